@@ -1,0 +1,59 @@
+// The sandbox's public contract (see shared/design.md, "Sandbox"): what a call is granted and
+// what it returns. Everything here is plain data so it can cross worker boundaries.
+
+/** A host directory made visible to the guest at `guest` (guest '/' is the work dir). */
+export interface Mount {
+  host: string;
+  guest: string;
+  readOnly: boolean;
+}
+
+/** Outbound network the guest may use; with `allow` empty it has none. */
+export interface NetworkGrant {
+  /** Host patterns, Spin style: `https://api.example.com`, `https://*.example.com`, `*://*.x.com:*`. */
+  allow: string[];
+  /** CIDRs, single addresses, or `"private"` (loopback, RFC 1918, link-local, CGNAT, ULA, ...). */
+  block: string[];
+}
+
+/** Resource limits of one call. */
+export interface SandboxLimits {
+  timeoutMs: number;
+  /** Deterministic instruction budget; undefined = unmetered. */
+  fuel?: number;
+  maxMemoryBytes: number;
+  /** Cap on stdout + stderr together. */
+  maxOutputBytes: number;
+}
+
+/** Exactly what one call of a tool may see and use; nothing else exists for it. */
+export interface SandboxGrant {
+  /** Arguments after the program name (the host supplies argv[0]). */
+  args: string[];
+  /** All the guest sees of an environment; nothing is inherited. */
+  env: Record<string, string>;
+  mounts: Mount[];
+  network: NetworkGrant;
+  limits: SandboxLimits;
+  stdin?: Uint8Array;
+}
+
+/** Which limit or failure ended a call early. */
+export type TrapKind = 'timeout' | 'fuel' | 'memory' | 'stack' | 'output' | 'crash';
+
+/** The outcome of one call. */
+export interface SandboxResult {
+  exitCode: number;
+  stdout: Uint8Array;
+  stderr: Uint8Array;
+  durationMs: number;
+  trap?: { kind: TrapKind; message: string };
+}
+
+/** Defaults used when a caller does not say otherwise (config can override). */
+export const DEFAULT_LIMITS: SandboxLimits = {
+  timeoutMs: 30_000,
+  fuel: 5_000_000_000,
+  maxMemoryBytes: 256 * 1024 * 1024,
+  maxOutputBytes: 1024 * 1024,
+};
