@@ -1,0 +1,94 @@
+// Builds WASI components from source, offline: JavaScript through componentize-js (a
+// `wasi:cli/run` command world) and WAT through wabt (a preview1 command module). Used by
+// `npm install` for the bundled tools and by the tests for their adversarial guests; results
+// are cached by content hash so an unchanged source is never rebuilt.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { cp, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { basename, dirname, extname, join } from 'node:path';
+
+const require = createRequire(import.meta.url);
+
+/** The installed directory of a package (its `exports` may hide package.json). */
+export function packageDir(name: string): string {
+  for (const base of require.resolve.paths(name) ?? []) {
+    const dir = join(base, name);
+    if (existsSync(join(dir, 'package.json'))) return dir;
+  }
+  throw new Error(`package ${name} is not installed; run npm install`);
+}
+const WASI_WIT_VERSION = '0.2.12';
+const ALL_FEATURES = ['stdio', 'random', 'clocks', 'http', 'fetch-event'] as const;
+
+/** Features a JS guest asks for on a `// @features a,b` line; by default no network. */
+function featuresOf(source: string): string[] {
+  const line = /^\/\/\s*@features\s+(.+)$/m.exec(source);
+  if (!line) return ['stdio', 'random', 'clocks'];
+  return line[1]!.split(',').map((f) => f.trim()).filter(Boolean);
+}
+
+async function witDir(): Promise<string> {
+  const builtin = join(packageDir('@bytecodealliance/jco'), 'lib', 'wit', 'builtin', WASI_WIT_VERSION);
+  const dir = await mkdtemp(join(tmpdir(), 'boxbot-wit-'));
+  await cp(builtin, join(dir, 'deps'), { recursive: true });
+  await writeFile(
+    join(dir, 'world.wit'),
+    `package boxbot:tool;\n\nworld tool {\n  export wasi:cli/run@${WASI_WIT_VERSION};\n}\n`,
+  );
+  return dir;
+}
+
+async function buildJs(sourcePath: string, source: string): Promise<Uint8Array> {
+  // componentize-js reads its inputs through preview2-shim; it needs a preopen to see them.
+  const shimFs = (await import('@bytecodealliance/preview2-shim/filesystem')) as unknown as {
+    _setPreopens(p: Record<string, string>): void;
+  };
+  shimFs._setPreopens({ '/': '/' });
+  const { componentize } = await import('@bytecodealliance/componentize-js');
+  const features = featuresOf(source);
+  const wit = await witDir();
+  try {
+    const { component } = await componentize({
+      sourcePath,
+      witPath: wit,
+      worldName: 'tool',
+      disableFeatures: ALL_FEATURES.filter((f) => !features.includes(f)),
+    });
+    return component;
+  } finally {
+    await rm(wit, { recursive: true, force: true });
+  }
+}
+
+async function buildWat(sourcePath: string, source: string): Promise<Uint8Array> {
+  const wabt = await (await import('wabt')).default();
+  const mod = wabt.parseWat(basename(sourcePath), source, { multi_value: true, bulk_memory: true });
+  try {
+    return mod.toBinary({}).buffer;
+  } finally {
+    mod.destroy();
+  }
+}
+
+/** Builds `sourcePath` (.js or .wat) into `outPath` unless the cached build is current. */
+export async function buildGuest(sourcePath: string, outPath: string): Promise<{ built: boolean }> {
+  const source = await readFile(sourcePath, 'utf8');
+  const kind = extname(sourcePath);
+  const toolchain = kind === '.js' ? JSON.parse(await readFile(join(packageDir('@bytecodealliance/componentize-js'), 'package.json'), 'utf8')).version : 'wabt';
+  const hash = createHash('sha256').update(toolchain).update('\0').update(source).digest('hex');
+  const stamp = `${outPath}.sha256`;
+  try {
+    if ((await readFile(stamp, 'utf8')) === hash && (await stat(outPath)).size > 0) return { built: false };
+  } catch {
+    // no previous build
+  }
+  const bytes = kind === '.js' ? await buildJs(sourcePath, source) : await buildWat(sourcePath, source);
+  await mkdir(dirname(outPath), { recursive: true });
+  const tmp = `${outPath}.${process.pid}.tmp`;
+  await writeFile(tmp, bytes);
+  await rename(tmp, outPath);
+  await writeFile(stamp, hash);
+  return { built: true };
+}
