@@ -1,0 +1,97 @@
+// The `boxbot` command line (shared/design.md, "Command line"). Exit codes: 0 success,
+// 2 usage errors, 1 other failures; an error is one line on stderr naming what was wrong.
+// Example: boxbot tool run tools/read.wasm --dir ./ws:ro --input '{"file_path":"a.txt"}'
+import { join } from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { ConfigError, loadConfig } from '../config/load.ts';
+import { BoxbotError, UsageError } from '../errors.ts';
+import { SandboxError } from '../sandbox/index.ts';
+import { toolRun, type ToolRunFlags } from './tool-run.ts';
+
+const collect = (v: string, prev: string[]) => [...prev, v];
+
+/** A command whose issue has not landed yet: says so and exits 1. */
+class NotYetError extends BoxbotError {
+  constructor(command: string, arrivesWith: string) {
+    super('not-available', `boxbot ${command} is not available yet: it arrives with ${arrivesWith}`);
+  }
+}
+
+function notYet(command: string, arrivesWith: string): () => never {
+  return () => {
+    throw new NotYetError(command, arrivesWith);
+  };
+}
+
+/** Builds the program; `run` parses argv and returns the exit code. */
+export function buildProgram(): Command {
+  const program = new Command('boxbot')
+    .description('Self-hosted chat bot gateway whose tools run in a WebAssembly sandbox')
+    .version('0.1.0')
+    .option('--config <file>', 'config file (default: ./boxbot.config.json if present)')
+    .showHelpAfterError('(run with --help for usage)')
+    .exitOverride();
+
+  program.command('start').description('run the gateway').action(notYet('start', 'the channel gateway (issue #5)'));
+  program
+    .command('ask <prompt>')
+    .description('one agent run; prints the final answer')
+    .option('--model <provider/model>')
+    .option('--access <mode>', 'full | read-only | chat-only')
+    .option('--workdir <dir>')
+    .option('--format <format>', 'text | json', 'text')
+    .action(notYet('ask', 'the agent core (issue #4)'));
+  program.command('chat').description('chat with the agent in the terminal').action(notYet('chat', 'the agent core (issue #4)'));
+
+  const tool = program.command('tool').description('WASM tools: list, validate, run');
+  tool.command('list').description('list registered tools').action(notYet('tool list', 'the tool registry (issue #3)'));
+  tool
+    .command('validate <file>')
+    .description('check a tool and print its spec')
+    .option('--format <format>', 'text | json', 'text')
+    .action(notYet('tool validate', 'the tool registry (issue #3)'));
+  tool
+    .command('run <file> [args...]')
+    .description('run a .wasm tool in the sandbox with exactly the given grant')
+    .option('--dir <HOST[:GUEST][:ro]>', 'mount a host directory (repeatable; the first is the guest /)', collect, [])
+    .option('--env <K=V>', 'environment variable for the guest (repeatable)', collect, [])
+    .option('--allow-host <pattern>', 'allow outbound HTTP to a host pattern (repeatable)', collect, [])
+    .option('--block <net>', 'block a CIDR, "private" (default) or "none" (repeatable)', collect, [])
+    .option('--timeout <ms>', 'wall-clock limit in milliseconds')
+    .option('--fuel <n>', 'instruction budget')
+    .option('--max-memory <mb>', 'linear memory cap in MiB')
+    .option('--max-output <bytes>', 'cap on stdout + stderr')
+    .option('--input <json>', 'tool input as JSON, mapped to flags')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (file: string, args: string[], flags: ToolRunFlags) => {
+      const { dataDir } = loadConfig(program.opts<{ config?: string }>().config);
+      process.exitCode = await toolRun(file, args, flags, join(dataDir, 'cache', 'sandbox'));
+    });
+
+  program.command('skill').description('skills').command('list').action(notYet('skill list', 'the agent core (issue #4)'));
+  const job = program.command('job').description('scheduled jobs');
+  for (const sub of ['add', 'list', 'remove', 'run', 'logs']) {
+    job.command(sub).allowUnknownOption().allowExcessArguments().action(notYet(`job ${sub}`, 'scheduled jobs (issue #6)'));
+  }
+  program.command('doctor').description('check config, tokens, providers, tools and store').action(notYet('doctor', 'the channel gateway (issue #5)'));
+  return program;
+}
+
+/** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const program = buildProgram();
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return typeof process.exitCode === 'number' ? process.exitCode : 0;
+  } catch (e) {
+    if (e instanceof CommanderError) {
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      return 2;
+    }
+    const message = e instanceof Error ? e.message : String(e);
+    process.stderr.write(`boxbot: ${message}\n`);
+    if (e instanceof UsageError || e instanceof ConfigError) return 2;
+    if (e instanceof SandboxError && e.code === 'bad-grant') return 2;
+    return 1;
+  }
+}

@@ -1,0 +1,141 @@
+// `boxbot tool run`: one sandboxed call of a tool file with a grant built from flags.
+// Text mode passes the guest's output through and exits with its code; JSON mode prints the
+// SandboxResult with stdout/stderr as UTF-8 strings.
+import { basename, resolve } from 'node:path';
+import { UsageError } from '../errors.ts';
+import { createSandbox, DEFAULT_LIMITS, type Mount, type SandboxGrant, type SandboxResult } from '../sandbox/index.ts';
+
+/** Flags of `tool run`, as commander parsed them. */
+export interface ToolRunFlags {
+  dir: string[];
+  env: string[];
+  allowHost: string[];
+  block: string[];
+  timeout?: string;
+  fuel?: string;
+  maxMemory?: string;
+  maxOutput?: string;
+  input?: string;
+  format: string;
+}
+
+/** `HOST[:GUEST][:ro]`; the first mount defaults to guest `/`, later ones to `/<basename>`. */
+export function parseDir(spec: string, first: boolean): Mount {
+  let rest = spec;
+  let readOnly = false;
+  if (rest.endsWith(':ro')) {
+    readOnly = true;
+    rest = rest.slice(0, -3);
+  } else if (rest.endsWith(':rw')) {
+    rest = rest.slice(0, -3);
+  }
+  const colon = rest.indexOf(':');
+  const host = colon >= 0 ? rest.slice(0, colon) : rest;
+  const guest = colon >= 0 ? rest.slice(colon + 1) : first ? '/' : `/${basename(host)}`;
+  if (!host) throw new UsageError(`--dir ${spec}: expected HOST[:GUEST][:ro]`);
+  if (!guest.startsWith('/')) throw new UsageError(`--dir ${spec}: the guest path must start with /`);
+  return { host: resolve(host), guest, readOnly };
+}
+
+function parseEnv(spec: string): [string, string] {
+  const eq = spec.indexOf('=');
+  if (eq <= 0) throw new UsageError(`--env ${spec}: expected NAME=VALUE`);
+  return [spec.slice(0, eq), spec.slice(eq + 1)];
+}
+
+function positiveInt(flag: string, v: string | undefined, fallback: number | undefined): number | undefined {
+  if (v === undefined) return fallback;
+  const n = Number(v);
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`${flag} ${v}: expected a positive number`);
+  return n;
+}
+
+/** JSON input → argv: `file_path` → `--file-path V`; true → bare flag; false/null omitted; arrays repeat. */
+export function inputToArgv(input: unknown, positional: string[] = []): string[] {
+  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
+    throw new UsageError('--input must be a JSON object, e.g. {"file_path":"a.txt"}');
+  }
+  const argv: string[] = [];
+  const tail: string[] = [];
+  const entries = Object.entries(input as Record<string, unknown>);
+  for (const [key, value] of entries) {
+    if (positional.includes(key)) continue;
+    const flag = `--${key.replace(/_/g, '-')}`;
+    for (const v of Array.isArray(value) ? value : [value]) {
+      if (v === false || v === null || v === undefined) continue;
+      if (v === true) argv.push(flag);
+      else argv.push(flag, typeof v === 'string' ? v : JSON.stringify(v));
+    }
+  }
+  for (const name of positional) {
+    const v = (input as Record<string, unknown>)[name];
+    if (v === undefined || v === null) continue;
+    for (const item of Array.isArray(v) ? v : [v]) tail.push(typeof item === 'string' ? item : JSON.stringify(item));
+  }
+  return tail.length ? [...argv, '--', ...tail] : argv;
+}
+
+/** Builds the grant the flags describe; nothing is granted that a flag did not name. */
+export function grantFromFlags(flags: ToolRunFlags, args: string[]): SandboxGrant {
+  if (flags.input !== undefined && args.length > 0) {
+    throw new UsageError('give either --input JSON or -- ARGS, not both');
+  }
+  let argv = args;
+  if (flags.input !== undefined) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(flags.input);
+    } catch (e) {
+      throw new UsageError(`--input is not valid JSON: ${(e as Error).message}`);
+    }
+    argv = inputToArgv(parsed);
+  }
+  const block = flags.block.length === 0 ? ['private'] : flags.block.includes('none') ? [] : flags.block;
+  return {
+    args: argv,
+    env: Object.fromEntries(flags.env.map(parseEnv)),
+    mounts: flags.dir.map((d, i) => parseDir(d, i === 0)),
+    network: { allow: flags.allowHost, block },
+    limits: {
+      timeoutMs: positiveInt('--timeout', flags.timeout, DEFAULT_LIMITS.timeoutMs)!,
+      fuel: positiveInt('--fuel', flags.fuel, DEFAULT_LIMITS.fuel),
+      maxMemoryBytes: positiveInt('--max-memory', flags.maxMemory, DEFAULT_LIMITS.maxMemoryBytes / 1048576)! * 1048576,
+      maxOutputBytes: positiveInt('--max-output', flags.maxOutput, DEFAULT_LIMITS.maxOutputBytes)!,
+    },
+  };
+}
+
+/** The JSON form of a result: bytes as UTF-8 text. */
+export function resultToJson(r: SandboxResult): Record<string, unknown> {
+  const dec = new TextDecoder();
+  return {
+    exitCode: r.exitCode,
+    stdout: dec.decode(r.stdout),
+    stderr: dec.decode(r.stderr),
+    durationMs: Math.round(r.durationMs * 100) / 100,
+    ...(r.trap ? { trap: r.trap } : {}),
+  };
+}
+
+/** Runs the call and writes the outcome; returns the process exit code. */
+export async function toolRun(file: string, args: string[], flags: ToolRunFlags, cacheDir: string): Promise<number> {
+  if (flags.format !== 'text' && flags.format !== 'json') throw new UsageError(`--format ${flags.format}: expected text or json`);
+  const grant = grantFromFlags(flags, args);
+  const sandbox = createSandbox({ cacheDir, workers: 1 });
+  try {
+    const result = await sandbox.run(resolve(file), grant);
+    if (flags.format === 'json') {
+      process.stdout.write(`${JSON.stringify(resultToJson(result))}\n`);
+      return result.trap ? 1 : result.exitCode;
+    }
+    process.stdout.write(result.stdout);
+    process.stderr.write(result.stderr);
+    if (result.trap) {
+      process.stderr.write(`error: ${result.trap.kind}: ${result.trap.message}\n`);
+      return 1;
+    }
+    return result.exitCode;
+  } finally {
+    await sandbox.close();
+  }
+}

@@ -1,0 +1,103 @@
+// The shape of boxbot.config.json (shared/design.md, "Configuration"). Every key is optional;
+// the defaults run. Secrets never live here: they come from the environment (see env.ts).
+import { z } from 'zod';
+
+const access = z.enum(['full', 'read-only', 'chat-only']);
+
+const toolFilter = z
+  .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
+  .strict();
+
+/** Per-chat / per-channel / per-user overrides. */
+const policyOverride = z
+  .object({
+    access: access.optional(),
+    allowFrom: z.array(z.string()).optional(),
+    requireMention: z.boolean().optional(),
+    tools: toolFilter.optional(),
+    model: z.string().optional(),
+    systemPrompt: z.string().optional(),
+    network: z.object({ allow: z.array(z.string()) }).strict().optional(),
+  })
+  .strict();
+
+const channelBase = policyOverride.extend({
+  enabled: z.boolean().optional(),
+  users: z.record(policyOverride).optional(),
+});
+
+const limits = z
+  .object({
+    timeoutMs: z.number().int().positive().optional(),
+    maxMemoryMb: z.number().positive().optional(),
+    fuel: z.number().int().positive().optional(),
+    maxOutputBytes: z.number().int().positive().optional(),
+  })
+  .strict();
+
+/** The validated configuration file. */
+export const configSchema = z
+  .object({
+    dataDir: z.string().default('./data'),
+    model: z.string().optional(),
+    fallbackModel: z.string().optional(),
+    providers: z
+      .record(
+        z
+          .object({
+            type: z.enum(['openai', 'anthropic', 'openai-compatible']),
+            baseURL: z.string().url().optional(),
+            apiKeyEnv: z.string().optional(),
+          })
+          .strict(),
+      )
+      .optional(),
+    http: z
+      .object({
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(8787),
+      })
+      .strict()
+      .default({}),
+    sandbox: z
+      .object({
+        network: z
+          .object({ allow: z.array(z.string()).default([]), block: z.array(z.string()).default(['private']) })
+          .strict()
+          .default({}),
+        limits: limits.default({}),
+        workers: z.number().int().positive().optional(),
+      })
+      .strict()
+      .default({}),
+    channels: z
+      .object({
+        telegram: channelBase
+          .extend({
+            apiRoot: z.string().url().optional(),
+            mode: z.enum(['polling', 'webhook']).optional(),
+            chats: z.record(policyOverride).optional(),
+          })
+          .strict()
+          .optional(),
+        discord: channelBase
+          .extend({ restApi: z.string().url().optional(), channels: z.record(policyOverride).optional() })
+          .strict()
+          .optional(),
+        slack: channelBase
+          .extend({
+            mode: z.enum(['socket', 'http']).optional(),
+            apiUrl: z.string().url().optional(),
+            channels: z.record(policyOverride).optional(),
+          })
+          .strict()
+          .optional(),
+        web: channelBase.strict().optional(),
+      })
+      .strict()
+      .default({}),
+  })
+  .strict();
+
+/** boxbot.config.json after validation and defaults. */
+export type Config = z.infer<typeof configSchema>;

@@ -1,0 +1,21 @@
+// The one error base class: a string code, a retryable flag, and a message that names what
+// was wrong. Subclasses add context (SandboxError{tool}, later AdapterError, ProviderError).
+
+/** Base of every error boxbot raises on purpose. */
+export class BoxbotError extends Error {
+  constructor(
+    readonly code: string,
+    message: string,
+    readonly retryable = false,
+  ) {
+    super(message);
+    this.name = new.target.name;
+  }
+}
+
+/** A command-line or config usage error (exit code 2). */
+export class UsageError extends BoxbotError {
+  constructor(message: string) {
+    super('usage', message);
+  }
+}

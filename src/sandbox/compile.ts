@@ -1,0 +1,182 @@
+// Turns a tool file into something a worker can instantiate: classify it, wrap preview1
+// commands into components, transpile with jco, instrument the core modules for fuel and
+// memory limits, and cache the result on disk by content hash (a renamed file is not
+// recompiled, a changed one is). Compiled modules are cached in memory and shared.
+import { createHash } from 'node:crypto';
+import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { classifyWasm, instrumentModule } from './wasm/index.ts';
+import { SandboxError } from './errors.ts';
+
+/** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
+const PIPELINE_VERSION = 1;
+
+/** A tool ready to instantiate: its glue module and compiled core modules. */
+export interface PreparedComponent {
+  /** Content hash of the tool file plus the pipeline variant. */
+  key: string;
+  sha256: string;
+  gluePath: string;
+  modules: Record<string, WebAssembly.Module>;
+  /** The component's import names (e.g. `wasi:http/outgoing-handler@0.2.12`). */
+  imports: string[];
+}
+
+interface CacheMeta {
+  version: number;
+  sha256: string;
+  imports: string[];
+  cores: string[];
+}
+
+/** Options that change what is compiled (and so are part of the cache key). */
+export interface CompileOptions {
+  cacheDir: string;
+  maxMemoryBytes: number;
+}
+
+const memory = new Map<string, Promise<PreparedComponent>>();
+/** Files already hashed, by path, while their identity (inode, size, mtime) is unchanged. */
+const byStat = new Map<string, { id: string; prepared: Promise<PreparedComponent> }>();
+
+/** Prepares `file` (a component or preview1 command), from memory, disk cache or scratch. */
+export async function prepare(file: string, opts: CompileOptions): Promise<PreparedComponent> {
+  let id: string;
+  try {
+    const st = await stat(file);
+    id = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${opts.maxMemoryBytes}`;
+  } catch (e) {
+    throw new SandboxError('not-found', `cannot read tool ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, file);
+  }
+  // Hashing a 12 MB component costs ~20 ms; an unchanged file is not read again.
+  const known = byStat.get(file);
+  if (known?.id === id) return known.prepared;
+  const prepared = readFile(file).then(
+    (bytes) => prepareBytes(bytes, file, opts),
+    (e: NodeJS.ErrnoException) => {
+      throw new SandboxError('not-found', `cannot read tool ${file}: ${e.code ?? e.message}`, file);
+    },
+  );
+  byStat.set(file, { id, prepared });
+  prepared.catch(() => byStat.delete(file));
+  return prepared;
+}
+
+/** As `prepare`, for bytes already in memory; `label` names the tool in errors. */
+export function prepareBytes(bytes: Uint8Array, label: string, opts: CompileOptions): Promise<PreparedComponent> {
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  const key = `${sha256}-p${PIPELINE_VERSION}-m${Math.ceil(opts.maxMemoryBytes / 65536)}`;
+  let pending = memory.get(key);
+  if (!pending) {
+    pending = load(bytes, sha256, key, label, opts);
+    memory.set(key, pending);
+    pending.catch(() => memory.delete(key));
+  }
+  return pending;
+}
+
+async function load(
+  bytes: Uint8Array,
+  sha256: string,
+  key: string,
+  label: string,
+  opts: CompileOptions,
+): Promise<PreparedComponent> {
+  const dir = join(opts.cacheDir, key);
+  let meta = await readMeta(dir);
+  if (!meta || meta.sha256 !== sha256) meta = await build(bytes, sha256, dir, label, opts);
+  const modules: Record<string, WebAssembly.Module> = {};
+  await Promise.all(
+    meta.cores.map(async (name) => {
+      modules[name] = await WebAssembly.compile(await readFile(join(dir, name)));
+    }),
+  );
+  return { key, sha256, gluePath: join(dir, 'guest.mjs'), modules, imports: meta.imports };
+}
+
+async function readMeta(dir: string): Promise<CacheMeta | undefined> {
+  try {
+    const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as CacheMeta;
+    return meta.version === PIPELINE_VERSION ? meta : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function toComponent(bytes: Uint8Array, label: string): Promise<Uint8Array> {
+  const kind = classifyWasm(bytes);
+  if (kind.kind === 'component') return bytes;
+  if (kind.kind === 'invalid') throw new SandboxError('invalid-tool', `${label}: ${kind.reason}`, label);
+  const jco = await import('@bytecodealliance/jco');
+  const adapter = await readFile(jco.preview1AdapterCommandPath());
+  try {
+    return await jco.componentNew(bytes, [['wasi_snapshot_preview1', adapter]]);
+  } catch (e) {
+    throw new SandboxError('invalid-tool', `${label}: cannot wrap preview1 command: ${String(e)}`, label);
+  }
+}
+
+async function build(
+  bytes: Uint8Array,
+  sha256: string,
+  dir: string,
+  label: string,
+  opts: CompileOptions,
+): Promise<CacheMeta> {
+  const component = await toComponent(bytes, label);
+  const jco = await import('@bytecodealliance/jco');
+  let out: Awaited<ReturnType<typeof jco.transpile>>;
+  try {
+    out = await jco.transpile(component, {
+      name: 'guest',
+      instantiation: 'async',
+      noTypescript: true,
+      quiet: true,
+    });
+  } catch (e) {
+    throw new SandboxError('invalid-tool', `${label}: jco cannot transpile it: ${String(e)}`, label);
+  }
+  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  await mkdir(tmp, { recursive: true });
+  const cores: string[] = [];
+  for (const [name, data] of Object.entries(out.files)) {
+    if (name.endsWith('.wasm')) {
+      let instrumented: Uint8Array;
+      try {
+        instrumented = instrumentModule(data, { fuel: true, maxMemoryBytes: opts.maxMemoryBytes });
+      } catch (e) {
+        await rm(tmp, { recursive: true, force: true });
+        throw new SandboxError('invalid-tool', `${label}: ${(e as Error).message}`, label);
+      }
+      await writeFile(join(tmp, name), instrumented);
+      cores.push(name);
+    } else if (name === 'guest.js') {
+      await writeFile(join(tmp, 'guest.mjs'), data);
+    }
+  }
+  const meta: CacheMeta = { version: PIPELINE_VERSION, sha256, imports: out.imports, cores };
+  await writeFile(join(tmp, 'meta.json'), JSON.stringify(meta));
+  await rm(dir, { recursive: true, force: true });
+  try {
+    await rename(tmp, dir);
+  } catch {
+    // Another process finished the same build first; theirs is identical.
+    await rm(tmp, { recursive: true, force: true });
+  }
+  return meta;
+}
+
+/** Drops in-memory compiled modules (tests; a long-running host after many tools changed). */
+export function clearCompiledCache(): void {
+  memory.clear();
+  byStat.clear();
+}
+
+/** Lists cache entries on disk (for `doctor` and tests). */
+export async function listDiskCache(cacheDir: string): Promise<string[]> {
+  try {
+    return (await readdir(cacheDir)).filter((d) => !d.includes('.tmp-'));
+  } catch {
+    return [];
+  }
+}

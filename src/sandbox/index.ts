@@ -1,0 +1,13 @@
+// Public names of the sandbox: run WASI tools with exactly the capabilities granted.
+export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.ts';
+export { SandboxError, type SandboxErrorCode } from './errors.ts';
+export { prepare, prepareBytes, clearCompiledCache, type PreparedComponent } from './compile.ts';
+export {
+  DEFAULT_LIMITS,
+  type Mount,
+  type NetworkGrant,
+  type SandboxGrant,
+  type SandboxLimits,
+  type SandboxResult,
+  type TrapKind,
+} from './types.ts';

@@ -1,0 +1,255 @@
+// A pool of guest workers on the main thread: routes each call to an idle worker (preferring
+// one that already holds the tool), enforces the wall-clock timeout by terminating the worker
+// and replacing it, and serves the workers' network requests through the broker.
+import { MessageChannel, Worker } from 'node:worker_threads';
+import type { PreparedComponent } from './compile.ts';
+import type { NetBroker } from './net/broker.ts';
+import { serveNetBridge } from './net/bridge.ts';
+import type { NetworkGrant, SandboxResult } from './types.ts';
+import type { CallMessage, WorkerReply } from './worker.ts';
+
+const fromSource = import.meta.url.endsWith('.ts');
+const workerUrl = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
+// Running from TypeScript sources (tests, tsx): Node 20 workers do not inherit tsx's loader
+// hooks, so a tiny bootstrap registers tsx in the worker before importing it.
+const workerSource: URL | string = fromSource
+  ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); })`
+  : workerUrl;
+
+/** What the pool needs to run one call. */
+export interface PoolCall {
+  prepared: PreparedComponent;
+  message: Omit<CallMessage, 'type' | 'id' | 'key'>;
+  timeoutMs: number;
+}
+
+interface Pending {
+  call: PoolCall;
+  resolve: (r: SandboxResult) => void;
+  reject: (e: Error) => void;
+}
+
+class Slot {
+  readonly worker: Worker;
+  readonly loaded = new Map<string, Promise<void>>();
+  /** Tools this worker holds a pre-created instance of (a call there skips instantiation). */
+  readonly spares = new Set<string>();
+  readonly ready: Promise<void>;
+  busy = false;
+  dead = false;
+  grant: NetworkGrant | undefined;
+  private readonly net: { close(): void };
+  private readonly waiters = new Map<number, (r: SandboxResult) => void>();
+  private readonly loadWaiters = new Map<string, () => void>();
+  onExit: ((reason: string) => void) | undefined;
+
+  constructor(broker: NetBroker) {
+    const channel = new MessageChannel();
+    const signal = new SharedArrayBuffer(1024);
+    this.net = serveNetBridge(channel.port2, signal, broker, () => this.grant);
+    this.worker = new Worker(workerSource, {
+      eval: fromSource,
+      workerData: { netPort: channel.port1, netSignal: signal },
+      transferList: [channel.port1],
+      resourceLimits: { maxOldGenerationSizeMb: 512, stackSizeMb: 4 },
+      stdout: true,
+      stderr: true,
+    });
+    // A guest can never reach these streams, but glue or host bugs might print: keep them off
+    // the host's stdout so tool runs never interleave with the CLI's own output.
+    this.worker.stdout.resume();
+    this.worker.stderr.resume();
+    this.ready = new Promise((resolve, reject) => {
+      this.worker.once('error', reject);
+      this.worker.on('message', (msg: WorkerReply) => {
+        if (msg.type === 'ready') resolve();
+        else if (msg.type === 'loaded') this.loadWaiters.get(msg.key)?.();
+        else if (msg.type === 'spare') this.spares.add(msg.key);
+        else if (msg.type === 'result') {
+          const w = this.waiters.get(msg.id);
+          this.waiters.delete(msg.id);
+          w?.(msg.result);
+        }
+      });
+    });
+    this.ready.catch(() => {});
+    this.worker.on('error', (e) => this.die(`worker error: ${e.message}`));
+    this.worker.on('exit', (code) => this.die(`worker exited with code ${code}`));
+  }
+
+  load(p: PreparedComponent): Promise<void> {
+    let done = this.loaded.get(p.key);
+    if (!done) {
+      done = new Promise<void>((resolve) => {
+        this.loadWaiters.set(p.key, () => {
+          this.loadWaiters.delete(p.key);
+          resolve();
+        });
+      });
+      this.loaded.set(p.key, done);
+      this.worker.postMessage({ type: 'load', key: p.key, gluePath: p.gluePath, modules: p.modules });
+    }
+    return done;
+  }
+
+  call(msg: CallMessage): Promise<SandboxResult> {
+    this.spares.delete(msg.key);
+    return new Promise((resolve) => {
+      this.waiters.set(msg.id, resolve);
+      this.worker.postMessage(msg);
+    });
+  }
+
+  private die(reason: string): void {
+    if (this.dead) return;
+    this.dead = true;
+    this.net.close();
+    this.onExit?.(reason);
+  }
+
+  async terminate(): Promise<void> {
+    this.net.close();
+    this.dead = true;
+    await this.worker.terminate();
+  }
+}
+
+/** Runs calls on up to `size` workers. */
+export class WorkerPool {
+  private readonly slots: Slot[] = [];
+  private readonly queue: Pending[] = [];
+  private nextId = 1;
+  private closed = false;
+
+  constructor(
+    private readonly size: number,
+    private readonly broker: NetBroker,
+  ) {}
+
+  /** Runs one call; resolves with the result (a timeout or worker crash is a trap, not a rejection). */
+  run(call: PoolCall): Promise<SandboxResult> {
+    if (this.closed) return Promise.reject(new Error('sandbox is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ call, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Starts workers and loads `prepared` into each ahead of the first call. */
+  async warm(prepared: PreparedComponent): Promise<void> {
+    while (this.slots.length < this.size) this.slots.push(this.spawn());
+    await Promise.all(this.slots.map(async (s) => {
+      await s.ready;
+      await s.load(prepared);
+    }));
+  }
+
+  private spawn(): Slot {
+    const slot = new Slot(this.broker);
+    slot.onExit = () => {
+      const i = this.slots.indexOf(slot);
+      if (i >= 0) this.slots.splice(i, 1);
+    };
+    return slot;
+  }
+
+  private pick(key: string): Slot | undefined {
+    const idle = this.slots.filter((s) => !s.busy && !s.dead);
+    const ready = idle.find((s) => s.spares.has(key));
+    if (ready) return ready;
+    const warm = idle.find((s) => s.loaded.has(key));
+    if (warm) return warm;
+    if (this.slots.length < this.size) {
+      const s = this.spawn();
+      this.slots.push(s);
+      return s;
+    }
+    return idle[0];
+  }
+
+  private dispatch(): void {
+    while (this.queue.length > 0) {
+      const head = this.queue[0]!;
+      const slot = this.pick(head.call.prepared.key);
+      if (!slot) return;
+      this.queue.shift();
+      slot.busy = true;
+      void this.execute(slot, head).finally(() => {
+        slot.busy = false;
+        this.dispatch();
+      });
+    }
+  }
+
+  private async execute(slot: Slot, job: Pending): Promise<void> {
+    const { call } = job;
+    const started = performance.now();
+    const id = this.nextId++;
+    let timer: NodeJS.Timeout | undefined;
+    const timedOut = new Promise<SandboxResult>((resolve) => {
+      timer = setTimeout(() => {
+        resolve({
+          exitCode: 1,
+          stdout: new Uint8Array(0),
+          stderr: new Uint8Array(0),
+          durationMs: performance.now() - started,
+          trap: { kind: 'timeout', message: `timed out after ${call.timeoutMs} ms` },
+        });
+      }, call.timeoutMs);
+    });
+    const crashed = new Promise<SandboxResult>((resolve) => {
+      slot.onExit = (reason) => {
+        const i = this.slots.indexOf(slot);
+        if (i >= 0) this.slots.splice(i, 1);
+        resolve({
+          exitCode: 1,
+          stdout: new Uint8Array(0),
+          stderr: new Uint8Array(0),
+          durationMs: performance.now() - started,
+          trap: { kind: 'crash', message: `the tool's worker died: ${reason}` },
+        });
+      };
+    });
+    try {
+      const work = (async () => {
+        await slot.ready;
+        await slot.load(call.prepared);
+        slot.grant = call.message.network;
+        return slot.call({ type: 'call', id, key: call.prepared.key, ...call.message });
+      })();
+      const result = await Promise.race([work, timedOut, crashed]);
+      if (result.trap?.kind === 'timeout' || slot.dead) await this.replace(slot);
+      job.resolve(result);
+    } catch (e) {
+      await this.replace(slot);
+      job.reject(e as Error);
+    } finally {
+      clearTimeout(timer);
+      slot.grant = undefined;
+    }
+  }
+
+  /** Terminates a worker that overran or died; a fresh one is spawned on demand. */
+  private async replace(slot: Slot): Promise<void> {
+    const i = this.slots.indexOf(slot);
+    if (i >= 0) this.slots.splice(i, 1);
+    slot.onExit = undefined;
+    await slot.terminate().catch(() => {});
+  }
+
+  /** Number of live workers (for metrics and tests). */
+  get workerCount(): number {
+    return this.slots.length;
+  }
+
+  /** Thread ids of live workers (bench: memory per worker). */
+  get threadIds(): number[] {
+    return this.slots.map((s) => s.worker.threadId);
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.queue.splice(0)) p.reject(new Error('sandbox is closed'));
+    await Promise.all(this.slots.splice(0).map((s) => s.terminate()));
+  }
+}

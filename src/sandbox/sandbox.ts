@@ -1,0 +1,74 @@
+// The sandbox's entry point: run one WASI tool call with exactly a SandboxGrant.
+// Example:
+//   const sandbox = createSandbox({ cacheDir: 'data/cache/sandbox' });
+//   const r = await sandbox.run('tools/read.wasm', { args: ['--file-path', 'a.txt'], env: {},
+//     mounts: [{ host: ws, guest: '/', readOnly: true }], network: { allow: [], block: ['private'] },
+//     limits: DEFAULT_LIMITS });
+import { availableParallelism } from 'node:os';
+import { basename, extname } from 'node:path';
+import { prepare, type PreparedComponent } from './compile.ts';
+import { SandboxError } from './errors.ts';
+import { createNetBroker, type NetBrokerOptions } from './net/broker.ts';
+import { WorkerPool } from './pool.ts';
+import type { SandboxGrant, SandboxResult } from './types.ts';
+import { validateGrant } from './grant.ts';
+
+/** How a sandbox is set up (not per call). */
+export interface SandboxOptions {
+  /** Where transpiled and instrumented modules are cached (content-addressed). */
+  cacheDir: string;
+  /** Worker threads running guests; default: the number of cores. */
+  workers?: number;
+  /** Network broker settings (DNS resolver, response caps). */
+  net?: NetBrokerOptions;
+}
+
+/** Runs WASI tools; one instance per process is enough. */
+export interface Sandbox {
+  /** One call of the tool at `file`, with exactly `grant`. Rejects only when the tool cannot run at all. */
+  run(file: string, grant: SandboxGrant, opts?: { name?: string }): Promise<SandboxResult>;
+  /** Compiles (or loads from cache) without running; throws SandboxError with the reason. */
+  prepare(file: string, maxMemoryBytes: number): Promise<PreparedComponent>;
+  /** Starts the workers and loads the tool into each, so the first calls are warm. */
+  warm(file: string, maxMemoryBytes: number): Promise<void>;
+  close(): Promise<void>;
+  readonly pool: WorkerPool;
+}
+
+/** Creates a sandbox. */
+export function createSandbox(opts: SandboxOptions): Sandbox {
+  const broker = createNetBroker(opts.net ?? {});
+  const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker);
+  const compileOpts = (maxMemoryBytes: number) => ({ cacheDir: opts.cacheDir, maxMemoryBytes });
+  return {
+    pool,
+    async run(file, grant, runOpts) {
+      const checked = await validateGrant(grant);
+      const prepared = await prepare(file, compileOpts(checked.limits.maxMemoryBytes));
+      const name = runOpts?.name ?? basename(file, extname(file));
+      return pool.run({
+        prepared,
+        timeoutMs: checked.limits.timeoutMs,
+        message: {
+          argv: [name, ...checked.args],
+          env: checked.env,
+          mounts: checked.mounts,
+          network: checked.network,
+          fuel: checked.limits.fuel,
+          maxOutputBytes: checked.limits.maxOutputBytes,
+          ...(checked.stdin ? { stdin: checked.stdin } : {}),
+        },
+      });
+    },
+    prepare: (file, maxMemoryBytes) => prepare(file, compileOpts(maxMemoryBytes)),
+    async warm(file, maxMemoryBytes) {
+      await pool.warm(await prepare(file, compileOpts(maxMemoryBytes)));
+    },
+    async close() {
+      await pool.close();
+      broker.close?.();
+    },
+  };
+}
+
+export { SandboxError };

@@ -1,0 +1,38 @@
+;; Prints every argument, then every environment entry, one per line: what the guest can see.
+(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "args_sizes_get" (func $args_sizes_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "args_get" (func $args_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "environ_sizes_get" (func $environ_sizes_get (param i32 i32) (result i32)))
+  (import "wasi_snapshot_preview1" "environ_get" (func $environ_get (param i32 i32) (result i32)))
+  (memory (export "memory") 4)
+  ;; layout: 0..16 scratch, 1024.. pointer array, 65536.. string buffer
+  (func $strlen (param $p i32) (result i32)
+    (local $n i32)
+    (block $done (loop $l
+      (br_if $done (i32.eqz (i32.load8_u (i32.add (local.get $p) (local.get $n)))))
+      (local.set $n (i32.add (local.get $n) (i32.const 1)))
+      (br $l)))
+    (local.get $n))
+  (func $puts (param $p i32)
+    (local $len i32)
+    (local.set $len (call $strlen (local.get $p)))
+    ;; replace the NUL with a newline and write len+1 bytes
+    (i32.store8 (i32.add (local.get $p) (local.get $len)) (i32.const 10))
+    (i32.store (i32.const 0) (local.get $p))
+    (i32.store (i32.const 4) (i32.add (local.get $len) (i32.const 1)))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8))))
+  (func $dump (param $count i32)
+    (local $i i32)
+    (block $done (loop $l
+      (br_if $done (i32.ge_u (local.get $i) (local.get $count)))
+      (call $puts (i32.load (i32.add (i32.const 1024) (i32.shl (local.get $i) (i32.const 2)))))
+      (local.set $i (i32.add (local.get $i) (i32.const 1)))
+      (br $l))))
+  (func (export "_start")
+    (drop (call $args_sizes_get (i32.const 8) (i32.const 12)))
+    (drop (call $args_get (i32.const 1024) (i32.const 65536)))
+    (call $dump (i32.load (i32.const 8)))
+    (drop (call $environ_sizes_get (i32.const 8) (i32.const 12)))
+    (drop (call $environ_get (i32.const 1024) (i32.const 65536)))
+    (call $dump (i32.load (i32.const 8)))))
