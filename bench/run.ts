@@ -1,0 +1,19 @@
+// `npm run bench -- <name>`: runs one benchmark (or all), each printing its figures and a
+// last line of JSON. Figures are ratios against baselines measured in the same run.
+import { spawnSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+
+const benches: Record<string, string> = {
+  sandbox: 'sandbox.ts',
+};
+const wanted = process.argv.slice(2);
+const names = wanted.length ? wanted : Object.keys(benches);
+for (const name of names) {
+  const file = benches[name];
+  if (!file) {
+    console.error(`unknown benchmark ${name}; available: ${Object.keys(benches).join(', ')}`);
+    process.exit(2);
+  }
+  const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))], { stdio: 'inherit' });
+  if (r.status !== 0) process.exit(r.status ?? 1);
+}

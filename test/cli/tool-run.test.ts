@@ -1,0 +1,106 @@
+// `boxbot tool run` as a user runs it: the installed bin, text and JSON output, exit codes,
+// and the grant built from flags (nothing granted that no flag named).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { grantFromFlags, inputToArgv, parseDir, type ToolRunFlags } from '../../src/cli/tool-run.ts';
+import { guest, root, tempDir } from '../helpers.ts';
+
+const dataDir = tempDir('boxbot-data-');
+
+function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [join(root, 'bin', 'boxbot.js'), ...args], {
+    encoding: 'utf8',
+    cwd: dataDir,
+    env: { ...process.env, BOXBOT_TEST_SECRET: 'sk-should-not-leak' },
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const flags = (over: Partial<ToolRunFlags> = {}): ToolRunFlags => ({
+  dir: [],
+  env: [],
+  allowHost: [],
+  block: [],
+  format: 'text',
+  ...over,
+});
+
+describe('boxbot tool run', () => {
+  it('passes the tool output through and exits with its code', () => {
+    const r = boxbot('tool', 'run', guest('exit42'));
+    assert.equal(r.code, 42);
+    assert.equal(r.stdout, 'bye\n');
+  });
+
+  it('gives the tool exactly the --env and -- args named, nothing of the host', () => {
+    const r = boxbot('tool', 'run', guest('environ'), '--env', 'A=1', '--', 'x', '--y');
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(r.stdout.split('\n').filter(Boolean), ['environ', 'x', '--y', 'A=1']);
+  });
+
+  it('prints the SandboxResult as JSON with --format json', () => {
+    const r = boxbot('tool', 'run', guest('exit42'), '--format', 'json');
+    assert.equal(r.code, 42);
+    const out = JSON.parse(r.stdout) as { exitCode: number; stdout: string; stderr: string; durationMs: number };
+    assert.equal(out.exitCode, 42);
+    assert.equal(out.stdout, 'bye\n');
+    assert.equal(typeof out.durationMs, 'number');
+  });
+
+  it('reports a trap as "error: <kind>: <message>" and exits 1', () => {
+    const r = boxbot('tool', 'run', guest('spin'), '--timeout', '300');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /^error: (timeout|fuel): /m);
+  });
+
+  it('answers usage errors with one line and exit code 2', () => {
+    const bad = boxbot('tool', 'run', guest('exit42'), '--env', 'NOEQUALS');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--env NOEQUALS: expected NAME=VALUE/);
+    const json = boxbot('tool', 'run', guest('exit42'), '--input', '{nope');
+    assert.equal(json.code, 2);
+    assert.match(json.stderr, /--input is not valid JSON/);
+    const unknown = boxbot('tool', 'run', guest('exit42'), '--frobnicate');
+    assert.equal(unknown.code, 2);
+  });
+
+  it('refuses a file that is not a tool with exit 1 and the reason', () => {
+    const r = boxbot('tool', 'run', join(root, 'package.json'));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /package\.json: not a WebAssembly/);
+  });
+
+  it('commands that have not landed yet say so and exit 1', () => {
+    const r = boxbot('start');
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /not available yet/);
+  });
+});
+
+describe('tool run flags → grant', () => {
+  it('grants nothing by default: no mounts, no env, no network, private blocked', () => {
+    const g = grantFromFlags(flags(), []);
+    assert.deepEqual(g.mounts, []);
+    assert.deepEqual(g.env, {});
+    assert.deepEqual(g.network, { allow: [], block: ['private'] });
+  });
+
+  it('parses --dir HOST[:GUEST][:ro]', () => {
+    assert.deepEqual(parseDir('/srv/ws:ro', true), { host: '/srv/ws', guest: '/', readOnly: true });
+    assert.deepEqual(parseDir('/srv/data', false), { host: '/srv/data', guest: '/data', readOnly: false });
+    assert.deepEqual(parseDir('/srv/x:/in:ro', false), { host: '/srv/x', guest: '/in', readOnly: true });
+  });
+
+  it('--block none lifts the private block', () => {
+    assert.deepEqual(grantFromFlags(flags({ block: ['none'] }), []).network.block, []);
+  });
+
+  it('maps JSON input to flags', () => {
+    assert.deepEqual(inputToArgv({ file_path: 'a.txt', verbose: true, quiet: false, skip: null, tag: ['x', 'y'], limit: 5 }), [
+      '--file-path', 'a.txt', '--verbose', '--tag', 'x', '--tag', 'y', '--limit', '5',
+    ]);
+    assert.deepEqual(inputToArgv({ pattern: 'foo', path: 'src' }, ['pattern']), ['--path', 'src', '--', 'foo']);
+  });
+});

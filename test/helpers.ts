@@ -1,0 +1,36 @@
+// Shared test helpers: paths of the built test guests and a minimal grant.
+import { existsSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_LIMITS, type SandboxGrant } from '../src/sandbox/index.ts';
+
+export const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The built guest `name` (from test/guests/<name>.js|.wat, built by `npm test`). */
+export function guest(name: string): string {
+  const path = join(root, '.cache', 'guests', `${name}.wasm`);
+  if (!existsSync(path)) throw new Error(`test guest ${name} is not built: run npx tsx scripts/build-guests.ts`);
+  return path;
+}
+
+/** A grant with nothing in it but what `over` adds. */
+export function grant(over: Partial<SandboxGrant> = {}): SandboxGrant {
+  return {
+    args: [],
+    env: {},
+    mounts: [],
+    network: { allow: [], block: ['private'] },
+    limits: { ...DEFAULT_LIMITS, timeoutMs: 20_000 },
+    ...over,
+  };
+}
+
+/** A fresh temporary directory. */
+export function tempDir(prefix = 'boxbot-test-'): string {
+  return mkdtempSync(join(tmpdir(), prefix));
+}
+
+/** Decodes bytes as UTF-8. */
+export const text = (b: Uint8Array): string => new TextDecoder().decode(b);

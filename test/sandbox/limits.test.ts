@@ -1,0 +1,58 @@
+// Limits: wall-clock timeout, fuel, memory and stack each end a call with a trap naming the
+// limit, and the next call on the same sandbox works.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createSandbox, type Sandbox, type SandboxGrant } from '../../src/sandbox/index.ts';
+import { grant, guest, tempDir } from '../helpers.ts';
+
+function withLimits(l: Partial<SandboxGrant['limits']>): SandboxGrant {
+  const g = grant();
+  g.limits = { ...g.limits, ...l };
+  return g;
+}
+
+describe('sandbox: limits', () => {
+  let sandbox: Sandbox;
+  before(() => {
+    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 2 });
+  });
+  after(() => sandbox.close());
+
+  async function nextCallWorks(): Promise<void> {
+    const r = await sandbox.run(guest('exit42'), grant());
+    assert.equal(r.exitCode, 42, 'the call after a trap must work');
+  }
+
+  it('an infinite loop is stopped by the timeout, and the worker is replaced', async () => {
+    const r = await sandbox.run(guest('spin'), withLimits({ timeoutMs: 500, fuel: undefined }));
+    assert.equal(r.trap?.kind, 'timeout');
+    assert.match(r.trap!.message, /500 ms/);
+    await nextCallWorks();
+  });
+
+  it('an infinite loop is stopped by fuel long before the timeout', async () => {
+    const r = await sandbox.run(guest('spin'), withLimits({ timeoutMs: 60_000, fuel: 10_000_000 }));
+    assert.equal(r.trap?.kind, 'fuel');
+    await nextCallWorks();
+  });
+
+  it('fuel is deterministic: a bounded loop fits a budget, and fails with a tenth of it', async () => {
+    const ok = await sandbox.run(guest('count'), withLimits({ fuel: 50_000_000 }));
+    assert.equal(ok.exitCode, 0);
+    assert.equal(ok.trap, undefined);
+    const starved = await sandbox.run(guest('count'), withLimits({ fuel: 100_000 }));
+    assert.equal(starved.trap?.kind, 'fuel');
+  });
+
+  it('a memory bomb hits the cap with trap "memory"', async () => {
+    const r = await sandbox.run(guest('membomb'), withLimits({ maxMemoryBytes: 32 * 1024 * 1024 }));
+    assert.equal(r.trap?.kind, 'memory');
+    await nextCallWorks();
+  });
+
+  it('unbounded recursion ends with trap "stack"', async () => {
+    const r = await sandbox.run(guest('recurse'), grant());
+    assert.equal(r.trap?.kind, 'stack');
+    await nextCallWorks();
+  });
+});
