@@ -1,0 +1,52 @@
+// Config: the defaults run with no file; a bad file is refused naming the field and the
+// expected value; relative dataDir resolves against the file's folder.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ConfigError, loadConfig } from '../../src/config/load.ts';
+import { tempDir } from '../helpers.ts';
+
+describe('config', () => {
+  it('runs on defaults with no file', () => {
+    const dir = tempDir();
+    const { config, file, dataDir } = loadConfig(undefined, dir);
+    assert.equal(file, undefined);
+    assert.equal(dataDir, join(dir, 'data'));
+    assert.deepEqual(config.http, { host: '127.0.0.1', port: 8787 });
+    assert.deepEqual(config.sandbox.network, { allow: [], block: ['private'] });
+  });
+
+  it('names the field and what was expected', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ http: { port: 'eighty' }, channels: { telegram: { access: 'admin' } } }));
+    assert.throws(
+      () => loadConfig(undefined, dir),
+      (e: unknown) => {
+        assert.ok(e instanceof ConfigError);
+        assert.match(e.message, /http\.port: Expected number, received string/);
+        assert.match(e.message, /channels\.telegram\.access: Invalid enum value\. Expected 'full' \| 'read-only' \| 'chat-only'/);
+        return true;
+      },
+    );
+  });
+
+  it('refuses unknown keys (a typo is not silently ignored)', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ sandbox: { limts: {} } }));
+    assert.throws(() => loadConfig(undefined, dir), /sandbox: unknown key\(s\) "limts"/);
+  });
+
+  it('reports JSON syntax errors and missing explicit files', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'bad.json'), '{ "dataDir": ');
+    assert.throws(() => loadConfig('bad.json', dir), /bad\.json is not valid JSON/);
+    assert.throws(() => loadConfig('missing.json', dir), /cannot read config .*missing\.json: ENOENT/);
+  });
+
+  it('resolves dataDir against the config file folder', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ dataDir: 'state' }));
+    assert.equal(loadConfig(join(dir, 'boxbot.config.json')).dataDir, join(dir, 'state'));
+  });
+});
