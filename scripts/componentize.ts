@@ -29,13 +29,31 @@ function featuresOf(source: string): string[] {
   return line[1]!.split(',').map((f) => f.trim()).filter(Boolean);
 }
 
-async function witDir(): Promise<string> {
+/**
+ * WIT interfaces a JS guest imports directly (`import { x } from 'wasi:filesystem/preopens@0.2.12'`),
+ * from `// @imports a,b` lines: componentize-js resolves such imports only when the world
+ * imports the interface. Without the line the world is unchanged.
+ */
+function importsOf(source: string): string[] {
+  const names: string[] = [];
+  for (const line of source.matchAll(/^\/\/\s*@imports\s+(.+)$/gm)) {
+    for (const name of line[1]!.split(',').map((n) => n.trim()).filter(Boolean)) {
+      if (!/^[a-z][a-z0-9-]*:[a-z][a-z0-9-]*\/[a-z][a-z0-9-]*@[0-9][0-9A-Za-z.+-]*$/.test(name)) {
+        throw new Error(`bad @imports entry ${JSON.stringify(name)}: expected e.g. wasi:filesystem/preopens@${WASI_WIT_VERSION}`);
+      }
+      names.push(name);
+    }
+  }
+  return names;
+}
+
+async function witDir(imports: string[] = []): Promise<string> {
   const builtin = join(packageDir('@bytecodealliance/jco'), 'lib', 'wit', 'builtin', WASI_WIT_VERSION);
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-wit-'));
   await cp(builtin, join(dir, 'deps'), { recursive: true });
   await writeFile(
     join(dir, 'world.wit'),
-    `package boxbot:tool;\n\nworld tool {\n  export wasi:cli/run@${WASI_WIT_VERSION};\n}\n`,
+    `package boxbot:tool;\n\nworld tool {\n${imports.map((i) => `  import ${i};\n`).join('')}  export wasi:cli/run@${WASI_WIT_VERSION};\n}\n`,
   );
   return dir;
 }
@@ -48,7 +66,7 @@ async function buildJs(sourcePath: string, source: string): Promise<Uint8Array> 
   shimFs._setPreopens({ '/': '/' });
   const { componentize } = await import('@bytecodealliance/componentize-js');
   const features = featuresOf(source);
-  const wit = await witDir();
+  const wit = await witDir(importsOf(source));
   try {
     const { component } = await componentize({
       sourcePath,
