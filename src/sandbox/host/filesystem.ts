@@ -1,366 +1,476 @@
-// wasi:filesystem for guests: only the call's mounts exist. Paths are resolved by fs-walk
-// (race-free, inside the mount); read-only mounts refuse every write; guests cannot create
-// symlinks or hard links; every fd a call opened is closed when the call ends.
+// wasi:filesystem for guests: only the call's mounts exist. Guest paths are walked through
+// pinned fds (fs-walk), never resolved as host paths; read-only mounts refuse every write;
+// guests cannot create symlinks or hard links; every fd belongs to its call and is closed when
+// the guest drops it or, at the latest, when the call ends.
+import fs from 'node:fs';
+import type { Binding, CallContext, CallResource } from './context.ts';
+import { MAX_OPEN_PER_CALL, callFs, type CallFs, type CallMount, FdHandle } from './fs-call.ts';
+import { FsIoError, guard, guardStream, type ErrorCode } from './fs-errors.ts';
+import { OPEN_ALWAYS, accessMode, errno, fsOrClose, readAt, setTimesOf, syncMode, writeAll } from './fs-io.ts';
 import {
-  closeSync, constants, fdatasyncSync, fstatSync, fsyncSync, ftruncateSync, futimesSync, lstatSync, mkdirSync,
-  openSync, readSync, readdirSync, readlinkSync, renameSync, rmdirSync, unlinkSync, utimesSync, writeSync,
-  type BigIntStats, type Dirent,
-} from 'node:fs';
-import type { Binding, CallContext } from './context.ts';
-import { fdPath, os, release, splitGuestPath, verifyInside, walk, type MountRoot, type Walked } from './fs-walk.ts';
+  type DescriptorFlags, type DescriptorStat, type DescriptorType, type DirectoryEntry, type MetadataHashValue,
+  type NewTimestamp, type OpenFlags, type PathFlags, metadataHash, toStat, typeOf,
+} from './fs-meta.ts';
+import { O_PATH, Walk, at, closeQuietly, lookup, verifyInside } from './fs-walk.ts';
 import { InputStream, OutputStream } from './io.ts';
 
-type Datetime = { seconds: bigint; nanoseconds: number };
-type NewTimestamp = { tag: 'no-change' } | { tag: 'now' } | { tag: 'timestamp'; val: Datetime };
-interface DescriptorFlags {
-  read?: boolean;
-  write?: boolean;
-  mutateDirectory?: boolean;
-  fileIntegritySync?: boolean;
-  dataIntegritySync?: boolean;
-  requestedWriteSync?: boolean;
-}
+const C = fs.constants;
 
-const MAX_READ = 16 * 1024 * 1024;
+/** `mkdir a/` and `rmdir a/` name `a`. */
+const withoutTrailingSlash = (path: string): string => path.replace(/(?<=[^/])\/+$/, '');
 
-function typeOfStat(s: { isFile(): boolean; isDirectory(): boolean; isSymbolicLink(): boolean; isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
-  if (s.isFile()) return 'regular-file';
-  if (s.isDirectory()) return 'directory';
-  if (s.isSymbolicLink()) return 'symbolic-link';
-  if (s.isFIFO()) return 'fifo';
-  if (s.isSocket()) return 'socket';
-  if (s.isCharacterDevice()) return 'character-device';
-  if (s.isBlockDevice()) return 'block-device';
-  return 'unknown';
-}
-
-const ts = (ns: bigint): Datetime => ({ seconds: ns / 1_000_000_000n, nanoseconds: Number(ns % 1_000_000_000n) });
-
-function toStat(s: BigIntStats) {
-  return {
-    type: typeOfStat(s),
-    linkCount: s.nlink,
-    size: s.size,
-    dataAccessTimestamp: ts(s.atimeNs),
-    dataModificationTimestamp: ts(s.mtimeNs),
-    statusChangeTimestamp: ts(s.ctimeNs),
-  };
-}
-
-function timeArg(t: NewTimestamp, current: bigint): number {
-  if (t.tag === 'now') return Date.now() / 1000;
-  if (t.tag === 'timestamp') return Number(t.val.seconds) + t.val.nanoseconds / 1e9;
-  return Number(current) / 1e9;
-}
-
-/** `wasi:filesystem/types.directory-entry-stream`. */
-export class DirectoryEntryStream {
-  private i = 0;
-  constructor(private readonly entries: { type: string; name: string }[]) {}
-  readDirectoryEntry(): { type: string; name: string } | undefined {
-    return this.entries[this.i++];
-  }
-}
-
-/** `wasi:filesystem/types.descriptor`: an open file or directory inside one mount. */
+/** `wasi:filesystem/types.descriptor`: an open file or directory inside one mount of one call. */
 export class Descriptor {
-  private closed = false;
-
-  constructor(
+  private constructor(
+    private readonly binding: Binding,
     private readonly ctx: CallContext,
-    private readonly mount: MountRoot,
-    private readonly fd: number,
-    /** Path inside the mount (directories: where relative paths start). */
-    private readonly rel: string[],
+    private readonly state: CallFs,
+    private readonly mount: CallMount,
+    private readonly handle: FdHandle,
+    /** For directories: the path from the mount root, where relative walks start. */
+    private readonly names: readonly string[],
     private readonly isDir: boolean,
     private readonly flags: DescriptorFlags,
   ) {
-    ctx.track(this);
+    ctx.track(handle);
   }
 
-  /** Closes the fd (call end or guest drop); later use is `bad-descriptor`. */
-  close(): void {
-    if (this.closed) return;
-    this.closed = true;
-    if (this.fd !== this.mount.rootFd) closeSync(this.fd);
+  /** A guest descriptor for a mount's root. */
+  static root(binding: Binding, ctx: CallContext, state: CallFs, mount: CallMount): Descriptor {
+    if (state.open >= MAX_OPEN_PER_CALL) throw 'insufficient-memory' satisfies ErrorCode;
+    const fd = verifyInside(mount, fs.openSync(at(mount.rootFd(), '.'), O_PATH | C.O_DIRECTORY | C.O_NOFOLLOW));
+    const flags = { read: true, mutateDirectory: !mount.readOnly };
+    return new Descriptor(binding, ctx, state, mount, new FdHandle(state, fd), [], true, flags);
   }
 
-  [Symbol.dispose](): void {
-    this.close();
-    this.ctx.untrack(this);
+  /** A new descriptor in the same mount and call, owning `fd`. */
+  private child(fd: number, isDir: boolean, flags: DescriptorFlags, names: readonly string[]): Descriptor {
+    if (this.state.open >= MAX_OPEN_PER_CALL) {
+      closeQuietly(fd);
+      throw 'insufficient-memory' satisfies ErrorCode;
+    }
+    const granted = { ...flags, mutateDirectory: isDir && !this.mount.readOnly && !!flags.mutateDirectory };
+    return new Descriptor(this.binding, this.ctx, this.state, this.mount, new FdHandle(this.state, fd), names, isDir, granted);
   }
 
-  private live(): number {
-    if (this.closed) throw 'bad-descriptor';
-    return this.fd;
-  }
-
-  private writable(): void {
-    if (this.mount.readOnly) throw 'read-only';
-  }
-
-  private dir(): number {
-    const fd = this.live();
-    if (!this.isDir) throw 'not-directory';
+  /** The live fd: dead once dropped, once its call ended, or if used from another call. */
+  private fd(): number {
+    const fd = this.handle.fd;
+    if (fd < 0 || this.binding.bound !== this.ctx) throw 'bad-descriptor' satisfies ErrorCode;
     return fd;
   }
 
-  private at<T>(path: string, follow: boolean, f: (w: Walked) => T): T {
-    const w = walk(this.mount, this.dir(), this.rel, splitGuestPath(path), follow);
+  private dirFd(): number {
+    const fd = this.fd();
+    if (!this.isDir) throw 'not-directory' satisfies ErrorCode;
+    return fd;
+  }
+
+  private fileFd(): number {
+    const fd = this.fd();
+    if (this.isDir) throw 'is-directory' satisfies ErrorCode;
+    return fd;
+  }
+
+  private readable(): number {
+    const fd = this.fileFd();
+    if (!this.flags.read) throw 'bad-descriptor' satisfies ErrorCode;
+    return fd;
+  }
+
+  /** The fd of a file this descriptor may write: the mount decides first, then the open mode. */
+  private writable(): number {
+    const fd = this.fd();
+    if (this.mount.readOnly) throw 'read-only' satisfies ErrorCode;
+    if (this.isDir) throw 'is-directory' satisfies ErrorCode;
+    if (!this.flags.write) throw 'bad-descriptor' satisfies ErrorCode;
+    return fd;
+  }
+
+  private mutable(): void {
+    if (this.mount.readOnly) throw 'read-only' satisfies ErrorCode;
+  }
+
+  /** Runs `f` with the pinned directory holding `path`'s last component and that component. */
+  private inParent<T>(path: string, f: (dirFd: number, name: string) => T): T {
+    const walk = new Walk(this.mount, { fd: this.dirFd(), names: this.names });
     try {
-      return f(w);
+      const name = walk.toParent(path);
+      return f(walk.fd, name);
     } finally {
-      release(w);
+      walk.close();
+    }
+  }
+
+  /** Runs `f` with a pinned O_PATH fd of the object `path` names (a symlink itself unless following). */
+  private onObject<T>(pathFlags: PathFlags, path: string, f: (fd: number) => T): T {
+    const walk = new Walk(this.mount, { fd: this.dirFd(), names: this.names });
+    try {
+      let name = walk.toParent(path);
+      for (;;) {
+        const fd = lookup(this.mount, walk.fd, name);
+        try {
+          if (pathFlags.symlinkFollow && fs.fstatSync(fd).isSymbolicLink()) {
+            name = walk.followFinal(name);
+            continue;
+          }
+          return f(fd);
+        } finally {
+          closeQuietly(fd);
+        }
+      }
+    } finally {
+      walk.close();
     }
   }
 
   readViaStream(offset: bigint): InputStream {
-    const fd = this.live();
-    if (this.isDir) throw 'is-directory';
-    let pos = Number(offset);
-    return new InputStream({
-      read: (max) => {
-        if (this.closed) return null;
-        const buf = new Uint8Array(Math.min(max, MAX_READ));
-        const n = os(() => readSync(fd, buf, 0, buf.length, pos));
-        if (n === 0 && max > 0) return null;
-        pos += n;
-        return buf.subarray(0, n);
-      },
-    });
-  }
-
-  writeViaStream(offset: bigint): OutputStream {
-    this.writable();
-    const fd = this.live();
-    let pos = Number(offset);
-    return new OutputStream({
-      write: (bytes) => {
-        if (this.closed) throw 'bad-descriptor';
-        pos += os(() => writeSync(fd, bytes, 0, bytes.length, pos));
-      },
-    });
-  }
-
-  appendViaStream(): OutputStream {
-    this.writable();
-    const fd = this.live();
-    return new OutputStream({
-      write: (bytes) => {
-        if (this.closed) throw 'bad-descriptor';
-        const end = os(() => fstatSync(fd).size);
-        os(() => writeSync(fd, bytes, 0, bytes.length, end));
-      },
-    });
-  }
-
-  advise(): void {
-    this.live();
-  }
-
-  syncData(): void {
-    const fd = this.live();
-    if (!this.mount.readOnly) os(() => fdatasyncSync(fd));
-  }
-
-  sync(): void {
-    const fd = this.live();
-    if (!this.mount.readOnly) os(() => fsyncSync(fd));
-  }
-
-  getFlags(): DescriptorFlags {
-    this.live();
-    return { ...this.flags };
-  }
-
-  getType(): string {
-    return typeOfStat(os(() => fstatSync(this.live())));
-  }
-
-  setSize(size: bigint): void {
-    this.writable();
-    const fd = this.live();
-    os(() => ftruncateSync(fd, Number(size)));
-  }
-
-  setTimes(atime: NewTimestamp, mtime: NewTimestamp): void {
-    this.writable();
-    const fd = this.live();
-    const s = os(() => fstatSync(fd, { bigint: true }));
-    os(() => futimesSync(fd, timeArg(atime, s.atimeNs), timeArg(mtime, s.mtimeNs)));
-  }
-
-  read(length: bigint, offset: bigint): [Uint8Array, boolean] {
-    const fd = this.live();
-    if (this.isDir) throw 'is-directory';
-    const buf = new Uint8Array(Math.min(Number(length), MAX_READ));
-    const n = os(() => readSync(fd, buf, 0, buf.length, Number(offset)));
-    return [buf.subarray(0, n), n < buf.length || n === 0];
-  }
-
-  write(buffer: Uint8Array, offset: bigint): bigint {
-    this.writable();
-    const fd = this.live();
-    return BigInt(os(() => writeSync(fd, buffer, 0, buffer.length, Number(offset))));
-  }
-
-  readDirectory(): DirectoryEntryStream {
-    const fd = this.dir();
-    const entries = os(() => readdirSync(fdPath(fd), { withFileTypes: true })) as Dirent[];
-    return new DirectoryEntryStream(entries.map((d) => ({ type: typeOfStat(d), name: d.name })));
-  }
-
-  createDirectoryAt(path: string): void {
-    this.writable();
-    this.at(path, false, (w) => {
-      if (w.name === undefined) throw 'exist';
-      os(() => mkdirSync(fdPath(w.dirFd, w.name), 0o755));
-    });
-  }
-
-  stat() {
-    return toStat(os(() => fstatSync(this.live(), { bigint: true })));
-  }
-
-  statAt(pathFlags: { symlinkFollow?: boolean }, path: string) {
-    return this.at(path, !!pathFlags.symlinkFollow, (w) =>
-      toStat(os(() => (w.name === undefined ? fstatSync(w.dirFd, { bigint: true }) : lstatSync(fdPath(w.dirFd, w.name), { bigint: true })))),
-    );
-  }
-
-  setTimesAt(pathFlags: { symlinkFollow?: boolean }, path: string, atime: NewTimestamp, mtime: NewTimestamp): void {
-    this.writable();
-    this.at(path, !!pathFlags.symlinkFollow, (w) => {
-      const p = fdPath(w.dirFd, w.name);
-      const s = os(() => lstatSync(p, { bigint: true }));
-      if (s.isSymbolicLink()) throw 'not-permitted';
-      os(() => utimesSync(p, timeArg(atime, s.atimeNs), timeArg(mtime, s.mtimeNs)));
-    });
-  }
-
-  linkAt(): void {
-    this.live();
-    throw 'not-permitted';
-  }
-
-  symlinkAt(): void {
-    this.live();
-    throw 'not-permitted';
-  }
-
-  openAt(
-    pathFlags: { symlinkFollow?: boolean },
-    path: string,
-    openFlags: { create?: boolean; directory?: boolean; exclusive?: boolean; truncate?: boolean },
-    flags: DescriptorFlags,
-  ): Descriptor {
-    const wantsWrite = !!(flags.write || flags.mutateDirectory || openFlags.create || openFlags.truncate);
-    if (wantsWrite) this.writable();
-    return this.at(path, !!pathFlags.symlinkFollow, (w) => {
-      let mode = flags.write ? (flags.read ? constants.O_RDWR : constants.O_WRONLY) : constants.O_RDONLY;
-      if (openFlags.create) mode |= constants.O_CREAT;
-      if (openFlags.exclusive) mode |= constants.O_EXCL;
-      if (openFlags.truncate) mode |= constants.O_TRUNC;
-      if (openFlags.directory) mode |= constants.O_DIRECTORY;
-      mode |= constants.O_NOFOLLOW | constants.O_CLOEXEC | constants.O_NONBLOCK;
-      const target = fdPath(w.dirFd, w.name);
-      const fd = os(() => openSync(target, mode, 0o644));
-      try {
-        verifyInside(fd, this.mount);
-        const st = fstatSync(fd);
-        if (!st.isFile() && !st.isDirectory()) throw 'not-permitted';
-        const rel = w.name === undefined ? w.dirRel : [...w.dirRel, w.name];
-        return new Descriptor(this.ctx, this.mount, fd, rel, st.isDirectory(), flags);
-      } catch (e) {
-        closeSync(fd);
-        throw e;
-      }
-    });
-  }
-
-  readlinkAt(path: string): string {
-    return this.at(path, false, (w) => {
-      if (w.name === undefined) throw 'invalid';
-      return os(() => readlinkSync(fdPath(w.dirFd, w.name)));
-    });
-  }
-
-  removeDirectoryAt(path: string): void {
-    this.writable();
-    this.at(path, false, (w) => {
-      if (w.name === undefined) throw 'busy';
-      os(() => rmdirSync(fdPath(w.dirFd, w.name)));
-    });
-  }
-
-  unlinkFileAt(path: string): void {
-    this.writable();
-    this.at(path, false, (w) => {
-      if (w.name === undefined) throw 'is-directory';
-      const p = fdPath(w.dirFd, w.name);
-      if (os(() => lstatSync(p)).isDirectory()) throw 'is-directory';
-      os(() => unlinkSync(p));
-    });
-  }
-
-  renameAt(oldPath: string, newDescriptor: Descriptor, newPath: string): void {
-    this.writable();
-    newDescriptor.writable();
-    this.at(oldPath, false, (from) => {
-      if (from.name === undefined) throw 'busy';
-      newDescriptor.at(newPath, false, (to) => {
-        if (to.name === undefined) throw 'busy';
-        os(() => renameSync(fdPath(from.dirFd, from.name), fdPath(to.dirFd, to.name)));
+    return guard(() => {
+      this.readable();
+      let position = offset;
+      return new InputStream({
+        read: (max) =>
+          guardStream(() => {
+            const chunk = readAt(this.readable(), max, position);
+            if (chunk.length === 0 && max > 0) return null;
+            position += BigInt(chunk.length);
+            return chunk;
+          }),
       });
     });
   }
 
-  isSameObject(other: Descriptor): boolean {
-    const a = os(() => fstatSync(this.live(), { bigint: true }));
-    const b = os(() => fstatSync(other.live(), { bigint: true }));
-    return a.dev === b.dev && a.ino === b.ino;
-  }
-
-  metadataHash(): { lower: bigint; upper: bigint } {
-    const s = os(() => fstatSync(this.live(), { bigint: true }));
-    return { lower: s.ino ^ (s.mtimeNs << 1n), upper: s.dev ^ s.size };
-  }
-
-  metadataHashAt(pathFlags: { symlinkFollow?: boolean }, path: string): { lower: bigint; upper: bigint } {
-    const s = this.statAt(pathFlags, path);
-    const m = s.dataModificationTimestamp;
-    return { lower: m.seconds * 1_000_000_000n + BigInt(m.nanoseconds), upper: s.size };
-  }
-}
-
-const preopened = new WeakMap<CallContext, [Descriptor, string][]>();
-
-function preopens(ctx: CallContext): [Descriptor, string][] {
-  let list = preopened.get(ctx);
-  if (!list) {
-    list = ctx.mounts.map((m) => {
-      const fd = os(() => openSync(m.host, constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_CLOEXEC));
-      const mount: MountRoot = { rootFd: fd, realRoot: m.host, readOnly: m.readOnly };
-      // The root fd belongs to the call, closed with it (Descriptor.close skips it).
-      ctx.track({ close: () => closeSync(fd) });
-      const flags = m.readOnly ? { read: true } : { read: true, write: true, mutateDirectory: true };
-      return [new Descriptor(ctx, mount, fd, [], true, flags), m.guest] as [Descriptor, string];
+  writeViaStream(offset: bigint): OutputStream {
+    return guard(() => {
+      this.writable();
+      let position = offset;
+      return new OutputStream({
+        write: (bytes) =>
+          guardStream(() => {
+            writeAll(this.writable(), bytes, position);
+            position += BigInt(bytes.length);
+          }),
+      });
     });
-    preopened.set(ctx, list);
   }
-  return list;
+
+  appendViaStream(): OutputStream {
+    return guard(() => {
+      this.writable();
+      return new OutputStream({
+        write: (bytes) =>
+          guardStream(() => {
+            const fd = this.writable();
+            writeAll(fd, bytes, fs.fstatSync(fd, { bigint: true }).size);
+          }),
+      });
+    });
+  }
+
+  advise(_offset: bigint, _length: bigint, _advice: string): void {
+    guard(() => this.fd());
+  }
+
+  syncData(): void {
+    guard(() => this.syncWith(fs.fdatasyncSync));
+  }
+
+  sync(): void {
+    guard(() => this.syncWith(fs.fsyncSync));
+  }
+
+  /** Directory descriptors are O_PATH fds, which cannot be synced: sync a reopened fd instead. */
+  private syncWith(sync: (fd: number) => void): void {
+    const fd = this.fd();
+    if (!this.isDir) return sync(fd);
+    const dir = fs.openSync(at(fd), C.O_RDONLY | C.O_DIRECTORY);
+    try {
+      sync(dir);
+    } finally {
+      fs.closeSync(dir);
+    }
+  }
+
+  getFlags(): DescriptorFlags {
+    return guard(() => {
+      this.fd();
+      return { ...this.flags };
+    });
+  }
+
+  getType(): DescriptorType {
+    return guard(() => typeOf(fs.fstatSync(this.fd())));
+  }
+
+  setSize(size: bigint): void {
+    guard(() => {
+      const fd = this.writable();
+      if (size > BigInt(Number.MAX_SAFE_INTEGER)) throw 'file-too-large' satisfies ErrorCode;
+      fs.ftruncateSync(fd, Number(size));
+    });
+  }
+
+  setTimes(atime: NewTimestamp, mtime: NewTimestamp): void {
+    guard(() => {
+      const fd = this.fd();
+      this.mutable();
+      setTimesOf(fd, atime, mtime);
+    });
+  }
+
+  read(length: bigint, offset: bigint): [Uint8Array, boolean] {
+    return guard(() => {
+      const max = length > 1n << 30n ? 1 << 30 : Number(length);
+      const chunk = readAt(this.readable(), max, offset);
+      return [chunk, chunk.length === 0 && max > 0];
+    });
+  }
+
+  write(buffer: Uint8Array, offset: bigint): bigint {
+    return guard(() => {
+      writeAll(this.writable(), buffer, offset);
+      return BigInt(buffer.length);
+    });
+  }
+
+  readDirectory(): DirectoryEntryStream {
+    return guard(() => {
+      const entries = fs.readdirSync(at(this.dirFd()), { withFileTypes: true });
+      return new DirectoryEntryStream(this, entries.map((d) => ({ type: typeOf(d), name: d.name })));
+    });
+  }
+
+  createDirectoryAt(path: string): void {
+    guard(() => {
+      this.dirFd();
+      this.mutable();
+      this.inParent(withoutTrailingSlash(path), (dir, name) => {
+        if (name === '.') throw 'exist' satisfies ErrorCode;
+        fs.mkdirSync(at(dir, name), 0o777);
+      });
+    });
+  }
+
+  stat(): DescriptorStat {
+    return guard(() => toStat(fs.fstatSync(this.fd(), { bigint: true })));
+  }
+
+  statAt(pathFlags: PathFlags, path: string): DescriptorStat {
+    return guard(() => this.onObject(pathFlags, path, (fd) => toStat(fs.fstatSync(fd, { bigint: true }))));
+  }
+
+  setTimesAt(pathFlags: PathFlags, path: string, atime: NewTimestamp, mtime: NewTimestamp): void {
+    guard(() => {
+      this.dirFd();
+      this.mutable();
+      // Through the pinned fd's magic link: the exact object inspected, a symlink itself included.
+      this.onObject(pathFlags, path, (fd) => setTimesOf(fd, atime, mtime));
+    });
+  }
+
+  linkAt(_oldPathFlags: PathFlags, _oldPath: string, _newDescriptor: Descriptor, _newPath: string): void {
+    guard(() => {
+      this.dirFd();
+      // A hard link to a file the guest can name is harmless alone, but the sandbox's rule is
+      // simpler to keep: guests create no links of any kind.
+      throw 'not-permitted' satisfies ErrorCode;
+    });
+  }
+
+  symlinkAt(_oldPath: string, _newPath: string): void {
+    guard(() => {
+      this.dirFd();
+      throw 'not-permitted' satisfies ErrorCode;
+    });
+  }
+
+  openAt(pathFlags: PathFlags, path: string, openFlags: OpenFlags, flags: DescriptorFlags): Descriptor {
+    return guard(() => {
+      const base = this.dirFd();
+      if (flags.write || openFlags.create || openFlags.truncate) this.mutable();
+      if (openFlags.create && openFlags.directory) throw 'invalid' satisfies ErrorCode;
+      if (this.state.open >= MAX_OPEN_PER_CALL) throw 'insufficient-memory' satisfies ErrorCode;
+      const walk = new Walk(this.mount, { fd: base, names: this.names });
+      try {
+        let name = walk.toParent(path);
+        for (;;) {
+          let pinned: number;
+          try {
+            pinned = lookup(this.mount, walk.fd, name);
+          } catch (e) {
+            if (errno(e) !== 'ENOENT' || !openFlags.create) throw e;
+            const created = this.create(walk.fd, name, openFlags, flags);
+            if (created !== undefined) return created;
+            // A symlink appeared where nothing was: resolve it like any final symlink.
+            if (!pathFlags.symlinkFollow) throw 'loop' satisfies ErrorCode;
+            name = walk.followFinal(name);
+            continue;
+          }
+          const st = fsOrClose(pinned, () => fs.fstatSync(pinned));
+          if (st.isSymbolicLink()) {
+            closeQuietly(pinned);
+            if (!pathFlags.symlinkFollow) throw 'loop' satisfies ErrorCode;
+            name = walk.followFinal(name);
+            continue;
+          }
+          return this.openPinned(pinned, st, name === '.' ? walk.path : [...walk.path, name], openFlags, flags);
+        }
+      } finally {
+        walk.close();
+      }
+    });
+  }
+
+  /** Creates `name` in `dir`; undefined when a symlink is in the way. */
+  private create(dir: number, name: string, openFlags: OpenFlags, flags: DescriptorFlags): Descriptor | undefined {
+    const mode = accessMode(flags) | syncMode(flags) | OPEN_ALWAYS | C.O_CREAT | C.O_NOFOLLOW |
+      (openFlags.exclusive ? C.O_EXCL : 0) | (openFlags.truncate ? C.O_TRUNC : 0);
+    let fd: number;
+    try {
+      fd = fs.openSync(at(dir, name), mode, 0o666);
+    } catch (e) {
+      if (errno(e) === 'ELOOP') return undefined;
+      throw e;
+    }
+    verifyInside(this.mount, fd);
+    // Without O_EXCL something else may have appeared meanwhile; only a regular file will do.
+    if (!fsOrClose(fd, () => fs.fstatSync(fd)).isFile()) {
+      closeQuietly(fd);
+      throw 'not-permitted' satisfies ErrorCode;
+    }
+    return this.child(fd, false, flags, []);
+  }
+
+  /** Turns the pinned final object into a descriptor, reopening exactly that inode if needed. */
+  private openPinned(pinned: number, st: fs.Stats, names: readonly string[], openFlags: OpenFlags, flags: DescriptorFlags): Descriptor {
+    let keep = false;
+    try {
+      if (openFlags.create && openFlags.exclusive) throw 'exist' satisfies ErrorCode;
+      if (st.isDirectory()) {
+        if (flags.write || openFlags.truncate) throw 'is-directory' satisfies ErrorCode;
+        keep = true;
+        return this.child(pinned, true, flags, names);
+      }
+      if (openFlags.directory) throw 'not-directory' satisfies ErrorCode;
+      // FIFOs, sockets and devices: opening them has effects beyond reading a file.
+      if (!st.isFile()) throw 'not-permitted' satisfies ErrorCode;
+      if (!flags.read && !flags.write && !openFlags.truncate) {
+        keep = true;
+        return this.child(pinned, false, flags, []);
+      }
+      const mode = accessMode(flags) | syncMode(flags) | OPEN_ALWAYS | (openFlags.truncate ? C.O_TRUNC : 0);
+      const fd = verifyInside(this.mount, fs.openSync(at(pinned), mode));
+      return this.child(fd, false, flags, []);
+    } finally {
+      if (!keep) closeQuietly(pinned);
+    }
+  }
+
+  readlinkAt(path: string): string {
+    return guard(() => this.inParent(path, (dir, name) => fs.readlinkSync(at(dir, name))));
+  }
+
+  removeDirectoryAt(path: string): void {
+    guard(() => {
+      this.dirFd();
+      this.mutable();
+      this.inParent(withoutTrailingSlash(path), (dir, name) => fs.rmdirSync(at(dir, name)));
+    });
+  }
+
+  renameAt(oldPath: string, newDescriptor: Descriptor, newPath: string): void {
+    guard(() => {
+      this.dirFd();
+      if (!(newDescriptor instanceof Descriptor) || newDescriptor.ctx !== this.ctx) throw 'bad-descriptor' satisfies ErrorCode;
+      newDescriptor.dirFd();
+      this.mutable();
+      newDescriptor.mutable();
+      this.inParent(oldPath, (fromDir, from) =>
+        newDescriptor.inParent(newPath, (toDir, to) => fs.renameSync(at(fromDir, from), at(toDir, to))),
+      );
+    });
+  }
+
+  unlinkFileAt(path: string): void {
+    guard(() => {
+      this.dirFd();
+      this.mutable();
+      this.inParent(path, (dir, name) => fs.unlinkSync(at(dir, name)));
+    });
+  }
+
+  isSameObject(other: Descriptor): boolean {
+    try {
+      if (!(other instanceof Descriptor)) return false;
+      const a = fs.fstatSync(this.fd(), { bigint: true });
+      const b = fs.fstatSync(other.fd(), { bigint: true });
+      return a.dev === b.dev && a.ino === b.ino;
+    } catch {
+      return false;
+    }
+  }
+
+  metadataHash(): MetadataHashValue {
+    return guard(() => metadataHash(fs.fstatSync(this.fd(), { bigint: true })));
+  }
+
+  metadataHashAt(pathFlags: PathFlags, path: string): MetadataHashValue {
+    return guard(() => this.onObject(pathFlags, path, (fd) => metadataHash(fs.fstatSync(fd, { bigint: true }))));
+  }
+
+  /** Checks the descriptor is still usable (for its directory streams). */
+  assertLive(): void {
+    this.fd();
+  }
+
+  [Symbol.dispose](): void {
+    this.handle.close();
+    this.ctx.untrack(this.handle);
+  }
 }
 
-/** The `wasi:filesystem/*` import objects. */
+/** `wasi:filesystem/types.directory-entry-stream`: a snapshot of a directory's entries. */
+export class DirectoryEntryStream {
+  private next = 0;
+
+  constructor(
+    private readonly owner: Descriptor,
+    private readonly entries: DirectoryEntry[],
+  ) {}
+
+  readDirectoryEntry(): DirectoryEntry | undefined {
+    return guard(() => {
+      this.owner.assertLive();
+      return this.entries[this.next++];
+    });
+  }
+
+  [Symbol.dispose](): void {}
+}
+
+/** `filesystem-error-code`: the code behind a file stream's error, if it was one. */
+function filesystemErrorCode(err: unknown): ErrorCode | undefined {
+  return err instanceof FsIoError ? err.code : undefined;
+}
+
+/**
+ * The `wasi:filesystem/*` import objects, reading the call's mounts from `binding` when the
+ * guest asks (never at creation). Example: `{ ...filesystemImports(binding) }` in hostImports.
+ */
 export function filesystemImports(binding: Binding): Record<string, Record<string, unknown>> {
   return {
-    'wasi:filesystem/types': {
-      Descriptor,
-      DirectoryEntryStream,
-      filesystemErrorCode: () => undefined,
-    },
+    'wasi:filesystem/types': { Descriptor, DirectoryEntryStream, filesystemErrorCode },
     'wasi:filesystem/preopens': {
-      getDirectories: () => preopens(binding.current),
+      getDirectories: (): [Descriptor, string][] => {
+        const ctx = binding.current;
+        const state = callFs(ctx);
+        try {
+          return state.mounts.map((m) => [Descriptor.root(binding, ctx, state, m), m.guest]);
+        } catch (e) {
+          // get-directories has no error case: failing to open a preopen ends the call.
+          throw new Error(`cannot open the preopened directories: ${errno(e) ?? String(e)}`);
+        }
+      },
     },
   };
 }

@@ -1,195 +1,273 @@
-// Race-free path resolution inside a mount. A guest path is never handed to the OS as a
-// string: it is walked one component at a time through directory fds that are already open
-// (`/proc/self/fd/N/<name>` with O_NOFOLLOW), so swapping a directory for a symlink mid-walk
-// cannot redirect it. Symlinks are followed only when their target, resolved lexically, stays
-// inside the mount; every opened directory is also checked against the mount's real root.
-import { closeSync, constants, lstatSync, openSync, readlinkSync } from 'node:fs';
+// Resolving guest paths without ever handing the kernel a path it could resolve outside a mount.
+// Every directory on the way is an fd opened with O_PATH|O_NOFOLLOW, and the next step names one
+// component below it through `/proc/self/fd/<fd>/<name>` (the magic link is the pinned inode, so
+// renaming or swapping an ancestor cannot redirect the walk). `..` pops the walk's own stack,
+// symlinks are read and resolved by the same walk, and every fd opened is checked to lie under
+// the mount's real root before it is used.
+import fs from 'node:fs';
+import type { ErrorCode } from './fs-errors.ts';
 
-/** A mount as seen by one call: its pinned root fd and real host path. */
+const C = fs.constants;
+/** Linux O_PATH (not in Node's constants): an fd that pins an inode without opening it. */
+export const O_PATH = 0o10000000;
+/** What every lookup opens with: pin the object itself, never what a symlink names. */
+const LOOKUP = O_PATH | C.O_NOFOLLOW;
+/** Symlinks followed (and racing retries) in one resolution before giving up with `loop`. */
+const MAX_LINKS = 40;
+/** Longest guest path accepted, as Linux's PATH_MAX. */
+const MAX_PATH = 4096;
+/** Directory fds a walk keeps for `..`; deeper ancestors are closed and reopened from the root. */
+const KEEP_OPEN = 8;
+
+/** The kernel path of an open fd, or of one name inside an open directory fd. */
+export function at(fd: number, name?: string): string {
+  return name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`;
+}
+
+/** One granted directory for the length of a call. */
 export interface MountRoot {
-  rootFd: number;
-  realRoot: string;
-  readOnly: boolean;
+  readonly guest: string;
+  readonly readOnly: boolean;
+  /** realpath of the host directory, computed once per call; every fd must resolve below it. */
+  readonly realRoot: string;
+  /** O_PATH fd of the root, held for the whole call; -1 once the call has ended. */
+  rootFd(): number;
 }
 
-/** A WASI filesystem error code, thrown as a value (the glue maps it to the guest's `err`). */
-export type FsErrorCode = string;
-
-const MAX_SYMLINKS = 40;
-const DIR_FLAGS = constants.O_RDONLY | constants.O_DIRECTORY | constants.O_NOFOLLOW | constants.O_CLOEXEC;
-
-/** The path of a name inside an open directory, resolved through the fd (not the host path). */
-export const fdPath = (fd: number, name?: string): string => (name === undefined ? `/proc/self/fd/${fd}` : `/proc/self/fd/${fd}/${name}`);
-
-/** Maps a Node errno code to a WASI error code. */
-export function errnoToCode(e: unknown): FsErrorCode {
-  const code = (e as NodeJS.ErrnoException)?.code;
-  switch (code) {
-    case 'ENOENT': return 'no-entry';
-    case 'EACCES': return 'access';
-    case 'EPERM': return 'not-permitted';
-    case 'EEXIST': return 'exist';
-    case 'ENOTDIR': return 'not-directory';
-    case 'EISDIR': return 'is-directory';
-    case 'ENOTEMPTY': return 'not-empty';
-    case 'ELOOP': return 'loop';
-    case 'EINVAL': return 'invalid';
-    case 'EBADF': return 'bad-descriptor';
-    case 'ENAMETOOLONG': return 'name-too-long';
-    case 'EXDEV': return 'cross-device';
-    case 'ENOSPC': return 'insufficient-space';
-    case 'EMLINK': return 'too-many-links';
-    case 'EBUSY': return 'busy';
-    case 'EFBIG': return 'file-too-large';
-    case 'EROFS': return 'read-only';
-    case 'ETXTBSY': return 'text-file-busy';
-    case 'ESPIPE': return 'invalid-seek';
-    case 'ENXIO': return 'no-such-device';
-    case 'EAGAIN': return 'would-block';
-    default: return 'io';
-  }
-}
-
-/** Runs an fs call, turning OS errors into WASI error codes. */
-export function os<T>(f: () => T): T {
+/** Closes `fd`, ignoring errors (used on paths that are already failing). */
+export function closeQuietly(fd: number): void {
   try {
-    return f();
-  } catch (e) {
-    if (typeof e === 'string') throw e;
-    throw errnoToCode(e);
-  }
-}
-
-/** Fails closed if `fd` is not inside the mount (defense in depth against any missed race). */
-export function verifyInside(fd: number, mount: MountRoot): void {
-  let real: string;
-  try {
-    real = readlinkSync(fdPath(fd));
+    fs.closeSync(fd);
   } catch {
-    throw 'access';
-  }
-  if (real !== mount.realRoot && !real.startsWith(mount.realRoot.endsWith('/') ? mount.realRoot : `${mount.realRoot}/`)) {
-    throw 'not-permitted';
+    // nothing more to release
   }
 }
 
-/** Splits a guest path; absolute paths and NUL bytes are refused. */
-export function splitGuestPath(path: string): string[] {
-  if (path.includes('\0')) throw 'invalid';
-  if (path.startsWith('/')) throw 'not-permitted';
-  return path.split('/').filter((c) => c !== '' && c !== '.');
+/** Whether `path` is `root` or below it. */
+function isInside(path: string, root: string): boolean {
+  if (root === '/') return path.startsWith('/');
+  return path === root || path.startsWith(root + '/');
 }
 
-/** Lexically applies `comps` to `base` (both within the mount); escaping it is refused. */
-export function lexical(base: readonly string[], comps: readonly string[]): string[] {
-  const out = [...base];
-  for (const c of comps) {
-    if (c === '..') {
-      if (out.length === 0) throw 'not-permitted';
-      out.pop();
-    } else out.push(c);
+/** Defense in depth: fails closed (closing `fd`) unless `fd` resolves below the mount root. */
+export function verifyInside(mount: MountRoot, fd: number): number {
+  let where: string;
+  try {
+    where = fs.readlinkSync(at(fd));
+  } catch {
+    closeQuietly(fd);
+    throw 'not-permitted' satisfies ErrorCode;
   }
-  return out;
+  if (!isInside(where, mount.realRoot)) {
+    closeQuietly(fd);
+    throw 'not-permitted' satisfies ErrorCode;
+  }
+  return fd;
 }
 
-/** The directory holding a path's last component, opened; `name` undefined = the dir itself. */
-export interface Walked {
-  /** An open directory fd; `owned` says whether the caller must close it. */
-  dirFd: number;
-  owned: boolean;
-  /** The directory's path inside the mount. */
-  dirRel: string[];
-  name: string | undefined;
+/** Pins `name` inside directory `dirFd` (the object itself, even a symlink) and checks it. */
+export function lookup(mount: MountRoot, dirFd: number, name: string): number {
+  return verifyInside(mount, fs.openSync(at(dirFd, name), LOOKUP));
 }
 
-/** Releases a walk's directory fd if it owns one. */
-export function release(w: Walked): void {
-  if (w.owned) closeSync(w.dirFd);
+/** Opens the host root of a mount for one call. Throws (a host error) if it is unusable. */
+export function openMountRoot(host: string): { realRoot: string; fd: number } {
+  const realRoot = fs.realpathSync(host);
+  const fd = fs.openSync(realRoot, O_PATH | C.O_DIRECTORY | C.O_NOFOLLOW);
+  if (fs.readlinkSync(at(fd)) !== realRoot) {
+    closeQuietly(fd);
+    throw new Error('mount root moved while it was being opened');
+  }
+  return { realRoot, fd };
+}
+
+/** Splits a guest path into components, refusing what can never name something in a mount. */
+export function components(path: string): string[] {
+  if (path.includes('\0')) throw 'invalid' satisfies ErrorCode;
+  if (path === '') throw 'no-entry' satisfies ErrorCode;
+  if (path.startsWith('/')) throw 'not-permitted' satisfies ErrorCode;
+  if (path.length > MAX_PATH) throw 'name-too-long' satisfies ErrorCode;
+  return path.split('/');
+}
+
+/** Where a directory descriptor stands: its pinned fd and its path from the mount root. */
+export interface WalkBase {
+  fd: number;
+  names: readonly string[];
 }
 
 /**
- * Walks `comps` (relative to `startRel`, opened at `startFd`) inside `mount`. The final
- * component is not opened; with `followFinal`, a final symlink is resolved (inside the mount).
+ * One resolution in progress: a stack of pinned directories from the mount root down to where
+ * the walk stands. Close it when done; it owns the fds it opened and never the base's.
  */
-export function walk(
-  mount: MountRoot,
-  startFd: number,
-  startRel: readonly string[],
-  comps: readonly string[],
-  followFinal: boolean,
-): Walked {
-  let budget = MAX_SYMLINKS;
-  let todo = [...comps];
-  let fd = startFd;
-  let owned = false;
-  let rel = [...startRel];
-  if (todo.includes('..')) {
-    todo = lexical(rel, todo);
-    fd = mount.rootFd;
-    rel = [];
+export class Walk {
+  private readonly names: string[];
+  /** fds[i] is the directory names[0..i]; undefined when not (or no longer) held. */
+  private readonly fds: (number | undefined)[];
+  private readonly owned = new Set<number>();
+  private links = 0;
+
+  constructor(
+    readonly mount: MountRoot,
+    base: WalkBase,
+  ) {
+    this.names = [...base.names];
+    this.fds = base.names.map(() => undefined);
+    if (this.fds.length > 0) this.fds[this.fds.length - 1] = base.fd;
   }
-  const restartAt = (target: string, remaining: string[]) => {
-    if (--budget < 0) throw 'loop';
-    if (target.startsWith('/')) throw 'not-permitted';
-    const resolved = lexical(rel, [...target.split('/').filter((c) => c !== '' && c !== '.'), ...remaining]);
-    if (owned) closeSync(fd);
-    fd = mount.rootFd;
-    owned = false;
-    rel = [];
-    todo = resolved;
-  };
-  try {
-    for (;;) {
-      if (todo.length === 0) return { dirFd: fd, owned, dirRel: rel, name: undefined };
-      const [head, ...rest] = todo as [string, ...string[]];
-      if (rest.length === 0) {
-        if (followFinal) {
-          let isLink = false;
-          try {
-            isLink = lstatSync(fdPath(fd, head)).isSymbolicLink();
-          } catch {
-            // does not exist (yet): the operation itself reports it
-          }
-          if (isLink) {
-            restartAt(os(() => readlinkSync(fdPath(fd, head))), []);
-            continue;
-          }
-        }
-        return { dirFd: fd, owned, dirRel: rel, name: head };
+
+  /** The directory the walk stands in, relative to the mount root. */
+  get path(): readonly string[] {
+    return this.names;
+  }
+
+  /** The pinned fd of the directory the walk stands in. */
+  get fd(): number {
+    const top = this.names.length - 1;
+    if (top < 0) {
+      const root = this.mount.rootFd();
+      if (root < 0) throw 'bad-descriptor' satisfies ErrorCode;
+      return root;
+    }
+    return this.fds[top] ?? this.reopen(top);
+  }
+
+  /**
+   * Walks every component of `path` but the last, following symlinks that stay in the mount,
+   * and returns the last one: a name inside `fd`, or '.' when the path ends at the directory.
+   */
+  toParent(path: string): string {
+    return this.resolve(components(path).reverse());
+  }
+
+  /**
+   * The final component `name` turned out to be a symlink: resolves its target from the same
+   * directory and returns the new final component (the walk may have moved).
+   */
+  followFinal(name: string): string {
+    const pending: string[] = [];
+    this.follow(name, pending);
+    return this.resolve(pending);
+  }
+
+  /** Closes every fd the walk opened. */
+  close(): void {
+    for (const fd of this.owned) closeQuietly(fd);
+    this.owned.clear();
+  }
+
+  /** `pending` holds the components still to walk, last one first. */
+  private resolve(pending: string[]): string {
+    while (pending.length > 0) {
+      const c = pending.pop()!;
+      const last = pending.length === 0;
+      if (c === '' || c === '.') {
+        if (last) return '.';
+      } else if (c === '..') {
+        this.pop();
+        if (last) return '.';
+      } else if (last) {
+        return c;
+      } else {
+        this.enter(c, pending);
       }
-      let next: number;
-      try {
-        next = openSync(fdPath(fd, head), DIR_FLAGS);
-      } catch (e) {
-        const code = (e as NodeJS.ErrnoException).code;
-        if (code === 'ELOOP' || code === 'ENOTDIR') {
-          let target: string | undefined;
-          try {
-            if (lstatSync(fdPath(fd, head)).isSymbolicLink()) target = readlinkSync(fdPath(fd, head));
-          } catch {
-            // vanished between calls: report the original error
-          }
-          if (target !== undefined) {
-            restartAt(target, rest);
-            continue;
-          }
-        }
-        throw errnoToCode(e);
+    }
+    return '.';
+  }
+
+  /** Steps into directory `name`, or splices in the target if it is a symlink. */
+  private enter(name: string, pending: string[]): void {
+    const fd = lookup(this.mount, this.fd, name);
+    let st: fs.Stats;
+    try {
+      st = fs.fstatSync(fd);
+    } catch (e) {
+      closeQuietly(fd);
+      throw e;
+    }
+    if (st.isDirectory()) {
+      this.push(name, fd);
+      return;
+    }
+    closeQuietly(fd);
+    if (!st.isSymbolicLink()) throw 'not-directory' satisfies ErrorCode;
+    this.follow(name, pending);
+  }
+
+  /** Queues the target of symlink `name` (in the current directory) for walking. */
+  private follow(name: string, pending: string[]): void {
+    if (++this.links > MAX_LINKS) throw 'loop' satisfies ErrorCode;
+    let target: string;
+    try {
+      target = fs.readlinkSync(at(this.fd, name));
+    } catch (e) {
+      // It stopped being a symlink since we looked (a concurrent swap): look again.
+      if ((e as NodeJS.ErrnoException).code === 'EINVAL') {
+        pending.push(name);
+        return;
       }
+      throw e;
+    }
+    if (target === '') throw 'no-entry' satisfies ErrorCode;
+    // An absolute target names a host path; it has no meaning inside the mount.
+    if (target.startsWith('/')) throw 'not-permitted' satisfies ErrorCode;
+    if (target.length > MAX_PATH) throw 'name-too-long' satisfies ErrorCode;
+    pending.push(...target.split('/').reverse());
+  }
+
+  /** `..`: back to the pinned parent; above the mount root is outside the grant. */
+  private pop(): void {
+    if (this.names.length === 0) throw 'not-permitted' satisfies ErrorCode;
+    this.names.pop();
+    const fd = this.fds.pop();
+    if (fd !== undefined && this.owned.delete(fd)) closeQuietly(fd);
+  }
+
+  private push(name: string, fd: number): void {
+    this.names.push(name);
+    this.fds.push(fd);
+    this.owned.add(fd);
+    this.evict(this.fds.length - 1);
+  }
+
+  /** Keeps at most KEEP_OPEN owned fds on the stack: closes the one falling out of the window. */
+  private evict(top: number): void {
+    const old = top - KEEP_OPEN;
+    if (old < 0) return;
+    const fd = this.fds[old];
+    if (fd !== undefined && this.owned.delete(fd)) {
+      closeQuietly(fd);
+      this.fds[old] = undefined;
+    }
+  }
+
+  /**
+   * Reopens ancestor `i` (above the base, or evicted) from its nearest held ancestor. These
+   * names were directories when walked; anything else there now is a concurrent change.
+   */
+  private reopen(i: number): number {
+    let j = i;
+    while (j >= 0 && this.fds[j] === undefined) j--;
+    let dir = j < 0 ? this.mount.rootFd() : this.fds[j]!;
+    if (dir < 0) throw 'bad-descriptor' satisfies ErrorCode;
+    for (let k = j + 1; k <= i; k++) {
+      const fd = lookup(this.mount, dir, this.names[k]!);
+      let isDir: boolean;
       try {
-        verifyInside(next, mount);
+        isDir = fs.fstatSync(fd).isDirectory();
       } catch (e) {
-        closeSync(next);
+        closeQuietly(fd);
         throw e;
       }
-      if (owned) closeSync(fd);
-      fd = next;
-      owned = true;
-      rel = [...rel, head];
-      todo = rest;
+      if (!isDir) {
+        closeQuietly(fd);
+        throw 'no-entry' satisfies ErrorCode;
+      }
+      this.fds[k] = fd;
+      this.owned.add(fd);
+      this.evict(k);
+      dir = fd;
     }
-  } catch (e) {
-    if (owned) closeSync(fd);
-    throw e;
+    return dir;
   }
 }
