@@ -1,0 +1,126 @@
+// The filesystem a guest sees, attacked from a real wasm guest (test/guests/fs-probe.js):
+// only the mount exists, nothing escapes it, read-only means read-only, and a concurrent
+// directory/symlink swap never lets a read through to the outside.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { grant, guest, tempDir, text } from '../helpers.ts';
+
+describe('sandbox: filesystem', () => {
+  let sandbox: Sandbox;
+  let ws: string;
+  let outside: string;
+
+  before(() => {
+    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 2 });
+    outside = tempDir('boxbot-outside-');
+    writeFileSync(join(outside, 'secret.txt'), 'TOP-SECRET\n');
+    ws = tempDir('boxbot-ws-');
+    writeFileSync(join(ws, 'a.txt'), 'hello\n');
+    mkdirSync(join(ws, 'sub'));
+    symlinkSync(join(outside, 'secret.txt'), join(ws, 'abs-link'));
+    symlinkSync(join('..', outside.split('/').pop()!, 'secret.txt'), join(ws, 'rel-link'));
+    symlinkSync(outside, join(ws, 'dir-link'));
+    symlinkSync('a.txt', join(ws, 'inside-link'));
+  });
+  after(() => sandbox.close());
+
+  async function probe(readOnly: boolean, ...args: string[]): Promise<{ ok: boolean; value?: unknown; error?: string }> {
+    const r = await sandbox.run(guest('fs-probe'), grant({ args, mounts: [{ host: ws, guest: '/', readOnly }] }));
+    assert.equal(r.exitCode, 0, text(r.stderr));
+    return JSON.parse(text(r.stdout));
+  }
+
+  it('reads and lists inside the mount', async () => {
+    assert.deepEqual(await probe(true, 'read', 'a.txt'), { ok: true, value: 'hello\n' });
+    assert.deepEqual(await probe(true, 'read', 'sub/../a.txt'), { ok: true, value: 'hello\n' });
+    const ls = await probe(true, 'ls', '.');
+    assert.deepEqual(ls.value, ['a.txt', 'abs-link', 'dir-link', 'inside-link', 'rel-link', 'sub']);
+  });
+
+  it('follows a symlink that stays inside the mount', async () => {
+    assert.deepEqual(await probe(true, 'read', 'inside-link'), { ok: true, value: 'hello\n' });
+  });
+
+  for (const path of ['../secret.txt', '/etc/passwd', 'abs-link', 'rel-link', 'dir-link/secret.txt', 'sub/../../x']) {
+    it(`cannot reach outside the mount via ${path}`, async () => {
+      const r = await probe(true, 'read', path);
+      assert.equal(r.ok, false);
+      assert.doesNotMatch(JSON.stringify(r), /TOP-SECRET/);
+    });
+  }
+
+  it('a read-only mount refuses every write', async () => {
+    for (const args of [['write', 'new.txt', 'x'], ['write', 'a.txt', 'x'], ['mkdir', 'd'], ['rm', 'a.txt'], ['rmdir', 'sub'], ['rename', 'a.txt', 'b.txt']]) {
+      assert.deepEqual(await probe(true, ...args), { ok: false, error: 'read-only' }, args.join(' '));
+    }
+    assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'hello\n');
+    assert.equal(existsSync(join(ws, 'new.txt')), false);
+  });
+
+  it('a read-write mount writes, renames and removes, inside the mount only', async () => {
+    assert.equal((await probe(false, 'write', 'sub/new.txt', 'data')).ok, true);
+    assert.equal(readFileSync(join(ws, 'sub', 'new.txt'), 'utf8'), 'data');
+    assert.equal((await probe(false, 'rename', 'sub/new.txt', 'sub/moved.txt')).ok, true);
+    assert.equal((await probe(false, 'rm', 'sub/moved.txt')).ok, true);
+    assert.deepEqual(readdirSync(join(ws, 'sub')), []);
+    const escape = await probe(false, 'write', 'dir-link/planted.txt', 'x');
+    assert.equal(escape.ok, false);
+    assert.equal(existsSync(join(outside, 'planted.txt')), false);
+  });
+
+  it('guests cannot create symlinks or hard links', async () => {
+    assert.deepEqual(await probe(false, 'symlink', '/etc', 'etc-link'), { ok: false, error: 'not-permitted' });
+    assert.deepEqual(await probe(false, 'link', 'a.txt', 'hard'), { ok: false, error: 'not-permitted' });
+    assert.equal(existsSync(join(ws, 'etc-link')), false);
+    assert.equal(existsSync(join(ws, 'hard')), false);
+  });
+
+  it('with no mount, no file exists at all', async () => {
+    const r = await sandbox.run(guest('fs-probe'), grant({ args: ['read', 'a.txt'] }));
+    assert.deepEqual(JSON.parse(text(r.stdout)), { ok: false, error: 'no preopens' });
+  });
+
+  it('closes every descriptor a call opened', async () => {
+    const before = readdirSync('/proc/self/fd').length;
+    for (let i = 0; i < 5; i++) await probe(true, 'race-read', 'a.txt', '50');
+    // Workers share this process's fd table: leaks would show up here.
+    assert.ok(readdirSync('/proc/self/fd').length <= before + 2);
+  });
+
+  it('a directory/symlink swap race never leaks the outside file (100,000 reads)', async () => {
+    const race = tempDir('boxbot-race-');
+    mkdirSync(join(race, 'real'));
+    writeFileSync(join(race, 'real', 'secret.txt'), 'inside\n');
+    symlinkSync(outside, join(race, 'evil'));
+    // The attacker swaps `sub` between the real directory and a symlink to the outside, as fast as it can.
+    const attacker = spawn(process.execPath, ['-e', `
+      const fs = require('fs'); const p = require('path'); const d = ${JSON.stringify(race)};
+      fs.renameSync(p.join(d, 'real'), p.join(d, 'sub'));
+      let swaps = 0;
+      for (;;) {
+        try { fs.renameSync(p.join(d, 'sub'), p.join(d, 'real')); fs.renameSync(p.join(d, 'evil'), p.join(d, 'sub'));
+              fs.renameSync(p.join(d, 'sub'), p.join(d, 'evil')); fs.renameSync(p.join(d, 'real'), p.join(d, 'sub')); swaps++; } catch {}
+        if (swaps % 1000 === 0) { const b = new SharedArrayBuffer(4); Atomics.wait(new Int32Array(b), 0, 0, 0); }
+      }`], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const g = grant({ args: ['race-read', 'sub/secret.txt', '100000'], mounts: [{ host: race, guest: '/', readOnly: true }] });
+      g.limits.timeoutMs = 300_000;
+      g.limits.fuel = undefined; // 100,000 opens in an interpreter exceed the default budget; the timeout still bounds it
+      const r = await sandbox.run(guest('fs-probe'), g);
+      assert.equal(r.trap, undefined, JSON.stringify(r.trap));
+      const counts = (JSON.parse(text(r.stdout)) as { value: Record<string, number> }).value;
+      const total = Object.values(counts).reduce((a, b) => a + b, 0);
+      console.log('race outcomes:', JSON.stringify(counts));
+      assert.equal(total, 100_000);
+      assert.equal(counts['content:TOP-SECRET'] ?? 0, 0, 'a read escaped the mount');
+      assert.ok((counts['content:inside'] ?? 0) > 0, 'the race was not exercised: no read succeeded');
+      assert.ok(Object.keys(counts).some((k) => k.startsWith('error:')), 'the race was not exercised: no read was refused');
+    } finally {
+      attacker.kill('SIGKILL');
+    }
+  });
+});
