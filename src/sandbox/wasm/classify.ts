@@ -91,6 +91,6 @@ export function classifyWasm(bytes: Uint8Array): WasmKind {
   } catch (e) {
     return { kind: 'invalid', reason: `malformed module: ${(e as Error).message}` };
   }
-  if (!WebAssembly.validate(bytes)) return { kind: 'invalid', reason: 'the module does not validate' };
+  if (!WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>)) return { kind: 'invalid', reason: 'the module does not validate' };
   return { kind: 'preview1-command' };
 }
