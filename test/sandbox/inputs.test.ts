@@ -47,6 +47,15 @@ describe('sandbox: inputs', () => {
     await assert.rejects(sandbox.run(guest('exit42'), g), /limits\.timeoutMs/);
   });
 
+  it('concurrent first calls of a new tool compile it once', async () => {
+    const { copyFileSync } = await import('node:fs');
+    const fresh = join(dir, 'fresh.wasm');
+    copyFileSync(guest('count'), fresh);
+    const [a, b, c] = await Promise.all([1, 2, 3].map(() => sandbox.prepare(fresh, 64 * 1024 * 1024)));
+    assert.equal(a!.modules, b!.modules);
+    assert.equal(b!.modules, c!.modules);
+  });
+
   it('a renamed copy of a tool reuses the compiled module; a changed file recompiles', async () => {
     const { copyFileSync } = await import('node:fs');
     const copy = join(dir, 'renamed.wasm');
