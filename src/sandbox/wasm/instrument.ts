@@ -86,18 +86,6 @@ function layoutOf(bytes: Uint8Array, sections: Section[]): Layout {
   return l;
 }
 
-function readU64(r: Reader): bigint {
-  let result = 0n;
-  let shift = 0n;
-  let b: number;
-  do {
-    b = r.byte();
-    result |= BigInt(b & 0x7f) << shift;
-    shift += 7n;
-  } while (b & 0x80);
-  return result;
-}
-
 function encU64(v: bigint): number[] {
   const out: number[] = [];
   do {
@@ -258,8 +246,8 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
         w.bytes(encU32(n));
         for (let i = 0; i < n; i++) {
           const flags = r.byte();
-          const min = readU64(r);
-          const max = flags & 1 ? readU64(r) : undefined;
+          const min = r.u64();
+          const max = flags & 1 ? r.u64() : undefined;
           const page = flags & 8 ? r.u32() : undefined;
           if (capPages === undefined || page !== undefined) {
             w.bytes([flags, ...encU64(min), ...(max !== undefined ? encU64(max) : []), ...(page !== undefined ? encU32(page) : [])]);

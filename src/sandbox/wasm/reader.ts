@@ -40,6 +40,19 @@ export class Reader {
     while (this.byte() & 0x80) if (++n > 10) throw new Error(`bad LEB128 at offset ${this.pos}`);
   }
 
+  /** Reads an unsigned LEB128 (up to 64 bits) as a bigint. */
+  u64(): bigint {
+    let result = 0n;
+    let shift = 0n;
+    let b: number;
+    do {
+      b = this.byte();
+      result |= BigInt(b & 0x7f) << shift;
+      shift += 7n;
+    } while (b & 0x80);
+    return result;
+  }
+
   /** Reads a signed LEB128 (up to 64 bits) as a bigint. */
   s64(): bigint {
     let result = 0n;
