@@ -76,6 +76,25 @@ describe('sandbox: network', () => {
     assert.deepEqual(await fetchAs(`http://rebind.test:${port}/again`, ['http://rebind.test:*'], ['127.0.0.2/32']), { ok: false, error: 'destination-IP-prohibited' });
   });
 
+  // Without the abort, the host would hold the connection for the broker's 10-minute limit and
+  // this test would hit its own timeout.
+  it('a call that times out mid-request aborts the request on the host side', { timeout: 60_000 }, async () => {
+    const patient = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1, net: { timeoutMs: 600_000 } });
+    after(() => patient.close());
+    const closed = new Promise<void>((resolve) => {
+      const slow = createServer((req) => req.socket.on('close', () => resolve()));
+      slow.listen(0, '127.0.0.1', async () => {
+        const slowPort = (slow.address() as AddressInfo).port;
+        const g = grant({ args: [`http://127.0.0.1:${slowPort}/hang`], network: { allow: ['http://127.0.0.1:*'], block: ['none'] } });
+        g.limits.timeoutMs = 1000;
+        const r = await patient.run(guest('net-probe'), g);
+        assert.equal(r.trap?.kind, 'timeout');
+        slow.close();
+      });
+    });
+    await closed;
+  });
+
   it('reports DNS failures as DNS errors', async () => {
     assert.deepEqual(await fetchAs(`http://nowhere.test:${port}/`, ['http://nowhere.test:*'], ['none']), { ok: false, error: 'DNS-error' });
   });
