@@ -16,6 +16,9 @@ const workerSource: URL | string = fromSource
   ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); })`
   : workerUrl;
 
+/** Bound on starting a worker and loading a tool into it (not part of the tool's timeout). */
+const LOAD_LIMIT_MS = 120_000;
+
 /** What the pool needs to run one call. */
 export interface PoolCall {
   prepared: PreparedComponent;
@@ -186,17 +189,24 @@ export class WorkerPool {
     const started = performance.now();
     const id = this.nextId++;
     let timer: NodeJS.Timeout | undefined;
+    // The tool's clock starts when its call is handed to the worker: starting a worker and
+    // loading a tool are the host's work, bounded separately (LOAD_LIMIT_MS).
+    let startClock: (ms: number, kind: 'timeout' | 'crash', message: string) => void = () => {};
     const timedOut = new Promise<SandboxResult>((resolve) => {
-      timer = setTimeout(() => {
-        resolve({
-          exitCode: 1,
-          stdout: new Uint8Array(0),
-          stderr: new Uint8Array(0),
-          durationMs: performance.now() - started,
-          trap: { kind: 'timeout', message: `timed out after ${call.timeoutMs} ms` },
-        });
-      }, call.timeoutMs);
+      startClock = (ms, kind, message) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          resolve({
+            exitCode: 1,
+            stdout: new Uint8Array(0),
+            stderr: new Uint8Array(0),
+            durationMs: performance.now() - started,
+            trap: { kind, message },
+          });
+        }, ms);
+      };
     });
+    startClock(LOAD_LIMIT_MS, 'crash', `the worker did not load the tool within ${LOAD_LIMIT_MS} ms`);
     const crashed = new Promise<SandboxResult>((resolve) => {
       slot.onExit = (reason) => {
         const i = this.slots.indexOf(slot);
@@ -215,10 +225,11 @@ export class WorkerPool {
         await slot.ready;
         await slot.load(call.prepared);
         slot.grant = call.message.network;
+        startClock(call.timeoutMs, 'timeout', `timed out after ${call.timeoutMs} ms`);
         return slot.call({ type: 'call', id, key: call.prepared.key, ...call.message });
       })();
       const result = await Promise.race([work, timedOut, crashed]);
-      if (result.trap?.kind === 'timeout' || slot.dead) await this.replace(slot);
+      if (result.trap?.kind === 'timeout' || result.trap?.kind === 'crash' || slot.dead) await this.replace(slot);
       job.resolve(result);
     } catch (e) {
       await this.replace(slot);
