@@ -1,25 +1,86 @@
-// Builds the bundled tools (tools/<name>/main.js) into WASI components at tools/dist/<name>.wasm.
-// Run by `npm install` (the `prepare` script); unchanged sources are not rebuilt.
-import { existsSync, readdirSync } from 'node:fs';
+// Builds the bundled tools into WASI components, run by `npm install` (the `prepare` script).
+// Each folder tools/<component>/ with a main.js is bundled by esbuild (its `wasi:*` imports
+// stay imports) and componentized once into tools/dist/components/<component>.wasm; every
+// tool name it lists in tool.json ({"tools": [...], "features": [...]}) gets a link
+// tools/dist/<name>.wasm to it, so tools sharing a runtime share one compiled component while
+// each keeps its own name (the guest sees it as argv[0]), help, level and grant.
+// Unchanged bundles are not rebuilt.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
 import { buildGuest } from './componentize.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const toolsDir = join(root, 'tools');
-const names = existsSync(toolsDir)
+const distDir = join(toolsDir, 'dist');
+const bundleDir = join(root, '.cache', 'tools');
+
+interface Manifest {
+  /** Tool names this component answers to (by argv[0]); default: the folder name. */
+  tools?: string[];
+  /** componentize-js features (stdio, random, clocks, http); default stdio, random, clocks. */
+  features?: string[];
+}
+
+const components = existsSync(toolsDir)
   ? readdirSync(toolsDir, { withFileTypes: true })
-      .filter((d) => d.isDirectory() && d.name !== 'dist' && existsSync(join(toolsDir, d.name, 'main.js')))
+      .filter((d) => d.isDirectory() && existsSync(join(toolsDir, d.name, 'main.js')))
       .map((d) => d.name)
       .sort()
   : [];
+
+/** Bundles main.js into one ES module; `wasi:` imports are left for componentize-js. */
+async function bundle(name: string, features: string[]): Promise<string> {
+  const out = await build({
+    entryPoints: [join(toolsDir, name, 'main.js')],
+    bundle: true,
+    format: 'esm',
+    platform: 'neutral',
+    target: 'es2022',
+    write: false,
+    external: ['wasi:*'],
+    mainFields: ['module', 'main'],
+    logLevel: 'error',
+  });
+  const code = out.outputFiles[0]!.text;
+  const imports = [...new Set([...code.matchAll(/from\s*["'](wasi:[^"']+)["']/g)].map((m) => m[1]!))].sort();
+  const header = [`// @features ${features.join(',')}`, ...(imports.length ? [`// @imports ${imports.join(', ')}`] : [])];
+  return `${header.join('\n')}\n${code}`;
+}
+
+async function link(name: string, component: string): Promise<void> {
+  const path = join(distDir, `${name}.wasm`);
+  const target = join('components', `${component}.wasm`);
+  try {
+    if ((await readlink(path)) === target) return;
+  } catch {
+    // absent or not a link
+  }
+  await rm(path, { force: true });
+  await symlink(target, path);
+}
+
+const names: string[] = [];
 let built = 0;
-for (const name of names) {
+await mkdir(join(distDir, 'components'), { recursive: true });
+await mkdir(bundleDir, { recursive: true });
+for (const component of components) {
+  const manifestPath = join(toolsDir, component, 'tool.json');
+  const manifest: Manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : {};
   const started = Date.now();
-  const r = await buildGuest(join(toolsDir, name, 'main.js'), join(toolsDir, 'dist', `${name}.wasm`));
+  const source = await bundle(component, manifest.features ?? ['stdio', 'random', 'clocks']);
+  const bundlePath = join(bundleDir, `${component}.js`);
+  await writeFile(bundlePath, source);
+  const r = await buildGuest(bundlePath, join(distDir, 'components', `${component}.wasm`), source);
   if (r.built) {
     built++;
-    console.log(`built tool ${name} (${Date.now() - started} ms)`);
+    console.log(`built tool component ${component} (${Date.now() - started} ms)`);
+  }
+  for (const name of manifest.tools ?? [component]) {
+    await link(name, component);
+    names.push(name);
   }
 }
-console.log(names.length ? `bundled tools: ${names.join(', ')} (${built} rebuilt)` : 'bundled tools: none yet');
+console.log(names.length ? `bundled tools: ${names.sort().join(', ')} (${built} components rebuilt)` : 'bundled tools: none yet');

@@ -90,9 +90,12 @@ async function buildWat(sourcePath: string, source: string): Promise<Uint8Array>
   }
 }
 
-/** Builds `sourcePath` (.js or .wat) into `outPath` unless the cached build is current. */
-export async function buildGuest(sourcePath: string, outPath: string): Promise<{ built: boolean }> {
-  const source = await readFile(sourcePath, 'utf8');
+/**
+ * Builds `sourcePath` (.js or .wat) into `outPath` unless the cached build is current.
+ * `source` overrides the file's text (a bundle written there by the caller).
+ */
+export async function buildGuest(sourcePath: string, outPath: string, source?: string): Promise<{ built: boolean }> {
+  source ??= await readFile(sourcePath, 'utf8');
   const kind = extname(sourcePath);
   const toolchain = kind === '.js' ? JSON.parse(await readFile(join(packageDir('@bytecodealliance/componentize-js'), 'package.json'), 'utf8')).version : 'wabt';
   const hash = createHash('sha256').update(toolchain).update('\0').update(source).digest('hex');
