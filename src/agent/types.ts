@@ -1,0 +1,62 @@
+// The agent's message model and the narrow provider interface every LLM backend implements.
+// Providers translate to and from these shapes; the loop never sees an SDK type.
+
+/** A piece of a message. Thinking blocks are kept verbatim (Anthropic requires them back). */
+export type ContentPart =
+  | { type: 'text'; text: string }
+  | { type: 'image'; mediaType: string; data: string /* base64 */ }
+  | { type: 'tool-call'; id: string; name: string; input: unknown }
+  | { type: 'tool-result'; id: string; name: string; content: string; isError: boolean }
+  | { type: 'thinking'; text: string; signature?: string; redacted?: boolean };
+
+/** One message of a conversation's history. Tool results travel in `user` messages. */
+export interface Message {
+  role: 'user' | 'assistant';
+  content: ContentPart[];
+}
+
+/** What the model may call: a name, a description and a JSON Schema for the input. */
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema: Record<string, unknown>;
+}
+
+/** One model call. `model` is the provider's own model id (without the `provider/` prefix). */
+export interface ModelRequest {
+  model: string;
+  system: string;
+  messages: Message[];
+  tools: ToolDefinition[];
+  maxOutputTokens?: number;
+  temperature?: number;
+  /** Anthropic extended thinking budget; ignored by providers without thinking. */
+  thinkingBudgetTokens?: number;
+}
+
+/** Token counts of one model call. */
+export interface Usage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/** Why the model stopped. */
+export type FinishReason = 'stop' | 'tool-calls' | 'max-tokens' | 'content-filter' | 'other';
+
+/** The stream a provider yields for one call. `tool-call` parts carry complete, parsed input. */
+export type StreamPart =
+  | { type: 'text-delta'; text: string }
+  | { type: 'thinking'; text: string; signature?: string; redacted?: boolean }
+  | { type: 'tool-call'; id: string; name: string; input: unknown }
+  | { type: 'usage'; usage: Usage }
+  | { type: 'finish'; reason: FinishReason }
+  | { type: 'error'; error: Error };
+
+/** An LLM backend. `stream` yields parts until `finish` (or throws a ProviderError). */
+export interface Provider {
+  /** The provider's name as used in `provider/model` strings (e.g. `anthropic`, `groq`). */
+  readonly name: string;
+  stream(request: ModelRequest, signal: AbortSignal): AsyncIterable<StreamPart>;
+}
