@@ -1,0 +1,19 @@
+// Tools implemented in TypeScript inside boxbot (ToolSearch, skill, agent, schedule): the same
+// shape the loop sees for WASM tools, with a level so the permission filter treats them alike.
+import type { PermissionLevel } from './help-parse.ts';
+import type { JsonSchema } from './schema.ts';
+
+/** The result of a built-in tool call. */
+export interface BuiltinResult {
+  content: string;
+  isError: boolean;
+}
+
+/** A tool that runs in the host process (it must not touch files, network or code itself). */
+export interface BuiltinTool {
+  name: string;
+  description: string;
+  inputSchema: JsonSchema | Record<string, unknown>;
+  permissionLevel: PermissionLevel;
+  run(input: Record<string, unknown>, ctx: { signal?: AbortSignal }): Promise<BuiltinResult>;
+}

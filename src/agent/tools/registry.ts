@@ -1,0 +1,205 @@
+// The tool registry: discovers .wasm tools in the bundled and extension directories, registers
+// each from its own help, and keeps them current as files come and go (hot reload). A broken
+// replacement is refused with a logged reason and the working version stays.
+// Example:
+//   const reg = createToolRegistry({ sandbox, cacheDir, dirs: [{ path: 'tools/dist', source: 'bundled' }] });
+//   await reg.start(); reg.get('read')?.spec.inputSchema
+import { watch, type FSWatcher } from 'node:fs';
+import { mkdir, readdir, stat } from 'node:fs/promises';
+import { basename, join, resolve } from 'node:path';
+import type { Logger } from '../../log.ts';
+import { silentLogger } from '../../log.ts';
+import type { Sandbox } from '../../sandbox/index.ts';
+import { buildSpec, ToolRefusedError, type ToolSpec } from './spec.ts';
+import { readCachedSpec, snapshot, writeCachedSpec } from './snapshot.ts';
+
+/** Where tools come from; extensions override bundled tools of the same name. */
+export type ToolSource = 'bundled' | 'extension';
+
+/** A registered tool: its spec and the immutable snapshot calls run from. */
+export interface RegisteredTool {
+  spec: ToolSpec;
+  blob: string;
+  source: ToolSource;
+}
+
+/** What changed in the registry. */
+export interface RegistryEvent {
+  type: 'added' | 'updated' | 'removed' | 'refused';
+  name: string;
+  file: string;
+  message?: string;
+}
+
+export interface ToolRegistryOptions {
+  sandbox: Sandbox;
+  dirs: { path: string; source: ToolSource }[];
+  /** Snapshots and cached specs live here (e.g. `<dataDir>/cache/tools`). */
+  cacheDir: string;
+  log?: Logger;
+  /** Watch the directories for changes (default true). */
+  watch?: boolean;
+  /** Quiet period after the last file event before a file is (re)registered. */
+  debounceMs?: number;
+}
+
+export interface ToolRegistry {
+  /** Scans the directories and starts watching them. */
+  start(): Promise<void>;
+  /** The tools in effect, sorted by name. */
+  list(): RegisteredTool[];
+  get(name: string): RegisteredTool | undefined;
+  /** Files currently refused, with the reason. */
+  problems(): { file: string; message: string }[];
+  onChange(listener: (e: RegistryEvent) => void): () => void;
+  /** Resolves once no file event is waiting or being processed. */
+  settled(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** Builds (or loads from cache) the spec of one file, as the tool `name`. Throws ToolRefusedError. */
+export async function registerFile(sandbox: Sandbox, file: string, cacheDir: string, name = basename(file, '.wasm')): Promise<{ spec: ToolSpec; blob: string; cached: boolean }> {
+  let snap;
+  try {
+    snap = await snapshot(file, join(cacheDir, 'blobs'));
+  } catch (e) {
+    throw new ToolRefusedError(file, `${file}: cannot read it: ${(e as Error).message}`);
+  }
+  const specDir = join(cacheDir, 'specs');
+  const cached = await readCachedSpec(specDir, snap.sha256, name);
+  if (cached) return { spec: { ...cached, file }, blob: snap.blob, cached: true };
+  let prepared;
+  try {
+    prepared = await sandbox.prepare(snap.blob, 256 * 1024 * 1024);
+  } catch (e) {
+    throw new ToolRefusedError(file, `${file} refused: it is not a usable WASI tool: ${(e as Error).message}`);
+  }
+  const spec = await buildSpec(sandbox, snap.blob, name, snap.sha256, prepared.imports, file);
+  await writeCachedSpec(specDir, spec);
+  return { spec, blob: snap.blob, cached: false };
+}
+
+/** Creates a registry; call `start()`. */
+export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
+  const log = opts.log ?? silentLogger;
+  const debounceMs = opts.debounceMs ?? 100;
+  const dirs = opts.dirs.map((d) => ({ ...d, path: resolve(d.path) }));
+  /** Registered tools by file path. */
+  const byFile = new Map<string, RegisteredTool>();
+  const refused = new Map<string, string>();
+  const listeners = new Set<(e: RegistryEvent) => void>();
+  const timers = new Map<string, NodeJS.Timeout>();
+  const chains = new Map<string, Promise<void>>();
+  const watchers: FSWatcher[] = [];
+  let closed = false;
+
+  const emit = (e: RegistryEvent) => {
+    for (const l of listeners) l(e);
+  };
+  const sourceOf = (file: string): ToolSource => dirs.find((d) => file.startsWith(`${d.path}/`))?.source ?? 'extension';
+
+  /** Brings one file's registration in line with the disk. Runs serialized per file. */
+  async function sync(file: string): Promise<void> {
+    if (closed) return;
+    const name = basename(file, '.wasm');
+    const previous = byFile.get(file);
+    let exists = true;
+    try {
+      exists = (await stat(file)).isFile();
+    } catch {
+      exists = false;
+    }
+    if (!exists) {
+      refused.delete(file);
+      if (previous) {
+        byFile.delete(file);
+        log.info({ tool: name, file }, 'tool removed');
+        emit({ type: 'removed', name, file });
+      }
+      return;
+    }
+    try {
+      const reg = await registerFile(opts.sandbox, file, opts.cacheDir, name);
+      if (closed) return;
+      refused.delete(file);
+      if (previous?.spec.sha256 === reg.spec.sha256) return;
+      byFile.set(file, { spec: reg.spec, blob: reg.blob, source: sourceOf(file) });
+      log.info({ tool: name, file, level: reg.spec.permissionLevel, cached: reg.cached }, previous ? 'tool updated' : 'tool registered');
+      emit({ type: previous ? 'updated' : 'added', name, file });
+    } catch (e) {
+      if (!(e instanceof ToolRefusedError)) throw e;
+      refused.set(file, e.message);
+      log.warn({ tool: name, file, reason: e.message }, previous ? 'tool replacement refused; the previous version stays' : 'tool refused');
+      emit({ type: 'refused', name, file, message: previous ? `${e.message} (the previous version stays registered)` : e.message });
+    }
+  }
+
+  function enqueue(file: string): Promise<void> {
+    const next = (chains.get(file) ?? Promise.resolve()).then(() => sync(file)).catch((e: unknown) => {
+      log.error({ file, err: e }, 'tool registration failed unexpectedly');
+    });
+    chains.set(file, next);
+    void next.then(() => {
+      if (chains.get(file) === next) chains.delete(file);
+    });
+    return next;
+  }
+
+  function schedule(file: string): void {
+    clearTimeout(timers.get(file));
+    timers.set(
+      file,
+      setTimeout(() => {
+        timers.delete(file);
+        void enqueue(file);
+      }, debounceMs),
+    );
+  }
+
+  const effective = (): Map<string, RegisteredTool> => {
+    const out = new Map<string, RegisteredTool>();
+    for (const source of ['bundled', 'extension'] as const) {
+      for (const t of byFile.values()) if (t.source === source) out.set(t.spec.name, t);
+    }
+    return out;
+  };
+
+  return {
+    async start() {
+      for (const d of dirs) {
+        await mkdir(d.path, { recursive: true });
+        const files = (await readdir(d.path)).filter((f) => f.endsWith('.wasm')).map((f) => join(d.path, f));
+        for (const f of files) await enqueue(f);
+        if (opts.watch !== false) {
+          const w = watch(d.path, (_event, filename) => {
+            if (filename && String(filename).endsWith('.wasm')) schedule(join(d.path, String(filename)));
+          });
+          w.on('error', (e) => log.error({ dir: d.path, err: e }, 'tool directory watch failed'));
+          watchers.push(w);
+        }
+      }
+      const shadowed = [...byFile.values()].filter((t) => t.source === 'bundled' && effective().get(t.spec.name)?.source === 'extension');
+      for (const t of shadowed) log.warn({ tool: t.spec.name }, 'an extension tool overrides the bundled tool of the same name');
+    },
+    list: () => [...effective().values()].sort((a, b) => a.spec.name.localeCompare(b.spec.name)),
+    get: (name) => effective().get(name),
+    problems: () => [...refused].map(([file, message]) => ({ file, message })),
+    onChange(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async settled() {
+      while (timers.size || chains.size) {
+        await new Promise((r) => setTimeout(r, Math.max(10, debounceMs / 2)));
+        await Promise.all(chains.values());
+      }
+    },
+    async close() {
+      closed = true;
+      for (const w of watchers) w.close();
+      for (const t of timers.values()) clearTimeout(t);
+      timers.clear();
+      await Promise.all(chains.values());
+    },
+  };
+}

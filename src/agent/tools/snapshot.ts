@@ -1,0 +1,70 @@
+// Immutable, content-addressed copies of tool files: a registered tool runs from its snapshot,
+// so a call that started on one version finishes on it even if the file is replaced meanwhile.
+// Also the cache of built specs, keyed by content hash, tool name and parser version.
+import { createHash } from 'node:crypto';
+import { createReadStream, createWriteStream } from 'node:fs';
+import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { pipeline } from 'node:stream/promises';
+import { Transform } from 'node:stream';
+import { SPEC_VERSION, type ToolSpec } from './spec.ts';
+
+/** A snapshot of a tool file. */
+export interface Snapshot {
+  blob: string;
+  sha256: string;
+}
+
+const byIdentity = new Map<string, Snapshot>();
+
+/** Copies `file` into `dir` as `<sha256>.wasm` (once per content); hashes what was copied. */
+export async function snapshot(file: string, dir: string): Promise<Snapshot> {
+  const st = await stat(file);
+  const identity = `${file}\0${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
+  const known = byIdentity.get(identity);
+  if (known) return known;
+  await mkdir(dir, { recursive: true });
+  const tmp = join(dir, `.incoming-${process.pid}-${Math.random().toString(36).slice(2)}`);
+  const hash = createHash('sha256');
+  try {
+    await pipeline(
+      createReadStream(file),
+      new Transform({
+        transform(chunk: Buffer, _enc, done) {
+          hash.update(chunk);
+          done(null, chunk);
+        },
+      }),
+      createWriteStream(tmp),
+    );
+    const sha256 = hash.digest('hex');
+    const blob = join(dir, `${sha256}.wasm`);
+    await rename(tmp, blob);
+    const snap = { blob, sha256 };
+    byIdentity.set(identity, snap);
+    return snap;
+  } catch (e) {
+    await rm(tmp, { force: true });
+    throw e;
+  }
+}
+
+const specPath = (dir: string, sha256: string, name: string) => join(dir, `${sha256}-${name}-v${SPEC_VERSION}.json`);
+
+/** A cached spec for this content and name, if any. */
+export async function readCachedSpec(dir: string, sha256: string, name: string): Promise<ToolSpec | undefined> {
+  try {
+    return JSON.parse(await readFile(specPath(dir, sha256, name), 'utf8')) as ToolSpec;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Stores a spec (atomically: write then rename). */
+export async function writeCachedSpec(dir: string, spec: ToolSpec): Promise<void> {
+  await mkdir(dir, { recursive: true });
+  const path = specPath(dir, spec.sha256, spec.name);
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, JSON.stringify(spec));
+  await rename(tmp, path);
+}

@@ -1,0 +1,125 @@
+// Builds a ToolSpec from a .wasm file: runs its `-h` and `--help` in the sandbox (no mounts,
+// no network), decodes and parses both, merges them, and refuses a component whose imports
+// exceed what it declares. Missing `PermissionLevel:` is read as the strictest, `Execute`.
+import { BoxbotError } from '../../errors.ts';
+import { DEFAULT_LIMITS, type Sandbox, type SandboxResult } from '../../sandbox/index.ts';
+import { decodeText } from './decode.ts';
+import { HelpError, mergeHelp, parseHelp, type HelpCommand, type HelpParam, type ParsedHelp, type PermissionLevel } from './help-parse.ts';
+import { inputSchemaOf, type JsonSchema } from './schema.ts';
+
+/** Bumped whenever parsing changes, so cached specs are rebuilt. */
+export const SPEC_VERSION = 1;
+
+/** Everything the registry knows about one tool (shared/design.md, "Tools describe themselves"). */
+export interface ToolSpec {
+  name: string;
+  version: string;
+  about: string;
+  longAbout: string;
+  keywords: string[];
+  permissionLevel: PermissionLevel;
+  /** Hosts the tool declares it needs (`*` = whatever the policy allows). */
+  network: string[];
+  inputSchema: JsonSchema;
+  commands: HelpCommand[];
+  /** Where it was found. */
+  file: string;
+  sha256: string;
+  /** How input maps to argv. */
+  params: HelpParam[];
+  /** The component's WASI imports. */
+  imports: string[];
+  /** Things worth knowing that did not refuse the tool (e.g. no PermissionLevel declared). */
+  notes: string[];
+}
+
+/** A tool was refused at registration; the message says why. */
+export class ToolRefusedError extends BoxbotError {
+  constructor(
+    readonly file: string,
+    message: string,
+  ) {
+    super('tool-refused', message);
+  }
+}
+
+/** Tool names the model APIs accept. */
+export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
+
+const HELP_LIMITS = { ...DEFAULT_LIMITS, timeoutMs: 10_000, maxOutputBytes: 256 * 1024 };
+
+/** Interfaces the sandbox provides; anything else cannot be satisfied. */
+const PROVIDED = /^wasi:(cli|clocks|random|io|filesystem|http|sockets)\//;
+
+/** Checks the component's imports against what the help declares; returns the refusal reason. */
+export function importsExceedDeclaration(imports: string[], level: PermissionLevel, network: string[]): string | undefined {
+  for (const name of imports) {
+    const bare = name.replace(/@.*$/, '');
+    if (!PROVIDED.test(bare)) return `it imports ${name}, which the sandbox does not provide`;
+    if ((bare === 'wasi:http/outgoing-handler' || bare.startsWith('wasi:sockets/')) && network.length === 0) {
+      return `it imports ${name} but declares no Network: hosts`;
+    }
+    if (bare.startsWith('wasi:filesystem/') && level === 'None') {
+      return `it imports ${name} but declares PermissionLevel: None (no files)`;
+    }
+  }
+  return undefined;
+}
+
+async function helpText(sandbox: Sandbox, file: string, name: string, flag: string): Promise<{ text?: string; why?: string }> {
+  let r: SandboxResult;
+  try {
+    r = await sandbox.run(file, { args: [flag], env: {}, mounts: [], network: { allow: [], block: ['private'] }, limits: HELP_LIMITS }, { name });
+  } catch (e) {
+    return { why: `it cannot run: ${(e as Error).message}` };
+  }
+  if (r.trap) return { why: `\`${flag}\` was stopped by the ${r.trap.kind} limit (${r.trap.message})` };
+  const text = decodeText(r.stdout.length ? r.stdout : r.stderr).text;
+  if (!text.trim()) return { why: `\`${flag}\` printed nothing (exit code ${r.exitCode})` };
+  return { text };
+}
+
+/** Runs the help of `file` (as `name`) and builds its spec; throws ToolRefusedError with the reason. */
+export async function buildSpec(sandbox: Sandbox, file: string, name: string, sha256: string, imports: string[], sourceFile = file): Promise<ToolSpec> {
+  if (!TOOL_NAME.test(name)) throw new ToolRefusedError(sourceFile, `${sourceFile}: the tool name ${JSON.stringify(name)} must be 1-64 letters, digits, _ or -`);
+  const reasons: string[] = [];
+  const parse = (flag: string, h: { text?: string; why?: string }): ParsedHelp | undefined => {
+    if (h.text === undefined) {
+      reasons.push(h.why!);
+      return undefined;
+    }
+    try {
+      return parseHelp(h.text);
+    } catch (e) {
+      if (!(e instanceof HelpError)) throw e;
+      reasons.push(`\`${flag}\`: ${e.message}`);
+      return undefined;
+    }
+  };
+  const short = parse('-h', await helpText(sandbox, file, name, '-h'));
+  const long = parse('--help', await helpText(sandbox, file, name, '--help'));
+  if (!short && !long) throw new ToolRefusedError(sourceFile, `${sourceFile} refused: ${reasons.join('; ')}`);
+  const help = mergeHelp(short, long);
+  const notes: string[] = [];
+  const permissionLevel = help.permissionLevel ?? 'Execute';
+  if (!help.permissionLevel) notes.push('no PermissionLevel: declared, so it is treated as Execute');
+  const refusal = importsExceedDeclaration(imports, permissionLevel, help.network);
+  if (refusal) throw new ToolRefusedError(sourceFile, `${sourceFile} refused: ${refusal}`);
+  return {
+    name,
+    version: help.version ?? '0.0.0',
+    about: help.about || help.longAbout.split('\n')[0] || name,
+    longAbout: help.longAbout,
+    keywords: help.keywords,
+    permissionLevel,
+    network: help.network,
+    inputSchema: inputSchemaOf(help.params, help.commands),
+    commands: help.commands,
+    file: sourceFile,
+    sha256,
+    params: help.params,
+    imports,
+    notes,
+  };
+}
+
