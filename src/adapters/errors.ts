@@ -1,0 +1,42 @@
+// Adapter failures, with grammY's distinction kept: "the platform said no" (ApiError: a status
+// and description, retryable only on 429/5xx) is not "the network failed" (NetworkError).
+import { BoxbotError } from '../errors.ts';
+import type { Platform } from './types.ts';
+
+/** Any adapter failure; `channel` names the platform. */
+export class AdapterError extends BoxbotError {
+  constructor(
+    readonly channel: Platform,
+    code: string,
+    message: string,
+    retryable = false,
+    /** When the platform said how long to wait (429 retry_after), in ms. */
+    readonly retryAfterMs?: number,
+  ) {
+    super(code, `${channel}: ${message}`, retryable);
+  }
+}
+
+/** The platform answered and refused (bad request, forbidden, rate limited...). */
+export class AdapterApiError extends AdapterError {
+  constructor(
+    channel: Platform,
+    readonly status: number,
+    readonly description: string,
+    retryAfterMs?: number,
+  ) {
+    super(channel, status === 429 ? 'rate-limited' : 'api-error', `the API said ${status}: ${description}`, status === 429 || status >= 500, retryAfterMs);
+  }
+
+  /** True when the platform rejected the message's markup (the gateway retries as plain text). */
+  get isMarkupError(): boolean {
+    return this.status === 400 && /pars|entit|markup|format|html|mrkdwn|invalid_blocks/i.test(this.description);
+  }
+}
+
+/** The platform could not be reached (DNS, connection, timeout). Always retryable. */
+export class AdapterNetworkError extends AdapterError {
+  constructor(channel: Platform, message: string) {
+    super(channel, 'network-error', `network failure: ${message}`, true);
+  }
+}

@@ -1,0 +1,16 @@
+// Public names of the adapter layer: the one message shape, the adapter interface, keys, errors.
+export type {
+  AdapterCapabilities,
+  AdapterRoute,
+  AdapterState,
+  Attachment,
+  ChannelAdapter,
+  InboundMessage,
+  InboundSink,
+  OutboundTarget,
+  Platform,
+  SendOptions,
+  SentMessage,
+} from './types.ts';
+export { decodeConversationKey, encodeConversationKey, targetOf, ConversationKeyError, type ConversationRef } from './conversation-key.ts';
+export { AdapterError, AdapterApiError, AdapterNetworkError } from './errors.ts';

@@ -1,0 +1,116 @@
+// The one shape every chat platform is turned into, and the one interface every adapter
+// implements. Adapters never import the agent; the gateway is where they meet.
+
+/** The platforms boxbot speaks (the first part of every conversation key). */
+export type Platform = 'telegram' | 'discord' | 'slack' | 'web' | 'terminal';
+
+/** A file attached to an inbound message; fetched lazily by whoever needs its bytes. */
+export interface Attachment {
+  id: string;
+  name?: string;
+  mimeType?: string;
+  size?: number;
+  url?: string;
+}
+
+/** Every platform event that should reach the agent becomes one of these (shared/design.md). */
+export interface InboundMessage {
+  /** Platform event id, unique per platform (used to drop redeliveries): e.g. `telegram:update:123`. */
+  id: string;
+  platform: Platform;
+  /** `<platform>:<...ids>`; see conversation-key.ts. */
+  conversationKey: string;
+  chatId: string;
+  threadId?: string;
+  /** The platform message id of this message (replies thread to it). */
+  messageId?: string;
+  userId: string;
+  userName: string;
+  /** Text with the bot's own mention removed. */
+  text: string;
+  isDirect: boolean;
+  /** The bot was @mentioned, replied to, or addressed by a command. */
+  mentionsBot: boolean;
+  attachments: Attachment[];
+  /** ISO timestamp. */
+  receivedAt: string;
+  /** The platform payload, for logs and debugging only (never sent to a tool or model). */
+  raw: unknown;
+}
+
+/** Where a reply goes. Produced from an InboundMessage or decoded from a conversation key. */
+export interface OutboundTarget {
+  conversationKey: string;
+  chatId: string;
+  threadId?: string;
+  /** Reply to this platform message (where the platform supports replies). */
+  replyToMessageId?: string;
+}
+
+/** What a platform can do; the gateway picks fallbacks from this instead of asking "is this Telegram?". */
+export interface AdapterCapabilities {
+  /** Messages can be edited (streamed replies are edits of one message). */
+  edit: boolean;
+  /** A typing indicator exists. */
+  typing: boolean;
+  /** Replies can go into threads/topics. */
+  threads: boolean;
+  /** Longest text of one message, in the platform's counting. */
+  maxTextLength: number;
+  /** Minimum interval between edits of one message while streaming (ms). */
+  editIntervalMs: number;
+  /** How long one typing signal lasts before it must be renewed (ms). */
+  typingIntervalMs: number;
+}
+
+/** The platform's id for a message the bot sent (for later edits and receipts). */
+export interface SentMessage {
+  messageId: string;
+}
+
+/** Options of one send/edit. `markdown` text is rendered by the adapter's format.ts. */
+export interface SendOptions {
+  /** `markdown` (default): render to the platform's markup; `plain`: send as is. */
+  format?: 'markdown' | 'plain';
+}
+
+/** Receives every normalized message; resolves once the message is accepted (persisted). */
+export type InboundSink = (message: InboundMessage) => Promise<void>;
+
+/** Small persistent state an adapter needs (polling offsets), backed by the store. */
+export interface AdapterState {
+  get(key: string): Promise<unknown>;
+  set(key: string, value: unknown): Promise<void>;
+}
+
+/** A route an adapter serves on the gateway's HTTP server (webhooks). */
+export interface AdapterRoute {
+  method: 'POST' | 'GET';
+  /** Path under the server root, e.g. `/webhooks/telegram`. */
+  path: string;
+  /** Gets the raw body (signature checks need it) and answers with status, headers and body. */
+  handle(req: { headers: Record<string, string | string[] | undefined>; rawBody: Buffer }): Promise<{ status: number; headers?: Record<string, string>; body?: string }>;
+}
+
+/**
+ * A chat platform. `start` connects (polling, websocket or webhook routes) and feeds every
+ * message to the sink; `send`/`edit`/`typing` talk back. Failures throw AdapterError.
+ */
+export interface ChannelAdapter {
+  readonly platform: Platform;
+  readonly capabilities: AdapterCapabilities;
+  /** Connects and starts delivering messages to `sink`. Resolves when connected. */
+  start(sink: InboundSink): Promise<void>;
+  /** Disconnects; after it resolves no more messages reach the sink. */
+  stop(): Promise<void>;
+  /** Sends one message (text within maxTextLength; the gateway splits longer answers). */
+  send(target: OutboundTarget, text: string, opts?: SendOptions): Promise<SentMessage>;
+  /** Replaces the text of a message the bot sent. */
+  edit(target: OutboundTarget, messageId: string, text: string, opts?: SendOptions): Promise<void>;
+  /** Shows a typing indicator once (the gateway renews it every typingIntervalMs). */
+  typing(target: OutboundTarget): Promise<void>;
+  /** HTTP routes (webhook mode); empty when the adapter uses a socket or polling. */
+  routes(): AdapterRoute[];
+  /** The bot's own identity once started (for `/whoami` and logs). */
+  identity(): { id: string; name: string } | undefined;
+}

@@ -1,0 +1,39 @@
+// Secrets and endpoint overrides from the environment: the only reader of process.env besides
+// load.ts. Secrets never live in the config file, and nothing here is ever logged.
+
+/** The variables boxbot reads (shared/design.md, "Configuration"). */
+export const SECRET_VARIABLES = [
+  'OPENAI_API_KEY',
+  'OPENAI_BASE_URL',
+  'ANTHROPIC_API_KEY',
+  'ANTHROPIC_BASE_URL',
+  'TELEGRAM_BOT_TOKEN',
+  'TELEGRAM_WEBHOOK_SECRET',
+  'DISCORD_BOT_TOKEN',
+  'SLACK_BOT_TOKEN',
+  'SLACK_APP_TOKEN',
+  'SLACK_SIGNING_SECRET',
+  'BOXBOT_ADMIN_TOKEN',
+] as const;
+
+/** Environment values by name; provider presets may name further key variables (e.g. GROQ_API_KEY). */
+export type Secrets = Readonly<Record<string, string | undefined>>;
+
+/**
+ * Reads secrets from `env` (default: the process environment). Empty strings count as unset.
+ * The returned object is frozen; pass it down instead of reading process.env elsewhere.
+ */
+export function readSecrets(env: NodeJS.ProcessEnv = process.env): Secrets {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) {
+    if (v !== undefined && v !== '' && (/_API_KEY$|_BASE_URL$|_TOKEN$|_SECRET$/.test(k) || (SECRET_VARIABLES as readonly string[]).includes(k))) out[k] = v;
+  }
+  return Object.freeze(out);
+}
+
+/** Every secret value, for redaction: a string containing one of these is never logged or sent to a chat. */
+export function secretValues(secrets: Secrets): string[] {
+  return Object.entries(secrets)
+    .filter(([k, v]) => v && v.length >= 8 && !/_BASE_URL$/.test(k))
+    .map(([, v]) => v!);
+}

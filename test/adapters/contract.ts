@@ -1,0 +1,163 @@
+// The contract every channel adapter runs (Hono's common-case pattern): each platform's test
+// file supplies a harness over its emulator, which speaks the platform's real wire protocol to
+// the real client library, and calls `adapterContract`. Platform specifics live in that file.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { decodeConversationKey } from '../../src/adapters/conversation-key.ts';
+import { AdapterApiError } from '../../src/adapters/errors.ts';
+import type { ChannelAdapter, InboundMessage } from '../../src/adapters/types.ts';
+
+/** A message the bot sent, as the emulator holds it (latest text after edits). */
+export interface EmulatedBotMessage {
+  chatId: string;
+  threadId?: string;
+  messageId: string;
+  text: string;
+  edits: number;
+}
+
+/** What a platform test provides: its adapter wired to a running emulator. */
+export interface AdapterHarness {
+  adapter: ChannelAdapter;
+  /** A user message delivered by the emulator the way the platform would (socket, poll or webhook). */
+  userSays(opts: { text: string; direct?: boolean; mention?: boolean; userId?: string; userName?: string; fromBot?: boolean; threadId?: string }): Promise<void>;
+  /** An event the adapter must survive and drop (wrong shape, missing fields). */
+  sendMalformed(): Promise<void>;
+  /** The target of the direct chat and of the group chat userSays uses. */
+  directTarget(): { chatId: string; conversationKey: string };
+  groupTarget(): { chatId: string; conversationKey: string };
+  /** Everything the bot has posted, in order. */
+  botMessages(): EmulatedBotMessage[];
+  /** Typing signals received. */
+  typingCount(): number;
+  /** The next `n` send calls are answered 429 with this retry-after. */
+  rateLimitNext(n: number, retryAfterMs: number): void;
+  close(): Promise<void>;
+}
+
+/** Waits until `pred` holds, polling; fails with `what` after `ms`. */
+export async function until(pred: () => boolean, what: string, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+/** Runs the shared adapter contract against `setup()`'s harness. */
+export function adapterContract(platform: string, setup: () => Promise<AdapterHarness>): void {
+  describe(`${platform} adapter contract`, () => {
+    let h: AdapterHarness;
+    const got: InboundMessage[] = [];
+    before(async () => {
+      h = await setup();
+      await h.adapter.start(async (m) => {
+        got.push(m);
+      });
+    });
+    after(async () => {
+      await h.adapter.stop();
+      await h.close();
+    });
+
+    test('a direct message arrives normalized with a decodable conversation key', async () => {
+      got.length = 0;
+      await h.userSays({ text: 'hello there', direct: true, userId: '4242', userName: 'ada' });
+      await until(() => got.length === 1, 'the direct message');
+      const m = got[0]!;
+      assert.equal(m.platform, platform);
+      assert.equal(m.isDirect, true);
+      assert.equal(m.text, 'hello there');
+      assert.equal(m.userId, '4242');
+      assert.ok(m.id.length > 0);
+      assert.equal(m.conversationKey, h.directTarget().conversationKey);
+      assert.equal(decodeConversationKey(m.conversationKey).platform, platform);
+      assert.ok(!Number.isNaN(Date.parse(m.receivedAt)));
+    });
+
+    test('a group mention arrives with mentionsBot and without the mention text', async () => {
+      got.length = 0;
+      await h.userSays({ text: 'what is up', mention: true });
+      await until(() => got.length === 1, 'the mention');
+      const m = got[0]!;
+      assert.equal(m.isDirect, false);
+      assert.equal(m.mentionsBot, true);
+      assert.equal(m.text, 'what is up');
+      assert.equal(m.conversationKey.startsWith(h.groupTarget().conversationKey), true);
+    });
+
+    test('a group message without a mention is not presented as addressed to the bot', async () => {
+      got.length = 0;
+      await h.userSays({ text: 'just chatting', mention: false });
+      await h.userSays({ text: 'marker', mention: true });
+      await until(() => got.some((m) => m.text === 'marker'), 'the marker message');
+      for (const m of got.filter((x) => x.text === 'just chatting')) assert.equal(m.mentionsBot, false);
+    });
+
+    test("other bots' messages never reach the sink", async () => {
+      got.length = 0;
+      await h.userSays({ text: 'beep from a bot', direct: true, fromBot: true });
+      await h.userSays({ text: 'marker 2', direct: true });
+      await until(() => got.some((m) => m.text === 'marker 2'), 'the marker message');
+      assert.equal(got.some((m) => m.text === 'beep from a bot'), false);
+    });
+
+    test('a malformed event is dropped and the adapter keeps working', async () => {
+      got.length = 0;
+      await h.sendMalformed();
+      await h.userSays({ text: 'after the bad one', direct: true });
+      await until(() => got.some((m) => m.text === 'after the bad one'), 'the message after the malformed one');
+      assert.equal(got.length, 1);
+    });
+
+    test('send, edit and typing reach the platform', async () => {
+      const target = h.directTarget();
+      const before = h.botMessages().length;
+      const sent = await h.adapter.send(target, 'first draft', { format: 'plain' });
+      assert.ok(sent.messageId);
+      await h.adapter.edit(target, sent.messageId, 'final text', { format: 'plain' });
+      const typingBefore = h.typingCount();
+      await h.adapter.typing(target);
+      const mine = h.botMessages().slice(before);
+      assert.equal(mine.length, 1);
+      assert.equal(mine[0]!.messageId, sent.messageId);
+      assert.equal(mine[0]!.text, 'final text');
+      assert.equal(mine[0]!.chatId, target.chatId);
+      assert.ok(mine[0]!.edits >= 1);
+      assert.equal(h.typingCount(), typingBefore + (h.adapter.capabilities.typing ? 1 : 0));
+    });
+
+    test('a message at the platform limit is accepted whole', async () => {
+      const text = 'x'.repeat(h.adapter.capabilities.maxTextLength);
+      const sent = await h.adapter.send(h.directTarget(), text, { format: 'plain' });
+      assert.equal(h.botMessages().find((m) => m.messageId === sent.messageId)?.text, text);
+    });
+
+    test('a 429 surfaces as a retryable AdapterApiError with the retry-after, and nothing is posted', async () => {
+      const before = h.botMessages().length;
+      h.rateLimitNext(1, 1500);
+      await assert.rejects(h.adapter.send(h.directTarget(), 'too fast', { format: 'plain' }), (e: unknown) => {
+        assert.ok(e instanceof AdapterApiError, `expected AdapterApiError, got ${String(e)}`);
+        assert.equal(e.status, 429);
+        assert.equal(e.retryable, true);
+        assert.ok(e.retryAfterMs !== undefined && e.retryAfterMs >= 1000, `retryAfterMs ${e.retryAfterMs}`);
+        return true;
+      });
+      assert.equal(h.botMessages().length, before);
+      await h.adapter.send(h.directTarget(), 'now fine', { format: 'plain' });
+      assert.equal(h.botMessages().at(-1)?.text, 'now fine');
+    });
+
+    test('after stop, no message reaches the sink', async () => {
+      await h.adapter.stop();
+      got.length = 0;
+      await h.userSays({ text: 'while stopped', direct: true }).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 200));
+      assert.equal(got.length, 0);
+      // Restart for the remaining suites of the file (start must be callable again).
+      await h.adapter.start(async (m) => {
+        got.push(m);
+      });
+    });
+  });
+}
