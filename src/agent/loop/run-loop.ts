@@ -1,0 +1,142 @@
+// The turn loop: model call → next step → tools or continuation → ... until a final answer, a
+// limit (turns, budget, output tokens), cancellation, the total timeout or an error. Each step
+// lives in its own file; this one only sequences them.
+// Example:
+//   const r = await runLoop({ provider, model: 'gpt-4o', system, messages, tools, meter });
+//   r.outcome === 'final' && console.log(r.text);
+import type { Logger } from '../../log.ts';
+import { silentLogger } from '../../log.ts';
+import type { Message, Provider } from '../types.ts';
+import { compact, DEFAULT_CONTEXT_WINDOW, needsCompaction } from './compaction.ts';
+import { totalUsd, type CostMeter } from './cost-meter.ts';
+import { modelStep, type ModelTurn } from './model-step.ts';
+import { nextStep } from './next-step.ts';
+import { createRunSignal } from './run-signal.ts';
+import { skippedResults, toolStep } from './tool-step.ts';
+import type { ToolSet } from './tool-set.ts';
+import type { AgentEvent, AgentResult, EventSink, Outcome, ToolCallRecord } from './types.ts';
+
+/** Default limit on model calls per run. */
+export const DEFAULT_MAX_TURNS = 50;
+
+/** The user turn that asks a cut-off reply to go on. */
+export const CONTINUE_PROMPT = 'Your previous reply was cut off by the output token limit. Continue exactly where it stopped, without repeating anything.';
+
+/** Everything one run of the loop needs; no SDK or chat-platform types. */
+export interface LoopOptions {
+  provider: Provider;
+  /** The provider's own model id (no `provider/` prefix). */
+  model: string;
+  /** `provider/model`, passed to `costOf`; default `${provider.name}/${model}`. */
+  modelId?: string;
+  system: string;
+  /** History plus the new input. */
+  messages: Message[];
+  tools: ToolSet;
+  meter: CostMeter;
+  maxTurns?: number;
+  maxOutputTokens?: number;
+  /** Tokens; default 128,000. */
+  contextWindow?: number;
+  toolResultCharBudget?: number;
+  signal?: AbortSignal;
+  /** Total time for the run, model and tools included. */
+  timeoutMs?: number;
+  onEvent?: EventSink;
+  logger?: Logger;
+}
+
+/** Runs the loop to its end; never throws (a failure is outcome `error`). */
+export async function runLoop(o: LoopOptions): Promise<AgentResult> {
+  const log = o.logger ?? silentLogger;
+  const modelId = o.modelId ?? `${o.provider.name}/${o.model}`;
+  const maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
+  const compaction = { contextWindow: o.contextWindow ?? DEFAULT_CONTEXT_WINDOW, ...(o.toolResultCharBudget !== undefined ? { toolResultCharBudget: o.toolResultCharBudget } : {}) };
+  const run = createRunSignal(o.signal, o.timeoutMs);
+  const emit: EventSink = (e: AgentEvent) => {
+    try {
+      o.onEvent?.(e);
+    } catch (err) {
+      log.warn({ err, event: e.type }, 'an event listener threw; the run goes on');
+    }
+  };
+  let messages = [...o.messages];
+  const records: ToolCallRecord[] = [];
+  let turns = 0;
+  let recoveries = 0;
+  let text = '';
+
+  const finish = (outcome: Outcome, error?: string): AgentResult => {
+    run.dispose();
+    const cost = o.meter.figures();
+    emit({ type: 'done', outcome });
+    log.info({ outcome, turns, usage: o.meter.usage, cost, model: modelId }, 'agent run ended');
+    return { text, outcome, toolCalls: records, usage: o.meter.usage, costUsd: totalUsd(cost), cost, messages, turns, ...(error ? { error } : {}) };
+  };
+
+  try {
+    if (o.meter.exceeded()) return finish('budget-exceeded');
+    for (;;) {
+      const tools = o.tools.definitions();
+      if (needsCompaction(o.system, messages, tools, compaction)) {
+        const c = compact(messages);
+        messages = c.messages;
+        if (c.results) emit({ type: 'compacted', removedChars: c.removedChars, results: c.results });
+      }
+      turns++;
+      emit({ type: 'turn-start', turn: turns });
+      const partial: { turn?: ModelTurn } = {};
+      let turn: ModelTurn;
+      try {
+        turn = await modelStep(o.provider, { model: o.model, system: o.system, messages, tools, ...(o.maxOutputTokens ? { maxOutputTokens: o.maxOutputTokens } : {}) }, run.signal, emit, partial);
+      } catch (e) {
+        const why = run.reason();
+        if (!why) throw e;
+        // Keep what was said before the stop; drop half-received tool calls.
+        const said = partial.turn?.message.content.filter((p) => p.type === 'text') ?? [];
+        if (said.length) messages.push({ role: 'assistant', content: said });
+        text = recoveries > 0 ? text + (partial.turn?.text ?? '') : (partial.turn?.text ?? '');
+        o.meter.add(modelId, partial.turn?.usage);
+        return finish(why);
+      }
+      o.meter.add(modelId, turn.usage);
+      if (turn.message.content.length) messages.push(turn.message);
+      text = recoveries > 0 ? text + turn.text : turn.text;
+      const next = nextStep({
+        aborted: run.reason(),
+        finish: turn.finish,
+        toolCalls: turn.toolCalls.length,
+        turns,
+        maxTurns,
+        recoveries,
+        budgetExceeded: o.meter.exceeded(),
+      });
+      switch (next.type) {
+        case 'run-again': {
+          recoveries = 0;
+          const r = await toolStep(turn.toolCalls, o.tools, run.signal, emit);
+          messages.push(r.message);
+          records.push(...r.records);
+          const why = run.reason();
+          if (why) return finish(why);
+          break;
+        }
+        case 'recover-max-tokens':
+          recoveries = next.attempt;
+          emit({ type: 'recovering', attempt: next.attempt });
+          messages.push({ role: 'user', content: [{ type: 'text', text: CONTINUE_PROMPT }] });
+          break;
+        default: {
+          if (turn.toolCalls.length) {
+            const why = next.type === 'budget-exceeded' ? 'the session budget is spent' : next.type === 'max-turns' ? `the run reached its limit of ${maxTurns} turns` : 'the run was stopped';
+            messages.push(skippedResults(turn.toolCalls, why));
+          }
+          return finish(next.type);
+        }
+      }
+    }
+  } catch (e) {
+    log.error({ err: e, model: modelId }, 'agent run failed');
+    return finish('error', (e as Error).message || String(e));
+  }
+}

@@ -1,0 +1,66 @@
+// The loop's vocabulary: what a run ends with (outcome and result), the explicit next step after
+// each model call, and the events a UI streams from. Plain data, no SDK or chat-platform types.
+import type { Message, Usage } from '../types.ts';
+
+/** How a run ended. `max-tokens`: the reply was still cut off after 3 continuations. */
+export type Outcome = 'final' | 'max-turns' | 'max-tokens' | 'budget-exceeded' | 'cancelled' | 'timeout' | 'error';
+
+/** What the loop does after a model call; decided by one pure function (next-step.ts). */
+export type NextStep =
+  | { type: 'final' }
+  | { type: 'run-again' }
+  | { type: 'recover-max-tokens'; attempt: number }
+  | { type: 'max-tokens' }
+  | { type: 'max-turns' }
+  | { type: 'budget-exceeded' }
+  | { type: 'cancelled' }
+  | { type: 'timeout' };
+
+/** One tool call the model made, as reported in the result. */
+export interface ToolCallRecord {
+  name: string;
+  input: unknown;
+  isError: boolean;
+}
+
+/** The spending figures of a run (children included). */
+export interface CostFigures {
+  /** Sum of the calls whose cost is known. */
+  knownUsd: number;
+  /** Model calls whose cost is unknown (no price for the model); they are not counted as zero. */
+  unknownCalls: number;
+  limitUsd?: number;
+}
+
+/** What a run returns; `boxbot ask --format json` prints it without `messages`. */
+export interface AgentResult {
+  /** The final answer (the text of the last model turn(s); continuations are joined). */
+  text: string;
+  outcome: Outcome;
+  toolCalls: ToolCallRecord[];
+  /** Tokens of every model call of the run, sub-agents included. */
+  usage: Usage;
+  /** Cost in USD, sub-agents included; null when some call's cost is unknown. */
+  costUsd: number | null;
+  cost: CostFigures;
+  /** The whole conversation after the run (history, input, new messages), as compacted. */
+  messages: Message[];
+  /** Model calls made by this loop (not counting sub-agents). */
+  turns: number;
+  /** Set when outcome is `error`: one line naming what failed. */
+  error?: string;
+}
+
+/** Events for a UI. Statuses are short human lines ("reading src/main.ts…"), never raw payloads. */
+export type AgentEvent =
+  | { type: 'turn-start'; turn: number }
+  | { type: 'text-delta'; text: string }
+  | { type: 'thinking' }
+  | { type: 'tool-start'; id: string; name: string; status: string; agentId?: string }
+  | { type: 'tool-end'; id: string; name: string; status: string; isError: boolean; durationMs: number; agentId?: string }
+  | { type: 'compacted'; removedChars: number; results: number }
+  | { type: 'recovering'; attempt: number }
+  | { type: 'done'; outcome: Outcome };
+
+/** Receives events; a throwing listener never breaks the loop. */
+export type EventSink = (event: AgentEvent) => void;
