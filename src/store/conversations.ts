@@ -1,0 +1,82 @@
+// Conversation sessions: one document per key at `conversations/<shard>/<name>.json`, so a
+// write touches one small file whatever the number of conversations, and no index exists.
+import type { Message } from '../agent/types.ts';
+import { UNCHANGED, type DocSpec, type Documents } from './documents.ts';
+import { StoreCorruptError } from './errors.ts';
+import { checkKey, decodeName, encodeName, SHARDS, shardOf } from './names.ts';
+import { conversationSchema } from './schemas.ts';
+import type { Conversation, ConversationStore } from './types.ts';
+
+const DIR = 'conversations';
+
+function spec(key: string): DocSpec {
+  checkKey(key, 'conversation key');
+  return {
+    path: `${DIR}/${shardOf(key)}/${encodeName(key)}.json`,
+    schema: conversationSchema,
+    check: (data) => ((data as Conversation).key === key ? undefined : `holds conversation ${JSON.stringify((data as Conversation).key)}`),
+  };
+}
+
+/** The platform a key belongs to: its first `:`-separated segment. */
+export function platformOf(key: string): string {
+  const i = key.indexOf(':');
+  return i < 0 ? key : key.slice(0, i);
+}
+
+/** Conversations kept as documents. */
+export function createConversations(docs: Documents, now: () => number): ConversationStore {
+  const stamp = (): string => new Date(now()).toISOString();
+
+  function write(key: string, change: (messages: Message[]) => Message[]): Promise<Conversation> {
+    return docs
+      .update<Conversation>(spec(key), (cur) => {
+        const at = stamp();
+        const base = cur ?? { key, platform: platformOf(key), createdAt: at, updatedAt: at, messages: [] };
+        return { ...base, updatedAt: at, messages: change(base.messages) };
+      })
+      .then((c) => c as Conversation);
+  }
+
+  return {
+    get: (key) => docs.read<Conversation>(spec(key)),
+    append: (key, messages) => write(key, (old) => [...old, ...messages]),
+    setMessages: (key, messages) => write(key, () => [...messages]),
+    async reset(key) {
+      await docs.update<Conversation>(spec(key), (cur) => (cur ? { ...cur, updatedAt: stamp(), messages: [] } : UNCHANGED));
+    },
+    async delete(key) {
+      let existed = false;
+      await docs.update<Conversation>(spec(key), (cur) => {
+        existed = cur !== undefined;
+        return undefined;
+      });
+      return existed;
+    },
+    async keys() {
+      const out: string[] = [];
+      // Shards are listed a few at a time: enough to overlap I/O without flooding it.
+      for (let i = 0; i < SHARDS.length; i += 16) {
+        const lists = await Promise.all(SHARDS.slice(i, i + 16).map((s) => docs.files.list(`${DIR}/${s}`).then((names) => ({ s, names }))));
+        for (const { s, names } of lists) {
+          for (const name of names) {
+            if (!name.endsWith('.json')) continue;
+            const stem = name.slice(0, -5);
+            const key = decodeName(stem);
+            if (key !== undefined) out.push(key);
+            else if (stem.startsWith('~')) {
+              // A long key: its name is a hash, the key is inside.
+              try {
+                const c = await docs.read<Conversation>({ path: `${DIR}/${s}/${name}`, schema: conversationSchema });
+                if (c) out.push(c.key);
+              } catch (e) {
+                if (!(e instanceof StoreCorruptError)) throw e; // reported and moved aside already
+              }
+            }
+          }
+        }
+      }
+      return out.sort();
+    },
+  };
+}

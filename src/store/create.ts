@@ -1,0 +1,61 @@
+// The two backends: files under a data directory (the default, through lowdb) and memory
+// (tests). Both run the same store logic over a different byte layer.
+import { silentLogger } from '../log.ts';
+import { createConversations } from './conversations.ts';
+import { createDedupe } from './dedupe.ts';
+import { createDiskFiles } from './disk-files.ts';
+import { createDocuments } from './documents.ts';
+import type { Files } from './files.ts';
+import { createInboundJournal } from './inbound.ts';
+import { createJobs } from './jobs.ts';
+import { createKv } from './kv.ts';
+import { createMemoryFiles, type MemoryFilesState } from './memory-files.ts';
+import { createOutbox } from './outbox.ts';
+import { createSequence } from './sequence.ts';
+import type { Store, StoreOptions } from './types.ts';
+
+/** Default dedupe retention: ids are remembered for 3 days, at most 20,000 of them. */
+export const DEFAULT_DEDUPE = { maxAgeMs: 3 * 24 * 3600_000, maxCount: 20_000 } as const;
+/** Default number of run logs kept per job. */
+export const DEFAULT_JOB_LOG_LIMIT = 50;
+
+function build(files: Files, opts: StoreOptions, now: () => number): Store {
+  const logger = opts.logger ?? silentLogger;
+  const docs = createDocuments(files, { logger, onCorrupt: opts.onCorrupt });
+  const seq = createSequence(now);
+  return {
+    conversations: createConversations(docs, now),
+    dedupe: createDedupe(docs, {
+      now,
+      logger,
+      maxAgeMs: opts.dedupe?.maxAgeMs ?? DEFAULT_DEDUPE.maxAgeMs,
+      maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
+    }),
+    inbound: createInboundJournal(docs, now, seq),
+    outbox: createOutbox(docs, now, seq),
+    kv: createKv(docs),
+    jobs: createJobs(docs, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
+    close: () => docs.close(),
+  };
+}
+
+/**
+ * The default store: JSON files under `dataDir` (conversations sharded one file each, the
+ * inbound journal, outbox, kv, jobs, job logs, a dedupe log).
+ * @example const store = createFileStore(config.dataDir, { logger: log.child({ scope: 'store' }) });
+ */
+export function createFileStore(dataDir: string, opts: StoreOptions = {}): Store {
+  const now = opts.now ?? Date.now;
+  return build(createDiskFiles(dataDir, { now, beforeCommit: opts.beforeCommit }), opts, now);
+}
+
+/** A fresh, empty state for `createMemoryStore`; pass the same one again to "restart". */
+export function createMemoryState(): MemoryFilesState {
+  return new Map();
+}
+
+/** A store kept in memory (tests); `state` survives the store, like a data directory. */
+export function createMemoryStore(opts: StoreOptions & { state?: MemoryFilesState } = {}): Store {
+  const now = opts.now ?? Date.now;
+  return build(createMemoryFiles(opts.state ?? createMemoryState(), { now, beforeCommit: opts.beforeCommit }), opts, now);
+}

@@ -1,0 +1,40 @@
+// Files in a Map (tests). The Map outlives a store instance, so a "restart" is a new store on
+// the same Map; text is stored, never objects, so nothing aliases between calls.
+import { fileStamp, type Files } from './files.ts';
+
+/** The contents of an in-memory store, by path. Pass the same one to reopen it. */
+export type MemoryFilesState = Map<string, string>;
+
+/** Files kept in `state`. */
+export function createMemoryFiles(
+  state: MemoryFilesState,
+  opts: { now: () => number; beforeCommit?: (path: string) => void | Promise<void> },
+): Files {
+  return {
+    read: async (path) => state.get(path),
+    async write(path, text) {
+      await opts.beforeCommit?.(path);
+      state.set(path, text);
+    },
+    async append(path, text) {
+      state.set(path, (state.get(path) ?? '') + text);
+    },
+    remove: async (path) => state.delete(path),
+    async list(dir) {
+      const prefix = `${dir}/`;
+      const out: string[] = [];
+      for (const path of state.keys()) {
+        if (path.startsWith(prefix) && !path.slice(prefix.length).includes('/')) out.push(path.slice(prefix.length));
+      }
+      return out;
+    },
+    async moveAside(path) {
+      const to = `${path}.corrupt-${fileStamp(opts.now())}`;
+      const text = state.get(path);
+      if (text !== undefined) state.set(to, text);
+      state.delete(path);
+      return to;
+    },
+    describe: (path) => `memory:${path}`,
+  };
+}

@@ -1,0 +1,51 @@
+// Safe, reversible file names for keys (conversation keys, job ids, message ids): no path
+// separators, dots or upper case survive, so no key can escape its folder or collide with
+// another key on a case-insensitive file system. Long keys fall back to a hash.
+import { createHash } from 'node:crypto';
+import { StoreError } from './errors.ts';
+
+/** Longest encoded name used as is; longer ones become `~<sha256>` (file systems cap at 255). */
+const MAX_NAME = 200;
+const RAW = /^[a-z0-9_-]$/;
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
+
+/** Throws StoreError `bad-key` unless `key` is a non-empty, well-formed string. */
+export function checkKey(key: unknown, what = 'key'): asserts key is string {
+  if (typeof key !== 'string' || key.length === 0) throw new StoreError('bad-key', `${what} must be a non-empty string`);
+  if (LONE_SURROGATE.test(key)) throw new StoreError('bad-key', `${what} is not well-formed Unicode`);
+}
+
+/** Encodes `key` into a file-name stem: `[a-z0-9_-]` kept, every other UTF-8 byte as `%XX`. */
+export function encodeName(key: string): string {
+  checkKey(key);
+  let out = '';
+  for (const byte of Buffer.from(key, 'utf8')) {
+    const ch = String.fromCharCode(byte);
+    out += byte < 0x80 && RAW.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
+  }
+  if (WINDOWS_RESERVED.test(out)) out = `%${out.charCodeAt(0).toString(16).toUpperCase()}${out.slice(1)}`;
+  if (out.length > MAX_NAME) return `~${createHash('sha256').update(key).digest('hex')}`;
+  return out;
+}
+
+/** Decodes a stem made by `encodeName`; undefined for hashed (`~`) or foreign names. */
+export function decodeName(stem: string): string | undefined {
+  if (stem.startsWith('~') || !/^(?:[a-z0-9_-]|%[0-9A-F]{2})+$/.test(stem)) return undefined;
+  const bytes: number[] = [];
+  for (let i = 0; i < stem.length; i++) {
+    if (stem[i] === '%') {
+      bytes.push(parseInt(stem.slice(i + 1, i + 3), 16));
+      i += 2;
+    } else bytes.push(stem.charCodeAt(i));
+  }
+  return Buffer.from(bytes).toString('utf8');
+}
+
+/** The shard folder (`00`..`ff`) a key's file lives in. */
+export function shardOf(key: string): string {
+  return createHash('sha256').update(key).digest('hex').slice(0, 2);
+}
+
+/** Every shard folder name, in order. */
+export const SHARDS: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));

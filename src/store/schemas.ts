@@ -1,0 +1,101 @@
+// The shapes of the stored documents, checked on every read: a file that parses but is not
+// one of these is corrupt. Objects pass through unknown fields so newer writers lose nothing.
+import { z } from 'zod';
+
+const iso = z.string().min(1);
+const json: z.ZodType<unknown> = z.lazy(() =>
+  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(json)]),
+);
+const jsonObject = z.record(json);
+
+const contentPart = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('text'), text: z.string() }).passthrough(),
+  z.object({ type: z.literal('image'), mediaType: z.string(), data: z.string() }).passthrough(),
+  z.object({ type: z.literal('tool-call'), id: z.string(), name: z.string(), input: z.unknown() }).passthrough(),
+  z
+    .object({ type: z.literal('tool-result'), id: z.string(), name: z.string(), content: z.string(), isError: z.boolean() })
+    .passthrough(),
+  z.object({ type: z.literal('thinking'), text: z.string() }).passthrough(),
+]);
+
+/** The agent's `Message` (src/agent/types.ts). */
+export const messageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.array(contentPart) }).passthrough();
+
+/** `conversations/<shard>/<name>.json` */
+export const conversationSchema = z
+  .object({ key: z.string().min(1), platform: z.string(), createdAt: iso, updatedAt: iso, messages: z.array(messageSchema) })
+  .passthrough();
+
+/** `inbound/<name>.json` */
+export const inboundSchema = z
+  .object({ id: z.string().min(1), conversationKey: z.string().min(1), acceptedAt: iso, seq: z.number(), message: jsonObject })
+  .passthrough();
+
+/** `outbox/<name>.json` */
+export const outboxSchema = z
+  .object({
+    id: z.string().min(1),
+    conversationKey: z.string().min(1),
+    target: jsonObject,
+    chunks: z.array(
+      z.object({ text: z.string(), receipt: z.object({ messageId: z.string(), sentAt: iso }).optional() }).passthrough(),
+    ),
+    state: z.enum(['pending', 'failed']),
+    error: z.string().optional(),
+    createdAt: iso,
+    updatedAt: iso,
+    seq: z.number(),
+  })
+  .passthrough();
+
+/** `kv.json` */
+export const kvSchema = z.object({ values: jsonObject }).passthrough();
+
+/** One job (design, "Scheduler"). */
+export const jobSchema = z
+  .object({
+    id: z.string().min(1),
+    name: z.string(),
+    cron: z.string(),
+    timezone: z.string().optional(),
+    prompt: z.string(),
+    model: z.string().optional(),
+    target: z.string(),
+    access: z.enum(['full', 'read-only', 'chat-only']),
+    timeoutMs: z.number(),
+    budgetUsd: z.number().optional(),
+    enabled: z.boolean(),
+    overlap: z.enum(['skip', 'queue']),
+    createdAt: iso.optional(),
+    lastRunAt: iso.optional(),
+  })
+  .passthrough();
+
+/** `jobs.json` */
+export const jobsSchema = z.object({ jobs: z.record(jobSchema) }).passthrough();
+
+const usage = z
+  .object({
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cacheReadTokens: z.number().optional(),
+    cacheWriteTokens: z.number().optional(),
+  })
+  .passthrough();
+
+/** One run log. */
+export const jobLogSchema = z
+  .object({
+    jobId: z.string().min(1),
+    startedAt: iso,
+    finishedAt: iso,
+    outcome: z.string(),
+    delivered: z.string().nullable(),
+    error: z.string().optional(),
+    usage,
+    costUsd: z.number(),
+  })
+  .passthrough();
+
+/** `job-logs/<name>.json` */
+export const jobLogsSchema = z.object({ jobId: z.string().min(1), entries: z.array(jobLogSchema) }).passthrough();
