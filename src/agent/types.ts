@@ -34,7 +34,7 @@ export interface ModelRequest {
   thinkingBudgetTokens?: number;
 }
 
-/** Token counts of one model call. */
+/** Token counts of one model call. `inputTokens` excludes cache reads and writes (total input = all three). */
 export interface Usage {
   inputTokens: number;
   outputTokens: number;
@@ -45,12 +45,16 @@ export interface Usage {
 /** Why the model stopped. */
 export type FinishReason = 'stop' | 'tool-calls' | 'max-tokens' | 'content-filter' | 'other';
 
-/** The stream a provider yields for one call. `tool-call` parts carry complete, parsed input. */
+/**
+ * The stream a provider yields for one call. `tool-call` parts carry complete, parsed input (the raw
+ * string if the model sent invalid JSON); `thinking` parts are complete blocks (text + signature), in order.
+ */
 export type StreamPart =
   | { type: 'text-delta'; text: string }
   | { type: 'thinking'; text: string; signature?: string; redacted?: boolean }
   | { type: 'tool-call'; id: string; name: string; input: unknown }
-  | { type: 'usage'; usage: Usage }
+  /** Sent once, after the content. `model` is the `provider/model` that produced it (differs from the request after a fallback). */
+  | { type: 'usage'; usage: Usage; model?: string }
   | { type: 'finish'; reason: FinishReason }
   | { type: 'error'; error: Error };
 

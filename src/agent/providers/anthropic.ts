@@ -1,0 +1,140 @@
+// Anthropic Messages API via @anthropic-ai/sdk: streamed text, tool use assembled from
+// input_json_delta fragments, thinking blocks with signatures, usage with cache tokens.
+import Anthropic from '@anthropic-ai/sdk';
+import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
+import { toAnthropicParams } from './anthropic-messages.ts';
+import { fromSdkError, guardStream, incompleteStream } from './stream-guard.ts';
+import { parseToolInput } from './tool-input.ts';
+
+/** What an Anthropic provider needs; retries are not the SDK's business (see retry.ts). */
+export interface AnthropicProviderOptions {
+  name?: string;
+  apiKey: string;
+  baseURL?: string;
+  fetch?: typeof fetch;
+  /** Per-request timeout in ms (default: the SDK's 10 minutes). */
+  timeoutMs?: number;
+}
+
+/** Maps Anthropic's `stop_reason` to the unified finish reason. */
+export function mapAnthropicStopReason(reason: string | null | undefined): FinishReason {
+  switch (reason) {
+    case 'end_turn':
+    case 'stop_sequence':
+      return 'stop';
+    case 'tool_use':
+      return 'tool-calls';
+    case 'max_tokens':
+      return 'max-tokens';
+    case 'refusal':
+      return 'content-filter';
+    default:
+      return 'other'; // pause_turn, model_context_window_exceeded, anything newer
+  }
+}
+
+/** Anthropic usage (either the message_start or a message_delta shape) merged into `into`. */
+export function mergeAnthropicUsage(
+  into: Usage,
+  u: { input_tokens?: number | null; output_tokens?: number | null; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null },
+): Usage {
+  // message_delta counts are cumulative, so later values replace earlier ones.
+  return {
+    inputTokens: u.input_tokens ?? into.inputTokens,
+    outputTokens: u.output_tokens ?? into.outputTokens,
+    cacheReadTokens: u.cache_read_input_tokens ?? into.cacheReadTokens ?? 0,
+    cacheWriteTokens: u.cache_creation_input_tokens ?? into.cacheWriteTokens ?? 0,
+  };
+}
+
+type Block =
+  | { type: 'text' }
+  | { type: 'thinking'; text: string; signature: string }
+  | { type: 'redacted'; data: string }
+  | { type: 'tool'; id: string; name: string; json: string; input: unknown }
+  | { type: 'other' };
+
+/** Creates the Anthropic provider. */
+export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
+  const name = options.name ?? 'anthropic';
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL ?? 'https://api.anthropic.com',
+    maxRetries: 0,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+    logLevel: 'off',
+    openTelemetry: false,
+  });
+  const classify = (err: unknown) => fromSdkError(name, err, Anthropic);
+
+  async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
+    const stream = await client.messages.create(toAnthropicParams(request), { signal });
+    const blocks = new Map<number, Block>();
+    let usage: Usage = { inputTokens: 0, outputTokens: 0 };
+    let stopReason: string | null | undefined;
+    let stopped = false;
+    for await (const event of stream) {
+      switch (event.type) {
+        case 'message_start':
+          usage = mergeAnthropicUsage(usage, event.message.usage);
+          break;
+        case 'content_block_start': {
+          const b = event.content_block;
+          blocks.set(
+            event.index,
+            b.type === 'text'
+              ? { type: 'text' }
+              : b.type === 'thinking'
+                ? { type: 'thinking', text: b.thinking ?? '', signature: b.signature ?? '' }
+                : b.type === 'redacted_thinking'
+                  ? { type: 'redacted', data: b.data }
+                  : b.type === 'tool_use'
+                    ? { type: 'tool', id: b.id, name: b.name, json: '', input: b.input }
+                    : { type: 'other' },
+          );
+          if (b.type === 'text' && b.text) yield { type: 'text-delta', text: b.text };
+          break;
+        }
+        case 'content_block_delta': {
+          const block = blocks.get(event.index);
+          const d = event.delta;
+          if (d.type === 'text_delta') {
+            if (d.text) yield { type: 'text-delta', text: d.text };
+          } else if (d.type === 'thinking_delta' && block?.type === 'thinking') block.text += d.thinking;
+          else if (d.type === 'signature_delta' && block?.type === 'thinking') block.signature += d.signature;
+          else if (d.type === 'input_json_delta' && block?.type === 'tool') block.json += d.partial_json;
+          break;
+        }
+        case 'content_block_stop': {
+          const block = blocks.get(event.index);
+          if (block?.type === 'thinking') {
+            yield { type: 'thinking', text: block.text, ...(block.signature ? { signature: block.signature } : {}) };
+          } else if (block?.type === 'redacted') {
+            yield { type: 'thinking', text: block.data, redacted: true };
+          } else if (block?.type === 'tool') {
+            const input = block.json.trim() === '' ? (block.input ?? {}) : parseToolInput(block.json);
+            yield { type: 'tool-call', id: block.id, name: block.name, input };
+          }
+          break;
+        }
+        case 'message_delta':
+          stopReason = event.delta.stop_reason ?? stopReason;
+          usage = mergeAnthropicUsage(usage, event.usage);
+          break;
+        case 'message_stop':
+          stopped = true;
+          break;
+      }
+    }
+    if (signal.aborted) return;
+    if (!stopped && stopReason === undefined) throw incompleteStream(name);
+    yield { type: 'usage', usage, model: `${name}/${request.model}` };
+    yield { type: 'finish', reason: mapAnthropicStopReason(stopReason) };
+  }
+
+  return {
+    name,
+    stream: (request, signal) => guardStream(name, signal, classify, () => run(request, signal)),
+  };
+}

@@ -1,0 +1,116 @@
+// OpenAI Chat Completions via the `openai` SDK (v6), also used for every OpenAI-compatible server:
+// streamed text, parallel tool calls assembled by index, usage from the include_usage chunk.
+import OpenAI from 'openai';
+import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
+import { toOpenAIParams, type MaxTokensParam } from './openai-messages.ts';
+import { fromSdkError, guardStream, incompleteStream } from './stream-guard.ts';
+import { parseToolInput } from './tool-input.ts';
+
+/** What an OpenAI (or compatible) provider needs; retries are not the SDK's business (see retry.ts). */
+export interface OpenAIProviderOptions {
+  name?: string;
+  /** Omitted for local servers that take no key: then no Authorization header is sent. */
+  apiKey?: string;
+  baseURL?: string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  /** `max_completion_tokens` for OpenAI itself (default), `max_tokens` for compatible servers. */
+  maxTokensParam?: MaxTokensParam;
+}
+
+/** Maps a Chat Completions `finish_reason`; servers that say `stop` after tool calls still mean tool calls. */
+export function mapOpenAIFinishReason(reason: string | null | undefined, hadToolCalls: boolean): FinishReason {
+  switch (reason) {
+    case 'stop':
+      return hadToolCalls ? 'tool-calls' : 'stop';
+    case 'tool_calls':
+    case 'function_call':
+      return 'tool-calls';
+    case 'length':
+      return 'max-tokens';
+    case 'content_filter':
+      return 'content-filter';
+    default:
+      return hadToolCalls ? 'tool-calls' : 'other';
+  }
+}
+
+/** Chat Completions usage as unified usage (`prompt_tokens` includes cached tokens; ours does not). */
+export function mapOpenAIUsage(u: OpenAI.CompletionUsage): Usage {
+  const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+  return { inputTokens: Math.max(0, u.prompt_tokens - cached), outputTokens: u.completion_tokens, cacheReadTokens: cached, cacheWriteTokens: 0 };
+}
+
+interface PendingCall {
+  id: string;
+  name: string;
+  args: string;
+}
+
+/** Creates an OpenAI or OpenAI-compatible provider. */
+export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
+  const name = options.name ?? 'openai';
+  const client = new OpenAI({
+    apiKey: options.apiKey ?? 'no-key',
+    baseURL: options.baseURL ?? 'https://api.openai.com/v1',
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    maxRetries: 0,
+    ...(options.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+    logLevel: 'off',
+  });
+  const classify = (err: unknown) => fromSdkError(name, err, OpenAI);
+
+  async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
+    const stream = await client.chat.completions.create(toOpenAIParams(request, options.maxTokensParam), { signal });
+    const calls = new Map<number, PendingCall>();
+    let reasoning = '';
+    let usage: Usage | undefined;
+    let finish: string | null | undefined;
+    const flushReasoning = function* (): Generator<StreamPart> {
+      if (reasoning) yield { type: 'thinking', text: reasoning };
+      reasoning = '';
+    };
+    for await (const chunk of stream) {
+      if (chunk.usage) usage = mapOpenAIUsage(chunk.usage);
+      const choice = chunk.choices?.[0];
+      if (!choice) continue;
+      const delta = choice.delta ?? {};
+      // DeepSeek and others stream reasoning beside the content; it is shown, never sent back.
+      const thought = (delta as { reasoning_content?: string | null; reasoning?: string | null }).reasoning_content ??
+        (delta as { reasoning?: string | null }).reasoning;
+      if (thought) reasoning += thought;
+      const text = delta.content ?? delta.refusal;
+      if (text) {
+        yield* flushReasoning();
+        yield { type: 'text-delta', text };
+      }
+      delta.tool_calls?.forEach((tc, i) => {
+        const index = tc.index ?? i;
+        const call = calls.get(index) ?? { id: '', name: '', args: '' };
+        if (tc.id) call.id = tc.id;
+        if (tc.function?.name) call.name += tc.function.name;
+        if (tc.function?.arguments) call.args += tc.function.arguments;
+        calls.set(index, call);
+      });
+      if (choice.finish_reason) finish = choice.finish_reason;
+    }
+    if (signal.aborted) return;
+    if (finish === undefined) throw incompleteStream(name);
+    yield* flushReasoning();
+    const ordered = [...calls.entries()].sort(([a], [b]) => a - b);
+    for (const [index, call] of ordered) {
+      yield { type: 'tool-call', id: call.id || `call_${index}`, name: call.name, input: parseToolInput(call.args) };
+    }
+    if (usage) yield { type: 'usage', usage, model: `${name}/${request.model}` };
+    yield { type: 'finish', reason: mapOpenAIFinishReason(finish, calls.size > 0) };
+  }
+
+  return {
+    name,
+    stream: (request, signal) => guardStream(name, signal, classify, () => run(request, signal)),
+  };
+}

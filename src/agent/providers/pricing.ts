@@ -1,0 +1,93 @@
+// Cost and context size per model. Unknown models still have their tokens counted; their cost
+// is `undefined` (unknown), never a guessed number.
+import type { Usage } from '../types.ts';
+
+/** USD per 1M tokens. `cacheWrite` absent: cache writes cost the input price (OpenAI has no write surcharge). */
+export interface ModelPrice {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite?: number;
+}
+
+interface ModelInfo extends ModelPrice {
+  contextWindow: number;
+}
+
+// List prices as published by Anthropic and OpenAI, checked 2025-11 (standard tier, USD per 1M tokens;
+// Anthropic cache writes at the 5-minute rate). Verify against the vendors' pages before relying on them.
+const MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
+  // Anthropic
+  'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, contextWindow: 200_000 },
+  'claude-opus-4-1': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, contextWindow: 200_000 },
+  'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, contextWindow: 200_000 },
+  'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 },
+  'claude-sonnet-4': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 },
+  'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 },
+  'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, contextWindow: 200_000 },
+  'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1, contextWindow: 200_000 },
+  'claude-3-haiku': { input: 0.25, output: 1.25, cacheRead: 0.03, cacheWrite: 0.3, contextWindow: 200_000 },
+  // OpenAI
+  'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, contextWindow: 400_000 },
+  'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, contextWindow: 400_000 },
+  'gpt-5-nano': { input: 0.05, output: 0.4, cacheRead: 0.005, contextWindow: 400_000 },
+  'gpt-4.1': { input: 2, output: 8, cacheRead: 0.5, contextWindow: 1_047_576 },
+  'gpt-4.1-mini': { input: 0.4, output: 1.6, cacheRead: 0.1, contextWindow: 1_047_576 },
+  'gpt-4.1-nano': { input: 0.1, output: 0.4, cacheRead: 0.025, contextWindow: 1_047_576 },
+  'gpt-4o': { input: 2.5, output: 10, cacheRead: 1.25, contextWindow: 128_000 },
+  'gpt-4o-mini': { input: 0.15, output: 0.6, cacheRead: 0.075, contextWindow: 128_000 },
+  o3: { input: 2, output: 8, cacheRead: 0.5, contextWindow: 200_000 },
+  'o3-mini': { input: 1.1, output: 4.4, cacheRead: 0.55, contextWindow: 200_000 },
+  'o4-mini': { input: 1.1, output: 4.4, cacheRead: 0.275, contextWindow: 200_000 },
+  o1: { input: 15, output: 60, cacheRead: 7.5, contextWindow: 200_000 },
+});
+
+/** Providers whose model names are the vendors' own; other prefixes (groq/, openrouter/...) price differently. */
+const VENDOR_PREFIXES = new Set(['anthropic', 'openai']);
+
+function infoOf(modelId: string): ModelInfo | undefined {
+  let name = modelId;
+  const slash = modelId.indexOf('/');
+  if (slash >= 0) {
+    if (!VENDOR_PREFIXES.has(modelId.slice(0, slash))) return undefined;
+    name = modelId.slice(slash + 1);
+  }
+  const direct = MODELS[name];
+  if (direct) return direct;
+  // Dated snapshots and aliases: claude-sonnet-4-5-20250929, gpt-4o-2024-08-06, claude-3-5-haiku-latest.
+  const base = name.replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
+  return MODELS[base];
+}
+
+/** The price of `modelId` (`provider/model` or a bare vendor model name), or undefined when unknown. */
+export function priceOf(modelId: string): ModelPrice | undefined {
+  const info = infoOf(modelId);
+  return info && { input: info.input, output: info.output, cacheRead: info.cacheRead, ...(info.cacheWrite !== undefined ? { cacheWrite: info.cacheWrite } : {}) };
+}
+
+/** USD cost of one call's usage, or undefined when the model's price is unknown. */
+export function costOf(modelId: string, usage: Usage): number | undefined {
+  const p = infoOf(modelId);
+  if (!p) return undefined;
+  const usd =
+    usage.inputTokens * p.input +
+    usage.outputTokens * p.output +
+    (usage.cacheReadTokens ?? 0) * p.cacheRead +
+    (usage.cacheWriteTokens ?? 0) * (p.cacheWrite ?? p.input);
+  return usd / 1_000_000;
+}
+
+/** The model's context window in tokens, or undefined when unknown. */
+export function contextWindowOf(modelId: string): number | undefined {
+  return infoOf(modelId)?.contextWindow;
+}
+
+/** Adds two usages (for a session's running total). */
+export function addUsage(a: Usage, b: Usage): Usage {
+  return {
+    inputTokens: a.inputTokens + b.inputTokens,
+    outputTokens: a.outputTokens + b.outputTokens,
+    cacheReadTokens: (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0),
+    cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0),
+  };
+}

@@ -1,0 +1,110 @@
+// The error boundary every SDK-backed provider runs its stream through: SDK errors become
+// ProviderErrors, errors after the first yielded part are marked mid-stream, a fired signal is a cancellation.
+import type { StreamPart } from '../types.ts';
+import { abortedError, ProviderError, retryAfterMsOf } from './errors.ts';
+
+/** The two error classes both official SDKs (Stainless-generated) expose. */
+export interface SdkErrorClasses {
+  APIError: abstract new (...args: never[]) => Error;
+  APIConnectionError: abstract new (...args: never[]) => Error;
+}
+
+/** Error `type` strings sent inside a 200 stream (SSE `error` events), mapped to the HTTP status they stand for. */
+const STREAM_ERROR_STATUS: Record<string, number> = {
+  overloaded_error: 529,
+  rate_limit_error: 429,
+  rate_limit_exceeded: 429,
+  api_error: 500,
+  server_error: 500,
+  timeout_error: 504,
+  invalid_request_error: 400,
+  authentication_error: 401,
+  permission_error: 403,
+  not_found_error: 404,
+  request_too_large: 413,
+};
+
+interface ApiErrorShape {
+  status?: number;
+  headers?: Headers;
+  type?: string | null;
+  error?: { type?: string; message?: string; error?: { type?: string; message?: string } };
+  message: string;
+}
+
+/** Turns whatever an SDK threw into a ProviderError ("the API said no" vs "the network failed"). */
+export function fromSdkError(provider: string, err: unknown, sdk: SdkErrorClasses): ProviderError {
+  if (err instanceof ProviderError) return err;
+  if (err instanceof sdk.APIConnectionError) {
+    return new ProviderError(provider, 'network', `could not reach the API: ${describeCause(err)}`, { cause: err });
+  }
+  if (err instanceof sdk.APIError) {
+    const e = err as unknown as ApiErrorShape;
+    if (typeof e.status === 'number') {
+      const apiMessage = e.error?.error?.message ?? e.error?.message;
+      return new ProviderError(provider, 'api', `the API answered ${e.status}: ${apiMessage ?? e.message}`, {
+        status: e.status,
+        retryAfterMs: retryAfterMsOf(e.headers),
+        cause: err,
+      });
+    }
+    // An error event inside a stream that had answered 200.
+    const type = e.type ?? e.error?.error?.type ?? e.error?.type ?? '';
+    const status = STREAM_ERROR_STATUS[type] ?? 500;
+    return new ProviderError(provider, 'api', `the API sent an error in the stream (${type || 'unknown'}): ${e.error?.error?.message ?? e.error?.message ?? e.message}`, {
+      status,
+      cause: err,
+    });
+  }
+  if (err instanceof SyntaxError) return new ProviderError(provider, 'stream', `malformed stream data: ${err.message}`, { cause: err });
+  if (err instanceof TypeError && /fetch failed|terminated|socket|network/i.test(err.message)) {
+    return new ProviderError(provider, 'network', `the connection failed: ${describeCause(err)}`, { cause: err });
+  }
+  const message = err instanceof Error ? err.message : String(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR)/.test(code)) {
+    return new ProviderError(provider, 'network', `the connection failed: ${message}`, { cause: err });
+  }
+  return new ProviderError(provider, 'stream', message, { cause: err });
+}
+
+function describeCause(err: Error): string {
+  const cause = (err as { cause?: unknown }).cause;
+  if (cause instanceof Error) {
+    const code = (cause as { code?: unknown }).code;
+    return `${err.message} (${typeof code === 'string' ? `${code}: ` : ''}${cause.message})`;
+  }
+  return err.message;
+}
+
+/**
+ * Runs a provider's raw part generator inside the error boundary: thrown errors go through `classify`,
+ * an error after the first yielded part is marked mid-stream, and a fired `signal` always ends in an
+ * `aborted` ProviderError (the SDKs end their iteration silently on abort).
+ */
+export async function* guardStream(
+  provider: string,
+  signal: AbortSignal,
+  classify: (err: unknown) => ProviderError,
+  run: () => AsyncGenerator<StreamPart>,
+): AsyncGenerator<StreamPart> {
+  if (signal.aborted) throw abortedError(provider, signal);
+  let yielded = false;
+  try {
+    for await (const part of run()) {
+      if (signal.aborted) break;
+      yielded = true;
+      yield part;
+    }
+  } catch (err) {
+    if (signal.aborted) throw abortedError(provider, signal);
+    const e = classify(err);
+    throw yielded ? e.asMidStream() : e;
+  }
+  if (signal.aborted) throw abortedError(provider, signal);
+}
+
+/** The error for a stream that ended without saying why the model stopped. */
+export function incompleteStream(provider: string): ProviderError {
+  return new ProviderError(provider, 'stream', 'the stream ended before the model finished');
+}
