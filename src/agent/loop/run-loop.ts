@@ -77,6 +77,8 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
   try {
     if (o.meter.exceeded()) return finish('budget-exceeded');
     for (;;) {
+      const stopped = run.reason();
+      if (stopped) return finish(stopped);
       const tools = o.tools.definitions();
       if (needsCompaction(o.system, messages, tools, compaction)) {
         const c = compact(messages);

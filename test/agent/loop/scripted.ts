@@ -66,13 +66,14 @@ export const cutOff = (text: string, usage: Usage = USAGE): StreamPart[] => [
   { type: 'finish', reason: 'max-tokens' },
 ];
 
-/** A stream that sends `text`, then waits until aborted (and records that it saw the abort). */
-export function hangAfter(text: string, seen: { aborted: boolean }): ScriptStep {
-  return (_req, signal) =>
-    (async function* () {
+/** A stream that sends `text`, then waits until aborted; `seen.signal` is the signal it was given. */
+export function hangAfter(text: string, seen: { signal?: AbortSignal } = {}): ScriptStep {
+  return (_req, signal) => {
+    seen.signal = signal;
+    return (async function* () {
       yield { type: 'text-delta' as const, text };
       await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-      seen.aborted = true;
       throw signal.reason as Error;
     })();
+  };
 }
