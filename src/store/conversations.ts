@@ -28,18 +28,17 @@ export function platformOf(key: string): string {
 export function createConversations(docs: Documents, now: () => number): ConversationStore {
   const stamp = (): string => new Date(now()).toISOString();
 
-  function write(key: string, change: (messages: Message[]) => Message[]): Promise<Conversation> {
-    return docs
-      .update<Conversation>(spec(key), (cur) => {
-        const at = stamp();
-        const base = cur ?? { key, platform: platformOf(key), createdAt: at, updatedAt: at, messages: [] };
-        return { ...base, updatedAt: at, messages: change(base.messages) };
-      })
-      .then((c) => c as Conversation);
+  async function write(key: string, change: (messages: Message[]) => Message[]): Promise<Conversation> {
+    const c = await docs.update<Conversation>(spec(key), (cur) => {
+      const at = stamp();
+      const base = cur ?? { key, platform: platformOf(key), createdAt: at, updatedAt: at, messages: [] };
+      return { ...base, updatedAt: at, messages: change(base.messages) };
+    });
+    return c as Conversation;
   }
 
   return {
-    get: (key) => docs.read<Conversation>(spec(key)),
+    get: async (key) => docs.read<Conversation>(spec(key)),
     append: (key, messages) => write(key, (old) => [...old, ...messages]),
     setMessages: (key, messages) => write(key, () => [...messages]),
     async reset(key) {

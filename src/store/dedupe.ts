@@ -58,7 +58,7 @@ export function createDedupe(
   }
 
   return {
-    markSeen(id) {
+    async markSeen(id) {
       checkKey(id, 'event id');
       return docs.locked(PATH, async () => {
         if (!loaded) {

@@ -53,7 +53,7 @@ export function createOutbox(docs: Documents, now: () => number, seq: () => numb
       const stored = await docs.read<Stored>(spec(id));
       return stored && publicEntry(stored);
     },
-    recordReceipt: (id, index, messageId) =>
+    recordReceipt: async (id, index, messageId) =>
       change(id, (cur) => {
         if (!Number.isInteger(index) || index < 0 || index >= cur.chunks.length) {
           throw new StoreError('not-found', `outbox entry ${JSON.stringify(id)} has no chunk ${index}`);
@@ -69,7 +69,7 @@ export function createOutbox(docs: Documents, now: () => number, seq: () => numb
       });
       return existed;
     },
-    markFailed: (id, error) => change(id, (cur) => ({ ...cur, state: 'failed', error })),
+    markFailed: async (id, error) => change(id, (cur) => ({ ...cur, state: 'failed', error })),
     async pending() {
       const all = await readFolder<Stored>(docs, DIR, outboxSchema);
       return all.filter((e) => e.state === 'pending').sort((a, b) => a.seq - b.seq).map(publicEntry);

@@ -1,0 +1,428 @@
+// The store contract suite: every backend runs it (file-store.test.ts, memory-store.test.ts).
+// A harness opens stores on one persistent location and gives raw access to the stored bytes.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import type { Message } from '../../src/agent/types.ts';
+import {
+  encodeName,
+  StoreCorruptError,
+  StoreError,
+  type CorruptReport,
+  type JobLogEntry,
+  type JobRecord,
+  type Store,
+  type StoreOptions,
+} from '../../src/store/index.ts';
+
+/** One persistent location (a directory, a Map) and raw access to it. */
+export interface StoreHarness {
+  /** A store on this location; a second call is a restart. */
+  open(opts?: StoreOptions): Store;
+  /** Every stored path, relative, `/`-separated. */
+  listRaw(): Promise<string[]>;
+  readRaw(path: string): Promise<string | undefined>;
+  writeRaw(path: string, text: string): Promise<void>;
+  cleanup(): Promise<void>;
+}
+
+const msg = (role: Message['role'], text: string): Message => ({ role, content: [{ type: 'text', text }] });
+const texts = (ms: Message[] | undefined): string[] => (ms ?? []).map((m) => (m.content[0]?.type === 'text' ? m.content[0].text : '?'));
+
+/** A job as the scheduler would write it. */
+export function job(id: string, over: Partial<JobRecord> = {}): JobRecord {
+  return { id, name: `job ${id}`, cron: '0 9 * * 1-5', prompt: 'digest', target: 'web:abc', access: 'read-only', timeoutMs: 60_000, enabled: true, overlap: 'skip', ...over };
+}
+
+/** A run log of `jobId` numbered `n`. */
+export function runLog(jobId: string, n: number): JobLogEntry {
+  const at = new Date(Date.UTC(2024, 0, 1, 9, n)).toISOString();
+  return { jobId, startedAt: at, finishedAt: at, outcome: 'final', delivered: `m${n}`, usage: { inputTokens: n, outputTokens: 1 }, costUsd: 0.01 * n };
+}
+
+/** The stored path of a conversation key's document. */
+async function conversationPath(h: StoreHarness, key: string): Promise<string> {
+  const name = `${encodeName(key)}.json`;
+  const path = (await h.listRaw()).find((p) => p.startsWith('conversations/') && p.endsWith(`/${name}`));
+  assert.ok(path, `no file for ${key}`);
+  return path;
+}
+
+/** Registers the contract tests for one backend. */
+export function storeContract(backend: string, makeHarness: () => Promise<StoreHarness>): void {
+  async function withHarness(fn: (h: StoreHarness) => Promise<void>): Promise<void> {
+    const h = await makeHarness();
+    try {
+      await fn(h);
+    } finally {
+      await h.cleanup();
+    }
+  }
+  const it = (name: string, fn: (h: StoreHarness) => Promise<void>): void => {
+    test(`${backend}: ${name}`, () => withHarness(fn));
+  };
+
+  it('conversations: append, get, replace, reset, delete and list keys', async (h) => {
+    const s = h.open();
+    assert.equal(await s.conversations.get('telegram:-100123:45'), undefined);
+    await s.conversations.append('telegram:-100123:45', [msg('user', 'hi')]);
+    const c = await s.conversations.append('telegram:-100123:45', [msg('assistant', 'hello'), msg('user', 'more')]);
+    assert.deepEqual(texts(c.messages), ['hi', 'hello', 'more']);
+    assert.equal(c.platform, 'telegram');
+    assert.equal(c.key, 'telegram:-100123:45');
+    await s.conversations.append('slack:T1:C9:1712.33', [msg('user', 'yo')]);
+    await s.conversations.append('web:abc', [msg('user', 'web')]);
+    assert.deepEqual(await s.conversations.keys(), ['slack:T1:C9:1712.33', 'telegram:-100123:45', 'web:abc']);
+
+    await s.conversations.setMessages('web:abc', [msg('user', 'summary')]);
+    assert.deepEqual(texts((await s.conversations.get('web:abc'))?.messages), ['summary']);
+
+    await s.conversations.reset('telegram:-100123:45');
+    const reset = await s.conversations.get('telegram:-100123:45');
+    assert.deepEqual(reset?.messages, []);
+    assert.equal(reset?.createdAt, c.createdAt);
+    assert.deepEqual(texts((await s.conversations.get('slack:T1:C9:1712.33'))?.messages), ['yo'], 'reset touched only its conversation');
+
+    assert.equal(await s.conversations.delete('web:abc'), true);
+    assert.equal(await s.conversations.delete('web:abc'), false);
+    assert.deepEqual(await s.conversations.keys(), ['slack:T1:C9:1712.33', 'telegram:-100123:45']);
+    await s.close();
+  });
+
+  it('every message part type round-trips', async (h) => {
+    const s = h.open();
+    const m: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'read it' }, { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }] },
+      {
+        role: 'assistant',
+        content: [
+          { type: 'thinking', text: 'hmm', signature: 'sig' },
+          { type: 'tool-call', id: 't1', name: 'read', input: { file_path: 'a.txt', n: [1, 2] } },
+        ],
+      },
+      { role: 'user', content: [{ type: 'tool-result', id: 't1', name: 'read', content: 'data', isError: false }] },
+    ];
+    await s.conversations.append('discord:1:2:3', m);
+    await s.close();
+    assert.deepEqual((await h.open().conversations.get('discord:1:2:3'))?.messages, m);
+  });
+
+  it('a restart (new store on the same location) sees everything', async (h) => {
+    const s = h.open({ jobLogLimit: 10 });
+    await s.conversations.append('telegram:42', [msg('user', 'q'), msg('assistant', 'a')]);
+    assert.equal(await s.dedupe.markSeen('telegram:update:1'), true);
+    await s.inbound.accept({ id: 'in-1', conversationKey: 'telegram:42', message: { text: 'answered' } });
+    await s.inbound.accept({ id: 'in-2', conversationKey: 'telegram:42', message: { text: 'unanswered', n: 2 } });
+    await s.inbound.done('in-1');
+    await s.outbox.put({ id: 'out-1', conversationKey: 'telegram:42', target: { chatId: '42' }, chunks: ['part 1', 'part 2'] });
+    await s.outbox.recordReceipt('out-1', 0, 'tg-msg-100');
+    await s.kv.set('telegram.offset', 1234);
+    await s.jobs.put(job('digest'));
+    await s.jobs.appendLog(runLog('digest', 1));
+    await s.close();
+
+    const r = h.open({ jobLogLimit: 10 });
+    assert.deepEqual(texts((await r.conversations.get('telegram:42'))?.messages), ['q', 'a']);
+    assert.equal(await r.dedupe.markSeen('telegram:update:1'), false, 'a redelivered event is still a duplicate');
+    const pending = await r.inbound.pending();
+    assert.deepEqual(pending.map((p) => [p.id, p.message]), [['in-2', { text: 'unanswered', n: 2 }]]);
+    const out = await r.outbox.pending();
+    assert.equal(out.length, 1);
+    assert.deepEqual(out[0]?.chunks.map((c) => c.receipt?.messageId), ['tg-msg-100', undefined]);
+    assert.deepEqual(out[0]?.target, { chatId: '42' });
+    assert.equal(await r.kv.get('telegram.offset'), 1234);
+    assert.deepEqual(await r.jobs.get('digest'), job('digest'));
+    assert.deepEqual(await r.jobs.logs('digest'), [runLog('digest', 1)]);
+    await r.close();
+  });
+
+  it('outbox: a resumed reply sends only the chunks without receipts, and put never resets receipts', async (h) => {
+    const sent: string[] = [];
+    let next = 1;
+    // What the gateway does: write, then send chunk by chunk, recording each receipt.
+    async function deliver(s: Store, id: string, crashAfter = Infinity): Promise<void> {
+      const entry = await s.outbox.get(id);
+      assert.ok(entry);
+      for (const [i, chunk] of entry.chunks.entries()) {
+        if (chunk.receipt) continue;
+        if (i >= crashAfter) throw new Error('crash');
+        sent.push(chunk.text);
+        await s.outbox.recordReceipt(id, i, `m${next++}`);
+      }
+      await s.outbox.markDone(id);
+    }
+    const s = h.open();
+    await s.outbox.put({ id: 'reply-7', conversationKey: 'web:abc', target: { sessionId: 'abc' }, chunks: ['one', 'two', 'three'] });
+    await assert.rejects(deliver(s, 'reply-7', 1), /crash/);
+    const again = await s.outbox.put({ id: 'reply-7', conversationKey: 'web:abc', target: {}, chunks: ['X'] });
+    assert.deepEqual(again.chunks.map((c) => c.text), ['one', 'two', 'three'], 'a repeated put keeps the stored entry');
+    await s.close();
+
+    const r = h.open();
+    for (const e of await r.outbox.pending()) await deliver(r, e.id);
+    assert.deepEqual(sent, ['one', 'two', 'three'], 'each chunk sent exactly once');
+    assert.deepEqual(await r.outbox.pending(), []);
+    assert.equal(await r.outbox.get('reply-7'), undefined);
+
+    await r.outbox.put({ id: 'reply-8', conversationKey: 'web:abc', target: {}, chunks: ['x'] });
+    const failed = await r.outbox.markFailed('reply-8', 'chat not found');
+    assert.equal(failed.state, 'failed');
+    assert.deepEqual(await r.outbox.pending(), [], 'a failed entry is not resumed');
+    assert.equal((await r.outbox.get('reply-8'))?.error, 'chat not found');
+    await assert.rejects(r.outbox.recordReceipt('reply-8', 5, 'm'), (e: unknown) => e instanceof StoreError && e.code === 'not-found');
+    await assert.rejects(r.outbox.recordReceipt('nope', 0, 'm'), (e: unknown) => e instanceof StoreError && e.code === 'not-found');
+    await r.close();
+  });
+
+  it('inbound journal: pending in acceptance order, accept is idempotent, done removes', async (h) => {
+    const s = h.open();
+    for (let i = 0; i < 12; i++) await s.inbound.accept({ id: `m${i}`, conversationKey: `web:c${i % 3}`, message: { i } });
+    const first = (await s.inbound.pending())[0];
+    const dup = await s.inbound.accept({ id: 'm0', conversationKey: 'web:c0', message: { i: 'changed' } });
+    assert.deepEqual(dup, first, 'a re-accepted message keeps its first record');
+    assert.equal(await s.inbound.done('m3'), true);
+    assert.equal(await s.inbound.done('m3'), false);
+    await s.close();
+    const ids = (await h.open().inbound.pending()).map((p) => p.id);
+    assert.deepEqual(ids, ['m0', 'm1', 'm2', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10', 'm11']);
+  });
+
+  it('kv: values of every JSON type, delete', async (h) => {
+    const s = h.open();
+    await s.kv.set('telegram.offset', 99);
+    await s.kv.set('slack.state', { cursor: 'abc', seen: [1, 'two', null, true] });
+    assert.equal(await s.kv.get('telegram.offset'), 99);
+    assert.deepEqual(await s.kv.get('slack.state'), { cursor: 'abc', seen: [1, 'two', null, true] });
+    assert.equal(await s.kv.get('constructor'), undefined, 'no prototype keys leak through');
+    assert.equal(await s.kv.delete('telegram.offset'), true);
+    assert.equal(await s.kv.delete('telegram.offset'), false);
+    assert.equal(await s.kv.get('telegram.offset'), undefined);
+    await s.close();
+  });
+
+  it('jobs: put, list, update, remove (with logs); invalid jobs refused', async (h) => {
+    const s = h.open();
+    await s.jobs.put(job('b'));
+    await s.jobs.put(job('a', { timezone: 'Europe/Berlin', budgetUsd: 0.5 }));
+    assert.deepEqual((await s.jobs.list()).map((j) => j.id), ['a', 'b']);
+    const updated = await s.jobs.update('b', { enabled: false, lastRunAt: '2024-01-01T09:00:00.000Z' });
+    assert.equal(updated.enabled, false);
+    assert.deepEqual(await s.jobs.get('b'), updated);
+    await assert.rejects(s.jobs.update('zzz', { enabled: false }), (e: unknown) => e instanceof StoreError && e.code === 'not-found');
+    await assert.rejects(s.jobs.put({ ...job('c'), overlap: 'sometimes' } as unknown as JobRecord), (e: unknown) => e instanceof StoreError && e.code === 'invalid');
+    await s.jobs.appendLog(runLog('b', 1));
+    assert.equal(await s.jobs.remove('b'), true);
+    assert.equal(await s.jobs.remove('b'), false);
+    assert.deepEqual(await s.jobs.logs('b'), [], 'logs go with the job');
+    assert.deepEqual((await s.jobs.list()).map((j) => j.id), ['a']);
+    await s.close();
+  });
+
+  it('a failure between writing the new version and committing it leaves the old one readable', async (h) => {
+    let failNext = false;
+    const s = h.open({
+      beforeCommit: () => {
+        if (failNext) throw new Error('simulated crash before rename');
+      },
+    });
+    await s.conversations.append('web:abc', [msg('user', 'old')]);
+    await s.kv.set('telegram.offset', 1);
+    failNext = true;
+    await assert.rejects(s.conversations.append('web:abc', [msg('user', 'new')]), /simulated crash/);
+    await assert.rejects(s.kv.set('telegram.offset', 2), /simulated crash/);
+    await s.close();
+    const r = h.open();
+    assert.deepEqual(texts((await r.conversations.get('web:abc'))?.messages), ['old']);
+    assert.equal(await r.kv.get('telegram.offset'), 1);
+    assert.ok(!(await h.listRaw()).some((p) => p.endsWith('.tmp')), 'a failed write cleans up its temp file');
+  });
+
+  it('concurrent updates of one file are all kept', async (h) => {
+    const s = h.open({ jobLogLimit: 100 });
+    await Promise.all(Array.from({ length: 40 }, (_, i) => s.conversations.append('web:busy', [msg('user', `m${i}`)])));
+    const got = texts((await s.conversations.get('web:busy'))?.messages);
+    assert.equal(got.length, 40);
+    assert.deepEqual(got, Array.from({ length: 40 }, (_, i) => `m${i}`), 'in call order');
+    await Promise.all(Array.from({ length: 30 }, (_, i) => s.kv.set(`k${i}`, i)));
+    for (let i = 0; i < 30; i++) assert.equal(await s.kv.get(`k${i}`), i);
+    await Promise.all([...Array.from({ length: 20 }, (_, i) => s.jobs.put(job(`j${i}`))), ...Array.from({ length: 20 }, (_, i) => s.jobs.appendLog(runLog('j0', i)))]);
+    assert.equal((await s.jobs.list()).length, 20);
+    assert.equal((await s.jobs.logs('j0')).length, 20);
+    const firsts = await Promise.all(Array.from({ length: 10 }, () => s.dedupe.markSeen('slack:Ev1')));
+    assert.equal(firsts.filter(Boolean).length, 1, 'exactly one caller handles a duplicate event');
+    await s.close();
+  });
+
+  it('a corrupt conversation file is moved aside and reported, then the conversation starts fresh', async (h) => {
+    const reports: CorruptReport[] = [];
+    const s = h.open({ onCorrupt: (r) => reports.push(r) });
+    await s.conversations.append('telegram:7', [msg('user', 'hi')]);
+    const path = await conversationPath(h, 'telegram:7');
+    await h.writeRaw(path, '{"key": "telegram:7", "messages": [');
+    await assert.rejects(s.conversations.get('telegram:7'), (e: unknown) => {
+      assert.ok(e instanceof StoreCorruptError);
+      assert.ok(e.file.endsWith(path.split('/').pop() as string), e.message);
+      assert.match(e.message, /invalid JSON/);
+      return true;
+    });
+    assert.equal(reports.length, 1);
+    const aside = (await h.listRaw()).filter((p) => p.includes('.corrupt-'));
+    assert.equal(aside.length, 1);
+    assert.ok(aside[0]?.startsWith(`${path}.corrupt-`), aside[0]);
+    assert.equal(await h.readRaw(aside[0] as string), '{"key": "telegram:7", "messages": [', 'the bad bytes are kept');
+    assert.ok(reports[0]?.movedTo.endsWith(aside[0]?.split('/').pop() as string));
+    assert.equal(await s.conversations.get('telegram:7'), undefined);
+    await s.conversations.append('telegram:7', [msg('user', 'again')]);
+    assert.deepEqual(texts((await s.conversations.get('telegram:7'))?.messages), ['again']);
+    await s.close();
+  });
+
+  it('wrong-shaped files are corrupt too: jobs, kv, a conversation holding another key', async (h) => {
+    const reports: CorruptReport[] = [];
+    const s = h.open({ onCorrupt: (r) => reports.push(r) });
+    await s.jobs.put(job('a'));
+    await h.writeRaw('jobs.json', JSON.stringify({ jobs: { a: { id: 'a', cron: 5 } } }));
+    await assert.rejects(s.jobs.list(), (e: unknown) => e instanceof StoreCorruptError && /jobs\.json/.test(e.message) && /wrong shape/.test(e.message));
+    await h.writeRaw('kv.json', '[]');
+    await assert.rejects(s.kv.get('x'), StoreCorruptError);
+    await s.conversations.append('web:a', [msg('user', 'a')]);
+    const path = await conversationPath(h, 'web:a');
+    const other = JSON.parse((await h.readRaw(path)) as string) as { key: string };
+    other.key = 'web:b';
+    await h.writeRaw(path, JSON.stringify(other));
+    await assert.rejects(s.conversations.get('web:a'), StoreCorruptError);
+    assert.deepEqual(reports.map((r) => r.file.split(/[/:]/).pop()), ['jobs.json', 'kv.json', path.split('/').pop()]);
+    assert.deepEqual(await s.jobs.list(), []);
+    await s.close();
+  });
+
+  it('a corrupt journal or outbox entry is reported and skipped; the others are resumed', async (h) => {
+    const reports: CorruptReport[] = [];
+    const s = h.open({ onCorrupt: (r) => reports.push(r) });
+    await s.inbound.accept({ id: 'good', conversationKey: 'web:a', message: {} });
+    await s.inbound.accept({ id: 'bad', conversationKey: 'web:a', message: {} });
+    await s.outbox.put({ id: 'bad', conversationKey: 'web:a', target: {}, chunks: ['x'] });
+    await h.writeRaw('inbound/bad.json', 'nonsense');
+    await h.writeRaw('outbox/bad.json', '{"id":"bad"}');
+    assert.deepEqual((await s.inbound.pending()).map((p) => p.id), ['good']);
+    assert.deepEqual(await s.outbox.pending(), []);
+    assert.deepEqual(reports.map((r) => r.file.split('/').pop()), ['bad.json', 'bad.json']);
+    await s.close();
+  });
+
+  it('a corrupt dedupe log is moved aside and reported; a half-written last line is dropped', async (h) => {
+    const s = h.open();
+    await s.dedupe.markSeen('a');
+    await s.dedupe.markSeen('b');
+    await s.close();
+    const log = (await h.readRaw('dedupe.log')) as string;
+    await h.writeRaw('dedupe.log', `${log}[123,"c`);
+    const r = h.open();
+    assert.equal(await r.dedupe.markSeen('a'), false);
+    assert.equal(await r.dedupe.markSeen('c'), true, 'the torn line was never acknowledged');
+    await r.close();
+
+    await h.writeRaw('dedupe.log', 'garbage\n[1,"x"]\n');
+    const reports: CorruptReport[] = [];
+    const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    await assert.rejects(t.dedupe.markSeen('x'), (e: unknown) => e instanceof StoreCorruptError && /dedupe\.log/.test(e.message));
+    assert.equal(reports.length, 1);
+    assert.equal(await t.dedupe.markSeen('x'), true);
+    assert.ok((await h.listRaw()).some((p) => p.startsWith('dedupe.log.corrupt-')));
+    await t.close();
+  });
+
+  it('hostile keys stay inside their folder, round-trip and never collide', async (h) => {
+    const hostile = [
+      '../../../../etc/passwd',
+      'web:../../escape',
+      '/absolute/path',
+      'web:a\\..\\..\\b',
+      'web:\u0000nul',
+      '.',
+      '..',
+      'CON',
+      'con',
+      'web:ABC',
+      'web:abc',
+      'web:%2e%2e',
+      'web:~x',
+      'web:😀 ümlaut',
+      `web:${'x'.repeat(5000)}`,
+      `web:${'y'.repeat(5000)}`,
+    ];
+    const s = h.open();
+    for (const [i, key] of hostile.entries()) await s.conversations.append(key, [msg('user', `n${i}`)]);
+    await s.jobs.put(job('../../jobs'));
+    await s.jobs.appendLog(runLog('../../jobs', 1));
+    await s.inbound.accept({ id: '../../kv', conversationKey: 'web:x', message: {} });
+    await s.outbox.put({ id: '../jobs.json', conversationKey: 'web:x', target: {}, chunks: ['x'] });
+    await s.close();
+
+    const r = h.open();
+    for (const [i, key] of hostile.entries()) assert.deepEqual(texts((await r.conversations.get(key))?.messages), [`n${i}`], key.slice(0, 40));
+    assert.deepEqual(await r.conversations.keys(), [...hostile].sort());
+    assert.deepEqual((await r.jobs.logs('../../jobs')).length, 1);
+    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['../../kv']);
+    assert.deepEqual((await r.outbox.pending()).map((p) => p.id), ['../jobs.json']);
+    assert.deepEqual((await r.jobs.list()).map((j) => j.id), ['../../jobs']);
+
+    const paths = await h.listRaw();
+    const conv = paths.filter((p) => p.startsWith('conversations/'));
+    assert.equal(conv.length, hostile.length);
+    for (const p of conv) assert.match(p, /^conversations\/[0-9a-f]{2}\/(?:[a-z0-9_-]|%[0-9A-F]{2}|~[0-9a-f]{64})+\.json$/);
+    assert.equal(new Set(conv.map((p) => p.toLowerCase())).size, conv.length, 'distinct even on a case-insensitive file system');
+    for (const p of paths) assert.match(p, /^(conversations\/[0-9a-f]{2}|inbound|outbox|job-logs)\/[^/]+$|^(kv|jobs)\.json$|^dedupe\.log$/, p);
+
+    for (const bad of ['', 'web:\uD800']) {
+      await assert.rejects(r.conversations.append(bad, []), (e: unknown) => e instanceof StoreError && e.code === 'bad-key');
+      await assert.rejects(r.dedupe.markSeen(bad), (e: unknown) => e instanceof StoreError && e.code === 'bad-key');
+    }
+    await r.close();
+  });
+
+  it('dedupe forgets ids beyond the count and the age, and its log stays bounded', async (h) => {
+    let now = 1_000_000;
+    const opts = { now: () => now, dedupe: { maxCount: 5, maxAgeMs: 60_000 } };
+    const s = h.open(opts);
+    for (let i = 0; i < 10; i++) assert.equal(await s.dedupe.markSeen(`e${i}`), true);
+    for (let i = 9; i >= 5; i--) assert.equal(await s.dedupe.markSeen(`e${i}`), false, `e${i} is among the newest 5`);
+    assert.equal(await s.dedupe.markSeen('e0'), true, 'e0 fell out of the count window');
+    await s.close();
+
+    const r = h.open(opts);
+    assert.equal(await r.dedupe.markSeen('e9'), false, 'retained ids survive a restart');
+    now += 30_000;
+    assert.equal(await r.dedupe.markSeen('e9'), false);
+    now += 31_000;
+    assert.equal(await r.dedupe.markSeen('e9'), true, 'e9 is older than maxAgeMs');
+    for (let i = 0; i < 500; i++) await r.dedupe.markSeen(`flood${i}`);
+    await r.close();
+    const lines = ((await h.readRaw('dedupe.log')) ?? '').split('\n').filter(Boolean).length;
+    assert.ok(lines <= 2 * 5 + 64 + 1, `dedupe.log holds ${lines} lines`);
+    const t = h.open(opts);
+    assert.equal(await t.dedupe.markSeen('flood499'), false);
+    assert.equal(await t.dedupe.markSeen('flood0'), true);
+    await t.close();
+  });
+
+  it('job logs keep the newest N per job', async (h) => {
+    const s = h.open({ jobLogLimit: 3 });
+    await s.jobs.put(job('a'));
+    for (let n = 1; n <= 7; n++) await s.jobs.appendLog(runLog('a', n));
+    await s.jobs.appendLog(runLog('b', 1));
+    await s.close();
+    const r = h.open({ jobLogLimit: 3 });
+    assert.deepEqual((await r.jobs.logs('a')).map((l) => l.delivered), ['m5', 'm6', 'm7']);
+    assert.deepEqual((await r.jobs.logs('a', 2)).map((l) => l.delivered), ['m6', 'm7']);
+    assert.deepEqual((await r.jobs.logs('b')).map((l) => l.delivered), ['m1']);
+    await r.close();
+  });
+
+  it('a closed store refuses calls', async (h) => {
+    const s = h.open();
+    const pending = s.conversations.append('web:a', [msg('user', 'x')]);
+    await s.close();
+    assert.equal((await pending).messages.length, 1, 'close waits for writes in flight');
+    await assert.rejects(s.kv.set('a', 1), (e: unknown) => e instanceof StoreError && e.code === 'closed');
+  });
+}

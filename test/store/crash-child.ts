@@ -1,0 +1,24 @@
+// Run by file-store.test.ts: writes version 1, then dies by SIGKILL inside the writes of
+// version 2, after the temp files were fsynced and before they were renamed.
+import { createFileStore } from '../../src/store/index.ts';
+
+const dir = process.argv[2];
+if (!dir) throw new Error('usage: crash-child.ts DIR');
+let armed = false;
+let commits = 0;
+const store = createFileStore(dir, {
+  beforeCommit: async () => {
+    if (!armed) return;
+    // The first write waits here, fsynced but not renamed, until the second arrives.
+    if (++commits === 2) process.kill(process.pid, 'SIGKILL');
+    await new Promise(() => undefined);
+  },
+});
+await store.conversations.append('telegram:1', [{ role: 'user', content: [{ type: 'text', text: 'old' }] }]);
+await store.kv.set('telegram.offset', 1);
+armed = true;
+// Both writes are in flight at once; the second to reach its commit kills the process.
+await Promise.all([
+  store.conversations.append('telegram:1', [{ role: 'user', content: [{ type: 'text', text: 'new' }] }]),
+  store.kv.set('telegram.offset', 2),
+]);

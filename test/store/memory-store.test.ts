@@ -1,0 +1,14 @@
+// The store contract against the memory backend (its state Map plays the data directory).
+import { createMemoryState, createMemoryStore } from '../../src/store/index.ts';
+import { storeContract } from './contract.ts';
+
+storeContract('memory', async () => {
+  const state = createMemoryState();
+  return {
+    open: (opts) => createMemoryStore({ ...opts, state }),
+    listRaw: async () => [...state.keys()],
+    readRaw: async (path) => state.get(path),
+    writeRaw: async (path, text) => void state.set(path, text),
+    cleanup: async () => state.clear(),
+  };
+});
