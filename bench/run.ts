@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const benches: Record<string, string> = {
   sandbox: 'sandbox.ts',
+  store: 'store.ts',
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(benches);

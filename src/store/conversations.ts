@@ -18,6 +18,11 @@ function spec(key: string): DocSpec {
   };
 }
 
+/** Where a conversation's document lives, relative to the data directory (`/`-separated). */
+export function conversationFile(key: string): string {
+  return spec(key).path;
+}
+
 /** The platform a key belongs to: its first `:`-separated segment. */
 export function platformOf(key: string): string {
   const i = key.indexOf(':');

@@ -1,6 +1,6 @@
 // The store's public names: the interface the gateway, scheduler and CLI use, and its backends.
 export { createFileStore, createMemoryStore, createMemoryState, DEFAULT_DEDUPE, DEFAULT_JOB_LOG_LIMIT } from './create.ts';
-export { platformOf } from './conversations.ts';
+export { conversationFile, platformOf } from './conversations.ts';
 export { StoreError, StoreCorruptError, type StoreErrorCode } from './errors.ts';
 export type { MemoryFilesState } from './memory-files.ts';
 export { encodeName, decodeName } from './names.ts';
