@@ -1,0 +1,91 @@
+// Markdown (what the model writes) → Slack mrkdwn, and the escaping Slack requires of every
+// text: `&`, `<` and `>` are control characters in Slack messages and must be sent as entities.
+// Pure functions; no I/O.
+
+/** Escapes Slack's three control characters (`&`, `<`, `>`); everything else is sent as is. */
+export function escapeSlackText(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Undoes escapeSlackText (Slack delivers user text escaped). */
+export function unescapeSlackText(text: string): string {
+  return text.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&amp;/g, '&');
+}
+
+// Placeholders survive escaping and the inline passes untouched: \u0000<n>\u0000.
+const HOLD = '\u0000';
+const BOLD = '\u0001';
+
+/**
+ * Renders Markdown as Slack mrkdwn: `**b**` → `*b*`, `*i*`/`_i_` → `_i_`, `~~s~~` → `~s~`,
+ * `[t](u)` → `<u|t>`, headings → bold lines, `-`/`*` bullets → `•`, fenced code → ``` blocks
+ * (language dropped), inline code kept; all text escaped.
+ * @example toSlackMrkdwn('**Done**: see [docs](https://x.io)') // '*Done*: see <https://x.io|docs>'
+ */
+export function toSlackMrkdwn(markdown: string): string {
+  const out: string[] = [];
+  const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
+  let prose: string[] = [];
+  const flush = (): void => {
+    if (prose.length > 0) out.push(renderProse(prose.join('\n')));
+    prose = [];
+  };
+  for (let i = 0; i < lines.length; i++) {
+    const fence = /^\s*(```+|~~~+)/.exec(lines[i]!);
+    if (!fence) {
+      prose.push(lines[i]!);
+      continue;
+    }
+    const closer = fence[1]!;
+    const code: string[] = [];
+    let j = i + 1;
+    while (j < lines.length && !lines[j]!.trimStart().startsWith(closer)) code.push(lines[j++]!);
+    flush();
+    // An unclosed fence runs to the end (as Markdown renders it).
+    out.push('```\n' + escapeSlackText(code.join('\n')) + '\n```');
+    i = j;
+  }
+  flush();
+  return out.join('\n');
+}
+
+function renderProse(text: string): string {
+  const held: string[] = [];
+  const hold = (s: string): string => `${HOLD}${held.push(s) - 1}${HOLD}`;
+
+  // Inline code first: its content is escaped but never formatted.
+  let s = text.replace(/(`+)([^`\n]|[^`\n][\s\S]*?[^`\n])\1(?!`)/g, (_m, _ticks: string, code: string) => hold('`' + escapeSlackText(code) + '`'));
+  // Links and images: the URL must not be touched by the emphasis passes.
+  s = s.replace(/!?\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g, (_m, label: string, url: string) =>
+    hold(label.trim() ? `<${linkUrl(url)}|${escapeSlackText(label.replace(/\|/g, '∣'))}>` : `<${linkUrl(url)}>`),
+  );
+  s = s.replace(/<((?:https?|mailto):[^\s>]+)>/g, (_m, url: string) => hold(`<${linkUrl(url)}>`));
+  s = escapeSlackText(s);
+
+  s = s
+    .split('\n')
+    .map((line) => {
+      const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
+      if (heading) return heading[1] ? `${BOLD}${stripBold(heading[1])}${BOLD}` : '';
+      if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) return '──────────';
+      return line.replace(/^(\s*)[-*+]\s+(?=\S)/, '$1• ');
+    })
+    .join('\n');
+
+  s = s
+    .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, (_m, _d: string, inner: string) => `${BOLD}${stripBold(inner)}${BOLD}`)
+    .replace(/(^|[^\w*])\*(?=\S)([^*\n]*?\S)\*(?![\w*])/g, '$1_$2_')
+    .replace(/~~(?=\S)([^~\n]*?\S)~~/g, '~$1~')
+    .replace(new RegExp(BOLD, 'g'), '*');
+  return s.replace(new RegExp(`${HOLD}(\\d+)${HOLD}`, 'g'), (_m, n: string) => held[Number(n)] ?? '');
+}
+
+// Nested `**` inside a heading or bold span would close Slack's bold early.
+function stripBold(s: string): string {
+  return s.replace(/\*\*|__/g, '');
+}
+
+// Inside <url|label>, `|` and `>` end the URL; percent-encode them (and escape &).
+function linkUrl(url: string): string {
+  return url.replace(/&/g, '&amp;').replace(/\|/g, '%7C').replace(/>/g, '%3E').replace(/</g, '%3C');
+}

@@ -1,0 +1,8 @@
+// Public names of the Slack adapter: the factory, its options and capabilities, and the pure
+// pieces (normalize, format, signature) that tests and the gateway may reuse.
+export { createSlackAdapter, SLACK_CAPABILITIES, type SlackAdapterOptions } from './adapter.ts';
+export { DEFAULT_SLACK_API_URL } from './api.ts';
+export { DEFAULT_SLACK_EVENTS_PATH } from './events-route.ts';
+export { escapeSlackText, toSlackMrkdwn, unescapeSlackText } from './format.ts';
+export { normalizeSlackEvent, toPlainText, type SlackNormalizeContext, type SlackNormalizeResult } from './normalize.ts';
+export { slackSignature, verifySlackSignature, SIGNATURE_MAX_AGE_SECONDS, type SignatureCheck } from './signature.ts';

@@ -1,0 +1,92 @@
+// Socket Mode delivery: apps.connections.open (app-level token) → WebSocket → `events_api`
+// envelopes, each acknowledged by envelope_id only after the sink accepted it, so an event the
+// gateway did not persist is redelivered by Slack (with retry_attempt) instead of being lost.
+import { SocketModeClient } from '@slack/socket-mode';
+import type { Logger } from '../../log.ts';
+import { webClientOptions } from './api.ts';
+import type { DeliveryInfo } from './inbound.ts';
+import { slackLogger } from './slack-logger.ts';
+
+/** A running Socket Mode connection. */
+export interface SlackSocket {
+  /** Closes the connection (no more envelopes are read). */
+  stop(): Promise<void>;
+}
+
+interface SlackEventArgs {
+  ack: (response?: Record<string, unknown>) => Promise<void>;
+  envelope_id?: string;
+  type?: string;
+  body?: unknown;
+  retry_num?: number;
+  retry_reason?: string;
+}
+
+/** Connects and feeds every `events_api` body to `onEvent`; resolves once Slack said hello. */
+export async function startSocketMode(opts: {
+  appToken: string;
+  apiUrl?: string;
+  logger: Logger;
+  onEvent: (body: unknown, info: DeliveryInfo) => Promise<boolean>;
+}): Promise<SlackSocket> {
+  const log = opts.logger;
+  const client = new SocketModeClient({
+    appToken: opts.appToken,
+    logger: slackLogger(log),
+    clientOptions: webClientOptions({ apiUrl: opts.apiUrl }),
+  });
+  guardMalformedEnvelopes(client, log);
+
+  client.on('slack_event', (args: SlackEventArgs) => {
+    void handle(args).catch((e: unknown) => log.warn({ err: e instanceof Error ? e.message : String(e) }, 'could not acknowledge a Slack envelope'));
+  });
+  const handle = async (args: SlackEventArgs): Promise<void> => {
+    if (args.type !== 'events_api') {
+      // Slash commands and interactivity are not part of the chat flow: acknowledge and drop.
+      await args.ack();
+      return;
+    }
+    const info: DeliveryInfo = { via: 'socket', ...(args.retry_num ? { retryNum: args.retry_num } : {}), ...(args.retry_reason ? { retryReason: args.retry_reason } : {}) };
+    if (await opts.onEvent(args.body, info)) await args.ack();
+  };
+
+  await client.start();
+  return {
+    stop: async () => {
+      client.removeAllListeners('slack_event');
+      await client.disconnect();
+    },
+  };
+}
+
+// The client reads `payload.event.type` of every events_api envelope unguarded; a malformed one
+// would reject inside its message listener (an unhandled rejection). Such an envelope is passed
+// on with a placeholder event, so it is still acknowledged (and then dropped) the normal way.
+function guardMalformedEnvelopes(client: SocketModeClient, log: Logger): void {
+  const original = client.listeners('ws_message') as ((data: unknown, isBinary: boolean) => unknown)[];
+  client.removeAllListeners('ws_message');
+  client.on('ws_message', (data: unknown, isBinary: boolean) => {
+    let forward = data;
+    if (!isBinary && (typeof data === 'string' || data instanceof ArrayBuffer || ArrayBuffer.isView(data))) {
+      const text = typeof data === 'string' ? data : new TextDecoder().decode(data as ArrayBuffer);
+      const env = parse(text) as { type?: unknown; payload?: { event?: { type?: unknown } } } | undefined;
+      if (env?.type === 'events_api' && typeof env.payload?.event?.type !== 'string') {
+        log.warn('dropped a malformed Socket Mode envelope');
+        forward = JSON.stringify({ ...env, payload: { type: 'event_callback', event: { type: 'malformed_envelope' } } });
+      }
+    }
+    for (const listener of original) {
+      void Promise.resolve(listener.call(client, forward, isBinary)).catch((e: unknown) =>
+        log.warn({ err: e instanceof Error ? e.message : String(e) }, 'the Socket Mode client failed on a message'),
+      );
+    }
+  });
+}
+
+function parse(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}

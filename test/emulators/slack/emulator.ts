@@ -1,0 +1,206 @@
+// A local Slack: the Web API, Socket Mode and signed HTTP event delivery on 127.0.0.1 port 0,
+// so @slack/web-api and @slack/socket-mode run unmodified against it. Reused by the adapter
+// tests, the gateway end-to-end tests and the gateway benchmark.
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { HttpEvents, type HttpDeliveryRecord } from './http-events.ts';
+import { appMentionEvent, eventCallback, messageEvent, newEventId, type UserPost } from './payloads.ts';
+import { SocketLink, type EnvelopeRecord } from './socket-link.ts';
+import { WebApi } from './web-api.ts';
+import { Workspace, type StoredMessage, type WorkspaceIds } from './workspace.ts';
+
+/** How the emulated workspace delivers events and how strict it is. */
+export interface SlackEmulatorOptions {
+  /** `socket` (Socket Mode) or `http` (signed POSTs to eventsUrl). Default socket. */
+  delivery?: 'socket' | 'http';
+  botToken?: string;
+  appToken?: string;
+  signingSecret?: string;
+  /** HTTP mode: the app's request URL (also settable later with setEventsUrl). */
+  eventsUrl?: string;
+  /** Socket Mode: ack deadline before redelivery (Slack ~3000). */
+  ackTimeoutMs?: number;
+  /** Socket Mode: redeliveries of an unacked envelope (Slack 3). */
+  maxRetries?: number;
+  /** HTTP: automatic redelivery delays after a failure (default none; Slack: 0, 60 s, 300 s). */
+  httpRetryDelaysMs?: number[];
+  /** Subscribed to message.channels (a mention then arrives as both `message` and `app_mention`, as in Slack). Default true. */
+  channelMessages?: boolean;
+  /** Deliver the bot's own posts and edits back as message events (as Slack does). Default false. */
+  echoBotMessages?: boolean;
+  ids?: Partial<WorkspaceIds>;
+}
+
+/** What one user post produced. */
+export interface PostResult {
+  ts: string;
+  channel: string;
+  /** Event ids delivered for it (message and/or app_mention). */
+  eventIds: string[];
+  /** HTTP mode: the deliveries (first attempt awaited). */
+  http: HttpDeliveryRecord[];
+  /** Socket mode: the envelopes. */
+  socket: EnvelopeRecord[];
+}
+
+const DEFAULT_IDS: WorkspaceIds = { teamId: 'T0EMU0001', teamName: 'Emulated', appId: 'A0EMU0001', botUserId: 'U0BOT0001', botId: 'B0BOT0001', botName: 'boxbot' };
+
+/** A running emulated Slack. Create with `startSlackEmulator()`; `close()` when done. */
+export class SlackEmulator {
+  readonly workspace: Workspace;
+  readonly api: WebApi;
+  readonly link: SocketLink;
+  readonly events: HttpEvents;
+  readonly botToken: string;
+  readonly appToken: string;
+  readonly signingSecret: string;
+  readonly delivery: 'socket' | 'http';
+  private readonly channelMessages: boolean;
+  private readonly echo: boolean;
+  private server: Server | undefined;
+  private port = 0;
+
+  constructor(opts: SlackEmulatorOptions = {}) {
+    this.workspace = new Workspace({ ...DEFAULT_IDS, ...opts.ids });
+    this.botToken = opts.botToken ?? 'xoxb-0000000001-0000000002-emulatorbottoken';
+    this.appToken = opts.appToken ?? 'xapp-1-A0EMU0001-0000000003-emulatorapptoken';
+    this.signingSecret = opts.signingSecret ?? '8f742231b10e8888abcd99yyyzzz85a5';
+    this.delivery = opts.delivery ?? 'socket';
+    this.channelMessages = opts.channelMessages ?? true;
+    this.echo = opts.echoBotMessages ?? false;
+    this.api = new WebApi(this.workspace, { bot: this.botToken, app: this.appToken }, {
+      openConnection: () => this.link.ticketUrl(`ws://127.0.0.1:${this.port}`),
+      onBotMessage: (m, kind) => this.echoBot(m, kind),
+    });
+    this.link = new SocketLink({ appId: this.workspace.ids.appId, ackTimeoutMs: opts.ackTimeoutMs ?? 3000, maxRetries: opts.maxRetries ?? 3, pingIntervalMs: 10_000 });
+    this.events = new HttpEvents({ signingSecret: this.signingSecret, retryDelaysMs: opts.httpRetryDelaysMs ?? [], responseTimeoutMs: 3000 });
+    if (opts.eventsUrl) this.events.url = opts.eventsUrl;
+  }
+
+  /** Listens on 127.0.0.1, port 0. */
+  async listen(): Promise<this> {
+    const server = createServer((req, res) => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (req.method === 'POST' || req.method === 'GET') {
+        const m = /^\/api\/([A-Za-z0-9._]+)$/.exec(path);
+        if (m) {
+          this.api.handle(req, res, m[1]!).catch(() => res.writeHead(500).end());
+          return;
+        }
+      }
+      res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
+    });
+    server.on('upgrade', (req, socket, head) => this.link.upgrade(req, socket, head));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    this.server = server;
+    this.port = (server.address() as AddressInfo).port;
+    return this;
+  }
+
+  /** The Web API root to give the adapter (`slack.apiUrl`). */
+  get apiUrl(): string {
+    return `http://127.0.0.1:${this.port}/api/`;
+  }
+
+  get ids(): WorkspaceIds {
+    return this.workspace.ids;
+  }
+
+  /** HTTP mode: where events are posted (the gateway's `/webhooks/slack`). */
+  setEventsUrl(url: string): void {
+    this.events.url = url;
+  }
+
+  /**
+   * A person (or another bot, with `botId`) posts. DMs (`channelType: 'im'`) arrive as `message`;
+   * in channels a post mentioning the bot (`mention`: text gets `<@bot> ` in front) arrives as
+   * `app_mention` and, if subscribed, also as `message`, exactly as Slack sends them.
+   */
+  async userSays(p: {
+    channel: string;
+    channelType?: UserPost['channelType'];
+    user?: string;
+    userName?: string;
+    text: string;
+    mention?: boolean;
+    threadTs?: string;
+    botId?: string;
+    subtype?: string;
+  }): Promise<PostResult> {
+    const ids = this.workspace.ids;
+    const channelType = p.channelType ?? (p.channel.startsWith('D') ? 'im' : 'channel');
+    const user = p.user ?? 'U0USER0001';
+    if (p.userName) this.workspace.addUser(user, p.userName);
+    const text = p.mention ? `<@${ids.botUserId}> ${p.text}` : p.text;
+    const post: UserPost = { channel: p.channel, channelType, user, text, ts: this.workspace.nextTs(), ...(p.threadTs ? { threadTs: p.threadTs } : {}), ...(p.botId ? { botId: p.botId } : {}), ...(p.subtype ? { subtype: p.subtype } : {}) };
+    this.workspace.add({ channel: p.channel, ts: post.ts, ...(p.threadTs ? { threadTs: p.threadTs } : {}), user, ...(p.botId ? { botId: p.botId } : {}), text, edits: 0 });
+
+    const events: Record<string, unknown>[] = [];
+    const mentioned = text.includes(`<@${ids.botUserId}>`);
+    if (channelType === 'im' || this.channelMessages) events.push(messageEvent(ids, post));
+    if (channelType !== 'im' && mentioned && !p.botId) events.push(appMentionEvent(ids, post));
+    const result: PostResult = { ts: post.ts, channel: p.channel, eventIds: [], http: [], socket: [] };
+    for (const event of events) {
+      const body = eventCallback(ids, event);
+      result.eventIds.push(body.event_id as string);
+      await this.deliverBody(body, result);
+    }
+    return result;
+  }
+
+  /** Delivers any event_callback body (or anything else, to test malformed input). */
+  async deliverBody(body: Record<string, unknown>, into?: PostResult): Promise<void> {
+    if (this.delivery === 'socket') {
+      const rec = this.link.deliver(body);
+      into?.socket.push(rec);
+    } else {
+      const rec = await this.events.deliver(body);
+      into?.http.push(rec);
+    }
+  }
+
+  /** Wraps `event` in an event_callback body with a fresh event id and delivers it. */
+  async deliverEvent(event: Record<string, unknown>): Promise<string> {
+    const body = eventCallback(this.workspace.ids, event, newEventId());
+    await this.deliverBody(body);
+    return body.event_id as string;
+  }
+
+  /** Messages the bot posted, in order, with their latest text. */
+  botMessages(): StoredMessage[] {
+    return this.workspace.bot.slice();
+  }
+
+  /** The next `n` chat.postMessage/chat.update calls get HTTP 429 with `Retry-After: retryAfterSec`. */
+  rateLimitNext(n: number, retryAfterSec: number, methods = ['chat.postMessage', 'chat.update']): void {
+    this.api.rateLimitNext(n, retryAfterSec, methods);
+  }
+
+  /** Stops listening and drops every connection and timer. */
+  async close(): Promise<void> {
+    this.link.close();
+    this.events.close();
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  }
+
+  private echoBot(m: StoredMessage, kind: 'posted' | 'edited'): void {
+    if (!this.echo) return;
+    const ids = this.workspace.ids;
+    const channelType = m.channel.startsWith('D') ? 'im' : 'channel';
+    const bot = { type: 'message', text: m.text, user: ids.botUserId, bot_id: ids.botId, app_id: ids.appId, ts: m.ts, ...(m.threadTs ? { thread_ts: m.threadTs } : {}), team: ids.teamId };
+    const event =
+      kind === 'posted'
+        ? { ...bot, channel: m.channel, event_ts: m.ts, channel_type: channelType }
+        : { type: 'message', subtype: 'message_changed', hidden: true, message: { ...bot, edited: { user: ids.botUserId, ts: this.workspace.nextTs() } }, channel: m.channel, ts: this.workspace.nextTs(), event_ts: m.ts, channel_type: channelType };
+    void this.deliverBody(eventCallback(ids, event));
+  }
+}
+
+/** Starts an emulated Slack on 127.0.0.1 port 0. */
+export async function startSlackEmulator(opts: SlackEmulatorOptions = {}): Promise<SlackEmulator> {
+  return new SlackEmulator(opts).listen();
+}

@@ -1,0 +1,178 @@
+// The emulated Slack Web API: `POST /api/<method>` with form-encoded or JSON bodies (as Slack
+// accepts), the token as `Authorization: Bearer` or a `token` parameter, answers
+// `{ok:true,...}` / `{ok:false,error}` with HTTP 200, and HTTP 429 + Retry-After when limited.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { StoredMessage, Workspace } from './workspace.ts';
+
+/** One call the API received (tokens are not kept). */
+export interface ApiCall {
+  method: string;
+  params: Record<string, unknown>;
+}
+
+/** Hooks the rest of the emulator provides. */
+export interface WebApiHooks {
+  /** A single-use WebSocket URL for apps.connections.open. */
+  openConnection(): string;
+  /** Called after the bot posted or edited (echo as events, if enabled). */
+  onBotMessage(m: StoredMessage, kind: 'posted' | 'edited'): void;
+}
+
+/** Slack's limit on `text`. */
+export const MAX_TEXT = 40_000;
+
+/** Request handling, rate-limit and failure injection of the Web API. */
+export class WebApi {
+  readonly calls: ApiCall[] = [];
+  private rateLimits: { methods: Set<string>; retryAfterSec: number }[] = [];
+  private failures: { method: string; error?: string; httpStatus?: number }[] = [];
+
+  constructor(
+    private readonly ws: Workspace,
+    private readonly tokens: { bot: string; app: string },
+    private readonly hooks: WebApiHooks,
+  ) {}
+
+  /** The next `n` calls of `methods` get HTTP 429 with `Retry-After: retryAfterSec`. */
+  rateLimitNext(n: number, retryAfterSec: number, methods: string[]): void {
+    for (let i = 0; i < n; i++) this.rateLimits.push({ methods: new Set(methods), retryAfterSec });
+  }
+
+  /** The next call of `method` fails: `{ok:false,error}` with 200, or a bare HTTP `httpStatus`. */
+  failNext(method: string, failure: { error?: string; httpStatus?: number }): void {
+    this.failures.push({ method, ...failure });
+  }
+
+  /** Counts calls of `method`. */
+  count(method: string): number {
+    let n = 0;
+    for (const c of this.calls) if (c.method === method) n++;
+    return n;
+  }
+
+  /** Handles one HTTP request under `/api/`. */
+  async handle(req: IncomingMessage, res: ServerResponse, method: string): Promise<void> {
+    const raw = await readBody(req);
+    const params = parseParams(req, raw);
+    const token = bearer(req.headers.authorization) ?? (typeof params.token === 'string' ? params.token : undefined);
+    delete params.token;
+    this.calls.push({ method, params });
+
+    const limitIdx = this.rateLimits.findIndex((r) => r.methods.has(method));
+    if (limitIdx >= 0) {
+      const [limit] = this.rateLimits.splice(limitIdx, 1);
+      return send(res, 429, { ok: false, error: 'ratelimited' }, { 'retry-after': String(limit!.retryAfterSec) });
+    }
+    const failIdx = this.failures.findIndex((f) => f.method === method);
+    if (failIdx >= 0) {
+      const [f] = this.failures.splice(failIdx, 1);
+      if (f!.httpStatus) return send(res, f!.httpStatus, { ok: false, error: 'http_error' });
+      return send(res, 200, { ok: false, error: f!.error ?? 'internal_error' });
+    }
+
+    if (!token) return send(res, 200, { ok: false, error: 'not_authed' });
+    const kind = token === this.tokens.bot ? 'bot' : token === this.tokens.app ? 'app' : undefined;
+    if (!kind) return send(res, 200, { ok: false, error: 'invalid_auth' });
+    if ((method === 'apps.connections.open') !== (kind === 'app')) return send(res, 200, { ok: false, error: 'not_allowed_token_type' });
+    send(res, 200, this.call(method, params));
+  }
+
+  private call(method: string, p: Record<string, unknown>): Record<string, unknown> {
+    const ids = this.ws.ids;
+    switch (method) {
+      case 'auth.test':
+        return { ok: true, url: 'https://emulator.slack.com/', team: ids.teamName, user: ids.botName, team_id: ids.teamId, user_id: ids.botUserId, bot_id: ids.botId, is_enterprise_install: false };
+      case 'apps.connections.open':
+        return { ok: true, url: this.hooks.openConnection() };
+      case 'users.info': {
+        const id = str(p.user);
+        const u = id ? this.ws.users.get(id) : undefined;
+        if (!id || !u) return { ok: false, error: 'user_not_found' };
+        return { ok: true, user: { id, team_id: ids.teamId, name: u.name, real_name: u.name, is_bot: false, profile: { display_name: u.displayName, real_name: u.name } } };
+      }
+      case 'chat.postMessage': {
+        const channel = str(p.channel);
+        const text = str(p.text) ?? '';
+        if (!channel) return { ok: false, error: 'channel_not_found' };
+        if (!text && !p.blocks && !p.attachments) return { ok: false, error: 'no_text' };
+        if (text.length > MAX_TEXT) return { ok: false, error: 'msg_too_long' };
+        const threadTs = str(p.thread_ts);
+        const m = this.ws.add({ channel, ts: this.ws.nextTs(), ...(threadTs ? { threadTs } : {}), user: ids.botUserId, botId: ids.botId, text, edits: 0, params: p });
+        this.hooks.onBotMessage(m, 'posted');
+        return { ok: true, channel, ts: m.ts, message: this.view(m) };
+      }
+      case 'chat.update': {
+        const channel = str(p.channel);
+        const ts = str(p.ts);
+        if (!channel) return { ok: false, error: 'channel_not_found' };
+        const m = ts ? this.ws.find(channel, ts) : undefined;
+        if (!m) return { ok: false, error: 'message_not_found' };
+        if (m.botId !== ids.botId) return { ok: false, error: 'cant_update_message' };
+        const text = str(p.text) ?? '';
+        if (!text && !p.blocks) return { ok: false, error: 'no_text' };
+        if (text.length > MAX_TEXT) return { ok: false, error: 'msg_too_long' };
+        m.text = text;
+        m.edits += 1;
+        this.hooks.onBotMessage(m, 'edited');
+        return { ok: true, channel, ts: m.ts, text, message: this.view(m) };
+      }
+      case 'assistant.threads.setStatus':
+        return str(p.channel_id) && str(p.thread_ts) ? { ok: true } : { ok: false, error: 'invalid_arguments' };
+      default:
+        return { ok: false, error: 'unknown_method' };
+    }
+  }
+
+  private view(m: StoredMessage): Record<string, unknown> {
+    const ids = this.ws.ids;
+    return {
+      type: 'message', text: m.text, user: ids.botUserId, bot_id: ids.botId, app_id: ids.appId, ts: m.ts, team: ids.teamId,
+      ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+      bot_profile: { id: ids.botId, name: ids.botName, app_id: ids.appId, team_id: ids.teamId, deleted: false },
+    };
+  }
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+// Slack takes query parameters, form bodies (values of objects JSON-encoded) and JSON bodies.
+function parseParams(req: IncomingMessage, raw: Buffer): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const query = new URL(req.url ?? '/', 'http://x').searchParams;
+  for (const [k, v] of query) out[k] = v;
+  const type = (req.headers['content-type'] ?? '').toLowerCase();
+  if (raw.length === 0) return out;
+  if (type.startsWith('application/json')) {
+    try {
+      const body = JSON.parse(raw.toString('utf8')) as unknown;
+      if (body && typeof body === 'object') Object.assign(out, body);
+    } catch {
+      out.__invalid_json = true;
+    }
+  } else {
+    for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) out[k] = v;
+  }
+  return out;
+}
+
+function bearer(h: string | undefined): string | undefined {
+  const m = h ? /^Bearer\s+(\S+)$/i.exec(h) : null;
+  return m?.[1];
+}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' && v.length > 0 ? v : undefined;
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}

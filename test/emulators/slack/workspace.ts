@@ -1,0 +1,62 @@
+// The emulated Slack workspace: its team, bot, users and every message (user and bot) with
+// edits. Pure state; the Web API and the event deliveries read and write it.
+
+/** A message as the emulator stores it (latest text after edits). */
+export interface StoredMessage {
+  channel: string;
+  ts: string;
+  threadTs?: string;
+  /** The author: a user id, or the bot's user id for bot posts. */
+  user?: string;
+  botId?: string;
+  text: string;
+  edits: number;
+  /** Raw request parameters of the post (for assertions on formatting flags). */
+  params?: Record<string, unknown>;
+}
+
+/** Fixed identities of the emulated workspace. */
+export interface WorkspaceIds {
+  teamId: string;
+  teamName: string;
+  appId: string;
+  botUserId: string;
+  botId: string;
+  botName: string;
+}
+
+/** Teams, users and messages. */
+export class Workspace {
+  readonly messages: StoredMessage[] = [];
+  readonly bot: StoredMessage[] = [];
+  readonly users = new Map<string, { name: string; displayName: string }>();
+  private readonly byKey = new Map<string, StoredMessage>();
+  private lastTs = 0;
+
+  constructor(readonly ids: WorkspaceIds) {}
+
+  /** A new message ts: `<seconds>.<micro>`, strictly increasing like Slack's. */
+  nextTs(): string {
+    const micros = Math.max(Date.now() * 1000, this.lastTs + 1);
+    this.lastTs = micros;
+    return `${Math.floor(micros / 1e6)}.${String(micros % 1e6).padStart(6, '0')}`;
+  }
+
+  /** Stores a message (user or bot). */
+  add(m: StoredMessage): StoredMessage {
+    this.messages.push(m);
+    if (m.botId === this.ids.botId) this.bot.push(m);
+    this.byKey.set(`${m.channel}:${m.ts}`, m);
+    return m;
+  }
+
+  /** The message `ts` in `channel`, if any. */
+  find(channel: string, ts: string): StoredMessage | undefined {
+    return this.byKey.get(`${channel}:${ts}`);
+  }
+
+  /** Registers a user (users.info answers with it). */
+  addUser(id: string, name: string): void {
+    this.users.set(id, { name, displayName: name });
+  }
+}
