@@ -26,7 +26,7 @@ const keyOf = (i: number): string => `telegram:-100${i}:${i % 7}`;
 /** Writes `n` conversation documents straight to disk, many at a time (setup, not measured). */
 async function seed(dir: string, n: number): Promise<void> {
   const at = new Date().toISOString();
-  const made = new Set<string>();
+  const made = new Map<string, Promise<unknown>>();
   let i = 0;
   await Promise.all(
     Array.from({ length: 64 }, async () => {
@@ -34,10 +34,8 @@ async function seed(dir: string, n: number): Promise<void> {
         const key = keyOf(i++);
         const file = join(dir, conversationFile(key));
         const d = dirname(file);
-        if (!made.has(d)) {
-          made.add(d);
-          await mkdir(d, { recursive: true });
-        }
+        if (!made.has(d)) made.set(d, mkdir(d, { recursive: true }));
+        await made.get(d);
         const doc: Conversation = { key, platform: 'telegram', createdAt: at, updatedAt: at, messages: history };
         await writeFile(file, JSON.stringify(doc));
       }
@@ -131,5 +129,5 @@ try {
   console.log(`  listing 100k keys ${figures.list100kMs} ms; seeding took ${figures.seedSec} s`);
   console.log(JSON.stringify(figures));
 } finally {
-  await rm(root, { recursive: true, force: true });
+  await rm(root, { recursive: true, force: true, maxRetries: 3 });
 }
