@@ -6,7 +6,10 @@ import { Command, CommanderError } from 'commander';
 import { ConfigError, loadConfig } from '../config/load.ts';
 import { BoxbotError, UsageError } from '../errors.ts';
 import { SandboxError } from '../sandbox/index.ts';
+import { toolCacheDir } from '../agent/tools/index.ts';
+import { toolList, type ToolListFlags } from './tool-list.ts';
 import { toolRun, type ToolRunFlags } from './tool-run.ts';
+import { toolValidate, type ToolValidateFlags } from './tool-validate.ts';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
@@ -44,12 +47,23 @@ export function buildProgram(): Command {
   program.command('chat').description('chat with the agent in the terminal').action(notYet('chat', 'the agent core (issue #4)'));
 
   const tool = program.command('tool').description('WASM tools: list, validate, run');
-  tool.command('list').description('list registered tools').action(notYet('tool list', 'the tool registry (issue #3)'));
+  tool
+    .command('list')
+    .description('list the bundled and extension tools, and refused files with the reason')
+    .option('--format <format>', 'text | json', 'text')
+    .option('--bundled <dir>', 'bundled tools directory (default: the package tools/dist)')
+    .action(async (flags: ToolListFlags) => {
+      const { dataDir } = loadConfig(program.opts<{ config?: string }>().config);
+      process.exitCode = await toolList(flags, dataDir, join(dataDir, 'cache', 'sandbox'));
+    });
   tool
     .command('validate <file>')
-    .description('check a tool and print its spec')
+    .description('check a tool and print its spec, or why it is refused')
     .option('--format <format>', 'text | json', 'text')
-    .action(notYet('tool validate', 'the tool registry (issue #3)'));
+    .action(async (file: string, flags: ToolValidateFlags) => {
+      const { dataDir } = loadConfig(program.opts<{ config?: string }>().config);
+      process.exitCode = await toolValidate(file, flags, toolCacheDir(dataDir), join(dataDir, 'cache', 'sandbox'));
+    });
   tool
     .command('run <file> [args...]')
     .description('run a .wasm tool in the sandbox with exactly the given grant')

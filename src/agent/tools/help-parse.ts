@@ -3,6 +3,7 @@
 // `[possible values: a, b]`); what the text does not say is left out rather than guessed.
 import { BoxbotError } from '../../errors.ts';
 import { layoutOf, looksLikeHelp, type HelpItem } from './help-layout.ts';
+import { applyUsage, positionalsFromUsage } from './help-usage.ts';
 
 /** The levels a tool can declare, weakest first. */
 export const PERMISSION_LEVELS = ['None', 'ReadOnly', 'Write', 'Execute'] as const;
@@ -101,6 +102,9 @@ function hints(lines: string[]): { description: string; default?: string; enum?:
   if (longList) {
     values = [...longList[1]!.matchAll(/- ([^:\n]+?)(?::|\n|$)/g)].map((m) => m[1]!.trim());
   }
+  // Hints that mean nothing to a sandboxed tool's caller (it gets no environment; aliases are
+  // other spellings of the same flag).
+  text = text.replace(/\s*\[(env|aliases|alias|short aliases|short alias):[^\]]*\]/gi, '');
   text = text.replace(/\s*[([]required[)\]]/i, () => {
     required = true;
     return '';
@@ -122,6 +126,25 @@ function typeFromName(valueName: string | undefined): { type: HelpParam['type'];
   if (NUMBER_WORDS.test(valueName)) return { type: 'number', multiple: false };
   if (INTEGER_WORDS.test(valueName)) return { type: 'integer', multiple: false };
   return undefined;
+}
+
+const GENERIC_NUMBER = /^(n|num|number)$/i;
+const INTEGER_TEXT = /^-?\d+$/;
+const FLOAT_TEXT = /^-?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?$/;
+
+/**
+ * Settles integer vs number: a generic `<NUMBER>` is an integer only when its default or its
+ * name says so (`--offset <NUMBER> [default: 0]`), and a fractional default makes any numeric
+ * value a number (`--delay <SECONDS> [default: 0.5]`).
+ */
+function numberKind(byName: ReturnType<typeof typeFromName>, valueName: string | undefined, key: string, dflt: string | undefined): ReturnType<typeof typeFromName> {
+  if (!byName || (byName.type !== 'integer' && byName.type !== 'number')) return byName;
+  if (dflt !== undefined && FLOAT_TEXT.test(dflt)) return { ...byName, type: 'number' };
+  if (valueName !== undefined && GENERIC_NUMBER.test(valueName)) {
+    const integer = (dflt !== undefined && INTEGER_TEXT.test(dflt)) || INTEGER_WORDS.test(key);
+    return { ...byName, type: integer ? 'integer' : 'number' };
+  }
+  return byName;
 }
 
 /** `-f, --file-path <FILE_PATH>` / `-f FOO, --foo FOO` / `--mode {a,b}` / `-c, --config string`. */
@@ -153,7 +176,7 @@ function parseOption(item: HelpItem): HelpParam | undefined {
       valueName = valuePart.replace(/\.\.\.|[<>[\]]/g, ' ').trim().split(/\s+/)[0] || undefined;
     }
   }
-  const byName = typeFromName(valueName);
+  const byName = numberKind(typeFromName(valueName), valueName, toKey(long ?? short!), h.default);
   let type: HelpParam['type'] = valuePart === undefined ? 'boolean' : (byName?.type ?? 'string');
   if (byName?.multiple) multiple = true;
   const values = choices ?? h.enum;
@@ -175,6 +198,25 @@ function parseOption(item: HelpItem): HelpParam | undefined {
   };
 }
 
+/** A description as one line, without hints. */
+const oneLine = (lines: string[]) => hints(lines).description.replace(/\s*\n\s*/g, ' ');
+
+/**
+ * argparse's subparsers: a `{add,list}` positional followed by one indented line per command.
+ * Returns the commands, or undefined when the item is a plain choice argument.
+ */
+function subparsers(item: HelpItem): HelpCommand[] | undefined {
+  const choices = /^\{([^}]+)\}$/.exec(item.left.trim())?.[1]?.split(',').map((c) => c.trim());
+  if (!choices) return undefined;
+  const commands: HelpCommand[] = [];
+  for (const line of item.description) {
+    const m = /^(\S+)(?:\s{2,}(.*))?$/.exec(line.trim());
+    if (m && choices.includes(m[1]!)) commands.push({ name: m[1]!, about: m[2]?.trim() ?? '' });
+    else if (commands.length && line.trim()) commands[commands.length - 1]!.about += ` ${line.trim()}`;
+  }
+  return commands.length ? commands : undefined;
+}
+
 /** `<FILE>`, `[PATTERN]...`, argparse's `bar` or `{a,b}`. */
 function parseArgument(item: HelpItem): HelpParam | undefined {
   const m = /^(<([^>]+)>|\[([^\]]+)\]|\{([^}]+)\}|([A-Za-z0-9_][\w.-]*))(\.\.\.)?$/.exec(item.left.trim());
@@ -193,33 +235,6 @@ function parseArgument(item: HelpItem): HelpParam | undefined {
     ...(m[4] ? { enum: m[4].split(',').map((v) => v.trim()) } : h.enum ? { enum: h.enum } : {}),
     description: h.description,
   };
-}
-
-/** Strips bracketed groups (nested) from a usage line, leaving what is required. */
-function requiredPart(usage: string): string {
-  let out = '';
-  let depth = 0;
-  for (const ch of usage) {
-    if (ch === '[') depth++;
-    else if (ch === ']') depth = Math.max(0, depth - 1);
-    else if (depth === 0) out += ch;
-  }
-  return out;
-}
-
-/** Applies what the usage line says: required options, optional/multiple argparse positionals. */
-function applyUsage(params: HelpParam[], usage: string[]): void {
-  const line = usage.join(' ');
-  if (!line) return;
-  const req = requiredPart(line);
-  for (const p of params) {
-    if (p.kind === 'option' && p.flag && new RegExp(`(^|\\s)${p.flag.replace(/[.?]/g, '\\$&')}(?=[\\s=<]|$)`).test(req)) p.required = true;
-    if (p.kind === 'positional' && /^[a-z]/.test(p.key)) {
-      const bare = p.valueName?.toLowerCase() ?? p.key;
-      if (new RegExp(`\\[${bare}( \\.\\.\\.)?\\]`, 'i').test(line)) p.required = false;
-      if (new RegExp(`${bare} \\[${bare} \\.\\.\\.\\]|\\[${bare} \\.\\.\\.\\]`, 'i').test(line)) p.multiple = true;
-    }
-  }
 }
 
 /** Parses `Keywords:`/`PermissionLevel:`/`Network:` declarations. */
@@ -261,14 +276,23 @@ export function parseHelp(text: string): ParsedHelp {
   const extra: string[] = [];
   for (const s of layout.sections) {
     if (s.kind === 'options') for (const it of s.items) pushParam(params, parseOption(it));
-    else if (s.kind === 'arguments') for (const it of s.items) pushParam(params, parseArgument(it));
-    else if (s.kind === 'commands') {
+    else if (s.kind === 'arguments') {
+      for (const it of s.items) {
+        const sub = subparsers(it);
+        if (sub) commands.push(...sub);
+        else pushParam(params, parseArgument(it));
+      }
+    } else if (s.kind === 'commands') {
       for (const it of s.items) {
         const cmd = it.left.split(/[,\s]/)[0]!;
         if (cmd === 'help' || cmd === 'completion') continue;
-        commands.push({ name: cmd, about: hints(it.description).description.split('\n')[0] ?? '' });
+        commands.push({ name: cmd, about: oneLine(it.description) });
       }
     } else if (s.text.some((t) => t)) extra.push(`${s.title}:\n${s.text.join('\n').trim()}`);
+  }
+  // cobra names positional arguments only in its usage line (`deploy <service> [env] [flags]`).
+  if (!layout.sections.some((s) => s.kind === 'arguments')) {
+    for (const p of positionalsFromUsage(layout.usage, params)) pushParam(params, p);
   }
   applyUsage(params, layout.usage);
   return {

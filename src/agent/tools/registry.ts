@@ -5,8 +5,8 @@
 //   const reg = createToolRegistry({ sandbox, cacheDir, dirs: [{ path: 'tools/dist', source: 'bundled' }] });
 //   await reg.start(); reg.get('read')?.spec.inputSchema
 import { watch, type FSWatcher } from 'node:fs';
-import { mkdir, readdir, stat } from 'node:fs/promises';
-import { basename, join, resolve } from 'node:path';
+import { lstat, mkdir, readdir, realpath, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
@@ -77,6 +77,17 @@ export async function registerFile(sandbox: Sandbox, file: string, cacheDir: str
   const spec = await buildSpec(sandbox, snap.blob, name, snap.sha256, prepared.imports, file);
   await writeCachedSpec(specDir, spec);
   return { spec, blob: snap.blob, cached: false };
+}
+
+/** The directory a symlinked tool file points into, when it is a link to another directory. */
+async function linkTargetDir(file: string): Promise<string | undefined> {
+  try {
+    if (!(await lstat(file)).isSymbolicLink()) return undefined;
+    const target = dirname(await realpath(file));
+    return target === dirname(file) ? undefined : target;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Creates a registry; call `start()`. */
@@ -156,6 +167,15 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
     );
   }
 
+  function rescan(dir: string): void {
+    readdir(dir).then(
+      (names) => {
+        for (const f of names) if (f.endsWith('.wasm')) schedule(join(dir, f));
+      },
+      (e: unknown) => log.error({ dir, err: e }, 'tool directory scan failed'),
+    );
+  }
+
   const effective = (): Map<string, RegisteredTool> => {
     const out = new Map<string, RegisteredTool>();
     for (const source of ['bundled', 'extension'] as const) {
@@ -166,16 +186,30 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
 
   return {
     async start() {
+      const watched = new Set<string>();
+      const watchDir = (path: string, onEvent: (filename: string) => void) => {
+        if (opts.watch === false || watched.has(path)) return;
+        watched.add(path);
+        const w = watch(path, (_event, filename) => {
+          if (filename) onEvent(String(filename));
+        });
+        w.on('error', (e) => log.error({ dir: path, err: e }, 'tool directory watch failed'));
+        watchers.push(w);
+      };
       for (const d of dirs) {
         await mkdir(d.path, { recursive: true });
+        // Watch first, then scan: a file dropped in between is still seen.
+        watchDir(d.path, (f) => {
+          if (f.endsWith('.wasm')) schedule(join(d.path, f));
+        });
         const files = (await readdir(d.path)).filter((f) => f.endsWith('.wasm')).map((f) => join(d.path, f));
         for (const f of files) await enqueue(f);
-        if (opts.watch !== false) {
-          const w = watch(d.path, (_event, filename) => {
-            if (filename && String(filename).endsWith('.wasm')) schedule(join(d.path, String(filename)));
-          });
-          w.on('error', (e) => log.error({ dir: d.path, err: e }, 'tool directory watch failed'));
-          watchers.push(w);
+        // Bundled tools are links into a shared component (tools/dist/read.wasm → components/
+        // fs.wasm): a rebuilt component changes the target, not the link, so watch the targets'
+        // directories too and re-check every link of this directory when one changes.
+        for (const f of files) {
+          const target = await linkTargetDir(f);
+          if (target) watchDir(target, () => rescan(d.path));
         }
       }
       const shadowed = [...byFile.values()].filter((t) => t.source === 'bundled' && effective().get(t.spec.name)?.source === 'extension');

@@ -14,14 +14,23 @@ export interface JsonSchema {
   additionalProperties?: boolean;
 }
 
+function typedValue(type: HelpParam['type'], text: string): unknown {
+  if (type === 'integer' || type === 'number') {
+    const n = Number(text);
+    return text.trim() !== '' && Number.isFinite(n) ? n : undefined;
+  }
+  if (type === 'boolean') return text === 'true' ? true : text === 'false' ? false : undefined;
+  return text;
+}
+
+/** The default in the schema's type; a repeated option's default is a list (cobra: `[80,443]`). */
 function typedDefault(p: HelpParam): unknown {
   if (p.default === undefined) return undefined;
-  if (p.type === 'integer' || p.type === 'number') {
-    const n = Number(p.default);
-    return Number.isFinite(n) ? n : undefined;
-  }
-  if (p.type === 'boolean') return p.default === 'true' ? true : p.default === 'false' ? false : undefined;
-  return p.default;
+  if (!p.multiple) return typedValue(p.type, p.default);
+  const list = /^\[(.*)\]$/.exec(p.default.trim());
+  const items = list ? list[1]!.split(',').map((v) => v.trim()).filter(Boolean) : [p.default];
+  const typed = items.map((v) => typedValue(p.type, v));
+  return typed.every((v) => v !== undefined) ? typed : undefined;
 }
 
 /** The schema of one parameter. */
@@ -30,7 +39,7 @@ function paramSchema(p: HelpParam): JsonSchema {
   if (p.enum && p.type !== 'boolean') base.enum = p.type === 'string' ? p.enum : p.enum.map(Number);
   const dflt = typedDefault(p);
   const described: JsonSchema = p.description ? { description: p.description } : {};
-  if (p.multiple) return { ...described, type: 'array', items: base, ...(dflt !== undefined ? { default: [dflt] } : {}) };
+  if (p.multiple) return { ...described, type: 'array', items: base, ...(dflt !== undefined ? { default: dflt } : {}) };
   return { ...described, ...base, ...(dflt !== undefined ? { default: dflt } : {}) };
 }
 

@@ -3,12 +3,13 @@
 // exceed what it declares. Missing `PermissionLevel:` is read as the strictest, `Execute`.
 import { BoxbotError } from '../../errors.ts';
 import { DEFAULT_LIMITS, type Sandbox, type SandboxResult } from '../../sandbox/index.ts';
+import { parseHostPatterns } from '../../sandbox/net/host-pattern.ts';
 import { decodeText } from './decode.ts';
 import { HelpError, mergeHelp, parseHelp, type HelpCommand, type HelpParam, type ParsedHelp, type PermissionLevel } from './help-parse.ts';
 import { inputSchemaOf, type JsonSchema } from './schema.ts';
 
 /** Bumped whenever parsing changes, so cached specs are rebuilt. */
-export const SPEC_VERSION = 1;
+export const SPEC_VERSION = 2;
 
 /** Everything the registry knows about one tool (shared/design.md, "Tools describe themselves"). */
 export interface ToolSpec {
@@ -56,7 +57,7 @@ export function importsExceedDeclaration(imports: string[], level: PermissionLev
   for (const name of imports) {
     const bare = name.replace(/@.*$/, '');
     if (!PROVIDED.test(bare)) return `it imports ${name}, which the sandbox does not provide`;
-    if ((bare === 'wasi:http/outgoing-handler' || bare.startsWith('wasi:sockets/')) && network.length === 0) {
+    if ((bare.startsWith('wasi:http/') || bare.startsWith('wasi:sockets/')) && network.length === 0) {
       return `it imports ${name} but declares no Network: hosts`;
     }
     if (bare.startsWith('wasi:filesystem/') && level === 'None') {
@@ -66,6 +67,22 @@ export function importsExceedDeclaration(imports: string[], level: PermissionLev
   return undefined;
 }
 
+/** `-h: why; --help: why`, or one reason for both when they failed the same way. */
+function sameReasons(reasons: { flag: string; why: string }[]): string {
+  const [a, b] = reasons;
+  if (a && b && a.why === b.why) return `\`${a.flag}\` and \`${b.flag}\`: ${a.why}`;
+  return reasons.map((r) => `\`${r.flag}\`: ${r.why}`).join('; ');
+}
+
+function isHostPattern(p: string): boolean {
+  try {
+    parseHostPatterns([p]);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 async function helpText(sandbox: Sandbox, file: string, name: string, flag: string): Promise<{ text?: string; why?: string }> {
   let r: SandboxResult;
   try {
@@ -73,33 +90,37 @@ async function helpText(sandbox: Sandbox, file: string, name: string, flag: stri
   } catch (e) {
     return { why: `it cannot run: ${(e as Error).message}` };
   }
-  if (r.trap) return { why: `\`${flag}\` was stopped by the ${r.trap.kind} limit (${r.trap.message})` };
+  if (r.trap) return { why: `stopped by the ${r.trap.kind} limit (${r.trap.message})` };
   const text = decodeText(r.stdout.length ? r.stdout : r.stderr).text;
-  if (!text.trim()) return { why: `\`${flag}\` printed nothing (exit code ${r.exitCode})` };
+  if (!text.trim()) return { why: `printed nothing (exit code ${r.exitCode})` };
   return { text };
 }
 
 /** Runs the help of `file` (as `name`) and builds its spec; throws ToolRefusedError with the reason. */
 export async function buildSpec(sandbox: Sandbox, file: string, name: string, sha256: string, imports: string[], sourceFile = file): Promise<ToolSpec> {
   if (!TOOL_NAME.test(name)) throw new ToolRefusedError(sourceFile, `${sourceFile}: the tool name ${JSON.stringify(name)} must be 1-64 letters, digits, _ or -`);
-  const reasons: string[] = [];
+  const reasons: { flag: string; why: string }[] = [];
   const parse = (flag: string, h: { text?: string; why?: string }): ParsedHelp | undefined => {
     if (h.text === undefined) {
-      reasons.push(h.why!);
+      reasons.push({ flag, why: h.why! });
       return undefined;
     }
     try {
       return parseHelp(h.text);
     } catch (e) {
       if (!(e instanceof HelpError)) throw e;
-      reasons.push(`\`${flag}\`: ${e.message}`);
+      reasons.push({ flag, why: e.message });
       return undefined;
     }
   };
   const short = parse('-h', await helpText(sandbox, file, name, '-h'));
   const long = parse('--help', await helpText(sandbox, file, name, '--help'));
-  if (!short && !long) throw new ToolRefusedError(sourceFile, `${sourceFile} refused: ${reasons.join('; ')}`);
+  if (!short && !long) throw new ToolRefusedError(sourceFile, `${sourceFile} refused: ${sameReasons(reasons)}`);
   const help = mergeHelp(short, long);
+  const badHost = help.network.find((h) => h !== '*' && !isHostPattern(h));
+  if (badHost !== undefined) {
+    throw new ToolRefusedError(sourceFile, `${sourceFile} refused: Network: ${JSON.stringify(badHost)} is not a host pattern (expected e.g. https://api.example.com or https://*.example.com)`);
+  }
   const notes: string[] = [];
   const permissionLevel = help.permissionLevel ?? 'Execute';
   if (!help.permissionLevel) notes.push('no PermissionLevel: declared, so it is treated as Execute');

@@ -1,0 +1,22 @@
+// Where tools live: the bundled tools built into the package (tools/dist), the user's drop-in
+// folder (<dataDir>/extensions/tools) and the registry's cache (<dataDir>/cache/tools).
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { ToolSource } from './registry.ts';
+
+/** The package's built tools (`tools/dist`), from src/ and dist/ alike. */
+export const BUNDLED_TOOLS_DIR = fileURLToPath(new URL('../../../tools/dist', import.meta.url));
+
+/** The folder users drop extra `.wasm` tools into (hot reloaded). */
+export const extensionToolsDir = (dataDir: string): string => join(dataDir, 'extensions', 'tools');
+
+/** Snapshots and cached specs of registered tools. */
+export const toolCacheDir = (dataDir: string): string => join(dataDir, 'cache', 'tools');
+
+/** The registry's directories for a data directory: bundled first, extensions override. */
+export function toolDirs(dataDir: string, bundled = BUNDLED_TOOLS_DIR): { path: string; source: ToolSource }[] {
+  return [
+    { path: bundled, source: 'bundled' },
+    { path: extensionToolsDir(dataDir), source: 'extension' },
+  ];
+}
