@@ -1,0 +1,188 @@
+// The Telegram channel: grammY's API client against `apiRoot`, updates by long polling (default)
+// or webhook, all entering through one `handleUpdate`; replies as Telegram HTML with a
+// plain-text fallback. Edits, channel posts and bots' messages are acknowledged and dropped.
+import { Bot } from 'grammy';
+import { silentLogger, type Logger } from '../../log.ts';
+import { AdapterError, type AdapterApiError } from '../errors.ts';
+import type { AdapterCapabilities, AdapterRoute, AdapterState, ChannelAdapter, InboundSink, OutboundTarget, SendOptions, SentMessage } from '../types.ts';
+import { isNotModified, isParseError, scrub, toAdapterError } from './api-error.ts';
+import { markdownToTelegramHtml } from './format.ts';
+import { normalizeUpdate, updateIdOf, type TelegramBotIdentity } from './normalize.ts';
+import { startPoller, type BackoffOptions, type Poller } from './poller.ts';
+import { WEBHOOK_SECRET, webhookRoute } from './webhook.ts';
+
+/** What Telegram can do (Bot API limits: 4,096 characters, ~1 edit/s per chat, typing lasts 5 s). */
+export const TELEGRAM_CAPABILITIES: AdapterCapabilities = Object.freeze({
+  edit: true,
+  typing: true,
+  threads: true,
+  maxTextLength: 4096,
+  editIntervalMs: 1000,
+  typingIntervalMs: 5000,
+});
+
+/** The only update kind requested: edits and channel posts are not turned into prompts. */
+const ALLOWED_UPDATES = ['message'];
+
+/** Options of createTelegramAdapter. */
+export interface TelegramAdapterOptions {
+  /** The bot token (from TELEGRAM_BOT_TOKEN); never logged. */
+  token: string;
+  /** Bot API root (a local Bot API server, or an emulator in tests). Default https://api.telegram.org. */
+  apiRoot?: string;
+  /** Persists the polling offset (`telegram.offset`). */
+  state: AdapterState;
+  logger?: Logger;
+  /** `polling` (default) or `webhook` (needs `webhook`). */
+  mode?: 'polling' | 'webhook';
+  /** Webhook mode: the public URL Telegram posts to (ending in /webhooks/telegram) and the secret token (1-256 of A-Z a-z 0-9 _ -). */
+  webhook?: { url: string; secret: string };
+  /** Long-poll timeout of one getUpdates call, in seconds. Default 30. */
+  pollTimeoutSeconds?: number;
+  /** Waits after polling failures (409, network, 5xx). Default 1 s doubling to 30 s. */
+  backoff?: Partial<BackoffOptions>;
+}
+
+/** A Telegram ChannelAdapter that is also the one entry point for raw updates. */
+export interface TelegramAdapter extends ChannelAdapter {
+  /** Normalizes one raw update and hands it to the sink; rejects only when the sink rejected. */
+  handleUpdate(update: unknown): Promise<void>;
+}
+
+/**
+ * Creates the Telegram adapter.
+ * @example createTelegramAdapter({ token: secrets.TELEGRAM_BOT_TOKEN!, state, logger })
+ */
+export function createTelegramAdapter(options: TelegramAdapterOptions): TelegramAdapter {
+  const { token, state } = options;
+  const mode = options.mode ?? 'polling';
+  const log = (options.logger ?? silentLogger).child({ scope: 'adapter:telegram' });
+  if (!token) throw new AdapterError('telegram', 'config', 'no bot token (set TELEGRAM_BOT_TOKEN)');
+  if (mode === 'webhook') {
+    if (!options.webhook?.url) throw new AdapterError('telegram', 'config', 'webhook mode needs the public webhook URL');
+    if (!WEBHOOK_SECRET.test(options.webhook.secret)) throw new AdapterError('telegram', 'config', 'webhook mode needs a secret of 1-256 characters A-Z a-z 0-9 _ - (set TELEGRAM_WEBHOOK_SECRET)');
+  }
+  const apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
+  const bot = new Bot(token, { client: { apiRoot } });
+  const api = bot.api;
+  const backoff: BackoffOptions = { initialMs: options.backoff?.initialMs ?? 1000, maxMs: options.backoff?.maxMs ?? 30_000 };
+
+  let me: TelegramBotIdentity | undefined;
+  let sink: InboundSink | undefined;
+  let poller: Poller | undefined;
+
+  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      throw toAdapterError(e, token);
+    }
+  };
+
+  async function handleUpdate(update: unknown): Promise<void> {
+    const to = sink;
+    // Not running: reject, so the update is not acknowledged and comes again after start.
+    if (!me || !to) throw new AdapterError('telegram', 'not-running', 'the adapter is stopped');
+    const result = normalizeUpdate(update, me);
+    if (result.kind === 'malformed') {
+      log.warn({ updateId: updateIdOf(update), reason: result.reason }, 'malformed telegram update dropped');
+      return;
+    }
+    if (result.kind === 'ignored') {
+      log.debug({ updateId: updateIdOf(update), reason: result.reason }, 'telegram update ignored');
+      return;
+    }
+    await to(result.message);
+  }
+
+  const routes: AdapterRoute[] =
+    mode === 'webhook' && options.webhook
+      ? [webhookRoute({ secret: options.webhook.secret, log, running: () => sink !== undefined, handleUpdate })]
+      : [];
+
+  /** Sends with HTML, falling back once to the text as is when Telegram cannot parse the markup. */
+  async function withFallback<T>(text: string, opts: SendOptions | undefined, run: (text: string, html: boolean) => Promise<T>): Promise<T> {
+    if ((opts?.format ?? 'markdown') === 'plain') return call(() => run(text, false));
+    try {
+      return await call(() => run(markdownToTelegramHtml(text), true));
+    } catch (e) {
+      if (!(e instanceof AdapterError) || !isParseError(e)) throw e;
+      log.warn({ description: (e as AdapterApiError).description }, 'telegram refused the HTML; sending plain text');
+      return call(() => run(text, false));
+    }
+  }
+
+  return {
+    platform: 'telegram',
+    capabilities: TELEGRAM_CAPABILITIES,
+    handleUpdate,
+
+    async start(onMessage) {
+      if (sink) throw new AdapterError('telegram', 'already-started', 'the adapter is already started');
+      const info = await call(() => api.getMe());
+      me = { id: info.id, username: info.username };
+      if (mode === 'webhook' && options.webhook) {
+        await call(() => api.setWebhook(options.webhook!.url, { secret_token: options.webhook!.secret, allowed_updates: ALLOWED_UPDATES as never }));
+        sink = onMessage;
+        log.info({ bot: me.username, url: scrub(options.webhook.url, token) }, 'telegram webhook set');
+        return;
+      }
+      // Polling and an active webhook exclude each other; pending updates are kept.
+      await call(() => api.deleteWebhook({ drop_pending_updates: false }));
+      sink = onMessage;
+      try {
+        poller = await startPoller({
+          api, token, state, log, backoff, deliver: handleUpdate,
+          timeoutSeconds: options.pollTimeoutSeconds ?? 30,
+          allowedUpdates: ALLOWED_UPDATES,
+        });
+      } catch (e) {
+        sink = undefined;
+        throw toAdapterError(e, token);
+      }
+      log.info({ bot: me.username }, 'telegram long polling started');
+    },
+
+    async stop() {
+      const p = poller;
+      poller = undefined;
+      const stopped = p?.stop(); // aborts at once; waits for the update in hand
+      sink = undefined;
+      await stopped;
+    },
+
+    async send(target, text, opts) {
+      const chatId = chatIdOf(target);
+      const thread = target.threadId ? { message_thread_id: Number(target.threadId) } : {};
+      const reply = target.replyToMessageId ? { reply_parameters: { message_id: Number(target.replyToMessageId), allow_sending_without_reply: true } } : {};
+      const sent = await withFallback(text, opts, (body, html) =>
+        api.sendMessage(chatId, body, { ...thread, ...reply, ...(html ? { parse_mode: 'HTML' as const } : {}) }),
+      );
+      return { messageId: String(sent.message_id) } satisfies SentMessage;
+    },
+
+    async edit(target, messageId, text, opts) {
+      const chatId = chatIdOf(target);
+      try {
+        await withFallback(text, opts, (body, html) => api.editMessageText(chatId, Number(messageId), body, html ? { parse_mode: 'HTML' } : {}));
+      } catch (e) {
+        if (e instanceof AdapterError && isNotModified(e)) return; // same text again: nothing to do
+        throw e;
+      }
+    },
+
+    async typing(target) {
+      const thread = target.threadId ? { message_thread_id: Number(target.threadId) } : {};
+      await call(() => api.sendChatAction(chatIdOf(target), 'typing', thread));
+    },
+
+    routes: () => routes,
+
+    identity: () => (me ? { id: String(me.id), name: me.username } : undefined),
+  };
+}
+
+/** Numeric chat ids go out as numbers, `@channelname` ids as strings. */
+function chatIdOf(target: OutboundTarget): number | string {
+  return /^-?\d{1,16}$/.test(target.chatId) ? Number(target.chatId) : target.chatId;
+}

@@ -1,0 +1,121 @@
+// Long polling with an exactly-once offset: getUpdates is driven here (not grammY's bot.start())
+// so that an update is acknowledged (offset advanced and persisted) only after the sink
+// accepted it. A restart resumes from the persisted offset: nothing lost, nothing repeated.
+import type { Api } from 'grammy';
+import type { Logger } from '../../log.ts';
+import { AdapterApiError, type AdapterError } from '../errors.ts';
+import type { AdapterState } from '../types.ts';
+import { toAdapterError } from './api-error.ts';
+import { updateIdOf } from './normalize.ts';
+
+/** The AdapterState key of the next update id to fetch. */
+export const TELEGRAM_OFFSET_KEY = 'telegram.offset';
+
+/** How the poller waits after failures (doubling from `initialMs` up to `maxMs`). */
+export interface BackoffOptions {
+  initialMs: number;
+  maxMs: number;
+}
+
+/** What the poller needs; `deliver` rejects when the sink did not accept the update. */
+export interface PollerOptions {
+  api: Api;
+  token: string;
+  state: AdapterState;
+  log: Logger;
+  timeoutSeconds: number;
+  allowedUpdates: string[];
+  backoff: BackoffOptions;
+  deliver(update: unknown): Promise<void>;
+}
+
+/** A running getUpdates loop; `stop()` aborts the pending request and waits for the update in hand. */
+export interface Poller {
+  stop(): Promise<void>;
+}
+
+/** Starts polling at the persisted offset. Resolves once the offset is read; polling runs on. */
+export async function startPoller(opts: PollerOptions): Promise<Poller> {
+  const controller = new AbortController();
+  let offset = await readOffset(opts);
+  const signal = controller.signal;
+  const log = opts.log;
+
+  const loop = async (): Promise<void> => {
+    let delay = opts.backoff.initialMs;
+    const failed = async (err: AdapterError, what: string): Promise<void> => {
+      const conflict = err instanceof AdapterApiError && err.status === 409;
+      const wait = err.retryAfterMs ?? delay;
+      log.warn({ code: err.code, retryInMs: wait }, conflict ? `${what}: conflict (another instance polls this bot, or a webhook is set): ${err.message}` : `${what}: ${err.message}`);
+      await sleep(wait, signal);
+      delay = Math.min(delay * 2, opts.backoff.maxMs);
+    };
+    while (!signal.aborted) {
+      let batch: unknown;
+      try {
+        const params = { timeout: opts.timeoutSeconds, allowed_updates: opts.allowedUpdates, ...(offset !== undefined ? { offset } : {}) };
+        // grammY types its signal as abort-controller's; Node's AbortSignal is what it uses at run time.
+        batch = await opts.api.getUpdates(params as Parameters<Api['getUpdates']>[0], signal as unknown as Parameters<Api['getUpdates']>[1]);
+      } catch (e) {
+        if (signal.aborted) break;
+        await failed(toAdapterError(e, opts.token), 'getUpdates failed');
+        continue;
+      }
+      if (!Array.isArray(batch)) {
+        await failed(new AdapterApiError('telegram', 200, 'getUpdates returned no array'), 'getUpdates failed');
+        continue;
+      }
+      delay = opts.backoff.initialMs;
+      for (const update of batch as unknown[]) {
+        if (signal.aborted) break;
+        const id = updateIdOf(update);
+        if (id !== undefined && offset !== undefined && id < offset) continue; // already acknowledged
+        try {
+          await opts.deliver(update);
+        } catch (e) {
+          // Not acknowledged: the next getUpdates (same offset) redelivers it.
+          await failed(toAdapterError(e, opts.token), `update ${id ?? '?'} not accepted, retrying`);
+          break;
+        }
+        if (id !== undefined && (offset === undefined || id + 1 > offset)) {
+          offset = id + 1;
+          await opts.state.set(TELEGRAM_OFFSET_KEY, offset).catch((e: unknown) => {
+            log.error({ err: e instanceof Error ? e.message : String(e) }, 'could not persist the telegram offset');
+          });
+        }
+      }
+    }
+  };
+
+  const done = loop().catch((e: unknown) => {
+    log.error({ err: e instanceof Error ? e.message : String(e) }, 'telegram polling loop ended unexpectedly');
+  });
+  return {
+    async stop() {
+      controller.abort();
+      await done;
+    },
+  };
+}
+
+async function readOffset(opts: PollerOptions): Promise<number | undefined> {
+  const value = await opts.state.get(TELEGRAM_OFFSET_KEY);
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
+  opts.log.warn({ value: String(value) }, 'ignoring an invalid persisted telegram offset');
+  return undefined;
+}
+
+/** Waits `ms`, or less when `signal` aborts. */
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done);
+  });
+}

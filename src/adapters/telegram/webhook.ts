@@ -1,0 +1,63 @@
+// Webhook mode: the route Telegram POSTs updates to. The X-Telegram-Bot-Api-Secret-Token header
+// must equal the secret given to setWebhook (constant-time compare); anything else is 401 and
+// never reaches the sink. A non-2xx answer makes Telegram redeliver the update later.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { Logger } from '../../log.ts';
+import type { AdapterRoute } from '../types.ts';
+
+/** The path the gateway serves Telegram webhooks on. */
+export const TELEGRAM_WEBHOOK_PATH = '/webhooks/telegram';
+
+/** Telegram's rule for secret_token: 1-256 of A-Z, a-z, 0-9, `_` and `-`. */
+export const WEBHOOK_SECRET = /^[A-Za-z0-9_-]{1,256}$/;
+
+/** What the route calls: whether the adapter runs, and the one update entry point. */
+export interface WebhookHandler {
+  secret: string;
+  log: Logger;
+  running(): boolean;
+  /** Rejects when the sink did not accept the update (Telegram then retries). */
+  handleUpdate(update: unknown): Promise<void>;
+}
+
+/** The `POST /webhooks/telegram` route. */
+export function webhookRoute(h: WebhookHandler): AdapterRoute {
+  const expected = digest(h.secret);
+  return {
+    method: 'POST',
+    path: TELEGRAM_WEBHOOK_PATH,
+    async handle(req) {
+      const given = header(req.headers, 'x-telegram-bot-api-secret-token');
+      if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+        h.log.warn('telegram webhook request with a wrong or missing secret token refused');
+        return { status: 401, body: 'unauthorized' };
+      }
+      if (!h.running()) return { status: 503, body: 'not running' };
+      let update: unknown;
+      try {
+        update = JSON.parse(req.rawBody.toString('utf8'));
+      } catch {
+        h.log.warn('telegram webhook body is not JSON; dropped');
+        return { status: 400, body: 'bad json' };
+      }
+      try {
+        await h.handleUpdate(update);
+      } catch {
+        return { status: 500, body: 'not accepted' };
+      }
+      return { status: 200 };
+    },
+  };
+}
+
+// Hashing both sides first makes the compare constant-time regardless of the lengths.
+function digest(s: string): Buffer {
+  return createHash('sha256').update(s, 'utf8').digest();
+}
+
+function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {
+  for (const [k, v] of Object.entries(headers)) {
+    if (k.toLowerCase() === name) return Array.isArray(v) ? v[0] : v;
+  }
+  return undefined;
+}
