@@ -1,0 +1,287 @@
+// A local Discord: REST under /api/v10 and the gateway WebSocket on one 127.0.0.1 port, so the
+// real discord.js Client runs unmodified against it. Tests, the gateway end-to-end tests and the
+// benchmark inject user messages and read what the bot posted.
+//
+//   const emu = await startDiscordEmulator();
+//   const { channel } = emu.addGuild('boxbot test');
+//   emu.userMessage({ channelId: channel.id, content: 'hi', mentionBot: true });
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { EmulatedGateway, Intent, PRIVILEGED_INTENTS } from './gateway.ts';
+import { createRestHandler, type RateLimitedRoute, type RestRequestRecord } from './rest.ts';
+import { DiscordWorld, makeUser, wireMessage, type EmuChannel, type EmuGuild, type EmuMessage, type EmuUser } from './store.ts';
+
+/** Options of the emulator; every field has a default. */
+export interface DiscordEmulatorOptions {
+  /** The bot token REST and IDENTIFY accept (default `emulated-discord-token`). */
+  token?: string;
+  botId?: string;
+  botName?: string;
+  /** HELLO's heartbeat_interval (default 41250 ms, Discord's usual value). */
+  heartbeatIntervalMs?: number;
+  /** Privileged intents switched on in the "developer portal" (default: all three). */
+  enabledPrivilegedIntents?: number;
+}
+
+/** A user message to deliver (MESSAGE_CREATE). */
+export interface UserMessageInput {
+  channelId: string;
+  content: string;
+  userId?: string;
+  userName?: string;
+  /** The author is a bot account. */
+  bot?: boolean;
+  /** Prefix the content with `<@botId> ` (how a client writes a mention). */
+  mentionBot?: boolean;
+  /** Reply to this message id (the reply pings its author unless `replyPing` is false). */
+  replyTo?: string;
+  replyPing?: boolean;
+  attachments?: { id: string; filename: string; size: number; url: string; content_type?: string }[];
+}
+
+type BotMessageListener = (message: EmuMessage, kind: 'create' | 'update') => void;
+
+/** A running Discord emulator. */
+export class DiscordEmulator {
+  /** Base for discord.js's `rest.api` / boxbot's `discord.restApi`. */
+  readonly restApi: string;
+  readonly gatewayUrl: string;
+  readonly bot: EmuUser;
+  readonly world: DiscordWorld;
+  readonly gateway: EmulatedGateway;
+  /** Every REST request answered, in order. */
+  readonly requests: RestRequestRecord[] = [];
+  /** Channel ids of the typing signals received, in order. */
+  readonly typing: string[] = [];
+  private readonly listeners = new Set<BotMessageListener>();
+  private readonly limits: { routes: RateLimitedRoute[]; retryAfterMs: number; global: boolean }[] = [];
+  private readonly botMessageIds: string[] = [];
+
+  constructor(
+    private readonly server: Server,
+    readonly token: string,
+    bot: EmuUser,
+    world: DiscordWorld,
+    gateway: EmulatedGateway,
+  ) {
+    const { port } = server.address() as AddressInfo;
+    this.restApi = `http://127.0.0.1:${port}/api`;
+    this.gatewayUrl = `ws://127.0.0.1:${port}/gateway`;
+    this.bot = bot;
+    this.world = world;
+    this.gateway = gateway;
+  }
+
+  /** Adds a guild with one text channel (`general`); connected clients get GUILD_CREATE on their next IDENTIFY. */
+  addGuild(name = 'boxbot test', channelName = 'general'): { guild: EmuGuild; channel: EmuChannel } {
+    const guild = this.world.addGuild(name);
+    const channel = this.world.addTextChannel(guild.id, channelName);
+    return { guild, channel };
+  }
+
+  /** Adds a text channel; connected clients get CHANNEL_CREATE. */
+  addChannel(guildId: string, name: string): EmuChannel {
+    const channel = this.world.addTextChannel(guildId, name);
+    this.gateway.dispatch('CHANNEL_CREATE', (intents) => (intents & Intent.Guilds ? channel : undefined));
+    return channel;
+  }
+
+  /** Adds a public thread under `parentId`; connected clients get THREAD_CREATE. */
+  addThread(parentId: string, name = 'a thread', id?: string): EmuChannel {
+    const thread = this.world.addThread(parentId, name, id);
+    this.gateway.dispatch('THREAD_CREATE', (intents) => (intents & Intent.Guilds ? { ...thread, newly_created: true } : undefined));
+    return thread;
+  }
+
+  /** The DM channel between the bot and this user (created on first use). */
+  dmChannel(userId: string, userName?: string, channelId?: string): EmuChannel {
+    return this.world.dmChannel(this.world.user(userId, userName), channelId);
+  }
+
+  /** A user posts a message; it is stored and dispatched as MESSAGE_CREATE to connected clients. */
+  userMessage(input: UserMessageInput): EmuMessage {
+    const author = this.world.user(input.userId ?? '4242', input.userName ?? 'ada', input.bot ?? false);
+    const content = input.mentionBot ? `<@${this.bot.id}> ${input.content}` : input.content;
+    const mentions: EmuUser[] = [];
+    for (const [, id] of content.matchAll(/<@!?(\d+)>/g)) {
+      const u = this.world.users.get(id!);
+      if (u && !mentions.includes(u)) mentions.push(u);
+    }
+    const referenced = input.replyTo ? this.world.messages.get(input.replyTo) : undefined;
+    if (input.replyTo && !referenced) throw new Error(`no message ${input.replyTo} to reply to`);
+    if (referenced && input.replyPing !== false && !mentions.includes(referenced.author)) mentions.push(referenced.author);
+    const msg = this.world.addMessage({
+      channel_id: input.channelId,
+      author,
+      content,
+      mentions,
+      ...(input.attachments ? { attachments: input.attachments } : {}),
+      ...(referenced
+        ? {
+            message_reference: { type: 0, message_id: referenced.id, channel_id: referenced.channel_id, ...(referenced.guild_id ? { guild_id: referenced.guild_id } : {}) },
+            referenced_message: wireMessage({ ...referenced, referenced_message: null }),
+          }
+        : {}),
+    });
+    this.dispatchMessage('MESSAGE_CREATE', msg);
+    return msg;
+  }
+
+  /** Messages the bot posted, oldest first (with their current text and edit count). */
+  botMessages(): EmuMessage[] {
+    return this.botMessageIds.map((id) => this.world.messages.get(id)!);
+  }
+
+  /** Messages of one channel, oldest first. */
+  messagesIn(channelId: string): EmuMessage[] {
+    return [...this.world.messages.values()].filter((m) => m.channel_id === channelId);
+  }
+
+  /** The next `n` REST writes on `routes` (default: message sends) get 429 with this retry-after. */
+  rateLimitNext(n: number, retryAfterMs: number, opts: { routes?: RateLimitedRoute[]; global?: boolean } = {}): void {
+    for (let i = 0; i < n; i++) this.limits.push({ routes: opts.routes ?? ['send'], retryAfterMs, global: opts.global ?? false });
+  }
+
+  /** Calls `listener` for every message the bot creates or edits; returns the unsubscribe function. */
+  onBotMessage(listener: BotMessageListener): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Stops the server, closing every socket. */
+  async close(): Promise<void> {
+    this.gateway.close();
+    await new Promise<void>((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  /** @internal REST context hooks. */
+  takeRateLimit(route: RateLimitedRoute): { retryAfterMs: number; global: boolean } | undefined {
+    const i = this.limits.findIndex((l) => l.routes.includes(route));
+    if (i < 0) return undefined;
+    return this.limits.splice(i, 1)[0];
+  }
+
+  /** @internal */
+  botMessage(message: EmuMessage, kind: 'create' | 'update'): void {
+    if (kind === 'create') this.botMessageIds.push(message.id);
+    this.dispatchMessage(kind === 'create' ? 'MESSAGE_CREATE' : 'MESSAGE_UPDATE', message);
+    for (const l of this.listeners) l(message, kind);
+  }
+
+  private dispatchMessage(t: 'MESSAGE_CREATE' | 'MESSAGE_UPDATE', msg: EmuMessage): void {
+    const wire = wireMessage(msg);
+    const botMentioned = msg.mentions.some((u) => u.id === this.bot.id);
+    const channelType = this.world.channels.get(msg.channel_id)?.type;
+    this.gateway.dispatch(t, (intents) => {
+      if (!(intents & (msg.guild_id ? Intent.GuildMessages : Intent.DirectMessages))) return undefined;
+      const payload: Record<string, unknown> = { ...wire, channel_type: channelType };
+      if (msg.guild_id) payload.member = { roles: [], joined_at: msg.timestamp, nick: null, deaf: false, mute: false, flags: 0 };
+      // Without the privileged MESSAGE_CONTENT intent Discord blanks guild message bodies,
+      // except the app's own messages and messages that mention it.
+      const visible = !msg.guild_id || intents & Intent.MessageContent || msg.author.id === this.bot.id || botMentioned;
+      if (!visible) Object.assign(payload, { content: '', embeds: [], attachments: [], components: [] });
+      return payload;
+    });
+  }
+}
+
+/** Starts an emulator on 127.0.0.1 at a free port. */
+export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): Promise<DiscordEmulator> {
+  const token = opts.token ?? 'emulated-discord-token';
+  const bot = makeUser(opts.botId ?? '1100000000000000001', opts.botName ?? 'boxbot', true);
+  const world = new DiscordWorld(bot);
+  let emu: DiscordEmulator | undefined;
+  const gateway = new EmulatedGateway({
+    token,
+    heartbeatIntervalMs: opts.heartbeatIntervalMs ?? 41_250,
+    enabledPrivilegedIntents: opts.enabledPrivilegedIntents ?? PRIVILEGED_INTENTS,
+    resumeUrl: () => `${emu!.gatewayUrl}-resume`,
+    world: {
+      readyData: (session) => ({
+        v: 10,
+        user: { ...bot, verified: true, mfa_enabled: false, flags: 0, email: null },
+        guilds: [...world.guilds.keys()].map((id) => ({ id, unavailable: true })),
+        session_id: session.id,
+        session_type: 'normal',
+        resume_gateway_url: session.resumeUrl,
+        shard: [0, 1],
+        application: { id: bot.id, flags: 0 },
+        private_channels: [],
+        relationships: [],
+        presences: [],
+        guild_join_requests: [],
+        geo_ordered_rtc_regions: [],
+        _trace: ['["boxbot-emulator",{"micros":0}]'],
+      }),
+      guildCreates: () => [...world.guilds.values()].map((g) => guildCreate(world, g)),
+    },
+  });
+  const server = createServer(
+    createRestHandler({
+      token,
+      world,
+      gatewayUrl: () => emu!.gatewayUrl,
+      takeRateLimit: (route) => emu!.takeRateLimit(route),
+      botMessage: (m, kind) => emu!.botMessage(m, kind),
+      typing: (channelId) => emu!.typing.push(channelId),
+      record: (entry) => emu!.requests.push(entry),
+    }),
+  );
+  server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => resolve());
+  });
+  emu = new DiscordEmulator(server, token, bot, world, gateway);
+  return emu;
+}
+
+function guildCreate(world: DiscordWorld, g: EmuGuild): Record<string, unknown> {
+  const { channels, threads } = world.guildChannels(g.id);
+  const joinedAt = new Date(0).toISOString();
+  return {
+    id: g.id,
+    name: g.name,
+    icon: null,
+    splash: null,
+    discovery_splash: null,
+    owner_id: '1',
+    afk_channel_id: null,
+    afk_timeout: 300,
+    verification_level: 0,
+    default_message_notifications: 0,
+    explicit_content_filter: 0,
+    roles: [{ id: g.id, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+    emojis: [],
+    stickers: [],
+    features: [],
+    mfa_level: 0,
+    application_id: null,
+    system_channel_id: null,
+    system_channel_flags: 0,
+    rules_channel_id: null,
+    vanity_url_code: null,
+    description: null,
+    banner: null,
+    premium_tier: 0,
+    preferred_locale: 'en-US',
+    public_updates_channel_id: null,
+    nsfw_level: 0,
+    premium_progress_bar_enabled: false,
+    joined_at: joinedAt,
+    large: false,
+    unavailable: false,
+    member_count: 2,
+    voice_states: [],
+    members: [{ user: world.bot, roles: [], joined_at: joinedAt, deaf: false, mute: false, flags: 0 }],
+    channels: channels.map((c, i) => ({ ...c, position: i, permission_overwrites: [], nsfw: false, topic: null, rate_limit_per_user: 0 })),
+    threads,
+    presences: [],
+    stage_instances: [],
+    guild_scheduled_events: [],
+    soundboard_sounds: [],
+  };
+}

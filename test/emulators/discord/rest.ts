@@ -1,0 +1,208 @@
+// The emulator's REST API under /api/v10: what discord.js calls at login (GET /gateway/bot), the
+// bot identity, channels, message create/edit, typing; `Authorization: Bot <token>` checked,
+// errors and 429s in Discord's JSON shapes and headers.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { wireMessage, type DiscordWorld, type EmuMessage, type EmuUser } from './store.ts';
+
+/** Which REST writes an injected rate limit applies to. */
+export type RateLimitedRoute = 'send' | 'edit' | 'typing';
+
+/** One REST request the emulator answered (for assertions). */
+export interface RestRequestRecord {
+  method: string;
+  path: string;
+  body: unknown;
+  status: number;
+}
+
+/** What the REST handler needs from the emulator. */
+export interface RestContext {
+  token: string;
+  world: DiscordWorld;
+  gatewayUrl(): string;
+  /** Consumes one injected rate limit for `route`, if any. */
+  takeRateLimit(route: RateLimitedRoute): { retryAfterMs: number; global: boolean } | undefined;
+  /** The bot created or edited a message (the emulator dispatches it and tells listeners). */
+  botMessage(message: EmuMessage, kind: 'create' | 'update'): void;
+  typing(channelId: string): void;
+  record(entry: RestRequestRecord): void;
+}
+
+type Json = Record<string, unknown>;
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    readonly body: Json,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(String(body.message));
+  }
+}
+
+const MAX_CONTENT = 2000;
+const MENTION = /<@!?(\d+)>/g;
+
+/** Makes the request handler of the REST API. */
+export function createRestHandler(ctx: RestContext): (req: IncomingMessage, res: ServerResponse) => void {
+  return (req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => {
+      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const method = req.method ?? 'GET';
+      let body: unknown;
+      let status = 500;
+      try {
+        const text = Buffer.concat(chunks).toString('utf8');
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          throw new HttpError(400, { message: '400: Bad Request', code: 50109 });
+        }
+        const out = route(ctx, req, method, path, body);
+        status = out === null ? 204 : 200;
+        res.writeHead(status, out === null ? {} : { 'content-type': 'application/json' });
+        res.end(out === null ? undefined : JSON.stringify(out));
+      } catch (e) {
+        const err = e instanceof HttpError ? e : new HttpError(500, { message: '500: Internal Server Error', code: 0 });
+        status = err.status;
+        res.writeHead(err.status, { 'content-type': 'application/json', ...err.headers });
+        res.end(JSON.stringify(err.body));
+      }
+      ctx.record({ method, path, body, status });
+    });
+  };
+}
+
+function route(ctx: RestContext, req: IncomingMessage, method: string, path: string, body: unknown): unknown {
+  const m = /^\/api\/v(\d+)(\/.*)$/.exec(path);
+  if (!m) throw new HttpError(404, { message: '404: Not Found', code: 0 });
+  const p = m[2]!;
+  if (p === '/gateway' && method === 'GET') return { url: ctx.gatewayUrl() };
+  if (req.headers.authorization !== `Bot ${ctx.token}`) throw new HttpError(401, { message: '401: Unauthorized', code: 0 });
+  if (p === '/gateway/bot' && method === 'GET') {
+    return { url: ctx.gatewayUrl(), shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } };
+  }
+  if (p === '/users/@me' && method === 'GET') return ctx.world.bot;
+  if (p === '/users/@me/channels' && method === 'POST') {
+    const recipient = (body as Json | undefined)?.recipient_id;
+    if (typeof recipient !== 'string') throw formError('recipient_id', 'BASE_TYPE_REQUIRED', 'This field is required');
+    return ctx.world.dmChannel(ctx.world.user(recipient));
+  }
+  let r = /^\/channels\/(\d+)$/.exec(p);
+  if (r && method === 'GET') return channel(ctx, r[1]!);
+  r = /^\/channels\/(\d+)\/typing$/.exec(p);
+  if (r && method === 'POST') {
+    channel(ctx, r[1]!);
+    rateLimit(ctx, 'typing');
+    ctx.typing(r[1]!);
+    return null;
+  }
+  r = /^\/channels\/(\d+)\/messages$/.exec(p);
+  if (r && method === 'POST') return createMessage(ctx, r[1]!, body);
+  r = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(p);
+  if (r && method === 'GET') return wireMessage(message(ctx, r[1]!, r[2]!));
+  if (r && method === 'PATCH') return editMessage(ctx, r[1]!, r[2]!, body);
+  throw new HttpError(404, { message: '404: Not Found', code: 0 });
+}
+
+function channel(ctx: RestContext, id: string) {
+  const c = ctx.world.channels.get(id);
+  if (!c) throw new HttpError(404, { message: 'Unknown Channel', code: 10003 });
+  return c;
+}
+
+function message(ctx: RestContext, channelId: string, id: string): EmuMessage {
+  channel(ctx, channelId);
+  const msg = ctx.world.messages.get(id);
+  if (!msg || msg.channel_id !== channelId) throw new HttpError(404, { message: 'Unknown Message', code: 10008 });
+  return msg;
+}
+
+function formError(field: string, code: string, message: string): HttpError {
+  return new HttpError(400, { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code, message }] } } });
+}
+
+function checkContent(content: unknown, required: boolean): string | undefined {
+  if (content === undefined || content === null) {
+    if (required) throw new HttpError(400, { message: 'Cannot send an empty message', code: 50006 });
+    return undefined;
+  }
+  if (typeof content !== 'string') throw formError('content', 'STRING_TYPE_CONVERT', 'Could not interpret value as string.');
+  if (required && content.trim() === '') throw new HttpError(400, { message: 'Cannot send an empty message', code: 50006 });
+  // Discord counts characters (code points), not UTF-16 units.
+  if ([...content].length > MAX_CONTENT) throw formError('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_CONTENT} or fewer in length.`);
+  return content;
+}
+
+function mentionsIn(ctx: RestContext, content: string): EmuUser[] {
+  const out: EmuUser[] = [];
+  for (const [, id] of content.matchAll(MENTION)) {
+    const u = ctx.world.users.get(id!);
+    if (u && !out.includes(u)) out.push(u);
+  }
+  return out;
+}
+
+function createMessage(ctx: RestContext, channelId: string, raw: unknown): unknown {
+  const ch = channel(ctx, channelId);
+  const body = (raw ?? {}) as Json;
+  const content = checkContent(body.content, true)!;
+  const ref = body.message_reference as Json | undefined;
+  let reference: EmuMessage['message_reference'];
+  let referenced: EmuMessage | undefined;
+  if (ref && typeof ref.message_id === 'string') {
+    referenced = ctx.world.messages.get(ref.message_id);
+    if (!referenced || referenced.channel_id !== channelId) {
+      if (ref.fail_if_not_exists !== false) throw formError('message_reference', 'REPLIES_UNKNOWN_MESSAGE', 'Unknown message');
+      referenced = undefined;
+    } else {
+      reference = { type: 0, message_id: referenced.id, channel_id: channelId, ...(ch.guild_id ? { guild_id: ch.guild_id } : {}) };
+    }
+  }
+  rateLimit(ctx, 'send');
+  const msg = ctx.world.addMessage({
+    channel_id: channelId,
+    author: ctx.world.bot,
+    content,
+    mentions: mentionsIn(ctx, content),
+    ...(reference && referenced ? { message_reference: reference, referenced_message: wireMessage({ ...referenced, referenced_message: null } as EmuMessage) } : {}),
+    ...(body.allowed_mentions !== undefined ? { allowed_mentions: body.allowed_mentions } : {}),
+  });
+  ctx.botMessage(msg, 'create');
+  return wireMessage(msg);
+}
+
+function editMessage(ctx: RestContext, channelId: string, id: string, raw: unknown): unknown {
+  const msg = message(ctx, channelId, id);
+  if (msg.author.id !== ctx.world.bot.id) throw new HttpError(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
+  const content = checkContent((raw as Json | undefined)?.content, false);
+  rateLimit(ctx, 'edit');
+  if (content !== undefined) {
+    msg.content = content;
+    msg.mentions = mentionsIn(ctx, content);
+  }
+  msg.edited_timestamp = new Date().toISOString();
+  msg.edits++;
+  ctx.botMessage(msg, 'update');
+  return wireMessage(msg);
+}
+
+function rateLimit(ctx: RestContext, route: RateLimitedRoute): void {
+  const limit = ctx.takeRateLimit(route);
+  if (!limit) return;
+  const seconds = limit.retryAfterMs / 1000;
+  const headers: Record<string, string> = {
+    'retry-after': String(Math.max(1, Math.ceil(seconds))),
+    'x-ratelimit-limit': '5',
+    'x-ratelimit-remaining': '0',
+    'x-ratelimit-reset': ((Date.now() + limit.retryAfterMs) / 1000).toFixed(3),
+    'x-ratelimit-reset-after': seconds.toFixed(3),
+    'x-ratelimit-bucket': `emu-${route}-bucket`,
+    'x-ratelimit-scope': limit.global ? 'global' : 'user',
+    ...(limit.global ? { 'x-ratelimit-global': 'true' } : {}),
+  };
+  throw new HttpError(429, { message: 'You are being rate limited.', retry_after: seconds, global: limit.global }, headers);
+}
+
