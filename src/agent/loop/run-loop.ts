@@ -75,10 +75,11 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
   };
 
   try {
-    if (o.meter.exceeded()) return finish('budget-exceeded');
     for (;;) {
       const stopped = run.reason();
       if (stopped) return finish(stopped);
+      // Also catches spending by sub-agents during the last tool step.
+      if (o.meter.exceeded()) return finish('budget-exceeded');
       const tools = o.tools.definitions();
       if (needsCompaction(o.system, messages, tools, compaction)) {
         const c = compact(messages);

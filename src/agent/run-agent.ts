@@ -1,0 +1,149 @@
+// The one entry the CLI (`boxbot ask`/`chat`), the chat gateway and scheduled jobs call: one
+// agent run for one input, under a conversation's policy. It assembles the system prompt, the
+// permitted tools (WASM, skill, sub-agents, extras) and the budget, then runs the loop.
+// Example:
+//   const r = await runAgent({ history, input: 'What is in notes.txt?', policy, deps, signal, onEvent });
+//   if (r.outcome === 'final') reply(r.text);
+import type { Logger } from '../log.ts';
+import { silentLogger } from '../log.ts';
+import type { Sandbox } from '../sandbox/index.ts';
+import { totalUsd, createCostMeter, type CostOf } from './loop/cost-meter.ts';
+import { runLoop } from './loop/run-loop.ts';
+import { createToolSet, type ToolSet, type WasmToolSource } from './loop/tool-set.ts';
+import type { AgentResult, EventSink } from './loop/types.ts';
+import type { SkillCatalog } from './skills/load.ts';
+import { createSkillTool } from './skills/skill-tool.ts';
+import { createAgentTools, DEFAULT_MAX_DEPTH, type ResolvedModel } from './subagents/agent-tool.ts';
+import { createBackgroundJobs } from './subagents/background-jobs.ts';
+import { BASE_PROMPT, buildSystemPrompt, readAgentsMd, SUBAGENT_PROMPT } from './system-prompt.ts';
+import type { BuiltinTool } from './tools/builtin.ts';
+import type { ToolPolicy } from './tools/grants.ts';
+import type { ContentPart, Message } from './types.ts';
+
+/** A conversation's resolved policy as the agent needs it. */
+export interface AgentPolicy extends ToolPolicy {
+  /** `provider/model`; undefined = the configured default (resolveModel decides). */
+  model?: string;
+  /** The conversation's configured prompt, appended last. */
+  systemPrompt?: string;
+  budgetUsd?: number;
+  maxTurns?: number;
+  /** Total time of the run. */
+  timeoutMs?: number;
+  /** Sub-agent nesting limit (default 2; 0 = no `agent` tool). */
+  maxSubagentDepth?: number;
+}
+
+/** What the agent is wired to (src/main.ts builds it once). */
+export interface AgentDeps {
+  /** `provider/model` (or undefined for the default) → a callable model; throws naming what is wrong. */
+  resolveModel(spec: string | undefined): ResolvedModel;
+  registry: WasmToolSource;
+  sandbox: Sandbox;
+  skills?: Pick<SkillCatalog, 'list' | 'get'>;
+  costOf: CostOf;
+  /** Context window in tokens of `provider/model`; default 128,000. */
+  contextWindowOf?: (modelId: string) => number | undefined;
+  logger?: Logger;
+  /** Replaces the default base prompt. */
+  basePrompt?: string;
+  /** More built-in tools (e.g. the scheduler's), filtered by the policy like any other. */
+  builtins?: BuiltinTool[];
+  /** Cap on one tool result (default 30,000 characters). */
+  maxResultChars?: number;
+  /** Tool-result characters kept before compaction (default 50,000). */
+  toolResultCharBudget?: number;
+}
+
+/** One run's input. */
+export interface RunAgentOptions {
+  /** Earlier messages of the conversation (not modified). */
+  history?: Message[];
+  input: string | ContentPart[];
+  policy: AgentPolicy;
+  deps: AgentDeps;
+  signal?: AbortSignal;
+  onEvent?: EventSink;
+}
+
+const errorResult = (messages: Message[], error: string): AgentResult => ({
+  text: '',
+  outcome: 'error',
+  toolCalls: [],
+  usage: { inputTokens: 0, outputTokens: 0 },
+  costUsd: 0,
+  cost: { knownUsd: 0, unknownCalls: 0 },
+  messages,
+  turns: 0,
+  error,
+});
+
+/** Runs the agent once; never throws (failures are outcome `error` with a one-line reason). */
+export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
+  const { policy, deps } = o;
+  const log = deps.logger ?? silentLogger;
+  const input: Message = { role: 'user', content: typeof o.input === 'string' ? [{ type: 'text', text: o.input }] : o.input };
+  const messages = [...(o.history ?? []), input];
+  let model: ResolvedModel;
+  try {
+    model = deps.resolveModel(policy.model);
+  } catch (e) {
+    return errorResult(messages, (e as Error).message);
+  }
+  const meter = createCostMeter(deps.costOf, policy.budgetUsd);
+  const skills = deps.skills?.list() ?? [];
+  const agentsMd = await readAgentsMd(policy.workspace);
+  const system = buildSystemPrompt({ base: deps.basePrompt ?? BASE_PROMPT, ...(agentsMd ? { agentsMd } : {}), skills, ...(policy.systemPrompt ? { configured: policy.systemPrompt } : {}) });
+
+  let tools: ToolSet | undefined;
+  const builtins: BuiltinTool[] = [...(deps.skills && skills.length ? [createSkillTool(deps.skills, () => tools?.permittedNames() ?? [])] : []), ...(deps.builtins ?? [])];
+  const jobs = createBackgroundJobs();
+  const maxDepth = policy.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;
+  const agentTools =
+    maxDepth > 0
+      ? createAgentTools({
+          depth: 0,
+          maxDepth,
+          tools: () => tools!,
+          builtins,
+          meter,
+          model,
+          resolveModel: (spec) => deps.resolveModel(spec),
+          childSystem: (names) =>
+            buildSystemPrompt({ base: SUBAGENT_PROMPT, ...(agentsMd ? { agentsMd } : {}), skills: names.includes('skill') ? skills : [] }),
+          jobs,
+          ...(deps.contextWindowOf ? { contextWindowOf: deps.contextWindowOf } : {}),
+          ...(deps.toolResultCharBudget !== undefined ? { toolResultCharBudget: deps.toolResultCharBudget } : {}),
+          ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+          logger: log,
+        })
+      : [];
+  tools = createToolSet({
+    wasm: deps.registry,
+    builtins: [...builtins, ...agentTools],
+    policy,
+    sandbox: deps.sandbox,
+    ...(deps.maxResultChars !== undefined ? { maxResultChars: deps.maxResultChars } : {}),
+  });
+  const contextWindow = deps.contextWindowOf?.(model.id);
+  const result = await runLoop({
+    provider: model.provider,
+    model: model.model,
+    modelId: model.id,
+    system,
+    messages,
+    tools,
+    meter,
+    ...(policy.maxTurns !== undefined ? { maxTurns: policy.maxTurns } : {}),
+    ...(contextWindow ? { contextWindow } : {}),
+    ...(deps.toolResultCharBudget !== undefined ? { toolResultCharBudget: deps.toolResultCharBudget } : {}),
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(policy.timeoutMs !== undefined ? { timeoutMs: policy.timeoutMs } : {}),
+    ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+    logger: log,
+  });
+  // Background sub-agents nobody fetched are stopped with the run; their spending still counts.
+  await jobs.abortAll();
+  const cost = meter.figures();
+  return { ...result, usage: meter.usage, cost, costUsd: totalUsd(cost) };
+}
