@@ -1,0 +1,63 @@
+// Splits a long Markdown answer into messages that fit a platform's limit without breaking
+// code blocks: a fence cut in two is closed at the end of one chunk and reopened (with its
+// language) at the start of the next. Prefers paragraph, then line, then word boundaries.
+
+const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/;
+
+/** Splits `text` into chunks of at most `limit` characters (limit ≥ 32). */
+export function splitMessage(text: string, limit: number): string[] {
+  if (limit < 32) throw new RangeError(`chunk limit ${limit} is too small`);
+  if (text.length <= limit) return [text];
+  const chunks: string[] = [];
+  let rest = text;
+  let reopen = ''; // fence line to prepend when the previous chunk ended inside a code block
+  while (rest.length) {
+    const budget = limit - reopen.length;
+    let piece: string;
+    if ((reopen + rest).length <= limit) {
+      piece = rest;
+      rest = '';
+    } else {
+      // Reserve room for a closing fence in case this chunk ends inside a block.
+      const cut = cutPoint(rest, budget - 5);
+      piece = rest.slice(0, cut);
+      rest = rest.slice(cut).replace(/^\n/, '');
+    }
+    let chunk = reopen + piece;
+    const open = openFence(chunk);
+    if (open && rest.length) {
+      chunk = `${chunk.replace(/\n?$/, '\n')}${open.marker}`;
+      reopen = `${open.line}\n`;
+    } else {
+      reopen = '';
+    }
+    chunks.push(chunk);
+  }
+  return chunks.filter((c) => c.trim().length > 0);
+}
+
+/** The fence still open at the end of `text`, if any. */
+function openFence(text: string): { marker: string; line: string } | undefined {
+  let open: { marker: string; line: string } | undefined;
+  for (const line of text.split('\n')) {
+    const m = FENCE.exec(line);
+    if (!m) continue;
+    const marker = m[2]!;
+    if (!open) open = { marker, line: line.trimStart() };
+    else if (marker[0] === open.marker[0] && marker.length >= open.marker.length && !m[3]!.trim()) open = undefined;
+  }
+  return open;
+}
+
+/** Where to cut `text` so the first part is at most `max` characters. */
+function cutPoint(text: string, max: number): number {
+  const window = text.slice(0, max + 1);
+  const minGood = Math.floor(max * 0.5);
+  for (const sep of ['\n\n', '\n', ' ']) {
+    const at = window.lastIndexOf(sep, max - 1);
+    if (at >= minGood) return at + (sep === ' ' ? 1 : 0);
+  }
+  // No boundary in the second half: hard cut, but never inside a surrogate pair.
+  const code = text.charCodeAt(max - 1);
+  return code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
+}

@@ -1,0 +1,250 @@
+// The gateway: every adapter's messages enter through `handle` (the one sink), are deduplicated
+// and admitted by policy, journaled, and queued per conversation (in order within one, in
+// parallel across them up to a bound); answers leave through the outbox and one outbound
+// queue per bot. At start, unfinished outbox entries are resumed and accepted-but-unanswered
+// messages are run again, so a restart loses nothing and sends nothing twice.
+// Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
+import type { ChannelAdapter, InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import type { Config } from '../config/schema.ts';
+import type { Logger } from '../log.ts';
+import { silentLogger } from '../log.ts';
+import { helpText, parseCommand, whoamiText, type Command } from './commands.ts';
+import { createMetrics, type Metrics } from './metrics.ts';
+import { OutboundQueue } from './outbound-queue.ts';
+import { admit, resolvePolicy, type ResolvedPolicy } from './policy.ts';
+import type { AgentRunner, GatewayStore } from './ports.ts';
+import { deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
+import { Semaphore } from './semaphore.ts';
+
+/** How a gateway is put together. */
+export interface GatewayOptions {
+  config: Config;
+  adapters: ChannelAdapter[];
+  agent: AgentRunner;
+  store: GatewayStore;
+  log?: Logger;
+  metrics?: Metrics;
+  /** Agent runs at once across conversations (default 16). */
+  concurrency?: number;
+  /** Tell users who are not in allowFrom that they are not (default true; false = silence). */
+  replyToStrangers?: boolean;
+  /** Outbound queue tuning (tests shorten the backoff). */
+  outbound?: { backoffMs?: number; maxAttempts?: number; concurrency?: number };
+}
+
+/** A running gateway. */
+export interface Gateway {
+  /** Starts every adapter, then resumes unfinished work. */
+  start(): Promise<void>;
+  /** The sink every adapter feeds (exposed for the web chat and tests). */
+  handle(message: InboundMessage): Promise<void>;
+  /** Delivers a text to a conversation through the normal path (scheduled jobs); resolves with the platform message ids. */
+  post(target: OutboundTarget, text: string, id?: string): Promise<string[]>;
+  /** Resolves when every queued run and delivery has finished. */
+  idle(): Promise<void>;
+  stop(): Promise<void>;
+  readonly metrics: Metrics;
+  adapter(platform: string): ChannelAdapter | undefined;
+}
+
+interface ConversationState {
+  tail: Promise<void>;
+  running?: AbortController;
+  queued: number;
+}
+
+const STRANGER_REPLY = (msg: InboundMessage) =>
+  `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} (allowFrom in boxbot.config.json).`;
+
+/** Creates the gateway; call `start()`. */
+export function createGateway(opts: GatewayOptions): Gateway {
+  const log = opts.log ?? silentLogger;
+  const metrics = opts.metrics ?? createMetrics();
+  const adapters = new Map(opts.adapters.map((a) => [a.platform, a]));
+  const queues = new Map<string, OutboundQueue>();
+  for (const a of opts.adapters) {
+    queues.set(a.platform, new OutboundQueue(a, { ...opts.outbound, log: log.child({ scope: `outbound:${a.platform}` }), onRateLimited: () => metrics.rateLimited.inc({ platform: a.platform }) }));
+  }
+  const conversations = new Map<string, ConversationState>();
+  const runs = new Semaphore(opts.concurrency ?? 16);
+  const inflight = new Set<Promise<unknown>>();
+  let stopping = false;
+
+  const track = <T>(p: Promise<T>): Promise<T> => {
+    inflight.add(p);
+    void p.finally(() => inflight.delete(p)).catch(() => undefined);
+    return p;
+  };
+  const queueOf = (platform: string): OutboundQueue => {
+    const q = queues.get(platform);
+    if (!q) throw new Error(`no adapter for platform ${platform}`);
+    return q;
+  };
+  const targetOf = (msg: InboundMessage): OutboundTarget => ({
+    conversationKey: msg.conversationKey,
+    chatId: msg.chatId,
+    ...(msg.threadId ? { threadId: msg.threadId } : {}),
+    ...(msg.messageId ? { replyToMessageId: msg.messageId } : {}),
+  });
+  const stateOf = (key: string): ConversationState => {
+    let s = conversations.get(key);
+    if (!s) conversations.set(key, (s = { tail: Promise.resolve(), queued: 0 }));
+    return s;
+  };
+
+  /** A short reply outside the agent (commands, refusals); delivered once through the outbox. */
+  async function replyNow(msg: InboundMessage, text: string): Promise<void> {
+    const adapter = adapters.get(msg.platform)!;
+    const entry = outboxEntryOf(`${msg.id}:reply`, targetOf(msg), text, adapter.capabilities);
+    await opts.store.putOutbox(entry);
+    await deliverEntry(queueOf(msg.platform), opts.store, entry, log);
+  }
+
+  async function runCommand(cmd: Command, msg: InboundMessage, policy: ResolvedPolicy): Promise<void> {
+    const state = stateOf(msg.conversationKey);
+    switch (cmd) {
+      case 'help':
+      case 'start':
+        return replyNow(msg, helpText());
+      case 'whoami':
+        return replyNow(msg, whoamiText(msg, policy, opts.agent.toolsFor(policy)));
+      case 'stop':
+        if (!state.running) return replyNow(msg, 'Nothing is running.');
+        state.running.abort(new Error('stopped by /stop'));
+        return; // the cancelled run answers for itself
+      case 'reset':
+        state.running?.abort(new Error('reset'));
+        await state.tail;
+        await opts.agent.reset(msg.conversationKey);
+        return replyNow(msg, 'Done: I forgot this conversation.');
+    }
+  }
+
+  /** One agent run for one accepted message, then its delivery. */
+  async function process(msg: InboundMessage, policy: ResolvedPolicy, state: ConversationState): Promise<void> {
+    const adapter = adapters.get(msg.platform)!;
+    const queue = queueOf(msg.platform);
+    const target = targetOf(msg);
+    const controller = new AbortController();
+    state.running = controller;
+    const stream = new ReplyStream(queue, adapter.capabilities, target, log);
+    stream.start();
+    const started = Date.now();
+    let text: string;
+    let outcome: string;
+    try {
+      ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e) }));
+    } catch (e) {
+      log.error({ conversation: msg.conversationKey, err: (e as Error).message }, 'agent run failed');
+      metrics.errors.inc({ scope: 'agent' });
+      text = 'Sorry, something went wrong while answering. The details are in the gateway log.';
+      outcome = 'error';
+    } finally {
+      state.running = undefined;
+    }
+    metrics.agentRuns.inc({ outcome });
+    metrics.runSeconds.observe((Date.now() - started) / 1000);
+    const previewId = await stream.close();
+    const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId);
+    await opts.store.putOutbox(entry);
+    await deliverEntry(queue, opts.store, entry, log);
+    metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length);
+    metrics.replySeconds.observe((Date.now() - Date.parse(msg.receivedAt)) / 1000, { platform: msg.platform });
+    await opts.store.finish(msg.id);
+  }
+
+  function enqueue(msg: InboundMessage, policy: ResolvedPolicy): void {
+    const state = stateOf(msg.conversationKey);
+    state.queued++;
+    const run = state.tail.then(() =>
+      runs.run(() =>
+        process(msg, policy, state).catch((e: unknown) => {
+          metrics.errors.inc({ scope: 'delivery' });
+          log.error({ conversation: msg.conversationKey, err: (e as Error).message }, 'could not deliver an answer; it stays in the outbox for the next start');
+        }),
+      ),
+    );
+    state.tail = track(run).finally(() => {
+      state.queued--;
+      if (state.queued === 0 && !state.running && conversations.get(msg.conversationKey) === state) conversations.delete(msg.conversationKey);
+    });
+  }
+
+  async function handle(msg: InboundMessage): Promise<void> {
+    if (stopping) throw new Error('the gateway is stopping');
+    if (!adapters.has(msg.platform)) throw new Error(`no adapter for platform ${msg.platform}`);
+    metrics.messagesIn.inc({ platform: msg.platform });
+    const policy = resolvePolicy(opts.config, msg);
+    const admission = admit(policy, msg, { replyToStrangers: opts.replyToStrangers ?? true });
+    if (!admission.admitted && !admission.reply) {
+      metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
+      return;
+    }
+    if (!(await opts.store.accept(msg))) {
+      metrics.duplicates.inc({ platform: msg.platform });
+      log.debug({ id: msg.id }, 'duplicate delivery dropped');
+      return;
+    }
+    if (!admission.admitted) {
+      metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
+      log.info({ platform: msg.platform, userId: msg.userId, chatId: msg.chatId }, 'message from a user not in allowFrom refused');
+      void track(replyNow(msg, STRANGER_REPLY(msg)).then(() => opts.store.finish(msg.id))).catch((e: unknown) => log.error({ err: (e as Error).message }, 'refusal not delivered'));
+      return;
+    }
+    const cmd = parseCommand(msg.text);
+    if (cmd) {
+      void track(runCommand(cmd, msg, policy).then(() => opts.store.finish(msg.id))).catch((e: unknown) => log.error({ err: (e as Error).message, cmd }, 'command failed'));
+      return;
+    }
+    enqueue(msg, policy);
+  }
+
+  return {
+    metrics,
+    handle,
+    adapter: (platform) => adapters.get(platform as never),
+    async start() {
+      for (const a of opts.adapters) {
+        await a.start(handle);
+        log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
+      }
+      // Resume: finish half-delivered answers first, then answer what was accepted but not answered.
+      const outbox = await opts.store.pendingOutbox();
+      const resumed = new Set<string>();
+      for (const entry of outbox) {
+        const platform = entry.conversationKey.split(':')[0]!;
+        if (!queues.has(platform)) continue;
+        resumed.add(entry.id);
+        void track(
+          deliverEntry(queueOf(platform), opts.store, entry, log)
+            .then(() => opts.store.finish(entry.id.replace(/:reply$/, '')))
+            .catch((e: unknown) => log.error({ err: (e as Error).message }, 'resumed answer not delivered')),
+        );
+      }
+      const pending = await opts.store.pending();
+      for (const msg of pending) {
+        if (resumed.has(msg.id) || !adapters.has(msg.platform)) continue;
+        log.info({ conversation: msg.conversationKey }, 'answering a message accepted before the restart');
+        enqueue(msg, resolvePolicy(opts.config, msg));
+      }
+    },
+    async post(target, text, id) {
+      const platform = target.conversationKey.split(':')[0]!;
+      const adapter = adapters.get(platform as never);
+      if (!adapter) throw new Error(`no ${platform} channel is running for ${target.conversationKey}`);
+      const entry = outboxEntryOf(id ?? `post:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`, target, text, adapter.capabilities);
+      await opts.store.putOutbox(entry);
+      return track(deliverEntry(queueOf(platform), opts.store, entry, log));
+    },
+    async idle() {
+      while (inflight.size) await Promise.allSettled([...inflight]);
+    },
+    async stop() {
+      stopping = true;
+      for (const s of conversations.values()) s.running?.abort(new Error('the gateway is stopping'));
+      for (const a of opts.adapters) await a.stop().catch((e: unknown) => log.warn({ channel: a.platform, err: (e as Error).message }, 'adapter stop failed'));
+      await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, 5000).unref())]);
+      for (const q of queues.values()) q.close();
+    },
+  };
+}

@@ -1,0 +1,61 @@
+// What the gateway needs from the rest of boxbot, as small interfaces: the agent (one run per
+// message), and durable state (journal, outbox, dedupe). main.ts plugs the real ones in;
+// tests plug in fakes.
+import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import type { ResolvedPolicy } from './policy.ts';
+
+/** What the agent reports while it works (for streaming and status lines). */
+export type GatewayAgentEvent =
+  | { type: 'text-delta'; text: string }
+  | { type: 'status'; text: string }
+  | { type: 'status-clear' };
+
+/** One agent run for one message. */
+export interface AgentRunRequest {
+  message: InboundMessage;
+  policy: ResolvedPolicy;
+  signal: AbortSignal;
+  onEvent: (e: GatewayAgentEvent) => void;
+}
+
+/** The outcome of a run; `text` is what the user reads (an error is a short message). */
+export interface AgentRunReply {
+  text: string;
+  outcome: string;
+}
+
+/** The agent as the gateway sees it. History lives behind it. */
+export interface AgentRunner {
+  run(req: AgentRunRequest): Promise<AgentRunReply>;
+  /** Forgets the conversation's history (`/reset`). */
+  reset(conversationKey: string): Promise<void>;
+  /** The tools the policy permits, by name (for `/whoami`). */
+  toolsFor(policy: ResolvedPolicy): string[];
+}
+
+/** A reply being delivered: chunks with receipts, so a restart resumes without resending. */
+export interface OutboxEntry {
+  id: string;
+  conversationKey: string;
+  target: OutboundTarget;
+  chunks: string[];
+  /** Platform message id per delivered chunk (null = not yet). */
+  receipts: (string | null)[];
+  /** The streamed message the first chunk replaces, if any. */
+  streamMessageId?: string;
+  createdAt: string;
+}
+
+/** Durable gateway state. */
+export interface GatewayStore {
+  /** Records an accepted message; false when this platform event id was seen before. */
+  accept(message: InboundMessage): Promise<boolean>;
+  /** Marks an accepted message answered. */
+  finish(messageId: string): Promise<void>;
+  /** Accepted messages not yet answered (resumed at start). */
+  pending(): Promise<InboundMessage[]>;
+  putOutbox(entry: OutboxEntry): Promise<void>;
+  receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
+  finishOutbox(entryId: string): Promise<void>;
+  pendingOutbox(): Promise<OutboxEntry[]>;
+}

@@ -1,0 +1,137 @@
+// Delivery of one answer: while the agent works, a typing indicator (renewed, always stopped)
+// and, where the platform can edit, a preview message edited as text arrives (throttled to the
+// platform's edit interval) with a one-line tool status; at the end the final answer goes
+// through the outbox in chunks with receipts, the first chunk replacing the preview.
+import type { AdapterCapabilities, OutboundTarget } from '../adapters/index.ts';
+import { AdapterApiError } from '../adapters/index.ts';
+import type { Logger } from '../log.ts';
+import { splitMessage } from './chunk.ts';
+import type { OutboundQueue } from './outbound-queue.ts';
+import type { GatewayAgentEvent, GatewayStore, OutboxEntry } from './ports.ts';
+
+/** Streams one run's progress to a conversation. */
+export class ReplyStream {
+  private text = '';
+  private status = '';
+  private messageId: string | undefined;
+  private creating: Promise<void> | undefined;
+  private lastShown = '';
+  private lastFlush = 0;
+  private flushTimer: NodeJS.Timeout | undefined;
+  private typingTimer: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly queue: OutboundQueue,
+    private readonly caps: AdapterCapabilities,
+    private readonly target: OutboundTarget,
+    private readonly log: Logger,
+  ) {}
+
+  /** Starts the typing indicator. */
+  start(): void {
+    if (!this.caps.typing) return;
+    const tick = () => {
+      if (this.closed) return;
+      void this.queue.typing(this.target);
+      this.typingTimer = setTimeout(tick, Math.max(1000, this.caps.typingIntervalMs - 500));
+    };
+    tick();
+  }
+
+  /** Feeds one agent event. */
+  onEvent(e: GatewayAgentEvent): void {
+    if (this.closed) return;
+    if (e.type === 'text-delta') this.text += e.text;
+    else if (e.type === 'status') this.status = e.text;
+    else this.status = '';
+    this.schedule();
+  }
+
+  private preview(): string {
+    const limit = this.caps.maxTextLength;
+    const status = this.status ? `\n\n_${this.status.replace(/[_*`]/g, '')}_` : '';
+    let body = this.text.trim() ? this.text : '';
+    if (body.length + status.length + 2 > limit) body = `…${body.slice(body.length - (limit - status.length - 2))}`;
+    return (body + status).trim();
+  }
+
+  private schedule(): void {
+    if (!this.caps.edit || this.flushTimer) return;
+    const wait = Math.max(0, this.lastFlush + this.caps.editIntervalMs - Date.now());
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = undefined;
+      void this.flush();
+    }, wait);
+  }
+
+  private async flush(): Promise<void> {
+    if (this.closed) return;
+    const shown = this.preview();
+    if (!shown || shown === this.lastShown) return;
+    this.lastFlush = Date.now();
+    this.lastShown = shown;
+    try {
+      if (!this.messageId) {
+        if (this.creating) return;
+        this.creating = this.queue.send(this.target, shown).then((m) => {
+          this.messageId = m.messageId;
+        });
+        await this.creating;
+      } else {
+        await this.queue.edit(this.target, this.messageId, shown);
+      }
+    } catch (e) {
+      // A failed preview is not fatal: the final answer is delivered through the outbox.
+      this.log.warn({ err: (e as Error).message }, 'stream preview failed');
+    }
+  }
+
+  /** Stops typing and previews; resolves with the preview message id (if one was created). */
+  async close(): Promise<string | undefined> {
+    this.closed = true;
+    clearTimeout(this.typingTimer);
+    clearTimeout(this.flushTimer);
+    this.flushTimer = undefined;
+    await this.creating?.catch(() => undefined);
+    return this.messageId;
+  }
+}
+
+/** Builds the outbox entry of a final answer. */
+export function outboxEntryOf(id: string, target: OutboundTarget, text: string, caps: AdapterCapabilities, streamMessageId?: string): OutboxEntry {
+  const chunks = splitMessage(text.trim() || '(no answer)', caps.maxTextLength);
+  return {
+    id,
+    conversationKey: target.conversationKey,
+    target,
+    chunks,
+    receipts: chunks.map(() => null),
+    ...(streamMessageId ? { streamMessageId } : {}),
+    createdAt: new Date().toISOString(),
+  };
+}
+
+/** Delivers an outbox entry's missing chunks, recording each receipt; resumable after a crash. */
+export async function deliverEntry(queue: OutboundQueue, store: GatewayStore, entry: OutboxEntry, log: Logger): Promise<string[]> {
+  for (let i = 0; i < entry.chunks.length; i++) {
+    if (entry.receipts[i]) continue;
+    const chunk = entry.chunks[i]!;
+    let id: string | undefined;
+    if (i === 0 && entry.streamMessageId) {
+      try {
+        await queue.edit(entry.target, entry.streamMessageId, chunk);
+        id = entry.streamMessageId;
+      } catch (e) {
+        // The preview is gone or cannot be edited: send the answer as a new message instead.
+        if (!(e instanceof AdapterApiError)) throw e;
+        log.warn({ err: e.message }, 'could not replace the preview; sending the answer as a new message');
+      }
+    }
+    id ??= (await queue.send(entry.target, chunk)).messageId;
+    entry.receipts[i] = id;
+    await store.receipt(entry.id, i, id);
+  }
+  await store.finishOutbox(entry.id);
+  return entry.receipts as string[];
+}

@@ -1,0 +1,171 @@
+// In-memory fakes for gateway tests: a platform that records what the bot posted (with
+// injectable 429s and failures), an agent that answers from a function, and a gateway store.
+import type { AdapterCapabilities, ChannelAdapter, InboundMessage, InboundSink, OutboundTarget, Platform } from '../../src/adapters/index.ts';
+import { AdapterApiError } from '../../src/adapters/index.ts';
+import type { AgentRunner, AgentRunRequest, GatewayStore, OutboxEntry } from '../../src/gateway/ports.ts';
+
+/** A message as the fake platform holds it. */
+export interface FakePosted {
+  chatId: string;
+  threadId?: string;
+  messageId: string;
+  text: string;
+  edits: number;
+}
+
+/** A fake chat platform. */
+export class FakeAdapter implements ChannelAdapter {
+  readonly posted: FakePosted[] = [];
+  typings = 0;
+  sink: InboundSink | undefined;
+  private next = 1;
+  /** Calls (send/edit) to answer 429 before succeeding. */
+  rateLimits = 0;
+  rateLimitMs = 50;
+  /** Fails every send once with a network-ish 503 when set. */
+  fail503 = 0;
+  /** Called before each send; may throw. */
+  beforeSend: ((text: string) => void) | undefined;
+  calls: string[] = [];
+
+  constructor(
+    readonly platform: Platform = 'telegram',
+    readonly capabilities: AdapterCapabilities = { edit: true, typing: true, threads: true, maxTextLength: 100, editIntervalMs: 5, typingIntervalMs: 5000 },
+  ) {}
+
+  async start(sink: InboundSink) {
+    this.sink = sink;
+  }
+  async stop() {
+    this.sink = undefined;
+  }
+  private gate(): void {
+    if (this.rateLimits > 0) {
+      this.rateLimits--;
+      throw new AdapterApiError(this.platform, 429, 'Too Many Requests', this.rateLimitMs);
+    }
+    if (this.fail503 > 0) {
+      this.fail503--;
+      throw new AdapterApiError(this.platform, 503, 'Service Unavailable');
+    }
+  }
+  async send(target: OutboundTarget, text: string) {
+    this.calls.push(`send:${text.slice(0, 20)}`);
+    this.gate();
+    this.beforeSend?.(text);
+    if (text.length > this.capabilities.maxTextLength) throw new AdapterApiError(this.platform, 400, 'message is too long');
+    const messageId = String(this.next++);
+    this.posted.push({ chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}), messageId, text, edits: 0 });
+    return { messageId };
+  }
+  async edit(_target: OutboundTarget, messageId: string, text: string) {
+    this.calls.push(`edit:${text.slice(0, 20)}`);
+    this.gate();
+    const m = this.posted.find((p) => p.messageId === messageId);
+    if (!m) throw new AdapterApiError(this.platform, 400, 'message to edit not found');
+    m.text = text;
+    m.edits++;
+  }
+  async typing() {
+    this.typings++;
+  }
+  routes() {
+    return [];
+  }
+  identity() {
+    return { id: 'bot', name: 'boxbot' };
+  }
+  /** A user message as the platform would deliver it. */
+  async say(text: string, over: Partial<InboundMessage> = {}): Promise<InboundMessage> {
+    const n = this.next++;
+    const chatId = over.chatId ?? '100';
+    const msg: InboundMessage = {
+      id: `${this.platform}:evt:${n}`,
+      platform: this.platform,
+      conversationKey: `${this.platform}:${chatId}`,
+      chatId,
+      messageId: `u${n}`,
+      userId: '42',
+      userName: 'ada',
+      text,
+      isDirect: true,
+      mentionsBot: false,
+      attachments: [],
+      receivedAt: new Date().toISOString(),
+      raw: {},
+      ...over,
+    };
+    await this.sink!(msg);
+    return msg;
+  }
+  /** Texts the bot posted in a chat, in order. */
+  texts(chatId = '100'): string[] {
+    return this.posted.filter((p) => p.chatId === chatId).map((p) => p.text);
+  }
+}
+
+/** An agent answering from a function; records what it was asked. */
+export class FakeAgent implements AgentRunner {
+  readonly seen: AgentRunRequest[] = [];
+  readonly resets: string[] = [];
+  constructor(private readonly answer: (req: AgentRunRequest) => Promise<string> | string = (r) => `echo: ${r.message.text}`) {}
+  async run(req: AgentRunRequest) {
+    this.seen.push(req);
+    try {
+      return { text: await this.answer(req), outcome: 'final' };
+    } catch (e) {
+      if (req.signal.aborted) return { text: 'Stopped.', outcome: 'cancelled' };
+      throw e;
+    }
+  }
+  async reset(key: string) {
+    this.resets.push(key);
+  }
+  toolsFor() {
+    return ['read', 'ls'];
+  }
+}
+
+/** A gateway store in memory; `snapshot`/`restore` simulate a restart. */
+export class MemoryGatewayStore implements GatewayStore {
+  seen = new Set<string>();
+  journal = new Map<string, InboundMessage>();
+  outbox = new Map<string, OutboxEntry>();
+  async accept(m: InboundMessage) {
+    if (this.seen.has(m.id)) return false;
+    this.seen.add(m.id);
+    this.journal.set(m.id, structuredClone(m));
+    return true;
+  }
+  async finish(id: string) {
+    this.journal.delete(id);
+  }
+  async pending() {
+    return [...this.journal.values()].map((m) => structuredClone(m));
+  }
+  async putOutbox(e: OutboxEntry) {
+    this.outbox.set(e.id, structuredClone(e));
+  }
+  async receipt(id: string, i: number, mid: string) {
+    const e = this.outbox.get(id);
+    if (e) e.receipts[i] = mid;
+  }
+  async finishOutbox(id: string) {
+    this.outbox.delete(id);
+  }
+  async pendingOutbox() {
+    return [...this.outbox.values()].map((e) => structuredClone(e));
+  }
+}
+
+/** Resolves after `ms`. */
+export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls until `pred` holds (fails after 5 s naming `what`). */
+export async function until(pred: () => boolean, what: string): Promise<void> {
+  const end = Date.now() + 5000;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await sleep(5);
+  }
+}

@@ -1,0 +1,215 @@
+// The gateway over a fake platform and a fake agent: what a user would notice about ordering,
+// duplicates, streaming, long answers, rate limits, commands, policy and restarts.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { configSchema } from '../../src/config/schema.ts';
+import { createGateway } from '../../src/gateway/gateway.ts';
+import { FakeAdapter, FakeAgent, MemoryGatewayStore, sleep, until } from './fakes.ts';
+
+const config = (channels: Record<string, unknown> = {}) => configSchema.parse({ channels });
+
+function setup(opts: { agent?: FakeAgent; adapter?: FakeAdapter; store?: MemoryGatewayStore; channels?: Record<string, unknown> } = {}) {
+  const adapter = opts.adapter ?? new FakeAdapter();
+  const agent = opts.agent ?? new FakeAgent();
+  const store = opts.store ?? new MemoryGatewayStore();
+  const gw = createGateway({ config: config(opts.channels), adapters: [adapter], agent, store, outbound: { backoffMs: 5 } });
+  return { adapter, agent, store, gw };
+}
+
+test('each message gets one answer, in order within a conversation', async () => {
+  const { adapter, gw } = setup({ agent: new FakeAgent(async (r) => (await sleep(r.message.text === 'one' ? 30 : 1), `echo: ${r.message.text}`)) });
+  await gw.start();
+  for (const t of ['one', 'two', 'three']) await adapter.say(t);
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['echo: one', 'echo: two', 'echo: three']);
+  await gw.stop();
+});
+
+test('conversations run in parallel: a slow one does not hold up another', async () => {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  const agent = new FakeAgent(async (r) => {
+    if (r.message.chatId === 'slow') await gate;
+    return `echo: ${r.message.text}`;
+  });
+  const { adapter, gw } = setup({ agent });
+  await gw.start();
+  await adapter.say('first', { chatId: 'slow', conversationKey: 'telegram:slow' });
+  await adapter.say('second', { chatId: 'fast', conversationKey: 'telegram:fast' });
+  await until(() => adapter.texts('fast').includes('echo: second'), 'the fast conversation answered');
+  assert.deepEqual(adapter.texts('slow'), []);
+  release();
+  await gw.idle();
+  assert.deepEqual(adapter.texts('slow'), ['echo: first']);
+  await gw.stop();
+});
+
+test('a redelivered event is answered once', async () => {
+  const { adapter, agent, gw } = setup();
+  await gw.start();
+  const msg = await adapter.say('hello');
+  await adapter.sink!(msg);
+  await adapter.sink!(structuredClone(msg));
+  await gw.idle();
+  assert.equal(agent.seen.length, 1);
+  assert.deepEqual(adapter.texts(), ['echo: hello']);
+  assert.equal(gw.metrics.duplicates.get({ platform: 'telegram' }), 2);
+  await gw.stop();
+});
+
+test('a streamed answer is one message edited as text arrives, then the final text', async () => {
+  const agent = new FakeAgent(async (r) => {
+    r.onEvent({ type: 'status', text: 'reading notes.txt…' });
+    await sleep(20);
+    for (const w of ['The ', 'answer ', 'is ', '42.']) {
+      r.onEvent({ type: 'text-delta', text: w });
+      await sleep(15);
+    }
+    return 'The answer is 42.';
+  });
+  const { adapter, gw } = setup({ agent });
+  await gw.start();
+  await adapter.say('question');
+  await gw.idle();
+  assert.equal(adapter.posted.length, 1, `one message, got ${JSON.stringify(adapter.posted)}`);
+  assert.equal(adapter.posted[0]!.text, 'The answer is 42.');
+  assert.ok(adapter.posted[0]!.edits >= 2, `expected streamed edits, got ${adapter.posted[0]!.edits}`);
+  assert.ok(adapter.typings >= 1);
+  await gw.stop();
+});
+
+test('a long answer is split at the platform limit without breaking a code block', async () => {
+  const code = Array.from({ length: 12 }, (_, i) => `line ${i}`).join('\n');
+  const answer = `Here:\n\n\`\`\`js\n${code}\n\`\`\`\n\nDone.`;
+  const { adapter, gw } = setup({ agent: new FakeAgent(() => answer) });
+  await gw.start();
+  await adapter.say('code please');
+  await gw.idle();
+  const texts = adapter.texts();
+  assert.ok(texts.length >= 2, 'split into several messages');
+  for (const t of texts) {
+    assert.ok(t.length <= 100, `chunk of ${t.length} > 100`);
+    assert.equal((t.match(/```/g) ?? []).length % 2, 0, `unbalanced fence in ${JSON.stringify(t)}`);
+  }
+  assert.equal(texts.join('\n').replace(/```js\n|```\n?/g, '').includes('line 11'), true);
+  await gw.stop();
+});
+
+test('a 429 storm delays replies but every one arrives, in order, once', async () => {
+  const adapter = new FakeAdapter();
+  adapter.rateLimits = 5;
+  adapter.rateLimitMs = 20;
+  const { gw } = setup({ adapter });
+  await gw.start();
+  for (let i = 0; i < 5; i++) await adapter.say(`m${i}`);
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['echo: m0', 'echo: m1', 'echo: m2', 'echo: m3', 'echo: m4']);
+  assert.equal(gw.metrics.rateLimited.get({ platform: 'telegram' }), 5);
+  await gw.stop();
+});
+
+test('/stop cancels the running answer; /reset forgets the conversation', async () => {
+  const agent = new FakeAgent(async (r) => {
+    if (r.message.text === 'long job') await new Promise((_, rej) => r.signal.addEventListener('abort', () => rej(new Error('aborted'))));
+    return 'ok';
+  });
+  const { adapter, gw } = setup({ agent });
+  await gw.start();
+  await adapter.say('long job');
+  await until(() => agent.seen.length === 1, 'the run started');
+  await adapter.say('/stop');
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['Stopped.']);
+  await adapter.say('/reset');
+  await gw.idle();
+  assert.deepEqual(agent.resets, ['telegram:100']);
+  assert.match(adapter.texts().at(-1)!, /forgot/);
+  await gw.stop();
+});
+
+test('/whoami shows the access mode and the tools permitted here', async () => {
+  const { adapter, gw } = setup({ channels: { telegram: { access: 'read-only' } } });
+  await gw.start();
+  await adapter.say('/whoami');
+  await gw.idle();
+  const reply = adapter.texts().join('\n');
+  assert.match(reply, /Access: read-only/);
+  assert.match(reply, /Tools: read, ls/);
+  await gw.stop();
+});
+
+test('a user outside allowFrom gets a polite refusal, never the agent; silence in groups without a mention', async () => {
+  const { adapter, agent, gw } = setup({ channels: { telegram: { allowFrom: ['7'] } } });
+  await gw.start();
+  await adapter.say('let me in');
+  await adapter.say('chatter', { isDirect: false, chatId: '-5', conversationKey: 'telegram:-5' });
+  await gw.idle();
+  assert.equal(agent.seen.length, 0);
+  assert.match(adapter.texts()[0]!, /not set up to talk with you.*42/);
+  assert.deepEqual(adapter.texts('-5'), []);
+  await gw.stop();
+});
+
+test('in groups the bot answers only when addressed (requireMention)', async () => {
+  const { adapter, agent, gw } = setup();
+  await gw.start();
+  const group = { isDirect: false, chatId: '-9', conversationKey: 'telegram:-9' };
+  await adapter.say('not for you', { ...group, mentionsBot: false });
+  await adapter.say('for you', { ...group, mentionsBot: true });
+  await gw.idle();
+  assert.deepEqual(agent.seen.map((r) => r.message.text), ['for you']);
+  await gw.stop();
+});
+
+test('restart mid-run: the accepted message is answered once after the restart', async () => {
+  const store = new MemoryGatewayStore();
+  const first = setup({ store, agent: new FakeAgent(() => new Promise(() => undefined)) });
+  await first.gw.start();
+  await first.adapter.say('survive me');
+  await until(() => first.agent.seen.length === 1, 'the run started');
+  // Crash: drop the gateway without letting it finish (the store keeps what was written).
+  const adapter = new FakeAdapter();
+  const second = setup({ store, adapter });
+  await second.gw.start();
+  await second.gw.idle();
+  assert.deepEqual(adapter.texts(), ['echo: survive me']);
+  assert.equal((await store.pending()).length, 0);
+  // A redelivery of the same event after the restart is still a duplicate.
+  await adapter.sink!({ ...(first.agent.seen[0]!.message) });
+  await second.gw.idle();
+  assert.equal(adapter.texts().length, 1);
+  await second.gw.stop();
+});
+
+test('restart mid-delivery: chunks with receipts are not sent again, the rest are', async () => {
+  const store = new MemoryGatewayStore();
+  const long = Array.from({ length: 6 }, (_, i) => `paragraph ${i} `.repeat(4).trim()).join('\n\n');
+  const adapter1 = new FakeAdapter();
+  let sends = 0;
+  adapter1.beforeSend = () => {
+    if (++sends === 3) throw new Error('power cut');
+  };
+  const first = setup({ store, adapter: adapter1, agent: new FakeAgent(() => long) });
+  await first.gw.start();
+  await first.adapter.say('write a lot');
+  await first.gw.idle();
+  const delivered = adapter1.texts();
+  assert.equal(delivered.length, 2);
+  const adapter2 = new FakeAdapter();
+  const second = setup({ store, adapter: adapter2, agent: new FakeAgent(() => assert.fail('must not run the agent again')) });
+  await second.gw.start();
+  await second.gw.idle();
+  const all = [...delivered, ...adapter2.texts()];
+  assert.equal(all.join('\n\n').replace(/\s+/g, ' '), long.replace(/\s+/g, ' '));
+  assert.equal(new Set(all).size, all.length, 'no chunk twice');
+  await second.gw.stop();
+});
+
+test('post() delivers a scheduled text through the outbox and returns the platform ids', async () => {
+  const { adapter, gw } = setup();
+  await gw.start();
+  const ids = await gw.post({ conversationKey: 'telegram:100', chatId: '100' }, 'digest: all quiet');
+  assert.equal(ids.length, 1);
+  assert.deepEqual(adapter.texts(), ['digest: all quiet']);
+  await gw.stop();
+});
