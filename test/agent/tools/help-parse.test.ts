@@ -132,3 +132,70 @@ test('output that is not help is refused with a reason', () => {
 test('an unknown PermissionLevel is refused naming the value', () => {
   assert.throws(() => parseHelp('t 1.0\nx\n\nPermissionLevel: Root\n\nUsage: t\n'), /PermissionLevel: "Root" is not one of None, ReadOnly, Write, Execute/);
 });
+
+describe('more real layouts', () => {
+  test('clap 4 wrapped help: continuation lines, fractional defaults, env/alias hints, optional values, short-only flags', () => {
+    const h = parseHelp(fixture('clap-wrapped.txt'));
+    assert.equal(param(h, 'depth').description, 'How many links deep to follow; pages further away are listed\nbut not fetched');
+    assert.equal(param(h, 'depth').default, '3');
+    assert.equal(param(h, 'depth').type, 'integer');
+    assert.equal(param(h, 'delay').type, 'number', '<NUMBER> with default 0.5 is not an integer');
+    assert.equal(param(h, 'user_agent').description, 'User-Agent header', 'the [env: ...] hint is dropped');
+    assert.equal(param(h, 'user_agent').default, 'sitemap/0.4');
+    assert.deepEqual(param(h, 'color').enum, ['auto', 'always', 'never'], 'possible values wrapped onto the next line');
+    assert.equal(param(h, 'include_assets').description, 'Also list images, scripts and stylesheets');
+    assert.equal(param(h, 'j').flag, '-j');
+    assert.equal(param(h, 'j').type, 'integer');
+    assert.equal(param(h, 'list_formats').required, false, 'required only in the second usage form, not in every form');
+    assert.deepEqual(h.network, ['https://example.org', 'https://*.example.org']);
+    assert.deepEqual(
+      h.params.filter((p) => p.kind === 'positional').map((p) => [p.key, p.required, p.multiple]),
+      [['url', true, false], ['exclude', false, true]],
+    );
+  });
+
+  test('clap 3 upper-case sections (USAGE:, ARGS:, OPTIONS:)', () => {
+    const h = parseHelp(fixture('clap3.txt'));
+    assert.equal(h.name, 'grepx');
+    assert.equal(param(h, 'pattern').required, true);
+    assert.equal(param(h, 'path').required, false, 'the usage line says [PATH]...');
+    assert.equal(param(h, 'path').multiple, true);
+    assert.equal(param(h, 'after_context').type, 'integer');
+    assert.deepEqual(param(h, 'type').enum, ['rust', 'js', 'py']);
+  });
+
+  test('clap Subcommands: heading, multi-line command descriptions, aliases dropped', () => {
+    const h = parseHelp(fixture('clap-subcommands.txt'));
+    assert.deepEqual(h.commands, [
+      { name: 'get', about: 'Print the value of a key' },
+      { name: 'set', about: 'Store a value under a key; an existing value is replaced' },
+      { name: 'delete', about: 'Remove a key' },
+    ]);
+    assert.equal(h.permissionLevel, 'Write');
+  });
+
+  test('argparse subparsers become commands; "optional arguments:" and metavar forms', () => {
+    const h = parseHelp(fixture('argparse-subparsers.txt'));
+    assert.deepEqual(h.commands.map((c) => c.name), ['add', 'list', 'rm']);
+    assert.equal(h.commands[1]!.about, 'list notes, newest first');
+    assert.ok(!h.params.some((p) => p.kind === 'positional'), 'the subcommand choice is not a positional argument');
+    assert.equal(param(h, 'lines').flag, '--lines');
+    assert.equal(param(h, 'lines').type, 'integer');
+    assert.equal(param(h, 'db').default, 'notes.db');
+    assert.deepEqual(inputSchemaOf(h.params, h.commands).properties?.level?.enum, [1, 2, 3]);
+    assert.match(h.longAbout, /SQLite file/);
+  });
+
+  test('cobra subcommand help: positionals from the usage line, slice defaults, Global Flags', () => {
+    const h = parseHelp(fixture('cobra-subcommand.txt'));
+    assert.deepEqual(
+      h.params.filter((p) => p.kind === 'positional').map((p) => [p.key, p.required]),
+      [['service', true], ['environment', false]],
+    );
+    assert.equal(param(h, 'ratio').type, 'number');
+    assert.equal(param(h, 'config').default, '$HOME/.cloudctl.yaml');
+    const schema = inputSchemaOf(h.params, h.commands);
+    assert.deepEqual(schema.properties?.ports, { description: 'ports to expose', type: 'array', items: { type: 'integer' }, default: [80] });
+    assert.deepEqual(schema.required, ['service']);
+  });
+});

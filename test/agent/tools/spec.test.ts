@@ -1,0 +1,95 @@
+// Registration through the sandbox: a tool file's own help becomes its ToolSpec, and a file
+// whose help or imports do not add up is refused with a reason a user can act on.
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { registerFile, ToolRefusedError } from '../../../src/agent/tools/index.ts';
+import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { tempDir } from '../../helpers.ts';
+import { dropTool } from './registry-helpers.ts';
+
+describe('registering a tool file', () => {
+  let sandbox: Sandbox;
+  const dir = tempDir('boxbot-tools-');
+  const cache = tempDir('boxbot-toolcache-');
+  before(() => {
+    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+  });
+  after(() => sandbox.close());
+
+  const register = (guestName: string, toolName: string) => registerFile(sandbox, dropTool(dir, guestName, toolName), cache);
+  const refusal = async (guestName: string, toolName: string): Promise<string> => {
+    try {
+      await register(guestName, toolName);
+    } catch (e) {
+      assert.ok(e instanceof ToolRefusedError, String(e));
+      return e.message;
+    }
+    assert.fail(`${toolName} was registered but should have been refused`);
+  };
+
+  test('its help becomes the spec: name, version, about, level, keywords, input schema', async () => {
+    const { spec, cached } = await register('reg-multi', 'echo');
+    assert.equal(cached, false);
+    assert.equal(spec.name, 'echo');
+    assert.equal(spec.version, '1.0.0');
+    assert.equal(spec.about, 'Print the arguments it was given');
+    assert.equal(spec.permissionLevel, 'ReadOnly');
+    assert.deepEqual(spec.keywords, ['echo', 'arguments']);
+    assert.deepEqual(spec.inputSchema.required, ['file_path']);
+    assert.deepEqual(Object.keys(spec.inputSchema.properties ?? {}).sort(), ['file_path', 'mode', 'offset', 'pattern', 'tag', 'verbose']);
+    assert.match(spec.sha256, /^[0-9a-f]{64}$/);
+  });
+
+  test('a second registration of the same content comes from the cache', async () => {
+    const first = await register('reg-multi', 'jsonout');
+    const again = await register('reg-multi', 'jsonout');
+    assert.equal(again.cached, true);
+    assert.deepEqual(again.spec, first.spec);
+  });
+
+  test('no PermissionLevel: is read as Execute, with a note saying so', async () => {
+    const { spec } = await register('reg-multi', 'nolevel');
+    assert.equal(spec.permissionLevel, 'Execute');
+    assert.match(spec.notes.join('\n'), /no PermissionLevel: declared, so it is treated as Execute/);
+  });
+
+  test('help printed in GBK registers, decoded', async () => {
+    const { spec } = await register('reg-multi', 'zhtool');
+    assert.equal(spec.about, '读取文件并统计中文字符的数量');
+    assert.equal(spec.inputSchema.properties?.file_path?.description, '要读取的文件路径');
+  });
+
+  test('declared Network: hosts are kept when the component imports wasi:http', async () => {
+    const { spec } = await register('reg-net', 'fetchy');
+    assert.deepEqual(spec.network, ['http://127.0.0.1:*']);
+    assert.ok(spec.imports.includes('wasi:http/outgoing-handler'));
+  });
+
+  test('a component importing wasi:http without declaring Network: is refused naming the import', async () => {
+    assert.match(await refusal('reg-net', 'sneaky'), /sneaky\.wasm refused: it imports wasi:http\/outgoing-handler but declares no Network: hosts/);
+  });
+
+  test('a component importing wasi:filesystem while declaring PermissionLevel: None is refused', async () => {
+    assert.match(await refusal('reg-multi', 'nofiles'), /nofiles\.wasm refused: it imports wasi:filesystem\/\S+ but declares PermissionLevel: None/);
+  });
+
+  test('a Network: entry that is not a host pattern is refused naming it', async () => {
+    assert.match(await refusal('reg-multi', 'badnet'), /Network: "api\.github\.com\/v3" is not a host pattern/);
+  });
+
+  test('a program whose -h/--help is not help is refused, quoting what it printed', async () => {
+    assert.match(await refusal('reg-multi', 'greeter'), /greeter\.wasm refused: `-h` and `--help`: the output is not help: .*"Hello! I am greeter, not a tool\."/);
+  });
+
+  test('a file that is not WebAssembly is refused with the reason', async () => {
+    const file = join(dir, 'junk.wasm');
+    writeFileSync(file, 'this is not wasm');
+    await assert.rejects(registerFile(sandbox, file, cache), (e: unknown) => e instanceof ToolRefusedError && /junk\.wasm refused: it is not a usable WASI tool/.test(e.message));
+  });
+
+  test('a file name that is not a valid tool name is refused', async () => {
+    assert.match(await refusal('reg-v1', 'my tool'), /the tool name "my tool" must be 1-64 letters, digits, _ or -/);
+  });
+});
