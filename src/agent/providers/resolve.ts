@@ -123,7 +123,7 @@ function readyStatus(spec: string, providerName: string, ctx: Pick<ResolveContex
     throw new ModelConfigError(`${spec}: unknown provider "${providerName}" (known: ${[...new Set(known)].join(', ')}; add others under "providers" in the config)`);
   }
   if (!status.ready) {
-    const needs = status.keyRequired && !status.hasKey && status.keyEnv && status.baseURL ? `needs ${status.keyEnv}` : `cannot be used: ${status.problem}`;
+    const needs = status.baseURL && status.keyEnv ? `needs ${status.problem!.replace(/^set /, '')}` : `cannot be used: ${status.problem}`;
     throw new ModelConfigError(`${spec} ${needs}`);
   }
   return status;

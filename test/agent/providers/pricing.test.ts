@@ -1,0 +1,44 @@
+// Cost and context windows: known models priced from the table (incl. cache tokens and dated snapshot
+// names), unknown models and third-party routes left unknown rather than guessed.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { addUsage, contextWindowOf, costOf, priceOf } from '../../../src/agent/providers/index.ts';
+
+const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000 };
+
+describe('pricing', () => {
+  it('prices Anthropic models including cache reads and writes', () => {
+    assert.equal(costOf('anthropic/claude-sonnet-4-5', usage), 3 + 15 + 0.3 + 3.75);
+    assert.equal(costOf('anthropic/claude-haiku-4-5', { inputTokens: 2000, outputTokens: 500 }), (2000 * 1 + 500 * 5) / 1e6);
+  });
+
+  it('prices OpenAI models; cache writes cost the input price', () => {
+    assert.equal(costOf('openai/gpt-4o', usage), 2.5 + 10 + 1.25 + 2.5);
+    assert.equal(costOf('gpt-4o-mini', { inputTokens: 1_000_000, outputTokens: 0 }), 0.15);
+  });
+
+  it('recognises dated snapshots and -latest aliases', () => {
+    assert.deepEqual(priceOf('anthropic/claude-sonnet-4-5-20250929'), priceOf('anthropic/claude-sonnet-4-5'));
+    assert.deepEqual(priceOf('openai/gpt-4o-2024-08-06'), priceOf('openai/gpt-4o'));
+    assert.deepEqual(priceOf('claude-3-5-haiku-latest'), priceOf('claude-3-5-haiku'));
+  });
+
+  it('leaves unknown models and other routes unknown (tokens still add up)', () => {
+    assert.equal(costOf('anthropic/claude-unknown-9', usage), undefined);
+    assert.equal(costOf('ollama/llama3.1', usage), undefined);
+    assert.equal(costOf('openrouter/openai/gpt-4o', usage), undefined, 'a router prices differently');
+    assert.deepEqual(addUsage({ inputTokens: 1, outputTokens: 2 }, { inputTokens: 3, outputTokens: 4, cacheReadTokens: 5 }), {
+      inputTokens: 4,
+      outputTokens: 6,
+      cacheReadTokens: 5,
+      cacheWriteTokens: 0,
+    });
+  });
+
+  it('knows context windows of common models', () => {
+    assert.equal(contextWindowOf('anthropic/claude-sonnet-4-5'), 200_000);
+    assert.equal(contextWindowOf('openai/gpt-4o'), 128_000);
+    assert.equal(contextWindowOf('openai/gpt-4.1-mini'), 1_047_576);
+    assert.equal(contextWindowOf('groq/llama-3.3-70b-versatile'), undefined);
+  });
+});
