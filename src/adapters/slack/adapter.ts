@@ -10,6 +10,7 @@ import { slackEventsRoute } from './events-route.ts';
 import { escapeSlackText, toSlackMrkdwn } from './format.ts';
 import { SlackInbound } from './inbound.ts';
 import { startSocketMode, type SlackSocket } from './socket-mode.ts';
+import { UserNames } from './user-names.ts';
 
 /** How the Slack adapter is wired; tokens come from readSecrets() and are never logged. */
 export interface SlackAdapterOptions {
@@ -69,6 +70,7 @@ class SlackAdapter implements ChannelAdapter {
   private readonly log: Logger;
   private readonly web;
   private readonly inbound: SlackInbound;
+  private readonly names: UserNames;
   private readonly route: AdapterRoute | undefined;
   private me: SlackIdentity | undefined;
   private socket: SlackSocket | undefined;
@@ -80,11 +82,16 @@ class SlackAdapter implements ChannelAdapter {
     if (this.mode === 'socket' && !options.appToken) throw new AdapterError('slack', 'config', 'Socket Mode needs an app-level token (SLACK_APP_TOKEN)');
     if (this.mode === 'http' && !options.signingSecret) throw new AdapterError('slack', 'config', 'HTTP Events mode needs the signing secret (SLACK_SIGNING_SECRET)');
     this.web = createWebClient(options.botToken, { apiUrl: options.apiUrl, logger: this.log, timeoutMs: options.requestTimeoutMs });
+    this.names = new UserNames(async (user) => {
+      const res = await this.web.users.info({ user });
+      const u = res.user;
+      return u?.profile?.display_name || u?.real_name || u?.name || undefined;
+    });
     this.inbound = new SlackInbound(this.log, () => ({
       ...(this.me?.userId ? { botUserId: this.me.userId } : {}),
       ...(this.me?.botId ? { botId: this.me.botId } : {}),
       ...(this.me?.teamId ? { teamId: this.me.teamId } : {}),
-    }));
+    }), (id) => this.names.name(id));
     this.route =
       this.mode === 'http'
         ? slackEventsRoute({

@@ -21,6 +21,8 @@ export class SlackInbound {
   constructor(
     private readonly log: Logger,
     private readonly context: () => Omit<SlackNormalizeContext, 'receivedAt'>,
+    /** Display name of a user id, when the payload carried none (never throws). */
+    private readonly userName: (userId: string) => Promise<string | undefined> = async () => undefined,
   ) {}
 
   /** Starts delivering to `sink`. */
@@ -58,6 +60,7 @@ export class SlackInbound {
     return this.recent.once(message.id, async () => {
       const sink = this.sink;
       if (!sink) throw new Error('stopped');
+      if (message.userName === message.userId) message.userName = (await this.userName(message.userId)) ?? message.userId;
       try {
         await sink(message);
       } catch (e) {
