@@ -1,0 +1,119 @@
+// The agent's runtime built from config and secrets: one sandbox, the hot-reloading tool
+// registry (bundled + extensions), the skill catalog and model resolution. Built once per
+// process by the gateway, `boxbot ask`/`chat`, and each scheduled job's worker.
+// Example: const rt = await createAgentRuntime({ loaded, secrets }); await runAgent({ ..., deps: rt.deps }); await rt.close();
+import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import type { LoadedConfig } from '../config/load.ts';
+import type { Secrets } from '../config/env.ts';
+import type { Logger } from '../log.ts';
+import { silentLogger } from '../log.ts';
+import { createSandbox, DEFAULT_LIMITS, type Sandbox, type SandboxLimits } from '../sandbox/index.ts';
+import { contextWindowOf, costOf, missingProviderHint, resolveModelWithFallback } from './providers/index.ts';
+import type { AgentDeps } from './run-agent.ts';
+import { createSkillCatalog, skillDirs, type SkillCatalog } from './skills/index.ts';
+import { createToolRegistry, type ToolRegistry } from './tools/registry.ts';
+import { toolCacheDir, toolDirs } from './tools/locations.ts';
+import type { BuiltinTool } from './tools/builtin.ts';
+
+/** What a runtime holds. */
+export interface AgentRuntime {
+  deps: AgentDeps;
+  sandbox: Sandbox;
+  registry: ToolRegistry;
+  skills: SkillCatalog;
+  /** Sandbox limits and networks from the config. */
+  limits: SandboxLimits;
+  block: string[];
+  /** Set when no model provider is usable (the one-line hint to show instead of running). */
+  unavailableHint: string | undefined;
+  close(): Promise<void>;
+}
+
+/** Options of createAgentRuntime. */
+export interface AgentRuntimeOptions {
+  loaded: LoadedConfig;
+  secrets: Secrets;
+  log?: Logger;
+  /** Watch tool and skill folders for changes (default true; one-shot commands pass false). */
+  watch?: boolean;
+  /** Extra built-in tools (e.g. the scheduler's `schedule`). */
+  builtins?: BuiltinTool[];
+  /** Sandbox worker threads (default from config, else the number of cores). */
+  workers?: number;
+  /** Test hook: a fetch for the provider SDKs. */
+  fetch?: typeof fetch;
+}
+
+/** Sandbox limits from config (MiB → bytes), with the defaults. */
+export function limitsOf(loaded: LoadedConfig): SandboxLimits {
+  const l = loaded.config.sandbox.limits;
+  return {
+    timeoutMs: l.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
+    maxMemoryBytes: l.maxMemoryMb ? Math.round(l.maxMemoryMb * 1024 * 1024) : DEFAULT_LIMITS.maxMemoryBytes,
+    maxOutputBytes: l.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
+    ...(l.fuel ?? DEFAULT_LIMITS.fuel ? { fuel: l.fuel ?? DEFAULT_LIMITS.fuel } : {}),
+  };
+}
+
+/** Builds the runtime; tools and skills are loaded before it resolves. */
+export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentRuntime> {
+  const log = o.log ?? silentLogger;
+  const { config } = o.loaded;
+  const dataDir = o.loaded.dataDir;
+  const workers = o.workers ?? config.sandbox.workers;
+  const sandbox = createSandbox({ cacheDir: join(dataDir, 'cache', 'sandbox'), ...(workers ? { workers } : {}) });
+  const registry = createToolRegistry({ sandbox, dirs: toolDirs(dataDir), cacheDir: toolCacheDir(dataDir), log: log.child({ scope: 'tools' }), watch: o.watch ?? true });
+  await registry.start();
+  const skills = createSkillCatalog(skillDirs(dataDir), log.child({ scope: 'skills' }));
+  await skills.reload();
+  const stopWatchingSkills = o.watch === false ? () => undefined : watchSkills(skillDirs(dataDir).map((d) => d.path), () => void skills.reload(), log);
+  const ctx = { config, secrets: o.secrets, logger: log.child({ scope: 'provider' }), ...(o.fetch ? { fetch: o.fetch } : {}) };
+  const deps: AgentDeps = {
+    resolveModel: (spec) => resolveModelWithFallback(spec, ctx),
+    registry,
+    sandbox,
+    skills,
+    costOf,
+    contextWindowOf,
+    logger: log.child({ scope: 'agent' }),
+    ...(o.builtins ? { builtins: o.builtins } : {}),
+  };
+  return {
+    deps,
+    sandbox,
+    registry,
+    skills,
+    limits: limitsOf(o.loaded),
+    block: config.sandbox.network.block,
+    unavailableHint: missingProviderHint({ config, secrets: o.secrets }),
+    async close() {
+      await registry.close();
+      stopWatchingSkills();
+      await sandbox.close();
+    },
+  };
+}
+
+/** Reloads skills shortly after anything changes under their folders; returns the stop function. */
+function watchSkills(dirs: string[], reload: () => void, log: Logger): () => void {
+  const watchers: FSWatcher[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  for (const dir of dirs) {
+    if (!existsSync(dir)) continue;
+    try {
+      const w = watch(dir, { recursive: true }, () => {
+        clearTimeout(timer);
+        timer = setTimeout(reload, 200);
+      });
+      w.on('error', (e) => log.warn({ dir, err: e.message }, 'skill folder watch failed'));
+      watchers.push(w);
+    } catch (e) {
+      log.warn({ dir, err: (e as Error).message }, 'cannot watch the skill folder; new skills need a restart');
+    }
+  }
+  return () => {
+    clearTimeout(timer);
+    for (const w of watchers) w.close();
+  };
+}

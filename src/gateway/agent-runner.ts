@@ -1,0 +1,109 @@
+// The agent as the gateway runs it: loads the conversation's history from the store, gives the
+// run its workspace and the policy's grants, maps the loop's events to status lines and text
+// deltas, saves the history, and turns every outcome into words a user understands.
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { createToolSet } from '../agent/loop/tool-set.ts';
+import { runAgent, type AgentDeps, type AgentPolicy } from '../agent/run-agent.ts';
+import type { SandboxLimits } from '../sandbox/index.ts';
+import type { Logger } from '../log.ts';
+import { silentLogger } from '../log.ts';
+import { encodeName, type Store } from '../store/index.ts';
+import type { Metrics } from './metrics.ts';
+import type { AgentRunner } from './ports.ts';
+import type { ResolvedPolicy } from './policy.ts';
+
+/** What the runner is wired to. */
+export interface AgentRunnerOptions {
+  store: Store;
+  deps: AgentDeps;
+  /** Conversation workspaces live under this folder, one per key. */
+  workspacesDir: string;
+  sandbox: { block: string[]; limits: SandboxLimits };
+  /** Set when no model provider is usable: every message gets this hint instead of a run. */
+  unavailableHint?: string;
+  /** Per-run limits. */
+  timeoutMs?: number;
+  maxTurns?: number;
+  metrics?: Metrics;
+  log?: Logger;
+}
+
+/** One line of a failure, without anything that looks like a credential. */
+const oneLine = (s: string) => s.split('\n')[0]!.replace(/\b(sk|xox[abp]|xapp)-[A-Za-z0-9-_]{6,}/g, '[redacted]').slice(0, 300);
+
+/** The runner's workspace for a conversation (created on first use). */
+export function workspaceOf(workspacesDir: string, conversationKey: string): string {
+  return join(workspacesDir, encodeName(conversationKey));
+}
+
+/** Builds the gateway's AgentRunner. */
+export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
+  const log = o.log ?? silentLogger;
+  const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
+    access: policy.access,
+    tools: policy.tools,
+    workspace,
+    network: { allow: policy.network.allow, block: o.sandbox.block },
+    limits: o.sandbox.limits,
+    ...(policy.model ? { model: policy.model } : {}),
+    ...(policy.systemPrompt ? { systemPrompt: policy.systemPrompt } : {}),
+    ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+    ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
+  });
+
+  return {
+    async run({ message, policy, signal, onEvent }) {
+      if (o.unavailableHint) return { text: o.unavailableHint, outcome: 'unavailable' };
+      const key = message.conversationKey;
+      const workspace = workspaceOf(o.workspacesDir, key);
+      await mkdir(workspace, { recursive: true });
+      const history = (await o.store.conversations.get(key))?.messages ?? [];
+      // In groups the model needs to know who is speaking.
+      const input = message.isDirect ? message.text : `[${message.userName}]: ${message.text}`;
+      const result = await runAgent({
+        history,
+        input,
+        policy: agentPolicy(policy, workspace),
+        deps: o.deps,
+        signal,
+        onEvent: (e) => {
+          if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
+          else if (e.type === 'tool-start') {
+            o.metrics?.toolCalls.inc({ tool: e.name, result: 'started' });
+            onEvent({ type: 'status', text: e.status });
+          } else if (e.type === 'tool-end') {
+            o.metrics?.toolCalls.inc({ tool: e.name, result: e.isError ? 'error' : 'ok' });
+            onEvent({ type: 'status-clear' });
+          }
+        },
+      });
+      if (result.outcome !== 'error') await o.store.conversations.setMessages(key, result.messages);
+      const text = result.text.trim();
+      switch (result.outcome) {
+        case 'final':
+          return { text, outcome: result.outcome };
+        case 'cancelled':
+          return { text: text ? `${text}\n\n(stopped)` : 'Stopped.', outcome: result.outcome };
+        case 'timeout':
+          return { text: `${text ? `${text}\n\n` : ''}(I ran out of time for this one; ask me to continue.)`, outcome: result.outcome };
+        case 'max-turns':
+          return { text: `${text ? `${text}\n\n` : ''}(I stopped after too many steps; ask me to continue.)`, outcome: result.outcome };
+        case 'max-tokens':
+          return { text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome };
+        case 'budget-exceeded':
+          return { text: `${text ? `${text}\n\n` : ''}(Stopped: this conversation's budget is spent.)`, outcome: result.outcome };
+        default:
+          log.error({ conversation: key, err: result.error }, 'agent run failed');
+          return { text: `Sorry, I could not answer: ${oneLine(result.error ?? 'unknown error')}`, outcome: result.outcome };
+      }
+    },
+    async reset(key) {
+      await o.store.conversations.reset(key);
+    },
+    toolsFor(policy) {
+      const set = createToolSet({ wasm: o.deps.registry, builtins: o.deps.builtins ?? [], policy: agentPolicy(policy, o.workspacesDir), sandbox: o.deps.sandbox });
+      return set.permittedNames().sort();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+// The gateway's durable state on the real store: the dedupe log and the inbound journal make
+// `accept`, the outbox keeps chunks with receipts. Raw platform payloads are not persisted.
+import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import type { JsonObject, Store } from '../store/index.ts';
+import type { GatewayStore, OutboxEntry } from './ports.ts';
+
+const toJson = (v: unknown): JsonObject => JSON.parse(JSON.stringify(v)) as JsonObject;
+
+/** Adapts a Store to what the gateway needs. */
+export function gatewayStoreOf(store: Store): GatewayStore {
+  return {
+    async accept(message) {
+      // Seen first: a crash between the two writes can drop one message (the platform already
+      // redelivered-or-not); the reverse order could answer a redelivery twice.
+      if (!(await store.dedupe.markSeen(message.id))) return false;
+      const { raw: _raw, ...rest } = message;
+      await store.inbound.accept({ id: message.id, conversationKey: message.conversationKey, message: toJson(rest) });
+      return true;
+    },
+    async finish(id) {
+      await store.inbound.done(id);
+    },
+    async pending() {
+      return (await store.inbound.pending()).map((r) => ({ ...(r.message as unknown as Omit<InboundMessage, 'raw'>), raw: null }));
+    },
+    async putOutbox(entry) {
+      const target = toJson({ ...entry.target, ...(entry.streamMessageId ? { streamMessageId: entry.streamMessageId } : {}) });
+      await store.outbox.put({ id: entry.id, conversationKey: entry.conversationKey, target, chunks: entry.chunks });
+    },
+    async receipt(id, index, platformMessageId) {
+      await store.outbox.recordReceipt(id, index, platformMessageId);
+    },
+    async finishOutbox(id) {
+      await store.outbox.markDone(id);
+    },
+    async pendingOutbox() {
+      return (await store.outbox.pending())
+        .filter((e) => e.state === 'pending')
+        .map((e): OutboxEntry => {
+          const { streamMessageId, ...target } = e.target as unknown as OutboundTarget & { streamMessageId?: string };
+          return {
+            id: e.id,
+            conversationKey: e.conversationKey,
+            target,
+            chunks: e.chunks.map((c) => c.text),
+            receipts: e.chunks.map((c) => c.receipt?.messageId ?? null),
+            ...(streamMessageId ? { streamMessageId } : {}),
+            createdAt: e.createdAt,
+          };
+        });
+    },
+  };
+}
