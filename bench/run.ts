@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const benches: Record<string, string> = {
   sandbox: 'sandbox.ts',
+  agent: 'agent.ts',
   store: 'store.ts',
 };
 const wanted = process.argv.slice(2);
