@@ -29,8 +29,6 @@ export interface SlackAdapterOptions {
   logger?: Logger;
   /** Per-request timeout of Web API calls (ms); default 30 s. */
   requestTimeoutMs?: number;
-  /** Clock for the signature window (tests). */
-  now?: () => number;
 }
 
 /** The bot as auth.test describes it. */
@@ -98,7 +96,6 @@ class SlackAdapter implements ChannelAdapter {
             path: options.webhookPath,
             signingSecret: options.signingSecret!,
             logger: this.log,
-            now: options.now,
             isOpen: () => this.inbound.isOpen,
             onEvent: (body, info) => this.inbound.dispatch(body, info),
           })

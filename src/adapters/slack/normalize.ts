@@ -63,7 +63,7 @@ export function normalizeSlackEvent(body: unknown, ctx: SlackNormalizeContext): 
   const mentionRe = ctx.botUserId ? new RegExp(`<@${escapeRe(ctx.botUserId)}(?:\\|[^>]*)?>`, 'g') : undefined;
   const mentioned = mentionRe !== undefined && mentionRe.test(rawText);
   // Slack sends no channel_type on app_mention; DM channel ids start with D.
-  const isDirect = event.type === 'message' ? event.channel_type === 'im' : channel.startsWith('D');
+  const isDirect = event.type === 'message' && typeof event.channel_type === 'string' ? event.channel_type === 'im' : channel.startsWith('D');
 
   if (event.type === 'app_mention' && isDirect) return { kind: 'ignore', reason: 'app_mention in a DM (the message event carries it)' };
   if (event.type === 'message' && !isDirect && mentioned) return { kind: 'ignore', reason: 'channel message mentioning the bot (the app_mention event carries it)' };
