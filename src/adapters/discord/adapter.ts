@@ -66,10 +66,12 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   // THREAD_CREATE), else GET /channels/:id.
   async function threadParent(c: Client, m: DiscordMessage): Promise<string | undefined> {
     const cached = c.channels.cache.get(m.channelId);
-    if (cached) return cached.isThread() ? (cached.parentId ?? undefined) : undefined;
-    if (m.channelType !== undefined && !THREAD_CHANNEL_TYPES.has(m.channelType)) return undefined;
+    if (cached && !cached.isThread()) return undefined;
+    // A thread discord.js made up from the message alone (partials) has no parent yet.
+    if (cached?.isThread() && cached.parentId) return cached.parentId;
+    if (!cached && m.channelType !== undefined && !THREAD_CHANNEL_TYPES.has(m.channelType)) return undefined;
     try {
-      const fetched = await c.channels.fetch(m.channelId);
+      const fetched = await c.channels.fetch(m.channelId, { force: true });
       return fetched?.isThread() ? (fetched.parentId ?? undefined) : undefined;
     } catch (e) {
       log.warn({ channelId: m.channelId, err: e instanceof Error ? e.message : String(e) }, 'could not look up a channel; treating it as a plain channel');

@@ -8,7 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EmulatedGateway, Intent, PRIVILEGED_INTENTS } from './gateway.ts';
-import { createRestHandler, type RateLimitedRoute, type RestRequestRecord } from './rest.ts';
+import { createRestHandler, type InjectedFault, type RateLimitedRoute, type RestRequestRecord } from './rest.ts';
 import { DiscordWorld, makeUser, wireMessage, type EmuChannel, type EmuGuild, type EmuMessage, type EmuUser } from './store.ts';
 
 /** Options of the emulator; every field has a default. */
@@ -54,7 +54,7 @@ export class DiscordEmulator {
   /** Channel ids of the typing signals received, in order. */
   readonly typing: string[] = [];
   private readonly listeners = new Set<BotMessageListener>();
-  private readonly limits: { routes: RateLimitedRoute[]; retryAfterMs: number; global: boolean }[] = [];
+  private readonly faults: { routes: RateLimitedRoute[]; fault: InjectedFault }[] = [];
   private readonly botMessageIds: string[] = [];
 
   constructor(
@@ -139,7 +139,12 @@ export class DiscordEmulator {
 
   /** The next `n` REST writes on `routes` (default: message sends) get 429 with this retry-after. */
   rateLimitNext(n: number, retryAfterMs: number, opts: { routes?: RateLimitedRoute[]; global?: boolean } = {}): void {
-    for (let i = 0; i < n; i++) this.limits.push({ routes: opts.routes ?? ['send'], retryAfterMs, global: opts.global ?? false });
+    for (let i = 0; i < n; i++) this.faults.push({ routes: opts.routes ?? ['send'], fault: { kind: 'rate-limit', retryAfterMs, global: opts.global ?? false } });
+  }
+
+  /** The next `n` REST writes on `routes` (default: message sends) fail with `status` (e.g. 500, 503). */
+  failNext(n: number, status: number, opts: { routes?: RateLimitedRoute[] } = {}): void {
+    for (let i = 0; i < n; i++) this.faults.push({ routes: opts.routes ?? ['send'], fault: { kind: 'status', status } });
   }
 
   /** Calls `listener` for every message the bot creates or edits; returns the unsubscribe function. */
@@ -157,11 +162,10 @@ export class DiscordEmulator {
     });
   }
 
-  /** @internal REST context hooks. */
-  takeRateLimit(route: RateLimitedRoute): { retryAfterMs: number; global: boolean } | undefined {
-    const i = this.limits.findIndex((l) => l.routes.includes(route));
-    if (i < 0) return undefined;
-    return this.limits.splice(i, 1)[0];
+  /** @internal REST context hook. */
+  takeFault(route: RateLimitedRoute): InjectedFault | undefined {
+    const i = this.faults.findIndex((f) => f.routes.includes(route));
+    return i < 0 ? undefined : this.faults.splice(i, 1)[0]!.fault;
   }
 
   /** @internal */
@@ -224,7 +228,7 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
       token,
       world,
       gatewayUrl: () => emu!.gatewayUrl,
-      takeRateLimit: (route) => emu!.takeRateLimit(route),
+      takeFault: (route) => emu!.takeFault(route),
       botMessage: (m, kind) => emu!.botMessage(m, kind),
       typing: (channelId) => emu!.typing.push(channelId),
       record: (entry) => emu!.requests.push(entry),

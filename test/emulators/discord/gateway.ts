@@ -74,6 +74,8 @@ export class EmulatedGateway {
   /** Heartbeats received and ACKs sent. */
   heartbeats = 0;
   heartbeatAcks = 0;
+  /** When false, heartbeats are counted but not ACKed (a zombie connection, from the client's view). */
+  ackHeartbeats = true;
   /** Close codes the gateway sent, in order. */
   readonly closeCodes: number[] = [];
 
@@ -161,6 +163,7 @@ export class EmulatedGateway {
     switch (payload.op) {
       case Op.Heartbeat:
         this.heartbeats++;
+        if (!this.ackHeartbeats) return;
         this.heartbeatAcks++;
         return this.raw(conn, { op: Op.HeartbeatAck });
       case Op.Identify:

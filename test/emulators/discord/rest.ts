@@ -7,6 +7,9 @@ import { wireMessage, type DiscordWorld, type EmuMessage, type EmuUser } from '.
 /** Which REST writes an injected rate limit applies to. */
 export type RateLimitedRoute = 'send' | 'edit' | 'typing';
 
+/** A failure the emulator answers one REST write with. */
+export type InjectedFault = { kind: 'rate-limit'; retryAfterMs: number; global: boolean } | { kind: 'status'; status: number };
+
 /** One REST request the emulator answered (for assertions). */
 export interface RestRequestRecord {
   method: string;
@@ -20,8 +23,8 @@ export interface RestContext {
   token: string;
   world: DiscordWorld;
   gatewayUrl(): string;
-  /** Consumes one injected rate limit for `route`, if any. */
-  takeRateLimit(route: RateLimitedRoute): { retryAfterMs: number; global: boolean } | undefined;
+  /** Consumes one injected fault (429 or an error status) for `route`, if any. */
+  takeFault(route: RateLimitedRoute): InjectedFault | undefined;
   /** The bot created or edited a message (the emulator dispatches it and tells listeners). */
   botMessage(message: EmuMessage, kind: 'create' | 'update'): void;
   typing(channelId: string): void;
@@ -95,7 +98,7 @@ function route(ctx: RestContext, req: IncomingMessage, method: string, path: str
   r = /^\/channels\/(\d+)\/typing$/.exec(p);
   if (r && method === 'POST') {
     channel(ctx, r[1]!);
-    rateLimit(ctx, 'typing');
+    injectedFault(ctx, 'typing');
     ctx.typing(r[1]!);
     return null;
   }
@@ -161,7 +164,7 @@ function createMessage(ctx: RestContext, channelId: string, raw: unknown): unkno
       reference = { type: 0, message_id: referenced.id, channel_id: channelId, ...(ch.guild_id ? { guild_id: ch.guild_id } : {}) };
     }
   }
-  rateLimit(ctx, 'send');
+  injectedFault(ctx, 'send');
   const msg = ctx.world.addMessage({
     channel_id: channelId,
     author: ctx.world.bot,
@@ -178,7 +181,7 @@ function editMessage(ctx: RestContext, channelId: string, id: string, raw: unkno
   const msg = message(ctx, channelId, id);
   if (msg.author.id !== ctx.world.bot.id) throw new HttpError(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
   const content = checkContent((raw as Json | undefined)?.content, false);
-  rateLimit(ctx, 'edit');
+  injectedFault(ctx, 'edit');
   if (content !== undefined) {
     msg.content = content;
     msg.mentions = mentionsIn(ctx, content);
@@ -189,9 +192,10 @@ function editMessage(ctx: RestContext, channelId: string, id: string, raw: unkno
   return wireMessage(msg);
 }
 
-function rateLimit(ctx: RestContext, route: RateLimitedRoute): void {
-  const limit = ctx.takeRateLimit(route);
+function injectedFault(ctx: RestContext, route: RateLimitedRoute): void {
+  const limit = ctx.takeFault(route);
   if (!limit) return;
+  if (limit.kind === 'status') throw new HttpError(limit.status, { message: `${limit.status}: injected failure`, code: 0 });
   const seconds = limit.retryAfterMs / 1000;
   const headers: Record<string, string> = {
     'retry-after': String(Math.max(1, Math.ceil(seconds))),
