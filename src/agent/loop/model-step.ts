@@ -12,6 +12,8 @@ export interface ModelTurn {
   toolCalls: Extract<ContentPart, { type: 'tool-call' }>[];
   finish: FinishReason;
   usage: Usage | undefined;
+  /** The model that actually answered, when the provider names it (a fallback may have taken over). */
+  usageModel?: string;
 }
 
 /** Merges a call's usage parts field by field (providers report once, or cumulatively). */
@@ -67,6 +69,7 @@ export async function modelStep(provider: Provider, request: ModelRequest, signa
         }
         case 'usage':
           turn.usage = mergeUsage(turn.usage, part.usage);
+          if (part.model) turn.usageModel = part.model;
           break;
         case 'finish':
           turn.finish = part.reason;

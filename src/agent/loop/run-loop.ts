@@ -99,10 +99,10 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
         const said = partial.turn?.message.content.filter((p) => p.type === 'text') ?? [];
         if (said.length) messages.push({ role: 'assistant', content: said });
         text = recoveries > 0 ? text + (partial.turn?.text ?? '') : (partial.turn?.text ?? '');
-        o.meter.add(modelId, partial.turn?.usage);
+        o.meter.add(partial.turn?.usageModel ?? modelId, partial.turn?.usage);
         return finish(why);
       }
-      o.meter.add(modelId, turn.usage);
+      o.meter.add(turn.usageModel ?? modelId, turn.usage);
       if (turn.message.content.length) messages.push(turn.message);
       text = recoveries > 0 ? text + turn.text : turn.text;
       const next = nextStep({

@@ -149,3 +149,14 @@ test('thinking blocks are kept verbatim in the history', async (t) => {
   assert.equal(r.costUsd, null, 'no usage reported: the cost is unknown, not zero');
   assert.equal(r.cost.unknownCalls, 1);
 });
+
+test('a call answered by a fallback model is priced as that model', async (t) => {
+  const provider = scriptedModel(t, [[
+    { type: 'text-delta', text: 'from the fallback' },
+    { type: 'usage', usage: { inputTokens: 10, outputTokens: 10 }, model: 'openai/gpt-4o-mini' },
+    { type: 'finish', reason: 'stop' },
+  ]]);
+  const tools = createToolSet({ wasm: noWasm, builtins: [], policy: policy('full'), sandbox: noSandbox });
+  const r = await runLoop({ provider, model: 'claude', modelId: 'anthropic/claude', system: '', messages: ask('hi'), tools, meter: createCostMeter((m) => (m === 'openai/gpt-4o-mini' ? 0.5 : 9)) });
+  assert.equal(r.costUsd, 0.5);
+});
