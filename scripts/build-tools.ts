@@ -22,6 +22,8 @@ interface Manifest {
   tools?: string[];
   /** componentize-js features (stdio, random, clocks, http); default stdio, random, clocks. */
   features?: string[];
+  /** Module substitutions for esbuild (e.g. a stub for a `node:` builtin), paths relative to the folder. */
+  alias?: Record<string, string>;
 }
 
 const components = existsSync(toolsDir)
@@ -32,7 +34,7 @@ const components = existsSync(toolsDir)
   : [];
 
 /** Bundles main.js into one ES module; `wasi:` imports are left for componentize-js. */
-async function bundle(name: string, features: string[]): Promise<string> {
+async function bundle(name: string, features: string[], alias: Record<string, string> = {}): Promise<string> {
   const out = await build({
     entryPoints: [join(toolsDir, name, 'main.js')],
     bundle: true,
@@ -42,6 +44,7 @@ async function bundle(name: string, features: string[]): Promise<string> {
     write: false,
     external: ['wasi:*'],
     mainFields: ['module', 'main'],
+    alias: Object.fromEntries(Object.entries(alias).map(([from, to]) => [from, join(toolsDir, name, to)])),
     logLevel: 'error',
   });
   const code = out.outputFiles[0]!.text;
@@ -70,7 +73,7 @@ for (const component of components) {
   const manifestPath = join(toolsDir, component, 'tool.json');
   const manifest: Manifest = existsSync(manifestPath) ? JSON.parse(readFileSync(manifestPath, 'utf8')) : {};
   const started = Date.now();
-  const source = await bundle(component, manifest.features ?? ['stdio', 'random', 'clocks']);
+  const source = await bundle(component, manifest.features ?? ['stdio', 'random', 'clocks'], manifest.alias);
   const bundlePath = join(bundleDir, `${component}.js`);
   await writeFile(bundlePath, source);
   const r = await buildGuest(bundlePath, join(distDir, 'components', `${component}.wasm`), source);

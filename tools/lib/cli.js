@@ -46,7 +46,7 @@ export class ToolError extends Error {
 export class UsageError extends Error {}
 
 const snake = (s) => s.replace(/-/g, '_');
-const optType = (o) => o.type ?? (o.value ? (/^(NUMBER|N|NUM|COUNT|LINES|BYTES|INT|INTEGER)$/.test(o.value) ? 'number' : 'string') : 'boolean');
+const optType = (o) => o.type ?? (o.value ? (/^(NUMBER|N|NUM|COUNT|LINES|BYTES|INT|INTEGER|LIMIT|OFFSET|DEPTH)$/.test(o.value) ? 'number' : 'string') : 'boolean');
 
 /** The usage line: `Usage: name [OPTIONS] --req <REQ> <ARG> [OPT]...` */
 function usage(spec) {
@@ -79,7 +79,7 @@ export function helpText(spec, long) {
   }
   lines.push('Options:');
   const opts = spec.options.map((o) => {
-    const left = `${o.short ? `-${o.short}, ` : '    '}--${o.long}${o.value ? ` <${o.value}>` : ''}`;
+    const left = `${o.short ? `-${o.short}, ` : '    '}--${o.long}${o.value ? ` <${o.value}>${o.multiple ? '...' : ''}` : ''}`;
     let text = (long && o.longHelp) || o.help;
     if (o.default !== undefined) text += ` [default: ${o.default}]`;
     if (o.values) text += ` [possible values: ${o.values.join(', ')}]`;
@@ -177,11 +177,15 @@ export function emit(result) {
 }
 
 /**
- * Runs a tool: parses argv against `spec`, calls `handler(values)`, prints its result.
- * A ToolError becomes `{error: true}`; a UsageError goes to stderr; either fails the run.
+ * Runs a tool: parses argv against `spec`, calls `handler(values)`, prints its result. The
+ * handler may return a promise (componentize-js runs the event loop until it settles).
+ * A ToolError becomes `{error: true}`; any other exception too, as an internal error naming
+ * the tool; a UsageError goes to stderr. Each of them fails the run (non-zero exit).
  * @param {ToolSpec} spec
- * @param {(values: Record<string, any>) => { content: string, metadata?: Record<string, unknown> } | string} handler
+ * @param {(values: Record<string, any>) => Result | string | Promise<Result | string>} handler
  * @param {string[]} [argv] arguments after argv[0]; default: the process's
+ * @returns {void | Promise<void>}
+ * @typedef {{ content: string, metadata?: Record<string, unknown> }} Result
  */
 export function runTool(spec, handler, argv = getArguments().slice(1)) {
   let values;
@@ -195,16 +199,20 @@ export function runTool(spec, handler, argv = getArguments().slice(1)) {
     throw e;
   }
   if (values === null) return;
+  const done = (r) => emit(typeof r === 'string' ? { content: r } : r);
+  const failed = (e) => {
+    if (e instanceof ToolError) emit({ error: true, content: e.message, metadata: e.metadata });
+    else emit({ error: true, content: `${spec.name}: internal error: ${e instanceof Error ? e.message : String(e)}`, metadata: { internal: true } });
+    throw new Error(e instanceof ToolError ? 'tool error' : 'internal error');
+  };
+  let r;
   try {
-    const r = handler(values);
-    emit(typeof r === 'string' ? { content: r } : r);
+    r = handler(values);
   } catch (e) {
-    if (e instanceof ToolError) {
-      emit({ error: true, content: e.message, metadata: e.metadata });
-      throw new Error('tool error');
-    }
-    throw e;
+    return failed(e);
   }
+  if (r && typeof (/** @type {any} */ (r).then) === 'function') return /** @type {Promise<any>} */ (r).then(done, failed);
+  done(r);
 }
 
 /**
@@ -222,7 +230,7 @@ export function multiCall(tools) {
         stderr(`error: this component provides ${Object.keys(tools).join(', ')}; it was run as '${name}'\n`);
         throw new Error('unknown tool');
       }
-      runTool(tool.spec, /** @type {any} */ (tool.handler), rest);
+      return runTool(tool.spec, /** @type {any} */ (tool.handler), rest);
     },
   };
 }
