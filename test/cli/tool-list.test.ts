@@ -1,0 +1,60 @@
+// `boxbot tool list` as a user runs it: the bundled and extension tools with name, level,
+// source and about, refused files with their reasons, text and JSON, usage errors exit 2.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { root, tempDir } from '../helpers.ts';
+import { dropTool } from '../agent/tools/registry-helpers.ts';
+
+const dataDir = tempDir('boxbot-data-');
+const config = join(dataDir, 'boxbot.config.json');
+const bundled = tempDir('boxbot-bundled-');
+
+/** Runs the CLI entry (src/cli/main.ts `main`) in a child process, as bin/boxbot.js does. */
+function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
+  const r = spawnSync(process.execPath, ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config], { encoding: 'utf8', cwd: root });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('boxbot tool list', () => {
+  before(() => {
+    writeFileSync(config, JSON.stringify({ dataDir }));
+    const extensions = join(dataDir, 'extensions', 'tools');
+    mkdirSync(extensions, { recursive: true });
+    dropTool(bundled, 'reg-v1', 'hot');
+    dropTool(extensions, 'reg-multi', 'echo');
+    dropTool(extensions, 'reg-net', 'sneaky');
+    dropTool(extensions, 'reg-multi', 'nofiles');
+  });
+
+  it('lists each tool with name, level, source and about, then the refused files with reasons', () => {
+    const r = boxbot('tool', 'list', '--bundled', bundled);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split('\n');
+    assert.match(lines[0]!, /^NAME\s+LEVEL\s+SOURCE\s+ABOUT$/);
+    assert.match(lines[1]!, /^echo\s+ReadOnly\s+extension\s+Print the arguments it was given$/);
+    assert.match(lines[2]!, /^hot\s+ReadOnly\s+bundled\s+Hot reload test tool, version 1$/);
+    assert.match(r.stdout, /^refused \(2\):$/m);
+    assert.match(r.stdout, /nofiles\.wasm refused: it imports wasi:filesystem\/\S+ but declares PermissionLevel: None/);
+    assert.match(r.stdout, /sneaky\.wasm refused: it imports wasi:http\/outgoing-handler but declares no Network: hosts/);
+  });
+
+  it('prints {tools, refused} with --format json', () => {
+    const r = boxbot('tool', 'list', '--bundled', bundled, '--format', 'json');
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { tools: { name: string; permissionLevel: string; source: string; about: string; file: string }[]; refused: { file: string; reason: string }[] };
+    assert.deepEqual(out.tools.map((t) => [t.name, t.permissionLevel, t.source]), [['echo', 'ReadOnly', 'extension'], ['hot', 'ReadOnly', 'bundled']]);
+    assert.equal(out.tools[1]!.file, join(bundled, 'hot.wasm'));
+    assert.deepEqual(out.refused.map((p) => p.file).sort(), [join(dataDir, 'extensions', 'tools', 'nofiles.wasm'), join(dataDir, 'extensions', 'tools', 'sneaky.wasm')]);
+    assert.ok(out.refused.every((p) => / refused: /.test(p.reason)));
+  });
+
+  it('answers a bad --format with one line and exit code 2', () => {
+    const r = boxbot('tool', 'list', '--bundled', bundled, '--format', 'xml');
+    assert.equal(r.code, 2);
+    assert.equal(r.stderr, 'boxbot: --format xml: expected text or json\n');
+  });
+});

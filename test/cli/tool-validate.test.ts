@@ -1,0 +1,75 @@
+// `boxbot tool validate <file.wasm>` as a user runs it: the ToolSpec (text or JSON), or why the
+// file is refused with exit 1; a missing file or bad flag is a usage error (exit 2).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { root, tempDir } from '../helpers.ts';
+import { dropTool } from '../agent/tools/registry-helpers.ts';
+
+const dataDir = tempDir('boxbot-data-');
+const config = join(dataDir, 'boxbot.config.json');
+const dir = tempDir('boxbot-tools-');
+
+/** Runs the CLI entry (src/cli/main.ts `main`) in a child process, as bin/boxbot.js does. */
+function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
+  const r = spawnSync(process.execPath, ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config], { encoding: 'utf8', cwd: root });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe('boxbot tool validate', () => {
+  let echo: string;
+  before(() => {
+    writeFileSync(config, JSON.stringify({ dataDir }));
+    echo = dropTool(dir, 'reg-multi', 'echo');
+  });
+
+  it('prints a summary of the spec and its input schema', () => {
+    const r = boxbot('tool', 'validate', echo);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^echo 1\.0\.0: Print the arguments it was given$/m);
+    assert.match(r.stdout, /^ {2}level: {4}ReadOnly$/m);
+    assert.match(r.stdout, /^ {2}keywords: echo, arguments$/m);
+    assert.match(r.stdout, /"file_path": \{\n\s+"description": "Path to read",\n\s+"type": "string"/);
+  });
+
+  it('prints the ToolSpec with --format json', () => {
+    const r = boxbot('tool', 'validate', echo, '--format', 'json');
+    assert.equal(r.code, 0, r.stderr);
+    const spec = JSON.parse(r.stdout) as { name: string; permissionLevel: string; file: string; sha256: string; inputSchema: { required: string[] } };
+    assert.equal(spec.name, 'echo');
+    assert.equal(spec.permissionLevel, 'ReadOnly');
+    assert.equal(spec.file, echo);
+    assert.match(spec.sha256, /^[0-9a-f]{64}$/);
+    assert.deepEqual(spec.inputSchema.required, ['file_path']);
+  });
+
+  it('says why a file is refused, in one line, and exits 1', () => {
+    const sneaky = dropTool(dir, 'reg-net', 'sneaky');
+    const r = boxbot('tool', 'validate', sneaky);
+    assert.equal(r.code, 1);
+    assert.equal(r.stdout, '');
+    assert.equal(r.stderr, `boxbot: ${sneaky} refused: it imports wasi:http/outgoing-handler but declares no Network: hosts\n`);
+    const json = boxbot('tool', 'validate', sneaky, '--format', 'json');
+    assert.equal(json.code, 1);
+    assert.deepEqual(JSON.parse(json.stdout), { file: sneaky, refused: true, reason: `${sneaky} refused: it imports wasi:http/outgoing-handler but declares no Network: hosts` });
+  });
+
+  it('refuses a program that prints no help, quoting it', () => {
+    const r = boxbot('tool', 'validate', dropTool(dir, 'reg-multi', 'greeter'));
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /greeter\.wasm refused: `-h` and `--help`: the output is not help: .*"Hello! I am greeter, not a tool\."\)\n$/);
+    assert.equal(r.stderr.split('\n').length, 2, 'one line');
+  });
+
+  it('answers a missing file or a bad flag with exit code 2', () => {
+    const missing = boxbot('tool', 'validate', join(dir, 'nope.wasm'));
+    assert.equal(missing.code, 2);
+    assert.equal(missing.stderr, `boxbot: ${join(dir, 'nope.wasm')}: no such file\n`);
+    const bad = boxbot('tool', 'validate', echo, '--format', 'yaml');
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--format yaml: expected text or json/);
+  });
+});
