@@ -100,10 +100,11 @@ export class DiscordWorld {
     if (!u) {
       u = makeUser(id, username, bot);
       this.users.set(id, u);
-    } else if (u.username !== username && username !== `user${id}`) {
+    } else if (username !== `user${id}` && u.username !== username) {
       u.username = username;
       if (!u.bot) u.global_name = username;
     }
+    if (bot && !u.bot) Object.assign(u, { bot: true, global_name: null });
     return u;
   }
 
