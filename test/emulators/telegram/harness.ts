@@ -67,6 +67,7 @@ export async function telegramHarness(opts: { mode?: 'polling' | 'webhook'; emul
   const emulator = opts.emulator ?? (await startTelegramEmulator());
   const state = memoryState();
   let current: TelegramAdapter | undefined;
+  const all: TelegramAdapter[] = [];
   const routesServer = opts.mode === 'webhook' ? await serveRoutes(() => current?.routes() ?? []) : undefined;
   const webhookUrl = routesServer ? `${routesServer.url}/webhooks/telegram` : undefined;
   const newAdapter = (over: Partial<TelegramAdapterOptions> = {}): TelegramAdapter => {
@@ -78,6 +79,7 @@ export async function telegramHarness(opts: { mode?: 'polling' | 'webhook'; emul
       ...(opts.mode === 'webhook' ? { mode: 'webhook', webhook: { url: webhookUrl!, secret: WEBHOOK_SECRET } } : {}),
       ...over,
     });
+    all.push(current);
     return current;
   };
   const adapter = newAdapter();
@@ -104,7 +106,7 @@ export async function telegramHarness(opts: { mode?: 'polling' | 'webhook'; emul
     typingCount: () => emulator.actions.filter((a) => a.action === 'typing').length,
     rateLimitNext: (n, retryAfterMs) => emulator.rateLimitNext(n, Math.ceil(retryAfterMs / 1000)),
     async close() {
-      await current?.stop();
+      for (const a of all) await a.stop();
       await routesServer?.close();
       if (!opts.emulator) await emulator.close();
     },

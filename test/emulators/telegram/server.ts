@@ -39,6 +39,8 @@ export interface Fault {
   /** Further condition on the call's parameters. */
   when?: (params: Params) => boolean;
   count: number;
+  /** Cut the connection instead of answering (a network failure). */
+  network?: boolean;
   error_code: number;
   description: string;
   retry_after?: number;
@@ -237,6 +239,11 @@ export class TelegramEmulator {
     return chatId === undefined ? [...this.sent] : this.sent.filter((m) => m.chatId === chatId);
   }
 
+  /** 1 while a getUpdates call is being held open (long poll), else 0. */
+  heldPolls(): number {
+    return this.waiter ? 1 : 0;
+  }
+
   /** Updates queued and not yet confirmed (polling) or delivered (webhook). */
   pendingUpdates(): number {
     return this.queue.length;
@@ -365,6 +372,11 @@ export class TelegramEmulator {
       params = await readParams(req, url);
       if (decodeURIComponent(m[1]!) !== this.token) throw new BotApiError(401, 'Unauthorized');
       const fault = this.takeFault(method, params);
+      if (fault?.network) {
+        this.calls.push({ method, params, status: 0 });
+        res.socket?.destroy();
+        return;
+      }
       if (fault) throw new BotApiError(fault.error_code, fault.description, fault.retry_after);
       if (method === 'getUpdates') {
         this.calls.push({ method, params, status: 200 });
