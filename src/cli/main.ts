@@ -7,6 +7,8 @@ import { ConfigError, loadConfig } from '../config/load.ts';
 import { BoxbotError, UsageError } from '../errors.ts';
 import { SandboxError } from '../sandbox/index.ts';
 import { toolCacheDir } from '../agent/tools/index.ts';
+import { ask, chat, type AskFlags } from './ask.ts';
+import { start } from './start.ts';
 import { toolList, type ToolListFlags } from './tool-list.ts';
 import { toolRun, type ToolRunFlags } from './tool-run.ts';
 import { toolValidate, type ToolValidateFlags } from './tool-validate.ts';
@@ -35,16 +37,32 @@ export function buildProgram(): Command {
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
-  program.command('start').description('run the gateway').action(notYet('start', 'the channel gateway (issue #5)'));
+  const configFile = () => program.opts<{ config?: string }>().config;
+  program
+    .command('start')
+    .description('run the gateway (web chat on 127.0.0.1 and every configured channel)')
+    .action(async () => {
+      process.exitCode = await start(configFile());
+    });
   program
     .command('ask <prompt>')
     .description('one agent run; prints the final answer')
-    .option('--model <provider/model>')
-    .option('--access <mode>', 'full | read-only | chat-only')
-    .option('--workdir <dir>')
+    .option('--model <provider/model>', 'model to use (default: config "model", else the first provider with a key)')
+    .option('--access <mode>', 'full | read-only | chat-only', 'read-only')
+    .option('--workdir <dir>', 'the folder tools may see (default: the current folder)')
     .option('--format <format>', 'text | json', 'text')
-    .action(notYet('ask', 'the agent core (issue #4)'));
-  program.command('chat').description('chat with the agent in the terminal').action(notYet('chat', 'the agent core (issue #4)'));
+    .action(async (prompt: string, flags: AskFlags) => {
+      process.exitCode = await ask(prompt, flags, configFile());
+    });
+  program
+    .command('chat')
+    .description('chat with the agent in the terminal')
+    .option('--model <provider/model>', 'model to use')
+    .option('--access <mode>', 'full | read-only | chat-only', 'read-only')
+    .option('--workdir <dir>', 'the folder tools may see (default: the current folder)')
+    .action(async (flags: AskFlags) => {
+      process.exitCode = await chat(flags, configFile());
+    });
 
   const tool = program.command('tool').description('WASM tools: list, validate, run');
   tool

@@ -70,12 +70,26 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    gateway: z
+      .object({
+        /** Agent runs at once across conversations. */
+        concurrency: z.number().int().positive().default(16),
+        /** Tell users outside allowFrom that they are not allowed (false: silence). */
+        replyToStrangers: z.boolean().default(true),
+        /** Limits of one agent run answering a chat message. */
+        runTimeoutMs: z.number().int().positive().default(600_000),
+        maxTurns: z.number().int().positive().default(30),
+      })
+      .strict()
+      .default({}),
     channels: z
       .object({
         telegram: channelBase
           .extend({
             apiRoot: z.string().url().optional(),
             mode: z.enum(['polling', 'webhook']).optional(),
+            /** Webhook mode: the public URL Telegram posts to (ending in /webhooks/telegram). */
+            webhookUrl: z.string().url().optional(),
             chats: z.record(policyOverride).optional(),
           })
           .strict()

@@ -1,0 +1,186 @@
+// The built-in web chat: a page served by the gateway's HTTP server, messages in by POST,
+// answers out by Server-Sent Events (sends, streamed edits, typing). Each browser tab keeps a
+// session id; its conversation key is `web:<sessionId>`. A per-process token embedded in the
+// page guards the API, and only loopback Host headers are served (no DNS rebinding).
+import { randomBytes, timingSafeEqual } from 'node:crypto';
+import type { Express, Request, Response } from 'express';
+import express from 'express';
+import type { Logger } from '../../log.ts';
+import { silentLogger } from '../../log.ts';
+import { encodeConversationKey } from '../conversation-key.ts';
+import { AdapterApiError } from '../errors.ts';
+import type { AdapterCapabilities, ChannelAdapter, InboundMessage, InboundSink, OutboundTarget } from '../types.ts';
+import { chatPage } from './page.ts';
+
+/** The web chat: streamed by edits every 100 ms, typing shown, long answers kept whole. */
+export const WEB_CAPABILITIES: AdapterCapabilities = Object.freeze({ edit: true, typing: true, threads: false, maxTextLength: 20_000, editIntervalMs: 100, typingIntervalMs: 3000 });
+
+/** Options of the web chat adapter. */
+export interface WebAdapterOptions {
+  logger?: Logger;
+  /** When the server listens beyond loopback, the page and API need this token (BOXBOT_ADMIN_TOKEN). */
+  accessToken?: string;
+  /** Serve any Host header (only when the server is not on loopback and accessToken is set). */
+  anyHost?: boolean;
+  /** Messages kept per session for reconnecting tabs. */
+  backlog?: number;
+}
+
+/** The web chat adapter, plus `attach` to mount its routes on the gateway's express app. */
+export interface WebAdapter extends ChannelAdapter {
+  attach(app: Express, basePath?: string): void;
+  /** The per-process API token the page carries (tests use it). */
+  readonly apiToken: string;
+}
+
+type WebEvent = { type: 'message' | 'edit' | 'user'; id: string; text: string } | { type: 'typing' };
+
+interface Session {
+  clients: Set<Response>;
+  backlog: { seq: number; event: WebEvent }[];
+  seq: number;
+}
+
+const SESSION = /^[A-Za-z0-9_-]{8,64}$/;
+const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
+
+const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** Creates the web chat adapter. */
+export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
+  const log = (opts.logger ?? silentLogger).child({ scope: 'adapter:web' });
+  const apiToken = randomBytes(24).toString('base64url');
+  const sessions = new Map<string, Session>();
+  const backlogSize = opts.backlog ?? 200;
+  let sink: InboundSink | undefined;
+  let nextId = 1;
+
+  const session = (id: string): Session => {
+    let s = sessions.get(id);
+    if (!s) sessions.set(id, (s = { clients: new Set(), backlog: [], seq: 0 }));
+    return s;
+  };
+  const publish = (sessionId: string, event: WebEvent) => {
+    const s = session(sessionId);
+    const seq = ++s.seq;
+    if (event.type !== 'typing') {
+      s.backlog.push({ seq, event });
+      if (s.backlog.length > backlogSize) s.backlog.splice(0, s.backlog.length - backlogSize);
+    }
+    for (const res of s.clients) res.write(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`);
+  };
+  const sessionOf = (target: OutboundTarget) => {
+    if (!SESSION.test(target.chatId)) throw new AdapterApiError('web', 400, `bad web session id ${JSON.stringify(target.chatId)}`);
+    return target.chatId;
+  };
+
+  /** Refuses requests from foreign Hosts (DNS rebinding) and without the access token. */
+  const guard = (req: Request, res: Response, needApiToken: boolean): boolean => {
+    const host = req.headers.host ?? '';
+    if (!opts.anyHost && !LOOPBACK_HOST.test(host)) {
+      res.status(403).type('text/plain').send(`web chat: refused Host ${JSON.stringify(host)}: open it as http://127.0.0.1:<port>/`);
+      return false;
+    }
+    if (opts.accessToken) {
+      const given = String(req.query.access ?? req.headers['x-boxbot-access'] ?? '');
+      if (!same(given, opts.accessToken)) {
+        res.status(401).type('text/plain').send('web chat: this server is reachable beyond this machine, so open the page with ?access=<BOXBOT_ADMIN_TOKEN>');
+        return false;
+      }
+    }
+    if (needApiToken) {
+      const given = String(req.headers['x-boxbot-token'] ?? req.query.token ?? '');
+      if (!same(given, apiToken)) {
+        res.status(401).json({ error: 'missing or wrong page token: reload the page' });
+        return false;
+      }
+    }
+    return true;
+  };
+
+  const adapter: WebAdapter = {
+    platform: 'web',
+    capabilities: WEB_CAPABILITIES,
+    apiToken,
+    async start(s) {
+      sink = s;
+    },
+    async stop() {
+      sink = undefined;
+      for (const s of sessions.values()) for (const res of s.clients) res.end();
+    },
+    async send(target, text) {
+      const id = String(nextId++);
+      publish(sessionOf(target), { type: 'message', id, text });
+      return { messageId: id };
+    },
+    async edit(target, messageId, text) {
+      publish(sessionOf(target), { type: 'edit', id: messageId, text });
+    },
+    async typing(target) {
+      publish(sessionOf(target), { type: 'typing' });
+    },
+    routes: () => [],
+    identity: () => ({ id: 'web', name: 'boxbot' }),
+    attach(app, base = '') {
+      app.get(`${base}/`, (req, res) => {
+        if (!guard(req, res, false)) return;
+        res.set('Content-Security-Policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+        res.set('X-Content-Type-Options', 'nosniff');
+        res.type('html').send(chatPage(apiToken, String(req.query.access ?? '')));
+      });
+      app.get(`${base}/chat/events`, (req, res) => {
+        if (!guard(req, res, true)) return;
+        const id = String(req.query.session ?? '');
+        if (!SESSION.test(id)) return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
+        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+        res.write(': connected\n\n');
+        const s = session(id);
+        const after = Number(req.headers['last-event-id'] ?? req.query.after ?? 0);
+        for (const b of s.backlog) if (b.seq > after) res.write(`id: ${b.seq}\ndata: ${JSON.stringify(b.event)}\n\n`);
+        s.clients.add(res);
+        const ping = setInterval(() => res.write(': ping\n\n'), 25_000);
+        req.on('close', () => {
+          clearInterval(ping);
+          s.clients.delete(res);
+        });
+      });
+      app.post(`${base}/chat/messages`, express.json({ limit: '256kb' }), async (req, res) => {
+        if (!guard(req, res, true)) return;
+        const body = (req.body ?? {}) as { session?: unknown; text?: unknown; id?: unknown };
+        const problems: string[] = [];
+        if (typeof body.session !== 'string' || !SESSION.test(body.session)) problems.push('session must be 8-64 letters, digits, _ or -');
+        if (typeof body.text !== 'string' || !body.text.trim()) problems.push('text must be a non-empty string');
+        if (typeof body.id !== 'string' || !SESSION.test(body.id)) problems.push('id must be 8-64 letters, digits, _ or -');
+        if (problems.length) return void res.status(400).json({ error: problems.join('; ') });
+        if (!sink) return void res.status(503).json({ error: 'the web chat is not running' });
+        const sessionId = body.session as string;
+        const msg: InboundMessage = {
+          id: `web:${sessionId}:${body.id as string}`,
+          platform: 'web',
+          conversationKey: encodeConversationKey({ platform: 'web', chatId: sessionId }),
+          chatId: sessionId,
+          messageId: body.id as string,
+          userId: 'local',
+          userName: 'you',
+          text: (body.text as string).slice(0, 100_000),
+          isDirect: true,
+          mentionsBot: true,
+          attachments: [],
+          receivedAt: new Date().toISOString(),
+          raw: null,
+        };
+        try {
+          await sink(msg);
+          // Echoed so other tabs and a reloaded page show the user's side too.
+          publish(sessionId, { type: 'user', id: body.id as string, text: msg.text });
+          res.status(202).json({ accepted: true });
+        } catch (e) {
+          log.error({ err: (e as Error).message }, 'web message not accepted');
+          res.status(503).json({ error: 'not accepted, try again' });
+        }
+      });
+    },
+  };
+  return adapter;
+}

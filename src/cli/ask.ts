@@ -1,0 +1,130 @@
+// `boxbot ask` and `boxbot chat`: the agent without any chat platform. `ask` runs once and prints
+// the answer (text or the JSON of shared/design.md); `chat` is a terminal conversation.
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline/promises';
+import { runAgent, type AgentPolicy } from '../agent/run-agent.ts';
+import { createAgentRuntime, type AgentRuntime } from '../agent/runtime.ts';
+import type { AgentEvent } from '../agent/loop/types.ts';
+import type { Message } from '../agent/types.ts';
+import { readSecrets } from '../config/env.ts';
+import { loadConfig } from '../config/load.ts';
+import { UsageError } from '../errors.ts';
+import { silentLogger } from '../log.ts';
+
+/** Flags shared by ask and chat. */
+export interface AskFlags {
+  model?: string;
+  access?: string;
+  workdir?: string;
+  format?: string;
+}
+
+const ACCESS = ['full', 'read-only', 'chat-only'] as const;
+
+function policyOf(flags: AskFlags, rt: AgentRuntime): AgentPolicy {
+  const access = flags.access ?? 'read-only';
+  if (!(ACCESS as readonly string[]).includes(access)) throw new UsageError(`--access must be one of ${ACCESS.join(', ')}, not ${JSON.stringify(access)}`);
+  return {
+    access: access as AgentPolicy['access'],
+    tools: {},
+    workspace: resolve(flags.workdir ?? '.'),
+    network: { allow: [], block: rt.block },
+    limits: rt.limits,
+    ...(flags.model ? { model: flags.model } : {}),
+  };
+}
+
+async function runtimeFor(configFile: string | undefined): Promise<AgentRuntime> {
+  const loaded = loadConfig(configFile);
+  return createAgentRuntime({ loaded, secrets: readSecrets(), log: silentLogger, watch: false });
+}
+
+/** Status lines on stderr (only on a terminal, so piped output stays clean). */
+function statusPrinter(): (e: AgentEvent) => void {
+  const tty = process.stderr.isTTY;
+  return (e) => {
+    if (tty && e.type === 'tool-start') process.stderr.write(`\x1b[2m· ${e.status}\x1b[0m\n`);
+  };
+}
+
+/** `boxbot ask`: one run; exit 0 when the answer is final, 1 otherwise (the reason on stderr). */
+export async function ask(prompt: string, flags: AskFlags, configFile: string | undefined): Promise<number> {
+  const format = flags.format ?? 'text';
+  if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not ${JSON.stringify(format)}`);
+  if (!prompt.trim()) throw new UsageError('the prompt is empty');
+  const rt = await runtimeFor(configFile);
+  try {
+    const policy = policyOf(flags, rt);
+    const controller = new AbortController();
+    const onSigint = () => controller.abort(new Error('interrupted'));
+    process.once('SIGINT', onSigint);
+    const r = await runAgent({ input: prompt, policy, deps: rt.deps, signal: controller.signal, onEvent: statusPrinter() });
+    process.off('SIGINT', onSigint);
+    if (format === 'json') {
+      const { text, outcome, toolCalls, usage, costUsd } = r;
+      process.stdout.write(`${JSON.stringify({ text, outcome, toolCalls, usage, costUsd, ...(r.error ? { error: r.error } : {}) }, null, 2)}\n`);
+    } else if (r.text) {
+      process.stdout.write(`${r.text.trimEnd()}\n`);
+    }
+    if (r.outcome === 'final') return 0;
+    process.stderr.write(`boxbot: ${r.outcome === 'error' ? r.error : `the run ended with ${r.outcome}`}\n`);
+    return 1;
+  } finally {
+    await rt.close();
+  }
+}
+
+/** `boxbot chat`: a conversation in the terminal. `/reset` forgets, `/exit` (or Ctrl+D) leaves. */
+export async function chat(flags: AskFlags, configFile: string | undefined): Promise<number> {
+  const rt = await runtimeFor(configFile);
+  const policy = policyOf(flags, rt);
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
+  let history: Message[] = [];
+  if (rt.unavailableHint) process.stderr.write(`boxbot: ${rt.unavailableHint}\n`);
+  process.stdout.write(`boxbot chat (${policy.access} access in ${policy.workspace}). /reset forgets, /exit leaves.\n`);
+  let running: AbortController | undefined;
+  rl.on('SIGINT', () => (running ? running.abort(new Error('interrupted')) : rl.close()));
+  try {
+    for (;;) {
+      let line: string;
+      try {
+        line = (await rl.question('you> ')).trim();
+      } catch {
+        break; // closed (Ctrl+D or end of input)
+      }
+      if (!line) continue;
+      if (line === '/exit' || line === '/quit') break;
+      if (line === '/reset') {
+        history = [];
+        process.stdout.write('(forgotten)\n');
+        continue;
+      }
+      running = new AbortController();
+      let streamed = false;
+      const status = statusPrinter();
+      const r = await runAgent({
+        history,
+        input: line,
+        policy,
+        deps: rt.deps,
+        signal: running.signal,
+        onEvent: (e) => {
+          if (e.type === 'text-delta') {
+            if (!streamed) process.stdout.write('boxbot> ');
+            streamed = true;
+            process.stdout.write(e.text);
+          } else status(e);
+        },
+      });
+      running = undefined;
+      if (!streamed && r.text) process.stdout.write(`boxbot> ${r.text}`);
+      process.stdout.write('\n');
+      if (r.outcome === 'error') process.stderr.write(`boxbot: ${r.error}\n`);
+      else history = r.messages;
+    }
+    return 0;
+  } finally {
+    rl.close();
+    await rt.close();
+  }
+}

@@ -1,0 +1,31 @@
+// `boxbot start`: runs the gateway until Ctrl+C / SIGTERM, printing where to chat and what is
+// on. A second signal while stopping exits at once.
+import { startBoxbot } from '../main.ts';
+
+/** Starts the gateway; resolves with the exit code once it has stopped. */
+export async function start(configFile: string | undefined): Promise<number> {
+  const app = await startBoxbot(configFile ? { configFile } : {});
+  const web = app.channels.includes('web') ? `${app.url}/` : 'off';
+  const lines = [
+    'boxbot is running',
+    `  web chat   ${web}`,
+    `  channels   ${app.channels.join(', ')}`,
+    `  model      ${app.model.spec ?? `none yet: ${app.model.hint} (chats answer with this hint)`}`,
+    `  tools      ${app.runtime.registry.list().map((t) => t.spec.name).join(', ') || 'none'}${app.runtime.registry.problems().length ? ` (${app.runtime.registry.problems().length} refused: boxbot tool list)` : ''}`,
+    `  health     ${app.url}/healthz`,
+    'Press Ctrl+C to stop.',
+  ];
+  process.stdout.write(`${lines.join('\n')}\n`);
+  await new Promise<void>((resolve) => {
+    let stopping = false;
+    const stop = () => {
+      if (stopping) process.exit(130);
+      stopping = true;
+      process.stdout.write('stopping…\n');
+      void app.stop().then(resolve);
+    };
+    process.on('SIGINT', stop);
+    process.on('SIGTERM', stop);
+  });
+  return 0;
+}

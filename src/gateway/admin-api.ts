@@ -1,0 +1,40 @@
+// The admin JSON API (mounted under /admin/api behind the admin token): sessions, tools,
+// skills, and whatever routers other parts add (the scheduler's jobs).
+import { Router } from 'express';
+import type { Store } from '../store/index.ts';
+
+/** What the admin API reads. */
+export interface AdminApiOptions {
+  store: Store;
+  tools: () => { tools: { name: string; level: string; about: string; source: string; version: string }[]; problems: { file: string; message: string }[] };
+  skills: () => { skills: { name: string; description: string }[]; problems: { file: string; reason: string }[] };
+  /** More routers by mount path (e.g. `/jobs`). */
+  extra?: Record<string, Router>;
+}
+
+/** Builds the admin router. */
+export function createAdminApi(o: AdminApiOptions): Router {
+  const r = Router();
+  r.get('/sessions', async (_req, res) => {
+    const keys = await o.store.conversations.keys();
+    const sessions = [];
+    for (const key of keys.slice(0, 1000)) {
+      const c = await o.store.conversations.get(key).catch(() => undefined);
+      sessions.push({ key, platform: key.split(':')[0], messages: c?.messages.length ?? 0, updatedAt: c?.updatedAt ?? null });
+    }
+    res.json({ sessions, total: keys.length });
+  });
+  r.get('/sessions/:key', async (req, res) => {
+    const c = await o.store.conversations.get(req.params.key!);
+    if (!c) return void res.status(404).json({ error: `no session ${req.params.key}` });
+    res.json(c);
+  });
+  r.delete('/sessions/:key', async (req, res) => {
+    await o.store.conversations.reset(req.params.key!);
+    res.json({ reset: req.params.key });
+  });
+  r.get('/tools', (_req, res) => void res.json(o.tools()));
+  r.get('/skills', (_req, res) => void res.json(o.skills()));
+  for (const [path, router] of Object.entries(o.extra ?? {})) r.use(path, router);
+  return r;
+}

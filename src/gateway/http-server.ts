@@ -1,0 +1,123 @@
+// The gateway's HTTP server (express): /healthz, /metrics, platform webhooks (raw bodies for
+// signature checks), the web chat, and the admin JSON API behind BOXBOT_ADMIN_TOKEN. It binds
+// 127.0.0.1 unless configured otherwise, and refuses any other address without an admin token.
+import { timingSafeEqual } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
+import type { AdapterRoute } from '../adapters/index.ts';
+import { BoxbotError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { silentLogger } from '../log.ts';
+import type { Metrics } from './metrics.ts';
+
+/** The server refused to start (bind rule, port in use). */
+export class HttpServerError extends BoxbotError {
+  constructor(message: string) {
+    super('http', message);
+  }
+}
+
+/** What the server serves. */
+export interface HttpServerOptions {
+  host: string;
+  port: number;
+  adminToken?: string;
+  metrics: Metrics;
+  routes: AdapterRoute[];
+  /** Mounts the web chat (and anything else that needs the raw app). */
+  attach?: ((app: Express) => void)[];
+  /** Admin API routers, mounted under /admin/api behind the token. */
+  admin?: Router;
+  /** Extra fields for /healthz. */
+  health?: () => Record<string, unknown>;
+  log?: Logger;
+}
+
+/** A listening server. */
+export interface HttpServer {
+  url: string;
+  port: number;
+  close(): Promise<void>;
+}
+
+/** True for addresses only this machine can reach. */
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** Express middleware: a Bearer admin token, compared in constant time. */
+export function requireAdmin(token: string | undefined) {
+  return (req: Request, res: Response, next: NextFunction) => {
+    if (!token) return void res.status(403).json({ error: 'the admin API is off: set BOXBOT_ADMIN_TOKEN and restart' });
+    const header = req.headers.authorization ?? '';
+    const given = header.startsWith('Bearer ') ? header.slice(7) : '';
+    if (!same(given, token)) return void res.status(401).json({ error: 'admin API: missing or wrong bearer token' });
+    next();
+  };
+}
+
+/** Starts the server. */
+export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
+  const log = o.log ?? silentLogger;
+  if (!isLoopback(o.host) && !o.adminToken) {
+    throw new HttpServerError(`http.host is ${o.host}, which other machines can reach; set BOXBOT_ADMIN_TOKEN first (or use http.host 127.0.0.1)`);
+  }
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', false);
+  const started = Date.now();
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ ok: true, uptimeSeconds: Math.round((Date.now() - started) / 1000), ...o.health?.() });
+  });
+  app.get('/metrics', (req, res, next) => (o.adminToken ? requireAdmin(o.adminToken)(req, res, next) : next()), (_req, res) => {
+    res.type('text/plain; version=0.0.4').send(o.metrics.render());
+  });
+  for (const route of o.routes) {
+    const handler = async (req: Request, res: Response) => {
+      try {
+        const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+        const out = await route.handle({ headers: req.headers, rawBody });
+        res.status(out.status).set(out.headers ?? {}).send(out.body ?? '');
+      } catch (e) {
+        o.metrics.errors.inc({ scope: 'webhook' });
+        log.error({ path: route.path, err: (e as Error).message }, 'webhook failed');
+        res.status(500).send('');
+      }
+    };
+    const raw = express.raw({ type: () => true, limit: '1mb' });
+    if (route.method === 'POST') app.post(route.path, raw, handler);
+    else app.get(route.path, handler);
+  }
+  for (const attach of o.attach ?? []) attach(app);
+  if (o.admin) app.use('/admin/api', requireAdmin(o.adminToken), express.json({ limit: '256kb' }), o.admin);
+  app.use('/admin/api', requireAdmin(o.adminToken), (_req, res) => void res.status(404).json({ error: 'no such admin route' }));
+  app.use((_req, res) => void res.status(404).type('text/plain').send('not found'));
+  // Malformed bodies and thrown handlers: a clear JSON error, never a stack trace.
+  app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
+    const status = err.status && err.status >= 400 && err.status < 600 ? err.status : 500;
+    if (status >= 500) log.error({ err: err.message }, 'http handler failed');
+    res.status(status).json({ error: status === 500 ? 'internal error' : `bad request: ${err.type ?? err.message}` });
+  });
+
+  const server: Server = await new Promise((resolve, reject) => {
+    const s = app.listen(o.port, o.host, () => resolve(s));
+    s.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new HttpServerError(e.code === 'EADDRINUSE' ? `port ${o.port} on ${o.host} is in use (set http.port in boxbot.config.json)` : `cannot listen on ${o.host}:${o.port}: ${e.message}`)),
+    );
+  });
+  const port = (server.address() as AddressInfo).port;
+  const shownHost = o.host.includes(':') ? `[${o.host}]` : o.host;
+  return {
+    url: `http://${shownHost}:${port}`,
+    port,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,176 @@
+// The only place that wires everything together: config and secrets → store, agent runtime,
+// channel adapters, gateway, HTTP server (and the scheduler). `boxbot start` calls startBoxbot.
+// Example: const app = await startBoxbot({ configFile: 'boxbot.config.json' }); ...; await app.stop();
+import { join } from 'node:path';
+import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
+import { createDiscordAdapter } from './adapters/discord/index.ts';
+import { createSlackAdapter } from './adapters/slack/index.ts';
+import { createTelegramAdapter } from './adapters/telegram/index.ts';
+import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
+import { createAgentRuntime, type AgentRuntime } from './agent/runtime.ts';
+import type { BuiltinTool } from './agent/tools/builtin.ts';
+import { ConfigError, loadConfig, type LoadedConfig } from './config/load.ts';
+import { readSecrets, type Secrets } from './config/env.ts';
+import { createAdminApi } from './gateway/admin-api.ts';
+import { createAgentRunner } from './gateway/agent-runner.ts';
+import { createGateway, type Gateway } from './gateway/gateway.ts';
+import { startHttpServer, type HttpServer } from './gateway/http-server.ts';
+import { createMetrics } from './gateway/metrics.ts';
+import { gatewayStoreOf } from './gateway/store-port.ts';
+import { createLogger, type Logger } from './log.ts';
+import { createFileStore, type JsonValue, type Store } from './store/index.ts';
+
+/** How to start. Everything is optional: the defaults run. */
+export interface StartOptions {
+  configFile?: string;
+  cwd?: string;
+  /** Environment to read secrets from (default: the process's). */
+  env?: NodeJS.ProcessEnv;
+  log?: Logger;
+  /** Test hook: a fetch for the model SDKs. */
+  fetch?: typeof fetch;
+  /** Sandbox worker threads. */
+  workers?: number;
+}
+
+/** A running boxbot. */
+export interface Boxbot {
+  url: string;
+  gateway: Gateway;
+  store: Store;
+  runtime: AgentRuntime;
+  channels: string[];
+  /** The model in use, or the hint shown instead of answers. */
+  model: { spec?: string; hint?: string };
+  stop(): Promise<void>;
+}
+
+/** Which channels the config and secrets turn on; errors name the missing variable. */
+export function channelAdapters(loaded: LoadedConfig, secrets: Secrets, store: Store, log: Logger): { adapters: ChannelAdapter[]; web?: WebAdapter } {
+  const ch = loaded.config.channels;
+  const adapters: ChannelAdapter[] = [];
+  const state: AdapterState = {
+    get: (k) => store.kv.get(k),
+    set: (k, v) => store.kv.set(k, v as JsonValue),
+  };
+  const tg = ch.telegram;
+  if (tg?.enabled !== false && (tg?.enabled || secrets.TELEGRAM_BOT_TOKEN)) {
+    if (!secrets.TELEGRAM_BOT_TOKEN) throw new ConfigError('channels.telegram is enabled but TELEGRAM_BOT_TOKEN is not set');
+    const webhook = tg?.mode === 'webhook';
+    if (webhook && !tg?.webhookUrl) throw new ConfigError('channels.telegram.mode is "webhook": set channels.telegram.webhookUrl (the public URL ending in /webhooks/telegram)');
+    if (webhook && !secrets.TELEGRAM_WEBHOOK_SECRET) throw new ConfigError('channels.telegram.mode is "webhook": set TELEGRAM_WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -)');
+    adapters.push(
+      createTelegramAdapter({
+        token: secrets.TELEGRAM_BOT_TOKEN,
+        state,
+        logger: log,
+        ...(tg?.apiRoot ? { apiRoot: tg.apiRoot } : {}),
+        ...(webhook ? { mode: 'webhook' as const, webhook: { url: tg!.webhookUrl!, secret: secrets.TELEGRAM_WEBHOOK_SECRET! } } : {}),
+      }),
+    );
+  }
+  const dc = ch.discord;
+  if (dc?.enabled !== false && (dc?.enabled || secrets.DISCORD_BOT_TOKEN)) {
+    if (!secrets.DISCORD_BOT_TOKEN) throw new ConfigError('channels.discord is enabled but DISCORD_BOT_TOKEN is not set');
+    adapters.push(createDiscordAdapter({ token: secrets.DISCORD_BOT_TOKEN, logger: log, ...(dc?.restApi ? { restApi: dc.restApi } : {}) }));
+  }
+  const sl = ch.slack;
+  if (sl?.enabled !== false && (sl?.enabled || secrets.SLACK_BOT_TOKEN)) {
+    if (!secrets.SLACK_BOT_TOKEN) throw new ConfigError('channels.slack is enabled but SLACK_BOT_TOKEN is not set');
+    const mode = sl?.mode ?? 'socket';
+    if (mode === 'socket' && !secrets.SLACK_APP_TOKEN) throw new ConfigError('channels.slack.mode is "socket": set SLACK_APP_TOKEN (an xapp- token with connections:write), or use mode "http" with SLACK_SIGNING_SECRET');
+    if (mode === 'http' && !secrets.SLACK_SIGNING_SECRET) throw new ConfigError('channels.slack.mode is "http": set SLACK_SIGNING_SECRET so every event can be verified');
+    adapters.push(
+      createSlackAdapter({
+        mode,
+        botToken: secrets.SLACK_BOT_TOKEN,
+        logger: log,
+        ...(secrets.SLACK_APP_TOKEN ? { appToken: secrets.SLACK_APP_TOKEN } : {}),
+        ...(secrets.SLACK_SIGNING_SECRET ? { signingSecret: secrets.SLACK_SIGNING_SECRET } : {}),
+        ...(sl?.apiUrl ? { apiUrl: sl.apiUrl } : {}),
+      }),
+    );
+  }
+  let web: WebAdapter | undefined;
+  if (ch.web?.enabled !== false) {
+    const host = loaded.config.http.host;
+    const exposed = !(host === 'localhost' || host === '::1' || host.startsWith('127.'));
+    web = createWebAdapter({ logger: log, ...(exposed ? { accessToken: secrets.BOXBOT_ADMIN_TOKEN, anyHost: true } : {}) });
+    adapters.push(web);
+  }
+  return { adapters, ...(web ? { web } : {}) };
+}
+
+/** Starts the gateway on the config's defaults; resolves once every channel is up. */
+export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
+  const loaded = loadConfig(o.configFile, o.cwd);
+  const secrets = readSecrets(o.env);
+  const log = o.log ?? createLogger();
+  const store = createFileStore(loaded.dataDir, { logger: log.child({ scope: 'store' }) });
+  const metrics = createMetrics();
+  const builtins: BuiltinTool[] = [];
+  const runtime = await createAgentRuntime({ loaded, secrets, log, builtins, ...(o.fetch ? { fetch: o.fetch } : {}), ...(o.workers ? { workers: o.workers } : {}) });
+  const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close()];
+  const cleanup = async () => {
+    for (const c of cleanups.reverse()) await c().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'shutdown step failed'));
+  };
+  try {
+    const { adapters, web } = channelAdapters(loaded, secrets, store, log);
+    const agent = createAgentRunner({
+      store,
+      deps: runtime.deps,
+      workspacesDir: join(loaded.dataDir, 'workspaces'),
+      sandbox: { block: runtime.block, limits: runtime.limits },
+      ...(runtime.unavailableHint ? { unavailableHint: `boxbot has no model to answer with: ${runtime.unavailableHint}. Then restart boxbot.` } : {}),
+      timeoutMs: loaded.config.gateway.runTimeoutMs,
+      maxTurns: loaded.config.gateway.maxTurns,
+      metrics,
+      log,
+    });
+    const gateway = createGateway({
+      config: loaded.config,
+      adapters,
+      agent,
+      store: gatewayStoreOf(store),
+      log,
+      metrics,
+      concurrency: loaded.config.gateway.concurrency,
+      replyToStrangers: loaded.config.gateway.replyToStrangers,
+    });
+    const admin = createAdminApi({
+      store,
+      tools: () => ({
+        tools: runtime.registry.list().map((t) => ({ name: t.spec.name, level: t.spec.permissionLevel, about: t.spec.about, source: t.source, version: t.spec.version })),
+        problems: runtime.registry.problems(),
+      }),
+      skills: () => ({ skills: runtime.skills.list().map((s) => ({ name: s.name, description: s.description })), problems: runtime.skills.problems() }),
+    });
+    const http: HttpServer = await startHttpServer({
+      host: loaded.config.http.host,
+      port: loaded.config.http.port,
+      ...(secrets.BOXBOT_ADMIN_TOKEN ? { adminToken: secrets.BOXBOT_ADMIN_TOKEN } : {}),
+      metrics,
+      routes: adapters.flatMap((a) => a.routes()),
+      attach: web ? [(app) => web.attach(app)] : [],
+      admin,
+      health: () => ({ channels: adapters.map((a) => a.platform), tools: runtime.registry.list().length }),
+      log: log.child({ scope: 'http' }),
+    });
+    cleanups.push(() => http.close());
+    await gateway.start();
+    cleanups.push(() => gateway.stop());
+    const spec = runtime.unavailableHint ? undefined : (loaded.config.model ?? runtime.deps.resolveModel(undefined).id);
+    return {
+      url: http.url,
+      gateway,
+      store,
+      runtime,
+      channels: adapters.map((a) => a.platform),
+      model: spec ? { spec } : { hint: runtime.unavailableHint! },
+      stop: cleanup,
+    };
+  } catch (e) {
+    await cleanup();
+    throw e;
+  }
+}
