@@ -8,7 +8,7 @@ import { normalizeSlackEvent, toPlainText, type SlackNormalizeResult } from '../
 import type { InboundMessage } from '../../src/adapters/types.ts';
 
 // The fixtures' bot is U0LAN0Z89 in team T061EG9RZ.
-const ctx = { botUserId: 'U0LAN0Z89', botId: 'B0LANBOT', teamId: 'T061EG9RZ', receivedAt: new Date('2024-04-01T10:00:00Z') };
+const ctx = { botUserId: 'U0LAN0Z89', teamId: 'T061EG9RZ', receivedAt: new Date('2024-04-01T10:00:00Z') };
 const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/slack/${name}.json`, import.meta.url), 'utf8'));
 const run = (name: string): SlackNormalizeResult => normalizeSlackEvent(fixture(name), ctx);
 function message(name: string): InboundMessage {

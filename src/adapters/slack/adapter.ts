@@ -87,7 +87,6 @@ class SlackAdapter implements ChannelAdapter {
     });
     this.inbound = new SlackInbound(this.log, () => ({
       ...(this.me?.userId ? { botUserId: this.me.userId } : {}),
-      ...(this.me?.botId ? { botId: this.me.botId } : {}),
       ...(this.me?.teamId ? { teamId: this.me.teamId } : {}),
     }), (id) => this.names.name(id));
     this.route =

@@ -8,7 +8,6 @@ import { unescapeSlackText } from './format.ts';
 /** Who the bot is (from auth.test) and when the event arrived. */
 export interface SlackNormalizeContext {
   botUserId?: string;
-  botId?: string;
   /** Fallback team when the payload carries none. */
   teamId?: string;
   receivedAt: Date;

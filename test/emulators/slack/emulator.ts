@@ -91,7 +91,8 @@ export class SlackEmulator {
       res.writeHead(404, { 'content-type': 'text/plain' }).end('not found');
     });
     server.on('upgrade', (req, socket, head) => this.link.upgrade(req, socket, head));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    // A deep accept backlog: benchmarks open many connections at once.
+    await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
     this.server = server;
     this.port = (server.address() as AddressInfo).port;
     return this;

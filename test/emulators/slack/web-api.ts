@@ -23,7 +23,9 @@ export const MAX_TEXT = 40_000;
 
 /** Request handling, rate-limit and failure injection of the Web API. */
 export class WebApi {
+  /** The most recent calls (the last 10,000, so long benchmark runs stay small). */
   readonly calls: ApiCall[] = [];
+  private readonly counts = new Map<string, number>();
   private rateLimits: { methods: Set<string>; retryAfterSec: number }[] = [];
   private failures: { method: string; error?: string; httpStatus?: number }[] = [];
 
@@ -43,11 +45,9 @@ export class WebApi {
     this.failures.push({ method, ...failure });
   }
 
-  /** Counts calls of `method`. */
+  /** How many calls of `method` were received. */
   count(method: string): number {
-    let n = 0;
-    for (const c of this.calls) if (c.method === method) n++;
-    return n;
+    return this.counts.get(method) ?? 0;
   }
 
   /** Handles one HTTP request under `/api/`. */
@@ -57,6 +57,8 @@ export class WebApi {
     const token = bearer(req.headers.authorization) ?? (typeof params.token === 'string' ? params.token : undefined);
     delete params.token;
     this.calls.push({ method, params });
+    if (this.calls.length > 10_000) this.calls.splice(0, this.calls.length - 10_000);
+    this.counts.set(method, (this.counts.get(method) ?? 0) + 1);
 
     const limitIdx = this.rateLimits.findIndex((r) => r.methods.has(method));
     if (limitIdx >= 0) {
