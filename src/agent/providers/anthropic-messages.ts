@@ -44,8 +44,11 @@ export function toAnthropicMessage(message: Message): MessageParam {
   return { role: 'assistant', content: blocks };
 }
 
-/** The streaming Messages request for `request`. */
-export function toAnthropicParams(request: ModelRequest): Anthropic.Messages.MessageCreateParamsStreaming {
+/**
+ * The streaming Messages request for `request`. With `promptCaching` (default) the request carries a top-level
+ * cache marker, so each turn of a tool loop reads the previous turns from the cache instead of paying for them again.
+ */
+export function toAnthropicParams(request: ModelRequest, promptCaching = true): Anthropic.Messages.MessageCreateParamsStreaming {
   const budget = request.thinkingBudgetTokens;
   let maxTokens = request.maxOutputTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
   if (budget !== undefined && maxTokens <= budget) maxTokens = budget + maxTokens; // max_tokens must exceed the thinking budget
@@ -55,6 +58,7 @@ export function toAnthropicParams(request: ModelRequest): Anthropic.Messages.Mes
     messages: request.messages.map(toAnthropicMessage),
     stream: true,
   };
+  if (promptCaching) params.cache_control = { type: 'ephemeral' };
   if (request.system) params.system = request.system;
   if (request.tools.length > 0) {
     params.tools = request.tools.map((t) => ({

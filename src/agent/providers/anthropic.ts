@@ -14,6 +14,8 @@ export interface AnthropicProviderOptions {
   fetch?: typeof fetch;
   /** Per-request timeout in ms (default: the SDK's 10 minutes). */
   timeoutMs?: number;
+  /** Ask the API to cache the request prefix (default true; turn off for proxies that reject `cache_control`). */
+  promptCaching?: boolean;
 }
 
 /** Maps Anthropic's `stop_reason` to the unified finish reason. */
@@ -69,7 +71,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   const classify = (err: unknown) => fromSdkError(name, err, Anthropic);
 
   async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-    const stream = await client.messages.create(toAnthropicParams(request), { signal });
+    const stream = await client.messages.create(toAnthropicParams(request, options.promptCaching ?? true), { signal });
     const blocks = new Map<number, Block>();
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     let stopReason: string | null | undefined;

@@ -103,17 +103,31 @@ export function parseModelSpec(spec: string): { providerName: string; model: str
 export function resolveModel(spec: string, ctx: ResolveContext): ResolvedModel {
   const { providerName, model } = parseModelSpec(spec);
   const status = readyStatus(spec, providerName, ctx);
+  return { provider: withRetry(rawProvider(status, ctx), { logger: ctx.logger, ...ctx.retry }), model, id: `${providerName}/${model}` };
+}
+
+// SDK clients are reused per secrets object (one per process in production), so resolving per turn stays cheap.
+const clients = new WeakMap<object, Map<string, Provider>>();
+
+function rawProvider(status: ProviderStatus, ctx: ResolveContext): Provider {
   const apiKey = status.keyEnv ? ctx.secrets[status.keyEnv] : undefined;
-  const common = { name: providerName, baseURL: status.baseURL, ...(ctx.fetch ? { fetch: ctx.fetch } : {}) };
-  const raw =
-    status.type === 'anthropic'
+  const create = (): Provider => {
+    const common = { name: status.name, baseURL: status.baseURL, ...(ctx.fetch ? { fetch: ctx.fetch } : {}) };
+    return status.type === 'anthropic'
       ? createAnthropicProvider({ ...common, apiKey: apiKey! })
       : createOpenAIProvider({
           ...common,
           ...(apiKey !== undefined ? { apiKey } : {}),
           maxTokensParam: status.type === 'openai' ? 'max_completion_tokens' : 'max_tokens',
         });
-  return { provider: withRetry(raw, { logger: ctx.logger, ...ctx.retry }), model, id: `${providerName}/${model}` };
+  };
+  if (ctx.fetch) return create();
+  let byKey = clients.get(ctx.secrets);
+  if (!byKey) clients.set(ctx.secrets, (byKey = new Map()));
+  const key = [status.name, status.type, status.baseURL, status.keyEnv].join('\0');
+  let provider = byKey.get(key);
+  if (!provider) byKey.set(key, (provider = create()));
+  return provider;
 }
 
 function readyStatus(spec: string, providerName: string, ctx: Pick<ResolveContext, 'config' | 'secrets'>): ProviderStatus {

@@ -80,7 +80,8 @@ export function providerContract(target: ProviderTarget): void {
   const spec = (model = 'test-model') => `${target.provider}/${model}`;
 
   function scenario(name: string, fn: (h: Harness) => Promise<void>, extraConfig?: Record<string, unknown>): void {
-    it(name, async () => {
+    // The timeout only turns a hang (e.g. a cancellation that never closes the connection) into a failure.
+    it(name, { timeout: 30_000 }, async () => {
       const emu = await startLlmEmulator();
       const sleeps: number[] = [];
       try {
@@ -108,6 +109,7 @@ export function providerContract(target: ProviderTarget): void {
       assert.equal(b.stream, true);
       if (target.api === 'anthropic') {
         assert.equal(b.system, 'You are terse.');
+        assert.deepEqual(b.cache_control, { type: 'ephemeral' }, 'tool loops reuse the cached prefix');
         assert.deepEqual(b.messages, [{ role: 'user', content: [{ type: 'text', text: 'Hello?' }] }]);
       } else {
         assert.deepEqual(b.messages, [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Hello?' }]);
