@@ -371,8 +371,20 @@ export function providerContract(target: ProviderTarget): void {
       assert.equal(out.text, 'Half an ans');
       assert.ok(out.error instanceof ProviderError, String(out.error));
       assert.equal(out.error.midStream, true);
+      assert.equal(out.error.kind, 'network');
       assert.ok(!out.parts.some((p) => p.type === 'finish'));
       assert.equal(emu.requests.length, 1);
+    });
+
+    scenario('a stream that ends early without a finish is an error, not a short answer', async ({ emu, ctx }) => {
+      emu.script([llm.answer([llm.text('Cut'), llm.truncate()])]);
+      const m = resolveModel(spec(), ctx);
+      const out = await collect(m.provider.stream(request(m.model), signal()));
+      assert.equal(out.text, 'Cut');
+      assert.ok(out.error instanceof ProviderError, String(out.error));
+      assert.equal(out.error.kind, 'stream');
+      assert.equal(out.error.midStream, true);
+      assert.match(out.error.message, /ended before the model finished/);
     });
 
     scenario('cancellation mid-stream stops the iteration and closes the connection', async ({ emu, ctx }) => {

@@ -76,6 +76,9 @@ export function anthropicStream(reply: Answer, model: string, id: string): Frame
         frames.push(sse('error', { type: 'error', error: { type: e.errorType, message: e.message } }));
         frames.push({ control: 'end' });
         return frames;
+      case 'truncate':
+        frames.push({ control: 'end' });
+        return frames;
       case 'disconnect':
       case 'hang':
         frames.push({ control: e.type });

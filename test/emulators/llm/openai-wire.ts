@@ -84,6 +84,9 @@ export function openaiStream(reply: Answer, model: string, id: string, includeUs
         frames.push(data({ error: { message: e.message, type: e.errorType, param: null, code: null } }));
         frames.push({ control: 'end' });
         return frames;
+      case 'truncate':
+        frames.push({ control: 'end' });
+        return frames;
       case 'disconnect':
       case 'hang':
         frames.push({ control: e.type });

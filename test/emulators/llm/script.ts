@@ -28,6 +28,8 @@ export type LlmEvent =
   | { type: 'error'; errorType: string; message: string }
   /** The server drops the connection. */
   | { type: 'disconnect' }
+  /** The server ends the response cleanly but early: no finish reason, no usage, no [DONE]/message_stop. */
+  | { type: 'truncate' }
   /** The server stops sending and waits until the client goes away (for cancellation tests). */
   | { type: 'hang' }
   | { type: 'delay'; ms: number };
@@ -85,6 +87,9 @@ export const llm = {
   /** An error event in the middle of a 200 stream. */
   streamError(errorType = 'overloaded_error', message = 'Overloaded'): LlmEvent {
     return { type: 'error', errorType, message };
+  },
+  truncate(): LlmEvent {
+    return { type: 'truncate' };
   },
   disconnect(): LlmEvent {
     return { type: 'disconnect' };
