@@ -1,0 +1,110 @@
+// End-to-end harness: a whole boxbot (startBoxbot, as `npm start` runs it) in a temp folder,
+// wired to the LLM emulator over HTTP, plus helpers to read the web chat's event stream.
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { startBoxbot, type Boxbot } from '../../src/main.ts';
+import { silentLogger } from '../../src/log.ts';
+import { startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+
+/** A running boxbot with its emulator and temp folder. */
+export interface E2E {
+  app: Boxbot;
+  llm: LlmEmulator;
+  dir: string;
+  close(): Promise<void>;
+}
+
+/** Starts boxbot with `config` (merged over a temp dataDir, port 0, an OpenAI model on the emulator) and `env`. */
+export async function startE2E(config: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<E2E> {
+  const dir = mkdtempSync(join(tmpdir(), 'boxbot-e2e-'));
+  const llm = await startLlmEmulator();
+  const file = join(dir, 'boxbot.config.json');
+  writeFileSync(file, JSON.stringify({ dataDir: join(dir, 'data'), http: { port: 0 }, model: 'openai/gpt-4o-mini', ...config }));
+  const app = await startBoxbot({
+    configFile: file,
+    env: { OPENAI_API_KEY: 'sk-test-e2e-0000000000', OPENAI_BASE_URL: llm.openaiBaseURL, ...env },
+    log: silentLogger,
+    workers: 1,
+  });
+  return {
+    app,
+    llm,
+    dir,
+    async close() {
+      await app.stop();
+      await llm.close();
+    },
+  };
+}
+
+/** Events of one web chat session, read from its SSE stream. */
+export class WebChatClient {
+  readonly events: { type: string; id?: string; text?: string }[] = [];
+  private controller = new AbortController();
+  private constructor(
+    readonly base: string,
+    readonly token: string,
+    readonly session: string,
+  ) {}
+
+  /** Loads the page (for its token) and opens the event stream. */
+  static async open(base: string, session = `s${Math.random().toString(36).slice(2, 12)}`): Promise<WebChatClient> {
+    const page = await (await fetch(`${base}/`)).text();
+    const token = /const TOKEN="([^"]+)"/.exec(page)?.[1];
+    if (!token) throw new Error('the page carries no token');
+    const c = new WebChatClient(base, token, session);
+    const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(token)}`, { signal: c.controller.signal });
+    if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status}`);
+    void (async () => {
+      const decoder = new TextDecoder();
+      let buf = '';
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          buf += decoder.decode(chunk, { stream: true });
+          let at: number;
+          while ((at = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, at);
+            buf = buf.slice(at + 2);
+            const data = block.split('\n').find((l) => l.startsWith('data: '));
+            if (data) c.events.push(JSON.parse(data.slice(6)));
+          }
+        }
+      } catch {
+        // closed
+      }
+    })();
+    return c;
+  }
+
+  /** Posts a message; resolves with the HTTP status. */
+  async say(text: string, token = this.token): Promise<number> {
+    const res = await fetch(`${this.base}/chat/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-boxbot-token': token },
+      body: JSON.stringify({ session: this.session, text, id: `m${Math.random().toString(36).slice(2, 12)}` }),
+    });
+    await res.text();
+    return res.status;
+  }
+
+  /** The bot's messages as the page shows them (edits applied), in order. */
+  messages(): string[] {
+    const byId = new Map<string, string>();
+    for (const e of this.events) if ((e.type === 'message' || e.type === 'edit') && e.id) byId.set(e.id, e.text ?? '');
+    return [...byId.values()];
+  }
+
+  close(): void {
+    this.controller.abort();
+  }
+}
+
+/** Polls until `pred` holds; fails naming `what` after `ms`. */
+export async function until(pred: () => boolean, what: string, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!pred()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
