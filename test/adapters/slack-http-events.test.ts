@@ -132,3 +132,25 @@ describe('slack HTTP events', () => {
     }
   });
 });
+
+describe('slack HTTP events with automatic redelivery', () => {
+  test("a delivery the sink refused is redelivered by the emulator's retry schedule and then delivered once", async () => {
+    const h = await slackHarness('http', { emulator: { httpRetryDelaysMs: [10, 10] } });
+    const got: InboundMessage[] = [];
+    let failures = 1;
+    await h.adapter.start(async (m) => {
+      if (failures-- > 0) throw new Error('store unavailable');
+      got.push(m);
+    });
+    try {
+      const post = await h.emu.userSays({ channel: DM_CHANNEL, text: 'eventually' });
+      const rec = post.http[0]!;
+      await until(() => rec.delivered, 'the automatic redelivery');
+      assert.deepEqual(rec.attempts.map((a) => [a.retryNum, a.status]), [[0, 500], [1, 200]]);
+      assert.deepEqual(got.map((m) => m.text), ['eventually']);
+    } finally {
+      await h.adapter.stop();
+      await h.close();
+    }
+  });
+});

@@ -54,7 +54,8 @@ describe('slack Socket Mode', () => {
     const post = await h.emu.userSays({ channel: DM_CHANNEL, text: 'try again' });
     const rec = post.socket[0]!;
     await until(() => rec.acked, 'the ack of the redelivery');
-    assert.equal(rec.attempts, 2);
+    assert.deepEqual(rec.sent.map((e) => [e.retryAttempt, e.retryReason]), [[0, ''], [1, 'timeout']]);
+    assert.notEqual(rec.sent[0]!.envelopeId, rec.sent[1]!.envelopeId);
     assert.equal(sinkCalls, 2);
     assert.deepEqual(got.map((m) => m.text), ['try again']);
   });
@@ -84,6 +85,15 @@ describe('slack Socket Mode', () => {
     assert.equal(echoes.length, 2);
     await until(() => echoes.every((e) => e.acked), 'the echoes acknowledged');
     assert.deepEqual(got.map((m) => m.text), ['hi', 'marker']);
+  });
+
+  test('when Slack asks for a refresh and the first apps.connections.open fails, the adapter reconnects and keeps receiving', async () => {
+    const opens = h.emu.api.count('apps.connections.open');
+    h.emu.api.failNext('apps.connections.open', { httpStatus: 503 });
+    h.emu.link.refresh();
+    await until(() => h.emu.api.count('apps.connections.open') === opens + 2 && h.emu.link.connections === 1, 'the reconnection');
+    await h.userSays({ text: 'after the refresh', direct: true });
+    await until(() => got.some((m) => m.text === 'after the refresh'), 'a message on the new connection');
   });
 
   test('an envelope without an event is acknowledged and dropped; the connection keeps working', async () => {

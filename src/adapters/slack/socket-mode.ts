@@ -1,11 +1,16 @@
 // Socket Mode delivery: apps.connections.open (app-level token) → WebSocket → `events_api`
 // envelopes, each acknowledged by envelope_id only after the sink accepted it, so an event the
 // gateway did not persist is redelivered by Slack (with retry_attempt) instead of being lost.
+// Reconnects are ours, not the library's: its own loop turns a failed apps.connections.open
+// (network down, HTTP 5xx) into an unhandled rejection, and waits 5 s on every refresh.
 import { SocketModeClient } from '@slack/socket-mode';
 import type { Logger } from '../../log.ts';
 import { webClientOptions } from './api.ts';
 import type { DeliveryInfo } from './inbound.ts';
 import { slackLogger } from './slack-logger.ts';
+
+/** Backoff between reconnect attempts: at once, then 1 s doubling to 30 s. */
+const reconnectDelayMs = (failures: number): number => (failures === 0 ? 0 : Math.min(30_000, 1000 * 2 ** (failures - 1)));
 
 /** A running Socket Mode connection. */
 export interface SlackSocket {
@@ -34,6 +39,7 @@ export async function startSocketMode(opts: {
     appToken: opts.appToken,
     logger: slackLogger(log),
     clientOptions: webClientOptions({ apiUrl: opts.apiUrl }),
+    autoReconnectEnabled: false,
   });
   guardMalformedEnvelopes(client, log);
 
@@ -50,10 +56,38 @@ export async function startSocketMode(opts: {
     if (await opts.onEvent(args.body, info)) await args.ack();
   };
 
+  let stopping = false;
+  let failures = 0;
+  let timer: NodeJS.Timeout | undefined;
+  const reconnect = (): void => {
+    if (stopping || timer) return;
+    const delay = reconnectDelayMs(failures);
+    timer = setTimeout(() => {
+      timer = undefined;
+      if (stopping) return;
+      client.start().then(
+        () => {
+          failures = 0;
+          log.info('Socket Mode reconnected');
+        },
+        (e: unknown) => {
+          failures += 1;
+          log.warn({ err: e instanceof Error ? e.message : String(e), failures }, 'Socket Mode reconnect failed; retrying');
+          reconnect();
+        },
+      );
+    }, delay);
+  };
+
   await client.start();
+  // Slack closes connections routinely (refresh_requested, pod recycling, missed pongs).
+  client.on('disconnected', () => reconnect());
   return {
     stop: async () => {
+      stopping = true;
+      clearTimeout(timer);
       client.removeAllListeners('slack_event');
+      client.removeAllListeners('disconnected');
       await client.disconnect();
     },
   };

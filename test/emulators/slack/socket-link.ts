@@ -10,8 +10,8 @@ import { WebSocket, WebSocketServer } from 'ws';
 export interface EnvelopeRecord {
   eventId?: string;
   payload: Record<string, unknown>;
-  /** Envelope ids sent so far (a redelivery gets a new one, like Slack's). */
-  envelopeIds: string[];
+  /** Each envelope written so far (a redelivery gets a new envelope id, like Slack's). */
+  sent: { envelopeId: string; retryAttempt: number; retryReason: string }[];
   /** How many times it was written to a socket. */
   attempts: number;
   acked: boolean;
@@ -72,7 +72,7 @@ export class SocketLink {
     const rec: EnvelopeRecord = {
       ...(typeof payload.event_id === 'string' ? { eventId: payload.event_id } : {}),
       payload,
-      envelopeIds: [],
+      sent: [],
       attempts: 0,
       acked: false,
       failed: false,
@@ -137,9 +137,10 @@ export class SocketLink {
       return;
     }
     const envelopeId = randomUUID();
-    rec.envelopeIds.push(envelopeId);
-    this.byEnvelope.set(envelopeId, rec);
     const attempt = rec.attempts;
+    const retryReason = attempt === 0 ? '' : 'timeout';
+    rec.sent.push({ envelopeId, retryAttempt: attempt, retryReason });
+    this.byEnvelope.set(envelopeId, rec);
     rec.attempts += 1;
     ws.send(
       JSON.stringify({
@@ -148,7 +149,7 @@ export class SocketLink {
         type: 'events_api',
         accepts_response_payload: false,
         retry_attempt: attempt,
-        retry_reason: attempt === 0 ? '' : 'timeout',
+        retry_reason: retryReason,
       }),
     );
     const timer = setTimeout(() => {
