@@ -42,6 +42,7 @@ test('updates posted by Telegram with the secret reach the sink', async (t) => {
   await until(() => got.length === 1, 'the webhook update');
   assert.equal(got[0]!.text, 'via webhook');
   assert.equal(got[0]!.id, `telegram:${h.emulator.bot.id}:${update.update_id as number}`);
+  await until(() => h.emulator.webhookAttempts.length === 1, 'the answer to reach Telegram');
   assert.deepEqual(h.emulator.webhookAttempts.map((a) => a.status), [200]);
 });
 
@@ -78,6 +79,7 @@ test('a rejected update is answered 500 and Telegram delivers it again', async (
   h.emulator.userMessage({ chat: DM, from: ADA, text: 'again' });
   await until(() => seen.length === 2, 'the redelivery');
   assert.deepEqual(seen, ['again', 'again']);
+  await until(() => h.emulator.webhookAttempts.length === 2, 'the answers to reach Telegram');
   assert.deepEqual(h.emulator.webhookAttempts.map((a) => a.status), [500, 200]);
 });
 
