@@ -28,8 +28,8 @@ There are no other programs: nothing outside the workspace exists, no host proce
 started, there is no network, and symbolic or hard links cannot be created. Use read/grep/glob
 for simple look-ups; use bash for pipelines, bulk file operations and text processing.
 
-The result holds stdout, then stderr under "[stderr]", and the exit code when it is not 0;
-a non-zero exit code makes the result an error.`,
+The result holds stdout, then stderr under "[stderr]", and the exit code when it is not 0
+(also in the metadata as shellExitCode); a non-zero exit code makes the result an error.`,
   keywords: ['bash', 'shell', 'sh', 'command', 'terminal', 'script', 'run', 'exec', 'pipe', 'sed', 'awk', 'jq'],
   permission: 'Execute',
   options: [
@@ -49,7 +49,7 @@ function cap(text) {
 /** @param {{ command: string, workdir: string }} v */
 export async function handler(v) {
   // Loaded on first use: evaluating just-bash's module graph at build time (Wizer) is not possible.
-  const { Bash, InMemoryFs, MountableFs, getCommandNames } = await import('just-bash/browser');
+  const { Bash, InMemoryFs, MountableFs, defineCommand, getCommandNames } = await import('just-bash/browser');
   const workspace = new WorkspaceFs();
   const cwd = workspace.norm(v.workdir);
   const st = await workspace.stat(cwd).catch(() => undefined);
@@ -62,9 +62,24 @@ export async function handler(v) {
     fs,
     cwd,
     commands: /** @type {any} */ (commands),
+    customCommands: [...UNAVAILABLE].map((name) =>
+      defineCommand(name, async () => ({
+        stdout: '',
+        stderr: `bash: ${name}: command not found (the sandboxed shell runs only its built-in commands${name === 'node' || name === 'js-exec' ? '; use the js_exec tool for JavaScript' : ''})\n`,
+        exitCode: 127,
+      })),
+    ),
     env: { HOME: '/', PATH: '/usr/bin:/bin', USER: 'user', LANG: 'C.UTF-8', TMPDIR: '/tmp' },
   });
-  const r = await bash.exec(v.command);
+  let r;
+  try {
+    r = await bash.exec(v.command);
+  } catch (e) {
+    // just-bash lets some file system failures escape the script (e.g. a redirect into a
+    // read-only workspace); report them like a shell would, as the script's last error.
+    const message = e instanceof Error ? e.message : String(e);
+    r = { stdout: '', stderr: `bash: ${message}\n(the script stopped here; its earlier output is lost)\n`, exitCode: 1 };
+  }
   const out = cap(String(r.stdout ?? ''));
   const err = cap(String(r.stderr ?? ''));
   const parts = [];
@@ -72,7 +87,7 @@ export async function handler(v) {
   if (err.text) parts.push(`[stderr]\n${err.text.replace(/\n$/, '')}`);
   if (r.exitCode !== 0) parts.push(`[exit code ${r.exitCode}]`);
   const content = parts.length ? parts.join('\n') : '(no output)';
-  const metadata = { exitCode: r.exitCode, stdoutChars: String(r.stdout ?? '').length, stderrChars: String(r.stderr ?? '').length, ...(out.cut || err.cut ? { cutChars: out.cut + err.cut } : {}) };
+  const metadata = { shellExitCode: r.exitCode, stdoutChars: String(r.stdout ?? '').length, stderrChars: String(r.stderr ?? '').length, ...(out.cut || err.cut ? { cutChars: out.cut + err.cut } : {}) };
   if (r.exitCode !== 0) throw new ToolError(content, metadata);
   return { content, metadata };
 }
