@@ -27,6 +27,9 @@ export function updateIdOf(update: unknown): number | undefined {
 
 // Update kinds boxbot does not turn into prompts. Edits would re-run a question the agent may
 // already be answering; channel posts have no user to answer to. Both are acknowledged and dropped.
+// Messages from bots (`from.is_bot`) are dropped too; that includes anonymous group admins, whom
+// Telegram presents as @GroupAnonymousBot. In groups a bare `/command` is not taken as addressed
+// to this bot (several bots may share the group); `/command@thisbot` is.
 const IGNORED_KINDS = ['edited_message', 'channel_post', 'edited_channel_post', 'business_message', 'edited_business_message', 'callback_query', 'inline_query', 'my_chat_member', 'chat_member', 'message_reaction'];
 
 /**

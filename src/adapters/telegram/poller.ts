@@ -3,9 +3,9 @@
 // accepted it. A restart resumes from the persisted offset: nothing lost, nothing repeated.
 import type { Api } from 'grammy';
 import type { Logger } from '../../log.ts';
-import { AdapterApiError, type AdapterError } from '../errors.ts';
+import { AdapterApiError } from '../errors.ts';
 import type { AdapterState } from '../types.ts';
-import { toAdapterError } from './api-error.ts';
+import { scrub, toAdapterError } from './api-error.ts';
 import { updateIdOf } from './normalize.ts';
 
 /** The AdapterState key of the next update id to fetch. */
@@ -43,10 +43,7 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
 
   const loop = async (): Promise<void> => {
     let delay = opts.backoff.initialMs;
-    const failed = async (err: AdapterError, what: string): Promise<void> => {
-      const conflict = err instanceof AdapterApiError && err.status === 409;
-      const wait = err.retryAfterMs ?? delay;
-      log.warn({ code: err.code, retryInMs: wait }, conflict ? `${what}: conflict (another instance polls this bot, or a webhook is set): ${err.message}` : `${what}: ${err.message}`);
+    const pause = async (wait: number): Promise<void> => {
       await sleep(wait, signal);
       delay = Math.min(delay * 2, opts.backoff.maxMs);
     };
@@ -58,14 +55,20 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
         batch = await opts.api.getUpdates(params as Parameters<Api['getUpdates']>[0], signal as unknown as Parameters<Api['getUpdates']>[1]);
       } catch (e) {
         if (signal.aborted) break;
-        await failed(toAdapterError(e, opts.token), 'getUpdates failed');
+        const err = toAdapterError(e, opts.token);
+        const wait = err.retryAfterMs ?? delay;
+        const conflict = err instanceof AdapterApiError && err.status === 409;
+        log.warn({ code: err.code, retryInMs: wait }, `getUpdates failed${conflict ? ' (another instance polls this bot, or a webhook is set)' : ''}: ${err.message}`);
+        await pause(wait);
         continue;
       }
       if (!Array.isArray(batch)) {
-        await failed(new AdapterApiError('telegram', 200, 'getUpdates returned no array'), 'getUpdates failed');
+        log.warn({ retryInMs: delay }, 'getUpdates answered without a list of updates');
+        await pause(delay);
         continue;
       }
-      delay = opts.backoff.initialMs;
+      let acknowledged = batch.length === 0;
+      let rejected = false;
       for (const update of batch as unknown[]) {
         if (signal.aborted) break;
         const id = updateIdOf(update);
@@ -74,16 +77,22 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
           await opts.deliver(update);
         } catch (e) {
           // Not acknowledged: the next getUpdates (same offset) redelivers it.
-          await failed(toAdapterError(e, opts.token), `update ${id ?? '?'} not accepted, retrying`);
+          log.warn({ updateId: id, retryInMs: delay, err: scrub(e instanceof Error ? e.message : String(e), opts.token) }, 'the sink did not accept a telegram update; it will come again');
+          rejected = true;
           break;
         }
         if (id !== undefined && (offset === undefined || id + 1 > offset)) {
           offset = id + 1;
+          acknowledged = true;
           await opts.state.set(TELEGRAM_OFFSET_KEY, offset).catch((e: unknown) => {
             log.error({ err: e instanceof Error ? e.message : String(e) }, 'could not persist the telegram offset');
           });
         }
       }
+      // A sink failure, or a batch of updates without usable ids (which Telegram would send
+      // again at once), waits instead of spinning.
+      if (rejected || !acknowledged) await pause(delay);
+      else delay = opts.backoff.initialMs;
     }
   };
 
