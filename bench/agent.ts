@@ -118,12 +118,13 @@ for (let i = 0; i < SESSIONS; i++) plain.push(structuredClone(sample.messages));
 const plainBytes = (heap() - h1) / SESSIONS;
 if (plain.length !== sessions) throw new Error('memory samples differ');
 
+const us = (ms: number) => r2(ms * 1000);
 const p50 = quantile(loop, 0.5);
 const figures = {
-  turnP50Ms: r2(p50 * 1000) / 1000,
-  turnP99Ms: r2(quantile(loop, 0.99) * 1000) / 1000,
-  turnMeanMs: r2((loop.reduce((a, b) => a + b, 0) / loop.length) * 1000) / 1000,
-  baselineP50Ms: r2(quantile(raw, 0.5) * 1000) / 1000,
+  turnP50Us: us(p50),
+  turnP99Us: us(quantile(loop, 0.99)),
+  turnMeanUs: us(loop.reduce((a, b) => a + b, 0) / loop.length),
+  baselineP50Us: us(quantile(raw, 0.5)),
   turnVsBaselineRatio: r2(p50 / quantile(raw, 0.5)),
   sessionKb: r2(sessionBytes / 1024),
   messagesOnlyKb: r2(plainBytes / 1024),
@@ -131,7 +132,7 @@ const figures = {
   build: built ? 'dist' : 'src (tsx)',
 };
 console.log(`agent loop bench (${RUNS} runs x ${TURNS} turns, instant scripted model, one built-in tool call per turn; ${figures.build})`);
-console.log(`  loop turn p50 ${figures.turnP50Ms} ms, p99 ${figures.turnP99Ms} ms, mean ${figures.turnMeanMs} ms   target <= 1 ms`);
-console.log(`  baseline (stream read + tool called directly) p50 ${figures.baselineP50Ms} ms; loop / baseline = ${figures.turnVsBaselineRatio}x`);
+console.log(`  loop turn p50 ${figures.turnP50Us} µs, p99 ${figures.turnP99Us} µs, mean ${figures.turnMeanUs} µs   target <= 1000 µs`);
+console.log(`  baseline (stream read + tool called directly) p50 ${figures.baselineP50Us} µs; loop / baseline = ${figures.turnVsBaselineRatio}x`);
 console.log(`  memory per idle session (3-turn run kept) ${figures.sessionKb} KiB; its messages alone ${figures.messagesOnlyKb} KiB (${figures.sessionVsMessagesRatio}x)`);
 console.log(JSON.stringify(figures));
