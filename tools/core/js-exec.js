@@ -97,6 +97,8 @@ export function handler(v) {
   };
   const fake = { log: capture('log'), info: capture('info'), debug: capture('debug'), warn: capture('warn'), error: capture('error'), trace: capture('trace') };
   Object.defineProperty(globalThis, 'console', { value: fake, configurable: true, writable: true });
+  // The engine defines fetch, but this component has no network import: better absent than failing oddly.
+  delete (/** @type {any} */ (globalThis)).fetch;
 
   const finish = (value, failed) => {
     let text = logs.join('\n');
