@@ -8,6 +8,8 @@ import { BoxbotError, UsageError } from '../errors.ts';
 import { SandboxError } from '../sandbox/index.ts';
 import { toolCacheDir } from '../agent/tools/index.ts';
 import { ask, chat, type AskFlags } from './ask.ts';
+import { doctor } from './doctor.ts';
+import { skillList } from './skill-list.ts';
 import { start } from './start.ts';
 import { toolList, type ToolListFlags } from './tool-list.ts';
 import { toolRun, type ToolRunFlags } from './tool-run.ts';
@@ -100,12 +102,26 @@ export function buildProgram(): Command {
       process.exitCode = await toolRun(file, args, flags, join(dataDir, 'cache', 'sandbox'));
     });
 
-  program.command('skill').description('skills').command('list').action(notYet('skill list', 'the agent core (issue #4)'));
+  program
+    .command('skill')
+    .description('skills')
+    .command('list')
+    .description('list the bundled and extension skills, and skipped SKILL.md files with the reason')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (flags: { format?: string }) => {
+      process.exitCode = await skillList(flags, loadConfig(configFile()).dataDir);
+    });
   const job = program.command('job').description('scheduled jobs');
   for (const sub of ['add', 'list', 'remove', 'run', 'logs']) {
     job.command(sub).allowUnknownOption().allowExcessArguments().action(notYet(`job ${sub}`, 'scheduled jobs (issue #6)'));
   }
-  program.command('doctor').description('check config, tokens, providers, tools and store').action(notYet('doctor', 'the channel gateway (issue #5)'));
+  program
+    .command('doctor')
+    .description('check config, tokens, providers, tools and store, and print what to fix')
+    .option('--offline', 'do not contact providers')
+    .action(async (flags: { offline?: boolean }) => {
+      process.exitCode = await doctor(configFile(), flags.offline ? { offline: true } : {});
+    });
   return program;
 }
 
