@@ -88,7 +88,7 @@ export function positionalsFromUsage(usage: string[], known: HelpParam[]): HelpP
       if (next !== undefined && (/^<[^>]+>$/.test(next) || /^[A-Z][A-Z0-9_]*$/.test(next))) i++;
       continue;
     }
-    const m = /^(?:<([\w-]+)>|\[<?([\w-]+)>?(\.\.\.)?\])(\.\.\.)?$/.exec(g);
+    const m = /^(?:<([A-Za-z][\w-]*)>|\[<?([A-Za-z][\w-]*)>?(\.\.\.)?\])(\.\.\.)?$/.exec(g);
     if (!m) continue;
     const name = m[1] ?? m[2]!;
     if (NOT_ARGUMENTS.test(name)) continue;

@@ -199,3 +199,10 @@ describe('more real layouts', () => {
     assert.deepEqual(schema.required, ['service']);
   });
 });
+
+test('usage-only positionals ignore option groups and command placeholders', () => {
+  const h = parseHelp('usage: tidy [-h] [-q] [--width WIDTH] <file> [out]\n\noptions:\n  -h, --help       show this help message and exit\n  -q               quiet\n  --width WIDTH    line width\n');
+  assert.deepEqual(h.params.map((p) => [p.key, p.kind, p.required]), [['q', 'option', false], ['width', 'option', false], ['file', 'positional', true], ['out', 'positional', false]]);
+  const c = parseHelp('Usage:\n  app [command] [flags]\n\nFlags:\n  -h, --help   help for app\n');
+  assert.deepEqual(c.params, []);
+});
