@@ -1,0 +1,85 @@
+// Cron expressions as Bree schedules them: 5 fields, or 6 with seconds first; time zones as
+// IANA names. Uses the same `later` instance Bree uses, so "when is the next run" here and
+// in Bree's timers agree (catch-up after a restart depends on that).
+import { createRequire } from 'node:module';
+
+/** The subset of @breejs/later this module uses. */
+interface Later {
+  date: { localTime(): void };
+  parse: { cron(expr: string, hasSeconds?: boolean): unknown };
+  schedule(data: unknown): { next(count: 1, start: Date): Date | 0 | undefined };
+}
+
+// Bree's own copy of later, resolved from Bree's location (it is Bree's dependency, not ours).
+const later = createRequire(createRequire(import.meta.url).resolve('bree'))('@breejs/later') as Later;
+// Bree evaluates schedules in local time (it makes this same call when it loads).
+later.date.localTime();
+
+/** The number of whitespace-separated fields; 6 means the first is seconds. */
+export function cronFields(expr: string): number {
+  return expr.trim().split(/\s+/).filter(Boolean).length;
+}
+
+/** True when the expression has a seconds field (6 fields). */
+export function hasSeconds(expr: string): boolean {
+  return cronFields(expr) === 6;
+}
+
+/** True when `zone` is an IANA time zone this runtime knows. */
+export function isTimeZone(zone: string): boolean {
+  try {
+    new Intl.DateTimeFormat('en-US', { timeZone: zone });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The zone's wall clock at `date`, read as if it were UTC, minus `date` (ms; + east of UTC). */
+function zoneOffsetMs(date: Date, zone: string): number {
+  const parts = new Intl.DateTimeFormat('en-US', {
+    timeZone: zone,
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: 'numeric',
+    day: 'numeric',
+    hour: 'numeric',
+    minute: 'numeric',
+    second: 'numeric',
+  }).formatToParts(date);
+  const get = (t: string) => Number(parts.find((p) => p.type === t)?.value ?? 0);
+  const wall = Date.UTC(get('year'), get('month') - 1, get('day'), get('hour'), get('minute'), get('second'));
+  return wall - Math.floor(date.getTime() / 1000) * 1000;
+}
+
+/**
+ * The first occurrence of `expr` at or after `start` (whole seconds), in `zone` (default: the
+ * machine's local time, as Bree does), or undefined if it never fires.
+ */
+export function nextOccurrence(expr: string, start: Date, zone?: string): Date | undefined {
+  const schedule = later.schedule(later.parse.cron(expr.trim(), hasSeconds(expr)));
+  const from = new Date(Math.ceil(start.getTime() / 1000) * 1000);
+  if (!zone || zone === 'local' || zone === 'system') {
+    const next = schedule.next(1, from);
+    return next instanceof Date ? next : undefined;
+  }
+  // later evaluates in local time: shift the start into the zone's wall clock and back.
+  const shift = zoneOffsetMs(from, zone) + from.getTimezoneOffset() * 60_000;
+  const next = schedule.next(1, new Date(from.getTime() + shift));
+  if (!(next instanceof Date)) return undefined;
+  const guess = new Date(next.getTime() - shift);
+  // Across a DST change the offset at the occurrence differs from the one at `start`.
+  const fix = zoneOffsetMs(guess, zone) + guess.getTimezoneOffset() * 60_000;
+  return new Date(next.getTime() - fix);
+}
+
+/**
+ * Catch-up rule: true when the schedule had an occurrence after `since` (the last run's start,
+ * else the job's creation) and at or before `now`, i.e. a run was missed while boxbot was down.
+ */
+export function missedRun(expr: string, since: Date, now: Date, zone?: string): boolean {
+  // Occurrences are whole seconds; the run that set `since` belongs to the second it started in.
+  const after = new Date(Math.floor(since.getTime() / 1000) * 1000 + 1000);
+  const next = nextOccurrence(expr, after, zone);
+  return next !== undefined && next.getTime() <= now.getTime();
+}

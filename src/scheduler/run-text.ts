@@ -1,0 +1,43 @@
+// What a run posts to its target: the agent's answer, or a short notice saying why there is
+// none (failure, timeout, spent budget, shutdown), so no run fails silently.
+import type { JobRecord } from '../store/index.ts';
+
+/** What a job's worker reports back for one run. */
+export interface WorkerRunResult {
+  outcome: string;
+  text: string;
+  error?: string;
+  usage: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number };
+  costUsd: number;
+}
+
+/** One line, without anything that looks like a credential or one of `secrets`. */
+export function oneLine(s: string, secrets: string[] = []): string {
+  let line = (s.split('\n').find((l) => l.trim()) ?? '').trim();
+  for (const v of secrets) line = line.split(v).join('[redacted]');
+  return line.replace(/\b(sk|xox[abpe]|xapp)-[A-Za-z0-9-_]{6,}/g, '[redacted]').slice(0, 300);
+}
+
+const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`);
+
+/** The text to post for a run's result, and whether it is a failure notice. */
+export function runText(job: Pick<JobRecord, 'name' | 'timeoutMs' | 'budgetUsd'>, result: WorkerRunResult, secrets: string[] = []): { text: string; failed: boolean } {
+  const label = `Scheduled job "${job.name}"`;
+  const text = result.text.trim();
+  switch (result.outcome) {
+    case 'final':
+      return text ? { text, failed: false } : { text: `${label} finished without an answer.`, failed: true };
+    case 'max-turns':
+      return text ? { text: `${text}\n\n(${label} stopped after too many steps.)`, failed: false } : { text: `${label} stopped after too many steps without an answer.`, failed: true };
+    case 'max-tokens':
+      return text ? { text: `${text}\n\n(The answer was cut off.)`, failed: false } : { text: `${label} produced no answer (output limit reached).`, failed: true };
+    case 'timeout':
+      return { text: `${label} timed out after ${seconds(job.timeoutMs)}${result.error ? `: ${oneLine(result.error, secrets)}` : ''}.`, failed: true };
+    case 'budget-exceeded':
+      return { text: `${label} stopped: its budget${job.budgetUsd !== undefined ? ` of $${job.budgetUsd}` : ''} is spent.`, failed: true };
+    case 'cancelled':
+      return { text: `${label} was interrupted before it finished (boxbot stopped or the job was removed).`, failed: true };
+    default:
+      return { text: `${label} failed: ${oneLine(result.error ?? 'unknown error', secrets) || 'unknown error'}`, failed: true };
+  }
+}

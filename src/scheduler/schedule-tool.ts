@@ -1,0 +1,105 @@
+// The built-in `schedule` tool: lets a chat user create, list and remove scheduled jobs ("every
+// weekday at 9 post a digest of this channel here"). Level Write, so only `full` access sees it.
+// Rule: a job targets the current conversation; only admins may target another one, list all
+// jobs or remove jobs of other conversations.
+import type { BuiltinResult, BuiltinTool } from '../agent/tools/builtin.ts';
+import { BoxbotError } from '../errors.ts';
+import { nextOccurrence } from './cron.ts';
+import type { Scheduler } from './scheduler.ts';
+import type { JobRecord } from './types.ts';
+
+/** Who is asking, and where. */
+export interface ScheduleToolContext {
+  /** The conversation the tool is called from (the default target). */
+  conversationKey: string;
+  /** The platform user id of the person talking. */
+  userId: string;
+  /** Admin user ids (`4242` or `telegram:4242`); admins may target any conversation. */
+  admins?: string[];
+}
+
+const DESCRIPTION = [
+  'Create, list or remove scheduled jobs: at each cron time a fresh agent runs the prompt and its answer is posted to the target conversation.',
+  'cron has 5 fields: minute hour day-of-month month day-of-week (0 or 7 = Sunday), e.g. "0 9 * * 1-5" = weekdays at 9:00; give timezone (IANA, e.g. Europe/Berlin) when the user names one.',
+  'For a digest of the conversation, use the prompt "/daily-digest" (optionally followed by the period, e.g. "/daily-digest the last week"); a prompt may also contain {{history}} for the conversation\'s recent messages.',
+  'Rules: the target is this conversation unless the user is an admin; users see and remove only the jobs of this conversation. Jobs run read-only unless access says otherwise.',
+].join(' ');
+
+const ok = (content: string): BuiltinResult => ({ content, isError: false });
+const refuse = (content: string): BuiltinResult => ({ content, isError: true });
+
+function describe(job: JobRecord, here: string): string {
+  const next = job.enabled ? nextOccurrence(job.cron, new Date(), job.timezone) : undefined;
+  const where = job.target === here ? 'this conversation' : job.target;
+  return `${job.id} "${job.name}": ${job.cron}${job.timezone ? ` (${job.timezone})` : ''} → ${where}; ${job.enabled ? `next run ${next?.toISOString() ?? 'never'}` : 'disabled'}; prompt: ${job.prompt.length > 120 ? `${job.prompt.slice(0, 117)}...` : job.prompt}`;
+}
+
+/** The `schedule` tool for one conversation and user. */
+export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContext): BuiltinTool {
+  const platform = ctx.conversationKey.split(':')[0];
+  const admin = (ctx.admins ?? []).some((a) => a === ctx.userId || a === `${platform}:${ctx.userId}`);
+  const mine = (job: JobRecord) => admin || job.target === ctx.conversationKey;
+  return {
+    name: 'schedule',
+    description: DESCRIPTION,
+    permissionLevel: 'Write',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        action: { type: 'string', enum: ['create', 'list', 'remove'], description: 'What to do' },
+        name: { type: 'string', description: 'create: a short name for the job' },
+        cron: { type: 'string', description: 'create: when to run, 5 cron fields' },
+        prompt: { type: 'string', description: 'create: what the agent does at each run; its answer is posted' },
+        timezone: { type: 'string', description: 'create: IANA time zone of the cron times (default: the server\'s)' },
+        target: { type: 'string', description: 'create: conversation key to post to (default: this conversation; others need an admin)' },
+        access: { type: 'string', enum: ['read-only', 'chat-only', 'full'], description: 'create: tool access of the runs (default read-only)' },
+        id: { type: 'string', description: 'remove: the job id (from list)' },
+      },
+      required: ['action'],
+      additionalProperties: false,
+    },
+    async run(input) {
+      const str = (k: string) => (typeof input[k] === 'string' && (input[k] as string).trim() ? (input[k] as string).trim() : undefined);
+      try {
+        switch (input.action) {
+          case 'create': {
+            const target = str('target') ?? ctx.conversationKey;
+            if (target !== ctx.conversationKey && !admin) {
+              return refuse(`only admins may schedule posts to another conversation; this job can only target this conversation (${ctx.conversationKey})`);
+            }
+            const cron = str('cron');
+            const prompt = str('prompt');
+            if (!cron || !prompt) return refuse('create needs cron and prompt');
+            const job = await scheduler.add({
+              name: str('name') ?? prompt.slice(0, 40),
+              cron,
+              prompt,
+              target,
+              ...(str('timezone') ? { timezone: str('timezone')! } : {}),
+              ...(str('access') ? { access: str('access')! } : {}),
+            });
+            return ok(`Scheduled. ${describe(job, ctx.conversationKey)}`);
+          }
+          case 'list': {
+            const jobs = (await scheduler.list()).filter(mine);
+            if (!jobs.length) return ok(admin ? 'There are no scheduled jobs.' : 'No jobs are scheduled for this conversation.');
+            return ok(jobs.map((j) => describe(j, ctx.conversationKey)).join('\n'));
+          }
+          case 'remove': {
+            const id = str('id');
+            if (!id) return refuse('remove needs the job id (see list)');
+            const job = await scheduler.get(id);
+            if (!job || !mine(job)) return refuse(`there is no job ${JSON.stringify(id)} for this conversation`);
+            await scheduler.remove(id);
+            return ok(`Removed job ${id} "${job.name}".`);
+          }
+          default:
+            return refuse('action must be create, list or remove');
+        }
+      } catch (e) {
+        if (e instanceof BoxbotError) return refuse(e.message);
+        throw e;
+      }
+    },
+  };
+}

@@ -1,0 +1,427 @@
+// The scheduler: jobs from the store, scheduled by Bree, each run in its own worker thread; the
+// result (or a failure notice) is delivered to the job's target conversation and logged. Owns the
+// overlap policy, lastRunAt before every run, catch-up at start, and picking up store changes.
+// Example:
+//   const s = createScheduler({ store, loaded, secrets, deliver: (key, text, id) => gateway.post(targetOf(key), text, id) });
+//   await s.start(); await s.add({ name: 'digest', cron: '0 9 * * 1-5', prompt: '/daily-digest', target: 'slack:T1:C2' });
+import { join } from 'node:path';
+import type { Worker } from 'node:worker_threads';
+import type { LoadedConfig } from '../config/load.ts';
+import { secretValues, type Secrets } from '../config/env.ts';
+import type { Logger } from '../log.ts';
+import { silentLogger } from '../log.ts';
+import { encodeName, type JobRecord, type Store } from '../store/index.ts';
+import { JobBree } from './bree-jobs.ts';
+import { missedRun } from './cron.ts';
+import { SchedulerError } from './errors.ts';
+import { transcriptOf } from './job-prompt.ts';
+import { oneLine, runText, type WorkerRunResult } from './run-text.ts';
+import type { Deliver, JobInput, JobLogEntry, RunLogEntry, RunReport, RunTrigger, SchedulerEvent, TargetCheck } from './types.ts';
+import { newJobId, validateJobInput } from './validate.ts';
+import { WORKER_FILE } from './worker-file.ts';
+import { isWorkerMessage, type RunRequest } from './worker-protocol.ts';
+
+/** How a scheduler is wired. */
+export interface SchedulerOptions {
+  store: Store;
+  loaded: LoadedConfig;
+  secrets: Secrets;
+  /** Posts a run's text to its target (the gateway's `post`). Without it runs are logged, not delivered (`boxbot job run`). */
+  deliver?: Deliver;
+  /** Whether a target can receive posts (e.g. its platform's channel is running); used when jobs are added or changed. */
+  isKnownTarget?: TargetCheck;
+  log?: Logger;
+  onEvent?: (event: SchedulerEvent) => void;
+  /** How often the store is re-read for jobs added or changed by other processes (`boxbot job add`); default 5000 ms, 0 = never. */
+  reloadMs?: number;
+  /** Conversation workspaces (default `<dataDir>/workspaces`, as the gateway's). */
+  workspacesDir?: string;
+  /** The worker entry (default: worker.js/.ts next to this module; tests pass their own). */
+  workerFile?: string;
+  /** A worker that has not started its agent after this long is terminated (default 120,000 ms: a cold tool cache compiles first). */
+  startupTimeoutMs?: number;
+  /** A worker still running this long after its job's timeout is terminated (default 10,000 ms). */
+  graceMs?: number;
+  /** Runs a `queue` job may have waiting (default 5; ticks beyond are dropped with a warning). */
+  maxQueued?: number;
+  /** Sandbox threads per job worker (default 1). */
+  sandboxWorkers?: number;
+}
+
+/** A running scheduler. */
+export interface Scheduler {
+  /** Loads the jobs from the store, runs missed ones once (catch-up), and starts their timers. */
+  start(): Promise<void>;
+  /** Stops the timers; runs in flight are cancelled and their notice delivered. */
+  stop(): Promise<void>;
+  /** Validates and stores a new job; throws JobValidationError naming the field. */
+  add(input: JobInput): Promise<JobRecord>;
+  /** Changes fields of a job (validated as a whole). */
+  update(id: string, patch: Partial<JobInput>): Promise<JobRecord>;
+  /** Removes a job and its logs (a run in flight is cancelled); false if there was none. */
+  remove(id: string): Promise<boolean>;
+  /**
+   * Runs a job now: resolves once the run is started or queued, with `done` resolving when it has
+   * finished. Throws SchedulerError `not-found`, or `busy` when it is running and overlap is `skip`.
+   */
+  runNow(id: string): Promise<{ done: Promise<RunReport> }>;
+  get(id: string): Promise<JobRecord | undefined>;
+  list(): Promise<JobRecord[]>;
+  /** The job's run logs, oldest first. */
+  logs(id: string, limit?: number): Promise<JobLogEntry[]>;
+  /** Re-reads the jobs from the store now. */
+  sync(): Promise<void>;
+}
+
+interface Waiter {
+  resolve(report: RunReport): void;
+  reject(error: Error): void;
+}
+
+interface Pending {
+  trigger: RunTrigger;
+  waiters: Waiter[];
+}
+
+interface ActiveRun extends Pending {
+  job: JobRecord;
+  startedAt: string;
+  request: RunRequest;
+  worker?: Worker;
+  result?: WorkerRunResult;
+  workerError?: string;
+  killed?: { outcome: string; reason: string };
+  timer?: NodeJS.Timeout;
+}
+
+interface JobState {
+  /** From the tick until the run is logged (ticks meanwhile follow the overlap policy). */
+  busy: boolean;
+  run?: ActiveRun;
+  queue: Pending[];
+}
+
+const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
+const scheduleOf = (j: JobRecord) => `${j.cron}|${j.timezone ?? ''}|${j.enabled}`;
+
+/** Creates a scheduler; call `start()` to schedule, or use `runNow` alone (CLI). */
+export function createScheduler(o: SchedulerOptions): Scheduler {
+  const log = o.log ?? silentLogger;
+  const emit = (e: SchedulerEvent) => {
+    try {
+      o.onEvent?.(e);
+    } catch (err) {
+      log.warn({ err: (err as Error).message }, 'scheduler event listener failed');
+    }
+  };
+  const secrets = secretValues(o.secrets);
+  const workspacesDir = o.workspacesDir ?? join(o.loaded.dataDir, 'workspaces');
+  const startupTimeoutMs = o.startupTimeoutMs ?? 120_000;
+  const graceMs = o.graceMs ?? 10_000;
+  const maxQueued = o.maxQueued ?? 5;
+  const states = new Map<string, JobState>();
+  /** The latest record seen per job, and the schedule Bree has for it. */
+  const known = new Map<string, JobRecord>();
+  const scheduled = new Map<string, string>();
+  const inflight = new Set<Promise<void>>();
+  let started = false;
+  let stopping = false;
+  let dirty = false;
+  let reloadTimer: NodeJS.Timeout | undefined;
+  let syncing: Promise<void> = Promise.resolve();
+
+  const stateOf = (id: string): JobState => {
+    let s = states.get(id);
+    if (!s) states.set(id, (s = { busy: false, queue: [] }));
+    return s;
+  };
+
+  const bree = new JobBree(
+    o.workerFile ?? WORKER_FILE,
+    {
+      tick: (id) => void tick(id, 'schedule'),
+      created(id, worker) {
+        const run = states.get(id)?.run;
+        if (!run) return;
+        run.worker = worker;
+        worker.postMessage(run.request);
+        arm(id, run, startupTimeoutMs, { outcome: 'error', reason: `its worker did not start within ${Math.round(startupTimeoutMs / 1000)}s` });
+      },
+      message(id, m) {
+        const run = states.get(id)?.run;
+        if (!run || !isWorkerMessage(m)) return;
+        if (m.type === 'started') arm(id, run, run.job.timeoutMs + graceMs, { outcome: 'timeout', reason: 'its worker did not stop at the timeout and was terminated' });
+        else run.result = m.result;
+      },
+      error(id, e) {
+        const run = states.get(id)?.run;
+        if (run && !run.workerError) run.workerError = oneLine(e instanceof Error ? e.message : String(e), secrets);
+      },
+      deleted: (id) => track(finish(id)),
+    },
+    log,
+  );
+
+  function track(p: Promise<void>): void {
+    const q = p.catch((e: unknown) => log.error({ err: (e as Error).message }, 'scheduler: run bookkeeping failed'));
+    inflight.add(q);
+    void q.finally(() => inflight.delete(q));
+  }
+
+  /** Terminates the run's worker if it is still there after `ms`. */
+  function arm(id: string, run: ActiveRun, ms: number, why: { outcome: string; reason: string }): void {
+    clearTimeout(run.timer);
+    run.timer = setTimeout(() => {
+      if (states.get(id)?.run !== run || run.result) return;
+      log.warn({ job: id, reason: why.reason }, 'terminating a job worker');
+      run.killed = why;
+      void run.worker?.terminate();
+    }, ms);
+    run.timer.unref?.();
+  }
+
+  /** A run request (tick, catch-up or manual); returns the refusal when the overlap policy drops it. */
+  function tick(id: string, trigger: RunTrigger, waiter?: Waiter): SchedulerError | undefined {
+    if (stopping) return new SchedulerError('stopped', 'the scheduler is stopping');
+    const state = stateOf(id);
+    const pending: Pending = { trigger, waiters: waiter ? [waiter] : [] };
+    if (!state.busy) {
+      begin(id, state, pending);
+      return undefined;
+    }
+    const overlap = known.get(id)?.overlap ?? 'skip';
+    if (overlap === 'queue' && state.queue.length < maxQueued) {
+      state.queue.push(pending);
+      log.info({ job: id, depth: state.queue.length }, 'job still running: run queued');
+      emit({ type: 'queued', jobId: id, depth: state.queue.length });
+      return undefined;
+    }
+    log.info({ job: id, overlap }, overlap === 'queue' ? 'job queue full: tick dropped' : 'job still running: tick skipped');
+    emit({ type: 'skipped', jobId: id });
+    return new SchedulerError('busy', `job "${id}" is already running${overlap === 'queue' ? ` and ${maxQueued} runs are queued` : ' (overlap: skip)'}`);
+  }
+
+  function begin(id: string, state: JobState, pending: Pending): void {
+    state.busy = true;
+    track(
+      launch(id, state, pending).catch(async (e: unknown) => {
+        // Nothing was started: free the job and tell whoever waits.
+        state.run = undefined;
+        state.busy = false;
+        for (const w of pending.waiters) w.reject(e as Error);
+        log.error({ job: id, err: (e as Error).message }, 'job run could not start');
+        next(id, state);
+      }),
+    );
+  }
+
+  async function launch(id: string, state: JobState, pending: Pending): Promise<void> {
+    const stored = await o.store.jobs.get(id);
+    if (!stored) throw new SchedulerError('not-found', `no job "${id}"`);
+    const startedAt = new Date().toISOString();
+    // Recorded before the worker starts: a restart after this point never runs this tick again.
+    const job = await o.store.jobs.update(id, { lastRunAt: startedAt });
+    known.set(id, job);
+    const history = (await o.store.conversations.get(job.target))?.messages ?? [];
+    const request: RunRequest = {
+      type: 'run',
+      job,
+      loaded: o.loaded,
+      secrets: { ...o.secrets },
+      workspace: join(workspacesDir, encodeName(job.target)),
+      transcript: transcriptOf(history),
+      logLevel: log.level,
+      sandboxWorkers: o.sandboxWorkers ?? 1,
+    };
+    state.run = { ...pending, job, startedAt, request };
+    emit({ type: 'run-start', jobId: id, trigger: pending.trigger, startedAt });
+    log.info({ job: id, trigger: pending.trigger }, 'job run started');
+    if (!bree.has(id)) await bree.addJob(job);
+    await bree.spawn(id);
+    if (!state.run.worker) {
+      // Bree did not start a worker (it says why in its log); end the run as a failure.
+      state.run.workerError = 'the job worker could not be started';
+      await finish(id);
+    }
+  }
+
+  async function finish(id: string): Promise<void> {
+    const state = states.get(id);
+    const run = state?.run;
+    if (!state || !run) return;
+    state.run = undefined;
+    clearTimeout(run.timer);
+    const result: WorkerRunResult = run.result ?? {
+      outcome: run.killed?.outcome ?? 'error',
+      text: '',
+      error: run.killed?.reason ?? run.workerError ?? 'the job worker exited without a result',
+      usage: NO_USAGE,
+      costUsd: 0,
+    };
+    const { text, failed } = runText(run.job, result, secrets);
+    let delivered: string | null = null;
+    let deliverError: string | undefined;
+    if (o.deliver) {
+      try {
+        delivered = (await o.deliver(run.job.target, text, `job:${id}:${run.startedAt}`))[0] ?? null;
+      } catch (e) {
+        deliverError = oneLine((e as Error).message, secrets);
+        log.error({ job: id, target: run.job.target, err: deliverError }, 'job result not delivered');
+      }
+    }
+    const error = [failed ? oneLine(result.error ?? text, secrets) : undefined, deliverError ? `not delivered: ${deliverError}` : undefined].filter(Boolean).join('; ');
+    const entry: RunLogEntry = {
+      jobId: id,
+      startedAt: run.startedAt,
+      finishedAt: new Date().toISOString(),
+      outcome: result.outcome,
+      delivered,
+      ...(error ? { error } : {}),
+      usage: result.usage,
+      costUsd: result.costUsd,
+      trigger: run.trigger,
+    };
+    // A job removed while it ran has no log any more.
+    if (await o.store.jobs.get(id)) await o.store.jobs.appendLog(entry);
+    log.info({ job: id, outcome: entry.outcome, delivered, costUsd: entry.costUsd }, 'job run finished');
+    const report: RunReport = { entry, text, failed };
+    emit({ type: 'run-end', jobId: id, report });
+    for (const w of run.waiters) w.resolve(report);
+    state.busy = false;
+    next(id, state);
+  }
+
+  function next(id: string, state: JobState): void {
+    if (stopping) {
+      for (const p of state.queue.splice(0)) for (const w of p.waiters) w.reject(new SchedulerError('stopped', 'the scheduler stopped'));
+      return;
+    }
+    const pending = state.queue.shift();
+    if (pending) begin(id, state, pending);
+    else if (dirty && started) void sync();
+  }
+
+  /** Brings Bree in line with the store: new jobs added (and caught up), changed ones rescheduled, removed ones dropped. */
+  async function syncOnce(): Promise<void> {
+    const jobs = await o.store.jobs.list();
+    dirty = false;
+    const now = new Date();
+    const seen = new Set<string>();
+    for (const job of jobs) {
+      seen.add(job.id);
+      const first = !known.has(job.id);
+      known.set(job.id, job);
+      const schedule = scheduleOf(job);
+      if (scheduled.get(job.id) === schedule) continue;
+      if (stateOf(job.id).busy) {
+        dirty = true; // rescheduled once the run is over
+        continue;
+      }
+      try {
+        if (bree.has(job.id)) await bree.remove(job.id);
+        await bree.addJob(job);
+        scheduled.set(job.id, schedule);
+        if (job.enabled) await bree.start(job.id);
+      } catch (e) {
+        scheduled.delete(job.id);
+        log.error({ job: job.id, err: (e as Error).message.split('\n')[0] }, 'job cannot be scheduled');
+        continue;
+      }
+      // Catch-up: a run missed while boxbot was down (or before it saw the job) runs once now.
+      const since = job.lastRunAt ?? job.createdAt;
+      if (first && job.enabled && since && missedRun(job.cron, new Date(since), now, job.timezone)) {
+        log.info({ job: job.id, since }, 'a run was missed: catching up once');
+        void tick(job.id, 'catch-up');
+      }
+    }
+    for (const id of [...known.keys()]) {
+      if (seen.has(id)) continue;
+      known.delete(id);
+      scheduled.delete(id);
+      if (bree.has(id)) await bree.remove(id);
+    }
+    emit({ type: 'synced', jobIds: [...seen] });
+  }
+
+  function sync(): Promise<void> {
+    if (stopping) return Promise.resolve();
+    const run = syncing.then(syncOnce);
+    syncing = run.catch((e: unknown) => log.error({ err: (e as Error).message }, 'scheduler: reading jobs failed'));
+    return run;
+  }
+
+  async function mustGet(id: string): Promise<JobRecord> {
+    const job = await o.store.jobs.get(id);
+    if (!job) throw new SchedulerError('not-found', `no job "${id}"`);
+    return job;
+  }
+
+  return {
+    async start() {
+      if (started) return;
+      started = true;
+      await sync();
+      if ((o.reloadMs ?? 5000) > 0) {
+        reloadTimer = setInterval(() => void sync().catch(() => undefined), o.reloadMs ?? 5000);
+        reloadTimer.unref();
+      }
+    },
+    async stop() {
+      if (stopping) return;
+      stopping = true;
+      clearInterval(reloadTimer);
+      await syncing;
+      for (const [id, state] of states) next(id, state);
+      // Bree asks running workers to cancel; a worker that does not react is terminated.
+      const force = setTimeout(() => {
+        for (const w of bree.workers.values()) void w.terminate();
+      }, graceMs);
+      await bree.stop();
+      clearTimeout(force);
+      while (inflight.size) await Promise.allSettled([...inflight]);
+    },
+    async add(input) {
+      const fields = await validateJobInput(input, o.isKnownTarget);
+      const job: JobRecord = { id: newJobId(fields.name), ...fields, createdAt: new Date().toISOString() };
+      await o.store.jobs.put(job);
+      log.info({ job: job.id, cron: job.cron, target: job.target }, 'job added');
+      if (started) await sync();
+      return job;
+    },
+    async update(id, patch) {
+      const current = await mustGet(id);
+      const { timezone: _tz, model: _model, budgetUsd: _budget, ...base } = current;
+      const merged: JobInput = { ...current, ...patch };
+      // Only a changed target is checked against the running channels (a stored one may be down for now).
+      const fields = await validateJobInput(merged, merged.target === current.target ? undefined : o.isKnownTarget);
+      const job: JobRecord = { ...base, ...fields };
+      await o.store.jobs.put(job);
+      if (started) await sync();
+      return job;
+    },
+    async remove(id) {
+      const existed = await o.store.jobs.remove(id);
+      const state = states.get(id);
+      for (const p of state?.queue.splice(0) ?? []) for (const w of p.waiters) w.reject(new SchedulerError('not-found', `job "${id}" was removed`));
+      if (started) await sync();
+      else if (bree.has(id)) await bree.remove(id);
+      return existed;
+    },
+    async runNow(id) {
+      known.set(id, await mustGet(id));
+      let waiter!: Waiter;
+      const done = new Promise<RunReport>((resolve, reject) => (waiter = { resolve, reject }));
+      const refused = tick(id, 'manual', waiter);
+      if (refused) throw refused;
+      void done.catch(() => undefined); // the caller may not wait
+      return { done };
+    },
+    get: (id) => o.store.jobs.get(id),
+    list: () => o.store.jobs.list(),
+    async logs(id, limit) {
+      await mustGet(id);
+      return o.store.jobs.logs(id, limit);
+    },
+    sync,
+  };
+}

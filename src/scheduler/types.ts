@@ -1,0 +1,58 @@
+// The scheduler's public shapes: what a caller gives to create a job, what a run reports,
+// and the events a scheduler emits while it works.
+import type { JobLogEntry, JobRecord } from '../store/index.ts';
+
+/** A job as callers define it (CLI, admin API, the `schedule` tool); defaults fill the rest. */
+export interface JobInput {
+  name: string;
+  /** 5 fields (minute hour day month weekday) or 6 with seconds first. */
+  cron: string;
+  prompt: string;
+  /** The conversation key the result is posted to. */
+  target: string;
+  /** IANA time zone (default: the machine's). */
+  timezone?: string;
+  /** `provider/model` (default: the configured model). */
+  model?: string;
+  /** Default `read-only`. */
+  access?: string;
+  /** Whole run limit in ms (default 300,000). */
+  timeoutMs?: number;
+  budgetUsd?: number;
+  enabled?: boolean;
+  /** What a tick does while the previous run is still going (default `skip`). */
+  overlap?: string;
+}
+
+/** Why a run happened. */
+export type RunTrigger = 'schedule' | 'catch-up' | 'manual';
+
+/** A run log entry as the scheduler writes it (the store keeps the extra `trigger`). */
+export type RunLogEntry = JobLogEntry & { trigger: RunTrigger };
+
+/** What `runNow` resolves with: the log entry and the text that was (or would have been) posted. */
+export interface RunReport {
+  entry: RunLogEntry;
+  text: string;
+  /** Whether the run failed (then `text` is the failure notice). */
+  failed: boolean;
+}
+
+/** What a scheduler reports while it works (tests and metrics listen). */
+export type SchedulerEvent =
+  | { type: 'run-start'; jobId: string; trigger: RunTrigger; startedAt: string }
+  | { type: 'run-end'; jobId: string; report: RunReport }
+  /** A tick found the previous run still going and overlap is `skip`. */
+  | { type: 'skipped'; jobId: string }
+  /** A tick found the previous run still going and was queued behind it. */
+  | { type: 'queued'; jobId: string; depth: number }
+  /** The jobs in the store were (re)loaded. */
+  | { type: 'synced'; jobIds: string[] };
+
+/** Delivers a text to a conversation (the gateway's `post`); resolves with platform message ids. */
+export type Deliver = (conversationKey: string, text: string, id: string) => Promise<string[]>;
+
+/** Says whether a conversation can receive posts: true, or a reason why not. */
+export type TargetCheck = (conversationKey: string) => true | string;
+
+export type { JobLogEntry, JobRecord };

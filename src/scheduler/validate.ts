@@ -1,0 +1,124 @@
+// Checks a job definition before it is stored: every refusal names the field and says what
+// was expected. Cron patterns go through Bree's own validator, so what passes here schedules.
+import Bree from 'bree';
+import { decodeConversationKey } from '../adapters/conversation-key.ts';
+import type { JobRecord } from '../store/index.ts';
+import { cronFields, isTimeZone, nextOccurrence } from './cron.ts';
+import { JobValidationError } from './errors.ts';
+import type { JobInput, TargetCheck } from './types.ts';
+
+/** Default whole-run limit of a job (5 minutes). */
+export const DEFAULT_JOB_TIMEOUT_MS = 300_000;
+const MAX_TIMEOUT_MS = 24 * 3600_000;
+const ACCESS = ['full', 'read-only', 'chat-only'] as const;
+const OVERLAP = ['skip', 'queue'] as const;
+
+let validator: Bree | undefined;
+const noop = function scheduledJob(): void {};
+
+/** The quick checks of a cron expression (present, 5 or 6 fields); returns it normalized. */
+function checkCronShape(expr: unknown): string {
+  if (typeof expr !== 'string' || !expr.trim()) throw new JobValidationError('cron', 'expected a cron expression such as "0 9 * * 1-5"');
+  const cron = expr.trim().replace(/\s+/g, ' ');
+  const n = cronFields(cron);
+  if (n !== 5 && n !== 6) {
+    throw new JobValidationError('cron', `"${cron}" has ${n} field${n === 1 ? '' : 's'}; expected 5 (minute hour day month weekday) or 6 (second first)`);
+  }
+  return cron;
+}
+
+/** Refuses a cron expression Bree would not schedule (or that never fires); returns it normalized. */
+export async function validateCron(expr: unknown): Promise<string> {
+  const cron = checkCronShape(expr);
+  validator ??= new Bree({ root: false, doRootCheck: false, logger: false });
+  try {
+    await validator.validateJob({ name: 'cron-check', path: noop, cron, hasSeconds: cronFields(cron) === 6 }, 0, [], validator.config);
+  } catch (e) {
+    const reasons = String((e as Error).message)
+      .split('\n')
+      .map((l) => l.replace(/^.*had an invalid cron pattern: /, '').trim())
+      .filter(Boolean);
+    throw new JobValidationError('cron', `"${cron}" is not a valid cron expression: ${reasons.join('; ') || 'rejected'}`);
+  }
+  let next: Date | undefined;
+  try {
+    next = nextOccurrence(cron, new Date());
+  } catch (e) {
+    throw new JobValidationError('cron', `"${cron}" is not a valid cron expression: ${(e as Error).message}`);
+  }
+  if (!next || next.getFullYear() > new Date().getFullYear() + 10) throw new JobValidationError('cron', `"${cron}" never fires`);
+  return cron;
+}
+
+function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[], fallback: T): T {
+  if (value === undefined || value === null || value === '') return fallback;
+  if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
+  throw new JobValidationError(field, `expected ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}, got ${JSON.stringify(value)}`);
+}
+
+/** Refuses a target that is not a conversation key, or that `isKnownTarget` rejects. */
+export function checkTarget(target: unknown, isKnownTarget?: TargetCheck): string {
+  if (typeof target !== 'string' || !target.trim()) throw new JobValidationError('target', 'expected a conversation key such as telegram:-100123 or slack:T01:C02');
+  const key = target.trim();
+  let platform: string;
+  try {
+    platform = decodeConversationKey(key).platform;
+  } catch (e) {
+    throw new JobValidationError('target', (e as Error).message);
+  }
+  if (platform === 'terminal') throw new JobValidationError('target', `${key} is a terminal session; scheduled jobs post to chat channels`);
+  const known = isKnownTarget ? isKnownTarget(key) : true;
+  if (known !== true) throw new JobValidationError('target', known);
+  return key;
+}
+
+function positive(field: string, value: unknown, opts: { integer?: boolean; max?: number } = {}): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const n = typeof value === 'string' ? Number(value) : value;
+  if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || (opts.integer && !Number.isInteger(n))) {
+    throw new JobValidationError(field, `expected a positive ${opts.integer ? 'whole ' : ''}number, got ${JSON.stringify(value)}`);
+  }
+  if (opts.max !== undefined && n > opts.max) throw new JobValidationError(field, `at most ${opts.max}, got ${n}`);
+  return n;
+}
+
+function text(field: string, value: unknown, max: number): string {
+  if (typeof value !== 'string' || !value.trim()) throw new JobValidationError(field, 'expected a non-empty text');
+  if (value.length > max) throw new JobValidationError(field, `at most ${max} characters, got ${value.length}`);
+  return value.trim();
+}
+
+/** The job fields of `input`, checked and with defaults; throws JobValidationError naming the field. */
+export async function validateJobInput(input: JobInput, isKnownTarget?: TargetCheck): Promise<Omit<JobRecord, 'id' | 'createdAt' | 'lastRunAt'>> {
+  const name = text('name', input.name, 100);
+  const cron = await validateCron(input.cron);
+  const prompt = text('prompt', input.prompt, 20_000);
+  const target = checkTarget(input.target, isKnownTarget);
+  if (input.timezone !== undefined && input.timezone !== '' && (typeof input.timezone !== 'string' || !isTimeZone(input.timezone))) {
+    throw new JobValidationError('timezone', `unknown time zone ${JSON.stringify(input.timezone)}; use an IANA name such as Europe/Berlin or UTC`);
+  }
+  if (input.model !== undefined && input.model !== '' && (typeof input.model !== 'string' || !/^[^/\s]+\/\S+$/.test(input.model))) {
+    throw new JobValidationError('model', `expected provider/model such as openai/gpt-4o-mini, got ${JSON.stringify(input.model)}`);
+  }
+  if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw new JobValidationError('enabled', `expected true or false, got ${JSON.stringify(input.enabled)}`);
+  const budgetUsd = positive('budgetUsd', input.budgetUsd);
+  return {
+    name,
+    cron,
+    prompt,
+    target,
+    ...(input.timezone ? { timezone: input.timezone } : {}),
+    ...(input.model ? { model: input.model } : {}),
+    access: oneOf('access', input.access, ACCESS, 'read-only'),
+    timeoutMs: positive('timeoutMs', input.timeoutMs, { integer: true, max: MAX_TIMEOUT_MS }) ?? DEFAULT_JOB_TIMEOUT_MS,
+    ...(budgetUsd !== undefined ? { budgetUsd } : {}),
+    enabled: input.enabled ?? true,
+    overlap: oneOf('overlap', input.overlap, OVERLAP, 'skip'),
+  };
+}
+
+/** A readable, unique job id from its name: `daily-digest-3f9a2c`. */
+export function newJobId(name: string): string {
+  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30).replace(/-+$/, '') || 'job';
+  return `${slug === 'index' ? 'job-index' : slug}-${Math.random().toString(16).slice(2, 8).padEnd(6, '0')}`;
+}

@@ -1,0 +1,32 @@
+// Messages between the scheduler (main thread) and a job's worker thread. Bree's own strings
+// ('cancel' in, 'done' out) travel on the same port.
+import type { LoadedConfig } from '../config/load.ts';
+import type { JobRecord } from '../store/index.ts';
+import type { WorkerRunResult } from './run-text.ts';
+
+/** Main → worker: everything one run needs (the worker reads no files of the store). */
+export interface RunRequest {
+  type: 'run';
+  job: JobRecord;
+  loaded: LoadedConfig;
+  /** Provider keys and base URLs; the worker passes them to its providers only. */
+  secrets: Record<string, string | undefined>;
+  /** The target conversation's workspace (the policy's workspace). */
+  workspace: string;
+  /** The target conversation's recent messages (see job-prompt.ts). */
+  transcript: string;
+  logLevel: string;
+  /** Sandbox threads of the worker's own runtime. */
+  sandboxWorkers: number;
+}
+
+/** Worker → main. */
+export type WorkerMessage =
+  /** The runtime is built and the agent starts (the run's timeout counts from here). */
+  | { type: 'started' }
+  | { type: 'result'; result: WorkerRunResult };
+
+/** True for a message of the protocol (not one of Bree's strings). */
+export function isWorkerMessage(m: unknown): m is WorkerMessage {
+  return typeof m === 'object' && m !== null && ((m as { type?: unknown }).type === 'started' || (m as { type?: unknown }).type === 'result');
+}
