@@ -10,7 +10,7 @@ import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
 import { createAgentRuntime, type AgentRuntime } from './agent/runtime.ts';
 import type { BuiltinTool } from './agent/tools/builtin.ts';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.ts';
-import { readSecrets, type Secrets } from './config/env.ts';
+import { configuredKeyNames, readSecrets, type Secrets } from './config/env.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createAgentRunner } from './gateway/agent-runner.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
@@ -104,7 +104,7 @@ export function channelAdapters(loaded: LoadedConfig, secrets: Secrets, store: S
 /** Starts the gateway on the config's defaults; resolves once every channel is up. */
 export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const loaded = loadConfig(o.configFile, o.cwd);
-  const secrets = readSecrets(o.env);
+  const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
   const log = o.log ?? createLogger();
   const store = createFileStore(loaded.dataDir, { logger: log.child({ scope: 'store' }) });
   const metrics = createMetrics();

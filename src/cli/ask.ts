@@ -6,7 +6,7 @@ import { runAgent, type AgentPolicy } from '../agent/run-agent.ts';
 import { createAgentRuntime, type AgentRuntime } from '../agent/runtime.ts';
 import type { AgentEvent } from '../agent/loop/types.ts';
 import type { Message } from '../agent/types.ts';
-import { readSecrets } from '../config/env.ts';
+import { configuredKeyNames, readSecrets } from '../config/env.ts';
 import { loadConfig } from '../config/load.ts';
 import { UsageError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
@@ -36,7 +36,7 @@ function policyOf(flags: AskFlags, rt: AgentRuntime): AgentPolicy {
 
 async function runtimeFor(configFile: string | undefined): Promise<AgentRuntime> {
   const loaded = loadConfig(configFile);
-  return createAgentRuntime({ loaded, secrets: readSecrets(), log: silentLogger, watch: false });
+  return createAgentRuntime({ loaded, secrets: readSecrets(process.env, configuredKeyNames(loaded.config)), log: silentLogger, watch: false });
 }
 
 /** Status lines on stderr (only on a terminal, so piped output stays clean). */

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { listSkills } from '../agent/skills/index.ts';
 import { createToolRegistry, toolCacheDir, toolDirs } from '../agent/tools/index.ts';
 import { defaultModelSpec, listProviders, parseModelSpec } from '../agent/providers/index.ts';
-import { readSecrets, type Secrets } from '../config/env.ts';
+import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
 import { loadConfig, type LoadedConfig } from '../config/load.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
@@ -99,7 +99,7 @@ export async function doctor(configFile: string | undefined, opts: { env?: NodeJ
   const lines: Line[] = [];
   const loaded = loadConfig(configFile); // a bad config throws a ConfigError naming the field (exit 2)
   lines.push({ ok: true, what: 'config', detail: loaded.file ?? 'none (defaults)' });
-  const secrets = readSecrets(opts.env);
+  const secrets = readSecrets(opts.env, configuredKeyNames(loaded.config));
   lines.push(...(await checkProviders(loaded, secrets, !opts.offline)));
   lines.push(...(await checkChannels(loaded, secrets)));
   const host = loaded.config.http.host;

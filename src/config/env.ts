@@ -20,13 +20,15 @@ export const SECRET_VARIABLES = [
 export type Secrets = Readonly<Record<string, string | undefined>>;
 
 /**
- * Reads secrets from `env` (default: the process environment). Empty strings count as unset.
+ * Reads secrets from `env` (default: the process environment), plus `extraNames` (e.g. the
+ * config's `providers.*.apiKeyEnv`). Empty strings count as unset.
  * The returned object is frozen; pass it down instead of reading process.env elsewhere.
  */
-export function readSecrets(env: NodeJS.ProcessEnv = process.env): Secrets {
+export function readSecrets(env: NodeJS.ProcessEnv = process.env, extraNames: string[] = []): Secrets {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
-    if (v !== undefined && v !== '' && (/_API_KEY$|_BASE_URL$|_TOKEN$|_SECRET$/.test(k) || (SECRET_VARIABLES as readonly string[]).includes(k))) out[k] = v;
+    if (v === undefined || v === '') continue;
+    if (/_API_KEY$|_BASE_URL$|_TOKEN$|_SECRET$/.test(k) || (SECRET_VARIABLES as readonly string[]).includes(k) || extraNames.includes(k)) out[k] = v;
   }
   return Object.freeze(out);
 }
@@ -36,4 +38,9 @@ export function secretValues(secrets: Secrets): string[] {
   return Object.entries(secrets)
     .filter(([k, v]) => v && v.length >= 8 && !/_BASE_URL$/.test(k))
     .map(([, v]) => v!);
+}
+
+/** The key variables the config names for custom providers (read besides the standard ones). */
+export function configuredKeyNames(config: { providers?: Record<string, { apiKeyEnv?: string | undefined }> | undefined }): string[] {
+  return Object.values(config.providers ?? {}).flatMap((p) => (p.apiKeyEnv ? [p.apiKeyEnv] : []));
 }

@@ -50,8 +50,6 @@ export const DEFAULT_MODELS: Readonly<Record<string, string>> = Object.freeze({
   openai: 'openai/gpt-4o',
 });
 
-const KEY_NAME_READ = /_API_KEY$|_TOKEN$|_SECRET$/;
-
 function statusOf(name: string, ctx: Pick<ResolveContext, 'config' | 'secrets'>): ProviderStatus | undefined {
   const preset = PROVIDER_PRESETS[name];
   const cfg = ctx.config.providers?.[name];
@@ -66,7 +64,6 @@ function statusOf(name: string, ctx: Pick<ResolveContext, 'config' | 'secrets'>)
   if (!baseURL) problem = `providers.${name}.baseURL is not set in the config (or ${baseURLEnvOf(name)} in the environment)`;
   else if (keyRequired && !hasKey) {
     problem = keyEnv ? `set ${keyEnv}` : `set providers.${name}.apiKeyEnv in the config`;
-    if (keyEnv && !KEY_NAME_READ.test(keyEnv)) problem += ` (boxbot only reads key variables ending in _API_KEY, _TOKEN or _SECRET; rename it)`;
   }
   return {
     name,

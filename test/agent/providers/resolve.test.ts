@@ -1,6 +1,7 @@
 // Resolving `provider/model` strings: clear errors naming what is missing, base URL precedence, custom
 // providers, the doctor's list and the "no key configured" hint.
 import assert from 'node:assert/strict';
+import { configuredKeyNames, readSecrets } from '../../../src/config/env.ts';
 import { describe, it } from 'node:test';
 import { configSchema } from '../../../src/config/schema.ts';
 import {
@@ -44,8 +45,12 @@ describe('resolveModel', () => {
     const withUrl = configSchema.parse({ providers: { corp: { type: 'openai-compatible', baseURL: 'http://10.0.0.5/v1', apiKeyEnv: 'CORP_KEY' } } });
     assert.equal(
       checkModel('corp/m', { config: withUrl, secrets: {} }),
-      'corp/m needs CORP_KEY (boxbot only reads key variables ending in _API_KEY, _TOKEN or _SECRET; rename it)',
+      'corp/m needs CORP_KEY',
     );
+    // The config's own key variable is read even though its name is not a standard one.
+    const secrets = readSecrets({ CORP_KEY: 'k-123', HOME: '/root' }, configuredKeyNames(withUrl));
+    assert.equal(checkModel('corp/m', { config: withUrl, secrets }), undefined);
+    assert.equal(secrets.HOME, undefined);
   });
 
   it('takes the base URL from the config first, then <NAME>_BASE_URL, then the preset', async () => {
