@@ -1,88 +1,14 @@
 // A Telegram Bot API server on 127.0.0.1 for tests and benchmarks: `/bot<token>/<method>` with
 // JSON, urlencoded or multipart bodies, long-poll getUpdates with offset confirmation, webhook
 // delivery with the secret header, sent messages, edits and chat actions, and injectable faults.
-import { createServer, request, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readParams, type Params } from './body.ts';
 import type { MessageEntity } from './html.ts';
 import { BotApiError, callMethod } from './methods.ts';
+import type { ChatAction, ChatState, EmulatedMessage, Fault, RecordedCall, TelegramEmulatorOptions, UserMessageOptions } from './types.ts';
 import { autoEntities, type ChatInfo, type UserInfo } from './updates.ts';
-
-/** A message as the emulator holds it (latest text after edits). */
-export interface EmulatedMessage {
-  chatId: string;
-  threadId?: string;
-  messageId: string;
-  /** What users see (after HTML parsing). */
-  text: string;
-  entities: MessageEntity[];
-  /** The text exactly as sent, and its parse_mode. */
-  sentText: string;
-  parseMode?: string;
-  edits: number;
-  fromBot: boolean;
-  replyTo?: string;
-  date: number;
-}
-
-/** A sendChatAction call. */
-export interface ChatAction {
-  chatId: string;
-  threadId?: string;
-  action: string;
-}
-
-/** A failure injected into the next matching calls. */
-export interface Fault {
-  /** Methods it applies to (default: any). */
-  methods?: string[];
-  /** Further condition on the call's parameters. */
-  when?: (params: Params) => boolean;
-  count: number;
-  /** Cut the connection instead of answering (a network failure). */
-  network?: boolean;
-  error_code: number;
-  description: string;
-  retry_after?: number;
-}
-
-/** One call the emulator answered. */
-export interface RecordedCall {
-  method: string;
-  params: Params;
-  status: number;
-}
-
-/** Options of startTelegramEmulator. */
-export interface TelegramEmulatorOptions {
-  token?: string;
-  bot?: { id: number; username: string; first_name?: string };
-  /** Wait before redelivering a webhook update that was not answered 2xx (ms). Default 50. */
-  webhookRetryMs?: number;
-}
-
-/** A user's message, as userMessage takes it. */
-export interface UserMessageOptions {
-  chat: ChatInfo;
-  from: UserInfo;
-  text: string;
-  /** Default: the mentions, bot commands and URLs Telegram detects by itself. */
-  entities?: MessageEntity[];
-  /** A forum topic id (created on first use). */
-  threadId?: number;
-  /** The message id this one replies to. */
-  replyTo?: number;
-  /** The update field: `message` (default), `edited_message` (delivered with an edit_date) or `channel_post` (no sender). */
-  kind?: 'message' | 'edited_message' | 'channel_post';
-}
-
-/** A chat the emulator knows. */
-export interface ChatState {
-  chat: ChatInfo;
-  nextMessageId: number;
-  messages: Map<number, EmulatedMessage>;
-  topics: Map<number, { name: string; creator: UserInfo }>;
-}
+import { postUpdate } from './webhook-post.ts';
 
 interface Queued {
   update_id: number;
@@ -331,7 +257,7 @@ export class TelegramEmulator {
     try {
       while (!this.closed && this.hook && this.queue.length > 0) {
         const next = this.queue[0]!;
-        const status = await this.post(this.hook, next.update);
+        const status = await postUpdate(this.hook, next.update);
         this.webhookAttempts.push({ updateId: next.update_id, status });
         if (status >= 200 && status < 300) {
           if (this.queue[0] === next) this.queue.shift();
@@ -342,22 +268,6 @@ export class TelegramEmulator {
     } finally {
       this.delivering = false;
     }
-  }
-
-  private post(hook: { url: string; secret?: string }, update: unknown): Promise<number> {
-    const body = JSON.stringify(update);
-    return new Promise((resolve) => {
-      const req = request(hook.url, {
-        method: 'POST',
-        agent: false,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(hook.secret ? { 'x-telegram-bot-api-secret-token': hook.secret } : {}) },
-      }, (res) => {
-        res.resume();
-        res.on('end', () => resolve(res.statusCode ?? 0));
-      });
-      req.on('error', () => resolve(0));
-      req.end(body);
-    });
   }
 
   // ---- HTTP --------------------------------------------------------------------------------
