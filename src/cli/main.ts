@@ -11,6 +11,7 @@ import { ask, chat, type AskFlags } from './ask.ts';
 import { doctor } from './doctor.ts';
 import { skillList } from './skill-list.ts';
 import { start } from './start.ts';
+import { registerJobCommands } from './job.ts';
 import { toolList, type ToolListFlags } from './tool-list.ts';
 import { toolRun, type ToolRunFlags } from './tool-run.ts';
 import { toolValidate, type ToolValidateFlags } from './tool-validate.ts';
@@ -111,10 +112,7 @@ export function buildProgram(): Command {
     .action(async (flags: { format?: string }) => {
       process.exitCode = await skillList(flags, loadConfig(configFile()).dataDir);
     });
-  const job = program.command('job').description('scheduled jobs');
-  for (const sub of ['add', 'list', 'remove', 'run', 'logs']) {
-    job.command(sub).allowUnknownOption().allowExcessArguments().action(notYet(`job ${sub}`, 'scheduled jobs (issue #6)'));
-  }
+  registerJobCommands(program.command('job').description('scheduled jobs'), () => program.opts<{ config?: string }>().config);
   program
     .command('doctor')
     .description('check config, tokens, providers, tools and store, and print what to fix')

@@ -36,7 +36,7 @@ export async function validateCron(expr: unknown): Promise<string> {
   } catch (e) {
     const reasons = String((e as Error).message)
       .split('\n')
-      .map((l) => l.replace(/^.*had an invalid cron pattern: /, '').trim())
+      .map((l) => l.replace(/^.*had an invalid cron pattern: /, '').replace(/\s*\(Input cron: .*\)\s*$/, '').trim())
       .filter(Boolean);
     throw new JobValidationError('cron', `"${cron}" is not a valid cron expression: ${reasons.join('; ') || 'rejected'}`);
   }

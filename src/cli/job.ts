@@ -1,0 +1,203 @@
+// `boxbot job add|list|remove|run|logs`: manage scheduled jobs in the store. A running gateway
+// picks up changes made here within its scheduler's reload interval (5 s). `job run` runs the job
+// once in this process (a worker thread, as the gateway would) and prints the result; it is NOT
+// posted to the target, since delivery needs the running gateway's channels.
+// Example: boxbot job add --name digest --cron "0 9 * * 1-5" --prompt "/daily-digest" --target slack:T01:C02
+import type { Command } from 'commander';
+import { readSecrets } from '../config/env.ts';
+import { loadConfig } from '../config/load.ts';
+import { UsageError } from '../errors.ts';
+import { configuredTargetCheck, createScheduler, JobValidationError, nextOccurrence, type JobInput, type JobRecord, type Scheduler } from '../scheduler/index.ts';
+import { createFileStore, type Store } from '../store/index.ts';
+
+/** Flags of `job add`. */
+export interface JobAddFlags {
+  name: string;
+  cron: string;
+  prompt: string;
+  target: string;
+  timezone?: string;
+  model?: string;
+  access?: string;
+  timeout?: string;
+  budget?: string;
+  overlap?: string;
+  disabled?: boolean;
+  format: string;
+}
+
+const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
+
+function format(f: string | undefined): 'text' | 'json' {
+  if (f === undefined || f === 'text' || f === 'json') return f ?? 'text';
+  throw new UsageError(`--format: expected text or json, got ${JSON.stringify(f)}`);
+}
+
+/** `120000`, `90s`, `5m`, `1h` → milliseconds. */
+export function parseDuration(flag: string, v: string): number {
+  const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
+  if (!m) throw new UsageError(`${flag}: expected milliseconds or a duration such as 90s, 5m, 1h; got ${JSON.stringify(v)}`);
+  const n = Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const)[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+  return Math.round(n);
+}
+
+function parseBudget(v: string): number {
+  const n = Number(v.replace(/^\$/, ''));
+  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--budget: expected a positive amount in USD such as 0.50, got ${JSON.stringify(v)}`);
+  return n;
+}
+
+/** Opens the store and a scheduler (not started) for one command, and closes them after. */
+async function withScheduler<T>(configFile: string | undefined, fn: (s: Scheduler, store: Store) => Promise<T>): Promise<T> {
+  const loaded = loadConfig(configFile);
+  const secrets = readSecrets();
+  const store = createFileStore(loaded.dataDir);
+  const scheduler = createScheduler({ store, loaded, secrets, isKnownTarget: configuredTargetCheck(loaded.config, secrets), reloadMs: 0 });
+  try {
+    return await fn(scheduler, store);
+  } catch (e) {
+    // Validation errors are usage errors of the command (exit 2); the message names the field.
+    if (e instanceof JobValidationError) throw new UsageError(`${flagOf(e.field)}: ${e.message.slice(e.field.length + 2)}`);
+    throw e;
+  } finally {
+    await scheduler.stop();
+    await store.close();
+  }
+}
+
+const FLAGS: Record<string, string> = { timeoutMs: '--timeout', budgetUsd: '--budget' };
+const flagOf = (field: string) => FLAGS[field] ?? `--${field}`;
+
+function nextRun(job: JobRecord): string {
+  if (!job.enabled) return 'disabled';
+  return nextOccurrence(job.cron, new Date(), job.timezone)?.toISOString() ?? 'never';
+}
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
+  return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
+}
+
+/** `job add`. */
+export async function jobAdd(flags: JobAddFlags, configFile?: string): Promise<number> {
+  const fmt = format(flags.format);
+  const input: JobInput = {
+    name: flags.name,
+    cron: flags.cron,
+    prompt: flags.prompt,
+    target: flags.target,
+    ...(flags.timezone !== undefined ? { timezone: flags.timezone } : {}),
+    ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(flags.access !== undefined ? { access: flags.access } : {}),
+    ...(flags.timeout !== undefined ? { timeoutMs: parseDuration('--timeout', flags.timeout) } : {}),
+    ...(flags.budget !== undefined ? { budgetUsd: parseBudget(flags.budget) } : {}),
+    ...(flags.overlap !== undefined ? { overlap: flags.overlap } : {}),
+    ...(flags.disabled ? { enabled: false } : {}),
+  };
+  const job = await withScheduler(configFile, (s) => s.add(input));
+  if (fmt === 'json') out(JSON.stringify(job, null, 2));
+  else out(`added job ${job.id} (next run ${nextRun(job)}); a running gateway picks it up within a few seconds`);
+  return 0;
+}
+
+/** `job list`. */
+export async function jobList(flags: { format?: string }, configFile?: string): Promise<number> {
+  const fmt = format(flags.format);
+  const jobs = await withScheduler(configFile, (s) => s.list());
+  if (fmt === 'json') out(JSON.stringify(jobs, null, 2));
+  else if (!jobs.length) out('no jobs (add one with boxbot job add)');
+  else out(table([['ID', 'NAME', 'CRON', 'TARGET', 'ACCESS', 'NEXT RUN', 'LAST RUN'], ...jobs.map((j) => [j.id, j.name, `${j.cron}${j.timezone ? ` ${j.timezone}` : ''}`, j.target, j.access, nextRun(j), j.lastRunAt ?? '-'])]));
+  return 0;
+}
+
+/** `job remove <id>`. */
+export async function jobRemove(id: string, configFile?: string): Promise<number> {
+  const removed = await withScheduler(configFile, (s) => s.remove(id));
+  if (!removed) {
+    process.stderr.write(`boxbot: no job ${JSON.stringify(id)} (see boxbot job list)\n`);
+    return 1;
+  }
+  out(`removed job ${id}`);
+  return 0;
+}
+
+/** `job run <id>`: runs here, prints the result; exit 1 if the run failed. */
+export async function jobRun(id: string, flags: { format?: string }, configFile?: string): Promise<number> {
+  const fmt = format(flags.format);
+  const report = await withScheduler(configFile, async (s) => (await (await s.runNow(id)).done));
+  if (fmt === 'json') out(JSON.stringify({ ...report.entry, text: report.text, failed: report.failed }, null, 2));
+  else {
+    out(report.text);
+    process.stderr.write(`(not delivered: boxbot job run runs the job here and prints the result; the running gateway posts scheduled runs to ${id}'s target)\n`);
+  }
+  return report.failed ? 1 : 0;
+}
+
+/** `job logs <id>`. */
+export async function jobLogs(id: string, flags: { format?: string; limit?: string }, configFile?: string): Promise<number> {
+  const fmt = format(flags.format);
+  const limit = flags.limit === undefined ? undefined : Number(flags.limit);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit: expected a whole number, got ${JSON.stringify(flags.limit)}`);
+  const logs = await withScheduler(configFile, (s) => s.logs(id, limit));
+  if (fmt === 'json') out(JSON.stringify(logs, null, 2));
+  else if (!logs.length) out(`no runs of ${id} yet`);
+  else {
+    out(
+      table([
+        ['STARTED', 'FINISHED', 'OUTCOME', 'DELIVERED', 'COST', 'ERROR'],
+        ...logs.map((l) => [l.startedAt, l.finishedAt, l.outcome, l.delivered ?? '-', `$${l.costUsd.toFixed(4)}`, l.error ?? '']),
+      ]),
+    );
+  }
+  return 0;
+}
+
+/** Adds the `job` subcommands to `job`; `configFile` reads the global --config. */
+export function registerJobCommands(job: Command, configFile: () => string | undefined): void {
+  job
+    .command('add')
+    .description('add a scheduled job')
+    .requiredOption('--name <name>', 'a short name')
+    .requiredOption('--cron <expr>', 'cron: 5 fields, or 6 with seconds first (quote it)')
+    .requiredOption('--prompt <text>', 'what the agent does each run ("/daily-digest" for a digest of the target)')
+    .requiredOption('--target <conversation>', 'conversation key the result is posted to, e.g. telegram:-100123')
+    .option('--timezone <zone>', 'IANA time zone of the cron times (default: the machine\'s)')
+    .option('--model <provider/model>', 'model (default: the configured one)')
+    .option('--access <mode>', 'full | read-only | chat-only (default read-only)')
+    .option('--timeout <duration>', 'run limit: milliseconds or 90s, 5m, 1h (default 5m)')
+    .option('--budget <usd>', 'spend limit of one run in USD')
+    .option('--overlap <policy>', 'skip | queue: a tick while the last run is going (default skip)')
+    .option('--disabled', 'store it without scheduling it')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (flags: JobAddFlags) => {
+      process.exitCode = await jobAdd(flags, configFile());
+    });
+  job
+    .command('list')
+    .description('list the scheduled jobs')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (flags: { format?: string }) => {
+      process.exitCode = await jobList(flags, configFile());
+    });
+  job
+    .command('remove <id>')
+    .description('remove a job and its logs')
+    .action(async (id: string) => {
+      process.exitCode = await jobRemove(id, configFile());
+    });
+  job
+    .command('run <id>')
+    .description('run a job now, here, and print the result (not posted to the target)')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (id: string, flags: { format?: string }) => {
+      process.exitCode = await jobRun(id, flags, configFile());
+    });
+  job
+    .command('logs <id>')
+    .description('show the run logs of a job')
+    .option('--limit <n>', 'only the newest n')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (id: string, flags: { format?: string; limit?: string }) => {
+      process.exitCode = await jobLogs(id, flags, configFile());
+    });
+}
