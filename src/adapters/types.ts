@@ -15,7 +15,7 @@ export interface Attachment {
 
 /** Every platform event that should reach the agent becomes one of these (shared/design.md). */
 export interface InboundMessage {
-  /** Platform event id, unique per platform (used to drop redeliveries): e.g. `telegram:update:123`. */
+  /** Platform event id, unique per platform (used to drop redeliveries): e.g. `telegram:<botId>:<update_id>`, `slack:<event_id>`. */
   id: string;
   platform: Platform;
   /** `<platform>:<...ids>`; see conversation-key.ts. */
