@@ -57,6 +57,8 @@ describe('bash', () => {
     assert.equal(readFileSync(join(ws, 'out/w.txt'), 'utf8'), files['words.txt']);
     assert.equal(existsSync(join(ws, 'src/b.ts')), false);
     assert.equal(existsSync(join(ws, 'dev')), false, '/dev is virtual, not created in the workspace');
+    const find = await h.call('bash', { command: 'find / -type f | sort; cat /dev/null; echo gone > /dev/null' }, policyFor(ws));
+    assert.equal(find.content, '/data.json\n/out/w.txt\n/out/x/log.txt\n/src/a.ts\n/words.txt', 'virtual devices are not listed');
   });
 
   it('starts in --workdir', async () => {
@@ -79,7 +81,7 @@ describe('bash', () => {
     assert.equal(r.isError, true, 'cat /etc/passwd fails');
     assert.doesNotMatch(r.content, /root:/);
     const listing = r.content.split('\n[stderr]')[0]!;
-    assert.match(listing, /^data\.json\ndev\nsrc\nwords\.txt\n\//);
+    assert.match(listing, /^data\.json\nsrc\nwords\.txt\n\//);
     assert.match(r.content, /\/etc\/passwd: No such file or directory/);
   });
 

@@ -49,17 +49,14 @@ function cap(text) {
 /** @param {{ command: string, workdir: string }} v */
 export async function handler(v) {
   // Loaded on first use: evaluating just-bash's module graph at build time (Wizer) is not possible.
-  const { Bash, InMemoryFs, MountableFs, defineCommand, getCommandNames } = await import('just-bash/browser');
+  const { Bash, defineCommand, getCommandNames } = await import('just-bash/browser');
   const workspace = new WorkspaceFs();
   const cwd = workspace.norm(v.workdir);
   const st = await workspace.stat(cwd).catch(() => undefined);
   if (!st?.isDirectory) throw new ToolError(`--workdir ${v.workdir} is not a directory of the workspace`);
-  // /dev is a per-call in-memory directory so `>/dev/null` works without touching the workspace.
-  const dev = new InMemoryFs({ '/null': '', '/zero': '', '/stdin': '', '/stdout': '', '/stderr': '' });
-  const fs = new MountableFs({ base: /** @type {any} */ (workspace), mounts: [{ mountPoint: '/dev', filesystem: dev }] });
   const commands = getCommandNames().filter((c) => !UNAVAILABLE.has(c));
   const bash = new Bash({
-    fs,
+    fs: /** @type {any} */ (workspace),
     cwd,
     commands: /** @type {any} */ (commands),
     customCommands: [...UNAVAILABLE].map((name) =>

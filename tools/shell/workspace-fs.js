@@ -2,7 +2,8 @@
 // just-bash's IFileSystem over wasi:filesystem: the shell's '/' is the tool's mount, and every
 // operation goes through the sandbox host (which refuses escapes, symlink creation and writes
 // to read-only mounts). Failures are thrown as Node-style errors ("ENOENT: ...") because
-// just-bash's commands format and test them that way.
+// just-bash's commands format and test them that way. /dev/null and friends are virtual: they
+// work as redirect targets but are never created in, or listed with, the workspace.
 import * as wfs from '../lib/wasi-fs.js';
 
 const ERRNO = {
@@ -102,8 +103,28 @@ function toStat(s) {
   };
 }
 
+/** Virtual devices: writes vanish, reads are empty. */
+const DEVICES = new Set(['/dev/null', '/dev/zero', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty']);
+const DEVICE_STAT = { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o666, size: 0, mtime: new Date(0) };
+const DEV_STAT = { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o755, size: 0, mtime: new Date(0) };
+
 /** A just-bash file system whose '/' is the tool's workspace mount. */
 export class WorkspaceFs {
+  /** Whether `p` (normalized) is a virtual device. */
+  device(p) {
+    return DEVICES.has(p);
+  }
+
+  /** Whether `p` is /dev and the workspace has no real one. */
+  virtualDev(p) {
+    if (p !== '/dev') return false;
+    try {
+      return wfs.tryStat(p) === undefined;
+    } catch {
+      return false;
+    }
+  }
+
   /** @param {string} path */
   norm(path) {
     return guard('resolve', path, () => wfs.normalize(path));
@@ -111,6 +132,7 @@ export class WorkspaceFs {
 
   readBuffer(path) {
     const p = this.norm(path);
+    if (this.device(p)) return new Uint8Array(0);
     return guard('open', path, () => {
       const s = wfs.stat(p);
       if (s.type === 'directory') throw 'is-directory';
@@ -132,17 +154,20 @@ export class WorkspaceFs {
 
   async writeFile(path, content, options) {
     const p = this.norm(path);
+    if (this.device(p)) return;
     guard('open', path, () => wfs.writeBytes(p, encodeAs(content, encodingOf(options))));
   }
 
   async appendFile(path, content, options) {
     const p = this.norm(path);
+    if (this.device(p)) return;
     guard('open', path, () => wfs.writeBytes(p, encodeAs(content, encodingOf(options)), { append: true }));
   }
 
   async exists(path) {
     try {
-      return wfs.tryStat(wfs.normalize(path)) !== undefined;
+      const p = wfs.normalize(path);
+      return this.device(p) || this.virtualDev(p) || wfs.tryStat(p) !== undefined;
     } catch {
       return false;
     }
@@ -150,11 +175,15 @@ export class WorkspaceFs {
 
   async stat(path) {
     const p = this.norm(path);
+    if (this.device(p)) return DEVICE_STAT;
+    if (this.virtualDev(p)) return DEV_STAT;
     return guard('stat', path, () => toStat(wfs.stat(p)));
   }
 
   async lstat(path) {
     const p = this.norm(path);
+    if (this.device(p)) return DEVICE_STAT;
+    if (this.virtualDev(p)) return DEV_STAT;
     return guard('lstat', path, () => toStat(wfs.stat(p, false)));
   }
 
@@ -170,12 +199,14 @@ export class WorkspaceFs {
   }
 
   async readdir(path) {
-    const p = this.norm(path);
-    return guard('scandir', path, () => wfs.readDir(p).map((e) => e.name));
+    return (await this.readdirWithFileTypes(path)).map((e) => e.name);
   }
 
   async readdirWithFileTypes(path) {
     const p = this.norm(path);
+    if (this.virtualDev(p)) {
+      return [...DEVICES].map((d) => ({ name: d.slice(5), isFile: true, isDirectory: false, isSymbolicLink: false })).sort((a, b) => (a.name < b.name ? -1 : 1));
+    }
     return guard('scandir', path, () =>
       wfs.readDir(p).map((e) => ({ name: e.name, isFile: e.type === 'regular-file', isDirectory: e.type === 'directory', isSymbolicLink: e.type === 'symbolic-link' })),
     );
@@ -183,6 +214,7 @@ export class WorkspaceFs {
 
   async rm(path, options) {
     const p = this.norm(path);
+    if (this.device(p) || this.virtualDev(p)) throw nodeError('not-permitted', 'rm', path);
     guard('rm', path, () => {
       const s = wfs.tryStat(p, false);
       if (!s) {
