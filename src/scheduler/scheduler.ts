@@ -218,6 +218,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   async function launch(id: string, state: JobState, pending: Pending): Promise<void> {
     const stored = await o.store.jobs.get(id);
     if (!stored) throw new SchedulerError('not-found', `no job "${id}"`);
+    if (stopping) throw new SchedulerError('stopped', 'the scheduler stopped before the run started');
     const startedAt = new Date().toISOString();
     // Recorded before the worker starts: a restart after this point never runs this tick again.
     const job = await o.store.jobs.update(id, { lastRunAt: startedAt });
@@ -237,6 +238,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     emit({ type: 'run-start', jobId: id, trigger: pending.trigger, startedAt });
     log.info({ job: id, trigger: pending.trigger }, 'job run started');
     if (!bree.has(id)) await bree.addJob(job);
+    if (stopping) throw new SchedulerError('stopped', 'the scheduler stopped before the run started');
     await bree.spawn(id);
     if (!state.run.worker) {
       // Bree did not start a worker (it says why in its log); end the run as a failure.
@@ -301,12 +303,25 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     else if (dirty && started) void sync();
   }
 
+  /**
+   * Catch-up rule: an occurrence after the job was last known to be handled (its last run's
+   * start or end, whichever is later, else its creation) and before `now` was missed while
+   * boxbot was down. Ticks during a run were handled by the overlap policy, hence the end.
+   */
+  async function missedSinceLastRun(job: JobRecord, now: Date): Promise<boolean> {
+    const last = (await o.store.jobs.logs(job.id, 1))[0];
+    const times = [job.lastRunAt, last?.finishedAt].filter((t): t is string => !!t).map((t) => Date.parse(t));
+    const since = times.length ? Math.max(...times) : job.createdAt ? Date.parse(job.createdAt) : undefined;
+    return since !== undefined && Number.isFinite(since) && missedRun(job.cron, new Date(since), now, job.timezone);
+  }
+
   /** Brings Bree in line with the store: new jobs added (and caught up), changed ones rescheduled, removed ones dropped. */
   async function syncOnce(): Promise<void> {
     const jobs = await o.store.jobs.list();
     dirty = false;
     const now = new Date();
     const seen = new Set<string>();
+    const caughtUp: string[] = [];
     for (const job of jobs) {
       seen.add(job.id);
       const first = !known.has(job.id);
@@ -327,10 +342,9 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         log.error({ job: job.id, err: (e as Error).message.split('\n')[0] }, 'job cannot be scheduled');
         continue;
       }
-      // Catch-up: a run missed while boxbot was down (or before it saw the job) runs once now.
-      const since = job.lastRunAt ?? job.createdAt;
-      if (first && job.enabled && since && missedRun(job.cron, new Date(since), now, job.timezone)) {
-        log.info({ job: job.id, since }, 'a run was missed: catching up once');
+      if (first && job.enabled && (await missedSinceLastRun(job, now))) {
+        log.info({ job: job.id }, 'a run was missed while boxbot was down: catching up once');
+        caughtUp.push(job.id);
         void tick(job.id, 'catch-up');
       }
     }
@@ -340,7 +354,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       scheduled.delete(id);
       if (bree.has(id)) await bree.remove(id);
     }
-    emit({ type: 'synced', jobIds: [...seen] });
+    emit({ type: 'synced', jobIds: [...seen], caughtUp });
   }
 
   function sync(): Promise<void> {

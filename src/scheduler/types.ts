@@ -46,8 +46,8 @@ export type SchedulerEvent =
   | { type: 'skipped'; jobId: string }
   /** A tick found the previous run still going and was queued behind it. */
   | { type: 'queued'; jobId: string; depth: number }
-  /** The jobs in the store were (re)loaded. */
-  | { type: 'synced'; jobIds: string[] };
+  /** The jobs in the store were (re)loaded; `caughtUp` got a catch-up run for a missed occurrence. */
+  | { type: 'synced'; jobIds: string[]; caughtUp: string[] };
 
 /** Delivers a text to a conversation (the gateway's `post`); resolves with platform message ids. */
 export type Deliver = (conversationKey: string, text: string, id: string) => Promise<string[]>;
