@@ -18,7 +18,9 @@ import { startHttpServer, type HttpServer } from './gateway/http-server.ts';
 import { createMetrics } from './gateway/metrics.ts';
 import { gatewayStoreOf } from './gateway/store-port.ts';
 import { createLogger, type Logger } from './log.ts';
+import { createScheduler, createScheduleTool, configuredTargetCheck, jobsApi, type Scheduler } from './scheduler/index.ts';
 import { createFileStore, type JsonValue, type Store } from './store/index.ts';
+import { targetOf } from './adapters/conversation-key.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -40,6 +42,7 @@ export interface Boxbot {
   store: Store;
   runtime: AgentRuntime;
   channels: string[];
+  scheduler: Scheduler;
   /** The model in use, or the hint shown instead of answers. */
   model: { spec?: string; hint?: string };
   stop(): Promise<void>;
@@ -116,7 +119,25 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   };
   try {
     const { adapters, web } = channelAdapters(loaded, secrets, store, log);
+    const running = new Set(adapters.map((a) => a.platform as string));
+    // The gateway is created below; deliveries only happen after start, when it exists.
+    let gatewayRef: Gateway | undefined;
+    const scheduler = createScheduler({
+      store,
+      loaded,
+      secrets,
+      deliver: (key, text, id) => {
+        if (!gatewayRef) throw new Error('the gateway is not running');
+        return gatewayRef.post(targetOf(key), text, id);
+      },
+      isKnownTarget: (key) => {
+        const configured = configuredTargetCheck(loaded.config, secrets)(key);
+        return configured === true && !running.has(key.split(':')[0]!) ? `no ${key.split(':')[0]} channel is running for ${key}` : configured;
+      },
+      log: log.child({ scope: 'scheduler' }),
+    });
     const agent = createAgentRunner({
+      extraTools: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
       store,
       deps: runtime.deps,
       workspacesDir: join(loaded.dataDir, 'workspaces'),
@@ -144,6 +165,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         problems: runtime.registry.problems(),
       }),
       skills: () => ({ skills: runtime.skills.list().map((s) => ({ name: s.name, description: s.description })), problems: runtime.skills.problems() }),
+      extra: { '/jobs': jobsApi(scheduler) },
     });
     const http: HttpServer = await startHttpServer({
       host: loaded.config.http.host,
@@ -157,14 +179,18 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       log: log.child({ scope: 'http' }),
     });
     cleanups.push(() => http.close());
+    gatewayRef = gateway;
     await gateway.start();
     cleanups.push(() => gateway.stop());
+    await scheduler.start();
+    cleanups.push(() => scheduler.stop());
     const spec = runtime.unavailableHint ? undefined : (loaded.config.model ?? runtime.deps.resolveModel(undefined).id);
     return {
       url: http.url,
       gateway,
       store,
       runtime,
+      scheduler,
       channels: adapters.map((a) => a.platform),
       model: spec ? { spec } : { hint: runtime.unavailableHint! },
       stop: cleanup,

@@ -70,6 +70,8 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** Users who may target any conversation with scheduled jobs: `<platform>:<userId>` (or a bare id). */
+    admins: z.array(z.string()).default([]),
     gateway: z
       .object({
         /** Agent runs at once across conversations. */

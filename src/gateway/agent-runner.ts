@@ -5,6 +5,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createToolSet } from '../agent/loop/tool-set.ts';
 import { runAgent, type AgentDeps, type AgentPolicy } from '../agent/run-agent.ts';
+import type { BuiltinTool } from '../agent/tools/builtin.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
@@ -22,6 +23,8 @@ export interface AgentRunnerOptions {
   sandbox: { block: string[]; limits: SandboxLimits };
   /** Set when no model provider is usable: every message gets this hint instead of a run. */
   unavailableHint?: string;
+  /** Built-in tools bound to the message's conversation and user (e.g. the scheduler's `schedule`). */
+  extraTools?: (ctx: { conversationKey: string; userId: string }) => BuiltinTool[];
   /** Per-run limits. */
   timeoutMs?: number;
   maxTurns?: number;
@@ -40,6 +43,8 @@ export function workspaceOf(workspacesDir: string, conversationKey: string): str
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
+  const depsFor = (ctx: { conversationKey: string; userId: string }) =>
+    o.extraTools ? { ...o.deps, builtins: [...(o.deps.builtins ?? []), ...o.extraTools(ctx)] } : o.deps;
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
     access: policy.access,
     tools: policy.tools,
@@ -65,7 +70,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         history,
         input,
         policy: agentPolicy(policy, workspace),
-        deps: o.deps,
+        deps: depsFor({ conversationKey: key, userId: message.userId }),
         signal,
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
@@ -102,7 +107,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       await o.store.conversations.reset(key);
     },
     toolsFor(policy) {
-      const set = createToolSet({ wasm: o.deps.registry, builtins: o.deps.builtins ?? [], policy: agentPolicy(policy, o.workspacesDir), sandbox: o.deps.sandbox });
+      const deps = depsFor({ conversationKey: 'web:whoami-probe', userId: '' });
+      const set = createToolSet({ wasm: deps.registry, builtins: deps.builtins ?? [], policy: agentPolicy(policy, o.workspacesDir), sandbox: o.deps.sandbox });
       return set.permittedNames().sort();
     },
   };
