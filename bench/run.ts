@@ -5,6 +5,7 @@ import { fileURLToPath } from 'node:url';
 
 const benches: Record<string, string> = {
   sandbox: 'sandbox.ts',
+  tools: 'tools.ts',
   agent: 'agent.ts',
   store: 'store.ts',
 };

@@ -17,12 +17,41 @@ export interface Snapshot {
 
 const byIdentity = new Map<string, Snapshot>();
 
+/**
+ * A file's identity (path, device, inode, size, mtime) → its snapshot, remembered on disk so a
+ * fresh process does not re-read an unchanged 40 MB component to find its hash.
+ */
+const identityPath = (dir: string, identity: string) => join(dir, 'ids', `${createHash('sha1').update(identity).digest('hex')}.json`);
+
+async function knownSnapshot(dir: string, identity: string, size: number): Promise<Snapshot | undefined> {
+  try {
+    const rec = JSON.parse(await readFile(identityPath(dir, identity), 'utf8')) as { identity?: string; sha256?: string };
+    if (rec.identity !== identity || typeof rec.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(rec.sha256)) return undefined;
+    const blob = join(dir, `${rec.sha256}.wasm`);
+    if ((await stat(blob)).size !== size) return undefined;
+    return { blob, sha256: rec.sha256 };
+  } catch {
+    return undefined;
+  }
+}
+
+async function rememberSnapshot(dir: string, identity: string, snap: Snapshot): Promise<void> {
+  const path = identityPath(dir, identity);
+  await mkdir(join(dir, 'ids'), { recursive: true });
+  const tmp = `${path}.${process.pid}.tmp`;
+  await writeFile(tmp, JSON.stringify({ identity, sha256: snap.sha256 }));
+  await rename(tmp, path);
+}
+
 /** Copies `file` into `dir` as `<sha256>.wasm` (once per content); hashes what was copied. */
 export async function snapshot(file: string, dir: string): Promise<Snapshot> {
   const st = await stat(file);
   const identity = `${file}\0${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
-  const known = byIdentity.get(identity);
-  if (known) return known;
+  const known = byIdentity.get(identity) ?? (await knownSnapshot(dir, identity, st.size));
+  if (known) {
+    byIdentity.set(identity, known);
+    return known;
+  }
   await mkdir(dir, { recursive: true });
   const tmp = join(dir, `.incoming-${process.pid}-${Math.random().toString(36).slice(2)}`);
   const hash = createHash('sha256');
@@ -41,7 +70,12 @@ export async function snapshot(file: string, dir: string): Promise<Snapshot> {
     const blob = join(dir, `${sha256}.wasm`);
     await rename(tmp, blob);
     const snap = { blob, sha256 };
-    byIdentity.set(identity, snap);
+    // Only when the file did not change while it was copied is the identity worth remembering.
+    const after = await stat(file);
+    if (after.size === st.size && after.mtimeMs === st.mtimeMs && after.size === (await stat(blob)).size) {
+      byIdentity.set(identity, snap);
+      await rememberSnapshot(dir, identity, snap);
+    }
     return snap;
   } catch (e) {
     await rm(tmp, { force: true });

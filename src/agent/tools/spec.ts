@@ -47,7 +47,8 @@ export class ToolRefusedError extends BoxbotError {
 /** Tool names the model APIs accept. */
 export const TOOL_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 
-const HELP_LIMITS = { ...DEFAULT_LIMITS, timeoutMs: 10_000, maxOutputBytes: 256 * 1024 };
+// Help should be instant; the limit is generous so a loaded machine does not refuse a good tool.
+const HELP_LIMITS = { ...DEFAULT_LIMITS, timeoutMs: 30_000, maxOutputBytes: 256 * 1024 };
 
 /** Interfaces the sandbox provides; anything else cannot be satisfied. */
 const PROVIDED = /^wasi:(cli|clocks|random|io|filesystem|http|sockets)\//;
