@@ -55,6 +55,8 @@ export function toolHarness(): ToolHarness {
     let p = registered.get(name);
     if (!p) {
       p = registerFile(sandbox, toolFile(name), registryCache).then((r) => ({ spec: r.spec, blob: r.blob, source: 'bundled' as const }));
+      // A failed registration fails the test that asked, and is tried again by the next one.
+      p.catch(() => registered.delete(name));
       registered.set(name, p);
     }
     return p;
