@@ -56,6 +56,12 @@ export class EventLog {
     });
   }
 
+  /** Resolves with the `n`-th event of `type` (1-based), right when it is emitted. */
+  nth<T extends SchedulerEvent['type']>(type: T, n: number, timeoutMs?: number): Promise<Extract<SchedulerEvent, { type: T }>> {
+    let seen = 0;
+    return this.wait(type, () => ++seen === n, timeoutMs === undefined ? {} : { timeoutMs });
+  }
+
   count(type: SchedulerEvent['type'], jobId?: string): number {
     return this.events.filter((e) => e.type === type && (jobId === undefined || ('jobId' in e && e.jobId === jobId))).length;
   }

@@ -1,0 +1,92 @@
+// Overlap policy on a 6-field cron that ticks while a run is held open (the LLM emulator does
+// not answer until the test lets it): `skip` drops those ticks, `queue` runs them one after
+// another once the run ends (up to maxQueued; further ticks are dropped). Runs never overlap.
+import assert from 'node:assert/strict';
+import { after, before, test } from 'node:test';
+import type { SchedulerEvent } from '../../src/scheduler/index.ts';
+import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { setup, until } from './helpers.ts';
+
+let emu: LlmEmulator;
+before(async () => {
+  emu = await startLlmEmulator();
+});
+after(async () => {
+  await emu.close();
+});
+
+/** The most runs in flight at once, from the event sequence. */
+function maxConcurrent(events: SchedulerEvent[]): number {
+  let now = 0;
+  let max = 0;
+  for (const e of events) {
+    if (e.type === 'run-start') max = Math.max(max, ++now);
+    if (e.type === 'run-end') now--;
+  }
+  return max;
+}
+
+/** A responder holding every request until `release()`. */
+function held() {
+  let release!: () => void;
+  const gate = new Promise<void>((r) => (release = r));
+  emu.respond(async () => {
+    await gate;
+    return llm.say('done');
+  });
+  return release;
+}
+
+test('overlap skip: ticks while the job runs are dropped, not run later', async () => {
+  const release = held();
+  const ctx = setup(emu);
+  const n = emu.requests.length;
+  try {
+    const job = await ctx.scheduler.add({ name: 'slow', cron: '* * * * * *', prompt: 'slow work', target: 'telegram:1', overlap: 'skip' });
+    await ctx.scheduler.start();
+    await ctx.events.wait('run-start');
+    await until(() => ctx.events.count('skipped', job.id) >= 2, 'two skipped ticks');
+    assert.equal(ctx.events.count('run-start'), 1, 'one run while the ticks were skipped');
+    release();
+    await ctx.events.wait('run-end');
+    await ctx.scheduler.stop();
+    assert.equal(ctx.events.count('queued'), 0);
+    assert.equal(emu.requests.length - n, 1, 'the skipped ticks never reached the model');
+    const logs = await ctx.store.jobs.logs(job.id);
+    assert.equal(logs.length, 1);
+    assert.equal(logs[0]!.outcome, 'final');
+  } finally {
+    release();
+    await ctx.scheduler.stop();
+    await ctx.store.close();
+    emu.respond(undefined);
+  }
+});
+
+test('overlap queue: ticks while the job runs wait their turn and run one after another', async () => {
+  const release = held();
+  const ctx = setup(emu, { maxQueued: 2 });
+  try {
+    const job = await ctx.scheduler.add({ name: 'queued', cron: '* * * * * *', prompt: 'queued work', target: 'telegram:1', overlap: 'queue' });
+    await ctx.scheduler.start();
+    await ctx.events.wait('run-start');
+    await ctx.events.wait('queued', (e) => e.depth === 2);
+    // The queue is full: the next tick is dropped.
+    await ctx.events.wait('skipped');
+    assert.equal(ctx.events.count('run-start'), 1, 'queued ticks do not start while the run is going');
+    release();
+    // Stopped right as the third run ends, before another tick can start a fourth.
+    await ctx.events.nth('run-end', 3);
+    await ctx.scheduler.stop();
+    assert.equal(maxConcurrent(ctx.events.events), 1, 'runs never overlap');
+    const logs = await ctx.store.jobs.logs(job.id);
+    assert.equal(logs.length, 3);
+    for (let i = 1; i < logs.length; i++) assert.ok(logs[i]!.startedAt >= logs[i - 1]!.finishedAt, `run ${i} started after run ${i - 1} finished`);
+    assert.deepEqual(logs.map((l) => l.outcome), ['final', 'final', 'final']);
+  } finally {
+    release();
+    await ctx.scheduler.stop();
+    await ctx.store.close();
+    emu.respond(undefined);
+  }
+});
