@@ -34,7 +34,8 @@ export class ReplyStream {
     const tick = () => {
       if (this.closed) return;
       void this.queue.typing(this.target);
-      this.typingTimer = setTimeout(tick, Math.max(1000, this.caps.typingIntervalMs - 500));
+      // Unref'd: a typing signal never keeps a stopping process alive.
+      this.typingTimer = setTimeout(tick, Math.max(1000, this.caps.typingIntervalMs - 500)).unref();
     };
     tick();
   }
