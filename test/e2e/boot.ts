@@ -1,0 +1,117 @@
+// A whole boxbot (startBoxbot, as `npm start` runs it) on a temp data folder that outlives it,
+// so a test can stop it mid-run and start a fresh process image on the same state; logs are
+// captured. Compiled WASM tools are shared between runs through a content-addressed warm cache.
+import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, copyFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Writable } from 'node:stream';
+import { startBoxbot, type Boxbot } from '../../src/main.ts';
+import { createLogger } from '../../src/log.ts';
+import { startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+
+/** A boxbot that can be restarted on the same data folder. */
+export interface RestartableBoxbot {
+  /** The running instance (replaced by `restart`). */
+  app: Boxbot;
+  llm: LlmEmulator;
+  dir: string;
+  dataDir: string;
+  /** Every log line of every instance so far, parsed (pino JSON). */
+  logs: { level: number; msg: string; [k: string]: unknown }[];
+  /** Stops the running instance (if any) and starts a new one on the same config and data. */
+  restart(): Promise<void>;
+  /** Stops the running instance only. */
+  stop(): Promise<void>;
+  /** Stops everything and removes the temp folder. */
+  close(): Promise<void>;
+}
+
+// Compiled tool modules and tool specs are cached by content hash (written then renamed, never
+// changed in place), so hard links into a shared folder are safe and save ~30 s per fresh start.
+const WARM_CACHE = join(tmpdir(), 'boxbot-e2e-warm-cache');
+
+function linkTree(from: string, to: string): void {
+  mkdirSync(to, { recursive: true });
+  for (const e of readdirSync(from, { withFileTypes: true })) {
+    if (e.name.includes('.tmp-')) continue;
+    const src = join(from, e.name);
+    const dst = join(to, e.name);
+    if (e.isDirectory()) linkTree(src, dst);
+    else if (e.isFile() && !existsSync(dst)) {
+      try {
+        linkSync(src, dst);
+      } catch {
+        copyFileSync(src, dst);
+      }
+    }
+  }
+}
+
+function publishWarmCache(cacheDir: string): void {
+  if (existsSync(WARM_CACHE) || !existsSync(cacheDir)) return;
+  const tmp = `${WARM_CACHE}.tmp-${process.pid}-${Date.now()}`;
+  try {
+    linkTree(cacheDir, tmp);
+    renameSync(tmp, WARM_CACHE);
+  } catch {
+    rmSync(tmp, { recursive: true, force: true }); // another process published first
+  }
+}
+
+/** Starts boxbot with `config` (over a temp dataDir, port 0, an OpenAI model on a fresh LLM emulator) and `env`. */
+export async function bootBoxbot(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<RestartableBoxbot> {
+  const dir = mkdtempSync(join(tmpdir(), 'boxbot-e2e-'));
+  const dataDir = join(dir, 'data');
+  const cacheDir = join(dataDir, 'cache');
+  if (existsSync(WARM_CACHE)) linkTree(WARM_CACHE, cacheDir);
+  const llm = await startLlmEmulator();
+  const file = join(dir, 'boxbot.config.json');
+  writeFileSync(file, JSON.stringify({ dataDir, http: { port: 0 }, model: 'openai/gpt-4o-mini', ...config }));
+  const logs: RestartableBoxbot['logs'] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const line of chunk.toString('utf8').split('\n')) if (line.trim()) logs.push(JSON.parse(line));
+      done();
+    },
+  });
+  const log = createLogger({ level: 'info', destination: sink });
+  const start = () =>
+    startBoxbot({
+      configFile: file,
+      env: { OPENAI_API_KEY: 'sk-test-e2e-0000000000', OPENAI_BASE_URL: llm.openaiBaseURL, ...env },
+      log,
+      workers: 1,
+    });
+  let running: Boxbot | undefined;
+  try {
+    running = await start();
+  } catch (e) {
+    await llm.close();
+    rmSync(dir, { recursive: true, force: true });
+    throw e;
+  }
+  publishWarmCache(cacheDir);
+  const h: RestartableBoxbot = {
+    app: running,
+    llm,
+    dir,
+    dataDir,
+    logs,
+    async stop() {
+      const app = running;
+      running = undefined;
+      await app?.stop();
+    },
+    async restart() {
+      await h.stop();
+      running = await start();
+      h.app = running;
+    },
+    async close() {
+      await h.stop();
+      await llm.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+  return h;
+}
