@@ -31,6 +31,7 @@ export interface RegistryEvent {
   message?: string;
 }
 
+/** How a registry is set up. */
 export interface ToolRegistryOptions {
   sandbox: Sandbox;
   dirs: { path: string; source: ToolSource }[];
@@ -43,6 +44,7 @@ export interface ToolRegistryOptions {
   debounceMs?: number;
 }
 
+/** The tools in effect, kept in line with the watched folders. */
 export interface ToolRegistry {
   /** Scans the directories and starts watching them. */
   start(): Promise<void>;
