@@ -1,7 +1,7 @@
 // `boxbot ask` and `boxbot chat`: the agent without any chat platform. `ask` runs once and prints
 // the answer (text or the JSON of shared/design.md); `chat` is a terminal conversation.
 import { resolve } from 'node:path';
-import { createInterface } from 'node:readline/promises';
+import { createInterface } from 'node:readline';
 import { runAgent, type AgentPolicy } from '../agent/run-agent.ts';
 import { createAgentRuntime, type AgentRuntime } from '../agent/runtime.ts';
 import type { AgentEvent } from '../agent/loop/types.ts';
@@ -84,19 +84,23 @@ export async function chat(flags: AskFlags, configFile: string | undefined): Pro
   process.stdout.write(`boxbot chat (${policy.access} access in ${policy.workspace}). /reset forgets, /exit leaves.\n`);
   let running: AbortController | undefined;
   rl.on('SIGINT', () => (running ? running.abort(new Error('interrupted')) : rl.close()));
+  const prompt = () => {
+    if (process.stdin.isTTY) process.stdout.write('you> ');
+  };
   try {
-    for (;;) {
-      let line: string;
-      try {
-        line = (await rl.question('you> ')).trim();
-      } catch {
-        break; // closed (Ctrl+D or end of input)
+    prompt();
+    // The line iterator buffers input that arrives while a run is in progress (piped stdin).
+    for await (const raw of rl) {
+      const line = raw.trim();
+      if (!line) {
+        prompt();
+        continue;
       }
-      if (!line) continue;
       if (line === '/exit' || line === '/quit') break;
       if (line === '/reset') {
         history = [];
         process.stdout.write('(forgotten)\n');
+        prompt();
         continue;
       }
       running = new AbortController();
@@ -121,6 +125,7 @@ export async function chat(flags: AskFlags, configFile: string | undefined): Pro
       process.stdout.write('\n');
       if (r.outcome === 'error') process.stderr.write(`boxbot: ${r.error}\n`);
       else history = r.messages;
+      prompt();
     }
     return 0;
   } finally {

@@ -18,19 +18,6 @@ import { toolValidate, type ToolValidateFlags } from './tool-validate.ts';
 
 const collect = (v: string, prev: string[]) => [...prev, v];
 
-/** A command whose issue has not landed yet: says so and exits 1. */
-class NotYetError extends BoxbotError {
-  constructor(command: string, arrivesWith: string) {
-    super('not-available', `boxbot ${command} is not available yet: it arrives with ${arrivesWith}`);
-  }
-}
-
-function notYet(command: string, arrivesWith: string): () => never {
-  return () => {
-    throw new NotYetError(command, arrivesWith);
-  };
-}
-
 /** Builds the program; `run` parses argv and returns the exit code. */
 export function buildProgram(): Command {
   const program = new Command('boxbot')

@@ -72,10 +72,13 @@ describe('boxbot tool run', () => {
     assert.match(r.stderr, /package\.json: not a WebAssembly/);
   });
 
-  it('commands that have not landed yet say so and exit 1', () => {
-    const r = boxbot('start');
-    assert.equal(r.code, 1);
-    assert.match(r.stderr, /not available yet/);
+  it('an unknown command or flag is a usage error: exit 2 with the reason', () => {
+    const r = boxbot('tool', 'frobnicate');
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /unknown command 'frobnicate'/);
+    const f = boxbot('tool', 'run', '--no-such-flag', 'x.wasm');
+    assert.equal(f.code, 2);
+    assert.match(f.stderr, /unknown option '--no-such-flag'/);
   });
 });
 

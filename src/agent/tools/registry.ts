@@ -137,7 +137,7 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
       refused.delete(file);
       if (previous?.spec.sha256 === reg.spec.sha256) return;
       byFile.set(file, { spec: reg.spec, blob: reg.blob, source: sourceOf(file) });
-      log.info({ tool: name, file, level: reg.spec.permissionLevel, cached: reg.cached }, previous ? 'tool updated' : 'tool registered');
+      log.info({ tool: name, file, permissionLevel: reg.spec.permissionLevel, cached: reg.cached }, previous ? 'tool updated' : 'tool registered');
       emit({ type: previous ? 'updated' : 'added', name, file });
     } catch (e) {
       if (!(e instanceof ToolRefusedError)) throw e;

@@ -4,8 +4,8 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { registerFile, ToolRefusedError } from '../../../src/agent/tools/index.ts';
-import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { grantFor, registerFile, ToolRefusedError } from '../../../src/agent/tools/index.ts';
+import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
 import { tempDir } from '../../helpers.ts';
 import { dropTool } from './registry-helpers.ts';
 
@@ -71,8 +71,12 @@ describe('registering a tool file', () => {
     assert.match(await refusal('reg-net', 'sneaky'), /sneaky\.wasm refused: it imports wasi:http\/outgoing-handler but declares no Network: hosts/);
   });
 
-  test('a component importing wasi:filesystem while declaring PermissionLevel: None is refused', async () => {
-    assert.match(await refusal('reg-multi', 'nofiles'), /nofiles\.wasm refused: it imports wasi:filesystem\/\S+ but declares PermissionLevel: None/);
+  test('a None tool may import wasi:filesystem (every toolchain does), and its grant mounts nothing', async () => {
+    const { spec } = await register('reg-multi', 'nofiles');
+    assert.equal(spec.permissionLevel, 'None');
+    assert.ok(spec.imports.some((i) => i.startsWith('wasi:filesystem/')));
+    const grant = grantFor('None', spec.network, { access: 'full', workspace: '/tmp', network: { allow: ['*://*:*'], block: [] }, limits: DEFAULT_LIMITS });
+    assert.deepEqual(grant.mounts, []);
   });
 
   test('a Network: entry that is not a host pattern is refused naming it', async () => {

@@ -1,0 +1,115 @@
+// `boxbot ask` and `boxbot chat` as a user runs them (the installed bin), against the LLM
+// emulator through the real OpenAI SDK: the answer, the JSON shape, access modes, exit codes.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { root, tempDir } from '../helpers.ts';
+
+let emu: LlmEmulator;
+const work = tempDir('boxbot-ask-');
+writeFileSync(join(work, 'notes.txt'), 'the meeting is at noon\n');
+writeFileSync(join(work, 'boxbot.config.json'), JSON.stringify({ dataDir: join(work, '.data'), model: 'openai/gpt-4o-mini' }));
+
+function boxbot(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [join(root, 'bin', 'boxbot.js'), ...args], {
+      cwd: work,
+      env: { PATH: process.env.PATH ?? '', HOME: work, OPENAI_API_KEY: 'sk-test-ask-000000000', OPENAI_BASE_URL: emu.openaiBaseURL, ...opts.env },
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => (stdout += d));
+    child.stderr.on('data', (d) => (stderr += d));
+    child.stdin.end(opts.stdin ?? '');
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
+
+before(async () => {
+  emu = await startLlmEmulator();
+});
+after(async () => {
+  await emu.close();
+});
+
+describe('boxbot ask', () => {
+  it('prints the answer after a read tool call in the current folder', async () => {
+    emu.script([llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]), llm.say('The meeting is at noon.')]);
+    const r = await boxbot(['ask', 'When is the meeting?']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'The meeting is at noon.\n');
+    const toolResult = emu.requests.at(-1)!.body.messages.at(-1);
+    assert.equal(toolResult.role, 'tool');
+    assert.match(toolResult.content, /the meeting is at noon/);
+    emu.assertDone();
+  });
+
+  it('--format json prints text, outcome, toolCalls, usage and cost', async () => {
+    emu.script([llm.answer([llm.toolCalls(llm.call('ls', {}))]), llm.say('Two files.', { usage: { input: 100, output: 10 } })]);
+    const r = await boxbot(['ask', 'What files are here?', '--format', 'json']);
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { text: string; outcome: string; toolCalls: { name: string; isError: boolean }[]; usage: { inputTokens: number }; costUsd: number | null };
+    assert.equal(out.text, 'Two files.');
+    assert.equal(out.outcome, 'final');
+    assert.deepEqual(out.toolCalls.map((c) => [c.name, c.isError]), [['ls', false]]);
+    assert.ok(out.usage.inputTokens >= 100);
+    assert.equal(typeof out.costUsd, 'number');
+    emu.assertDone();
+  });
+
+  it('read-only by default: write is not offered, and a forced write is refused', async () => {
+    emu.script([llm.answer([llm.toolCalls(llm.call('write', { file_path: 'x.txt', content: 'no' }))]), llm.say('I cannot write here.')]);
+    const r = await boxbot(['ask', 'write x.txt']);
+    assert.equal(r.code, 0, r.stderr);
+    const offered = (emu.requests.at(-2)!.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
+    assert.equal(offered.includes('write'), false);
+    assert.ok(offered.includes('read'));
+    assert.match(emu.requests.at(-1)!.body.messages.at(-1).content, /refused/);
+    assert.equal(existsSync(join(work, 'x.txt')), false);
+    emu.assertDone();
+  });
+
+  it('--access full lets the model write in --workdir', async () => {
+    const dir = tempDir('boxbot-ask-wd-');
+    emu.script([llm.answer([llm.toolCalls(llm.call('write', { file_path: 'out.md', content: '# hi' }))]), llm.say('Written.')]);
+    const r = await boxbot(['ask', 'write out.md', '--access', 'full', '--workdir', dir]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(readFileSync(join(dir, 'out.md'), 'utf8'), '# hi');
+    emu.assertDone();
+  });
+
+  it('a provider failure exits 1 with one line naming it; a bad flag exits 2', async () => {
+    emu.script([llm.fail(401, { message: 'invalid api key' })]);
+    const r = await boxbot(['ask', 'hello']);
+    assert.equal(r.code, 1);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.match(r.stderr, /401/);
+    assert.doesNotMatch(r.stderr, /sk-test-ask/);
+    const bad = await boxbot(['ask', 'hello', '--access', 'root']);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--access must be one of full, read-only, chat-only/);
+    emu.assertDone();
+  });
+
+  it('no key: exits 1 naming the variables to set', async () => {
+    const r = await boxbot(['ask', 'hello', '--model', 'anthropic/claude-sonnet-4-5'], { env: { OPENAI_API_KEY: '' } });
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /ANTHROPIC_API_KEY/);
+  });
+});
+
+describe('boxbot chat', () => {
+  it('keeps the conversation across lines and leaves on /exit', async () => {
+    emu.script([llm.say('Hi Ada.'), llm.say('You are Ada.')]);
+    const r = await boxbot(['chat'], { stdin: 'I am Ada\nwho am I?\n/exit\n' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /Hi Ada\./);
+    assert.match(r.stdout, /You are Ada\./);
+    const second = emu.requests.at(-1)!.body.messages as { role: string; content: unknown }[];
+    assert.ok(second.some((m) => m.role === 'user' && String(m.content).includes('I am Ada')), 'history was sent');
+    emu.assertDone();
+  });
+});
