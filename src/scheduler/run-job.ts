@@ -24,6 +24,8 @@ function jobPrompt(req: RunRequest): string {
 export async function runJob(req: RunRequest, o: { signal: AbortSignal; log: Logger; onStarted?: () => void }): Promise<WorkerRunResult> {
   const fail = (error: string): WorkerRunResult => ({ outcome: 'error', text: '', error, usage: NO_USAGE, costUsd: 0 });
   let runtime: Awaited<ReturnType<typeof createAgentRuntime>> | undefined;
+  // Cancelled before the agent started (a stop right after the tick): skip building the runtime.
+  if (o.signal.aborted) return { outcome: 'cancelled', text: '', usage: NO_USAGE, costUsd: 0 };
   try {
     runtime = await createAgentRuntime({ loaded: req.loaded, secrets: req.secrets, log: o.log, watch: false, workers: req.sandboxWorkers });
     if (runtime.unavailableHint) return fail(`no model provider is configured: ${runtime.unavailableHint}`);

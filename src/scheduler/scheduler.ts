@@ -172,7 +172,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   function arm(id: string, run: ActiveRun, ms: number, why: { outcome: string; reason: string }): void {
     clearTimeout(run.timer);
     run.timer = setTimeout(() => {
-      if (states.get(id)?.run !== run || run.result) return;
+      // A result already posted is kept; the worker is ended either way (e.g. stuck closing).
+      if (states.get(id)?.run !== run) return;
       log.warn({ job: id, reason: why.reason }, 'terminating a job worker');
       run.killed = why;
       void run.worker?.terminate();
@@ -338,7 +339,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         scheduled.set(job.id, schedule);
         if (job.enabled) await bree.start(job.id);
       } catch (e) {
-        scheduled.delete(job.id);
+        // Remembered as is, so the error is logged once, not at every reload, until the job changes.
+        scheduled.set(job.id, schedule);
         log.error({ job: job.id, err: (e as Error).message.split('\n')[0] }, 'job cannot be scheduled');
         continue;
       }
