@@ -9,7 +9,8 @@ import type { BuiltinTool } from '../agent/tools/builtin.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
-import { encodeName, type Store } from '../store/index.ts';
+import type { Message } from '../agent/types.ts';
+import { encodeName, StoreCorruptError, type Store } from '../store/index.ts';
 import type { Metrics } from './metrics.ts';
 import type { AgentRunner } from './ports.ts';
 import type { ResolvedPolicy } from './policy.ts';
@@ -63,7 +64,16 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const key = message.conversationKey;
       const workspace = workspaceOf(o.workspacesDir, key);
       await mkdir(workspace, { recursive: true });
-      const history = (await o.store.conversations.get(key))?.messages ?? [];
+      let history: Message[] = [];
+      let note = '';
+      try {
+        history = (await o.store.conversations.get(key))?.messages ?? [];
+      } catch (e) {
+        if (!(e instanceof StoreCorruptError)) throw e;
+        // The store moved the file aside; answer on a fresh history and say so once.
+        log.error({ conversation: key, file: e.file, movedTo: e.movedTo, reason: e.reason }, 'conversation history was corrupt');
+        note = '(Note: this conversation’s saved history was unreadable; it was set aside for an admin, so I start fresh.)\n\n';
+      }
       // In groups the model needs to know who is speaking.
       const input = message.isDirect ? message.text : `[${message.userName}]: ${message.text}`;
       const result = await runAgent({
@@ -84,7 +94,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         },
       });
       if (result.outcome !== 'error') await o.store.conversations.setMessages(key, result.messages);
-      const text = result.text.trim();
+      const text = note + result.text.trim();
       switch (result.outcome) {
         case 'final':
           return { text, outcome: result.outcome };

@@ -1,11 +1,12 @@
 // The newcomer's path end to end: `npm start`'s gateway, the web chat page, a model over HTTP
 // (the LLM emulator through the real OpenAI SDK), a sandboxed tool call, a streamed answer.
 import assert from 'node:assert/strict';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { workspaceOf } from '../../src/gateway/agent-runner.ts';
+import { conversationFile } from '../../src/store/index.ts';
 import { llm } from '../emulators/llm/index.ts';
 import { startE2E, until, WebChatClient, type E2E } from './harness.ts';
 
@@ -77,4 +78,20 @@ test('health, metrics and the admin guard', async () => {
   assert.match(metrics, /boxbot_tool_calls_total\{result="ok",tool="write"\} 1/);
   const admin = await fetch(`${e2e.app.url}/admin/api/sessions`);
   assert.equal(admin.status, 403);
+});
+
+test('web chat: a corrupt history file is set aside and reported, and the conversation goes on', async () => {
+  const chat = await WebChatClient.open(e2e.app.url);
+  e2e.llm.script([llm.say('First answer.')]);
+  await chat.say('hello');
+  await until(() => chat.messages().includes('First answer.'), 'the first answer');
+  const file = join(e2e.dir, 'data', conversationFile(`web:${chat.session}`));
+  writeFileSync(file, '{"key": "web:', 'utf8');
+  e2e.llm.script([llm.say('Second answer.')]);
+  await chat.say('are you there?');
+  await until(() => chat.messages().some((m) => m.includes('Second answer.')), 'the answer after the corruption');
+  assert.match(chat.messages().at(-1)!, /history was unreadable; it was set aside/);
+  assert.ok(readdirSync(dirname(file)).some((f) => f.includes('.corrupt-')), 'the bad file was kept aside');
+  chat.close();
+  e2e.llm.assertDone();
 });
