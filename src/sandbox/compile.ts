@@ -1,15 +1,16 @@
 // Turns a tool file into something a worker can instantiate: classify it, wrap preview1
 // commands into components, transpile with jco, instrument the core modules for fuel and
-// memory limits, and cache the result on disk by content hash (a renamed file is not
-// recompiled, a changed one is). Compiled modules are cached in memory and shared.
+// memory limits, move each core module's memory out into an image the workers restore, and
+// cache the result on disk by content hash (a renamed file is not recompiled, a changed one
+// is). Compiled modules are cached in memory and shared.
 import { createHash } from 'node:crypto';
 import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { classifyWasm, instrumentModule } from './wasm/index.ts';
+import { classifyWasm, decodeImage, encodeImage, externalizeMemory, instrumentModule, type MemoryImage } from './wasm/index.ts';
 import { SandboxError } from './errors.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 1;
+const PIPELINE_VERSION = 2;
 
 /** A tool ready to instantiate: its glue module and compiled core modules. */
 export interface PreparedComponent {
@@ -18,6 +19,8 @@ export interface PreparedComponent {
   sha256: string;
   gluePath: string;
   modules: Record<string, WebAssembly.Module>;
+  /** For core modules whose memory is imported: the memory's initial state (shared bytes). */
+  images: Record<string, MemoryImage>;
   /** The component's import names (e.g. `wasi:http/outgoing-handler@0.2.12`). */
   imports: string[];
 }
@@ -27,6 +30,8 @@ interface CacheMeta {
   sha256: string;
   imports: string[];
   cores: string[];
+  /** Core modules that import their memory; each has `<name>.mem`. */
+  images: string[];
 }
 
 /** Options that change what is compiled (and so are part of the cache key). */
@@ -86,18 +91,29 @@ async function load(
   let meta = await readMeta(dir);
   if (!meta || meta.sha256 !== sha256) meta = await build(bytes, sha256, dir, label, opts);
   const modules: Record<string, WebAssembly.Module> = {};
-  await Promise.all(
-    meta.cores.map(async (name) => {
+  const images: Record<string, MemoryImage> = {};
+  await Promise.all([
+    ...meta.cores.map(async (name) => {
       modules[name] = await WebAssembly.compile(await readFile(join(dir, name)));
     }),
-  );
-  return { key, sha256, gluePath: join(dir, 'guest.mjs'), modules, imports: meta.imports };
+    ...meta.images.map(async (name) => {
+      images[name] = decodeImage(toShared(await readFile(join(dir, `${name}.mem`))));
+    }),
+  ]);
+  return { key, sha256, gluePath: join(dir, 'guest.mjs'), modules, images, imports: meta.imports };
+}
+
+/** Copies bytes into shared memory, so every worker reads one copy instead of a clone each. */
+function toShared(bytes: Uint8Array): Uint8Array {
+  const out = new Uint8Array(new SharedArrayBuffer(bytes.length));
+  out.set(bytes);
+  return out;
 }
 
 async function readMeta(dir: string): Promise<CacheMeta | undefined> {
   try {
     const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as CacheMeta;
-    return meta.version === PIPELINE_VERSION ? meta : undefined;
+    return meta.version === PIPELINE_VERSION && Array.isArray(meta.images) ? meta : undefined;
   } catch {
     return undefined;
   }
@@ -139,6 +155,7 @@ async function build(
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   await mkdir(tmp, { recursive: true });
   const cores: string[] = [];
+  const images: string[] = [];
   for (const [name, data] of Object.entries(out.files)) {
     if (name.endsWith('.wasm')) {
       let instrumented: Uint8Array;
@@ -148,13 +165,18 @@ async function build(
         await rm(tmp, { recursive: true, force: true });
         throw new SandboxError('invalid-tool', `${label}: ${(e as Error).message}`, label);
       }
-      await writeFile(join(tmp, name), instrumented);
+      const external = externalizeMemory(instrumented);
+      if (external) {
+        await writeFile(join(tmp, `${name}.mem`), encodeImage(external.image));
+        images.push(name);
+      }
+      await writeFile(join(tmp, name), external?.module ?? instrumented);
       cores.push(name);
     } else if (name === 'guest.js') {
       await writeFile(join(tmp, 'guest.mjs'), data);
     }
   }
-  const meta: CacheMeta = { version: PIPELINE_VERSION, sha256, imports: out.imports, cores };
+  const meta: CacheMeta = { version: PIPELINE_VERSION, sha256, imports: out.imports, cores, images };
   await writeFile(join(tmp, 'meta.json'), JSON.stringify(meta));
   await rm(dir, { recursive: true, force: true });
   try {

@@ -90,7 +90,7 @@ class Slot {
         });
       });
       this.loaded.set(p.key, done);
-      this.worker.postMessage({ type: 'load', key: p.key, gluePath: p.gluePath, modules: p.modules });
+      this.worker.postMessage({ type: 'load', key: p.key, gluePath: p.gluePath, modules: p.modules, images: p.images });
     }
     return done;
   }

@@ -1,12 +1,14 @@
-// The worker thread that runs guests. It keeps compiled modules and one pre-created instance
-// per tool, so a warm call only binds its capabilities and runs; every call gets a fresh
-// instance. The main thread enforces the wall-clock timeout by terminating this worker.
+// The worker thread that runs guests. It keeps compiled modules, memory pools and a
+// pre-created instance per tool, so a warm call only binds its capabilities and runs; every
+// call gets a fresh instance. The main thread enforces the wall-clock timeout by terminating
+// this worker.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { Binding, CallContext, GuestAbort, type NetBridge } from './host/context.ts';
-import { hostImports } from './host/imports.ts';
+import { CallContext, GuestAbort, type NetBridge } from './host/context.ts';
+import { createInstance, release, type GuestInstance, type Instantiate, type LoadedTool } from './instance.ts';
+import { MemoryPool } from './memory-pool.ts';
 import { createWorkerNetBridge } from './net/bridge.ts';
-import { FUEL_IMPORT, OOM_IMPORT } from './wasm/index.ts';
+import type { MemoryImage } from './wasm/index.ts';
 import type { Mount, NetworkGrant, SandboxResult, TrapKind } from './types.ts';
 
 // jco's glue probes WebAssembly.promising (JSPI) for every export; on Node 20 each failed probe
@@ -19,6 +21,7 @@ export interface LoadMessage {
   key: string;
   gluePath: string;
   modules: Record<string, WebAssembly.Module>;
+  images: Record<string, MemoryImage>;
 }
 
 /** One call, with its grant already resolved by the main thread. */
@@ -42,70 +45,11 @@ export type WorkerReply =
   | { type: 'spare'; key: string }
   | { type: 'result'; id: number; result: SandboxResult };
 
-type Instantiate = (
-  getCoreModule: (name: string) => WebAssembly.Module,
-  imports: Record<string, unknown>,
-  instantiateCore: (m: WebAssembly.Module, i: WebAssembly.Imports) => WebAssembly.Instance,
-) => Record<string, unknown>;
-
-interface Loaded {
-  instantiate: Instantiate;
-  modules: Record<string, WebAssembly.Module>;
-  spare: Instance | undefined;
-}
-
-interface Instance {
-  binding: Binding;
-  run: () => void;
-  fuel: WebAssembly.Global;
-  oom: WebAssembly.Global;
-}
-
 const MAX_I64 = 2n ** 63n - 1n;
 const port = parentPort!;
 const { netPort, netSignal } = workerData as { netPort: MessagePort; netSignal: SharedArrayBuffer };
 const net: NetBridge = createWorkerNetBridge(netPort, netSignal);
-const loaded = new Map<string, Loaded>();
-const importsNeeded = new WeakMap<WebAssembly.Module, boolean>();
-
-function needsBoxbotImports(m: WebAssembly.Module): boolean {
-  let needs = importsNeeded.get(m);
-  if (needs === undefined) {
-    needs = WebAssembly.Module.imports(m).some((i) => i.module === FUEL_IMPORT.module);
-    importsNeeded.set(m, needs);
-  }
-  return needs;
-}
-
-function createInstance(tool: Loaded): Instance {
-  const binding = new Binding();
-  const fuel = new WebAssembly.Global({ value: 'i64', mutable: true }, MAX_I64);
-  const oom = new WebAssembly.Global({ value: 'i32', mutable: true }, 0);
-  const extra = { [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: fuel, [OOM_IMPORT.name]: oom } };
-  const exports = tool.instantiate(
-    (name) => {
-      const m = tool.modules[name];
-      if (!m) throw new Error(`glue asked for unknown core module ${name}`);
-      return m;
-    },
-    hostImports(binding),
-    (m, imports) => {
-      let all: WebAssembly.Imports = needsBoxbotImports(m) ? { ...imports, ...extra } : (imports ?? {});
-      // WASI 0.2 `exit` carries only ok/err, so the preview1 adapter would turn proc_exit(42)
-      // into 1. A preview1 command's own proc_exit is answered here with its exact code.
-      const p1 = all.wasi_snapshot_preview1;
-      if (p1 && 'proc_exit' in p1) {
-        const procExit = (code: number) => binding.current.fail({ exit: code >>> 0 });
-        all = { ...all, wasi_snapshot_preview1: { ...p1, proc_exit: procExit } };
-      }
-      return new WebAssembly.Instance(m, all);
-    },
-  );
-  const runKey = Object.keys(exports).find((k) => k.startsWith('wasi:cli/run@'));
-  const runIface = (runKey ? exports[runKey] : exports.run) as { run?: () => void } | undefined;
-  if (!runIface?.run) throw new Error('the component does not export wasi:cli/run');
-  return { binding, run: runIface.run, fuel, oom };
-}
+const loaded = new Map<string, LoadedTool>();
 
 function concat(chunks: Uint8Array[]): Uint8Array {
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
@@ -118,7 +62,7 @@ function concat(chunks: Uint8Array[]): Uint8Array {
 }
 
 /** Names the limit behind a guest failure; the host's own record wins over the error text. */
-function classify(e: unknown, ctx: CallContext, inst: Instance | undefined): { exitCode: number; trap?: { kind: TrapKind; message: string } } {
+function classify(e: unknown, ctx: CallContext, inst: GuestInstance | undefined): { exitCode: number; trap?: { kind: TrapKind; message: string } } {
   const abort = ctx.abort;
   if (abort) {
     if ('exit' in abort.reason) return { exitCode: abort.reason.exit };
@@ -156,12 +100,11 @@ function call(msg: CallMessage): SandboxResult {
     net,
   });
   const tool = loaded.get(msg.key);
-  let inst: Instance | undefined;
+  let inst: GuestInstance | undefined;
   let outcome: ReturnType<typeof classify> = { exitCode: 0 };
   try {
     if (!tool) throw new Error(`tool ${msg.key} was not loaded into this worker`);
-    inst = tool.spare ?? createInstance(tool);
-    tool.spare = undefined;
+    inst = tool.spares.pop() ?? createInstance(tool);
     inst.binding.bind(ctx);
     inst.fuel.value = msg.fuel === undefined ? MAX_I64 : BigInt(msg.fuel);
     inst.run();
@@ -171,7 +114,11 @@ function call(msg: CallMessage): SandboxResult {
     inst?.binding.unbind();
     ctx.closeAll();
   }
-  if (tool) setImmediate(() => prewarm(msg.key));
+  // Reset and keep its memories, then make the next spare, once the result is on its way.
+  if (tool) setImmediate(() => {
+    if (inst) release(inst);
+    prewarm(msg.key);
+  });
   return {
     exitCode: outcome.exitCode,
     stdout: concat(ctx.stdout),
@@ -183,9 +130,9 @@ function call(msg: CallMessage): SandboxResult {
 
 function prewarm(key: string): void {
   const tool = loaded.get(key);
-  if (!tool || tool.spare) return;
+  if (!tool || tool.spares.length > 0) return;
   try {
-    tool.spare = createInstance(tool);
+    tool.spares.push(createInstance(tool));
     port.postMessage({ type: 'spare', key } satisfies WorkerReply);
   } catch {
     // The call that needs it will create it and report the failure itself.
@@ -196,7 +143,12 @@ port.on('message', async (msg: LoadMessage | CallMessage | { type: 'unload'; key
   if (msg.type === 'load') {
     if (!loaded.has(msg.key)) {
       const glue = (await import(pathToFileURL(msg.gluePath).href)) as { instantiate: Instantiate };
-      loaded.set(msg.key, { instantiate: glue.instantiate, modules: msg.modules, spare: undefined });
+      const pools = new Map<WebAssembly.Module, MemoryPool>();
+      for (const [name, image] of Object.entries(msg.images)) {
+        const m = msg.modules[name];
+        if (m) pools.set(m, new MemoryPool(image));
+      }
+      loaded.set(msg.key, { instantiate: glue.instantiate, modules: msg.modules, pools, spares: [] });
       prewarm(msg.key);
     }
     port.postMessage({ type: 'loaded', key: msg.key } satisfies WorkerReply);
