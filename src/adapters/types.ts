@@ -61,6 +61,8 @@ export interface AdapterCapabilities {
   editIntervalMs: number;
   /** How long one typing signal lasts before it must be renewed (ms). */
   typingIntervalMs: number;
+  /** In a thread the bot has answered in, follow-ups count as addressed without a mention (Slack). */
+  followThreads?: boolean;
 }
 
 /** The platform's id for a message the bot sent (for later edits and receipts). */

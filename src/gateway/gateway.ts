@@ -170,10 +170,16 @@ export function createGateway(opts: GatewayOptions): Gateway {
     });
   }
 
-  async function handle(msg: InboundMessage): Promise<void> {
+  async function handle(incoming: InboundMessage): Promise<void> {
     if (stopping) throw new Error('the gateway is stopping');
-    if (!adapters.has(msg.platform)) throw new Error(`no adapter for platform ${msg.platform}`);
-    metrics.messagesIn.inc({ platform: msg.platform });
+    const adapter = adapters.get(incoming.platform);
+    if (!adapter) throw new Error(`no adapter for platform ${incoming.platform}`);
+    metrics.messagesIn.inc({ platform: incoming.platform });
+    let msg = incoming;
+    // A reply in a thread the bot is already part of needs no mention (where the platform works that way).
+    if (!msg.isDirect && !msg.mentionsBot && msg.threadId && adapter.capabilities.followThreads && (await opts.store.answered(msg.conversationKey))) {
+      msg = { ...msg, mentionsBot: true };
+    }
     const policy = resolvePolicy(opts.config, msg);
     const admission = admit(policy, msg, { replyToStrangers: opts.replyToStrangers ?? true });
     if (!admission.admitted && !admission.reply) {

@@ -58,4 +58,6 @@ export interface GatewayStore {
   receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
   finishOutbox(entryId: string): Promise<void>;
   pendingOutbox(): Promise<OutboxEntry[]>;
+  /** Whether the bot has answered in this conversation before (thread follow-ups). */
+  answered(conversationKey: string): Promise<boolean>;
 }

@@ -33,6 +33,10 @@ export function gatewayStoreOf(store: Store): GatewayStore {
     async finishOutbox(id) {
       await store.outbox.markDone(id);
     },
+    async answered(key) {
+      const c = await store.conversations.get(key).catch(() => undefined);
+      return !!c && c.messages.some((m) => m.role === 'assistant');
+    },
     async pendingOutbox() {
       return (await store.outbox.pending())
         .filter((e) => e.state === 'pending')

@@ -153,6 +153,10 @@ export class MemoryGatewayStore implements GatewayStore {
   async finishOutbox(id: string) {
     this.outbox.delete(id);
   }
+  answeredKeys = new Set<string>();
+  async answered(key: string) {
+    return this.answeredKeys.has(key);
+  }
   async pendingOutbox() {
     return [...this.outbox.values()].map((e) => structuredClone(e));
   }

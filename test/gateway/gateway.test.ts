@@ -213,3 +213,18 @@ test('post() delivers a scheduled text through the outbox and returns the platfo
   assert.deepEqual(adapter.texts(), ['digest: all quiet']);
   await gw.stop();
 });
+
+test('thread follow-ups: where the platform follows threads, a reply in a thread the bot answered needs no mention', async () => {
+  const adapter = new FakeAdapter('slack', { edit: true, typing: false, threads: true, maxTextLength: 1000, editIntervalMs: 5, typingIntervalMs: 0, followThreads: true });
+  const store = new MemoryGatewayStore();
+  const { agent, gw } = setup({ adapter, store });
+  await gw.start();
+  const thread = { isDirect: false, chatId: 'C1', threadId: '171.1', conversationKey: 'slack:T1:C1:171.1' };
+  await adapter.say('before the bot spoke', { ...thread, mentionsBot: false });
+  store.answeredKeys.add('slack:T1:C1:171.1');
+  await adapter.say('follow-up', { ...thread, mentionsBot: false });
+  await adapter.say('another thread', { ...thread, threadId: '999.9', conversationKey: 'slack:T1:C1:999.9', mentionsBot: false });
+  await gw.idle();
+  assert.deepEqual(agent.seen.map((r) => r.message.text), ['follow-up']);
+  await gw.stop();
+});

@@ -51,6 +51,7 @@ export const SLACK_CAPABILITIES: AdapterCapabilities = Object.freeze({
   maxTextLength: 40_000,
   editIntervalMs: 500,
   typingIntervalMs: 0,
+  followThreads: true,
 });
 
 /**
