@@ -8,6 +8,7 @@ const benches: Record<string, string> = {
   tools: 'tools.ts',
   agent: 'agent.ts',
   store: 'store.ts',
+  gateway: 'gateway.ts',
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(benches);

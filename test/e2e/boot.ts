@@ -1,7 +1,7 @@
 // A whole boxbot (startBoxbot, as `npm start` runs it) on a temp data folder that outlives it,
 // so a test can stop it mid-run and start a fresh process image on the same state; logs are
 // captured. Compiled WASM tools are shared between runs through a content-addressed warm cache.
-import { existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, copyFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
@@ -26,35 +26,27 @@ export interface RestartableBoxbot {
   close(): Promise<void>;
 }
 
-// Compiled tool modules and tool specs are cached by content hash (written then renamed, never
-// changed in place), so hard links into a shared folder are safe and save ~30 s per fresh start.
+// Compiled tool modules and tool specs are cached under names that carry their content hash
+// and pipeline/parser version, written then renamed, never changed in place: hard links into a
+// shared folder are as safe as the cache itself, and save ~30 s of compiling per fresh start.
 const WARM_CACHE = join(tmpdir(), 'boxbot-e2e-warm-cache');
 
+/** Links every file of `from` missing in `to`; files before folders and meta.json last, so a reader never sees metadata without its modules. */
 function linkTree(from: string, to: string): void {
   mkdirSync(to, { recursive: true });
-  for (const e of readdirSync(from, { withFileTypes: true })) {
-    if (e.name.includes('.tmp-')) continue;
+  const entries = readdirSync(from, { withFileTypes: true }).filter((e) => !e.name.includes('.tmp-') && !e.name.startsWith('.incoming-'));
+  const rank = (e: Dirent) => (e.isDirectory() ? 2 : e.name === 'meta.json' ? 1 : 0);
+  for (const e of entries.sort((a, b) => rank(a) - rank(b))) {
     const src = join(from, e.name);
     const dst = join(to, e.name);
     if (e.isDirectory()) linkTree(src, dst);
     else if (e.isFile() && !existsSync(dst)) {
       try {
         linkSync(src, dst);
-      } catch {
-        copyFileSync(src, dst);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== 'EEXIST') copyFileSync(src, dst);
       }
     }
-  }
-}
-
-function publishWarmCache(cacheDir: string): void {
-  if (existsSync(WARM_CACHE) || !existsSync(cacheDir)) return;
-  const tmp = `${WARM_CACHE}.tmp-${process.pid}-${Date.now()}`;
-  try {
-    linkTree(cacheDir, tmp);
-    renameSync(tmp, WARM_CACHE);
-  } catch {
-    rmSync(tmp, { recursive: true, force: true }); // another process published first
   }
 }
 
@@ -90,7 +82,7 @@ export async function bootBoxbot(config: Record<string, unknown>, env: Record<st
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
-  publishWarmCache(cacheDir);
+  if (existsSync(cacheDir)) linkTree(cacheDir, WARM_CACHE);
   const h: RestartableBoxbot = {
     app: running,
     llm,

@@ -1,0 +1,379 @@
+// Gateway benchmark: 1,000 conversations x 10 messages through the Telegram emulator (long
+// polling with the real grammY adapter, the real gateway, lowdb file store and agent runner) with
+// an instant in-process model (no HTTP, so model time is ~0 and measured). The emulator runs in
+// a worker thread: its CPU and heap are not counted as the gateway's. Figures: throughput,
+// overhead per message (p50/p99, model time excluded) against a bare sendMessage round trip,
+// memory per conversation, lost/duplicated/out-of-order replies, and the store write latency at
+// 100 vs 100,000 conversations (bench/store.ts, run as a child).
+import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
+import { isMainThread, parentPort, Worker } from 'node:worker_threads';
+import type { ChannelAdapter } from '../src/adapters/index.ts';
+import type { Provider } from '../src/agent/index.ts';
+import type { GatewayStore } from '../src/gateway/ports.ts';
+import type { JsonValue, Store } from '../src/store/index.ts';
+import { quantile, r2 } from './stats.ts';
+
+const CONVERSATIONS = 1000;
+const PER_CONVERSATION = 10;
+const LATENCY_SAMPLES = 400;
+const LATENCY_CHATS = 50;
+const THROUGHPUT_CHAT = 1_000_000;
+const LATENCY_CHAT = 2_000_000;
+
+/** Absolute time in ms, comparable across threads. */
+const now = (): number => performance.timeOrigin + performance.now();
+
+type Req =
+  | { op: 'addChat'; chatId: number }
+  | { op: 'inject'; items: [chatId: number, text: string][] }
+  | { op: 'verify'; conversations: number; perConversation: number }
+  | { op: 'counts' }
+  | { op: 'close' };
+
+// ---- the emulator's thread ------------------------------------------------------------------
+
+async function emulatorThread(): Promise<void> {
+  const { startTelegramEmulator } = await import('../test/emulators/telegram/index.ts');
+  const emu = await startTelegramEmulator();
+  const port = parentPort!;
+  const person = (id: number) => ({ chat: { id, type: 'private' as const, first_name: `U${id}` }, from: { id, is_bot: false, first_name: `U${id}`, username: `u${id}` } });
+  port.postMessage({ apiRoot: emu.apiRoot, token: emu.token });
+  port.on('message', async ({ id, req }: { id: number; req: Req }) => {
+    let res: unknown;
+    switch (req.op) {
+      case 'addChat':
+        emu.addChat(person(req.chatId).chat);
+        break;
+      case 'inject': {
+        const t = now();
+        for (const [chatId, text] of req.items) emu.userMessage({ ...person(chatId), text });
+        res = t;
+        break;
+      }
+      case 'verify': {
+        // What users see: per chat, the bot's messages (latest text) must be the replies to m0..m9, each once, in order.
+        let lost = 0;
+        let duplicated = 0;
+        let outOfOrder = 0;
+        for (let c = 0; c < req.conversations; c++) {
+          const chatId = String(THROUGHPUT_CHAT + c);
+          const seen = emu.botMessages(chatId).map((m) => m.text);
+          const expected = Array.from({ length: req.perConversation }, (_, k) => `reply: c${c} m${k}`);
+          for (const e of expected) {
+            const n = seen.filter((s) => s === e).length;
+            if (n === 0) lost++;
+            else duplicated += n - 1;
+          }
+          duplicated += seen.filter((s) => !expected.includes(s)).length;
+          const order = seen.map((s) => expected.indexOf(s)).filter((i) => i >= 0);
+          for (let i = 1; i < order.length; i++) if (order[i]! < order[i - 1]!) outOfOrder++;
+        }
+        res = { lost, duplicated, outOfOrder };
+        break;
+      }
+      case 'counts': {
+        const counts: Record<string, number> = {};
+        for (const c of emu.calls) counts[c.method] = (counts[c.method] ?? 0) + 1;
+        res = counts;
+        break;
+      }
+      case 'close':
+        await emu.close();
+        port.postMessage({ id });
+        port.close();
+        return;
+    }
+    port.postMessage({ id, res });
+  });
+}
+
+// ---- the gateway's thread -------------------------------------------------------------------
+
+async function gatewayThread(): Promise<void> {
+  const { createTelegramAdapter } = await import('../src/adapters/telegram/index.ts');
+  const { createAgentRunner } = await import('../src/gateway/agent-runner.ts');
+  const { createGateway } = await import('../src/gateway/gateway.ts');
+  const { gatewayStoreOf } = await import('../src/gateway/store-port.ts');
+  const { configSchema } = await import('../src/config/schema.ts');
+  const { createFileStore } = await import('../src/store/index.ts');
+  const { DEFAULT_LIMITS } = await import('../src/sandbox/index.ts');
+  const { silentLogger } = await import('../src/log.ts');
+
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const heap = (): number => {
+    gc();
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+
+  // Node 20 does not apply the parent's --import hooks to a worker's entry: register tsx inside it first.
+  const tsxApi = import.meta.resolve('tsx/esm/api');
+  const worker = new Worker(`import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`, { eval: true });
+  worker.on('error', (e) => {
+    console.error(`the emulator thread failed: ${e.message}`);
+    process.exit(1);
+  });
+  const { apiRoot, token } = await new Promise<{ apiRoot: string; token: string }>((r) => worker.once('message', r));
+  let seq = 0;
+  const waiting = new Map<number, (v: unknown) => void>();
+  worker.on('message', (m: { id: number; res: unknown }) => {
+    waiting.get(m.id)?.(m.res);
+    waiting.delete(m.id);
+  });
+  const ask = <T>(req: Req): Promise<T> =>
+    new Promise((resolve) => {
+      const id = ++seq;
+      waiting.set(id, resolve as (v: unknown) => void);
+      worker.postMessage({ id, req });
+    });
+
+  // Per-message bookkeeping lives in typed arrays allocated up front, so the heap figure is the gateway's.
+  const TOTAL = CONVERSATIONS * PER_CONVERSATION;
+  const sinkAt = new Float64Array(TOTAL + LATENCY_SAMPLES);
+  const doneAt = new Float64Array(TOTAL + LATENCY_SAMPLES);
+  const modelMs = new Float64Array(TOTAL + LATENCY_SAMPLES);
+  const finished = new Uint8Array(TOTAL + LATENCY_SAMPLES);
+  const slot = new Map<string, number>(); // message id → slot, cleared before the heap is read
+  let doneCount = 0;
+  let onDone: (() => void) | undefined;
+  const indexOf = (text: string): number => {
+    const t = /^c(\d+) m(\d+)$/.exec(text);
+    if (t) return Number(t[1]) * PER_CONVERSATION + Number(t[2]);
+    const l = /^L\d+ n(\d+)$/.exec(text);
+    return l ? TOTAL + Number(l[1]) : -1;
+  };
+
+  /** An instant model: answers "reply: <the user's text>" at once; times itself. */
+  const instant: Provider = {
+    name: 'bench',
+    async *stream(request) {
+      const t = performance.now();
+      const last = request.messages.at(-1);
+      const part = last?.content.find((p) => p.type === 'text');
+      const text = part && part.type === 'text' ? part.text : '';
+      const reply = `reply: ${text}`;
+      const i = indexOf(text);
+      if (i >= 0) modelMs[i] = performance.now() - t;
+      yield { type: 'text-delta', text: reply };
+      yield { type: 'usage', usage: { inputTokens: 10, outputTokens: 3 } };
+      yield { type: 'finish', reason: 'stop' };
+    },
+  };
+
+  // Where the light-load time goes: durable store operations and awaited platform calls.
+  const spent = { on: false, storeMs: 0, platformMs: 0 };
+  const timed = <A extends unknown[], R>(kind: 'storeMs' | 'platformMs', f: (...a: A) => Promise<R>) =>
+    async (...a: A): Promise<R> => {
+      const t = performance.now();
+      try {
+        return await f(...a);
+      } finally {
+        if (spent.on) spent[kind] += performance.now() - t;
+      }
+    };
+
+  const root = await mkdtemp(join(tmpdir(), 'boxbot-bench-gateway-'));
+  const store = createFileStore(join(root, 'data'));
+  const runnerStore: Store = {
+    ...store,
+    conversations: { ...store.conversations, get: timed('storeMs', store.conversations.get), setMessages: timed('storeMs', store.conversations.setMessages) },
+  };
+  const adapter = createTelegramAdapter({
+    token,
+    apiRoot,
+    state: { get: (k) => store.kv.get(k), set: timed('storeMs', (k: string, v: unknown) => store.kv.set(k, v as JsonValue)) },
+    logger: silentLogger,
+    backoff: { initialMs: 50, maxMs: 500 },
+  });
+  // The sink is timed where the gateway receives a normalized message.
+  const timedAdapter: ChannelAdapter = {
+    platform: adapter.platform,
+    capabilities: adapter.capabilities,
+    start: (sink) =>
+      adapter.start(async (m) => {
+        const i = indexOf(m.text);
+        if (i >= 0) {
+          sinkAt[i] = performance.now();
+          slot.set(m.id, i);
+        }
+        await sink(m);
+      }),
+    stop: () => adapter.stop(),
+    send: timed('platformMs', (t, text, o) => adapter.send(t, text, o)),
+    edit: timed('platformMs', (t, id, text, o) => adapter.edit(t, id, text, o)),
+    typing: (t) => adapter.typing(t),
+    routes: () => adapter.routes(),
+    identity: () => adapter.identity(),
+  };
+  // A message is done when the gateway marks it answered: after its final reply was delivered.
+  const gatewayStore = gatewayStoreOf(store);
+  const finish = timed('storeMs', gatewayStore.finish);
+  const timedStore: GatewayStore = {
+    ...gatewayStore,
+    accept: timed('storeMs', gatewayStore.accept),
+    putOutbox: timed('storeMs', gatewayStore.putOutbox),
+    receipt: timed('storeMs', gatewayStore.receipt),
+    finishOutbox: timed('storeMs', gatewayStore.finishOutbox),
+    async finish(id) {
+      await finish(id);
+      const i = slot.get(id);
+      if (i === undefined) return;
+      slot.delete(id);
+      doneAt[i] = performance.now();
+      if (finished[i]!++ === 0) doneCount++;
+      onDone?.();
+    },
+  };
+  const config = configSchema.parse({});
+  const agent = createAgentRunner({
+    store: runnerStore,
+    deps: {
+      resolveModel: () => ({ provider: instant, model: 'instant', id: 'bench/instant' }),
+      registry: { list: () => [], get: () => undefined },
+      sandbox: { run: () => Promise.reject(new Error('no sandbox in this bench')) } as never,
+      costOf: () => 0,
+    },
+    workspacesDir: join(root, 'data', 'workspaces'),
+    sandbox: { block: ['private'], limits: DEFAULT_LIMITS },
+  });
+  const gateway = createGateway({ config, adapters: [timedAdapter], agent, store: timedStore, log: silentLogger, concurrency: config.gateway.concurrency });
+  await gateway.start();
+  const until = (pred: () => boolean): Promise<void> =>
+    new Promise((resolve) => {
+      if (pred()) return resolve();
+      onDone = () => {
+        if (!pred()) return;
+        onDone = undefined;
+        resolve();
+      };
+    });
+
+  try {
+    // 1. Light load, interleaved with the baseline: one message at a time through the whole path,
+    //    then one bare sendMessage round trip from the same adapter to the same emulator.
+    for (let c = 0; c < LATENCY_CHATS; c++) await ask({ op: 'addChat', chatId: LATENCY_CHAT + c });
+    const baseline: number[] = [];
+    const e2e: number[] = [];
+    const warmup = 50;
+    for (let n = 0; n < LATENCY_SAMPLES; n++) {
+      spent.on = n >= warmup;
+      const c = n % LATENCY_CHATS;
+      const i = TOTAL + n;
+      const pushedAt = await ask<number>({ op: 'inject', items: [[LATENCY_CHAT + c, `L${c} n${n}`]] });
+      await until(() => finished[i] === 1);
+      e2e.push(performance.timeOrigin + doneAt[i]! - pushedAt);
+      spent.on = false;
+      const t = performance.now();
+      await adapter.send({ conversationKey: `telegram:${LATENCY_CHAT + c}`, chatId: String(LATENCY_CHAT + c) }, 'ping', { format: 'plain' });
+      baseline.push(performance.now() - t);
+    }
+    await gateway.idle();
+    const overhead: number[] = [];
+    const model: number[] = [];
+    for (let n = warmup; n < LATENCY_SAMPLES; n++) {
+      const i = TOTAL + n;
+      overhead.push(doneAt[i]! - sinkAt[i]! - modelMs[i]!);
+      model.push(modelMs[i]!);
+    }
+    const callsBefore = await ask<Record<string, number>>({ op: 'counts' });
+
+    // 2. Throughput: every message of every conversation queued at the platform at once
+    //    (message k of all conversations, then k+1, ...), answered in order per conversation.
+    const h0 = heap();
+    const rss0 = process.memoryUsage().rss;
+    const items: [number, string][] = [];
+    for (let k = 0; k < PER_CONVERSATION; k++) for (let c = 0; c < CONVERSATIONS; c++) items.push([THROUGHPUT_CHAT + c, `c${c} m${k}`]);
+    const doneBefore = doneCount;
+    const startedAt = await ask<number>({ op: 'inject', items });
+    items.length = 0;
+    await until(() => doneCount - doneBefore >= TOTAL);
+    const seconds = (performance.timeOrigin + Math.max(...doneAt.subarray(0, TOTAL)) - startedAt) / 1000;
+    await gateway.idle();
+    slot.clear();
+    const h1 = heap();
+    const rss1 = process.memoryUsage().rss;
+    const loaded: number[] = [];
+    for (let i = 0; i < TOTAL; i++) loaded.push(doneAt[i]! - sinkAt[i]! - modelMs[i]!);
+    const check = await ask<{ lost: number; duplicated: number; outOfOrder: number }>({ op: 'verify', conversations: CONVERSATIONS, perConversation: PER_CONVERSATION });
+    let answeredTwice = 0;
+    let neverAnswered = 0;
+    for (let i = 0; i < TOTAL; i++) {
+      if (finished[i] === 0) neverAnswered++;
+      if (finished[i]! > 1) answeredTwice++;
+    }
+    const callsAfter = await ask<Record<string, number>>({ op: 'counts' });
+    const perMessage = (m: string) => r2(((callsAfter[m] ?? 0) - (callsBefore[m] ?? 0)) / TOTAL);
+
+    // 3. Store write latency at 100 vs 100,000 conversations: bench/store.ts, as a child.
+    const storeRun = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(new URL('store.ts', import.meta.url))], { encoding: 'utf8' });
+    if (storeRun.status !== 0) throw new Error(`bench/store.ts failed: ${storeRun.stderr}`);
+    const storeFigures = JSON.parse(storeRun.stdout.trim().split('\n').at(-1)!) as { writeP50Ms100: number; writeP50Ms100k: number; writeP99Ms100: number; writeP99Ms100k: number; ratioP50: number };
+
+    const ms = (xs: number[], q: number) => r2(quantile(xs, q));
+    const figures = {
+      conversations: CONVERSATIONS,
+      messages: TOTAL,
+      throughputMsgPerSec: r2(TOTAL / seconds),
+      throughputSec: r2(seconds),
+      overheadP50Ms: ms(overhead, 0.5),
+      overheadP99Ms: ms(overhead, 0.99),
+      overheadMeanMs: r2(overhead.reduce((a, b) => a + b, 0) / overhead.length),
+      storeMsPerMsg: r2(spent.storeMs / overhead.length),
+      platformMsPerMsg: r2(spent.platformMs / overhead.length),
+      endToEndP50Ms: ms(e2e.slice(warmup), 0.5),
+      modelP50Us: r2(quantile(model, 0.5) * 1000),
+      baselineSendP50Ms: ms(baseline.slice(warmup), 0.5),
+      baselineSendP99Ms: ms(baseline.slice(warmup), 0.99),
+      overheadVsSendRatio: r2(quantile(overhead, 0.5) / quantile(baseline.slice(warmup), 0.5)),
+      underLoadP50Ms: ms(loaded, 0.5),
+      underLoadP99Ms: ms(loaded, 0.99),
+      memoryPerConversationKb: r2((h1 - h0) / CONVERSATIONS / 1024),
+      rssDeltaMb: r2((rss1 - rss0) / 1024 / 1024),
+      lost: check.lost,
+      duplicated: check.duplicated,
+      outOfOrder: check.outOfOrder,
+      gatewayAnsweredTwice: answeredTwice,
+      gatewayNeverAnswered: neverAnswered,
+      sendMessagePerMsg: perMessage('sendMessage'),
+      editMessageTextPerMsg: perMessage('editMessageText'),
+      sendChatActionPerMsg: perMessage('sendChatAction'),
+      getUpdatesCalls: (callsAfter.getUpdates ?? 0) - (callsBefore.getUpdates ?? 0),
+      storeWriteP50Ms100: storeFigures.writeP50Ms100,
+      storeWriteP50Ms100k: storeFigures.writeP50Ms100k,
+      storeWriteRatioP50: storeFigures.ratioP50,
+      targets: {
+        overheadP50Le5ms: quantile(overhead, 0.5) <= 5,
+        noLostDuplicatedOrOutOfOrder: check.lost + check.duplicated + check.outOfOrder + answeredTwice + neverAnswered === 0,
+        storeWrite100kLe2x: storeFigures.ratioP50 <= 2,
+      },
+      model: 'in-process instant provider (no HTTP); emulator in a worker thread',
+    };
+    console.log(`gateway bench (${CONVERSATIONS} conversations x ${PER_CONVERSATION} messages through the Telegram emulator, long polling; instant in-process model)`);
+    console.log(`  throughput ${figures.throughputMsgPerSec} messages/s (${TOTAL} messages in ${figures.throughputSec} s, all queued at once)`);
+    console.log(`  overhead per message (received → answer delivered, minus model time ${figures.modelP50Us} µs), light load: p50 ${figures.overheadP50Ms} ms, p99 ${figures.overheadP99Ms} ms   target p50 <= 5 ms`);
+    console.log(`    of which (means) durable store operations ${figures.storeMsPerMsg} ms, awaited platform calls ${figures.platformMsPerMsg} ms, of a mean ${figures.overheadMeanMs} ms`);
+    console.log(`  baseline: bare sendMessage round trip p50 ${figures.baselineSendP50Ms} ms (p99 ${figures.baselineSendP99Ms}); overhead / baseline = ${figures.overheadVsSendRatio}x; platform → delivered p50 ${figures.endToEndP50Ms} ms`);
+    console.log(`  under full load (queueing included): p50 ${figures.underLoadP50Ms} ms, p99 ${figures.underLoadP99Ms} ms`);
+    console.log(`  platform calls per message: sendMessage ${figures.sendMessagePerMsg}, editMessageText ${figures.editMessageTextPerMsg}, sendChatAction ${figures.sendChatActionPerMsg}; getUpdates ${figures.getUpdatesCalls}`);
+    console.log(`  memory per conversation ${figures.memoryPerConversationKb} KiB heap (rss +${figures.rssDeltaMb} MiB over the run)`);
+    console.log(`  replies lost ${figures.lost}, duplicated ${figures.duplicated}, out of order ${figures.outOfOrder} (gateway: answered twice ${answeredTwice}, never ${neverAnswered})   target 0`);
+    console.log(`  store write p50 at 100 conversations ${figures.storeWriteP50Ms100} ms, at 100,000 ${figures.storeWriteP50Ms100k} ms: ${figures.storeWriteRatioP50}x   target <= 2x`);
+    console.log(JSON.stringify(figures));
+  } finally {
+    await gateway.stop();
+    await store.close();
+    await ask({ op: 'close' });
+    await worker.terminate();
+    await rm(root, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+if (isMainThread) await gatewayThread();
+else await emulatorThread();
