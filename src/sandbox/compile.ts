@@ -10,7 +10,7 @@ import { classifyWasm, decodeImage, encodeImage, externalizeMemory, instrumentMo
 import { SandboxError } from './errors.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 2;
+const PIPELINE_VERSION = 3;
 
 /** A tool ready to instantiate: its glue module and compiled core modules. */
 export interface PreparedComponent {

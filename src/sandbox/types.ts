@@ -53,7 +53,9 @@ export interface SandboxResult {
 /** Defaults used when a caller does not say otherwise (config can override). */
 export const DEFAULT_LIMITS: SandboxLimits = {
   timeoutMs: 30_000,
-  fuel: 5_000_000_000,
+  // Metered per straight-line segment; a shell interpreted by JS interpreted by SpiderMonkey
+  // needs ~10^6 instructions per loop iteration, so the fuel bound sits near the time bound.
+  fuel: 50_000_000_000,
   maxMemoryBytes: 256 * 1024 * 1024,
   maxOutputBytes: 1024 * 1024,
 };

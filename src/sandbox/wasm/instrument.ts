@@ -97,6 +97,9 @@ function encU64(v: bigint): number[] {
   return out;
 }
 
+/** Opcodes after which a metered segment starts: loop, if, else, end, br_if. */
+const SEGMENT_START = new Set([0x03, 0x04, 0x05, 0x0b, 0x0d]);
+
 /** Instruments one core module; throws with a clear message if it cannot. */
 export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Uint8Array {
   const sections = readSections(bytes);
@@ -166,7 +169,11 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
           else body.bytes([0x10, ...encU32(wrapperFunc(mem))]);
         } else {
           body.range(bytes, ins.start, ins.end);
-          if (ins.op === 0x03 && opts.fuel) {
+          // A new straight-line segment starts where control can enter other than by falling
+          // through: a loop header, an if/else arm, after an end (branch target), after br_if.
+          // Each segment is charged its own instruction count when entered, so an interpreter's
+          // dispatch loop pays for the path it runs, not for the whole switch.
+          if (opts.fuel && SEGMENT_START.has(ins.op) && r.pos < end) {
             patchCost(body, at, count);
             count = 0;
             at = fuelPrologue(body);

@@ -86,6 +86,27 @@ describe('wasm instrumenter', () => {
     assert.ok(u2 > u1 * 19n / 10n && u2 < u1 * 21n / 10n, `${u1} vs ${u2}`);
   });
 
+  it('charges the path taken: a dispatch loop pays for its small arm, not for the big one it skips', async () => {
+    // An interpreter's shape: a loop around a branch; one arm is long (400 instructions), the other short.
+    const bigArm = Array.from({ length: 200 }, () => '(local.set $x (i32.add (local.get $x) (i32.const 1)))').join(' ');
+    const src = `(module (func (export "spin") (param $n i32) (param $big i32) (local $x i32)
+      (block $done (loop $next
+        (br_if $done (i32.eqz (local.get $n)))
+        (if (local.get $big) (then ${bigArm}) (else (local.set $x (i32.const 0))))
+        (local.set $n (i32.sub (local.get $n) (i32.const 1)))
+        (br $next)))))`;
+    const inst = instrumentModule(await wat(src), { fuel: true });
+    const used = (big: number) => {
+      const { exports, g } = run(inst, 10n ** 12n);
+      exports.spin(1000, big);
+      return 10n ** 12n - (g.fuel.value as bigint);
+    };
+    const small = used(0);
+    const large = used(1);
+    assert.ok(small < 30_000n, `1000 short iterations charged ${small}`);
+    assert.ok(large > small * 20n, `long arm ${large} vs short arm ${small}`);
+  });
+
   it('traps when fuel runs out, leaving the counter negative', async () => {
     const { exports, g } = run(instrumentModule(await wat(KITCHEN_SINK), { fuel: true }), 1000n);
     assert.throws(() => exports.sum_to(1_000_000), WebAssembly.RuntimeError);
