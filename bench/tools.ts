@@ -158,6 +158,30 @@ for (let i = 0; i < 5; i++) {
   known.push(await drop(registry, dir));
   await registry.close();
 }
+
+// 4b. Hot reload of a tool never seen before, small enough to compile fast: a WASI preview1
+// command (wrapped with the adapter, transpiled and instrumented from scratch, help run).
+spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'build-guests.ts')], { stdio: 'ignore', cwd: root });
+const smallGuest = join(root, '.cache', 'guests', 'reg-v1.wasm');
+const coldSmall: number[] = [];
+if (existsSync(smallGuest)) {
+  for (let i = 0; i < 3; i++) {
+    const coldSandbox = createSandbox({ cacheDir: fresh('boxbot-bench-coldsb-'), workers: 1 });
+    const dir = fresh('boxbot-bench-ext-');
+    const registry = createToolRegistry({ sandbox: coldSandbox, cacheDir: fresh('boxbot-bench-spec-'), dirs: [{ path: dir, source: 'extension' }] });
+    await registry.start();
+    const added = new Promise<void>((resolve) => registry.onChange((e) => e.name === 'hot' && resolve()));
+    const t = performance.now();
+    copyFileSync(smallGuest, join(dir, '.incoming.tmp'));
+    renameSync(join(dir, '.incoming.tmp'), join(dir, 'hot.wasm'));
+    await added;
+    const tool = registry.get('hot');
+    if (tool) await invokeTool(coldSandbox, tool, {}, grantFor(tool.spec.permissionLevel, tool.spec.network, policy));
+    coldSmall.push(performance.now() - t);
+    await registry.close();
+    await coldSandbox.close();
+  }
+}
 await sandbox.close();
 server.close();
 
@@ -190,6 +214,7 @@ const figures = {
   hotReloadNewCallableP50Ms: r2(p50(newFile.map((x) => x.answered))),
   hotReloadKnownRegisteredP50Ms: r2(p50(known.map((x) => x.registered))),
   hotReloadKnownCallableP50Ms: r2(p50(known.map((x) => x.answered))),
+  hotReloadColdSmallCallableP50Ms: coldSmall.length ? r2(p50(coldSmall)) : null,
   perTool,
 };
 console.log(`tool registry bench (${figures.tools}: ${perTool.map((t) => t.name).join(', ')})`);
@@ -203,5 +228,7 @@ for (const t of perTool) {
 }
 console.log(`  hot reload, new file (component compiled, help runs): registered ${figures.hotReloadNewRegisteredP50Ms} ms, first call answered ${figures.hotReloadNewCallableP50Ms} ms (${r2(figures.hotReloadNewCallableP50Ms / cat)}x cat)   target <= 1000 ms`);
 console.log(`  hot reload, known file dropped again (spec cached): registered ${figures.hotReloadKnownRegisteredP50Ms} ms, first call answered ${figures.hotReloadKnownCallableP50Ms} ms (${r2(figures.hotReloadKnownCallableP50Ms / cat)}x cat)`);
+console.log(`  hot reload, never-compiled small tool (preview1 command: wrap, transpile, instrument, help): first call answered ${figures.hotReloadColdSmallCallableP50Ms} ms   target <= 1000 ms`);
+console.log('  (a never-compiled SpiderMonkey component takes its cold registration time above: jco transpile + instrumentation of a 12-38 MB module)');
 console.log('  (hot reload includes the registry\'s 100 ms quiet period after the last file event)');
 console.log(JSON.stringify(figures));
