@@ -12,7 +12,7 @@ import { silentLogger } from '../log.ts';
 import type { Message } from '../agent/types.ts';
 import { encodeName, StoreCorruptError, type Store } from '../store/index.ts';
 import type { Metrics } from './metrics.ts';
-import type { AgentRunner } from './ports.ts';
+import { GatewayStoppingError, type AgentRunner } from './ports.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
 /** What the runner is wired to. */
@@ -93,6 +93,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           }
         },
       });
+      // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
+      if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
       if (result.outcome !== 'error') await o.store.conversations.setMessages(key, result.messages);
       const text = note + result.text.trim();
       switch (result.outcome) {

@@ -12,7 +12,7 @@ import { helpText, parseCommand, whoamiText, type Command } from './commands.ts'
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { admit, resolvePolicy, type ResolvedPolicy } from './policy.ts';
-import type { AgentRunner, GatewayStore } from './ports.ts';
+import { GatewayStoppingError, type AgentRunner, type GatewayStore } from './ports.ts';
 import { deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -142,6 +142,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
     } finally {
       state.running = undefined;
     }
+    if (controller.signal.reason instanceof GatewayStoppingError) {
+      // Interrupted by shutdown: nothing is delivered and the message stays accepted, so the
+      // next start answers it (once).
+      await stream.close();
+      log.info({ conversation: msg.conversationKey }, 'run interrupted by shutdown; it will run again at the next start');
+      return;
+    }
     metrics.agentRuns.inc({ outcome });
     metrics.runSeconds.observe((Date.now() - started) / 1000);
     const previewId = await stream.close();
@@ -247,7 +254,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     },
     async stop() {
       stopping = true;
-      for (const s of conversations.values()) s.running?.abort(new Error('the gateway is stopping'));
+      for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
       for (const a of opts.adapters) await a.stop().catch((e: unknown) => log.warn({ channel: a.platform, err: (e as Error).message }, 'adapter stop failed'));
       await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, 5000).unref())]);
       for (const q of queues.values()) q.close();

@@ -4,6 +4,14 @@
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
+/** The abort reason when the gateway shuts down: the run is interrupted, not answered; it runs again at the next start. */
+export class GatewayStoppingError extends Error {
+  constructor() {
+    super('the gateway is stopping');
+    this.name = 'GatewayStoppingError';
+  }
+}
+
 /** What the agent reports while it works (for streaming and status lines). */
 export type GatewayAgentEvent =
   | { type: 'text-delta'; text: string }

@@ -55,12 +55,6 @@ export interface PlatformDriver {
 /** Scenario names, for platforms that run only some of them in a second mode. */
 export type ScenarioName = 'tool-stream' | 'read-only' | 'stranger' | 'duplicate' | 'restart' | 'rate-limit' | 'malformed';
 
-/**
- * Scenarios that fail because of a known bug in src/, left out of the suite until it is fixed;
- * `BOXBOT_E2E_KNOWN_BUGS=1` runs them. restart: gateway.stop() aborts the running turn, which is
- * then answered "Stopped." and marked done, so the next start never answers the question.
- */
-const KNOWN_BUGS: ScenarioName[] = ['restart'];
 
 const READ_ONLY_USER = 2;
 const STRANGER = 9;
@@ -72,7 +66,7 @@ const asText = (content: unknown): string => (typeof content === 'string' ? cont
 /** Registers the end-to-end scenarios for `driver` (all of them unless `only` names some). */
 export function platformScenarios(driver: PlatformDriver, opts: { only?: ScenarioName[]; label?: string } = {}): void {
   const d = driver;
-  const runs = (name: ScenarioName) => (!opts.only || opts.only.includes(name)) && (!KNOWN_BUGS.includes(name) || process.env.BOXBOT_E2E_KNOWN_BUGS === '1');
+  const runs = (name: ScenarioName) => !opts.only || opts.only.includes(name);
   describe(`${d.platform}${opts.label ? ` (${opts.label})` : ''} end to end`, () => {
     let bb: RestartableBoxbot;
     const finals = (chat: E2EChat): string[] => d.botMessages(chat).map((m) => m.texts.at(-1) ?? '');
