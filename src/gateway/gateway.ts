@@ -152,7 +152,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     metrics.agentRuns.inc({ outcome });
     metrics.runSeconds.observe((Date.now() - started) / 1000);
     const previewId = await stream.close();
-    const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId);
+    const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown);
     await opts.store.putOutbox(entry);
     await deliverEntry(queue, opts.store, entry, log);
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length);

@@ -51,6 +51,8 @@ export interface OutboxEntry {
   receipts: (string | null)[];
   /** The streamed message the first chunk replaces, if any. */
   streamMessageId?: string;
+  /** What that message shows now (not persisted: after a restart the edit is simply made). */
+  previewShown?: string;
   createdAt: string;
 }
 

@@ -16,6 +16,8 @@ export class ReplyStream {
   private messageId: string | undefined;
   private creating: Promise<void> | undefined;
   private lastShown = '';
+  private confirmed: string | undefined;
+  private flushing: Promise<void> | undefined;
   private lastFlush = 0;
   private flushTimer: NodeJS.Timeout | undefined;
   private typingTimer: NodeJS.Timeout | undefined;
@@ -62,7 +64,7 @@ export class ReplyStream {
     const wait = Math.max(0, this.lastFlush + this.caps.editIntervalMs - Date.now());
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
-      void this.flush();
+      this.flushing = this.flush();
     }, wait);
   }
 
@@ -77,15 +79,22 @@ export class ReplyStream {
         if (this.creating) return;
         this.creating = this.queue.send(this.target, shown).then((m) => {
           this.messageId = m.messageId;
+          this.confirmed = shown;
         });
         await this.creating;
       } else {
         await this.queue.edit(this.target, this.messageId, shown);
+        this.confirmed = shown;
       }
     } catch (e) {
       // A failed preview is not fatal: the final answer is delivered through the outbox.
       this.log.warn({ err: (e as Error).message }, 'stream preview failed');
     }
+  }
+
+  /** The text the preview message shows now (what the last successful send/edit carried). */
+  get shown(): string | undefined {
+    return this.confirmed;
   }
 
   /** Stops typing and previews; resolves with the preview message id (if one was created). */
@@ -95,12 +104,14 @@ export class ReplyStream {
     clearTimeout(this.flushTimer);
     this.flushTimer = undefined;
     await this.creating?.catch(() => undefined);
+    // An edit still on its way decides what the preview shows; wait for it.
+    await this.flushing;
     return this.messageId;
   }
 }
 
 /** Builds the outbox entry of a final answer. */
-export function outboxEntryOf(id: string, target: OutboundTarget, text: string, caps: AdapterCapabilities, streamMessageId?: string): OutboxEntry {
+export function outboxEntryOf(id: string, target: OutboundTarget, text: string, caps: AdapterCapabilities, streamMessageId?: string, previewShown?: string): OutboxEntry {
   const chunks = splitMessage(text.trim() || '(no answer)', caps.maxTextLength);
   return {
     id,
@@ -109,6 +120,7 @@ export function outboxEntryOf(id: string, target: OutboundTarget, text: string, 
     chunks,
     receipts: chunks.map(() => null),
     ...(streamMessageId ? { streamMessageId } : {}),
+    ...(streamMessageId && previewShown !== undefined ? { previewShown } : {}),
     createdAt: new Date().toISOString(),
   };
 }
@@ -119,7 +131,9 @@ export async function deliverEntry(queue: OutboundQueue, store: GatewayStore, en
     if (entry.receipts[i]) continue;
     const chunk = entry.chunks[i]!;
     let id: string | undefined;
-    if (i === 0 && entry.streamMessageId) {
+    if (i === 0 && entry.streamMessageId && entry.previewShown === chunk) {
+      id = entry.streamMessageId; // the preview already shows exactly this text
+    } else if (i === 0 && entry.streamMessageId) {
       try {
         await queue.edit(entry.target, entry.streamMessageId, chunk);
         id = entry.streamMessageId;
@@ -131,7 +145,8 @@ export async function deliverEntry(queue: OutboundQueue, store: GatewayStore, en
     }
     id ??= (await queue.send(entry.target, chunk)).messageId;
     entry.receipts[i] = id;
-    await store.receipt(entry.id, i, id);
+    // The last receipt is implied by finishing the entry (one write fewer, same crash window).
+    if (i < entry.chunks.length - 1) await store.receipt(entry.id, i, id);
   }
   await store.finishOutbox(entry.id);
   return entry.receipts as string[];

@@ -228,3 +228,18 @@ test('thread follow-ups: where the platform follows threads, a reply in a thread
   assert.deepEqual(agent.seen.map((r) => r.message.text), ['follow-up']);
   await gw.stop();
 });
+
+test('a short answer the preview already shows is not sent or edited again', async () => {
+  const agent = new FakeAgent(async (r) => {
+    r.onEvent({ type: 'text-delta', text: 'Hi there.' });
+    await sleep(30);
+    return 'Hi there.';
+  });
+  const { adapter, gw } = setup({ agent });
+  await gw.start();
+  await adapter.say('hello');
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['Hi there.']);
+  assert.deepEqual(adapter.calls, ['send:Hi there.']);
+  await gw.stop();
+});

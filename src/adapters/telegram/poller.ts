@@ -69,6 +69,7 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
       }
       let acknowledged = batch.length === 0;
       let rejected = false;
+      let advanced = false;
       for (const update of batch as unknown[]) {
         if (signal.aborted) break;
         const id = updateIdOf(update);
@@ -84,10 +85,15 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
         if (id !== undefined && (offset === undefined || id + 1 > offset)) {
           offset = id + 1;
           acknowledged = true;
-          await opts.state.set(TELEGRAM_OFFSET_KEY, offset).catch((e: unknown) => {
-            log.error({ err: e instanceof Error ? e.message : String(e) }, 'could not persist the telegram offset');
-          });
+          advanced = true;
         }
+      }
+      // Persisted once per batch: after a crash mid-batch the replayed updates were already
+      // accepted, and the gateway's persisted dedupe drops them.
+      if (advanced) {
+        await opts.state.set(TELEGRAM_OFFSET_KEY, offset!).catch((e: unknown) => {
+          log.error({ err: e instanceof Error ? e.message : String(e) }, 'could not persist the telegram offset');
+        });
       }
       // A sink failure, or a batch of updates without usable ids (which Telegram would send
       // again at once), waits instead of spinning.
