@@ -1,41 +1,13 @@
 // End-to-end harness: a whole boxbot (startBoxbot, as `npm start` runs it) in a temp folder,
 // wired to the LLM emulator over HTTP, plus helpers to read the web chat's event stream.
-import { mkdtempSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import { startBoxbot, type Boxbot } from '../../src/main.ts';
-import { silentLogger } from '../../src/log.ts';
-import { startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
 
 /** A running boxbot with its emulator and temp folder. */
-export interface E2E {
-  app: Boxbot;
-  llm: LlmEmulator;
-  dir: string;
-  close(): Promise<void>;
-}
+export type E2E = Pick<RestartableBoxbot, 'app' | 'llm' | 'dir' | 'close'>;
 
-/** Starts boxbot with `config` (merged over a temp dataDir, port 0, an OpenAI model on the emulator) and `env`. */
-export async function startE2E(config: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<E2E> {
-  const dir = mkdtempSync(join(tmpdir(), 'boxbot-e2e-'));
-  const llm = await startLlmEmulator();
-  const file = join(dir, 'boxbot.config.json');
-  writeFileSync(file, JSON.stringify({ dataDir: join(dir, 'data'), http: { port: 0 }, model: 'openai/gpt-4o-mini', ...config }));
-  const app = await startBoxbot({
-    configFile: file,
-    env: { OPENAI_API_KEY: 'sk-test-e2e-0000000000', OPENAI_BASE_URL: llm.openaiBaseURL, ...env },
-    log: silentLogger,
-    workers: 1,
-  });
-  return {
-    app,
-    llm,
-    dir,
-    async close() {
-      await app.stop();
-      await llm.close();
-    },
-  };
+/** Starts boxbot with `config` (merged over a temp dataDir, port 0, an OpenAI model on the emulator) and `env`; compiled tools come from the shared warm cache. */
+export function startE2E(config: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<E2E> {
+  return bootBoxbot(config, env);
 }
 
 /** Events of one web chat session, read from its SSE stream. */
