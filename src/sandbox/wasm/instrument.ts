@@ -127,23 +127,23 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
     }
   };
 
-  const fuelPrologue = (w: Writer): number => {
-    const g = encU32(fuelIdx);
-    w.bytes([0x23, ...g, 0x42]);
-    const at = w.len;
-    w.bytes([0x80, 0x80, 0x80, 0x80, 0x00, 0x7d, 0x24, ...g, 0x23, ...g, 0x42, 0x00, 0x53, 0x04, 0x40, 0x00, 0x0b]);
-    return at;
-  };
-  const patchCost = (w: Writer, at: number, cost: number) => {
-    const c = Math.max(1, Math.min(cost, 2 ** 33));
-    for (let i = 0; i < 4; i++) w.buf[at + i] = (Math.floor(c / 2 ** (7 * i)) & 0x7f) | 0x80;
-    w.buf[at + 4] = Math.floor(c / 2 ** 28) & 0x7f;
+  const fuelGlobal = encU32(fuelIdx);
+  /**
+   * Charges a segment its instruction count on entry. Only a function's entry and a loop header
+   * also check for exhaustion: every unbounded execution passes one of them, and leaving the
+   * check out of the other segments halves the code the metering adds. The trap still comes
+   * at the same point of the same path every time.
+   */
+  const fuelPrologue = (w: Writer, cost: number, check: boolean) => {
+    w.bytes([0x23, ...fuelGlobal, 0x42, ...encS64(BigInt(Math.max(1, cost))), 0x7d, 0x24, ...fuelGlobal]);
+    if (check) w.bytes([0x23, ...fuelGlobal, 0x42, 0x00, 0x53, 0x04, 0x40, 0x00, 0x0b]);
   };
 
   const rewriteCode = (s: Section): Uint8Array => {
     const r = new Reader(bytes, s.start);
     const n = r.u32();
     const body = new Writer();
+    const segment = new Writer();
     const out = new Writer();
     out.bytes(encU32(n));
     for (let f = 0; f < n; f++) {
@@ -156,31 +156,39 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
         skipValType(r);
       }
       body.range(bytes, localsStart, r.pos);
-      let at = opts.fuel ? fuelPrologue(body) : -1;
+      // Instructions of the current segment wait in `seg` until its cost is known.
+      const seg = opts.fuel ? segment : body;
+      seg.len = 0;
       let count = 0;
+      let check = true;
       while (r.pos < end) {
         const ins = readInstr(r);
         count++;
         if (ins.op === 0x23 || ins.op === 0x24) {
-          body.bytes([ins.op, ...encU32(remap(new Reader(bytes, ins.start + 1).u32()))]);
+          seg.bytes([ins.op, ...encU32(remap(new Reader(bytes, ins.start + 1).u32()))]);
         } else if (ins.op === 0x40 && canWrapGrow) {
           const mem = new Reader(bytes, ins.start + 1).u32();
-          if (lay.memory64[mem]) body.range(bytes, ins.start, ins.end);
-          else body.bytes([0x10, ...encU32(wrapperFunc(mem))]);
+          if (lay.memory64[mem]) seg.range(bytes, ins.start, ins.end);
+          else seg.bytes([0x10, ...encU32(wrapperFunc(mem))]);
         } else {
-          body.range(bytes, ins.start, ins.end);
+          seg.range(bytes, ins.start, ins.end);
           // A new straight-line segment starts where control can enter other than by falling
           // through: a loop header, an if/else arm, after an end (branch target), after br_if.
           // Each segment is charged its own instruction count when entered, so an interpreter's
           // dispatch loop pays for the path it runs, not for the whole switch.
           if (opts.fuel && SEGMENT_START.has(ins.op) && r.pos < end) {
-            patchCost(body, at, count);
+            fuelPrologue(body, count, check);
+            body.bytes(seg.result());
+            seg.len = 0;
             count = 0;
-            at = fuelPrologue(body);
+            check = ins.op === 0x03;
           }
         }
       }
-      if (opts.fuel) patchCost(body, at, count);
+      if (opts.fuel) {
+        fuelPrologue(body, count, check);
+        body.bytes(seg.result());
+      }
       out.bytes(encU32(body.len));
       out.bytes(body.result());
     }
