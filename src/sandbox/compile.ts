@@ -4,13 +4,15 @@
 // cache the result on disk by content hash (a renamed file is not recompiled, a changed one
 // is). Compiled modules are cached in memory and shared.
 import { createHash } from 'node:crypto';
-import { mkdir, readFile, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { statSync, type BigIntStats } from 'node:fs';
+import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { classifyWasm, decodeImage, encodeImage, externalizeMemory, instrumentModule, type MemoryImage } from './wasm/index.ts';
 import { SandboxError } from './errors.ts';
+import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 3;
+const PIPELINE_VERSION = 4;
 
 /** A tool ready to instantiate: its glue module and compiled core modules. */
 export interface PreparedComponent {
@@ -38,30 +40,49 @@ interface CacheMeta {
 export interface CompileOptions {
   cacheDir: string;
   maxMemoryBytes: number;
+  /** Told the entry's key and glue path once known, before the core modules are compiled. */
+  onLocated?: (key: string, gluePath: string) => void;
 }
 
 const memory = new Map<string, Promise<PreparedComponent>>();
-/** Files already hashed, by path, while their identity (inode, size, mtime) is unchanged. */
+/** Files already looked up, by path, while their identity (inode, size, times) is unchanged. */
 const byStat = new Map<string, { id: string; prepared: Promise<PreparedComponent> }>();
+
+function notFound(file: string, e: unknown): SandboxError {
+  return new SandboxError('not-found', `cannot read tool ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, file);
+}
 
 /** Prepares `file` (a component or preview1 command), from memory, disk cache or scratch. */
 export async function prepare(file: string, opts: CompileOptions): Promise<PreparedComponent> {
-  let id: string;
+  let st: BigIntStats;
   try {
-    const st = await stat(file);
-    id = `${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}:${opts.maxMemoryBytes}`;
+    // Synchronous: one stat per call is microseconds; its async form is a thread-pool hop.
+    st = statSync(file, { bigint: true });
   } catch (e) {
-    throw new SandboxError('not-found', `cannot read tool ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, file);
+    throw notFound(file, e);
   }
-  // Hashing a 12 MB component costs ~20 ms; an unchanged file is not read again.
+  const identity = fileIdentity(st);
+  const id = `${identity}:${opts.maxMemoryBytes}`;
   const known = byStat.get(file);
   if (known?.id === id) return known.prepared;
-  const prepared = readFile(file).then(
-    (bytes) => prepareBytes(bytes, file, opts),
-    (e: NodeJS.ErrnoException) => {
-      throw new SandboxError('not-found', `cannot read tool ${file}: ${e.code ?? e.message}`, file);
-    },
-  );
+  const prepared = (async () => {
+    // Hashing a 12 MB component costs ~20 ms: a fresh process asks the on-disk index first.
+    const sha256 = await lookupHash(opts.cacheDir, identity);
+    if (sha256) {
+      const key = cacheKey(sha256, opts);
+      const hit = memory.get(key) ?? (await readMeta(join(opts.cacheDir, key)));
+      if (hit) return prepareHashed(sha256, undefined, file, opts);
+    }
+    let bytes: Uint8Array;
+    try {
+      bytes = await readFile(file);
+    } catch (e) {
+      throw notFound(file, e);
+    }
+    const hashed = createHash('sha256').update(bytes).digest('hex');
+    void recordHash(opts.cacheDir, identity, st, hashed);
+    return prepareHashed(hashed, bytes, file, opts);
+  })();
   byStat.set(file, { id, prepared });
   prepared.catch(() => byStat.delete(file));
   return prepared;
@@ -69,8 +90,16 @@ export async function prepare(file: string, opts: CompileOptions): Promise<Prepa
 
 /** As `prepare`, for bytes already in memory; `label` names the tool in errors. */
 export function prepareBytes(bytes: Uint8Array, label: string, opts: CompileOptions): Promise<PreparedComponent> {
-  const sha256 = createHash('sha256').update(bytes).digest('hex');
-  const key = `${sha256}-p${PIPELINE_VERSION}-m${Math.ceil(opts.maxMemoryBytes / 65536)}`;
+  return prepareHashed(createHash('sha256').update(bytes).digest('hex'), bytes, label, opts);
+}
+
+function cacheKey(sha256: string, opts: CompileOptions): string {
+  return `${sha256}-p${PIPELINE_VERSION}-m${Math.ceil(opts.maxMemoryBytes / 65536)}`;
+}
+
+/** Loads the entry for `sha256`; `bytes` (needed only to build a missing entry) may come later. */
+function prepareHashed(sha256: string, bytes: Uint8Array | undefined, label: string, opts: CompileOptions): Promise<PreparedComponent> {
+  const key = cacheKey(sha256, opts);
   let pending = memory.get(key);
   if (!pending) {
     pending = load(bytes, sha256, key, label, opts);
@@ -81,7 +110,7 @@ export function prepareBytes(bytes: Uint8Array, label: string, opts: CompileOpti
 }
 
 async function load(
-  bytes: Uint8Array,
+  bytes: Uint8Array | undefined,
   sha256: string,
   key: string,
   label: string,
@@ -89,7 +118,15 @@ async function load(
 ): Promise<PreparedComponent> {
   const dir = join(opts.cacheDir, key);
   let meta = await readMeta(dir);
-  if (!meta || meta.sha256 !== sha256) meta = await build(bytes, sha256, dir, label, opts);
+  if (!meta || meta.sha256 !== sha256) {
+    const source = bytes ?? (await readFile(label));
+    if (createHash('sha256').update(source).digest('hex') !== sha256) {
+      throw new SandboxError('invalid-tool', `${label} changed while it was being prepared; try again`, label);
+    }
+    meta = await build(source, sha256, dir, label, opts);
+  }
+  const gluePath = join(dir, 'guest.mjs');
+  opts.onLocated?.(key, gluePath);
   const modules: Record<string, WebAssembly.Module> = {};
   const images: Record<string, MemoryImage> = {};
   await Promise.all([
@@ -100,7 +137,7 @@ async function load(
       images[name] = decodeImage(toShared(await readFile(join(dir, `${name}.mem`))));
     }),
   ]);
-  return { key, sha256, gluePath: join(dir, 'guest.mjs'), modules, images, imports: meta.imports };
+  return { key, sha256, gluePath, modules, images, imports: meta.imports };
 }
 
 /** Copies bytes into shared memory, so every worker reads one copy instead of a clone each. */

@@ -12,7 +12,7 @@ export class MemoryPool {
   constructor(
     private readonly image: MemoryImage,
     /** How many reset memories to keep for later instances. */
-    private readonly keep = 2,
+    private readonly keep = 3,
   ) {
     this.bytes = image.minPages * 65536;
   }

@@ -35,6 +35,7 @@ interface Pending {
 class Slot {
   readonly worker: Worker;
   readonly loaded = new Map<string, Promise<void>>();
+  private readonly preloaded = new Set<string>();
   /** Tools this worker holds a pre-created instance of (a call there skips instantiation). */
   readonly spares = new Set<string>();
   readonly ready: Promise<void>;
@@ -78,6 +79,13 @@ class Slot {
     this.ready.catch(() => {});
     this.worker.on('error', (e) => this.die(`worker error: ${e.message}`));
     this.worker.on('exit', (code) => this.die(`worker exited with code ${code}`));
+  }
+
+  /** Lets the worker import a tool's glue while its core modules are still compiling. */
+  preload(key: string, gluePath: string): void {
+    if (this.preloaded.has(key) || this.loaded.has(key)) return;
+    this.preloaded.add(key);
+    this.worker.postMessage({ type: 'glue', key, gluePath });
   }
 
   load(p: PreparedComponent): Promise<void> {
@@ -145,6 +153,16 @@ export class WorkerPool {
       await s.ready;
       await s.load(prepared);
     }));
+  }
+
+  /** Starts one worker now if none runs, so its start-up overlaps the tool's preparation. */
+  prestart(): void {
+    if (!this.closed && this.slots.length === 0) this.slots.push(this.spawn());
+  }
+
+  /** Hints that `key` is about to run: idle workers import its glue meanwhile. */
+  preload(key: string, gluePath: string): void {
+    for (const s of this.slots) if (!s.dead) s.preload(key, gluePath);
   }
 
   private spawn(): Slot {

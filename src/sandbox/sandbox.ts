@@ -39,10 +39,16 @@ export interface Sandbox {
 export function createSandbox(opts: SandboxOptions): Sandbox {
   const broker = createNetBroker(opts.net ?? {});
   const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker);
-  const compileOpts = (maxMemoryBytes: number) => ({ cacheDir: opts.cacheDir, maxMemoryBytes });
+  const compileOpts = (maxMemoryBytes: number) => ({
+    cacheDir: opts.cacheDir,
+    maxMemoryBytes,
+    onLocated: (key: string, gluePath: string) => pool.preload(key, gluePath),
+  });
   return {
     pool,
     async run(file, grant, runOpts) {
+      // A first call starts its worker while the tool is hashed, read and compiled.
+      pool.prestart();
       const checked = await validateGrant(grant);
       const prepared = await prepare(file, compileOpts(checked.limits.maxMemoryBytes));
       const name = runOpts?.name ?? basename(file, extname(file));

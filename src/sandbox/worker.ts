@@ -24,6 +24,13 @@ export interface LoadMessage {
   images: Record<string, MemoryImage>;
 }
 
+/** A hint to import a tool's glue before its modules arrive. */
+export interface GlueMessage {
+  type: 'glue';
+  key: string;
+  gluePath: string;
+}
+
 /** One call, with its grant already resolved by the main thread. */
 export interface CallMessage {
   type: 'call';
@@ -139,10 +146,25 @@ function prewarm(key: string): void {
   }
 }
 
-port.on('message', async (msg: LoadMessage | CallMessage | { type: 'unload'; key: string }) => {
-  if (msg.type === 'load') {
+/** Glue modules by tool key, imported once (possibly ahead of the tool's load). */
+const glues = new Map<string, Promise<{ instantiate: Instantiate }>>();
+
+function importGlue(key: string, gluePath: string): Promise<{ instantiate: Instantiate }> {
+  let glue = glues.get(key);
+  if (!glue) {
+    glue = import(pathToFileURL(gluePath).href) as Promise<{ instantiate: Instantiate }>;
+    glues.set(key, glue);
+    glue.catch(() => glues.delete(key));
+  }
+  return glue;
+}
+
+port.on('message', async (msg: GlueMessage | LoadMessage | CallMessage | { type: 'unload'; key: string }) => {
+  if (msg.type === 'glue') {
+    importGlue(msg.key, msg.gluePath).catch(() => {});
+  } else if (msg.type === 'load') {
     if (!loaded.has(msg.key)) {
-      const glue = (await import(pathToFileURL(msg.gluePath).href)) as { instantiate: Instantiate };
+      const glue = await importGlue(msg.key, msg.gluePath);
       const pools = new Map<WebAssembly.Module, MemoryPool>();
       for (const [name, image] of Object.entries(msg.images)) {
         const m = msg.modules[name];
@@ -154,6 +176,7 @@ port.on('message', async (msg: LoadMessage | CallMessage | { type: 'unload'; key
     port.postMessage({ type: 'loaded', key: msg.key } satisfies WorkerReply);
   } else if (msg.type === 'unload') {
     loaded.delete(msg.key);
+    glues.delete(msg.key);
   } else {
     const result = call(msg);
     port.postMessage({ type: 'result', id: msg.id, result } satisfies WorkerReply, [

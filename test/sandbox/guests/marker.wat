@@ -1,0 +1,37 @@
+;; Freshness probe (preview1 command): prints one letter per kind of state — y if it is as a new
+;; instance has it, n if an earlier call left something — then leaves a marker in each:
+;; a memory word, a mutable global, a table slot, the data segment's bytes, the last page.
+;; It hands the preview1 adapter a bump allocator (cabi_realloc_adapter), so the adapter does not
+;; grow memory for its state and the worker can reuse (reset) this instance's memory.
+(module
+  (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
+  (memory (export "memory") 3)
+  (global $g (mut i32) (i32.const 0))
+  (table $t 1 funcref)
+  (data (i32.const 64) "pristine")
+  (global $heap (mut i32) (i32.const 65536))
+  (func $mark)
+  (func (export "cabi_realloc_adapter") (param i32 i32 i32 i32) (result i32)
+    (local $at i32)
+    (local.set $at (i32.and (i32.add (global.get $heap) (i32.sub (local.get 2) (i32.const 1)))
+      (i32.sub (i32.const 0) (local.get 2))))
+    (global.set $heap (i32.add (local.get $at) (local.get 3)))
+    (local.get $at))
+  (elem declare func $mark)
+  (func $flag (param $at i32) (param $ok i32)
+    (i32.store8 (local.get $at) (select (i32.const 121) (i32.const 110) (local.get $ok))))
+  (func (export "_start")
+    (call $flag (i32.const 200) (i32.eqz (i32.load (i32.const 1000))))
+    (call $flag (i32.const 201) (i32.eqz (global.get $g)))
+    (call $flag (i32.const 202) (ref.is_null (table.get $t (i32.const 0))))
+    (call $flag (i32.const 203) (i64.eq (i64.load (i32.const 64)) (i64.const 0x656e697473697270)))
+    (call $flag (i32.const 204) (i32.eqz (i32.load (i32.const 196000))))
+    (i32.store8 (i32.const 205) (i32.const 10))
+    (i32.store (i32.const 1000) (i32.const 0x1234))
+    (global.set $g (i32.const 7))
+    (table.set $t (i32.const 0) (ref.func $mark))
+    (i64.store (i32.const 64) (i64.const 0x44454b434148))
+    (i32.store (i32.const 196000) (i32.const 99))
+    (i32.store (i32.const 0) (i32.const 200))
+    (i32.store (i32.const 4) (i32.const 6))
+    (drop (call $fd_write (i32.const 1) (i32.const 0) (i32.const 1) (i32.const 8)))))
