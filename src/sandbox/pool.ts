@@ -36,7 +36,7 @@ class Slot {
   readonly worker: Worker;
   readonly loaded = new Map<string, Promise<void>>();
   private readonly preloaded = new Set<string>();
-  /** Tools this worker holds a pre-created instance of (a call there skips instantiation). */
+  /** Tools this worker holds (or is making) a pre-created instance of: calls go there first. */
   readonly spares = new Set<string>();
   readonly ready: Promise<void>;
   busy = false;
@@ -67,9 +67,10 @@ class Slot {
       this.worker.once('error', reject);
       this.worker.on('message', (msg: WorkerReply) => {
         if (msg.type === 'ready') resolve();
-        else if (msg.type === 'loaded') this.loadWaiters.get(msg.key)?.();
-        else if (msg.type === 'spare') this.spares.add(msg.key);
-        else if (msg.type === 'result') {
+        else if (msg.type === 'loaded') {
+          this.spares.add(msg.key);
+          this.loadWaiters.get(msg.key)?.();
+        } else if (msg.type === 'result') {
           const w = this.waiters.get(msg.id);
           this.waiters.delete(msg.id);
           w?.(msg.result);
@@ -106,7 +107,11 @@ class Slot {
   call(msg: CallMessage): Promise<SandboxResult> {
     this.spares.delete(msg.key);
     return new Promise((resolve) => {
-      this.waiters.set(msg.id, resolve);
+      this.waiters.set(msg.id, (result) => {
+        // The worker makes the next instance as soon as the result is out (no message for it).
+        this.spares.add(msg.key);
+        resolve(result);
+      });
       this.worker.postMessage(msg);
     });
   }

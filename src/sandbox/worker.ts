@@ -49,7 +49,6 @@ export interface CallMessage {
 export type WorkerReply =
   | { type: 'ready' }
   | { type: 'loaded'; key: string }
-  | { type: 'spare'; key: string }
   | { type: 'result'; id: number; result: SandboxResult };
 
 const MAX_I64 = 2n ** 63n - 1n;
@@ -140,7 +139,6 @@ function prewarm(key: string): void {
   if (!tool || tool.spares.length > 0) return;
   try {
     tool.spares.push(createInstance(tool));
-    port.postMessage({ type: 'spare', key } satisfies WorkerReply);
   } catch {
     // The call that needs it will create it and report the failure itself.
   }
