@@ -2,7 +2,7 @@
 import { BoxbotError } from '../errors.ts';
 
 /** Why a tool could not be run at all. */
-export type SandboxErrorCode = 'not-found' | 'invalid-tool' | 'bad-grant' | 'closed' | 'internal';
+export type SandboxErrorCode = 'not-found' | 'invalid-tool' | 'bad-grant' | 'closed' | 'cancelled' | 'internal';
 
 /** A tool file or grant the sandbox refused, naming the tool. */
 export class SandboxError extends BoxbotError {

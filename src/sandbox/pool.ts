@@ -2,6 +2,7 @@
 // one that already holds the tool), enforces the wall-clock timeout by terminating the worker
 // and replacing it, and serves the workers' network requests through the broker.
 import { MessageChannel, Worker } from 'node:worker_threads';
+import { SandboxError } from './errors.ts';
 import type { PreparedComponent } from './compile.ts';
 import type { NetBroker } from './net/broker.ts';
 import { serveNetBridge } from './net/bridge.ts';
@@ -24,7 +25,13 @@ export interface PoolCall {
   prepared: PreparedComponent;
   message: Omit<CallMessage, 'type' | 'id' | 'key'>;
   timeoutMs: number;
+  /** Cancels the call: removed from the queue, or its worker terminated if it runs. */
+  signal?: AbortSignal;
+  /** The tool's name, for the cancellation error. */
+  tool?: string;
 }
+
+const cancelledError = (call: PoolCall) => new SandboxError('cancelled', `${call.tool ?? 'the tool'}: the call was cancelled`, call.tool ?? '');
 
 interface Pending {
   call: PoolCall;
@@ -145,8 +152,22 @@ export class WorkerPool {
   /** Runs one call; resolves with the result (a timeout or worker crash is a trap, not a rejection). */
   run(call: PoolCall): Promise<SandboxResult> {
     if (this.closed) return Promise.reject(new Error('sandbox is closed'));
+    if (call.signal?.aborted) return Promise.reject(cancelledError(call));
     return new Promise((resolve, reject) => {
-      this.queue.push({ call, resolve, reject });
+      const pending: Pending = { call, resolve, reject };
+      this.queue.push(pending);
+      // Still queued when cancelled: drop it (a running call is stopped in execute).
+      call.signal?.addEventListener(
+        'abort',
+        () => {
+          const i = this.queue.indexOf(pending);
+          if (i >= 0) {
+            this.queue.splice(i, 1);
+            reject(cancelledError(call));
+          }
+        },
+        { once: true },
+      );
       this.dispatch();
     });
   }
@@ -251,7 +272,11 @@ export class WorkerPool {
         startClock(call.timeoutMs, 'timeout', `timed out after ${call.timeoutMs} ms`);
         return slot.call({ type: 'call', id, key: call.prepared.key, ...call.message });
       })();
-      const result = await Promise.race([work, timedOut, crashed]);
+      const cancelled = new Promise<never>((_, reject) => {
+        call.signal?.addEventListener('abort', () => reject(cancelledError(call)), { once: true });
+      });
+      // A cancelled call rejects and lands in the catch below, which replaces (terminates) the worker.
+      const result = await Promise.race([work, timedOut, crashed, cancelled]);
       if (result.trap?.kind === 'timeout' || result.trap?.kind === 'crash' || slot.dead) await this.replace(slot);
       job.resolve(result);
     } catch (e) {

@@ -26,7 +26,8 @@ export interface SandboxOptions {
 /** Runs WASI tools; one instance per process is enough. */
 export interface Sandbox {
   /** One call of the tool at `file`, with exactly `grant`. Rejects only when the tool cannot run at all. */
-  run(file: string, grant: SandboxGrant, opts?: { name?: string }): Promise<SandboxResult>;
+  /** `signal`: aborting it stops the call at once (its worker is replaced) and rejects with SandboxError `cancelled`. */
+  run(file: string, grant: SandboxGrant, opts?: { name?: string; signal?: AbortSignal }): Promise<SandboxResult>;
   /** Compiles (or loads from cache) without running; throws SandboxError with the reason. */
   prepare(file: string, maxMemoryBytes: number): Promise<PreparedComponent>;
   /** Starts the workers and loads the tool into each, so the first calls are warm. */
@@ -54,6 +55,7 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
       const name = runOpts?.name ?? basename(file, extname(file));
       return pool.run({
         prepared,
+        ...(runOpts?.signal ? { signal: runOpts.signal, tool: name } : {}),
         timeoutMs: checked.limits.timeoutMs,
         message: {
           argv: [name, ...checked.args],

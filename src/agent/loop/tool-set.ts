@@ -125,7 +125,7 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
       const allowed = permits(opts.policy, req.name, level);
       if (!allowed.ok) return { content: `refused: ${allowed.reason}`, isError: true };
       if ('wasm' in t) {
-        const r = await invokeTool(opts.sandbox, t.wasm, req.input, grantFor(level, t.wasm.spec.network, opts.policy), maxChars);
+        const r = await invokeTool(opts.sandbox, t.wasm, req.input, grantFor(level, t.wasm.spec.network, opts.policy), maxChars, signal);
         return { content: r.content, isError: r.isError };
       }
       const { value, errors } = checkInput(req.input ?? {}, t.builtin.inputSchema as JsonSchema);

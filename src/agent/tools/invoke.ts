@@ -15,14 +15,14 @@ export interface ToolCallGrant {
 }
 
 /** Runs `tool` with `input`; never throws for a tool-level failure (that is an error result). */
-export async function invokeTool(sandbox: Sandbox, tool: RegisteredTool, input: unknown, grant: ToolCallGrant, maxChars?: number): Promise<ToolResult> {
+export async function invokeTool(sandbox: Sandbox, tool: RegisteredTool, input: unknown, grant: ToolCallGrant, maxChars?: number, signal?: AbortSignal): Promise<ToolResult> {
   const { value, errors } = checkInput(input ?? {}, tool.spec.inputSchema);
   if (errors.length) {
     return { content: `invalid input for ${tool.spec.name}: ${errors.join('; ')}`, isError: true, metadata: { invalidInput: true } };
   }
   const args = inputToArgv(value, tool.spec.params, tool.spec.commands.length > 0);
   try {
-    const r = await sandbox.run(tool.blob, { args, env: {}, mounts: grant.mounts, network: grant.network, limits: grant.limits }, { name: tool.spec.name });
+    const r = await sandbox.run(tool.blob, { args, env: {}, mounts: grant.mounts, network: grant.network, limits: grant.limits }, { name: tool.spec.name, ...(signal ? { signal } : {}) });
     return toolResultOf(r, maxChars);
   } catch (e) {
     return { content: `${tool.spec.name} could not run: ${(e as Error).message}`, isError: true, metadata: {} };

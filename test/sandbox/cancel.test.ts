@@ -1,0 +1,45 @@
+// Cancellation: aborting a call's signal stops a running tool at once (its worker is replaced)
+// or drops a queued one, rejecting with SandboxError `cancelled`; the next call works.
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { createSandbox, SandboxError, type Sandbox } from '../../src/sandbox/index.ts';
+import { grant, guest, tempDir } from '../helpers.ts';
+
+const isCancelled = (e: unknown) => e instanceof SandboxError && e.code === 'cancelled';
+
+describe('sandbox: cancellation', () => {
+  let sandbox: Sandbox;
+  before(() => {
+    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+  });
+  after(() => sandbox.close());
+
+  it('a running infinite loop is stopped by its signal, long before its timeout, and the next call works', async () => {
+    const controller = new AbortController();
+    const long = grant();
+    long.limits = { ...long.limits, timeoutMs: 120_000, fuel: undefined };
+    const running = sandbox.run(guest('spin'), long, { signal: controller.signal });
+    // Abort once the worker is busy with it (a queued call would be dropped instead).
+    while (sandbox.pool.workerCount === 0) await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 300));
+    controller.abort();
+    await assert.rejects(running, isCancelled);
+    const r = await sandbox.run(guest('exit42'), grant());
+    assert.equal(r.exitCode, 42);
+  });
+
+  it('a queued call is dropped when cancelled; an already-aborted signal runs nothing', async () => {
+    const busy = new AbortController();
+    const long = grant();
+    long.limits = { ...long.limits, timeoutMs: 120_000, fuel: undefined };
+    const first = sandbox.run(guest('spin'), long, { signal: busy.signal });
+    const queuedController = new AbortController();
+    const queued = sandbox.run(guest('exit42'), grant(), { signal: queuedController.signal });
+    queuedController.abort();
+    await assert.rejects(queued, isCancelled);
+    busy.abort();
+    await assert.rejects(first, isCancelled);
+    await assert.rejects(sandbox.run(guest('exit42'), grant(), { signal: AbortSignal.abort() }), isCancelled);
+    assert.equal((await sandbox.run(guest('exit42'), grant())).exitCode, 42);
+  });
+});
