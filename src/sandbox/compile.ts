@@ -234,7 +234,7 @@ export function clearCompiledCache(): void {
 /** Lists cache entries on disk (for `doctor` and tests). */
 export async function listDiskCache(cacheDir: string): Promise<string[]> {
   try {
-    return (await readdir(cacheDir)).filter((d) => !d.includes('.tmp-'));
+    return (await readdir(cacheDir)).filter((d) => !d.includes('.tmp-') && d !== 'by-stat');
   } catch {
     return [];
   }
