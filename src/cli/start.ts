@@ -1,10 +1,16 @@
 // `boxbot start`: runs the gateway until Ctrl+C / SIGTERM, printing where to chat and what is
 // on. A second signal while stopping exits at once.
+import { createLogger } from '../log.ts';
 import { startBoxbot } from '../main.ts';
 
 /** Starts the gateway; resolves with the exit code once it has stopped. */
 export async function start(configFile: string | undefined): Promise<number> {
-  const app = await startBoxbot(configFile ? { configFile } : {});
+  const log = createLogger();
+  // A library's stray rejection is logged, never fatal: the other conversations keep being served.
+  process.on('unhandledRejection', (reason) => {
+    log.error({ scope: 'process', err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection (kept running)');
+  });
+  const app = await startBoxbot({ log, ...(configFile ? { configFile } : {}) });
   const web = app.channels.includes('web') ? `${app.url}/` : 'off';
   const lines = [
     'boxbot is running',

@@ -2,7 +2,7 @@
 // signature checks), the web chat, and the admin JSON API behind BOXBOT_ADMIN_TOKEN. It binds
 // 127.0.0.1 unless configured otherwise, and refuses any other address without an admin token.
 import { timingSafeEqual } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AdapterRoute } from '../adapters/index.ts';
@@ -103,11 +103,13 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
     res.status(status).json({ error: status === 500 ? 'internal error' : `bad request: ${err.type ?? err.message}` });
   });
 
-  const server: Server = await new Promise((resolve, reject) => {
-    const s = app.listen(o.port, o.host, () => resolve(s));
-    s.once('error', (e: NodeJS.ErrnoException) =>
-      reject(new HttpServerError(e.code === 'EADDRINUSE' ? `port ${o.port} on ${o.host} is in use (set http.port in boxbot.config.json)` : `cannot listen on ${o.host}:${o.port}: ${e.message}`)),
+  // node:http directly: express 5's listen() also calls its callback on errors.
+  const server: Server = createServer(app);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', (e: NodeJS.ErrnoException) =>
+      reject(new HttpServerError(e.code === 'EADDRINUSE' ? `port ${o.port} on ${o.host} is in use (another boxbot running? set http.port in boxbot.config.json)` : `cannot listen on ${o.host}:${o.port}: ${e.message}`)),
     );
+    server.listen(o.port, o.host, () => resolve());
   });
   const port = (server.address() as AddressInfo).port;
   const shownHost = o.host.includes(':') ? `[${o.host}]` : o.host;

@@ -57,3 +57,9 @@ test('a webhook route receives the exact raw body and headers', async () => {
   assert.deepEqual(seen, { body, sig: 'v0=abc' });
   await s.close();
 });
+
+test('a port in use is refused naming the port, not a crash', async () => {
+  const first = await startHttpServer({ ...base, host: '127.0.0.1' });
+  await assert.rejects(startHttpServer({ ...base, host: '127.0.0.1', port: first.port }), (e: unknown) => e instanceof HttpServerError && new RegExp(`port ${first.port} on 127\\.0\\.0\\.1 is in use`).test(e.message));
+  await first.close();
+});
