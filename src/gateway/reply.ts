@@ -30,8 +30,11 @@ export class ReplyStream {
     private readonly log: Logger,
   ) {}
 
-  /** Starts the typing indicator. */
-  start(): void {
+  /**
+   * Starts the typing indicator after `delayMs`: an answer ready sooner needs none, and its
+   * reply does not wait behind a typing call in the conversation's queue.
+   */
+  start(delayMs = 400): void {
     if (!this.caps.typing) return;
     const tick = () => {
       if (this.closed) return;
@@ -39,7 +42,7 @@ export class ReplyStream {
       // Unref'd: a typing signal never keeps a stopping process alive.
       this.typingTimer = setTimeout(tick, Math.max(1000, this.caps.typingIntervalMs - 500)).unref();
     };
-    tick();
+    this.typingTimer = setTimeout(tick, delayMs).unref();
   }
 
   /** Feeds one agent event. */
