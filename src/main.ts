@@ -10,7 +10,7 @@ import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
 import { createAgentRuntime, type AgentRuntime } from './agent/runtime.ts';
 import type { BuiltinTool } from './agent/tools/builtin.ts';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.ts';
-import { configuredKeyNames, readSecrets, type Secrets } from './config/env.ts';
+import { configuredKeyNames, readSecrets, secretValues, type Secrets } from './config/env.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createAgentRunner } from './gateway/agent-runner.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
@@ -137,6 +137,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       log: log.child({ scope: 'scheduler' }),
     });
     const agent = createAgentRunner({
+      secretValues: secretValues(secrets),
       extraTools: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
       store,
       deps: runtime.deps,

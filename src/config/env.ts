@@ -40,6 +40,16 @@ export function secretValues(secrets: Secrets): string[] {
     .map(([, v]) => v!);
 }
 
+/**
+ * One line of `text` fit for a chat or a log: the first non-empty line, every secret value in
+ * `secrets` replaced, anything shaped like a known key format too, at most 300 characters.
+ */
+export function redactLine(text: string, secrets: string[] = []): string {
+  let line = (text.split('\n').find((l) => l.trim()) ?? '').trim();
+  for (const v of secrets) line = line.split(v).join('[redacted]');
+  return line.replace(/\b(sk|xox[abpe]|xapp)-[A-Za-z0-9-_]{6,}/g, '[redacted]').slice(0, 300);
+}
+
 /** The key variables the config names for custom providers (read besides the standard ones). */
 export function configuredKeyNames(config: { providers?: Record<string, { apiKeyEnv?: string | undefined }> | undefined }): string[] {
   return Object.values(config.providers ?? {}).flatMap((p) => (p.apiKeyEnv ? [p.apiKeyEnv] : []));

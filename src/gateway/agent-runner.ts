@@ -10,6 +10,7 @@ import type { SandboxLimits } from '../sandbox/index.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { Message } from '../agent/types.ts';
+import { redactLine } from '../config/env.ts';
 import { encodeName, StoreCorruptError, type Store } from '../store/index.ts';
 import type { Metrics } from './metrics.ts';
 import { GatewayStoppingError, type AgentRunner } from './ports.ts';
@@ -22,6 +23,8 @@ export interface AgentRunnerOptions {
   /** Conversation workspaces live under this folder, one per key. */
   workspacesDir: string;
   sandbox: { block: string[]; limits: SandboxLimits };
+  /** Secret values (secretValues() of the config's secrets): never shown in a chat. */
+  secretValues?: string[];
   /** Set when no model provider is usable: every message gets this hint instead of a run. */
   unavailableHint?: string;
   /** Built-in tools bound to the message's conversation and user (e.g. the scheduler's `schedule`). */
@@ -33,8 +36,6 @@ export interface AgentRunnerOptions {
   log?: Logger;
 }
 
-/** One line of a failure, without anything that looks like a credential. */
-const oneLine = (s: string) => s.split('\n')[0]!.replace(/\b(sk|xox[abp]|xapp)-[A-Za-z0-9-_]{6,}/g, '[redacted]').slice(0, 300);
 
 /** The runner's workspace for a conversation (created on first use). */
 export function workspaceOf(workspacesDir: string, conversationKey: string): string {
@@ -112,7 +113,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           return { text: `${text ? `${text}\n\n` : ''}(Stopped: this conversation's budget is spent.)`, outcome: result.outcome };
         default:
           log.error({ conversation: key, err: result.error }, 'agent run failed');
-          return { text: `Sorry, I could not answer: ${oneLine(result.error ?? 'unknown error')}`, outcome: result.outcome };
+          return { text: `Sorry, I could not answer: ${redactLine(result.error ?? 'unknown error', o.secretValues)}`, outcome: result.outcome };
       }
     },
     async reset(key) {

@@ -1,5 +1,6 @@
 // What a run posts to its target: the agent's answer, or a short notice saying why there is
 // none (failure, timeout, spent budget, shutdown), so no run fails silently.
+import { redactLine } from '../config/env.ts';
 import type { JobRecord } from '../store/index.ts';
 
 /** What a job's worker reports back for one run. */
@@ -12,11 +13,7 @@ export interface WorkerRunResult {
 }
 
 /** One line, without anything that looks like a credential or one of `secrets`. */
-export function oneLine(s: string, secrets: string[] = []): string {
-  let line = (s.split('\n').find((l) => l.trim()) ?? '').trim();
-  for (const v of secrets) line = line.split(v).join('[redacted]');
-  return line.replace(/\b(sk|xox[abpe]|xapp)-[A-Za-z0-9-_]{6,}/g, '[redacted]').slice(0, 300);
-}
+export const oneLine = redactLine;
 
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`);
 
