@@ -10,11 +10,12 @@ import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
 import { createAgentRuntime, type AgentRuntime } from './agent/runtime.ts';
 import type { BuiltinTool } from './agent/tools/builtin.ts';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.ts';
+import { channelEnabled } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, secretValues, type Secrets } from './config/env.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createAgentRunner } from './gateway/agent-runner.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
-import { startHttpServer, type HttpServer } from './gateway/http-server.ts';
+import { isLoopback, startHttpServer, type HttpServer } from './gateway/http-server.ts';
 import { createMetrics } from './gateway/metrics.ts';
 import { gatewayStoreOf } from './gateway/store-port.ts';
 import { createLogger, type Logger } from './log.ts';
@@ -57,7 +58,7 @@ export function channelAdapters(loaded: LoadedConfig, secrets: Secrets, store: S
     set: (k, v) => store.kv.set(k, v as JsonValue),
   };
   const tg = ch.telegram;
-  if (tg?.enabled !== false && (tg?.enabled || secrets.TELEGRAM_BOT_TOKEN)) {
+  if (channelEnabled(loaded.config, secrets, 'telegram')) {
     if (!secrets.TELEGRAM_BOT_TOKEN) throw new ConfigError('channels.telegram is enabled but TELEGRAM_BOT_TOKEN is not set');
     const webhook = tg?.mode === 'webhook';
     if (webhook && !tg?.webhookUrl) throw new ConfigError('channels.telegram.mode is "webhook": set channels.telegram.webhookUrl (the public URL ending in /webhooks/telegram)');
@@ -73,12 +74,12 @@ export function channelAdapters(loaded: LoadedConfig, secrets: Secrets, store: S
     );
   }
   const dc = ch.discord;
-  if (dc?.enabled !== false && (dc?.enabled || secrets.DISCORD_BOT_TOKEN)) {
+  if (channelEnabled(loaded.config, secrets, 'discord')) {
     if (!secrets.DISCORD_BOT_TOKEN) throw new ConfigError('channels.discord is enabled but DISCORD_BOT_TOKEN is not set');
     adapters.push(createDiscordAdapter({ token: secrets.DISCORD_BOT_TOKEN, logger: log, ...(dc?.restApi ? { restApi: dc.restApi } : {}) }));
   }
   const sl = ch.slack;
-  if (sl?.enabled !== false && (sl?.enabled || secrets.SLACK_BOT_TOKEN)) {
+  if (channelEnabled(loaded.config, secrets, 'slack')) {
     if (!secrets.SLACK_BOT_TOKEN) throw new ConfigError('channels.slack is enabled but SLACK_BOT_TOKEN is not set');
     const mode = sl?.mode ?? 'socket';
     if (mode === 'socket' && !secrets.SLACK_APP_TOKEN) throw new ConfigError('channels.slack.mode is "socket": set SLACK_APP_TOKEN (an xapp- token with connections:write), or use mode "http" with SLACK_SIGNING_SECRET');
@@ -95,9 +96,8 @@ export function channelAdapters(loaded: LoadedConfig, secrets: Secrets, store: S
     );
   }
   let web: WebAdapter | undefined;
-  if (ch.web?.enabled !== false) {
-    const host = loaded.config.http.host;
-    const exposed = !(host === 'localhost' || host === '::1' || host.startsWith('127.'));
+  if (channelEnabled(loaded.config, secrets, 'web')) {
+    const exposed = !isLoopback(loaded.config.http.host);
     web = createWebAdapter({ logger: log, ...(exposed ? { accessToken: secrets.BOXBOT_ADMIN_TOKEN, anyHost: true } : {}) });
     adapters.push(web);
   }

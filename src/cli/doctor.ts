@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { listSkills } from '../agent/skills/index.ts';
 import { createToolRegistry, toolCacheDir, toolDirs } from '../agent/tools/index.ts';
 import { defaultModelSpec, listProviders, parseModelSpec } from '../agent/providers/index.ts';
+import { channelEnabled, type ChannelName } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
 import { loadConfig, type LoadedConfig } from '../config/load.ts';
 import { isLoopback } from '../gateway/http-server.ts';
@@ -57,8 +58,8 @@ async function checkProviders(loaded: LoadedConfig, secrets: Secrets, fetchEndpo
 async function checkChannels(loaded: LoadedConfig, secrets: Secrets): Promise<Line[]> {
   const ch = loaded.config.channels;
   const lines: Line[] = [];
-  const on = (c: { enabled?: boolean } | undefined, token: string | undefined) => c?.enabled !== false && (c?.enabled || token);
-  if (on(ch.telegram, secrets.TELEGRAM_BOT_TOKEN)) {
+  const on = (name: ChannelName) => channelEnabled(loaded.config, secrets, name);
+  if (on('telegram')) {
     if (!secrets.TELEGRAM_BOT_TOKEN) lines.push({ ok: false, what: 'telegram', detail: 'enabled but TELEGRAM_BOT_TOKEN is not set' });
     else {
       const root = (ch.telegram?.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
@@ -68,7 +69,7 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets): Promise<Li
       else lines.push({ ok: true, what: 'telegram', detail: `token accepted (@${(JSON.parse(r.body) as { result?: { username?: string } }).result?.username ?? '?'})` });
     }
   }
-  if (on(ch.discord, secrets.DISCORD_BOT_TOKEN)) {
+  if (on('discord')) {
     if (!secrets.DISCORD_BOT_TOKEN) lines.push({ ok: false, what: 'discord', detail: 'enabled but DISCORD_BOT_TOKEN is not set' });
     else {
       const root = (ch.discord?.restApi ?? 'https://discord.com/api').replace(/\/+$/, '');
@@ -78,7 +79,7 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets): Promise<Li
       else lines.push({ ok: true, what: 'discord', detail: 'token accepted (remember the Message Content intent in the Developer Portal)' });
     }
   }
-  if (on(ch.slack, secrets.SLACK_BOT_TOKEN)) {
+  if (on('slack')) {
     const mode = ch.slack?.mode ?? 'socket';
     if (!secrets.SLACK_BOT_TOKEN) lines.push({ ok: false, what: 'slack', detail: 'enabled but SLACK_BOT_TOKEN is not set' });
     else {
@@ -90,7 +91,7 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets): Promise<Li
     if (mode === 'socket' && !secrets.SLACK_APP_TOKEN) lines.push({ ok: false, what: 'slack', detail: 'socket mode needs SLACK_APP_TOKEN (xapp-…, connections:write)' });
     if (mode === 'http' && !secrets.SLACK_SIGNING_SECRET) lines.push({ ok: false, what: 'slack', detail: 'http mode needs SLACK_SIGNING_SECRET' });
   }
-  if (ch.web?.enabled !== false) lines.push({ ok: true, what: 'web chat', detail: `http://${loaded.config.http.host}:${loaded.config.http.port}/` });
+  if (on('web')) lines.push({ ok: true, what: 'web chat', detail: `http://${loaded.config.http.host}:${loaded.config.http.port}/` });
   return lines;
 }
 

@@ -119,8 +119,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     async reset(key) {
       await o.store.conversations.reset(key);
     },
-    toolsFor(policy) {
-      const deps = depsFor({ conversationKey: 'web:whoami-probe', userId: '' });
+    toolsFor(policy, message) {
+      const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId });
       const set = createToolSet({ wasm: deps.registry, builtins: deps.builtins ?? [], policy: agentPolicy(policy, o.workspacesDir), sandbox: o.deps.sandbox });
       return set.permittedNames().sort();
     },

@@ -107,7 +107,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       case 'start':
         return replyNow(msg, helpText());
       case 'whoami':
-        return replyNow(msg, whoamiText(msg, policy, opts.agent.toolsFor(policy)));
+        return replyNow(msg, whoamiText(msg, policy, opts.agent.toolsFor(policy, msg)));
       case 'stop':
         if (!state.running) return replyNow(msg, 'Nothing is running.');
         state.running.abort(new Error('stopped by /stop'));

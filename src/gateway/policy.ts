@@ -2,10 +2,11 @@
 // platform defaults → chat/channel overrides → user overrides, then decides whether the
 // message reaches the agent at all (allowFrom, requireMention).
 import type { InboundMessage } from '../adapters/index.ts';
+import type { AccessMode } from '../agent/tools/index.ts';
 import type { Config } from '../config/schema.ts';
 
-/** The access modes: which tool levels a conversation permits. */
-export type AccessMode = 'full' | 'read-only' | 'chat-only';
+/** The access modes (the agent's own type: which tool levels a conversation permits). */
+export type { AccessMode };
 
 /** Everything the gateway and the agent need to know about one message's permissions. */
 export interface ResolvedPolicy {

@@ -37,8 +37,8 @@ export interface AgentRunner {
   run(req: AgentRunRequest): Promise<AgentRunReply>;
   /** Forgets the conversation's history (`/reset`). */
   reset(conversationKey: string): Promise<void>;
-  /** The tools the policy permits, by name (for `/whoami`). */
-  toolsFor(policy: ResolvedPolicy): string[];
+  /** The tools `message`'s sender may use under `policy`, by name (for `/whoami`). */
+  toolsFor(policy: ResolvedPolicy, message: InboundMessage): string[];
 }
 
 /** A reply being delivered: chunks with receipts, so a restart resumes without resending. */

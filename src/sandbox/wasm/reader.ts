@@ -42,19 +42,17 @@ export class Reader {
 
   /** Reads an unsigned LEB128 (up to 64 bits) as a bigint. */
   u64(): bigint {
-    let result = 0n;
-    let shift = 0n;
-    let b: number;
-    do {
-      b = this.byte();
-      result |= BigInt(b & 0x7f) << shift;
-      shift += 7n;
-    } while (b & 0x80);
-    return result;
+    return this.leb64().result;
   }
 
   /** Reads a signed LEB128 (up to 64 bits) as a bigint. */
   s64(): bigint {
+    const { result, shift, last } = this.leb64();
+    return shift < 64n && last & 0x40 ? result - (1n << shift) : result;
+  }
+
+  /** The LEB128 bytes at the cursor: the unsigned value, its bit width and its last byte. */
+  private leb64(): { result: bigint; shift: bigint; last: number } {
     let result = 0n;
     let shift = 0n;
     let b: number;
@@ -63,8 +61,7 @@ export class Reader {
       result |= BigInt(b & 0x7f) << shift;
       shift += 7n;
     } while (b & 0x80);
-    if (shift < 64n && b & 0x40) result -= 1n << shift;
-    return result;
+    return { result, shift, last: b };
   }
 
   skip(n: number): void {
