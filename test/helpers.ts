@@ -34,3 +34,12 @@ export function tempDir(prefix = 'boxbot-test-'): string {
 
 /** Decodes bytes as UTF-8. */
 export const text = (b: Uint8Array): string => new TextDecoder().decode(b);
+
+/** Polls until `cond()` holds (sync or async); fails naming `what` after `ms`. No timing assertion: the limit only stops a hang. */
+export async function waitUntil(cond: () => boolean | Promise<boolean>, what: string, ms: number): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await cond())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 15));
+  }
+}

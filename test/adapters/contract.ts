@@ -6,6 +6,7 @@ import { after, before, describe, test } from 'node:test';
 import { decodeConversationKey } from '../../src/adapters/conversation-key.ts';
 import { AdapterApiError } from '../../src/adapters/errors.ts';
 import type { ChannelAdapter, InboundMessage } from '../../src/adapters/types.ts';
+import { waitUntil } from '../helpers.ts';
 
 /** A message the bot sent, as the emulator holds it (latest text after edits). */
 export interface EmulatedBotMessage {
@@ -36,13 +37,7 @@ export interface AdapterHarness {
 }
 
 /** Waits until `pred` holds, polling; fails with `what` after `ms`. */
-export async function until(pred: () => boolean, what: string, ms = 5000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
+export const until = (pred: () => boolean, what: string, ms = 5000): Promise<void> => waitUntil(pred, what, ms);
 
 /** Runs the shared adapter contract against `setup()`'s harness. */
 export function adapterContract(platform: string, setup: () => Promise<AdapterHarness>): void {

@@ -1,6 +1,7 @@
 // End-to-end harness: a whole boxbot (startBoxbot, as `npm start` runs it) in a temp folder,
 // wired to the LLM emulator over HTTP, plus helpers to read the web chat's event stream.
 import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
+import { waitUntil } from '../helpers.ts';
 
 /** A running boxbot with its emulator and temp folder. */
 export type E2E = Pick<RestartableBoxbot, 'app' | 'llm' | 'dir' | 'close'>;
@@ -73,10 +74,4 @@ export class WebChatClient {
 }
 
 /** Polls until `pred` holds; fails naming `what` after `ms`. */
-export async function until(pred: () => boolean, what: string, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
-}
+export const until = (pred: () => boolean, what: string, ms = 20_000): Promise<void> => waitUntil(pred, what, ms);

@@ -3,6 +3,7 @@
 import type { AdapterCapabilities, ChannelAdapter, InboundMessage, InboundSink, OutboundTarget, Platform } from '../../src/adapters/index.ts';
 import { AdapterApiError } from '../../src/adapters/index.ts';
 import type { AgentRunner, AgentRunRequest, GatewayStore, OutboxEntry } from '../../src/gateway/ports.ts';
+import { waitUntil } from '../helpers.ts';
 
 /** A message as the fake platform holds it. */
 export interface FakePosted {
@@ -166,10 +167,4 @@ export class MemoryGatewayStore implements GatewayStore {
 export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `pred` holds (fails after 5 s naming `what`). */
-export async function until(pred: () => boolean, what: string): Promise<void> {
-  const end = Date.now() + 5000;
-  while (!pred()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(5);
-  }
-}
+export const until = (pred: () => boolean, what: string): Promise<void> => waitUntil(pred, what, 5000);

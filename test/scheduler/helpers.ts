@@ -8,7 +8,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { createScheduler, type Scheduler, type SchedulerEvent, type SchedulerOptions } from '../../src/scheduler/index.ts';
 import { createFileStore, type Store } from '../../src/store/index.ts';
 import type { LlmEmulator } from '../emulators/llm/index.ts';
-import { root, tempDir } from '../helpers.ts';
+import { root, tempDir, waitUntil } from '../helpers.ts';
 
 /** A fresh data directory; `cache/` is shared by every scheduler test run. */
 export function dataDir(): string {
@@ -98,13 +98,7 @@ export function setup(emu: LlmEmulator, over: Partial<SchedulerOptions> & { dir?
 }
 
 /** Waits until `cond()` holds, polling; throws naming `what` after `timeoutMs`. */
-export async function until(cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> {
-  const end = Date.now() + timeoutMs;
-  while (!(await cond())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
+export const until = (cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> => waitUntil(cond, what, timeoutMs);
 
 /** The text of the last user message of an OpenAI chat request body. */
 export function lastUserText(body: { messages?: { role: string; content: unknown }[] }): string {
