@@ -94,13 +94,17 @@ export class OutboundQueue {
     });
   }
 
+  /** The item to run next, in one pass: replies before edits before typing, oldest first. */
   private next(): Item | undefined {
     let best: Item | undefined;
+    // Within a conversation, order is strict: only its oldest send/edit may go (typing may pass).
+    const headSeen = new Set<string>();
     for (const item of this.items) {
+      if (item.kind !== 'typing') {
+        if (headSeen.has(item.key)) continue;
+        headSeen.add(item.key);
+      }
       if (this.busy.has(item.key)) continue;
-      // Within a conversation, order is strict: only its oldest item may go.
-      const oldestOfKey = this.items.find((i) => i.key === item.key && (i.kind !== 'typing' || item.kind === 'typing'));
-      if (oldestOfKey !== item && item.kind !== 'typing') continue;
       if (!best || PRIORITY[item.kind] < PRIORITY[best.kind] || (PRIORITY[item.kind] === PRIORITY[best.kind] && item.seq < best.seq)) best = item;
     }
     return best;
