@@ -85,6 +85,8 @@ test('web chat: a corrupt history file is set aside and reported, and the conver
   e2e.llm.script([llm.say('First answer.')]);
   await chat.say('hello');
   await until(() => chat.messages().includes('First answer.'), 'the first answer');
+  // The preview shows the text before the run saves its history: wait until the run is done.
+  await e2e.app.gateway.idle();
   const file = join(e2e.dir, 'data', conversationFile(`web:${chat.session}`));
   writeFileSync(file, '{"key": "web:', 'utf8');
   e2e.llm.script([llm.say('Second answer.')]);
