@@ -215,21 +215,28 @@ async function gatewayThread(): Promise<void> {
   };
   // A message is done when the gateway marks it answered: after its final reply was delivered.
   const gatewayStore = gatewayStoreOf(store);
+  const answered = (id: string | undefined): void => {
+    const i = id === undefined ? undefined : slot.get(id);
+    if (i === undefined) return;
+    slot.delete(id!);
+    doneAt[i] = performance.now();
+    if (finished[i]!++ === 0) doneCount++;
+    onDone?.();
+  };
   const finish = timed('storeMs', gatewayStore.finish);
+  const finishOutbox = timed('storeMs', gatewayStore.finishOutbox);
   const timedStore: GatewayStore = {
     ...gatewayStore,
     accept: timed('storeMs', gatewayStore.accept),
     putOutbox: timed('storeMs', gatewayStore.putOutbox),
     receipt: timed('storeMs', gatewayStore.receipt),
-    finishOutbox: timed('storeMs', gatewayStore.finishOutbox),
+    async finishOutbox(id, answeredId) {
+      await finishOutbox(id, answeredId);
+      answered(answeredId);
+    },
     async finish(id) {
       await finish(id);
-      const i = slot.get(id);
-      if (i === undefined) return;
-      slot.delete(id);
-      doneAt[i] = performance.now();
-      if (finished[i]!++ === 0) doneCount++;
-      onDone?.();
+      answered(id);
     },
   };
   const config = configSchema.parse({});

@@ -97,7 +97,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const adapter = adapters.get(msg.platform)!;
     const entry = outboxEntryOf(`${msg.id}:reply`, targetOf(msg), text, adapter.capabilities);
     await opts.store.putOutbox(entry);
-    await deliverEntry(queueOf(msg.platform), opts.store, entry, log);
+    await deliverEntry(queueOf(msg.platform), opts.store, entry, log, msg.id);
   }
 
   async function runCommand(cmd: Command, msg: InboundMessage, policy: ResolvedPolicy): Promise<void> {
@@ -154,10 +154,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const previewId = await stream.close();
     const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown);
     await opts.store.putOutbox(entry);
-    await deliverEntry(queue, opts.store, entry, log);
+    await deliverEntry(queue, opts.store, entry, log, msg.id);
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length);
     metrics.replySeconds.observe((Date.now() - Date.parse(msg.receivedAt)) / 1000, { platform: msg.platform });
-    await opts.store.finish(msg.id);
   }
 
   function enqueue(msg: InboundMessage, policy: ResolvedPolicy): void {
@@ -201,11 +200,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
     if (!admission.admitted) {
       metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
       log.info({ platform: msg.platform, userId: msg.userId, chatId: msg.chatId }, 'message from a user not in allowFrom refused');
-      void track(replyNow(msg, STRANGER_REPLY(msg)).then(() => opts.store.finish(msg.id))).catch((e: unknown) => log.error({ err: (e as Error).message }, 'refusal not delivered'));
+      void track(replyNow(msg, STRANGER_REPLY(msg))).catch((e: unknown) => log.error({ err: (e as Error).message }, 'refusal not delivered'));
       return;
     }
     const cmd = parseCommand(msg.text);
     if (cmd) {
+      // A command that replies is answered with its reply; /stop (no reply) is finished here.
       void track(runCommand(cmd, msg, policy).then(() => opts.store.finish(msg.id))).catch((e: unknown) => log.error({ err: (e as Error).message, cmd }, 'command failed'));
       return;
     }
@@ -227,11 +227,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       for (const entry of outbox) {
         const platform = entry.conversationKey.split(':')[0]!;
         if (!queues.has(platform)) continue;
-        resumed.add(entry.id);
+        resumed.add(entry.id.replace(/:reply$/, '')); // the message it answers (a command's reply is `<id>:reply`)
         void track(
-          deliverEntry(queueOf(platform), opts.store, entry, log)
-            .then(() => opts.store.finish(entry.id.replace(/:reply$/, '')))
-            .catch((e: unknown) => log.error({ err: (e as Error).message }, 'resumed answer not delivered')),
+          deliverEntry(queueOf(platform), opts.store, entry, log, entry.id.replace(/:reply$/, '')).catch((e: unknown) => log.error({ err: (e as Error).message }, 'resumed answer not delivered')),
         );
       }
       const pending = await opts.store.pending();

@@ -66,7 +66,8 @@ export interface GatewayStore {
   pending(): Promise<InboundMessage[]>;
   putOutbox(entry: OutboxEntry): Promise<void>;
   receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
-  finishOutbox(entryId: string): Promise<void>;
+  /** The reply was delivered; with `answeredMessageId`, that message is answered too (one write). */
+  finishOutbox(entryId: string, answeredMessageId?: string): Promise<void>;
   pendingOutbox(): Promise<OutboxEntry[]>;
   /** Whether the bot has answered in this conversation before (thread follow-ups). */
   answered(conversationKey: string): Promise<boolean>;

@@ -128,8 +128,11 @@ export function outboxEntryOf(id: string, target: OutboundTarget, text: string, 
   };
 }
 
-/** Delivers an outbox entry's missing chunks, recording each receipt; resumable after a crash. */
-export async function deliverEntry(queue: OutboundQueue, store: GatewayStore, entry: OutboxEntry, log: Logger): Promise<string[]> {
+/**
+ * Delivers an outbox entry's missing chunks, recording each receipt; resumable after a crash.
+ * `answers` is the inbound message the entry answers: marked answered with the entry's end.
+ */
+export async function deliverEntry(queue: OutboundQueue, store: GatewayStore, entry: OutboxEntry, log: Logger, answers?: string): Promise<string[]> {
   for (let i = 0; i < entry.chunks.length; i++) {
     if (entry.receipts[i]) continue;
     const chunk = entry.chunks[i]!;
@@ -151,6 +154,6 @@ export async function deliverEntry(queue: OutboundQueue, store: GatewayStore, en
     // The last receipt is implied by finishing the entry (one write fewer, same crash window).
     if (i < entry.chunks.length - 1) await store.receipt(entry.id, i, id);
   }
-  await store.finishOutbox(entry.id);
+  await store.finishOutbox(entry.id, answers);
   return entry.receipts as string[];
 }

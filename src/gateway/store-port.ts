@@ -1,5 +1,6 @@
-// The gateway's durable state on the real store: the dedupe log and the inbound journal make
-// `accept`, the outbox keeps chunks with receipts. Raw platform payloads are not persisted.
+// The gateway's durable state on the real store: `accept` marks the event id seen and journals
+// the message in one write; the outbox keeps chunks with receipts. Raw platform payloads are
+// not persisted.
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import type { JsonObject, Store } from '../store/index.ts';
 import type { GatewayStore, OutboxEntry } from './ports.ts';
@@ -10,12 +11,8 @@ const toJson = (v: unknown): JsonObject => JSON.parse(JSON.stringify(v)) as Json
 export function gatewayStoreOf(store: Store): GatewayStore {
   return {
     async accept(message) {
-      // Seen first: a crash between the two writes can drop one message (the platform already
-      // redelivered-or-not); the reverse order could answer a redelivery twice.
-      if (!(await store.dedupe.markSeen(message.id))) return false;
       const { raw: _raw, ...rest } = message;
-      await store.inbound.accept({ id: message.id, conversationKey: message.conversationKey, message: toJson(rest) });
-      return true;
+      return (await store.inbound.acceptOnce({ id: message.id, conversationKey: message.conversationKey, message: toJson(rest) })) !== undefined;
     },
     async finish(id) {
       await store.inbound.done(id);
@@ -30,8 +27,8 @@ export function gatewayStoreOf(store: Store): GatewayStore {
     async receipt(id, index, platformMessageId) {
       await store.outbox.recordReceipt(id, index, platformMessageId);
     },
-    async finishOutbox(id) {
-      await store.outbox.markDone(id);
+    async finishOutbox(id, answered) {
+      await store.outbox.markDone(id, answered === undefined ? undefined : { answered });
     },
     async answered(key) {
       const c = await store.conversations.get(key).catch(() => undefined);

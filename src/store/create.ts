@@ -2,15 +2,13 @@
 // (tests). Both run the same store logic over a different byte layer.
 import { silentLogger } from '../log.ts';
 import { createConversations } from './conversations.ts';
-import { createDedupe } from './dedupe.ts';
+import { createDeliveryLog } from './delivery-log.ts';
 import { createDiskFiles } from './disk-files.ts';
 import { createDocuments } from './documents.ts';
 import type { Files } from './files.ts';
-import { createInboundJournal } from './inbound.ts';
 import { createJobs } from './jobs.ts';
 import { createKv } from './kv.ts';
 import { createMemoryFiles, type MemoryFilesState } from './memory-files.ts';
-import { createOutbox } from './outbox.ts';
 import { createSequence } from './sequence.ts';
 import type { Store, StoreOptions } from './types.ts';
 
@@ -21,27 +19,32 @@ export const DEFAULT_JOB_LOG_LIMIT = 50;
 
 function build(files: Files, opts: StoreOptions, now: () => number): Store {
   const logger = opts.logger ?? silentLogger;
-  const docs = createDocuments(files, { logger, onCorrupt: opts.onCorrupt });
-  const seq = createSequence(now);
+  // Recent conversations stay in memory: a run reads its history and writes it back.
+  const docs = createDocuments(files, { logger, onCorrupt: opts.onCorrupt, cache: { prefix: 'conversations/', max: 1000, maxChars: 32 * 1024 * 1024 } });
+  const delivery = createDeliveryLog(docs, {
+    now,
+    seq: createSequence(now),
+    logger,
+    maxAgeMs: opts.dedupe?.maxAgeMs ?? DEFAULT_DEDUPE.maxAgeMs,
+    maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
+  });
   return {
     conversations: createConversations(docs, now),
-    dedupe: createDedupe(docs, {
-      now,
-      logger,
-      maxAgeMs: opts.dedupe?.maxAgeMs ?? DEFAULT_DEDUPE.maxAgeMs,
-      maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
-    }),
-    inbound: createInboundJournal(docs, now, seq),
-    outbox: createOutbox(docs, now, seq),
+    dedupe: delivery.dedupe,
+    inbound: delivery.inbound,
+    outbox: delivery.outbox,
     kv: createKv(docs),
     jobs: createJobs(docs, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
-    close: () => docs.close(),
+    async close() {
+      await delivery.close();
+      await docs.close();
+    },
   };
 }
 
 /**
- * The default store: JSON files under `dataDir` (conversations sharded one file each, the
- * inbound journal, outbox, kv, jobs, job logs, a dedupe log).
+ * The default store: JSON files under `dataDir` (conversations sharded one file each, kv, jobs,
+ * job logs) and the delivery log (seen ids, inbound journal, outbox).
  * @example const store = createFileStore(config.dataDir, { logger: log.child({ scope: 'store' }) });
  */
 export function createFileStore(dataDir: string, opts: StoreOptions = {}): Store {

@@ -1,7 +1,10 @@
 // Files on disk. A write goes to a unique temp file in the same folder, is fsynced, then
-// renamed over the target, so a crash at any point leaves the old or the new file whole.
-import { mkdir, open, readdir, readFile, rename, rm, unlink } from 'node:fs/promises';
+// renamed over the target, so a crash at any point leaves the old or the new file whole. An
+// append log is synced (fdatasync) per append, and its folder when it is opened.
+import type { Stats } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { StoreError } from './errors.ts';
 import { fileStamp, type Files } from './files.ts';
 
 let tempSeq = 0;
@@ -39,31 +42,76 @@ export function createDiskFiles(
       const tmp = join(dir, `.${file.slice(dir.length + 1)}.${process.pid}.${++tempSeq}.tmp`);
       try {
         const fh = await open(tmp, 'w');
+        let stamp: string;
         try {
           await fh.writeFile(text, 'utf8');
           await fh.sync();
+          stamp = stampOf(await fh.stat()); // a rename keeps inode, size and mtime
         } finally {
           await fh.close();
         }
         await opts.beforeCommit?.(path);
         await rename(tmp, file);
+        return stamp;
       } catch (e) {
         await rm(tmp, { force: true });
         throw e;
       }
     },
 
-    async append(path, text) {
+    async lock(path) {
+      const file = `${abs(path)}.lock`;
+      await ensureDir(dirname(file));
+      const started = Date.now();
+      for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
+        try {
+          const fh = await open(file, 'wx');
+          await fh.writeFile(JSON.stringify({ pid: process.pid, at: Date.now() }));
+          await fh.close();
+          return () => rm(file, { force: true });
+        } catch (e) {
+          if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+        }
+        const holder = await readLock(file);
+        if (holder && !holder.alive) {
+          await rm(file, { force: true }); // left by a process that died holding it
+          continue;
+        }
+        if (Date.now() - started > LOCK_WAIT_MS) {
+          throw new StoreError('io', `${abs(path)} is locked by process ${holder?.pid ?? '?'} (its lock file ${file}); try again, or remove the lock file if that process is gone`);
+        }
+        await new Promise((r) => setTimeout(r, wait));
+      }
+    },
+
+    async openLog(path) {
       const file = abs(path);
       await ensureDir(dirname(file));
       const fh = await open(file, 'a');
+      // The folder is synced once per open: the log's name (new, or just renamed over the old
+      // log) is then as durable as the appends that follow.
       try {
-        await fh.appendFile(text, 'utf8');
-        await fh.sync();
-      } finally {
+        await syncDir(dirname(file));
+      } catch (e) {
         await fh.close();
+        throw e;
       }
+      return {
+        async append(text) {
+          // One write and one data sync per call: two trips to the I/O pool (a short write, rare
+          // on a regular file, takes more).
+          let bytes = Buffer.from(text, 'utf8');
+          while (bytes.length) {
+            const { bytesWritten } = await fh.write(bytes);
+            bytes = bytes.subarray(bytesWritten);
+          }
+          await fh.datasync();
+        },
+        close: () => fh.close(),
+      };
     },
+
+    stamp: (path) => missingOk(async () => stampOf(await stat(abs(path))), undefined),
 
     remove: (path) => missingOk(async () => (await unlink(abs(path)), true), false),
 
@@ -80,3 +128,44 @@ export function createDiskFiles(
   };
 }
 
+
+/** How long a locked file is waited for before the call fails. */
+const LOCK_WAIT_MS = 10_000;
+
+/** Who holds a lock file, and whether that process still runs (undefined: the file just went away). */
+async function readLock(file: string): Promise<{ pid: number; alive: boolean } | undefined> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch {
+    return undefined;
+  }
+  let pid = NaN;
+  try {
+    pid = (JSON.parse(text) as { pid: number }).pid;
+  } catch {
+    // being written right now (created, not yet filled): treat as held
+    return { pid: NaN, alive: true };
+  }
+  if (!Number.isInteger(pid) || pid <= 0) return { pid, alive: false };
+  try {
+    process.kill(pid, 0);
+    return { pid, alive: true };
+  } catch (e) {
+    return { pid, alive: (e as NodeJS.ErrnoException).code === 'EPERM' };
+  }
+}
+
+async function syncDir(dir: string): Promise<void> {
+  const fh = await open(dir, 'r');
+  try {
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Inode, size and modification time: any replacement or edit of the file changes one of them. */
+function stampOf(s: Stats): string {
+  return `${s.ino}:${s.size}:${s.mtimeMs}`;
+}

@@ -14,6 +14,8 @@ export interface DocSpec {
   schema: z.ZodTypeAny;
   /** Extra check on valid-shaped data; returns a reason if it is wrong. */
   check?: (data: unknown) => string | undefined;
+  /** Written by other processes too (the CLI beside the gateway): updates take the file's lock. */
+  shared?: boolean;
 }
 
 /** Returned by an update function to leave the document as it is (no write). */
@@ -34,12 +36,50 @@ export interface Documents {
   close(): Promise<void>;
 }
 
-/** Documents over `files`. */
-export function createDocuments(files: Files, opts: { logger: Logger; onCorrupt?: (r: CorruptReport) => void }): Documents {
+/**
+ * Documents over `files`. Paths under `cache.prefix` keep their last text in memory with the
+ * file's stamp (the most recently used, up to `cache.max` documents and `cache.maxChars`
+ * characters), so reading a recently used document that nobody changed costs one stat instead
+ * of a read and a shape check; a file changed behind the store's back is read and checked again.
+ */
+export function createDocuments(
+  files: Files,
+  opts: { logger: Logger; onCorrupt?: (r: CorruptReport) => void; cache?: { prefix: string; max: number; maxChars: number } },
+): Documents {
   const lock = createKeyedLock();
   let closed = false;
+  type Cached = { text: string; stamp: string };
+  const cache = new Map<string, Cached>(); // insertion order = least recently used first
+  let cachedChars = 0;
+  const cacheable = (path: string): boolean => !!opts.cache && path.startsWith(opts.cache.prefix);
+  function forget(path: string): void {
+    const old = cache.get(path);
+    if (!old) return;
+    cache.delete(path);
+    cachedChars -= old.text.length;
+  }
+  function remember(path: string, entry: Cached | undefined): void {
+    if (!cacheable(path)) return;
+    forget(path);
+    if (!entry || entry.text.length > opts.cache!.maxChars / 4) return; // a huge document is read each time
+    cache.set(path, entry);
+    cachedChars += entry.text.length;
+    while (cache.size > opts.cache!.max || cachedChars > opts.cache!.maxChars) forget(cache.keys().next().value!);
+  }
+  /** The cached text if the file is still the one cached. */
+  async function recall(path: string): Promise<string | undefined> {
+    const entry = cache.get(path);
+    if (!entry) return undefined;
+    if ((await files.stamp(path)) !== entry.stamp) {
+      forget(path);
+      return undefined;
+    }
+    remember(path, entry);
+    return entry.text;
+  }
 
   async function corrupt(path: string, reason: string): Promise<StoreCorruptError> {
+    remember(path, undefined);
     const file = files.describe(path);
     const movedTo = await files.moveAside(path);
     opts.logger.error({ file, movedTo, reason }, 'store: corrupt file moved aside');
@@ -51,6 +91,9 @@ export function createDocuments(files: Files, opts: { logger: Logger; onCorrupt?
   function adapter<T>(spec: DocSpec): Adapter<T | null> {
     return {
       async read() {
+        const cached = await recall(spec.path);
+        if (cached !== undefined) return JSON.parse(cached) as T;
+        const stamp = cacheable(spec.path) ? await files.stamp(spec.path) : undefined;
         const text = await files.read(spec.path);
         if (text === undefined) return null;
         let data: unknown;
@@ -62,9 +105,16 @@ export function createDocuments(files: Files, opts: { logger: Logger; onCorrupt?
         const parsed = spec.schema.safeParse(data);
         const reason = parsed.success ? spec.check?.(data) : describeIssue(parsed.error);
         if (reason !== undefined) throw await corrupt(spec.path, `wrong shape: ${reason}`);
+        // Stamped before the read: a change in between makes the next read miss, never go stale.
+        if (stamp !== undefined) remember(spec.path, { text, stamp });
         return data as T;
       },
-      write: (data) => files.write(spec.path, JSON.stringify(data)),
+      async write(data) {
+        const text = JSON.stringify(data);
+        remember(spec.path, undefined); // a failed write leaves the disk as the truth
+        const stamp = await files.write(spec.path, text);
+        remember(spec.path, { text, stamp });
+      },
     };
   }
 
@@ -92,28 +142,40 @@ export function createDocuments(files: Files, opts: { logger: Logger; onCorrupt?
       }),
     update: <T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED) =>
       locked(spec.path, async () => {
-        const db = new Low<T | null>(adapter<T>(spec), null);
-        await db.read();
-        const before = db.data ?? undefined;
-        const next = fn(before);
-        if (next === UNCHANGED) return before;
-        if (next === undefined) {
-          if (before !== undefined) await files.remove(spec.path);
-          return undefined;
+        if (!spec.shared) return updateNow(spec, fn);
+        const release = await files.lock(spec.path);
+        try {
+          return await updateNow(spec, fn);
+        } finally {
+          await release();
         }
-        // Never write what a later read would call corrupt.
-        const parsed = spec.schema.safeParse(next);
-        const reason = parsed.success ? spec.check?.(next) : describeIssue(parsed.error);
-        if (reason !== undefined) throw new StoreError('invalid', `refused to write ${files.describe(spec.path)}: ${reason}`);
-        db.data = next;
-        await db.write();
-        return next;
       }),
     async close() {
       closed = true;
       await lock.idle();
     },
   };
+
+  /** The read-modify-write of `update`, under the path's lock(s). */
+  async function updateNow<T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED): Promise<T | undefined> {
+    const db = new Low<T | null>(adapter<T>(spec), null);
+    await db.read();
+    const before = db.data ?? undefined;
+    const next = fn(before);
+    if (next === UNCHANGED) return before;
+    if (next === undefined) {
+      remember(spec.path, undefined);
+      if (before !== undefined) await files.remove(spec.path);
+      return undefined;
+    }
+    // Never write what a later read would call corrupt.
+    const parsed = spec.schema.safeParse(next);
+    const reason = parsed.success ? spec.check?.(next) : describeIssue(parsed.error);
+    if (reason !== undefined) throw new StoreError('invalid', `refused to write ${files.describe(spec.path)}: ${reason}`);
+    db.data = next;
+    await db.write();
+    return next;
+  }
 }
 
 /** Lists the valid documents of a folder; corrupt ones are moved aside and reported, not fatal. */

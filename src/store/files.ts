@@ -5,10 +5,17 @@
 export interface Files {
   /** The file's text, or undefined if it does not exist. */
   read(path: string): Promise<string | undefined>;
-  /** Replaces the file atomically: readers see the old text or the new, never a mix. */
-  write(path: string, text: string): Promise<void>;
-  /** Appends to the file (creating it) and makes the append durable. */
-  append(path: string, text: string): Promise<void>;
+  /** Replaces the file atomically: readers see the old text or the new, never a mix. Resolves with the new file's stamp. */
+  write(path: string, text: string): Promise<string>;
+  /** A string that changes whenever the file is replaced or edited (undefined if absent). */
+  stamp(path: string): Promise<string | undefined>;
+  /**
+   * Takes `path`'s lock shared with other processes on the same data directory (a CLI beside the
+   * running gateway); resolves with its release. A lock left by a dead process is broken.
+   */
+  lock(path: string): Promise<() => Promise<void>>;
+  /** Opens the file for appending (creating it); see AppendLog. Reopen after `write` replaces it. */
+  openLog(path: string): Promise<AppendLog>;
   /** Deletes the file; true if it existed. */
   remove(path: string): Promise<boolean>;
   /** File names directly in `dir` (no hidden files), unsorted; empty if `dir` does not exist. */
@@ -17,6 +24,12 @@ export interface Files {
   moveAside(path: string): Promise<string>;
   /** Where `path` is, for messages (absolute on disk). */
   describe(path: string): string;
+}
+
+/** A file kept open for appending: each `append` is durable (fdatasync) when it resolves. */
+export interface AppendLog {
+  append(text: string): Promise<void>;
+  close(): Promise<void>;
 }
 
 /** A timestamp usable in a file name (`2024-04-05T12-30-00-123Z`). */

@@ -6,7 +6,8 @@ import { checkKey, encodeName } from './names.ts';
 import { jobLogsSchema, jobSchema, jobsSchema } from './schemas.ts';
 import type { JobLogEntry, JobRecord, JobStore } from './types.ts';
 
-const JOBS: DocSpec = { path: 'jobs.json', schema: jobsSchema };
+// The CLI edits jobs while the gateway records runs: updates lock the file across processes.
+const JOBS: DocSpec = { path: 'jobs.json', schema: jobsSchema, shared: true };
 type JobsDoc = { jobs: Record<string, JobRecord> };
 type LogsDoc = { jobId: string; entries: JobLogEntry[] };
 

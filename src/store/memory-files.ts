@@ -15,9 +15,17 @@ export function createMemoryFiles(
     async write(path, text) {
       await opts.beforeCommit?.(path);
       state.set(path, text);
+      return text;
     },
-    async append(path, text) {
-      state.set(path, (state.get(path) ?? '') + text);
+    stamp: async (path) => state.get(path),
+    // One process holds a memory store: the in-process lock of Documents is enough.
+    lock: async () => async () => undefined,
+    async openLog(path) {
+      if (!state.has(path)) state.set(path, '');
+      return {
+        append: async (text) => void state.set(path, (state.get(path) ?? '') + text),
+        close: async () => undefined,
+      };
     },
     remove: async (path) => state.delete(path),
     async list(dir) {

@@ -54,6 +54,11 @@ export interface InboundRecord {
 export interface InboundJournal {
   /** Persists the message before it is acknowledged; keeps an existing record with the same id. */
   accept(record: Omit<InboundRecord, 'acceptedAt'>): Promise<InboundRecord>;
+  /**
+   * Marks the id seen (as `DedupeStore.markSeen`) and journals the message, in one durable
+   * write; undefined, and nothing written, when the id was seen within the dedupe window.
+   */
+  acceptOnce(record: Omit<InboundRecord, 'acceptedAt'>): Promise<InboundRecord | undefined>;
   /** Marks the message answered (its reply was delivered); true if it was pending. */
   done(id: string): Promise<boolean>;
   /** Every accepted, unanswered message, in the order accepted. */
@@ -87,8 +92,12 @@ export interface Outbox {
   get(id: string): Promise<OutboxEntry | undefined>;
   /** Records that chunk `index` was sent as platform message `messageId`. */
   recordReceipt(id: string, index: number, messageId: string): Promise<OutboxEntry>;
-  /** Removes a fully delivered entry; true if it existed. */
-  markDone(id: string): Promise<boolean>;
+  /**
+   * Removes a fully delivered entry; true if it existed. With `answered`, that inbound message
+   * is marked done in the same write (so a crash can neither answer it again nor leave the
+   * reply half-finished).
+   */
+  markDone(id: string, opts?: { answered?: string }): Promise<boolean>;
   /** Keeps the entry for inspection but stops resuming it. */
   markFailed(id: string, error: string): Promise<OutboxEntry>;
   /** Entries still to deliver, oldest first. */

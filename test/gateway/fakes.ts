@@ -151,8 +151,9 @@ export class MemoryGatewayStore implements GatewayStore {
     const e = this.outbox.get(id);
     if (e) e.receipts[i] = mid;
   }
-  async finishOutbox(id: string) {
+  async finishOutbox(id: string, answered?: string) {
     this.outbox.delete(id);
+    if (answered !== undefined) this.journal.delete(answered);
   }
   answeredKeys = new Set<string>();
   async answered(key: string) {

@@ -204,6 +204,28 @@ test('restart mid-delivery: chunks with receipts are not sent again, the rest ar
   await second.gw.stop();
 });
 
+test('restart mid-delivery of a command reply: the reply is resumed, the command not run again', async () => {
+  const store = new MemoryGatewayStore();
+  const adapter1 = new FakeAdapter();
+  adapter1.beforeSend = () => {
+    throw new Error('power cut');
+  };
+  const first = setup({ store, adapter: adapter1 });
+  await first.gw.start();
+  await first.adapter.say('/help');
+  await first.gw.idle();
+  assert.deepEqual(adapter1.texts(), []);
+  const adapter2 = new FakeAdapter();
+  const second = setup({ store, adapter: adapter2 });
+  await second.gw.start();
+  await second.gw.idle();
+  assert.deepEqual(second.agent.seen, [], 'the command message is not handed to the agent');
+  const help = adapter2.texts().join('');
+  assert.equal(help.split('/reset').length, 2, `the help text once: ${help}`);
+  assert.deepEqual(await store.pending(), [], 'the command message is answered');
+  await second.gw.stop();
+});
+
 test('post() delivers a scheduled text through the outbox and returns the platform ids', async () => {
   const { adapter, gw } = setup();
   await gw.start();

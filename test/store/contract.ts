@@ -182,7 +182,9 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.equal(await s.inbound.done('m3'), true);
     assert.equal(await s.inbound.done('m3'), false);
     await s.close();
-    const ids = (await h.open().inbound.pending()).map((p) => p.id);
+    const r = h.open();
+    const ids = (await r.inbound.pending()).map((p) => p.id);
+    await r.close();
     assert.deepEqual(ids, ['m0', 'm1', 'm2', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10', 'm11']);
   });
 
@@ -295,40 +297,112 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.close();
   });
 
-  it('a corrupt journal or outbox entry is reported and skipped; the others are resumed', async (h) => {
-    const reports: CorruptReport[] = [];
-    const s = h.open({ onCorrupt: (r) => reports.push(r) });
-    await s.inbound.accept({ id: 'good', conversationKey: 'web:a', message: {} });
-    await s.inbound.accept({ id: 'bad', conversationKey: 'web:a', message: {} });
-    await s.outbox.put({ id: 'bad', conversationKey: 'web:a', target: {}, chunks: ['x'] });
-    await h.writeRaw('inbound/bad.json', 'nonsense');
-    await h.writeRaw('outbox/bad.json', '{"id":"bad"}');
-    assert.deepEqual((await s.inbound.pending()).map((p) => p.id), ['good']);
-    assert.deepEqual(await s.outbox.pending(), []);
-    assert.deepEqual(reports.map((r) => r.file.split('/').pop()), ['bad.json', 'bad.json']);
+  it('acceptOnce marks the id seen and journals the message in one step; a seen id is refused', async (h) => {
+    const s = h.open();
+    const first = await s.inbound.acceptOnce({ id: 'telegram:1:5', conversationKey: 'telegram:1', message: { text: 'hi' } });
+    assert.equal(first?.id, 'telegram:1:5');
+    assert.equal(await s.inbound.acceptOnce({ id: 'telegram:1:5', conversationKey: 'telegram:1', message: { text: 'again' } }), undefined, 'a redelivery while pending');
+    assert.equal(await s.dedupe.markSeen('telegram:1:5'), false, 'accepting marked the id seen');
+    assert.equal(await s.inbound.done('telegram:1:5'), true);
+    assert.equal(await s.inbound.acceptOnce({ id: 'telegram:1:5', conversationKey: 'telegram:1', message: {} }), undefined, 'a redelivery after the answer');
+    assert.equal(await s.dedupe.markSeen('telegram:1:6'), true);
+    assert.equal(await s.inbound.acceptOnce({ id: 'telegram:1:6', conversationKey: 'telegram:1', message: {} }), undefined, 'an id marked seen directly');
     await s.close();
+    const r = h.open();
+    assert.equal(await r.inbound.acceptOnce({ id: 'telegram:1:5', conversationKey: 'telegram:1', message: {} }), undefined, 'still a duplicate after a restart');
+    assert.deepEqual(await r.inbound.pending(), []);
+    await r.close();
   });
 
-  it('a corrupt dedupe log is moved aside and reported; a half-written last line is dropped', async (h) => {
+  it('finishing a reply can mark the message it answers done in the same write', async (h) => {
+    const s = h.open();
+    await s.inbound.acceptOnce({ id: 'm1', conversationKey: 'web:a', message: {} });
+    await s.inbound.acceptOnce({ id: 'm2', conversationKey: 'web:a', message: {} });
+    await s.outbox.put({ id: 'm1', conversationKey: 'web:a', target: {}, chunks: ['answer'] });
+    assert.equal(await s.outbox.markDone('m1', { answered: 'm1' }), true);
+    assert.equal(await s.outbox.markDone('never-put', { answered: 'm2' }), false, 'no such entry, but m2 is answered');
+    assert.equal(await s.outbox.markDone('m1', { answered: 'm1' }), false);
+    await s.close();
+    const r = h.open();
+    assert.deepEqual(await r.inbound.pending(), []);
+    assert.deepEqual(await r.outbox.pending(), []);
+    assert.equal(await r.dedupe.markSeen('m1'), false);
+    await r.close();
+  });
+
+  it('changes made at once are all kept (one sync may serve many) and come back after a restart', async (h) => {
+    const s = h.open();
+    const accepted = await Promise.all(Array.from({ length: 200 }, (_, i) => s.inbound.acceptOnce({ id: `e${i}`, conversationKey: `web:c${i % 7}`, message: { i } })));
+    assert.ok(accepted.every(Boolean));
+    await Promise.all([
+      ...Array.from({ length: 50 }, (_, i) => s.inbound.done(`e${i}`)),
+      ...Array.from({ length: 30 }, (_, i) => s.outbox.put({ id: `o${i}`, conversationKey: 'web:c0', target: {}, chunks: ['a', 'b'] })),
+    ]);
+    await Promise.all(Array.from({ length: 30 }, (_, i) => s.outbox.recordReceipt(`o${i}`, 0, `m${i}`)));
+    await s.close();
+    const r = h.open();
+    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), Array.from({ length: 150 }, (_, i) => `e${i + 50}`), 'pending, in acceptance order');
+    const out = await r.outbox.pending();
+    assert.equal(out.length, 30);
+    assert.ok(out.every((e, i) => e.id === `o${i}` && e.chunks[0]?.receipt?.messageId === `m${i}` && !e.chunks[1]?.receipt));
+    assert.equal(await r.dedupe.markSeen('e3'), false);
+    await r.close();
+  });
+
+  it('an unreadable line of the delivery log is reported and the file kept aside; every readable change survives', async (h) => {
+    const s = h.open();
+    await s.inbound.accept({ id: 'good', conversationKey: 'web:a', message: { n: 1 } });
+    await s.outbox.put({ id: 'reply', conversationKey: 'web:a', target: {}, chunks: ['x'] });
+    await s.close();
+    const log = (await h.readRaw('delivery.log')) as string;
+    await h.writeRaw('delivery.log', `nonsense\n${log}{"op":"put","entry":{"id":"half"}}\n`);
+    const reports: CorruptReport[] = [];
+    const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['good']);
+    assert.deepEqual((await r.outbox.pending()).map((e) => e.id), ['reply']);
+    assert.equal(reports.length, 1);
+    assert.match(reports[0]!.reason, /lines 1, 4/);
+    assert.ok((await h.listRaw()).some((p) => p.startsWith('delivery.log.corrupt-')), 'the bad file is kept for an admin');
+    await r.inbound.accept({ id: 'later', conversationKey: 'web:a', message: {} });
+    await r.close();
+    const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    assert.deepEqual((await t.inbound.pending()).map((p) => p.id), ['good', 'later'], 'the rewritten log is clean');
+    assert.equal(reports.length, 1);
+    await t.close();
+  });
+
+  it('a half-written last line of the delivery log (a crash while appending) is dropped silently', async (h) => {
     const s = h.open();
     await s.dedupe.markSeen('a');
     await s.dedupe.markSeen('b');
     await s.close();
-    const log = (await h.readRaw('dedupe.log')) as string;
-    await h.writeRaw('dedupe.log', `${log}[123,"c`);
-    const r = h.open();
+    const log = (await h.readRaw('delivery.log')) as string;
+    await h.writeRaw('delivery.log', `${log}{"op":"seen","id":"c`);
+    const reports: CorruptReport[] = [];
+    const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
     assert.equal(await r.dedupe.markSeen('a'), false);
     assert.equal(await r.dedupe.markSeen('c'), true, 'the torn line was never acknowledged');
+    assert.deepEqual(reports, []);
     await r.close();
+  });
 
-    await h.writeRaw('dedupe.log', 'garbage\n[1,"x"]\n');
-    const reports: CorruptReport[] = [];
-    const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
-    await assert.rejects(t.dedupe.markSeen('x'), (e: unknown) => e instanceof StoreCorruptError && /dedupe\.log/.test(e.message));
-    assert.equal(reports.length, 1);
-    assert.equal(await t.dedupe.markSeen('x'), true);
-    assert.ok((await h.listRaw()).some((p) => p.startsWith('dedupe.log.corrupt-')));
-    await t.close();
+  it('gateway state written by the previous layout (dedupe.log, inbound/, outbox/) is folded in once', async (h) => {
+    await h.writeRaw('dedupe.log', '[1700000000000,"old-event"]\n[1700000000001,"torn');
+    await h.writeRaw('inbound/old-msg.json', JSON.stringify({ id: 'old-msg', conversationKey: 'web:a', acceptedAt: '2026-11-01T00:00:00.000Z', seq: 5, message: { text: 'before the upgrade' } }));
+    await h.writeRaw('outbox/old-reply.json', JSON.stringify({ id: 'old-reply', conversationKey: 'web:a', target: { chatId: 'a' }, chunks: [{ text: 'p1', receipt: { messageId: 'm1', sentAt: '2026-11-01T00:00:00.000Z' } }, { text: 'p2' }], state: 'pending', createdAt: '2026-11-01T00:00:00.000Z', updatedAt: '2026-11-01T00:00:00.000Z', seq: 6 }));
+    const now = () => Date.parse('2026-11-02T00:00:00.000Z');
+    const s = h.open({ now, dedupe: { maxAgeMs: 1e12, maxCount: 100 } });
+    assert.deepEqual((await s.inbound.pending()).map((p) => p.message), [{ text: 'before the upgrade' }]);
+    assert.deepEqual((await s.outbox.pending()).map((e) => e.chunks.map((c) => c.receipt?.messageId ?? null)), [['m1', null]]);
+    assert.equal(await s.dedupe.markSeen('old-event'), false);
+    assert.equal(await s.inbound.acceptOnce({ id: 'old-msg', conversationKey: 'web:a', message: {} }), undefined);
+    await s.close();
+    const left = (await h.listRaw()).filter((p) => p === 'dedupe.log' || p.startsWith('inbound/') || p.startsWith('outbox/'));
+    assert.deepEqual(left, [], 'the old files are gone once folded in');
+    const r = h.open({ now, dedupe: { maxAgeMs: 1e12, maxCount: 100 } });
+    assert.equal((await r.inbound.pending()).length, 1, 'nothing is folded in twice');
+    assert.equal((await r.outbox.pending()).length, 1);
+    await r.close();
   });
 
   it('hostile keys stay inside their folder, round-trip and never collide', async (h) => {
@@ -371,7 +445,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.equal(conv.length, hostile.length);
     for (const p of conv) assert.match(p, /^conversations\/[0-9a-f]{2}\/(?:[a-z0-9_-]|%[0-9A-F]{2}|~[0-9a-f]{64})+\.json$/);
     assert.equal(new Set(conv.map((p) => p.toLowerCase())).size, conv.length, 'distinct even on a case-insensitive file system');
-    for (const p of paths) assert.match(p, /^(conversations\/[0-9a-f]{2}|inbound|outbox|job-logs)\/[^/]+$|^(kv|jobs)\.json$|^dedupe\.log$/, p);
+    for (const p of paths) assert.match(p, /^(conversations\/[0-9a-f]{2}|job-logs)\/[^/]+$|^(kv|jobs)\.json$|^delivery\.log$/, p);
 
     for (const bad of ['', 'web:\uD800']) {
       await assert.rejects(r.conversations.append(bad, []), (e: unknown) => e instanceof StoreError && e.code === 'bad-key');
@@ -397,8 +471,8 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.equal(await r.dedupe.markSeen('e9'), true, 'e9 is older than maxAgeMs');
     for (let i = 0; i < 500; i++) await r.dedupe.markSeen(`flood${i}`);
     await r.close();
-    const lines = ((await h.readRaw('dedupe.log')) ?? '').split('\n').filter(Boolean).length;
-    assert.ok(lines <= 2 * 5 + 64 + 1, `dedupe.log holds ${lines} lines`);
+    const lines = ((await h.readRaw('delivery.log')) ?? '').split('\n').filter(Boolean).length;
+    assert.ok(lines <= 2 * 5 + 64 + 1, `delivery.log holds ${lines} lines`);
     const t = h.open(opts);
     assert.equal(await t.dedupe.markSeen('flood499'), false);
     assert.equal(await t.dedupe.markSeen('flood0'), true);

@@ -2,9 +2,9 @@
 // killed between the fsynced temp write and the rename leaves the old file whole.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createFileStore } from '../../src/store/index.ts';
@@ -32,7 +32,10 @@ storeContract('file', async () => {
       return walk(dir).catch(() => []);
     },
     readRaw: (path) => readFile(join(dir, path), 'utf8').catch(() => undefined),
-    writeRaw: (path, text) => writeFile(join(dir, path), text),
+    writeRaw: async (path, text) => {
+      await mkdir(dirname(join(dir, path)), { recursive: true });
+      await writeFile(join(dir, path), text);
+    },
     cleanup: () => rm(base, { recursive: true, force: true }),
   };
 });
@@ -52,6 +55,42 @@ test('file: a process killed between the temp write and the rename leaves the ol
     assert.deepEqual(c?.messages.map((m) => m.content[0]), [{ type: 'text', text: 'old' }]);
     assert.equal(await store.kv.get('telegram.offset'), 1);
     assert.deepEqual(await store.conversations.keys(), ['telegram:1'], 'temp files are not conversations');
+    await store.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('file: two stores on one data directory (the CLI beside the gateway) lose no job update', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-shared-'));
+  try {
+    const gateway = createFileStore(dir);
+    const cli = createFileStore(dir);
+    const job = (id: string) => ({ id, name: id, cron: '0 9 * * *', prompt: 'p', target: 'web:a', access: 'read-only' as const, timeoutMs: 1000, enabled: true, overlap: 'skip' as const });
+    await gateway.jobs.put(job('digest'));
+    // The gateway stamps runs while the CLI adds jobs, all at once.
+    await Promise.all([
+      ...Array.from({ length: 30 }, (_, i) => cli.jobs.put(job(`cli-${i}`))),
+      ...Array.from({ length: 30 }, (_, i) => gateway.jobs.update('digest', { lastRunAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() })),
+    ]);
+    const ids = (await gateway.jobs.list()).map((j) => j.id);
+    assert.equal(ids.length, 31, `every job kept: ${ids.join(', ')}`);
+    assert.ok((await cli.jobs.get('digest'))?.lastRunAt);
+    await Promise.all([gateway.close(), cli.close()]);
+    assert.deepEqual((await readdir(dir)).filter((n) => n.endsWith('.lock')), [], 'no lock left behind');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('file: a lock left by a process that died is broken', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-lock-'));
+  try {
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
+    await writeFile(join(dir, 'jobs.json.lock'), JSON.stringify({ pid: Number(dead.stdout), at: Date.now() }));
+    const store = createFileStore(dir);
+    await store.jobs.put({ id: 'a', name: 'a', cron: '0 9 * * *', prompt: 'p', target: 'web:a', access: 'read-only', timeoutMs: 1000, enabled: true, overlap: 'skip' });
+    assert.deepEqual((await store.jobs.list()).map((j) => j.id), ['a']);
     await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

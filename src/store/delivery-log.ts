@@ -1,0 +1,427 @@
+// The delivery log: seen event ids, the inbound journal and the outbox, kept in memory and
+// backed by one append-only file (`delivery.log`, one JSON record per line). Every change is one
+// appended line made durable (fdatasync) before its call resolves; changes that arrive while a
+// sync is in flight share the next one (group commit), so a busy gateway pays one sync for many
+// messages and a quiet one pays one small append per step instead of a file rewrite.
+// Accepting a message marks its id seen and journals it in the same line.
+//
+// The file is rewritten atomically (a snapshot of what is live) once it holds twice what is
+// live, and after a failed append (a torn line is never followed by more). A half-written last
+// line (a crash while appending) was never acknowledged and is dropped. Any other unreadable
+// line is reported and the file moved aside for an admin; every readable line is kept.
+// Data written by earlier versions (dedupe.log, inbound/*.json, outbox/*.json) is folded in
+// once, then removed.
+import { z } from 'zod';
+import type { Logger } from '../log.ts';
+import type { Documents } from './documents.ts';
+import { readFolder } from './documents.ts';
+import { StoreError } from './errors.ts';
+import type { AppendLog } from './files.ts';
+import { checkKey } from './names.ts';
+import { inboundSchema, outboxSchema } from './schemas.ts';
+import type { DedupeStore, InboundJournal, InboundRecord, Outbox, OutboxEntry } from './types.ts';
+
+const PATH = 'delivery.log';
+
+const storedInbound = inboundSchema;
+const storedOutbox = outboxSchema;
+
+/** One line of the log. */
+const recordSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('seen'), id: z.string().min(1), at: z.number() }),
+  z.object({ op: z.literal('accept'), at: z.number(), record: storedInbound }),
+  z.object({ op: z.literal('done'), id: z.string().min(1) }),
+  z.object({ op: z.literal('put'), entry: storedOutbox }),
+  z.object({ op: z.literal('receipt'), id: z.string().min(1), index: z.number().int().min(0), messageId: z.string(), at: z.string() }),
+  z.object({ op: z.literal('sent'), id: z.string().min(1), answered: z.string().min(1).optional() }),
+  z.object({ op: z.literal('failed'), id: z.string().min(1), error: z.string(), at: z.string() }),
+]);
+type StoredInbound = InboundRecord & { seq: number };
+type StoredOutbox = OutboxEntry & { seq: number };
+type LogRecord =
+  | { op: 'seen'; id: string; at: number }
+  | { op: 'accept'; at: number; record: StoredInbound }
+  | { op: 'done'; id: string }
+  | { op: 'put'; entry: StoredOutbox }
+  | { op: 'receipt'; id: string; index: number; messageId: string; at: string }
+  | { op: 'sent'; id: string; answered?: string }
+  | { op: 'failed'; id: string; error: string; at: string };
+
+/** The three stores the log backs, and its shutdown. */
+export interface DeliveryLog {
+  dedupe: DedupeStore;
+  inbound: InboundJournal;
+  outbox: Outbox;
+  /** Waits for appends in flight and closes the file. */
+  close(): Promise<void>;
+}
+
+/** What the log needs from the store around it. */
+export interface DeliveryLogOptions {
+  now: () => number;
+  seq: () => number;
+  logger: Logger;
+  /** Dedupe retention: ids older than `maxAgeMs` or beyond the newest `maxCount` are forgotten. */
+  maxAgeMs: number;
+  maxCount: number;
+}
+
+/** The delivery log over `docs` (its Files and corruption reporting). */
+export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): DeliveryLog {
+  const files = docs.files;
+  const seen = new Map<string, number>(); // id → ms; insertion order = time order
+  const inbound = new Map<string, StoredInbound>();
+  const outbox = new Map<string, StoredOutbox>();
+  let lines = 0;
+  let log: AppendLog | undefined;
+  let loading: Promise<void> | undefined;
+  let closed = false;
+
+  // Group commit: lines waiting for the next sync, and who waits for it.
+  let buffer: string[] = [];
+  let waiters: { resolve: () => void; reject: (e: unknown) => void }[] = [];
+  let flushing: Promise<void> | undefined;
+  let rewriteDue = false;
+
+  const stamp = (): string => new Date(opts.now()).toISOString();
+
+  function prune(now: number): void {
+    for (const [id, at] of seen) {
+      if (seen.size <= opts.maxCount && at >= now - opts.maxAgeMs) break;
+      if (!inbound.has(id)) seen.delete(id); // an unanswered message stays a duplicate
+      else break;
+    }
+  }
+
+  function apply(r: LogRecord): void {
+    switch (r.op) {
+      case 'seen':
+        seen.delete(r.id);
+        seen.set(r.id, r.at);
+        return;
+      case 'accept':
+        seen.delete(r.record.id);
+        seen.set(r.record.id, r.at);
+        inbound.set(r.record.id, r.record);
+        return;
+      case 'done':
+        inbound.delete(r.id);
+        return;
+      case 'put':
+        outbox.set(r.entry.id, r.entry);
+        return;
+      case 'receipt': {
+        const e = outbox.get(r.id);
+        if (!e || !e.chunks[r.index]) return;
+        const chunks = e.chunks.map((c, i) => (i === r.index ? { ...c, receipt: { messageId: r.messageId, sentAt: r.at } } : c));
+        outbox.set(r.id, { ...e, chunks, updatedAt: r.at });
+        return;
+      }
+      case 'sent':
+        outbox.delete(r.id);
+        if (r.answered) inbound.delete(r.answered);
+        return;
+      case 'failed': {
+        const e = outbox.get(r.id);
+        if (e) outbox.set(r.id, { ...e, state: 'failed', error: r.error, updatedAt: r.at });
+        return;
+      }
+    }
+  }
+
+  function snapshot(): string {
+    let text = '';
+    for (const [id, at] of seen) if (!inbound.has(id)) text += `${JSON.stringify({ op: 'seen', id, at })}\n`;
+    for (const record of [...inbound.values()].sort((a, b) => a.seq - b.seq)) {
+      text += `${JSON.stringify({ op: 'accept', at: seen.get(record.id) ?? Date.parse(record.acceptedAt), record })}\n`;
+    }
+    for (const entry of [...outbox.values()].sort((a, b) => a.seq - b.seq)) text += `${JSON.stringify({ op: 'put', entry })}\n`;
+    return text;
+  }
+
+  const live = (): number => seen.size + outbox.size;
+
+  async function rewrite(): Promise<void> {
+    const text = snapshot(); // before any await: exactly the changes made so far
+    await log?.close();
+    log = undefined;
+    await files.write(PATH, text);
+    lines = text ? text.split('\n').length - 1 : 0;
+    rewriteDue = false; // the file is opened for appending at the next change
+  }
+
+  async function flush(): Promise<void> {
+    while (waiters.length) {
+      const text = buffer.join('');
+      const batch = waiters;
+      buffer = [];
+      waiters = [];
+      try {
+        if (rewriteDue || lines > 2 * live() + 64) await rewrite();
+        else {
+          log ??= await files.openLog(PATH);
+          await log.append(text);
+          lines += batch.length;
+        }
+        for (const w of batch) w.resolve();
+      } catch (e) {
+        rewriteDue = true; // whatever reached the file, the next commit replaces it whole
+        for (const w of batch.reverse()) w.reject(e); // undone newest first
+      }
+    }
+  }
+
+  /**
+   * Applies a change in memory at once (so calls are ordered as made) and resolves when its
+   * line is durable; if the write fails, `undo` restores memory and the call rejects.
+   */
+  function commit(record: LogRecord, undo: () => void): Promise<void> {
+    const done = new Promise<void>((resolve, reject) => {
+      waiters.push({
+        resolve,
+        reject: (e) => {
+          undo();
+          reject(e instanceof StoreError ? e : new StoreError('io', `store I/O failed on ${files.describe(PATH)}: ${(e as Error).message}`, { cause: e }));
+        },
+      });
+    });
+    buffer.push(`${JSON.stringify(record)}\n`);
+    kick();
+    return done;
+  }
+
+  function kick(): void {
+    if (flushing) return;
+    // A commit made after the loop's last check and before this settles starts the next round.
+    flushing = flush().finally(() => {
+      flushing = undefined;
+      if (waiters.length) kick();
+    });
+  }
+
+  async function load(): Promise<void> {
+    const text = (await files.read(PATH)) ?? '';
+    const parts = text.split('\n');
+    const partial = parts.pop();
+    if (partial) opts.logger.warn({ file: files.describe(PATH) }, 'store: dropped a half-written last line of the delivery log (crash while appending)');
+    const bad: number[] = [];
+    for (const [i, line] of parts.entries()) {
+      let parsed: ReturnType<typeof recordSchema.safeParse> | undefined;
+      try {
+        parsed = recordSchema.safeParse(JSON.parse(line));
+      } catch {
+        parsed = undefined;
+      }
+      if (parsed?.success) apply(parsed.data as LogRecord);
+      else bad.push(i + 1);
+    }
+    lines = parts.length;
+    if (bad.length) {
+      // Reported and kept for an admin; what could be read goes on (nothing readable is dropped).
+      await docs.corrupt(PATH, `unreadable line${bad.length > 1 ? 's' : ''} ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}; the other ${parts.length - bad.length} kept`);
+      rewriteDue = true;
+    }
+    if (await foldInLegacy()) rewriteDue = true;
+    prune(opts.now());
+    if (partial || rewriteDue || lines > 2 * live() + 64) await rewrite();
+    await removeLegacy();
+  }
+
+  // ---- data from earlier versions ---------------------------------------------------------
+  const legacy = { dedupe: false, inbound: [] as string[], outbox: [] as string[] };
+
+  async function foldInLegacy(): Promise<boolean> {
+    const old = await files.read('dedupe.log');
+    if (old !== undefined) {
+      legacy.dedupe = true;
+      for (const line of old.split('\n')) {
+        try {
+          const [at, id] = JSON.parse(line) as [number, string];
+          if (typeof at === 'number' && typeof id === 'string' && !seen.has(id)) seen.set(id, at);
+        } catch {
+          // a torn or bad line of the old log: skipped, the old file is removed below
+        }
+      }
+      const sorted = [...seen].sort((a, b) => a[1] - b[1]);
+      seen.clear();
+      for (const [id, at] of sorted) seen.set(id, at);
+    }
+    legacy.inbound = (await files.list('inbound')).filter((n) => n.endsWith('.json'));
+    for (const r of await readFolder<StoredInbound>(docs, 'inbound', storedInbound)) {
+      if (inbound.has(r.id)) continue;
+      inbound.set(r.id, r);
+      if (!seen.has(r.id)) seen.set(r.id, Date.parse(r.acceptedAt) || opts.now());
+    }
+    legacy.outbox = (await files.list('outbox')).filter((n) => n.endsWith('.json'));
+    for (const e of await readFolder<StoredOutbox>(docs, 'outbox', storedOutbox)) if (!outbox.has(e.id)) outbox.set(e.id, e);
+    return legacy.dedupe || legacy.inbound.length > 0 || legacy.outbox.length > 0;
+  }
+
+  async function removeLegacy(): Promise<void> {
+    if (legacy.dedupe) await files.remove('dedupe.log');
+    for (const n of legacy.inbound) await files.remove(`inbound/${n}`);
+    for (const n of legacy.outbox) await files.remove(`outbox/${n}`);
+  }
+
+  /** Loads once; a failed load (not corruption, which is handled) is retried on the next call. */
+  async function ready(): Promise<void> {
+    if (closed) throw new StoreError('closed', 'the store is closed');
+    loading ??= load().catch((e: unknown) => {
+      loading = undefined;
+      seen.clear();
+      inbound.clear();
+      outbox.clear();
+      if (e instanceof StoreError) throw e;
+      throw new StoreError('io', `store I/O failed on ${files.describe(PATH)}: ${(e as Error).message}`, { cause: e });
+    });
+    await loading;
+  }
+
+  const isSeen = (id: string): boolean => inbound.has(id) || seen.has(id);
+
+  const markSeen = (id: string, at: number): (() => void) => {
+    const before = seen.get(id);
+    seen.delete(id);
+    seen.set(id, at);
+    return () => {
+      seen.delete(id);
+      if (before !== undefined) seen.set(id, before);
+    };
+  };
+
+  const publicInbound = ({ seq: _seq, ...r }: StoredInbound): InboundRecord => r;
+  const publicOutbox = ({ seq: _seq, ...e }: StoredOutbox): OutboxEntry => structuredClone(e);
+
+  async function acceptRecord(record: Omit<InboundRecord, 'acceptedAt'>, onlyNew: boolean): Promise<InboundRecord | undefined> {
+    checkKey(record.id, 'message id');
+    checkKey(record.conversationKey, 'conversation key');
+    await ready();
+    const existing = inbound.get(record.id);
+    if (existing) return onlyNew ? undefined : publicInbound(existing);
+    const now = opts.now();
+    prune(now);
+    if (onlyNew && seen.has(record.id)) return undefined;
+    const stored: StoredInbound = { id: record.id, conversationKey: record.conversationKey, acceptedAt: new Date(now).toISOString(), seq: opts.seq(), message: structuredClone(record.message) };
+    const unseen = markSeen(record.id, now);
+    inbound.set(record.id, stored);
+    await commit({ op: 'accept', at: now, record: stored }, () => {
+      inbound.delete(record.id);
+      unseen();
+    });
+    return publicInbound(stored);
+  }
+
+  function outboxEntry(id: string): StoredOutbox {
+    const e = outbox.get(id);
+    if (!e) throw new StoreError('not-found', `no outbox entry ${JSON.stringify(id)}`);
+    return e;
+  }
+
+  async function changeOutbox(id: string, record: LogRecord): Promise<OutboxEntry> {
+    const before = outboxEntry(id);
+    apply(record);
+    await commit(record, () => outbox.set(id, before));
+    return publicOutbox(outboxEntry(id));
+  }
+
+  return {
+    dedupe: {
+      async markSeen(id) {
+        checkKey(id, 'event id');
+        await ready();
+        const now = opts.now();
+        prune(now);
+        if (isSeen(id)) return false;
+        await commit({ op: 'seen', id, at: now }, markSeen(id, now));
+        return true;
+      },
+    },
+    inbound: {
+      accept: async (record) => (await acceptRecord(record, false))!,
+      acceptOnce: (record) => acceptRecord(record, true),
+      async done(id) {
+        checkKey(id, 'message id');
+        await ready();
+        const before = inbound.get(id);
+        if (!before) return false;
+        inbound.delete(id);
+        await commit({ op: 'done', id }, () => inbound.set(id, before));
+        return true;
+      },
+      async pending() {
+        await ready();
+        return [...inbound.values()].sort((a, b) => a.seq - b.seq).map(publicInbound);
+      },
+    },
+    outbox: {
+      async put(entry) {
+        checkKey(entry.id, 'outbox id');
+        checkKey(entry.conversationKey, 'conversation key');
+        await ready();
+        const existing = outbox.get(entry.id);
+        if (existing) return publicOutbox(existing);
+        const at = stamp();
+        const stored: StoredOutbox = {
+          id: entry.id,
+          conversationKey: entry.conversationKey,
+          target: structuredClone(entry.target),
+          chunks: entry.chunks.map((text) => ({ text })),
+          state: 'pending',
+          createdAt: at,
+          updatedAt: at,
+          seq: opts.seq(),
+        };
+        outbox.set(entry.id, stored);
+        await commit({ op: 'put', entry: stored }, () => outbox.delete(entry.id));
+        return publicOutbox(stored);
+      },
+      async get(id) {
+        checkKey(id, 'outbox id');
+        await ready();
+        const e = outbox.get(id);
+        return e && publicOutbox(e);
+      },
+      async recordReceipt(id, index, messageId) {
+        checkKey(id, 'outbox id');
+        await ready();
+        const e = outboxEntry(id);
+        if (!Number.isInteger(index) || index < 0 || index >= e.chunks.length) {
+          throw new StoreError('not-found', `outbox entry ${JSON.stringify(id)} has no chunk ${index}`);
+        }
+        return changeOutbox(id, { op: 'receipt', id, index, messageId, at: stamp() });
+      },
+      async markDone(id, o) {
+        checkKey(id, 'outbox id');
+        const answered = o?.answered;
+        if (answered !== undefined) checkKey(answered, 'message id');
+        await ready();
+        const before = outbox.get(id);
+        const pending = answered === undefined ? undefined : inbound.get(answered);
+        if (!before && !pending) return false;
+        const record: LogRecord = { op: 'sent', id, ...(pending ? { answered } : {}) };
+        apply(record);
+        await commit(record, () => {
+          if (before) outbox.set(id, before);
+          if (pending) inbound.set(pending.id, pending);
+        });
+        return before !== undefined;
+      },
+      async markFailed(id, error) {
+        checkKey(id, 'outbox id');
+        await ready();
+        return changeOutbox(id, { op: 'failed', id, error, at: stamp() });
+      },
+      async pending() {
+        await ready();
+        return [...outbox.values()].filter((e) => e.state === 'pending').sort((a, b) => a.seq - b.seq).map(publicOutbox);
+      },
+    },
+    async close() {
+      closed = true;
+      await loading?.catch(() => undefined);
+      while (flushing) await flushing;
+      await log?.close();
+      log = undefined;
+    },
+  };
+}
