@@ -30,7 +30,10 @@ export interface ModelRequest {
   tools: ToolDefinition[];
   maxOutputTokens?: number;
   temperature?: number;
-  /** Anthropic extended thinking budget; ignored by providers without thinking. */
+  /**
+   * Asks Anthropic models to think: a budget of this many tokens on models that take one, adaptive thinking
+   * (with this much room added to the output limit) on Claude 4.6 and later. Ignored by providers without thinking.
+   */
   thinkingBudgetTokens?: number;
 }
 

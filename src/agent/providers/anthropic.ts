@@ -1,8 +1,9 @@
 // Anthropic Messages API via @anthropic-ai/sdk: streamed text, tool use assembled from
-// input_json_delta fragments, thinking blocks with signatures, usage with cache tokens.
+// input_json_delta fragments, thinking blocks with signatures, usage with cache tokens. Notes a model
+// writes for the user between tool calls arrive in thinking blocks on newer models; they are shown as text too.
 import Anthropic from '@anthropic-ai/sdk';
 import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
-import { toAnthropicParams } from './anthropic-messages.ts';
+import { anthropicRequestExtras, toAnthropicParams } from './anthropic-messages.ts';
 import { fromSdkError, guardStream, incompleteStream } from './stream-guard.ts';
 import { parseToolInput } from './tool-input.ts';
 
@@ -51,7 +52,7 @@ export function mergeAnthropicUsage(
 
 type Block =
   | { type: 'text' }
-  | { type: 'thinking'; text: string; signature: string }
+  | { type: 'thinking'; text: string; signature: string; shown: boolean }
   | { type: 'redacted'; data: string }
   | { type: 'tool'; id: string; name: string; json: string; input: unknown }
   | { type: 'other' };
@@ -71,11 +72,22 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   const classify = (err: unknown) => fromSdkError(name, err, Anthropic);
 
   async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
-    const stream = await client.messages.create(toAnthropicParams(request, options.promptCaching ?? true), { signal });
+    const params = toAnthropicParams(request, options.promptCaching ?? true);
+    const { betas, notesForUser } = anthropicRequestExtras(params);
+    const stream = await client.messages.create(params, { signal, ...(betas.length ? { headers: { 'anthropic-beta': betas.join(',') } } : {}) });
     const blocks = new Map<number, Block>();
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     let stopReason: string | null | undefined;
     let stopped = false;
+    let saidSomething = false;
+    // A note goes to the user as text, set off by a blank line from what was said before it; the thinking block
+    // itself still goes back verbatim, and the text copy is dropped from it then (anthropic-messages.ts).
+    const say = (text: string, note?: Extract<Block, { type: 'thinking' }>): StreamPart => {
+      const lead = note && !note.shown && saidSomething ? '\n\n' : '';
+      if (note) note.shown = true;
+      saidSomething = true;
+      return { type: 'text-delta', text: lead + text };
+    };
     for await (const event of stream) {
       switch (event.type) {
         case 'message_start':
@@ -88,23 +100,27 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
             b.type === 'text'
               ? { type: 'text' }
               : b.type === 'thinking'
-                ? { type: 'thinking', text: b.thinking ?? '', signature: b.signature ?? '' }
+                ? { type: 'thinking', text: b.thinking ?? '', signature: b.signature ?? '', shown: false }
                 : b.type === 'redacted_thinking'
                   ? { type: 'redacted', data: b.data }
                   : b.type === 'tool_use'
                     ? { type: 'tool', id: b.id, name: b.name, json: '', input: b.input }
                     : { type: 'other' },
           );
-          if (b.type === 'text' && b.text) yield { type: 'text-delta', text: b.text };
+          const block = blocks.get(event.index);
+          if (b.type === 'text' && b.text) yield say(b.text);
+          else if (notesForUser && block?.type === 'thinking' && block.text) yield say(block.text, block);
           break;
         }
         case 'content_block_delta': {
           const block = blocks.get(event.index);
           const d = event.delta;
           if (d.type === 'text_delta') {
-            if (d.text) yield { type: 'text-delta', text: d.text };
-          } else if (d.type === 'thinking_delta' && block?.type === 'thinking') block.text += d.thinking;
-          else if (d.type === 'signature_delta' && block?.type === 'thinking') block.signature += d.signature;
+            if (d.text) yield say(d.text);
+          } else if (d.type === 'thinking_delta' && block?.type === 'thinking') {
+            block.text += d.thinking;
+            if (notesForUser && d.thinking) yield say(d.thinking, block);
+          } else if (d.type === 'signature_delta' && block?.type === 'thinking') block.signature += d.signature;
           else if (d.type === 'input_json_delta' && block?.type === 'tool') block.json += d.partial_json;
           break;
         }

@@ -14,20 +14,26 @@ interface ModelInfo extends ModelPrice {
   contextWindow: number;
 }
 
-// List prices as published by Anthropic and OpenAI, checked 2025-11 (standard tier, USD per 1M tokens;
+// List prices as published by Anthropic and OpenAI, checked 2026-11-22 (standard tier, USD per 1M tokens;
 // Anthropic cache writes at the 5-minute rate). Verify against the vendors' pages before relying on them.
+// Left out on purpose: models priced in bands by prompt length that a flat row would under-report
+// (claude-haiku-5-5), and models the installed SDKs do not know yet.
 const MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
-  // Anthropic
+  // Anthropic. Sonnet 5.5 cache reads were cut from $0.20 to $0.10 on 2026-10-07.
+  'claude-fable-5-1': { input: 10, output: 50, cacheRead: 0.25, cacheWrite: 12.5, contextWindow: 1_000_000 },
+  'claude-opus-5-5': { input: 4, output: 20, cacheRead: 0.2, cacheWrite: 5, contextWindow: 1_000_000 },
+  'claude-opus-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, contextWindow: 1_000_000 },
+  'claude-sonnet-5-5': { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5, contextWindow: 1_000_000 },
+  'claude-sonnet-5': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5, contextWindow: 1_000_000 },
   'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, contextWindow: 200_000 },
-  'claude-opus-4-1': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, contextWindow: 200_000 },
-  'claude-opus-4': { input: 15, output: 75, cacheRead: 1.5, cacheWrite: 18.75, contextWindow: 200_000 },
-  'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 },
-  'claude-sonnet-4': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 },
+  'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 }, // end of life 2026-11-30
   'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 },
   'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, contextWindow: 200_000 },
   'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1, contextWindow: 200_000 },
   'claude-3-haiku': { input: 0.25, output: 1.25, cacheRead: 0.03, cacheWrite: 0.3, contextWindow: 200_000 },
-  // OpenAI
+  // OpenAI. gpt-5.4 takes 1,050,000 tokens, but prompts over 272K are billed at a higher rate this flat row
+  // does not model, so its window here is the 272K band: compaction keeps the history inside it.
+  'gpt-5.4': { input: 2.5, output: 15, cacheRead: 0.25, contextWindow: 272_000 },
   'gpt-5': { input: 1.25, output: 10, cacheRead: 0.125, contextWindow: 400_000 },
   'gpt-5-mini': { input: 0.25, output: 2, cacheRead: 0.025, contextWindow: 400_000 },
   'gpt-5-nano': { input: 0.05, output: 0.4, cacheRead: 0.005, contextWindow: 400_000 },
@@ -45,6 +51,11 @@ const MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
 /** Providers whose model names are the vendors' own; other prefixes (groq/, openrouter/...) price differently. */
 const VENDOR_PREFIXES = new Set(['anthropic', 'openai']);
 
+/** The model a dated snapshot or alias stands for: claude-sonnet-4-5-20250929, gpt-4o-2024-08-06, claude-3-5-haiku-latest. */
+export function baseModelName(name: string): string {
+  return name.replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
+}
+
 function infoOf(modelId: string): ModelInfo | undefined {
   let name = modelId;
   const slash = modelId.indexOf('/');
@@ -52,11 +63,7 @@ function infoOf(modelId: string): ModelInfo | undefined {
     if (!VENDOR_PREFIXES.has(modelId.slice(0, slash))) return undefined;
     name = modelId.slice(slash + 1);
   }
-  const direct = MODELS[name];
-  if (direct) return direct;
-  // Dated snapshots and aliases: claude-sonnet-4-5-20250929, gpt-4o-2024-08-06, claude-3-5-haiku-latest.
-  const base = name.replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
-  return MODELS[base];
+  return MODELS[name] ?? MODELS[baseModelName(name)];
 }
 
 /** The price of `modelId` (`provider/model` or a bare vendor model name), or undefined when unknown. */

@@ -46,8 +46,8 @@ export interface ProviderStatus {
 
 /** The model used when neither the caller nor the config names one. */
 export const DEFAULT_MODELS: Readonly<Record<string, string>> = Object.freeze({
-  anthropic: 'anthropic/claude-sonnet-4-5',
-  openai: 'openai/gpt-4o',
+  anthropic: 'anthropic/claude-sonnet-5-5',
+  openai: 'openai/gpt-5.4',
 });
 
 function statusOf(name: string, ctx: Pick<ResolveContext, 'config' | 'secrets'>): ProviderStatus | undefined {
@@ -88,14 +88,14 @@ export function listProviders(ctx: Pick<ResolveContext, 'config' | 'secrets'>): 
 export function parseModelSpec(spec: string): { providerName: string; model: string } {
   const slash = spec.indexOf('/');
   if (slash <= 0 || slash === spec.length - 1) {
-    throw new ModelConfigError(`model "${spec}" must be written provider/model, e.g. anthropic/claude-sonnet-4-5, openai/gpt-4o or ollama/llama3.1`);
+    throw new ModelConfigError(`model "${spec}" must be written provider/model, e.g. anthropic/claude-sonnet-5-5, openai/gpt-5.4 or ollama/llama3.1`);
   }
   return { providerName: spec.slice(0, slash), model: spec.slice(slash + 1) };
 }
 
 /**
  * Resolves a `provider/model` string to a provider with retries, throwing a ModelConfigError that names
- * what is missing. Example: `resolveModel('openai/gpt-4o', { config, secrets }).provider.stream(...)`.
+ * what is missing. Example: `resolveModel('openai/gpt-5.4', { config, secrets }).provider.stream(...)`.
  */
 export function resolveModel(spec: string, ctx: ResolveContext): ResolvedModel {
   const { providerName, model } = parseModelSpec(spec);

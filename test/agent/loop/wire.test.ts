@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { runAgent, type AgentDeps } from '../../../src/agent/index.ts';
-import { costOf, createAnthropicProvider, createOpenAIProvider } from '../../../src/agent/providers/index.ts';
+import { costOf, createAnthropicProvider, createOpenAIProvider, DEFAULT_MODELS } from '../../../src/agent/providers/index.ts';
 import type { Provider } from '../../../src/agent/types.ts';
 import { llm, startLlmEmulator, type LlmEmulator } from '../../emulators/llm/index.ts';
 import { builtin, noSandbox, noWasm, policy } from './helpers.ts';
@@ -30,7 +30,7 @@ test('Anthropic: thinking and parallel tool calls round-trip through the loop', 
     llm.say(['Both ', 'read.'], { usage: { input: 1200, output: 20 } }),
   ]);
   const provider = createAnthropicProvider({ apiKey: 'test-key', baseURL: emu.anthropicBaseURL });
-  const r = await runAgent({ input: 'read a and b', policy: policy('read-only'), deps: depsFor(provider, 'anthropic/claude-sonnet-4-5', { builtins: [read] }) });
+  const r = await runAgent({ input: 'read a and b', policy: policy('read-only'), deps: depsFor(provider, 'anthropic/claude-haiku-4-5', { builtins: [read] }) });
   emu.assertDone();
   assert.equal(r.outcome, 'final');
   assert.equal(r.text, 'Both read.');
@@ -42,6 +42,38 @@ test('Anthropic: thinking and parallel tool calls round-trip through the loop', 
   assert.deepEqual(assistant.content[0], { type: 'thinking', thinking: 'I should read both.', signature: 'sig-abc' });
   const results = second.messages.at(-1)!.content.map((c) => [c.type, c.tool_use_id]);
   assert.deepEqual(results, [['tool_result', 'tu_1'], ['tool_result', 'tu_2']]);
+});
+
+test('Anthropic default model: notes written between tool calls reach the user and go back as the API sent them', async () => {
+  const read = builtin('read', 'ReadOnly');
+  emu.script([
+    llm.answer([llm.thinking('Reading a.txt first.', 'sig-note'), llm.toolCalls(llm.call('read', { file_path: 'a.txt' }, { id: 'tu_1' }))]),
+    llm.say('a.txt is read.'),
+  ]);
+  const provider = createAnthropicProvider({ apiKey: 'test-key', baseURL: emu.anthropicBaseURL });
+  const seen: string[] = [];
+  const r = await runAgent({
+    input: 'read a',
+    policy: policy('read-only'),
+    deps: depsFor(provider, DEFAULT_MODELS.anthropic!, { builtins: [read] }),
+    onEvent: (e) => {
+      if (e.type === 'text-delta') seen.push(`text: ${e.text}`);
+      else if (e.type === 'tool-start') seen.push(`tool: ${e.name}`);
+    },
+  });
+  emu.assertDone();
+  assert.equal(r.outcome, 'final');
+  assert.deepEqual(seen, ['text: Reading a.txt first.', 'tool: read', 'text: a.txt is read.'], 'the note is shown before the tool runs');
+  assert.equal(r.text, 'a.txt is read.');
+  const second = emu.requests.at(-1)!.body as { thinking: unknown; messages: { role: string; content: unknown[] }[] };
+  assert.deepEqual(second.thinking, { type: 'between_tools' });
+  assert.deepEqual(second.messages[1], {
+    role: 'assistant',
+    content: [
+      { type: 'thinking', thinking: 'Reading a.txt first.', signature: 'sig-note' },
+      { type: 'tool_use', id: 'tu_1', name: 'read', input: { file_path: 'a.txt' } },
+    ],
+  });
 });
 
 test('OpenAI-compatible: cancelling mid-stream ends the run as cancelled and closes the request', async () => {

@@ -2,19 +2,27 @@
 // names), unknown models and third-party routes left unknown rather than guessed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addUsage, contextWindowOf, costOf, priceOf } from '../../../src/agent/providers/index.ts';
+import { addUsage, contextWindowOf, costOf, DEFAULT_MODELS, priceOf } from '../../../src/agent/providers/index.ts';
 
 const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000 };
 
 describe('pricing', () => {
   it('prices Anthropic models including cache reads and writes', () => {
+    assert.equal(costOf(DEFAULT_MODELS.anthropic!, usage), 2 + 10 + 0.1 + 2.5, 'the default model (claude-sonnet-5-5) has a price');
+    assert.equal(costOf('anthropic/claude-opus-5-5', usage), 4 + 20 + 0.2 + 5);
     assert.equal(costOf('anthropic/claude-sonnet-4-5', usage), 3 + 15 + 0.3 + 3.75);
     assert.equal(costOf('anthropic/claude-haiku-4-5', { inputTokens: 2000, outputTokens: 500 }), (2000 * 1 + 500 * 5) / 1e6);
   });
 
   it('prices OpenAI models; cache writes cost the input price', () => {
+    assert.equal(costOf(DEFAULT_MODELS.openai!, usage), 2.5 + 15 + 0.25 + 2.5, 'the default model (gpt-5.4) has a price');
     assert.equal(costOf('openai/gpt-4o', usage), 2.5 + 10 + 1.25 + 2.5);
     assert.equal(costOf('gpt-4o-mini', { inputTokens: 1_000_000, outputTokens: 0 }), 0.15);
+  });
+
+  it('leaves models out rather than guess: prompt-length price bands and retired models are unknown', () => {
+    assert.equal(costOf('anthropic/claude-haiku-5-5', usage), undefined);
+    assert.equal(costOf('anthropic/claude-opus-4-1', usage), undefined);
   });
 
   it('recognises dated snapshots and -latest aliases', () => {
@@ -36,7 +44,10 @@ describe('pricing', () => {
   });
 
   it('knows context windows of common models', () => {
+    assert.equal(contextWindowOf('anthropic/claude-sonnet-5-5'), 1_000_000);
     assert.equal(contextWindowOf('anthropic/claude-sonnet-4-5'), 200_000);
+    // Past 272K input tokens gpt-5.4 bills more than its row says, so compaction keeps the history under that.
+    assert.equal(contextWindowOf('openai/gpt-5.4'), 272_000);
     assert.equal(contextWindowOf('openai/gpt-4o'), 128_000);
     assert.equal(contextWindowOf('openai/gpt-4.1-mini'), 1_047_576);
     assert.equal(contextWindowOf('groq/llama-3.3-70b-versatile'), undefined);

@@ -28,9 +28,9 @@ describe('resolveModel', () => {
   });
 
   it('names the missing key variable', () => {
-    assert.throws(() => resolveModel('anthropic/claude-sonnet-4-5', { config: none, secrets: {} }), {
+    assert.throws(() => resolveModel('anthropic/claude-sonnet-5-5', { config: none, secrets: {} }), {
       name: 'ModelConfigError',
-      message: 'anthropic/claude-sonnet-4-5 needs ANTHROPIC_API_KEY',
+      message: 'anthropic/claude-sonnet-5-5 needs ANTHROPIC_API_KEY',
     });
     assert.throws(() => resolveModel('deepseek/deepseek-chat', { config: none, secrets: {} }), { message: 'deepseek/deepseek-chat needs DEEPSEEK_API_KEY' });
   });
@@ -100,8 +100,8 @@ describe('which providers are configured', () => {
   });
 
   it('picks a default model from the keys present, and hints when there is none', () => {
-    assert.equal(defaultModelSpec({ config: none, secrets: { OPENAI_API_KEY: 'k' } }), 'openai/gpt-4o');
-    assert.equal(defaultModelSpec({ config: none, secrets: { ANTHROPIC_API_KEY: 'k', OPENAI_API_KEY: 'k' } }), 'anthropic/claude-sonnet-4-5');
+    assert.equal(defaultModelSpec({ config: none, secrets: { OPENAI_API_KEY: 'k' } }), 'openai/gpt-5.4');
+    assert.equal(defaultModelSpec({ config: none, secrets: { ANTHROPIC_API_KEY: 'k', OPENAI_API_KEY: 'k' } }), 'anthropic/claude-sonnet-5-5');
     assert.equal(missingProviderHint({ config: none, secrets: { OPENAI_API_KEY: 'k' } }), undefined);
     assert.match(missingProviderHint({ config: none, secrets: {} })!, /^no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY/);
     const local = configSchema.parse({ model: 'ollama/llama3.1' });

@@ -32,8 +32,8 @@ function usageOf(reply: Answer) {
   return { input_tokens: u.input, cache_creation_input_tokens: u.cacheWrite ?? 0, cache_read_input_tokens: u.cacheRead ?? 0, output_tokens: u.output };
 }
 
-/** The SSE frames of a streamed answer. */
-export function anthropicStream(reply: Answer, model: string, id: string): Frame[] {
+/** The SSE frames of a streamed answer; with `showThinking` false, thinking blocks carry only their signature. */
+export function anthropicStream(reply: Answer, model: string, id: string, showThinking = true): Frame[] {
   const frames: Frame[] = [];
   const usage = usageOf(reply);
   frames.push(
@@ -53,7 +53,7 @@ export function anthropicStream(reply: Answer, model: string, id: string): Frame
         break;
       case 'thinking':
         frames.push(sse('content_block_start', { type: 'content_block_start', index, content_block: { type: 'thinking', thinking: '', signature: '' } }));
-        for (const thinking of e.deltas) {
+        for (const thinking of showThinking ? e.deltas : []) {
           frames.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'thinking_delta', thinking } }));
         }
         frames.push(sse('content_block_delta', { type: 'content_block_delta', index, delta: { type: 'signature_delta', signature: e.signature } }));
@@ -95,12 +95,12 @@ export function anthropicStream(reply: Answer, model: string, id: string): Frame
   return frames;
 }
 
-/** The non-streaming JSON body of an answer. */
-export function anthropicMessage(reply: Answer, model: string, id: string): unknown {
+/** The non-streaming JSON body of an answer; with `showThinking` false, thinking blocks carry only their signature. */
+export function anthropicMessage(reply: Answer, model: string, id: string, showThinking = true): unknown {
   const content: unknown[] = [];
   for (const e of reply.events) {
     if (e.type === 'text') content.push({ type: 'text', text: e.deltas.join(''), citations: null });
-    else if (e.type === 'thinking') content.push({ type: 'thinking', thinking: e.deltas.join(''), signature: e.signature });
+    else if (e.type === 'thinking') content.push({ type: 'thinking', thinking: showThinking ? e.deltas.join('') : '', signature: e.signature });
     else if (e.type === 'redacted-thinking') content.push({ type: 'redacted_thinking', data: e.data });
     else if (e.type === 'tool-calls') {
       for (const c of e.calls) content.push({ type: 'tool_use', id: c.id, name: c.name, input: JSON.parse(c.args.join('')) as unknown });

@@ -74,6 +74,26 @@ describe('llm emulator', () => {
     }
   });
 
+  it('refuses what the API refuses per model, and sends thinking text only when asked for it', async () => {
+    const emu = await startLlmEmulator();
+    try {
+      const anthropic = new Anthropic({ apiKey: 'k', baseURL: emu.anthropicBaseURL, maxRetries: 0, logLevel: 'off' });
+      const ask = (over: Partial<Anthropic.Messages.MessageCreateParamsNonStreaming>) =>
+        anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 2000, messages: [{ role: 'user', content: 'hi' }], ...over });
+      await assert.rejects(ask({ thinking: { type: 'enabled', budget_tokens: 1024 } }), { status: 400, message: /thinking\.type\.enabled\W+is not supported/ });
+      await assert.rejects(ask({ thinking: { type: 'disabled' } }), { status: 400, message: /between_tools/ });
+      await assert.rejects(ask({ model: 'claude-haiku-4-5', thinking: { type: 'between_tools' } }), { status: 400 });
+      emu.script([llm.answer([llm.thinking('A note.', 'sig'), llm.text('Hi.')]), llm.answer([llm.thinking('A note.', 'sig'), llm.text('Hi.')])]);
+      const quiet = await ask({});
+      const notes = await ask({ thinking: { type: 'between_tools' } });
+      assert.deepEqual(quiet.content[0], { type: 'thinking', thinking: '', signature: 'sig' });
+      assert.deepEqual(notes.content[0], { type: 'thinking', thinking: 'A note.', signature: 'sig' });
+      emu.assertDone();
+    } finally {
+      await emu.close();
+    }
+  });
+
   it('responder mode decides each reply from the request, for as long as asked', async () => {
     const emu = await startLlmEmulator();
     try {

@@ -2,6 +2,7 @@
 // JSON), so the official SDKs run unmodified. Replies come from a script (each used once) or a responder.
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { anthropicRefusal, anthropicShowsThinking } from './anthropic-models.ts';
 import { anthropicError, anthropicMessage, anthropicStream } from './anthropic-wire.ts';
 import type { Frame } from './frames.ts';
 import { openaiCompletion, openaiError, openaiStream } from './openai-wire.ts';
@@ -86,6 +87,13 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
       res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no such endpoint: ${record.path}` } }));
       return;
     }
+    // A request the real API refuses for its model never reaches the script.
+    const refusal = record.api === 'anthropic' ? anthropicRefusal(record.body, record.headers) : undefined;
+    if (refusal) {
+      res.writeHead(400, { 'content-type': 'application/json', 'request-id': `req_emu_${n}` });
+      res.end(JSON.stringify(anthropicError(400, 'invalid_request_error', refusal, `req_emu_${n}`)));
+      return;
+    }
     const reply = queue.shift() ?? (responder ? await responder(record) : undefined);
     if (!reply) {
       unanswered.push(`request ${n}: ${record.method} ${record.path} found no scripted reply`);
@@ -108,14 +116,14 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     }
     const id = record.api === 'openai' ? `chatcmpl-emu${n}` : `msg_emu_${n}`;
     if (record.body?.stream !== true) {
-      const body = record.api === 'openai' ? openaiCompletion(reply, model, id) : anthropicMessage(reply, model, id);
+      const body = record.api === 'openai' ? openaiCompletion(reply, model, id) : anthropicMessage(reply, model, id, anthropicShowsThinking(record.body));
       res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId, 'x-request-id': requestId }).end(JSON.stringify(body));
       return;
     }
     const frames =
       record.api === 'openai'
         ? openaiStream(reply, model, id, record.body?.stream_options?.include_usage === true)
-        : anthropicStream(reply, model, id);
+        : anthropicStream(reply, model, id, anthropicShowsThinking(record.body));
     res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': requestId, 'x-request-id': requestId });
     await writeFrames(res, frames, reply.chunkDelayMs ?? 0, markServerClosed);
   }
