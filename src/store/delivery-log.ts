@@ -75,7 +75,8 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
   let lines = 0;
   let log: AppendLog | undefined;
   let loading: Promise<void> | undefined;
-  let closed = false;
+  let closed = false; // no new calls
+  let shut = false; // the file is closed: not even a call already under way may write
 
   // Group commit: lines waiting for the next sync, and who waits for it.
   let buffer: string[] = [];
@@ -176,6 +177,10 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
    * line is durable; if the write fails, `undo` restores memory and the call rejects.
    */
   function commit(record: LogRecord, undo: () => void): Promise<void> {
+    if (shut) {
+      undo();
+      return Promise.reject(new StoreError('closed', 'the store is closed'));
+    }
     const done = new Promise<void>((resolve, reject) => {
       waiters.push({
         resolve,
@@ -289,7 +294,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     };
   };
 
-  const publicInbound = ({ seq: _seq, ...r }: StoredInbound): InboundRecord => r;
+  const publicInbound = ({ seq: _seq, ...r }: StoredInbound): InboundRecord => structuredClone(r);
   const publicOutbox = ({ seq: _seq, ...e }: StoredOutbox): OutboxEntry => structuredClone(e);
 
   async function acceptRecord(record: Omit<InboundRecord, 'acceptedAt'>, onlyNew: boolean): Promise<InboundRecord | undefined> {
@@ -420,6 +425,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       closed = true;
       await loading?.catch(() => undefined);
       while (flushing) await flushing;
+      shut = true;
       await log?.close();
       log = undefined;
     },
