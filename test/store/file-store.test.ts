@@ -1,7 +1,7 @@
 // The store contract against the file backend, plus what only real files can show: a process
 // killed between the fsynced temp write and the rename leaves the old file whole.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -92,6 +92,35 @@ test('file: a lock left by a process that died is broken', async () => {
     await store.jobs.put({ id: 'a', name: 'a', cron: '0 9 * * *', prompt: 'p', target: 'web:a', access: 'read-only', timeoutMs: 1000, enabled: true, overlap: 'skip' });
     assert.deepEqual((await store.jobs.list()).map((j) => j.id), ['a']);
     await store.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('file: a process killed while appending to the delivery log loses no message it had accepted', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-kill-'));
+  try {
+    for (let round = 0; round < 3; round++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('delivery-crash-child.ts', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      // Killed once it has accepted a few hundred messages: somewhere inside a write or a sync.
+      await new Promise<void>((resolve) => {
+        const check = () => (out.split('\n').length > 300 + 200 * round ? resolve() : setTimeout(check, 5));
+        check();
+      });
+      child.kill('SIGKILL');
+      await new Promise((r) => child.once('exit', r));
+      const acknowledged = out.split('\n').filter((l) => /^m\d+$/.test(l));
+      const store = createFileStore(dir);
+      const pending = new Set((await store.inbound.pending()).map((p) => p.id));
+      // Every acknowledged id is either still pending or was marked done (done ids stay duplicates).
+      for (const id of acknowledged) {
+        if (pending.has(id)) continue;
+        assert.equal(await store.dedupe.markSeen(id), false, `round ${round}: ${id} was acknowledged but is unknown after the crash`);
+      }
+      await store.close();
+    }
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
