@@ -98,7 +98,7 @@ export async function validateJobInput(input: JobInput, isKnownTarget?: TargetCh
     throw new JobValidationError('timezone', `unknown time zone ${JSON.stringify(input.timezone)}; use an IANA name such as Europe/Berlin or UTC`);
   }
   if (input.model !== undefined && input.model !== '' && (typeof input.model !== 'string' || !/^[^/\s]+\/\S+$/.test(input.model))) {
-    throw new JobValidationError('model', `expected provider/model such as openai/gpt-4o-mini, got ${JSON.stringify(input.model)}`);
+    throw new JobValidationError('model', `expected provider/model such as anthropic/claude-sonnet-5-5, got ${JSON.stringify(input.model)}`);
   }
   if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw new JobValidationError('enabled', `expected true or false, got ${JSON.stringify(input.enabled)}`);
   const budgetUsd = positive('budgetUsd', input.budgetUsd);

@@ -325,8 +325,9 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
   async function changeOutbox(id: string, record: LogRecord): Promise<OutboxEntry> {
     const before = outboxEntry(id);
     apply(record);
+    const after = outboxEntry(id);
     await commit(record, () => outbox.set(id, before));
-    return publicOutbox(outboxEntry(id));
+    return publicOutbox(after);
   }
 
   return {

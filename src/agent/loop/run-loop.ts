@@ -2,7 +2,7 @@
 // limit (turns, budget, output tokens), cancellation, the total timeout or an error. Each step
 // lives in its own file; this one only sequences them.
 // Example:
-//   const r = await runLoop({ provider, model: 'gpt-4o', system, messages, tools, meter });
+//   const r = await runLoop({ provider, model: 'gpt-5.4', system, messages, tools, meter });
 //   r.outcome === 'final' && console.log(r.text);
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
