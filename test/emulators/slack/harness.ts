@@ -1,8 +1,9 @@
 // The shared adapter contract's harness over the Slack emulator, in Socket Mode or HTTP Events
 // mode (the route served the way the gateway mounts it).
+import { after, before, beforeEach } from 'node:test';
 import { createSlackAdapter, type SlackAdapterOptions } from '../../../src/adapters/slack/index.ts';
 import { unescapeSlackText } from '../../../src/adapters/slack/format.ts';
-import type { ChannelAdapter } from '../../../src/adapters/types.ts';
+import type { ChannelAdapter, InboundMessage } from '../../../src/adapters/types.ts';
 import type { AdapterHarness } from '../../adapters/contract.ts';
 import { startSlackEmulator, type SlackEmulator, type SlackEmulatorOptions } from './emulator.ts';
 import { eventCallback } from './payloads.ts';
@@ -64,4 +65,58 @@ export async function slackHarness(mode: 'socket' | 'http', over: { emulator?: S
       await emu.close();
     },
   };
+}
+
+/** What a started adapter's sink received, and how the next sink calls behave. */
+export interface SinkRecorder {
+  /** The harness (set once the suite's `before` ran). */
+  readonly h: SlackHarness;
+  /** Messages the sink accepted, in order (cleared before each test). */
+  readonly got: InboundMessage[];
+  /** Sink calls, accepted or not (reset before each test). */
+  readonly calls: number;
+  /** What the next sink calls do before accepting (undefined: accept at once; reset before each test). */
+  behaviour: ((m: InboundMessage) => Promise<void>) | undefined;
+  /** The recording sink itself, to start the adapter again after a test stopped it. */
+  readonly record: (m: InboundMessage) => Promise<void>;
+}
+
+/**
+ * For a `describe` block: starts a harness and its adapter with a recording sink before the
+ * tests, stops it after them, and clears the record before each test.
+ */
+export function recordingSlackAdapter(mode: 'socket' | 'http', over: Parameters<typeof slackHarness>[1] = {}): SinkRecorder {
+  let harness: SlackHarness | undefined;
+  let calls = 0;
+  const got: InboundMessage[] = [];
+  const recorder: SinkRecorder = {
+    get h() {
+      if (!harness) throw new Error('the Slack harness is not started yet (use it inside a test)');
+      return harness;
+    },
+    got,
+    get calls() {
+      return calls;
+    },
+    behaviour: undefined,
+    async record(m) {
+      calls++;
+      if (recorder.behaviour) await recorder.behaviour(m);
+      got.push(m);
+    },
+  };
+  before(async () => {
+    harness = await slackHarness(mode, over);
+    await harness.adapter.start(recorder.record);
+  });
+  after(async () => {
+    await harness?.adapter.stop();
+    await harness?.close();
+  });
+  beforeEach(() => {
+    got.length = 0;
+    calls = 0;
+    recorder.behaviour = undefined;
+  });
+  return recorder;
 }
