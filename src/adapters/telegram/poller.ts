@@ -119,34 +119,32 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
 function offsetSaver(opts: PollerOptions): { save(offset: number): void; flush(): Promise<void> } {
   let wanted: number | undefined;
   let saved: number | undefined;
-  let writing: Promise<void> | undefined;
+  let writes = Promise.resolve(); // writes run one after another, each with the newest value
   let timer: NodeJS.Timeout | undefined;
-  const write = (): Promise<void> => {
-    if (wanted === undefined || wanted === saved) return Promise.resolve();
+  const write = async (): Promise<void> => {
     const value = wanted;
-    writing = opts.state
-      .set(TELEGRAM_OFFSET_KEY, value)
-      .then(() => void (saved = value))
-      .catch((e: unknown) => opts.log.error({ err: e instanceof Error ? e.message : String(e) }, 'could not persist the telegram offset'))
-      .finally(() => (writing = undefined));
-    return writing;
+    if (value === undefined || value === saved) return;
+    try {
+      await opts.state.set(TELEGRAM_OFFSET_KEY, value);
+      saved = value;
+    } catch (e) {
+      opts.log.error({ err: e instanceof Error ? e.message : String(e) }, 'could not persist the telegram offset');
+    }
   };
+  const queueWrite = (): Promise<void> => (writes = writes.then(write));
   return {
     save(offset) {
       wanted = offset;
-      if (timer || writing) {
-        // A write in flight or one scheduled: the newest value goes with the next.
-        timer ??= setTimeout(() => ((timer = undefined), void (writing ?? Promise.resolve()).then(write)), SAVE_INTERVAL_MS).unref();
-        return;
-      }
-      void write();
-      timer = setTimeout(() => ((timer = undefined), void write()), SAVE_INTERVAL_MS).unref();
+      // Unref'd: a pending save never keeps a stopping process alive (stop flushes).
+      timer ??= setTimeout(() => {
+        timer = undefined;
+        void queueWrite();
+      }, SAVE_INTERVAL_MS).unref();
     },
     async flush() {
       clearTimeout(timer);
       timer = undefined;
-      await writing;
-      await write();
+      await queueWrite();
     },
   };
 }
