@@ -111,7 +111,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       case 'stop':
         if (!state.running) return replyNow(msg, 'Nothing is running.');
         state.running.abort(new Error('stopped by /stop'));
-        return; // the cancelled run answers for itself
+        return opts.store.finish(msg.id); // the cancelled run answers for itself; this message needs no reply
       case 'reset':
         state.running?.abort(new Error('reset'));
         await state.tail;
@@ -205,8 +205,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
     const cmd = parseCommand(msg.text);
     if (cmd) {
-      // A command that replies is answered with its reply; /stop (no reply) is finished here.
-      void track(runCommand(cmd, msg, policy).then(() => opts.store.finish(msg.id))).catch((e: unknown) => log.error({ err: (e as Error).message, cmd }, 'command failed'));
+      void track(runCommand(cmd, msg, policy)).catch((e: unknown) => log.error({ err: (e as Error).message, cmd }, 'command failed'));
       return;
     }
     enqueue(msg, policy);

@@ -112,13 +112,14 @@ test('/stop cancels the running answer; /reset forgets the conversation', async 
     if (r.message.text === 'long job') await new Promise((_, rej) => r.signal.addEventListener('abort', () => rej(new Error('aborted'))));
     return 'ok';
   });
-  const { adapter, gw } = setup({ agent });
+  const { adapter, gw, store } = setup({ agent });
   await gw.start();
   await adapter.say('long job');
   await until(() => agent.seen.length === 1, 'the run started');
   await adapter.say('/stop');
   await gw.idle();
   assert.deepEqual(adapter.texts(), ['Stopped.']);
+  assert.deepEqual(await store.pending(), [], 'the /stop message and the stopped one are both answered: a restart runs neither');
   await adapter.say('/reset');
   await gw.idle();
   assert.deepEqual(agent.resets, ['telegram:100']);
