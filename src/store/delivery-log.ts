@@ -140,7 +140,8 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     return text;
   }
 
-  const live = (): number => seen.size + outbox.size;
+  /** The file holds over twice what is live: time to rewrite it. */
+  const oversized = (): boolean => lines > 2 * (seen.size + outbox.size) + 64;
 
   async function rewrite(): Promise<void> {
     const text = snapshot(); // before any await: exactly the changes made so far
@@ -158,7 +159,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       buffer = [];
       waiters = [];
       try {
-        if (rewriteDue || lines > 2 * live() + 64) await rewrite();
+        if (rewriteDue || oversized()) await rewrite();
         else {
           log ??= await files.openLog(PATH);
           await log.append(text);
@@ -228,7 +229,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     }
     if (await foldInLegacy()) rewriteDue = true;
     prune(opts.now());
-    if (partial || rewriteDue || lines > 2 * live() + 64) await rewrite();
+    if (partial || rewriteDue || oversized()) await rewrite();
     await removeLegacy();
   }
 
