@@ -144,8 +144,9 @@ async function readLock(file: string): Promise<{ pid: number; alive: boolean } |
   try {
     pid = (JSON.parse(text) as { pid: number }).pid;
   } catch {
-    // being written right now (created, not yet filled): treat as held
-    return { pid: NaN, alive: true };
+    // Created but not yet filled: held while it is being written, abandoned if it stays that way.
+    const age = await stat(file).then((s) => Date.now() - s.mtimeMs, () => 0);
+    return { pid: NaN, alive: age < 2000 };
   }
   if (!Number.isInteger(pid) || pid <= 0) return { pid, alive: false };
   try {

@@ -2,7 +2,7 @@
 // killed between the fsynced temp write and the rename leaves the old file whole.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -121,6 +121,22 @@ test('file: a process killed while appending to the delivery log loses no messag
       }
       await store.close();
     }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('file: an empty lock file left by a process killed while creating it is broken once it is stale', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-lock-'));
+  try {
+    const lock = join(dir, 'jobs.json.lock');
+    await writeFile(lock, '');
+    const old = new Date(Date.now() - 60_000);
+    await utimes(lock, old, old);
+    const store = createFileStore(dir);
+    await store.jobs.put({ id: 'a', name: 'a', cron: '0 9 * * *', prompt: 'p', target: 'web:a', access: 'read-only', timeoutMs: 1000, enabled: true, overlap: 'skip' });
+    assert.deepEqual((await store.jobs.list()).map((j) => j.id), ['a']);
+    await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
