@@ -314,7 +314,9 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       inbound.delete(record.id);
       unseen();
     });
-    return publicInbound(stored);
+    // The caller gets its own message back: no second copy on the way in of every message.
+    const { seq: _seq, ...accepted } = stored;
+    return { ...accepted, message: record.message };
   }
 
   function outboxEntry(id: string): StoredOutbox {
