@@ -15,7 +15,13 @@ import { quantile, r2 } from './stats.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const self = fileURLToPath(import.meta.url);
-const fresh = (prefix: string) => mkdtempSync(join(tmpdir(), prefix));
+const made: string[] = [];
+/** A fresh temp folder, removed when the bench exits. */
+const fresh = (prefix: string): string => {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (made.push(dir) === 1) process.once('exit', () => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  return dir;
+};
 
 // Child mode: register the given files in a fresh process, print {file: ms}.
 if (process.argv[2] === '--register-child') {

@@ -1,6 +1,5 @@
 // Shared test helpers: paths of the built test guests and a minimal grant.
-import { existsSync } from 'node:fs';
-import { mkdtempSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -27,9 +26,23 @@ export function grant(over: Partial<SandboxGrant> = {}): SandboxGrant {
   };
 }
 
-/** A fresh temporary directory. */
+const madeDirs: string[] = [];
+
+/** A fresh temporary directory, removed when the test file's process exits. */
 export function tempDir(prefix = 'boxbot-test-'): string {
-  return mkdtempSync(join(tmpdir(), prefix));
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  if (madeDirs.push(dir) === 1) {
+    process.once('exit', () => {
+      for (const d of madeDirs) {
+        try {
+          rmSync(d, { recursive: true, force: true });
+        } catch {
+          // best effort: a leftover temp folder is not a test failure
+        }
+      }
+    });
+  }
+  return dir;
 }
 
 /** Decodes bytes as UTF-8. */

@@ -2,12 +2,11 @@
 // mounts, a binding, `getDirectories()`, and Descriptor methods whose `err` cases arrive as
 // thrown error-code strings.
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, realpathSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { readdirSync, realpathSync } from 'node:fs';
 import { Binding, CallContext, type NetBridge } from '../../../src/sandbox/host/context.ts';
 import { filesystemImports } from '../../../src/sandbox/host/filesystem.ts';
 import type { Mount } from '../../../src/sandbox/types.ts';
+import { tempDir } from '../../helpers.ts';
 
 type Flags = Record<string, boolean>;
 type Timestamp = { tag: 'no-change' } | { tag: 'now' } | { tag: 'timestamp'; val: { seconds: bigint; nanoseconds: number } };
@@ -154,9 +153,9 @@ export function list(dir: Desc): { name: string; type: string }[] {
   return out.sort((a, b) => (a.name < b.name ? -1 : 1));
 }
 
-/** A fresh real (symlink-free) temporary directory. */
+/** A fresh real (symlink-free) temporary directory, removed when the test file's process exits. */
 export function temp(prefix: string): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return realpathSync(tempDir(prefix));
 }
 
 /** How many fds this process has open. */
