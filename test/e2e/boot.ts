@@ -1,13 +1,14 @@
 // A whole boxbot (startBoxbot, as `npm start` runs it) on a temp data folder that outlives it,
 // so a test can stop it mid-run and start a fresh process image on the same state; logs are
 // captured. Compiled WASM tools are shared between runs through a content-addressed warm cache.
-import { copyFileSync, existsSync, linkSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
+import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startBoxbot, type Boxbot } from '../../src/main.ts';
 import { createLogger } from '../../src/log.ts';
 import { startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { tempDir } from '../helpers.ts';
 
 /** A boxbot that can be restarted on the same data folder. */
 export interface RestartableBoxbot {
@@ -52,7 +53,7 @@ function linkTree(from: string, to: string): void {
 
 /** Starts boxbot with `config` (over a temp dataDir, port 0, an OpenAI model on a fresh LLM emulator) and `env`. */
 export async function bootBoxbot(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<RestartableBoxbot> {
-  const dir = mkdtempSync(join(tmpdir(), 'boxbot-e2e-'));
+  const dir = tempDir('boxbot-e2e-'); // also removed at exit if a test never reaches close()
   const dataDir = join(dir, 'data');
   const cacheDir = join(dataDir, 'cache');
   if (existsSync(WARM_CACHE)) linkTree(WARM_CACHE, cacheDir);
