@@ -62,7 +62,12 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
   const { config } = o.loaded;
   const dataDir = o.loaded.dataDir;
   const workers = o.workers ?? config.sandbox.workers;
-  const sandbox = createSandbox({ cacheDir: join(dataDir, 'cache', 'sandbox'), ...(workers ? { workers } : {}) });
+  const sandbox = createSandbox({
+    cacheDir: join(dataDir, 'cache', 'sandbox'),
+    // Tools must never reach what the host loads or trusts later (design.md, "Trust rule").
+    protect: { dirs: [dataDir], files: o.loaded.file ? [o.loaded.file] : [], mountableInside: [join(dataDir, 'workspaces')] },
+    ...(workers ? { workers } : {}),
+  });
   const registry = createToolRegistry({ sandbox, dirs: toolDirs(dataDir), cacheDir: toolCacheDir(dataDir), log: log.child({ scope: 'tools' }), watch: o.watch ?? true });
   await registry.start();
   const skills = createSkillCatalog(skillDirs(dataDir), log.child({ scope: 'skills' }));

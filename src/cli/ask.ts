@@ -35,7 +35,8 @@ function policyOf(flags: AskFlags, rt: AgentRuntime): AgentPolicy {
 }
 
 async function runtimeFor(configFile: string | undefined): Promise<AgentRuntime> {
-  const loaded = loadConfig(configFile);
+  // Without a config file the data dir is the user's, never inside the folder tools see.
+  const loaded = loadConfig(configFile, process.cwd(), { standalone: true });
   return createAgentRuntime({ loaded, secrets: readSecrets(process.env, configuredKeyNames(loaded.config)), log: silentLogger, watch: false });
 }
 

@@ -86,8 +86,12 @@ export function buildProgram(): Command {
     .option('--input <json>', 'tool input as JSON, mapped to flags')
     .option('--format <format>', 'text | json', 'text')
     .action(async (file: string, args: string[], flags: ToolRunFlags) => {
-      const { dataDir } = loadConfig(program.opts<{ config?: string }>().config);
-      process.exitCode = await toolRun(file, args, flags, join(dataDir, 'cache', 'sandbox'));
+      // Standalone: `--dir .` must not expose a ./data that holds the compile cache.
+      const loaded = loadConfig(program.opts<{ config?: string }>().config, process.cwd(), { standalone: true });
+      process.exitCode = await toolRun(file, args, flags, {
+        cacheDir: join(loaded.dataDir, 'cache', 'sandbox'),
+        protect: { dirs: [loaded.dataDir], files: loaded.file ? [loaded.file] : [] },
+      });
     });
 
   program

@@ -3,7 +3,7 @@
 // SandboxResult with stdout/stderr as UTF-8 strings.
 import { basename, resolve } from 'node:path';
 import { UsageError } from '../errors.ts';
-import { createSandbox, DEFAULT_LIMITS, type Mount, type SandboxGrant, type SandboxResult } from '../sandbox/index.ts';
+import { createSandbox, DEFAULT_LIMITS, type Mount, type SandboxGrant, type SandboxOptions, type SandboxResult } from '../sandbox/index.ts';
 
 /** Flags of `tool run`, as commander parsed them. */
 export interface ToolRunFlags {
@@ -19,22 +19,30 @@ export interface ToolRunFlags {
   format: string;
 }
 
-/** `HOST[:GUEST][:ro]`; the first mount defaults to guest `/`, later ones to `/<basename>`. */
+/**
+ * `HOST[:GUEST][:ro|:rw]`; the first mount defaults to guest `/`, later ones to `/<basename>`.
+ * Anything else is refused: a mistyped mode (`:RO`) must never silently mean read-write.
+ */
 export function parseDir(spec: string, first: boolean): Mount {
-  let rest = spec;
-  let readOnly = false;
-  if (rest.endsWith(':ro')) {
-    readOnly = true;
-    rest = rest.slice(0, -3);
-  } else if (rest.endsWith(':rw')) {
-    rest = rest.slice(0, -3);
+  const parts = spec.split(':');
+  const host = parts[0]!;
+  if (!host) throw new UsageError(`--dir ${spec}: expected HOST[:GUEST][:ro|:rw]`);
+  let mode: string | undefined;
+  let guest: string | undefined;
+  if (parts.length === 2) {
+    if (parts[1] === 'ro' || parts[1] === 'rw') mode = parts[1];
+    else guest = parts[1];
+  } else if (parts.length === 3) {
+    guest = parts[1];
+    mode = parts[2];
+    if (mode !== 'ro' && mode !== 'rw') throw new UsageError(`--dir ${spec}: unknown mode ${JSON.stringify(mode)}; accepted: ro, rw`);
+  } else if (parts.length > 3) {
+    throw new UsageError(`--dir ${spec}: expected HOST[:GUEST][:ro|:rw]; the guest path may not contain ':'`);
   }
-  const colon = rest.indexOf(':');
-  const host = colon >= 0 ? rest.slice(0, colon) : rest;
-  const guest = colon >= 0 ? rest.slice(colon + 1) : first ? '/' : `/${basename(host)}`;
-  if (!host) throw new UsageError(`--dir ${spec}: expected HOST[:GUEST][:ro]`);
-  if (!guest.startsWith('/')) throw new UsageError(`--dir ${spec}: the guest path must start with /`);
-  return { host: resolve(host), guest, readOnly };
+  if (guest !== undefined && !guest.startsWith('/')) {
+    throw new UsageError(`--dir ${spec}: ${JSON.stringify(guest)} is neither a guest path (starting with /) nor a mode (ro, rw)`);
+  }
+  return { host: resolve(host), guest: guest ?? (first ? '/' : `/${basename(host)}`), readOnly: mode === 'ro' };
 }
 
 function parseEnv(spec: string): [string, string] {
@@ -117,11 +125,11 @@ export function resultToJson(r: SandboxResult): Record<string, unknown> {
   };
 }
 
-/** Runs the call and writes the outcome; returns the process exit code. */
-export async function toolRun(file: string, args: string[], flags: ToolRunFlags, cacheDir: string): Promise<number> {
+/** Runs the call and writes the outcome; returns the process exit code. `sandbox.protect` keeps boxbot's files out of --dir. */
+export async function toolRun(file: string, args: string[], flags: ToolRunFlags, sandboxOpts: Pick<SandboxOptions, 'cacheDir' | 'protect'>): Promise<number> {
   if (flags.format !== 'text' && flags.format !== 'json') throw new UsageError(`--format ${flags.format}: expected text or json`);
   const grant = grantFromFlags(flags, args);
-  const sandbox = createSandbox({ cacheDir, workers: 1 });
+  const sandbox = createSandbox({ ...sandboxOpts, workers: 1 });
   try {
     const result = await sandbox.run(resolve(file), grant);
     if (flags.format === 'json') {

@@ -1,7 +1,8 @@
 // Reads and validates the config file once, at start. Errors name the file, the field path
 // and what was expected. This module (with env.ts) is the only reader of process.env.
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ZodIssue } from 'zod';
 import { BoxbotError } from '../errors.ts';
 import { configSchema, type Config } from './schema.ts';
@@ -29,8 +30,28 @@ export interface LoadedConfig {
   dataDir: string;
 }
 
+/**
+ * The per-user data folder: `$XDG_DATA_HOME/boxbot`, else `~/.local/share/boxbot`. Commands
+ * that hand the current folder to tools (ask, chat, tool run) keep their data here when no
+ * config file says otherwise, so a tool can never write the cache the host loads as code.
+ */
+export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  const xdg = env.XDG_DATA_HOME;
+  // The XDG spec says a relative value is invalid and must be ignored.
+  if (xdg && isAbsolute(xdg)) return join(xdg, 'boxbot');
+  return join(env.HOME || homedir(), '.local', 'share', 'boxbot');
+}
+
+/** Options of loadConfig. */
+export interface LoadOptions {
+  /** Without a config file, keep data in userDataDir() instead of `<cwd>/data` (ask, chat, tool run). */
+  standalone?: boolean;
+  /** The environment userDataDir() reads (tests). */
+  env?: NodeJS.ProcessEnv;
+}
+
 /** Loads `file`, or ./boxbot.config.json if present, or the defaults. */
-export function loadConfig(file?: string, cwd = process.cwd()): LoadedConfig {
+export function loadConfig(file?: string, cwd = process.cwd(), opts: LoadOptions = {}): LoadedConfig {
   const path = file ? resolve(cwd, file) : resolve(cwd, DEFAULT_FILE);
   let raw: unknown = {};
   let used: string | undefined;
@@ -53,6 +74,7 @@ export function loadConfig(file?: string, cwd = process.cwd()): LoadedConfig {
     const where = used ?? 'defaults';
     throw new ConfigError(`invalid config ${where}:\n  ${parsed.error.issues.map(describe).join('\n  ')}`);
   }
+  if (!used && opts.standalone) return { config: parsed.data, file: undefined, dataDir: userDataDir(opts.env) };
   const base = used ? dirname(used) : cwd;
   return { config: parsed.data, file: used, dataDir: resolve(base, parsed.data.dataDir) };
 }

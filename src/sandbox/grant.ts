@@ -1,12 +1,14 @@
 // Checks a SandboxGrant before any guest sees it: mounts must be existing directories (their
 // real paths are what the guest gets), guest paths absolute and distinct, env and args plain
 // strings, network patterns valid, limits positive. A bad grant is the caller's bug, reported
-// with the field that is wrong; it never reaches a worker.
+// with the field that is wrong; it never reaches a worker. A mount that would reach boxbot's own
+// files (data dir, compile cache, config) is refused too, naming the path (protected-paths.ts).
 import { realpathSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
 import { SandboxError } from './errors.ts';
 import { parseBlockList } from './net/ip-block.ts';
 import { parseHostPatterns } from './net/host-pattern.ts';
+import { mountConflict, type ProtectedPaths } from './protected-paths.ts';
 import type { Mount, SandboxGrant } from './types.ts';
 
 function bad(message: string): never {
@@ -15,7 +17,7 @@ function bad(message: string): never {
 
 // Synchronous on purpose: two metadata syscalls cost microseconds, while their async forms
 // cost two thread-pool round trips on every call's critical path.
-function checkMount(m: Mount, i: number): Mount {
+function checkMount(m: Mount, i: number, protect: ProtectedPaths | undefined): Mount {
   if (typeof m.host !== 'string' || m.host === '') bad(`mounts[${i}].host must be a directory path`);
   if (typeof m.guest !== 'string' || !m.guest.startsWith('/')) bad(`mounts[${i}].guest must be an absolute guest path, got ${JSON.stringify(m.guest)}`);
   let host: string;
@@ -27,11 +29,14 @@ function checkMount(m: Mount, i: number): Mount {
     bad(`mounts[${i}].host ${m.host} does not exist`);
   }
   const guest = posix.normalize(m.guest).replace(/(.)\/+$/, '$1');
-  return { host, guest, readOnly: m.readOnly !== false };
+  const readOnly = m.readOnly !== false;
+  const conflict = protect && mountConflict(host, readOnly, protect);
+  if (conflict) bad(`mounts[${i}].host ${host} ${conflict}: mount another folder, or move boxbot's data dir out of it`);
+  return { host, guest, readOnly };
 }
 
 /** Returns the grant with mounts resolved to real paths; throws SandboxError('bad-grant'). */
-export async function validateGrant(grant: SandboxGrant): Promise<SandboxGrant> {
+export async function validateGrant(grant: SandboxGrant, protect?: ProtectedPaths): Promise<SandboxGrant> {
   if (!Array.isArray(grant.args) || grant.args.some((a) => typeof a !== 'string' || a.includes('\0'))) {
     bad('args must be strings without NUL bytes');
   }
@@ -41,7 +46,7 @@ export async function validateGrant(grant: SandboxGrant): Promise<SandboxGrant> 
       bad(`env ${JSON.stringify(k)} must be NAME=string without '=' in the name or NUL bytes`);
     }
   }
-  const mounts = (grant.mounts ?? []).map(checkMount);
+  const mounts = (grant.mounts ?? []).map((m, i) => checkMount(m, i, protect));
   const guests = new Set<string>();
   for (const m of mounts) {
     if (guests.has(m.guest)) bad(`two mounts at guest path ${m.guest}`);

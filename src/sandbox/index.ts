@@ -1,6 +1,7 @@
 // Public names of the sandbox: run WASI tools with exactly the capabilities granted.
 export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.ts';
 export { SandboxError, type SandboxErrorCode } from './errors.ts';
+export { type ProtectedPaths } from './protected-paths.ts';
 export { prepare, prepareBytes, clearCompiledCache, type PreparedComponent } from './compile.ts';
 export {
   DEFAULT_LIMITS,

@@ -12,6 +12,7 @@ import { createNetBroker, type NetBrokerOptions } from './net/broker.ts';
 import { WorkerPool } from './pool.ts';
 import type { SandboxGrant, SandboxResult } from './types.ts';
 import { validateGrant } from './grant.ts';
+import type { ProtectedPaths } from './protected-paths.ts';
 
 /** How a sandbox is set up (not per call). */
 export interface SandboxOptions {
@@ -21,6 +22,11 @@ export interface SandboxOptions {
   workers?: number;
   /** Network broker settings (DNS resolver, response caps). */
   net?: NetBrokerOptions;
+  /**
+   * boxbot's own files, kept out of every mount (the cache dir is always added): the data dir,
+   * the config file, and the data dir's workspaces that may still be mounted.
+   */
+  protect?: Partial<ProtectedPaths>;
 }
 
 /** Runs WASI tools; one instance per process is enough. */
@@ -40,6 +46,11 @@ export interface Sandbox {
 export function createSandbox(opts: SandboxOptions): Sandbox {
   const broker = createNetBroker(opts.net ?? {});
   const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker);
+  const protect: ProtectedPaths = {
+    dirs: [opts.cacheDir, ...(opts.protect?.dirs ?? [])],
+    files: opts.protect?.files ?? [],
+    mountableInside: opts.protect?.mountableInside ?? [],
+  };
   const compileOpts = (maxMemoryBytes: number) => ({
     cacheDir: opts.cacheDir,
     maxMemoryBytes,
@@ -50,7 +61,7 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
     async run(file, grant, runOpts) {
       // A first call starts its worker while the tool is hashed, read and compiled.
       pool.prestart();
-      const checked = await validateGrant(grant);
+      const checked = await validateGrant(grant, protect);
       const prepared = await prepare(file, compileOpts(checked.limits.maxMemoryBytes));
       const name = runOpts?.name ?? basename(file, extname(file));
       return pool.run({

@@ -2,7 +2,7 @@
 // emulator through the real OpenAI SDK: the answer, the JSON shape, access modes, exit codes.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
@@ -11,12 +11,13 @@ import { root, tempDir } from '../helpers.ts';
 let emu: LlmEmulator;
 const work = tempDir('boxbot-ask-');
 writeFileSync(join(work, 'notes.txt'), 'the meeting is at noon\n');
-writeFileSync(join(work, 'boxbot.config.json'), JSON.stringify({ dataDir: join(work, '.data'), model: 'openai/gpt-4o-mini' }));
+// The data dir lies outside the folder tools see: inside it, every tool call would be refused.
+writeFileSync(join(work, 'boxbot.config.json'), JSON.stringify({ dataDir: join(tempDir('boxbot-ask-data-'), 'data'), model: 'openai/gpt-4o-mini' }));
 
-function boxbot(args: string[], opts: { stdin?: string; env?: Record<string, string> } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function boxbot(args: string[], opts: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [join(root, 'bin', 'boxbot.js'), ...args], {
-      cwd: work,
+      cwd: opts.cwd ?? work,
       env: { PATH: process.env.PATH ?? '', HOME: work, OPENAI_API_KEY: 'sk-test-ask-000000000', OPENAI_BASE_URL: emu.openaiBaseURL, ...opts.env },
     });
     let stdout = '';
@@ -91,6 +92,43 @@ describe('boxbot ask', () => {
     const bad = await boxbot(['ask', 'hello', '--access', 'root']);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--access must be one of full, read-only, chat-only/);
+    emu.assertDone();
+  });
+
+  it('without a config file, keeps its data in the user data dir, not in the folder tools see', async () => {
+    const cwd = tempDir('boxbot-ask-noconfig-');
+    const home = tempDir('boxbot-ask-home-');
+    writeFileSync(join(cwd, 'notes.txt'), 'noon\n');
+    emu.script([llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]), llm.say('Noon.')]);
+    const r = await boxbot(['ask', 'When?', '--model', 'openai/gpt-4o-mini'], { cwd, env: { HOME: home } });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(emu.requests.at(-1)!.body.messages.at(-1).content, /noon/);
+    assert.deepEqual(readdirSync(cwd), ['notes.txt'], 'ask wrote into the folder it exposes to tools');
+    assert.ok(existsSync(join(home, '.local', 'share', 'boxbot', 'cache', 'sandbox')), 'the compile cache is in ~/.local/share/boxbot');
+    const xdg = tempDir('boxbot-ask-xdg-');
+    emu.script([llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]), llm.say('Noon.')]);
+    const x = await boxbot(['ask', 'When?', '--model', 'openai/gpt-4o-mini'], { cwd, env: { HOME: home, XDG_DATA_HOME: xdg } });
+    assert.equal(x.code, 0, x.stderr);
+    assert.ok(existsSync(join(xdg, 'boxbot', 'cache', 'sandbox')), 'XDG_DATA_HOME is honoured');
+    assert.deepEqual(readdirSync(cwd), ['notes.txt']);
+    emu.assertDone();
+  });
+
+  it('refuses to give a tool a folder holding the data dir: the glue cache cannot be rewritten', async () => {
+    // The reported attack: data dir inside the work dir, a writing tool prepends code to the
+    // cached glue that workers import. The grant is refused before the tool runs.
+    const cwd = tempDir('boxbot-ask-attack-');
+    writeFileSync(join(cwd, 'boxbot.config.json'), JSON.stringify({ dataDir: './data', model: 'openai/gpt-4o-mini' }));
+    emu.script([
+      llm.answer([llm.toolCalls(llm.call('write', { file_path: 'data/cache/sandbox/pwn.mjs', content: 'process.exit(7)' }))]),
+      llm.say('Could not.'),
+    ]);
+    const r = await boxbot(['ask', 'write it', '--access', 'full'], { cwd });
+    assert.equal(r.code, 0, r.stderr);
+    const result = emu.requests.at(-1)!.body.messages.at(-1).content as string;
+    assert.match(result, /could not run/);
+    assert.ok(result.includes(join(realpathSync(cwd), 'data')), result);
+    assert.equal(existsSync(join(cwd, 'data', 'cache', 'sandbox', 'pwn.mjs')), false);
     emu.assertDone();
   });
 

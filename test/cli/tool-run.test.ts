@@ -2,18 +2,21 @@
 // and the grant built from flags (nothing granted that no flag named).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { existsSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { grantFromFlags, inputToArgv, parseDir, type ToolRunFlags } from '../../src/cli/tool-run.ts';
 import { guest, root, tempDir } from '../helpers.ts';
 
 const dataDir = tempDir('boxbot-data-');
+const xdg = tempDir('boxbot-xdg-');
 
 function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, [join(root, 'bin', 'boxbot.js'), ...args], {
     encoding: 'utf8',
     cwd: dataDir,
-    env: { ...process.env, BOXBOT_TEST_SECRET: 'sk-should-not-leak' },
+    // Without a config file `tool run` keeps its cache in the user data dir: a temp one here.
+    env: { ...process.env, BOXBOT_TEST_SECRET: 'sk-should-not-leak', XDG_DATA_HOME: xdg },
   });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
@@ -66,6 +69,38 @@ describe('boxbot tool run', () => {
     assert.equal(unknown.code, 2);
   });
 
+  it('--dir with an unknown mode or a colon in the guest path: exit 2, one line naming what is accepted', () => {
+    const upper = boxbot('tool', 'run', guest('exit42'), '--dir', `${dataDir}:/:RO`);
+    assert.equal(upper.code, 2);
+    assert.equal(upper.stderr.trim().split('\n').length, 1, upper.stderr);
+    assert.match(upper.stderr, /unknown mode "RO"; accepted: ro, rw/);
+    const colon = boxbot('tool', 'run', guest('exit42'), '--dir', `${dataDir}:/a:b:ro`);
+    assert.equal(colon.code, 2);
+    assert.match(colon.stderr, /the guest path may not contain ':'/);
+    const modeOnly = boxbot('tool', 'run', guest('exit42'), '--dir', `${dataDir}:RW`);
+    assert.equal(modeOnly.code, 2);
+    assert.match(modeOnly.stderr, /neither a guest path .* nor a mode \(ro, rw\)/);
+  });
+
+  it('--dir . works without a config, and nothing of boxbot lands in the mounted folder', () => {
+    const r = boxbot('tool', 'run', guest('exit42'), '--dir', '.');
+    assert.equal(r.code, 42, r.stderr);
+    assert.equal(existsSync(join(dataDir, 'data')), false);
+    assert.ok(existsSync(join(xdg, 'boxbot', 'cache', 'sandbox')));
+  });
+
+  it('refuses a --dir holding the data dir or the cache (exit 2, naming the path)', () => {
+    const project = tempDir('boxbot-proj-');
+    const cfg = join(project, 'boxbot.config.json');
+    writeFileSync(cfg, JSON.stringify({ dataDir: './data' }));
+    const r = boxbot('--config', cfg, 'tool', 'run', guest('exit42'), '--dir', project);
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.ok(r.stderr.includes(`contains ${join(realpathSync(project), 'data')}`), r.stderr);
+    const cache = boxbot('--config', cfg, 'tool', 'run', guest('exit42'), '--dir', `${join(project, 'data')}:ro`);
+    assert.equal(cache.code, 2, cache.stderr);
+  });
+
   it('refuses a file that is not a tool with exit 1 and the reason', () => {
     const r = boxbot('tool', 'run', join(root, 'package.json'));
     assert.equal(r.code, 1);
@@ -94,6 +129,11 @@ describe('tool run flags → grant', () => {
     assert.deepEqual(parseDir('/srv/ws:ro', true), { host: '/srv/ws', guest: '/', readOnly: true });
     assert.deepEqual(parseDir('/srv/data', false), { host: '/srv/data', guest: '/data', readOnly: false });
     assert.deepEqual(parseDir('/srv/x:/in:ro', false), { host: '/srv/x', guest: '/in', readOnly: true });
+    assert.deepEqual(parseDir('/srv/x:/in:rw', false), { host: '/srv/x', guest: '/in', readOnly: false });
+    assert.deepEqual(parseDir('/srv/x:rw', true), { host: '/srv/x', guest: '/', readOnly: false });
+    assert.throws(() => parseDir('/srv/x:/:RO', true), /unknown mode "RO"/);
+    assert.throws(() => parseDir('/srv/x:/:r', true), /unknown mode "r"/);
+    assert.throws(() => parseDir('/srv/x:/a:b', true), /unknown mode "b"/);
   });
 
   it('--block none lifts the private block', () => {
