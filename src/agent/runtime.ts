@@ -2,7 +2,7 @@
 // registry (bundled + extensions), the skill catalog and model resolution. Built once per
 // process by the gateway, `boxbot ask`/`chat`, and each scheduled job's worker.
 // Example: const rt = await createAgentRuntime({ loaded, secrets }); await runAgent({ ..., deps: rt.deps }); await rt.close();
-import { existsSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import type { LoadedConfig } from '../config/load.ts';
 import type { Secrets } from '../config/env.ts';
@@ -62,10 +62,12 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
   const { config } = o.loaded;
   const dataDir = o.loaded.dataDir;
   const workers = o.workers ?? config.sandbox.workers;
+  makePrivate(dataDir);
   const sandbox = createSandbox({
     cacheDir: join(dataDir, 'cache', 'sandbox'),
     // Tools must never reach what the host loads or trusts later (design.md, "Trust rule").
     protect: { dirs: [dataDir], files: o.loaded.file ? [o.loaded.file] : [], mountableInside: [join(dataDir, 'workspaces')] },
+    log: log.child({ scope: 'sandbox' }),
     ...(workers ? { workers } : {}),
   });
   const registry = createToolRegistry({ sandbox, dirs: toolDirs(dataDir), cacheDir: toolCacheDir(dataDir), log: log.child({ scope: 'tools' }), watch: o.watch ?? true });
@@ -98,6 +100,16 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
       await sandbox.close();
     },
   };
+}
+
+/** Creates the data dir 0700, or tightens one made earlier with a wider mode: only boxbot's user reads it. */
+function makePrivate(dataDir: string): void {
+  mkdirSync(dataDir, { recursive: true, mode: 0o700 });
+  try {
+    chmodSync(dataDir, 0o700);
+  } catch {
+    // Not ours to change (another owner): what it holds is still protected from tools by the grant check.
+  }
 }
 
 /** Reloads skills shortly after anything changes under their folders; returns the stop function. */

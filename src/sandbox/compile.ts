@@ -3,23 +3,32 @@
 // memory limits, move each core module's memory out into an image the workers restore, and
 // cache the result on disk by content hash (a renamed file is not recompiled, a changed one
 // is). Compiled modules are cached in memory and shared.
+// The cache is trusted only as far as it can be checked: every artefact's hash is recorded in
+// the entry's meta.json when it is built and checked before the artefact is used, and the glue
+// reaches the workers as the verified bytes (a data: URL), never as a path read again later. A
+// mismatch is a cache miss: the entry is rebuilt and the mismatch reported. Folders are 0700,
+// files 0600.
 import { createHash } from 'node:crypto';
 import { statSync, type BigIntStats } from 'node:fs';
-import { mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { classifyWasm, decodeImage, encodeImage, externalizeMemory, instrumentModule, type MemoryImage } from './wasm/index.ts';
 import { SandboxError } from './errors.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 4;
+const PIPELINE_VERSION = 5;
+/** Modes of everything the cache writes: only boxbot's user may read or change it. */
+const DIR_MODE = 0o700;
+const FILE_MODE = 0o600;
 
 /** A tool ready to instantiate: its glue module and compiled core modules. */
 export interface PreparedComponent {
   /** Content hash of the tool file plus the pipeline variant. */
   key: string;
   sha256: string;
-  gluePath: string;
+  /** The glue module as a `data:` URL of its verified bytes (workers import exactly these). */
+  glueUrl: string;
   modules: Record<string, WebAssembly.Module>;
   /** For core modules whose memory is imported: the memory's initial state (shared bytes). */
   images: Record<string, MemoryImage>;
@@ -34,14 +43,18 @@ interface CacheMeta {
   cores: string[];
   /** Core modules that import their memory; each has `<name>.mem`. */
   images: string[];
+  /** sha256 (hex) of every artefact file of the entry, by file name. */
+  hashes: Record<string, string>;
 }
 
 /** Options that change what is compiled (and so are part of the cache key). */
 export interface CompileOptions {
   cacheDir: string;
   maxMemoryBytes: number;
-  /** Told the entry's key and glue path once known, before the core modules are compiled. */
-  onLocated?: (key: string, gluePath: string) => void;
+  /** Told the entry's key and glue URL once known, before the core modules are compiled. */
+  onLocated?: (key: string, glueUrl: string) => void;
+  /** Told when a cache entry fails its check (then it is rebuilt, never loaded). */
+  onRejected?: (entry: string, reason: string) => void;
 }
 
 const memory = new Map<string, Promise<PreparedComponent>>();
@@ -117,27 +130,70 @@ async function load(
   opts: CompileOptions,
 ): Promise<PreparedComponent> {
   const dir = join(opts.cacheDir, key);
-  let meta = await readMeta(dir);
-  if (!meta || meta.sha256 !== sha256) {
+  let entry = await readEntry(dir, sha256, opts);
+  if (!entry) {
     const source = bytes ?? (await readFile(label));
     if (createHash('sha256').update(source).digest('hex') !== sha256) {
       throw new SandboxError('invalid-tool', `${label} changed while it was being prepared; try again`, label);
     }
-    meta = await build(source, sha256, dir, label, opts);
+    entry = await build(source, sha256, dir, label, opts);
   }
-  const gluePath = join(dir, 'guest.mjs');
-  opts.onLocated?.(key, gluePath);
+  const { meta, files } = entry;
+  const glueUrl = `data:text/javascript;base64,${Buffer.from(files[GLUE]!).toString('base64')}`;
+  opts.onLocated?.(key, glueUrl);
   const modules: Record<string, WebAssembly.Module> = {};
   const images: Record<string, MemoryImage> = {};
   await Promise.all([
     ...meta.cores.map(async (name) => {
-      modules[name] = await WebAssembly.compile(await readFile(join(dir, name)));
+      modules[name] = await WebAssembly.compile(files[name] as Uint8Array<ArrayBuffer>);
     }),
     ...meta.images.map(async (name) => {
-      images[name] = decodeImage(toShared(await readFile(join(dir, `${name}.mem`))));
+      images[name] = decodeImage(toShared(files[`${name}.mem`]!));
     }),
   ]);
-  return { key, sha256, gluePath, modules, images, imports: meta.imports };
+  return { key, sha256, glueUrl, modules, images, imports: meta.imports };
+}
+
+/** The glue module's file name in an entry. */
+const GLUE = 'guest.mjs';
+
+/** An entry's meta and the bytes of each of its artefacts, by file name. */
+interface Entry {
+  meta: CacheMeta;
+  files: Record<string, Uint8Array>;
+}
+
+/** The file names an entry is made of (besides meta.json). */
+function artefacts(meta: Pick<CacheMeta, 'cores' | 'images'>): string[] {
+  return [GLUE, ...meta.cores, ...meta.images.map((n) => `${n}.mem`)];
+}
+
+async function sha256Hex(bytes: Uint8Array): Promise<string> {
+  // WebCrypto hashes on the thread pool: a 40 MB entry does not stall the event loop.
+  return Buffer.from(await crypto.subtle.digest('SHA-256', bytes as Uint8Array<ArrayBuffer>)).toString('hex');
+}
+
+/**
+ * Reads the entry in `dir` and checks every artefact against the hash recorded when it was
+ * built; undefined (a miss) when it is absent, stale, or anything fails its check.
+ */
+async function readEntry(dir: string, sha256: string, opts: CompileOptions): Promise<Entry | undefined> {
+  const meta = await readMeta(dir);
+  if (!meta || meta.sha256 !== sha256) return undefined;
+  const names = artefacts(meta);
+  try {
+    const read = await Promise.all(names.map(async (name) => {
+      const bytes = await readFile(join(dir, name));
+      const expected = meta.hashes[name];
+      if (!expected || (await sha256Hex(bytes)) !== expected) throw new Error(`${name} does not match the hash recorded when it was built`);
+      return [name, bytes] as const;
+    }));
+    return { meta, files: Object.fromEntries(read) };
+  } catch (e) {
+    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? `a file is missing: ${(e as Error).message}` : (e as Error).message;
+    opts.onRejected?.(dir, reason);
+    return undefined;
+  }
 }
 
 /** Copies bytes into shared memory, so every worker reads one copy instead of a clone each. */
@@ -150,7 +206,8 @@ function toShared(bytes: Uint8Array): Uint8Array {
 async function readMeta(dir: string): Promise<CacheMeta | undefined> {
   try {
     const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as CacheMeta;
-    return meta.version === PIPELINE_VERSION && Array.isArray(meta.images) ? meta : undefined;
+    const ok = meta.version === PIPELINE_VERSION && Array.isArray(meta.images) && Array.isArray(meta.cores) && typeof meta.hashes === 'object' && meta.hashes !== null;
+    return ok ? meta : undefined;
   } catch {
     return undefined;
   }
@@ -175,7 +232,7 @@ async function build(
   dir: string,
   label: string,
   opts: CompileOptions,
-): Promise<CacheMeta> {
+): Promise<Entry> {
   const component = await toComponent(bytes, label);
   const jco = await import('@bytecodealliance/jco');
   let out: Awaited<ReturnType<typeof jco.transpile>>;
@@ -189,40 +246,56 @@ async function build(
   } catch (e) {
     throw new SandboxError('invalid-tool', `${label}: jco cannot transpile it: ${String(e)}`, label);
   }
-  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
-  await mkdir(tmp, { recursive: true });
   const cores: string[] = [];
   const images: string[] = [];
+  const files: Record<string, Uint8Array> = {};
   for (const [name, data] of Object.entries(out.files)) {
     if (name.endsWith('.wasm')) {
       let instrumented: Uint8Array;
       try {
         instrumented = instrumentModule(data, { fuel: true, maxMemoryBytes: opts.maxMemoryBytes });
       } catch (e) {
-        await rm(tmp, { recursive: true, force: true });
         throw new SandboxError('invalid-tool', `${label}: ${(e as Error).message}`, label);
       }
       const external = externalizeMemory(instrumented);
       if (external) {
-        await writeFile(join(tmp, `${name}.mem`), encodeImage(external.image));
+        files[`${name}.mem`] = encodeImage(external.image);
         images.push(name);
       }
-      await writeFile(join(tmp, name), external?.module ?? instrumented);
+      files[name] = external?.module ?? instrumented;
       cores.push(name);
     } else if (name === 'guest.js') {
-      await writeFile(join(tmp, 'guest.mjs'), data);
+      files[GLUE] = data;
     }
   }
-  const meta: CacheMeta = { version: PIPELINE_VERSION, sha256, imports: out.imports, cores, images };
-  await writeFile(join(tmp, 'meta.json'), JSON.stringify(meta));
-  await rm(dir, { recursive: true, force: true });
+  if (!files[GLUE]) throw new SandboxError('invalid-tool', `${label}: jco produced no glue module`, label);
+  const hashes: Record<string, string> = {};
+  for (const [name, data] of Object.entries(files)) hashes[name] = await sha256Hex(data);
+  const meta: CacheMeta = { version: PIPELINE_VERSION, sha256, imports: out.imports, cores, images, hashes };
+  await ensurePrivateDir(opts.cacheDir);
+  const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
+  await mkdir(tmp, { recursive: true, mode: DIR_MODE });
   try {
+    for (const [name, data] of Object.entries(files)) await writeFile(join(tmp, name), data, { mode: FILE_MODE });
+    await writeFile(join(tmp, 'meta.json'), JSON.stringify(meta), { mode: FILE_MODE });
+    await rm(dir, { recursive: true, force: true });
     await rename(tmp, dir);
   } catch {
-    // Another process finished the same build first; theirs is identical.
+    // Another process finished the same build first (theirs is identical), or the cache is not
+    // writable: the artefacts in memory are used either way.
     await rm(tmp, { recursive: true, force: true });
   }
-  return meta;
+  return { meta, files };
+}
+
+const privateDirs = new Set<string>();
+
+/** Creates the cache folder 0700, and tightens one made earlier with a wider mode (once per process). */
+async function ensurePrivateDir(path: string): Promise<void> {
+  if (privateDirs.has(path)) return;
+  await mkdir(path, { recursive: true, mode: DIR_MODE });
+  await chmod(path, DIR_MODE).catch(() => {});
+  privateDirs.add(path);
 }
 
 /** Drops in-memory compiled modules (tests; a long-running host after many tools changed). */

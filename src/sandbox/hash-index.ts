@@ -29,9 +29,10 @@ export async function recordHash(cacheDir: string, identity: string, st: BigIntS
   if (Number(st.ctimeNs / 1_000_000n) > now - RACY_MS) return;
   const dir = join(cacheDir, 'by-stat');
   try {
-    await mkdir(dir, { recursive: true });
+    // Private like the rest of the cache (compile.ts).
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     const tmp = join(dir, `.${identity}.${process.pid}.${Date.now()}`);
-    await writeFile(tmp, sha256);
+    await writeFile(tmp, sha256, { mode: 0o600 });
     await rename(tmp, join(dir, identity));
   } catch {
     // Only a shortcut: without it the next process hashes the file again.

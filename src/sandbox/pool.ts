@@ -90,10 +90,10 @@ class Slot {
   }
 
   /** Lets the worker import a tool's glue while its core modules are still compiling. */
-  preload(key: string, gluePath: string): void {
+  preload(key: string, glueUrl: string): void {
     if (this.preloaded.has(key) || this.loaded.has(key)) return;
     this.preloaded.add(key);
-    this.worker.postMessage({ type: 'glue', key, gluePath });
+    this.worker.postMessage({ type: 'glue', key, glueUrl });
   }
 
   load(p: PreparedComponent): Promise<void> {
@@ -106,7 +106,7 @@ class Slot {
         });
       });
       this.loaded.set(p.key, done);
-      this.worker.postMessage({ type: 'load', key: p.key, gluePath: p.gluePath, modules: p.modules, images: p.images });
+      this.worker.postMessage({ type: 'load', key: p.key, glueUrl: p.glueUrl, modules: p.modules, images: p.images });
     }
     return done;
   }
@@ -187,8 +187,8 @@ export class WorkerPool {
   }
 
   /** Hints that `key` is about to run: idle workers import its glue meanwhile. */
-  preload(key: string, gluePath: string): void {
-    for (const s of this.slots) if (!s.dead) s.preload(key, gluePath);
+  preload(key: string, glueUrl: string): void {
+    for (const s of this.slots) if (!s.dead) s.preload(key, glueUrl);
   }
 
   private spawn(): Slot {

@@ -12,6 +12,7 @@ import { createNetBroker, type NetBrokerOptions } from './net/broker.ts';
 import { WorkerPool } from './pool.ts';
 import type { SandboxGrant, SandboxResult } from './types.ts';
 import { validateGrant } from './grant.ts';
+import { silentLogger, type Logger } from '../log.ts';
 import type { ProtectedPaths } from './protected-paths.ts';
 
 /** How a sandbox is set up (not per call). */
@@ -27,6 +28,8 @@ export interface SandboxOptions {
    * the config file, and the data dir's workspaces that may still be mounted.
    */
   protect?: Partial<ProtectedPaths>;
+  /** Where cache problems are reported (default: silent). */
+  log?: Logger;
 }
 
 /** Runs WASI tools; one instance per process is enough. */
@@ -45,6 +48,7 @@ export interface Sandbox {
 /** Creates a sandbox. */
 export function createSandbox(opts: SandboxOptions): Sandbox {
   const broker = createNetBroker(opts.net ?? {});
+  const log = opts.log ?? silentLogger;
   const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker);
   const protect: ProtectedPaths = {
     dirs: [opts.cacheDir, ...(opts.protect?.dirs ?? [])],
@@ -54,7 +58,8 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
   const compileOpts = (maxMemoryBytes: number) => ({
     cacheDir: opts.cacheDir,
     maxMemoryBytes,
-    onLocated: (key: string, gluePath: string) => pool.preload(key, gluePath),
+    onLocated: (key: string, glueUrl: string) => pool.preload(key, glueUrl),
+    onRejected: (entry: string, reason: string) => log.warn({ entry, reason }, 'compile cache entry failed its check; rebuilt instead of loaded'),
   });
   return {
     pool,

@@ -3,7 +3,6 @@
 // call gets a fresh instance. The main thread enforces the wall-clock timeout by terminating
 // this worker.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { pathToFileURL } from 'node:url';
 import { CallContext, GuestAbort, type NetBridge } from './host/context.ts';
 import { createInstance, release, type GuestInstance, type Instantiate, type LoadedTool } from './instance.ts';
 import { MemoryPool } from './memory-pool.ts';
@@ -19,7 +18,7 @@ import type { Mount, NetworkGrant, SandboxResult, TrapKind } from './types.ts';
 export interface LoadMessage {
   type: 'load';
   key: string;
-  gluePath: string;
+  glueUrl: string;
   modules: Record<string, WebAssembly.Module>;
   images: Record<string, MemoryImage>;
 }
@@ -28,7 +27,7 @@ export interface LoadMessage {
 export interface GlueMessage {
   type: 'glue';
   key: string;
-  gluePath: string;
+  glueUrl: string;
 }
 
 /** One call, with its grant already resolved by the main thread. */
@@ -147,10 +146,11 @@ function prewarm(key: string): void {
 /** Glue modules by tool key, imported once (possibly ahead of the tool's load). */
 const glues = new Map<string, Promise<{ instantiate: Instantiate }>>();
 
-function importGlue(key: string, gluePath: string): Promise<{ instantiate: Instantiate }> {
+/** `glueUrl` is a data: URL of the glue bytes the main thread verified (never a cache path). */
+function importGlue(key: string, glueUrl: string): Promise<{ instantiate: Instantiate }> {
   let glue = glues.get(key);
   if (!glue) {
-    glue = import(pathToFileURL(gluePath).href) as Promise<{ instantiate: Instantiate }>;
+    glue = import(glueUrl) as Promise<{ instantiate: Instantiate }>;
     glues.set(key, glue);
     glue.catch(() => glues.delete(key));
   }
@@ -159,10 +159,10 @@ function importGlue(key: string, gluePath: string): Promise<{ instantiate: Insta
 
 port.on('message', async (msg: GlueMessage | LoadMessage | CallMessage | { type: 'unload'; key: string }) => {
   if (msg.type === 'glue') {
-    importGlue(msg.key, msg.gluePath).catch(() => {});
+    importGlue(msg.key, msg.glueUrl).catch(() => {});
   } else if (msg.type === 'load') {
     if (!loaded.has(msg.key)) {
-      const glue = await importGlue(msg.key, msg.gluePath);
+      const glue = await importGlue(msg.key, msg.glueUrl);
       const pools = new Map<WebAssembly.Module, MemoryPool>();
       for (const [name, image] of Object.entries(msg.images)) {
         const m = msg.modules[name];

@@ -19,7 +19,8 @@ export function createDiskFiles(
 
   async function ensureDir(dir: string): Promise<void> {
     if (made.has(dir)) return;
-    await mkdir(dir, { recursive: true });
+    // Private to boxbot's user: conversations and jobs are nobody else's business.
+    await mkdir(dir, { recursive: true, mode: 0o700 });
     made.add(dir);
   }
 
@@ -41,7 +42,7 @@ export function createDiskFiles(
       await ensureDir(dir);
       const tmp = join(dir, `.${file.slice(dir.length + 1)}.${process.pid}.${++tempSeq}.tmp`);
       try {
-        const fh = await open(tmp, 'w');
+        const fh = await open(tmp, 'w', 0o600);
         let stamp: string;
         try {
           await fh.writeFile(text, 'utf8');
@@ -65,7 +66,7 @@ export function createDiskFiles(
       const started = Date.now();
       for (let wait = 5; ; wait = Math.min(wait * 2, 100)) {
         try {
-          const fh = await open(file, 'wx');
+          const fh = await open(file, 'wx', 0o600);
           await fh.writeFile(JSON.stringify({ pid: process.pid, at: Date.now() }));
           await fh.close();
           return () => rm(file, { force: true });
@@ -87,7 +88,7 @@ export function createDiskFiles(
     async openLog(path) {
       const file = abs(path);
       await ensureDir(dirname(file));
-      const fh = await open(file, 'a');
+      const fh = await open(file, 'a', 0o600);
       // The folder is synced once per open: the log's name (new, or just renamed over the old
       // log) is then as durable as the appends that follow.
       try {

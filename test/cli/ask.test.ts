@@ -2,7 +2,7 @@
 // emulator through the real OpenAI SDK: the answer, the JSON shape, access modes, exit codes.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
@@ -105,6 +105,7 @@ describe('boxbot ask', () => {
     assert.match(emu.requests.at(-1)!.body.messages.at(-1).content, /noon/);
     assert.deepEqual(readdirSync(cwd), ['notes.txt'], 'ask wrote into the folder it exposes to tools');
     assert.ok(existsSync(join(home, '.local', 'share', 'boxbot', 'cache', 'sandbox')), 'the compile cache is in ~/.local/share/boxbot');
+    assert.equal(statSync(join(home, '.local', 'share', 'boxbot')).mode & 0o777, 0o700, 'the data dir is private');
     const xdg = tempDir('boxbot-ask-xdg-');
     emu.script([llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]), llm.say('Noon.')]);
     const x = await boxbot(['ask', 'When?', '--model', 'openai/gpt-4o-mini'], { cwd, env: { HOME: home, XDG_DATA_HOME: xdg } });

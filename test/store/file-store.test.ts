@@ -2,7 +2,7 @@
 // killed between the fsynced temp write and the rename leaves the old file whole.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdir, mkdtemp, readdir, readFile, rm, utimes, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
@@ -139,5 +139,23 @@ test('file: an empty lock file left by a process killed while creating it is bro
     await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('file: the data directory and its folders are 0700, its files 0600 (only boxbot\'s user reads them)', async () => {
+  const base = await mkdtemp(join(tmpdir(), 'boxbot-store-modes-'));
+  try {
+    const dir = join(base, 'data');
+    const store = createFileStore(dir);
+    const job = { id: 'j', name: 'j', cron: '0 9 * * *', prompt: 'p', target: 'web:a', access: 'read-only' as const, timeoutMs: 1000, enabled: true, overlap: 'skip' as const };
+    await store.jobs.put(job);
+    await store.kv.set('telegram.offset', 1);
+    await store.close();
+    assert.equal((await stat(dir)).mode & 0o777, 0o700);
+    const files = await walk(dir);
+    assert.ok(files.length >= 2, files.join(', '));
+    for (const f of files) assert.equal((await stat(join(dir, f))).mode & 0o777, 0o600, f);
+  } finally {
+    await rm(base, { recursive: true, force: true });
   }
 });
