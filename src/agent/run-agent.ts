@@ -92,7 +92,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   }
   const meter = createCostMeter(deps.costOf, policy.budgetUsd);
   const skills = deps.skills?.list() ?? [];
-  const agentsMd = await readAgentsMd(policy.workspace);
+  const agentsMd = await readAgentsMd(policy.workspace, log);
   const system = buildSystemPrompt({ base: deps.basePrompt ?? BASE_PROMPT, ...(agentsMd ? { agentsMd } : {}), skills, ...(policy.systemPrompt ? { configured: policy.systemPrompt } : {}) });
 
   let tools: ToolSet | undefined;

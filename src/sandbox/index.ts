@@ -2,6 +2,7 @@
 export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.ts';
 export { SandboxError, type SandboxErrorCode } from './errors.ts';
 export { type ProtectedPaths } from './protected-paths.ts';
+export { readWorkspaceFile, type WorkspaceRead } from './workspace-file.ts';
 export { prepare, prepareBytes, clearCompiledCache, type PreparedComponent } from './compile.ts';
 export {
   DEFAULT_LIMITS,

@@ -1,11 +1,14 @@
 // Finds skills in skills/<name>/SKILL.md (bundled with boxbot) and
 // <dataDir>/extensions/skills/<name>/SKILL.md (the user's). A malformed file is reported with
-// the reason and skipped; it never stops the others from loading.
-import { readdir, readFile, stat } from 'node:fs/promises';
+// the reason and skipped; it never stops the others from loading. SKILL.md files are read like
+// a tool would see them (readWorkspaceFile): no symlink out of their folder, regular files only,
+// size checked first.
+import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
+import { readWorkspaceFile } from '../../sandbox/index.ts';
 import { parseSkill, SkillError, type Skill, type SkillSource } from './skill.ts';
 
 /** The skills shipped with boxbot (the package's `skills/` folder). */
@@ -53,17 +56,13 @@ export async function loadSkills(dirs: SkillDir[]): Promise<SkillList> {
     }
     for (const name of entries) {
       const file = join(dir.path, name, 'SKILL.md');
-      let text: string;
-      try {
-        const s = await stat(file);
-        if (s.size > MAX_BYTES) {
-          problems.push({ file, reason: `it is ${s.size} bytes; the limit is ${MAX_BYTES}` });
-          continue;
-        }
-        text = await readFile(file, 'utf8');
-      } catch {
-        continue; // a folder without SKILL.md is not a skill
+      const read = readWorkspaceFile(dir.path, `${name}/SKILL.md`, { maxBytes: MAX_BYTES });
+      if (!read.ok) {
+        // A folder without SKILL.md is not a skill; one that cannot be read safely is reported.
+        if (!read.missing) problems.push({ file, reason: read.reason });
+        continue;
       }
+      const text = new TextDecoder().decode(read.bytes);
       try {
         byName.set(name, parseSkill(text, file, dir.source, name));
       } catch (e) {

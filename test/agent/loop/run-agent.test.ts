@@ -1,10 +1,14 @@
 // runAgent, the one entry of the CLI and the gateway: the system prompt it assembles, the
 // events a UI gets, and the result `boxbot ask --format json` prints.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
 import { runAgent, staticSkillCatalog, type AgentDeps, type AgentEvent, type AgentPolicy, type Message } from '../../../src/agent/index.ts';
+import { MAX_AGENTS_MD_BYTES } from '../../../src/agent/system-prompt.ts';
+import { createLogger } from '../../../src/log.ts';
 import { tempDir } from '../../helpers.ts';
 import { builtin, noSandbox, noWasm, policy } from './helpers.ts';
 import { callTools, reply, scriptedModel, type ScriptStep } from './scripted.ts';
@@ -33,6 +37,39 @@ test('the system prompt is the base, AGENTS.md, the skills and the conversation 
     'BASE\n\n# Workspace instructions (AGENTS.md)\n\nUse tabs in this repo.\n\n# Skills\n\nLoad one with the skill tool when the task matches:\n- haiku: Answer in a haiku.\n\n# This conversation\n\nYou are in #general.',
   );
   assert.deepEqual(provider.requests[0]!.tools.map((x) => x.name), ['skill', 'agent', 'agent_result']);
+});
+
+test('an AGENTS.md that is a symlink out, a FIFO, a device or too big is left out, and the run goes on', async (t) => {
+  // A tool with write access may have made it: the host must not follow it to its secrets
+  // (/proc/self/environ held the API keys), hang on a FIFO or read without a bound.
+  const secret = join(tempDir('boxbot-secret-'), 'keys.env');
+  writeFileSync(secret, 'ANTHROPIC_API_KEY=sk-ant-stolen\n');
+  process.env.BOXBOT_TEST_ENVIRON_MARKER = 'environ-marker-7f3a';
+  const cases: [string, (ws: string) => void][] = [
+    ['symlink to a file outside', (ws) => symlinkSync(secret, join(ws, 'AGENTS.md'))],
+    ['symlink to /proc/self/environ', (ws) => symlinkSync('/proc/self/environ', join(ws, 'AGENTS.md'))],
+    ['path through a symlinked directory', (ws) => {
+      const dir = tempDir('boxbot-outside-');
+      writeFileSync(join(dir, 'AGENTS.md'), 'sk-ant-stolen');
+      symlinkSync(dir, join(ws, 'sub'));
+      symlinkSync('sub/AGENTS.md', join(ws, 'AGENTS.md'));
+    }],
+    ['FIFO', (ws) => execFileSync('mkfifo', [join(ws, 'AGENTS.md')])],
+    ['device', (ws) => symlinkSync('/dev/zero', join(ws, 'AGENTS.md'))],
+    ['oversized', (ws) => writeFileSync(join(ws, 'AGENTS.md'), `sk-ant-stolen ${'x'.repeat(MAX_AGENTS_MD_BYTES)}`)],
+  ];
+  for (const [what, make] of cases) {
+    const workspace = tempDir();
+    make(workspace);
+    const lines: string[] = [];
+    const logger = createLogger({ level: 'warn', destination: new Writable({ write: (c, _e, done) => { lines.push(String(c)); done(); } }) });
+    const { provider, d } = deps(t, [reply('ok')], { logger });
+    const r = await runAgent({ input: 'hi', policy: { ...policy('full'), workspace }, deps: d });
+    assert.equal(r.outcome, 'final', what);
+    const system = provider.requests[0]!.system;
+    assert.doesNotMatch(system, /sk-ant-stolen|environ-marker-7f3a|# Workspace instructions/, what);
+    assert.ok(lines.some((l) => l.includes('AGENTS.md ignored')), `${what}: nothing logged`);
+  }
 });
 
 test('without AGENTS.md, skills or a conversation prompt, only the base prompt is sent', async (t) => {

@@ -1,7 +1,8 @@
 // Skills: loading bundled and extension SKILL.md files, reporting malformed ones without
 // stopping, expanding arguments, and the `skill` tool inside a loop run.
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createCostMeter } from '../../../src/agent/loop/cost-meter.ts';
@@ -79,4 +80,30 @@ test('skill listing copes with a missing extensions directory and a copied bundl
   const { skills, problems } = await listSkills({ dataDir: join(tempDir(), 'absent'), bundledDir: bundled });
   assert.equal(skills.length, 3);
   assert.deepEqual(problems, []);
+});
+
+test('a SKILL.md that is a symlink out, a FIFO or a symlinked folder is reported and never read', async () => {
+  const dataDir = tempDir();
+  const skillsDir = join(dataDir, 'extensions', 'skills');
+  const outside = tempDir('boxbot-outside-');
+  const stolen = '---\nname: leak\ndescription: sk-ant-stolen\n---\nsk-ant-stolen\n';
+  writeFileSync(join(outside, 'SKILL.md'), stolen.replace('name: leak', 'name: linked'));
+  mkdirSync(join(skillsDir, 'leak'), { recursive: true });
+  writeFileSync(join(outside, 'secret.md'), stolen);
+  symlinkSync(join(outside, 'secret.md'), join(skillsDir, 'leak', 'SKILL.md'));
+  mkdirSync(join(skillsDir, 'env'));
+  symlinkSync('/proc/self/environ', join(skillsDir, 'env', 'SKILL.md'));
+  mkdirSync(join(skillsDir, 'fifo'));
+  execFileSync('mkfifo', [join(skillsDir, 'fifo', 'SKILL.md')]);
+  // The folder itself is a real one whose SKILL.md leads through a symlinked directory.
+  mkdirSync(join(skillsDir, 'linked'));
+  symlinkSync(outside, join(skillsDir, 'linked', 'out'));
+  symlinkSync('out/SKILL.md', join(skillsDir, 'linked', 'SKILL.md'));
+  const { skills, problems } = await loadSkills([{ path: skillsDir, source: 'extension' }]);
+  assert.deepEqual(skills, []);
+  const why = Object.fromEntries(problems.map((p) => [p.file.slice(skillsDir.length + 1), p.reason]));
+  assert.match(why['leak/SKILL.md']!, /outside the folder/);
+  assert.match(why['env/SKILL.md']!, /outside the folder/);
+  assert.match(why['fifo/SKILL.md']!, /not a regular file \(a FIFO\)/);
+  assert.match(why['linked/SKILL.md']!, /outside the folder/);
 });

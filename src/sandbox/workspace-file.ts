@@ -1,0 +1,114 @@
+// The one way the host reads a file that a tool (or a chat user) could have placed: AGENTS.md
+// in a workspace, a SKILL.md in the data dir, attachments. It resolves the path with the same
+// walk guests get (host/fs-walk.ts: one pinned component at a time, symlinks only inside the
+// root, never an absolute target), accepts regular files only (a FIFO would hang the host, a
+// device like /dev/zero never ends, /proc files hold the host's secrets) and checks the size
+// before reading a byte.
+import fs from 'node:fs';
+import { closeQuietly, lookup, openMountRoot, Walk, type MountRoot } from './host/fs-walk.ts';
+
+/** What reading a workspace file gave: the bytes, or why not (`missing`: nothing there at all). */
+export type WorkspaceRead =
+  | { ok: true; bytes: Uint8Array }
+  | { ok: false; missing: boolean; reason: string };
+
+const REASONS: Record<string, string> = {
+  'not-permitted': 'it leads outside the folder (an absolute or escaping symlink, or ..)',
+  loop: 'too many symlinks',
+  'not-directory': 'a component of the path is not a directory',
+  'name-too-long': 'the path is too long',
+  invalid: 'the path is not valid',
+};
+
+function refused(reason: string, missing = false): WorkspaceRead {
+  return { ok: false, missing, reason };
+}
+
+/** A read-only root held for one read. */
+function rootOf(host: string): MountRoot & { close(): void } {
+  const { realRoot, fd } = openMountRoot(host);
+  let open = fd;
+  return {
+    guest: '/',
+    readOnly: true,
+    realRoot,
+    rootFd: () => open,
+    close() {
+      closeQuietly(open);
+      open = -1;
+    },
+  };
+}
+
+/** Reads all of `fd` (a regular file), failing once more than `maxBytes` arrive (it grew meanwhile). */
+function readCapped(fd: number, maxBytes: number): Uint8Array | undefined {
+  const buf = Buffer.alloc(Math.min(maxBytes + 1, 1 << 20));
+  const chunks: Buffer[] = [];
+  let total = 0;
+  for (;;) {
+    const n = fs.readSync(fd, buf, 0, buf.length, null);
+    if (n === 0) break;
+    total += n;
+    if (total > maxBytes) return undefined;
+    chunks.push(Buffer.from(buf.subarray(0, n)));
+  }
+  return new Uint8Array(Buffer.concat(chunks, total));
+}
+
+/**
+ * Reads `relPath` below the folder `root`, as a tool with a read-only mount of `root` would see
+ * it: never outside `root`, a regular file of at most `maxBytes`, else a reason (never throws).
+ * Example: const r = readWorkspaceFile(workspace, 'AGENTS.md', { maxBytes: 64 * 1024 });
+ */
+export function readWorkspaceFile(root: string, relPath: string, opts: { maxBytes: number }): WorkspaceRead {
+  let mount: ReturnType<typeof rootOf>;
+  try {
+    mount = rootOf(root);
+  } catch (e) {
+    return refused(`cannot open the folder ${root}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, (e as NodeJS.ErrnoException).code === 'ENOENT');
+  }
+  const walk = new Walk(mount, { fd: mount.rootFd(), names: [] });
+  let pinned = -1;
+  let file = -1;
+  try {
+    let name = walk.toParent(relPath);
+    let st: fs.Stats;
+    for (;;) {
+      if (name === '.') return refused('it is a directory');
+      pinned = lookup(mount, walk.fd, name);
+      st = fs.fstatSync(pinned);
+      if (!st.isSymbolicLink()) break;
+      closeQuietly(pinned);
+      pinned = -1;
+      name = walk.followFinal(name);
+    }
+    if (!st.isFile()) return refused(`it is not a regular file (${kindOf(st)})`);
+    if (st.size > opts.maxBytes) return refused(`it is ${st.size} bytes; the limit is ${opts.maxBytes}`);
+    // Reopening the pinned inode through its magic link reads exactly what was checked.
+    file = fs.openSync(`/proc/self/fd/${pinned}`, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
+    const again = fs.fstatSync(file);
+    if (!again.isFile() || again.ino !== st.ino || again.dev !== st.dev) return refused('it changed while it was being opened');
+    const bytes = readCapped(file, opts.maxBytes);
+    if (!bytes) return refused(`it grew past the limit of ${opts.maxBytes} bytes while it was read`);
+    return { ok: true, bytes };
+  } catch (e) {
+    if (typeof e === 'string') return refused(REASONS[e] ?? e, e === 'no-entry');
+    const code = (e as NodeJS.ErrnoException).code;
+    if (code === 'ENOENT') return refused('it does not exist', true);
+    if (code === 'ENOTDIR') return refused(REASONS['not-directory']!);
+    return refused(`it cannot be read: ${code ?? (e as Error).message}`);
+  } finally {
+    if (file >= 0) closeQuietly(file);
+    if (pinned >= 0) closeQuietly(pinned);
+    walk.close();
+    mount.close();
+  }
+}
+
+function kindOf(st: fs.Stats): string {
+  if (st.isDirectory()) return 'a directory';
+  if (st.isFIFO()) return 'a FIFO';
+  if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
+  if (st.isSocket()) return 'a socket';
+  return 'not a file';
+}
