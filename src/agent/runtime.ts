@@ -66,7 +66,7 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
   const sandbox = createSandbox({
     cacheDir: join(dataDir, 'cache', 'sandbox'),
     // Tools must never reach what the host loads or trusts later (design.md, "Trust rule").
-    protect: { dirs: [dataDir], files: o.loaded.file ? [o.loaded.file] : [], mountableInside: [join(dataDir, 'workspaces')] },
+    protect: { dirs: [dataDir], noWrite: o.loaded.file ? [o.loaded.file] : [], mountableInside: [join(dataDir, 'workspaces')] },
     log: log.child({ scope: 'sandbox' }),
     ...(workers ? { workers } : {}),
   });

@@ -90,7 +90,7 @@ export function buildProgram(): Command {
       const loaded = loadConfig(program.opts<{ config?: string }>().config, process.cwd(), { standalone: true });
       process.exitCode = await toolRun(file, args, flags, {
         cacheDir: join(loaded.dataDir, 'cache', 'sandbox'),
-        protect: { dirs: [loaded.dataDir], files: loaded.file ? [loaded.file] : [] },
+        protect: { dirs: [loaded.dataDir], noWrite: loaded.file ? [loaded.file] : [] },
       });
     });
 

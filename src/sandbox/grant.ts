@@ -31,7 +31,7 @@ function checkMount(m: Mount, i: number, protect: ProtectedPaths | undefined): M
   const guest = posix.normalize(m.guest).replace(/(.)\/+$/, '$1');
   const readOnly = m.readOnly !== false;
   const conflict = protect && mountConflict(host, readOnly, protect);
-  if (conflict) bad(`mounts[${i}].host ${host} ${conflict}: mount another folder, or move boxbot's data dir out of it`);
+  if (conflict) bad(`mounts[${i}].host ${host} ${conflict}; give tools another folder`);
   return { host, guest, readOnly };
 }
 

@@ -1,17 +1,19 @@
 // Host paths no tool may ever be given: boxbot's data dir, the compile cache (whose glue the
-// workers import as code) and the config file. A mount that contains one of them, or lies inside
-// the data dir or the cache, would let a tool rewrite what the host later loads or trusts; such a
-// grant is refused before any guest runs. Only the data dir's workspaces may be mounted from
-// inside it.
+// workers import as code), and, for writing, the config file and boxbot's own code (its package
+// and the node_modules it runs from: `npx boxbot ask --access full` in a project that installed
+// boxbot must not let a tool rewrite boxbot). A mount that would let a tool rewrite what the host
+// later loads or trusts is refused before any guest runs. Only the data dir's workspaces may be
+// mounted from inside it.
 import { realpathSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve, sep } from 'node:path';
+import { fileURLToPath } from 'node:url';
 
 /** What the host keeps out of every mount (all absolute host paths). */
 export interface ProtectedPaths {
   /** Folders no mount may contain or lie inside (the data dir, the cache). */
   dirs: string[];
-  /** Files no read-write mount may contain (the config file: reading it reveals no secret). */
-  files: string[];
+  /** Paths no read-write mount may contain or lie inside (the config file, boxbot's code); reading them reveals no secret. */
+  noWrite: string[];
   /** Folders below a protected folder that may still be mounted (the data dir's workspaces). */
   mountableInside: string[];
 }
@@ -48,9 +50,24 @@ export function mountConflict(host: string, readOnly: boolean, p: ProtectedPaths
     }
   }
   if (!readOnly) {
-    for (const file of p.files.map(realPathOf)) {
-      if (isWithin(file, host)) return `contains the config file ${file}, which no tool may write`;
+    for (const path of p.noWrite.map(realPathOf)) {
+      if (isWithin(path, host)) return `contains ${path}, which no tool may write`;
+      if (isWithin(host, path)) return `lies inside ${path}, which no tool may write`;
     }
   }
   return undefined;
+}
+
+/** The folder of boxbot's package (this file is src/sandbox/ or dist/sandbox/ in it). */
+const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
+
+/**
+ * What of boxbot's package the host runs or trusts (code, bundled tools and skills, its
+ * dependencies), and the node_modules folder it was installed into, if any.
+ */
+export function packageCodePaths(root = PACKAGE_ROOT): string[] {
+  const own = ['dist', 'src', 'bin', 'node_modules', 'tools', 'skills', 'package.json'].map((n) => join(root, n));
+  const parts = root.split(sep);
+  const i = parts.lastIndexOf('node_modules');
+  return i > 0 ? [...own, parts.slice(0, i + 1).join(sep)] : own;
 }

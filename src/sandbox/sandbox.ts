@@ -13,7 +13,7 @@ import { WorkerPool } from './pool.ts';
 import type { SandboxGrant, SandboxResult } from './types.ts';
 import { validateGrant } from './grant.ts';
 import { silentLogger, type Logger } from '../log.ts';
-import type { ProtectedPaths } from './protected-paths.ts';
+import { packageCodePaths, type ProtectedPaths } from './protected-paths.ts';
 
 /** How a sandbox is set up (not per call). */
 export interface SandboxOptions {
@@ -25,7 +25,8 @@ export interface SandboxOptions {
   net?: NetBrokerOptions;
   /**
    * boxbot's own files, kept out of every mount (the cache dir is always added): the data dir,
-   * the config file, and the data dir's workspaces that may still be mounted.
+   * the config file (out of writable mounts, as boxbot's own code always is), and the data dir's
+   * workspaces that may still be mounted.
    */
   protect?: Partial<ProtectedPaths>;
   /** Where cache problems are reported (default: silent). */
@@ -52,7 +53,7 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
   const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker);
   const protect: ProtectedPaths = {
     dirs: [opts.cacheDir, ...(opts.protect?.dirs ?? [])],
-    files: opts.protect?.files ?? [],
+    noWrite: [...packageCodePaths(), ...(opts.protect?.noWrite ?? [])],
     mountableInside: opts.protect?.mountableInside ?? [],
   };
   const compileOpts = (maxMemoryBytes: number) => ({

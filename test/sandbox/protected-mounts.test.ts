@@ -1,12 +1,14 @@
 // A tool must never be given boxbot's own files: a mount that contains the data dir, the
-// compile cache (whose glue the workers import as code) or, read-write, the config file, or
-// that lies inside the data dir outside its workspaces, is refused naming the path.
+// compile cache (whose glue the workers import as code) or, read-write, the config file or
+// boxbot's own code, or that lies inside the data dir outside its workspaces, is refused naming
+// the path.
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, SandboxError, type Sandbox } from '../../src/sandbox/index.ts';
-import { grant, guest, tempDir } from '../helpers.ts';
+import { packageCodePaths } from '../../src/sandbox/protected-paths.ts';
+import { grant, guest, root, tempDir } from '../helpers.ts';
 
 describe('sandbox: mounts never reach the data dir, the cache or the config', () => {
   const project = tempDir('boxbot-project-');
@@ -20,7 +22,7 @@ describe('sandbox: mounts never reach the data dir, the cache or the config', ()
     mkdirSync(workspace, { recursive: true });
     mkdirSync(join(data, 'extensions', 'tools'), { recursive: true });
     writeFileSync(config, '{}');
-    sandbox = createSandbox({ cacheDir: cache, workers: 1, protect: { dirs: [data], files: [config], mountableInside: [join(data, 'workspaces')] } });
+    sandbox = createSandbox({ cacheDir: cache, workers: 1, protect: { dirs: [data], noWrite: [config], mountableInside: [join(data, 'workspaces')] } });
   });
   after(() => sandbox.close());
 
@@ -54,15 +56,30 @@ describe('sandbox: mounts never reach the data dir, the cache or the config', ()
 
   it('refuses a writable mount holding the config file; read-only is allowed', async () => {
     const other = tempDir('boxbot-cfg-');
-    const cfgOnly = createSandbox({ cacheDir: join(tempDir('boxbot-c-'), 'cache'), workers: 1, protect: { files: [join(other, 'boxbot.config.json')] } });
+    const cfgOnly = createSandbox({ cacheDir: join(tempDir('boxbot-c-'), 'cache'), workers: 1, protect: { noWrite: [join(other, 'boxbot.config.json')] } });
     try {
       writeFileSync(join(other, 'boxbot.config.json'), '{}');
-      await assert.rejects(cfgOnly.run(guest('exit42'), grant({ mounts: [{ host: other, guest: '/', readOnly: false }] })), /config file .*boxbot\.config\.json/);
+      await assert.rejects(cfgOnly.run(guest('exit42'), grant({ mounts: [{ host: other, guest: '/', readOnly: false }] })), /boxbot\.config\.json, which no tool may write/);
       const r = await cfgOnly.run(guest('exit42'), grant({ mounts: [{ host: other, guest: '/', readOnly: true }] }));
       assert.equal(r.exitCode, 42);
     } finally {
       await cfgOnly.close();
     }
+  });
+
+  it("refuses a writable mount holding or inside boxbot's own code; read-only is allowed", async () => {
+    await refused(root, false, 'which no tool may write');
+    await refused(join(root, 'node_modules', 'tsx'), false, join(root, 'node_modules'));
+    const r = await sandbox.run(guest('exit42'), grant({ mounts: [{ host: join(root, 'test'), guest: '/', readOnly: false }] }));
+    assert.equal(r.exitCode, 42, 'a folder of the package that holds no code the host runs stays mountable');
+    const ro = await sandbox.run(guest('exit42'), grant({ mounts: [{ host: root, guest: '/', readOnly: true }] }));
+    assert.equal(ro.exitCode, 42);
+  });
+
+  it('counts the node_modules boxbot was installed into as its code', () => {
+    assert.ok(packageCodePaths('/proj/node_modules/boxbot').includes('/proj/node_modules'));
+    assert.ok(packageCodePaths('/proj/node_modules/@acme/boxbot').includes('/proj/node_modules'));
+    assert.ok(!packageCodePaths('/src/boxbot').includes('/src'));
   });
 
   it('still mounts a conversation workspace inside the data dir', async () => {
