@@ -17,6 +17,16 @@ describe('config', () => {
     assert.deepEqual(config.sandbox.network, { allow: [], block: ['private'] });
   });
 
+  it('standalone commands (ask, chat, tool run) without a file keep data in the user data dir, never in the folder', () => {
+    const dir = tempDir();
+    assert.equal(loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada' } }).dataDir, '/home/ada/.local/share/boxbot');
+    assert.equal(loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada', XDG_DATA_HOME: '/xdg' } }).dataDir, '/xdg/boxbot');
+    // A relative XDG_DATA_HOME is invalid by the spec and ignored.
+    assert.equal(loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada', XDG_DATA_HOME: 'rel' } }).dataDir, '/home/ada/.local/share/boxbot');
+    writeFileSync(join(dir, 'boxbot.config.json'), '{}');
+    assert.equal(loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada' } }).dataDir, join(dir, 'data'), 'a config file decides');
+  });
+
   it('names the field and what was expected', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ http: { port: 'eighty' }, channels: { telegram: { access: 'admin' } } }));
