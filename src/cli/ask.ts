@@ -7,9 +7,10 @@ import { createAgentRuntime, type AgentRuntime } from '../agent/runtime.ts';
 import type { AgentEvent } from '../agent/loop/types.ts';
 import type { Message } from '../agent/types.ts';
 import { configuredKeyNames, readSecrets } from '../config/env.ts';
-import { loadConfig } from '../config/load.ts';
+import { loadConfig, type LoadedConfig } from '../config/load.ts';
 import { UsageError } from '../errors.ts';
 import { silentLogger } from '../log.ts';
+import { mountConflict, realPathOf } from '../sandbox/index.ts';
 
 /** Flags shared by ask and chat. */
 export interface AskFlags {
@@ -34,10 +35,25 @@ function policyOf(flags: AskFlags, rt: AgentRuntime): AgentPolicy {
   };
 }
 
-async function runtimeFor(configFile: string | undefined): Promise<AgentRuntime> {
+async function runtimeFor(configFile: string | undefined): Promise<{ rt: AgentRuntime; loaded: LoadedConfig }> {
   // Without a config file the data dir is the user's, never inside the folder tools see.
   const loaded = loadConfig(configFile, process.cwd(), { standalone: true });
-  return createAgentRuntime({ loaded, secrets: readSecrets(process.env, configuredKeyNames(loaded.config)), log: silentLogger, watch: false });
+  const rt = await createAgentRuntime({ loaded, secrets: readSecrets(process.env, configuredKeyNames(loaded.config)), log: silentLogger, watch: false });
+  return { rt, loaded };
+}
+
+/**
+ * One line on stderr when the sandbox will refuse tools the work dir because boxbot's own files
+ * are in it (a config file whose dataDir lies inside): said once, up front, not per tool call.
+ */
+function warnIfRefused(policy: AgentPolicy, loaded: LoadedConfig): void {
+  if (policy.access === 'chat-only') return;
+  const why = mountConflict(realPathOf(policy.workspace), policy.access !== 'full', {
+    dirs: [loaded.dataDir],
+    noWrite: loaded.file ? [loaded.file] : [],
+    mountableInside: [],
+  });
+  if (why) process.stderr.write(`boxbot: tools will be refused ${policy.workspace}: it ${why}; set "dataDir" to a folder outside it, or choose another --workdir\n`);
 }
 
 /** Status lines on stderr (only on a terminal, so piped output stays clean). */
@@ -53,9 +69,10 @@ export async function ask(prompt: string, flags: AskFlags, configFile: string | 
   const format = flags.format ?? 'text';
   if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not ${JSON.stringify(format)}`);
   if (!prompt.trim()) throw new UsageError('the prompt is empty');
-  const rt = await runtimeFor(configFile);
+  const { rt, loaded } = await runtimeFor(configFile);
   try {
     const policy = policyOf(flags, rt);
+    warnIfRefused(policy, loaded);
     const controller = new AbortController();
     const onSigint = () => controller.abort(new Error('interrupted'));
     process.once('SIGINT', onSigint);
@@ -77,8 +94,9 @@ export async function ask(prompt: string, flags: AskFlags, configFile: string | 
 
 /** `boxbot chat`: a conversation in the terminal. `/reset` forgets, `/exit` (or Ctrl+D) leaves. */
 export async function chat(flags: AskFlags, configFile: string | undefined): Promise<number> {
-  const rt = await runtimeFor(configFile);
+  const { rt, loaded } = await runtimeFor(configFile);
   const policy = policyOf(flags, rt);
+  warnIfRefused(policy, loaded);
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
   let history: Message[] = [];
   if (rt.unavailableHint) process.stderr.write(`boxbot: ${rt.unavailableHint}\n`);

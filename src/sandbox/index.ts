@@ -1,7 +1,7 @@
 // Public names of the sandbox: run WASI tools with exactly the capabilities granted.
 export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.ts';
 export { SandboxError, type SandboxErrorCode } from './errors.ts';
-export { type ProtectedPaths } from './protected-paths.ts';
+export { mountConflict, realPathOf, type ProtectedPaths } from './protected-paths.ts';
 export { readWorkspaceFile, type WorkspaceRead } from './workspace-file.ts';
 export { prepare, prepareBytes, clearCompiledCache, type PreparedComponent } from './compile.ts';
 export {

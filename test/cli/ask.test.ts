@@ -130,6 +130,7 @@ describe('boxbot ask', () => {
     assert.match(result, /could not run/);
     assert.ok(result.includes(join(realpathSync(cwd), 'data')), result);
     assert.equal(existsSync(join(cwd, 'data', 'cache', 'sandbox', 'pwn.mjs')), false);
+    assert.match(r.stderr, /tools will be refused .*set "dataDir" to a folder outside it/, 'the user is told once, up front');
     emu.assertDone();
   });
 
