@@ -75,7 +75,7 @@ export function buildProgram(): Command {
   tool
     .command('run <file> [args...]')
     .description('run a .wasm tool in the sandbox with exactly the given grant')
-    .option('--dir <HOST[:GUEST][:ro]>', 'mount a host directory (repeatable; the first is the guest /)', collect, [])
+    .option('--dir <HOST[:GUEST][:ro|:rw]>', 'mount a host directory, read-write unless :ro (repeatable; the first is the guest /)', collect, [])
     .option('--env <K=V>', 'environment variable for the guest (repeatable)', collect, [])
     .option('--allow-host <pattern>', 'allow outbound HTTP to a host pattern (repeatable)', collect, [])
     .option('--block <net>', 'block a CIDR, "private" (default) or "none" (repeatable)', collect, [])
