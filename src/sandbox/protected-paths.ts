@@ -22,7 +22,8 @@ export interface ProtectedPaths {
 export function realPathOf(path: string): string {
   const abs = resolve(path);
   try {
-    return realpathSync(abs);
+    // The native form is one libc call; the JS one lstats every component, on every tool call.
+    return realpathSync.native(abs);
   } catch {
     const parent = dirname(abs);
     if (parent === abs) return abs;
