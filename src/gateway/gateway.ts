@@ -34,7 +34,7 @@ export interface GatewayOptions {
 
 /** A running gateway. */
 export interface Gateway {
-  /** Starts every adapter, then resumes unfinished work. */
+  /** Reads unfinished work, starts every adapter, then resumes that work. */
   start(): Promise<void>;
   /** The sink every adapter feeds (exposed for the web chat and tests). */
   handle(message: InboundMessage): Promise<void>;
@@ -68,6 +68,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const conversations = new Map<string, ConversationState>();
   const runs = new Semaphore(opts.concurrency ?? 16);
   const inflight = new Set<Promise<unknown>>();
+  // Inbound ids queued or running: the one guard against answering a message twice when the
+  // same id reaches `enqueue` from two paths (a live delivery and the resume at start).
+  const active = new Set<string>();
   let stopping = false;
 
   const track = <T>(p: Promise<T>): Promise<T> => {
@@ -160,6 +163,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
 
   function enqueue(msg: InboundMessage, policy: ResolvedPolicy): void {
+    if (active.has(msg.id)) return;
+    active.add(msg.id);
     const state = stateOf(msg.conversationKey);
     state.queued++;
     const run = state.tail.then(() =>
@@ -171,6 +176,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       ),
     );
     state.tail = track(run).finally(() => {
+      active.delete(msg.id);
       state.queued--;
       if (state.queued === 0 && !state.running && conversations.get(msg.conversationKey) === state) conversations.delete(msg.conversationKey);
     });
@@ -216,12 +222,15 @@ export function createGateway(opts: GatewayOptions): Gateway {
     handle,
     adapter: (platform) => adapters.get(platform as never),
     async start() {
+      // Unfinished work is read before any adapter starts: a message an adapter hands over while
+      // starting is accepted and queued by `handle`, and must not be found again as "pending".
+      const outbox = await opts.store.pendingOutbox();
+      const pending = await opts.store.pending();
       for (const a of opts.adapters) {
         await a.start(handle);
         log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
       }
       // Resume: finish half-delivered answers first, then answer what was accepted but not answered.
-      const outbox = await opts.store.pendingOutbox();
       const resumed = new Set<string>();
       for (const entry of outbox) {
         const platform = entry.conversationKey.split(':')[0]!;
@@ -231,7 +240,6 @@ export function createGateway(opts: GatewayOptions): Gateway {
           deliverEntry(queueOf(platform), opts.store, entry, log, entry.id.replace(/:reply$/, '')).catch((e: unknown) => log.error({ err: (e as Error).message }, 'resumed answer not delivered')),
         );
       }
-      const pending = await opts.store.pending();
       for (const msg of pending) {
         if (resumed.has(msg.id) || !adapters.has(msg.platform)) continue;
         log.info({ conversation: msg.conversationKey }, 'answering a message accepted before the restart');

@@ -283,3 +283,42 @@ test('typing shows while a slow answer is worked on; an instant answer sends non
   assert.ok(adapter.typings >= 1, 'typing was shown for the slow answer');
   await gw.stop();
 });
+
+test('a message the platform hands over while the gateway starts is answered once', async () => {
+  // The platform already holds a message for the bot: the adapter delivers it as it connects.
+  class QueuedAtStart extends FakeAdapter {
+    override async start(sink: Parameters<FakeAdapter['start']>[0]) {
+      await super.start(sink);
+      await this.say('waiting since yesterday');
+    }
+  }
+  const adapter = new QueuedAtStart();
+  const { agent, gw } = setup({ adapter });
+  await gw.start();
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['echo: waiting since yesterday']);
+  assert.equal(agent.seen.length, 1);
+  await gw.stop();
+});
+
+test('a clean restart with messages waiting at the platform answers each once', async () => {
+  const store = new MemoryGatewayStore();
+  const first = setup({ store });
+  await first.gw.start();
+  await first.adapter.say('before the restart');
+  await first.gw.idle();
+  await first.gw.stop();
+  class Waiting extends FakeAdapter {
+    override async start(sink: Parameters<FakeAdapter['start']>[0]) {
+      await super.start(sink);
+      for (const t of ['one', 'two']) await this.say(t, { id: `telegram:evt:after-${t}` });
+    }
+  }
+  const adapter = new Waiting();
+  const second = setup({ store, adapter });
+  await second.gw.start();
+  await second.gw.idle();
+  assert.deepEqual(adapter.texts(), ['echo: one', 'echo: two']);
+  assert.deepEqual(await store.pending(), []);
+  await second.gw.stop();
+});
