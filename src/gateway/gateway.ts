@@ -12,7 +12,7 @@ import { helpText, parseCommand, whoamiText, type Command } from './commands.ts'
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { admit, resolvePolicy, type ResolvedPolicy } from './policy.ts';
-import { GatewayStoppingError, type AgentRunner, type GatewayStore } from './ports.ts';
+import { GatewayStoppingError, type AgentRunner, type GatewayStore, type OutboxEntry } from './ports.ts';
 import { deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -162,24 +162,37 @@ export function createGateway(opts: GatewayOptions): Gateway {
     metrics.replySeconds.observe((Date.now() - Date.parse(msg.receivedAt)) / 1000, { platform: msg.platform });
   }
 
-  function enqueue(msg: InboundMessage, policy: ResolvedPolicy): void {
-    if (active.has(msg.id)) return;
-    active.add(msg.id);
-    const state = stateOf(msg.conversationKey);
+  /**
+   * Runs `job` after everything already queued in the conversation `key` (so answers, resumed
+   * ones included, leave in order); `id` (the message or outbox entry) runs at most once at a time.
+   */
+  function chain(key: string, id: string, job: () => Promise<void>, what: string): void {
+    if (active.has(id)) return;
+    active.add(id);
+    const state = stateOf(key);
     state.queued++;
     const run = state.tail.then(() =>
-      runs.run(() =>
-        process(msg, policy, state).catch((e: unknown) => {
-          metrics.errors.inc({ scope: 'delivery' });
-          log.error({ conversation: msg.conversationKey, err: (e as Error).message }, 'could not deliver an answer; it stays in the outbox for the next start');
-        }),
-      ),
+      job().catch((e: unknown) => {
+        metrics.errors.inc({ scope: 'delivery' });
+        log.error({ conversation: key, err: (e as Error).message }, `${what}; it stays in the outbox and is tried again`);
+      }),
     );
     state.tail = track(run).finally(() => {
-      active.delete(msg.id);
+      active.delete(id);
       state.queued--;
-      if (state.queued === 0 && !state.running && conversations.get(msg.conversationKey) === state) conversations.delete(msg.conversationKey);
+      if (state.queued === 0 && !state.running && conversations.get(key) === state) conversations.delete(key);
     });
+  }
+
+  function enqueue(msg: InboundMessage, policy: ResolvedPolicy): void {
+    chain(msg.conversationKey, msg.id, () => runs.run(() => process(msg, policy, stateOf(msg.conversationKey))), 'could not deliver an answer');
+  }
+
+  /** Delivers an outbox entry left unfinished, in its conversation's order. */
+  function resume(entry: OutboxEntry): void {
+    const platform = entry.conversationKey.split(':')[0]!;
+    const answers = entry.id.replace(/:reply$/, ''); // the message it answers (a command's reply is `<id>:reply`)
+    chain(entry.conversationKey, entry.id, async () => void (await deliverEntry(queueOf(platform), opts.store, entry, log, answers)), 'resumed answer not delivered');
   }
 
   async function handle(incoming: InboundMessage): Promise<void> {
@@ -235,10 +248,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       for (const entry of outbox) {
         const platform = entry.conversationKey.split(':')[0]!;
         if (!queues.has(platform)) continue;
-        resumed.add(entry.id.replace(/:reply$/, '')); // the message it answers (a command's reply is `<id>:reply`)
-        void track(
-          deliverEntry(queueOf(platform), opts.store, entry, log, entry.id.replace(/:reply$/, '')).catch((e: unknown) => log.error({ err: (e as Error).message }, 'resumed answer not delivered')),
-        );
+        resumed.add(entry.id.replace(/:reply$/, ''));
+        resume(entry);
       }
       for (const msg of pending) {
         if (resumed.has(msg.id) || !adapters.has(msg.platform)) continue;

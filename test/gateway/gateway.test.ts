@@ -322,3 +322,23 @@ test('a clean restart with messages waiting at the platform answers each once', 
   assert.deepEqual(await store.pending(), []);
   await second.gw.stop();
 });
+
+test('a resumed answer is delivered whole before the next answer in its conversation', async () => {
+  const store = new MemoryGatewayStore();
+  const target = { conversationKey: 'telegram:100', chatId: '100' };
+  await store.putOutbox({ id: 'telegram:evt:old', conversationKey: target.conversationKey, target, chunks: ['old part 1', 'old part 2', 'old part 3'], receipts: [null, null, null], createdAt: new Date().toISOString() });
+  // A platform that takes a moment per message, so the next answer is ready mid-resume.
+  class Slow extends FakeAdapter {
+    override async send(t: Parameters<FakeAdapter['send']>[0], text: string) {
+      await sleep(10);
+      return super.send(t, text);
+    }
+  }
+  const adapter = new Slow();
+  const { gw } = setup({ store, adapter });
+  await gw.start();
+  await adapter.say('new question', { id: 'telegram:evt:new' });
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['old part 1', 'old part 2', 'old part 3', 'echo: new question']);
+  await gw.stop();
+});
