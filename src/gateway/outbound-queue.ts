@@ -1,7 +1,10 @@
 // One outbound queue per bot: every send, edit and typing signal of an adapter goes through it.
 // Replies go before stream edits, a newer edit of a message replaces a queued older one, one
 // item per conversation is in flight (so replies stay in order), and a 429's retry-after
-// pauses the whole bot. Network failures and 5xx are retried with backoff, a bounded number of times.
+// pauses the whole bot. 429s, 5xx and network failures are retried until they succeed (a reply
+// is never dropped because the platform was down for a while): 429s after their retry-after and
+// without counting as failures, the others with doubling backoff capped at `maxBackoffMs`.
+// Only a refusal (4xx) or an unknown error reaches the caller, and `close()`.
 import type { ChannelAdapter, OutboundTarget, SendOptions, SentMessage } from '../adapters/index.ts';
 import { AdapterError } from '../adapters/index.ts';
 import type { Logger } from '../log.ts';
@@ -17,7 +20,8 @@ interface Item {
   editOf?: string;
   run: () => Promise<unknown>;
   waiters: { resolve: (v: unknown) => void; reject: (e: unknown) => void }[];
-  attempts: number;
+  /** Failures so far other than 429s (the backoff's exponent). */
+  failures: number;
   seq: number;
 }
 
@@ -25,10 +29,10 @@ interface Item {
 export interface OutboundQueueOptions {
   /** Items in flight at once across conversations (default 8). */
   concurrency?: number;
-  /** Attempts per item for retryable failures (default 6). */
-  maxAttempts?: number;
   /** Backoff base for network/5xx failures (default 500 ms). */
   backoffMs?: number;
+  /** Longest wait between two tries of a failing item (default 30 s). */
+  maxBackoffMs?: number;
   log?: Logger;
   /** Called on every 429 (metrics). */
   onRateLimited?: () => void;
@@ -43,8 +47,9 @@ export class OutboundQueue {
   private timer: NodeJS.Timeout | undefined;
   private seq = 0;
   private readonly concurrency: number;
-  private readonly maxAttempts: number;
+  private readonly maxBackoffMs: number;
   private readonly backoffMs: number;
+  private closed = false;
   private readonly log: Logger;
 
   constructor(
@@ -52,7 +57,7 @@ export class OutboundQueue {
     private readonly opts: OutboundQueueOptions = {},
   ) {
     this.concurrency = opts.concurrency ?? 8;
-    this.maxAttempts = opts.maxAttempts ?? 6;
+    this.maxBackoffMs = opts.maxBackoffMs ?? 30_000;
     this.backoffMs = opts.backoffMs ?? 500;
     this.log = opts.log ?? silentLogger;
   }
@@ -81,6 +86,7 @@ export class OutboundQueue {
 
   private push(kind: Kind, key: string, run: () => Promise<unknown>, editOf?: string): Promise<unknown> {
     return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new Error('outbound queue closed'));
       if (editOf) {
         const queued = this.items.find((i) => i.kind === 'edit' && i.editOf === editOf);
         if (queued) {
@@ -89,7 +95,7 @@ export class OutboundQueue {
           return;
         }
       }
-      this.items.push({ kind, key, run, waiters: [{ resolve, reject }], attempts: 0, seq: this.seq++, ...(editOf ? { editOf } : {}) });
+      this.items.push({ kind, key, run, waiters: [{ resolve, reject }], failures: 0, seq: this.seq++, ...(editOf ? { editOf } : {}) });
       this.pump();
     });
   }
@@ -127,35 +133,39 @@ export class OutboundQueue {
   }
 
   private async attempt(item: Item): Promise<void> {
-    item.attempts++;
     try {
       const v = await item.run();
       for (const w of item.waiters) w.resolve(v);
     } catch (e) {
-      const retryable = e instanceof AdapterError && e.retryable && item.kind !== 'typing';
-      if (retryable && item.attempts < this.maxAttempts) {
+      const retryable = e instanceof AdapterError && e.retryable && item.kind !== 'typing' && !this.closed;
+      if (retryable) {
         const err = e as AdapterError;
-        const delay = err.retryAfterMs ?? this.backoffMs * 2 ** (item.attempts - 1);
+        let delay: number;
         if (err.retryAfterMs !== undefined) {
-          this.pausedUntil = Math.max(this.pausedUntil, Date.now() + err.retryAfterMs);
+          // The platform said when: wait exactly that, for the whole bot; not a failure of this item.
+          delay = err.retryAfterMs;
           this.opts.onRateLimited?.();
+        } else {
+          item.failures++;
+          delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** Math.min(item.failures - 1, 30));
         }
-        this.log.warn({ channel: this.adapter.platform, kind: item.kind, attempt: item.attempts, delayMs: delay, err: err.message }, 'outbound call failed; retrying');
+        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + delay);
+        this.log.warn({ channel: this.adapter.platform, kind: item.kind, failures: item.failures, delayMs: delay, err: err.message }, 'outbound call failed; retrying');
         // Back at the front of its conversation, so order holds.
         this.items.unshift(item);
-        if (err.retryAfterMs === undefined) this.pausedUntil = Math.max(this.pausedUntil, Date.now() + Math.min(delay, 30_000));
       } else {
         for (const w of item.waiters) w.reject(e);
       }
     } finally {
       this.busy.delete(item.key);
       this.inFlight--;
-      this.pump();
+      if (!this.closed) this.pump();
     }
   }
 
   /** Stops retry timers (pending items are rejected). */
   close(): void {
+    this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
     for (const item of this.items.splice(0)) for (const w of item.waiters) w.reject(new Error('outbound queue closed'));

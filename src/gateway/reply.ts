@@ -7,6 +7,7 @@ import { AdapterApiError } from '../adapters/index.ts';
 import type { Logger } from '../log.ts';
 import { splitMessage } from './chunk.ts';
 import type { OutboundQueue } from './outbound-queue.ts';
+import type { Persist } from './persist.ts';
 import type { GatewayAgentEvent, GatewayStore, OutboxEntry } from './ports.ts';
 
 /** Streams one run's progress to a conversation. */
@@ -128,11 +129,22 @@ export function outboxEntryOf(id: string, target: OutboundTarget, text: string, 
   };
 }
 
+/** What delivering an outbox entry needs: the bot's queue, the store and how its writes are retried. */
+export interface Delivery {
+  queue: OutboundQueue;
+  store: GatewayStore;
+  log: Logger;
+  persist: Persist;
+}
+
 /**
  * Delivers an outbox entry's missing chunks, recording each receipt; resumable after a crash.
  * `answers` is the inbound message the entry answers: marked answered with the entry's end.
+ * Sends that fail for a while (429, 5xx, network) and store writes that fail are retried until
+ * they succeed, so this resolves only once the whole answer is out (or the gateway stops).
  */
-export async function deliverEntry(queue: OutboundQueue, store: GatewayStore, entry: OutboxEntry, log: Logger, answers?: string): Promise<string[]> {
+export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: string): Promise<string[]> {
+  const { queue, log } = d;
   for (let i = 0; i < entry.chunks.length; i++) {
     if (entry.receipts[i]) continue;
     const chunk = entry.chunks[i]!;
@@ -152,8 +164,8 @@ export async function deliverEntry(queue: OutboundQueue, store: GatewayStore, en
     id ??= (await queue.send(entry.target, chunk)).messageId;
     entry.receipts[i] = id;
     // The last receipt is implied by finishing the entry (one write fewer, same crash window).
-    if (i < entry.chunks.length - 1) await store.receipt(entry.id, i, id);
+    if (i < entry.chunks.length - 1) await d.persist('receipt', () => d.store.receipt(entry.id, i, id));
   }
-  await store.finishOutbox(entry.id, answers);
+  await d.persist('finish outbox', () => d.store.finishOutbox(entry.id, answers));
   return entry.receipts as string[];
 }

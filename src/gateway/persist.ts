@@ -1,0 +1,35 @@
+// Store writes on the delivery path are retried until they succeed: a full disk or a failing
+// volume delays an answer but never drops it, parks it until a restart, or lets a later answer
+// of the conversation overtake it. Only a stopping gateway ends the wait (what was not written
+// is then run again or resumed at the next start).
+import type { Logger } from '../log.ts';
+
+/** How a store write is retried. */
+export interface PersistOptions {
+  log: Logger;
+  /** True once the gateway stops: the write's last error is thrown instead of waiting on. */
+  stopping: () => boolean;
+  /** First wait after a failure (doubling up to `maxBackoffMs`). */
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+/** Retries a store write; `onFailure` runs once, at the first failure (to tell the user). */
+export type Persist = <T>(what: string, write: () => Promise<T>, onFailure?: (e: unknown) => void) => Promise<T>;
+
+/** A `Persist` with these options. */
+export function persister(o: PersistOptions): Persist {
+  return async (what, write, onFailure) => {
+    for (let failures = 0; ; failures++) {
+      try {
+        return await write();
+      } catch (e) {
+        if (o.stopping()) throw e;
+        if (failures === 0) onFailure?.(e);
+        const delay = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** Math.min(failures, 30));
+        o.log.error({ err: (e as Error).message, delayMs: delay }, `store write failed (${what}); retrying`);
+        await new Promise((r) => setTimeout(r, delay));
+      }
+    }
+  };
+}
