@@ -153,15 +153,20 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
 
   /** One agent run for one accepted message (holding a run slot), then its delivery (not holding one). */
-  async function process(msg: InboundMessage, policy: ResolvedPolicy, state: ConversationState): Promise<void> {
+  async function process(msg: InboundMessage, policy: ResolvedPolicy, state: ConversationState, previewMessageId?: string): Promise<void> {
     const adapter = adapters.get(msg.platform)!;
     const queue = queueOf(msg.platform);
     const target = targetOf(msg);
     const controller = new AbortController();
-    const stream = new ReplyStream(queue, adapter.capabilities, target, log);
+    // The preview's id is journaled as soon as it exists, so a crash leaves no preview that a
+    // run again would not find and edit.
+    const created = (id: string) =>
+      void track(opts.store.notePreview(msg.id, id)).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'preview id not journaled'));
+    const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created });
     const started = Date.now();
     let text!: string;
     let outcome!: string;
+    let closing!: Promise<string | undefined>;
     await runs.run(async () => {
       state.running = controller;
       stream.start();
@@ -174,18 +179,19 @@ export function createGateway(opts: GatewayOptions): Gateway {
         outcome = 'error';
       } finally {
         state.running = undefined;
+        closing = stream.close(); // no preview after the run ended
       }
     });
     if (controller.signal.reason instanceof GatewayStoppingError) {
       // Interrupted by shutdown: nothing is delivered and the message stays accepted, so the
       // next start answers it (once).
-      await stream.close();
+      await closing;
       log.info({ conversation: msg.conversationKey }, 'run interrupted by shutdown; it will run again at the next start');
       return;
     }
     metrics.agentRuns.inc({ outcome });
     metrics.runSeconds.observe((Date.now() - started) / 1000);
-    const previewId = await stream.close();
+    const previewId = await closing;
     const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown);
     // Until the answer is in the outbox it exists only here: keep trying to write it (the
     // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
@@ -217,8 +223,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
     });
   }
 
-  function enqueue(msg: InboundMessage, policy: ResolvedPolicy): void {
-    chain(msg.conversationKey, msg.id, () => process(msg, policy, stateOf(msg.conversationKey)), 'could not deliver an answer');
+  function enqueue(msg: InboundMessage, policy: ResolvedPolicy, previewMessageId?: string): void {
+    chain(msg.conversationKey, msg.id, () => process(msg, policy, stateOf(msg.conversationKey), previewMessageId), 'could not deliver an answer');
   }
 
   /** Delivers an outbox entry left unfinished, in its conversation's order. */
@@ -314,10 +320,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
         redriveTimer = setTimeout(() => void redrive().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'outbox re-drive failed')).finally(() => stopping || tick()), every).unref();
       };
       tick();
-      for (const msg of pending) {
+      for (const { message: msg, previewMessageId } of pending) {
         if (resumed.has(msg.id) || !adapters.has(msg.platform)) continue;
         log.info({ conversation: msg.conversationKey }, 'answering a message accepted before the restart');
-        enqueue(msg, resolvePolicy(opts.config, msg));
+        enqueue(msg, resolvePolicy(opts.config, msg), previewMessageId);
       }
     },
     async post(target, text, id) {

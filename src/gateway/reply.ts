@@ -15,6 +15,7 @@ export class ReplyStream {
   private text = '';
   private status = '';
   private messageId: string | undefined;
+  private readonly created: ((messageId: string) => void) | undefined;
   private creating: Promise<void> | undefined;
   private lastShown = '';
   private confirmed: string | undefined;
@@ -24,12 +25,20 @@ export class ReplyStream {
   private typingTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  /**
+   * `preview.existing` is the preview an interrupted run of the same message left (edited, not
+   * left stale beside a new one); `preview.created` journals a new preview's id as soon as it exists.
+   */
   constructor(
     private readonly queue: OutboundQueue,
     private readonly caps: AdapterCapabilities,
     private readonly target: OutboundTarget,
     private readonly log: Logger,
-  ) {}
+    preview: { existing?: string; created?: (messageId: string) => void } = {},
+  ) {
+    this.messageId = preview.existing;
+    this.created = preview.created;
+  }
 
   /**
    * Starts the typing indicator after `delayMs`: an answer ready sooner needs none, and its
@@ -84,10 +93,17 @@ export class ReplyStream {
         this.creating = this.queue.send(this.target, shown).then((m) => {
           this.messageId = m.messageId;
           this.confirmed = shown;
+          this.created?.(m.messageId);
         });
         await this.creating;
       } else {
-        await this.queue.edit(this.target, this.messageId, shown);
+        const editing = this.messageId;
+        await this.queue.edit(this.target, editing, shown).catch((e: unknown) => {
+          // The message is gone (deleted by the user, or left by a run before a restart and
+          // since removed): the next preview is a new message.
+          if (e instanceof AdapterApiError && !e.retryable && this.messageId === editing) this.messageId = undefined;
+          throw e;
+        });
         this.confirmed = shown;
       }
     } catch (e) {
@@ -101,7 +117,10 @@ export class ReplyStream {
     return this.confirmed;
   }
 
-  /** Stops typing and previews; resolves with the preview message id (if one was created). */
+  /**
+   * Stops typing and previews at once (no preview is sent or edited after this call); resolves
+   * with the preview message id (if one exists) once the last preview call has settled.
+   */
   async close(): Promise<string | undefined> {
     this.closed = true;
     clearTimeout(this.typingTimer);

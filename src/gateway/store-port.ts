@@ -18,7 +18,13 @@ export function gatewayStoreOf(store: Store): GatewayStore {
       await store.inbound.done(id);
     },
     async pending() {
-      return (await store.inbound.pending()).map((r) => ({ ...(r.message as unknown as Omit<InboundMessage, 'raw'>), raw: null }));
+      return (await store.inbound.pending()).map((r) => ({
+        message: { ...(r.message as unknown as Omit<InboundMessage, 'raw'>), raw: null },
+        ...(r.previewMessageId ? { previewMessageId: r.previewMessageId } : {}),
+      }));
+    },
+    async notePreview(id, previewMessageId) {
+      await store.inbound.notePreview(id, previewMessageId);
     },
     async putOutbox(entry) {
       const target = toJson({ ...entry.target, ...(entry.streamMessageId ? { streamMessageId: entry.streamMessageId } : {}) });

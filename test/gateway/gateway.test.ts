@@ -342,3 +342,33 @@ test('a resumed answer is delivered whole before the next answer in its conversa
   assert.deepEqual(adapter.texts(), ['old part 1', 'old part 2', 'old part 3', 'echo: new question']);
   await gw.stop();
 });
+
+test('a crash mid-stream leaves no stale preview: the run again edits the preview the user saw', async () => {
+  const store = new MemoryGatewayStore();
+  const adapter = new FakeAdapter(); // the platform outlives the gateway process
+  const first = setup({
+    store,
+    adapter,
+    agent: new FakeAgent(async (r) => {
+      r.onEvent({ type: 'status', text: 'fetching the page…' });
+      r.onEvent({ type: 'text-delta', text: 'Looking it up' });
+      return new Promise<string>(() => undefined); // killed before it answers
+    }),
+  });
+  await first.gw.start();
+  await adapter.say('what is new?');
+  await until(() => adapter.posted.length === 1 && store.previews.size === 1, 'the preview is shown and journaled');
+  // Crash: a new gateway on the same store and platform.
+  const agent = new FakeAgent(async (r) => {
+    r.onEvent({ type: 'text-delta', text: 'Here is ' });
+    await sleep(20);
+    r.onEvent({ type: 'text-delta', text: 'what is new.' });
+    return 'Here is what is new.';
+  });
+  const second = setup({ store, adapter, agent });
+  await second.gw.start();
+  await second.gw.idle();
+  assert.deepEqual(adapter.texts(), ['Here is what is new.'], 'one message: the old preview, now showing the answer');
+  assert.deepEqual(await store.pending(), []);
+  await second.gw.stop();
+});
