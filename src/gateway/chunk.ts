@@ -61,3 +61,23 @@ function cutPoint(text: string, max: number): number {
   const code = text.charCodeAt(max - 1);
   return code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
 }
+
+/** What an answer that renders to nothing is sent as (platforms refuse empty messages). */
+export const EMPTY_PLACEHOLDER = '(empty answer)';
+
+/**
+ * Splits `text` so every chunk's rendered length (`measure`, the platform's count after
+ * formatting) is at most `limit`: a chunk that renders longer than its Markdown is split again
+ * with a proportionally smaller limit. A chunk that renders empty becomes EMPTY_PLACEHOLDER.
+ */
+export function splitRendered(text: string, limit: number, measure: (chunk: string) => number = (c) => c.length): string[] {
+  const fit = (chunk: string, budget: number): string[] => {
+    const rendered = measure(chunk);
+    if (rendered <= limit) return [rendered === 0 ? EMPTY_PLACEHOLDER : chunk];
+    // Rendering made it longer: split with a budget scaled down by the growth (never below 32).
+    const smaller = Math.max(32, Math.min(budget - 1, Math.floor((budget * limit) / rendered)));
+    if (smaller >= chunk.length) return [chunk]; // cannot split further; the send path splits on "too long"
+    return splitMessage(chunk, smaller).flatMap((c) => fit(c, smaller));
+  };
+  return splitMessage(text, limit).flatMap((c) => fit(c, Math.min(limit, c.length)));
+}

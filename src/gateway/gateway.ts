@@ -213,7 +213,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const run = state.tail.then(() =>
       job().catch((e: unknown) => {
         metrics.errors.inc({ scope: 'delivery' });
-        log.error({ conversation: key, err: (e as Error).message }, `${what}; it stays in the outbox and is tried again`);
+        // A refusal was marked failed and the user told (deliverEntry); anything else stays in
+        // the outbox and the re-drive tries it again.
+        log.error({ conversation: key, err: (e as Error).message }, what);
       }),
     );
     state.tail = track(run).finally(() => {

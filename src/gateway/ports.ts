@@ -76,6 +76,11 @@ export interface GatewayStore {
   receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
   /** The reply was delivered; with `answeredMessageId`, that message is answered too (one write). */
   finishOutbox(entryId: string, answeredMessageId?: string): Promise<void>;
+  /**
+   * The platform refused the reply for good: it is kept for inspection but never resumed, and
+   * `answeredMessageId` (if given) is answered, so neither is tried again at the next start.
+   */
+  failOutbox(entryId: string, error: string, answeredMessageId?: string): Promise<void>;
   pendingOutbox(): Promise<OutboxEntry[]>;
   /** Whether the bot has answered in this conversation before (thread follow-ups). */
   answered(conversationKey: string): Promise<boolean>;

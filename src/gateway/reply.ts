@@ -5,7 +5,7 @@
 import type { AdapterCapabilities, OutboundTarget } from '../adapters/index.ts';
 import { AdapterApiError } from '../adapters/index.ts';
 import type { Logger } from '../log.ts';
-import { splitMessage } from './chunk.ts';
+import { EMPTY_PLACEHOLDER, splitMessage, splitRendered } from './chunk.ts';
 import type { OutboundQueue } from './outbound-queue.ts';
 import type { Persist } from './persist.ts';
 import type { GatewayAgentEvent, GatewayStore, OutboxEntry } from './ports.ts';
@@ -135,7 +135,7 @@ export class ReplyStream {
 
 /** Builds the outbox entry of a final answer. */
 export function outboxEntryOf(id: string, target: OutboundTarget, text: string, caps: AdapterCapabilities, streamMessageId?: string, previewShown?: string): OutboxEntry {
-  const chunks = splitMessage(text.trim() || '(no answer)', caps.maxTextLength);
+  const chunks = splitRendered(text.trim() || '(no answer)', caps.maxTextLength, caps.renderedLength);
   return {
     id,
     conversationKey: target.conversationKey,
@@ -156,11 +156,46 @@ export interface Delivery {
   persist: Persist;
 }
 
+/** The platform refused a message as too long (after its own rendering). */
+const isTooLong = (e: unknown): boolean =>
+  e instanceof AdapterApiError && e.status === 400 && /too long|too_long|fewer in length|MAX_LENGTH/i.test(e.description);
+/** The platform refused a message as empty (its text rendered to nothing). */
+const isEmpty = (e: unknown): boolean =>
+  e instanceof AdapterApiError && e.status === 400 && /text is empty|empty message|no_text/i.test(e.description);
+/** A refusal that sending the same thing again cannot change. */
+const isPermanent = (e: unknown): boolean => e instanceof AdapterApiError && !e.retryable;
+
+/**
+ * Puts one chunk on the platform (as an edit of `editOf`, else a new message); resolves with the
+ * id of the last message it used. A chunk refused as too long (the platform's count differs from
+ * ours) is split and put in pieces; one refused as empty is sent as a placeholder.
+ */
+async function putChunk(queue: OutboundQueue, target: OutboundTarget, chunk: string, editOf?: string): Promise<string> {
+  try {
+    if (editOf) {
+      await queue.edit(target, editOf, chunk);
+      return editOf;
+    }
+    return (await queue.send(target, chunk)).messageId;
+  } catch (e) {
+    if (isTooLong(e) && chunk.length > 64) {
+      const [head, ...rest] = splitMessage(chunk, Math.ceil(chunk.length / 2) + 16);
+      let id = await putChunk(queue, target, head!, editOf);
+      for (const piece of rest) id = await putChunk(queue, target, piece);
+      return id;
+    }
+    if (isEmpty(e) && chunk !== EMPTY_PLACEHOLDER) return putChunk(queue, target, EMPTY_PLACEHOLDER, editOf);
+    throw e;
+  }
+}
+
 /**
  * Delivers an outbox entry's missing chunks, recording each receipt; resumable after a crash.
  * `answers` is the inbound message the entry answers: marked answered with the entry's end.
  * Sends that fail for a while (429, 5xx, network) and store writes that fail are retried until
  * they succeed, so this resolves only once the whole answer is out (or the gateway stops).
+ * A refusal no retry can change (a 4xx other than too long or empty) marks the entry failed and
+ * its message answered, tells the user once, and rejects: it is never retried at every start.
  */
 export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: string): Promise<string[]> {
   const { queue, log } = d;
@@ -168,23 +203,36 @@ export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: st
     if (entry.receipts[i]) continue;
     const chunk = entry.chunks[i]!;
     let id: string | undefined;
-    if (i === 0 && entry.streamMessageId && entry.previewShown === chunk) {
-      id = entry.streamMessageId; // the preview already shows exactly this text
-    } else if (i === 0 && entry.streamMessageId) {
-      try {
-        await queue.edit(entry.target, entry.streamMessageId, chunk);
-        id = entry.streamMessageId;
-      } catch (e) {
-        // The preview is gone or cannot be edited: send the answer as a new message instead.
-        if (!(e instanceof AdapterApiError)) throw e;
-        log.warn({ err: e.message }, 'could not replace the preview; sending the answer as a new message');
+    try {
+      if (i === 0 && entry.streamMessageId && entry.previewShown === chunk) {
+        id = entry.streamMessageId; // the preview already shows exactly this text
+      } else if (i === 0 && entry.streamMessageId) {
+        try {
+          id = await putChunk(queue, entry.target, chunk, entry.streamMessageId);
+        } catch (e) {
+          // The preview is gone or cannot be edited: send the answer as a new message instead.
+          if (!(e instanceof AdapterApiError)) throw e;
+          log.warn({ err: e.message }, 'could not replace the preview; sending the answer as a new message');
+        }
       }
+      id ??= await putChunk(queue, entry.target, chunk);
+    } catch (e) {
+      if (!isPermanent(e)) throw e;
+      await fail(d, entry, answers, e as AdapterApiError);
+      throw e;
     }
-    id ??= (await queue.send(entry.target, chunk)).messageId;
     entry.receipts[i] = id;
     // The last receipt is implied by finishing the entry (one write fewer, same crash window).
     if (i < entry.chunks.length - 1) await d.persist('receipt', () => d.store.receipt(entry.id, i, id));
   }
   await d.persist('finish outbox', () => d.store.finishOutbox(entry.id, answers));
   return entry.receipts as string[];
+}
+
+/** Gives up on an entry the platform refuses for good: recorded, answered, and the user told once. */
+async function fail(d: Delivery, entry: OutboxEntry, answers: string | undefined, e: AdapterApiError): Promise<void> {
+  d.log.error({ entry: entry.id, conversation: entry.conversationKey, err: e.message }, 'the platform refused the answer; it is marked failed and not retried');
+  await d.persist('fail outbox', () => d.store.failOutbox(entry.id, e.message, answers));
+  const notice = `Sorry, I could not deliver my answer: the platform refused it (${e.description}).`;
+  await d.queue.send(entry.target, notice, { format: 'plain' }).catch((err: unknown) => d.log.warn({ err: (err as Error).message }, 'failure notice not delivered'));
 }

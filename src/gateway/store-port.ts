@@ -36,6 +36,12 @@ export function gatewayStoreOf(store: Store): GatewayStore {
     async finishOutbox(id, answered) {
       await store.outbox.markDone(id, answered === undefined ? undefined : { answered });
     },
+    async failOutbox(id, error, answered) {
+      // The message first: a crash between the two writes resumes the entry (refused again,
+      // the user told twice) rather than running the message again.
+      if (answered !== undefined) await store.inbound.done(answered);
+      if (await store.outbox.get(id)) await store.outbox.markFailed(id, error);
+    },
     async answered(key) {
       const c = await store.conversations.get(key).catch(() => undefined);
       return !!c && c.messages.some((m) => m.role === 'assistant');

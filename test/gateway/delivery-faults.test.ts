@@ -15,7 +15,7 @@ import type { Store } from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import type { GatewayStore } from '../../src/gateway/ports.ts';
-import type { InboundMessage } from '../../src/adapters/index.ts';
+import { AdapterApiError, type InboundMessage } from '../../src/adapters/index.ts';
 import { FakeAdapter, FakeAgent, MemoryGatewayStore, until } from './fakes.ts';
 
 function setup(o: { adapter?: FakeAdapter; agent?: FakeAgent; store?: GatewayStore; redriveMs?: number } = {}) {
@@ -153,4 +153,25 @@ test('disk full once the answer is ready: the user is told, and the answer follo
   assert.deepEqual(await store.pendingOutbox(), []);
   await gw.stop();
   await close();
+});
+
+test('a chunk the platform calls too long (its count differs from ours) is split again and delivered', async () => {
+  // Capabilities say 100, but the platform's own count makes it refuse anything over 60.
+  class Stricter extends FakeAdapter {
+    override async send(target: Parameters<FakeAdapter['send']>[0], text: string) {
+      if (text.length > 60) throw new AdapterApiError('telegram', 400, 'Bad Request: message is too long');
+      return super.send(target, text);
+    }
+  }
+  const adapter = new Stricter();
+  const answer = 'The quick brown fox jumps over the lazy dog, again and again, until the dog finally wakes.';
+  const { gw, store } = setup({ adapter, agent: new FakeAgent(() => answer) });
+  await gw.start();
+  await adapter.say('tell me a story');
+  await gw.idle();
+  const texts = adapter.texts();
+  assert.ok(texts.length >= 2, JSON.stringify(texts));
+  assert.equal(texts.join(' ').replace(/\s+/g, ' '), answer);
+  assert.deepEqual(await store.pending(), []);
+  await gw.stop();
 });

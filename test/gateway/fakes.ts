@@ -163,6 +163,12 @@ export class MemoryGatewayStore implements GatewayStore {
       this.previews.delete(answered);
     }
   }
+  failed = new Map<string, string>();
+  async failOutbox(id: string, error: string, answered?: string) {
+    this.outbox.delete(id);
+    this.failed.set(id, error);
+    if (answered !== undefined) this.journal.delete(answered);
+  }
   answeredKeys = new Set<string>();
   async answered(key: string) {
     return this.answeredKeys.has(key);
