@@ -84,7 +84,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const toldUnsaved = new Set<string>();
   let stopping = false;
   let redriveTimer: NodeJS.Timeout | undefined;
-  const persist = persister({ log, stopping: () => stopping, backoffMs: opts.outbound?.backoffMs ?? 500, maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000 });
+  const stopped = new AbortController();
+  const persist = persister({ log, stopping: stopped.signal, backoffMs: opts.outbound?.backoffMs ?? 500, maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000 });
 
   const track = <T>(p: Promise<T>): Promise<T> => {
     inflight.add(p);
@@ -340,6 +341,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     },
     async stop() {
       stopping = true;
+      stopped.abort();
       clearTimeout(redriveTimer);
       for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
       for (const a of opts.adapters) await a.stop().catch((e: unknown) => log.warn({ channel: a.platform, err: (e as Error).message }, 'adapter stop failed'));

@@ -3,7 +3,8 @@
 // item per conversation is in flight (so replies stay in order), and a 429's retry-after
 // pauses the whole bot. 429s, 5xx and network failures are retried until they succeed (a reply
 // is never dropped because the platform was down for a while): 429s after their retry-after and
-// without counting as failures, the others with doubling backoff capped at `maxBackoffMs`.
+// without counting as failures, the others with doubling backoff capped at `maxBackoffMs`
+// (holding only their conversation).
 // Only a refusal (4xx) or an unknown error reaches the caller, and `close()`.
 import type { ChannelAdapter, OutboundTarget, SendOptions, SentMessage } from '../adapters/index.ts';
 import { AdapterError } from '../adapters/index.ts';
@@ -22,6 +23,8 @@ interface Item {
   waiters: { resolve: (v: unknown) => void; reject: (e: unknown) => void }[];
   /** Failures so far other than 429s (the backoff's exponent). */
   failures: number;
+  /** After a failure: not tried again before this time (ms); its conversation waits meanwhile. */
+  notBefore?: number;
   seq: number;
 }
 
@@ -45,6 +48,7 @@ export class OutboundQueue {
   private inFlight = 0;
   private pausedUntil = 0;
   private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
   private seq = 0;
   private readonly concurrency: number;
   private readonly maxBackoffMs: number;
@@ -100,8 +104,11 @@ export class OutboundQueue {
     });
   }
 
-  /** The item to run next, in one pass: replies before edits before typing, oldest first. */
-  private next(): Item | undefined {
+  /**
+   * The item to run next, in one pass: replies before edits before typing, oldest first. `wake`
+   * learns the earliest time an item now backing off may go.
+   */
+  private next(now: number, wake: { at: number }): Item | undefined {
     let best: Item | undefined;
     // Within a conversation, order is strict: only its oldest send/edit may go (typing may pass).
     const headSeen = new Set<string>();
@@ -111,25 +118,40 @@ export class OutboundQueue {
         headSeen.add(item.key);
       }
       if (this.busy.has(item.key)) continue;
+      if (item.notBefore !== undefined && item.notBefore > now) {
+        wake.at = Math.min(wake.at, item.notBefore);
+        continue;
+      }
       if (!best || PRIORITY[item.kind] < PRIORITY[best.kind] || (PRIORITY[item.kind] === PRIORITY[best.kind] && item.seq < best.seq)) best = item;
     }
     return best;
   }
 
+  /** Calls pump() at `at` (keeps the earliest of the times asked for). */
+  private wakeAt(at: number): void {
+    if (at >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.pump();
+    }, Math.max(0, at - Date.now()));
+  }
+
   private pump(): void {
-    const wait = this.pausedUntil - Date.now();
-    if (wait > 0) {
-      if (!this.timer) this.timer = setTimeout(() => ((this.timer = undefined), this.pump()), wait);
-      return;
-    }
+    const now = Date.now();
+    if (this.pausedUntil > now) return this.wakeAt(this.pausedUntil);
+    const wake = { at: Infinity };
     while (this.inFlight < this.concurrency) {
-      const item = this.next();
-      if (!item) return;
+      const item = this.next(now, wake);
+      if (!item) break;
       this.items.splice(this.items.indexOf(item), 1);
       this.busy.add(item.key);
       this.inFlight++;
       void this.attempt(item);
     }
+    if (wake.at < Infinity) this.wakeAt(wake.at);
   }
 
   private async attempt(item: Item): Promise<void> {
@@ -142,14 +164,16 @@ export class OutboundQueue {
         const err = e as AdapterError;
         let delay: number;
         if (err.retryAfterMs !== undefined) {
-          // The platform said when: wait exactly that, for the whole bot; not a failure of this item.
+          // The platform said when: the whole bot waits exactly that; not a failure of this item.
           delay = err.retryAfterMs;
+          this.pausedUntil = Math.max(this.pausedUntil, Date.now() + delay);
           this.opts.onRateLimited?.();
         } else {
+          // Only this conversation waits: one chat the platform fails on does not slow the others.
           item.failures++;
           delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** Math.min(item.failures - 1, 30));
+          item.notBefore = Date.now() + delay;
         }
-        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + delay);
         this.log.warn({ channel: this.adapter.platform, kind: item.kind, failures: item.failures, delayMs: delay, err: err.message }, 'outbound call failed; retrying');
         // Back at the front of its conversation, so order holds.
         this.items.unshift(item);
@@ -168,6 +192,7 @@ export class OutboundQueue {
     this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerAt = Infinity;
     for (const item of this.items.splice(0)) for (const w of item.waiters) w.reject(new Error('outbound queue closed'));
   }
 }

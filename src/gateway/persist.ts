@@ -7,8 +7,8 @@ import type { Logger } from '../log.ts';
 /** How a store write is retried. */
 export interface PersistOptions {
   log: Logger;
-  /** True once the gateway stops: the write's last error is thrown instead of waiting on. */
-  stopping: () => boolean;
+  /** Aborted when the gateway stops: the write's last error is thrown instead of waiting on. */
+  stopping: AbortSignal;
   /** First wait after a failure (doubling up to `maxBackoffMs`). */
   backoffMs: number;
   maxBackoffMs: number;
@@ -24,11 +24,20 @@ export function persister(o: PersistOptions): Persist {
       try {
         return await write();
       } catch (e) {
-        if (o.stopping()) throw e;
+        if (o.stopping.aborted) throw e;
         if (failures === 0) onFailure?.(e);
         const delay = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** Math.min(failures, 30));
         o.log.error({ err: (e as Error).message, delayMs: delay }, `store write failed (${what}); retrying`);
-        await new Promise((r) => setTimeout(r, delay));
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            o.stopping.removeEventListener('abort', done);
+            resolve();
+          };
+          const timer = setTimeout(done, delay);
+          o.stopping.addEventListener('abort', done, { once: true });
+        });
+        if (o.stopping.aborted) throw e;
       }
     }
   };

@@ -175,3 +175,26 @@ test('a chunk the platform calls too long (its count differs from ours) is split
   assert.deepEqual(await store.pending(), []);
   await gw.stop();
 });
+
+test('a chat the platform keeps failing (5xx) does not hold up answers in other chats', async () => {
+  class OneBadChat extends FakeAdapter {
+    failures = 0;
+    override async send(target: Parameters<FakeAdapter['send']>[0], text: string) {
+      if (target.chatId === 'bad') {
+        this.failures++;
+        throw new AdapterApiError('telegram', 500, 'Internal Server Error');
+      }
+      return super.send(target, text);
+    }
+  }
+  const adapter = new OneBadChat();
+  // A long backoff: if the failing chat's wait paused the whole bot, the other answer would wait too.
+  const gw = createGateway({ config: configSchema.parse({}), adapters: [adapter], agent: new FakeAgent(), store: new MemoryGatewayStore(), outbound: { backoffMs: 60_000 } });
+  await gw.start();
+  await adapter.say('broken', { chatId: 'bad', conversationKey: 'telegram:bad' });
+  await until(() => adapter.failures >= 1, 'the failing send was tried');
+  await adapter.say('fine', { chatId: 'good', conversationKey: 'telegram:good' });
+  await until(() => adapter.texts('good').length === 1, 'the other chat answered');
+  assert.deepEqual(adapter.texts('good'), ['echo: fine']);
+  await gw.stop();
+});
