@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import { telegramHarness } from '../emulators/telegram/harness.ts';
+import { waitUntil } from '../helpers.ts';
 import { FakeAgent, MemoryGatewayStore, until } from './fakes.ts';
 
 async function setup() {
@@ -103,4 +104,19 @@ test('an answer Telegram refuses for good is marked failed, the user told once, 
   await gw.start();
   await gw.idle();
   assert.equal(h.botMessages().length, 1, 'nothing sent again at the next start');
+});
+
+test('429s with retry_after beyond any retry budget: the answer waits them out and arrives once', async (t) => {
+  const { h, gw, store } = await setup();
+  t.after(async () => {
+    await gw.stop();
+    await h.close();
+  });
+  h.emulator.rateLimitNext(7, 1, ['sendMessage']);
+  await h.userSays({ text: 'hello', direct: true });
+  await waitUntil(() => h.botMessages().length === 1, 'the answer', 20_000);
+  await gw.idle();
+  assert.deepEqual(h.botMessages().map((m) => m.text), ['echo: hello']);
+  assert.equal(gw.metrics.rateLimited.get({ platform: 'telegram' }), 7);
+  assert.deepEqual(await store.pending(), []);
 });
