@@ -11,7 +11,7 @@ import { createConversations } from '../../src/store/conversations.ts';
 import { createDeliveryLog } from '../../src/store/delivery-log.ts';
 import { createDocuments } from '../../src/store/documents.ts';
 import type { Files } from '../../src/store/files.ts';
-import type { Store } from '../../src/store/index.ts';
+import { createMemoryState, createMemoryStore, type Store } from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import type { GatewayStore } from '../../src/gateway/ports.ts';
@@ -197,4 +197,28 @@ test('a chat the platform keeps failing (5xx) does not hold up answers in other 
   await until(() => adapter.texts('good').length === 1, 'the other chat answered');
   assert.deepEqual(adapter.texts('good'), ['echo: fine']);
   await gw.stop();
+});
+
+test('killed mid-stream on the real store: after the restart the preview the user saw becomes the answer', async () => {
+  const state = createMemoryState();
+  const adapter = new FakeAdapter(); // the platform outlives the process
+  const first = setup({
+    adapter,
+    store: gatewayStoreOf(createMemoryStore({ state })),
+    agent: new FakeAgent(async (r) => {
+      r.onEvent({ type: 'status', text: 'fetching…' });
+      return new Promise<string>(() => undefined); // SIGKILL before it answers
+    }),
+  });
+  await first.gw.start();
+  await adapter.say('news?');
+  await until(() => adapter.posted.length === 1 && /"op":"preview"/.test(state.get('delivery.log') ?? ''), 'the preview is shown and journaled');
+  const store = createMemoryStore({ state }); // the restart reads the same files
+  const second = setup({ adapter, store: gatewayStoreOf(store), agent: new FakeAgent(() => 'Nothing new today.') });
+  await second.gw.start();
+  await second.gw.idle();
+  assert.deepEqual(adapter.texts(), ['Nothing new today.']);
+  assert.deepEqual(await store.inbound.pending(), []);
+  await second.gw.stop();
+  await store.close();
 });
