@@ -67,17 +67,24 @@ export const EMPTY_PLACEHOLDER = '(empty answer)';
 
 /**
  * Splits `text` so every chunk's rendered length (`measure`, the platform's count after
- * formatting) is at most `limit`: a chunk that renders longer than its Markdown is split again
- * with a proportionally smaller limit. A chunk that renders empty becomes EMPTY_PLACEHOLDER.
+ * formatting) is at most `limit`. Where rendering makes text longer, the whole text is split
+ * again with a smaller limit (so chunks stay even), and a chunk still over is split on its own.
+ * A chunk that renders empty becomes EMPTY_PLACEHOLDER.
  */
 export function splitRendered(text: string, limit: number, measure: (chunk: string) => number = (c) => c.length): string[] {
-  const fit = (chunk: string, budget: number): string[] => {
+  let budget = limit;
+  let chunks = splitMessage(text, budget);
+  for (let round = 0; round < 8 && budget > 32; round++) {
+    const worst = Math.max(...chunks.map(measure));
+    if (worst <= limit) break;
+    budget = Math.max(32, Math.floor((budget * limit) / worst) - 1);
+    chunks = splitMessage(text, budget);
+  }
+  const fit = (chunk: string): string[] => {
     const rendered = measure(chunk);
     if (rendered <= limit) return [rendered === 0 ? EMPTY_PLACEHOLDER : chunk];
-    // Rendering made it longer: split with a budget scaled down by the growth (never below 32).
-    const smaller = Math.max(32, Math.min(budget - 1, Math.floor((budget * limit) / rendered)));
-    if (smaller >= chunk.length) return [chunk]; // cannot split further; the send path splits on "too long"
-    return splitMessage(chunk, smaller).flatMap((c) => fit(c, smaller));
+    if (chunk.length <= 32) return [chunk]; // split again on the platform's "too long"
+    return splitMessage(chunk, Math.max(32, Math.min(chunk.length - 1, Math.floor((chunk.length * limit) / rendered)))).flatMap(fit);
   };
-  return splitMessage(text, limit).flatMap((c) => fit(c, Math.min(limit, c.length)));
+  return chunks.flatMap(fit);
 }

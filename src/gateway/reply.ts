@@ -10,6 +10,9 @@ import type { OutboundQueue } from './outbound-queue.ts';
 import type { Persist } from './persist.ts';
 import type { GatewayAgentEvent, GatewayStore, OutboxEntry } from './ports.ts';
 
+/** The platform says the message to edit no longer exists or can no longer be edited. */
+const isGone = (e: AdapterApiError): boolean => e.status === 404 || /not found|not_found|unknown message|can'?t be edited|cant_update/i.test(e.description);
+
 /** Streams one run's progress to a conversation. */
 export class ReplyStream {
   private text = '';
@@ -69,6 +72,15 @@ export class ReplyStream {
     const status = this.status ? `\n\n_${this.status.replace(/[_*`]/g, '')}_` : '';
     let body = this.text.trim() ? this.text : '';
     if (body.length + status.length + 2 > limit) body = `…${body.slice(body.length - (limit - status.length - 2))}`;
+    // The platform counts the rendered text (a Telegram rule is 10 characters): keep the tail
+    // that fits, or the preview would be refused as too long at every edit.
+    const measure = this.caps.renderedLength;
+    for (let keep = body.length, tries = 0; measure && tries < 8 && keep > 1; tries++) {
+      const rendered = measure(body + status);
+      if (rendered <= limit) break;
+      keep = Math.floor((keep * (limit - status.length - 2)) / rendered) - 1;
+      body = `…${body.slice(body.length - Math.max(0, keep))}`;
+    }
     return (body + status).trim();
   }
 
@@ -100,8 +112,8 @@ export class ReplyStream {
         const editing = this.messageId;
         await this.queue.edit(this.target, editing, shown).catch((e: unknown) => {
           // The message is gone (deleted by the user, or left by a run before a restart and
-          // since removed): the next preview is a new message.
-          if (e instanceof AdapterApiError && !e.retryable && this.messageId === editing) this.messageId = undefined;
+          // since removed): the next preview is a new message. Any other refusal keeps it.
+          if (e instanceof AdapterApiError && isGone(e) && this.messageId === editing) this.messageId = undefined;
           throw e;
         });
         this.confirmed = shown;

@@ -8,7 +8,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import { telegramHarness } from '../emulators/telegram/harness.ts';
 import { waitUntil } from '../helpers.ts';
-import { FakeAgent, MemoryGatewayStore, until } from './fakes.ts';
+import { FakeAgent, MemoryGatewayStore, sleep, until } from './fakes.ts';
 
 async function setup() {
   const h = await telegramHarness();
@@ -119,4 +119,28 @@ test('429s with retry_after beyond any retry budget: the answer waits them out a
   assert.deepEqual(h.botMessages().map((m) => m.text), ['echo: hello']);
   assert.equal(gw.metrics.rateLimited.get({ platform: 'telegram' }), 7);
   assert.deepEqual(await store.pending(), []);
+});
+
+test('a streamed preview of an answer that renders long is trimmed to fit: Telegram refuses no edit', async (t) => {
+  const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `item ${from + i}\n---\n`).join('');
+  const agent = new FakeAgent(async (r) => {
+    r.onEvent({ type: 'text-delta', text: lines(0, 100) });
+    await sleep(1100); // Telegram previews are edited at most once a second
+    r.onEvent({ type: 'text-delta', text: lines(100, 450) });
+    await sleep(1100);
+    return lines(0, 450);
+  });
+  const h = await telegramHarness();
+  const gw = createGateway({ config: configSchema.parse({}), adapters: [h.adapter], agent, store: new MemoryGatewayStore(), outbound: { backoffMs: 1 } });
+  t.after(async () => {
+    await gw.stop();
+    await h.close();
+  });
+  await gw.start();
+  await h.userSays({ text: 'a long list please', direct: true });
+  await until(() => h.botMessages().some((m) => m.text.includes('item 449')), 'the end of the answer');
+  await gw.idle();
+  const edits = h.emulator.calls.filter((c) => c.method === 'editMessageText');
+  assert.ok(edits.length >= 2, 'the preview was edited as text arrived');
+  assert.deepEqual(h.emulator.calls.filter((c) => c.status !== 200 && c.method !== 'getUpdates').map((c) => `${c.method} ${c.status}`), [], 'no call refused');
 });

@@ -217,12 +217,13 @@ function parseEmphasis(src: string, at: number): { tag: 'b' | 'i' | 's'; content
 
 /**
  * How long `markdown` is for Telegram's limit: the text left after the HTML is parsed into
- * entities (tags gone, escapes decoded, outer whitespace trimmed), in UTF-16 units as Telegram
- * counts. Rules and bullets render longer than their Markdown; markup renders shorter.
+ * entities (tags gone, escapes decoded), in UTF-16 units as Telegram counts; 0 when nothing but
+ * whitespace is left (Telegram refuses that as empty). Rules render longer than their Markdown;
+ * markup renders shorter.
  */
 export function telegramRenderedLength(markdown: string): number {
   const text = markdownToTelegramHtml(markdown)
     .replace(/<[^>]*>/g, '')
     .replace(/&(lt|gt|quot|amp);/g, (_, e: string) => (e === 'lt' ? '<' : e === 'gt' ? '>' : e === 'quot' ? '"' : '&'));
-  return text.trim().length;
+  return text.trim() ? text.length : 0;
 }
