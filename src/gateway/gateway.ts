@@ -13,7 +13,7 @@ import { silentLogger } from '../log.ts';
 import { helpText, parseCommand, whoamiText, type Command } from './commands.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
-import { admit, resolvePolicy, type ResolvedPolicy } from './policy.ts';
+import { admit, resolvePolicy, type Admission, type ResolvedPolicy } from './policy.ts';
 import { GatewayStoppingError, type AgentRunner, type GatewayStore, type OutboxEntry } from './ports.ts';
 import { persister } from './persist.ts';
 import { deliverEntry, outboxEntryOf, ReplyStream, type Delivery } from './reply.ts';
@@ -283,7 +283,19 @@ export function createGateway(opts: GatewayOptions): Gateway {
       log.debug({ id: msg.id }, 'duplicate delivery dropped');
       return;
     }
+    dispatch(msg, policy, admission);
+  }
+
+  /**
+   * What an accepted message gets: a refusal, a command's reply, or an agent run. The same at
+   * the resume after a restart (a stranger's message or a command never reaches the agent).
+   */
+  function dispatch(msg: InboundMessage, policy: ResolvedPolicy, admission: Admission, previewMessageId?: string): void {
     if (!admission.admitted) {
+      if (!admission.reply) {
+        void track(opts.store.finish(msg.id)).catch((e: unknown) => log.error({ err: (e as Error).message }, 'could not mark a refused message answered'));
+        return;
+      }
       metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
       log.info({ platform: msg.platform, userId: msg.userId, chatId: msg.chatId }, 'message from a user not in allowFrom refused');
       void track(replyNow(msg, STRANGER_REPLY(msg))).catch((e: unknown) => log.error({ err: (e as Error).message }, 'refusal not delivered'));
@@ -294,7 +306,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       void track(runCommand(cmd, msg, policy)).catch((e: unknown) => log.error({ err: (e as Error).message, cmd }, 'command failed'));
       return;
     }
-    enqueue(msg, policy);
+    enqueue(msg, policy, previewMessageId);
   }
 
   return {
@@ -326,7 +338,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       for (const { message: msg, previewMessageId } of pending) {
         if (resumed.has(msg.id) || !adapters.has(msg.platform)) continue;
         log.info({ conversation: msg.conversationKey }, 'answering a message accepted before the restart');
-        enqueue(msg, resolvePolicy(opts.config, msg), previewMessageId);
+        // Admission again, under today's config: what was refused or revoked is not run now.
+        const policy = resolvePolicy(opts.config, msg);
+        dispatch(msg, policy, admit(policy, msg, { replyToStrangers: opts.replyToStrangers ?? true }), previewMessageId);
       }
     },
     async post(target, text, id) {

@@ -372,3 +372,29 @@ test('a crash mid-stream leaves no stale preview: the run again edits the previe
   assert.deepEqual(await store.pending(), []);
   await second.gw.stop();
 });
+
+test('at the restart, a command accepted before it is answered as a command, never handed to the agent', async () => {
+  const store = new MemoryGatewayStore();
+  const adapter = new FakeAdapter();
+  // Accepted, then the process died before its reply reached the outbox.
+  await store.accept({ id: 'telegram:evt:cmd', platform: 'telegram', conversationKey: 'telegram:100', chatId: '100', userId: '42', userName: 'ada', text: '/help', isDirect: true, mentionsBot: false, attachments: [], receivedAt: new Date().toISOString(), raw: {} });
+  const { agent, gw } = setup({ store, adapter });
+  await gw.start();
+  await gw.idle();
+  assert.deepEqual(agent.seen, []);
+  assert.match(adapter.texts().join('\n'), /\/reset/);
+  assert.deepEqual(await store.pending(), []);
+  await gw.stop();
+});
+
+test('at the restart, a message from a user no longer allowed is not run', async () => {
+  const store = new MemoryGatewayStore();
+  await store.accept({ id: 'telegram:evt:old', platform: 'telegram', conversationKey: 'telegram:100', chatId: '100', userId: '42', userName: 'ada', text: 'delete everything', isDirect: true, mentionsBot: false, attachments: [], receivedAt: new Date().toISOString(), raw: {} });
+  const { agent, adapter, gw } = setup({ store, channels: { telegram: { allowFrom: ['7'] } } });
+  await gw.start();
+  await gw.idle();
+  assert.deepEqual(agent.seen, []);
+  assert.match(adapter.texts()[0]!, /not set up to talk with you/);
+  assert.deepEqual(await store.pending(), []);
+  await gw.stop();
+});
