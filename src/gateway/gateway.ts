@@ -234,7 +234,17 @@ export function createGateway(opts: GatewayOptions): Gateway {
   function resume(entry: OutboxEntry): void {
     const platform = entry.conversationKey.split(':')[0]!;
     const answers = entry.id.replace(/:reply$/, ''); // the message it answers (a command's reply is `<id>:reply`)
-    chain(entry.conversationKey, entry.id, async () => void (await deliverEntry(deliveryOf(platform), entry, answers)), 'resumed answer not delivered');
+    chain(
+      entry.conversationKey,
+      entry.id,
+      async () => {
+        // Read again now that it is this entry's turn: the copy in hand may have been finished
+        // (or gained receipts) by another path since it was read.
+        const current = (await opts.store.pendingOutbox()).find((e) => e.id === entry.id);
+        if (current) await deliverEntry(deliveryOf(platform), current, answers);
+      },
+      'resumed answer not delivered',
+    );
   }
 
   /**
