@@ -245,6 +245,10 @@ export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: st
 async function fail(d: Delivery, entry: OutboxEntry, answers: string | undefined, e: AdapterApiError): Promise<void> {
   d.log.error({ entry: entry.id, conversation: entry.conversationKey, err: e.message }, 'the platform refused the answer; it is marked failed and not retried');
   await d.persist('fail outbox', () => d.store.failOutbox(entry.id, e.message, answers));
-  const notice = `Sorry, I could not deliver my answer: the platform refused it (${e.description}).`;
-  await d.queue.send(entry.target, notice, { format: 'plain' }).catch((err: unknown) => d.log.warn({ err: (err as Error).message }, 'failure notice not delivered'));
+  const notice = `Sorry, I could not deliver my answer: the platform refused it (${e.description.slice(0, 200)}).`;
+  const warn = (err: unknown) => d.log.warn({ err: (err as Error).message }, 'failure notice not delivered');
+  // A preview still showing work in progress says so itself, rather than staying stale.
+  const preview = entry.streamMessageId && !entry.receipts[0] ? entry.streamMessageId : undefined;
+  if (preview && (await d.queue.edit(entry.target, preview, notice, { format: 'plain' }).then(() => true, () => false))) return;
+  await d.queue.send(entry.target, notice, { format: 'plain' }).catch(warn);
 }
