@@ -2,6 +2,7 @@
 // volume delays an answer but never drops it, parks it until a restart, or lets a later answer
 // of the conversation overtake it. Only a stopping gateway ends the wait (what was not written
 // is then run again or resumed at the next start).
+import { BoxbotError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
 /** How a store write is retried. */
@@ -24,7 +25,9 @@ export function persister(o: PersistOptions): Persist {
       try {
         return await write();
       } catch (e) {
-        if (o.stopping.aborted) throw e;
+        // Only a failure that may pass is waited out (I/O: a full disk); a refusal (no such
+        // record, a closed store) would fail the same way for ever.
+        if (o.stopping.aborted || (e instanceof BoxbotError && !e.retryable)) throw e;
         if (failures === 0) onFailure?.(e);
         const delay = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** Math.min(failures, 30));
         o.log.error({ err: (e as Error).message, delayMs: delay }, `store write failed (${what}); retrying`);
