@@ -298,9 +298,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   /**
    * What an accepted message gets: a refusal, a command's reply, or an agent run. The same at
-   * the resume after a restart (a stranger's message or a command never reaches the agent).
+   * the resume after a restart (a stranger's message or a command never reaches the agent);
+   * replies outside the conversation's queue wait for `after` (the adapters being up).
    */
-  function dispatch(msg: InboundMessage, policy: ResolvedPolicy, admission: Admission, previewMessageId?: string): void {
+  function dispatch(msg: InboundMessage, policy: ResolvedPolicy, admission: Admission, previewMessageId?: string, after: Promise<void> = Promise.resolve()): void {
     if (!admission.admitted) {
       if (!admission.reply) {
         void track(opts.store.finish(msg.id)).catch((e: unknown) => log.error({ err: (e as Error).message }, 'could not mark a refused message answered'));
@@ -308,12 +309,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
       log.info({ platform: msg.platform, userId: msg.userId, chatId: msg.chatId }, 'message from a user not in allowFrom refused');
-      void track(replyNow(msg, STRANGER_REPLY(msg))).catch((e: unknown) => log.error({ err: (e as Error).message }, 'refusal not delivered'));
+      void track(after.then(() => replyNow(msg, STRANGER_REPLY(msg)))).catch((e: unknown) => log.error({ err: (e as Error).message }, 'refusal not delivered'));
       return;
     }
     const cmd = parseCommand(msg.text);
     if (cmd) {
-      void track(runCommand(cmd, msg, policy)).catch((e: unknown) => log.error({ err: (e as Error).message, cmd }, 'command failed'));
+      void track(after.then(() => runCommand(cmd, msg, policy))).catch((e: unknown) => log.error({ err: (e as Error).message, cmd }, 'command failed'));
       return;
     }
     enqueue(msg, policy, previewMessageId);
@@ -324,34 +325,41 @@ export function createGateway(opts: GatewayOptions): Gateway {
     handle,
     adapter: (platform) => adapters.get(platform as never),
     async start() {
-      // Unfinished work is read before any adapter starts: a message an adapter hands over while
-      // starting is accepted and queued by `handle`, and must not be found again as "pending".
-      const outbox = await opts.store.pendingOutbox();
-      const pending = await opts.store.pending();
-      for (const a of opts.adapters) {
-        await a.start(handle);
-        log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
-      }
-      // Resume: finish half-delivered answers first, then answer what was accepted but not answered.
+      // Unfinished work is read and queued before any adapter starts: a message an adapter hands
+      // over while starting is accepted and queued by `handle` after it (per conversation), and
+      // is not found again as "pending". The queued work waits until the adapters are up.
+      const outbox = (await opts.store.pendingOutbox()).filter((e) => queues.has(e.conversationKey.split(':')[0]!));
+      const pending = (await opts.store.pending()).filter((p) => adapters.has(p.message.platform));
+      let up!: () => void;
+      const adaptersUp = new Promise<void>((r) => (up = r));
+      const keys = new Set([...outbox.map((e) => e.conversationKey), ...pending.map((p) => p.message.conversationKey)]);
+      for (const key of keys) chain(key, `start:${key}`, () => adaptersUp, 'start');
+      // Half-delivered answers first, then what was accepted but not answered.
       const resumed = new Set<string>();
       for (const entry of outbox) {
-        const platform = entry.conversationKey.split(':')[0]!;
-        if (!queues.has(platform)) continue;
         resumed.add(entry.id.replace(/:reply$/, ''));
         resume(entry);
+      }
+      for (const { message: msg, previewMessageId } of pending) {
+        if (resumed.has(msg.id)) continue;
+        log.info({ conversation: msg.conversationKey }, 'answering a message accepted before the restart');
+        // Admission again, under today's config: what was refused or revoked is not run now.
+        const policy = resolvePolicy(opts.config, msg);
+        dispatch(msg, policy, admit(policy, msg, { replyToStrangers: opts.replyToStrangers ?? true }), previewMessageId, adaptersUp);
+      }
+      try {
+        for (const a of opts.adapters) {
+          await a.start(handle);
+          log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
+        }
+      } finally {
+        up();
       }
       const every = opts.redriveMs ?? 30_000;
       const tick = () => {
         redriveTimer = setTimeout(() => void redrive().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'outbox re-drive failed')).finally(() => stopping || tick()), every).unref();
       };
       tick();
-      for (const { message: msg, previewMessageId } of pending) {
-        if (resumed.has(msg.id) || !adapters.has(msg.platform)) continue;
-        log.info({ conversation: msg.conversationKey }, 'answering a message accepted before the restart');
-        // Admission again, under today's config: what was refused or revoked is not run now.
-        const policy = resolvePolicy(opts.config, msg);
-        dispatch(msg, policy, admit(policy, msg, { replyToStrangers: opts.replyToStrangers ?? true }), previewMessageId);
-      }
     },
     async post(target, text, id) {
       const platform = target.conversationKey.split(':')[0]!;

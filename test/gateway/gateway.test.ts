@@ -398,3 +398,23 @@ test('at the restart, a message from a user no longer allowed is not run', async
   assert.deepEqual(await store.pending(), []);
   await gw.stop();
 });
+
+test('at the restart, earlier work in a conversation goes before a message handed over while starting', async () => {
+  const store = new MemoryGatewayStore();
+  const target = { conversationKey: 'telegram:100', chatId: '100' };
+  // Before the restart: one answer half delivered, one message accepted and not yet answered.
+  await store.putOutbox({ id: 'telegram:evt:a', conversationKey: target.conversationKey, target, chunks: ['answer A, part 1', 'answer A, part 2'], receipts: ['1', null], createdAt: new Date().toISOString() });
+  await store.accept({ id: 'telegram:evt:b', platform: 'telegram', conversationKey: 'telegram:100', chatId: '100', userId: '42', userName: 'ada', text: 'question B', isDirect: true, mentionsBot: false, attachments: [], receivedAt: new Date().toISOString(), raw: {} });
+  class NewMessageAtStart extends FakeAdapter {
+    override async start(sink: Parameters<FakeAdapter['start']>[0]) {
+      await super.start(sink);
+      await this.say('question C', { id: 'telegram:evt:c' });
+    }
+  }
+  const adapter = new NewMessageAtStart();
+  const { gw } = setup({ store, adapter });
+  await gw.start();
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['answer A, part 2', 'echo: question B', 'echo: question C']);
+  await gw.stop();
+});
