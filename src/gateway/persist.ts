@@ -1,7 +1,7 @@
 // Store writes on the delivery path are retried until they succeed: a full disk or a failing
 // volume delays an answer but never drops it, parks it until a restart, or lets a later answer
-// of the conversation overtake it. Only a stopping gateway ends the wait (what was not written
-// is then run again or resumed at the next start).
+// of the conversation overtake it. A stopping gateway ends the wait (what was not written is then
+// run again or resumed at the next start); a refusal that cannot pass is thrown at once.
 import { BoxbotError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
