@@ -63,6 +63,13 @@ export interface AdapterCapabilities {
   typingIntervalMs: number;
   /** In a thread the bot has answered in, follow-ups count as addressed without a mention (Slack). */
   followThreads?: boolean;
+  /**
+   * The length of a Markdown text as the platform counts it against maxTextLength once the
+   * adapter has rendered it (Telegram counts after entity parsing: a `---` rule is 10 characters).
+   * Absent: the Markdown's own length. The gateway splits answers by this, and sends no chunk
+   * that renders empty.
+   */
+  renderedLength?: (markdown: string) => number;
 }
 
 /** The platform's id for a message the bot sent (for later edits and receipts). */

@@ -36,6 +36,36 @@ export interface AgentRunnerOptions {
   log?: Logger;
 }
 
+/** A history message; a turn's input carries the id of the inbound message it came from. */
+type TaggedMessage = Message & { inboundId?: string };
+
+/** A user message that starts a turn (not one carrying tool results). */
+const isInput = (m: Message): boolean => m.role === 'user' && !m.content.some((p) => p.type === 'tool-result');
+
+/** Tags the run's input (the last turn-starting message with that text) with the inbound id. */
+function tagTurn(messages: Message[], input: string, inboundId: string): Message[] {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const m = messages[i]!;
+    if (isInput(m) && m.content.some((p) => p.type === 'text' && p.text === input)) {
+      const out = [...messages];
+      out[i] = { ...m, inboundId } as TaggedMessage;
+      return out;
+    }
+  }
+  return messages;
+}
+
+/** The final answer of the turn started by `inboundId`, if that turn is in the history. */
+function answerInHistory(history: Message[], inboundId: string): string | undefined {
+  const start = history.findIndex((m) => (m as TaggedMessage).inboundId === inboundId);
+  if (start < 0) return undefined;
+  let answer: string | undefined;
+  for (let i = start + 1; i < history.length && !isInput(history[i]!); i++) {
+    const m = history[i]!;
+    if (m.role === 'assistant') answer = m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
+  }
+  return answer;
+}
 
 /** The runner's workspace for a conversation (created on first use). */
 export function workspaceOf(workspacesDir: string, conversationKey: string): string {
@@ -75,6 +105,11 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         log.error({ conversation: key, file: e.file, movedTo: e.movedTo, reason: e.reason }, 'conversation history was corrupt');
         note = '(Note: this conversation’s saved history was unreadable; it was set aside for an admin, so I start fresh.)\n\n';
       }
+      // A run again of a message whose turn is already in the history (the process died after
+      // saving it, before the answer reached the outbox) delivers that answer: no second model
+      // call, no second copy of the turn.
+      const earlier = answerInHistory(history, message.id);
+      if (earlier !== undefined) return { text: earlier, outcome: 'replayed' };
       // In groups the model needs to know who is speaking.
       const input = message.isDirect ? message.text : `[${message.userName}]: ${message.text}`;
       const result = await runAgent({
@@ -96,7 +131,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       });
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
-      if (result.outcome !== 'error') await o.store.conversations.setMessages(key, result.messages);
+      if (result.outcome !== 'error') await o.store.conversations.setMessages(key, tagTurn(result.messages, input, message.id));
       const text = note + result.text.trim();
       switch (result.outcome) {
         case 'final':

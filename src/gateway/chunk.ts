@@ -61,3 +61,30 @@ function cutPoint(text: string, max: number): number {
   const code = text.charCodeAt(max - 1);
   return code >= 0xd800 && code <= 0xdbff ? max - 1 : max;
 }
+
+/** What an answer that renders to nothing is sent as (platforms refuse empty messages). */
+export const EMPTY_PLACEHOLDER = '(empty answer)';
+
+/**
+ * Splits `text` so every chunk's rendered length (`measure`, the platform's count after
+ * formatting) is at most `limit`. Where rendering makes text longer, the whole text is split
+ * again with a smaller limit (so chunks stay even), and a chunk still over is split on its own.
+ * A chunk that renders empty becomes EMPTY_PLACEHOLDER.
+ */
+export function splitRendered(text: string, limit: number, measure: (chunk: string) => number = (c) => c.length): string[] {
+  let budget = limit;
+  let chunks = splitMessage(text, budget);
+  for (let round = 0; round < 8 && budget > 32; round++) {
+    const worst = Math.max(...chunks.map(measure));
+    if (worst <= limit) break;
+    budget = Math.max(32, Math.floor((budget * limit) / worst) - 1);
+    chunks = splitMessage(text, budget);
+  }
+  const fit = (chunk: string): string[] => {
+    const rendered = measure(chunk);
+    if (rendered <= limit) return [rendered === 0 ? EMPTY_PLACEHOLDER : chunk];
+    if (chunk.length <= 32) return [chunk]; // split again on the platform's "too long"
+    return splitMessage(chunk, Math.max(32, Math.min(chunk.length - 1, Math.floor((chunk.length * limit) / rendered)))).flatMap(fit);
+  };
+  return chunks.flatMap(fit);
+}

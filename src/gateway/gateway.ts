@@ -2,7 +2,9 @@
 // and admitted by policy, journaled, and queued per conversation (in order within one, in
 // parallel across them up to a bound); answers leave through the outbox and one outbound
 // queue per bot. At start, unfinished outbox entries are resumed and accepted-but-unanswered
-// messages are run again, so a restart loses nothing and sends nothing twice.
+// messages are run again, so a restart loses nothing and sends nothing twice. Sends and store
+// writes that fail are retried until they succeed, while the conversation's later answers wait;
+// an entry left unfinished by an unexpected error is re-driven every `redriveMs`.
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
 import type { ChannelAdapter, InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
@@ -11,9 +13,10 @@ import { silentLogger } from '../log.ts';
 import { helpText, parseCommand, whoamiText, type Command } from './commands.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
-import { admit, resolvePolicy, type ResolvedPolicy } from './policy.ts';
-import { GatewayStoppingError, type AgentRunner, type GatewayStore } from './ports.ts';
-import { deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
+import { admit, resolvePolicy, type Admission, type ResolvedPolicy } from './policy.ts';
+import { GatewayStoppingError, type AgentRunner, type GatewayStore, type OutboxEntry } from './ports.ts';
+import { persister } from './persist.ts';
+import { deliverEntry, outboxEntryOf, ReplyStream, type Delivery } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
 
 /** How a gateway is put together. */
@@ -28,13 +31,15 @@ export interface GatewayOptions {
   concurrency?: number;
   /** Tell users who are not in allowFrom that they are not (default true; false = silence). */
   replyToStrangers?: boolean;
-  /** Outbound queue tuning (tests shorten the backoff). */
-  outbound?: { backoffMs?: number; maxAttempts?: number; concurrency?: number };
+  /** How often unfinished outbox entries nobody is working on are delivered again (default 30 s). */
+  redriveMs?: number;
+  /** Outbound queue tuning (tests shorten the backoff); also the store-write retry's backoff. */
+  outbound?: { backoffMs?: number; maxBackoffMs?: number; concurrency?: number };
 }
 
 /** A running gateway. */
 export interface Gateway {
-  /** Starts every adapter, then resumes unfinished work. */
+  /** Reads unfinished work, starts every adapter, then resumes that work. */
   start(): Promise<void>;
   /** The sink every adapter feeds (exposed for the web chat and tests). */
   handle(message: InboundMessage): Promise<void>;
@@ -53,6 +58,9 @@ interface ConversationState {
   queued: number;
 }
 
+const UNSAVED_MESSAGE = 'Sorry, I could not save your message (server storage failed); I will answer it once I can.';
+const UNSAVED_ANSWER = 'Your answer is ready but could not be saved (server storage failed); it follows shortly.';
+
 const STRANGER_REPLY = (msg: InboundMessage) =>
   `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} (allowFrom in boxbot.config.json).`;
 
@@ -68,7 +76,16 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const conversations = new Map<string, ConversationState>();
   const runs = new Semaphore(opts.concurrency ?? 16);
   const inflight = new Set<Promise<unknown>>();
+  // Inbound ids and outbox entries queued or being worked on: the one guard against answering a
+  // message or delivering an entry twice when its id arrives by two paths (a live delivery, the
+  // resume at start, the periodic re-drive of the outbox).
+  const active = new Set<string>();
+  // Messages whose sender was told their message could not be saved (told once, not per redelivery).
+  const toldUnsaved = new Set<string>();
   let stopping = false;
+  let redriveTimer: NodeJS.Timeout | undefined;
+  const stopped = new AbortController();
+  const persist = persister({ log, stopping: stopped.signal, backoffMs: opts.outbound?.backoffMs ?? 500, maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000 });
 
   const track = <T>(p: Promise<T>): Promise<T> => {
     inflight.add(p);
@@ -92,12 +109,28 @@ export function createGateway(opts: GatewayOptions): Gateway {
     return s;
   };
 
+  const deliveryOf = (platform: string): Delivery => ({ queue: queueOf(platform), store: opts.store, log, persist });
+
+  /** Writes an entry to the outbox and delivers it at once (not behind the conversation's queue). */
+  async function deliverNow(platform: string, entry: OutboxEntry, answers?: string): Promise<string[]> {
+    active.add(entry.id); // the re-drive leaves it alone meanwhile
+    try {
+      await persist('outbox', () => opts.store.putOutbox(entry));
+      return await deliverEntry(deliveryOf(platform), entry, answers);
+    } finally {
+      active.delete(entry.id);
+    }
+  }
+
   /** A short reply outside the agent (commands, refusals); delivered once through the outbox. */
   async function replyNow(msg: InboundMessage, text: string): Promise<void> {
     const adapter = adapters.get(msg.platform)!;
-    const entry = outboxEntryOf(`${msg.id}:reply`, targetOf(msg), text, adapter.capabilities);
-    await opts.store.putOutbox(entry);
-    await deliverEntry(queueOf(msg.platform), opts.store, entry, log, msg.id);
+    await deliverNow(msg.platform, outboxEntryOf(`${msg.id}:reply`, targetOf(msg), text, adapter.capabilities), msg.id);
+  }
+
+  /** A notice outside the outbox (best effort, never journaled): for when the store itself fails. */
+  function notify(platform: string, target: OutboundTarget, text: string): void {
+    void track(queueOf(platform).send(target, text.slice(0, adapters.get(platform as never)!.capabilities.maxTextLength), { format: 'plain' })).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'notice not delivered'));
   }
 
   async function runCommand(cmd: Command, msg: InboundMessage, policy: ResolvedPolicy): Promise<void> {
@@ -120,60 +153,109 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
   }
 
-  /** One agent run for one accepted message, then its delivery. */
-  async function process(msg: InboundMessage, policy: ResolvedPolicy, state: ConversationState): Promise<void> {
+  /** One agent run for one accepted message (holding a run slot), then its delivery (not holding one). */
+  async function process(msg: InboundMessage, policy: ResolvedPolicy, state: ConversationState, previewMessageId?: string): Promise<void> {
     const adapter = adapters.get(msg.platform)!;
     const queue = queueOf(msg.platform);
     const target = targetOf(msg);
     const controller = new AbortController();
-    state.running = controller;
-    const stream = new ReplyStream(queue, adapter.capabilities, target, log);
-    stream.start();
+    // The preview's id is journaled as soon as it exists, so a crash leaves no preview that a
+    // run again would not find and edit.
+    const created = (id: string) =>
+      void track(opts.store.notePreview(msg.id, id)).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'preview id not journaled'));
+    const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created });
     const started = Date.now();
-    let text: string;
-    let outcome: string;
-    try {
-      ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e) }));
-    } catch (e) {
-      log.error({ conversation: msg.conversationKey, err: (e as Error).message }, 'agent run failed');
-      metrics.errors.inc({ scope: 'agent' });
-      text = 'Sorry, something went wrong while answering. The details are in the gateway log.';
-      outcome = 'error';
-    } finally {
-      state.running = undefined;
-    }
+    let text!: string;
+    let outcome!: string;
+    let closing!: Promise<string | undefined>;
+    await runs.run(async () => {
+      state.running = controller;
+      stream.start();
+      try {
+        ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e) }));
+      } catch (e) {
+        log.error({ conversation: msg.conversationKey, err: (e as Error).message }, 'agent run failed');
+        metrics.errors.inc({ scope: 'agent' });
+        text = 'Sorry, something went wrong while answering. The details are in the gateway log.';
+        outcome = 'error';
+      } finally {
+        state.running = undefined;
+        closing = stream.close(); // no preview after the run ended
+      }
+    });
     if (controller.signal.reason instanceof GatewayStoppingError) {
       // Interrupted by shutdown: nothing is delivered and the message stays accepted, so the
       // next start answers it (once).
-      await stream.close();
+      await closing;
       log.info({ conversation: msg.conversationKey }, 'run interrupted by shutdown; it will run again at the next start');
       return;
     }
     metrics.agentRuns.inc({ outcome });
     metrics.runSeconds.observe((Date.now() - started) / 1000);
-    const previewId = await stream.close();
+    const previewId = await closing;
     const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown);
-    await opts.store.putOutbox(entry);
-    await deliverEntry(queue, opts.store, entry, log, msg.id);
+    // Until the answer is in the outbox it exists only here: keep trying to write it (the
+    // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
+    await persist('outbox', () => opts.store.putOutbox(entry), () => notify(msg.platform, target, UNSAVED_ANSWER));
+    await deliverEntry(deliveryOf(msg.platform), entry, msg.id);
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length);
     metrics.replySeconds.observe((Date.now() - Date.parse(msg.receivedAt)) / 1000, { platform: msg.platform });
   }
 
-  function enqueue(msg: InboundMessage, policy: ResolvedPolicy): void {
-    const state = stateOf(msg.conversationKey);
+  /**
+   * Runs `job` after everything already queued in the conversation `key` (so answers, resumed
+   * ones included, leave in order); `id` (the message or outbox entry) runs at most once at a time.
+   */
+  function chain(key: string, id: string, job: () => Promise<void>, what: string): void {
+    if (active.has(id)) return;
+    active.add(id);
+    const state = stateOf(key);
     state.queued++;
     const run = state.tail.then(() =>
-      runs.run(() =>
-        process(msg, policy, state).catch((e: unknown) => {
-          metrics.errors.inc({ scope: 'delivery' });
-          log.error({ conversation: msg.conversationKey, err: (e as Error).message }, 'could not deliver an answer; it stays in the outbox for the next start');
-        }),
-      ),
+      job().catch((e: unknown) => {
+        metrics.errors.inc({ scope: 'delivery' });
+        // A refusal was marked failed and the user told (deliverEntry); anything else stays in
+        // the outbox and the re-drive tries it again.
+        log.error({ conversation: key, err: (e as Error).message }, what);
+      }),
     );
     state.tail = track(run).finally(() => {
+      active.delete(id);
       state.queued--;
-      if (state.queued === 0 && !state.running && conversations.get(msg.conversationKey) === state) conversations.delete(msg.conversationKey);
+      if (state.queued === 0 && !state.running && conversations.get(key) === state) conversations.delete(key);
     });
+  }
+
+  function enqueue(msg: InboundMessage, policy: ResolvedPolicy, previewMessageId?: string): void {
+    chain(msg.conversationKey, msg.id, () => process(msg, policy, stateOf(msg.conversationKey), previewMessageId), 'could not deliver an answer');
+  }
+
+  /** Delivers an outbox entry left unfinished, in its conversation's order. */
+  function resume(entry: OutboxEntry): void {
+    const platform = entry.conversationKey.split(':')[0]!;
+    const answers = entry.id.replace(/:reply$/, ''); // the message it answers (a command's reply is `<id>:reply`)
+    chain(
+      entry.conversationKey,
+      entry.id,
+      async () => {
+        // Read again now that it is this entry's turn: the copy in hand may have been finished
+        // (or gained receipts) by another path since it was read.
+        const current = (await opts.store.pendingOutbox()).find((e) => e.id === entry.id);
+        if (current) await deliverEntry(deliveryOf(platform), current, answers);
+      },
+      'resumed answer not delivered',
+    );
+  }
+
+  /**
+   * Delivers outbox entries nobody is working on (a send that failed with an unexpected error):
+   * at start and every `redriveMs` while running, so such an answer waits minutes, not a restart.
+   */
+  async function redrive(): Promise<void> {
+    for (const entry of await opts.store.pendingOutbox()) {
+      if (stopping) return;
+      if (queues.has(entry.conversationKey.split(':')[0]!)) resume(entry);
+    }
   }
 
   async function handle(incoming: InboundMessage): Promise<void> {
@@ -192,23 +274,50 @@ export function createGateway(opts: GatewayOptions): Gateway {
       metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
       return;
     }
-    if (!(await opts.store.accept(msg))) {
+    let fresh: boolean;
+    try {
+      fresh = await opts.store.accept(msg);
+    } catch (e) {
+      // Not saved, so not acknowledged: the platform (or the poller) delivers it again. Say so once.
+      log.error({ platform: msg.platform, err: (e as Error).message }, 'could not save an incoming message; it is left for the platform to redeliver');
+      if (!toldUnsaved.has(msg.id) && admission.admitted) {
+        if (toldUnsaved.size >= 1000) toldUnsaved.clear();
+        toldUnsaved.add(msg.id);
+        notify(msg.platform, targetOf(msg), UNSAVED_MESSAGE);
+      }
+      throw e;
+    }
+    toldUnsaved.delete(msg.id);
+    if (!fresh) {
       metrics.duplicates.inc({ platform: msg.platform });
       log.debug({ id: msg.id }, 'duplicate delivery dropped');
       return;
     }
+    dispatch(msg, policy, admission);
+  }
+
+  /**
+   * What an accepted message gets: a refusal, a command's reply, or an agent run. The same at
+   * the resume after a restart (a stranger's message or a command never reaches the agent);
+   * replies outside the conversation's queue wait for `after` (the adapters being up).
+   */
+  function dispatch(msg: InboundMessage, policy: ResolvedPolicy, admission: Admission, previewMessageId?: string, after: Promise<void> = Promise.resolve()): void {
     if (!admission.admitted) {
+      if (!admission.reply) {
+        void track(opts.store.finish(msg.id)).catch((e: unknown) => log.error({ err: (e as Error).message }, 'could not mark a refused message answered'));
+        return;
+      }
       metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
       log.info({ platform: msg.platform, userId: msg.userId, chatId: msg.chatId }, 'message from a user not in allowFrom refused');
-      void track(replyNow(msg, STRANGER_REPLY(msg))).catch((e: unknown) => log.error({ err: (e as Error).message }, 'refusal not delivered'));
+      void track(after.then(() => replyNow(msg, STRANGER_REPLY(msg)))).catch((e: unknown) => log.error({ err: (e as Error).message }, 'refusal not delivered'));
       return;
     }
     const cmd = parseCommand(msg.text);
     if (cmd) {
-      void track(runCommand(cmd, msg, policy)).catch((e: unknown) => log.error({ err: (e as Error).message, cmd }, 'command failed'));
+      void track(after.then(() => runCommand(cmd, msg, policy))).catch((e: unknown) => log.error({ err: (e as Error).message, cmd }, 'command failed'));
       return;
     }
-    enqueue(msg, policy);
+    enqueue(msg, policy, previewMessageId);
   }
 
   return {
@@ -216,41 +325,56 @@ export function createGateway(opts: GatewayOptions): Gateway {
     handle,
     adapter: (platform) => adapters.get(platform as never),
     async start() {
-      for (const a of opts.adapters) {
-        await a.start(handle);
-        log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
-      }
-      // Resume: finish half-delivered answers first, then answer what was accepted but not answered.
-      const outbox = await opts.store.pendingOutbox();
+      // Unfinished work is read and queued before any adapter starts: a message an adapter hands
+      // over while starting is accepted and queued by `handle` after it (per conversation), and
+      // is not found again as "pending". The queued work waits until the adapters are up.
+      const outbox = (await opts.store.pendingOutbox()).filter((e) => queues.has(e.conversationKey.split(':')[0]!));
+      const pending = (await opts.store.pending()).filter((p) => adapters.has(p.message.platform));
+      let up!: () => void;
+      const adaptersUp = new Promise<void>((r) => (up = r));
+      const keys = new Set([...outbox.map((e) => e.conversationKey), ...pending.map((p) => p.message.conversationKey)]);
+      for (const key of keys) chain(key, `start:${key}`, () => adaptersUp, 'start');
+      // Half-delivered answers first, then what was accepted but not answered.
       const resumed = new Set<string>();
       for (const entry of outbox) {
-        const platform = entry.conversationKey.split(':')[0]!;
-        if (!queues.has(platform)) continue;
-        resumed.add(entry.id.replace(/:reply$/, '')); // the message it answers (a command's reply is `<id>:reply`)
-        void track(
-          deliverEntry(queueOf(platform), opts.store, entry, log, entry.id.replace(/:reply$/, '')).catch((e: unknown) => log.error({ err: (e as Error).message }, 'resumed answer not delivered')),
-        );
+        resumed.add(entry.id.replace(/:reply$/, ''));
+        resume(entry);
       }
-      const pending = await opts.store.pending();
-      for (const msg of pending) {
-        if (resumed.has(msg.id) || !adapters.has(msg.platform)) continue;
+      for (const { message: msg, previewMessageId } of pending) {
+        if (resumed.has(msg.id)) continue;
         log.info({ conversation: msg.conversationKey }, 'answering a message accepted before the restart');
-        enqueue(msg, resolvePolicy(opts.config, msg));
+        // Admission again, under today's config: what was refused or revoked is not run now.
+        const policy = resolvePolicy(opts.config, msg);
+        dispatch(msg, policy, admit(policy, msg, { replyToStrangers: opts.replyToStrangers ?? true }), previewMessageId, adaptersUp);
       }
+      try {
+        for (const a of opts.adapters) {
+          await a.start(handle);
+          log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
+        }
+      } finally {
+        up();
+      }
+      const every = opts.redriveMs ?? 30_000;
+      const tick = () => {
+        redriveTimer = setTimeout(() => void redrive().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'outbox re-drive failed')).finally(() => stopping || tick()), every).unref();
+      };
+      tick();
     },
     async post(target, text, id) {
       const platform = target.conversationKey.split(':')[0]!;
       const adapter = adapters.get(platform as never);
       if (!adapter) throw new Error(`no ${platform} channel is running for ${target.conversationKey}`);
       const entry = outboxEntryOf(id ?? `post:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`, target, text, adapter.capabilities);
-      await opts.store.putOutbox(entry);
-      return track(deliverEntry(queueOf(platform), opts.store, entry, log));
+      return track(deliverNow(platform, entry));
     },
     async idle() {
       while (inflight.size) await Promise.allSettled([...inflight]);
     },
     async stop() {
       stopping = true;
+      stopped.abort();
+      clearTimeout(redriveTimer);
       for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
       for (const a of opts.adapters) await a.stop().catch((e: unknown) => log.warn({ channel: a.platform, err: (e as Error).message }, 'adapter stop failed'));
       await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, 5000).unref())]);

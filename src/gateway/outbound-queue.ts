@@ -1,7 +1,11 @@
 // One outbound queue per bot: every send, edit and typing signal of an adapter goes through it.
 // Replies go before stream edits, a newer edit of a message replaces a queued older one, one
 // item per conversation is in flight (so replies stay in order), and a 429's retry-after
-// pauses the whole bot. Network failures and 5xx are retried with backoff, a bounded number of times.
+// pauses the whole bot. 429s, 5xx and network failures are retried until they succeed (a reply
+// is never dropped because the platform was down for a while): 429s after their retry-after and
+// without counting as failures, the others with doubling backoff capped at `maxBackoffMs`
+// (holding only their conversation).
+// Only a refusal (4xx) or an unknown error reaches the caller, and `close()`.
 import type { ChannelAdapter, OutboundTarget, SendOptions, SentMessage } from '../adapters/index.ts';
 import { AdapterError } from '../adapters/index.ts';
 import type { Logger } from '../log.ts';
@@ -17,7 +21,10 @@ interface Item {
   editOf?: string;
   run: () => Promise<unknown>;
   waiters: { resolve: (v: unknown) => void; reject: (e: unknown) => void }[];
-  attempts: number;
+  /** Failures so far other than 429s (the backoff's exponent). */
+  failures: number;
+  /** After a failure: not tried again before this time (ms); its conversation waits meanwhile. */
+  notBefore?: number;
   seq: number;
 }
 
@@ -25,10 +32,10 @@ interface Item {
 export interface OutboundQueueOptions {
   /** Items in flight at once across conversations (default 8). */
   concurrency?: number;
-  /** Attempts per item for retryable failures (default 6). */
-  maxAttempts?: number;
   /** Backoff base for network/5xx failures (default 500 ms). */
   backoffMs?: number;
+  /** Longest wait between two tries of a failing item (default 30 s). */
+  maxBackoffMs?: number;
   log?: Logger;
   /** Called on every 429 (metrics). */
   onRateLimited?: () => void;
@@ -41,10 +48,12 @@ export class OutboundQueue {
   private inFlight = 0;
   private pausedUntil = 0;
   private timer: NodeJS.Timeout | undefined;
+  private timerAt = Infinity;
   private seq = 0;
   private readonly concurrency: number;
-  private readonly maxAttempts: number;
+  private readonly maxBackoffMs: number;
   private readonly backoffMs: number;
+  private closed = false;
   private readonly log: Logger;
 
   constructor(
@@ -52,7 +61,7 @@ export class OutboundQueue {
     private readonly opts: OutboundQueueOptions = {},
   ) {
     this.concurrency = opts.concurrency ?? 8;
-    this.maxAttempts = opts.maxAttempts ?? 6;
+    this.maxBackoffMs = opts.maxBackoffMs ?? 30_000;
     this.backoffMs = opts.backoffMs ?? 500;
     this.log = opts.log ?? silentLogger;
   }
@@ -81,6 +90,7 @@ export class OutboundQueue {
 
   private push(kind: Kind, key: string, run: () => Promise<unknown>, editOf?: string): Promise<unknown> {
     return new Promise((resolve, reject) => {
+      if (this.closed) return reject(new Error('outbound queue closed'));
       if (editOf) {
         const queued = this.items.find((i) => i.kind === 'edit' && i.editOf === editOf);
         if (queued) {
@@ -89,13 +99,16 @@ export class OutboundQueue {
           return;
         }
       }
-      this.items.push({ kind, key, run, waiters: [{ resolve, reject }], attempts: 0, seq: this.seq++, ...(editOf ? { editOf } : {}) });
+      this.items.push({ kind, key, run, waiters: [{ resolve, reject }], failures: 0, seq: this.seq++, ...(editOf ? { editOf } : {}) });
       this.pump();
     });
   }
 
-  /** The item to run next, in one pass: replies before edits before typing, oldest first. */
-  private next(): Item | undefined {
+  /**
+   * The item to run next, in one pass: replies before edits before typing, oldest first. `wake`
+   * learns the earliest time an item now backing off may go.
+   */
+  private next(now: number, wake: { at: number }): Item | undefined {
     let best: Item | undefined;
     // Within a conversation, order is strict: only its oldest send/edit may go (typing may pass).
     const headSeen = new Set<string>();
@@ -105,59 +118,81 @@ export class OutboundQueue {
         headSeen.add(item.key);
       }
       if (this.busy.has(item.key)) continue;
+      if (item.notBefore !== undefined && item.notBefore > now) {
+        wake.at = Math.min(wake.at, item.notBefore);
+        continue;
+      }
       if (!best || PRIORITY[item.kind] < PRIORITY[best.kind] || (PRIORITY[item.kind] === PRIORITY[best.kind] && item.seq < best.seq)) best = item;
     }
     return best;
   }
 
+  /** Calls pump() at `at` (keeps the earliest of the times asked for). */
+  private wakeAt(at: number): void {
+    if (at >= this.timerAt) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.timerAt = Infinity;
+      this.pump();
+    }, Math.max(0, at - Date.now()));
+  }
+
   private pump(): void {
-    const wait = this.pausedUntil - Date.now();
-    if (wait > 0) {
-      if (!this.timer) this.timer = setTimeout(() => ((this.timer = undefined), this.pump()), wait);
-      return;
-    }
+    const now = Date.now();
+    if (this.pausedUntil > now) return this.wakeAt(this.pausedUntil);
+    const wake = { at: Infinity };
     while (this.inFlight < this.concurrency) {
-      const item = this.next();
-      if (!item) return;
+      const item = this.next(now, wake);
+      if (!item) break;
       this.items.splice(this.items.indexOf(item), 1);
       this.busy.add(item.key);
       this.inFlight++;
       void this.attempt(item);
     }
+    if (wake.at < Infinity) this.wakeAt(wake.at);
   }
 
   private async attempt(item: Item): Promise<void> {
-    item.attempts++;
     try {
       const v = await item.run();
       for (const w of item.waiters) w.resolve(v);
     } catch (e) {
-      const retryable = e instanceof AdapterError && e.retryable && item.kind !== 'typing';
-      if (retryable && item.attempts < this.maxAttempts) {
+      const retryable = e instanceof AdapterError && e.retryable && item.kind !== 'typing' && !this.closed;
+      if (retryable) {
         const err = e as AdapterError;
-        const delay = err.retryAfterMs ?? this.backoffMs * 2 ** (item.attempts - 1);
+        let delay: number;
         if (err.retryAfterMs !== undefined) {
-          this.pausedUntil = Math.max(this.pausedUntil, Date.now() + err.retryAfterMs);
+          // The platform said when: the whole bot waits exactly that; not a failure of this item.
+          delay = err.retryAfterMs;
+          this.pausedUntil = Math.max(this.pausedUntil, Date.now() + delay);
           this.opts.onRateLimited?.();
+        } else {
+          // Only this conversation waits: one chat the platform fails on does not slow the others.
+          item.failures++;
+          delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** Math.min(item.failures - 1, 30));
+          item.notBefore = Date.now() + delay;
         }
-        this.log.warn({ channel: this.adapter.platform, kind: item.kind, attempt: item.attempts, delayMs: delay, err: err.message }, 'outbound call failed; retrying');
+        this.log.warn({ channel: this.adapter.platform, kind: item.kind, failures: item.failures, delayMs: delay, err: err.message }, 'outbound call failed; retrying');
         // Back at the front of its conversation, so order holds.
         this.items.unshift(item);
-        if (err.retryAfterMs === undefined) this.pausedUntil = Math.max(this.pausedUntil, Date.now() + Math.min(delay, 30_000));
       } else {
         for (const w of item.waiters) w.reject(e);
       }
     } finally {
       this.busy.delete(item.key);
       this.inFlight--;
-      this.pump();
+      if (!this.closed) this.pump();
     }
   }
 
   /** Stops retry timers (pending items are rejected). */
   close(): void {
+    this.closed = true;
     clearTimeout(this.timer);
     this.timer = undefined;
+    this.timerAt = Infinity;
     for (const item of this.items.splice(0)) for (const w of item.waiters) w.reject(new Error('outbound queue closed'));
   }
 }

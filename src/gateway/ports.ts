@@ -56,6 +56,12 @@ export interface OutboxEntry {
   createdAt: string;
 }
 
+/** An accepted message not yet answered, and the preview its interrupted answer left (if any). */
+export interface PendingMessage {
+  message: InboundMessage;
+  previewMessageId?: string;
+}
+
 /** Durable gateway state. */
 export interface GatewayStore {
   /** Records an accepted message; false when this platform event id was seen before. */
@@ -63,11 +69,18 @@ export interface GatewayStore {
   /** Marks an accepted message answered. */
   finish(messageId: string): Promise<void>;
   /** Accepted messages not yet answered (resumed at start). */
-  pending(): Promise<InboundMessage[]>;
+  pending(): Promise<PendingMessage[]>;
+  /** Journals the preview message of a pending message's answer (so a run again edits it). */
+  notePreview(messageId: string, previewMessageId: string): Promise<void>;
   putOutbox(entry: OutboxEntry): Promise<void>;
   receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
   /** The reply was delivered; with `answeredMessageId`, that message is answered too (one write). */
   finishOutbox(entryId: string, answeredMessageId?: string): Promise<void>;
+  /**
+   * The platform refused the reply for good: it is kept for inspection but never resumed, and
+   * `answeredMessageId` (if given) is answered, so neither is tried again at the next start.
+   */
+  failOutbox(entryId: string, error: string, answeredMessageId?: string): Promise<void>;
   pendingOutbox(): Promise<OutboxEntry[]>;
   /** Whether the bot has answered in this conversation before (thread follow-ups). */
   answered(conversationKey: string): Promise<boolean>;

@@ -5,15 +5,20 @@
 import type { AdapterCapabilities, OutboundTarget } from '../adapters/index.ts';
 import { AdapterApiError } from '../adapters/index.ts';
 import type { Logger } from '../log.ts';
-import { splitMessage } from './chunk.ts';
+import { EMPTY_PLACEHOLDER, splitMessage, splitRendered } from './chunk.ts';
 import type { OutboundQueue } from './outbound-queue.ts';
+import type { Persist } from './persist.ts';
 import type { GatewayAgentEvent, GatewayStore, OutboxEntry } from './ports.ts';
+
+/** The platform says the message to edit no longer exists or can no longer be edited. */
+const isGone = (e: AdapterApiError): boolean => e.status === 404 || /not found|not_found|unknown message|can'?t be edited|cant_update/i.test(e.description);
 
 /** Streams one run's progress to a conversation. */
 export class ReplyStream {
   private text = '';
   private status = '';
   private messageId: string | undefined;
+  private readonly created: ((messageId: string) => void) | undefined;
   private creating: Promise<void> | undefined;
   private lastShown = '';
   private confirmed: string | undefined;
@@ -23,12 +28,20 @@ export class ReplyStream {
   private typingTimer: NodeJS.Timeout | undefined;
   private closed = false;
 
+  /**
+   * `preview.existing` is the preview an interrupted run of the same message left (edited, not
+   * left stale beside a new one); `preview.created` journals a new preview's id as soon as it exists.
+   */
   constructor(
     private readonly queue: OutboundQueue,
     private readonly caps: AdapterCapabilities,
     private readonly target: OutboundTarget,
     private readonly log: Logger,
-  ) {}
+    preview: { existing?: string; created?: (messageId: string) => void } = {},
+  ) {
+    this.messageId = preview.existing;
+    this.created = preview.created;
+  }
 
   /**
    * Starts the typing indicator after `delayMs`: an answer ready sooner needs none, and its
@@ -59,6 +72,15 @@ export class ReplyStream {
     const status = this.status ? `\n\n_${this.status.replace(/[_*`]/g, '')}_` : '';
     let body = this.text.trim() ? this.text : '';
     if (body.length + status.length + 2 > limit) body = `…${body.slice(body.length - (limit - status.length - 2))}`;
+    // The platform counts the rendered text (a Telegram rule is 10 characters): keep the tail
+    // that fits, or the preview would be refused as too long at every edit.
+    const measure = this.caps.renderedLength;
+    for (let keep = body.length, tries = 0; measure && tries < 8 && keep > 1; tries++) {
+      const rendered = measure(body + status);
+      if (rendered <= limit) break;
+      keep = Math.floor((keep * (limit - status.length - 2)) / rendered) - 1;
+      body = `…${body.slice(body.length - Math.max(0, keep))}`;
+    }
     return (body + status).trim();
   }
 
@@ -83,10 +105,17 @@ export class ReplyStream {
         this.creating = this.queue.send(this.target, shown).then((m) => {
           this.messageId = m.messageId;
           this.confirmed = shown;
+          this.created?.(m.messageId);
         });
         await this.creating;
       } else {
-        await this.queue.edit(this.target, this.messageId, shown);
+        const editing = this.messageId;
+        await this.queue.edit(this.target, editing, shown).catch((e: unknown) => {
+          // The message is gone (deleted by the user, or left by a run before a restart and
+          // since removed): the next preview is a new message. Any other refusal keeps it.
+          if (e instanceof AdapterApiError && isGone(e) && this.messageId === editing) this.messageId = undefined;
+          throw e;
+        });
         this.confirmed = shown;
       }
     } catch (e) {
@@ -100,7 +129,10 @@ export class ReplyStream {
     return this.confirmed;
   }
 
-  /** Stops typing and previews; resolves with the preview message id (if one was created). */
+  /**
+   * Stops typing and previews at once (no preview is sent or edited after this call); resolves
+   * with the preview message id (if one exists) once the last preview call has settled.
+   */
   async close(): Promise<string | undefined> {
     this.closed = true;
     clearTimeout(this.typingTimer);
@@ -115,7 +147,7 @@ export class ReplyStream {
 
 /** Builds the outbox entry of a final answer. */
 export function outboxEntryOf(id: string, target: OutboundTarget, text: string, caps: AdapterCapabilities, streamMessageId?: string, previewShown?: string): OutboxEntry {
-  const chunks = splitMessage(text.trim() || '(no answer)', caps.maxTextLength);
+  const chunks = splitRendered(text.trim() || '(no answer)', caps.maxTextLength, caps.renderedLength);
   return {
     id,
     conversationKey: target.conversationKey,
@@ -128,32 +160,95 @@ export function outboxEntryOf(id: string, target: OutboundTarget, text: string, 
   };
 }
 
+/** What delivering an outbox entry needs: the bot's queue, the store and how its writes are retried. */
+export interface Delivery {
+  queue: OutboundQueue;
+  store: GatewayStore;
+  log: Logger;
+  persist: Persist;
+}
+
+/** The platform refused a message as too long (after its own rendering). */
+const isTooLong = (e: unknown): boolean =>
+  e instanceof AdapterApiError && e.status === 400 && /too long|too_long|fewer in length|MAX_LENGTH/i.test(e.description);
+/** The platform refused a message as empty (its text rendered to nothing). */
+const isEmpty = (e: unknown): boolean =>
+  e instanceof AdapterApiError && e.status === 400 && /text is empty|empty message|no_text/i.test(e.description);
+/** A refusal that sending the same thing again cannot change. */
+const isPermanent = (e: unknown): boolean => e instanceof AdapterApiError && !e.retryable;
+
+/**
+ * Puts one chunk on the platform (as an edit of `editOf`, else a new message); resolves with the
+ * id of the last message it used. A chunk refused as too long (the platform's count differs from
+ * ours) is split and put in pieces; one refused as empty is sent as a placeholder.
+ */
+async function putChunk(queue: OutboundQueue, target: OutboundTarget, chunk: string, editOf?: string): Promise<string> {
+  try {
+    if (editOf) {
+      await queue.edit(target, editOf, chunk);
+      return editOf;
+    }
+    return (await queue.send(target, chunk)).messageId;
+  } catch (e) {
+    if (isTooLong(e) && chunk.length > 64) {
+      const [head, ...rest] = splitMessage(chunk, Math.ceil(chunk.length / 2) + 16);
+      let id = await putChunk(queue, target, head!, editOf);
+      for (const piece of rest) id = await putChunk(queue, target, piece);
+      return id;
+    }
+    if (isEmpty(e) && chunk !== EMPTY_PLACEHOLDER) return putChunk(queue, target, EMPTY_PLACEHOLDER, editOf);
+    throw e;
+  }
+}
+
 /**
  * Delivers an outbox entry's missing chunks, recording each receipt; resumable after a crash.
  * `answers` is the inbound message the entry answers: marked answered with the entry's end.
+ * Sends that fail for a while (429, 5xx, network) and store writes that fail are retried until
+ * they succeed, so this resolves only once the whole answer is out (or the gateway stops).
+ * A refusal no retry can change (a 4xx other than too long or empty) marks the entry failed and
+ * its message answered, tells the user once, and rejects: it is never retried at every start.
  */
-export async function deliverEntry(queue: OutboundQueue, store: GatewayStore, entry: OutboxEntry, log: Logger, answers?: string): Promise<string[]> {
+export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: string): Promise<string[]> {
+  const { queue, log } = d;
   for (let i = 0; i < entry.chunks.length; i++) {
     if (entry.receipts[i]) continue;
     const chunk = entry.chunks[i]!;
     let id: string | undefined;
-    if (i === 0 && entry.streamMessageId && entry.previewShown === chunk) {
-      id = entry.streamMessageId; // the preview already shows exactly this text
-    } else if (i === 0 && entry.streamMessageId) {
-      try {
-        await queue.edit(entry.target, entry.streamMessageId, chunk);
-        id = entry.streamMessageId;
-      } catch (e) {
-        // The preview is gone or cannot be edited: send the answer as a new message instead.
-        if (!(e instanceof AdapterApiError)) throw e;
-        log.warn({ err: e.message }, 'could not replace the preview; sending the answer as a new message');
+    try {
+      if (i === 0 && entry.streamMessageId && entry.previewShown === chunk) {
+        id = entry.streamMessageId; // the preview already shows exactly this text
+      } else if (i === 0 && entry.streamMessageId) {
+        try {
+          id = await putChunk(queue, entry.target, chunk, entry.streamMessageId);
+        } catch (e) {
+          // The preview is gone or cannot be edited: send the answer as a new message instead.
+          if (!(e instanceof AdapterApiError)) throw e;
+          log.warn({ err: e.message }, 'could not replace the preview; sending the answer as a new message');
+        }
       }
+      id ??= await putChunk(queue, entry.target, chunk);
+    } catch (e) {
+      if (!isPermanent(e)) throw e;
+      await fail(d, entry, answers, e as AdapterApiError);
+      throw e;
     }
-    id ??= (await queue.send(entry.target, chunk)).messageId;
     entry.receipts[i] = id;
     // The last receipt is implied by finishing the entry (one write fewer, same crash window).
-    if (i < entry.chunks.length - 1) await store.receipt(entry.id, i, id);
+    if (i < entry.chunks.length - 1) await d.persist('receipt', () => d.store.receipt(entry.id, i, id));
   }
-  await store.finishOutbox(entry.id, answers);
+  await d.persist('finish outbox', () => d.store.finishOutbox(entry.id, answers));
   return entry.receipts as string[];
+}
+
+/** Gives up on an entry the platform refuses for good: recorded, answered, and the user told once. */
+async function fail(d: Delivery, entry: OutboxEntry, answers: string | undefined, e: AdapterApiError): Promise<void> {
+  d.log.error({ entry: entry.id, conversation: entry.conversationKey, err: e.message }, 'the platform refused the answer; it is marked failed and not retried');
+  await d.persist('fail outbox', () => d.store.failOutbox(entry.id, e.message, answers));
+  const notice = `Sorry, I could not deliver my answer: the platform refused it (${e.description.slice(0, 200)}).`;
+  const warn = (err: unknown) => d.log.warn({ err: (err as Error).message }, 'failure notice not delivered');
+  // A preview still showing work in progress says so itself, rather than staying stale.
+  const preview = entry.streamMessageId && !entry.receipts[0] ? entry.streamMessageId : undefined;
+  if (preview && (await d.queue.edit(entry.target, preview, notice, { format: 'plain' }).then(() => true, () => false))) return;
+  await d.queue.send(entry.target, notice, { format: 'plain' }).catch(warn);
 }

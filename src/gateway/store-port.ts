@@ -18,7 +18,13 @@ export function gatewayStoreOf(store: Store): GatewayStore {
       await store.inbound.done(id);
     },
     async pending() {
-      return (await store.inbound.pending()).map((r) => ({ ...(r.message as unknown as Omit<InboundMessage, 'raw'>), raw: null }));
+      return (await store.inbound.pending()).map((r) => ({
+        message: { ...(r.message as unknown as Omit<InboundMessage, 'raw'>), raw: null },
+        ...(r.previewMessageId ? { previewMessageId: r.previewMessageId } : {}),
+      }));
+    },
+    async notePreview(id, previewMessageId) {
+      await store.inbound.notePreview(id, previewMessageId);
     },
     async putOutbox(entry) {
       const target = toJson({ ...entry.target, ...(entry.streamMessageId ? { streamMessageId: entry.streamMessageId } : {}) });
@@ -29,6 +35,12 @@ export function gatewayStoreOf(store: Store): GatewayStore {
     },
     async finishOutbox(id, answered) {
       await store.outbox.markDone(id, answered === undefined ? undefined : { answered });
+    },
+    async failOutbox(id, error, answered) {
+      // The message first: a crash between the two writes resumes the entry (refused again,
+      // the user told twice) rather than running the message again.
+      if (answered !== undefined) await store.inbound.done(answered);
+      if (await store.outbox.get(id)) await store.outbox.markFailed(id, error);
     },
     async answered(key) {
       const c = await store.conversations.get(key).catch(() => undefined);

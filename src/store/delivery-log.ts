@@ -3,7 +3,8 @@
 // appended line made durable (fdatasync) before its call resolves; changes that arrive while a
 // sync is in flight share the next one (group commit), so a busy gateway pays one sync for many
 // messages and a quiet one pays one small append per step instead of a file rewrite.
-// Accepting a message marks its id seen and journals it in the same line.
+// Accepting a message marks its id seen and journals it in the same line; the id of the answer's
+// preview message is journaled beside it once sent (`preview`), so a run again edits that message.
 //
 // The file is rewritten atomically (a snapshot of what is live) once it holds twice what is
 // live, and after a failed append (a torn line is never followed by more). A half-written last
@@ -35,6 +36,7 @@ const recordSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('receipt'), id: z.string().min(1), index: z.number().int().min(0), messageId: z.string(), at: z.string() }),
   z.object({ op: z.literal('sent'), id: z.string().min(1), answered: z.string().min(1).optional() }),
   z.object({ op: z.literal('failed'), id: z.string().min(1), error: z.string(), at: z.string() }),
+  z.object({ op: z.literal('preview'), id: z.string().min(1), messageId: z.string().min(1) }),
 ]);
 type StoredInbound = InboundRecord & { seq: number };
 type StoredOutbox = OutboxEntry & { seq: number };
@@ -45,7 +47,8 @@ type LogRecord =
   | { op: 'put'; entry: StoredOutbox }
   | { op: 'receipt'; id: string; index: number; messageId: string; at: string }
   | { op: 'sent'; id: string; answered?: string }
-  | { op: 'failed'; id: string; error: string; at: string };
+  | { op: 'failed'; id: string; error: string; at: string }
+  | { op: 'preview'; id: string; messageId: string };
 
 /** The three stores the log backs, and its shutdown. */
 export interface DeliveryLog {
@@ -125,6 +128,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       case 'failed': {
         const e = outbox.get(r.id);
         if (e) outbox.set(r.id, { ...e, state: 'failed', error: r.error, updatedAt: r.at });
+        return;
+      }
+      case 'preview': {
+        const m = inbound.get(r.id);
+        if (m) inbound.set(r.id, { ...m, previewMessageId: r.messageId });
         return;
       }
     }
@@ -360,6 +368,18 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       async pending() {
         await ready();
         return [...inbound.values()].sort((a, b) => a.seq - b.seq).map(publicInbound);
+      },
+      async notePreview(id, messageId) {
+        checkKey(id, 'message id');
+        await ready();
+        const before = inbound.get(id);
+        if (!before) return false;
+        const record: LogRecord = { op: 'preview', id, messageId };
+        apply(record);
+        await commit(record, () => {
+          if (inbound.has(id)) inbound.set(id, before);
+        });
+        return true;
       },
     },
     outbox: {

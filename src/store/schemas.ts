@@ -28,7 +28,7 @@ export const conversationSchema = z
 
 /** `inbound/<name>.json` */
 export const inboundSchema = z
-  .object({ id: z.string().min(1), conversationKey: z.string().min(1), acceptedAt: iso, seq: z.number(), message: jsonObject })
+  .object({ id: z.string().min(1), conversationKey: z.string().min(1), acceptedAt: iso, seq: z.number(), message: jsonObject, previewMessageId: z.string().optional() })
   .passthrough();
 
 /** `outbox/<name>.json` */

@@ -48,6 +48,11 @@ export interface InboundRecord {
   acceptedAt: string;
   /** The normalized message as the gateway wants it back after a restart. */
   message: JsonObject;
+  /**
+   * The platform message showing the answer's progress (streamed preview), once one was sent:
+   * a run again after a crash edits it instead of leaving it stale and posting another.
+   */
+  previewMessageId?: string;
 }
 
 /** Accepted-but-unanswered messages, so a restart re-processes them. */
@@ -63,6 +68,8 @@ export interface InboundJournal {
   done(id: string): Promise<boolean>;
   /** Every accepted, unanswered message, in the order accepted. */
   pending(): Promise<InboundRecord[]>;
+  /** Records the preview message of a pending message's answer; false if it is not pending. */
+  notePreview(id: string, messageId: string): Promise<boolean>;
 }
 
 /** One chunk of an outgoing reply and, once sent, the platform's receipt. */

@@ -2,7 +2,7 @@
 // output (including every prefix of a streamed answer) is HTML Telegram's parser accepts.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { escapeHtml, markdownToTelegramHtml as md } from '../../src/adapters/telegram/index.ts';
+import { escapeHtml, markdownToTelegramHtml as md, telegramRenderedLength } from '../../src/adapters/telegram/index.ts';
 import { parseTelegramHtml } from '../emulators/telegram/html.ts';
 
 /** What a user sees (text and entity types) once Telegram has parsed the HTML. */
@@ -81,4 +81,13 @@ test('arbitrary marker soup always renders to accepted HTML', () => {
     const out = parseTelegramHtml(md(s));
     assert.ok(out.ok, `${JSON.stringify(s)} → ${JSON.stringify(md(s))}: ${out.ok ? '' : out.error}`);
   }
+});
+
+test('telegramRenderedLength counts what Telegram counts: the text after the HTML is parsed', () => {
+  for (const markdown of ['plain words', '**bold** and `code` & <tags>', '# Title\n\n- one\n- two\n\n---\n\n> quoted', '```js\nconst a = 1 < 2;\n```', '```\n```']) {
+    const parsed = parseTelegramHtml(md(markdown));
+    assert.ok(parsed.ok, markdown);
+    assert.equal(telegramRenderedLength(markdown), parsed.text.trim() ? parsed.text.length : 0, markdown);
+  }
+  assert.equal(telegramRenderedLength('---'), 10, 'a rule renders longer than its Markdown');
 });

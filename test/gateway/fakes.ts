@@ -131,6 +131,7 @@ export class FakeAgent implements AgentRunner {
 export class MemoryGatewayStore implements GatewayStore {
   seen = new Set<string>();
   journal = new Map<string, InboundMessage>();
+  previews = new Map<string, string>();
   outbox = new Map<string, OutboxEntry>();
   async accept(m: InboundMessage) {
     if (this.seen.has(m.id)) return false;
@@ -140,9 +141,13 @@ export class MemoryGatewayStore implements GatewayStore {
   }
   async finish(id: string) {
     this.journal.delete(id);
+    this.previews.delete(id);
   }
   async pending() {
-    return [...this.journal.values()].map((m) => structuredClone(m));
+    return [...this.journal.values()].map((m) => ({ message: structuredClone(m), ...(this.previews.has(m.id) ? { previewMessageId: this.previews.get(m.id)! } : {}) }));
+  }
+  async notePreview(id: string, previewMessageId: string) {
+    if (this.journal.has(id)) this.previews.set(id, previewMessageId);
   }
   async putOutbox(e: OutboxEntry) {
     this.outbox.set(e.id, structuredClone(e));
@@ -153,6 +158,15 @@ export class MemoryGatewayStore implements GatewayStore {
   }
   async finishOutbox(id: string, answered?: string) {
     this.outbox.delete(id);
+    if (answered !== undefined) {
+      this.journal.delete(answered);
+      this.previews.delete(answered);
+    }
+  }
+  failed = new Map<string, string>();
+  async failOutbox(id: string, error: string, answered?: string) {
+    this.outbox.delete(id);
+    this.failed.set(id, error);
     if (answered !== undefined) this.journal.delete(answered);
   }
   answeredKeys = new Set<string>();

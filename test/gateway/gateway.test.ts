@@ -283,3 +283,138 @@ test('typing shows while a slow answer is worked on; an instant answer sends non
   assert.ok(adapter.typings >= 1, 'typing was shown for the slow answer');
   await gw.stop();
 });
+
+test('a message the platform hands over while the gateway starts is answered once', async () => {
+  // The platform already holds a message for the bot: the adapter delivers it as it connects.
+  class QueuedAtStart extends FakeAdapter {
+    override async start(sink: Parameters<FakeAdapter['start']>[0]) {
+      await super.start(sink);
+      await this.say('waiting since yesterday');
+    }
+  }
+  const adapter = new QueuedAtStart();
+  const { agent, gw } = setup({ adapter });
+  await gw.start();
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['echo: waiting since yesterday']);
+  assert.equal(agent.seen.length, 1);
+  await gw.stop();
+});
+
+test('a clean restart with messages waiting at the platform answers each once', async () => {
+  const store = new MemoryGatewayStore();
+  const first = setup({ store });
+  await first.gw.start();
+  await first.adapter.say('before the restart');
+  await first.gw.idle();
+  await first.gw.stop();
+  class Waiting extends FakeAdapter {
+    override async start(sink: Parameters<FakeAdapter['start']>[0]) {
+      await super.start(sink);
+      for (const t of ['one', 'two']) await this.say(t, { id: `telegram:evt:after-${t}` });
+    }
+  }
+  const adapter = new Waiting();
+  const second = setup({ store, adapter });
+  await second.gw.start();
+  await second.gw.idle();
+  assert.deepEqual(adapter.texts(), ['echo: one', 'echo: two']);
+  assert.deepEqual(await store.pending(), []);
+  await second.gw.stop();
+});
+
+test('a resumed answer is delivered whole before the next answer in its conversation', async () => {
+  const store = new MemoryGatewayStore();
+  const target = { conversationKey: 'telegram:100', chatId: '100' };
+  await store.putOutbox({ id: 'telegram:evt:old', conversationKey: target.conversationKey, target, chunks: ['old part 1', 'old part 2', 'old part 3'], receipts: [null, null, null], createdAt: new Date().toISOString() });
+  // A platform that takes a moment per message, so the next answer is ready mid-resume.
+  class Slow extends FakeAdapter {
+    override async send(t: Parameters<FakeAdapter['send']>[0], text: string) {
+      await sleep(10);
+      return super.send(t, text);
+    }
+  }
+  const adapter = new Slow();
+  const { gw } = setup({ store, adapter });
+  await gw.start();
+  await adapter.say('new question', { id: 'telegram:evt:new' });
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['old part 1', 'old part 2', 'old part 3', 'echo: new question']);
+  await gw.stop();
+});
+
+test('a crash mid-stream leaves no stale preview: the run again edits the preview the user saw', async () => {
+  const store = new MemoryGatewayStore();
+  const adapter = new FakeAdapter(); // the platform outlives the gateway process
+  const first = setup({
+    store,
+    adapter,
+    agent: new FakeAgent(async (r) => {
+      r.onEvent({ type: 'status', text: 'fetching the page…' });
+      r.onEvent({ type: 'text-delta', text: 'Looking it up' });
+      return new Promise<string>(() => undefined); // killed before it answers
+    }),
+  });
+  await first.gw.start();
+  await adapter.say('what is new?');
+  await until(() => adapter.posted.length === 1 && store.previews.size === 1, 'the preview is shown and journaled');
+  // Crash: a new gateway on the same store and platform.
+  const agent = new FakeAgent(async (r) => {
+    r.onEvent({ type: 'text-delta', text: 'Here is ' });
+    await sleep(20);
+    r.onEvent({ type: 'text-delta', text: 'what is new.' });
+    return 'Here is what is new.';
+  });
+  const second = setup({ store, adapter, agent });
+  await second.gw.start();
+  await second.gw.idle();
+  assert.deepEqual(adapter.texts(), ['Here is what is new.'], 'one message: the old preview, now showing the answer');
+  assert.deepEqual(await store.pending(), []);
+  await second.gw.stop();
+});
+
+test('at the restart, a command accepted before it is answered as a command, never handed to the agent', async () => {
+  const store = new MemoryGatewayStore();
+  const adapter = new FakeAdapter();
+  // Accepted, then the process died before its reply reached the outbox.
+  await store.accept({ id: 'telegram:evt:cmd', platform: 'telegram', conversationKey: 'telegram:100', chatId: '100', userId: '42', userName: 'ada', text: '/help', isDirect: true, mentionsBot: false, attachments: [], receivedAt: new Date().toISOString(), raw: {} });
+  const { agent, gw } = setup({ store, adapter });
+  await gw.start();
+  await gw.idle();
+  assert.deepEqual(agent.seen, []);
+  assert.match(adapter.texts().join('\n'), /\/reset/);
+  assert.deepEqual(await store.pending(), []);
+  await gw.stop();
+});
+
+test('at the restart, a message from a user no longer allowed is not run', async () => {
+  const store = new MemoryGatewayStore();
+  await store.accept({ id: 'telegram:evt:old', platform: 'telegram', conversationKey: 'telegram:100', chatId: '100', userId: '42', userName: 'ada', text: 'delete everything', isDirect: true, mentionsBot: false, attachments: [], receivedAt: new Date().toISOString(), raw: {} });
+  const { agent, adapter, gw } = setup({ store, channels: { telegram: { allowFrom: ['7'] } } });
+  await gw.start();
+  await gw.idle();
+  assert.deepEqual(agent.seen, []);
+  assert.match(adapter.texts()[0]!, /not set up to talk with you/);
+  assert.deepEqual(await store.pending(), []);
+  await gw.stop();
+});
+
+test('at the restart, earlier work in a conversation goes before a message handed over while starting', async () => {
+  const store = new MemoryGatewayStore();
+  const target = { conversationKey: 'telegram:100', chatId: '100' };
+  // Before the restart: one answer half delivered, one message accepted and not yet answered.
+  await store.putOutbox({ id: 'telegram:evt:a', conversationKey: target.conversationKey, target, chunks: ['answer A, part 1', 'answer A, part 2'], receipts: ['1', null], createdAt: new Date().toISOString() });
+  await store.accept({ id: 'telegram:evt:b', platform: 'telegram', conversationKey: 'telegram:100', chatId: '100', userId: '42', userName: 'ada', text: 'question B', isDirect: true, mentionsBot: false, attachments: [], receivedAt: new Date().toISOString(), raw: {} });
+  class NewMessageAtStart extends FakeAdapter {
+    override async start(sink: Parameters<FakeAdapter['start']>[0]) {
+      await super.start(sink);
+      await this.say('question C', { id: 'telegram:evt:c' });
+    }
+  }
+  const adapter = new NewMessageAtStart();
+  const { gw } = setup({ store, adapter });
+  await gw.start();
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['answer A, part 2', 'echo: question B', 'echo: question C']);
+  await gw.stop();
+});

@@ -314,6 +314,19 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await r.close();
   });
 
+  it('the preview message of a pending answer is journaled and comes back after a restart', async (h) => {
+    const s = h.open();
+    await s.inbound.acceptOnce({ id: 'm1', conversationKey: 'web:a', message: { text: 'hi' } });
+    assert.equal(await s.inbound.notePreview('m1', 'p7'), true);
+    assert.equal(await s.inbound.notePreview('nope', 'p8'), false, 'not pending: nothing to note');
+    await s.close();
+    const r = h.open();
+    assert.deepEqual((await r.inbound.pending()).map((p) => [p.id, p.previewMessageId]), [['m1', 'p7']]);
+    await r.inbound.done('m1');
+    assert.equal(await r.inbound.notePreview('m1', 'p9'), false, 'answered: a late note is dropped');
+    await r.close();
+  });
+
   it('finishing a reply can mark the message it answers done in the same write', async (h) => {
     const s = h.open();
     await s.inbound.acceptOnce({ id: 'm1', conversationKey: 'web:a', message: {} });

@@ -6,7 +6,7 @@ import { silentLogger, type Logger } from '../../log.ts';
 import { AdapterError, type AdapterApiError } from '../errors.ts';
 import type { AdapterCapabilities, AdapterRoute, AdapterState, ChannelAdapter, InboundSink, OutboundTarget, SendOptions, SentMessage } from '../types.ts';
 import { isNotModified, isParseError, scrub, toAdapterError } from './api-error.ts';
-import { markdownToTelegramHtml } from './format.ts';
+import { markdownToTelegramHtml, telegramRenderedLength } from './format.ts';
 import { normalizeUpdate, updateIdOf, type TelegramBotIdentity } from './normalize.ts';
 import { startPoller, type BackoffOptions, type Poller } from './poller.ts';
 import { WEBHOOK_SECRET, webhookRoute } from './webhook.ts';
@@ -19,6 +19,7 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = Object.freeze({
   maxTextLength: 4096,
   editIntervalMs: 1000,
   typingIntervalMs: 5000,
+  renderedLength: telegramRenderedLength,
 });
 
 /** The only update kind requested: edits and channel posts are not turned into prompts. */

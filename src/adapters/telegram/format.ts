@@ -214,3 +214,16 @@ function parseEmphasis(src: string, at: number): { tag: 'b' | 'i' | 's'; content
   }
   return undefined;
 }
+
+/**
+ * How long `markdown` is for Telegram's limit: the text left after the HTML is parsed into
+ * entities (tags gone, escapes decoded), in UTF-16 units as Telegram counts; 0 when nothing but
+ * whitespace is left (Telegram refuses that as empty). Rules render longer than their Markdown;
+ * markup renders shorter.
+ */
+export function telegramRenderedLength(markdown: string): number {
+  const text = markdownToTelegramHtml(markdown)
+    .replace(/<[^>]*>/g, '')
+    .replace(/&(lt|gt|quot|amp);/g, (_, e: string) => (e === 'lt' ? '<' : e === 'gt' ? '>' : e === 'quot' ? '"' : '&'));
+  return text.trim() ? text.length : 0;
+}

@@ -1,0 +1,47 @@
+// Store writes on the delivery path are retried until they succeed: a full disk or a failing
+// volume delays an answer but never drops it, parks it until a restart, or lets a later answer
+// of the conversation overtake it. A stopping gateway ends the wait (what was not written is then
+// run again or resumed at the next start); a refusal that cannot pass is thrown at once.
+import { BoxbotError } from '../errors.ts';
+import type { Logger } from '../log.ts';
+
+/** How a store write is retried. */
+export interface PersistOptions {
+  log: Logger;
+  /** Aborted when the gateway stops: the write's last error is thrown instead of waiting on. */
+  stopping: AbortSignal;
+  /** First wait after a failure (doubling up to `maxBackoffMs`). */
+  backoffMs: number;
+  maxBackoffMs: number;
+}
+
+/** Retries a store write; `onFailure` runs once, at the first failure (to tell the user). */
+export type Persist = <T>(what: string, write: () => Promise<T>, onFailure?: (e: unknown) => void) => Promise<T>;
+
+/** A `Persist` with these options. */
+export function persister(o: PersistOptions): Persist {
+  return async (what, write, onFailure) => {
+    for (let failures = 0; ; failures++) {
+      try {
+        return await write();
+      } catch (e) {
+        // Only a failure that may pass is waited out (I/O: a full disk); a refusal (no such
+        // record, a closed store) would fail the same way for ever.
+        if (o.stopping.aborted || (e instanceof BoxbotError && !e.retryable)) throw e;
+        if (failures === 0) onFailure?.(e);
+        const delay = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** Math.min(failures, 30));
+        o.log.error({ err: (e as Error).message, delayMs: delay }, `store write failed (${what}); retrying`);
+        await new Promise<void>((resolve) => {
+          const done = () => {
+            clearTimeout(timer);
+            o.stopping.removeEventListener('abort', done);
+            resolve();
+          };
+          const timer = setTimeout(done, delay);
+          o.stopping.addEventListener('abort', done, { once: true });
+        });
+        if (o.stopping.aborted) throw e;
+      }
+    }
+  };
+}
