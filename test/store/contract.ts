@@ -386,6 +386,68 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await r.close();
   });
 
+  /** Two accepted messages and a reply in the log, closed: what the corruption tests start from. */
+  async function acceptedTwo(h: StoreHarness): Promise<string> {
+    const s = h.open();
+    await s.inbound.accept({ id: 'one', conversationKey: 'web:a', message: { n: 1 } });
+    await s.inbound.accept({ id: 'two', conversationKey: 'web:a', message: { n: 2 } });
+    await s.close();
+    return (await h.readRaw('delivery.log')) as string;
+  }
+
+  for (const newline of [true, false]) {
+    it(`a whole but unreadable last line of the delivery log (${newline ? 'with' : 'without'} its newline) is damage, not a torn append: reported, copy kept, the rest pending`, async (h) => {
+      const log = await acceptedTwo(h);
+      // A record whose bytes were damaged after they were written (nothing cut short).
+      const text = `${log}{"op":"accept","at":1,"record":{"id":"three"}} x${newline ? '\n' : ''}`;
+      await h.writeRaw('delivery.log', text);
+      const reports: CorruptReport[] = [];
+      const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
+      assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['one', 'two'], 'the accepted messages are still pending');
+      await r.close();
+      assert.equal(reports.length, 1, 'the damage is reported');
+      assert.match(reports[0]!.reason, /line 3/);
+      const aside = (await h.listRaw()).filter((p) => p.startsWith('delivery.log.corrupt-'));
+      assert.equal(aside.length, 1, 'a copy is kept for an admin');
+      assert.ok(reports[0]!.movedTo.endsWith(aside[0]!), reports[0]!.movedTo);
+      assert.equal(await h.readRaw(aside[0]!), text, 'the copy holds the damaged bytes');
+      const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
+      assert.deepEqual((await t.inbound.pending()).map((p) => p.id), ['one', 'two'], 'the rewritten log is clean');
+      await t.close();
+      assert.equal(reports.length, 1);
+    });
+  }
+
+  it('a damaged line in the middle of the delivery log keeps the accepted messages on both sides pending', async (h) => {
+    const log = await acceptedTwo(h);
+    const [first, second] = log.split('\n');
+    await h.writeRaw('delivery.log', `${first}\n{"op":"accept"\u0000\u0000\n${second}\n`);
+    const reports: CorruptReport[] = [];
+    const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['one', 'two']);
+    await r.close();
+    assert.equal(reports.length, 1);
+    assert.match(reports[0]!.reason, /line 2/);
+    assert.ok((await h.listRaw()).some((p) => p.startsWith('delivery.log.corrupt-')));
+  });
+
+  it('a whole last record that lost only its newline is kept; a cut-short one is dropped without a report', async (h) => {
+    const log = await acceptedTwo(h);
+    const [first, second] = log.split('\n');
+    await h.writeRaw('delivery.log', `${first}\n${second}`);
+    const reports: CorruptReport[] = [];
+    const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['one', 'two']);
+    await r.close();
+    await h.writeRaw('delivery.log', `${first}\n${second!.slice(0, 40)}`);
+    const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    assert.deepEqual((await t.inbound.pending()).map((p) => p.id), ['one']);
+    assert.equal(await t.dedupe.markSeen('two'), true, 'the torn accept was never acknowledged');
+    await t.close();
+    assert.deepEqual(reports, []);
+    assert.ok(!(await h.listRaw()).some((p) => p.includes('.corrupt-')), 'nothing set aside for a torn append');
+  });
+
   it('gateway state written by the previous layout (dedupe.log, inbound/, outbox/) is folded in once', async (h) => {
     await h.writeRaw('dedupe.log', '[1700000000000,"old-event"]\n[1700000000001,"torn');
     await h.writeRaw('inbound/old-msg.json', JSON.stringify({ id: 'old-msg', conversationKey: 'web:a', acceptedAt: '2026-11-01T00:00:00.000Z', seq: 5, message: { text: 'before the upgrade' } }));
