@@ -285,7 +285,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await h.writeRaw('jobs.json', JSON.stringify({ jobs: { a: { id: 'a', cron: 5 } } }));
     await assert.rejects(s.jobs.list(), (e: unknown) => e instanceof StoreCorruptError && /jobs\.json/.test(e.message) && /wrong shape/.test(e.message));
     await h.writeRaw('kv.json', '[]');
-    await assert.rejects(s.kv.get('x'), StoreCorruptError);
+    assert.equal(await s.kv.get('x'), undefined, 'kv goes on without its corrupt file');
     await s.conversations.append('web:a', [msg('user', 'a')]);
     const path = await conversationPath(h, 'web:a');
     const other = JSON.parse((await h.readRaw(path)) as string) as { key: string };
@@ -295,6 +295,28 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.deepEqual(reports.map((r) => r.file.split(/[/:]/).pop()), ['jobs.json', 'kv.json', path.split('/').pop()]);
     assert.deepEqual(await s.jobs.list(), []);
     await s.close();
+  });
+
+  it('a corrupt kv.json is moved aside and reported; the values start over instead of failing the caller', async (h) => {
+    const s = h.open();
+    await s.kv.set('telegram.offset', 41);
+    await s.close();
+    await h.writeRaw('kv.json', '{"values": {"telegram.offset": 4');
+    const reports: CorruptReport[] = [];
+    const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    assert.equal(await r.kv.get('telegram.offset'), undefined);
+    assert.equal(reports.length, 1);
+    assert.match(reports[0]!.file, /kv\.json$/);
+    const aside = (await h.listRaw()).filter((p) => p.startsWith('kv.json.corrupt-'));
+    assert.equal(aside.length, 1);
+    assert.equal(await h.readRaw(aside[0]!), '{"values": {"telegram.offset": 4', 'the bad bytes are kept for an admin');
+    await r.kv.set('telegram.offset', 50);
+    assert.equal(await r.kv.get('telegram.offset'), 50);
+    await h.writeRaw('kv.json', 'garbage');
+    await r.kv.set('other', 'x');
+    assert.equal(await r.kv.get('other'), 'x', 'a write past a corrupt file starts it over too');
+    assert.equal(reports.length, 2);
+    await r.close();
   });
 
   it('acceptOnce marks the id seen and journals the message in one step; a seen id is refused', async (h) => {

@@ -150,7 +150,15 @@ function offsetSaver(opts: PollerOptions): { save(offset: number): void; flush()
 }
 
 async function readOffset(opts: PollerOptions): Promise<number | undefined> {
-  const value = await opts.state.get(TELEGRAM_OFFSET_KEY);
+  let value: unknown;
+  try {
+    value = await opts.state.get(TELEGRAM_OFFSET_KEY);
+  } catch (e) {
+    // Polling without an offset is safe: Telegram resends what it has not seen confirmed, and
+    // the gateway's persisted dedupe drops what was accepted before. Not polling is not.
+    opts.log.error({ err: scrub(e instanceof Error ? e.message : String(e), opts.token) }, 'could not read the saved telegram offset; polling from what Telegram still holds');
+    return undefined;
+  }
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
   opts.log.warn({ value: String(value) }, 'ignoring an invalid persisted telegram offset');
