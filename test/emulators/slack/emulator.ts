@@ -177,6 +177,11 @@ export class SlackEmulator {
     this.api.rateLimitNext(n, retryAfterSec, methods);
   }
 
+  /** Ends rate limiting: the 429s not handed out yet are dropped. */
+  clearRateLimits(): void {
+    this.api.clearRateLimits();
+  }
+
   /** Stops listening and drops every connection and timer. */
   async close(): Promise<void> {
     this.link.close();
