@@ -10,7 +10,7 @@
 // makes fails with the kernel's own ENOSPC and nothing in the product carries a fault hook.
 // Mounting needs root; without it the disk fault is skipped and the report says so.
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unescapeSlackText } from '../../src/adapters/slack/format.ts';
@@ -76,6 +76,9 @@ export function seededRandom(seed: number): () => number {
     return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }
+
+/** Crashes (exits nobody asked for) after which the gateway is no longer restarted. */
+const MAX_CRASHES = 20;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
@@ -146,6 +149,16 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   let stopping = false;
   let crashes = 0;
   let current: Gateway | undefined;
+  let restartTimer: NodeJS.Timeout | undefined;
+  /** Waits for a gateway that is up (across crashes and restarts); false past the deadline or the crash limit. */
+  const up = async (): Promise<boolean> => {
+    while (Date.now() < deadline && crashes <= MAX_CRASHES) {
+      const g = current;
+      if (g && (await g.ready)) return true;
+      await sleep(200);
+    }
+    return false;
+  };
   const launch = (): Gateway => {
     const fd = openSync(logFile, 'a');
     const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'test', 'soak', 'child.ts'), configFile], { cwd: root, env, stdio: ['ignore', fd, fd, 'ipc'] });
@@ -163,12 +176,26 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       if (g.planned || stopping || current !== g) return;
       crashes++;
       say(`the gateway exited by itself (${proc.exitCode ?? proc.signalCode}); restarting it (see ${logFile})`);
-      if (crashes <= 20) current = launch();
+      // A start that fails (say, on a full disk) is tried again a little later, a bounded number of times.
+      current = undefined;
+      if (crashes <= MAX_CRASHES) {
+        restartTimer = setTimeout(() => {
+          restartTimer = undefined;
+          if (!stopping && !current) current = launch();
+        }, 500);
+      }
     });
     return g;
   };
   const kill = async (): Promise<void> => {
-    const g = current!;
+    const g = current;
+    if (!g) {
+      // Between a crash and its restart: the kill lands on the restart instead.
+      clearTimeout(restartTimer);
+      restartTimer = undefined;
+      current = launch();
+      return;
+    }
     g.planned = true;
     g.proc.kill('SIGKILL');
     await g.exited;
@@ -178,10 +205,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   // The plan: when each message is sent and when each fault starts, all from the seed.
   const sends: { at: number; c: number; n: number }[] = [];
   for (let c = 0; c < o.conversations; c++) {
-    let at = rng() * (o.loadMs / o.messages);
-    for (let n = 0; n < o.messages; n++) {
-      sends.push({ at: Math.min(at, o.loadMs), c, n });
-      at += rng() * ((2 * o.loadMs) / o.messages);
+    // Random gaps scaled to fill the window: bursts and lulls, each conversation in order.
+    const gaps = Array.from({ length: o.messages }, () => rng());
+    const total = gaps.reduce((a, b) => a + b, 0) || 1;
+    let at = 0;
+    for (const [n, gap] of gaps.entries()) {
+      at += (gap / total) * o.loadMs * 0.95;
+      sends.push({ at, c, n });
     }
   }
   sends.sort((a, b) => a.at - b.at);
@@ -189,12 +219,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const stormTimes = Array.from({ length: o.storms }, () => o.loadMs * 0.8 * rng()).sort((a, b) => a - b);
   const diskAt = o.loadMs * (0.2 + 0.6 * rng());
 
+  // Ctrl-C: no mount may outlive the run.
+  const interrupted = (): void => {
+    stopping = true;
+    current?.proc.kill('SIGKILL');
+    for (const m of [...mounts].reverse()) spawnSync('umount', ['-l', m]);
+    process.exit(130);
+  };
+  process.once('SIGINT', interrupted);
   let telegram429 = 0;
   const sentCount = chats.map(() => 0);
   let quiescent = false;
   try {
     current = launch();
-    if (!(await current.ready)) throw new Error(`the gateway did not start; see ${logFile}`);
+    if (!(await current.ready)) throw new Error(`the gateway did not start; see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
     keepToolCache(join(dataDir, 'cache'));
     say(`gateway up after ${((Date.now() - started) / 1000).toFixed(1)} s; ${sends.length} messages over ${o.loadMs / 1000} s, ${o.kills} kills, ${o.storms} 429 storms`);
     const t0 = Date.now();
@@ -241,7 +279,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       unlinkSync(ballast);
     })();
     await Promise.all([sender, killer, storms, filler]);
-    if (current && !(await current.ready)) say('the last gateway start failed');
+    if (!(await up())) say('no gateway is up after the faults');
 
     // Quiet: no platform call and no model request for a while (shorter once all is answered).
     const activity = () =>
@@ -266,7 +304,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     }
     telegram429 = tg.calls.filter((c) => c.status === 429).length;
   } finally {
+    process.off('SIGINT', interrupted);
     stopping = true;
+    clearTimeout(restartTimer);
     const g = current;
     if (g && g.proc.exitCode === null && g.proc.signalCode === null) {
       g.planned = true;
