@@ -82,6 +82,16 @@ const MAX_CRASHES = 20;
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
+/** `p`, or `fallback` once `ms` have passed (the timer does not outlive the answer). */
+async function within<T>(p: Promise<T>, ms: number, fallback: T): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    return await Promise.race([p, new Promise<T>((r) => (timer = setTimeout(() => r(fallback), Math.max(0, ms))))]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A gateway process and what became of it. */
 interface Gateway {
   proc: ChildProcess;
@@ -154,7 +164,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const up = async (): Promise<boolean> => {
     while (Date.now() < deadline && crashes <= MAX_CRASHES) {
       const g = current;
-      if (g && (await g.ready)) return true;
+      if (g && (await within(g.ready, deadline - Date.now(), false))) return true;
       await sleep(200);
     }
     return false;
@@ -232,7 +242,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   let quiescent = false;
   try {
     current = launch();
-    if (!(await current.ready)) throw new Error(`the gateway did not start; see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
+    if (!(await up())) throw new Error(`the gateway did not start; see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
     keepToolCache(join(dataDir, 'cache'));
     say(`gateway up after ${((Date.now() - started) / 1000).toFixed(1)} s; ${sends.length} messages over ${o.loadMs / 1000} s, ${o.kills} kills, ${o.storms} 429 storms`);
     const t0 = Date.now();
@@ -311,7 +321,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     if (g && g.proc.exitCode === null && g.proc.signalCode === null) {
       g.planned = true;
       g.proc.kill('SIGTERM');
-      await Promise.race([g.exited, sleep(10_000)]);
+      await within(g.exited, 10_000, undefined);
       if (g.proc.exitCode === null && g.proc.signalCode === null) g.proc.kill('SIGKILL');
       await g.exited;
     }
