@@ -276,7 +276,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         tg.failNext(fault);
         slack.rateLimitNext(5000, 1);
         await sleep(o.stormMs);
-        tg.faults.splice(tg.faults.indexOf(fault), 1);
+        const i = tg.faults.indexOf(fault);
+        if (i >= 0) tg.faults.splice(i, 1);
         slack.clearRateLimits();
       }
     })();
