@@ -85,7 +85,7 @@ export function createDocuments(
     remember(path, undefined);
     const file = files.describe(path);
     const movedTo = o?.keepLive ? await files.copyAside(path) : await files.moveAside(path);
-    opts.logger.error({ file, movedTo, reason }, 'store: corrupt file moved aside');
+    opts.logger.error({ file, movedTo, reason }, o?.keepLive ? 'store: corrupt file copied aside (what could be read is kept)' : 'store: corrupt file moved aside');
     opts.onCorrupt?.({ file, movedTo, reason });
     return new StoreCorruptError(file, movedTo, reason);
   }
