@@ -115,8 +115,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   say(`seed ${o.seed}; work folder ${work}; disk fault: ${disk}`);
 
   const tg = await startTelegramEmulator();
-  // More redeliveries than Slack's 3: a message is then lost only if the gateway loses it.
-  const slack = await startSlackEmulator({ delivery: 'socket', maxRetries: 20 });
+  // More redeliveries than Slack's 3, and what a killed gateway left unacknowledged resent at
+  // once on the next connection: a message is then lost or late only if the gateway made it so.
+  const slack = await startSlackEmulator({ delivery: 'socket', maxRetries: 20, redeliverOnClose: true });
   const model = await startLlmEmulator();
   const streamRng = (c: number, n: number) => seededRandom((o.seed ^ (c * 7919 + n * 104729)) >>> 0);
   model.respond((req) => {
