@@ -8,8 +8,9 @@
 //
 // The file is rewritten atomically (a snapshot of what is live) once it holds twice what is
 // live, and after a failed append (a torn line is never followed by more). A half-written last
-// line (a crash while appending) was never acknowledged and is dropped. Any other unreadable
-// line is reported and the file moved aside for an admin; every readable line is kept.
+// line (a crash while appending: the start of a record, no newline) was never acknowledged and
+// is dropped. Any other unreadable line, the last one included, is reported and a copy of the
+// file set aside for an admin; every readable line is kept.
 // Data written by earlier versions (dedupe.log, inbound/*.json, outbox/*.json) is folded in
 // once, then removed.
 import { z } from 'zod';
@@ -20,6 +21,7 @@ import { StoreError } from './errors.ts';
 import type { AppendLog } from './files.ts';
 import { checkKey } from './names.ts';
 import { inboundSchema, outboxSchema } from './schemas.ts';
+import { isTornJson } from './torn-line.ts';
 import type { DedupeStore, InboundJournal, InboundRecord, Outbox, OutboxEntry } from './types.ts';
 
 const PATH = 'delivery.log';
@@ -216,28 +218,37 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
   async function load(): Promise<void> {
     const text = (await files.read(PATH)) ?? '';
     const parts = text.split('\n');
-    const partial = parts.pop();
-    if (partial) opts.logger.warn({ file: files.describe(PATH) }, 'store: dropped a half-written last line of the delivery log (crash while appending)');
+    const last = parts.pop()!; // after the last newline: '' when the file ends whole
+    const parse = (line: string): LogRecord | undefined => {
+      try {
+        const parsed = recordSchema.safeParse(JSON.parse(line));
+        return parsed.success ? (parsed.data as LogRecord) : undefined;
+      } catch {
+        return undefined;
+      }
+    };
+    // Only the start of a line cut short by a crash is a torn append (never acknowledged, so
+    // dropped). A whole record that lost only its newline is kept; anything else there is damage.
+    const torn = last !== '' && !parse(last) && isTornJson(last);
+    if (last !== '' && !torn) parts.push(last);
+    if (torn) opts.logger.warn({ file: files.describe(PATH) }, 'store: dropped a half-written last line of the delivery log (crash while appending)');
     const bad: number[] = [];
     for (const [i, line] of parts.entries()) {
-      let parsed: ReturnType<typeof recordSchema.safeParse> | undefined;
-      try {
-        parsed = recordSchema.safeParse(JSON.parse(line));
-      } catch {
-        parsed = undefined;
-      }
-      if (parsed?.success) apply(parsed.data as LogRecord);
+      const record = parse(line);
+      if (record) apply(record);
       else bad.push(i + 1);
     }
     lines = parts.length;
     if (bad.length) {
       // Reported and kept for an admin; what could be read goes on (nothing readable is dropped).
-      await docs.corrupt(PATH, `unreadable line${bad.length > 1 ? 's' : ''} ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}; the other ${parts.length - bad.length} kept`);
+      // A copy is set aside and the live file stays until the rewrite below replaces it whole:
+      // a crash in between leaves the log as it was, not missing.
+      await docs.corrupt(PATH, `unreadable line${bad.length > 1 ? 's' : ''} ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}; the other ${parts.length - bad.length} kept`, { keepLive: true });
       rewriteDue = true;
     }
     if (await foldInLegacy()) rewriteDue = true;
     prune(opts.now());
-    if (partial || rewriteDue || oversized()) await rewrite();
+    if (last !== '' || rewriteDue || oversized()) await rewrite();
     await removeLegacy();
   }
 

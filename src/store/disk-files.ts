@@ -2,7 +2,7 @@
 // renamed over the target, so a crash at any point leaves the old or the new file whole. An
 // append log is synced (fdatasync) per append, and its folder when it is opened.
 import type { Stats } from 'node:fs';
-import { mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
+import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { StoreError } from './errors.ts';
 import { fileStamp, type Files } from './files.ts';
@@ -122,6 +122,12 @@ export function createDiskFiles(
     async moveAside(path) {
       const to = `${abs(path)}.corrupt-${fileStamp(opts.now())}`;
       await rename(abs(path), to);
+      return to;
+    },
+
+    async copyAside(path) {
+      const to = `${abs(path)}.corrupt-${fileStamp(opts.now())}`;
+      await copyFile(abs(path), to);
       return to;
     },
 

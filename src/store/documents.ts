@@ -30,8 +30,11 @@ export interface Documents {
   update<T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED): Promise<T | undefined>;
   /** Runs `fn` under the lock of `path` (for non-JSON files such as logs). */
   locked<R>(path: string, fn: () => Promise<R>): Promise<R>;
-  /** Moves a bad file aside, logs and reports it, and returns the error to throw. */
-  corrupt(path: string, reason: string): Promise<StoreCorruptError>;
+  /**
+   * Moves a bad file aside (or, with `keepLive`, copies it aside and leaves it for the caller to
+   * replace), logs and reports it, and returns the error to throw.
+   */
+  corrupt(path: string, reason: string, o?: { keepLive?: boolean }): Promise<StoreCorruptError>;
   /** Waits for work in flight; later calls throw StoreError `closed`. */
   close(): Promise<void>;
 }
@@ -78,11 +81,11 @@ export function createDocuments(
     return entry.text;
   }
 
-  async function corrupt(path: string, reason: string): Promise<StoreCorruptError> {
+  async function corrupt(path: string, reason: string, o?: { keepLive?: boolean }): Promise<StoreCorruptError> {
     remember(path, undefined);
     const file = files.describe(path);
-    const movedTo = await files.moveAside(path);
-    opts.logger.error({ file, movedTo, reason }, 'store: corrupt file moved aside');
+    const movedTo = o?.keepLive ? await files.copyAside(path) : await files.moveAside(path);
+    opts.logger.error({ file, movedTo, reason }, o?.keepLive ? 'store: corrupt file copied aside (what could be read is kept)' : 'store: corrupt file moved aside');
     opts.onCorrupt?.({ file, movedTo, reason });
     return new StoreCorruptError(file, movedTo, reason);
   }

@@ -22,6 +22,8 @@ export interface Files {
   list(dir: string): Promise<string[]>;
   /** Renames the file to `<path>.corrupt-<timestamp>` and returns the new path (absolute on disk). */
   moveAside(path: string): Promise<string>;
+  /** Copies the file to `<path>.corrupt-<timestamp>`, leaving it in place; returns the copy's path (absolute on disk). */
+  copyAside(path: string): Promise<string>;
   /** Where `path` is, for messages (absolute on disk). */
   describe(path: string): string;
 }

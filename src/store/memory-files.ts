@@ -43,6 +43,12 @@ export function createMemoryFiles(
       state.delete(path);
       return to;
     },
+    async copyAside(path) {
+      const to = `${path}.corrupt-${fileStamp(opts.now())}`;
+      const text = state.get(path);
+      if (text !== undefined) state.set(to, text);
+      return to;
+    },
     describe: (path) => `memory:${path}`,
   };
 }

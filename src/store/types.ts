@@ -113,7 +113,7 @@ export interface Outbox {
 
 /** Small named state such as polling offsets (`telegram.offset`). */
 export interface KvStore {
-  /** The stored value, or undefined. */
+  /** The stored value, or undefined (also when the file was corrupt: it is moved aside and reported). */
   get(key: string): Promise<JsonValue | undefined>;
   /** Stores a value. */
   set(key: string, value: JsonValue): Promise<void>;

@@ -7,6 +7,8 @@ import { test, type TestContext } from 'node:test';
 import { AdapterApiError } from '../../src/adapters/errors.ts';
 import { TELEGRAM_OFFSET_KEY } from '../../src/adapters/telegram/index.ts';
 import { createLogger } from '../../src/log.ts';
+import { createFileStore, type JsonValue } from '../../src/store/index.ts';
+import { tempDir } from '../helpers.ts';
 import { ADA, telegramHarness } from '../emulators/telegram/harness.ts';
 import { until } from './contract.ts';
 
@@ -17,6 +19,18 @@ async function harness(t: TestContext) {
   const h = await telegramHarness();
   t.after(() => h.close());
   return h;
+}
+
+/** A logger whose lines are kept (parsed) for the test to read. */
+function keptLog(): { logger: ReturnType<typeof createLogger>; lines: { level: number; msg: string; [k: string]: unknown }[] } {
+  const lines: { level: number; msg: string }[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split('\n')) if (l) lines.push(JSON.parse(l) as { level: number; msg: string });
+      cb();
+    },
+  });
+  return { logger: createLogger({ level: 'debug', destination }), lines };
 }
 
 function deferred(): { promise: Promise<void>; resolve(): void } {
@@ -152,4 +166,43 @@ test('a wrong token fails start with 401, and the token appears in no error or l
   await right.stop();
   assert.ok(lines.some((l) => l.includes('getUpdates failed')), 'the failure was logged');
   for (const l of lines) assert.ok(!l.includes(h.emulator.token), `token leaked: ${l}`);
+});
+
+test('a corrupt kv.json does not stop polling: it is moved aside and reported, and updates flow', async (t) => {
+  const h = await harness(t);
+  const dir = tempDir();
+  const { writeFile, readdir } = await import('node:fs/promises');
+  await writeFile(`${dir}/kv.json`, '{"values":{"telegram.offset":');
+  const { logger, lines } = keptLog();
+  const store = createFileStore(dir, { logger });
+  t.after(() => store.close());
+  // The state as the gateway wires it: the store's kv.
+  const adapter = h.newAdapter({ state: { get: (k) => store.kv.get(k), set: (k, v) => store.kv.set(k, v as JsonValue) }, logger });
+  const got: string[] = [];
+  await adapter.start(async (m) => {
+    got.push(m.text);
+  });
+  const id = h.emulator.userMessage({ chat: DM, from: ADA, text: 'after the damage' }).update_id as number;
+  await until(() => got.length === 1, 'the message');
+  await adapter.stop();
+  assert.equal(await store.kv.get(TELEGRAM_OFFSET_KEY), id + 1, 'the offset is saved again');
+  assert.ok((await readdir(dir)).some((n) => n.startsWith('kv.json.corrupt-')), 'the bad file is kept for an admin');
+  assert.ok(lines.some((l) => l.level >= 50 && String(l.file).endsWith('kv.json')), 'an error names the file');
+});
+
+test('a saved offset that cannot be read is logged, and polling starts without it', async (t) => {
+  const h = await harness(t);
+  const { logger, lines } = keptLog();
+  const adapter = h.newAdapter({
+    state: { get: async () => Promise.reject(new Error('EIO: i/o error, open kv.json')), set: async () => undefined },
+    logger,
+  });
+  const got: string[] = [];
+  await adapter.start(async (m) => {
+    got.push(m.text);
+  });
+  h.emulator.userMessage({ chat: DM, from: ADA, text: 'still polled' });
+  await until(() => got.length === 1, 'the message');
+  await adapter.stop();
+  assert.ok(lines.some((l) => l.level >= 50 && /kv\.json/.test(String(l.err))), 'the failure is logged as an error');
 });

@@ -51,12 +51,22 @@ function linkTree(from: string, to: string): void {
   }
 }
 
+/** Fills `cacheDir` from the shared warm cache of compiled tools (before a start). */
+export function warmToolCache(cacheDir: string): void {
+  if (existsSync(WARM_CACHE)) linkTree(WARM_CACHE, cacheDir);
+}
+
+/** Adds what a start compiled into `cacheDir` to the shared warm cache (after a start). */
+export function keepToolCache(cacheDir: string): void {
+  if (existsSync(cacheDir)) linkTree(cacheDir, WARM_CACHE);
+}
+
 /** Starts boxbot with `config` (over a temp dataDir, port 0, an OpenAI model on a fresh LLM emulator) and `env`. */
 export async function bootBoxbot(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<RestartableBoxbot> {
   const dir = tempDir('boxbot-e2e-'); // also removed at exit if a test never reaches close()
   const dataDir = join(dir, 'data');
   const cacheDir = join(dataDir, 'cache');
-  if (existsSync(WARM_CACHE)) linkTree(WARM_CACHE, cacheDir);
+  warmToolCache(cacheDir);
   const llm = await startLlmEmulator();
   const file = join(dir, 'boxbot.config.json');
   writeFileSync(file, JSON.stringify({ dataDir, http: { port: 0 }, model: 'openai/gpt-4o-mini', ...config }));
@@ -83,7 +93,7 @@ export async function bootBoxbot(config: Record<string, unknown>, env: Record<st
     rmSync(dir, { recursive: true, force: true });
     throw e;
   }
-  if (existsSync(cacheDir)) linkTree(cacheDir, WARM_CACHE);
+  keepToolCache(cacheDir);
   const h: RestartableBoxbot = {
     app: running,
     llm,

@@ -285,7 +285,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await h.writeRaw('jobs.json', JSON.stringify({ jobs: { a: { id: 'a', cron: 5 } } }));
     await assert.rejects(s.jobs.list(), (e: unknown) => e instanceof StoreCorruptError && /jobs\.json/.test(e.message) && /wrong shape/.test(e.message));
     await h.writeRaw('kv.json', '[]');
-    await assert.rejects(s.kv.get('x'), StoreCorruptError);
+    assert.equal(await s.kv.get('x'), undefined, 'kv goes on without its corrupt file');
     await s.conversations.append('web:a', [msg('user', 'a')]);
     const path = await conversationPath(h, 'web:a');
     const other = JSON.parse((await h.readRaw(path)) as string) as { key: string };
@@ -295,6 +295,28 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.deepEqual(reports.map((r) => r.file.split(/[/:]/).pop()), ['jobs.json', 'kv.json', path.split('/').pop()]);
     assert.deepEqual(await s.jobs.list(), []);
     await s.close();
+  });
+
+  it('a corrupt kv.json is moved aside and reported; the values start over instead of failing the caller', async (h) => {
+    const s = h.open();
+    await s.kv.set('telegram.offset', 41);
+    await s.close();
+    await h.writeRaw('kv.json', '{"values": {"telegram.offset": 4');
+    const reports: CorruptReport[] = [];
+    const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    assert.equal(await r.kv.get('telegram.offset'), undefined);
+    assert.equal(reports.length, 1);
+    assert.match(reports[0]!.file, /kv\.json$/);
+    const aside = (await h.listRaw()).filter((p) => p.startsWith('kv.json.corrupt-'));
+    assert.equal(aside.length, 1);
+    assert.equal(await h.readRaw(aside[0]!), '{"values": {"telegram.offset": 4', 'the bad bytes are kept for an admin');
+    await r.kv.set('telegram.offset', 50);
+    assert.equal(await r.kv.get('telegram.offset'), 50);
+    await h.writeRaw('kv.json', 'garbage');
+    await r.kv.set('other', 'x');
+    assert.equal(await r.kv.get('other'), 'x', 'a write past a corrupt file starts it over too');
+    assert.equal(reports.length, 2);
+    await r.close();
   });
 
   it('acceptOnce marks the id seen and journals the message in one step; a seen id is refused', async (h) => {
@@ -397,6 +419,68 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.equal(await r.dedupe.markSeen('c'), true, 'the torn line was never acknowledged');
     assert.deepEqual(reports, []);
     await r.close();
+  });
+
+  /** Two accepted messages and a reply in the log, closed: what the corruption tests start from. */
+  async function acceptedTwo(h: StoreHarness): Promise<string> {
+    const s = h.open();
+    await s.inbound.accept({ id: 'one', conversationKey: 'web:a', message: { n: 1 } });
+    await s.inbound.accept({ id: 'two', conversationKey: 'web:a', message: { n: 2 } });
+    await s.close();
+    return (await h.readRaw('delivery.log')) as string;
+  }
+
+  for (const newline of [true, false]) {
+    it(`a whole but unreadable last line of the delivery log (${newline ? 'with' : 'without'} its newline) is damage, not a torn append: reported, copy kept, the rest pending`, async (h) => {
+      const log = await acceptedTwo(h);
+      // A record whose bytes were damaged after they were written (nothing cut short).
+      const text = `${log}{"op":"accept","at":1,"record":{"id":"three"}} x${newline ? '\n' : ''}`;
+      await h.writeRaw('delivery.log', text);
+      const reports: CorruptReport[] = [];
+      const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
+      assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['one', 'two'], 'the accepted messages are still pending');
+      await r.close();
+      assert.equal(reports.length, 1, 'the damage is reported');
+      assert.match(reports[0]!.reason, /line 3/);
+      const aside = (await h.listRaw()).filter((p) => p.startsWith('delivery.log.corrupt-'));
+      assert.equal(aside.length, 1, 'a copy is kept for an admin');
+      assert.ok(reports[0]!.movedTo.endsWith(aside[0]!), reports[0]!.movedTo);
+      assert.equal(await h.readRaw(aside[0]!), text, 'the copy holds the damaged bytes');
+      const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
+      assert.deepEqual((await t.inbound.pending()).map((p) => p.id), ['one', 'two'], 'the rewritten log is clean');
+      await t.close();
+      assert.equal(reports.length, 1);
+    });
+  }
+
+  it('a damaged line in the middle of the delivery log keeps the accepted messages on both sides pending', async (h) => {
+    const log = await acceptedTwo(h);
+    const [first, second] = log.split('\n');
+    await h.writeRaw('delivery.log', `${first}\n{"op":"accept"\u0000\u0000\n${second}\n`);
+    const reports: CorruptReport[] = [];
+    const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['one', 'two']);
+    await r.close();
+    assert.equal(reports.length, 1);
+    assert.match(reports[0]!.reason, /line 2/);
+    assert.ok((await h.listRaw()).some((p) => p.startsWith('delivery.log.corrupt-')));
+  });
+
+  it('a whole last record that lost only its newline is kept; a cut-short one is dropped without a report', async (h) => {
+    const log = await acceptedTwo(h);
+    const [first, second] = log.split('\n');
+    await h.writeRaw('delivery.log', `${first}\n${second}`);
+    const reports: CorruptReport[] = [];
+    const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['one', 'two']);
+    await r.close();
+    await h.writeRaw('delivery.log', `${first}\n${second!.slice(0, 40)}`);
+    const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
+    assert.deepEqual((await t.inbound.pending()).map((p) => p.id), ['one']);
+    assert.equal(await t.dedupe.markSeen('two'), true, 'the torn accept was never acknowledged');
+    await t.close();
+    assert.deepEqual(reports, []);
+    assert.ok(!(await h.listRaw()).some((p) => p.includes('.corrupt-')), 'nothing set aside for a torn append');
   });
 
   it('gateway state written by the previous layout (dedupe.log, inbound/, outbox/) is folded in once', async (h) => {

@@ -8,7 +8,7 @@ import type { AdapterCapabilities, AdapterRoute, AdapterState, ChannelAdapter, I
 import { isNotModified, isParseError, scrub, toAdapterError } from './api-error.ts';
 import { markdownToTelegramHtml, telegramRenderedLength } from './format.ts';
 import { normalizeUpdate, updateIdOf, type TelegramBotIdentity } from './normalize.ts';
-import { startPoller, type BackoffOptions, type Poller } from './poller.ts';
+import { DEFAULT_BACKOFF, startPoller, type BackoffOptions, type Poller } from './poller.ts';
 import { WEBHOOK_SECRET, webhookRoute } from './webhook.ts';
 
 /** What Telegram can do (Bot API limits: 4,096 characters, ~1 edit/s per chat, typing lasts 5 s). */
@@ -40,7 +40,7 @@ export interface TelegramAdapterOptions {
   webhook?: { url: string; secret: string };
   /** Long-poll timeout of one getUpdates call, in seconds. Default 30. */
   pollTimeoutSeconds?: number;
-  /** Waits after polling failures (409, network, 5xx). Default 1 s doubling to 30 s. */
+  /** Waits after polling failures (409, network, 5xx). Default 1 s doubling to 5 s, jittered. */
   backoff?: Partial<BackoffOptions>;
 }
 
@@ -66,7 +66,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   const apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
   const bot = new Bot(token, { client: { apiRoot } });
   const api = bot.api;
-  const backoff: BackoffOptions = { initialMs: options.backoff?.initialMs ?? 1000, maxMs: options.backoff?.maxMs ?? 30_000 };
+  const backoff: BackoffOptions = { initialMs: options.backoff?.initialMs ?? DEFAULT_BACKOFF.initialMs, maxMs: options.backoff?.maxMs ?? DEFAULT_BACKOFF.maxMs };
 
   let me: TelegramBotIdentity | undefined;
   let sink: InboundSink | undefined;

@@ -14,11 +14,17 @@ import { updateIdOf } from './normalize.ts';
 /** The AdapterState key of the next update id to fetch. */
 export const TELEGRAM_OFFSET_KEY = 'telegram.offset';
 
-/** How the poller waits after failures (doubling from `initialMs` up to `maxMs`). */
+/** How the poller waits after failures (doubling from `initialMs` up to `maxMs`, each wait jittered down to half). */
 export interface BackoffOptions {
   initialMs: number;
   maxMs: number;
 }
+
+/**
+ * 1 s doubling to 5 s. The cap is what the first poll after an outage may lag behind the
+ * recovery (at 30 s it was 11-16 s late); one poller per bot, so a short cap costs little.
+ */
+export const DEFAULT_BACKOFF: BackoffOptions = Object.freeze({ initialMs: 1000, maxMs: 5000 });
 
 /** What the poller needs; `deliver` rejects when the sink did not accept the update. */
 export interface PollerOptions {
@@ -30,6 +36,9 @@ export interface PollerOptions {
   allowedUpdates: string[];
   backoff: BackoffOptions;
   deliver(update: unknown): Promise<void>;
+  /** Test hooks: the wait between polls after a failure (default a timer that `signal` cuts short), and the jitter's source. */
+  sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
+  random?: () => number;
 }
 
 /** How often, at most, the offset is written while polling. */
@@ -50,8 +59,12 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
 
   const loop = async (): Promise<void> => {
     let delay = opts.backoff.initialMs;
-    const pause = async (wait: number): Promise<void> => {
-      await sleep(wait, signal);
+    const wait = opts.sleep ?? sleep;
+    const random = opts.random ?? Math.random;
+    // Jittered between half and all of the step, so retries from a restart wave do not line up.
+    const jittered = (ms: number): number => Math.round(ms / 2 + (random() * ms) / 2);
+    const pause = async (ms: number): Promise<void> => {
+      await wait(ms, signal);
       delay = Math.min(delay * 2, opts.backoff.maxMs);
     };
     while (!signal.aborted) {
@@ -63,15 +76,16 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
       } catch (e) {
         if (signal.aborted) break;
         const err = toAdapterError(e, opts.token);
-        const wait = err.retryAfterMs ?? delay;
+        const ms = err.retryAfterMs ?? jittered(delay); // Telegram's own word is kept as given
         const conflict = err instanceof AdapterApiError && err.status === 409;
-        log.warn({ code: err.code, retryInMs: wait }, `getUpdates failed${conflict ? ' (another instance polls this bot, or a webhook is set)' : ''}: ${err.message}`);
-        await pause(wait);
+        log.warn({ code: err.code, retryInMs: ms }, `getUpdates failed${conflict ? ' (another instance polls this bot, or a webhook is set)' : ''}: ${err.message}`);
+        await pause(ms);
         continue;
       }
       if (!Array.isArray(batch)) {
-        log.warn({ retryInMs: delay }, 'getUpdates answered without a list of updates');
-        await pause(delay);
+        const ms = jittered(delay);
+        log.warn({ retryInMs: ms }, 'getUpdates answered without a list of updates');
+        await pause(ms);
         continue;
       }
       let acknowledged = batch.length === 0;
@@ -98,7 +112,7 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
       if (advanced) saver.save(offset!);
       // A sink failure, or a batch of updates without usable ids (which Telegram would send
       // again at once), waits instead of spinning.
-      if (rejected || !acknowledged) await pause(delay);
+      if (rejected || !acknowledged) await pause(jittered(delay));
       else delay = opts.backoff.initialMs;
     }
   };
@@ -150,7 +164,15 @@ function offsetSaver(opts: PollerOptions): { save(offset: number): void; flush()
 }
 
 async function readOffset(opts: PollerOptions): Promise<number | undefined> {
-  const value = await opts.state.get(TELEGRAM_OFFSET_KEY);
+  let value: unknown;
+  try {
+    value = await opts.state.get(TELEGRAM_OFFSET_KEY);
+  } catch (e) {
+    // Polling without an offset is safe: Telegram resends what it has not seen confirmed, and
+    // the gateway's persisted dedupe drops what was accepted before. Not polling is not.
+    opts.log.error({ err: scrub(e instanceof Error ? e.message : String(e), opts.token) }, 'could not read the saved telegram offset; polling from what Telegram still holds');
+    return undefined;
+  }
   if (value === undefined || value === null) return undefined;
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
   opts.log.warn({ value: String(value) }, 'ignoring an invalid persisted telegram offset');

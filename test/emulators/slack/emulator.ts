@@ -22,6 +22,8 @@ export interface SlackEmulatorOptions {
   ackTimeoutMs?: number;
   /** Socket Mode: redeliveries of an unacked envelope (Slack 3). */
   maxRetries?: number;
+  /** Socket Mode: resend what a closed connection left unacknowledged at once (Slack waits for the ack timeout). Default false. */
+  redeliverOnClose?: boolean;
   /** HTTP: automatic redelivery delays after a failure (default none; Slack: 0, 60 s, 300 s). */
   httpRetryDelaysMs?: number[];
   /** Subscribed to message.channels (a mention then arrives as both `message` and `app_mention`, as in Slack). Default true. */
@@ -72,7 +74,7 @@ export class SlackEmulator {
       openConnection: () => this.link.ticketUrl(`ws://127.0.0.1:${this.port}`),
       onBotMessage: (m, kind) => this.echoBot(m, kind),
     });
-    this.link = new SocketLink({ appId: this.workspace.ids.appId, ackTimeoutMs: opts.ackTimeoutMs ?? 3000, maxRetries: opts.maxRetries ?? 3, pingIntervalMs: 10_000 });
+    this.link = new SocketLink({ appId: this.workspace.ids.appId, ackTimeoutMs: opts.ackTimeoutMs ?? 3000, maxRetries: opts.maxRetries ?? 3, pingIntervalMs: 10_000, redeliverOnClose: opts.redeliverOnClose ?? false });
     this.events = new HttpEvents({ signingSecret: this.signingSecret, retryDelaysMs: opts.httpRetryDelaysMs ?? [], responseTimeoutMs: 3000 });
     if (opts.eventsUrl) this.events.url = opts.eventsUrl;
   }
@@ -175,6 +177,11 @@ export class SlackEmulator {
   /** The next `n` chat.postMessage/chat.update calls get HTTP 429 with `Retry-After: retryAfterSec`. */
   rateLimitNext(n: number, retryAfterSec: number, methods = ['chat.postMessage', 'chat.update']): void {
     this.api.rateLimitNext(n, retryAfterSec, methods);
+  }
+
+  /** Ends rate limiting: the 429s not handed out yet are dropped. */
+  clearRateLimits(): void {
+    this.api.clearRateLimits();
   }
 
   /** Stops listening and drops every connection and timer. */

@@ -28,6 +28,12 @@ export interface SocketLinkOptions {
   maxRetries: number;
   /** Server pings (ms), as Slack's keep the client's server-ping watchdog fed. */
   pingIntervalMs: number;
+  /**
+   * Resend what a closed connection left unacknowledged at once (ahead of newer events) instead
+   * of after the ack timeout. Slack waits out the timeout; a soak that kills the app sets this so
+   * the platform's late retry is not mistaken for the app answering out of order.
+   */
+  redeliverOnClose?: boolean;
 }
 
 /** The WebSocket side of Socket Mode. */
@@ -39,6 +45,7 @@ export class SocketLink {
   private readonly byEnvelope = new Map<string, EnvelopeRecord>();
   private readonly timers = new Set<NodeJS.Timeout>();
   private readonly waiting: EnvelopeRecord[] = [];
+  private readonly lastSocket = new Map<EnvelopeRecord, WebSocket>();
   private next = 0;
   private closed = false;
 
@@ -112,6 +119,11 @@ export class SocketLink {
     ws.on('close', () => {
       const i = this.live.indexOf(ws);
       if (i >= 0) this.live.splice(i, 1);
+      if (!this.opts.redeliverOnClose) return;
+      const left = this.envelopes.filter((rec) => !rec.acked && !rec.failed && this.lastSocket.get(rec) === ws);
+      for (const rec of left) this.lastSocket.delete(rec);
+      this.waiting.unshift(...left);
+      if (this.live.length > 0) for (const rec of this.waiting.splice(0)) this.send(rec);
     });
     ws.on('error', () => undefined);
     const ping = setInterval(() => ws.readyState === WebSocket.OPEN && ws.ping(), this.opts.pingIntervalMs);
@@ -140,6 +152,7 @@ export class SocketLink {
     const attempt = rec.attempts;
     const retryReason = attempt === 0 ? '' : 'timeout';
     rec.sent.push({ envelopeId, retryAttempt: attempt, retryReason });
+    if (this.opts.redeliverOnClose) this.lastSocket.set(rec, ws);
     this.byEnvelope.set(envelopeId, rec);
     rec.attempts += 1;
     ws.send(

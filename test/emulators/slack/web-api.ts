@@ -40,6 +40,11 @@ export class WebApi {
     for (let i = 0; i < n; i++) this.rateLimits.push({ methods: new Set(methods), retryAfterSec });
   }
 
+  /** Drops the rate limits not used yet (the end of a 429 storm). */
+  clearRateLimits(): void {
+    this.rateLimits = [];
+  }
+
   /** The next call of `method` fails: `{ok:false,error}` with 200, or a bare HTTP `httpStatus`. */
   failNext(method: string, failure: { error?: string; httpStatus?: number }): void {
     this.failures.push({ method, ...failure });

@@ -1,0 +1,65 @@
+// `npm run soak`: the gateway under load through the Telegram and Slack emulators while it is
+// SIGKILLed at random points, the platforms answer 429 and the disk fills up (test/soak/run.ts);
+// prints what users saw and exits 1 unless nothing was lost, duplicated or reordered.
+// Flags (defaults in brackets): --seed N [random] --conversations N [8] --messages N [15]
+// --load-seconds N [40] --kills N [6] --storms N [1] --storm-seconds N [4] --no-disk
+// --disk-seconds N [4] --quiet-seconds N [12] --deadline-seconds N [240] --keep
+import { parseArgs } from 'node:util';
+import { runSoak } from '../test/soak/run.ts';
+
+const { values } = parseArgs({
+  options: {
+    seed: { type: 'string' },
+    conversations: { type: 'string', default: '8' },
+    messages: { type: 'string', default: '15' },
+    'load-seconds': { type: 'string', default: '40' },
+    kills: { type: 'string', default: '6' },
+    storms: { type: 'string', default: '1' },
+    'storm-seconds': { type: 'string', default: '4' },
+    'no-disk': { type: 'boolean', default: false },
+    'disk-seconds': { type: 'string', default: '4' },
+    'quiet-seconds': { type: 'string', default: '12' },
+    'deadline-seconds': { type: 'string', default: '240' },
+    keep: { type: 'boolean', default: false },
+  },
+});
+
+function count(name: keyof typeof values, min = 0): number {
+  const n = Number(values[name]);
+  if (!Number.isInteger(n) || n < min) {
+    console.error(`soak: --${name} must be an integer >= ${min}, got ${JSON.stringify(values[name])}`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const seed = values.seed === undefined ? Math.floor(Math.random() * 2 ** 31) : count('seed');
+const report = await runSoak({
+  seed,
+  conversations: count('conversations', 1),
+  messages: count('messages', 1),
+  loadMs: count('load-seconds', 1) * 1000,
+  kills: count('kills'),
+  storms: count('storms'),
+  stormMs: count('storm-seconds') * 1000,
+  diskFull: !values['no-disk'],
+  diskMs: count('disk-seconds') * 1000,
+  quietMs: count('quiet-seconds', 1) * 1000,
+  deadlineMs: count('deadline-seconds', 10) * 1000,
+  keep: values.keep,
+  say: (line) => console.log(`soak: ${line}`),
+});
+
+const r = report;
+console.log('');
+console.log(`soak (seed ${r.seed}): ${r.kills} kills, ${r.crashes} crashes, ${r.storms} 429 storms (${r.telegram429} Telegram 429s), disk fault ${r.disk}, ${r.seconds} s${r.quiescent ? '' : ', NOT quiescent at the deadline'}`);
+console.log(`  sent ${r.sent}  delivered ${r.delivered}  lost ${r.lost}  duplicated ${r.duplicated}  reordered ${r.reordered}  stray previews ${r.strayPreviews}  misrouted ${r.misrouted}  other ${r.other}`);
+for (const p of r.perConversation) {
+  if (p.lost + p.duplicated + p.reordered + p.strayPreviews + p.misrouted + p.other === 0) continue;
+  console.log(`    conversation ${p.conversation} (${p.conversation % 2 === 0 ? 'telegram' : 'slack'}): delivered ${p.delivered}/${p.sent}, lost ${p.lost}, duplicated ${p.duplicated}, reordered ${p.reordered}, stray previews ${p.strayPreviews}, other ${p.other}`);
+}
+if (r.otherSamples.length) console.log(`  other bot messages, e.g.: ${r.otherSamples.map((t) => JSON.stringify(t)).join(', ')}`);
+if (r.workDir) console.log(`  kept: ${r.workDir} (gateway.log, data/)`);
+console.log(`  rerun: npm run soak -- --seed ${r.seed}`);
+console.log(JSON.stringify({ ...r, perConversation: undefined }));
+process.exitCode = r.lost + r.duplicated + r.reordered + r.misrouted === 0 && r.quiescent ? 0 : 1;
