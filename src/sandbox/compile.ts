@@ -12,7 +12,7 @@ import { SandboxError } from './errors.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 4;
+const PIPELINE_VERSION = 5;
 
 /** A tool ready to instantiate: its glue module and compiled core modules. */
 export interface PreparedComponent {

@@ -50,6 +50,14 @@ describe('sandbox: limits', () => {
     await nextCallWorks();
   });
 
+  it('ten tables grown until growth fails end the call with trap "memory"; the host and the next call live on', async () => {
+    // Unbounded, this exhausts the worker's heap inside one table.grow and V8 aborts the whole
+    // process (exit 134), which would end this test file too.
+    const r = await sandbox.run(guest('tablebomb'), grant());
+    assert.equal(r.trap?.kind, 'memory');
+    await nextCallWorks();
+  });
+
   it('unbounded recursion ends with trap "stack"', async () => {
     const r = await sandbox.run(guest('recurse'), grant());
     assert.equal(r.trap?.kind, 'stack');
