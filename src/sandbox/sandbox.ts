@@ -21,6 +21,8 @@ export interface SandboxOptions {
   workers?: number;
   /** Network broker settings (DNS resolver, response caps). */
   net?: NetBrokerOptions;
+  /** JS heap of each worker in MB (default WORKER_HEAP_MB); past it only the running call fails. */
+  workerHeapMb?: number;
 }
 
 /** Runs WASI tools; one instance per process is enough. */
@@ -39,7 +41,7 @@ export interface Sandbox {
 /** Creates a sandbox. */
 export function createSandbox(opts: SandboxOptions): Sandbox {
   const broker = createNetBroker(opts.net ?? {});
-  const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker);
+  const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker, opts.workerHeapMb);
   const compileOpts = (maxMemoryBytes: number) => ({
     cacheDir: opts.cacheDir,
     maxMemoryBytes,

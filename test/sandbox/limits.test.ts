@@ -58,6 +58,20 @@ describe('sandbox: limits', () => {
     await nextCallWorks();
   });
 
+  it('a worker that reaches its heap limit ends only its call, with trap "memory"; a new worker runs the next', async () => {
+    // Host objects the guest keeps (here pollables) live in the worker's JS heap, outside the
+    // guest's memory cap; a small heap makes the worker's own limit the one that is hit.
+    const small = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1, workerHeapMb: 24 });
+    try {
+      const r = await small.run(guest('heap-hog'), withLimits({ timeoutMs: 120_000 }));
+      assert.equal(r.trap?.kind, 'memory');
+      assert.match(r.trap!.message, /heap/);
+      assert.equal((await small.run(guest('exit42'), grant())).exitCode, 42);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('unbounded recursion ends with trap "stack"', async () => {
     const r = await sandbox.run(guest('recurse'), grant());
     assert.equal(r.trap?.kind, 'stack');
