@@ -63,5 +63,8 @@ export async function validateGrant(grant: SandboxGrant): Promise<SandboxGrant> 
   positive('maxMemoryBytes', l?.maxMemoryBytes);
   positive('maxOutputBytes', l?.maxOutputBytes);
   positive('fuel', l?.fuel, true);
+  positive('maxWriteBytes', l?.maxWriteBytes, true);
+  positive('maxDiskBytes', l?.maxDiskBytes, true);
+  positive('maxResponseBytes', l?.maxResponseBytes, true);
   return { ...grant, env, mounts, network };
 }

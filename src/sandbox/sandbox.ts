@@ -10,7 +10,7 @@ import { prepare, type PreparedComponent } from './compile.ts';
 import { SandboxError } from './errors.ts';
 import { createNetBroker, type NetBrokerOptions } from './net/broker.ts';
 import { WorkerPool } from './pool.ts';
-import type { SandboxGrant, SandboxResult } from './types.ts';
+import { DEFAULT_LIMITS, type SandboxGrant, type SandboxResult } from './types.ts';
 import { validateGrant } from './grant.ts';
 
 /** How a sandbox is set up (not per call). */
@@ -66,6 +66,8 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
           network: checked.network,
           fuel: checked.limits.fuel,
           maxOutputBytes: checked.limits.maxOutputBytes,
+          maxWriteBytes: checked.limits.maxWriteBytes ?? DEFAULT_LIMITS.maxWriteBytes!,
+          maxDiskBytes: checked.limits.maxDiskBytes ?? DEFAULT_LIMITS.maxDiskBytes!,
           ...(checked.stdin ? { stdin: checked.stdin } : {}),
         },
       });

@@ -42,6 +42,8 @@ export interface CallMessage {
   network: NetworkGrant;
   fuel: number | undefined;
   maxOutputBytes: number;
+  maxWriteBytes: number;
+  maxDiskBytes: number;
   stdin?: Uint8Array;
 }
 
@@ -102,6 +104,8 @@ function call(msg: CallMessage): SandboxResult {
     mounts: msg.mounts,
     network: msg.network,
     maxOutputBytes: msg.maxOutputBytes,
+    maxWriteBytes: msg.maxWriteBytes,
+    maxDiskBytes: msg.maxDiskBytes,
     stdin: msg.stdin,
     net,
   });
@@ -120,6 +124,8 @@ function call(msg: CallMessage): SandboxResult {
     inst?.binding.unbind();
     ctx.closeAll();
   }
+  // A limit that only refused an operation still names itself, unless a trap ended the call.
+  if (!outcome.trap && ctx.refused) outcome = { exitCode: outcome.exitCode, trap: { kind: ctx.refused.trap, message: ctx.refused.message } };
   // Reset and keep its memories, then make the next spare, once the result is on its way.
   if (tool) setImmediate(() => {
     if (inst) release(inst);
