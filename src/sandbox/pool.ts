@@ -5,8 +5,8 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { SandboxError } from './errors.ts';
 import type { PreparedComponent } from './compile.ts';
 import type { NetBroker } from './net/broker.ts';
-import { serveNetBridge } from './net/bridge.ts';
-import type { NetworkGrant, SandboxResult } from './types.ts';
+import { NetCall, serveNetBridge } from './net/bridge.ts';
+import { DEFAULT_LIMITS, type SandboxResult } from './types.ts';
 import type { CallMessage, WorkerReply } from './worker.ts';
 
 const fromSource = import.meta.url.endsWith('.ts');
@@ -29,6 +29,8 @@ export interface PoolCall {
   signal?: AbortSignal;
   /** The tool's name, for the cancellation error. */
   tool?: string;
+  /** HTTP response body bytes the call may receive in all (default DEFAULT_LIMITS). */
+  maxResponseBytes?: number;
 }
 
 const cancelledError = (call: PoolCall) => new SandboxError('cancelled', `${call.tool ?? 'the tool'}: the call was cancelled`, call.tool ?? '');
@@ -48,7 +50,8 @@ class Slot {
   readonly ready: Promise<void>;
   busy = false;
   dead = false;
-  grant: NetworkGrant | undefined;
+  /** The network of the call running now (a new one per call, so counts never carry over). */
+  netCall: NetCall | undefined;
   private readonly net: { close(): void };
   private readonly waiters = new Map<number, (r: SandboxResult) => void>();
   private readonly loadWaiters = new Map<string, () => void>();
@@ -57,7 +60,7 @@ class Slot {
   constructor(broker: NetBroker, heapMb: number) {
     const channel = new MessageChannel();
     const signal = new SharedArrayBuffer(1024);
-    this.net = serveNetBridge(channel.port2, signal, broker, () => this.grant);
+    this.net = serveNetBridge(channel.port2, signal, broker, () => this.netCall);
     this.worker = new Worker(workerSource, {
       eval: fromSource,
       workerData: { netPort: channel.port1, netSignal: signal },
@@ -277,7 +280,7 @@ export class WorkerPool {
       const work = (async () => {
         await slot.ready;
         await slot.load(call.prepared);
-        slot.grant = call.message.network;
+        slot.netCall = new NetCall(id, call.message.network, call.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes!);
         startClock(call.timeoutMs, 'timeout', `timed out after ${call.timeoutMs} ms`);
         return slot.call({ type: 'call', id, key: call.prepared.key, ...call.message });
       })();
@@ -293,7 +296,9 @@ export class WorkerPool {
       job.reject(e as Error);
     } finally {
       clearTimeout(timer);
-      slot.grant = undefined;
+      // The worker cancels what its guest left open, but the host does not rely on it.
+      slot.netCall?.end();
+      slot.netCall = undefined;
     }
   }
 

@@ -59,6 +59,7 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
         prepared,
         ...(runOpts?.signal ? { signal: runOpts.signal, tool: name } : {}),
         timeoutMs: checked.limits.timeoutMs,
+        maxResponseBytes: checked.limits.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes!,
         message: {
           argv: [name, ...checked.args],
           env: checked.env,

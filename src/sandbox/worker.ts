@@ -4,7 +4,7 @@
 // this worker.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
 import { pathToFileURL } from 'node:url';
-import { CallContext, GuestAbort, type NetBridge } from './host/context.ts';
+import { CallContext, GuestAbort } from './host/context.ts';
 import { createInstance, release, type GuestInstance, type Instantiate, type LoadedTool } from './instance.ts';
 import { MemoryPool } from './memory-pool.ts';
 import { createWorkerNetBridge } from './net/bridge.ts';
@@ -56,7 +56,7 @@ export type WorkerReply =
 const MAX_I64 = 2n ** 63n - 1n;
 const port = parentPort!;
 const { netPort, netSignal } = workerData as { netPort: MessagePort; netSignal: SharedArrayBuffer };
-const net: NetBridge = createWorkerNetBridge(netPort, netSignal);
+const net = createWorkerNetBridge(netPort, netSignal);
 const loaded = new Map<string, LoadedTool>();
 
 function concat(chunks: Uint8Array[]): Uint8Array {
@@ -98,6 +98,7 @@ function classify(e: unknown, ctx: CallContext, inst: GuestInstance | undefined)
 
 function call(msg: CallMessage): SandboxResult {
   const started = performance.now();
+  net.forCall(msg.id);
   const ctx = new CallContext({
     argv: msg.argv,
     env: msg.env,
