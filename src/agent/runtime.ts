@@ -45,6 +45,8 @@ export interface AgentRuntimeOptions {
   fetch?: typeof fetch;
 }
 
+const MiB = 1024 * 1024;
+
 /** Sandbox limits from config (MiB → bytes), with the defaults. */
 export function limitsOf(loaded: LoadedConfig): SandboxLimits {
   const l = loaded.config.sandbox.limits;
@@ -52,6 +54,9 @@ export function limitsOf(loaded: LoadedConfig): SandboxLimits {
     timeoutMs: l.timeoutMs ?? DEFAULT_LIMITS.timeoutMs,
     maxMemoryBytes: l.maxMemoryMb ? Math.round(l.maxMemoryMb * 1024 * 1024) : DEFAULT_LIMITS.maxMemoryBytes,
     maxOutputBytes: l.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
+    maxWriteBytes: l.maxWriteMb ? Math.round(l.maxWriteMb * MiB) : DEFAULT_LIMITS.maxWriteBytes!,
+    maxDiskBytes: l.maxWorkspaceMb ? Math.round(l.maxWorkspaceMb * MiB) : DEFAULT_LIMITS.maxDiskBytes!,
+    maxResponseBytes: l.maxResponseMb ? Math.round(l.maxResponseMb * MiB) : DEFAULT_LIMITS.maxResponseBytes!,
     ...(l.fuel ?? DEFAULT_LIMITS.fuel ? { fuel: l.fuel ?? DEFAULT_LIMITS.fuel } : {}),
   };
 }

@@ -32,6 +32,12 @@ const limits = z
     maxMemoryMb: z.number().positive().optional(),
     fuel: z.number().int().positive().optional(),
     maxOutputBytes: z.number().int().positive().optional(),
+    /** MiB a tool may write to files in one call (default 64). */
+    maxWriteMb: z.number().positive().optional(),
+    /** MiB a conversation's workspace may reach through tool writes (default 1024). */
+    maxWorkspaceMb: z.number().positive().optional(),
+    /** MiB of HTTP response bodies one tool call may receive (default 16). */
+    maxResponseMb: z.number().positive().optional(),
   })
   .strict();
 

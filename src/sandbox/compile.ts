@@ -17,7 +17,7 @@ import { SandboxError } from './errors.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 5;
+const PIPELINE_VERSION = 6;
 /** Modes of everything the cache writes: only boxbot's user may read or change it. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;

@@ -68,5 +68,8 @@ export async function validateGrant(grant: SandboxGrant, protect?: ProtectedPath
   positive('maxMemoryBytes', l?.maxMemoryBytes);
   positive('maxOutputBytes', l?.maxOutputBytes);
   positive('fuel', l?.fuel, true);
+  positive('maxWriteBytes', l?.maxWriteBytes, true);
+  positive('maxDiskBytes', l?.maxDiskBytes, true);
+  positive('maxResponseBytes', l?.maxResponseBytes, true);
   return { ...grant, env, mounts, network };
 }

@@ -1,11 +1,12 @@
 // Creating one guest instance inside a worker: run the tool's jco glue with our WASI host,
 // give every core module fresh fuel/oom globals and, for modules that import their memory, a
 // memory in its initial state from the tool's memory pools. Nothing but those reset memories
-// is shared between instances: glue state, globals and tables are new each time.
+// is shared between instances: glue state, globals and tables are new each time. All core
+// modules of one instance draw their table elements from one budget (see wasm/instrument.ts).
 import { Binding } from './host/context.ts';
 import { hostImports } from './host/imports.ts';
 import type { MemoryPool } from './memory-pool.ts';
-import { FUEL_IMPORT, MEMORY_IMPORT, OOM_IMPORT } from './wasm/index.ts';
+import { FUEL_IMPORT, MEMORY_IMPORT, OOM_IMPORT, TABLES_IMPORT, TABLES_SECTION } from './wasm/index.ts';
 
 /** jco's `instantiate` export (instantiation mode, synchronous core instantiation). */
 export type Instantiate = (
@@ -35,13 +36,27 @@ export interface GuestInstance {
 }
 
 const MAX_I64 = 2n ** 63n - 1n;
-const boxbotImports = new WeakMap<WebAssembly.Module, { limits: boolean; memory: boolean }>();
+/** What an instrumented core module needs from the host: limit globals, a memory, table elements. */
+interface BoxbotNeeds {
+  limits: boolean;
+  memory: boolean;
+  /** The instance-wide table budget the module was built for, and what its own tables take at start. */
+  tables: { budget: number; atStart: number } | undefined;
+}
 
-function boxbotNeeds(m: WebAssembly.Module): { limits: boolean; memory: boolean } {
+const boxbotImports = new WeakMap<WebAssembly.Module, BoxbotNeeds>();
+
+function boxbotNeeds(m: WebAssembly.Module): BoxbotNeeds {
   let needs = boxbotImports.get(m);
   if (!needs) {
     const imports = WebAssembly.Module.imports(m).filter((i) => i.module === FUEL_IMPORT.module);
-    needs = { limits: imports.some((i) => i.name === FUEL_IMPORT.name), memory: imports.some((i) => i.name === MEMORY_IMPORT.name) };
+    const section = WebAssembly.Module.customSections(m, TABLES_SECTION)[0];
+    const info = section && section.byteLength >= 8 ? new DataView(section) : undefined;
+    needs = {
+      limits: imports.some((i) => i.name === FUEL_IMPORT.name),
+      memory: imports.some((i) => i.name === MEMORY_IMPORT.name),
+      tables: info ? { budget: info.getUint32(0, true), atStart: info.getUint32(4, true) } : undefined,
+    };
     boxbotImports.set(m, needs);
   }
   return needs;
@@ -52,6 +67,8 @@ export function createInstance(tool: LoadedTool): GuestInstance {
   const binding = new Binding();
   const fuel = new WebAssembly.Global({ value: 'i64', mutable: true }, MAX_I64);
   const oom = new WebAssembly.Global({ value: 'i32', mutable: true }, 0);
+  // Set from the first instrumented module's budget; every module's tables are charged to it.
+  let tables: WebAssembly.Global | undefined;
   const memories: GuestInstance['memories'] = [];
   try {
     const exports = tool.instantiate(
@@ -64,9 +81,18 @@ export function createInstance(tool: LoadedTool): GuestInstance {
       (m, imports) => {
         let all: WebAssembly.Imports = imports ?? {};
         const needs = boxbotNeeds(m);
+        if (needs.tables) {
+          tables ??= new WebAssembly.Global({ value: 'i32', mutable: true }, needs.tables.budget);
+          // Tables are allocated by instantiation itself, before any guest code could be stopped.
+          const left = (tables.value as number) - needs.tables.atStart;
+          if (left < 0) {
+            throw new RangeError(`memory limit reached: the tool's tables need more than ${needs.tables.budget} elements`);
+          }
+          tables.value = left;
+        }
         if (needs.limits || needs.memory) {
           const own: Record<string, WebAssembly.ImportValue> = {};
-          if (needs.limits) Object.assign(own, { [FUEL_IMPORT.name]: fuel, [OOM_IMPORT.name]: oom });
+          if (needs.limits) Object.assign(own, { [FUEL_IMPORT.name]: fuel, [OOM_IMPORT.name]: oom, [TABLES_IMPORT.name]: tables });
           const pool = needs.memory ? tool.pools.get(m) : undefined;
           if (needs.memory) {
             if (!pool) throw new Error('a core module imports its memory but the tool has no image for it');

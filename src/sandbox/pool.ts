@@ -5,8 +5,8 @@ import { MessageChannel, Worker } from 'node:worker_threads';
 import { SandboxError } from './errors.ts';
 import type { PreparedComponent } from './compile.ts';
 import type { NetBroker } from './net/broker.ts';
-import { serveNetBridge } from './net/bridge.ts';
-import type { NetworkGrant, SandboxResult } from './types.ts';
+import { NetCall, serveNetBridge } from './net/bridge.ts';
+import { DEFAULT_LIMITS, type SandboxResult } from './types.ts';
 import type { CallMessage, WorkerReply } from './worker.ts';
 
 const fromSource = import.meta.url.endsWith('.ts');
@@ -29,6 +29,8 @@ export interface PoolCall {
   signal?: AbortSignal;
   /** The tool's name, for the cancellation error. */
   tool?: string;
+  /** HTTP response body bytes the call may receive in all (default DEFAULT_LIMITS). */
+  maxResponseBytes?: number;
 }
 
 const cancelledError = (call: PoolCall) => new SandboxError('cancelled', `${call.tool ?? 'the tool'}: the call was cancelled`, call.tool ?? '');
@@ -48,21 +50,22 @@ class Slot {
   readonly ready: Promise<void>;
   busy = false;
   dead = false;
-  grant: NetworkGrant | undefined;
+  /** The network of the call running now (a new one per call, so counts never carry over). */
+  netCall: NetCall | undefined;
   private readonly net: { close(): void };
   private readonly waiters = new Map<number, (r: SandboxResult) => void>();
   private readonly loadWaiters = new Map<string, () => void>();
-  onExit: ((reason: string) => void) | undefined;
+  onExit: ((reason: string, kind: 'memory' | 'crash') => void) | undefined;
 
-  constructor(broker: NetBroker) {
+  constructor(broker: NetBroker, heapMb: number) {
     const channel = new MessageChannel();
     const signal = new SharedArrayBuffer(1024);
-    this.net = serveNetBridge(channel.port2, signal, broker, () => this.grant);
+    this.net = serveNetBridge(channel.port2, signal, broker, () => this.netCall);
     this.worker = new Worker(workerSource, {
       eval: fromSource,
       workerData: { netPort: channel.port1, netSignal: signal },
       transferList: [channel.port1],
-      resourceLimits: { maxOldGenerationSizeMb: 512, stackSizeMb: 4 },
+      resourceLimits: { maxOldGenerationSizeMb: heapMb, stackSizeMb: 4 },
       stdout: true,
       stderr: true,
     });
@@ -85,7 +88,12 @@ class Slot {
       });
     });
     this.ready.catch(() => {});
-    this.worker.on('error', (e) => this.die(`worker error: ${e.message}`));
+    // Past its heap limit Node stops the worker with ERR_WORKER_OUT_OF_MEMORY: only this call
+    // fails (with trap `memory`, the limit it hit) and the pool replaces the worker.
+    this.worker.on('error', (e) => {
+      const oom = (e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
+      this.die(oom ? `the worker ran out of heap: ${e.message}` : `worker error: ${e.message}`, oom ? 'memory' : 'crash');
+    });
     this.worker.on('exit', (code) => this.die(`worker exited with code ${code}`));
   }
 
@@ -123,11 +131,11 @@ class Slot {
     });
   }
 
-  private die(reason: string): void {
+  private die(reason: string, kind: 'memory' | 'crash' = 'crash'): void {
     if (this.dead) return;
     this.dead = true;
     this.net.close();
-    this.onExit?.(reason);
+    this.onExit?.(reason, kind);
   }
 
   async terminate(): Promise<void> {
@@ -136,6 +144,9 @@ class Slot {
     await this.worker.terminate();
   }
 }
+
+/** V8 heap of one worker: glue, host state and engine tables; guests' linear memory is outside it. */
+export const WORKER_HEAP_MB = 512;
 
 /** Runs calls on up to `size` workers. */
 export class WorkerPool {
@@ -147,6 +158,7 @@ export class WorkerPool {
   constructor(
     private readonly size: number,
     private readonly broker: NetBroker,
+    private readonly heapMb = WORKER_HEAP_MB,
   ) {}
 
   /** Runs one call; resolves with the result (a timeout or worker crash is a trap, not a rejection). */
@@ -192,7 +204,7 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const slot = new Slot(this.broker);
+    const slot = new Slot(this.broker, this.heapMb);
     slot.onExit = () => {
       const i = this.slots.indexOf(slot);
       if (i >= 0) this.slots.splice(i, 1);
@@ -252,7 +264,7 @@ export class WorkerPool {
     });
     startClock(LOAD_LIMIT_MS, 'crash', `the worker did not load the tool within ${LOAD_LIMIT_MS} ms`);
     const crashed = new Promise<SandboxResult>((resolve) => {
-      slot.onExit = (reason) => {
+      slot.onExit = (reason, kind) => {
         const i = this.slots.indexOf(slot);
         if (i >= 0) this.slots.splice(i, 1);
         resolve({
@@ -260,7 +272,7 @@ export class WorkerPool {
           stdout: new Uint8Array(0),
           stderr: new Uint8Array(0),
           durationMs: performance.now() - started,
-          trap: { kind: 'crash', message: `the tool's worker died: ${reason}` },
+          trap: { kind, message: kind === 'memory' ? `memory limit reached: ${reason}` : `the tool's worker died: ${reason}` },
         });
       };
     });
@@ -268,7 +280,7 @@ export class WorkerPool {
       const work = (async () => {
         await slot.ready;
         await slot.load(call.prepared);
-        slot.grant = call.message.network;
+        slot.netCall = new NetCall(id, call.message.network, call.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes!);
         startClock(call.timeoutMs, 'timeout', `timed out after ${call.timeoutMs} ms`);
         return slot.call({ type: 'call', id, key: call.prepared.key, ...call.message });
       })();
@@ -284,7 +296,9 @@ export class WorkerPool {
       job.reject(e as Error);
     } finally {
       clearTimeout(timer);
-      slot.grant = undefined;
+      // The worker cancels what its guest left open, but the host does not rely on it.
+      slot.netCall?.end();
+      slot.netCall = undefined;
     }
   }
 

@@ -10,7 +10,7 @@ import { prepare, type PreparedComponent } from './compile.ts';
 import { SandboxError } from './errors.ts';
 import { createNetBroker, type NetBrokerOptions } from './net/broker.ts';
 import { WorkerPool } from './pool.ts';
-import type { SandboxGrant, SandboxResult } from './types.ts';
+import { DEFAULT_LIMITS, type SandboxGrant, type SandboxResult } from './types.ts';
 import { validateGrant } from './grant.ts';
 import { silentLogger, type Logger } from '../log.ts';
 import { packageCodePaths, type ProtectedPaths } from './protected-paths.ts';
@@ -31,6 +31,8 @@ export interface SandboxOptions {
   protect?: Partial<ProtectedPaths>;
   /** Where cache problems are reported (default: silent). */
   log?: Logger;
+  /** JS heap of each worker in MB (default WORKER_HEAP_MB); past it only the running call fails. */
+  workerHeapMb?: number;
 }
 
 /** Runs WASI tools; one instance per process is enough. */
@@ -50,7 +52,7 @@ export interface Sandbox {
 export function createSandbox(opts: SandboxOptions): Sandbox {
   const broker = createNetBroker(opts.net ?? {});
   const log = opts.log ?? silentLogger;
-  const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker);
+  const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker, opts.workerHeapMb);
   const protect: ProtectedPaths = {
     dirs: [opts.cacheDir, ...(opts.protect?.dirs ?? [])],
     noWrite: [...packageCodePaths(), ...(opts.protect?.noWrite ?? [])],
@@ -74,6 +76,7 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
         prepared,
         ...(runOpts?.signal ? { signal: runOpts.signal, tool: name } : {}),
         timeoutMs: checked.limits.timeoutMs,
+        maxResponseBytes: checked.limits.maxResponseBytes ?? DEFAULT_LIMITS.maxResponseBytes!,
         message: {
           argv: [name, ...checked.args],
           env: checked.env,
@@ -81,6 +84,8 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
           network: checked.network,
           fuel: checked.limits.fuel,
           maxOutputBytes: checked.limits.maxOutputBytes,
+          maxWriteBytes: checked.limits.maxWriteBytes ?? DEFAULT_LIMITS.maxWriteBytes!,
+          maxDiskBytes: checked.limits.maxDiskBytes ?? DEFAULT_LIMITS.maxDiskBytes!,
           ...(checked.stdin ? { stdin: checked.stdin } : {}),
         },
       });

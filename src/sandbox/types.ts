@@ -24,6 +24,12 @@ export interface SandboxLimits {
   maxMemoryBytes: number;
   /** Cap on stdout + stderr together. */
   maxOutputBytes: number;
+  /** Bytes the guest may write to files in one call; past it writes fail with ENOSPC and the result has trap `disk`. */
+  maxWriteBytes?: number;
+  /** Size a writable mount (a workspace) may reach through guest writes; past it as above. */
+  maxDiskBytes?: number;
+  /** HTTP response body bytes one call may receive in all; past it the request fails. */
+  maxResponseBytes?: number;
 }
 
 /** Exactly what one call of a tool may see and use; nothing else exists for it. */
@@ -39,7 +45,7 @@ export interface SandboxGrant {
 }
 
 /** Which limit or failure ended a call early. */
-export type TrapKind = 'timeout' | 'fuel' | 'memory' | 'stack' | 'output' | 'crash';
+export type TrapKind = 'timeout' | 'fuel' | 'memory' | 'stack' | 'output' | 'disk' | 'crash';
 
 /** The outcome of one call. */
 export interface SandboxResult {
@@ -58,4 +64,7 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   fuel: 50_000_000_000,
   maxMemoryBytes: 256 * 1024 * 1024,
   maxOutputBytes: 1024 * 1024,
+  maxWriteBytes: 64 * 1024 * 1024,
+  maxDiskBytes: 1024 * 1024 * 1024,
+  maxResponseBytes: 16 * 1024 * 1024,
 };

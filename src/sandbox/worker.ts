@@ -3,7 +3,7 @@
 // call gets a fresh instance. The main thread enforces the wall-clock timeout by terminating
 // this worker.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
-import { CallContext, GuestAbort, type NetBridge } from './host/context.ts';
+import { CallContext, GuestAbort } from './host/context.ts';
 import { createInstance, release, type GuestInstance, type Instantiate, type LoadedTool } from './instance.ts';
 import { MemoryPool } from './memory-pool.ts';
 import { createWorkerNetBridge } from './net/bridge.ts';
@@ -41,6 +41,8 @@ export interface CallMessage {
   network: NetworkGrant;
   fuel: number | undefined;
   maxOutputBytes: number;
+  maxWriteBytes: number;
+  maxDiskBytes: number;
   stdin?: Uint8Array;
 }
 
@@ -53,7 +55,7 @@ export type WorkerReply =
 const MAX_I64 = 2n ** 63n - 1n;
 const port = parentPort!;
 const { netPort, netSignal } = workerData as { netPort: MessagePort; netSignal: SharedArrayBuffer };
-const net: NetBridge = createWorkerNetBridge(netPort, netSignal);
+const net = createWorkerNetBridge(netPort, netSignal);
 const loaded = new Map<string, LoadedTool>();
 
 function concat(chunks: Uint8Array[]): Uint8Array {
@@ -95,12 +97,15 @@ function classify(e: unknown, ctx: CallContext, inst: GuestInstance | undefined)
 
 function call(msg: CallMessage): SandboxResult {
   const started = performance.now();
+  net.forCall(msg.id);
   const ctx = new CallContext({
     argv: msg.argv,
     env: msg.env,
     mounts: msg.mounts,
     network: msg.network,
     maxOutputBytes: msg.maxOutputBytes,
+    maxWriteBytes: msg.maxWriteBytes,
+    maxDiskBytes: msg.maxDiskBytes,
     stdin: msg.stdin,
     net,
   });
@@ -119,6 +124,8 @@ function call(msg: CallMessage): SandboxResult {
     inst?.binding.unbind();
     ctx.closeAll();
   }
+  // A limit that only refused an operation still names itself, unless a trap ended the call.
+  if (!outcome.trap && ctx.refused) outcome = { exitCode: outcome.exitCode, trap: { kind: ctx.refused.trap, message: ctx.refused.message } };
   // Reset and keep its memories, then make the next spare, once the result is on its way.
   if (tool) setImmediate(() => {
     if (inst) release(inst);

@@ -47,6 +47,18 @@ describe('config', () => {
     assert.throws(() => loadConfig(undefined, dir), /sandbox: unknown key\(s\) "limts"/);
   });
 
+  it('sandbox disk and network limits come from sandbox.limits in MiB, with defaults', async () => {
+    const { limitsOf } = await import('../../src/agent/runtime.ts');
+    const dir = tempDir();
+    const defaults = limitsOf(loadConfig(undefined, dir));
+    assert.equal(defaults.maxWriteBytes, 64 * 1024 * 1024);
+    assert.equal(defaults.maxDiskBytes, 1024 * 1024 * 1024);
+    assert.equal(defaults.maxResponseBytes, 16 * 1024 * 1024);
+    writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ sandbox: { limits: { maxWriteMb: 8, maxWorkspaceMb: 100, maxResponseMb: 2 } } }));
+    const set = limitsOf(loadConfig(undefined, dir));
+    assert.deepEqual([set.maxWriteBytes, set.maxDiskBytes, set.maxResponseBytes], [8 * 1024 * 1024, 100 * 1024 * 1024, 2 * 1024 * 1024]);
+  });
+
   it('reports JSON syntax errors and missing explicit files', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'bad.json'), '{ "dataDir": ');

@@ -2,7 +2,8 @@
 // A hostile filesystem guest: runs the command in its arguments against its first preopen and
 // prints one JSON line {ok, value} or {ok:false, error}. Commands:
 //   read P | write P TEXT | ls P | mkdir P | rm P | rmdir P | rename A B | symlink T L |
-//   link A B | stat P | readlink P | race-read P N (N reads; counts outcomes by content)
+//   link A B | stat P | readlink P | race-read P N (N reads; counts outcomes by content) |
+//   fill P MIB (writes MIB MiB in 1 MiB writes; on failure the error names the MiB written)
 import { getDirectories } from 'wasi:filesystem/preopens@0.2.12';
 import { getArguments } from 'wasi:cli/environment@0.2.12';
 
@@ -46,6 +47,18 @@ const commands = {
   symlink: (root, [t, l]) => (root.symlinkAt(t, l), 'linked'),
   link: (root, [a, b]) => (root.linkAt({}, a, root, b), 'linked'),
   stat: (root, [p]) => root.statAt({}, p).type,
+  fill: (root, [p, mib]) => {
+    const f = root.openAt({}, p, { create: true, truncate: true }, { write: true });
+    const chunk = new Uint8Array(1048576).fill(120);
+    for (let i = 0; i < Number(mib); i++) {
+      try {
+        f.write(chunk, BigInt(i) * 1048576n);
+      } catch (e) {
+        throw `${errName(e)} after ${i} MiB`;
+      }
+    }
+    return `${mib} MiB`;
+  },
   readlink: (root, [p]) => root.readlinkAt(p),
   'race-read': (root, [p, n]) => {
     const counts = {};

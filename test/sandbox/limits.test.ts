@@ -50,6 +50,28 @@ describe('sandbox: limits', () => {
     await nextCallWorks();
   });
 
+  it('ten tables grown until growth fails end the call with trap "memory"; the host and the next call live on', async () => {
+    // Unbounded, this exhausts the worker's heap inside one table.grow and V8 aborts the whole
+    // process (exit 134), which would end this test file too.
+    const r = await sandbox.run(guest('tablebomb'), grant());
+    assert.equal(r.trap?.kind, 'memory');
+    await nextCallWorks();
+  });
+
+  it('a worker that reaches its heap limit ends only its call, with trap "memory"; a new worker runs the next', async () => {
+    // Host objects the guest keeps (here pollables) live in the worker's JS heap, outside the
+    // guest's memory cap; a small heap makes the worker's own limit the one that is hit.
+    const small = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1, workerHeapMb: 24 });
+    try {
+      const r = await small.run(guest('heap-hog'), withLimits({ timeoutMs: 120_000 }));
+      assert.equal(r.trap?.kind, 'memory');
+      assert.match(r.trap!.message, /heap/);
+      assert.equal((await small.run(guest('exit42'), grant())).exitCode, 42);
+    } finally {
+      await small.close();
+    }
+  });
+
   it('unbounded recursion ends with trap "stack"', async () => {
     const r = await sandbox.run(guest('recurse'), grant());
     assert.equal(r.trap?.kind, 'stack');

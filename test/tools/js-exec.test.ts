@@ -2,6 +2,8 @@
 // exceptions are error results, and an endless loop is stopped by the sandbox's limits without
 // harming the next call.
 import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { policyFor, TEST_LIMITS, toolHarness, workspace } from './helpers.ts';
 
@@ -48,6 +50,21 @@ describe('js_exec', () => {
   it('has no file system, process or require', async () => {
     const r = await run('[typeof require, typeof process, typeof Deno, typeof fetch]');
     assert.equal(r.content, '=> ["undefined", "undefined", "undefined", "undefined"]');
+  });
+
+  it('cannot see or change workspace files, even through the WASI interfaces the engine carries', async () => {
+    const ws = workspace();
+    writeFileSync(join(ws, 'secret.txt'), 'S3CRET');
+    const p = policyFor(ws);
+    const r = await run([
+      "const { getDirectories } = await import('wasi:filesystem/preopens@0.2.12');",
+      'const dirs = getDirectories();',
+      "for (const [d] of dirs) d.openAt({}, 'dropped.txt', { create: true }, { write: true });",
+      'return dirs.map((d) => d[1]);',
+    ].join('\n'), p);
+    assert.equal(r.isError, false, r.content);
+    assert.equal(r.content, '=> []');
+    assert.deepEqual(readdirSync(ws), ['secret.txt']);
   });
 
   it('an endless loop hits the sandbox limit, and the next call works', async () => {

@@ -18,7 +18,7 @@ const EXPECTED: Record<string, { level: string; required: string[]; optional: Re
   edit: { level: 'Write', required: ['file_path', 'old_string', 'new_string'], optional: { replace_all: 'boolean' } },
   bash: { level: 'Execute', required: ['command'], optional: { workdir: 'string' } },
   web_fetch: { level: 'ReadOnly', required: ['url'], optional: { format: 'string', offset: 'integer', limit: 'integer', max_bytes: 'integer', max_redirects: 'integer', header: 'array' } },
-  js_exec: { level: 'Execute', required: ['code'], optional: {} },
+  js_exec: { level: 'None', required: ['code'], optional: {} },
 };
 
 describe('bundled tools: registration from their own help', () => {

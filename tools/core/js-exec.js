@@ -22,7 +22,9 @@ TextEncoder, ...). Execution time and memory are limited; a script that runs too
 an endless loop) is stopped and the call fails with the limit named. A thrown exception comes
 back as an error with its message and stack.`,
   keywords: ['javascript', 'js', 'eval', 'execute', 'run', 'code', 'calculate', 'script', 'node'],
-  permission: 'Execute',
+  // None: the sandbox mounts nothing for it, so "no file system" holds even for a snippet that
+  // imports the WASI interfaces the engine itself carries.
+  permission: 'None',
   options: [{ long: 'code', short: 'c', value: 'CODE', required: true, help: 'JavaScript source to evaluate' }],
 };
 

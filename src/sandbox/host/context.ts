@@ -54,14 +54,24 @@ export class CallContext {
   readonly mounts: readonly Mount[];
   readonly network: NetworkGrant;
   readonly maxOutputBytes: number;
+  /** Bytes the guest may write to files in this call, and the size a writable mount may reach. */
+  readonly maxWriteBytes: number;
+  readonly maxDiskBytes: number;
   readonly net: NetBridge;
   stdin: Uint8Array;
   stdinOffset = 0;
   readonly stdout: Uint8Array[] = [];
   readonly stderr: Uint8Array[] = [];
   outputBytes = 0;
+  /** Bytes the guest has written to files in this call (see fs-quota). */
+  writtenBytes = 0;
   /** Set when the guest exited or the host aborted it; read after the guest unwinds. */
   abort: GuestAbort | undefined;
+  /**
+   * A limit that refused an operation without ending the call (the guest saw an error code,
+   * e.g. ENOSPC); the result still reports it as its trap, so the caller knows which limit.
+   */
+  refused: { trap: TrapKind; message: string } | undefined;
   private readonly resources = new Set<CallResource>();
 
   constructor(init: {
@@ -70,6 +80,8 @@ export class CallContext {
     mounts: readonly Mount[];
     network: NetworkGrant;
     maxOutputBytes: number;
+    maxWriteBytes?: number;
+    maxDiskBytes?: number;
     stdin?: Uint8Array;
     net: NetBridge;
   }) {
@@ -78,6 +90,8 @@ export class CallContext {
     this.mounts = init.mounts;
     this.network = init.network;
     this.maxOutputBytes = init.maxOutputBytes;
+    this.maxWriteBytes = init.maxWriteBytes ?? Infinity;
+    this.maxDiskBytes = init.maxDiskBytes ?? Infinity;
     this.stdin = init.stdin ?? new Uint8Array(0);
     this.net = init.net;
   }

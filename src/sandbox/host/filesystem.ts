@@ -7,6 +7,7 @@ import type { Binding, CallContext, CallResource } from './context.ts';
 import { MAX_OPEN_PER_CALL, callFs, type CallFs, type CallMount, FdHandle } from './fs-call.ts';
 import { FsIoError, guard, guardStream, type ErrorCode } from './fs-errors.ts';
 import { OPEN_ALWAYS, accessMode, errno, fsOrClose, readAt, setTimesOf, syncMode, writeAll } from './fs-io.ts';
+import { chargeWrite } from './fs-quota.ts';
 import {
   type DescriptorFlags, type DescriptorStat, type DescriptorType, type DirectoryEntry, type MetadataHashValue,
   type NewTimestamp, type OpenFlags, type PathFlags, metadataHash, toStat, typeOf,
@@ -87,6 +88,13 @@ export class Descriptor {
     return fd;
   }
 
+  /** The fd of a writable file, with `bytes` about to be written charged to the disk limits. */
+  private writableFor(bytes: number): number {
+    const fd = this.writable();
+    chargeWrite(this.ctx, this.mount, bytes);
+    return fd;
+  }
+
   private mutable(): void {
     if (this.mount.readOnly) throw 'read-only' satisfies ErrorCode;
   }
@@ -147,7 +155,7 @@ export class Descriptor {
       return new OutputStream({
         write: (bytes) =>
           guardStream(() => {
-            writeAll(this.writable(), bytes, position);
+            writeAll(this.writableFor(bytes.length), bytes, position);
             position += BigInt(bytes.length);
           }),
       });
@@ -160,7 +168,7 @@ export class Descriptor {
       return new OutputStream({
         write: (bytes) =>
           guardStream(() => {
-            const fd = this.writable();
+            const fd = this.writableFor(bytes.length);
             writeAll(fd, bytes, fs.fstatSync(fd, { bigint: true }).size);
           }),
       });
@@ -206,6 +214,8 @@ export class Descriptor {
     guard(() => {
       const fd = this.writable();
       if (size > BigInt(Number.MAX_SAFE_INTEGER)) throw 'file-too-large' satisfies ErrorCode;
+      // Growth counts as written: a sparse file costs nothing yet, but every copy of it will.
+      chargeWrite(this.ctx, this.mount, Number(size - fs.fstatSync(fd, { bigint: true }).size));
       fs.ftruncateSync(fd, Number(size));
     });
   }
@@ -228,7 +238,7 @@ export class Descriptor {
 
   write(buffer: Uint8Array, offset: bigint): bigint {
     return guard(() => {
-      writeAll(this.writable(), buffer, offset);
+      writeAll(this.writableFor(buffer.length), buffer, offset);
       return BigInt(buffer.length);
     });
   }

@@ -2,13 +2,17 @@
 // first asks, closed when the call ends) and the count of fds held by guest descriptors.
 import fs from 'node:fs';
 import type { CallContext, CallResource } from './context.ts';
+import type { QuotaMount } from './fs-quota.ts';
 import { closeQuietly, openMountRoot, type MountRoot } from './fs-walk.ts';
 
 /** Descriptors one call may hold at once (each is a host fd; the process shares one table). */
 export const MAX_OPEN_PER_CALL = 1024;
 
 /** A mount for the length of one call; its root fd is closed when the call ends. */
-export class CallMount implements MountRoot, CallResource {
+export class CallMount implements MountRoot, QuotaMount, CallResource {
+  /** Bytes in the mount as the quota counts them; measured at the call's first write. */
+  usage: number | undefined;
+
   constructor(
     readonly guest: string,
     readonly readOnly: boolean,

@@ -19,9 +19,15 @@ export interface NetBrokerOptions {
   timeoutMs?: number;
 }
 
+/** Response bytes one call may receive in all, and how many it has (the broker adds to it). */
+export interface ResponseBudget {
+  received: number;
+  readonly maxResponseBytes: number;
+}
+
 /** Executes guests' HTTP requests under their grants. */
 export interface NetBroker {
-  execute(req: NetRequest, grant: NetworkGrant, signal: AbortSignal): Promise<NetOutcome>;
+  execute(req: NetRequest, grant: NetworkGrant, signal: AbortSignal, budget?: ResponseBudget): Promise<NetOutcome>;
   close?(): void;
 }
 
@@ -40,7 +46,7 @@ export function createNetBroker(opts: NetBrokerOptions = {}): NetBroker {
   const timeoutMs = opts.timeoutMs ?? 30_000;
 
   return {
-    async execute(req, grant, signal) {
+    async execute(req, grant, signal, budget) {
       let url: URL;
       try {
         url = new URL(req.url);
@@ -100,6 +106,14 @@ export function createNetBroker(opts: NetBrokerOptions = {}): NetBroker {
               res.destroy();
               finish(fail('HTTP-response-body-size', `response from ${url.origin} is over ${maxBytes} bytes`, BigInt(size)));
               return;
+            }
+            if (budget) {
+              budget.received += c.length;
+              if (budget.received > budget.maxResponseBytes) {
+                res.destroy();
+                finish(fail('HTTP-response-body-size', `the call's responses are over ${budget.maxResponseBytes} bytes in all`, BigInt(size)));
+                return;
+              }
             }
             chunks.push(c);
           });

@@ -1,14 +1,43 @@
 // Rewrites a core module so the host can enforce limits the engine does not: deterministic
-// fuel (instruction metering), a linear-memory cap, and a flag raised when the guest hits
-// that cap. Two mutable globals are imported from "boxbot" (fuel: i64, oom: i32); imported
-// globals come first in the index space, so every existing global index moves up by two.
+// fuel (instruction metering), a linear-memory cap, a table-element budget, and a flag raised
+// when the guest hits a cap. Three mutable globals are imported from "boxbot" (fuel: i64,
+// oom: i32, tables: i32); imported globals come first in the index space, so every existing
+// global index moves up by three.
+//
+// Why tables: a table's elements live in the engine's own heap, not in linear memory, and V8
+// dies with the whole process (not just the worker) when one table.grow asks for more than
+// the heap has left. So tables are charged against the memory limit: every defined table's
+// maximum is capped, and every table.grow goes through a wrapper that draws from one budget
+// shared by all core modules of an instance (the `tables` global, elements left).
 import { encName, encS64, encU32, readInstr, readSections, Reader, skipValType, type Section } from './reader.ts';
 import { skipImportDesc, skipLimits } from './classify.ts';
 
 /** The fuel counter every instrumented module imports (i64; below zero means exhausted). */
 export const FUEL_IMPORT = { module: 'boxbot', name: 'fuel' } as const;
-/** Set to 1 by an instrumented module when a memory.grow fails against the cap. */
+/** Set to 1 by an instrumented module when a memory.grow or table.grow fails against the cap. */
 export const OOM_IMPORT = { module: 'boxbot', name: 'oom' } as const;
+/** Table elements the instance may still add (i32), shared by all its core modules. */
+export const TABLES_IMPORT = { module: 'boxbot', name: 'tables' } as const;
+/**
+ * Custom section of an instrumented module: two u32 (little endian), the instance-wide table
+ * budget it was built for and the elements its own tables take at instantiation. The host
+ * charges the latter before instantiating, so many modules cannot add up past the budget.
+ */
+export const TABLES_SECTION = 'boxbot.tables';
+
+/**
+ * Linear-memory bytes one table element is charged: V8 keeps about four words per funcref
+ * entry, and a growing table briefly holds the old and the new arrays.
+ */
+export const TABLE_ELEMENT_BYTES = 64;
+/** Table elements an instance may hold whatever its memory limit: they live in the worker's heap. */
+export const MAX_TABLE_ELEMENTS = 1 << 20;
+
+/** The table elements an instance with memory limit `maxMemoryBytes` may hold in all. */
+export function tableElementBudget(maxMemoryBytes: number | undefined): number {
+  if (maxMemoryBytes === undefined) return MAX_TABLE_ELEMENTS;
+  return Math.max(1, Math.min(MAX_TABLE_ELEMENTS, Math.floor(maxMemoryBytes / TABLE_ELEMENT_BYTES)));
+}
 
 /** What to add. */
 export interface InstrumentOptions {
@@ -48,10 +77,24 @@ interface Layout {
   memory64: boolean[];
   /** Type index the grow wrapper can use, or undefined when the type section is not plain. */
   plainTypeCount: number | undefined;
+  /** Table index → its element type byte when a plain funcref/externref, else undefined. */
+  tableTypes: (number | undefined)[];
+  /** Tables this module defines (not imported). */
+  definedTables: number;
+}
+
+/** A table's element type when it is one byte (funcref, externref); typed references are not. */
+function plainRefType(r: Reader): number | undefined {
+  const t = r.byte();
+  if (t === 0x63 || t === 0x64) {
+    r.skipLeb();
+    return undefined;
+  }
+  return t;
 }
 
 function layoutOf(bytes: Uint8Array, sections: Section[]): Layout {
-  const l: Layout = { importedFuncs: 0, importedGlobals: 0, definedFuncs: 0, memory64: [], plainTypeCount: 0 };
+  const l: Layout = { importedFuncs: 0, importedGlobals: 0, definedFuncs: 0, memory64: [], plainTypeCount: 0, tableTypes: [], definedTables: 0 };
   for (const s of sections) {
     const r = new Reader(bytes, s.start);
     if (s.id === 1) {
@@ -72,10 +115,24 @@ function layoutOf(bytes: Uint8Array, sections: Section[]): Layout {
         if (kind === 0) l.importedFuncs++;
         if (kind === 3) l.importedGlobals++;
         if (kind === 2) l.memory64.push((r.peek() & 4) !== 0);
+        if (kind === 1) {
+          l.tableTypes.push(plainRefType(r));
+          skipLimits(r);
+          continue;
+        }
         skipImportDesc(r, kind);
       }
     } else if (s.id === 3) {
       l.definedFuncs = r.u32();
+    } else if (s.id === 4) {
+      for (let n = r.u32(); n > 0; n--) {
+        const withInit = r.peek() === 0x40;
+        if (withInit) r.skip(2);
+        l.tableTypes.push(plainRefType(r));
+        l.definedTables++;
+        skipLimits(r);
+        if (withInit) while (readInstr(r).op !== 0x0b);
+      }
     } else if (s.id === 5) {
       for (let n = r.u32(); n > 0; n--) {
         l.memory64.push((r.peek() & 4) !== 0);
@@ -104,16 +161,34 @@ const SEGMENT_START = new Set([0x03, 0x04, 0x05, 0x0b, 0x0d]);
 export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Uint8Array {
   const sections = readSections(bytes);
   const lay = layoutOf(bytes, sections);
-  const shift = 2;
+  const shift = 3;
   const fuelIdx = lay.importedGlobals;
   const oomIdx = lay.importedGlobals + 1;
+  const tablesIdx = lay.importedGlobals + 2;
   const remap = (i: number) => (i >= lay.importedGlobals ? i + shift : i);
   const capPages = opts.maxMemoryBytes === undefined ? undefined : Math.max(1, Math.floor(opts.maxMemoryBytes / 65536));
   const canWrapGrow = capPages !== undefined && lay.plainTypeCount !== undefined;
-  const growWrappers: number[] = []; // memory indexes, in wrapper order
-  const wrapperFunc = (mem: number) => {
-    let k = growWrappers.indexOf(mem);
-    if (k < 0) k = growWrappers.push(mem) - 1;
+  const tableBudget = tableElementBudget(opts.maxMemoryBytes);
+  // Without the wrapper (typed references, a non-plain type section) each table gets an equal
+  // share of the budget as its fixed maximum instead, so together they still fit.
+  const canWrapTable = (t: number) => lay.plainTypeCount !== undefined && lay.tableTypes[t] !== undefined;
+  const staticTableCap = lay.tableTypes.every((_, t) => canWrapTable(t))
+    ? tableBudget
+    : Math.max(1, Math.floor(tableBudget / Math.max(1, lay.definedTables)));
+  /** Grow wrappers appended as new functions, in order; `elem` is a table's element type byte. */
+  const wrappers: ({ kind: 'memory'; index: number } | { kind: 'table'; index: number; elem: number })[] = [];
+  /** Function types appended for the wrappers: the memory one `(i32) -> i32`, or a table element type. */
+  const extraTypes: ('memory' | number)[] = [];
+  const typeOf = (t: 'memory' | number) => {
+    let k = extraTypes.indexOf(t);
+    if (k < 0) k = extraTypes.push(t) - 1;
+    return lay.plainTypeCount! + k;
+  };
+  const wrapperFunc = (kind: 'memory' | 'table', index: number) => {
+    let k = wrappers.findIndex((w) => w.kind === kind && w.index === index);
+    if (k < 0) {
+      k = wrappers.push(kind === 'memory' ? { kind, index } : { kind, index, elem: lay.tableTypes[index]! }) - 1;
+    }
     return lay.importedFuncs + lay.definedFuncs + k;
   };
 
@@ -138,6 +213,27 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
     w.bytes([0x23, ...fuelGlobal, 0x42, ...encS64(BigInt(Math.max(1, cost))), 0x7d, 0x24, ...fuelGlobal]);
     if (check) w.bytes([0x23, ...fuelGlobal, 0x42, 0x00, 0x53, 0x04, 0x40, 0x00, 0x0b]);
   };
+
+  /** The table index of a table.grow instruction. */
+  const tableOf = (ins: { start: number }) => {
+    const r = new Reader(bytes, ins.start + 1);
+    r.u32();
+    return r.u32();
+  };
+  // (func (param i32) (result i32) (local i32)
+  //   local.get 0 memory.grow mem local.tee 1 i32.const -1 i32.eq (if (global.set oom 1)) local.get 1)
+  const memoryGrowWrapper = (mem: number) => [0x01, 0x01, 0x7f, 0x20, 0x00, 0x40, ...encU32(mem), 0x22, 0x01, 0x41, 0x7f,
+    0x46, 0x04, 0x40, 0x41, 0x01, 0x24, ...encU32(oomIdx), 0x0b, 0x20, 0x01, 0x0b];
+  // (func (param elem i32) (result i32) (local i32)
+  //   (if (i32.gt_u (local.get 1) (global.get tables)) (then (global.set oom 1) (return (i32.const -1))))
+  //   (local.tee 2 (table.grow t (local.get 0) (local.get 1)))
+  //   (if (i32.ne (local.get 2) (i32.const -1)) (then (global.set tables (i32.sub (global.get tables) (local.get 1)))))
+  //   (local.get 2))
+  const tableGrowWrapper = (table: number) => [0x01, 0x01, 0x7f,
+    0x20, 0x01, 0x23, ...encU32(tablesIdx), 0x4b, 0x04, 0x40, 0x41, 0x01, 0x24, ...encU32(oomIdx), 0x41, 0x7f, 0x0f, 0x0b,
+    0x20, 0x00, 0x20, 0x01, 0xfc, 0x0f, ...encU32(table), 0x22, 0x02,
+    0x41, 0x7f, 0x47, 0x04, 0x40, 0x23, ...encU32(tablesIdx), 0x20, 0x01, 0x6b, 0x24, ...encU32(tablesIdx), 0x0b,
+    0x20, 0x02, 0x0b];
 
   const rewriteCode = (s: Section): Uint8Array => {
     const r = new Reader(bytes, s.start);
@@ -169,7 +265,9 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
         } else if (ins.op === 0x40 && canWrapGrow) {
           const mem = new Reader(bytes, ins.start + 1).u32();
           if (lay.memory64[mem]) seg.range(bytes, ins.start, ins.end);
-          else seg.bytes([0x10, ...encU32(wrapperFunc(mem))]);
+          else seg.bytes([0x10, ...encU32(wrapperFunc('memory', mem))]);
+        } else if (ins.op === 0xfc && ins.sub === 15 && canWrapTable(tableOf(ins))) {
+          seg.bytes([0x10, ...encU32(wrapperFunc('table', tableOf(ins)))]);
         } else {
           seg.range(bytes, ins.start, ins.end);
           // A new straight-line segment starts where control can enter other than by falling
@@ -192,20 +290,17 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
       out.bytes(encU32(body.len));
       out.bytes(body.result());
     }
-    for (const mem of growWrappers) {
-      // (func (param i32) (result i32) (local i32)
-      //   local.get 0 memory.grow mem local.tee 1 i32.const -1 i32.eq (if (global.set oom 1)) local.get 1)
-      const code = [0x01, 0x01, 0x7f, 0x20, 0x00, 0x40, ...encU32(mem), 0x22, 0x01, 0x41, 0x7f, 0x46, 0x04, 0x40,
-        0x41, 0x01, 0x24, ...encU32(oomIdx), 0x0b, 0x20, 0x01, 0x0b];
+    for (const w of wrappers) {
+      const code = w.kind === 'memory' ? memoryGrowWrapper(w.index) : tableGrowWrapper(w.index);
       out.bytes([...encU32(code.length), ...code]);
     }
     const result = out.result();
-    if (growWrappers.length) {
+    if (wrappers.length) {
       // Patch the function count now that wrappers are known.
       const head = new Reader(result);
       head.u32();
       const fixed = new Writer();
-      fixed.bytes(encU32(n + growWrappers.length));
+      fixed.bytes(encU32(n + wrappers.length));
       fixed.range(result, head.pos, result.length);
       return fixed.result().slice();
     }
@@ -215,6 +310,15 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
   // Code first: it decides how many grow wrappers the other sections must declare.
   const codeSection = sections.find((s) => s.id === 10);
   const newCode = codeSection ? rewriteCode(codeSection) : undefined;
+  // The wrappers' types are appended to the type section, which is written before the functions.
+  for (const wr of wrappers) typeOf(wr.kind === 'memory' ? 'memory' : wr.elem);
+  /** Elements this module's own tables hold at instantiation (counted by the table rewrite). */
+  let tableMins = 0;
+  const limitImports = () => [
+    ...encName(FUEL_IMPORT.module), ...encName(FUEL_IMPORT.name), 0x03, 0x7e, 0x01,
+    ...encName(OOM_IMPORT.module), ...encName(OOM_IMPORT.name), 0x03, 0x7f, 0x01,
+    ...encName(TABLES_IMPORT.module), ...encName(TABLES_IMPORT.name), 0x03, 0x7f, 0x01,
+  ];
 
   const rewrite = (s: Section): Uint8Array => {
     const r = new Reader(bytes, s.start);
@@ -222,24 +326,23 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
     switch (s.id) {
       case 1: {
         const n = r.u32();
-        w.bytes(encU32(n + (growWrappers.length ? 1 : 0)));
+        w.bytes(encU32(n + extraTypes.length));
         w.range(bytes, r.pos, s.end);
-        if (growWrappers.length) w.bytes([0x60, 0x01, 0x7f, 0x01, 0x7f]);
+        for (const t of extraTypes) w.bytes(t === 'memory' ? [0x60, 0x01, 0x7f, 0x01, 0x7f] : [0x60, 0x02, t, 0x7f, 0x01, 0x7f]);
         return w.result();
       }
       case 2: {
         const n = r.u32();
-        w.bytes(encU32(n + 2));
+        w.bytes(encU32(n + 3));
         w.range(bytes, r.pos, s.end);
-        w.bytes([...encName(FUEL_IMPORT.module), ...encName(FUEL_IMPORT.name), 0x03, 0x7e, 0x01]);
-        w.bytes([...encName(OOM_IMPORT.module), ...encName(OOM_IMPORT.name), 0x03, 0x7f, 0x01]);
+        w.bytes(limitImports());
         return w.result();
       }
       case 3: {
         const n = r.u32();
-        w.bytes(encU32(n + growWrappers.length));
+        w.bytes(encU32(n + wrappers.length));
         w.range(bytes, r.pos, s.end);
-        for (let i = 0; i < growWrappers.length; i++) w.bytes(encU32(lay.plainTypeCount!));
+        for (const wr of wrappers) w.bytes(encU32(typeOf(wr.kind === 'memory' ? 'memory' : wr.elem)));
         return w.result();
       }
       case 4: {
@@ -250,8 +353,16 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
           const withInit = r.peek() === 0x40;
           if (withInit) r.skip(2);
           skipValType(r);
-          skipLimits(r);
           w.range(bytes, start, r.pos);
+          const flags = r.byte();
+          if (flags !== 0 && flags !== 1) throw new Error(`table ${i}: unsupported table limits (flags ${flags})`);
+          const min = r.u32();
+          const max = flags & 1 ? r.u32() : undefined;
+          if (min > tableBudget) {
+            throw new Error(`table ${i} needs ${min} elements at start, the memory limit allows ${tableBudget}`);
+          }
+          tableMins += min;
+          w.bytes([0x01, ...encU32(min), ...encU32(Math.max(min, Math.min(max ?? staticTableCap, staticTableCap)))]);
           if (withInit) constExpr(r, w);
         }
         return w.result();
@@ -352,26 +463,24 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
 
   const out = new Writer();
   out.range(bytes, 0, 8);
-  const emit = (id: number, payload: Uint8Array) => {
+  const emit = (id: number, payload: ArrayLike<number>) => {
     out.bytes([id, ...encU32(payload.length)]);
     out.bytes(payload);
-  };
-  const extraImports = () => {
-    const w = new Writer();
-    w.bytes([0x02, ...encName(FUEL_IMPORT.module), ...encName(FUEL_IMPORT.name), 0x03, 0x7e, 0x01]);
-    w.bytes([...encName(OOM_IMPORT.module), ...encName(OOM_IMPORT.name), 0x03, 0x7f, 0x01]);
-    return w.result();
   };
   // A module without an import section gets one where the format puts it: after the types.
   let importsDone = sections.some((s) => s.id === 2);
   for (const s of sections) {
     if (!importsDone && s.id !== 0 && s.id !== 1) {
-      emit(2, extraImports());
+      emit(2, [0x03, ...limitImports()]);
       importsDone = true;
     }
     emit(s.id, rewrite(s));
   }
-  if (!importsDone) emit(2, extraImports());
+  if (!importsDone) emit(2, [0x03, ...limitImports()]);
+  const tablesInfo = new DataView(new ArrayBuffer(8));
+  tablesInfo.setUint32(0, tableBudget, true);
+  tablesInfo.setUint32(4, tableMins, true);
+  emit(0, [...encName(TABLES_SECTION), ...new Uint8Array(tablesInfo.buffer)]);
   const result = out.result().slice();
   if (!WebAssembly.validate(result)) throw new Error('instrumentation produced an invalid module (please report this tool)');
   return result;

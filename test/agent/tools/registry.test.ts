@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createToolRegistry, grantFor, invokeTool, type RegisteredTool, type RegistryEvent, type ToolRegistry } from '../../../src/agent/tools/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { guest, tempDir } from '../../helpers.ts';
+import { guest, tempDir, waitUntil } from '../../helpers.ts';
 import { dropTool, nextEvent, openPolicy } from './registry-helpers.ts';
 
 describe('tool registry: hot reload', () => {
@@ -73,6 +73,23 @@ describe('tool registry: hot reload', () => {
     assert.equal(registry.get('hot')?.spec.version, '2.0.0');
     assert.match((await call(registry.get('hot')!)).content, /^hot 2\.0\.0/, 'it still runs from its snapshot');
     assert.deepEqual(registry.problems().map((p) => p.file), [join(extensions, 'hot.wasm')]);
+  });
+
+  test('a tool whose help exhausts its memory (ten tables grown to failure) is refused with the reason; the rest carry on', async () => {
+    const refused = nextEvent(registry, (e) => e.name === 'bomb' && e.type === 'refused');
+    dropTool(extensions, 'tablebomb', 'bomb');
+    const e = await refused;
+    assert.match(e.message!, /bomb\.wasm refused: .*memory limit/);
+    assert.equal(registry.get('bomb'), undefined);
+    assert.match((await call(registry.get('hot')!)).content, /^hot 2\.0\.0/, 'other tools still run');
+    const added = nextEvent(registry, (e) => e.name === 'after-bomb' && e.type === 'added');
+    dropTool(extensions, 'reg-v1', 'after-bomb');
+    await added;
+    const gone = nextEvent(registry, (e) => e.name === 'after-bomb' && e.type === 'removed');
+    unlinkSync(join(extensions, 'bomb.wasm'));
+    unlinkSync(join(extensions, 'after-bomb.wasm'));
+    await gone;
+    await waitUntil(() => !registry.problems().some((p) => p.file.endsWith('bomb.wasm')), 'the refusal to go with its file', 10_000);
   });
 
   test('a removed file disappears (and its refusal with it)', async () => {

@@ -2,7 +2,7 @@
 // deterministically, cap memory and flag failed growth, and renumber globals correctly.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyWasm, FUEL_IMPORT, instrumentModule, OOM_IMPORT } from '../../../src/sandbox/wasm/index.ts';
+import { classifyWasm, FUEL_IMPORT, instrumentModule, OOM_IMPORT, TABLES_IMPORT } from '../../../src/sandbox/wasm/index.ts';
 
 async function wat(src: string): Promise<Uint8Array> {
   const wabt = await (await import('wabt')).default();
@@ -14,12 +14,16 @@ async function wat(src: string): Promise<Uint8Array> {
   }
 }
 
-function run(bytes: Uint8Array, fuel = 1n << 62n) {
+function run(bytes: Uint8Array, fuel = 1n << 62n, tables = 1 << 20) {
   const g = {
     fuel: new WebAssembly.Global({ value: 'i64', mutable: true }, fuel),
     oom: new WebAssembly.Global({ value: 'i32', mutable: true }, 0),
+    tables: new WebAssembly.Global({ value: 'i32', mutable: true }, tables),
   };
-  const imports = { env: { base: new WebAssembly.Global({ value: 'i32', mutable: false }, 100) }, [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: g.fuel, [OOM_IMPORT.name]: g.oom } };
+  const imports = {
+    env: { base: new WebAssembly.Global({ value: 'i32', mutable: false }, 100) },
+    [FUEL_IMPORT.module]: { [FUEL_IMPORT.name]: g.fuel, [OOM_IMPORT.name]: g.oom, [TABLES_IMPORT.name]: g.tables },
+  };
   const inst = new WebAssembly.Instance(new WebAssembly.Module(bytes as Uint8Array<ArrayBuffer>), imports);
   return { exports: inst.exports as Record<string, any>, g };
 }
@@ -120,6 +124,32 @@ describe('wasm instrumenter', () => {
     assert.equal(exports.grow(5), -1);
     assert.equal(g.oom.value, 1);
     assert.equal((exports.memory as WebAssembly.Memory).buffer.byteLength, 3 * 65536);
+  });
+
+  it('bounds tables: growth of all tables together stops at the shared budget and raises the oom flag', async () => {
+    const src = `(module
+      (table $a 0 funcref) (table $b 0 externref)
+      (func (export "grow_a") (param i32) (result i32) (table.grow $a (ref.null func) (local.get 0)))
+      (func (export "grow_b") (param i32) (result i32) (table.grow $b (ref.null extern) (local.get 0)))
+      (func (export "size_a") (result i32) (table.size $a)))`;
+    const { exports, g } = run(instrumentModule(await wat(src), { fuel: true, maxMemoryBytes: 64 * 1024 }), 1n << 62n, 1000);
+    assert.equal(exports.grow_a(600), 0);
+    assert.equal(g.tables.value, 400);
+    assert.equal(exports.grow_b(500), -1, 'the second table may not take more than is left');
+    assert.equal(g.oom.value, 1);
+    assert.equal(exports.grow_b(400), 0);
+    assert.equal(exports.grow_a(1), -1);
+    assert.equal(exports.size_a(), 600);
+  });
+
+  it('caps table maxima by the memory limit and refuses a table too large at start', async () => {
+    const one = await wat('(module (table (export "t") 1 funcref) (func (export "_start")))');
+    const { exports } = run(instrumentModule(one, { fuel: true, maxMemoryBytes: 64 * 1024 }));
+    // 64 KiB at 64 bytes an element: the table can never hold more than 1024.
+    assert.throws(() => (exports.t as WebAssembly.Table).grow(1024), RangeError);
+    assert.equal((exports.t as WebAssembly.Table).grow(1023), 1);
+    const big = await wat('(module (table 5000 funcref) (func (export "_start")))');
+    assert.throws(() => instrumentModule(big, { fuel: true, maxMemoryBytes: 64 * 1024 }), /needs 5000 elements at start/);
   });
 
   it('refuses a module whose initial memory is over the cap, saying so', async () => {
