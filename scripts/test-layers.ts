@@ -25,6 +25,7 @@ export const SLOW: readonly string[] = [
   'test/cli/',
   'test/scheduler/cli-job.test.ts',
   // job runs in worker threads
+  'test/scheduler/bree-timers.test.ts',
   'test/scheduler/jobs-api.test.ts',
   'test/scheduler/overlap.test.ts',
   'test/scheduler/platforms.test.ts',
