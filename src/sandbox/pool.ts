@@ -301,6 +301,11 @@ export class WorkerPool {
     return this.slots.length;
   }
 
+  /** Calls handed to a worker and not yet settled (tests: a call is running, no longer queued). */
+  get busyCount(): number {
+    return this.slots.filter((s) => s.busy).length;
+  }
+
   /** Thread ids of live workers (bench: memory per worker). */
   get threadIds(): number[] {
     return this.slots.map((s) => s.worker.threadId);
