@@ -5,9 +5,11 @@ import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { grantFromFlags, inputToArgv, parseDir, type ToolRunFlags } from '../../src/cli/tool-run.ts';
-import { boxbotArgv, guest, root, tempDir } from '../helpers.ts';
+import { boxbotArgv, guest, root, shareCache, tempDir } from '../helpers.ts';
 
 const dataDir = tempDir('boxbot-data-');
+// The command runs in dataDir without a config: its data folder is ./data, whose cache is shared.
+shareCache(join(dataDir, 'data'));
 
 function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const r = spawnSync(process.execPath, boxbotArgv(args), {
