@@ -1,11 +1,21 @@
-// Runs the whole suite with Node's test runner: builds the test guests first, then every
-// test/**/*.test.ts file (or the files/folders given as arguments).
-import { spawnSync } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { join, relative } from 'node:path';
+// Runs the suite: every test/**/*.test.ts file (or the files/folders given as arguments), each in
+// its own node process, a few at a time, slowest first (by the last run's timings, so a long file
+// does not start last and leave the other cores idle), then prints each file's duration.
+// `--unit` runs only the unit layer (no WASM compile, worker thread or boot: scripts/test-layers.ts);
+// `--slow` only the rest. The test guests are built first when a selected file needs them.
+// Example: node --import tsx scripts/run-tests.ts --unit test/gateway
+import { spawn, spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
+import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { isSlow } from './test-layers.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
+/** Last known duration per file (ms), for the order of the next run. */
+const timingsFile = join(root, '.cache', 'test-timings.json');
+/** A file still running after this long is killed and counted as failed (each test has its own 5-minute limit too). */
+const FILE_LIMIT_MS = 10 * 60_000;
 
 function collect(path: string, out: string[]): void {
   if (statSync(path).isDirectory()) {
@@ -14,24 +24,89 @@ function collect(path: string, out: string[]): void {
       collect(join(path, name), out);
     }
   } else if (path.endsWith('.test.ts')) {
-    out.push(relative(root, path));
+    out.push(relative(root, path).split(sep).join('/'));
   }
 }
 
-const targets = process.argv.slice(2);
-const files: string[] = [];
-for (const t of targets.length ? targets : ['test']) collect(join(root, t), files);
+const args = process.argv.slice(2);
+const layer = args.includes('--unit') ? 'unit' : args.includes('--slow') ? 'slow' : 'all';
+const concurrencyArg = args.find((a) => a.startsWith('--concurrency='));
+const concurrency = Math.max(1, concurrencyArg ? Number(concurrencyArg.split('=')[1]) || 1 : Math.min(2, availableParallelism()));
+const targets = args.filter((a) => !a.startsWith('--'));
+const found: string[] = [];
+for (const t of targets.length ? targets : ['test']) collect(join(root, t), found);
+const files = found.filter((f) => (layer === 'unit' ? !isSlow(f) : layer === 'slow' ? isSlow(f) : true));
 if (files.length === 0) {
   console.error('no test files found');
   process.exit(1);
 }
 
-const guests = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-guests.ts'], { cwd: root, stdio: 'inherit' });
-if (guests.status !== 0) process.exit(guests.status ?? 1);
+let timings: Record<string, number> = {};
+try {
+  timings = JSON.parse(readFileSync(timingsFile, 'utf8')) as Record<string, number>;
+} catch {
+  // first run: no order hint
+}
+// Unknown files first (they may be slow), then slowest first.
+const queue = [...files].sort((a, b) => (timings[b] ?? Infinity) - (timings[a] ?? Infinity));
 
-const result = spawnSync(
-  process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files],
-  { cwd: root, stdio: 'inherit' },
+if (files.some(isSlow)) {
+  const guests = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-guests.ts'], { cwd: root, stdio: 'inherit' });
+  if (guests.status !== 0) process.exit(guests.status ?? 1);
+}
+
+interface FileResult {
+  file: string;
+  ms: number;
+  ok: boolean;
+  tests: number;
+  failed: number;
+}
+
+const count = (out: string, label: string): number => Number(new RegExp(`^ℹ ${label} (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
+
+/** Runs one file in its own process; prints its output in one piece when it ends. */
+function runFile(file: string): Promise<FileResult> {
+  const started = Date.now();
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    const limit = setTimeout(() => {
+      out += `\n✖ ${file} still running after ${FILE_LIMIT_MS / 60_000} minutes: killed\n`;
+      child.kill('SIGKILL');
+    }, FILE_LIMIT_MS);
+    child.on('close', (code, signal) => {
+      clearTimeout(limit);
+      const ms = Date.now() - started;
+      const ok = code === 0 && !signal;
+      process.stdout.write(`\n${ok ? '✔' : '✖'} ${file} (${(ms / 1000).toFixed(1)} s)\n${out.replace(/^/gm, '  ')}\n`);
+      resolve({ file, ms, ok, tests: count(out, 'tests'), failed: count(out, 'fail') });
+    });
+  });
+}
+
+const wallStart = Date.now();
+const results: FileResult[] = [];
+await Promise.all(
+  Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+    for (let file = queue.shift(); file; file = queue.shift()) results.push(await runFile(file));
+  }),
 );
-process.exit(result.status ?? 1);
+const wallMs = Date.now() - wallStart;
+
+mkdirSync(join(root, '.cache'), { recursive: true });
+writeFileSync(timingsFile, JSON.stringify({ ...timings, ...Object.fromEntries(results.map((r) => [r.file, r.ms])) }, null, 1));
+
+const secs = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
+console.log(`\nPer-file durations (${layer} layer, ${concurrency} at a time), slowest first:`);
+for (const r of [...results].sort((a, b) => b.ms - a.ms)) console.log(`${secs(r.ms)}  ${r.ok ? ' ' : '✖'} ${r.file}`);
+const failedFiles = results.filter((r) => !r.ok);
+const tests = results.reduce((n, r) => n + r.tests, 0);
+const failedTests = results.reduce((n, r) => n + r.failed, 0);
+console.log(`\n${results.length} files, ${tests} tests, ${failedTests} failed; wall ${secs(wallMs).trim()}, summed ${secs(results.reduce((n, r) => n + r.ms, 0)).trim()}`);
+if (failedFiles.length) {
+  console.log(`failed files:\n${failedFiles.map((r) => `  ${r.file}`).join('\n')}`);
+  process.exit(1);
+}

@@ -1,5 +1,6 @@
 // Shared test helpers: paths of the built test guests and a minimal grant.
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -43,6 +44,41 @@ export function tempDir(prefix = 'boxbot-test-'): string {
     });
   }
   return dir;
+}
+
+/**
+ * Node arguments that run the `boxbot` command from its TypeScript sources (src/cli/main.ts through
+ * tsx, as bin/boxbot.js runs the compiled dist/cli/main.js), so CLI tests need no build; then `args`.
+ */
+export function boxbotArgv(args: string[]): string[] {
+  const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
+  return ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args];
+}
+
+/** A short hash of the sources that build tool specs and compiled tools (a change there starts a fresh cache). */
+function specSourcesHash(): string {
+  const hash = createHash('sha256');
+  const dir = join(root, 'src', 'agent', 'tools');
+  for (const f of readdirSync(dir).sort()) hash.update(f).update(readFileSync(join(dir, f)));
+  hash.update(readFileSync(join(root, 'src', 'sandbox', 'compile.ts')));
+  return hash.digest('hex').slice(0, 12);
+}
+
+/**
+ * The cache every test shares (compiled tools in `sandbox/`, tool snapshots and specs in `tools/`):
+ * both are keyed by content hash (specs also by tool name and parser version) and written
+ * atomically, so test files and runs reuse them instead of compiling every bundled tool and
+ * running its --help through the sandbox again. Its name carries a hash of the code that builds
+ * them, so editing the help parser never leaves a test reading specs the old parser built.
+ */
+export const SHARED_CACHE = join(root, '.cache', `test-data-cache-${specSourcesHash()}`);
+
+/** Makes `<dataDir>/cache` (boxbot's cache folder) a link to the shared test cache; returns `dataDir`. */
+export function shareCache(dataDir: string): string {
+  mkdirSync(SHARED_CACHE, { recursive: true });
+  mkdirSync(dataDir, { recursive: true });
+  symlinkSync(SHARED_CACHE, join(dataDir, 'cache'));
+  return dataDir;
 }
 
 /** Decodes bytes as UTF-8. */

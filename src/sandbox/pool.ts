@@ -12,9 +12,10 @@ import type { CallMessage, WorkerReply } from './worker.ts';
 const fromSource = import.meta.url.endsWith('.ts');
 const workerUrl = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
 // Running from TypeScript sources (tests, tsx): Node 20 workers do not inherit tsx's loader
-// hooks, so a tiny bootstrap registers tsx in the worker before importing it.
+// hooks, so a tiny bootstrap registers tsx in the worker before importing it. tsx is resolved
+// here: an eval'd worker resolves bare names from the process's cwd, which may be any folder.
 const workerSource: URL | string = fromSource
-  ? `import('tsx/esm/api').then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); })`
+  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); })`
   : workerUrl;
 
 /** Bound on starting a worker and loading a tool into it (not part of the tool's timeout). */
@@ -313,6 +314,11 @@ export class WorkerPool {
   /** Number of live workers (for metrics and tests). */
   get workerCount(): number {
     return this.slots.length;
+  }
+
+  /** Calls handed to a worker and not yet settled (tests: a call is running, no longer queued). */
+  get busyCount(): number {
+    return this.slots.filter((s) => s.busy).length;
   }
 
   /** Thread ids of live workers (bench: memory per worker). */

@@ -4,6 +4,7 @@
 import type { Worker } from 'node:worker_threads';
 import Bree from 'bree';
 import type { Logger } from '../log.ts';
+import type { TickTimers } from './clock.ts';
 import { hasSeconds } from './cron.ts';
 import { createJobWorker } from './worker-file.ts';
 
@@ -36,6 +37,8 @@ export class JobBree extends Bree {
     private readonly workerFile: string,
     hooks: BreeHooks,
     log: Logger,
+    /** Timers replacing Bree's cron timers (a test clock); they fire through the same `run`. */
+    timers?: TickTimers,
   ) {
     super({
       root: false,
@@ -56,6 +59,22 @@ export class JobBree extends Bree {
       if (name === undefined) return run();
       hooks.tick(name);
     };
+    if (timers) {
+      const stop = this.stop;
+      this.start = async (name?: string) => {
+        if (name === undefined) {
+          for (const j of this.config.jobs) await this.start(j.name);
+          return;
+        }
+        if (!this.has(name)) throw new Error(`Job ${name} does not exist`);
+        timers.start(name, () => void this.run(name));
+      };
+      // Bree's remove() and stop() both come through here (it binds its methods to the instance).
+      this.stop = async (name?: string) => {
+        timers.stop(name);
+        return stop(name);
+      };
+    }
     this.createWorker = (filename, options) => createJobWorker(filename, options);
     this.on('worker created', (name: string) => {
       const worker = this.workers.get(name);

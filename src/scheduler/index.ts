@@ -1,6 +1,7 @@
 // Public names of the scheduler: the scheduler itself, job validation, the `schedule` tool for
 // chat, the admin API router, and the helpers the CLI uses.
 export { createScheduler, type Scheduler, type SchedulerOptions } from './scheduler.ts';
+export { systemClock, type SchedulerClock, type TickTimers } from './clock.ts';
 export { JobValidationError, SchedulerError, type SchedulerErrorCode } from './errors.ts';
 export { validateJobInput, validateCron, checkTarget, newJobId, DEFAULT_JOB_TIMEOUT_MS } from './validate.ts';
 export { missedRun, nextOccurrence, hasSeconds, isTimeZone } from './cron.ts';

@@ -12,6 +12,7 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import { encodeName, type JobRecord, type Store } from '../store/index.ts';
 import { JobBree } from './bree-jobs.ts';
+import { systemClock, type SchedulerClock } from './clock.ts';
 import { missedRun } from './cron.ts';
 import { SchedulerError } from './errors.ts';
 import { transcriptOf } from './job-prompt.ts';
@@ -46,6 +47,8 @@ export interface SchedulerOptions {
   maxQueued?: number;
   /** Sandbox threads per job worker (default 1). */
   sandboxWorkers?: number;
+  /** The time and the cron ticks (default: the wall clock and Bree's timers; tests set and fire their own). */
+  clock?: SchedulerClock;
 }
 
 /** A running scheduler. */
@@ -119,6 +122,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   const startupTimeoutMs = o.startupTimeoutMs ?? 120_000;
   const graceMs = o.graceMs ?? 10_000;
   const maxQueued = o.maxQueued ?? 5;
+  const clock = o.clock ?? systemClock;
   const states = new Map<string, JobState>();
   /** The latest record seen per job, and the schedule Bree has for it. */
   const known = new Map<string, JobRecord>();
@@ -160,6 +164,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       deleted: (id) => track(finish(id)),
     },
     log,
+    clock.timers,
   );
 
   function track(p: Promise<void>): void {
@@ -220,7 +225,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const stored = await o.store.jobs.get(id);
     if (!stored) throw new SchedulerError('not-found', `no job "${id}"`);
     if (stopping) throw new SchedulerError('stopped', 'the scheduler stopped before the run started');
-    const startedAt = new Date().toISOString();
+    const startedAt = clock.now().toISOString();
     // Recorded before the worker starts: a restart after this point never runs this tick again.
     const job = await o.store.jobs.update(id, { lastRunAt: startedAt });
     known.set(id, job);
@@ -276,7 +281,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const entry: RunLogEntry = {
       jobId: id,
       startedAt: run.startedAt,
-      finishedAt: new Date().toISOString(),
+      finishedAt: clock.now().toISOString(),
       outcome: result.outcome,
       delivered,
       ...(error ? { error } : {}),
@@ -320,7 +325,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   async function syncOnce(): Promise<void> {
     const jobs = await o.store.jobs.list();
     dirty = false;
-    const now = new Date();
+    const now = clock.now();
     const seen = new Set<string>();
     const caughtUp: string[] = [];
     for (const job of jobs) {
@@ -398,7 +403,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     },
     async add(input) {
       const fields = await validateJobInput(input, o.isKnownTarget);
-      const job: JobRecord = { id: newJobId(fields.name), ...fields, createdAt: new Date().toISOString() };
+      const job: JobRecord = { id: newJobId(fields.name), ...fields, createdAt: clock.now().toISOString() };
       await o.store.jobs.put(job);
       log.info({ job: job.id, cron: job.cron, target: job.target }, 'job added');
       if (started) await sync();

@@ -8,6 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { test, type TestContext } from 'node:test';
 import { startTelegramEmulator } from '../emulators/telegram/index.ts';
 import { ADA } from '../emulators/telegram/harness.ts';
+import { waitUntil } from '../helpers.ts';
 
 const DM = { id: ADA.id, type: 'private' as const, first_name: 'Ada' };
 
@@ -48,8 +49,7 @@ test('getUpdates holds the request until an update arrives, and confirms updates
   const { e, call } = await emulator(t);
   assert.deepEqual((await call('getUpdates', { timeout: 0 })).body.result, []);
   const held = call('getUpdates', { timeout: 30 });
-  await new Promise((r) => setTimeout(r, 50));
-  assert.equal(e.heldPolls(), 1);
+  await waitUntil(() => e.heldPolls() === 1, 'the held getUpdates', 5000);
   const u1 = e.userMessage({ chat: DM, from: ADA, text: 'one' });
   const first = (await held).body.result as { update_id: number; message: { text: string } }[];
   assert.deepEqual(first.map((u) => u.message.text), ['one']);
@@ -67,7 +67,7 @@ test('getUpdates holds the request until an update arrives, and confirms updates
 test('a second getUpdates ends the held one with 409 Conflict', async (t) => {
   const { e, call } = await emulator(t);
   const first = call('getUpdates', { timeout: 30 });
-  await new Promise((r) => setTimeout(r, 50));
+  await waitUntil(() => e.heldPolls() === 1, 'the first getUpdates held', 5000);
   const second = call('getUpdates', { timeout: 30 });
   const conflict = await first;
   assert.equal(conflict.status, 409);

@@ -6,17 +6,17 @@ import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFil
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
-import { root, tempDir } from '../helpers.ts';
+import { boxbotArgv, shareCache, tempDir } from '../helpers.ts';
 
 let emu: LlmEmulator;
 const work = tempDir('boxbot-ask-');
 writeFileSync(join(work, 'notes.txt'), 'the meeting is at noon\n');
 // The data dir lies outside the folder tools see: inside it, every tool call would be refused.
-writeFileSync(join(work, 'boxbot.config.json'), JSON.stringify({ dataDir: join(tempDir('boxbot-ask-data-'), 'data'), model: 'openai/gpt-4o-mini' }));
+writeFileSync(join(work, 'boxbot.config.json'), JSON.stringify({ dataDir: shareCache(join(tempDir('boxbot-ask-data-'), 'data')), model: 'openai/gpt-4o-mini' }));
 
 function boxbot(args: string[], opts: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'boxbot.js'), ...args], {
+    const child = spawn(process.execPath, boxbotArgv(args), {
       cwd: opts.cwd ?? work,
       env: { PATH: process.env.PATH ?? '', HOME: work, OPENAI_API_KEY: 'sk-test-ask-000000000', OPENAI_BASE_URL: emu.openaiBaseURL, ...opts.env },
     });

@@ -7,16 +7,17 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
 import { startTelegramEmulator, type TelegramEmulator } from '../emulators/telegram/index.ts';
-import { root, tempDir } from '../helpers.ts';
+import { boxbotArgv, shareCache, tempDir } from '../helpers.ts';
 
 let tg: TelegramEmulator;
 let llmEmu: LlmEmulator;
 
 function doctor(config: Record<string, unknown>, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dir = tempDir('boxbot-doctor-');
+  shareCache(join(dir, 'data'));
   writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ dataDir: join(dir, 'data'), ...config }));
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [join(root, 'bin', 'boxbot.js'), 'doctor'], { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } });
+    const child = spawn(process.execPath, boxbotArgv(['doctor']), { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } });
     let stdout = '';
     let stderr = '';
     child.stdout.on('data', (d) => (stdout += d));

@@ -1,4 +1,4 @@
-// `boxbot tool run` as a user runs it: the installed bin, text and JSON output, exit codes,
+// `boxbot tool run` as a user runs it: the command in a child process, text and JSON output, exit codes,
 // and the grant built from flags (nothing granted that no flag named).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
@@ -6,13 +6,16 @@ import { existsSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { grantFromFlags, inputToArgv, parseDir, type ToolRunFlags } from '../../src/cli/tool-run.ts';
-import { guest, root, tempDir } from '../helpers.ts';
+import { boxbotArgv, guest, root, shareCache, tempDir } from '../helpers.ts';
 
 const dataDir = tempDir('boxbot-data-');
+// Without a config file `tool run` keeps its data (and cache) in the user data dir: a temp one
+// here, whose cache is shared with the other test files.
 const xdg = tempDir('boxbot-xdg-');
+shareCache(join(xdg, 'boxbot'));
 
 function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [join(root, 'bin', 'boxbot.js'), ...args], {
+  const r = spawnSync(process.execPath, boxbotArgv(args), {
     encoding: 'utf8',
     cwd: dataDir,
     // Without a config file `tool run` keeps its cache in the user data dir: a temp one here.

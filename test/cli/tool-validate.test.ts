@@ -5,10 +5,10 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { root, tempDir } from '../helpers.ts';
+import { root, shareCache, tempDir } from '../helpers.ts';
 import { dropTool } from '../agent/tools/registry-helpers.ts';
 
-const dataDir = tempDir('boxbot-data-');
+const dataDir = shareCache(tempDir('boxbot-data-'));
 const config = join(dataDir, 'boxbot.config.json');
 const dir = tempDir('boxbot-tools-');
 

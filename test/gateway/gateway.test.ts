@@ -58,16 +58,20 @@ test('a redelivered event is answered once', async () => {
 });
 
 test('a streamed answer is one message edited as text arrives, then the final text', async () => {
+  const adapter = new FakeAdapter();
+  // Each step waits until the preview shows it, as a user watching the chat would see it.
   const agent = new FakeAgent(async (r) => {
     r.onEvent({ type: 'status', text: 'reading notes.txt…' });
-    await sleep(20);
+    await until(() => adapter.posted[0]?.text === '_reading notes.txt…_', 'the status preview');
+    let text = '';
     for (const w of ['The ', 'answer ', 'is ', '42.']) {
       r.onEvent({ type: 'text-delta', text: w });
-      await sleep(15);
+      text += w;
+      await until(() => adapter.posted[0]?.text.startsWith(text.trim()) === true, `the preview showing ${JSON.stringify(text)}`);
     }
     return 'The answer is 42.';
   });
-  const { adapter, gw } = setup({ agent });
+  const { gw } = setup({ agent, adapter });
   await gw.start();
   await adapter.say('question');
   await gw.idle();
@@ -252,12 +256,13 @@ test('thread follow-ups: where the platform follows threads, a reply in a thread
 });
 
 test('a short answer the preview already shows is not sent or edited again', async () => {
+  const adapter = new FakeAdapter();
   const agent = new FakeAgent(async (r) => {
     r.onEvent({ type: 'text-delta', text: 'Hi there.' });
-    await sleep(30);
+    await until(() => adapter.texts().includes('Hi there.'), 'the preview');
     return 'Hi there.';
   });
-  const { adapter, gw } = setup({ agent });
+  const { gw } = setup({ agent, adapter });
   await gw.start();
   await adapter.say('hello');
   await gw.idle();
@@ -268,11 +273,13 @@ test('a short answer the preview already shows is not sent or edited again', asy
 
 test('typing shows while a slow answer is worked on; an instant answer sends none', async () => {
   let slow = false;
+  const adapter = new FakeAdapter();
+  // The slow answer is worked on until the user sees the bot typing (fails if that never happens).
   const agent = new FakeAgent(async () => {
-    if (slow) await sleep(700);
+    if (slow) await until(() => adapter.typings >= 1, 'a typing signal during the slow answer');
     return 'done';
   });
-  const { adapter, gw } = setup({ agent });
+  const { gw } = setup({ agent, adapter });
   await gw.start();
   await adapter.say('quick');
   await gw.idle();

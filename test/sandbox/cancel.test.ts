@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, SandboxError, type Sandbox } from '../../src/sandbox/index.ts';
-import { grant, guest, tempDir } from '../helpers.ts';
+import { grant, guest, tempDir, waitUntil } from '../helpers.ts';
 
 const isCancelled = (e: unknown) => e instanceof SandboxError && e.code === 'cancelled';
 
@@ -19,9 +19,8 @@ describe('sandbox: cancellation', () => {
     const long = grant();
     long.limits = { ...long.limits, timeoutMs: 120_000, fuel: undefined };
     const running = sandbox.run(guest('spin'), long, { signal: controller.signal });
-    // Abort once the worker is busy with it (a queued call would be dropped instead).
-    while (sandbox.pool.workerCount === 0) await new Promise((r) => setTimeout(r, 20));
-    await new Promise((r) => setTimeout(r, 300));
+    // Abort once a worker has it (a queued call would be dropped instead).
+    await waitUntil(() => sandbox.pool.busyCount === 1, 'the call handed to a worker', 60_000);
     controller.abort();
     await assert.rejects(running, isCancelled);
     const r = await sandbox.run(guest('exit42'), grant());

@@ -10,6 +10,7 @@ import { createFileStore } from '../../src/store/index.ts';
 import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
 import { root } from '../helpers.ts';
 import { dataDir, lastUserText, setup } from './helpers.ts';
+import { ManualClock } from './manual-clock.ts';
 
 let emu: LlmEmulator;
 const dir = dataDir();
@@ -66,18 +67,26 @@ describe('boxbot job', () => {
       [['--access', 'root'], /^boxbot: --access: expected full, read-only or chat-only, got "root"$/],
       [['--timeout', 'soon'], /^boxbot: --timeout: expected milliseconds or a duration/],
     ];
-    for (const [over, expected] of cases) {
-      const args: Record<string, string> = { '--name': 'x', '--cron': '0 9 * * *', '--prompt': 'hi', '--target': 'telegram:1' };
-      for (let i = 0; i < over.length; i += 2) args[over[i]!] = over[i + 1]!;
-      const r = await boxbot(['job', 'add', ...Object.entries(args).flat()]);
+    // Refused before anything is stored, so the commands can run side by side.
+    const refused = await Promise.all(
+      cases.map(([over]) => {
+        const args: Record<string, string> = { '--name': 'x', '--cron': '0 9 * * *', '--prompt': 'hi', '--target': 'telegram:1' };
+        for (let i = 0; i < over.length; i += 2) args[over[i]!] = over[i + 1]!;
+        return boxbot(['job', 'add', ...Object.entries(args).flat()]);
+      }),
+    );
+    cases.forEach(([over, expected], i) => {
+      const r = refused[i]!;
       assert.equal(r.code, 2, `${over.join(' ')}: ${r.stderr}`);
       assert.match(r.stderr.trim(), expected);
       assert.equal(r.stderr.trim().split('\n').length, 1, 'one line');
-    }
-    const missing = await boxbot(['job', 'add', '--name', 'x']);
+    });
+    const [missing, noTelegram] = await Promise.all([
+      boxbot(['job', 'add', '--name', 'x']),
+      boxbot(['job', 'add', '--name', 'x', '--cron', '0 9 * * *', '--prompt', 'hi', '--target', 'telegram:1'], { TELEGRAM_BOT_TOKEN: '' }),
+    ]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /required option '--cron <expr>' not specified/);
-    const noTelegram = await boxbot(['job', 'add', '--name', 'x', '--cron', '0 9 * * *', '--prompt', 'hi', '--target', 'telegram:1'], { TELEGRAM_BOT_TOKEN: '' });
     assert.equal(noTelegram.code, 2);
     assert.match(noTelegram.stderr, /^boxbot: --target: no telegram channel is configured for telegram:1: set TELEGRAM_BOT_TOKEN/);
   });
@@ -120,17 +129,22 @@ describe('boxbot job', () => {
   it('a running scheduler picks up a job the CLI adds, runs it on its cron and delivers it', async () => {
     emu.respond(() => llm.say('picked up'));
     const store = createFileStore(dir);
-    const ctx = setup(emu, { dir, store, reloadMs: 200 });
+    // The CLI stamps the job with the wall clock; the test clock starts there and fires the tick.
+    const clock = new ManualClock(new Date());
+    const ctx = setup(emu, { dir, store, reloadMs: 200, clock });
     try {
       await ctx.scheduler.start();
       const r = await boxbot(['job', 'add', '--name', 'from cli', '--cron', '*/2 * * * * *', '--prompt', 'say it', '--target', 'telegram:77']);
       assert.equal(r.code, 0, r.stderr);
+      const synced = await ctx.events.wait('synced', (e) => e.jobIds.length === 1);
+      assert.deepEqual(synced.caughtUp, []);
+      clock.tick(synced.jobIds[0]!);
       const end = await ctx.events.wait('run-end');
       await ctx.scheduler.stop();
       assert.equal(end.report.entry.outcome, 'final');
       assert.deepEqual(ctx.posted.map((p) => [p.key, p.text]), [['telegram:77', 'picked up']]);
       // And removing it from the CLI unschedules it.
-      const ctx2 = setup(emu, { dir, store, reloadMs: 200 });
+      const ctx2 = setup(emu, { dir, store, reloadMs: 200, clock });
       await ctx2.scheduler.start();
       const jobId = (await store.jobs.list())[0]!.id;
       assert.equal((await boxbot(['job', 'remove', jobId])).code, 0);

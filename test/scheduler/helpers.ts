@@ -1,22 +1,16 @@
 // Shared wiring for scheduler tests: a data directory whose compiled-tool cache is shared across
-// runs (compiling the bundled tools once takes a while), config + secrets pointing the model at the
+// runs and test files (compiling the bundled tools once takes a while), config + secrets pointing the model at the
 // LLM emulator, a recording `deliver`, and waiting for scheduler events.
-import { mkdirSync, symlinkSync } from 'node:fs';
-import { join } from 'node:path';
 import type { LoadedConfig } from '../../src/config/load.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createScheduler, type Scheduler, type SchedulerEvent, type SchedulerOptions } from '../../src/scheduler/index.ts';
 import { createFileStore, type Store } from '../../src/store/index.ts';
 import type { LlmEmulator } from '../emulators/llm/index.ts';
-import { root, tempDir, waitUntil } from '../helpers.ts';
+import { shareCache, tempDir, waitUntil } from '../helpers.ts';
 
-/** A fresh data directory; `cache/` is shared by every scheduler test run. */
+/** A fresh data directory; `cache/` is shared by every test run. */
 export function dataDir(): string {
-  const dir = tempDir('boxbot-sched-');
-  const cache = join(root, '.cache', 'scheduler-test');
-  mkdirSync(cache, { recursive: true });
-  symlinkSync(cache, join(dir, 'cache'));
-  return dir;
+  return shareCache(tempDir('boxbot-sched-'));
 }
 
 /** Config for `dir` with the OpenAI preset as the model (pointed at the emulator by secrets). */

@@ -1,11 +1,12 @@
-// Overlap policy on a 6-field cron that ticks while a run is held open (the LLM emulator does
-// not answer until the test lets it): `skip` drops those ticks, `queue` runs them one after
-// another once the run ends (up to maxQueued; further ticks are dropped). Runs never overlap.
+// Overlap policy for cron ticks (fired by the test clock) while a run is held open (the LLM
+// emulator does not answer until the test lets it): `skip` drops those ticks, `queue` runs them
+// one after another once the run ends (up to maxQueued; further ticks are dropped). Runs never overlap.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { SchedulerEvent } from '../../src/scheduler/index.ts';
 import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
-import { setup, until } from './helpers.ts';
+import { setup } from './helpers.ts';
+import { ManualClock } from './manual-clock.ts';
 
 let emu: LlmEmulator;
 before(async () => {
@@ -39,13 +40,19 @@ function held() {
 
 test('overlap skip: ticks while the job runs are dropped, not run later', async () => {
   const release = held();
-  const ctx = setup(emu);
+  const clock = new ManualClock('2030-01-07T09:00:00Z');
+  const ctx = setup(emu, { clock });
   const n = emu.requests.length;
   try {
     const job = await ctx.scheduler.add({ name: 'slow', cron: '* * * * * *', prompt: 'slow work', target: 'telegram:1', overlap: 'skip' });
     await ctx.scheduler.start();
+    clock.tick(job.id);
     await ctx.events.wait('run-start');
-    await until(() => ctx.events.count('skipped', job.id) >= 2, 'two skipped ticks');
+    clock.set('2030-01-07T09:00:01Z');
+    clock.tick(job.id);
+    clock.set('2030-01-07T09:00:02Z');
+    clock.tick(job.id);
+    assert.equal(ctx.events.count('skipped', job.id), 2, 'both ticks during the run were skipped');
     assert.equal(ctx.events.count('run-start'), 1, 'one run while the ticks were skipped');
     release();
     await ctx.events.wait('run-end');
@@ -65,17 +72,22 @@ test('overlap skip: ticks while the job runs are dropped, not run later', async 
 
 test('overlap queue: ticks while the job runs wait their turn and run one after another', async () => {
   const release = held();
-  const ctx = setup(emu, { maxQueued: 2 });
+  const clock = new ManualClock('2030-01-07T09:00:00Z');
+  const ctx = setup(emu, { maxQueued: 2, clock });
   try {
     const job = await ctx.scheduler.add({ name: 'queued', cron: '* * * * * *', prompt: 'queued work', target: 'telegram:1', overlap: 'queue' });
     await ctx.scheduler.start();
+    clock.tick(job.id);
     await ctx.events.wait('run-start');
-    await ctx.events.wait('queued', (e) => e.depth === 2);
-    // The queue is full: the next tick is dropped.
-    await ctx.events.wait('skipped');
+    for (let s = 1; s <= 3; s++) {
+      clock.set(`2030-01-07T09:00:0${s}Z`);
+      clock.tick(job.id);
+    }
+    assert.deepEqual(ctx.events.events.filter((e) => e.type === 'queued').map((e) => 'depth' in e && e.depth), [1, 2]);
+    // The queue is full: the third tick is dropped.
+    assert.equal(ctx.events.count('skipped', job.id), 1);
     assert.equal(ctx.events.count('run-start'), 1, 'queued ticks do not start while the run is going');
     release();
-    // Stopped right as the third run ends, before another tick can start a fourth.
     await ctx.events.nth('run-end', 3);
     await ctx.scheduler.stop();
     assert.equal(maxConcurrent(ctx.events.events), 1, 'runs never overlap');

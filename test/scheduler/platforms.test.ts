@@ -1,7 +1,7 @@
-// A scheduled job posts into Telegram, Discord and Slack: Bree ticks a 6-field cron, the worker
-// thread runs the agent against the LLM emulator over HTTP, and the main thread delivers through
-// a real gateway with the real adapter talking to the platform's emulator. The run log names the
-// platform message id the emulator assigned.
+// A scheduled job posts into Telegram, Discord and Slack: a cron tick (fired by the test clock
+// through Bree's tick path) starts the worker, the worker thread runs the agent against the LLM
+// emulator over HTTP, and the main thread delivers through a real gateway with the real adapter
+// talking to the platform's emulator. The run log names the platform message id the emulator assigned.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { targetOf } from '../../src/adapters/conversation-key.ts';
@@ -15,6 +15,7 @@ import { slackHarness } from '../emulators/slack/harness.ts';
 import { telegramHarness } from '../emulators/telegram/harness.ts';
 import { FakeAgent } from '../gateway/fakes.ts';
 import { lastUserText, setup } from './helpers.ts';
+import { ManualClock } from './manual-clock.ts';
 
 let emu: LlmEmulator;
 before(async () => {
@@ -37,7 +38,9 @@ for (const [platform, harness] of platforms) {
       const answer = `Standup in 5 minutes (${platform})`;
       emu.respond((req) => (lastUserText(req.body).includes(`remind ${platform}`) ? llm.say(answer) : llm.fail(400, { message: 'unexpected request' })));
       let gw: Gateway | undefined;
+      const clock = new ManualClock('2030-01-07T09:00:00Z');
       const ctx = setup(emu, {
+        clock,
         deliver: (key, text, id) => gw!.post(targetOf(key), text, id),
         isKnownTarget: (key) => (gw?.adapter(key.split(':')[0]!) ? true : `no ${key.split(':')[0]} channel is running`),
       });
@@ -48,6 +51,8 @@ for (const [platform, harness] of platforms) {
         const target = h.groupTarget().conversationKey;
         const job = await scheduler.add({ name: `standup ${platform}`, cron: '*/2 * * * * *', prompt: `remind ${platform} about the standup`, target });
         await scheduler.start();
+        clock.set('2030-01-07T09:00:02Z');
+        clock.tick(job.id);
         const end = await ctx.events.wait('run-end', (e) => e.jobId === job.id);
         await scheduler.stop();
 

@@ -1,11 +1,11 @@
 // Shared helpers of the bundled-tool tests: where the built tools are, a sandbox, a policy for a
 // temporary workspace, and one call of a tool the way the agent makes it (registerFile from the
 // tool's own help, grantFor from its level and the policy, invokeTool with JSON input).
-import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../src/sandbox/index.ts';
 import { grantFor, invokeTool, registerFile, type PermissionLevel, type RegisteredTool, type ToolPolicy, type ToolResult } from '../../src/agent/tools/index.ts';
-import { root, tempDir } from '../helpers.ts';
+import { root, SHARED_CACHE, tempDir } from '../helpers.ts';
 
 export { tempDir };
 
@@ -39,14 +39,14 @@ export interface ToolHarness {
   close(): Promise<void>;
 }
 
-// Compiled modules are content-addressed, so test runs can share them; specs are rebuilt per run.
-const compiledCache = join(root, '.cache', 'sandbox-tools-test');
+// Compiled modules and specs are content-addressed, so test files and runs share them.
+const compiledCache = join(SHARED_CACHE, 'sandbox');
+const registryCache = join(SHARED_CACHE, 'tools');
 
 /** Creates a harness; call `close()` in `after`. */
 export function toolHarness(): ToolHarness {
   mkdirSync(compiledCache, { recursive: true });
   const sandbox = createSandbox({ cacheDir: compiledCache, workers: 1 });
-  const registryCache = tempDir('boxbot-tools-reg-');
   const registered = new Map<string, Promise<RegisteredTool>>();
   const tool = (name: string): Promise<RegisteredTool> => {
     let p = registered.get(name);
@@ -67,7 +67,6 @@ export function toolHarness(): ToolHarness {
     },
     async close() {
       await sandbox.close();
-      rmSync(registryCache, { recursive: true, force: true });
     },
   };
 }

@@ -1,10 +1,11 @@
 // Calling a registered tool through the sandbox: the input is checked, mapped to argv and run
 // with the grant from its level and the policy; the output is mapped for the model.
 import assert from 'node:assert/strict';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { grantFor, invokeTool, registerFile, type RegisteredTool } from '../../../src/agent/tools/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { tempDir } from '../../helpers.ts';
+import { SHARED_CACHE, tempDir } from '../../helpers.ts';
 import { dropTool, openPolicy } from './registry-helpers.ts';
 
 describe('calling a tool', () => {
@@ -13,7 +14,7 @@ describe('calling a tool', () => {
   const cache = tempDir('boxbot-toolcache-');
   const policy = openPolicy();
   before(() => {
-    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
   });
   after(() => sandbox.close());
 

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createToolRegistry, grantFor, invokeTool, type RegisteredTool, type RegistryEvent, type ToolRegistry } from '../../../src/agent/tools/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
-import { guest, tempDir, waitUntil } from '../../helpers.ts';
+import { guest, SHARED_CACHE, tempDir, waitUntil } from '../../helpers.ts';
 import { dropTool, nextEvent, openPolicy } from './registry-helpers.ts';
 
 describe('tool registry: hot reload', () => {
@@ -24,7 +24,7 @@ describe('tool registry: hot reload', () => {
 
   before(async () => {
     // Two workers: a call held open by the test must not block registering the replacement.
-    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 2 });
+    sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 2 });
     dropTool(bundled, 'reg-v1', 'shadowed');
     mkdirSync(join(bundled, 'components'));
     writeFileSync(join(bundled, 'components', 'shared.wasm'), readFileSync(guest('reg-v1')));

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { grantFor, registerFile, ToolRefusedError } from '../../../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
-import { tempDir } from '../../helpers.ts';
+import { SHARED_CACHE, tempDir } from '../../helpers.ts';
 import { dropTool } from './registry-helpers.ts';
 
 describe('registering a tool file', () => {
@@ -14,7 +14,7 @@ describe('registering a tool file', () => {
   const dir = tempDir('boxbot-tools-');
   const cache = tempDir('boxbot-toolcache-');
   before(() => {
-    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
   });
   after(() => sandbox.close());
 

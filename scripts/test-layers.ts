@@ -1,0 +1,44 @@
+// Which test files belong to the slow layer: those that compile WebAssembly, start worker
+// threads or child processes running boxbot, or boot the whole app. Every other test file is
+// in the unit layer (`npm run test:unit`), which must stay fast; `npm test` runs both layers.
+// A new file is a unit test unless it is listed here (prefixes end in `/` for a whole folder).
+
+/** Files or folders (relative to the repository root) whose tests need WASM, a worker or a boot. */
+export const SLOW: readonly string[] = [
+  // compile and run WebAssembly guests and the bundled tools
+  'test/sandbox/cancel.test.ts',
+  'test/sandbox/cli-world.test.ts',
+  'test/sandbox/filesystem.test.ts',
+  'test/sandbox/fresh-instance.test.ts',
+  'test/sandbox/hash-index.test.ts',
+  'test/sandbox/inputs.test.ts',
+  'test/sandbox/limits.test.ts',
+  'test/sandbox/network.test.ts',
+  'test/sandbox/fs/terminate.test.ts', // a worker thread killed mid-call
+  'test/sandbox/fs/race.test.ts', // a child process races the host 100,000 times
+  'test/tools/',
+  'test/agent/loop/wasm-tool.test.ts',
+  'test/agent/tools/invoke.test.ts',
+  'test/agent/tools/registry.test.ts',
+  'test/agent/tools/spec.test.ts',
+  // the CLI in a child process (several of them register the bundled tools)
+  'test/cli/',
+  'test/scheduler/cli-job.test.ts',
+  // job runs in worker threads
+  'test/scheduler/bree-timers.test.ts',
+  'test/scheduler/jobs-api.test.ts',
+  'test/scheduler/overlap.test.ts',
+  'test/scheduler/platforms.test.ts',
+  'test/scheduler/restart.test.ts',
+  'test/scheduler/runs.test.ts',
+  'test/scheduler/schedule-tool.test.ts',
+  // crash children of the file store
+  'test/store/file-store.test.ts',
+  // the whole app booted against the platform emulators
+  'test/e2e/',
+];
+
+/** True when `file` (relative, with `/`) is in the slow layer. */
+export function isSlow(file: string): boolean {
+  return SLOW.some((s) => (s.endsWith('/') ? file.startsWith(s) : file === s));
+}

@@ -1,0 +1,104 @@
+// The web chat adapter mounted on a real express server on 127.0.0.1:0, with one browser tab
+// as the contract's AdapterHarness: messages posted the way the page posts them, and the bot's
+// side read from the tab's Server-Sent Events stream.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { createWebAdapter, type WebAdapter } from '../../src/adapters/web/index.ts';
+import type { AdapterHarness, EmulatedBotMessage } from './contract.ts';
+import { waitUntil } from '../helpers.ts';
+
+/** A harness plus the adapter's own handle and the base URL. */
+export interface WebHarness extends AdapterHarness {
+  adapter: WebAdapter;
+  base: string;
+}
+
+type WebEvent = { type: string; id?: string; text?: string };
+
+/** Starts the server and opens one tab's event stream (session `tab-` + random). */
+export async function webHarness(): Promise<WebHarness> {
+  const adapter = createWebAdapter();
+  const app = express();
+  adapter.attach(app);
+  const server: Server = await new Promise((resolve) => {
+    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+  });
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const session = `tab-${Math.random().toString(36).slice(2, 12)}`;
+  const events: WebEvent[] = [];
+  const stream = new AbortController();
+  let connected = false;
+
+  const listen = async () => {
+    const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(adapter.apiToken)}`, { signal: stream.signal });
+    if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status}`);
+    void (async () => {
+      const decoder = new TextDecoder();
+      let buf = '';
+      try {
+        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+          buf += decoder.decode(chunk, { stream: true });
+          let at: number;
+          while ((at = buf.indexOf('\n\n')) >= 0) {
+            const block = buf.slice(0, at);
+            buf = buf.slice(at + 2);
+            if (block.startsWith(': connected')) connected = true;
+            const data = block.split('\n').find((l) => l.startsWith('data: '));
+            if (data) events.push(JSON.parse(data.slice(6)) as WebEvent);
+          }
+        }
+      } catch {
+        // aborted at close
+      }
+    })();
+    await waitUntil(() => connected, 'the event stream', 5000);
+  };
+  await listen();
+
+  let n = 0;
+  const post = (body: unknown) =>
+    fetch(`${base}/chat/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-boxbot-token': adapter.apiToken }, body: JSON.stringify(body) }).then(async (r) => {
+      await r.text();
+      return r.status;
+    });
+  const target = { chatId: session, conversationKey: `web:${session}` };
+  const noGroups = () => {
+    throw new Error('the web chat has no groups');
+  };
+
+  return {
+    adapter,
+    base,
+    async userSays(o) {
+      if (!o.direct || o.fromBot || o.threadId) throw new Error('the web chat has only direct messages from its one user');
+      const status = await post({ session, text: o.text, id: `msg-${Date.now()}-${++n}` });
+      if (status !== 202) throw new Error(`the web chat answered ${status}`);
+    },
+    async sendMalformed() {
+      await post({ session, text: 42, id: 'x' });
+    },
+    directTarget: () => target,
+    groupTarget: noGroups,
+    botMessages(): EmulatedBotMessage[] {
+      const byId = new Map<string, EmulatedBotMessage>();
+      for (const e of events) {
+        if (e.type === 'message' && e.id) byId.set(e.id, { chatId: session, messageId: e.id, text: e.text ?? '', edits: 0 });
+        if (e.type === 'edit' && e.id) {
+          const m = byId.get(e.id);
+          if (m) byId.set(e.id, { ...m, text: e.text ?? '', edits: m.edits + 1 });
+        }
+      }
+      return [...byId.values()];
+    },
+    typingCount: () => events.filter((e) => e.type === 'typing').length,
+    rateLimitNext() {
+      throw new Error('the web chat has no rate limits');
+    },
+    async close() {
+      stream.abort();
+      server.closeAllConnections();
+      await new Promise<void>((r) => server.close(() => r()));
+    },
+  };
+}

@@ -1,0 +1,182 @@
+// OutboundQueue on its own, against an adapter whose calls the test holds open and releases:
+// order within a conversation, parallel conversations, replies before edits before typing,
+// coalesced edits, deduplicated typing, retries of retryable failures only, a 429 pausing the
+// whole bot, and close() rejecting what still waits.
+import assert from 'node:assert/strict';
+import { describe, test } from 'node:test';
+import type { AdapterCapabilities, ChannelAdapter, OutboundTarget } from '../../src/adapters/index.ts';
+import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/index.ts';
+import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
+import { waitUntil } from '../helpers.ts';
+
+const target = (chat: string): OutboundTarget => ({ conversationKey: `telegram:${chat}`, chatId: chat });
+
+/** An adapter recording calls; with `hold`, each call waits until the test releases it; `fail` decides a call's error. */
+class HeldAdapter implements ChannelAdapter {
+  readonly platform = 'telegram' as const;
+  readonly calls: string[] = [];
+  hold = false;
+  fail: ((call: string, n: number) => Error | undefined) | undefined;
+  private waiting: (() => void)[] = [];
+  private n = 0;
+  constructor(readonly capabilities: AdapterCapabilities = { edit: true, typing: true, threads: false, maxTextLength: 100, editIntervalMs: 5, typingIntervalMs: 5000 }) {}
+  private async call(name: string): Promise<void> {
+    this.calls.push(name);
+    const err = this.fail?.(name, ++this.n);
+    if (this.hold) await new Promise<void>((r) => this.waiting.push(r));
+    if (err) throw err;
+  }
+  /** Calls waiting to be released. */
+  get held(): number {
+    return this.waiting.length;
+  }
+  release(): void {
+    for (const r of this.waiting.splice(0)) r();
+  }
+  async send(t: OutboundTarget, text: string) {
+    await this.call(`send ${t.chatId} ${text}`);
+    return { messageId: `m-${text}` };
+  }
+  async edit(t: OutboundTarget, id: string, text: string) {
+    await this.call(`edit ${t.chatId} ${id} ${text}`);
+  }
+  async typing(t: OutboundTarget) {
+    await this.call(`typing ${t.chatId}`);
+  }
+  async start() {}
+  async stop() {}
+  routes() {
+    return [];
+  }
+  identity() {
+    return { id: 'bot', name: 'bot' };
+  }
+}
+
+describe('OutboundQueue', () => {
+  test('one conversation: one call at a time, in order; resolves with the platform id', async () => {
+    const a = new HeldAdapter();
+    a.hold = true;
+    const q = new OutboundQueue(a);
+    const sent = [q.send(target('1'), 'one'), q.send(target('1'), 'two'), q.edit(target('1'), 'm-one', 'one!')];
+    await waitUntil(() => a.held === 1, 'the first send', 5000);
+    assert.deepEqual(a.calls, ['send 1 one'], 'the second waits for the first');
+    assert.equal(q.size, 3);
+    while (a.calls.length < 3 || a.held) {
+      a.release();
+      await new Promise((r) => setImmediate(r));
+    }
+    assert.deepEqual(await Promise.all(sent), [{ messageId: 'm-one' }, { messageId: 'm-two' }, undefined]);
+    assert.deepEqual(a.calls, ['send 1 one', 'send 1 two', 'edit 1 m-one one!']);
+    assert.equal(q.size, 0);
+  });
+
+  test('different conversations are in flight at once, up to the concurrency', async () => {
+    const a = new HeldAdapter();
+    a.hold = true;
+    const q = new OutboundQueue(a, { concurrency: 2 });
+    const sent = ['1', '2', '3'].map((c) => q.send(target(c), 'hi'));
+    await waitUntil(() => a.held === 2, 'two sends in flight', 5000);
+    assert.deepEqual(a.calls, ['send 1 hi', 'send 2 hi']);
+    a.hold = false;
+    a.release();
+    await Promise.all(sent);
+    assert.deepEqual(a.calls, ['send 1 hi', 'send 2 hi', 'send 3 hi']);
+  });
+
+  test('waiting items go replies first, then edits, then typing', async () => {
+    const a = new HeldAdapter();
+    a.hold = true;
+    const q = new OutboundQueue(a, { concurrency: 1 });
+    const first = q.send(target('0'), 'busy');
+    await waitUntil(() => a.held === 1, 'the first send', 5000);
+    const rest = [q.typing(target('1')), q.edit(target('2'), 'm-x', 'edited'), q.send(target('3'), 'reply')];
+    a.hold = false;
+    a.release();
+    await Promise.all([first, ...rest]);
+    assert.deepEqual(a.calls, ['send 0 busy', 'send 3 reply', 'edit 2 m-x edited', 'typing 1']);
+  });
+
+  test('a newer edit of a message replaces the one still waiting; both callers resolve', async () => {
+    const a = new HeldAdapter();
+    a.hold = true;
+    const q = new OutboundQueue(a);
+    const first = q.send(target('1'), 'start');
+    await waitUntil(() => a.held === 1, 'the first send', 5000);
+    const edits = [q.edit(target('1'), 'm-start', 'v1'), q.edit(target('1'), 'm-start', 'v2'), q.edit(target('1'), 'm-start', 'v3')];
+    a.hold = false;
+    a.release();
+    await Promise.all([first, ...edits]);
+    assert.deepEqual(a.calls, ['send 1 start', 'edit 1 m-start v3']);
+  });
+
+  test('typing: one waiting signal per conversation; none where the platform has no typing', async () => {
+    const a = new HeldAdapter();
+    a.hold = true;
+    const q = new OutboundQueue(a, { concurrency: 1 });
+    const first = q.send(target('0'), 'busy');
+    await waitUntil(() => a.held === 1, 'the first send', 5000);
+    const typing = [q.typing(target('1')), q.typing(target('1')), q.typing(target('2'))];
+    a.hold = false;
+    a.release();
+    await Promise.all([first, ...typing]);
+    assert.deepEqual(a.calls, ['send 0 busy', 'typing 1', 'typing 2']);
+
+    const none = new HeldAdapter({ edit: true, typing: false, threads: false, maxTextLength: 100, editIntervalMs: 5, typingIntervalMs: 5000 });
+    await new OutboundQueue(none).typing(target('1'));
+    assert.deepEqual(none.calls, []);
+  });
+
+  const retryCases: { name: string; error: () => Error; failures: number; calls: number; rejects?: RegExp }[] = [
+    { name: 'a 503 is retried until it succeeds', error: () => new AdapterApiError('telegram', 503, 'Service Unavailable'), failures: 2, calls: 3 },
+    { name: 'a network failure is retried until it succeeds', error: () => new AdapterNetworkError('telegram', 'ECONNRESET'), failures: 1, calls: 2 },
+    { name: 'a 502 storm is retried until it ends: a reply is never dropped', error: () => new AdapterApiError('telegram', 502, 'Bad Gateway'), failures: 10, calls: 11 },
+    { name: 'a 400 is not retried', error: () => new AdapterApiError('telegram', 400, 'chat not found'), failures: 10, calls: 1, rejects: /chat not found/ },
+    { name: 'an unknown error is not retried', error: () => new Error('bug'), failures: 10, calls: 1, rejects: /bug/ },
+  ];
+  for (const c of retryCases) {
+    test(c.name, async () => {
+      const a = new HeldAdapter();
+      a.fail = (_call, n) => (n <= c.failures ? c.error() : undefined);
+      const q = new OutboundQueue(a, { backoffMs: 1, maxBackoffMs: 2 });
+      const sent = q.send(target('1'), 'hi');
+      if (c.rejects) await assert.rejects(sent, c.rejects);
+      else assert.deepEqual(await sent, { messageId: 'm-hi' });
+      assert.equal(a.calls.length, c.calls);
+    });
+  }
+
+  test('a failing typing signal is never retried and never rejects', async () => {
+    const a = new HeldAdapter();
+    a.fail = () => new AdapterApiError('telegram', 503, 'Service Unavailable');
+    await new OutboundQueue(a, { backoffMs: 1 }).typing(target('1'));
+    assert.deepEqual(a.calls, ['typing 1']);
+  });
+
+  test("a 429 pauses the whole bot: another conversation's reply waits for the retry", async () => {
+    const a = new HeldAdapter();
+    let limited = 0;
+    a.fail = (call, n) => (n === 1 ? new AdapterApiError('telegram', 429, 'Too Many Requests', 300) : undefined);
+    const q = new OutboundQueue(a, { onRateLimited: () => limited++ });
+    const first = q.send(target('1'), 'one');
+    await waitUntil(() => limited === 1, 'the 429', 5000);
+    const second = q.send(target('2'), 'two');
+    await Promise.all([first, second]);
+    assert.deepEqual(a.calls, ['send 1 one', 'send 1 one', 'send 2 two'], 'conversation 2 did not pass during the pause');
+    assert.equal(limited, 1);
+  });
+
+  test('close() rejects what still waits', async () => {
+    const a = new HeldAdapter();
+    a.hold = true;
+    const q = new OutboundQueue(a, { concurrency: 1 });
+    const first = q.send(target('1'), 'one');
+    await waitUntil(() => a.held === 1, 'the first send', 5000);
+    const waiting = q.send(target('2'), 'two');
+    q.close();
+    await assert.rejects(waiting, /outbound queue closed/);
+    a.release();
+    await first;
+    assert.deepEqual(a.calls, ['send 1 one']);
+  });
+});
