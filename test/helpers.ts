@@ -52,7 +52,7 @@ export function tempDir(prefix = 'boxbot-test-'): string {
  */
 export function boxbotArgv(args: string[]): string[] {
   const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
-  return ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args];
+  return ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, '--', ...args];
 }
 
 /** A short hash of the sources that build tool specs and compiled tools (a change there starts a fresh cache). */
