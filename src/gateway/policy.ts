@@ -60,7 +60,11 @@ function chatOverrides(config: Config, platform: string): Record<string, Overrid
   return c?.chats ?? c?.channels;
 }
 
-/** Resolves the policy for `msg` (chat overrides match chatId or threadId; user overrides userId). */
+/**
+ * Resolves the policy for `msg`: the chat override keyed by chatId, then the thread override keyed
+ * `<chatId>:<threadId>`, then the user override keyed by userId. A bare thread id never matches:
+ * thread ids are only unique within their chat (a Telegram topic id can equal a private chat id).
+ */
 export function resolvePolicy(config: Config, msg: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'userId'>): ResolvedPolicy {
   const platformCfg = (config.channels as Record<string, (Override & { users?: Record<string, Override> }) | undefined>)[msg.platform];
   let p: ResolvedPolicy = {
@@ -73,7 +77,7 @@ export function resolvePolicy(config: Config, msg: Pick<InboundMessage, 'platfor
   p = apply(p, platformCfg);
   const chats = chatOverrides(config, msg.platform);
   p = apply(p, chats?.[msg.chatId]);
-  if (msg.threadId) p = apply(p, chats?.[msg.threadId]);
+  if (msg.threadId) p = apply(p, chats?.[`${msg.chatId}:${msg.threadId}`]);
   p = apply(p, platformCfg?.users?.[msg.userId]);
   return p;
 }
