@@ -1,11 +1,11 @@
 // The gateway's HTTP server (express): /healthz, /metrics, platform webhooks (raw bodies for
 // signature checks), the web chat, and the admin JSON API behind BOXBOT_ADMIN_TOKEN. It binds
 // 127.0.0.1 unless configured otherwise, and refuses any other address without an admin token.
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AdapterRoute } from '../adapters/index.ts';
+import { constantTimeEqual } from '../constant-time-equal.ts';
 import { BoxbotError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
@@ -46,15 +46,13 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
 /** Express middleware: a Bearer admin token, compared in constant time. */
 export function requireAdmin(token: string | undefined) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (!token) return void res.status(403).json({ error: 'the admin API is off: set BOXBOT_ADMIN_TOKEN and restart' });
     const header = req.headers.authorization ?? '';
     const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!same(given, token)) return void res.status(401).json({ error: 'admin API: missing or wrong bearer token' });
+    if (!constantTimeEqual(given, token)) return void res.status(401).json({ error: 'admin API: missing or wrong bearer token' });
     next();
   };
 }

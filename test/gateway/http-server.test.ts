@@ -35,6 +35,17 @@ test('admin routes: off without a token, 401 on a wrong or partial token, open w
   await s.close();
 });
 
+test('a non-ASCII admin token of the right length is refused with 401, not a 500', async () => {
+  const admin = Router();
+  admin.get('/ping', (_req, res) => void res.json({ pong: true }));
+  const s = await startHttpServer({ ...base, host: '127.0.0.1', adminToken: 'correct-horse-battery', admin });
+  // Same number of characters as the token, more bytes: a plain timingSafeEqual threw here.
+  const res = await fetch(`${s.url}/admin/api/ping`, { headers: { authorization: 'Bearer correct-horse-batter\u00e9' } });
+  assert.equal(res.status, 401);
+  assert.equal((await fetch(`${s.url}/metrics`, { headers: { authorization: 'Bearer \u00e9\u00e9\u00e9' } })).status, 401);
+  await s.close();
+});
+
 test('a webhook route receives the exact raw body and headers', async () => {
   let seen: { body: string; sig: unknown } | undefined;
   const s = await startHttpServer({

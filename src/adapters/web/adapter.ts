@@ -2,9 +2,10 @@
 // answers out by Server-Sent Events (sends, streamed edits, typing). Each browser tab keeps a
 // session id; its conversation key is `web:<sessionId>`. A per-process token embedded in the
 // page guards the API, and only loopback Host headers are served (no DNS rebinding).
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import express from 'express';
+import { constantTimeEqual } from '../../constant-time-equal.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { encodeConversationKey } from '../conversation-key.ts';
@@ -44,8 +45,6 @@ interface Session {
 const SESSION = /^[A-Za-z0-9_-]{8,64}$/;
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
 
-const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
 /** Creates the web chat adapter. */
 export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   const log = (opts.logger ?? silentLogger).child({ scope: 'adapter:web' });
@@ -83,14 +82,14 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     }
     if (opts.accessToken) {
       const given = String(req.query.access ?? req.headers['x-boxbot-access'] ?? '');
-      if (!same(given, opts.accessToken)) {
+      if (!constantTimeEqual(given, opts.accessToken)) {
         res.status(401).type('text/plain').send('web chat: this server is reachable beyond this machine, so open the page with ?access=<BOXBOT_ADMIN_TOKEN>');
         return false;
       }
     }
     if (needApiToken) {
       const given = String(req.headers['x-boxbot-token'] ?? req.query.token ?? '');
-      if (!same(given, apiToken)) {
+      if (!constantTimeEqual(given, apiToken)) {
         res.status(401).json({ error: 'missing or wrong page token: reload the page' });
         return false;
       }
