@@ -24,6 +24,8 @@ import type { ContentPart, Message } from './types.ts';
 export interface AgentPolicy extends ToolPolicy {
   /** `provider/model`; undefined = the configured default (resolveModel decides). */
   model?: string;
+  /** Other `provider/model`s sub-agents may use (undefined: only the run's own model). */
+  models?: string[];
   /** The conversation's configured prompt, appended last. */
   systemPrompt?: string;
   budgetUsd?: number;
