@@ -110,6 +110,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
           builtins,
           meter,
           model,
+          ...(policy.models ? { models: policy.models } : {}),
           resolveModel: (spec) => deps.resolveModel(spec),
           childSystem: (names) =>
             buildSystemPrompt({ base: SUBAGENT_PROMPT, ...(agentsMd ? { agentsMd } : {}), skills: names.includes('skill') ? skills : [] }),
