@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AdapterRoute } from '../adapters/index.ts';
+import { isLoopbackHostHeader } from '../adapters/web/index.ts';
 import { constantTimeEqual } from '../constant-time-equal.ts';
 import { BoxbotError } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -67,11 +68,19 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   const started = Date.now();
+  // On loopback, /healthz and /metrics answer only loopback Host headers, as the web chat does:
+  // a page on another site that rebinds its name to 127.0.0.1 cannot read them.
+  const hostCheck = (req: Request, res: Response, next: NextFunction) => {
+    if (isLoopback(o.host) && !isLoopbackHostHeader(req.headers.host)) {
+      return void res.status(403).type('text/plain').send(`refused Host ${JSON.stringify(req.headers.host ?? '')}: use http://127.0.0.1:<port>/`);
+    }
+    next();
+  };
 
-  app.get('/healthz', (_req, res) => {
+  app.get('/healthz', hostCheck, (_req, res) => {
     res.json({ ok: true, uptimeSeconds: Math.round((Date.now() - started) / 1000), ...o.health?.() });
   });
-  app.get('/metrics', (req, res, next) => (o.adminToken ? requireAdmin(o.adminToken)(req, res, next) : next()), (_req, res) => {
+  app.get('/metrics', hostCheck, (req, res, next) => (o.adminToken ? requireAdmin(o.adminToken)(req, res, next) : next()), (_req, res) => {
     res.type('text/plain; version=0.0.4').send(o.metrics.render());
   });
   for (const route of o.routes) {

@@ -34,3 +34,49 @@ test('web chat: a non-ASCII page or access token is refused with 401, not a 500'
   assert.equal(page.status, 401);
   assert.equal(s.received.length, 0);
 });
+
+/** Loads the page as a browser would: its cookie and the owner prefix of its sessions. */
+async function browser(url: string, cookie?: string) {
+  const res = await fetch(`${url}/`, cookie ? { headers: { cookie } } : {});
+  const page = await res.text();
+  const set = res.headers.getSetCookie();
+  return { page, set, cookie: cookie ?? set.map((c) => c.split(';')[0]!).join('; '), owner: /OWNER="([^"]+)"/.exec(page)![1]! };
+}
+
+test('web chat sessions belong to the browser whose cookie created them: another cookie or none is refused 403', async (t) => {
+  const s = await serve(t);
+  const token = s.adapter.apiToken;
+  const alice = await browser(s.server.url);
+  assert.equal(alice.set.length, 1);
+  assert.match(alice.set[0]!, /^boxbot_browser=[A-Za-z0-9_-]{32,}; Path=\/; HttpOnly; SameSite=Strict$/);
+  const again = await browser(s.server.url, alice.cookie);
+  assert.equal(again.set.length, 0, 'a reload keeps the cookie');
+  assert.equal(again.owner, alice.owner);
+  const session = `${alice.owner}-tab0123456789`;
+  const post = (cookie: string | undefined, text: string) =>
+    fetch(`${s.server.url}/chat/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-boxbot-token': token, ...(cookie ? { cookie } : {}) },
+      body: JSON.stringify({ session, text, id: `m${Math.random().toString(36).slice(2, 12)}` }),
+    });
+  const events = (cookie: string | undefined, signal?: AbortSignal) =>
+    fetch(`${s.server.url}/chat/events?session=${session}&token=${encodeURIComponent(token)}`, { headers: cookie ? { cookie } : {}, ...(signal ? { signal } : {}) });
+
+  const stream = new AbortController();
+  t.after(() => stream.abort());
+  assert.equal((await events(alice.cookie, stream.signal)).status, 200);
+  assert.equal((await post(alice.cookie, 'hello from alice')).status, 202);
+  assert.deepEqual(s.received.map((m) => [m.conversationKey, m.text]), [[`web:${session}`, 'hello from alice']]);
+
+  const mallory = await browser(s.server.url);
+  assert.notEqual(mallory.owner, alice.owner);
+  for (const cookie of [mallory.cookie, undefined, 'boxbot_browser=forged']) {
+    const read = await events(cookie);
+    assert.equal(read.status, 403, `reading with ${cookie}`);
+    await read.text();
+    const write = await post(cookie, 'injected');
+    assert.equal(write.status, 403, `posting with ${cookie}`);
+    await write.text();
+  }
+  assert.equal(s.received.length, 1, 'nothing reached the conversation from another browser');
+});
