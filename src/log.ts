@@ -1,6 +1,9 @@
 // The one logger (pino). Child loggers per scope (`sandbox`, `tools`, `adapter:telegram`);
-// secrets and message bodies are redacted unless verbose logging is on.
+// secrets and message bodies are redacted unless verbose logging is on. Secret values are
+// scrubbed from every finished line at the destination, so an error message, a stack or a
+// provider's echoed request that carries a key never reaches the log, whatever field it is in.
 import { destination, pino, type DestinationStream, type Logger } from 'pino';
+import { redactText } from './config/env.ts';
 
 export type { Logger };
 
@@ -11,12 +14,34 @@ const REDACT = [
   'text', '*.text', 'content', '*.content', 'input', '*.input', 'prompt', '*.prompt',
 ];
 
+/** The secret values of this process (or worker thread): no log line or printed error contains them. */
+const secrets = new Set<string>();
+
+/**
+ * Adds secret values (secretValues() of the config's secrets) to scrub from every log line and
+ * printed error of this process or thread. Called where secrets are read: the gateway, the CLI,
+ * a job's worker. Loggers made before the call are covered too (the check runs at write time).
+ */
+export function registerSecrets(values: Iterable<string>): void {
+  for (const v of values) if (v) secrets.add(v);
+}
+
+/** `text` with the registered secrets (and known key formats) replaced: for anything printed. */
+export function redactSecrets(text: string): string {
+  return redactText(text, secrets);
+}
+
+/** Wraps a log destination so every line is scrubbed of the registered secrets. */
+function redacting(dest: DestinationStream | NodeJS.WritableStream): DestinationStream {
+  return { write: (line: string) => void dest.write(redactSecrets(line)) };
+}
+
 /** Creates the root logger; `verbose` keeps message bodies (never secrets). */
 export function createLogger(opts: { level?: string; verbose?: boolean; destination?: NodeJS.WritableStream } = {}): Logger {
   const paths = opts.verbose ? REDACT.filter((p) => !/text|content|input|prompt/.test(p)) : REDACT;
   return pino(
     { level: opts.level ?? 'info', redact: { paths, censor: '[redacted]' }, base: undefined },
-    (opts.destination as DestinationStream | undefined) ?? destination(2),
+    redacting(opts.destination ?? destination(2)),
   );
 }
 

@@ -18,7 +18,7 @@ import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { isLoopback, startHttpServer, type HttpServer } from './gateway/http-server.ts';
 import { createMetrics } from './gateway/metrics.ts';
 import { gatewayStoreOf } from './gateway/store-port.ts';
-import { createLogger, type Logger } from './log.ts';
+import { createLogger, registerSecrets, type Logger } from './log.ts';
 import { createScheduler, createScheduleTool, configuredTargetCheck, jobsApi, type Scheduler } from './scheduler/index.ts';
 import { createFileStore, type JsonValue, type Store } from './store/index.ts';
 import { targetOf } from './adapters/conversation-key.ts';
@@ -108,6 +108,7 @@ export function channelAdapters(loaded: LoadedConfig, secrets: Secrets, store: S
 export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const loaded = loadConfig(o.configFile, o.cwd);
   const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
+  registerSecrets(secretValues(secrets));
   const log = o.log ?? createLogger();
   const store = createFileStore(loaded.dataDir, { logger: log.child({ scope: 'store' }) });
   const metrics = createMetrics();

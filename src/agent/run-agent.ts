@@ -24,6 +24,8 @@ import type { ContentPart, Message } from './types.ts';
 export interface AgentPolicy extends ToolPolicy {
   /** `provider/model`; undefined = the configured default (resolveModel decides). */
   model?: string;
+  /** Other `provider/model`s sub-agents may use (undefined: only the run's own model). */
+  models?: string[];
   /** The conversation's configured prompt, appended last. */
   systemPrompt?: string;
   budgetUsd?: number;
@@ -108,6 +110,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
           builtins,
           meter,
           model,
+          ...(policy.models ? { models: policy.models } : {}),
           resolveModel: (spec) => deps.resolveModel(spec),
           childSystem: (names) =>
             buildSystemPrompt({ base: SUBAGENT_PROMPT, ...(agentsMd ? { agentsMd } : {}), skills: names.includes('skill') ? skills : [] }),

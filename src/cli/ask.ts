@@ -6,11 +6,15 @@ import { runAgent, type AgentPolicy } from '../agent/run-agent.ts';
 import { createAgentRuntime, type AgentRuntime } from '../agent/runtime.ts';
 import type { AgentEvent } from '../agent/loop/types.ts';
 import type { Message } from '../agent/types.ts';
-import { configuredKeyNames, readSecrets } from '../config/env.ts';
+import { configuredKeyNames, readSecrets, secretValues } from '../config/env.ts';
 import { loadConfig, type LoadedConfig } from '../config/load.ts';
 import { UsageError } from '../errors.ts';
-import { silentLogger } from '../log.ts';
+import { redactSecrets, registerSecrets, silentLogger } from '../log.ts';
 import { mountConflict, realPathOf } from '../sandbox/index.ts';
+
+// Everything ask and chat print goes through these: a provider error or an answer that echoes a key is printed without it.
+const out = (text: string) => process.stdout.write(redactSecrets(text));
+const err = (text: string) => process.stderr.write(redactSecrets(text));
 
 /** Flags shared by ask and chat. */
 export interface AskFlags {
@@ -38,7 +42,9 @@ function policyOf(flags: AskFlags, rt: AgentRuntime): AgentPolicy {
 async function runtimeFor(configFile: string | undefined): Promise<{ rt: AgentRuntime; loaded: LoadedConfig }> {
   // Without a config file the data dir is the user's, never inside the folder tools see.
   const loaded = loadConfig(configFile, process.cwd(), { standalone: true });
-  const rt = await createAgentRuntime({ loaded, secrets: readSecrets(process.env, configuredKeyNames(loaded.config)), log: silentLogger, watch: false });
+  const secrets = readSecrets(process.env, configuredKeyNames(loaded.config));
+  registerSecrets(secretValues(secrets));
+  const rt = await createAgentRuntime({ loaded, secrets, log: silentLogger, watch: false });
   return { rt, loaded };
 }
 
@@ -53,14 +59,14 @@ function warnIfRefused(policy: AgentPolicy, loaded: LoadedConfig): void {
     noWrite: loaded.file ? [loaded.file] : [],
     mountableInside: [],
   });
-  if (why) process.stderr.write(`boxbot: tools will be refused ${policy.workspace}: it ${why}; set "dataDir" to a folder outside it, or choose another --workdir\n`);
+  if (why) err(`boxbot: tools will be refused ${policy.workspace}: it ${why}; set "dataDir" to a folder outside it, or choose another --workdir\n`);
 }
 
 /** Status lines on stderr (only on a terminal, so piped output stays clean). */
 function statusPrinter(): (e: AgentEvent) => void {
   const tty = process.stderr.isTTY;
   return (e) => {
-    if (tty && e.type === 'tool-start') process.stderr.write(`\x1b[2m· ${e.status}\x1b[0m\n`);
+    if (tty && e.type === 'tool-start') err(`\x1b[2m· ${e.status}\x1b[0m\n`);
   };
 }
 
@@ -80,12 +86,12 @@ export async function ask(prompt: string, flags: AskFlags, configFile: string | 
     process.off('SIGINT', onSigint);
     if (format === 'json') {
       const { text, outcome, toolCalls, usage, costUsd } = r;
-      process.stdout.write(`${JSON.stringify({ text, outcome, toolCalls, usage, costUsd, ...(r.error ? { error: r.error } : {}) }, null, 2)}\n`);
+      out(`${JSON.stringify({ text, outcome, toolCalls, usage, costUsd, ...(r.error ? { error: r.error } : {}) }, null, 2)}\n`);
     } else if (r.text) {
-      process.stdout.write(`${r.text.trimEnd()}\n`);
+      out(`${r.text.trimEnd()}\n`);
     }
     if (r.outcome === 'final') return 0;
-    process.stderr.write(`boxbot: ${r.outcome === 'error' ? r.error : `the run ended with ${r.outcome}`}\n`);
+    err(`boxbot: ${r.outcome === 'error' ? r.error : `the run ended with ${r.outcome}`}\n`);
     return 1;
   } finally {
     await rt.close();
@@ -99,12 +105,12 @@ export async function chat(flags: AskFlags, configFile: string | undefined): Pro
   warnIfRefused(policy, loaded);
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY });
   let history: Message[] = [];
-  if (rt.unavailableHint) process.stderr.write(`boxbot: ${rt.unavailableHint}\n`);
-  process.stdout.write(`boxbot chat (${policy.access} access in ${policy.workspace}). /reset forgets, /exit leaves.\n`);
+  if (rt.unavailableHint) err(`boxbot: ${rt.unavailableHint}\n`);
+  out(`boxbot chat (${policy.access} access in ${policy.workspace}). /reset forgets, /exit leaves.\n`);
   let running: AbortController | undefined;
   rl.on('SIGINT', () => (running ? running.abort(new Error('interrupted')) : rl.close()));
   const prompt = () => {
-    if (process.stdin.isTTY) process.stdout.write('you> ');
+    if (process.stdin.isTTY) out('you> ');
   };
   try {
     prompt();
@@ -118,7 +124,7 @@ export async function chat(flags: AskFlags, configFile: string | undefined): Pro
       if (line === '/exit' || line === '/quit') break;
       if (line === '/reset') {
         history = [];
-        process.stdout.write('(forgotten)\n');
+        out('(forgotten)\n');
         prompt();
         continue;
       }
@@ -133,16 +139,16 @@ export async function chat(flags: AskFlags, configFile: string | undefined): Pro
         signal: running.signal,
         onEvent: (e) => {
           if (e.type === 'text-delta') {
-            if (!streamed) process.stdout.write('boxbot> ');
+            if (!streamed) out('boxbot> ');
             streamed = true;
-            process.stdout.write(e.text);
+            out(e.text);
           } else status(e);
         },
       });
       running = undefined;
-      if (!streamed && r.text) process.stdout.write(`boxbot> ${r.text}`);
-      process.stdout.write('\n');
-      if (r.outcome === 'error') process.stderr.write(`boxbot: ${r.error}\n`);
+      if (!streamed && r.text) out(`boxbot> ${r.text}`);
+      out('\n');
+      if (r.outcome === 'error') err(`boxbot: ${r.error}\n`);
       else history = r.messages;
       prompt();
     }

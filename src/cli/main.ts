@@ -3,7 +3,9 @@
 // Example: boxbot tool run tools/read.wasm --dir ./ws:ro --input '{"file_path":"a.txt"}'
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
+import { readSecrets, secretValues } from '../config/env.ts';
 import { ConfigError, loadConfig } from '../config/load.ts';
+import { redactSecrets, registerSecrets } from '../log.ts';
 import { BoxbotError, UsageError } from '../errors.ts';
 import { SandboxError } from '../sandbox/index.ts';
 import { toolCacheDir } from '../agent/tools/index.ts';
@@ -117,6 +119,8 @@ export function buildProgram(): Command {
 /** Runs the CLI with `argv` (without node and script); resolves to the exit code. */
 export async function main(argv: string[]): Promise<number> {
   const program = buildProgram();
+  // The standard key variables; commands that read a config add its custom ones.
+  registerSecrets(secretValues(readSecrets()));
   try {
     await program.parseAsync(argv, { from: 'user' });
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
@@ -126,7 +130,7 @@ export async function main(argv: string[]): Promise<number> {
       return 2;
     }
     const message = e instanceof Error ? e.message : String(e);
-    process.stderr.write(`boxbot: ${message}\n`);
+    process.stderr.write(`boxbot: ${redactSecrets(message)}\n`);
     if (e instanceof UsageError || e instanceof ConfigError) return 2;
     if (e instanceof SandboxError && e.code === 'bad-grant') return 2;
     return 1;

@@ -16,6 +16,8 @@ const policyOverride = z
     requireMention: z.boolean().optional(),
     tools: toolFilter.optional(),
     model: z.string().optional(),
+    /** Other `provider/model`s sub-agents may use here (default: only `model`). */
+    models: z.array(z.string()).optional(),
     systemPrompt: z.string().optional(),
     network: z.object({ allow: z.array(z.string()) }).strict().optional(),
   })

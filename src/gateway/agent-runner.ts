@@ -14,7 +14,7 @@ import { redactLine } from '../config/env.ts';
 import { encodeName, StoreCorruptError, type Store } from '../store/index.ts';
 import type { Metrics } from './metrics.ts';
 import { GatewayStoppingError, type AgentRunner } from './ports.ts';
-import type { ResolvedPolicy } from './policy.ts';
+import type { PolicyLimits, ResolvedPolicy } from './policy.ts';
 
 /** What the runner is wired to. */
 export interface AgentRunnerOptions {
@@ -27,8 +27,8 @@ export interface AgentRunnerOptions {
   secretValues?: string[];
   /** Set when no model provider is usable: every message gets this hint instead of a run. */
   unavailableHint?: string;
-  /** Built-in tools bound to the message's conversation and user (e.g. the scheduler's `schedule`). */
-  extraTools?: (ctx: { conversationKey: string; userId: string }) => BuiltinTool[];
+  /** Built-in tools bound to the message's conversation, user and policy (e.g. the scheduler's `schedule`, whose jobs carry the policy). */
+  extraTools?: (ctx: ToolContext) => BuiltinTool[];
   /** Per-run limits. */
   timeoutMs?: number;
   maxTurns?: number;
@@ -67,6 +67,13 @@ function answerInHistory(history: Message[], inboundId: string): string | undefi
   return answer;
 }
 
+/** What tools bound to one message know about it. */
+export interface ToolContext {
+  conversationKey: string;
+  userId: string;
+  policy: PolicyLimits;
+}
+
 /** The runner's workspace for a conversation (created on first use). */
 export function workspaceOf(workspacesDir: string, conversationKey: string): string {
   return join(workspacesDir, encodeName(conversationKey));
@@ -75,7 +82,7 @@ export function workspaceOf(workspacesDir: string, conversationKey: string): str
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
-  const depsFor = (ctx: { conversationKey: string; userId: string }) =>
+  const depsFor = (ctx: ToolContext) =>
     o.extraTools ? { ...o.deps, builtins: [...(o.deps.builtins ?? []), ...o.extraTools(ctx)] } : o.deps;
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
     access: policy.access,
@@ -84,6 +91,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     network: { allow: policy.network.allow, block: o.sandbox.block },
     limits: o.sandbox.limits,
     ...(policy.model ? { model: policy.model } : {}),
+    ...(policy.models ? { models: policy.models } : {}),
     ...(policy.systemPrompt ? { systemPrompt: policy.systemPrompt } : {}),
     ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
@@ -116,7 +124,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         history,
         input,
         policy: agentPolicy(policy, workspace),
-        deps: depsFor({ conversationKey: key, userId: message.userId }),
+        deps: depsFor({ conversationKey: key, userId: message.userId, policy }),
         signal,
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
@@ -155,7 +163,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       await o.store.conversations.reset(key);
     },
     toolsFor(policy, message) {
-      const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId });
+      const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId, policy });
       const set = createToolSet({ wasm: deps.registry, builtins: deps.builtins ?? [], policy: agentPolicy(policy, o.workspacesDir), sandbox: o.deps.sandbox });
       return set.permittedNames().sort();
     },

@@ -1,11 +1,12 @@
 // The gateway's HTTP server (express): /healthz, /metrics, platform webhooks (raw bodies for
 // signature checks), the web chat, and the admin JSON API behind BOXBOT_ADMIN_TOKEN. It binds
 // 127.0.0.1 unless configured otherwise, and refuses any other address without an admin token.
-import { timingSafeEqual } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AdapterRoute } from '../adapters/index.ts';
+import { isLoopbackHostHeader } from '../adapters/web/index.ts';
+import { constantTimeEqual } from '../constant-time-equal.ts';
 import { BoxbotError } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
@@ -46,15 +47,13 @@ export function isLoopback(host: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
-const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
-
 /** Express middleware: a Bearer admin token, compared in constant time. */
 export function requireAdmin(token: string | undefined) {
   return (req: Request, res: Response, next: NextFunction) => {
     if (!token) return void res.status(403).json({ error: 'the admin API is off: set BOXBOT_ADMIN_TOKEN and restart' });
     const header = req.headers.authorization ?? '';
     const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!same(given, token)) return void res.status(401).json({ error: 'admin API: missing or wrong bearer token' });
+    if (!constantTimeEqual(given, token)) return void res.status(401).json({ error: 'admin API: missing or wrong bearer token' });
     next();
   };
 }
@@ -69,11 +68,19 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
   app.disable('x-powered-by');
   app.set('trust proxy', false);
   const started = Date.now();
+  // On loopback, /healthz and /metrics answer only loopback Host headers, as the web chat does:
+  // a page on another site that rebinds its name to 127.0.0.1 cannot read them.
+  const hostCheck = (req: Request, res: Response, next: NextFunction) => {
+    if (isLoopback(o.host) && !isLoopbackHostHeader(req.headers.host)) {
+      return void res.status(403).type('text/plain').send(`refused Host ${JSON.stringify(req.headers.host ?? '')}: use http://127.0.0.1:<port>/`);
+    }
+    next();
+  };
 
-  app.get('/healthz', (_req, res) => {
+  app.get('/healthz', hostCheck, (_req, res) => {
     res.json({ ok: true, uptimeSeconds: Math.round((Date.now() - started) / 1000), ...o.health?.() });
   });
-  app.get('/metrics', (req, res, next) => (o.adminToken ? requireAdmin(o.adminToken)(req, res, next) : next()), (_req, res) => {
+  app.get('/metrics', hostCheck, (req, res, next) => (o.adminToken ? requireAdmin(o.adminToken)(req, res, next) : next()), (_req, res) => {
     res.type('text/plain; version=0.0.4').send(o.metrics.render());
   });
   for (const route of o.routes) {

@@ -1,8 +1,9 @@
 // Resolves a message's policy from config (shared/design.md, "Conversations and policy"):
 // platform defaults → chat/channel overrides → user overrides, then decides whether the
 // message reaches the agent at all (allowFrom, requireMention).
+import { decodeConversationKey } from '../adapters/conversation-key.ts';
 import type { InboundMessage } from '../adapters/index.ts';
-import type { AccessMode } from '../agent/tools/index.ts';
+import { intersectHosts, type AccessMode } from '../agent/tools/index.ts';
 import type { Config } from '../config/schema.ts';
 
 /** The access modes (the agent's own type: which tool levels a conversation permits). */
@@ -16,9 +17,14 @@ export interface ResolvedPolicy {
   requireMention: boolean;
   tools: { allow?: string[]; deny?: string[] };
   model?: string;
+  /** Other `provider/model`s sub-agents may use (undefined: only `model`). */
+  models?: string[];
   systemPrompt?: string;
   network: { allow: string[] };
 }
+
+/** The part of a policy that bounds what a run may do; what a job or sub-agent carries from its creator. */
+export type PolicyLimits = Pick<ResolvedPolicy, 'access' | 'tools' | 'network' | 'model' | 'models'>;
 
 /** Why a message does not reach the agent; `reply` says whether the user is told. */
 export type Admission = { admitted: true } | { admitted: false; reason: 'not-allowed' | 'not-addressed'; reply: boolean };
@@ -29,6 +35,7 @@ type Override = {
   requireMention?: boolean;
   tools?: { allow?: string[]; deny?: string[] };
   model?: string;
+  models?: string[];
   systemPrompt?: string;
   network?: { allow: string[] };
 };
@@ -48,6 +55,7 @@ function apply(base: ResolvedPolicy, o: Override | undefined): ResolvedPolicy {
       ...(o.tools?.deny || base.tools.deny ? { deny: [...new Set([...(base.tools.deny ?? []), ...(o.tools?.deny ?? [])])] } : {}),
     },
     ...(o.model ?? base.model ? { model: o.model ?? base.model } : {}),
+    ...(o.models ?? base.models ? { models: o.models ?? base.models } : {}),
     ...(o.systemPrompt ?? base.systemPrompt ? { systemPrompt: o.systemPrompt ?? base.systemPrompt } : {}),
     network: o.network ?? base.network,
   };
@@ -60,7 +68,11 @@ function chatOverrides(config: Config, platform: string): Record<string, Overrid
   return c?.chats ?? c?.channels;
 }
 
-/** Resolves the policy for `msg` (chat overrides match chatId or threadId; user overrides userId). */
+/**
+ * Resolves the policy for `msg`: the chat override keyed by chatId, then the thread override keyed
+ * `<chatId>:<threadId>`, then the user override keyed by userId. A bare thread id never matches:
+ * thread ids are only unique within their chat (a Telegram topic id can equal a private chat id).
+ */
 export function resolvePolicy(config: Config, msg: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'userId'>): ResolvedPolicy {
   const platformCfg = (config.channels as Record<string, (Override & { users?: Record<string, Override> }) | undefined>)[msg.platform];
   let p: ResolvedPolicy = {
@@ -73,9 +85,44 @@ export function resolvePolicy(config: Config, msg: Pick<InboundMessage, 'platfor
   p = apply(p, platformCfg);
   const chats = chatOverrides(config, msg.platform);
   p = apply(p, chats?.[msg.chatId]);
-  if (msg.threadId) p = apply(p, chats?.[msg.threadId]);
+  if (msg.threadId) p = apply(p, chats?.[`${msg.chatId}:${msg.threadId}`]);
   p = apply(p, platformCfg?.users?.[msg.userId]);
   return p;
+}
+
+/** The current policy of a conversation as a whole (no user override): what a job posting there may do. */
+export function conversationPolicy(config: Config, conversationKey: string): ResolvedPolicy {
+  const ref = decodeConversationKey(conversationKey);
+  return resolvePolicy(config, { platform: ref.platform, chatId: ref.chatId, ...(ref.threadId ? { threadId: ref.threadId } : {}), userId: '' });
+}
+
+const ACCESS_ORDER: AccessMode[] = ['chat-only', 'read-only', 'full'];
+
+/** The lower of two access modes. */
+export function lowerAccess(a: AccessMode, b: AccessMode): AccessMode {
+  return ACCESS_ORDER[Math.min(ACCESS_ORDER.indexOf(a), ACCESS_ORDER.indexOf(b))]!;
+}
+
+const both = (a: string[] | undefined, b: string[] | undefined): string[] | undefined => (a && b ? a.filter((x) => b.includes(x)) : (a ?? b));
+
+/**
+ * The narrower of two policies: the lower access, the union of the denies, the intersection of
+ * the allows (undefined = no allow list), the hosts both allow, and the models both permit. The
+ * model is `a`'s when `b` permits it (its `model` or one of its `models`), else `b`'s.
+ */
+export function narrowPolicy(a: PolicyLimits, b: PolicyLimits): PolicyLimits {
+  const allow = both(a.tools.allow, b.tools.allow);
+  const deny = a.tools.deny || b.tools.deny ? [...new Set([...(a.tools.deny ?? []), ...(b.tools.deny ?? [])])] : undefined;
+  const bPermits = (m: string) => !b.model || m === b.model || !!b.models?.includes(m);
+  const model = a.model && bPermits(a.model) ? a.model : (b.model ?? a.model);
+  const models = both(a.models, b.models)?.filter((m) => bPermits(m));
+  return {
+    access: lowerAccess(a.access, b.access),
+    tools: { ...(allow ? { allow } : {}), ...(deny ? { deny } : {}) },
+    network: { allow: intersectHosts(a.network.allow, b.network.allow) },
+    ...(model ? { model } : {}),
+    ...(models ? { models } : {}),
+  };
 }
 
 /** Decides whether `msg` reaches the agent under `policy`. */

@@ -1,9 +1,12 @@
 // One run of a job, as its worker thread does it: its own agent runtime (providers, sandbox,
 // tools, skills) from the config, a fresh session with the job's prompt, under the job's
-// access, model, timeout and budget, in the target conversation's workspace.
+// access, model, timeout and budget, in the target conversation's workspace. What a run may do
+// is the narrowest of the job's own settings, the policy of the conversation that created it
+// (kept with the job) and the target conversation's policy as the config says now.
 import { mkdir } from 'node:fs/promises';
 import { runAgent, type AgentPolicy } from '../agent/index.ts';
 import { createAgentRuntime } from '../agent/runtime.ts';
+import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { jobInput } from './job-prompt.ts';
 import { oneLine, type WorkerRunResult } from './run-text.ts';
@@ -20,6 +23,22 @@ function jobPrompt(req: RunRequest): string {
   ].join(' ');
 }
 
+/**
+ * The limits of one run: the job's access (and model), narrowed by its creator's policy when it
+ * came from a conversation, then by the target's current policy (a channel tightened after the
+ * job was made binds its jobs too). A model an admin set on a CLI/API job is kept as chosen.
+ */
+export function runLimits(req: Pick<RunRequest, 'job' | 'loaded'>): PolicyLimits {
+  const { job, loaded } = req;
+  const target = conversationPolicy(loaded.config, job.target);
+  // The job's own fields limit access and pick a model; hosts come from the policies.
+  const own: PolicyLimits = { access: job.access, tools: {}, network: target.network, ...(job.model ? { model: job.model } : {}) };
+  const created = job.policy ? narrowPolicy(own, job.policy) : own;
+  const limits = narrowPolicy(created, target);
+  if (!job.policy && job.model) return { ...limits, model: job.model };
+  return limits;
+}
+
 /** Runs the job once; never throws (failures are outcome `error` with a one-line reason). */
 export async function runJob(req: RunRequest, o: { signal: AbortSignal; log: Logger; onStarted?: () => void }): Promise<WorkerRunResult> {
   const fail = (error: string): WorkerRunResult => ({ outcome: 'error', text: '', error, usage: NO_USAGE, costUsd: 0 });
@@ -32,14 +51,17 @@ export async function runJob(req: RunRequest, o: { signal: AbortSignal; log: Log
     const input = jobInput(req.job.prompt, req.transcript, runtime.skills);
     if (!input.ok) return fail(input.error);
     await mkdir(req.workspace, { recursive: true });
+    const limits = runLimits(req);
     const policy: AgentPolicy = {
-      access: req.job.access,
+      access: limits.access,
+      tools: limits.tools,
       workspace: req.workspace,
-      network: { allow: req.loaded.config.sandbox.network.allow, block: runtime.block },
+      network: { allow: limits.network.allow, block: runtime.block },
       limits: runtime.limits,
       systemPrompt: jobPrompt(req),
       timeoutMs: req.job.timeoutMs,
-      ...(req.job.model ? { model: req.job.model } : {}),
+      ...(limits.model ? { model: limits.model } : {}),
+      ...(limits.models ? { models: limits.models } : {}),
       ...(req.job.budgetUsd !== undefined ? { budgetUsd: req.job.budgetUsd } : {}),
     };
     o.onStarted?.();

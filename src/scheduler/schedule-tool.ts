@@ -4,9 +4,10 @@
 // jobs or remove jobs of other conversations.
 import type { BuiltinResult, BuiltinTool } from '../agent/tools/builtin.ts';
 import { BoxbotError } from '../errors.ts';
+import { lowerAccess } from '../gateway/policy.ts';
 import { nextOccurrence } from './cron.ts';
 import type { Scheduler } from './scheduler.ts';
-import type { JobRecord } from './types.ts';
+import type { JobPolicy, JobRecord } from './types.ts';
 
 /** Who is asking, and where. */
 export interface ScheduleToolContext {
@@ -16,13 +17,29 @@ export interface ScheduleToolContext {
   userId: string;
   /** Admin user ids (`4242` or `telegram:4242`); admins may target any conversation. */
   admins?: string[];
+  /**
+   * The conversation's resolved policy. A job created here carries it (its access capped at this
+   * one), so a run can never do more than the conversation that scheduled it.
+   */
+  policy?: JobPolicy;
+}
+
+/** The fields of a resolved policy a job keeps (not who may talk or the prompt). */
+function jobPolicyOf(p: JobPolicy): JobPolicy {
+  return {
+    access: p.access,
+    tools: { ...(p.tools.allow ? { allow: [...p.tools.allow] } : {}), ...(p.tools.deny ? { deny: [...p.tools.deny] } : {}) },
+    network: { allow: [...p.network.allow] },
+    ...(p.model ? { model: p.model } : {}),
+    ...(p.models ? { models: [...p.models] } : {}),
+  };
 }
 
 const DESCRIPTION = [
   'Create, list or remove scheduled jobs: at each cron time a fresh agent runs the prompt and its answer is posted to the target conversation.',
   'cron has 5 fields: minute hour day-of-month month day-of-week (0 or 7 = Sunday), e.g. "0 9 * * 1-5" = weekdays at 9:00; give timezone (IANA, e.g. Europe/Berlin) when the user names one.',
   'For a digest of the conversation, use the prompt "/daily-digest" (optionally followed by the period, e.g. "/daily-digest the last week"); a prompt may also contain {{history}} for the conversation\'s recent messages.',
-  'Rules: the target is this conversation unless the user is an admin; users see and remove only the jobs of this conversation. Jobs run read-only unless access says otherwise.',
+  'Rules: the target is this conversation unless the user is an admin; users see and remove only the jobs of this conversation. Jobs run read-only unless access says otherwise, and never with more access or tools than this conversation has.',
 ].join(' ');
 
 const ok = (content: string): BuiltinResult => ({ content, isError: false });
@@ -70,15 +87,20 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
             const cron = str('cron');
             const prompt = str('prompt');
             if (!cron || !prompt) return refuse('create needs cron and prompt');
+            const asked = str('access');
+            if (asked !== undefined && !['full', 'read-only', 'chat-only'].includes(asked)) return refuse('access must be read-only, chat-only or full');
+            const access = ctx.policy ? lowerAccess((asked ?? 'read-only') as JobPolicy['access'], ctx.policy.access) : asked;
             const job = await scheduler.add({
               name: str('name') ?? prompt.slice(0, 40),
               cron,
               prompt,
               target,
               ...(str('timezone') ? { timezone: str('timezone')! } : {}),
-              ...(str('access') ? { access: str('access')! } : {}),
+              ...(access ? { access } : {}),
+              ...(ctx.policy ? { policy: jobPolicyOf(ctx.policy) } : {}),
             });
-            return ok(`Scheduled. ${describe(job, ctx.conversationKey)}`);
+            const capped = asked && access !== asked ? ` It runs ${access}, as this conversation is (jobs never get more access than the conversation that schedules them).` : '';
+            return ok(`Scheduled. ${describe(job, ctx.conversationKey)}${capped}`);
           }
           case 'list': {
             const jobs = (await scheduler.list()).filter(mine);

@@ -1,6 +1,6 @@
 // The scheduler's public shapes: what a caller gives to create a job, what a run reports,
 // and the events a scheduler emits while it works.
-import type { JobLogEntry, JobRecord } from '../store/index.ts';
+import type { JobLogEntry, JobPolicy, JobRecord } from '../store/index.ts';
 
 /** A job as callers define it (CLI, admin API, the `schedule` tool); defaults fill the rest. */
 export interface JobInput {
@@ -22,6 +22,8 @@ export interface JobInput {
   enabled?: boolean;
   /** What a tick does while the previous run is still going (default `skip`). */
   overlap?: string;
+  /** The creating conversation's policy (the `schedule` tool sets it); every run is narrowed to it. */
+  policy?: JobPolicy;
 }
 
 /** Why a run happened. */
@@ -55,4 +57,4 @@ export type Deliver = (conversationKey: string, text: string, id: string) => Pro
 /** Says whether a conversation can receive posts: true, or a reason why not. */
 export type TargetCheck = (conversationKey: string) => true | string;
 
-export type { JobLogEntry, JobRecord };
+export type { JobLogEntry, JobPolicy, JobRecord };

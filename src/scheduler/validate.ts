@@ -2,7 +2,7 @@
 // was expected. Cron patterns go through Bree's own validator, so what passes here schedules.
 import Bree from 'bree';
 import { decodeConversationKey } from '../adapters/conversation-key.ts';
-import type { JobRecord } from '../store/index.ts';
+import { jobPolicySchema, type JobRecord } from '../store/index.ts';
 import { cronFields, isTimeZone, nextOccurrence } from './cron.ts';
 import { JobValidationError } from './errors.ts';
 import type { JobInput, TargetCheck } from './types.ts';
@@ -102,6 +102,12 @@ export async function validateJobInput(input: JobInput, isKnownTarget?: TargetCh
   }
   if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw new JobValidationError('enabled', `expected true or false, got ${JSON.stringify(input.enabled)}`);
   const budgetUsd = positive('budgetUsd', input.budgetUsd);
+  let policy: JobRecord['policy'];
+  if (input.policy !== undefined && input.policy !== null) {
+    const parsed = jobPolicySchema.safeParse(input.policy);
+    if (!parsed.success) throw new JobValidationError('policy', `expected {access, tools, network, model?, models?}: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim());
+    policy = parsed.data as JobRecord['policy'];
+  }
   return {
     name,
     cron,
@@ -114,6 +120,7 @@ export async function validateJobInput(input: JobInput, isKnownTarget?: TargetCh
     ...(budgetUsd !== undefined ? { budgetUsd } : {}),
     enabled: input.enabled ?? true,
     overlap: oneOf('overlap', input.overlap, OVERLAP, 'skip'),
+    ...(policy ? { policy } : {}),
   };
 }
 

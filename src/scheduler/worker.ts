@@ -1,7 +1,8 @@
 // The worker thread of one job run (Bree starts it): waits for the run request, runs the job,
 // posts the result, then 'done' so Bree ends the thread. Bree's 'cancel' aborts the run.
 import { parentPort } from 'node:worker_threads';
-import { createLogger } from '../log.ts';
+import { secretValues } from '../config/env.ts';
+import { createLogger, registerSecrets } from '../log.ts';
 import { runJob } from './run-job.ts';
 import type { RunRequest, WorkerMessage } from './worker-protocol.ts';
 
@@ -17,6 +18,7 @@ port.on('message', (m: unknown) => {
 });
 
 async function run(req: RunRequest): Promise<void> {
+  registerSecrets(secretValues(req.secrets));
   const log = createLogger({ level: req.logLevel }).child({ scope: 'job', job: req.job.id });
   try {
     const result = await runJob(req, { signal: controller.signal, log, onStarted: () => post({ type: 'started' }) });

@@ -4,6 +4,7 @@ export { conversationFile, platformOf } from './conversations.ts';
 export { StoreError, StoreCorruptError, type StoreErrorCode } from './errors.ts';
 export type { MemoryFilesState } from './memory-files.ts';
 export { encodeName, decodeName } from './names.ts';
+export { jobPolicySchema } from './schemas.ts';
 export type {
   Conversation,
   ConversationStore,
@@ -12,6 +13,7 @@ export type {
   InboundJournal,
   InboundRecord,
   JobLogEntry,
+  JobPolicy,
   JobRecord,
   JobStore,
   JsonObject,

@@ -51,6 +51,17 @@ export const outboxSchema = z
 /** `kv.json` */
 export const kvSchema = z.object({ values: jsonObject }).passthrough();
 
+/** The creating conversation's policy a job carries. */
+export const jobPolicySchema = z
+  .object({
+    access: z.enum(['full', 'read-only', 'chat-only']),
+    tools: z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }),
+    network: z.object({ allow: z.array(z.string()) }),
+    model: z.string().optional(),
+    models: z.array(z.string()).optional(),
+  })
+  .strict();
+
 /** One job (design, "Scheduler"). */
 export const jobSchema = z
   .object({
@@ -68,6 +79,8 @@ export const jobSchema = z
     overlap: z.enum(['skip', 'queue']),
     createdAt: iso.optional(),
     lastRunAt: iso.optional(),
+    // Optional: jobs stored before creators' policies were kept still load (and run as admin jobs).
+    policy: jobPolicySchema.optional(),
   })
   .passthrough();
 

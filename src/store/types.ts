@@ -122,6 +122,15 @@ export interface KvStore {
 }
 
 /** A scheduled job (design, "Scheduler"). Unknown extra fields are kept as written. */
+/** The policy of the conversation that created a job (its tools, network and models), kept with the job. */
+export interface JobPolicy {
+  access: 'full' | 'read-only' | 'chat-only';
+  tools: { allow?: string[]; deny?: string[] };
+  network: { allow: string[] };
+  model?: string;
+  models?: string[];
+}
+
 export interface JobRecord {
   id: string;
   name: string;
@@ -139,6 +148,8 @@ export interface JobRecord {
   createdAt?: string;
   /** When the last run started (ISO 8601), for the catch-up policy. */
   lastRunAt?: string;
+  /** The creating conversation's policy (jobs from chat); absent for jobs an admin made from the CLI or API. */
+  policy?: JobPolicy;
 }
 
 /** One run of a job. */

@@ -134,6 +134,19 @@ describe('boxbot ask', () => {
     emu.assertDone();
   });
 
+  it('a provider error that echoes the key prints neither on stderr nor on stdout', async () => {
+    const key = 'corp-plain-key-4b1d9e77';
+    for (const format of ['text', 'json']) {
+      emu.script([llm.fail(401, { message: `key ${key} is not valid for this project` })]);
+      const r = await boxbot(['ask', 'hello', '--format', format], { env: { OPENAI_API_KEY: key } });
+      assert.equal(r.code, 1);
+      assert.match(r.stderr + r.stdout, /\[redacted\] is not valid/);
+      assert.equal(r.stderr.includes(key), false, r.stderr);
+      assert.equal(r.stdout.includes(key), false, r.stdout);
+    }
+    emu.assertDone();
+  });
+
   it('no key: exits 1 naming the variables to set', async () => {
     const r = await boxbot(['ask', 'hello', '--model', 'anthropic/claude-sonnet-4-5'], { env: { OPENAI_API_KEY: '' } });
     assert.equal(r.code, 1);

@@ -4,7 +4,7 @@ import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
 import { waitUntil } from '../helpers.ts';
 
 /** A running boxbot with its emulator and temp folder. */
-export type E2E = Pick<RestartableBoxbot, 'app' | 'llm' | 'dir' | 'close'>;
+export type E2E = Pick<RestartableBoxbot, 'app' | 'llm' | 'dir' | 'logs' | 'close'>;
 
 /** Starts boxbot with `config` (merged over a temp dataDir, port 0, an OpenAI model on the emulator) and `env`; compiled tools come from the shared warm cache. */
 export function startE2E(config: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<E2E> {
@@ -19,15 +19,21 @@ export class WebChatClient {
     readonly base: string,
     readonly token: string,
     readonly session: string,
+    /** The browser cookie the page set (sessions belong to it). */
+    readonly cookie: string,
   ) {}
 
-  /** Loads the page (for its token) and opens the event stream. */
-  static async open(base: string, session = `s${Math.random().toString(36).slice(2, 12)}`): Promise<WebChatClient> {
-    const page = await (await fetch(`${base}/`)).text();
+  /** Loads the page (for its token and browser cookie) and opens the event stream of a session of this browser. */
+  static async open(base: string, tab = `s${Math.random().toString(36).slice(2, 12)}`): Promise<WebChatClient> {
+    const pageRes = await fetch(`${base}/`);
+    const page = await pageRes.text();
     const token = /const TOKEN="([^"]+)"/.exec(page)?.[1];
-    if (!token) throw new Error('the page carries no token');
-    const c = new WebChatClient(base, token, session);
-    const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(token)}`, { signal: c.controller.signal });
+    const owner = /OWNER="([^"]+)"/.exec(page)?.[1];
+    const cookie = pageRes.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+    if (!token || !owner || !cookie) throw new Error('the page carries no token, owner or cookie');
+    const session = `${owner}-${tab}`;
+    const c = new WebChatClient(base, token, session, cookie);
+    const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(token)}`, { signal: c.controller.signal, headers: { cookie } });
     if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status}`);
     void (async () => {
       const decoder = new TextDecoder();
@@ -54,7 +60,7 @@ export class WebChatClient {
   async say(text: string, token = this.token): Promise<number> {
     const res = await fetch(`${this.base}/chat/messages`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'x-boxbot-token': token },
+      headers: { 'content-type': 'application/json', 'x-boxbot-token': token, cookie: this.cookie },
       body: JSON.stringify({ session: this.session, text, id: `m${Math.random().toString(36).slice(2, 12)}` }),
     });
     await res.text();

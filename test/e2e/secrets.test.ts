@@ -1,5 +1,5 @@
 // A provider error that echoes the API key back (as some proxies do) must not carry it into the
-// chat, whatever the key looks like: the gateway scrubs the configured secret values themselves.
+// chat or the log, whatever the key looks like: the gateway scrubs the configured secret values themselves.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { llm } from '../emulators/llm/index.ts';
@@ -22,6 +22,10 @@ test('an error message that contains the API key reaches the chat with the key r
   const answer = chat.messages().find((m) => m.startsWith('Sorry'))!;
   assert.match(answer, /\[redacted\] is not valid/);
   assert.equal(answer.includes(KEY), false);
+  // The run's failure is logged (with the reason), but never with the key.
+  await until(() => e2e.logs.some((l) => l.msg === 'agent run failed'), 'the failure logged');
+  assert.match(JSON.stringify(e2e.logs.find((l) => l.msg === 'agent run failed')), /\[redacted\] is not valid/);
+  for (const line of e2e.logs) assert.equal(JSON.stringify(line).includes(KEY), false, JSON.stringify(line));
   chat.close();
   e2e.llm.assertDone();
 });

@@ -1,6 +1,7 @@
 // The HTTP server's rules: loopback unless an admin token exists, admin routes need the bearer
 // token (compared whole), webhook routes get the raw body, bad JSON is a clear 400.
 import assert from 'node:assert/strict';
+import { get } from 'node:http';
 import { test } from 'node:test';
 import { Router } from 'express';
 import { createMetrics } from '../../src/gateway/metrics.ts';
@@ -33,6 +34,35 @@ test('admin routes: off without a token, 401 on a wrong or partial token, open w
   // Metrics need the token when one is set.
   assert.equal((await fetch(`${s.url}/metrics`)).status, 401);
   await s.close();
+});
+
+test('a non-ASCII admin token of the right length is refused with 401, not a 500', async () => {
+  const admin = Router();
+  admin.get('/ping', (_req, res) => void res.json({ pong: true }));
+  const s = await startHttpServer({ ...base, host: '127.0.0.1', adminToken: 'correct-horse-battery', admin });
+  // Same number of characters as the token, more bytes: a plain timingSafeEqual threw here.
+  const res = await fetch(`${s.url}/admin/api/ping`, { headers: { authorization: 'Bearer correct-horse-batter\u00e9' } });
+  assert.equal(res.status, 401);
+  assert.equal((await fetch(`${s.url}/metrics`, { headers: { authorization: 'Bearer \u00e9\u00e9\u00e9' } })).status, 401);
+  await s.close();
+});
+
+test('/healthz and /metrics refuse a foreign Host header on loopback (DNS rebinding)', async (t) => {
+  const s = await startHttpServer({ ...base, host: '127.0.0.1' });
+  t.after(() => s.close());
+  const status = (path: string, host: string) =>
+    new Promise<number>((resolve, reject) => {
+      get(`${s.url}${path}`, { headers: { host } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      }).on('error', reject);
+    });
+  for (const path of ['/healthz', '/metrics']) {
+    assert.equal(await status(path, 'attacker.example'), 403, path);
+    assert.equal(await status(path, `attacker.example:${s.port}`), 403, path);
+    assert.equal(await status(path, `127.0.0.1:${s.port}`), 200, path);
+    assert.equal(await status(path, `localhost:${s.port}`), 200, path);
+  }
 });
 
 test('a webhook route receives the exact raw body and headers', async () => {

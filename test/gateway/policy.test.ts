@@ -55,7 +55,7 @@ describe('resolvePolicy', () => {
     },
     {
       name: 'thread override over the chat',
-      m: msg('telegram', { chatId: '-100', threadId: '-100:7' }),
+      m: msg('telegram', { chatId: '-100', threadId: '7' }),
       want: { access: 'full', model: 'anthropic/claude', network: { allow: ['api.example.com'] }, tools: { allow: ['read', 'bash'], deny: ['bash', 'web_fetch'] } },
     },
     { name: 'user override last', m: msg('telegram', { chatId: '-100', userId: 'u2' }), want: { access: 'read-only', model: 'openai/gpt-4o', requireMention: false } },

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Message } from '../../src/agent/index.ts';
 import { encodeName } from '../../src/store/index.ts';
 import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
-import { lastUserText, setup } from './helpers.ts';
+import { dataDir, lastUserText, loadedConfig, setup } from './helpers.ts';
 
 let emu: LlmEmulator;
 before(async () => {
@@ -97,7 +97,9 @@ for (const access of ['read-only', 'full'] as const) {
   test(`a ${access} job ${access === 'full' ? 'can' : 'cannot'} write into the target's workspace`, async () => {
     const n = emu.requests.length;
     emu.script([llm.answer([llm.toolCalls(llm.call('write', { file_path: 'note.txt', content: 'written by a job' }))]), llm.say('tried to write the note')]);
-    const { report, dir } = await runOnce({ prompt: 'write note.txt', access });
+    // The target chat itself must allow full access: a job never gets more than its target's policy.
+    const jobDir = dataDir();
+    const { report, dir } = await runOnce({ prompt: 'write note.txt', access }, { dir: jobDir, loaded: loadedConfig(jobDir, { channels: { telegram: { chats: { '-100123': { access: 'full' } } } } }) });
     emu.assertDone();
     const file = join(dir, 'workspaces', encodeName(TARGET), 'note.txt');
     const first = emu.requests[n]!.body as { tools?: { function: { name: string } }[] };

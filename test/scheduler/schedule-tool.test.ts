@@ -85,3 +85,15 @@ test('targets: this conversation only, unless the user is an admin; bad input is
   assert.equal((await user.run({ action: 'list' }, {})).content, 'No jobs are scheduled for this conversation.');
   assert.equal((await user.run({ action: 'remove', id: '../x' }, {})).isError, true);
 });
+
+test('a job made from a conversation keeps its policy, with access capped at the conversation\'s', async () => {
+  const s = scheduler();
+  const policy = { access: 'read-only' as const, tools: { deny: ['web_fetch'] }, network: { allow: ['https://api.example.com'] }, model: 'openai/gpt-4o-mini' };
+  const tool = createScheduleTool(s, { conversationKey: HERE, userId: 'U1', policy });
+  const r = await tool.run({ action: 'create', cron: '0 9 * * *', prompt: 'hi', access: 'full' }, {});
+  assert.equal(r.isError, false, r.content);
+  assert.match(r.content, /It runs read-only, as this conversation is/);
+  const [job] = await s.list();
+  assert.equal(job!.access, 'read-only');
+  assert.deepEqual(job!.policy, policy);
+});

@@ -1,6 +1,7 @@
 // Slack request signing (HTTP Events mode): `X-Slack-Signature` = `v0=` + hex HMAC-SHA256 of
 // `v0:<X-Slack-Request-Timestamp>:<raw body>` under the app's signing secret.
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac } from 'node:crypto';
+import { constantTimeEqual } from '../../constant-time-equal.ts';
 
 /** How far a request's timestamp may be from now before it is refused as a replay (Slack's advice: 5 minutes). */
 export const SIGNATURE_MAX_AGE_SECONDS = 300;
@@ -25,8 +26,6 @@ export function verifySlackSignature(opts: {
   if (!timestamp || !signature) return { ok: false, reason: 'missing X-Slack-Request-Timestamp or X-Slack-Signature' };
   if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'malformed X-Slack-Request-Timestamp' };
   if (Math.abs(opts.nowMs / 1000 - Number(timestamp)) > SIGNATURE_MAX_AGE_SECONDS) return { ok: false, reason: 'timestamp outside the 5-minute window' };
-  const expected = Buffer.from(slackSignature(opts.signingSecret, timestamp, opts.rawBody), 'utf8');
-  const given = Buffer.from(signature, 'utf8');
-  if (given.length !== expected.length || !timingSafeEqual(given, expected)) return { ok: false, reason: 'signature mismatch' };
+  if (!constantTimeEqual(signature, slackSignature(opts.signingSecret, timestamp, opts.rawBody))) return { ok: false, reason: 'signature mismatch' };
   return { ok: true };
 }

@@ -1,7 +1,7 @@
 // Webhook mode: the route Telegram POSTs updates to. The X-Telegram-Bot-Api-Secret-Token header
 // must equal the secret given to setWebhook (constant-time compare); anything else is 401 and
 // never reaches the sink. A non-2xx answer makes Telegram redeliver the update later.
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { constantTimeEqual } from '../../constant-time-equal.ts';
 import type { Logger } from '../../log.ts';
 import type { AdapterRoute } from '../types.ts';
 
@@ -22,13 +22,12 @@ export interface WebhookHandler {
 
 /** The `POST /webhooks/telegram` route. */
 export function webhookRoute(h: WebhookHandler): AdapterRoute {
-  const expected = digest(h.secret);
   return {
     method: 'POST',
     path: TELEGRAM_WEBHOOK_PATH,
     async handle(req) {
       const given = header(req.headers, 'x-telegram-bot-api-secret-token');
-      if (given === undefined || !timingSafeEqual(digest(given), expected)) {
+      if (given === undefined || !constantTimeEqual(given, h.secret)) {
         h.log.warn('telegram webhook request with a wrong or missing secret token refused');
         return { status: 401, body: 'unauthorized' };
       }
@@ -48,11 +47,6 @@ export function webhookRoute(h: WebhookHandler): AdapterRoute {
       return { status: 200 };
     },
   };
-}
-
-// Hashing both sides first makes the compare constant-time regardless of the lengths.
-function digest(s: string): Buffer {
-  return createHash('sha256').update(s, 'utf8').digest();
 }
 
 function header(headers: Record<string, string | string[] | undefined>, name: string): string | undefined {

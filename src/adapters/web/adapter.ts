@@ -1,10 +1,14 @@
 // The built-in web chat: a page served by the gateway's HTTP server, messages in by POST,
-// answers out by Server-Sent Events (sends, streamed edits, typing). Each browser tab keeps a
-// session id; its conversation key is `web:<sessionId>`. A per-process token embedded in the
-// page guards the API, and only loopback Host headers are served (no DNS rebinding).
-import { randomBytes, timingSafeEqual } from 'node:crypto';
+// answers out by Server-Sent Events (sends, streamed edits, typing). The page keeps a session id;
+// its conversation key is `web:<sessionId>`. A per-process token embedded in the page guards the
+// API, and only loopback Host headers are served (no DNS rebinding). Sessions belong to a browser:
+// the page's first load sets an HttpOnly cookie holding a random browser secret, and a session id
+// starts with the digest of that secret (`<owner>-<tab>`), so a request whose cookie does not own
+// the session is refused (403) even with the page token, and ownership survives restarts.
+import { createHash, randomBytes } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import express from 'express';
+import { constantTimeEqual } from '../../constant-time-equal.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { encodeConversationKey } from '../conversation-key.ts';
@@ -42,9 +46,32 @@ interface Session {
 }
 
 const SESSION = /^[A-Za-z0-9_-]{8,64}$/;
+/** The cookie holding the browser secret. */
+export const BROWSER_COOKIE = 'boxbot_browser';
+const SECRET = /^[A-Za-z0-9_-]{32,64}$/;
+
+/** The owner prefix of a browser's session ids: 16 characters of the digest of its secret. */
+export function sessionOwner(browserSecret: string): string {
+  return createHash('sha256').update(`boxbot-web-session:${browserSecret}`).digest('base64url').slice(0, 16);
+}
+
+/** The browser secret of a request's cookie, if it has a well-formed one. */
+function browserSecretOf(req: Request): string | undefined {
+  for (const part of (req.headers.cookie ?? '').split(';')) {
+    const at = part.indexOf('=');
+    if (at > 0 && part.slice(0, at).trim() === BROWSER_COOKIE) {
+      const v = part.slice(at + 1).trim();
+      return SECRET.test(v) ? v : undefined;
+    }
+  }
+  return undefined;
+}
 const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
 
-const same = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+/** Whether a request's Host header names this machine (a DNS-rebinding page arrives with its own name). */
+export function isLoopbackHostHeader(host: string | undefined): boolean {
+  return LOOPBACK_HOST.test(host ?? '');
+}
 
 /** Creates the web chat adapter. */
 export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
@@ -74,23 +101,37 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     return target.chatId;
   };
 
+  /** Refuses (403) a request for `sessionId` whose browser cookie does not own it. */
+  const owns = (req: Request, res: Response, sessionId: string): boolean => {
+    const secret = browserSecretOf(req);
+    if (!secret) {
+      res.status(403).json({ error: 'web chat: no browser cookie: reload the page' });
+      return false;
+    }
+    if (!sessionId.startsWith(`${sessionOwner(secret)}-`)) {
+      res.status(403).json({ error: 'web chat: this conversation belongs to another browser' });
+      return false;
+    }
+    return true;
+  };
+
   /** Refuses requests from foreign Hosts (DNS rebinding) and without the access token. */
   const guard = (req: Request, res: Response, needApiToken: boolean): boolean => {
     const host = req.headers.host ?? '';
-    if (!opts.anyHost && !LOOPBACK_HOST.test(host)) {
+    if (!opts.anyHost && !isLoopbackHostHeader(host)) {
       res.status(403).type('text/plain').send(`web chat: refused Host ${JSON.stringify(host)}: open it as http://127.0.0.1:<port>/`);
       return false;
     }
     if (opts.accessToken) {
       const given = String(req.query.access ?? req.headers['x-boxbot-access'] ?? '');
-      if (!same(given, opts.accessToken)) {
+      if (!constantTimeEqual(given, opts.accessToken)) {
         res.status(401).type('text/plain').send('web chat: this server is reachable beyond this machine, so open the page with ?access=<BOXBOT_ADMIN_TOKEN>');
         return false;
       }
     }
     if (needApiToken) {
       const given = String(req.headers['x-boxbot-token'] ?? req.query.token ?? '');
-      if (!same(given, apiToken)) {
+      if (!constantTimeEqual(given, apiToken)) {
         res.status(401).json({ error: 'missing or wrong page token: reload the page' });
         return false;
       }
@@ -127,12 +168,20 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         if (!guard(req, res, false)) return;
         res.set('Content-Security-Policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
         res.set('X-Content-Type-Options', 'nosniff');
-        res.type('html').send(chatPage(apiToken, String(req.query.access ?? '')));
+        // A browser without a (valid) cookie gets a new secret; its sessions are its own from now on.
+        let secret = browserSecretOf(req);
+        if (!secret) {
+          secret = randomBytes(24).toString('base64url');
+          res.append('Set-Cookie', `${BROWSER_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Strict`);
+        }
+        res.set('Cache-Control', 'no-store');
+        res.type('html').send(chatPage(apiToken, String(req.query.access ?? ''), sessionOwner(secret)));
       });
       app.get(`${base}/chat/events`, (req, res) => {
         if (!guard(req, res, true)) return;
         const id = String(req.query.session ?? '');
         if (!SESSION.test(id)) return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
+        if (!owns(req, res, id)) return;
         res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
         res.write(': connected\n\n');
         const s = session(id);
@@ -153,8 +202,9 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         if (typeof body.text !== 'string' || !body.text.trim()) problems.push('text must be a non-empty string');
         if (typeof body.id !== 'string' || !SESSION.test(body.id)) problems.push('id must be 8-64 letters, digits, _ or -');
         if (problems.length) return void res.status(400).json({ error: problems.join('; ') });
-        if (!sink) return void res.status(503).json({ error: 'the web chat is not running' });
         const sessionId = body.session as string;
+        if (!owns(req, res, sessionId)) return;
+        if (!sink) return void res.status(503).json({ error: 'the web chat is not running' });
         const msg: InboundMessage = {
           id: `web:${sessionId}:${body.id as string}`,
           platform: 'web',

@@ -1,2 +1,2 @@
 // Public names of the built-in web chat adapter.
-export { createWebAdapter, WEB_CAPABILITIES, type WebAdapter, type WebAdapterOptions } from './adapter.ts';
+export { createWebAdapter, isLoopbackHostHeader, sessionOwner, BROWSER_COOKIE, WEB_CAPABILITIES, type WebAdapter, type WebAdapterOptions } from './adapter.ts';

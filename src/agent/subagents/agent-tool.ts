@@ -1,7 +1,9 @@
 // The `agent` and `agent_result` built-in tools: a sub-agent is a child loop with its own
 // context. Its tools are a subset of its parent's permitted set (never more); `agent` itself is
 // excluded unless asked for, and nesting is bounded. Its spending goes to the parent's meter,
-// and the parent's cancellation (or timeout) reaches it through the call's signal.
+// and the parent's cancellation (or timeout) reaches it through the call's signal. Its model is
+// the parent's unless the policy's `models` names others: a sub-agent is no way around the
+// conversation's model choice (its cost, or a local endpoint the host would call).
 import type { Logger } from '../../log.ts';
 import type { CostMeter } from '../loop/cost-meter.ts';
 import { runLoop } from '../loop/run-loop.ts';
@@ -39,6 +41,8 @@ export interface SubagentContext {
   meter: CostMeter;
   /** The owning loop's model (used when the call names none). */
   model: ResolvedModel;
+  /** Other `provider/model`s the policy lets sub-agents use (besides the conversation's model). */
+  models?: string[];
   resolveModel(spec: string): ResolvedModel;
   /** The system prompt of a child given these tool names. */
   childSystem(toolNames: string[]): string;
@@ -81,7 +85,7 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
         prompt: { type: 'string', description: 'The full task for the sub-agent' },
         tools: { type: 'array', items: { type: 'string' }, description: 'Tool names it may use (default: all of yours except agent)' },
         maxTurns: { type: 'integer', description: 'Model calls it may make', default: SUBAGENT_DEFAULT_MAX_TURNS },
-        model: { type: 'string', description: 'provider/model to use (default: yours)' },
+        model: { type: 'string', description: 'provider/model to use (default: yours; others only if this conversation allows them)' },
         background: { type: 'boolean', description: 'Run in the background and return an id at once', default: false },
       },
       required: ['description', 'prompt'],
@@ -101,7 +105,11 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
       const names = requested.filter((n) => !AGENT_TOOLS.has(n) || wantsAgent);
       if (wantsAgent && !names.includes('agent_result')) names.push('agent_result');
       let model = ctx.model;
-      if (typeof input.model === 'string' && input.model.trim()) {
+      if (typeof input.model === 'string' && input.model.trim() && input.model.trim() !== ctx.model.id) {
+        const allowed = [ctx.model.id, ...(ctx.models ?? []).filter((m) => m !== ctx.model.id)];
+        if (!ctx.models?.includes(input.model.trim())) {
+          return { content: `model ${input.model.trim()} is not allowed in this conversation; sub-agents may use: ${allowed.join(', ')} (or leave model out to use ${ctx.model.id})`, isError: true };
+        }
         try {
           model = ctx.resolveModel(input.model.trim());
         } catch (e) {

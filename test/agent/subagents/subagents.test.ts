@@ -7,6 +7,9 @@ import { runAgent, type AgentDeps, type AgentPolicy } from '../../../src/agent/r
 import type { BuiltinTool } from '../../../src/agent/tools/builtin.ts';
 import type { StreamPart } from '../../../src/agent/types.ts';
 import { builtin, noSandbox, noWasm, policy } from '../loop/helpers.ts';
+import { resolveModel } from '../../../src/agent/providers/index.ts';
+import { configSchema } from '../../../src/config/schema.ts';
+import { startLlmEmulator } from '../../emulators/llm/index.ts';
 import { callTools, hangAfter, reply, scriptedModel, type ScriptedModel, type ScriptStep } from '../loop/scripted.ts';
 
 function deps(t: TestContext, parent: ScriptStep[], child: ScriptStep[], builtins: BuiltinTool[], over: Partial<AgentDeps> = {}) {
@@ -48,7 +51,7 @@ test('a sub-agent gets only tools its parent may use, never more, and not agent 
     [callTools([['echo', { text: 'sneaky' }]]), reply('read-only answer'), reply('default answer')],
     [echo, read, write],
   );
-  const pol: AgentPolicy = { ...policy('read-only'), model: 'test/parent' };
+  const pol: AgentPolicy = { ...policy('read-only'), model: 'test/parent', models: ['test/child'] };
   const r = await runAgent({ input: 'go', policy: pol, deps: d });
   assert.equal(r.outcome, 'final');
   assert.deepEqual(resultOf(parent, 1), { content: 'the sub-agent cannot have tools you do not have: write; yours: echo, read, agent, agent_result', isError: true });
@@ -76,7 +79,7 @@ test('nesting is bounded: a sub-agent at depth 2 cannot start another one', asyn
     ],
     [echo],
   );
-  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent' }, deps: d });
+  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', models: ['test/child'] }, deps: d });
   assert.equal(r.outcome, 'final');
   assert.deepEqual(child.requests[0]!.tools.map((x) => x.name), ['echo', 'agent', 'agent_result']);
   assert.deepEqual(resultOf(child, 1), { content: 'a sub-agent at depth 2 cannot start sub-agents (the limit is 2)', isError: true });
@@ -87,19 +90,19 @@ test('nesting is bounded: a sub-agent at depth 2 cannot start another one', asyn
 
 test('with maxSubagentDepth 1 a sub-agent cannot nest, and 0 removes the agent tool', async (t) => {
   const { d, parent, child } = deps(t, [callTools([agentCall({ tools: ['agent'] })]), reply('ok')], [], []);
-  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', maxSubagentDepth: 1 }, deps: d });
+  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', models: ['test/child'], maxSubagentDepth: 1 }, deps: d });
   assert.equal(r.outcome, 'final');
   assert.deepEqual(resultOf(parent, 1), { content: 'a sub-agent at depth 1 cannot start sub-agents (the limit is 1)', isError: true });
   assert.equal(child.requests.length, 0);
   const { d: d0, parent: p0 } = deps(t, [reply('no agents here')], [], []);
-  await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', maxSubagentDepth: 0 }, deps: d0 });
+  await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', models: ['test/child'], maxSubagentDepth: 0 }, deps: d0 });
   assert.deepEqual(p0.requests[0]!.tools.map((x) => x.name), []);
 });
 
 test('a sub-agent’s tokens and cost count in the parent’s result', async (t) => {
   const echo = builtin('echo', 'None');
   const { d } = deps(t, [callTools([agentCall({})]), reply('ok')], [callTools([['echo', { text: 'x' }]]), reply('child')], [echo]);
-  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent' }, deps: d });
+  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', models: ['test/child'] }, deps: d });
   assert.equal(r.costUsd, 0.04);
   assert.deepEqual(r.usage, { inputTokens: 400, outputTokens: 80 });
   assert.deepEqual(r.toolCalls, [{ name: 'agent', input: { description: 'look around', prompt: 'Find the answer.', model: 'test/child' }, isError: false }]);
@@ -113,7 +116,7 @@ test('a sub-agent’s spending stops the parent at its budget', async (t) => {
     [callTools([['echo', { text: '1' }]]), callTools([['echo', { text: '2' }]])],
     [echo],
   );
-  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', budgetUsd: 0.025 }, deps: d });
+  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', models: ['test/child'], budgetUsd: 0.025 }, deps: d });
   assert.equal(r.outcome, 'budget-exceeded');
   assert.deepEqual(r.cost, { knownUsd: 0.03, unknownCalls: 0, limitUsd: 0.025 });
   assert.equal(echo.calls.length, 1);
@@ -144,7 +147,7 @@ test('a background sub-agent returns an id at once and agent_result fetches its 
     [slowChild],
     [],
   );
-  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent' }, deps: d });
+  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', models: ['test/child'] }, deps: d });
   assert.equal(r.outcome, 'final');
   assert.deepEqual(resultOf(parent, 1), { content: 'started sub-agent agent-1 in the background; call agent_result with id "agent-1" for its answer', isError: false });
   assert.deepEqual(resultOf(parent, 2), { content: 'background answer', isError: false });
@@ -158,7 +161,7 @@ test('agent_result says so when the sub-agent is still running, and an unknown i
     [hangAfter('working')],
     [],
   );
-  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent' }, deps: d });
+  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', models: ['test/child'] }, deps: d });
   assert.equal(r.outcome, 'final');
   assert.deepEqual(resultOf(parent, 2, 0), { content: 'sub-agent agent-1 (look around) is still running after 0 s; call agent_result again later', isError: false });
   assert.deepEqual(resultOf(parent, 2, 1), { content: 'there is no background sub-agent "agent-9"', isError: true });
@@ -172,13 +175,42 @@ test('cancelling the parent cancels a running sub-agent; a finished run stops it
     queueMicrotask(() => ctl.abort());
     return (hang as (r: typeof req, s: AbortSignal) => AsyncIterable<StreamPart>)(req, signal);
   }], []);
-  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent' }, deps: d, signal: ctl.signal });
+  const r = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', models: ['test/child'] }, deps: d, signal: ctl.signal });
   assert.equal(r.outcome, 'cancelled');
   assert.equal(seen.signal?.aborted, true);
 
   const bg: { signal?: AbortSignal } = {};
   const { d: d2 } = deps(t, [callTools([agentCall({ background: true })]), reply('bye')], [hangAfter('forever', bg)], []);
-  const r2 = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent' }, deps: d2 });
+  const r2 = await runAgent({ input: 'go', policy: { ...policy('full'), model: 'test/parent', models: ['test/child'] }, deps: d2 });
   assert.equal(r2.outcome, 'final');
   assert.equal(bg.signal?.aborted, true, 'the background sub-agent was stopped with the run');
+});
+
+test('a sub-agent model the policy does not list is refused, naming the allowed ones, and no request reaches its provider', async (t) => {
+  const other = await startLlmEmulator();
+  t.after(() => other.close());
+  // A keyless local endpoint, as the lmstudio/ollama presets are: the host itself would POST there.
+  const config = configSchema.parse({ providers: { local: { type: 'openai-compatible', baseURL: other.openaiBaseURL } } });
+  const { parent } = deps(t, [callTools([agentCall({ model: 'local/big-model' })]), callTools([agentCall({ model: 'test/child' })]), reply('done')], [], []);
+  const d: AgentDeps = {
+    resolveModel: (spec) => (spec?.startsWith('local/') ? resolveModel(spec, { config, secrets: {} }) : { provider: parent, model: 'parent', id: 'test/parent' }),
+    registry: noWasm,
+    sandbox: noSandbox,
+    costOf: () => 0,
+  };
+  const r = await runAgent({ input: 'go', policy: { ...policy('read-only'), model: 'test/parent' }, deps: d });
+  assert.equal(r.outcome, 'final');
+  const refusal = resultOf(parent, 1);
+  assert.equal(refusal.isError, true);
+  assert.match(refusal.content, /^model local\/big-model is not allowed in this conversation; sub-agents may use: test\/parent/);
+  assert.match(resultOf(parent, 2).content, /^model test\/child is not allowed/, 'without a models list only the conversation model is allowed');
+  assert.equal(other.requests.length, 0, 'no request reached the other provider');
+});
+
+test('a model the policy lists is allowed to sub-agents', async (t) => {
+  const { d, parent, child } = deps(t, [callTools([agentCall({})]), reply('done')], [reply('child answer')], []);
+  const r = await runAgent({ input: 'go', policy: { ...policy('read-only'), model: 'test/parent', models: ['test/child'] }, deps: d });
+  assert.equal(r.outcome, 'final');
+  assert.deepEqual(resultOf(parent, 1), { content: 'child answer', isError: false });
+  assert.equal(child.requests.length, 1);
 });

@@ -1,0 +1,82 @@
+// The web chat adapter over HTTP: its page token, its access token and its session rules.
+import assert from 'node:assert/strict';
+import { test, type TestContext } from 'node:test';
+import type { InboundMessage } from '../../src/adapters/index.ts';
+import { createWebAdapter } from '../../src/adapters/web/index.ts';
+import { createMetrics } from '../../src/gateway/metrics.ts';
+import { startHttpServer } from '../../src/gateway/http-server.ts';
+
+async function serve(t: TestContext, opts: Parameters<typeof createWebAdapter>[0] = {}) {
+  const adapter = createWebAdapter(opts);
+  const received: InboundMessage[] = [];
+  await adapter.start(async (m) => void received.push(m));
+  const server = await startHttpServer({ host: '127.0.0.1', port: 0, metrics: createMetrics(), routes: [], attach: [(app) => adapter.attach(app)] });
+  t.after(async () => {
+    await adapter.stop();
+    await server.close();
+  });
+  return { adapter, server, received };
+}
+
+test('web chat: a non-ASCII page or access token is refused with 401, not a 500', async (t) => {
+  const s = await serve(t, { accessToken: 'access-token-123' });
+  const token = s.adapter.apiToken;
+  const wrongPage = `${token.slice(0, -1)}\u00e9`;
+  const post = await fetch(`${s.server.url}/chat/messages?access=access-token-123`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-boxbot-token': wrongPage },
+    body: JSON.stringify({ session: 'session-1234', text: 'hi', id: 'message-1234' }),
+  });
+  assert.equal(post.status, 401);
+  const events = await fetch(`${s.server.url}/chat/events?session=session-1234&access=access-token-123&token=${encodeURIComponent(wrongPage)}`);
+  assert.equal(events.status, 401);
+  const page = await fetch(`${s.server.url}/?access=${encodeURIComponent('access-token-12\u00e9')}`);
+  assert.equal(page.status, 401);
+  assert.equal(s.received.length, 0);
+});
+
+/** Loads the page as a browser would: its cookie and the owner prefix of its sessions. */
+async function browser(url: string, cookie?: string) {
+  const res = await fetch(`${url}/`, cookie ? { headers: { cookie } } : {});
+  const page = await res.text();
+  const set = res.headers.getSetCookie();
+  return { page, set, cookie: cookie ?? set.map((c) => c.split(';')[0]!).join('; '), owner: /OWNER="([^"]+)"/.exec(page)![1]! };
+}
+
+test('web chat sessions belong to the browser whose cookie created them: another cookie or none is refused 403', async (t) => {
+  const s = await serve(t);
+  const token = s.adapter.apiToken;
+  const alice = await browser(s.server.url);
+  assert.equal(alice.set.length, 1);
+  assert.match(alice.set[0]!, /^boxbot_browser=[A-Za-z0-9_-]{32,}; Path=\/; HttpOnly; SameSite=Strict$/);
+  const again = await browser(s.server.url, alice.cookie);
+  assert.equal(again.set.length, 0, 'a reload keeps the cookie');
+  assert.equal(again.owner, alice.owner);
+  const session = `${alice.owner}-tab0123456789`;
+  const post = (cookie: string | undefined, text: string) =>
+    fetch(`${s.server.url}/chat/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-boxbot-token': token, ...(cookie ? { cookie } : {}) },
+      body: JSON.stringify({ session, text, id: `m${Math.random().toString(36).slice(2, 12)}` }),
+    });
+  const events = (cookie: string | undefined, signal?: AbortSignal) =>
+    fetch(`${s.server.url}/chat/events?session=${session}&token=${encodeURIComponent(token)}`, { headers: cookie ? { cookie } : {}, ...(signal ? { signal } : {}) });
+
+  const stream = new AbortController();
+  t.after(() => stream.abort());
+  assert.equal((await events(alice.cookie, stream.signal)).status, 200);
+  assert.equal((await post(alice.cookie, 'hello from alice')).status, 202);
+  assert.deepEqual(s.received.map((m) => [m.conversationKey, m.text]), [[`web:${session}`, 'hello from alice']]);
+
+  const mallory = await browser(s.server.url);
+  assert.notEqual(mallory.owner, alice.owner);
+  for (const cookie of [mallory.cookie, undefined, 'boxbot_browser=forged']) {
+    const read = await events(cookie);
+    assert.equal(read.status, 403, `reading with ${cookie}`);
+    await read.text();
+    const write = await post(cookie, 'injected');
+    assert.equal(write.status, 403, `posting with ${cookie}`);
+    await write.text();
+  }
+  assert.equal(s.received.length, 1, 'nothing reached the conversation from another browser');
+});
