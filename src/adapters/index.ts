@@ -7,6 +7,7 @@ export type {
   ChannelAdapter,
   InboundMessage,
   InboundSink,
+  NormalizeResult,
   OutboundTarget,
   Platform,
   SendOptions,

@@ -100,8 +100,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
           ...(options.allowBots ? { allowBots: true } : {}),
           receivedAt,
         });
-        if (!result.ok) {
-          if ('skipped' in result && result.skipped === 'no-content') log.debug('skipped a message without content (is the Message Content intent on?)');
+        if (result.kind !== 'message') {
+          if (result.kind === 'ignored' && result.reason === 'no-content') log.debug('skipped a message without content (is the Message Content intent on?)');
           return;
         }
         if (client !== c || !sink) return; // stopped meanwhile

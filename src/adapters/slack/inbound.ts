@@ -51,7 +51,7 @@ export class SlackInbound {
       this.log.warn({ via: info.via, reason: result.reason }, 'dropped a malformed Slack event');
       return true;
     }
-    if (result.kind === 'ignore') {
+    if (result.kind === 'ignored') {
       this.log.debug({ via: info.via, reason: result.reason }, 'ignored a Slack event');
       return true;
     }

@@ -4,5 +4,5 @@ export { createSlackAdapter, SLACK_CAPABILITIES, type SlackAdapterOptions } from
 export { DEFAULT_SLACK_API_URL } from './api.ts';
 export { DEFAULT_SLACK_EVENTS_PATH } from './events-route.ts';
 export { escapeSlackText, toSlackMrkdwn, unescapeSlackText } from './format.ts';
-export { normalizeSlackEvent, toPlainText, type SlackNormalizeContext, type SlackNormalizeResult } from './normalize.ts';
+export { normalizeSlackEvent, toPlainText, type SlackNormalizeContext } from './normalize.ts';
 export { slackSignature, verifySlackSignature, SIGNATURE_MAX_AGE_SECONDS, type SignatureCheck } from './signature.ts';
