@@ -4,7 +4,8 @@
 import { Events, type Client } from 'discord.js';
 import { silentLogger, type Logger } from '../../log.ts';
 import { AdapterApiError, AdapterNetworkError } from '../errors.ts';
-import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SendOptions, SentMessage } from '../types.ts';
+import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
+import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
 import { createDiscordClient, loginError } from './client.ts';
 import { toDiscordMarkdown } from './format.ts';
 import { THREAD_CHANNEL_TYPES, parseMessageCreate, toInboundMessage, type DiscordMessage } from './normalize.ts';
@@ -153,19 +154,16 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     if (c) await c.destroy();
   }
 
-  // A markdown send/edit the API refuses with 400 is retried once with the text as is.
-  async function withPlainFallback<T>(text: string, opts: SendOptions | undefined, call: (content: string) => Promise<T>): Promise<T> {
-    if (opts?.format === 'plain') return call(text);
-    let content = toDiscordMarkdown(text);
-    if ([...content].length > MAX_CONTENT && [...text].length <= MAX_CONTENT) content = text;
-    try {
-      return await call(content);
-    } catch (e) {
-      if (content === text || !(e instanceof AdapterApiError) || e.status !== 400) throw e;
-      log.warn({ err: e.description }, 'Discord refused the rendered markdown; sending as plain text');
-      return call(text);
-    }
-  }
+  // A markdown send/edit the API refuses with 400 is retried once with the text as is. Rendering
+  // that would push a fitting text over the limit is skipped (the text goes as is).
+  const markdown: MarkupStyle = {
+    render: (text) => {
+      const content = toDiscordMarkdown(text);
+      return [...content].length > MAX_CONTENT && [...text].length <= MAX_CONTENT ? text : content;
+    },
+    refused: (e) => e.status === 400,
+    log,
+  };
 
   const channelOf = (target: OutboundTarget): string => target.threadId ?? target.chatId;
   const noPings = { parse: [] as string[], replied_user: true };
@@ -177,14 +175,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     stop,
     async send(target, text, opts): Promise<SentMessage> {
       const reply = target.replyToMessageId ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } } : {};
-      const sent = await withPlainFallback(text, opts, (content) =>
+      const sent = await withMarkupFallback(markdown, text, opts, (content) =>
         discordRequest<{ id?: unknown }>(rest, 'POST', `/channels/${channelOf(target)}/messages`, { content, allowed_mentions: noPings, ...reply }),
       );
       if (typeof sent?.id !== 'string') throw new AdapterApiError('discord', 502, 'message create answered without a message id');
       return { messageId: sent.id };
     },
     async edit(target, messageId, text, opts): Promise<void> {
-      await withPlainFallback(text, opts, (content) =>
+      await withMarkupFallback(markdown, text, opts, (content) =>
         discordRequest(rest, 'PATCH', `/channels/${channelOf(target)}/messages/${messageId}`, { content, allowed_mentions: noPings }),
       );
     },

@@ -4,6 +4,7 @@
 // accepted the event, and a route on its own HTTP server — all things Bolt's App owns itself.
 import { AdapterApiError, AdapterError } from '../errors.ts';
 import { silentLogger, type Logger } from '../../log.ts';
+import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, InboundSink, OutboundTarget, SendOptions, SentMessage } from '../types.ts';
 import { createWebClient, toAdapterError } from './api.ts';
 import { slackEventsRoute } from './events-route.ts';
@@ -71,6 +72,10 @@ class SlackAdapter implements ChannelAdapter {
   private readonly inbound: SlackInbound;
   private readonly names: UserNames;
   private readonly route: AdapterRoute | undefined;
+  // Markdown is rendered as mrkdwn; if Slack rejects the markup, the same text goes once more
+  // as escaped plain text. Plain text is only escaped (not sent with mrkdwn:false: chat.update
+  // has no such flag, and a streamed message must not change rendering between post and edits).
+  private readonly mrkdwn: MarkupStyle;
   private me: SlackIdentity | undefined;
   private socket: SlackSocket | undefined;
 
@@ -80,6 +85,7 @@ class SlackAdapter implements ChannelAdapter {
     if (!options.botToken) throw new AdapterError('slack', 'config', 'a bot token (SLACK_BOT_TOKEN) is required');
     if (this.mode === 'socket' && !options.appToken) throw new AdapterError('slack', 'config', 'Socket Mode needs an app-level token (SLACK_APP_TOKEN)');
     if (this.mode === 'http' && !options.signingSecret) throw new AdapterError('slack', 'config', 'HTTP Events mode needs the signing secret (SLACK_SIGNING_SECRET)');
+    this.mrkdwn = { render: toSlackMrkdwn, plain: escapeSlackText, refused: (e) => e.isMarkupError, log: this.log };
     this.web = createWebClient(options.botToken, { apiUrl: options.apiUrl, logger: this.log, timeoutMs: options.requestTimeoutMs });
     this.names = new UserNames(async (user) => {
       const res = await this.web.users.info({ user });
@@ -135,11 +141,11 @@ class SlackAdapter implements ChannelAdapter {
       if (typeof res.ts !== 'string') throw new AdapterApiError('slack', 502, 'chat.postMessage answered without a ts');
       return { messageId: res.ts };
     };
-    return this.withPlainFallback(text, opts, post);
+    return withMarkupFallback(this.mrkdwn, text, opts, post);
   }
 
   async edit(target: OutboundTarget, messageId: string, text: string, opts?: SendOptions): Promise<void> {
-    await this.withPlainFallback(text, opts, (body) => this.call(() => this.web.chat.update({ channel: target.chatId, ts: messageId, text: body })));
+    await withMarkupFallback(this.mrkdwn, text, opts, (body) => this.call(() => this.web.chat.update({ channel: target.chatId, ts: messageId, text: body })));
   }
 
   /** No-op: see SLACK_CAPABILITIES (the gateway does not call it while `typing` is false). */
@@ -151,21 +157,6 @@ class SlackAdapter implements ChannelAdapter {
 
   identity(): { id: string; name: string } | undefined {
     return this.me ? { id: this.me.userId, name: this.me.name } : undefined;
-  }
-
-  // Markdown is rendered as mrkdwn; if Slack rejects the markup, the same text goes once more
-  // as escaped plain text so the user still gets the answer. Plain text is only escaped
-  // (not sent with mrkdwn:false: chat.update has no such flag, and a streamed message must
-  // not change rendering between its post and its edits).
-  private async withPlainFallback<T>(text: string, opts: SendOptions | undefined, run: (body: string) => Promise<T>): Promise<T> {
-    if ((opts?.format ?? 'markdown') === 'plain') return run(escapeSlackText(text));
-    try {
-      return await run(toSlackMrkdwn(text));
-    } catch (e) {
-      if (!(e instanceof AdapterApiError) || !e.isMarkupError) throw e;
-      this.log.warn({ error: e.description }, 'Slack rejected the markup; sending plain text');
-      return run(escapeSlackText(text));
-    }
   }
 
   private async authTest(): Promise<SlackIdentity> {
