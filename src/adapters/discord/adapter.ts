@@ -9,7 +9,7 @@ import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, 
 import { createDiscordClient, loginError } from './client.ts';
 import { toDiscordMarkdown } from './format.ts';
 import { THREAD_CHANNEL_TYPES, parseMessageCreate, toInboundMessage, type DiscordMessage } from './normalize.ts';
-import { discordRequest, type DiscordRestOptions } from './rest.ts';
+import { discordRequest, type DiscordRestOptions } from './api.ts';
 
 /** Options of createDiscordAdapter. */
 export interface DiscordAdapterOptions {

@@ -6,7 +6,7 @@ import { silentLogger, type Logger } from '../../log.ts';
 import { AdapterError } from '../errors.ts';
 import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, AdapterState, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
-import { isNotModified, isParseError, scrub, toAdapterError } from './api-error.ts';
+import { isNotModified, isParseError, scrub, toAdapterError } from './api.ts';
 import { markdownToTelegramHtml, telegramRenderedLength } from './format.ts';
 import { normalizeUpdate, updateIdOf, type TelegramBotIdentity } from './normalize.ts';
 import { DEFAULT_BACKOFF, startPoller, type BackoffOptions, type Poller } from './poller.ts';
