@@ -9,9 +9,8 @@ import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, InboundSink, Ou
 import { createWebClient, toAdapterError } from './api.ts';
 import { slackEventsRoute } from './events-route.ts';
 import { escapeSlackText, toSlackMrkdwn } from './format.ts';
-import { SlackInbound } from './inbound.ts';
+import { SlackInbound, UserNames } from './inbound.ts';
 import { startSocketMode, type SlackSocket } from './socket-mode.ts';
-import { UserNames } from './user-names.ts';
 
 /** How the Slack adapter is wired; tokens come from readSecrets() and are never logged. */
 export interface SlackAdapterOptions {
