@@ -14,4 +14,4 @@ export type {
   SentMessage,
 } from './types.ts';
 export { decodeConversationKey, encodeConversationKey, targetOf, ConversationKeyError, type ConversationRef } from './conversation-key.ts';
-export { AdapterError, AdapterApiError, AdapterNetworkError } from './errors.ts';
+export { AdapterError, AdapterApiError, AdapterNetworkError, alreadyStarted } from './errors.ts';

@@ -118,7 +118,7 @@ export interface AdapterRoute {
 export interface ChannelAdapter {
   readonly platform: Platform;
   readonly capabilities: AdapterCapabilities;
-  /** Connects and starts delivering messages to `sink`. Resolves when connected. */
+  /** Connects and starts delivering messages to `sink`. Resolves when connected. A second start before stop() rejects with `already-started`. */
   start(sink: InboundSink): Promise<void>;
   /** Disconnects; after it resolves no more messages reach the sink. */
   stop(): Promise<void>;

@@ -3,7 +3,7 @@
 // order per channel; replies, edits and typing go out through the adapter's own REST calls.
 import { Events, type Client } from 'discord.js';
 import { silentLogger, type Logger } from '../../log.ts';
-import { AdapterApiError, AdapterNetworkError } from '../errors.ts';
+import { AdapterApiError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
 import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
 import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
 import { createDiscordClient, loginError } from './client.ts';
@@ -114,10 +114,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   }
 
   async function start(next: InboundSink): Promise<void> {
-    if (client) {
-      sink = next; // already connected: only the sink changes
-      return;
-    }
+    if (client) throw alreadyStarted('discord'); // connected or connecting
     const c = createDiscordClient({ restApi: rest.restApi, timeoutMs: rest.timeoutMs, logger: log });
     client = c;
     sink = next;

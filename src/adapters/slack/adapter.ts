@@ -2,7 +2,7 @@
 // chat.update out. Built on @slack/web-api and @slack/socket-mode (Bolt's own building blocks)
 // rather than Bolt's App: the gateway needs the raw event body, an ack only after its sink
 // accepted the event, and a route on its own HTTP server — all things Bolt's App owns itself.
-import { AdapterApiError, AdapterError } from '../errors.ts';
+import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, InboundSink, OutboundTarget, SendOptions, SentMessage } from '../types.ts';
@@ -108,7 +108,7 @@ class SlackAdapter implements ChannelAdapter {
   }
 
   async start(sink: InboundSink): Promise<void> {
-    if (this.inbound.isOpen) throw new AdapterError('slack', 'already-started', 'the adapter is already started');
+    if (this.inbound.isOpen) throw alreadyStarted('slack');
     this.me = await this.authTest();
     this.inbound.open(sink);
     if (this.mode === 'socket') {

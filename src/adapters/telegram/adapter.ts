@@ -3,7 +3,7 @@
 // plain-text fallback. Edits, channel posts and bots' messages are acknowledged and dropped.
 import { Bot } from 'grammy';
 import { silentLogger, type Logger } from '../../log.ts';
-import { AdapterError } from '../errors.ts';
+import { AdapterError, alreadyStarted } from '../errors.ts';
 import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, AdapterState, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
 import { isNotModified, isParseError, scrub, toAdapterError } from './api.ts';
@@ -111,7 +111,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     handleUpdate,
 
     async start(onMessage) {
-      if (sink) throw new AdapterError('telegram', 'already-started', 'the adapter is already started');
+      if (sink) throw alreadyStarted('telegram');
       const info = await call(() => api.getMe());
       me = { id: info.id, username: info.username };
       if (mode === 'webhook' && options.webhook) {

@@ -8,7 +8,7 @@ import express from 'express';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { encodeConversationKey } from '../conversation-key.ts';
-import { AdapterApiError } from '../errors.ts';
+import { AdapterApiError, alreadyStarted } from '../errors.ts';
 import type { AdapterCapabilities, ChannelAdapter, InboundMessage, InboundSink, OutboundTarget } from '../types.ts';
 import { chatPage } from './page.ts';
 
@@ -103,6 +103,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     capabilities: WEB_CAPABILITIES,
     apiToken,
     async start(s) {
+      if (sink) throw alreadyStarted('web');
       sink = s;
     },
     async stop() {
