@@ -13,5 +13,5 @@ export type {
   SendOptions,
   SentMessage,
 } from './types.ts';
-export { decodeConversationKey, encodeConversationKey, targetOf, ConversationKeyError, type ConversationRef } from './conversation-key.ts';
+export { decodeConversationKey, encodeConversationKey, platformOf, targetOf, ConversationKeyError, type ConversationRef } from './conversation-key.ts';
 export { AdapterError, AdapterApiError, AdapterNetworkError, alreadyStarted } from './errors.ts';
