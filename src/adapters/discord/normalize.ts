@@ -2,7 +2,7 @@
 // wrong shape is reported (never thrown), and messages from the bot itself, other bots and
 // system messages are skipped with a reason.
 import { encodeConversationKey } from '../conversation-key.ts';
-import type { Attachment, InboundMessage, NormalizeResult } from '../types.ts';
+import type { Attachment, NormalizeResult } from '../types.ts';
 
 /** The fields of a MESSAGE_CREATE the adapter relies on, checked. */
 export interface DiscordMessage {

@@ -5,7 +5,7 @@
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
-import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, InboundSink, OutboundTarget, SendOptions, SentMessage } from '../types.ts';
+import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, SentMessage } from '../types.ts';
 import { createWebClient, toAdapterError } from './api.ts';
 import { slackEventsRoute } from './events-route.ts';
 import { escapeSlackText, toSlackMrkdwn } from './format.ts';
@@ -59,107 +59,50 @@ export const SLACK_CAPABILITIES: AdapterCapabilities = Object.freeze({
  * @example createSlackAdapter({ mode: 'socket', botToken: secrets.SLACK_BOT_TOKEN!, appToken: secrets.SLACK_APP_TOKEN! })
  */
 export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter {
-  return new SlackAdapter(options);
-}
+  const mode = options.mode ?? 'socket';
+  const log = (options.logger ?? silentLogger).child({ scope: 'adapter:slack' });
+  if (!options.botToken) throw new AdapterError('slack', 'config', 'a bot token (SLACK_BOT_TOKEN) is required');
+  if (mode === 'socket' && !options.appToken) throw new AdapterError('slack', 'config', 'Socket Mode needs an app-level token (SLACK_APP_TOKEN)');
+  if (mode === 'http' && !options.signingSecret) throw new AdapterError('slack', 'config', 'HTTP Events mode needs the signing secret (SLACK_SIGNING_SECRET)');
+  const web = createWebClient(options.botToken, { apiUrl: options.apiUrl, logger: log, timeoutMs: options.requestTimeoutMs });
+  let me: SlackIdentity | undefined;
+  let socket: SlackSocket | undefined;
 
-class SlackAdapter implements ChannelAdapter {
-  readonly platform = 'slack' as const;
-  readonly capabilities = SLACK_CAPABILITIES;
-  private readonly mode: 'socket' | 'http';
-  private readonly log: Logger;
-  private readonly web;
-  private readonly inbound: SlackInbound;
-  private readonly names: UserNames;
-  private readonly route: AdapterRoute | undefined;
+  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      throw toAdapterError(e);
+    }
+  };
+
+  const names = new UserNames(async (user) => {
+    const res = await web.users.info({ user });
+    const u = res.user;
+    return u?.profile?.display_name || u?.real_name || u?.name || undefined;
+  });
+  const inbound = new SlackInbound(log, () => ({
+    ...(me?.userId ? { botUserId: me.userId } : {}),
+    ...(me?.teamId ? { teamId: me.teamId } : {}),
+  }), (id) => names.name(id));
+  const route: AdapterRoute | undefined =
+    mode === 'http'
+      ? slackEventsRoute({
+          path: options.webhookPath,
+          signingSecret: options.signingSecret!,
+          logger: log,
+          isOpen: () => inbound.isOpen,
+          onEvent: (body, info) => inbound.dispatch(body, info),
+        })
+      : undefined;
+
   // Markdown is rendered as mrkdwn; if Slack rejects the markup, the same text goes once more
   // as escaped plain text. Plain text is only escaped (not sent with mrkdwn:false: chat.update
   // has no such flag, and a streamed message must not change rendering between post and edits).
-  private readonly mrkdwn: MarkupStyle;
-  private me: SlackIdentity | undefined;
-  private socket: SlackSocket | undefined;
+  const mrkdwn: MarkupStyle = { render: toSlackMrkdwn, plain: escapeSlackText, refused: (e) => e.isMarkupError, log };
 
-  constructor(private readonly options: SlackAdapterOptions) {
-    this.mode = options.mode ?? 'socket';
-    this.log = (options.logger ?? silentLogger).child({ scope: 'adapter:slack' });
-    if (!options.botToken) throw new AdapterError('slack', 'config', 'a bot token (SLACK_BOT_TOKEN) is required');
-    if (this.mode === 'socket' && !options.appToken) throw new AdapterError('slack', 'config', 'Socket Mode needs an app-level token (SLACK_APP_TOKEN)');
-    if (this.mode === 'http' && !options.signingSecret) throw new AdapterError('slack', 'config', 'HTTP Events mode needs the signing secret (SLACK_SIGNING_SECRET)');
-    this.mrkdwn = { render: toSlackMrkdwn, plain: escapeSlackText, refused: (e) => e.isMarkupError, log: this.log };
-    this.web = createWebClient(options.botToken, { apiUrl: options.apiUrl, logger: this.log, timeoutMs: options.requestTimeoutMs });
-    this.names = new UserNames(async (user) => {
-      const res = await this.web.users.info({ user });
-      const u = res.user;
-      return u?.profile?.display_name || u?.real_name || u?.name || undefined;
-    });
-    this.inbound = new SlackInbound(this.log, () => ({
-      ...(this.me?.userId ? { botUserId: this.me.userId } : {}),
-      ...(this.me?.teamId ? { teamId: this.me.teamId } : {}),
-    }), (id) => this.names.name(id));
-    this.route =
-      this.mode === 'http'
-        ? slackEventsRoute({
-            path: options.webhookPath,
-            signingSecret: options.signingSecret!,
-            logger: this.log,
-            isOpen: () => this.inbound.isOpen,
-            onEvent: (body, info) => this.inbound.dispatch(body, info),
-          })
-        : undefined;
-  }
-
-  async start(sink: InboundSink): Promise<void> {
-    if (this.inbound.isOpen) throw alreadyStarted('slack');
-    this.me = await this.authTest();
-    this.inbound.open(sink);
-    if (this.mode === 'socket') {
-      try {
-        this.socket = await startSocketMode({
-          appToken: this.options.appToken!,
-          apiUrl: this.options.apiUrl,
-          logger: this.log,
-          onEvent: (body, info) => this.inbound.dispatch(body, info),
-        });
-      } catch (e) {
-        this.inbound.close();
-        throw toAdapterError(e);
-      }
-    }
-    this.log.info({ mode: this.mode, bot: this.me.userId, team: this.me.teamId }, 'slack adapter started');
-  }
-
-  async stop(): Promise<void> {
-    this.inbound.close();
-    const socket = this.socket;
-    this.socket = undefined;
-    await socket?.stop();
-  }
-
-  async send(target: OutboundTarget, text: string, opts?: SendOptions): Promise<SentMessage> {
-    const post = async (body: string): Promise<SentMessage> => {
-      const res = await this.call(() => this.web.chat.postMessage({ channel: target.chatId, text: body, ...(target.threadId ? { thread_ts: target.threadId } : {}) }));
-      if (typeof res.ts !== 'string') throw new AdapterApiError('slack', 502, 'chat.postMessage answered without a ts');
-      return { messageId: res.ts };
-    };
-    return withMarkupFallback(this.mrkdwn, text, opts, post);
-  }
-
-  async edit(target: OutboundTarget, messageId: string, text: string, opts?: SendOptions): Promise<void> {
-    await withMarkupFallback(this.mrkdwn, text, opts, (body) => this.call(() => this.web.chat.update({ channel: target.chatId, ts: messageId, text: body })));
-  }
-
-  /** No-op: see SLACK_CAPABILITIES (the gateway does not call it while `typing` is false). */
-  async typing(_target: OutboundTarget): Promise<void> {}
-
-  routes(): AdapterRoute[] {
-    return this.route ? [this.route] : [];
-  }
-
-  identity(): { id: string; name: string } | undefined {
-    return this.me ? { id: this.me.userId, name: this.me.name } : undefined;
-  }
-
-  private async authTest(): Promise<SlackIdentity> {
-    const res = await this.call(() => this.web.auth.test());
+  async function authTest(): Promise<SlackIdentity> {
+    const res = await call(() => web.auth.test());
     if (typeof res.user_id !== 'string') throw new AdapterApiError('slack', 502, 'auth.test answered without a user_id');
     return {
       userId: res.user_id,
@@ -169,11 +112,54 @@ class SlackAdapter implements ChannelAdapter {
     };
   }
 
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (e) {
-      throw toAdapterError(e);
-    }
-  }
+  return {
+    platform: 'slack',
+    capabilities: SLACK_CAPABILITIES,
+
+    async start(sink) {
+      if (inbound.isOpen) throw alreadyStarted('slack');
+      me = await authTest();
+      inbound.open(sink);
+      if (mode === 'socket') {
+        try {
+          socket = await startSocketMode({
+            appToken: options.appToken!,
+            apiUrl: options.apiUrl,
+            logger: log,
+            onEvent: (body, info) => inbound.dispatch(body, info),
+          });
+        } catch (e) {
+          inbound.close();
+          throw toAdapterError(e);
+        }
+      }
+      log.info({ mode, bot: me.userId, team: me.teamId }, 'slack adapter started');
+    },
+
+    async stop() {
+      inbound.close();
+      const s = socket;
+      socket = undefined;
+      await s?.stop();
+    },
+
+    async send(target, text, opts): Promise<SentMessage> {
+      return withMarkupFallback(mrkdwn, text, opts, async (body) => {
+        const res = await call(() => web.chat.postMessage({ channel: target.chatId, text: body, ...(target.threadId ? { thread_ts: target.threadId } : {}) }));
+        if (typeof res.ts !== 'string') throw new AdapterApiError('slack', 502, 'chat.postMessage answered without a ts');
+        return { messageId: res.ts };
+      });
+    },
+
+    async edit(target, messageId, text, opts) {
+      await withMarkupFallback(mrkdwn, text, opts, (body) => call(() => web.chat.update({ channel: target.chatId, ts: messageId, text: body })));
+    },
+
+    /** No-op: see SLACK_CAPABILITIES (the gateway does not call it while `typing` is false). */
+    async typing() {},
+
+    routes: () => (route ? [route] : []),
+
+    identity: () => (me ? { id: me.userId, name: me.name } : undefined),
+  };
 }
