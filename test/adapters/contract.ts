@@ -3,9 +3,7 @@
 // the real client library, and calls `adapterContract`. Platform specifics live in that file.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { decodeConversationKey } from '../../src/adapters/conversation-key.ts';
-import { AdapterApiError, AdapterError } from '../../src/adapters/errors.ts';
-import type { ChannelAdapter, InboundMessage } from '../../src/adapters/types.ts';
+import { AdapterApiError, AdapterError, decodeConversationKey, type ChannelAdapter, type InboundMessage } from '../../src/adapters/index.ts';
 import { waitUntil } from '../helpers.ts';
 
 /** A message the bot sent, as the emulator holds it (latest text after edits). */

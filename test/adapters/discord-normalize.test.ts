@@ -3,9 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { decodeConversationKey } from '../../src/adapters/conversation-key.ts';
+import { decodeConversationKey, type InboundMessage } from '../../src/adapters/index.ts';
 import { normalizeMessageCreate, type DiscordNormalizeResult, type NormalizeContext } from '../../src/adapters/discord/index.ts';
-import type { InboundMessage } from '../../src/adapters/types.ts';
 
 const BOT = '1234567890123456789';
 const BOT_ROLE = '1290000000000000001';

@@ -3,8 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createDiscordAdapter } from '../../src/adapters/discord/index.ts';
-import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/errors.ts';
-import type { InboundMessage } from '../../src/adapters/types.ts';
+import { AdapterApiError, AdapterNetworkError, type InboundMessage } from '../../src/adapters/index.ts';
 import { until } from './contract.ts';
 import { discordHarness, type DiscordHarness } from './discord-harness.ts';
 

@@ -2,7 +2,7 @@
 // any other refusal, or a refusal of what already was the plain text, is final.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/errors.ts';
+import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/index.ts';
 import { withMarkupFallback, type MarkupStyle } from '../../src/adapters/markup-fallback.ts';
 import { silentLogger } from '../../src/log.ts';
 

@@ -3,9 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { decodeConversationKey } from '../../src/adapters/conversation-key.ts';
-import { normalizeSlackEvent, toPlainText } from '../../src/adapters/slack/normalize.ts';
-import type { InboundMessage, NormalizeResult } from '../../src/adapters/types.ts';
+import { decodeConversationKey, type InboundMessage, type NormalizeResult } from '../../src/adapters/index.ts';
+import { normalizeSlackEvent, toPlainText } from '../../src/adapters/slack/index.ts';
 
 // The fixtures' bot is U0LAN0Z89 in team T061EG9RZ.
 const ctx = { botUserId: 'U0LAN0Z89', teamId: 'T061EG9RZ', receivedAt: new Date('2024-04-01T10:00:00Z') };
