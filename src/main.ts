@@ -21,7 +21,7 @@ import { gatewayStoreOf } from './gateway/store-port.ts';
 import { createLogger, registerSecrets, type Logger } from './log.ts';
 import { createScheduler, createScheduleTool, configuredTargetCheck, jobsApi, type Scheduler } from './scheduler/index.ts';
 import { createFileStore, type JsonValue, type Store } from './store/index.ts';
-import { targetOf } from './adapters/conversation-key.ts';
+import { platformOf, targetOf } from './adapters/index.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -133,7 +133,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       },
       isKnownTarget: (key) => {
         const configured = configuredTargetCheck(loaded.config, secrets)(key);
-        return configured === true && !running.has(key.split(':')[0]!) ? `no ${key.split(':')[0]} channel is running for ${key}` : configured;
+        return configured === true && !running.has(platformOf(key)) ? `no ${platformOf(key)} channel is running for ${key}` : configured;
       },
       log: log.child({ scope: 'scheduler' }),
     });

@@ -67,6 +67,17 @@ export function decodeConversationKey(key: string): ConversationRef {
   }
 }
 
+/**
+ * The platform part of a key: the text before the first `:` (the whole key when it has none).
+ * Deliberately not a full decode: routing a stored entry or listing sessions must not throw on
+ * a key an older version wrote; decodeConversationKey is the check.
+ * @example platformOf('slack:T1:C9:1712.33') === 'slack'
+ */
+export function platformOf(key: string): string {
+  const i = key.indexOf(':');
+  return i < 0 ? key : key.slice(0, i);
+}
+
 /** The outbound target of a conversation (for scheduled jobs and resumed outbox entries). */
 export function targetOf(key: string): OutboundTarget {
   const ref = decodeConversationKey(key);

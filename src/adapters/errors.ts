@@ -17,6 +17,15 @@ export class AdapterError extends BoxbotError {
   }
 }
 
+/**
+ * start() on an adapter that is started or still starting: refused the same way on every
+ * platform, because a second connection (or a silently swapped sink) would deliver messages
+ * twice or to the wrong place. stop() first; start() after stop() is fine.
+ */
+export function alreadyStarted(channel: Platform): AdapterError {
+  return new AdapterError(channel, 'already-started', 'the adapter is already started (stop it first)');
+}
+
 /** The platform answered and refused (bad request, forbidden, rate limited...). */
 export class AdapterApiError extends AdapterError {
   constructor(

@@ -7,10 +7,11 @@ export type {
   ChannelAdapter,
   InboundMessage,
   InboundSink,
+  NormalizeResult,
   OutboundTarget,
   Platform,
   SendOptions,
   SentMessage,
 } from './types.ts';
-export { decodeConversationKey, encodeConversationKey, targetOf, ConversationKeyError, type ConversationRef } from './conversation-key.ts';
-export { AdapterError, AdapterApiError, AdapterNetworkError } from './errors.ts';
+export { decodeConversationKey, encodeConversationKey, platformOf, targetOf, ConversationKeyError, type ConversationRef } from './conversation-key.ts';
+export { AdapterError, AdapterApiError, AdapterNetworkError, alreadyStarted } from './errors.ts';

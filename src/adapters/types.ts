@@ -38,6 +38,16 @@ export interface InboundMessage {
   raw: unknown;
 }
 
+/**
+ * What every adapter's normalize step makes of one platform event: a message for the sink, an
+ * event deliberately not acted on (`reason` says why, for debug logs), or a payload of the wrong
+ * shape (`reason` for a warning). Normalizers report, never throw.
+ */
+export type NormalizeResult<Reason extends string = string> =
+  | { kind: 'message'; message: InboundMessage }
+  | { kind: 'ignored'; reason: Reason }
+  | { kind: 'malformed'; reason: string };
+
 /** Where a reply goes. Produced from an InboundMessage or decoded from a conversation key. */
 export interface OutboundTarget {
   conversationKey: string;
@@ -108,7 +118,7 @@ export interface AdapterRoute {
 export interface ChannelAdapter {
   readonly platform: Platform;
   readonly capabilities: AdapterCapabilities;
-  /** Connects and starts delivering messages to `sink`. Resolves when connected. */
+  /** Connects and starts delivering messages to `sink`. Resolves when connected. A second start before stop() rejects with `already-started`. */
   start(sink: InboundSink): Promise<void>;
   /** Disconnects; after it resolves no more messages reach the sink. */
   stop(): Promise<void>;

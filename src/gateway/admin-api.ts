@@ -1,6 +1,7 @@
 // The admin JSON API (mounted under /admin/api behind the admin token): sessions, tools,
 // skills, and whatever routers other parts add (the scheduler's jobs).
 import { Router } from 'express';
+import { platformOf } from '../adapters/index.ts';
 import type { Store } from '../store/index.ts';
 
 /** What the admin API reads. */
@@ -20,7 +21,7 @@ export function createAdminApi(o: AdminApiOptions): Router {
     const sessions = [];
     for (const key of keys.slice(0, 1000)) {
       const c = await o.store.conversations.get(key).catch(() => undefined);
-      sessions.push({ key, platform: key.split(':')[0], messages: c?.messages.length ?? 0, updatedAt: c?.updatedAt ?? null });
+      sessions.push({ key, platform: platformOf(key), messages: c?.messages.length ?? 0, updatedAt: c?.updatedAt ?? null });
     }
     res.json({ sessions, total: keys.length });
   });

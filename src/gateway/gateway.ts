@@ -7,6 +7,7 @@
 // an entry left unfinished by an unexpected error is re-driven every `redriveMs`.
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
 import type { ChannelAdapter, InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import { platformOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
@@ -232,7 +233,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   /** Delivers an outbox entry left unfinished, in its conversation's order. */
   function resume(entry: OutboxEntry): void {
-    const platform = entry.conversationKey.split(':')[0]!;
+    const platform = platformOf(entry.conversationKey);
     const answers = entry.id.replace(/:reply$/, ''); // the message it answers (a command's reply is `<id>:reply`)
     chain(
       entry.conversationKey,
@@ -254,7 +255,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function redrive(): Promise<void> {
     for (const entry of await opts.store.pendingOutbox()) {
       if (stopping) return;
-      if (queues.has(entry.conversationKey.split(':')[0]!)) resume(entry);
+      if (queues.has(platformOf(entry.conversationKey))) resume(entry);
     }
   }
 
@@ -328,7 +329,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // Unfinished work is read and queued before any adapter starts: a message an adapter hands
       // over while starting is accepted and queued by `handle` after it (per conversation), and
       // is not found again as "pending". The queued work waits until the adapters are up.
-      const outbox = (await opts.store.pendingOutbox()).filter((e) => queues.has(e.conversationKey.split(':')[0]!));
+      const outbox = (await opts.store.pendingOutbox()).filter((e) => queues.has(platformOf(e.conversationKey)));
       const pending = (await opts.store.pending()).filter((p) => adapters.has(p.message.platform));
       let up!: () => void;
       const adaptersUp = new Promise<void>((r) => (up = r));
@@ -362,7 +363,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       tick();
     },
     async post(target, text, id) {
-      const platform = target.conversationKey.split(':')[0]!;
+      const platform = platformOf(target.conversationKey);
       const adapter = adapters.get(platform as never);
       if (!adapter) throw new Error(`no ${platform} channel is running for ${target.conversationKey}`);
       const entry = outboxEntryOf(id ?? `post:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`, target, text, adapter.capabilities);

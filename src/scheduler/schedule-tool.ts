@@ -2,6 +2,7 @@
 // weekday at 9 post a digest of this channel here"). Level Write, so only `full` access sees it.
 // Rule: a job targets the current conversation; only admins may target another one, list all
 // jobs or remove jobs of other conversations.
+import { platformOf } from '../adapters/index.ts';
 import type { BuiltinResult, BuiltinTool } from '../agent/tools/builtin.ts';
 import { BoxbotError } from '../errors.ts';
 import { lowerAccess } from '../gateway/policy.ts';
@@ -53,7 +54,7 @@ function describe(job: JobRecord, here: string): string {
 
 /** The `schedule` tool for one conversation and user. */
 export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContext): BuiltinTool {
-  const platform = ctx.conversationKey.split(':')[0];
+  const platform = platformOf(ctx.conversationKey);
   const admin = (ctx.admins ?? []).some((a) => a === ctx.userId || a === `${platform}:${ctx.userId}`);
   const mine = (job: JobRecord) => admin || job.target === ctx.conversationKey;
   return {

@@ -1,7 +1,7 @@
 // Checks a job definition before it is stored: every refusal names the field and says what
 // was expected. Cron patterns go through Bree's own validator, so what passes here schedules.
 import Bree from 'bree';
-import { decodeConversationKey } from '../adapters/conversation-key.ts';
+import { decodeConversationKey } from '../adapters/index.ts';
 import { jobPolicySchema, type JobRecord } from '../store/index.ts';
 import { cronFields, isTimeZone, nextOccurrence } from './cron.ts';
 import { JobValidationError } from './errors.ts';

@@ -1,5 +1,6 @@
 // Conversation sessions: one document per key at `conversations/<shard>/<name>.json`, so a
 // write touches one small file whatever the number of conversations, and no index exists.
+import { platformOf } from '../adapters/index.ts';
 import type { Message } from '../agent/types.ts';
 import { UNCHANGED, type DocSpec, type Documents } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
@@ -23,11 +24,8 @@ export function conversationFile(key: string): string {
   return spec(key).path;
 }
 
-/** The platform a key belongs to: its first `:`-separated segment. */
-export function platformOf(key: string): string {
-  const i = key.indexOf(':');
-  return i < 0 ? key : key.slice(0, i);
-}
+// Keys are parsed in one place only (adapters/conversation-key.ts); re-exported for the store's callers.
+export { platformOf };
 
 /** Conversations kept as documents. */
 export function createConversations(docs: Documents, now: () => number): ConversationStore {

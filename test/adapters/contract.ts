@@ -3,9 +3,7 @@
 // the real client library, and calls `adapterContract`. Platform specifics live in that file.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { decodeConversationKey } from '../../src/adapters/conversation-key.ts';
-import { AdapterApiError } from '../../src/adapters/errors.ts';
-import type { ChannelAdapter, InboundMessage } from '../../src/adapters/types.ts';
+import { AdapterApiError, AdapterError, decodeConversationKey, type ChannelAdapter, type InboundMessage } from '../../src/adapters/index.ts';
 import { waitUntil } from '../helpers.ts';
 
 /** A message the bot sent, as the emulator holds it (latest text after edits). */
@@ -44,6 +42,26 @@ export const until = (pred: () => boolean, what: string, ms = 5000): Promise<voi
  * skipped saying so (the web chat has one local user, no groups, no other bots, no rate limits).
  */
 export type MissingFeatures = Partial<Record<'groups' | 'otherBots' | 'rateLimits' | 'userIds', string>>;
+
+/**
+ * The start rule every adapter keeps: start() before stop() is refused with `already-started`
+ * naming the platform, and the refused call's sink gets nothing. Returns that sink's messages.
+ */
+export async function assertSecondStartRefused(adapter: ChannelAdapter, platform: string): Promise<InboundMessage[]> {
+  const second: InboundMessage[] = [];
+  await assert.rejects(
+    adapter.start(async (m) => {
+      second.push(m);
+    }),
+    (e: unknown) => {
+      assert.ok(e instanceof AdapterError, `expected AdapterError, got ${String(e)}`);
+      assert.equal(e.code, 'already-started');
+      assert.equal(e.channel, platform);
+      return true;
+    },
+  );
+  return second;
+}
 
 /** Runs the shared adapter contract against `setup()`'s harness. */
 export function adapterContract(platform: string, setup: () => Promise<AdapterHarness>, missing: MissingFeatures = {}): void {
@@ -152,6 +170,14 @@ export function adapterContract(platform: string, setup: () => Promise<AdapterHa
       assert.equal(h.botMessages().length, before);
       await h.adapter.send(h.directTarget(), 'now fine', { format: 'plain' });
       await until(() => h.botMessages().at(-1)?.text === 'now fine', 'the message after the 429');
+    });
+
+    test('start while started is refused, and messages keep reaching the first sink', async () => {
+      const second = await assertSecondStartRefused(h.adapter, platform);
+      got.length = 0;
+      await h.userSays({ text: 'after the second start', direct: true });
+      await until(() => got.some((m) => m.text === 'after the second start'), 'the message after the refused start');
+      assert.equal(second.length, 0);
     });
 
     test('after stop, no message reaches the sink; started again, messages reach the new one', async () => {

@@ -2,8 +2,7 @@
 // handshake, heartbeats, malformed dispatches, and reconnecting after the socket drops.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { AdapterApiError, AdapterError } from '../../src/adapters/errors.ts';
-import type { InboundMessage } from '../../src/adapters/types.ts';
+import { AdapterApiError, AdapterError, type InboundMessage } from '../../src/adapters/index.ts';
 import { Intent } from '../emulators/discord/index.ts';
 import { until } from './contract.ts';
 import { discordHarness, type DiscordHarness } from './discord-harness.ts';

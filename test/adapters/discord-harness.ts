@@ -1,7 +1,7 @@
 // The Discord adapter wired to a running emulator: the contract's AdapterHarness plus the
 // handles the Discord-specific tests use.
 import { createDiscordAdapter, type DiscordAdapterOptions } from '../../src/adapters/discord/index.ts';
-import type { ChannelAdapter } from '../../src/adapters/types.ts';
+import type { ChannelAdapter } from '../../src/adapters/index.ts';
 import { startDiscordEmulator, type DiscordEmulator, type DiscordEmulatorOptions, type EmuChannel, type EmuGuild } from '../emulators/discord/index.ts';
 import type { AdapterHarness, EmulatedBotMessage } from './contract.ts';
 

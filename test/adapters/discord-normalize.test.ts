@@ -3,9 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { decodeConversationKey } from '../../src/adapters/conversation-key.ts';
-import { normalizeMessageCreate, type NormalizeContext, type NormalizeResult } from '../../src/adapters/discord/index.ts';
-import type { InboundMessage } from '../../src/adapters/types.ts';
+import { decodeConversationKey, type InboundMessage } from '../../src/adapters/index.ts';
+import { normalizeMessageCreate, type DiscordNormalizeResult, type NormalizeContext } from '../../src/adapters/discord/index.ts';
 
 const BOT = '1234567890123456789';
 const BOT_ROLE = '1290000000000000001';
@@ -18,13 +17,13 @@ function fixture(name: string): { d: unknown } {
   return JSON.parse(readFileSync(new URL(`../fixtures/discord/message-create-${name}.json`, import.meta.url), 'utf8')) as { d: unknown };
 }
 
-function run(name: string, ctx: Partial<NormalizeContext> = {}): NormalizeResult {
+function run(name: string, ctx: Partial<NormalizeContext> = {}): DiscordNormalizeResult {
   return normalizeMessageCreate(fixture(name).d, { botId: BOT, receivedAt: new Date('2026-03-14T09:27:00Z'), ...ctx });
 }
 
 function ok(name: string, ctx: Partial<NormalizeContext> = {}): InboundMessage {
   const r = run(name, ctx);
-  assert.ok(r.ok, `expected ${name} to normalize, got ${JSON.stringify(r)}`);
+  assert.ok(r.kind === 'message', `expected ${name} to normalize, got ${JSON.stringify(r)}`);
   return r.message;
 }
 
@@ -71,7 +70,7 @@ test("a reply to the bot's message is addressed to the bot", () => {
   const d = structuredClone(fixture('guild-reply-to-bot').d) as { mentions: unknown[] };
   d.mentions = [];
   const r = normalizeMessageCreate(d, { botId: BOT });
-  assert.ok(r.ok && r.message.mentionsBot);
+  assert.ok(r.kind === 'message' && r.message.mentionsBot);
 });
 
 test('a direct message: dm key, isDirect', () => {
@@ -105,13 +104,13 @@ test('attachments are listed (a file without text still arrives)', () => {
 });
 
 test("the bot's own messages, other bots, system messages and empty bodies are skipped", () => {
-  assert.deepEqual(run('own-message'), { ok: false, skipped: 'own-message' });
-  assert.deepEqual(run('bot-author'), { ok: false, skipped: 'bot-author' });
-  assert.deepEqual(run('member-join'), { ok: false, skipped: 'system-message' });
-  assert.deepEqual(run('no-content-intent'), { ok: false, skipped: 'no-content' });
+  assert.deepEqual(run('own-message'), { kind: 'ignored', reason: 'own-message' });
+  assert.deepEqual(run('bot-author'), { kind: 'ignored', reason: 'bot-author' });
+  assert.deepEqual(run('member-join'), { kind: 'ignored', reason: 'system-message' });
+  assert.deepEqual(run('no-content-intent'), { kind: 'ignored', reason: 'no-content' });
   // Other bots pass when allowed; the bot itself never does.
-  assert.equal(run('bot-author', { allowBots: true }).ok, true);
-  assert.deepEqual(run('own-message', { allowBots: true }), { ok: false, skipped: 'own-message' });
+  assert.equal(run('bot-author', { allowBots: true }).kind, 'message');
+  assert.deepEqual(run('own-message', { allowBots: true }), { kind: 'ignored', reason: 'own-message' });
 });
 
 test('malformed payloads are reported, never thrown', () => {
@@ -130,11 +129,11 @@ test('malformed payloads are reported, never thrown', () => {
   ];
   for (const d of cases) {
     const r = normalizeMessageCreate(d, { botId: BOT });
-    assert.equal(r.ok, false, `accepted ${JSON.stringify(d)?.slice(0, 60)}`);
-    assert.ok('malformed' in r && r.malformed.length > 0);
+    assert.notEqual(r.kind, 'message', `accepted ${JSON.stringify(d)?.slice(0, 60)}`);
+    assert.ok(r.kind === 'malformed' && r.reason.length > 0);
   }
   // Odd optional fields are tolerated: the message still arrives.
   const r = normalizeMessageCreate({ ...good, mentions: 'nobody', attachments: [null, { id: 'x' }], member: 7 }, { botId: BOT });
-  assert.ok(r.ok);
+  assert.ok(r.kind === 'message');
   assert.deepEqual(r.message.attachments, []);
 });

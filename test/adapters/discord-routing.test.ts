@@ -3,8 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { createDiscordAdapter } from '../../src/adapters/discord/index.ts';
-import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/errors.ts';
-import type { InboundMessage } from '../../src/adapters/types.ts';
+import { AdapterApiError, AdapterNetworkError, type InboundMessage } from '../../src/adapters/index.ts';
 import { until } from './contract.ts';
 import { discordHarness, type DiscordHarness } from './discord-harness.ts';
 
@@ -101,6 +100,20 @@ describe('discord routing', () => {
     const long = '||'.repeat(1000); // 2,000 characters; escaped it would be 4,000
     const b = await h.adapter.send(target, long);
     assert.equal(h.emu.world.messages.get(b.messageId)?.content, long);
+  });
+
+  test('rendered markdown Discord refuses with 400 goes once more as written; text that renders as itself is not retried', async () => {
+    const target = h.directTarget();
+    const posts = () => h.emu.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'));
+    let before = posts().length;
+    h.emu.failNext(1, 400);
+    const sent = await h.adapter.send(target, 'this is __key__');
+    assert.deepEqual(posts().slice(before).map((r) => [r.status, (r.body as { content?: unknown }).content]), [[400, 'this is **key**'], [200, 'this is __key__']]);
+    assert.equal(h.emu.world.messages.get(sent.messageId)?.content, 'this is __key__');
+    before = posts().length;
+    h.emu.failNext(1, 400);
+    await assert.rejects(h.adapter.send(target, 'plain words'), (e: unknown) => e instanceof AdapterApiError && e.status === 400);
+    assert.equal(posts().length, before + 1);
   });
 
   test('429 on edit and typing surfaces at once with retryAfterMs, without a retry by the library', { timeout: 20_000 }, async () => {

@@ -3,7 +3,7 @@
 // unreachable Slack as AdapterNetworkError, and no silent retries by the client library.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/errors.ts';
+import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/index.ts';
 import { createSlackAdapter } from '../../src/adapters/slack/index.ts';
 import { DM_CHANNEL, slackHarness, type SlackHarness } from '../emulators/slack/harness.ts';
 

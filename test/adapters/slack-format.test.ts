@@ -2,7 +2,7 @@
 // the model writes can turn into Slack control syntax (<!channel>, fake links).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { escapeSlackText, toSlackMrkdwn, unescapeSlackText } from '../../src/adapters/slack/format.ts';
+import { escapeSlackText, toSlackMrkdwn, unescapeSlackText } from '../../src/adapters/slack/index.ts';
 
 describe('slack format', () => {
   test('emphasis, strike, headings and bullets', () => {

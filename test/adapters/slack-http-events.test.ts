@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import type { InboundMessage } from '../../src/adapters/types.ts';
+import type { InboundMessage } from '../../src/adapters/index.ts';
 import { DM_CHANNEL, GROUP_CHANNEL, recordingSlackAdapter, slackHarness } from '../emulators/slack/harness.ts';
 import { until } from './contract.ts';
 

@@ -3,14 +3,13 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
-import { decodeConversationKey } from '../../src/adapters/conversation-key.ts';
-import { normalizeSlackEvent, toPlainText, type SlackNormalizeResult } from '../../src/adapters/slack/normalize.ts';
-import type { InboundMessage } from '../../src/adapters/types.ts';
+import { decodeConversationKey, type InboundMessage, type NormalizeResult } from '../../src/adapters/index.ts';
+import { normalizeSlackEvent, toPlainText } from '../../src/adapters/slack/index.ts';
 
 // The fixtures' bot is U0LAN0Z89 in team T061EG9RZ.
 const ctx = { botUserId: 'U0LAN0Z89', teamId: 'T061EG9RZ', receivedAt: new Date('2024-04-01T10:00:00Z') };
 const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/slack/${name}.json`, import.meta.url), 'utf8'));
-const run = (name: string): SlackNormalizeResult => normalizeSlackEvent(fixture(name), ctx);
+const run = (name: string): NormalizeResult => normalizeSlackEvent(fixture(name), ctx);
 function message(name: string): InboundMessage {
   const r = run(name);
   assert.equal(r.kind, 'message', `${name}: ${r.kind === 'message' ? '' : r.reason}`);
@@ -66,17 +65,17 @@ describe('slack normalize (recorded payloads)', () => {
 
   test('the message copy of a mention is dropped (its app_mention carries it), so it is not answered twice', () => {
     const r = run('message-channel-mentioning-bot');
-    assert.equal(r.kind, 'ignore');
+    assert.equal(r.kind, 'ignored');
   });
 
   test('bots, edits and joins are dropped', () => {
-    for (const name of ['message-bot', 'message-from-app-bot', 'message-changed', 'channel-join']) assert.equal(run(name).kind, 'ignore', name);
+    for (const name of ['message-bot', 'message-from-app-bot', 'message-changed', 'channel-join']) assert.equal(run(name).kind, 'ignored', name);
   });
 
   test("the bot's own messages are dropped even without bot_id", () => {
     const body = fixture('message-im') as { event: Record<string, unknown> };
     body.event.user = 'U0LAN0Z89';
-    assert.equal(normalizeSlackEvent(body, ctx).kind, 'ignore');
+    assert.equal(normalizeSlackEvent(body, ctx).kind, 'ignored');
   });
 
   test('shared files become attachments', () => {
@@ -106,8 +105,8 @@ describe('slack normalize (recorded payloads)', () => {
   });
 
   test('url_verification and other event types are not messages', () => {
-    assert.equal(run('url-verification').kind, 'ignore');
-    assert.equal(normalizeSlackEvent({ type: 'event_callback', team_id: 'T1', event: { type: 'reaction_added' } }, ctx).kind, 'ignore');
+    assert.equal(run('url-verification').kind, 'ignored');
+    assert.equal(normalizeSlackEvent({ type: 'event_callback', team_id: 'T1', event: { type: 'reaction_added' } }, ctx).kind, 'ignored');
   });
 
   test('toPlainText keeps special mentions and channel names readable', () => {

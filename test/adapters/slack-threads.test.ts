@@ -3,8 +3,7 @@
 // target is rebuilt from the conversation key (scheduled jobs, outbox resumes).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { targetOf } from '../../src/adapters/conversation-key.ts';
-import type { InboundMessage, OutboundTarget } from '../../src/adapters/types.ts';
+import { targetOf, type InboundMessage, type OutboundTarget } from '../../src/adapters/index.ts';
 import { DM_CHANNEL, GROUP_CHANNEL, recordingSlackAdapter } from '../emulators/slack/harness.ts';
 import { until } from './contract.ts';
 

@@ -3,8 +3,7 @@
 // rendering with the plain-text fallback, edits that change nothing, ignored update kinds.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { AdapterApiError } from '../../src/adapters/errors.ts';
-import type { InboundMessage, OutboundTarget } from '../../src/adapters/types.ts';
+import { AdapterApiError, type InboundMessage, type OutboundTarget } from '../../src/adapters/index.ts';
 import { ADA, GROUP, telegramHarness } from '../emulators/telegram/harness.ts';
 import type { ChatInfo, UserInfo } from '../emulators/telegram/updates.ts';
 import { until } from './contract.ts';

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { normalizeUpdate, type NormalizeResult } from '../../src/adapters/telegram/index.ts';
-import type { InboundMessage } from '../../src/adapters/types.ts';
+import { normalizeUpdate } from '../../src/adapters/telegram/index.ts';
+import type { InboundMessage, NormalizeResult } from '../../src/adapters/index.ts';
 
 const BOT = { id: 123456, username: 'boxbot_test_bot' };
 const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/telegram/${name}.json`, import.meta.url), 'utf8'));

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test, type TestContext } from 'node:test';
-import { AdapterApiError } from '../../src/adapters/errors.ts';
+import { AdapterApiError } from '../../src/adapters/index.ts';
 import { TELEGRAM_OFFSET_KEY } from '../../src/adapters/telegram/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { createFileStore, type JsonValue } from '../../src/store/index.ts';

@@ -3,9 +3,8 @@
 // removes a webhook left behind.
 import assert from 'node:assert/strict';
 import { test, type TestContext } from 'node:test';
-import { AdapterError } from '../../src/adapters/errors.ts';
+import { AdapterError, type InboundMessage } from '../../src/adapters/index.ts';
 import { createTelegramAdapter, TELEGRAM_WEBHOOK_PATH } from '../../src/adapters/telegram/index.ts';
-import type { InboundMessage } from '../../src/adapters/types.ts';
 import { ADA, memoryState, telegramHarness, WEBHOOK_SECRET } from '../emulators/telegram/harness.ts';
 import { until } from './contract.ts';
 

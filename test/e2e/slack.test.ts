@@ -1,6 +1,6 @@
 // Slack end to end: boxbot connects @slack/socket-mode and @slack/web-api to the Slack emulator
 // and answers direct messages; every shared scenario runs (a redelivered envelope included).
-import { unescapeSlackText } from '../../src/adapters/slack/format.ts';
+import { unescapeSlackText } from '../../src/adapters/slack/index.ts';
 import { startSlackEmulator, type SlackEmulator } from '../emulators/slack/index.ts';
 import { eventCallback } from '../emulators/slack/payloads.ts';
 import { until } from './harness.ts';

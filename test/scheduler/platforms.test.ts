@@ -4,7 +4,7 @@
 // talking to the platform's emulator. The run log names the platform message id the emulator assigned.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { targetOf } from '../../src/adapters/conversation-key.ts';
+import { targetOf } from '../../src/adapters/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.ts';
 import { gatewayStoreOf } from '../../src/gateway/store-port.ts';

@@ -3,12 +3,13 @@
 // order per channel; replies, edits and typing go out through the adapter's own REST calls.
 import { Events, type Client } from 'discord.js';
 import { silentLogger, type Logger } from '../../log.ts';
-import { AdapterApiError, AdapterNetworkError } from '../errors.ts';
-import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SendOptions, SentMessage } from '../types.ts';
+import { AdapterApiError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
+import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
+import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
 import { createDiscordClient, loginError } from './client.ts';
 import { toDiscordMarkdown } from './format.ts';
 import { THREAD_CHANNEL_TYPES, parseMessageCreate, toInboundMessage, type DiscordMessage } from './normalize.ts';
-import { discordRequest, type DiscordRestOptions } from './rest.ts';
+import { discordRequest, type DiscordRestOptions } from './api.ts';
 
 /** Options of createDiscordAdapter. */
 export interface DiscordAdapterOptions {
@@ -100,8 +101,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
           ...(options.allowBots ? { allowBots: true } : {}),
           receivedAt,
         });
-        if (!result.ok) {
-          if ('skipped' in result && result.skipped === 'no-content') log.debug('skipped a message without content (is the Message Content intent on?)');
+        if (result.kind !== 'message') {
+          if (result.kind === 'ignored' && result.reason === 'no-content') log.debug('skipped a message without content (is the Message Content intent on?)');
           return;
         }
         if (client !== c || !sink) return; // stopped meanwhile
@@ -113,10 +114,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   }
 
   async function start(next: InboundSink): Promise<void> {
-    if (client) {
-      sink = next; // already connected: only the sink changes
-      return;
-    }
+    if (client) throw alreadyStarted('discord'); // connected or connecting
     const c = createDiscordClient({ restApi: rest.restApi, timeoutMs: rest.timeoutMs, logger: log });
     client = c;
     sink = next;
@@ -153,19 +151,16 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     if (c) await c.destroy();
   }
 
-  // A markdown send/edit the API refuses with 400 is retried once with the text as is.
-  async function withPlainFallback<T>(text: string, opts: SendOptions | undefined, call: (content: string) => Promise<T>): Promise<T> {
-    if (opts?.format === 'plain') return call(text);
-    let content = toDiscordMarkdown(text);
-    if ([...content].length > MAX_CONTENT && [...text].length <= MAX_CONTENT) content = text;
-    try {
-      return await call(content);
-    } catch (e) {
-      if (content === text || !(e instanceof AdapterApiError) || e.status !== 400) throw e;
-      log.warn({ err: e.description }, 'Discord refused the rendered markdown; sending as plain text');
-      return call(text);
-    }
-  }
+  // A markdown send/edit the API refuses with 400 is retried once with the text as is. Rendering
+  // that would push a fitting text over the limit is skipped (the text goes as is).
+  const markdown: MarkupStyle = {
+    render: (text) => {
+      const content = toDiscordMarkdown(text);
+      return [...content].length > MAX_CONTENT && [...text].length <= MAX_CONTENT ? text : content;
+    },
+    refused: (e) => e.status === 400,
+    log,
+  };
 
   const channelOf = (target: OutboundTarget): string => target.threadId ?? target.chatId;
   const noPings = { parse: [] as string[], replied_user: true };
@@ -177,14 +172,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     stop,
     async send(target, text, opts): Promise<SentMessage> {
       const reply = target.replyToMessageId ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } } : {};
-      const sent = await withPlainFallback(text, opts, (content) =>
+      const sent = await withMarkupFallback(markdown, text, opts, (content) =>
         discordRequest<{ id?: unknown }>(rest, 'POST', `/channels/${channelOf(target)}/messages`, { content, allowed_mentions: noPings, ...reply }),
       );
       if (typeof sent?.id !== 'string') throw new AdapterApiError('discord', 502, 'message create answered without a message id');
       return { messageId: sent.id };
     },
     async edit(target, messageId, text, opts): Promise<void> {
-      await withPlainFallback(text, opts, (content) =>
+      await withMarkupFallback(markdown, text, opts, (content) =>
         discordRequest(rest, 'PATCH', `/channels/${channelOf(target)}/messages/${messageId}`, { content, allowed_mentions: noPings }),
       );
     },

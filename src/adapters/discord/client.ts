@@ -1,6 +1,6 @@
-// The discord.js Client the adapter runs on: the intents it needs, DM partials, REST pointed at
-// `restApi` with rate limits rejected (not waited out), small caches, and a guard so a
-// dispatch discord.js itself cannot handle is logged and dropped instead of crashing.
+// The gateway transport: the discord.js Client the adapter runs on, with the intents it needs,
+// DM partials, REST pointed at `restApi` with rate limits rejected (not waited out), small
+// caches, and a guard so a dispatch discord.js cannot handle is logged and dropped, not fatal.
 import { Client, DiscordAPIError, GatewayIntentBits, HTTPError, Options, Partials, RateLimitError } from 'discord.js';
 import type { Logger } from '../../log.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts';

@@ -2,7 +2,7 @@
 // wrong shape is reported (never thrown), and messages from the bot itself, other bots and
 // system messages are skipped with a reason.
 import { encodeConversationKey } from '../conversation-key.ts';
-import type { Attachment, InboundMessage } from '../types.ts';
+import type { Attachment, NormalizeResult } from '../types.ts';
 
 /** The fields of a MESSAGE_CREATE the adapter relies on, checked. */
 export interface DiscordMessage {
@@ -40,7 +40,7 @@ export interface NormalizeContext {
 export type SkipReason = 'own-message' | 'bot-author' | 'system-message' | 'no-content';
 
 /** The outcome of normalizing one dispatch. */
-export type NormalizeResult = { ok: true; message: InboundMessage } | { ok: false; skipped: SkipReason } | { ok: false; malformed: string };
+export type DiscordNormalizeResult = NormalizeResult<SkipReason>;
 
 /** Channel types that are threads (announcement, public, private). */
 export const THREAD_CHANNEL_TYPES: ReadonlySet<number> = new Set([10, 11, 12]);
@@ -92,12 +92,12 @@ export function parseMessageCreate(d: unknown): DiscordMessage | string {
 }
 
 /** Turns a checked message into an InboundMessage, or says why it is skipped. */
-export function toInboundMessage(m: DiscordMessage, ctx: NormalizeContext): NormalizeResult {
-  if (m.author.id === ctx.botId) return { ok: false, skipped: 'own-message' };
-  if ((m.author.bot || m.webhookId) && !ctx.allowBots) return { ok: false, skipped: 'bot-author' };
-  if (!USER_MESSAGE_TYPES.has(m.type)) return { ok: false, skipped: 'system-message' };
+export function toInboundMessage(m: DiscordMessage, ctx: NormalizeContext): DiscordNormalizeResult {
+  if (m.author.id === ctx.botId) return { kind: 'ignored', reason: 'own-message' };
+  if ((m.author.bot || m.webhookId) && !ctx.allowBots) return { kind: 'ignored', reason: 'bot-author' };
+  if (!USER_MESSAGE_TYPES.has(m.type)) return { kind: 'ignored', reason: 'system-message' };
   // Without the Message Content intent Discord sends guild messages with empty bodies.
-  if (m.content === '' && m.attachments.length === 0) return { ok: false, skipped: 'no-content' };
+  if (m.content === '' && m.attachments.length === 0) return { kind: 'ignored', reason: 'no-content' };
   const botRoles = ctx.botRoleIds ?? [];
   const isDirect = m.guildId === undefined;
   const mentionsBot =
@@ -114,7 +114,7 @@ export function toInboundMessage(m: DiscordMessage, ctx: NormalizeContext): Norm
     ...(inThread ? { threadId: m.channelId } : {}),
   });
   return {
-    ok: true,
+    kind: 'message',
     message: {
       id: `discord:${m.id}`,
       platform: 'discord',
@@ -135,9 +135,9 @@ export function toInboundMessage(m: DiscordMessage, ctx: NormalizeContext): Norm
 }
 
 /** Both steps at once (fixtures and tests): payload `d` → result. */
-export function normalizeMessageCreate(d: unknown, ctx: NormalizeContext): NormalizeResult {
+export function normalizeMessageCreate(d: unknown, ctx: NormalizeContext): DiscordNormalizeResult {
   const parsed = parseMessageCreate(d);
-  return typeof parsed === 'string' ? { ok: false, malformed: parsed } : toInboundMessage(parsed, ctx);
+  return typeof parsed === 'string' ? { kind: 'malformed', reason: parsed } : toInboundMessage(parsed, ctx);
 }
 
 /**

@@ -2,15 +2,15 @@
 // chat.update out. Built on @slack/web-api and @slack/socket-mode (Bolt's own building blocks)
 // rather than Bolt's App: the gateway needs the raw event body, an ack only after its sink
 // accepted the event, and a route on its own HTTP server — all things Bolt's App owns itself.
-import { AdapterApiError, AdapterError } from '../errors.ts';
+import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { silentLogger, type Logger } from '../../log.ts';
-import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, InboundSink, OutboundTarget, SendOptions, SentMessage } from '../types.ts';
+import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
+import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, SentMessage } from '../types.ts';
 import { createWebClient, toAdapterError } from './api.ts';
 import { slackEventsRoute } from './events-route.ts';
 import { escapeSlackText, toSlackMrkdwn } from './format.ts';
-import { SlackInbound } from './inbound.ts';
+import { SlackInbound, UserNames } from './inbound.ts';
 import { startSocketMode, type SlackSocket } from './socket-mode.ts';
-import { UserNames } from './user-names.ts';
 
 /** How the Slack adapter is wired; tokens come from readSecrets() and are never logged. */
 export interface SlackAdapterOptions {
@@ -59,117 +59,50 @@ export const SLACK_CAPABILITIES: AdapterCapabilities = Object.freeze({
  * @example createSlackAdapter({ mode: 'socket', botToken: secrets.SLACK_BOT_TOKEN!, appToken: secrets.SLACK_APP_TOKEN! })
  */
 export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter {
-  return new SlackAdapter(options);
-}
+  const mode = options.mode ?? 'socket';
+  const log = (options.logger ?? silentLogger).child({ scope: 'adapter:slack' });
+  if (!options.botToken) throw new AdapterError('slack', 'config', 'a bot token (SLACK_BOT_TOKEN) is required');
+  if (mode === 'socket' && !options.appToken) throw new AdapterError('slack', 'config', 'Socket Mode needs an app-level token (SLACK_APP_TOKEN)');
+  if (mode === 'http' && !options.signingSecret) throw new AdapterError('slack', 'config', 'HTTP Events mode needs the signing secret (SLACK_SIGNING_SECRET)');
+  const web = createWebClient(options.botToken, { apiUrl: options.apiUrl, logger: log, timeoutMs: options.requestTimeoutMs });
+  let me: SlackIdentity | undefined;
+  let socket: SlackSocket | undefined;
 
-class SlackAdapter implements ChannelAdapter {
-  readonly platform = 'slack' as const;
-  readonly capabilities = SLACK_CAPABILITIES;
-  private readonly mode: 'socket' | 'http';
-  private readonly log: Logger;
-  private readonly web;
-  private readonly inbound: SlackInbound;
-  private readonly names: UserNames;
-  private readonly route: AdapterRoute | undefined;
-  private me: SlackIdentity | undefined;
-  private socket: SlackSocket | undefined;
-
-  constructor(private readonly options: SlackAdapterOptions) {
-    this.mode = options.mode ?? 'socket';
-    this.log = (options.logger ?? silentLogger).child({ scope: 'adapter:slack' });
-    if (!options.botToken) throw new AdapterError('slack', 'config', 'a bot token (SLACK_BOT_TOKEN) is required');
-    if (this.mode === 'socket' && !options.appToken) throw new AdapterError('slack', 'config', 'Socket Mode needs an app-level token (SLACK_APP_TOKEN)');
-    if (this.mode === 'http' && !options.signingSecret) throw new AdapterError('slack', 'config', 'HTTP Events mode needs the signing secret (SLACK_SIGNING_SECRET)');
-    this.web = createWebClient(options.botToken, { apiUrl: options.apiUrl, logger: this.log, timeoutMs: options.requestTimeoutMs });
-    this.names = new UserNames(async (user) => {
-      const res = await this.web.users.info({ user });
-      const u = res.user;
-      return u?.profile?.display_name || u?.real_name || u?.name || undefined;
-    });
-    this.inbound = new SlackInbound(this.log, () => ({
-      ...(this.me?.userId ? { botUserId: this.me.userId } : {}),
-      ...(this.me?.teamId ? { teamId: this.me.teamId } : {}),
-    }), (id) => this.names.name(id));
-    this.route =
-      this.mode === 'http'
-        ? slackEventsRoute({
-            path: options.webhookPath,
-            signingSecret: options.signingSecret!,
-            logger: this.log,
-            isOpen: () => this.inbound.isOpen,
-            onEvent: (body, info) => this.inbound.dispatch(body, info),
-          })
-        : undefined;
-  }
-
-  async start(sink: InboundSink): Promise<void> {
-    if (this.inbound.isOpen) throw new AdapterError('slack', 'already-started', 'the adapter is already started');
-    this.me = await this.authTest();
-    this.inbound.open(sink);
-    if (this.mode === 'socket') {
-      try {
-        this.socket = await startSocketMode({
-          appToken: this.options.appToken!,
-          apiUrl: this.options.apiUrl,
-          logger: this.log,
-          onEvent: (body, info) => this.inbound.dispatch(body, info),
-        });
-      } catch (e) {
-        this.inbound.close();
-        throw toAdapterError(e);
-      }
+  const call = async <T>(fn: () => Promise<T>): Promise<T> => {
+    try {
+      return await fn();
+    } catch (e) {
+      throw toAdapterError(e);
     }
-    this.log.info({ mode: this.mode, bot: this.me.userId, team: this.me.teamId }, 'slack adapter started');
-  }
+  };
 
-  async stop(): Promise<void> {
-    this.inbound.close();
-    const socket = this.socket;
-    this.socket = undefined;
-    await socket?.stop();
-  }
-
-  async send(target: OutboundTarget, text: string, opts?: SendOptions): Promise<SentMessage> {
-    const post = async (body: string): Promise<SentMessage> => {
-      const res = await this.call(() => this.web.chat.postMessage({ channel: target.chatId, text: body, ...(target.threadId ? { thread_ts: target.threadId } : {}) }));
-      if (typeof res.ts !== 'string') throw new AdapterApiError('slack', 502, 'chat.postMessage answered without a ts');
-      return { messageId: res.ts };
-    };
-    return this.withPlainFallback(text, opts, post);
-  }
-
-  async edit(target: OutboundTarget, messageId: string, text: string, opts?: SendOptions): Promise<void> {
-    await this.withPlainFallback(text, opts, (body) => this.call(() => this.web.chat.update({ channel: target.chatId, ts: messageId, text: body })));
-  }
-
-  /** No-op: see SLACK_CAPABILITIES (the gateway does not call it while `typing` is false). */
-  async typing(_target: OutboundTarget): Promise<void> {}
-
-  routes(): AdapterRoute[] {
-    return this.route ? [this.route] : [];
-  }
-
-  identity(): { id: string; name: string } | undefined {
-    return this.me ? { id: this.me.userId, name: this.me.name } : undefined;
-  }
+  const names = new UserNames(async (user) => {
+    const res = await web.users.info({ user });
+    const u = res.user;
+    return u?.profile?.display_name || u?.real_name || u?.name || undefined;
+  });
+  const inbound = new SlackInbound(log, () => ({
+    ...(me?.userId ? { botUserId: me.userId } : {}),
+    ...(me?.teamId ? { teamId: me.teamId } : {}),
+  }), (id) => names.name(id));
+  const route: AdapterRoute | undefined =
+    mode === 'http'
+      ? slackEventsRoute({
+          path: options.webhookPath,
+          signingSecret: options.signingSecret!,
+          logger: log,
+          isOpen: () => inbound.isOpen,
+          onEvent: (body, info) => inbound.dispatch(body, info),
+        })
+      : undefined;
 
   // Markdown is rendered as mrkdwn; if Slack rejects the markup, the same text goes once more
-  // as escaped plain text so the user still gets the answer. Plain text is only escaped
-  // (not sent with mrkdwn:false: chat.update has no such flag, and a streamed message must
-  // not change rendering between its post and its edits).
-  private async withPlainFallback<T>(text: string, opts: SendOptions | undefined, run: (body: string) => Promise<T>): Promise<T> {
-    if ((opts?.format ?? 'markdown') === 'plain') return run(escapeSlackText(text));
-    try {
-      return await run(toSlackMrkdwn(text));
-    } catch (e) {
-      if (!(e instanceof AdapterApiError) || !e.isMarkupError) throw e;
-      this.log.warn({ error: e.description }, 'Slack rejected the markup; sending plain text');
-      return run(escapeSlackText(text));
-    }
-  }
+  // as escaped plain text. Plain text is only escaped (not sent with mrkdwn:false: chat.update
+  // has no such flag, and a streamed message must not change rendering between post and edits).
+  const mrkdwn: MarkupStyle = { render: toSlackMrkdwn, plain: escapeSlackText, refused: (e) => e.isMarkupError, log };
 
-  private async authTest(): Promise<SlackIdentity> {
-    const res = await this.call(() => this.web.auth.test());
+  async function authTest(): Promise<SlackIdentity> {
+    const res = await call(() => web.auth.test());
     if (typeof res.user_id !== 'string') throw new AdapterApiError('slack', 502, 'auth.test answered without a user_id');
     return {
       userId: res.user_id,
@@ -179,11 +112,54 @@ class SlackAdapter implements ChannelAdapter {
     };
   }
 
-  private async call<T>(fn: () => Promise<T>): Promise<T> {
-    try {
-      return await fn();
-    } catch (e) {
-      throw toAdapterError(e);
-    }
-  }
+  return {
+    platform: 'slack',
+    capabilities: SLACK_CAPABILITIES,
+
+    async start(sink) {
+      if (inbound.isOpen) throw alreadyStarted('slack');
+      me = await authTest();
+      inbound.open(sink);
+      if (mode === 'socket') {
+        try {
+          socket = await startSocketMode({
+            appToken: options.appToken!,
+            apiUrl: options.apiUrl,
+            logger: log,
+            onEvent: (body, info) => inbound.dispatch(body, info),
+          });
+        } catch (e) {
+          inbound.close();
+          throw toAdapterError(e);
+        }
+      }
+      log.info({ mode, bot: me.userId, team: me.teamId }, 'slack adapter started');
+    },
+
+    async stop() {
+      inbound.close();
+      const s = socket;
+      socket = undefined;
+      await s?.stop();
+    },
+
+    async send(target, text, opts): Promise<SentMessage> {
+      return withMarkupFallback(mrkdwn, text, opts, async (body) => {
+        const res = await call(() => web.chat.postMessage({ channel: target.chatId, text: body, ...(target.threadId ? { thread_ts: target.threadId } : {}) }));
+        if (typeof res.ts !== 'string') throw new AdapterApiError('slack', 502, 'chat.postMessage answered without a ts');
+        return { messageId: res.ts };
+      });
+    },
+
+    async edit(target, messageId, text, opts) {
+      await withMarkupFallback(mrkdwn, text, opts, (body) => call(() => web.chat.update({ channel: target.chatId, ts: messageId, text: body })));
+    },
+
+    /** No-op: see SLACK_CAPABILITIES (the gateway does not call it while `typing` is false). */
+    async typing() {},
+
+    routes: () => (route ? [route] : []),
+
+    identity: () => (me ? { id: me.userId, name: me.name } : undefined),
+  };
 }

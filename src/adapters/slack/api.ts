@@ -1,10 +1,10 @@
 // The Slack Web API client as the gateway needs it: no silent retries (a 429 surfaces with its
 // Retry-After so the gateway's single outbound queue decides), and every failure mapped onto
-// AdapterApiError ("Slack said no") or AdapterNetworkError ("Slack was not reached").
-import { ErrorCode, WebClient, type WebAPICallError } from '@slack/web-api';
+// AdapterApiError ("Slack said no") or AdapterNetworkError ("Slack was not reached"); and the
+// bridge from the Slack libraries' logger to ours.
+import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type WebAPICallError } from '@slack/web-api';
 import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts';
 import type { Logger } from '../../log.ts';
-import { slackLogger } from './slack-logger.ts';
 
 /** Slack's public Web API root (override with the `slack.apiUrl` config). */
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
@@ -67,4 +67,21 @@ export function toAdapterError(e: unknown): AdapterError {
 
 function withSlash(url: string): string {
   return url.endsWith('/') ? url : `${url}/`;
+}
+
+// Bridges @slack/logger's interface to our pino logger. Slack's debug output includes raw
+// payloads (message bodies), so debug is dropped and the libraries are told the level is INFO.
+
+/** A @slack/logger Logger writing to `log` (info → debug, warn → warn, error → error). */
+export function slackLogger(log: Logger): SlackLogger {
+  const line = (args: unknown[]): string => args.map((a) => (a instanceof Error ? a.message : String(a))).join(' ');
+  return {
+    debug: () => undefined,
+    info: (...args: unknown[]) => log.debug(line(args)),
+    warn: (...args: unknown[]) => log.warn(line(args)),
+    error: (...args: unknown[]) => log.error(line(args)),
+    setLevel: () => undefined,
+    getLevel: () => LogLevel.INFO,
+    setName: () => undefined,
+  };
 }

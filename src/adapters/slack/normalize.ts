@@ -1,8 +1,8 @@
 // Slack Events API payload (the `event_callback` body, identical over HTTP and Socket Mode) →
-// InboundMessage. Pure and defensive: anything unexpected is an `ignore` or `malformed` result,
+// InboundMessage. Pure and defensive: anything unexpected is an `ignored` or `malformed` result,
 // never an exception.
 import { encodeConversationKey } from '../conversation-key.ts';
-import type { Attachment, InboundMessage } from '../types.ts';
+import type { Attachment, InboundMessage, NormalizeResult } from '../types.ts';
 import { unescapeSlackText } from './format.ts';
 
 /** Who the bot is (from auth.test) and when the event arrived. */
@@ -12,12 +12,6 @@ export interface SlackNormalizeContext {
   teamId?: string;
   receivedAt: Date;
 }
-
-/** The outcome of one payload: a message for the sink, or why there is none. */
-export type SlackNormalizeResult =
-  | { kind: 'message'; message: InboundMessage }
-  | { kind: 'ignore'; reason: string }
-  | { kind: 'malformed'; reason: string };
 
 // Subtypes that are still a person talking; every other subtype (message_changed, channel_join,
 // bot_message, ...) is a notification, not a message for the agent.
@@ -35,17 +29,17 @@ const isId = (v: string | undefined): v is string => v !== undefined && /^[A-Za-
  * mentions the bot is ignored, because Slack delivers the same message again as `app_mention`.
  * Channel conversations are threads: `slack:<team>:<channel>:<thread_ts or ts>`.
  */
-export function normalizeSlackEvent(body: unknown, ctx: SlackNormalizeContext): SlackNormalizeResult {
+export function normalizeSlackEvent(body: unknown, ctx: SlackNormalizeContext): NormalizeResult {
   if (!isObj(body)) return { kind: 'malformed', reason: 'body is not an object' };
-  if (body.type !== 'event_callback') return { kind: 'ignore', reason: `body type ${String(body.type)}` };
+  if (body.type !== 'event_callback') return { kind: 'ignored', reason: `body type ${String(body.type)}` };
   const event = body.event;
   if (!isObj(event) || typeof event.type !== 'string') return { kind: 'malformed', reason: 'event_callback without an event' };
-  if (event.type !== 'message' && event.type !== 'app_mention') return { kind: 'ignore', reason: `event type ${event.type}` };
+  if (event.type !== 'message' && event.type !== 'app_mention') return { kind: 'ignored', reason: `event type ${event.type}` };
 
   const subtype = str(event.subtype);
-  if (subtype !== undefined && !USER_SUBTYPES.has(subtype)) return { kind: 'ignore', reason: `message subtype ${subtype}` };
-  if (event.hidden === true) return { kind: 'ignore', reason: 'hidden message' };
-  if (str(event.bot_id) !== undefined || isObj(event.bot_profile)) return { kind: 'ignore', reason: 'message from a bot' };
+  if (subtype !== undefined && !USER_SUBTYPES.has(subtype)) return { kind: 'ignored', reason: `message subtype ${subtype}` };
+  if (event.hidden === true) return { kind: 'ignored', reason: 'hidden message' };
+  if (str(event.bot_id) !== undefined || isObj(event.bot_profile)) return { kind: 'ignored', reason: 'message from a bot' };
 
   const channel = str(event.channel);
   const user = str(event.user);
@@ -53,7 +47,7 @@ export function normalizeSlackEvent(body: unknown, ctx: SlackNormalizeContext): 
   const team = str(body.team_id) ?? str(event.team) ?? ctx.teamId;
   if (!isId(channel) || !isId(ts) || !isId(team)) return { kind: 'malformed', reason: 'message without a valid channel, ts or team' };
   if (user === undefined) return { kind: 'malformed', reason: 'message without a user' };
-  if (user === ctx.botUserId) return { kind: 'ignore', reason: 'our own message' };
+  if (user === ctx.botUserId) return { kind: 'ignored', reason: 'our own message' };
   if (event.text !== undefined && typeof event.text !== 'string') return { kind: 'malformed', reason: 'text is not a string' };
   const rawText = (event.text as string | undefined) ?? '';
   const threadTs = str(event.thread_ts);
@@ -64,8 +58,8 @@ export function normalizeSlackEvent(body: unknown, ctx: SlackNormalizeContext): 
   // Slack sends no channel_type on app_mention; DM channel ids start with D.
   const isDirect = event.type === 'message' && typeof event.channel_type === 'string' ? event.channel_type === 'im' : channel.startsWith('D');
 
-  if (event.type === 'app_mention' && isDirect) return { kind: 'ignore', reason: 'app_mention in a DM (the message event carries it)' };
-  if (event.type === 'message' && !isDirect && mentioned) return { kind: 'ignore', reason: 'channel message mentioning the bot (the app_mention event carries it)' };
+  if (event.type === 'app_mention' && isDirect) return { kind: 'ignored', reason: 'app_mention in a DM (the message event carries it)' };
+  if (event.type === 'message' && !isDirect && mentioned) return { kind: 'ignored', reason: 'channel message mentioning the bot (the app_mention event carries it)' };
 
   // Channels: each mention starts or continues a thread; DMs: one conversation unless threaded.
   const threadId = isDirect ? threadTs : (threadTs ?? ts);

@@ -5,9 +5,8 @@
 // (network down, HTTP 5xx) into an unhandled rejection, and waits 5 s on every refresh.
 import { SocketModeClient } from '@slack/socket-mode';
 import type { Logger } from '../../log.ts';
-import { webClientOptions } from './api.ts';
+import { slackLogger, webClientOptions } from './api.ts';
 import type { DeliveryInfo } from './inbound.ts';
-import { slackLogger } from './slack-logger.ts';
 
 /** Backoff between reconnect attempts: at once, then 1 s doubling to 30 s. */
 const reconnectDelayMs = (failures: number): number => (failures === 0 ? 0 : Math.min(30_000, 1000 * 2 ** (failures - 1)));

@@ -3,9 +3,10 @@
 // plain-text fallback. Edits, channel posts and bots' messages are acknowledged and dropped.
 import { Bot } from 'grammy';
 import { silentLogger, type Logger } from '../../log.ts';
-import { AdapterError, type AdapterApiError } from '../errors.ts';
-import type { AdapterCapabilities, AdapterRoute, AdapterState, ChannelAdapter, InboundSink, OutboundTarget, SendOptions, SentMessage } from '../types.ts';
-import { isNotModified, isParseError, scrub, toAdapterError } from './api-error.ts';
+import { AdapterError, alreadyStarted } from '../errors.ts';
+import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
+import type { AdapterCapabilities, AdapterRoute, AdapterState, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
+import { isNotModified, isParseError, scrub, toAdapterError } from './api.ts';
 import { markdownToTelegramHtml, telegramRenderedLength } from './format.ts';
 import { normalizeUpdate, updateIdOf, type TelegramBotIdentity } from './normalize.ts';
 import { DEFAULT_BACKOFF, startPoller, type BackoffOptions, type Poller } from './poller.ts';
@@ -101,17 +102,8 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       ? [webhookRoute({ secret: options.webhook.secret, log, running: () => sink !== undefined, handleUpdate })]
       : [];
 
-  /** Sends with HTML, falling back once to the text as is when Telegram cannot parse the markup. */
-  async function withFallback<T>(text: string, opts: SendOptions | undefined, run: (text: string, html: boolean) => Promise<T>): Promise<T> {
-    if ((opts?.format ?? 'markdown') === 'plain') return call(() => run(text, false));
-    try {
-      return await call(() => run(markdownToTelegramHtml(text), true));
-    } catch (e) {
-      if (!(e instanceof AdapterError) || !isParseError(e)) throw e;
-      log.warn({ description: (e as AdapterApiError).description }, 'telegram refused the HTML; sending plain text');
-      return call(() => run(text, false));
-    }
-  }
+  // Sent as HTML; when Telegram cannot parse it, once more as the text as is.
+  const html: MarkupStyle = { render: markdownToTelegramHtml, refused: isParseError, log };
 
   return {
     platform: 'telegram',
@@ -119,7 +111,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     handleUpdate,
 
     async start(onMessage) {
-      if (sink) throw new AdapterError('telegram', 'already-started', 'the adapter is already started');
+      if (sink) throw alreadyStarted('telegram');
       const info = await call(() => api.getMe());
       me = { id: info.id, username: info.username };
       if (mode === 'webhook' && options.webhook) {
@@ -156,8 +148,8 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       const chatId = chatIdOf(target);
       const thread = target.threadId ? { message_thread_id: Number(target.threadId) } : {};
       const reply = target.replyToMessageId ? { reply_parameters: { message_id: Number(target.replyToMessageId), allow_sending_without_reply: true } } : {};
-      const sent = await withFallback(text, opts, (body, html) =>
-        api.sendMessage(chatId, body, { ...thread, ...reply, ...(html ? { parse_mode: 'HTML' as const } : {}) }),
+      const sent = await withMarkupFallback(html, text, opts, (body, markup) =>
+        call(() => api.sendMessage(chatId, body, { ...thread, ...reply, ...(markup ? { parse_mode: 'HTML' as const } : {}) })),
       );
       return { messageId: String(sent.message_id) } satisfies SentMessage;
     },
@@ -165,7 +157,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     async edit(target, messageId, text, opts) {
       const chatId = chatIdOf(target);
       try {
-        await withFallback(text, opts, (body, html) => api.editMessageText(chatId, Number(messageId), body, html ? { parse_mode: 'HTML' } : {}));
+        await withMarkupFallback(html, text, opts, (body, markup) => call(() => api.editMessageText(chatId, Number(messageId), body, markup ? { parse_mode: 'HTML' } : {})));
       } catch (e) {
         if (e instanceof AdapterError && isNotModified(e)) return; // same text again: nothing to do
         throw e;

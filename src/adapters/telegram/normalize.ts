@@ -2,19 +2,13 @@
 // field is checked; a bad update becomes `malformed` (logged and dropped by the adapter), an
 // update boxbot does not act on becomes `ignored`. Nothing here throws.
 import { encodeConversationKey } from '../conversation-key.ts';
-import type { Attachment, InboundMessage } from '../types.ts';
+import type { Attachment, InboundMessage, NormalizeResult } from '../types.ts';
 
 /** The bot's own identity (from getMe), needed to recognise mentions and replies to it. */
 export interface TelegramBotIdentity {
   id: number;
   username: string;
 }
-
-/** What became of one update. */
-export type NormalizeResult =
-  | { kind: 'message'; message: InboundMessage }
-  | { kind: 'ignored'; reason: string }
-  | { kind: 'malformed'; reason: string };
 
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -8,7 +8,7 @@ import type { Api } from 'grammy';
 import type { Logger } from '../../log.ts';
 import { AdapterApiError } from '../errors.ts';
 import type { AdapterState } from '../types.ts';
-import { scrub, toAdapterError } from './api-error.ts';
+import { scrub, toAdapterError } from './api.ts';
 import { updateIdOf } from './normalize.ts';
 
 /** The AdapterState key of the next update id to fetch. */

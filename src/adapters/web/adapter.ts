@@ -11,9 +11,9 @@ import express from 'express';
 import { constantTimeEqual } from '../../constant-time-equal.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
-import { encodeConversationKey } from '../conversation-key.ts';
-import { AdapterApiError } from '../errors.ts';
-import type { AdapterCapabilities, ChannelAdapter, InboundMessage, InboundSink, OutboundTarget } from '../types.ts';
+import { AdapterApiError, alreadyStarted } from '../errors.ts';
+import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget } from '../types.ts';
+import { normalizeWebMessage, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
 
 /** The web chat: streamed by edits every 100 ms, typing shown, long answers kept whole. */
@@ -45,7 +45,7 @@ interface Session {
   seq: number;
 }
 
-const SESSION = /^[A-Za-z0-9_-]{8,64}$/;
+const SESSION = WEB_ID;
 /** The cookie holding the browser secret. */
 export const BROWSER_COOKIE = 'boxbot_browser';
 const SECRET = /^[A-Za-z0-9_-]{32,64}$/;
@@ -144,6 +144,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     capabilities: WEB_CAPABILITIES,
     apiToken,
     async start(s) {
+      if (sink) throw alreadyStarted('web');
       sink = s;
     },
     async stop() {
@@ -196,34 +197,15 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       });
       app.post(`${base}/chat/messages`, express.json({ limit: '256kb' }), async (req, res) => {
         if (!guard(req, res, true)) return;
-        const body = (req.body ?? {}) as { session?: unknown; text?: unknown; id?: unknown };
-        const problems: string[] = [];
-        if (typeof body.session !== 'string' || !SESSION.test(body.session)) problems.push('session must be 8-64 letters, digits, _ or -');
-        if (typeof body.text !== 'string' || !body.text.trim()) problems.push('text must be a non-empty string');
-        if (typeof body.id !== 'string' || !SESSION.test(body.id)) problems.push('id must be 8-64 letters, digits, _ or -');
-        if (problems.length) return void res.status(400).json({ error: problems.join('; ') });
-        const sessionId = body.session as string;
-        if (!owns(req, res, sessionId)) return;
+        const result = normalizeWebMessage(req.body, new Date());
+        if (result.kind !== 'message') return void res.status(400).json({ error: result.reason });
+        const msg = result.message;
+        if (!owns(req, res, msg.chatId)) return;
         if (!sink) return void res.status(503).json({ error: 'the web chat is not running' });
-        const msg: InboundMessage = {
-          id: `web:${sessionId}:${body.id as string}`,
-          platform: 'web',
-          conversationKey: encodeConversationKey({ platform: 'web', chatId: sessionId }),
-          chatId: sessionId,
-          messageId: body.id as string,
-          userId: 'local',
-          userName: 'you',
-          text: (body.text as string).slice(0, 100_000),
-          isDirect: true,
-          mentionsBot: true,
-          attachments: [],
-          receivedAt: new Date().toISOString(),
-          raw: null,
-        };
         try {
           await sink(msg);
           // Echoed so other tabs and a reloaded page show the user's side too.
-          publish(sessionId, { type: 'user', id: body.id as string, text: msg.text });
+          publish(msg.chatId, { type: 'user', id: msg.messageId!, text: msg.text });
           res.status(202).json({ accepted: true });
         } catch (e) {
           log.error({ err: (e as Error).message }, 'web message not accepted');

@@ -1,9 +1,8 @@
 // The shared adapter contract's harness over the Slack emulator, in Socket Mode or HTTP Events
 // mode (the route served the way the gateway mounts it).
 import { after, before, beforeEach } from 'node:test';
-import { createSlackAdapter, type SlackAdapterOptions } from '../../../src/adapters/slack/index.ts';
-import { unescapeSlackText } from '../../../src/adapters/slack/format.ts';
-import type { ChannelAdapter, InboundMessage } from '../../../src/adapters/types.ts';
+import { createSlackAdapter, unescapeSlackText, type SlackAdapterOptions } from '../../../src/adapters/slack/index.ts';
+import type { ChannelAdapter, InboundMessage } from '../../../src/adapters/index.ts';
 import type { AdapterHarness } from '../../adapters/contract.ts';
 import { startSlackEmulator, type SlackEmulator, type SlackEmulatorOptions } from './emulator.ts';
 import { eventCallback } from './payloads.ts';

@@ -2,7 +2,7 @@
 // way the gateway's server mounts them, so HTTP-mode adapters can be tested without the gateway.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AdapterRoute } from '../../../src/adapters/types.ts';
+import type { AdapterRoute } from '../../../src/adapters/index.ts';
 
 /** A running route server. */
 export interface RouteServer {

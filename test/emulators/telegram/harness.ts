@@ -4,7 +4,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createTelegramAdapter, type TelegramAdapter, type TelegramAdapterOptions } from '../../../src/adapters/telegram/index.ts';
-import type { AdapterRoute, AdapterState } from '../../../src/adapters/types.ts';
+import type { AdapterRoute, AdapterState } from '../../../src/adapters/index.ts';
 import type { AdapterHarness } from '../../adapters/contract.ts';
 import { startTelegramEmulator, type TelegramEmulator } from './server.ts';
 import type { ChatInfo, UserInfo } from './updates.ts';

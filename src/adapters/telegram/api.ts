@@ -33,6 +33,6 @@ export function isNotModified(err: AdapterError): boolean {
 }
 
 /** Telegram refused the HTML (`can't parse entities`): resend as plain text. */
-export function isParseError(err: AdapterError): boolean {
-  return err instanceof AdapterApiError && err.status === 400 && /can't parse entities|unsupported start tag|can't find end (tag|of the entity)/i.test(err.description);
+export function isParseError(err: AdapterApiError): boolean {
+  return err.status === 400 && /can't parse entities|unsupported start tag|can't find end (tag|of the entity)/i.test(err.description);
 }

@@ -1,0 +1,61 @@
+// Conversation keys, the one place they are encoded and decoded: every platform's shape both
+// ways, what is refused and why, and platformOf, which routing uses on keys it must not reject.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConversationKeyError, decodeConversationKey, encodeConversationKey, platformOf, targetOf, type ConversationRef } from '../../src/adapters/index.ts';
+
+const keys: [string, ConversationRef][] = [
+  ['telegram:-100123', { platform: 'telegram', chatId: '-100123' }],
+  ['telegram:-100123:45', { platform: 'telegram', chatId: '-100123', threadId: '45' }],
+  ['discord:dm:555', { platform: 'discord', scope: 'dm', chatId: '555' }],
+  ['discord:111:222', { platform: 'discord', scope: '111', chatId: '222' }],
+  ['discord:111:222:333', { platform: 'discord', scope: '111', chatId: '222', threadId: '333' }],
+  ['slack:T1:C9', { platform: 'slack', scope: 'T1', chatId: 'C9' }],
+  ['slack:T1:C9:1712.33', { platform: 'slack', scope: 'T1', chatId: 'C9', threadId: '1712.33' }],
+  ['web:abc_DEF-123', { platform: 'web', chatId: 'abc_DEF-123' }],
+  ['terminal:local', { platform: 'terminal', chatId: 'local' }],
+];
+
+for (const [key, ref] of keys) {
+  test(`${key} decodes, encodes back, and names its platform`, () => {
+    assert.deepEqual(decodeConversationKey(key), ref);
+    assert.equal(encodeConversationKey(ref), key);
+    assert.equal(platformOf(key), ref.platform);
+    assert.deepEqual(targetOf(key), { conversationKey: key, chatId: ref.chatId, ...(ref.threadId ? { threadId: ref.threadId } : {}) });
+  });
+}
+
+const bad: [string, RegExp][] = [
+  ['', /unknown platform/],
+  ['irc:#chan', /unknown platform/],
+  ['telegram', /telegram:<chatId>/],
+  ['telegram:1:2:3', /telegram:<chatId>/],
+  ['telegram:1 2', /chat id/],
+  ['discord:111', /discord:<guildId\|dm>/],
+  ['discord:111:222:333:444', /discord:<guildId\|dm>/],
+  ['slack:T1', /slack:<teamId>/],
+  ['slack:T1:C/9', /channel id/],
+  ['web:a:b', /web:<sessionId>/],
+  ['web:', /session id/],
+];
+
+for (const [key, why] of bad) {
+  test(`${JSON.stringify(key)} is refused, saying why`, () => {
+    assert.throws(() => decodeConversationKey(key), (e: unknown) => e instanceof ConversationKeyError && e.code === 'bad-conversation-key' && why.test(e.message));
+  });
+}
+
+const platforms: [string, string][] = [
+  ['telegram:1', 'telegram'],
+  ['slack:T1:C9:1712.33', 'slack'],
+  ['irc:#chan', 'irc'], // not decodable, still routable by its platform part
+  ['nocolon', 'nocolon'],
+  ['', ''],
+  [':x', ''],
+];
+
+for (const [key, platform] of platforms) {
+  test(`platformOf(${JSON.stringify(key)}) is ${JSON.stringify(platform)} and never throws`, () => {
+    assert.equal(platformOf(key), platform);
+  });
+}
