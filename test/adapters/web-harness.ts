@@ -16,7 +16,7 @@ export interface WebHarness extends AdapterHarness {
 
 type WebEvent = { type: string; id?: string; text?: string };
 
-/** Starts the server and opens one tab's event stream (session `tab-` + random). */
+/** Starts the server, loads the page as a browser would (for its cookie) and opens one tab's event stream. */
 export async function webHarness(): Promise<WebHarness> {
   const adapter = createWebAdapter();
   const app = express();
@@ -25,13 +25,18 @@ export async function webHarness(): Promise<WebHarness> {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const session = `tab-${Math.random().toString(36).slice(2, 12)}`;
+  // Like a browser: the page sets the cookie that owns this browser's sessions (`<owner>-<tab>`).
+  const pageRes = await fetch(`${base}/`);
+  const owner = /OWNER="([^"]+)"/.exec(await pageRes.text())?.[1];
+  const cookie = pageRes.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+  if (!owner || !cookie) throw new Error('the page carries no owner or cookie');
+  const session = `${owner}-tab${Math.random().toString(36).slice(2, 12)}`;
   const events: WebEvent[] = [];
   const stream = new AbortController();
   let connected = false;
 
   const listen = async () => {
-    const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(adapter.apiToken)}`, { signal: stream.signal });
+    const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(adapter.apiToken)}`, { signal: stream.signal, headers: { cookie } });
     if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status}`);
     void (async () => {
       const decoder = new TextDecoder();
@@ -58,7 +63,7 @@ export async function webHarness(): Promise<WebHarness> {
 
   let n = 0;
   const post = (body: unknown) =>
-    fetch(`${base}/chat/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-boxbot-token': adapter.apiToken }, body: JSON.stringify(body) }).then(async (r) => {
+    fetch(`${base}/chat/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-boxbot-token': adapter.apiToken, cookie }, body: JSON.stringify(body) }).then(async (r) => {
       await r.text();
       return r.status;
     });
