@@ -19,6 +19,7 @@ const C = fs.constants;
 
 /** `mkdir a/` and `rmdir a/` name `a`. */
 const withoutTrailingSlash = (path: string): string => path.replace(/(?<=[^/])\/+$/, '');
+const hasTrailingSlash = (path: string): boolean => withoutTrailingSlash(path) !== path;
 
 /** `wasi:filesystem/types.descriptor`: an open file or directory inside one mount of one call. */
 export class Descriptor {
@@ -395,8 +396,15 @@ export class Descriptor {
       newDescriptor.dirFd();
       this.mutable();
       newDescriptor.mutable();
-      this.inParent(oldPath, (fromDir, from) =>
-        newDescriptor.inParent(newPath, (toDir, to) => fs.renameSync(at(fromDir, from), at(toDir, to))),
+      // `a/` names directory `a`: strip the slash (a walk would enter `a` and name `.`, which
+      // rename refuses as busy) and check that the source is a directory instead.
+      if (hasTrailingSlash(oldPath) || hasTrailingSlash(newPath)) {
+        this.onObject({}, withoutTrailingSlash(oldPath), (fd) => {
+          if (!fs.fstatSync(fd).isDirectory()) throw 'not-directory' satisfies ErrorCode;
+        });
+      }
+      this.inParent(withoutTrailingSlash(oldPath), (fromDir, from) =>
+        newDescriptor.inParent(withoutTrailingSlash(newPath), (toDir, to) => fs.renameSync(at(fromDir, from), at(toDir, to))),
       );
     });
   }

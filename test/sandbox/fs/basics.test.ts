@@ -104,6 +104,23 @@ describe('filesystem host: ordinary use', () => {
     call.end();
   });
 
+  it('renames directories named with a trailing slash, on either side (`mv a/ b/`)', () => {
+    const ws = temp('boxbot-fs-ws-');
+    const call = callOn(ws);
+    const root = call.dir();
+    root.createDirectoryAt('source');
+    root.renameAt('source/', root, 'target');
+    root.renameAt('target', root, 'source/');
+    root.renameAt('source//', root, 'target/');
+    assert.ok(statSync(join(ws, 'target')).isDirectory() && !existsSync(join(ws, 'source')));
+    writeFileSync(join(ws, 'file'), 'f');
+    assert.equal(codeOf(() => root.renameAt('file/', root, 'moved')), 'not-directory');
+    assert.equal(codeOf(() => root.renameAt('file', root, 'moved/')), 'not-directory');
+    assert.equal(codeOf(() => root.renameAt('missing/', root, 'moved')), 'no-entry');
+    assert.ok(existsSync(join(ws, 'file')) && !existsSync(join(ws, 'moved')));
+    call.end();
+  });
+
   it('reports the errors POSIX programs expect', () => {
     const ws = temp('boxbot-fs-ws-');
     mkdirSync(join(ws, 'd'));
