@@ -2,7 +2,7 @@
 // (tests/<lang>/testsuite/wasm32-wasip1/<name>.wasm, each with an optional <name>.json spec of
 // args, env, root folder, exit code and expected output) and runs each the way `boxbot tool run`
 // does: the grant comes from the same flag parser, the root folder is a fresh copy mounted at `/`.
-import { cp, mkdtemp, readdir, readFile, rm, stat } from 'node:fs/promises';
+import { cp, mkdtemp, readdir, readFile, realpath, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { grantFromFlags } from '../src/cli/tool-run.ts';
@@ -89,7 +89,8 @@ export async function runConformanceTest(sandbox: Sandbox, test: ConformanceTest
       // The test may create, rename and delete: it gets its own copy, never the checkout.
       work = await mkdtemp(join(tmpdir(), 'boxbot-conformance-'));
       const copy = join(work, basename(spec.root));
-      const source = join(test.dir, spec.root);
+      // The folder itself may be a symlink (a checkout assembled from links): copy what it names.
+      const source = await realpath(join(test.dir, spec.root));
       if ((await stat(source)).isDirectory()) await cp(source, copy, { recursive: true, verbatimSymlinks: true });
       dir.push(`${copy}:/`);
     }

@@ -4,7 +4,7 @@
 // failures say why, and the root folder is copied, never written.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { findPreview1Tests, runConformanceTest } from '../../scripts/conformance-suite.ts';
@@ -24,7 +24,9 @@ function fakeSuite(): string {
   writeFileSync(join(checkout, 'tests', 'wat', 'testsuite', 'wasm32-wasip3', 'p3-only.wasm'), '');
   writeFileSync(join(dir, 'fs-tests.dir', 'keep.txt'), 'original');
   copyFileSync(guest('fs-links'), join(dir, 'fs-links.wasm'));
-  writeFileSync(join(dir, 'fs-links.json'), JSON.stringify({ root: 'fs-tests.dir', stdout: FS_LINKS_STDOUT }));
+  // The root named through a symlink must still be copied, not written through.
+  symlinkSync('fs-tests.dir', join(dir, 'linked.dir'));
+  writeFileSync(join(dir, 'fs-links.json'), JSON.stringify({ root: 'linked.dir', stdout: FS_LINKS_STDOUT }));
   copyFileSync(guest('environ'), join(dir, 'environ.wasm'));
   writeFileSync(join(dir, 'environ.json'), JSON.stringify({
     args: ['first', 'the "second" arg'],
