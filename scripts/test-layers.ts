@@ -8,6 +8,7 @@ export const SLOW: readonly string[] = [
   // compile and run WebAssembly guests and the bundled tools
   'test/sandbox/cancel.test.ts',
   'test/sandbox/cli-world.test.ts',
+  'test/sandbox/conformance.test.ts',
   'test/sandbox/filesystem.test.ts',
   'test/sandbox/fresh-instance.test.ts',
   'test/sandbox/hash-index.test.ts',

@@ -3,7 +3,7 @@
 // directory/symlink swap never lets a read through to the outside.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync, existsSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync, existsSync, readFileSync, lstatSync, readlinkSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
@@ -72,11 +72,20 @@ describe('sandbox: filesystem', () => {
     assert.equal(existsSync(join(outside, 'planted.txt')), false);
   });
 
-  it('guests cannot create symlinks or hard links', async () => {
+  it('guests create symlinks and hard links inside a writable mount, and none that leave it', async () => {
     assert.deepEqual(await probe(false, 'symlink', '/etc', 'etc-link'), { ok: false, error: 'not-permitted' });
-    assert.deepEqual(await probe(false, 'link', 'a.txt', 'hard'), { ok: false, error: 'not-permitted' });
-    assert.equal(existsSync(join(ws, 'etc-link')), false);
-    assert.equal(existsSync(join(ws, 'hard')), false);
+    assert.deepEqual(await probe(false, 'symlink', '../outside', 'out-link'), { ok: false, error: 'not-permitted' });
+    assert.equal(lstatSync(join(ws, 'etc-link'), { throwIfNoEntry: false }), undefined);
+    assert.equal(lstatSync(join(ws, 'out-link'), { throwIfNoEntry: false }), undefined);
+    assert.equal((await probe(false, 'symlink', 'a.txt', 'a-link')).ok, true);
+    assert.equal(readlinkSync(join(ws, 'a-link')), 'a.txt');
+    assert.equal((await probe(false, 'link', 'a.txt', 'hard')).ok, true);
+    assert.equal(statSync(join(ws, 'hard')).ino, statSync(join(ws, 'a.txt')).ino);
+    assert.deepEqual(await probe(true, 'symlink', 'a.txt', 'ro-link'), { ok: false, error: 'read-only' });
+    assert.deepEqual(await probe(true, 'link', 'a.txt', 'ro-hard'), { ok: false, error: 'read-only' });
+    assert.equal(existsSync(join(ws, 'ro-link')) || existsSync(join(ws, 'ro-hard')), false);
+    rmSync(join(ws, 'a-link'));
+    rmSync(join(ws, 'hard'));
   });
 
   it('with no mount, no file exists at all', async () => {

@@ -1,7 +1,8 @@
 // wasi:filesystem for guests: only the call's mounts exist. Guest paths are walked through
 // pinned fds (fs-walk), never resolved as host paths; read-only mounts refuse every write;
-// guests cannot create symlinks or hard links; every fd belongs to its call and is closed when
-// the guest drops it or, at the latest, when the call ends.
+// guests may create symlinks whose targets stay inside the mount and hard links within one
+// writable mount; every fd belongs to its call and is closed when the guest drops it or, at the
+// latest, when the call ends.
 import fs from 'node:fs';
 import type { Binding, CallContext, CallResource } from './context.ts';
 import { MAX_OPEN_PER_CALL, callFs, type CallFs, type CallMount, FdHandle } from './fs-call.ts';
@@ -19,6 +20,27 @@ const C = fs.constants;
 
 /** `mkdir a/` and `rmdir a/` name `a`. */
 const withoutTrailingSlash = (path: string): string => path.replace(/(?<=[^/])\/+$/, '');
+const hasTrailingSlash = (path: string): boolean => withoutTrailingSlash(path) !== path;
+
+/**
+ * Refuses a symlink target that could never name something in the mount: absolute, or climbing
+ * above the mount root when resolved (lexically) from `where`, the link's own directory. This is
+ * policy at creation only; safety never depends on it, since every use of any symlink, created
+ * or pre-existing, resolves through the same no-follow walk that refuses what leaves the mount.
+ */
+function checkLinkTarget(where: readonly string[], target: string): void {
+  if (target.includes('\0')) throw 'invalid' satisfies ErrorCode;
+  if (target === '') throw 'no-entry' satisfies ErrorCode;
+  if (target.startsWith('/')) throw 'not-permitted' satisfies ErrorCode;
+  let depth = where.length;
+  for (const c of target.split('/')) {
+    if (c === '..') {
+      if (--depth < 0) throw 'not-permitted' satisfies ErrorCode;
+    } else if (c !== '' && c !== '.') {
+      depth++;
+    }
+  }
+}
 
 /** `wasi:filesystem/types.descriptor`: an open file or directory inside one mount of one call. */
 export class Descriptor {
@@ -99,11 +121,32 @@ export class Descriptor {
     if (this.mount.readOnly) throw 'read-only' satisfies ErrorCode;
   }
 
-  /** Runs `f` with the pinned directory holding `path`'s last component and that component. */
-  private inParent<T>(path: string, f: (dirFd: number, name: string) => T): T {
+  /**
+   * Runs `f` with the pinned directory holding `path`'s last component, that component, and the
+   * directory's path from the mount root.
+   */
+  private inParent<T>(path: string, f: (dirFd: number, name: string, where: readonly string[]) => T): T {
     const walk = new Walk(this.mount, { fd: this.dirFd(), names: this.names });
     try {
       const name = walk.toParent(path);
+      return f(walk.fd, name, walk.path);
+    } finally {
+      walk.close();
+    }
+  }
+
+  /** Like inParent, but when following, final symlinks are resolved first (through the walk). */
+  private atObject<T>(pathFlags: PathFlags, path: string, f: (dirFd: number, name: string) => T): T {
+    const walk = new Walk(this.mount, { fd: this.dirFd(), names: this.names });
+    try {
+      let name = walk.toParent(path);
+      while (pathFlags.symlinkFollow && name !== '.') {
+        const fd = lookup(this.mount, walk.fd, name);
+        const isLink = fsOrClose(fd, () => fs.fstatSync(fd)).isSymbolicLink();
+        closeQuietly(fd);
+        if (!isLink) break;
+        name = walk.followFinal(name);
+      }
       return f(walk.fd, name);
     } finally {
       walk.close();
@@ -278,19 +321,38 @@ export class Descriptor {
     });
   }
 
-  linkAt(_oldPathFlags: PathFlags, _oldPath: string, _newDescriptor: Descriptor, _newPath: string): void {
+  linkAt(oldPathFlags: PathFlags, oldPath: string, newDescriptor: Descriptor, newPath: string): void {
     guard(() => {
       this.dirFd();
-      // A hard link to a file the guest can name is harmless alone, but the sandbox's rule is
-      // simpler to keep: guests create no links of any kind.
-      throw 'not-permitted' satisfies ErrorCode;
+      if (!(newDescriptor instanceof Descriptor) || newDescriptor.ctx !== this.ctx) throw 'bad-descriptor' satisfies ErrorCode;
+      newDescriptor.dirFd();
+      this.mutable();
+      newDescriptor.mutable();
+      // A hard link is another name for an inode the guest can already reach in this mount; two
+      // mounts may be one host filesystem, so a link across them would carry a file between grants.
+      if (newDescriptor.mount !== this.mount) throw 'cross-device' satisfies ErrorCode;
+      this.atObject(oldPathFlags, oldPath, (fromDir, from) =>
+        // Trailing slashes need no special case: `file/` fails entering `file` (not-directory),
+        // a missing `new/` fails entering it (no-entry), and an existing `dir/` ends at '.'.
+        newDescriptor.inParent(newPath, (toDir, to) => {
+          if (to === '.') throw 'exist' satisfies ErrorCode;
+          // link(2) never follows the final component: if `from` became a symlink since it was
+          // resolved, the new name is that symlink, which every use resolves through the walk.
+          fs.linkSync(at(fromDir, from), at(toDir, to));
+        }),
+      );
     });
   }
 
-  symlinkAt(_oldPath: string, _newPath: string): void {
+  symlinkAt(oldPath: string, newPath: string): void {
     guard(() => {
       this.dirFd();
-      throw 'not-permitted' satisfies ErrorCode;
+      this.mutable();
+      this.inParent(newPath, (dir, name, where) => {
+        if (name === '.') throw 'exist' satisfies ErrorCode;
+        checkLinkTarget(where, oldPath);
+        fs.symlinkSync(oldPath, at(dir, name));
+      });
     });
   }
 
@@ -395,8 +457,15 @@ export class Descriptor {
       newDescriptor.dirFd();
       this.mutable();
       newDescriptor.mutable();
-      this.inParent(oldPath, (fromDir, from) =>
-        newDescriptor.inParent(newPath, (toDir, to) => fs.renameSync(at(fromDir, from), at(toDir, to))),
+      // `a/` names directory `a`: strip the slash (a walk would enter `a` and name `.`, which
+      // rename refuses as busy) and check that the source is a directory instead.
+      if (hasTrailingSlash(oldPath) || hasTrailingSlash(newPath)) {
+        this.onObject({}, withoutTrailingSlash(oldPath), (fd) => {
+          if (!fs.fstatSync(fd).isDirectory()) throw 'not-directory' satisfies ErrorCode;
+        });
+      }
+      this.inParent(withoutTrailingSlash(oldPath), (fromDir, from) =>
+        newDescriptor.inParent(withoutTrailingSlash(newPath), (toDir, to) => fs.renameSync(at(fromDir, from), at(toDir, to))),
       );
     });
   }

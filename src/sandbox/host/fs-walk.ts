@@ -1,9 +1,10 @@
 // Resolving guest paths without ever handing the kernel a path it could resolve outside a mount.
 // Every directory on the way is an fd opened with O_PATH|O_NOFOLLOW, and the next step names one
 // component below it through `/proc/self/fd/<fd>/<name>` (the magic link is the pinned inode, so
-// renaming or swapping an ancestor cannot redirect the walk). `..` pops the walk's own stack,
-// symlinks are read and resolved by the same walk, and every fd opened is checked to lie under
-// the mount's real root before it is used.
+// renaming or swapping an ancestor cannot redirect the walk). `..` pops the walk's own stack but
+// never above the directory the walk started from (a descriptor is a capability for what is
+// below it, as in WASI), symlinks are read and resolved by the same walk, and every fd opened is
+// checked to lie under the mount's real root before it is used.
 import fs from 'node:fs';
 import type { ErrorCode } from './fs-errors.ts';
 
@@ -106,12 +107,15 @@ export class Walk {
   private readonly fds: (number | undefined)[];
   private readonly owned = new Set<number>();
   private links = 0;
+  /** Depth of the starting directory: `..` may not take the walk above it. */
+  private readonly floor: number;
 
   constructor(
     readonly mount: MountRoot,
     base: WalkBase,
   ) {
     this.names = [...base.names];
+    this.floor = base.names.length;
     this.fds = base.names.map(() => undefined);
     if (this.fds.length > 0) this.fds[this.fds.length - 1] = base.fd;
   }
@@ -215,9 +219,9 @@ export class Walk {
     pending.push(...target.split('/').reverse());
   }
 
-  /** `..`: back to the pinned parent; above the mount root is outside the grant. */
+  /** `..`: back to the pinned parent; above the starting directory is outside the capability. */
   private pop(): void {
-    if (this.names.length === 0) throw 'not-permitted' satisfies ErrorCode;
+    if (this.names.length <= this.floor) throw 'not-permitted' satisfies ErrorCode;
     this.names.pop();
     const fd = this.fds.pop();
     if (fd !== undefined && this.owned.delete(fd)) closeQuietly(fd);

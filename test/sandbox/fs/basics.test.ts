@@ -97,10 +97,28 @@ describe('filesystem host: ordinary use', () => {
     lib.renameAt('b.ts', root, 'top.ts');
     assert.ok(existsSync(join(ws, 'top.ts')));
     assert.equal(codeOf(() => root.removeDirectoryAt('src')), 'not-empty');
-    lib.removeDirectoryAt('../lib');
+    assert.equal(codeOf(() => lib.removeDirectoryAt('../lib')), 'not-permitted', 'a descriptor reaches only below itself');
+    root.removeDirectoryAt('src/lib');
     root.removeDirectoryAt('src/');
     root.unlinkFileAt('top.ts');
     assert.deepEqual(list(root), []);
+    call.end();
+  });
+
+  it('renames directories named with a trailing slash, on either side (`mv a/ b/`)', () => {
+    const ws = temp('boxbot-fs-ws-');
+    const call = callOn(ws);
+    const root = call.dir();
+    root.createDirectoryAt('source');
+    root.renameAt('source/', root, 'target');
+    root.renameAt('target', root, 'source/');
+    root.renameAt('source//', root, 'target/');
+    assert.ok(statSync(join(ws, 'target')).isDirectory() && !existsSync(join(ws, 'source')));
+    writeFileSync(join(ws, 'file'), 'f');
+    assert.equal(codeOf(() => root.renameAt('file/', root, 'moved')), 'not-directory');
+    assert.equal(codeOf(() => root.renameAt('file', root, 'moved/')), 'not-directory');
+    assert.equal(codeOf(() => root.renameAt('missing/', root, 'moved')), 'no-entry');
+    assert.ok(existsSync(join(ws, 'file')) && !existsSync(join(ws, 'moved')));
     call.end();
   });
 
@@ -156,20 +174,22 @@ describe('filesystem host: ordinary use', () => {
     call.end();
   });
 
-  it('resolves long `..` chains, from deep descriptors and deep paths alike', () => {
+  it('resolves long `..` chains within a deep descriptor and along deep paths', () => {
     const ws = temp('boxbot-fs-ws-');
     const letters = 'abcdefghijklmnop'.split('');
-    mkdirSync(join(ws, ...letters), { recursive: true });
+    mkdirSync(join(ws, ...letters, ...letters), { recursive: true });
     writeFileSync(join(ws, 'top.txt'), 'top');
     writeFileSync(join(ws, ...letters, 'bottom.txt'), 'bottom');
     const call = callOn(ws);
     const root = call.dir();
     const up = letters.map(() => '..').join('/');
     const deep = root.openAt({}, letters.join('/'), { directory: true }, { read: true });
-    assert.equal(readText(deep, `${up}/top.txt`), 'top');
-    assert.equal(readText(deep, `../../../${letters.slice(-3).join('/')}/bottom.txt`), 'bottom');
+    assert.equal(readText(deep, `${letters.join('/')}/${up}/bottom.txt`), 'bottom');
     assert.equal(readText(root, `${letters.join('/')}/${up}/${letters.join('/')}/bottom.txt`), 'bottom');
-    assert.equal(codeOf(() => deep.statAt({}, `${up}/..`)), 'not-permitted');
+    assert.equal(readText(root, `${letters.join('/')}/${up}/top.txt`), 'top');
+    // A descriptor is a capability for what is below it (as in WASI): `..` stops at it.
+    assert.equal(codeOf(() => deep.statAt({}, '..')), 'not-permitted');
+    assert.equal(codeOf(() => deep.statAt({}, `${up}/top.txt`)), 'not-permitted');
     call.end();
   });
 

@@ -1,11 +1,12 @@
 // Nothing outside the mounts exists for a guest: `..`, absolute paths and pre-existing symlinks
 // to the outside (file or directory, relative or absolute target) are refused for every
-// operation, and guests cannot make symlinks or hard links of their own.
+// operation; guests may make symlinks whose targets stay inside the mount and hard links within
+// one mount, and those resolve through the same walk as any other link.
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { callOn, codeOf, readText, temp, type Desc } from './harness.ts';
+import { Call, callOn, codeOf, readText, temp, type Desc } from './harness.ts';
 
 const SECRET = 'TOP-SECRET outside the mount';
 
@@ -89,10 +90,12 @@ describe('filesystem host: escapes', () => {
     });
   }
 
-  it('`..` cannot climb above the mount root, even from a subdirectory descriptor', () => {
+  it('`..` cannot climb above the descriptor it starts from, let alone the mount root', () => {
     const call = callOn(ws);
     const sub = call.dir().openAt({}, 'sub', { directory: true }, { read: true });
-    assert.equal(readText(sub, '../ok.txt'), 'inside');
+    assert.equal(readText(call.dir(), 'sub/../ok.txt'), 'inside');
+    assert.equal(codeOf(() => readText(sub, '../ok.txt')), 'not-permitted');
+    assert.equal(codeOf(() => sub.statAt({}, './../sub')), 'not-permitted');
     assert.equal(codeOf(() => sub.openAt({}, '../..', { directory: true }, { read: true })), 'not-permitted');
     assert.equal(codeOf(() => sub.openAt({}, '../../outside/secret.txt', {}, { read: true })), 'not-permitted');
     call.end();
@@ -126,14 +129,69 @@ describe('filesystem host: escapes', () => {
     call.end();
   });
 
-  it('guests cannot create symlinks or hard links', () => {
+  it('guests create symlinks that stay inside the mount, and nothing else', () => {
     const call = callOn(ws);
     const root = call.dir();
-    assert.equal(codeOf(() => root.symlinkAt('ok.txt', 'new-link')), 'not-permitted');
-    assert.equal(codeOf(() => root.symlinkAt(join(outside, 'secret.txt'), 'new-link')), 'not-permitted');
-    assert.equal(codeOf(() => root.linkAt({}, 'ok.txt', root, 'hard')), 'not-permitted');
+    root.symlinkAt('ok.txt', 'new-link');
+    root.symlinkAt('../ok.txt', 'sub/up-link');
+    root.symlinkAt('sub/../ok.txt', 'round-trip');
+    assert.equal(lstatSync(join(ws, 'new-link')).isSymbolicLink(), true);
+    assert.equal(root.readlinkAt('sub/up-link'), '../ok.txt');
+    assert.equal(readText(root, 'new-link'), 'inside');
+    assert.equal(readText(root, 'sub/up-link'), 'inside');
+    assert.equal(readText(root, 'round-trip'), 'inside');
+    const refused: [string, string][] = [
+      [join(outside, 'secret.txt'), 'abs-out'],
+      [join(ws, 'ok.txt'), 'abs-in'],
+      ['../outside/secret.txt', 'rel-out'],
+      ['../../outside', 'sub/deep-out'],
+      ['sub/../../outside', 'dotdot-out'],
+      ['..', 'parent'],
+    ];
+    for (const [target, name] of refused) {
+      assert.equal(codeOf(() => root.symlinkAt(target, name)), 'not-permitted', `${name} -> ${target}`);
+      assert.ok(!existsSync(join(ws, name)) && !lstatSync(join(ws, name), { throwIfNoEntry: false }), `${name} was created`);
+    }
+    for (const n of ['new-link', 'sub/up-link', 'round-trip']) root.unlinkFileAt(n);
+    call.end();
+  });
+
+  it('a created symlink moved so that it climbs out is refused when used, like a planted one', () => {
+    const call = callOn(ws);
+    const root = call.dir();
+    // From sub/ the target is ws/outside/secret.txt: inside (if missing), so it may be created.
+    root.symlinkAt('../outside/secret.txt', 'sub/mover');
+    root.renameAt('sub/mover', root, 'mover');
+    // From the root the same text names the real secret beside the mount.
+    assert.equal(codeOf(() => readText(root, 'mover')), 'not-permitted');
+    assert.equal(codeOf(() => root.statAt({ symlinkFollow: true }, 'mover')), 'not-permitted');
+    root.unlinkFileAt('mover');
+    call.end();
+  });
+
+  it('guests create hard links within one writable mount only', () => {
+    const other = temp('boxbot-fs-other-');
+    const call = new Call([
+      { host: ws, guest: '/', readOnly: false },
+      { host: other, guest: '/other', readOnly: false },
+    ]);
+    const [root, second] = [call.dir('/'), call.dir('/other')];
+    root.linkAt({}, 'ok.txt', root, 'sub/hard');
+    assert.equal(statSync(join(ws, 'sub/hard')).ino, statSync(join(ws, 'ok.txt')).ino);
+    assert.equal(root.statAt({}, 'ok.txt').linkCount, 2n);
+    assert.equal(readText(root, 'sub/hard'), 'inside');
+    root.unlinkFileAt('sub/hard');
+    assert.equal(codeOf(() => root.linkAt({}, 'ok.txt', second, 'stolen')), 'cross-device');
+    assert.equal(codeOf(() => second.linkAt({}, '../ok.txt', second, 'x')), 'not-permitted');
+    assert.equal(codeOf(() => root.linkAt({}, 'sub', root, 'dir-link')), 'not-permitted');
     assert.equal(codeOf(() => root.linkAt({ symlinkFollow: true }, 'abs-file', root, 'hard')), 'not-permitted');
-    assert.ok(!existsSync(join(ws, 'new-link')) && !existsSync(join(ws, 'hard')));
+    assert.equal(codeOf(() => root.linkAt({ symlinkFollow: true }, 'rel-file', root, 'hard')), 'not-permitted');
+    // Without following, the link is to the symlink itself: its use is still refused.
+    root.linkAt({}, 'rel-file', root, 'link-to-link');
+    assert.equal(lstatSync(join(ws, 'link-to-link')).isSymbolicLink(), true);
+    assert.equal(codeOf(() => readText(root, 'link-to-link')), 'not-permitted');
+    root.unlinkFileAt('link-to-link');
+    assert.ok(!existsSync(join(ws, 'hard')) && readdirSync(other).length === 0);
     call.end();
   });
 

@@ -52,6 +52,8 @@ describe('filesystem host: read-only mounts', () => {
     'unlink-file-at (missing)': (root) => root.unlinkFileAt('nothing.txt'),
     'remove-directory-at': (root) => root.removeDirectoryAt('empty'),
     'rename-at': (root) => root.renameAt('file.txt', root, 'moved.txt'),
+    'symlink-at': (root) => root.symlinkAt('file.txt', 'link'),
+    'link-at': (root) => root.linkAt({}, 'file.txt', root, 'hard'),
   };
 
   for (const [what, attempt] of Object.entries(writes)) {
