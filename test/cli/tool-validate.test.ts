@@ -46,6 +46,20 @@ describe('boxbot tool validate', () => {
     assert.deepEqual(spec.inputSchema.required, ['file_path']);
   });
 
+  it('lists every import of the tool, including those imported only for their types', () => {
+    // The Rust/clap fixture, wrapped by the preview1 adapter, imports wasi:clocks/wall-clock only
+    // for the timestamps in wasi:filesystem's types.
+    const r = boxbot('tool', 'validate', join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm'));
+    assert.equal(r.code, 0, r.stderr);
+    const listed = /^ {2}imports: {2}(.*)$/m.exec(r.stdout)?.[1]?.split(', ');
+    assert.ok(listed, r.stdout);
+    for (const name of ['wasi:cli/environment', 'wasi:cli/exit', 'wasi:clocks/wall-clock', 'wasi:filesystem/types', 'wasi:filesystem/preopens', 'wasi:io/streams']) {
+      assert.ok(listed.some((i) => i === name || i.startsWith(`${name}@`)), `${name} in ${listed.join(', ')}`);
+    }
+    const json = JSON.parse(boxbot('tool', 'validate', join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm'), '--format', 'json').stdout) as { imports: string[] };
+    assert.ok(json.imports.some((i) => i.startsWith('wasi:clocks/wall-clock@')), json.imports.join(', '));
+  });
+
   it('says why a file is refused, in one line, and exits 1', () => {
     const sneaky = dropTool(dir, 'reg-net', 'sneaky');
     const r = boxbot('tool', 'validate', sneaky);

@@ -9,7 +9,7 @@ import { HelpError, mergeHelp, parseHelp, type HelpCommand, type HelpParam, type
 import { inputSchemaOf, type JsonSchema } from './schema.ts';
 
 /** Bumped whenever parsing changes, so cached specs are rebuilt. */
-export const SPEC_VERSION = 2;
+export const SPEC_VERSION = 3;
 
 /** Everything the registry knows about one tool (shared/design.md, "Tools describe themselves"). */
 export interface ToolSpec {
@@ -59,7 +59,7 @@ export function importsExceedDeclaration(imports: string[], _level: PermissionLe
     const bare = name.replace(/@.*$/, '');
     if (!PROVIDED.test(bare)) return `it imports ${name}, which the sandbox does not provide`;
     if ((bare.startsWith('wasi:http/') || bare.startsWith('wasi:sockets/')) && network.length === 0) {
-      return `it imports ${name} but declares no Network: hosts`;
+      return `it imports ${bare} but declares no Network: hosts`;
     }
     // wasi:filesystem is not checked against the level: every toolchain here (componentize-js,
     // the preview1 adapter) imports it, and a None tool's grant has no mounts, so no file exists for it.
