@@ -26,7 +26,7 @@ describe('boxbot tool list', () => {
     mkdirSync(extensions, { recursive: true });
     dropTool(bundled, 'reg-v1', 'hot');
     dropTool(extensions, 'reg-multi', 'echo');
-    dropTool(extensions, 'reg-net', 'sneaky');
+    writeFileSync(join(extensions, 'junk.wasm'), 'not wasm at all');
     dropTool(extensions, 'reg-multi', 'nofiles');
   });
 
@@ -39,7 +39,7 @@ describe('boxbot tool list', () => {
     assert.match(lines[2]!, /^hot\s+ReadOnly\s+bundled\s+Hot reload test tool, version 1$/);
     assert.match(lines[3]!, /^nofiles\s+None\s+extension\s+Claims to touch no files$/);
     assert.match(r.stdout, /^refused \(1\):$/m);
-    assert.match(r.stdout, /sneaky\.wasm refused: it imports wasi:http\/outgoing-handler but declares no Network: hosts/);
+    assert.match(r.stdout, /junk\.wasm refused: it is not a usable WASI tool/);
   });
 
   it('prints {tools, refused} with --format json', () => {
@@ -48,7 +48,7 @@ describe('boxbot tool list', () => {
     const out = JSON.parse(r.stdout) as { tools: { name: string; permissionLevel: string; source: string; about: string; file: string }[]; refused: { file: string; reason: string }[] };
     assert.deepEqual(out.tools.map((t) => [t.name, t.permissionLevel, t.source]), [['echo', 'ReadOnly', 'extension'], ['hot', 'ReadOnly', 'bundled'], ['nofiles', 'None', 'extension']]);
     assert.equal(out.tools[1]!.file, join(bundled, 'hot.wasm'));
-    assert.deepEqual(out.refused.map((p) => p.file), [join(dataDir, 'extensions', 'tools', 'sneaky.wasm')]);
+    assert.deepEqual(out.refused.map((p) => p.file), [join(dataDir, 'extensions', 'tools', 'junk.wasm')]);
     assert.ok(out.refused.every((p) => / refused: /.test(p.reason)));
   });
 

@@ -61,14 +61,25 @@ describe('boxbot tool validate', () => {
   });
 
   it('says why a file is refused, in one line, and exits 1', () => {
-    const sneaky = dropTool(dir, 'reg-net', 'sneaky');
-    const r = boxbot('tool', 'validate', sneaky);
+    const file = join(dir, 'broken.wasm');
+    writeFileSync(file, 'not wasm at all');
+    const r = boxbot('tool', 'validate', file);
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr, `boxbot: ${sneaky} refused: it imports wasi:http/outgoing-handler but declares no Network: hosts\n`);
-    const json = boxbot('tool', 'validate', sneaky, '--format', 'json');
+    assert.match(r.stderr, /^boxbot: \S*broken\.wasm refused: it is not a usable WASI tool: .*\n$/);
+    assert.equal(r.stderr.split('\n').length, 2, 'one line');
+    const json = boxbot('tool', 'validate', file, '--format', 'json');
     assert.equal(json.code, 1);
-    assert.deepEqual(JSON.parse(json.stdout), { file: sneaky, refused: true, reason: `${sneaky} refused: it imports wasi:http/outgoing-handler but declares no Network: hosts` });
+    const out = JSON.parse(json.stdout) as { file: string; refused: boolean; reason: string };
+    assert.deepEqual([out.file, out.refused], [file, true]);
+    assert.match(out.reason, /broken\.wasm refused: it is not a usable WASI tool/);
+  });
+
+  it('says that a tool importing wasi:http without a Network: line gets only the network the conversation allows', () => {
+    const sneaky = dropTool(dir, 'reg-net', 'sneaky');
+    const r = boxbot('tool', 'validate', sneaky);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}note: {5}it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy allows \(network\.allow, empty by default\)$/m);
   });
 
   it('refuses a program that prints no help, quoting it', () => {

@@ -19,7 +19,7 @@ export interface ToolSpec {
   longAbout: string;
   keywords: string[];
   permissionLevel: PermissionLevel;
-  /** Hosts the tool declares it needs (`*` = whatever the policy allows). */
+  /** Hosts the tool declares it needs (`*` = whatever the policy allows; also for a tool importing wasi:http without a Network: line). */
   network: string[];
   inputSchema: JsonSchema;
   commands: HelpCommand[];
@@ -58,14 +58,22 @@ export function importsExceedDeclaration(imports: string[], _level: PermissionLe
   for (const name of imports) {
     const bare = name.replace(/@.*$/, '');
     if (!PROVIDED.test(bare)) return `it imports ${name}, which the sandbox does not provide`;
-    if ((bare.startsWith('wasi:http/') || bare.startsWith('wasi:sockets/')) && network.length === 0) {
-      return `it imports ${bare} but declares no Network: hosts`;
-    }
+    // wasi:http without Network: is allowed (see undeclaredHttp); sockets are never granted, so a
+    // tool that needs them and says nothing about the network is refused up front.
+    if (bare.startsWith('wasi:sockets/') && network.length === 0) return `it imports ${bare} but declares no Network: hosts`;
     // wasi:filesystem is not checked against the level: every toolchain here (componentize-js,
     // the preview1 adapter) imports it, and a None tool's grant has no mounts, so no file exists for it.
   }
   return undefined;
 }
+
+/**
+ * Whether the tool imports wasi:http without declaring Network: hosts. Toolchains pull the import
+ * in (a Rust/clap tool with an HTTP client it rarely uses), so such a tool registers, and its
+ * network is whatever the conversation's policy allows: `*`, intersected with network.allow
+ * (empty by default) when a call is granted.
+ */
+const undeclaredHttp = (imports: string[], network: string[]) => network.length === 0 && imports.some((i) => i.startsWith('wasi:http/'));
 
 /** `-h: why; --help: why`, or one reason for both when they failed the same way. */
 function sameReasons(reasons: { flag: string; why: string }[]): string {
@@ -126,6 +134,11 @@ export async function buildSpec(sandbox: Sandbox, file: string, name: string, sh
   if (!help.permissionLevel) notes.push('no PermissionLevel: declared, so it is treated as Execute');
   const refusal = importsExceedDeclaration(imports, permissionLevel, help.network);
   if (refusal) throw new ToolRefusedError(sourceFile, `${sourceFile} refused: ${refusal}`);
+  let network = help.network;
+  if (undeclaredHttp(imports, network)) {
+    network = ['*'];
+    notes.push("it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy allows (network.allow, empty by default)");
+  }
   return {
     name,
     version: help.version ?? '0.0.0',
@@ -133,7 +146,7 @@ export async function buildSpec(sandbox: Sandbox, file: string, name: string, sh
     longAbout: help.longAbout,
     keywords: help.keywords,
     permissionLevel,
-    network: help.network,
+    network,
     inputSchema: inputSchemaOf(help.params, help.commands),
     commands: help.commands,
     file: sourceFile,

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { grantFor, registerFile, ToolRefusedError } from '../../../src/agent/tools/index.ts';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { grantFor, invokeTool, registerFile, ToolRefusedError } from '../../../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
 import { SHARED_CACHE, tempDir } from '../../helpers.ts';
 import { dropTool } from './registry-helpers.ts';
@@ -67,8 +69,22 @@ describe('registering a tool file', () => {
     assert.ok(spec.imports.some((i) => i.startsWith('wasi:http/outgoing-handler@')), spec.imports.join(', '));
   });
 
-  test('a component importing wasi:http without declaring Network: is refused naming the import', async () => {
-    assert.match(await refusal('reg-net', 'sneaky'), /sneaky\.wasm refused: it imports wasi:http\/outgoing-handler but declares no Network: hosts/);
+  test('a component importing wasi:http without declaring Network: registers with a note; it reaches only what the policy allows (nothing by default)', async () => {
+    const { spec, blob } = await register('reg-net', 'sneaky');
+    assert.ok(spec.notes.some((n) => /imports wasi:http.*no Network: line.*network\.allow/.test(n)), spec.notes.join('\n'));
+    const server = createServer((_req, res) => res.end('hello'));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
+    try {
+      const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
+      const tool = { spec, blob, source: 'extension' as const };
+      const policy = (allow: string[]) => ({ access: 'full' as const, workspace: tempDir('boxbot-ws-'), network: { allow, block: [] }, limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000 } });
+      const allowed = await invokeTool(sandbox, tool, { url }, grantFor(spec.permissionLevel, spec.network, policy(['http://127.0.0.1:*'])));
+      assert.equal(allowed.content.trim(), 'v1: hello', 'the policy allows the host');
+      const byDefault = await invokeTool(sandbox, tool, { url }, grantFor(spec.permissionLevel, spec.network, policy([])));
+      assert.match(byDefault.content, /^v1: request failed/, 'an empty network.allow reaches nothing');
+    } finally {
+      server.close();
+    }
   });
 
   test('a None tool may import wasi:filesystem (every toolchain does), and its grant mounts nothing', async () => {
