@@ -9,11 +9,14 @@ import { HelpError, mergeHelp, parseHelp, type HelpCommand, type HelpParam, type
 import { inputSchemaOf, type JsonSchema } from './schema.ts';
 
 /** Bumped whenever parsing changes, so cached specs are rebuilt. */
-export const SPEC_VERSION = 3;
+export const SPEC_VERSION = 4;
 
 /** Everything the registry knows about one tool (shared/design.md, "Tools describe themselves"). */
 export interface ToolSpec {
+  /** The first word of its help's first line (clap, argparse and cobra print it); else `program`. */
   name: string;
+  /** What its calls run as (argv[0]): the file's name, which a component shared by several tools dispatches on. */
+  program: string;
   version: string;
   about: string;
   longAbout: string;
@@ -104,9 +107,11 @@ async function helpText(sandbox: Sandbox, file: string, name: string, flag: stri
   return { text };
 }
 
-/** Runs the help of `file` (as `name`) and builds its spec; throws ToolRefusedError with the reason. */
-export async function buildSpec(sandbox: Sandbox, file: string, name: string, sha256: string, imports: string[], sourceFile = file): Promise<ToolSpec> {
-  if (!TOOL_NAME.test(name)) throw new ToolRefusedError(sourceFile, `${sourceFile}: the tool name ${JSON.stringify(name)} must be 1-64 letters, digits, _ or -`);
+/**
+ * Runs the help of `file` (as `program`, its file's name) and builds its spec; throws
+ * ToolRefusedError with the reason. The tool is named by its help's first line when that names it.
+ */
+export async function buildSpec(sandbox: Sandbox, file: string, program: string, sha256: string, imports: string[], sourceFile = file): Promise<ToolSpec> {
   const reasons: { flag: string; why: string }[] = [];
   const parse = (flag: string, h: { text?: string; why?: string }): ParsedHelp | undefined => {
     if (h.text === undefined) {
@@ -121,8 +126,8 @@ export async function buildSpec(sandbox: Sandbox, file: string, name: string, sh
       return undefined;
     }
   };
-  const short = parse('-h', await helpText(sandbox, file, name, '-h'));
-  const long = parse('--help', await helpText(sandbox, file, name, '--help'));
+  const short = parse('-h', await helpText(sandbox, file, program, '-h'));
+  const long = parse('--help', await helpText(sandbox, file, program, '--help'));
   if (!short && !long) throw new ToolRefusedError(sourceFile, `${sourceFile} refused: ${sameReasons(reasons)}`);
   const help = mergeHelp(short, long);
   const badHost = help.network.find((h) => h !== '*' && !isHostPattern(h));
@@ -130,6 +135,10 @@ export async function buildSpec(sandbox: Sandbox, file: string, name: string, sh
     throw new ToolRefusedError(sourceFile, `${sourceFile} refused: Network: ${JSON.stringify(badHost)} is not a host pattern (expected e.g. https://api.example.com or https://*.example.com)`);
   }
   const notes: string[] = [];
+  let name = program;
+  if (help.name !== undefined && TOOL_NAME.test(help.name)) name = help.name;
+  else if (help.name !== undefined) notes.push(`its help names it ${JSON.stringify(help.name)}, which is not a tool name the model APIs accept, so it is named after its file`);
+  if (!TOOL_NAME.test(name)) throw new ToolRefusedError(sourceFile, `${sourceFile}: the tool name ${JSON.stringify(name)} must be 1-64 letters, digits, _ or -`);
   const permissionLevel = help.permissionLevel ?? 'Execute';
   if (!help.permissionLevel) notes.push('no PermissionLevel: declared, so it is treated as Execute');
   const refusal = importsExceedDeclaration(imports, permissionLevel, help.network);
@@ -141,6 +150,7 @@ export async function buildSpec(sandbox: Sandbox, file: string, name: string, sh
   }
   return {
     name,
+    program,
     version: help.version ?? '0.0.0',
     about: help.about || help.longAbout.split('\n')[0] || name,
     longAbout: help.longAbout,

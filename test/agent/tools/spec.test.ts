@@ -1,14 +1,16 @@
 // Registration through the sandbox: a tool file's own help becomes its ToolSpec, and a file
 // whose help or imports do not add up is refused with a reason a user can act on.
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { grantFor, invokeTool, registerFile, ToolRefusedError } from '../../../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
-import { SHARED_CACHE, tempDir } from '../../helpers.ts';
+import { root, SHARED_CACHE, tempDir } from '../../helpers.ts';
+
+const RCAT = join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm');
 import { dropTool } from './registry-helpers.ts';
 
 describe('registering a tool file', () => {
@@ -109,7 +111,23 @@ describe('registering a tool file', () => {
     await assert.rejects(registerFile(sandbox, file, cache), (e: unknown) => e instanceof ToolRefusedError && /junk\.wasm refused: it is not a usable WASI tool/.test(e.message));
   });
 
-  test('a file name that is not a valid tool name is refused', async () => {
+  test("a tool is named by the first word of its help's first line, not by its file; calls still run as the file's name", async () => {
+    const file = join(dir, 'my-cat.wasm');
+    copyFileSync(RCAT, file);
+    const { spec, blob } = await registerFile(sandbox, file, cache);
+    assert.equal(spec.name, 'rcat');
+    assert.equal(spec.file, file);
+    const again = await registerFile(sandbox, file, cache);
+    assert.equal(again.cached, true, 'the spec cache finds it under its file');
+    assert.equal(again.spec.name, 'rcat');
+    const ws = tempDir('boxbot-ws-');
+    writeFileSync(join(ws, 'a.txt'), 'one\ntwo\n');
+    const r = await invokeTool(sandbox, { spec, blob, source: 'extension' }, { file_path: 'a.txt' }, grantFor(spec.permissionLevel, spec.network, { access: 'full', workspace: ws, network: { allow: [], block: [] }, limits: DEFAULT_LIMITS }));
+    assert.equal(r.content, 'one\ntwo\n');
+  });
+
+  test('a help without a name line leaves the file name, and a file name that is not a valid tool name is refused', async () => {
+    // reg-v1 starts its help with argv[0]: "my tool 1.0.0" is no name line.
     assert.match(await refusal('reg-v1', 'my tool'), /the tool name "my tool" must be 1-64 letters, digits, _ or -/);
   });
 });
