@@ -1,7 +1,8 @@
 // Sandbox benchmark: cold first call (fresh process, disk cache warm), warm call latency of a
 // componentize-js tool reading a small file, throughput with every core busy, memory per warm
 // worker — against spawning /bin/cat and `node -e` for the same read, measured in this run
-// (cat in rounds alternating with the warm calls, so both see the same load).
+// (cat in rounds alternating with the warm calls, so both see the same load). Also a small Rust
+// component reading the file (the clap fixture, rcat), warm and in process, in the same rounds.
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg } from 'node:os';
@@ -16,6 +17,8 @@ const { createSandbox, DEFAULT_LIMITS } = (await import(new URL('../dist/sandbox
 const cacheDir = join(root, '.cache', 'bench-sandbox');
 const tool = join(root, '.cache', 'guests', 'cat.wasm');
 const workDir = join(root, '.cache', 'bench-work');
+// A preview1 module from rustc; the sandbox wraps it into a component with jco's adapter.
+const rustTool = join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm');
 
 spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'build-guests.ts')], { stdio: 'inherit' });
 mkdirSync(workDir, { recursive: true });
@@ -28,6 +31,7 @@ const grant: SandboxGrant = {
   network: { allow: [], block: ['private'] },
   limits: { ...DEFAULT_LIMITS, timeoutMs: 10_000 },
 };
+const rustGrant: SandboxGrant = { ...grant, args: ['--file-path', 'small.txt'] };
 
 function spawnOnce(cmd: string, args: string[]): Promise<number> {
   const t = performance.now();
@@ -87,20 +91,31 @@ const cores = availableParallelism();
 const rssBefore = process.memoryUsage().rss;
 const sandbox = createSandbox({ cacheDir, workers: cores });
 await sandbox.warm(tool, grant.limits.maxMemoryBytes);
+await sandbox.warm(rustTool, grant.limits.maxMemoryBytes);
+{
+  const r = await sandbox.run(rustTool, rustGrant);
+  if (r.exitCode !== 0 || !new TextDecoder().decode(r.stdout).includes('hello')) throw new Error(`the Rust tool did not read the file: ${new TextDecoder().decode(r.stderr)}`);
+}
 
 // Warm sequential latency and the /bin/cat baseline, measured in alternating rounds so both
 // see the same machine load (it is shared); the spread of the per-round ratios shows the noise.
 await timeSeq(50, () => sandbox.run(tool, grant));
+await timeSeq(50, () => sandbox.run(rustTool, rustGrant));
 await timeSeq(10, () => spawnOnce('/bin/cat', [join(workDir, 'small.txt')]));
 const warm: number[] = [];
+const rust: number[] = [];
 const cat: number[] = [];
 const roundRatios: number[] = [];
+const rustRoundRatios: number[] = [];
 for (let round = 0; round < 8; round++) {
   const w = await timeSeq(50, () => sandbox.run(tool, grant));
+  const rs = await timeSeq(50, () => sandbox.run(rustTool, rustGrant));
   const c = await timeSeq(25, () => spawnOnce('/bin/cat', [join(workDir, 'small.txt')]));
   warm.push(...w);
+  rust.push(...rs);
   cat.push(...c);
   roundRatios.push(quantile(w, 0.5) / quantile(c, 0.5));
+  rustRoundRatios.push(quantile(rs, 0.5) / quantile(c, 0.5));
 }
 // After hundreds of calls: includes each worker's spare instance and pooled (reset) memories.
 const workerRssMb = (process.memoryUsage().rss - rssBefore) / cores / 1048576;
@@ -135,6 +150,9 @@ const figures = {
   spawnCatMs: r2(quantile(cat, 0.5)),
   spawnNodeMs: r2(quantile(nodeE, 0.5)),
   warmVsCatRatio: r2(quantile(warm, 0.5) / quantile(cat, 0.5)),
+  rustWarmP50Ms: r2(quantile(rust, 0.5)),
+  rustWarmP90Ms: r2(quantile(rust, 0.9)),
+  rustVsCatRatio: r2(quantile(rust, 0.5) / quantile(cat, 0.5)),
 };
 console.log(`sandbox bench (${cores} cores; tool: componentize-js cat of a 480-byte file)`);
 console.log(`  machine load average ${r2(loadBefore)} -> ${r2(loadAfter)} (shared machine: figures are noisy)`);
@@ -142,6 +160,7 @@ console.log(`  cold first call (fresh process, disk cache warm): ${figures.coldF
 console.log(`  warm call p50 ${figures.warmP50Ms} ms, p99 ${figures.warmP99Ms} ms`);
 console.log(`  spawn /bin/cat p50 ${figures.spawnCatMs} ms, node -e p50 ${figures.spawnNodeMs} ms`);
 console.log(`  warm p50 / cat spawn = ${figures.warmVsCatRatio}x (per round ${r2(Math.min(...roundRatios))}..${r2(Math.max(...roundRatios))})   target <= 1.0x;  / node -e = ${r2(figures.warmP50Ms / figures.spawnNodeMs)}x`);
+console.log(`  Rust component (clap, rcat) reading the file, in process, warm: p50 ${figures.rustWarmP50Ms} ms, p90 ${figures.rustWarmP90Ms} ms; p50 / cat spawn = ${figures.rustVsCatRatio}x (per round ${r2(Math.min(...rustRoundRatios))}..${r2(Math.max(...rustRoundRatios))})`);
 console.log(`  throughput ${figures.callsPerSec} calls/s on ${cores} workers   target >= 200`);
 console.log(`  memory per warm worker ~${figures.workerRssMb} MiB`);
 console.log(JSON.stringify(figures));

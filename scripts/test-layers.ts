@@ -21,6 +21,8 @@ export const SLOW: readonly string[] = [
   'test/agent/loop/wasm-tool.test.ts',
   'test/agent/tools/invoke.test.ts',
   'test/agent/tools/registry.test.ts',
+  'test/agent/tools/registry-names.test.ts',
+  'test/agent/tools/rust-clap.test.ts', // the committed Rust/clap module, also as a component
   'test/agent/tools/spec.test.ts',
   // the CLI in a child process (several of them register the bundled tools)
   'test/cli/',

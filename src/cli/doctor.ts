@@ -123,6 +123,8 @@ export async function doctor(configFile: string | undefined, opts: { env?: NodeJ
     const tools = registry.list();
     lines.push({ ok: tools.length > 0, what: 'tools', detail: tools.length ? `${tools.length} registered (${tools.map((t) => t.spec.name).join(', ')})` : 'none registered: run npm install to build the bundled tools' });
     for (const p of registry.problems()) lines.push({ ok: false, what: 'tool refused', detail: p.message });
+    // Not a fault (a user may mean to replace a bundled tool), but never silent.
+    for (const s of registry.shadowed()) lines.push({ ok: true, what: 'tool shadowed', detail: `${s.name}: ${s.file} (${s.source}) is replaced by ${s.by} (${s.bySource})` });
   } finally {
     await registry.close();
     await sandbox.close();

@@ -1,6 +1,7 @@
 // `boxbot tool list`: registers the bundled tools and the user's extension tools the way the
 // gateway does and prints each tool's name, level, source and about, then every refused file
-// with its reason. `--format json` prints `{tools: [...], refused: [{file, reason}]}`.
+// with its reason, then every file whose tool name a later file took over.
+// `--format json` prints `{tools: [...], refused: [{file, reason}], shadowed: [{name, file, source, by, bySource}]}`.
 import { createToolRegistry, toolCacheDir, toolDirs, type RegisteredTool } from '../agent/tools/index.ts';
 import { UsageError } from '../errors.ts';
 import { createSandbox } from '../sandbox/index.ts';
@@ -50,8 +51,9 @@ export async function toolList(flags: ToolListFlags, dataDir: string, sandboxCac
     await registry.start();
     const tools = registry.list().map(listed);
     const refused = registry.problems().map((p) => ({ file: p.file, reason: p.message }));
+    const shadowed = registry.shadowed();
     if (flags.format === 'json') {
-      process.stdout.write(`${JSON.stringify({ tools, refused }, null, 2)}\n`);
+      process.stdout.write(`${JSON.stringify({ tools, refused, shadowed }, null, 2)}\n`);
       return 0;
     }
     const out: string[] = [];
@@ -62,6 +64,9 @@ export async function toolList(flags: ToolListFlags, dataDir: string, sandboxCac
     }
     if (refused.length) {
       out.push('', `refused (${refused.length}):`, ...refused.map((r) => `  ${r.reason}`));
+    }
+    if (shadowed.length) {
+      out.push('', `shadowed (${shadowed.length}):`, ...shadowed.map((s) => `  ${s.name}: ${s.file} (${s.source}) is replaced by ${s.by} (${s.bySource})`));
     }
     process.stdout.write(`${out.join('\n')}\n`);
     return 0;

@@ -19,6 +19,7 @@ function summary(spec: ToolSpec): string {
     `  network:  ${spec.network.join(', ') || '(none)'}`,
     `  keywords: ${spec.keywords.join(', ') || '(none)'}`,
     ...(spec.commands.length ? [`  commands: ${spec.commands.map((c) => c.name).join(', ')}`] : []),
+    `  imports:  ${spec.imports.join(', ') || '(none)'}`,
     `  file:     ${spec.file}`,
     `  sha256:   ${spec.sha256}`,
     ...spec.notes.map((n) => `  note:     ${n}`),

@@ -12,12 +12,12 @@ import { createHash } from 'node:crypto';
 import { statSync, type BigIntStats } from 'node:fs';
 import { chmod, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { classifyWasm, decodeImage, encodeImage, externalizeMemory, instrumentModule, type MemoryImage } from './wasm/index.ts';
+import { classifyWasm, decodeImage, encodeImage, externalizeMemory, instrumentModule, listComponentImports, type MemoryImage } from './wasm/index.ts';
 import { SandboxError } from './errors.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 6;
+const PIPELINE_VERSION = 7;
 /** Modes of everything the cache writes: only boxbot's user may read or change it. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -271,7 +271,15 @@ async function build(
   if (!files[GLUE]) throw new SandboxError('invalid-tool', `${label}: jco produced no glue module`, label);
   const hashes: Record<string, string> = {};
   for (const [name, data] of Object.entries(files)) hashes[name] = await sha256Hex(data);
-  const meta: CacheMeta = { version: PIPELINE_VERSION, sha256, imports: out.imports, cores, images, hashes };
+  // The component's own import names, not jco's: jco lists the interfaces its glue calls into and
+  // leaves out those imported only for their types (wasi:clocks/wall-clock for file timestamps).
+  let imports: string[];
+  try {
+    imports = listComponentImports(component);
+  } catch (e) {
+    throw new SandboxError('invalid-tool', `${label}: cannot read its imports: ${(e as Error).message}`, label);
+  }
+  const meta: CacheMeta = { version: PIPELINE_VERSION, sha256, imports, cores, images, hashes };
   await ensurePrivateDir(opts.cacheDir);
   const tmp = `${dir}.tmp-${process.pid}-${Date.now()}`;
   await mkdir(tmp, { recursive: true, mode: DIR_MODE });

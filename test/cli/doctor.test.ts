@@ -2,19 +2,21 @@
 // unreachable model endpoint, an exposed HTTP host without an admin token, a bad config.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
 import { startTelegramEmulator, type TelegramEmulator } from '../emulators/telegram/index.ts';
 import { boxbotArgv, shareCache, tempDir } from '../helpers.ts';
+import { dropTool } from '../agent/tools/registry-helpers.ts';
 
 let tg: TelegramEmulator;
 let llmEmu: LlmEmulator;
 
-function doctor(config: Record<string, unknown>, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function doctor(config: Record<string, unknown>, env: Record<string, string>, prepare?: (dataDir: string) => void): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dir = tempDir('boxbot-doctor-');
   shareCache(join(dir, 'data'));
+  prepare?.(join(dir, 'data'));
   writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ dataDir: join(dir, 'data'), ...config }));
   return new Promise((resolve) => {
     const child = spawn(process.execPath, boxbotArgv(['doctor']), { cwd: dir, env: { PATH: process.env.PATH ?? '', ...env } });
@@ -60,6 +62,16 @@ describe('boxbot doctor', () => {
     const r = await doctor({ http: { host: '0.0.0.0' }, model: 'ollama/llama3.1', providers: { ollama: { type: 'openai-compatible', baseURL: llmEmu.openaiBaseURL } } }, {});
     assert.equal(r.code, 1);
     assert.match(r.stdout, /^FIX +http +http\.host 0\.0\.0\.0 is reachable from other machines: set BOXBOT_ADMIN_TOKEN/m);
+  });
+
+  it("a user's tool that takes over a bundled tool's name is shown, naming both files", async () => {
+    let mine = '';
+    const r = await doctor({ model: 'ollama/llama3.1', providers: { ollama: { type: 'openai-compatible', baseURL: llmEmu.openaiBaseURL } } }, {}, (dataDir) => {
+      mkdirSync(join(dataDir, 'extensions', 'tools'), { recursive: true });
+      mine = dropTool(join(dataDir, 'extensions', 'tools'), 'reg-v1', 'read'); // its help says "read 1.0.0"
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.match(r.stdout, new RegExp(`^ok +tool shadowed +read: \\S+/tools/dist/read\\.wasm \\(bundled\\) is replaced by ${mine.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(extension\\)$`, 'm'));
   });
 
   it('a bad config is a usage error naming the field (exit 2)', async () => {

@@ -46,15 +46,40 @@ describe('boxbot tool validate', () => {
     assert.deepEqual(spec.inputSchema.required, ['file_path']);
   });
 
+  it('lists every import of the tool, including those imported only for their types', () => {
+    // The Rust/clap fixture, wrapped by the preview1 adapter, imports wasi:clocks/wall-clock only
+    // for the timestamps in wasi:filesystem's types.
+    const r = boxbot('tool', 'validate', join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm'));
+    assert.equal(r.code, 0, r.stderr);
+    const listed = /^ {2}imports: {2}(.*)$/m.exec(r.stdout)?.[1]?.split(', ');
+    assert.ok(listed, r.stdout);
+    for (const name of ['wasi:cli/environment', 'wasi:cli/exit', 'wasi:clocks/wall-clock', 'wasi:filesystem/types', 'wasi:filesystem/preopens', 'wasi:io/streams']) {
+      assert.ok(listed.some((i) => i === name || i.startsWith(`${name}@`)), `${name} in ${listed.join(', ')}`);
+    }
+    const json = JSON.parse(boxbot('tool', 'validate', join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm'), '--format', 'json').stdout) as { imports: string[] };
+    assert.ok(json.imports.some((i) => i.startsWith('wasi:clocks/wall-clock@')), json.imports.join(', '));
+  });
+
   it('says why a file is refused, in one line, and exits 1', () => {
-    const sneaky = dropTool(dir, 'reg-net', 'sneaky');
-    const r = boxbot('tool', 'validate', sneaky);
+    const file = join(dir, 'broken.wasm');
+    writeFileSync(file, 'not wasm at all');
+    const r = boxbot('tool', 'validate', file);
     assert.equal(r.code, 1);
     assert.equal(r.stdout, '');
-    assert.equal(r.stderr, `boxbot: ${sneaky} refused: it imports wasi:http/outgoing-handler but declares no Network: hosts\n`);
-    const json = boxbot('tool', 'validate', sneaky, '--format', 'json');
+    assert.match(r.stderr, /^boxbot: \S*broken\.wasm refused: it is not a usable WASI tool: .*\n$/);
+    assert.equal(r.stderr.split('\n').length, 2, 'one line');
+    const json = boxbot('tool', 'validate', file, '--format', 'json');
     assert.equal(json.code, 1);
-    assert.deepEqual(JSON.parse(json.stdout), { file: sneaky, refused: true, reason: `${sneaky} refused: it imports wasi:http/outgoing-handler but declares no Network: hosts` });
+    const out = JSON.parse(json.stdout) as { file: string; refused: boolean; reason: string };
+    assert.deepEqual([out.file, out.refused], [file, true]);
+    assert.match(out.reason, /broken\.wasm refused: it is not a usable WASI tool/);
+  });
+
+  it('says that a tool importing wasi:http without a Network: line gets only the network the conversation allows', () => {
+    const sneaky = dropTool(dir, 'reg-net', 'sneaky');
+    const r = boxbot('tool', 'validate', sneaky);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /^ {2}note: {5}it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy allows \(network\.allow, empty by default\)$/m);
   });
 
   it('refuses a program that prints no help, quoting it', () => {

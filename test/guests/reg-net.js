@@ -1,7 +1,7 @@
 // @features stdio,random,clocks,http
 // @imports wasi:http/types@0.2.12, wasi:http/outgoing-handler@0.2.12, wasi:cli/environment@0.2.12
 // A registry test guest that imports wasi:http. As `fetchy` or `hot` it declares the hosts it
-// needs and GETs --url, printing "v1: <body>"; as `sneaky` it declares no Network: (refused).
+// needs and GETs --url, printing "v1: <body>"; as `sneaky` it declares no Network: line.
 import { handle } from 'wasi:http/outgoing-handler@0.2.12';
 import { Fields, OutgoingRequest } from 'wasi:http/types@0.2.12';
 import { getArguments } from 'wasi:cli/environment@0.2.12';

@@ -1,5 +1,5 @@
 // Public names of the tool layer: self-describing WASM tools, the registry, permissions and grants.
-export { createToolRegistry, registerFile, type RegisteredTool, type RegistryEvent, type ToolRegistry, type ToolRegistryOptions, type ToolSource } from './registry.ts';
+export { createToolRegistry, registerFile, type RegisteredTool, type RegistryEvent, type ShadowedTool, type ToolRegistry, type ToolRegistryOptions, type ToolSource } from './registry.ts';
 export { BUNDLED_TOOLS_DIR, extensionToolsDir, toolCacheDir, toolDirs } from './locations.ts';
 export { buildSpec, importsExceedDeclaration, ToolRefusedError, TOOL_NAME, type ToolSpec } from './spec.ts';
 export { parseHelp, mergeHelp, HelpError, PERMISSION_LEVELS, type HelpParam, type HelpCommand, type ParsedHelp, type PermissionLevel } from './help-parse.ts';

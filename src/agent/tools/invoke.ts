@@ -22,7 +22,7 @@ export async function invokeTool(sandbox: Sandbox, tool: RegisteredTool, input: 
   }
   const args = inputToArgv(value, tool.spec.params, tool.spec.commands.length > 0);
   try {
-    const r = await sandbox.run(tool.blob, { args, env: {}, mounts: grant.mounts, network: grant.network, limits: grant.limits }, { name: tool.spec.name, ...(signal ? { signal } : {}) });
+    const r = await sandbox.run(tool.blob, { args, env: {}, mounts: grant.mounts, network: grant.network, limits: grant.limits }, { name: tool.spec.program, ...(signal ? { signal } : {}) });
     return toolResultOf(r, maxChars);
   } catch (e) {
     return { content: `${tool.spec.name} could not run: ${(e as Error).message}`, isError: true, metadata: {} };

@@ -1,6 +1,8 @@
 // The tool registry: discovers .wasm tools in the bundled and extension directories, registers
 // each from its own help, and keeps them current as files come and go (hot reload). A broken
-// replacement is refused with a logged reason and the working version stays.
+// replacement is refused with a logged reason and the working version stays. A tool is named by
+// its help, so two files may claim one name: the later source wins (extension over bundled;
+// within a source, the later path), and every file that lost its name is logged and listed.
 // Example:
 //   const reg = createToolRegistry({ sandbox, cacheDir, dirs: [{ path: 'tools/dist', source: 'bundled' }] });
 //   await reg.start(); reg.get('read')?.spec.inputSchema
@@ -15,6 +17,16 @@ import { readCachedSpec, snapshot, writeCachedSpec } from './snapshot.ts';
 
 /** Where tools come from; extensions override bundled tools of the same name. */
 export type ToolSource = 'bundled' | 'extension';
+
+/** A registered file whose tool name another file took over. */
+export interface ShadowedTool {
+  name: string;
+  file: string;
+  source: ToolSource;
+  /** The file in effect under that name. */
+  by: string;
+  bySource: ToolSource;
+}
 
 /** A registered tool: its spec and the immutable snapshot calls run from. */
 export interface RegisteredTool {
@@ -53,14 +65,16 @@ export interface ToolRegistry {
   get(name: string): RegisteredTool | undefined;
   /** Files currently refused, with the reason. */
   problems(): { file: string; message: string }[];
+  /** Registered files not in effect because a later file has the same tool name. */
+  shadowed(): ShadowedTool[];
   onChange(listener: (e: RegistryEvent) => void): () => void;
   /** Resolves once no file event is waiting or being processed. */
   settled(): Promise<void>;
   close(): Promise<void>;
 }
 
-/** Builds (or loads from cache) the spec of one file, as the tool `name`. Throws ToolRefusedError. */
-export async function registerFile(sandbox: Sandbox, file: string, cacheDir: string, name = basename(file, '.wasm')): Promise<{ spec: ToolSpec; blob: string; cached: boolean }> {
+/** Builds (or loads from cache) the spec of one file, run as `program`. Throws ToolRefusedError. */
+export async function registerFile(sandbox: Sandbox, file: string, cacheDir: string, program = basename(file, '.wasm')): Promise<{ spec: ToolSpec; blob: string; cached: boolean }> {
   let snap;
   try {
     snap = await snapshot(file, join(cacheDir, 'blobs'));
@@ -68,7 +82,7 @@ export async function registerFile(sandbox: Sandbox, file: string, cacheDir: str
     throw new ToolRefusedError(file, `${file}: cannot read it: ${(e as Error).message}`);
   }
   const specDir = join(cacheDir, 'specs');
-  const cached = await readCachedSpec(specDir, snap.sha256, name);
+  const cached = await readCachedSpec(specDir, snap.sha256, program);
   if (cached) return { spec: { ...cached, file }, blob: snap.blob, cached: true };
   let prepared;
   try {
@@ -76,7 +90,7 @@ export async function registerFile(sandbox: Sandbox, file: string, cacheDir: str
   } catch (e) {
     throw new ToolRefusedError(file, `${file} refused: it is not a usable WASI tool: ${(e as Error).message}`);
   }
-  const spec = await buildSpec(sandbox, snap.blob, name, snap.sha256, prepared.imports, file);
+  const spec = await buildSpec(sandbox, snap.blob, program, snap.sha256, prepared.imports, file);
   await writeCachedSpec(specDir, spec);
   return { spec, blob: snap.blob, cached: false };
 }
@@ -105,6 +119,9 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
   const chains = new Map<string, Promise<void>>();
   const watchers: FSWatcher[] = [];
   let closed = false;
+  let started = false;
+  /** Shadows already logged, so each is logged once while it lasts. */
+  let loggedShadows = new Set<string>();
 
   const emit = (e: RegistryEvent) => {
     for (const l of listeners) l(e);
@@ -113,9 +130,14 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
 
   /** Brings one file's registration in line with the disk. Runs serialized per file. */
   async function sync(file: string): Promise<void> {
+    await syncFile(file);
+    if (started) logShadows();
+  }
+
+  async function syncFile(file: string): Promise<void> {
     if (closed) return;
-    const name = basename(file, '.wasm');
     const previous = byFile.get(file);
+    const name = previous?.spec.name ?? basename(file, '.wasm');
     let exists = true;
     try {
       exists = (await stat(file)).isFile();
@@ -137,8 +159,8 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
       refused.delete(file);
       if (previous?.spec.sha256 === reg.spec.sha256) return;
       byFile.set(file, { spec: reg.spec, blob: reg.blob, source: sourceOf(file) });
-      log.info({ tool: name, file, permissionLevel: reg.spec.permissionLevel, cached: reg.cached }, previous ? 'tool updated' : 'tool registered');
-      emit({ type: previous ? 'updated' : 'added', name, file });
+      log.info({ tool: reg.spec.name, file, permissionLevel: reg.spec.permissionLevel, cached: reg.cached }, previous ? 'tool updated' : 'tool registered');
+      emit({ type: previous ? 'updated' : 'added', name: reg.spec.name, file });
     } catch (e) {
       if (!(e instanceof ToolRefusedError)) throw e;
       refused.set(file, e.message);
@@ -178,13 +200,36 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
     );
   }
 
+  /** Registered files, weakest first: bundled before extension, then by path. */
+  const ranked = (): RegisteredTool[] =>
+    [...byFile.values()].sort((a, b) => Number(a.source === 'extension') - Number(b.source === 'extension') || (a.spec.file < b.spec.file ? -1 : a.spec.file > b.spec.file ? 1 : 0));
+
   const effective = (): Map<string, RegisteredTool> => {
     const out = new Map<string, RegisteredTool>();
-    for (const source of ['bundled', 'extension'] as const) {
-      for (const t of byFile.values()) if (t.source === source) out.set(t.spec.name, t);
-    }
+    for (const t of ranked()) out.set(t.spec.name, t);
     return out;
   };
+
+  const shadowed = (): ShadowedTool[] => {
+    const winners = effective();
+    return ranked()
+      .filter((t) => winners.get(t.spec.name) !== t)
+      .map((t) => {
+        const by = winners.get(t.spec.name)!;
+        return { name: t.spec.name, file: t.spec.file, source: t.source, by: by.spec.file, bySource: by.source };
+      });
+  };
+
+  /** Logs each shadow once while it lasts: a user's tool never replaces another silently. */
+  function logShadows(): void {
+    const now = new Set<string>();
+    for (const s of shadowed()) {
+      const key = `${s.name}\0${s.file}\0${s.by}`;
+      now.add(key);
+      if (!loggedShadows.has(key)) log.warn({ tool: s.name, file: s.file, source: s.source, by: s.by, bySource: s.bySource }, `${s.by} (${s.bySource}) takes the tool name ${s.name} over from ${s.file} (${s.source})`);
+    }
+    loggedShadows = now;
+  }
 
   return {
     async start() {
@@ -214,12 +259,13 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
           if (target) watchDir(target, () => rescan(d.path));
         }
       }
-      const shadowed = [...byFile.values()].filter((t) => t.source === 'bundled' && effective().get(t.spec.name)?.source === 'extension');
-      for (const t of shadowed) log.warn({ tool: t.spec.name }, 'an extension tool overrides the bundled tool of the same name');
+      started = true;
+      logShadows();
     },
     list: () => [...effective().values()].sort((a, b) => a.spec.name.localeCompare(b.spec.name)),
     get: (name) => effective().get(name),
     problems: () => [...refused].map(([file, message]) => ({ file, message })),
+    shadowed,
     onChange(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);

@@ -1,6 +1,6 @@
 // Immutable, content-addressed copies of tool files: a registered tool runs from its snapshot,
 // so a call that started on one version finishes on it even if the file is replaced meanwhile.
-// Also the cache of built specs, keyed by content hash, tool name and parser version.
+// Also the cache of built specs, keyed by content hash, program name (argv[0]) and parser version.
 import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
@@ -85,10 +85,10 @@ export async function snapshot(file: string, dir: string): Promise<Snapshot> {
 
 const specPath = (dir: string, sha256: string, name: string) => join(dir, `${sha256}-${name}-v${SPEC_VERSION}.json`);
 
-/** A cached spec for this content and name, if any. */
-export async function readCachedSpec(dir: string, sha256: string, name: string): Promise<ToolSpec | undefined> {
+/** A cached spec for this content run as `program` (its help may differ by program name), if any. */
+export async function readCachedSpec(dir: string, sha256: string, program: string): Promise<ToolSpec | undefined> {
   try {
-    return JSON.parse(await readFile(specPath(dir, sha256, name), 'utf8')) as ToolSpec;
+    return JSON.parse(await readFile(specPath(dir, sha256, program), 'utf8')) as ToolSpec;
   } catch {
     return undefined;
   }
@@ -97,7 +97,7 @@ export async function readCachedSpec(dir: string, sha256: string, name: string):
 /** Stores a spec (atomically: write then rename). */
 export async function writeCachedSpec(dir: string, spec: ToolSpec): Promise<void> {
   await mkdir(dir, { recursive: true });
-  const path = specPath(dir, spec.sha256, spec.name);
+  const path = specPath(dir, spec.sha256, spec.program);
   const tmp = `${path}.${process.pid}.tmp`;
   await writeFile(tmp, JSON.stringify(spec));
   await rename(tmp, path);

@@ -9,17 +9,20 @@ import { HelpError, mergeHelp, parseHelp, type HelpCommand, type HelpParam, type
 import { inputSchemaOf, type JsonSchema } from './schema.ts';
 
 /** Bumped whenever parsing changes, so cached specs are rebuilt. */
-export const SPEC_VERSION = 2;
+export const SPEC_VERSION = 4;
 
 /** Everything the registry knows about one tool (shared/design.md, "Tools describe themselves"). */
 export interface ToolSpec {
+  /** The first word of its help's first line (clap, argparse and cobra print it); else `program`. */
   name: string;
+  /** What its calls run as (argv[0]): the file's name, which a component shared by several tools dispatches on. */
+  program: string;
   version: string;
   about: string;
   longAbout: string;
   keywords: string[];
   permissionLevel: PermissionLevel;
-  /** Hosts the tool declares it needs (`*` = whatever the policy allows). */
+  /** Hosts the tool declares it needs (`*` = whatever the policy allows; also for a tool importing wasi:http without a Network: line). */
   network: string[];
   inputSchema: JsonSchema;
   commands: HelpCommand[];
@@ -58,14 +61,22 @@ export function importsExceedDeclaration(imports: string[], _level: PermissionLe
   for (const name of imports) {
     const bare = name.replace(/@.*$/, '');
     if (!PROVIDED.test(bare)) return `it imports ${name}, which the sandbox does not provide`;
-    if ((bare.startsWith('wasi:http/') || bare.startsWith('wasi:sockets/')) && network.length === 0) {
-      return `it imports ${name} but declares no Network: hosts`;
-    }
+    // wasi:http without Network: is allowed (see undeclaredHttp); sockets are never granted, so a
+    // tool that needs them and says nothing about the network is refused up front.
+    if (bare.startsWith('wasi:sockets/') && network.length === 0) return `it imports ${bare} but declares no Network: hosts`;
     // wasi:filesystem is not checked against the level: every toolchain here (componentize-js,
     // the preview1 adapter) imports it, and a None tool's grant has no mounts, so no file exists for it.
   }
   return undefined;
 }
+
+/**
+ * Whether the tool imports wasi:http without declaring Network: hosts. Toolchains pull the import
+ * in (a Rust/clap tool with an HTTP client it rarely uses), so such a tool registers, and its
+ * network is whatever the conversation's policy allows: `*`, intersected with network.allow
+ * (empty by default) when a call is granted.
+ */
+const undeclaredHttp = (imports: string[], network: string[]) => network.length === 0 && imports.some((i) => i.startsWith('wasi:http/'));
 
 /** `-h: why; --help: why`, or one reason for both when they failed the same way. */
 function sameReasons(reasons: { flag: string; why: string }[]): string {
@@ -96,9 +107,11 @@ async function helpText(sandbox: Sandbox, file: string, name: string, flag: stri
   return { text };
 }
 
-/** Runs the help of `file` (as `name`) and builds its spec; throws ToolRefusedError with the reason. */
-export async function buildSpec(sandbox: Sandbox, file: string, name: string, sha256: string, imports: string[], sourceFile = file): Promise<ToolSpec> {
-  if (!TOOL_NAME.test(name)) throw new ToolRefusedError(sourceFile, `${sourceFile}: the tool name ${JSON.stringify(name)} must be 1-64 letters, digits, _ or -`);
+/**
+ * Runs the help of `file` (as `program`, its file's name) and builds its spec; throws
+ * ToolRefusedError with the reason. The tool is named by its help's first line when that names it.
+ */
+export async function buildSpec(sandbox: Sandbox, file: string, program: string, sha256: string, imports: string[], sourceFile = file): Promise<ToolSpec> {
   const reasons: { flag: string; why: string }[] = [];
   const parse = (flag: string, h: { text?: string; why?: string }): ParsedHelp | undefined => {
     if (h.text === undefined) {
@@ -113,8 +126,8 @@ export async function buildSpec(sandbox: Sandbox, file: string, name: string, sh
       return undefined;
     }
   };
-  const short = parse('-h', await helpText(sandbox, file, name, '-h'));
-  const long = parse('--help', await helpText(sandbox, file, name, '--help'));
+  const short = parse('-h', await helpText(sandbox, file, program, '-h'));
+  const long = parse('--help', await helpText(sandbox, file, program, '--help'));
   if (!short && !long) throw new ToolRefusedError(sourceFile, `${sourceFile} refused: ${sameReasons(reasons)}`);
   const help = mergeHelp(short, long);
   const badHost = help.network.find((h) => h !== '*' && !isHostPattern(h));
@@ -122,18 +135,28 @@ export async function buildSpec(sandbox: Sandbox, file: string, name: string, sh
     throw new ToolRefusedError(sourceFile, `${sourceFile} refused: Network: ${JSON.stringify(badHost)} is not a host pattern (expected e.g. https://api.example.com or https://*.example.com)`);
   }
   const notes: string[] = [];
+  let name = program;
+  if (help.name !== undefined && TOOL_NAME.test(help.name)) name = help.name;
+  else if (help.name !== undefined) notes.push(`its help names it ${JSON.stringify(help.name)}, which is not a tool name the model APIs accept, so it is named after its file`);
+  if (!TOOL_NAME.test(name)) throw new ToolRefusedError(sourceFile, `${sourceFile}: the tool name ${JSON.stringify(name)} must be 1-64 letters, digits, _ or -`);
   const permissionLevel = help.permissionLevel ?? 'Execute';
   if (!help.permissionLevel) notes.push('no PermissionLevel: declared, so it is treated as Execute');
   const refusal = importsExceedDeclaration(imports, permissionLevel, help.network);
   if (refusal) throw new ToolRefusedError(sourceFile, `${sourceFile} refused: ${refusal}`);
+  let network = help.network;
+  if (undeclaredHttp(imports, network)) {
+    network = ['*'];
+    notes.push("it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy allows (network.allow, empty by default)");
+  }
   return {
     name,
+    program,
     version: help.version ?? '0.0.0',
     about: help.about || help.longAbout.split('\n')[0] || name,
     longAbout: help.longAbout,
     keywords: help.keywords,
     permissionLevel,
-    network: help.network,
+    network,
     inputSchema: inputSchemaOf(help.params, help.commands),
     commands: help.commands,
     file: sourceFile,
