@@ -9,6 +9,7 @@ const benches: Record<string, string> = {
   agent: 'agent.ts',
   store: 'store.ts',
   gateway: 'gateway.ts',
+  cli: 'cli.ts',
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(benches);

@@ -4,13 +4,14 @@
 // tool name it lists in tool.json ({"tools": [...], "features": [...]}) gets a link
 // tools/dist/<name>.wasm to it, so tools sharing a runtime share one compiled component while
 // each keeps its own name (the guest sees it as argv[0]), help, level and grant.
-// Unchanged bundles are not rebuilt.
+// Unchanged bundles are not rebuilt. It also copies jco's WASI preview1 adapter to
+// tools/dist/adapters/. A tarball install recreates the links with scripts/link-tools.js.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
-import { mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
+import { copyFile, mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { buildGuest } from './componentize.ts';
+import { buildGuest, packageDir } from './componentize.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const toolsDir = join(root, 'tools');
@@ -86,4 +87,8 @@ for (const component of components) {
     names.push(name);
   }
 }
+// The preview1 adapter that wraps preview1 command tools (src/sandbox/preview1-adapter.ts):
+// copied from jco, a build-time package, so a production install needs no jco.
+await mkdir(join(distDir, 'adapters'), { recursive: true });
+await copyFile(join(packageDir('@bytecodealliance/jco'), 'lib', 'wasi_snapshot_preview1.command.wasm'), join(distDir, 'adapters', 'wasi_snapshot_preview1.command.wasm'));
 console.log(names.length ? `bundled tools: ${names.sort().join(', ')} (${built} components rebuilt)` : 'bundled tools: none yet');

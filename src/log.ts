@@ -3,7 +3,9 @@
 // scrubbed from every finished line at the destination, so an error message, a stack or a
 // provider's echoed request that carries a key never reaches the log, whatever field it is in.
 import { destination, pino, type DestinationStream, type Logger } from 'pino';
-import { redactText } from './config/env.ts';
+import { redactSecrets } from './redact.ts';
+
+export { redactSecrets, registerSecrets } from './redact.ts';
 
 export type { Logger };
 
@@ -13,23 +15,6 @@ const REDACT = [
   'headers.authorization', 'headers.cookie', '*.headers.authorization',
   'text', '*.text', 'content', '*.content', 'input', '*.input', 'prompt', '*.prompt',
 ];
-
-/** The secret values of this process (or worker thread): no log line or printed error contains them. */
-const secrets = new Set<string>();
-
-/**
- * Adds secret values (secretValues() of the config's secrets) to scrub from every log line and
- * printed error of this process or thread. Called where secrets are read: the gateway, the CLI,
- * a job's worker. Loggers made before the call are covered too (the check runs at write time).
- */
-export function registerSecrets(values: Iterable<string>): void {
-  for (const v of values) if (v) secrets.add(v);
-}
-
-/** `text` with the registered secrets (and known key formats) replaced: for anything printed. */
-export function redactSecrets(text: string): string {
-  return redactText(text, secrets);
-}
 
 /** Wraps a log destination so every line is scrubbed of the registered secrets. */
 function redacting(dest: DestinationStream | NodeJS.WritableStream): DestinationStream {

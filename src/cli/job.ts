@@ -3,7 +3,6 @@
 // once in this process (a worker thread, as the gateway would) and prints the result; it is NOT
 // posted to the target, since delivery needs the running gateway's channels.
 // Example: boxbot job add --name digest --cron "0 9 * * 1-5" --prompt "/daily-digest" --target slack:T01:C02
-import type { Command } from 'commander';
 import { readSecrets } from '../config/env.ts';
 import { loadConfig } from '../config/load.ts';
 import { UsageError } from '../errors.ts';
@@ -150,54 +149,4 @@ export async function jobLogs(id: string, flags: { format?: string; limit?: stri
     );
   }
   return 0;
-}
-
-/** Adds the `job` subcommands to `job`; `configFile` reads the global --config. */
-export function registerJobCommands(job: Command, configFile: () => string | undefined): void {
-  job
-    .command('add')
-    .description('add a scheduled job')
-    .requiredOption('--name <name>', 'a short name')
-    .requiredOption('--cron <expr>', 'cron: 5 fields, or 6 with seconds first (quote it)')
-    .requiredOption('--prompt <text>', 'what the agent does each run ("/daily-digest" for a digest of the target)')
-    .requiredOption('--target <conversation>', 'conversation key the result is posted to, e.g. telegram:-100123')
-    .option('--timezone <zone>', 'IANA time zone of the cron times (default: the machine\'s)')
-    .option('--model <provider/model>', 'model (default: the configured one)')
-    .option('--access <mode>', 'full | read-only | chat-only (default read-only)')
-    .option('--timeout <duration>', 'run limit: milliseconds or 90s, 5m, 1h (default 5m)')
-    .option('--budget <usd>', 'spend limit of one run in USD')
-    .option('--overlap <policy>', 'skip | queue: a tick while the last run is going (default skip)')
-    .option('--disabled', 'store it without scheduling it')
-    .option('--format <format>', 'text | json', 'text')
-    .action(async (flags: JobAddFlags) => {
-      process.exitCode = await jobAdd(flags, configFile());
-    });
-  job
-    .command('list')
-    .description('list the scheduled jobs')
-    .option('--format <format>', 'text | json', 'text')
-    .action(async (flags: { format?: string }) => {
-      process.exitCode = await jobList(flags, configFile());
-    });
-  job
-    .command('remove <id>')
-    .description('remove a job and its logs')
-    .action(async (id: string) => {
-      process.exitCode = await jobRemove(id, configFile());
-    });
-  job
-    .command('run <id>')
-    .description('run a job now, here, and print the result (not posted to the target)')
-    .option('--format <format>', 'text | json', 'text')
-    .action(async (id: string, flags: { format?: string }) => {
-      process.exitCode = await jobRun(id, flags, configFile());
-    });
-  job
-    .command('logs <id>')
-    .description('show the run logs of a job')
-    .option('--limit <n>', 'only the newest n')
-    .option('--format <format>', 'text | json', 'text')
-    .action(async (id: string, flags: { format?: string; limit?: string }) => {
-      process.exitCode = await jobLogs(id, flags, configFile());
-    });
 }

@@ -1,30 +1,86 @@
 // The `boxbot` command line (shared/design.md, "Command line"). Exit codes: 0 success,
 // 2 usage errors, 1 other failures; an error is one line on stderr naming what was wrong.
 // Example: boxbot tool run tools/read.wasm --dir ./ws:ro --input '{"file_path":"a.txt"}'
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { readSecrets, secretValues } from '../config/env.ts';
-import { ConfigError, loadConfig } from '../config/load.ts';
-import { redactSecrets, registerSecrets } from '../log.ts';
-import { BoxbotError, UsageError } from '../errors.ts';
-import { SandboxError } from '../sandbox/index.ts';
-import { toolCacheDir } from '../agent/tools/index.ts';
-import { ask, chat, type AskFlags } from './ask.ts';
-import { doctor } from './doctor.ts';
-import { skillList } from './skill-list.ts';
-import { start } from './start.ts';
-import { registerJobCommands } from './job.ts';
-import { toolList, type ToolListFlags } from './tool-list.ts';
-import { toolRun, type ToolRunFlags } from './tool-run.ts';
-import { toolValidate, type ToolValidateFlags } from './tool-validate.ts';
+import { redactSecrets, registerSecrets } from '../redact.ts';
+import { UsageError } from '../errors.ts';
+import type { AskFlags } from './ask.ts';
+import type { JobAddFlags } from './job.ts';
+import type { ToolListFlags } from './tool-list.ts';
+import type { ToolRunFlags } from './tool-run.ts';
+import type { ToolValidateFlags } from './tool-validate.ts';
+
+// Each command's module is imported inside its action, never here: `--help` and `--version`
+// must not load discord.js, the SDKs, the sandbox or the scheduler (seconds on a small machine).
+
+/** The package's version, from package.json (one level above src/ and dist/). */
+function packageVersion(): string {
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+}
+
+/** The config loader, imported on first use (it pulls in the schema). */
+const config = () => import('../config/load.ts');
 
 const collect = (v: string, prev: string[]) => [...prev, v];
+
+/** Adds the `job` subcommands to `job`; `configFile` reads the global --config. */
+function registerJobCommands(job: Command, configFile: () => string | undefined): void {
+  job
+    .command('add')
+    .description('add a scheduled job')
+    .requiredOption('--name <name>', 'a short name')
+    .requiredOption('--cron <expr>', 'cron: 5 fields, or 6 with seconds first (quote it)')
+    .requiredOption('--prompt <text>', 'what the agent does each run ("/daily-digest" for a digest of the target)')
+    .requiredOption('--target <conversation>', 'conversation key the result is posted to, e.g. telegram:-100123')
+    .option('--timezone <zone>', 'IANA time zone of the cron times (default: the machine\'s)')
+    .option('--model <provider/model>', 'model (default: the configured one)')
+    .option('--access <mode>', 'full | read-only | chat-only (default read-only)')
+    .option('--timeout <duration>', 'run limit: milliseconds or 90s, 5m, 1h (default 5m)')
+    .option('--budget <usd>', 'spend limit of one run in USD')
+    .option('--overlap <policy>', 'skip | queue: a tick while the last run is going (default skip)')
+    .option('--disabled', 'store it without scheduling it')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (flags: JobAddFlags) => {
+      process.exitCode = await (await import('./job.ts')).jobAdd(flags, configFile());
+    });
+  job
+    .command('list')
+    .description('list the scheduled jobs')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (flags: { format?: string }) => {
+      process.exitCode = await (await import('./job.ts')).jobList(flags, configFile());
+    });
+  job
+    .command('remove <id>')
+    .description('remove a job and its logs')
+    .action(async (id: string) => {
+      process.exitCode = await (await import('./job.ts')).jobRemove(id, configFile());
+    });
+  job
+    .command('run <id>')
+    .description('run a job now, here, and print the result (not posted to the target)')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (id: string, flags: { format?: string }) => {
+      process.exitCode = await (await import('./job.ts')).jobRun(id, flags, configFile());
+    });
+  job
+    .command('logs <id>')
+    .description('show the run logs of a job')
+    .option('--limit <n>', 'only the newest n')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (id: string, flags: { format?: string; limit?: string }) => {
+      process.exitCode = await (await import('./job.ts')).jobLogs(id, flags, configFile());
+    });
+}
 
 /** Builds the program; `run` parses argv and returns the exit code. */
 export function buildProgram(): Command {
   const program = new Command('boxbot')
     .description('Self-hosted chat bot gateway whose tools run in a WebAssembly sandbox')
-    .version('0.1.0')
+    .version(packageVersion())
     .option('--config <file>', 'config file (default: ./boxbot.config.json if present)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
@@ -34,7 +90,7 @@ export function buildProgram(): Command {
     .command('start')
     .description('run the gateway (web chat on 127.0.0.1 and every configured channel)')
     .action(async () => {
-      process.exitCode = await start(configFile());
+      process.exitCode = await (await import('./start.ts')).start(configFile());
     });
   program
     .command('ask <prompt>')
@@ -44,7 +100,7 @@ export function buildProgram(): Command {
     .option('--workdir <dir>', 'the folder tools may see (default: the current folder)')
     .option('--format <format>', 'text | json', 'text')
     .action(async (prompt: string, flags: AskFlags) => {
-      process.exitCode = await ask(prompt, flags, configFile());
+      process.exitCode = await (await import('./ask.ts')).ask(prompt, flags, configFile());
     });
   program
     .command('chat')
@@ -53,7 +109,7 @@ export function buildProgram(): Command {
     .option('--access <mode>', 'full | read-only | chat-only', 'read-only')
     .option('--workdir <dir>', 'the folder tools may see (default: the current folder)')
     .action(async (flags: AskFlags) => {
-      process.exitCode = await chat(flags, configFile());
+      process.exitCode = await (await import('./ask.ts')).chat(flags, configFile());
     });
 
   const tool = program.command('tool').description('WASM tools: list, validate, run');
@@ -63,7 +119,8 @@ export function buildProgram(): Command {
     .option('--format <format>', 'text | json', 'text')
     .option('--bundled <dir>', 'bundled tools directory (default: the package tools/dist)')
     .action(async (flags: ToolListFlags) => {
-      const { dataDir } = loadConfig(program.opts<{ config?: string }>().config);
+      const { dataDir } = (await config()).loadConfig(program.opts<{ config?: string }>().config);
+      const { toolList } = await import('./tool-list.ts');
       process.exitCode = await toolList(flags, dataDir, join(dataDir, 'cache', 'sandbox'));
     });
   tool
@@ -71,7 +128,8 @@ export function buildProgram(): Command {
     .description('check a tool and print its spec, or why it is refused')
     .option('--format <format>', 'text | json', 'text')
     .action(async (file: string, flags: ToolValidateFlags) => {
-      const { dataDir } = loadConfig(program.opts<{ config?: string }>().config);
+      const { dataDir } = (await config()).loadConfig(program.opts<{ config?: string }>().config);
+      const [{ toolValidate }, { toolCacheDir }] = await Promise.all([import('./tool-validate.ts'), import('../agent/tools/locations.ts')]);
       process.exitCode = await toolValidate(file, flags, toolCacheDir(dataDir), join(dataDir, 'cache', 'sandbox'));
     });
   tool
@@ -89,7 +147,8 @@ export function buildProgram(): Command {
     .option('--format <format>', 'text | json', 'text')
     .action(async (file: string, args: string[], flags: ToolRunFlags) => {
       // Standalone: `--dir .` must not expose a ./data that holds the compile cache.
-      const loaded = loadConfig(program.opts<{ config?: string }>().config, process.cwd(), { standalone: true });
+      const loaded = (await config()).loadConfig(program.opts<{ config?: string }>().config, process.cwd(), { standalone: true });
+      const { toolRun } = await import('./tool-run.ts');
       process.exitCode = await toolRun(file, args, flags, {
         cacheDir: join(loaded.dataDir, 'cache', 'sandbox'),
         protect: { dirs: [loaded.dataDir], noWrite: loaded.file ? [loaded.file] : [] },
@@ -103,7 +162,8 @@ export function buildProgram(): Command {
     .description('list the bundled and extension skills, and skipped SKILL.md files with the reason')
     .option('--format <format>', 'text | json', 'text')
     .action(async (flags: { format?: string }) => {
-      process.exitCode = await skillList(flags, loadConfig(configFile()).dataDir);
+      const { dataDir } = (await config()).loadConfig(configFile());
+      process.exitCode = await (await import('./skill-list.ts')).skillList(flags, dataDir);
     });
   registerJobCommands(program.command('job').description('scheduled jobs'), () => program.opts<{ config?: string }>().config);
   program
@@ -111,7 +171,7 @@ export function buildProgram(): Command {
     .description('check config, tokens, providers, tools and store, and print what to fix')
     .option('--offline', 'do not contact providers')
     .action(async (flags: { offline?: boolean }) => {
-      process.exitCode = await doctor(configFile(), flags.offline ? { offline: true } : {});
+      process.exitCode = await (await import('./doctor.ts')).doctor(configFile(), flags.offline ? { offline: true } : {});
     });
   return program;
 }
@@ -131,6 +191,8 @@ export async function main(argv: string[]): Promise<number> {
     }
     const message = e instanceof Error ? e.message : String(e);
     process.stderr.write(`boxbot: ${redactSecrets(message)}\n`);
+    // Loaded only now: an error's class decides the exit code, and these modules are cheap here.
+    const [{ ConfigError }, { SandboxError }] = await Promise.all([config(), import('../sandbox/errors.ts')]);
     if (e instanceof UsageError || e instanceof ConfigError) return 2;
     if (e instanceof SandboxError && e.code === 'bad-grant') return 2;
     return 1;

@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { classifyWasm, decodeImage, encodeImage, externalizeMemory, instrumentModule, listComponentImports, type MemoryImage } from './wasm/index.ts';
 import { SandboxError } from './errors.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
+import { readPreview1CommandAdapter } from './preview1-adapter.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
 const PIPELINE_VERSION = 7;
@@ -217,10 +218,9 @@ async function toComponent(bytes: Uint8Array, label: string): Promise<Uint8Array
   const kind = classifyWasm(bytes);
   if (kind.kind === 'component') return bytes;
   if (kind.kind === 'invalid') throw new SandboxError('invalid-tool', `${label}: ${kind.reason}`, label);
-  const jco = await import('@bytecodealliance/jco');
-  const adapter = await readFile(jco.preview1AdapterCommandPath());
+  const [{ componentNew }, adapter] = await Promise.all([import('@bytecodealliance/jco-transpile/wasm-tools'), readPreview1CommandAdapter()]);
   try {
-    return await jco.componentNew(bytes, [['wasi_snapshot_preview1', adapter]]);
+    return await componentNew(bytes, [['wasi_snapshot_preview1', adapter]]);
   } catch (e) {
     throw new SandboxError('invalid-tool', `${label}: cannot wrap preview1 command: ${String(e)}`, label);
   }
@@ -234,14 +234,17 @@ async function build(
   opts: CompileOptions,
 ): Promise<Entry> {
   const component = await toComponent(bytes, label);
-  const jco = await import('@bytecodealliance/jco');
-  let out: Awaited<ReturnType<typeof jco.transpile>>;
+  // jco-transpile is the part of jco that transpiles; jco's wrapper adds only defaults for ESM
+  // output and wraps result errors in ComponentError (kept here). Its `noTypescript` never
+  // reached jco-transpile, whose option is `emitTypescriptDeclarations`.
+  const { transpileBytes } = await import('@bytecodealliance/jco-transpile');
+  let out: Awaited<ReturnType<typeof transpileBytes>>;
   try {
-    out = await jco.transpile(component, {
+    out = await transpileBytes(component, {
       name: 'guest',
       instantiation: 'async',
-      noTypescript: true,
-      quiet: true,
+      emitTypescriptDeclarations: false,
+      noComponentErrorWrapping: false,
     });
   } catch (e) {
     throw new SandboxError('invalid-tool', `${label}: jco cannot transpile it: ${String(e)}`, label);

@@ -1,0 +1,87 @@
+// What a newcomer's or CI's install depends on, checked offline: `npm ci` accepts the lock
+// file (every optional dependency of every locked package has an entry, as npm ci checks),
+// and a production install (`--omit=dev`, or the packed tarball) has every package src/
+// imports and the scripts its install runs.
+import assert from 'node:assert/strict';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { describe, it } from 'node:test';
+import { root } from '../helpers.ts';
+
+interface LockEntry {
+  version?: string;
+  dev?: boolean;
+  optional?: boolean;
+  dependencies?: Record<string, string>;
+  optionalDependencies?: Record<string, string>;
+}
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+  scripts: Record<string, string>;
+  files: string[];
+};
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+
+/** Where npm resolves `name` from the package at `from`: its own node_modules, then each parent's. */
+function resolveIn(from: string, name: string): string | undefined {
+  let dir = from;
+  for (;;) {
+    const candidate = `${dir ? `${dir}/` : ''}node_modules/${name}`;
+    if (lock.packages[candidate]) return candidate;
+    if (!dir) return undefined;
+    const i = dir.lastIndexOf('/node_modules/');
+    dir = i < 0 ? '' : dir.slice(0, i);
+  }
+}
+
+/** Packages named by import specifiers in the .ts files under `dir`. */
+function importedPackages(dir: string): Map<string, string> {
+  const found = new Map<string, string>();
+  const walk = (d: string) => {
+    for (const e of readdirSync(d, { withFileTypes: true })) {
+      const path = join(d, e.name);
+      if (e.isDirectory()) walk(path);
+      else if (e.name.endsWith('.ts')) {
+        const source = readFileSync(path, 'utf8');
+        for (const m of source.matchAll(/^\s*(?:import|export)\s(?!type\b)[^'"]*?from\s*'([^'.][^']*)'|import\('([^'.][^']*)'\)/gm)) {
+          const spec = (m[1] ?? m[2])!;
+          if (spec.startsWith('node:')) continue;
+          const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
+          found.set(name, relative(root, path));
+        }
+      }
+    }
+  };
+  walk(dir);
+  return found;
+}
+
+describe('install', () => {
+  it('the lock file has an entry for every optional dependency of every locked package (npm ci refuses it otherwise)', () => {
+    const missing: string[] = [];
+    for (const [path, entry] of Object.entries(lock.packages)) {
+      for (const name of Object.keys(entry.optionalDependencies ?? {})) {
+        if (!resolveIn(path, name)) missing.push(`${name} (optional dependency of ${path || 'the root'})`);
+      }
+    }
+    assert.deepEqual(missing, [], 'regenerate package-lock.json as the README says (npm 11.16+ leaves unpublished optional packages out)');
+  });
+
+  it('every package src/ imports is a runtime dependency, so an --omit=dev install can run it', () => {
+    // tsx: src/sandbox/pool.ts loads it in workers only when boxbot runs from its .ts sources.
+    const sourceOnly = new Set(['tsx']);
+    const notRuntime = [...importedPackages(join(root, 'src'))].filter(([name]) => !pkg.dependencies[name] && !sourceOnly.has(name)).map(([name, file]) => `${name} (${file})`);
+    assert.deepEqual(notRuntime, []);
+  });
+
+  it('a production install has what its install scripts and the CLI need', () => {
+    for (const script of ['prepare', 'postinstall']) {
+      const m = /^node (\S+)$/.exec(pkg.scripts[script] ?? '');
+      assert.ok(m, `${script} runs a plain node script (tsx is a devDependency): ${pkg.scripts[script]}`);
+      assert.ok(existsSync(join(root, m[1]!)), m[1]);
+      assert.ok(pkg.files.some((f) => m[1]!.startsWith(`${f}/`)), `${m[1]} is in the package's files`);
+    }
+    for (const f of ['bin', 'dist', 'tools', 'skills']) assert.ok(pkg.files.includes(f), f);
+  });
+});
