@@ -19,3 +19,8 @@ export class UsageError extends BoxbotError {
     super('usage', message);
   }
 }
+
+/** The message of anything thrown: an Error's message, anything else as text. */
+export function errorMessage(e: unknown): string {
+  return e instanceof Error ? e.message : String(e);
+}

@@ -22,6 +22,7 @@ import { createLogger, registerSecrets, type Logger } from './log.ts';
 import { createScheduler, createScheduleTool, configuredTargetCheck, jobsApi, type Scheduler } from './scheduler/index.ts';
 import { createFileStore, type JsonValue, type Store } from './store/index.ts';
 import { platformOf, targetOf } from './adapters/index.ts';
+import { errorMessage } from './errors.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -116,7 +117,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const runtime = await createAgentRuntime({ loaded, secrets, log, builtins, ...(o.fetch ? { fetch: o.fetch } : {}), ...(o.workers ? { workers: o.workers } : {}) });
   const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close()];
   const cleanup = async () => {
-    for (const c of cleanups.reverse()) await c().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'shutdown step failed'));
+    for (const c of cleanups.reverse()) await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));
   };
   try {
     const { adapters, web } = channelAdapters(loaded, secrets, store, log);

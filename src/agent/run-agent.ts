@@ -19,6 +19,7 @@ import { BASE_PROMPT, buildSystemPrompt, readAgentsMd, SUBAGENT_PROMPT } from '.
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { ToolPolicy } from './tools/grants.ts';
 import type { ContentPart, Message } from './types.ts';
+import { errorMessage } from '../errors.ts';
 
 /** A conversation's resolved policy as the agent needs it. */
 export interface AgentPolicy extends ToolPolicy {
@@ -90,7 +91,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   try {
     model = deps.resolveModel(policy.model);
   } catch (e) {
-    return errorResult(messages, (e as Error).message);
+    return errorResult(messages, errorMessage(e));
   }
   const meter = createCostMeter(deps.costOf, policy.budgetUsd);
   const skills = deps.skills?.list() ?? [];

@@ -15,6 +15,7 @@ import { createSkillCatalog, skillDirs, type SkillCatalog } from './skills/index
 import { createToolRegistry, type ToolRegistry } from './tools/registry.ts';
 import { toolCacheDir, toolDirs } from './tools/locations.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
+import { errorMessage } from '../errors.ts';
 
 /** What a runtime holds. */
 export interface AgentRuntime {
@@ -131,7 +132,7 @@ function watchSkills(dirs: string[], reload: () => void, log: Logger): () => voi
       w.on('error', (e) => log.warn({ dir, err: e.message }, 'skill folder watch failed'));
       watchers.push(w);
     } catch (e) {
-      log.warn({ dir, err: (e as Error).message }, 'cannot watch the skill folder; new skills need a restart');
+      log.warn({ dir, err: errorMessage(e) }, 'cannot watch the skill folder; new skills need a restart');
     }
   }
   return () => {

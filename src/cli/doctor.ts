@@ -13,6 +13,7 @@ import { loadConfig, type LoadedConfig } from '../config/load.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { createFileStore } from '../store/index.ts';
+import { errorMessage } from '../errors.ts';
 
 type Line = { ok: boolean; what: string; detail: string };
 
@@ -23,7 +24,7 @@ async function probe(url: string, init: RequestInit = {}, timeoutMs = 5000): Pro
     return { status: res.status, body: (await res.text()).slice(0, 500) };
   } catch (e) {
     const cause = (e as { cause?: { code?: string } }).cause?.code;
-    return { error: cause ?? (e as Error).message };
+    return { error: cause ?? errorMessage(e) };
   }
 }
 
@@ -114,7 +115,7 @@ export async function doctor(configFile: string | undefined, opts: { env?: NodeJ
     await store.close();
     lines.push({ ok: true, what: 'store', detail: `${loaded.dataDir} is writable` });
   } catch (e) {
-    lines.push({ ok: false, what: 'store', detail: `${loaded.dataDir}: ${(e as Error).message}` });
+    lines.push({ ok: false, what: 'store', detail: `${loaded.dataDir}: ${errorMessage(e)}` });
   }
   const sandbox = createSandbox({ cacheDir: join(loaded.dataDir, 'cache', 'sandbox'), workers: 1 });
   const registry = createToolRegistry({ sandbox, dirs: toolDirs(loaded.dataDir), cacheDir: toolCacheDir(loaded.dataDir), watch: false });

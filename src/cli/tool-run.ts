@@ -2,7 +2,7 @@
 // Text mode passes the guest's output through and exits with its code; JSON mode prints the
 // SandboxResult with stdout/stderr as UTF-8 strings.
 import { basename, resolve } from 'node:path';
-import { UsageError } from '../errors.ts';
+import { UsageError, errorMessage } from '../errors.ts';
 import { createSandbox, DEFAULT_LIMITS, type Mount, type SandboxGrant, type SandboxOptions, type SandboxResult } from '../sandbox/index.ts';
 
 /** Flags of `tool run`, as commander parsed them. */
@@ -94,7 +94,7 @@ export function grantFromFlags(flags: ToolRunFlags, args: string[]): SandboxGran
     try {
       parsed = JSON.parse(flags.input);
     } catch (e) {
-      throw new UsageError(`--input is not valid JSON: ${(e as Error).message}`);
+      throw new UsageError(`--input is not valid JSON: ${errorMessage(e)}`);
     }
     argv = inputToArgv(parsed);
   }

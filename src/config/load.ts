@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ZodIssue } from 'zod';
-import { BoxbotError } from '../errors.ts';
+import { BoxbotError, errorMessage } from '../errors.ts';
 import { configSchema, type Config } from './schema.ts';
 
 /** A config file that cannot be used, with every problem listed. */
@@ -60,12 +60,12 @@ export function loadConfig(file?: string, cwd = process.cwd(), opts: LoadOptions
     try {
       text = readFileSync(path, 'utf8');
     } catch (e) {
-      throw new ConfigError(`cannot read config ${path}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new ConfigError(`cannot read config ${path}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
     }
     try {
       raw = JSON.parse(text);
     } catch (e) {
-      throw new ConfigError(`config ${path} is not valid JSON: ${(e as Error).message}`);
+      throw new ConfigError(`config ${path} is not valid JSON: ${errorMessage(e)}`);
     }
     used = path;
   }

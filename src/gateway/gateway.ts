@@ -19,6 +19,7 @@ import { GatewayStoppingError, type AgentRunner, type GatewayStore, type OutboxE
 import { persister } from './persist.ts';
 import { deliverEntry, outboxEntryOf, ReplyStream, type Delivery } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
+import { errorMessage } from '../errors.ts';
 
 /** How a gateway is put together. */
 export interface GatewayOptions {
@@ -131,7 +132,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   /** A notice outside the outbox (best effort, never journaled): for when the store itself fails. */
   function notify(platform: string, target: OutboundTarget, text: string): void {
-    void track(queueOf(platform).send(target, text.slice(0, adapters.get(platform as never)!.capabilities.maxTextLength), { format: 'plain' })).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'notice not delivered'));
+    void track(queueOf(platform).send(target, text.slice(0, adapters.get(platform as never)!.capabilities.maxTextLength), { format: 'plain' })).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'notice not delivered'));
   }
 
   async function runCommand(cmd: Command, msg: InboundMessage, policy: ResolvedPolicy): Promise<void> {
@@ -163,7 +164,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     // The preview's id is journaled as soon as it exists, so a crash leaves no preview that a
     // run again would not find and edit.
     const created = (id: string) =>
-      void track(opts.store.notePreview(msg.id, id)).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'preview id not journaled'));
+      void track(opts.store.notePreview(msg.id, id)).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'preview id not journaled'));
     const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created });
     const started = Date.now();
     let text!: string;
@@ -175,7 +176,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       try {
         ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e) }));
       } catch (e) {
-        log.error({ conversation: msg.conversationKey, err: (e as Error).message }, 'agent run failed');
+        log.error({ conversation: msg.conversationKey, err: errorMessage(e) }, 'agent run failed');
         metrics.errors.inc({ scope: 'agent' });
         text = 'Sorry, something went wrong while answering. The details are in the gateway log.';
         outcome = 'error';
@@ -217,7 +218,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         metrics.errors.inc({ scope: 'delivery' });
         // A refusal was marked failed and the user told (deliverEntry); anything else stays in
         // the outbox and the re-drive tries it again.
-        log.error({ conversation: key, err: (e as Error).message }, what);
+        log.error({ conversation: key, err: errorMessage(e) }, what);
       }),
     );
     state.tail = track(run).finally(() => {
@@ -280,7 +281,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       fresh = await opts.store.accept(msg);
     } catch (e) {
       // Not saved, so not acknowledged: the platform (or the poller) delivers it again. Say so once.
-      log.error({ platform: msg.platform, err: (e as Error).message }, 'could not save an incoming message; it is left for the platform to redeliver');
+      log.error({ platform: msg.platform, err: errorMessage(e) }, 'could not save an incoming message; it is left for the platform to redeliver');
       if (!toldUnsaved.has(msg.id) && admission.admitted) {
         if (toldUnsaved.size >= 1000) toldUnsaved.clear();
         toldUnsaved.add(msg.id);
@@ -305,17 +306,17 @@ export function createGateway(opts: GatewayOptions): Gateway {
   function dispatch(msg: InboundMessage, policy: ResolvedPolicy, admission: Admission, previewMessageId?: string, after: Promise<void> = Promise.resolve()): void {
     if (!admission.admitted) {
       if (!admission.reply) {
-        void track(opts.store.finish(msg.id)).catch((e: unknown) => log.error({ err: (e as Error).message }, 'could not mark a refused message answered'));
+        void track(opts.store.finish(msg.id)).catch((e: unknown) => log.error({ err: errorMessage(e) }, 'could not mark a refused message answered'));
         return;
       }
       metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
       log.info({ platform: msg.platform, userId: msg.userId, chatId: msg.chatId }, 'message from a user not in allowFrom refused');
-      void track(after.then(() => replyNow(msg, STRANGER_REPLY(msg)))).catch((e: unknown) => log.error({ err: (e as Error).message }, 'refusal not delivered'));
+      void track(after.then(() => replyNow(msg, STRANGER_REPLY(msg)))).catch((e: unknown) => log.error({ err: errorMessage(e) }, 'refusal not delivered'));
       return;
     }
     const cmd = parseCommand(msg.text);
     if (cmd) {
-      void track(after.then(() => runCommand(cmd, msg, policy))).catch((e: unknown) => log.error({ err: (e as Error).message, cmd }, 'command failed'));
+      void track(after.then(() => runCommand(cmd, msg, policy))).catch((e: unknown) => log.error({ err: errorMessage(e), cmd }, 'command failed'));
       return;
     }
     enqueue(msg, policy, previewMessageId);
@@ -358,7 +359,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       const every = opts.redriveMs ?? 30_000;
       const tick = () => {
-        redriveTimer = setTimeout(() => void redrive().catch((e: unknown) => log.warn({ err: (e as Error).message }, 'outbox re-drive failed')).finally(() => stopping || tick()), every).unref();
+        redriveTimer = setTimeout(() => void redrive().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'outbox re-drive failed')).finally(() => stopping || tick()), every).unref();
       };
       tick();
     },
@@ -377,7 +378,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       stopped.abort();
       clearTimeout(redriveTimer);
       for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
-      for (const a of opts.adapters) await a.stop().catch((e: unknown) => log.warn({ channel: a.platform, err: (e as Error).message }, 'adapter stop failed'));
+      for (const a of opts.adapters) await a.stop().catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'adapter stop failed'));
       await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, 5000).unref())]);
       for (const q of queues.values()) q.close();
     },

@@ -7,7 +7,7 @@ import express, { type Express, type NextFunction, type Request, type Response, 
 import type { AdapterRoute } from '../adapters/index.ts';
 import { isLoopbackHostHeader } from '../adapters/web/index.ts';
 import { constantTimeEqual } from '../constant-time-equal.ts';
-import { BoxbotError } from '../errors.ts';
+import { BoxbotError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { Metrics } from './metrics.ts';
@@ -91,7 +91,7 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
         res.status(out.status).set(out.headers ?? {}).send(out.body ?? '');
       } catch (e) {
         o.metrics.errors.inc({ scope: 'webhook' });
-        log.error({ path: route.path, err: (e as Error).message }, 'webhook failed');
+        log.error({ path: route.path, err: errorMessage(e) }, 'webhook failed');
         res.status(500).send('');
       }
     };

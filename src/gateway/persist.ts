@@ -2,7 +2,7 @@
 // volume delays an answer but never drops it, parks it until a restart, or lets a later answer
 // of the conversation overtake it. A stopping gateway ends the wait (what was not written is then
 // run again or resumed at the next start); a refusal that cannot pass is thrown at once.
-import { BoxbotError } from '../errors.ts';
+import { BoxbotError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
 /** How a store write is retried. */
@@ -30,7 +30,7 @@ export function persister(o: PersistOptions): Persist {
         if (o.stopping.aborted || (e instanceof BoxbotError && !e.retryable)) throw e;
         if (failures === 0) onFailure?.(e);
         const delay = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** Math.min(failures, 30));
-        o.log.error({ err: (e as Error).message, delayMs: delay }, `store write failed (${what}); retrying`);
+        o.log.error({ err: errorMessage(e), delayMs: delay }, `store write failed (${what}); retrying`);
         await new Promise<void>((resolve) => {
           const done = () => {
             clearTimeout(timer);

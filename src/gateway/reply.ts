@@ -9,6 +9,7 @@ import { EMPTY_PLACEHOLDER, splitMessage, splitRendered } from './chunk.ts';
 import type { OutboundQueue } from './outbound-queue.ts';
 import type { Persist } from './persist.ts';
 import type { GatewayAgentEvent, GatewayStore, OutboxEntry } from './ports.ts';
+import { errorMessage } from '../errors.ts';
 
 /** The platform says the message to edit no longer exists or can no longer be edited. */
 const isGone = (e: AdapterApiError): boolean => e.status === 404 || /not found|not_found|unknown message|can'?t be edited|cant_update/i.test(e.description);
@@ -120,7 +121,7 @@ export class ReplyStream {
       }
     } catch (e) {
       // A failed preview is not fatal: the final answer is delivered through the outbox.
-      this.log.warn({ err: (e as Error).message }, 'stream preview failed');
+      this.log.warn({ err: errorMessage(e) }, 'stream preview failed');
     }
   }
 
@@ -246,7 +247,7 @@ async function fail(d: Delivery, entry: OutboxEntry, answers: string | undefined
   d.log.error({ entry: entry.id, conversation: entry.conversationKey, err: e.message }, 'the platform refused the answer; it is marked failed and not retried');
   await d.persist('fail outbox', () => d.store.failOutbox(entry.id, e.message, answers));
   const notice = `Sorry, I could not deliver my answer: the platform refused it (${e.description.slice(0, 200)}).`;
-  const warn = (err: unknown) => d.log.warn({ err: (err as Error).message }, 'failure notice not delivered');
+  const warn = (err: unknown) => d.log.warn({ err: errorMessage(err) }, 'failure notice not delivered');
   // A preview still showing work in progress says so itself, rather than staying stale.
   const preview = entry.streamMessageId && !entry.receipts[0] ? entry.streamMessageId : undefined;
   if (preview && (await d.queue.edit(entry.target, preview, notice, { format: 'plain' }).then(() => true, () => false))) return;

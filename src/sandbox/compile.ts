@@ -16,6 +16,7 @@ import { classifyWasm, decodeImage, encodeImage, externalizeMemory, instrumentMo
 import { SandboxError } from './errors.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
 import { readPreview1CommandAdapter } from './preview1-adapter.ts';
+import { errorMessage } from '../errors.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
 const PIPELINE_VERSION = 7;
@@ -63,7 +64,7 @@ const memory = new Map<string, Promise<PreparedComponent>>();
 const byStat = new Map<string, { id: string; prepared: Promise<PreparedComponent> }>();
 
 function notFound(file: string, e: unknown): SandboxError {
-  return new SandboxError('not-found', `cannot read tool ${file}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, file);
+  return new SandboxError('not-found', `cannot read tool ${file}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`, file);
 }
 
 /** Prepares `file` (a component or preview1 command), from memory, disk cache or scratch. */
@@ -191,7 +192,7 @@ async function readEntry(dir: string, sha256: string, opts: CompileOptions): Pro
     }));
     return { meta, files: Object.fromEntries(read) };
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? `a file is missing: ${(e as Error).message}` : (e as Error).message;
+    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? `a file is missing: ${errorMessage(e)}` : errorMessage(e);
     opts.onRejected?.(dir, reason);
     return undefined;
   }
@@ -258,7 +259,7 @@ async function build(
       try {
         instrumented = instrumentModule(data, { fuel: true, maxMemoryBytes: opts.maxMemoryBytes });
       } catch (e) {
-        throw new SandboxError('invalid-tool', `${label}: ${(e as Error).message}`, label);
+        throw new SandboxError('invalid-tool', `${label}: ${errorMessage(e)}`, label);
       }
       const external = externalizeMemory(instrumented);
       if (external) {
@@ -280,7 +281,7 @@ async function build(
   try {
     imports = listComponentImports(component);
   } catch (e) {
-    throw new SandboxError('invalid-tool', `${label}: cannot read its imports: ${(e as Error).message}`, label);
+    throw new SandboxError('invalid-tool', `${label}: cannot read its imports: ${errorMessage(e)}`, label);
   }
   const meta: CacheMeta = { version: PIPELINE_VERSION, sha256, imports, cores, images, hashes };
   await ensurePrivateDir(opts.cacheDir);

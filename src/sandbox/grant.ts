@@ -10,6 +10,7 @@ import { parseBlockList } from './net/ip-block.ts';
 import { parseHostPatterns } from './net/host-pattern.ts';
 import { mountConflict, type ProtectedPaths } from './protected-paths.ts';
 import type { Mount, SandboxGrant } from './types.ts';
+import { errorMessage } from '../errors.ts';
 
 function bad(message: string): never {
   throw new SandboxError('bad-grant', message, '');
@@ -57,7 +58,7 @@ export async function validateGrant(grant: SandboxGrant, protect?: ProtectedPath
     parseHostPatterns(network.allow);
     parseBlockList(network.block);
   } catch (e) {
-    bad(`network: ${(e as Error).message}`);
+    bad(`network: ${errorMessage(e)}`);
   }
   const l = grant.limits;
   const positive = (name: string, v: number | undefined, optional = false) => {

@@ -6,6 +6,7 @@
 // before reading a byte.
 import fs from 'node:fs';
 import { closeQuietly, lookup, openMountRoot, Walk, type MountRoot } from './host/fs-walk.ts';
+import { errorMessage } from '../errors.ts';
 
 /** What reading a workspace file gave: the bytes, or why not (`missing`: nothing there at all). */
 export type WorkspaceRead =
@@ -65,7 +66,7 @@ export function readWorkspaceFile(root: string, relPath: string, opts: { maxByte
   try {
     mount = rootOf(root);
   } catch (e) {
-    return refused(`cannot open the folder ${root}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, (e as NodeJS.ErrnoException).code === 'ENOENT');
+    return refused(`cannot open the folder ${root}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`, (e as NodeJS.ErrnoException).code === 'ENOENT');
   }
   const walk = new Walk(mount, { fd: mount.rootFd(), names: [] });
   let pinned = -1;
@@ -96,7 +97,7 @@ export function readWorkspaceFile(root: string, relPath: string, opts: { maxByte
     const code = (e as NodeJS.ErrnoException).code;
     if (code === 'ENOENT') return refused('it does not exist', true);
     if (code === 'ENOTDIR') return refused(REASONS['not-directory']!);
-    return refused(`it cannot be read: ${code ?? (e as Error).message}`);
+    return refused(`it cannot be read: ${code ?? errorMessage(e)}`);
   } finally {
     if (file >= 0) closeQuietly(file);
     if (pinned >= 0) closeQuietly(pinned);

@@ -2,7 +2,7 @@
 //   GET /jobs · POST /jobs · GET|PATCH|DELETE /jobs/:id · POST /jobs/:id/run[?wait=1] (202, or the report) · GET /jobs/:id/logs[?limit=N]
 // Errors are JSON `{error, field?}`: 400 invalid input, 404 unknown job, 409 already running.
 import express, { type Request, type Response, type Router } from 'express';
-import { BoxbotError } from '../errors.ts';
+import { BoxbotError, errorMessage } from '../errors.ts';
 import { JobValidationError } from './errors.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { JobInput } from './types.ts';
@@ -25,7 +25,7 @@ const handle =
       await fn(req, res);
     } catch (e) {
       const status = statusOf(e);
-      res.status(status).json({ error: status === 500 ? 'internal error' : (e as Error).message, ...(e instanceof JobValidationError ? { field: e.field } : {}) });
+      res.status(status).json({ error: status === 500 ? 'internal error' : errorMessage(e), ...(e instanceof JobValidationError ? { field: e.field } : {}) });
     }
   };
 

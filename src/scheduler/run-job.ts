@@ -11,6 +11,7 @@ import type { Logger } from '../log.ts';
 import { jobInput } from './job-prompt.ts';
 import { oneLine, type WorkerRunResult } from './run-text.ts';
 import type { RunRequest } from './worker-protocol.ts';
+import { errorMessage } from '../errors.ts';
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 
@@ -69,8 +70,8 @@ export async function runJob(req: RunRequest, o: { signal: AbortSignal; log: Log
     // An unknown price (a model missing from the table) counts what is known.
     return { outcome: r.outcome, text: r.text, ...(r.error ? { error: r.error } : {}), usage: r.usage, costUsd: r.costUsd ?? r.cost.knownUsd };
   } catch (e) {
-    return fail(oneLine((e as Error).message ?? String(e)));
+    return fail(oneLine(errorMessage(e) ?? String(e)));
   } finally {
-    await runtime?.close().catch((e: unknown) => o.log.warn({ err: (e as Error).message }, 'job runtime close failed'));
+    await runtime?.close().catch((e: unknown) => o.log.warn({ err: errorMessage(e) }, 'job runtime close failed'));
   }
 }

@@ -21,6 +21,7 @@ import type { Deliver, JobInput, JobLogEntry, RunLogEntry, RunReport, RunTrigger
 import { newJobId, validateJobInput } from './validate.ts';
 import { WORKER_FILE } from './worker-file.ts';
 import { isWorkerMessage, type RunRequest } from './worker-protocol.ts';
+import { errorMessage } from '../errors.ts';
 
 /** How a scheduler is wired. */
 export interface SchedulerOptions {
@@ -114,7 +115,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     try {
       o.onEvent?.(e);
     } catch (err) {
-      log.warn({ err: (err as Error).message }, 'scheduler event listener failed');
+      log.warn({ err: errorMessage(err) }, 'scheduler event listener failed');
     }
   };
   const secrets = secretValues(o.secrets);
@@ -168,7 +169,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   );
 
   function track(p: Promise<void>): void {
-    const q = p.catch((e: unknown) => log.error({ err: (e as Error).message }, 'scheduler: run bookkeeping failed'));
+    const q = p.catch((e: unknown) => log.error({ err: errorMessage(e) }, 'scheduler: run bookkeeping failed'));
     inflight.add(q);
     void q.finally(() => inflight.delete(q));
   }
@@ -215,7 +216,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         state.run = undefined;
         state.busy = false;
         for (const w of pending.waiters) w.reject(e as Error);
-        log.error({ job: id, err: (e as Error).message }, 'job run could not start');
+        log.error({ job: id, err: errorMessage(e) }, 'job run could not start');
         next(id, state);
       }),
     );
@@ -273,7 +274,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       try {
         delivered = (await o.deliver(run.job.target, text, `job:${id}:${run.startedAt}`))[0] ?? null;
       } catch (e) {
-        deliverError = oneLine((e as Error).message, secrets);
+        deliverError = oneLine(errorMessage(e), secrets);
         log.error({ job: id, target: run.job.target, err: deliverError }, 'job result not delivered');
       }
     }
@@ -346,7 +347,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       } catch (e) {
         // Remembered as is, so the error is logged once, not at every reload, until the job changes.
         scheduled.set(job.id, schedule);
-        log.error({ job: job.id, err: (e as Error).message.split('\n')[0] }, 'job cannot be scheduled');
+        log.error({ job: job.id, err: errorMessage(e).split('\n')[0] }, 'job cannot be scheduled');
         continue;
       }
       if (first && job.enabled && (await missedSinceLastRun(job, now))) {
@@ -367,7 +368,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   function sync(): Promise<void> {
     if (stopping) return Promise.resolve();
     const run = syncing.then(syncOnce);
-    syncing = run.catch((e: unknown) => log.error({ err: (e as Error).message }, 'scheduler: reading jobs failed'));
+    syncing = run.catch((e: unknown) => log.error({ err: errorMessage(e) }, 'scheduler: reading jobs failed'));
     return run;
   }
 

@@ -6,6 +6,7 @@ import { jobPolicySchema, type JobRecord } from '../store/index.ts';
 import { cronFields, isTimeZone, nextOccurrence } from './cron.ts';
 import { JobValidationError } from './errors.ts';
 import type { JobInput, TargetCheck } from './types.ts';
+import { errorMessage } from '../errors.ts';
 
 /** Default whole-run limit of a job (5 minutes). */
 export const DEFAULT_JOB_TIMEOUT_MS = 300_000;
@@ -34,7 +35,7 @@ export async function validateCron(expr: unknown): Promise<string> {
   try {
     await validator.validateJob({ name: 'cron-check', path: noop, cron, hasSeconds: cronFields(cron) === 6 }, 0, [], validator.config);
   } catch (e) {
-    const reasons = String((e as Error).message)
+    const reasons = String(errorMessage(e))
       .split('\n')
       .map((l) => l.replace(/^.*had an invalid cron pattern: /, '').replace(/\s*\(Input cron: .*\)\s*$/, '').trim())
       .filter(Boolean);
@@ -44,7 +45,7 @@ export async function validateCron(expr: unknown): Promise<string> {
   try {
     next = nextOccurrence(cron, new Date());
   } catch (e) {
-    throw new JobValidationError('cron', `"${cron}" is not a valid cron expression: ${(e as Error).message}`);
+    throw new JobValidationError('cron', `"${cron}" is not a valid cron expression: ${errorMessage(e)}`);
   }
   if (!next || next.getFullYear() > new Date().getFullYear() + 10) throw new JobValidationError('cron', `"${cron}" never fires`);
   return cron;
@@ -64,7 +65,7 @@ export function checkTarget(target: unknown, isKnownTarget?: TargetCheck): strin
   try {
     platform = decodeConversationKey(key).platform;
   } catch (e) {
-    throw new JobValidationError('target', (e as Error).message);
+    throw new JobValidationError('target', errorMessage(e));
   }
   if (platform === 'terminal') throw new JobValidationError('target', `${key} is a terminal session; scheduled jobs post to chat channels`);
   const known = isKnownTarget ? isKnownTarget(key) : true;

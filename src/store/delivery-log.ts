@@ -23,6 +23,7 @@ import { checkKey } from './names.ts';
 import { inboundSchema, outboxSchema } from './schemas.ts';
 import { isTornJson } from './torn-line.ts';
 import type { DedupeStore, InboundJournal, InboundRecord, Outbox, OutboxEntry } from './types.ts';
+import { errorMessage } from '../errors.ts';
 
 const PATH = 'delivery.log';
 
@@ -197,7 +198,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         resolve,
         reject: (e) => {
           undo();
-          reject(e instanceof StoreError ? e : new StoreError('io', `store I/O failed on ${files.describe(PATH)}: ${(e as Error).message}`, { cause: e }));
+          reject(e instanceof StoreError ? e : new StoreError('io', `store I/O failed on ${files.describe(PATH)}: ${errorMessage(e)}`, { cause: e }));
         },
       });
     });
@@ -297,7 +298,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       inbound.clear();
       outbox.clear();
       if (e instanceof StoreError) throw e;
-      throw new StoreError('io', `store I/O failed on ${files.describe(PATH)}: ${(e as Error).message}`, { cause: e });
+      throw new StoreError('io', `store I/O failed on ${files.describe(PATH)}: ${errorMessage(e)}`, { cause: e });
     });
     await loading;
   }

@@ -7,6 +7,7 @@ import { StoreCorruptError, StoreError } from './errors.ts';
 import type { Files } from './files.ts';
 import { createKeyedLock } from './keyed-lock.ts';
 import type { CorruptReport } from './types.ts';
+import { errorMessage } from '../errors.ts';
 
 /** A document's location and the shape its JSON must have. */
 export interface DocSpec {
@@ -103,7 +104,7 @@ export function createDocuments(
         try {
           data = JSON.parse(text);
         } catch (e) {
-          throw await corrupt(spec.path, `invalid JSON: ${(e as Error).message}`);
+          throw await corrupt(spec.path, `invalid JSON: ${errorMessage(e)}`);
         }
         const parsed = spec.schema.safeParse(data);
         const reason = parsed.success ? spec.check?.(data) : describeIssue(parsed.error);
@@ -128,7 +129,7 @@ export function createDocuments(
         return await fn();
       } catch (e) {
         if (e instanceof StoreError || !isSystemError(e)) throw e;
-        throw new StoreError('io', `store I/O failed on ${files.describe(path)}: ${(e as Error).message}`, { cause: e });
+        throw new StoreError('io', `store I/O failed on ${files.describe(path)}: ${errorMessage(e)}`, { cause: e });
       }
     });
   }

@@ -15,6 +15,7 @@ import { AdapterApiError, alreadyStarted } from '../errors.ts';
 import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget } from '../types.ts';
 import { normalizeWebMessage, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** The web chat: streamed by edits every 100 ms, typing shown, long answers kept whole. */
 export const WEB_CAPABILITIES: AdapterCapabilities = Object.freeze({ edit: true, typing: true, threads: false, maxTextLength: 20_000, editIntervalMs: 100, typingIntervalMs: 3000 });
@@ -208,7 +209,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
           publish(msg.chatId, { type: 'user', id: msg.messageId!, text: msg.text });
           res.status(202).json({ accepted: true });
         } catch (e) {
-          log.error({ err: (e as Error).message }, 'web message not accepted');
+          log.error({ err: errorMessage(e) }, 'web message not accepted');
           res.status(503).json({ error: 'not accepted, try again' });
         }
       });

@@ -15,6 +15,7 @@ import { createRunSignal } from './run-signal.ts';
 import { skippedResults, toolStep } from './tool-step.ts';
 import type { ToolSet } from './tool-set.ts';
 import type { AgentEvent, AgentResult, EventSink, Outcome, ToolCallRecord } from './types.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** Default limit on model calls per run. */
 export const DEFAULT_MAX_TURNS = 50;
@@ -140,6 +141,6 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
     }
   } catch (e) {
     log.error({ err: e, model: modelId }, 'agent run failed');
-    return finish('error', (e as Error).message || String(e));
+    return finish('error', errorMessage(e) || String(e));
   }
 }

@@ -12,6 +12,7 @@ import type { RegisteredTool } from '../tools/registry.ts';
 import { checkInput, type JsonSchema } from '../tools/schema.ts';
 import { createToolSearch, type SearchableTool } from '../tools/tool-search.ts';
 import type { ToolDefinition } from '../types.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** One call the model asked for. */
 export interface ToolCallRequest {
@@ -135,7 +136,7 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
         return { content: capContent(r.content, maxChars).text, isError: r.isError };
       } catch (e) {
         if (signal.aborted) throw e;
-        return { content: `${req.name} failed: ${(e as Error).message}`, isError: true };
+        return { content: `${req.name} failed: ${errorMessage(e)}`, isError: true };
       }
     },
     derive(names, childBuiltins) {

@@ -7,6 +7,7 @@ import { raceAbort } from './run-signal.ts';
 import { toolEndStatus, toolStatus } from './status-line.ts';
 import type { ToolCallOutcome, ToolSet } from './tool-set.ts';
 import type { EventSink, ToolCallRecord } from './types.ts';
+import { errorMessage } from '../../errors.ts';
 
 type Call = Extract<ContentPart, { type: 'tool-call' }>;
 
@@ -36,7 +37,7 @@ export async function toolStep(calls: Call[], tools: ToolSet, signal: AbortSigna
     try {
       r = await raceAbort(tools.call({ id: c.id, name: c.name, input: c.input }, signal), signal);
     } catch (e) {
-      r = signal.aborted ? { content: 'cancelled before it finished', isError: true } : { content: `${c.name} failed: ${(e as Error).message}`, isError: true };
+      r = signal.aborted ? { content: 'cancelled before it finished', isError: true } : { content: `${c.name} failed: ${errorMessage(e)}`, isError: true };
     }
     outcomes.set(c, r);
     const ms = performance.now() - started;

@@ -11,6 +11,7 @@ import { withFallback } from './fallback.ts';
 import { createOpenAIProvider } from './openai.ts';
 import { baseURLEnvOf, PROVIDER_PRESETS, type ProviderType } from './presets.ts';
 import { withRetry, type RetryOptions } from './retry.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** What resolving a model needs: the parsed config and the secrets; `fetch` and `retry` for tests. */
 export interface ResolveContext {
@@ -173,7 +174,7 @@ export function resolveModelWithFallback(spec: string | undefined, ctx: ResolveC
   try {
     fallback = resolveModel(fallbackSpec, ctx);
   } catch (err) {
-    (ctx.logger ?? silentLogger).warn({ fallback: fallbackSpec, err: (err as Error).message }, 'fallback model unusable; running without it');
+    (ctx.logger ?? silentLogger).warn({ fallback: fallbackSpec, err: errorMessage(err) }, 'fallback model unusable; running without it');
     return resolveModel(primarySpec, ctx);
   }
   const primary = resolveModel(primarySpec, { ...ctx, retry: { ...ctx.retry, retryOverloaded: false } });

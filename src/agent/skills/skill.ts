@@ -2,7 +2,7 @@
 // and a Markdown body. Parsing is strict and every refusal names the field and what was wrong.
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { BoxbotError } from '../../errors.ts';
+import { BoxbotError, errorMessage } from '../../errors.ts';
 
 /** A declared argument of a skill. */
 export interface SkillArg {
@@ -68,7 +68,7 @@ export function parseSkill(text: string, file: string, source: SkillSource, dirN
   try {
     data = parseYaml(m[1]!);
   } catch (e) {
-    throw new SkillError(file, `front matter is not valid YAML: ${(e as Error).message.split('\n')[0]}`);
+    throw new SkillError(file, `front matter is not valid YAML: ${errorMessage(e).split('\n')[0]}`);
   }
   if (!data || typeof data !== 'object' || Array.isArray(data)) throw new SkillError(file, 'front matter must be a mapping of fields (name, description, ...)');
   const r = frontMatter.safeParse(data);

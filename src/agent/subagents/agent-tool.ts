@@ -12,6 +12,7 @@ import type { AgentResult, EventSink } from '../loop/types.ts';
 import type { BuiltinResult, BuiltinTool } from '../tools/builtin.ts';
 import type { Provider } from '../types.ts';
 import type { BackgroundJobs } from './background-jobs.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** A model ready to call: the provider, its own model id, and `provider/model`. */
 export interface ResolvedModel {
@@ -113,7 +114,7 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
         try {
           model = ctx.resolveModel(input.model.trim());
         } catch (e) {
-          return { content: `model ${input.model}: ${(e as Error).message}`, isError: true };
+          return { content: `model ${input.model}: ${errorMessage(e)}`, isError: true };
         }
       }
       const maxTurns = Math.min(SUBAGENT_MAX_TURNS, Math.max(1, typeof input.maxTurns === 'number' ? Math.floor(input.maxTurns) : SUBAGENT_DEFAULT_MAX_TURNS));

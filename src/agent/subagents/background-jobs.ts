@@ -1,6 +1,7 @@
 // Sub-agents started in the background during one run: each gets an id the model uses with
 // `agent_result`. When the owning run ends, whatever still runs is aborted (nobody could fetch it).
 import type { AgentResult } from '../loop/types.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** A background sub-agent, finished or not. */
 export interface BackgroundJob {
@@ -37,7 +38,7 @@ export function createBackgroundJobs(): BackgroundJobs {
           job.result = r;
         },
         (e: unknown) => {
-          job.error = (e as Error).message;
+          job.error = errorMessage(e);
         },
       );
       jobs.set(id, { job, done, ctl });

@@ -6,6 +6,7 @@ import { inputToArgv } from './argv.ts';
 import { toolResultOf, type ToolResult } from './output.ts';
 import type { RegisteredTool } from './registry.ts';
 import { checkInput } from './schema.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** The capabilities of one call, computed from the tool's level and the policy (see grants.ts). */
 export interface ToolCallGrant {
@@ -25,6 +26,6 @@ export async function invokeTool(sandbox: Sandbox, tool: RegisteredTool, input: 
     const r = await sandbox.run(tool.blob, { args, env: {}, mounts: grant.mounts, network: grant.network, limits: grant.limits }, { name: tool.spec.program, ...(signal ? { signal } : {}) });
     return toolResultOf(r, maxChars);
   } catch (e) {
-    return { content: `${tool.spec.name} could not run: ${(e as Error).message}`, isError: true, metadata: {} };
+    return { content: `${tool.spec.name} could not run: ${errorMessage(e)}`, isError: true, metadata: {} };
   }
 }

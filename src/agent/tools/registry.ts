@@ -14,6 +14,7 @@ import { silentLogger } from '../../log.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
 import { buildSpec, ToolRefusedError, type ToolSpec } from './spec.ts';
 import { readCachedSpec, snapshot, writeCachedSpec } from './snapshot.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** Where tools come from; extensions override bundled tools of the same name. */
 export type ToolSource = 'bundled' | 'extension';
@@ -79,7 +80,7 @@ export async function registerFile(sandbox: Sandbox, file: string, cacheDir: str
   try {
     snap = await snapshot(file, join(cacheDir, 'blobs'));
   } catch (e) {
-    throw new ToolRefusedError(file, `${file}: cannot read it: ${(e as Error).message}`);
+    throw new ToolRefusedError(file, `${file}: cannot read it: ${errorMessage(e)}`);
   }
   const specDir = join(cacheDir, 'specs');
   const cached = await readCachedSpec(specDir, snap.sha256, program);
@@ -88,7 +89,7 @@ export async function registerFile(sandbox: Sandbox, file: string, cacheDir: str
   try {
     prepared = await sandbox.prepare(snap.blob, 256 * 1024 * 1024);
   } catch (e) {
-    throw new ToolRefusedError(file, `${file} refused: it is not a usable WASI tool: ${(e as Error).message}`);
+    throw new ToolRefusedError(file, `${file} refused: it is not a usable WASI tool: ${errorMessage(e)}`);
   }
   const spec = await buildSpec(sandbox, snap.blob, program, snap.sha256, prepared.imports, file);
   await writeCachedSpec(specDir, spec);

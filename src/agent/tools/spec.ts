@@ -1,7 +1,7 @@
 // Builds a ToolSpec from a .wasm file: runs its `-h` and `--help` in the sandbox (no mounts,
 // no network), decodes and parses both, merges them, and refuses a component whose imports
 // exceed what it declares. Missing `PermissionLevel:` is read as the strictest, `Execute`.
-import { BoxbotError } from '../../errors.ts';
+import { BoxbotError, errorMessage } from '../../errors.ts';
 import { DEFAULT_LIMITS, type Sandbox, type SandboxResult } from '../../sandbox/index.ts';
 import { parseHostPatterns } from '../../sandbox/net/host-pattern.ts';
 import { decodeText } from './decode.ts';
@@ -99,7 +99,7 @@ async function helpText(sandbox: Sandbox, file: string, name: string, flag: stri
   try {
     r = await sandbox.run(file, { args: [flag], env: {}, mounts: [], network: { allow: [], block: ['private'] }, limits: HELP_LIMITS }, { name });
   } catch (e) {
-    return { why: `it cannot run: ${(e as Error).message}` };
+    return { why: `it cannot run: ${errorMessage(e)}` };
   }
   if (r.trap) return { why: `stopped by the ${r.trap.kind} limit (${r.trap.message})` };
   const text = decodeText(r.stdout.length ? r.stdout : r.stderr).text;

@@ -4,6 +4,7 @@ import fs from 'node:fs';
 import type { CallContext, CallResource } from './context.ts';
 import type { QuotaMount } from './fs-quota.ts';
 import { closeQuietly, openMountRoot, type MountRoot } from './fs-walk.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** Descriptors one call may hold at once (each is a host fd; the process shares one table). */
 export const MAX_OPEN_PER_CALL = 1024;
@@ -52,7 +53,7 @@ export function callFs(ctx: CallContext): CallFs {
     } catch (e) {
       for (const opened of mounts) closeQuietly(opened.rootFd());
       // A grant naming a missing directory is the host's mistake: fail the call loudly.
-      throw new Error(`mount ${m.guest} is unavailable: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`);
+      throw new Error(`mount ${m.guest} is unavailable: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
     }
     mounts.push(new CallMount(m.guest, m.readOnly, root.realRoot, root.fd));
   }

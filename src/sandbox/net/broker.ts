@@ -10,6 +10,7 @@ import type { NetOutcome, NetRequest } from '../host/context.ts';
 import type { NetworkGrant } from '../types.ts';
 import { matchesAllowed, parseHostPatterns } from './host-pattern.ts';
 import { isBlocked, parseBlockList } from './ip-block.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** Broker settings. */
 export interface NetBrokerOptions {
@@ -64,7 +65,7 @@ export function createNetBroker(opts: NetBrokerOptions = {}): NetBroker {
         try {
           addresses = await resolve(host);
         } catch (e) {
-          return fail('DNS-error', `cannot resolve ${host}: ${(e as NodeJS.ErrnoException).code ?? (e as Error).message}`, { rcode: (e as NodeJS.ErrnoException).code, infoCode: undefined });
+          return fail('DNS-error', `cannot resolve ${host}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`, { rcode: (e as NodeJS.ErrnoException).code, infoCode: undefined });
         }
       }
       if (addresses.length === 0) return fail('destination-not-found', `${host} has no addresses`);

@@ -1,6 +1,7 @@
 // Tells what a .wasm file is: a component, a WASI preview1 command module, or something the
 // sandbox cannot run (with the reason a user can act on).
 import { Reader, readSections } from './reader.ts';
+import { errorMessage } from '../../errors.ts';
 
 /** What a file is, for the sandbox. */
 export type WasmKind = { kind: 'component' } | { kind: 'preview1-command' } | { kind: 'invalid'; reason: string };
@@ -89,7 +90,7 @@ export function classifyWasm(bytes: Uint8Array): WasmKind {
       return { kind: 'invalid', reason: 'core module without a `_start` export: not a WASI command' };
     }
   } catch (e) {
-    return { kind: 'invalid', reason: `malformed module: ${(e as Error).message}` };
+    return { kind: 'invalid', reason: `malformed module: ${errorMessage(e)}` };
   }
   if (!WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>)) return { kind: 'invalid', reason: 'the module does not validate' };
   return { kind: 'preview1-command' };
