@@ -172,7 +172,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       state.running = controller;
       stream.start();
       try {
-        ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e) }));
+        ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e), persist }));
       } catch (e) {
         log.error({ conversation: msg.conversationKey, err: (e as Error).message }, 'agent run failed');
         metrics.errors.inc({ scope: 'agent' });

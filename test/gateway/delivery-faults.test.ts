@@ -16,6 +16,12 @@ import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import type { GatewayStore } from '../../src/gateway/ports.ts';
 import { AdapterApiError, type InboundMessage } from '../../src/adapters/index.ts';
+import type { AgentDeps } from '../../src/agent/index.ts';
+import { createAgentRunner } from '../../src/gateway/agent-runner.ts';
+import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
+import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
+import { reply, scriptedModel } from '../agent/loop/scripted.ts';
+import { tempDir } from '../helpers.ts';
 import { FakeAdapter, FakeAgent, MemoryGatewayStore, until } from './fakes.ts';
 
 function setup(o: { adapter?: FakeAdapter; agent?: FakeAgent; store?: GatewayStore; redriveMs?: number } = {}) {
@@ -28,8 +34,8 @@ function setup(o: { adapter?: FakeAdapter; agent?: FakeAgent; store?: GatewaySto
 
 /** The real delivery log (and conversations) on memory files that fail with ENOSPC while `disk.full`. */
 function fullableStore() {
-  const disk = { full: false };
-  const enospc = () => Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+  const disk = { full: false, refused: 0 };
+  const enospc = () => (disk.refused++, Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
   const base = createMemoryFiles(new Map(), { now: Date.now });
   const files: Files = {
     ...base,
@@ -51,7 +57,7 @@ function fullableStore() {
   const docs = createDocuments(files, { logger: silentLogger });
   const delivery = createDeliveryLog(docs, { now: Date.now, seq: createSequence(Date.now), logger: silentLogger, maxAgeMs: 1e9, maxCount: 1000 });
   const store = { ...delivery, conversations: createConversations(docs, Date.now) } as unknown as Store;
-  return { disk, store: gatewayStoreOf(store), close: () => delivery.close() };
+  return { disk, store: gatewayStoreOf(store), raw: store, close: () => delivery.close() };
 }
 
 test('a 429 storm longer than any retry budget: every answer arrives, in order, without a restart', async () => {
@@ -151,6 +157,33 @@ test('disk full once the answer is ready: the user is told, and the answer follo
   assert.deepEqual(adapter.texts().slice(1), ['echo: hello']);
   assert.deepEqual(await store.pending(), [], 'answered: a restart does not answer it again');
   assert.deepEqual(await store.pendingOutbox(), []);
+  await gw.stop();
+  await close();
+});
+
+test('disk full while the run saves the history: the answer arrives once the disk has room, not an apology', async (t) => {
+  const { disk, store, raw, close } = fullableStore();
+  // The model answers, then the disk fills before the run saves the conversation's history.
+  const provider = scriptedModel(t, [
+    () =>
+      (async function* () {
+        yield* reply('Paris.');
+        disk.full = true;
+      })(),
+  ]);
+  const deps: AgentDeps = { resolveModel: () => ({ provider, model: 'm', id: 'test/m' }), registry: noWasm, sandbox: noSandbox, costOf: () => 0 };
+  const agent = createAgentRunner({ store: raw, deps, workspacesDir: tempDir(), sandbox: { block: ['private'], limits: DEFAULT_LIMITS } });
+  const adapter = new FakeAdapter();
+  const gw = createGateway({ config: configSchema.parse({}), adapters: [adapter], agent, store, outbound: { backoffMs: 1, maxBackoffMs: 5 } });
+  await gw.start();
+  await adapter.sink!(message('capital of France?', 'telegram:evt:h1'));
+  await until(() => disk.refused >= 2, 'the history save was refused (and tried again)');
+  disk.full = false;
+  await gw.idle();
+  assert.deepEqual(adapter.texts(), ['Paris.']);
+  assert.deepEqual(await store.pending(), [], 'answered: a restart does not answer it again');
+  const history = (await raw.conversations.get('telegram:100'))!.messages;
+  assert.equal(history.length, 2, 'the turn is saved once');
   await gw.stop();
   await close();
 });
