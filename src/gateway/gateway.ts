@@ -3,8 +3,10 @@
 // parallel across them up to a bound); answers leave through the outbox and one outbound
 // queue per bot. At start, unfinished outbox entries are resumed and accepted-but-unanswered
 // messages are run again, so a restart loses nothing and sends nothing twice. Sends and store
-// writes that fail are retried until they succeed, while the conversation's later answers wait;
-// an entry left unfinished by an unexpected error is re-driven every `redriveMs`.
+// writes that fail are retried until they succeed, while the conversation's later answers wait
+// (an incoming message is held unacknowledged until it is saved, and its conversation's later
+// messages are accepted after it); an entry left unfinished by an unexpected error is re-driven
+// every `redriveMs`.
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
 import type { ChannelAdapter, InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
@@ -80,8 +82,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // message or delivering an entry twice when its id arrives by two paths (a live delivery, the
   // resume at start, the periodic re-drive of the outbox).
   const active = new Set<string>();
-  // Messages whose sender was told their message could not be saved (told once, not per redelivery).
-  const toldUnsaved = new Set<string>();
+  // Incoming messages being accepted (by id: a platform's redelivery joins the wait in progress),
+  // and per conversation the last of them, which the next one waits for.
+  const accepting = new Map<string, Promise<void>>();
+  const acceptTails = new Map<string, Promise<void>>();
   let stopping = false;
   let redriveTimer: NodeJS.Timeout | undefined;
   const stopped = new AbortController();
@@ -274,20 +278,43 @@ export function createGateway(opts: GatewayOptions): Gateway {
       metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
       return;
     }
+    // A message is accepted, and queued, after the earlier messages of its conversation: while
+    // the store fails (a full disk) it is held here and its save retried, unacknowledged, rather
+    // than refused. A refused message would come back only when the platform redelivers it
+    // (Slack: after its ack timeout, then minutes later; Discord: never), after newer messages
+    // of its conversation were accepted and answered. If the process dies meanwhile, nothing was
+    // acknowledged and the platform delivers it again.
+    let waiting = accepting.get(msg.id);
+    if (!waiting) {
+      const key = msg.conversationKey;
+      const accepted = (acceptTails.get(key) ?? Promise.resolve()).then(() => acceptAndDispatch(msg, policy, admission));
+      const tail: Promise<void> = accepted
+        .catch(() => undefined)
+        .finally(() => {
+          accepting.delete(msg.id);
+          if (acceptTails.get(key) === tail) acceptTails.delete(key);
+        });
+      accepting.set(msg.id, accepted);
+      acceptTails.set(key, tail);
+      waiting = accepted;
+    }
+    return waiting;
+  }
+
+  /** Saves an incoming message (waiting out a failing store) and dispatches it unless it was seen before. */
+  async function acceptAndDispatch(msg: InboundMessage, policy: ResolvedPolicy, admission: Admission): Promise<void> {
     let fresh: boolean;
     try {
-      fresh = await opts.store.accept(msg);
+      fresh = await persist('inbound', () => opts.store.accept(msg), () => {
+        // Told once, while it waits: the answer will come, only late.
+        if (admission.admitted) notify(msg.platform, targetOf(msg), UNSAVED_MESSAGE);
+      });
     } catch (e) {
-      // Not saved, so not acknowledged: the platform (or the poller) delivers it again. Say so once.
+      // Stopping, or a refusal that cannot pass: not saved, so not acknowledged, and the
+      // platform (or the poller) delivers it again.
       log.error({ platform: msg.platform, err: (e as Error).message }, 'could not save an incoming message; it is left for the platform to redeliver');
-      if (!toldUnsaved.has(msg.id) && admission.admitted) {
-        if (toldUnsaved.size >= 1000) toldUnsaved.clear();
-        toldUnsaved.add(msg.id);
-        notify(msg.platform, targetOf(msg), UNSAVED_MESSAGE);
-      }
       throw e;
     }
-    toldUnsaved.delete(msg.id);
     if (!fresh) {
       metrics.duplicates.inc({ platform: msg.platform });
       log.debug({ id: msg.id }, 'duplicate delivery dropped');
