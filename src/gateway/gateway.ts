@@ -164,9 +164,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const target = targetOf(msg);
     const controller = new AbortController();
     // The preview's id is journaled as soon as it exists, so a crash leaves no preview that a
-    // run again would not find and edit.
+    // run again would not find and edit; a full disk is waited out in the background (dropping
+    // the id would leave the preview stray at the next restart, a message the user sees twice).
     const created = (id: string) =>
-      void track(opts.store.notePreview(msg.id, id)).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'preview id not journaled'));
+      void track(persist('preview', () => opts.store.notePreview(msg.id, id))).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'preview id not journaled'));
     const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created });
     const started = Date.now();
     let text!: string;

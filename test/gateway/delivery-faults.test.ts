@@ -11,7 +11,7 @@ import { createConversations } from '../../src/store/conversations.ts';
 import { createDeliveryLog } from '../../src/store/delivery-log.ts';
 import { createDocuments } from '../../src/store/documents.ts';
 import type { Files } from '../../src/store/files.ts';
-import { createMemoryState, createMemoryStore, type Store } from '../../src/store/index.ts';
+import { createMemoryState, createMemoryStore, type MemoryFilesState, type Store } from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import type { GatewayStore } from '../../src/gateway/ports.ts';
@@ -33,10 +33,10 @@ function setup(o: { adapter?: FakeAdapter; agent?: FakeAgent; store?: GatewaySto
 }
 
 /** The real delivery log (and conversations) on memory files that fail with ENOSPC while `disk.full`. */
-function fullableStore() {
+function fullableStore(state: MemoryFilesState = createMemoryState()) {
   const disk = { full: false, refused: 0 };
   const enospc = () => (disk.refused++, Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
-  const base = createMemoryFiles(new Map(), { now: Date.now });
+  const base = createMemoryFiles(state, { now: Date.now });
   const files: Files = {
     ...base,
     async write(path, text) {
@@ -279,4 +279,33 @@ test('killed mid-stream on the real store: after the restart the preview the use
   assert.deepEqual(await store.inbound.pending(), []);
   await second.gw.stop();
   await store.close();
+});
+
+test('disk full when the preview is shown, killed after the disk has room: the restart edits that preview, no second message', async () => {
+  const state = createMemoryState();
+  const adapter = new FakeAdapter(); // the platform outlives the process
+  const before = fullableStore(state);
+  const first = setup({
+    adapter,
+    store: before.store,
+    agent: new FakeAgent(async (r) => {
+      before.disk.full = true; // fills while the model works: the preview's id cannot be journaled
+      r.onEvent({ type: 'status', text: 'fetching…' });
+      return new Promise<string>(() => undefined); // SIGKILL before it answers
+    }),
+  });
+  await first.gw.start();
+  await adapter.say('news?');
+  await until(() => adapter.posted.length === 1 && before.disk.refused >= 1, 'the preview is shown, its journal write refused');
+  before.disk.full = false;
+  // Journaled as its own line, or inside the message's record when the log is rewritten after the failure.
+  await until(() => /"op":"preview"|"previewMessageId"/.test(state.get('delivery.log') ?? ''), 'the preview is journaled once the disk has room');
+  const after = fullableStore(state); // the restart reads the same files
+  const second = setup({ adapter, store: after.store, agent: new FakeAgent(() => 'Nothing new today.') });
+  await second.gw.start();
+  await second.gw.idle();
+  assert.deepEqual(adapter.texts(), ['Nothing new today.']);
+  assert.deepEqual(await after.store.pending(), []);
+  await second.gw.stop();
+  await after.close();
 });
