@@ -17,7 +17,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { admit, resolvePolicy, type Admission, type ResolvedPolicy } from './policy.ts';
 import { GatewayStoppingError, type AgentRunner, type GatewayStore, type OutboxEntry } from './ports.ts';
-import { persister } from './persist.ts';
+import { persister, type Persist } from './persist.ts';
 import { deliverEntry, outboxEntryOf, ReplyStream, type Delivery } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -61,7 +61,9 @@ interface ConversationState {
 }
 
 const UNSAVED_MESSAGE = 'Sorry, I could not save your message (server storage failed); I will answer it once I can.';
-const UNSAVED_ANSWER = 'Your answer is ready but could not be saved (server storage failed); it follows shortly.';
+// Said once per message, when a store write its answer needs fails (the history, the outbox):
+// the answer is late, not lost, and "shortly" would be a promise the server cannot keep.
+const LATE_ANSWER = 'Your answer is delayed: it could not be saved (server storage failed); it follows once it can be.';
 
 const STRANGER_REPLY = (msg: InboundMessage) =>
   `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} (allowFrom in boxbot.config.json).`;
@@ -169,6 +171,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const created = (id: string) =>
       void track(persist('preview', () => opts.store.notePreview(msg.id, id))).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'preview id not journaled'));
     const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created });
+    // The user is told once that the answer is late, whichever of its writes waits on the store.
+    let toldLate = false;
+    const tellLate = () => {
+      if (toldLate) return;
+      toldLate = true;
+      notify(msg.platform, target, LATE_ANSWER);
+    };
+    const runPersist: Persist = (what, write) => persist(what, write, tellLate);
     const started = Date.now();
     let text!: string;
     let outcome!: string;
@@ -177,7 +187,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       state.running = controller;
       stream.start();
       try {
-        ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e), persist }));
+        ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e), persist: runPersist }));
       } catch (e) {
         log.error({ conversation: msg.conversationKey, err: (e as Error).message }, 'agent run failed');
         metrics.errors.inc({ scope: 'agent' });
@@ -201,7 +211,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown);
     // Until the answer is in the outbox it exists only here: keep trying to write it (the
     // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
-    await persist('outbox', () => opts.store.putOutbox(entry), () => notify(msg.platform, target, UNSAVED_ANSWER));
+    await runPersist('outbox', () => opts.store.putOutbox(entry));
     await deliverEntry(deliveryOf(msg.platform), entry, msg.id);
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length);
     metrics.replySeconds.observe((Date.now() - Date.parse(msg.receivedAt)) / 1000, { platform: msg.platform });
