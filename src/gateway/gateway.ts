@@ -17,7 +17,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { admit, resolvePolicy, type Admission, type ResolvedPolicy } from './policy.ts';
 import { GatewayStoppingError, type AgentRunner, type GatewayStore, type OutboxEntry } from './ports.ts';
-import { persister, type Persist } from './persist.ts';
+import { persister, type Persist, type StoreHealth } from './persist.ts';
 import { deliverEntry, outboxEntryOf, ReplyStream, type Delivery } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -91,7 +91,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   let stopping = false;
   let redriveTimer: NodeJS.Timeout | undefined;
   const stopped = new AbortController();
-  const persist = persister({ log, stopping: stopped.signal, backoffMs: opts.outbound?.backoffMs ?? 500, maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000 });
+  const storeHealth: StoreHealth = { failing: 0 };
+  const persist = persister({ log, health: storeHealth, stopping: stopped.signal, backoffMs: opts.outbound?.backoffMs ?? 500, maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000 });
 
   const track = <T>(p: Promise<T>): Promise<T> => {
     inflight.add(p);
@@ -168,9 +169,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
     // The preview's id is journaled as soon as it exists, so a crash leaves no preview that a
     // run again would not find and edit; a full disk is waited out in the background (dropping
     // the id would leave the preview stray at the next restart, a message the user sees twice).
-    const created = (id: string) =>
-      void track(persist('preview', () => opts.store.notePreview(msg.id, id))).catch((e: unknown) => log.warn({ err: (e as Error).message }, 'preview id not journaled'));
-    const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created });
+    // While the store is failing no new preview is started: its id could not be recorded.
+    const created = (id: string): Promise<void> => {
+      const journaling = track(persist('preview', () => opts.store.notePreview(msg.id, id)));
+      journaling.catch((e: unknown) => log.warn({ err: (e as Error).message }, 'preview id not journaled'));
+      return journaling.then(() => undefined);
+    };
+    const mayCreate = () => storeHealth.failing === 0;
+    const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created, mayCreate });
     // The user is told once that the answer is late, whichever of its writes waits on the store.
     let toldLate = false;
     const tellLate = () => {

@@ -312,3 +312,47 @@ test('disk full when the preview is shown, killed after the disk has room: the r
   await second.gw.stop();
   await after.close();
 });
+
+test('killed while the disk is full: a preview whose id was not journaled never shows the whole answer, and no new preview starts meanwhile', async () => {
+  const state = createMemoryState();
+  const adapter = new FakeAdapter(); // the platform outlives the process
+  const before = fullableStore(state);
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const first = setup({
+    adapter,
+    store: before.store,
+    agent: new FakeAgent(async (r) => {
+      await released; // both runs are under way when the disk fills
+      if (r.message.chatId === 'x') {
+        r.onEvent({ type: 'text-delta', text: 'Nothing ' });
+        await until(() => adapter.texts('x').length === 1 && before.disk.refused >= 1, 'the preview is shown, its id refused');
+        r.onEvent({ type: 'text-delta', text: 'new today.' });
+      } else {
+        await until(() => adapter.texts('x').length === 1 && before.disk.refused >= 1, 'the store fails');
+        r.onEvent({ type: 'text-delta', text: 'All quiet.' });
+      }
+      // Killed before it answers (the stop below, while the disk is still full, writes nothing).
+      return new Promise<string>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason as Error)));
+    }),
+  });
+  await first.gw.start();
+  await adapter.say('news?', { chatId: 'x', conversationKey: 'telegram:x' });
+  await adapter.say('status?', { chatId: 'y', conversationKey: 'telegram:y' });
+  before.disk.full = true;
+  release();
+  await until(() => adapter.texts('x').length === 1 && before.disk.refused >= 4, 'the store failed a while');
+  await first.gw.stop();
+  // The restart on the same files, the disk with room again.
+  const after = fullableStore(state);
+  const answers: Record<string, string> = { x: 'Nothing new today.', y: 'All quiet.' };
+  const second = setup({ adapter, store: after.store, agent: new FakeAgent((r) => answers[r.message.chatId]!) });
+  await second.gw.start();
+  await second.gw.idle();
+  // The preview shown before the disk filled is left behind (its id never reached the disk),
+  // but it shows only what it first showed: the answer itself is seen once.
+  assert.deepEqual(adapter.texts('x'), ['Nothing', 'Nothing new today.']);
+  assert.deepEqual(adapter.texts('y'), ['All quiet.'], 'no preview was started while the store was failing');
+  await second.gw.stop();
+  await after.close();
+});
