@@ -317,6 +317,7 @@ test('killed while the disk is full: a preview whose id was not journaled never 
   const state = createMemoryState();
   const adapter = new FakeAdapter(); // the platform outlives the process
   const before = fullableStore(state);
+  let parked = 0; // runs waiting for the kill
   let release!: () => void;
   const released = new Promise<void>((r) => (release = r));
   const first = setup({
@@ -333,7 +334,9 @@ test('killed while the disk is full: a preview whose id was not journaled never 
         r.onEvent({ type: 'text-delta', text: 'All quiet.' });
       }
       // Killed before it answers (the stop below, while the disk is still full, writes nothing).
-      return new Promise<string>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason as Error)));
+      const killed = new Promise<string>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason as Error)));
+      parked++;
+      return killed;
     }),
   });
   await first.gw.start();
@@ -341,7 +344,7 @@ test('killed while the disk is full: a preview whose id was not journaled never 
   await adapter.say('status?', { chatId: 'y', conversationKey: 'telegram:y' });
   before.disk.full = true;
   release();
-  await until(() => adapter.texts('x').length === 1 && before.disk.refused >= 4, 'the store failed a while');
+  await until(() => parked === 2 && before.disk.refused >= 4, 'both runs went as far as they could while the store failed');
   await first.gw.stop();
   // The restart on the same files, the disk with room again.
   const after = fullableStore(state);
