@@ -372,8 +372,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // Unfinished work is read and queued before any adapter starts: a message an adapter hands
       // over while starting is accepted and queued by `handle` after it (per conversation), and
       // is not found again as "pending". The queued work waits until the adapters are up.
-      const outbox = (await opts.store.pendingOutbox()).filter((e) => queues.has(e.conversationKey.split(':')[0]!));
-      const pending = (await opts.store.pending()).filter((p) => adapters.has(p.message.platform));
+      // Reading may write (the store repairs a torn last line first): a full disk is waited out
+      // here, with no adapter started, instead of ending the process.
+      const outbox = (await persist('start', () => opts.store.pendingOutbox())).filter((e) => queues.has(e.conversationKey.split(':')[0]!));
+      const pending = (await persist('start', () => opts.store.pending())).filter((p) => adapters.has(p.message.platform));
       let up!: () => void;
       const adaptersUp = new Promise<void>((r) => (up = r));
       const keys = new Set([...outbox.map((e) => e.conversationKey), ...pending.map((p) => p.message.conversationKey)]);

@@ -11,7 +11,7 @@ import { createConversations } from '../../src/store/conversations.ts';
 import { createDeliveryLog } from '../../src/store/delivery-log.ts';
 import { createDocuments } from '../../src/store/documents.ts';
 import type { Files } from '../../src/store/files.ts';
-import { createMemoryState, createMemoryStore, type MemoryFilesState, type Store } from '../../src/store/index.ts';
+import { createMemoryState, createMemoryStore, StoreError, type MemoryFilesState, type Store } from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import type { GatewayStore } from '../../src/gateway/ports.ts';
@@ -358,4 +358,25 @@ test('killed while the disk is full: a preview whose id was not journaled never 
   assert.deepEqual(adapter.texts('y'), ['All quiet.'], 'no preview was started while the store was failing');
   await second.gw.stop();
   await after.close();
+});
+
+test('started on a full disk (the delivery log cannot be repaired yet): the gateway waits for room, then resumes', async () => {
+  class FullAtStart extends MemoryGatewayStore {
+    refusals = 3;
+    override async pendingOutbox() {
+      if (this.refusals > 0) {
+        this.refusals--;
+        throw new StoreError('io', 'store I/O failed on delivery.log: ENOSPC: no space left on device');
+      }
+      return super.pendingOutbox();
+    }
+  }
+  const store = new FullAtStart();
+  await store.accept(message('hello', 'telegram:evt:before'));
+  const { adapter, gw } = setup({ store });
+  await gw.start(); // does not exit: it waits for the store
+  await gw.idle();
+  assert.equal(store.refusals, 0);
+  assert.deepEqual(adapter.texts(), ['echo: hello'], 'the message accepted before the restart is answered');
+  await gw.stop();
 });
