@@ -13,6 +13,7 @@ import type { Message } from '../agent/types.ts';
 import { redactLine } from '../config/env.ts';
 import { encodeName, StoreCorruptError, type Store } from '../store/index.ts';
 import type { Metrics } from './metrics.ts';
+import type { Persist } from './persist.ts';
 import { GatewayStoppingError, type AgentRunner } from './ports.ts';
 import type { PolicyLimits, ResolvedPolicy } from './policy.ts';
 
@@ -74,6 +75,9 @@ export interface ToolContext {
   policy: PolicyLimits;
 }
 
+/** A store write tried once (when the caller gives no retry). */
+const once: Persist = (_what, write) => write();
+
 /** The runner's workspace for a conversation (created on first use). */
 export function workspaceOf(workspacesDir: string, conversationKey: string): string {
   return join(workspacesDir, encodeName(conversationKey));
@@ -98,15 +102,19 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   });
 
   return {
-    async run({ message, policy, signal, onEvent }) {
+    async run({ message, policy, signal, onEvent, persist = once }) {
       if (o.unavailableHint) return { text: o.unavailableHint, outcome: 'unavailable' };
       const key = message.conversationKey;
       const workspace = workspaceOf(o.workspacesDir, key);
-      await mkdir(workspace, { recursive: true });
+      // A full disk or a failing volume is waited out, here and when the history is saved: an
+      // error thrown from here would become an apology that marks the message answered although
+      // it never was. Only a stopping gateway ends the wait (the message then runs again at the
+      // next start, and a turn already saved is replayed from the history).
+      await persist('workspace', () => mkdir(workspace, { recursive: true }));
       let history: Message[] = [];
       let note = '';
       try {
-        history = (await o.store.conversations.get(key))?.messages ?? [];
+        history = (await persist('history', () => o.store.conversations.get(key)))?.messages ?? [];
       } catch (e) {
         if (!(e instanceof StoreCorruptError)) throw e;
         // The store moved the file aside; answer on a fresh history and say so once.
@@ -139,7 +147,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       });
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
-      if (result.outcome !== 'error') await o.store.conversations.setMessages(key, tagTurn(result.messages, input, message.id));
+      if (result.outcome !== 'error') {
+        const turn = tagTurn(result.messages, input, message.id);
+        await persist('history', () => o.store.conversations.setMessages(key, turn));
+      }
       const text = note + result.text.trim();
       switch (result.outcome) {
         case 'final':

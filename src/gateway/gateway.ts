@@ -3,8 +3,10 @@
 // parallel across them up to a bound); answers leave through the outbox and one outbound
 // queue per bot. At start, unfinished outbox entries are resumed and accepted-but-unanswered
 // messages are run again, so a restart loses nothing and sends nothing twice. Sends and store
-// writes that fail are retried until they succeed, while the conversation's later answers wait;
-// an entry left unfinished by an unexpected error is re-driven every `redriveMs`.
+// writes that fail are retried until they succeed, while the conversation's later answers wait
+// (an incoming message is held unacknowledged until it is saved, and its conversation's later
+// messages are accepted after it); an entry left unfinished by an unexpected error is re-driven
+// every `redriveMs`.
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
 import type { ChannelAdapter, InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import { platformOf } from '../adapters/index.ts';
@@ -16,7 +18,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { admit, resolvePolicy, type Admission, type ResolvedPolicy } from './policy.ts';
 import { GatewayStoppingError, type AgentRunner, type GatewayStore, type OutboxEntry } from './ports.ts';
-import { persister } from './persist.ts';
+import { persister, type Persist, type StoreHealth } from './persist.ts';
 import { deliverEntry, outboxEntryOf, ReplyStream, type Delivery } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
 import { errorMessage } from '../errors.ts';
@@ -61,7 +63,9 @@ interface ConversationState {
 }
 
 const UNSAVED_MESSAGE = 'Sorry, I could not save your message (server storage failed); I will answer it once I can.';
-const UNSAVED_ANSWER = 'Your answer is ready but could not be saved (server storage failed); it follows shortly.';
+// Said once per message, when a store write its answer needs fails (the history, the outbox):
+// the answer is late, not lost, and "shortly" would be a promise the server cannot keep.
+const LATE_ANSWER = 'Your answer is delayed: it could not be saved (server storage failed); it follows once it can be.';
 
 const STRANGER_REPLY = (msg: InboundMessage) =>
   `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} (allowFrom in boxbot.config.json).`;
@@ -82,12 +86,15 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // message or delivering an entry twice when its id arrives by two paths (a live delivery, the
   // resume at start, the periodic re-drive of the outbox).
   const active = new Set<string>();
-  // Messages whose sender was told their message could not be saved (told once, not per redelivery).
-  const toldUnsaved = new Set<string>();
+  // Incoming messages being accepted (by id: a platform's redelivery joins the wait in progress),
+  // and per conversation the last of them, which the next one waits for.
+  const accepting = new Map<string, Promise<void>>();
+  const acceptTails = new Map<string, Promise<void>>();
   let stopping = false;
   let redriveTimer: NodeJS.Timeout | undefined;
   const stopped = new AbortController();
-  const persist = persister({ log, stopping: stopped.signal, backoffMs: opts.outbound?.backoffMs ?? 500, maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000 });
+  const storeHealth: StoreHealth = { failing: 0 };
+  const persist = persister({ log, health: storeHealth, stopping: stopped.signal, backoffMs: opts.outbound?.backoffMs ?? 500, maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000 });
 
   const track = <T>(p: Promise<T>): Promise<T> => {
     inflight.add(p);
@@ -162,10 +169,24 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const target = targetOf(msg);
     const controller = new AbortController();
     // The preview's id is journaled as soon as it exists, so a crash leaves no preview that a
-    // run again would not find and edit.
-    const created = (id: string) =>
-      void track(opts.store.notePreview(msg.id, id)).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'preview id not journaled'));
-    const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created });
+    // run again would not find and edit; a full disk is waited out in the background (dropping
+    // the id would leave the preview stray at the next restart, a message the user sees twice).
+    // While the store is failing no new preview is started: its id could not be recorded.
+    const created = (id: string): Promise<void> => {
+      const journaling = track(persist('preview', () => opts.store.notePreview(msg.id, id)));
+      journaling.catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'preview id not journaled'));
+      return journaling.then(() => undefined);
+    };
+    const mayCreate = () => storeHealth.failing === 0;
+    const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created, mayCreate });
+    // The user is told once that the answer is late, whichever of its writes waits on the store.
+    let toldLate = false;
+    const tellLate = () => {
+      if (toldLate) return;
+      toldLate = true;
+      notify(msg.platform, target, LATE_ANSWER);
+    };
+    const runPersist: Persist = (what, write) => persist(what, write, tellLate);
     const started = Date.now();
     let text!: string;
     let outcome!: string;
@@ -174,7 +195,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       state.running = controller;
       stream.start();
       try {
-        ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e) }));
+        ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e), persist: runPersist }));
       } catch (e) {
         log.error({ conversation: msg.conversationKey, err: errorMessage(e) }, 'agent run failed');
         metrics.errors.inc({ scope: 'agent' });
@@ -198,7 +219,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown);
     // Until the answer is in the outbox it exists only here: keep trying to write it (the
     // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
-    await persist('outbox', () => opts.store.putOutbox(entry), () => notify(msg.platform, target, UNSAVED_ANSWER));
+    await runPersist('outbox', () => opts.store.putOutbox(entry));
     await deliverEntry(deliveryOf(msg.platform), entry, msg.id);
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length);
     metrics.replySeconds.observe((Date.now() - Date.parse(msg.receivedAt)) / 1000, { platform: msg.platform });
@@ -276,20 +297,43 @@ export function createGateway(opts: GatewayOptions): Gateway {
       metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
       return;
     }
+    // A message is accepted, and queued, after the earlier messages of its conversation: while
+    // the store fails (a full disk) it is held here and its save retried, unacknowledged, rather
+    // than refused. A refused message would come back only when the platform redelivers it
+    // (Slack: after its ack timeout, then minutes later; Discord: never), after newer messages
+    // of its conversation were accepted and answered. If the process dies meanwhile, nothing was
+    // acknowledged and the platform delivers it again.
+    let waiting = accepting.get(msg.id);
+    if (!waiting) {
+      const key = msg.conversationKey;
+      const accepted = (acceptTails.get(key) ?? Promise.resolve()).then(() => acceptAndDispatch(msg, policy, admission));
+      const tail: Promise<void> = accepted
+        .catch(() => undefined)
+        .finally(() => {
+          accepting.delete(msg.id);
+          if (acceptTails.get(key) === tail) acceptTails.delete(key);
+        });
+      accepting.set(msg.id, accepted);
+      acceptTails.set(key, tail);
+      waiting = accepted;
+    }
+    return waiting;
+  }
+
+  /** Saves an incoming message (waiting out a failing store) and dispatches it unless it was seen before. */
+  async function acceptAndDispatch(msg: InboundMessage, policy: ResolvedPolicy, admission: Admission): Promise<void> {
     let fresh: boolean;
     try {
-      fresh = await opts.store.accept(msg);
+      fresh = await persist('inbound', () => opts.store.accept(msg), () => {
+        // Told once, while it waits: the answer will come, only late.
+        if (admission.admitted) notify(msg.platform, targetOf(msg), UNSAVED_MESSAGE);
+      });
     } catch (e) {
-      // Not saved, so not acknowledged: the platform (or the poller) delivers it again. Say so once.
+      // Stopping, or a refusal that cannot pass: not saved, so not acknowledged, and the
+      // platform (or the poller) delivers it again.
       log.error({ platform: msg.platform, err: errorMessage(e) }, 'could not save an incoming message; it is left for the platform to redeliver');
-      if (!toldUnsaved.has(msg.id) && admission.admitted) {
-        if (toldUnsaved.size >= 1000) toldUnsaved.clear();
-        toldUnsaved.add(msg.id);
-        notify(msg.platform, targetOf(msg), UNSAVED_MESSAGE);
-      }
       throw e;
     }
-    toldUnsaved.delete(msg.id);
     if (!fresh) {
       metrics.duplicates.inc({ platform: msg.platform });
       log.debug({ id: msg.id }, 'duplicate delivery dropped');
@@ -330,8 +374,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // Unfinished work is read and queued before any adapter starts: a message an adapter hands
       // over while starting is accepted and queued by `handle` after it (per conversation), and
       // is not found again as "pending". The queued work waits until the adapters are up.
-      const outbox = (await opts.store.pendingOutbox()).filter((e) => queues.has(platformOf(e.conversationKey)));
-      const pending = (await opts.store.pending()).filter((p) => adapters.has(p.message.platform));
+      // Reading may write (the store repairs a torn last line first): a full disk is waited out
+      // here, with no adapter started, instead of ending the process.
+      const outbox = (await persist('start', () => opts.store.pendingOutbox())).filter((e) => queues.has(platformOf(e.conversationKey)));
+      const pending = (await persist('start', () => opts.store.pending())).filter((p) => adapters.has(p.message.platform));
       let up!: () => void;
       const adaptersUp = new Promise<void>((r) => (up = r));
       const keys = new Set([...outbox.map((e) => e.conversationKey), ...pending.map((p) => p.message.conversationKey)]);

@@ -5,9 +5,16 @@
 import { BoxbotError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 
+/** Shared by every write of one gateway: how many are waiting on a failing store right now. */
+export interface StoreHealth {
+  failing: number;
+}
+
 /** How a store write is retried. */
 export interface PersistOptions {
   log: Logger;
+  /** Counts the writes waiting on a failing store (so the gateway can hold back what it cannot record). */
+  health?: StoreHealth;
   /** Aborted when the gateway stops: the write's last error is thrown instead of waiting on. */
   stopping: AbortSignal;
   /** First wait after a failure (doubling up to `maxBackoffMs`). */
@@ -21,27 +28,36 @@ export type Persist = <T>(what: string, write: () => Promise<T>, onFailure?: (e:
 /** A `Persist` with these options. */
 export function persister(o: PersistOptions): Persist {
   return async (what, write, onFailure) => {
-    for (let failures = 0; ; failures++) {
-      try {
-        return await write();
-      } catch (e) {
-        // Only a failure that may pass is waited out (I/O: a full disk); a refusal (no such
-        // record, a closed store) would fail the same way for ever.
-        if (o.stopping.aborted || (e instanceof BoxbotError && !e.retryable)) throw e;
-        if (failures === 0) onFailure?.(e);
-        const delay = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** Math.min(failures, 30));
-        o.log.error({ err: errorMessage(e), delayMs: delay }, `store write failed (${what}); retrying`);
-        await new Promise<void>((resolve) => {
-          const done = () => {
-            clearTimeout(timer);
-            o.stopping.removeEventListener('abort', done);
-            resolve();
-          };
-          const timer = setTimeout(done, delay);
-          o.stopping.addEventListener('abort', done, { once: true });
-        });
-        if (o.stopping.aborted) throw e;
+    let waiting = false;
+    try {
+      for (let failures = 0; ; failures++) {
+        try {
+          return await write();
+        } catch (e) {
+          // Only a failure that may pass is waited out (I/O: a full disk); a refusal (no such
+          // record, a closed store) would fail the same way for ever.
+          if (o.stopping.aborted || (e instanceof BoxbotError && !e.retryable)) throw e;
+          if (failures === 0) {
+            waiting = true;
+            if (o.health) o.health.failing++;
+            onFailure?.(e);
+          }
+          const delay = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** Math.min(failures, 30));
+          o.log.error({ err: errorMessage(e), delayMs: delay }, `store write failed (${what}); retrying`);
+          await new Promise<void>((resolve) => {
+            const done = () => {
+              clearTimeout(timer);
+              o.stopping.removeEventListener('abort', done);
+              resolve();
+            };
+            const timer = setTimeout(done, delay);
+            o.stopping.addEventListener('abort', done, { once: true });
+          });
+          if (o.stopping.aborted) throw e;
+        }
       }
+    } finally {
+      if (waiting && o.health) o.health.failing--;
     }
   };
 }

@@ -2,6 +2,7 @@
 // message), and durable state (journal, outbox, dedupe). main.ts plugs the real ones in;
 // tests plug in fakes.
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import type { Persist } from './persist.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
 /** The abort reason when the gateway shuts down: the run is interrupted, not answered; it runs again at the next start. */
@@ -24,6 +25,11 @@ export interface AgentRunRequest {
   policy: ResolvedPolicy;
   signal: AbortSignal;
   onEvent: (e: GatewayAgentEvent) => void;
+  /**
+   * How the run's own store writes (its history) are made: the gateway's retry, which waits out
+   * a full disk. Without it a write is tried once.
+   */
+  persist?: Persist;
 }
 
 /** The outcome of a run; `text` is what the user reads (an error is a short message). */

@@ -19,7 +19,12 @@ export class ReplyStream {
   private text = '';
   private status = '';
   private messageId: string | undefined;
-  private readonly created: ((messageId: string) => void) | undefined;
+  private readonly created: ((messageId: string) => Promise<void> | void) | undefined;
+  private readonly mayCreate: () => boolean;
+  // Whether the preview's id is journaled (one left by an earlier run is). Until it is, the
+  // preview is not edited: if the process dies meanwhile, the run again cannot find it, and a
+  // preview left showing the whole answer would read as the answer sent twice.
+  private journaled = true;
   private creating: Promise<void> | undefined;
   private lastShown = '';
   private confirmed: string | undefined;
@@ -31,17 +36,20 @@ export class ReplyStream {
 
   /**
    * `preview.existing` is the preview an interrupted run of the same message left (edited, not
-   * left stale beside a new one); `preview.created` journals a new preview's id as soon as it exists.
+   * left stale beside a new one); `preview.created` journals a new preview's id as soon as it
+   * exists (resolving once it is durable); `preview.mayCreate` says whether a new preview may be
+   * sent now (not while the store is failing: its id could not be recorded).
    */
   constructor(
     private readonly queue: OutboundQueue,
     private readonly caps: AdapterCapabilities,
     private readonly target: OutboundTarget,
     private readonly log: Logger,
-    preview: { existing?: string; created?: (messageId: string) => void } = {},
+    preview: { existing?: string; created?: (messageId: string) => Promise<void> | void; mayCreate?: () => boolean } = {},
   ) {
     this.messageId = preview.existing;
     this.created = preview.created;
+    this.mayCreate = preview.mayCreate ?? (() => true);
   }
 
   /**
@@ -98,6 +106,7 @@ export class ReplyStream {
     if (this.closed) return;
     const shown = this.preview();
     if (!shown || shown === this.lastShown) return;
+    if (this.messageId ? !this.journaled : !this.mayCreate()) return; // a later event tries again
     this.lastFlush = Date.now();
     this.lastShown = shown;
     try {
@@ -106,7 +115,16 @@ export class ReplyStream {
         this.creating = this.queue.send(this.target, shown).then((m) => {
           this.messageId = m.messageId;
           this.confirmed = shown;
-          this.created?.(m.messageId);
+          const journaling = this.created?.(m.messageId);
+          if (!journaling) return;
+          this.journaled = false;
+          void journaling.then(
+            () => {
+              this.journaled = true;
+              this.schedule(); // show what arrived meanwhile
+            },
+            () => undefined, // never journaled: the preview stays as it is; the answer replaces it
+          );
         });
         await this.creating;
       } else {

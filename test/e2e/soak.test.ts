@@ -1,13 +1,11 @@
 // The soak, reduced to fit the suite (`npm run soak` is the full one): 4 conversations x 5
 // messages through the Telegram and Slack emulators, the gateway SIGKILLed twice and restarted
 // on the same data, one short 429 storm; users must see every answer once and in order.
-// Marked todo until the gateway's exactly-once fixes land: it runs and reports, but a failure
-// does not fail the suite. Remove the todo once it passes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runSoak } from '../soak/run.ts';
 
-test('soak: two kills and a 429 storm under load lose, duplicate and reorder nothing', { todo: 'exactly-once fixes of the gateway pending' }, async () => {
+test('soak: two kills and a 429 storm under load lose, duplicate and reorder nothing', async () => {
   const lines: string[] = [];
   const r = await runSoak({
     seed: 20261124,

@@ -11,11 +11,17 @@ import { createConversations } from '../../src/store/conversations.ts';
 import { createDeliveryLog } from '../../src/store/delivery-log.ts';
 import { createDocuments } from '../../src/store/documents.ts';
 import type { Files } from '../../src/store/files.ts';
-import { createMemoryState, createMemoryStore, type Store } from '../../src/store/index.ts';
+import { createMemoryState, createMemoryStore, StoreError, type MemoryFilesState, type Store } from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import type { GatewayStore } from '../../src/gateway/ports.ts';
 import { AdapterApiError, type InboundMessage } from '../../src/adapters/index.ts';
+import type { AgentDeps } from '../../src/agent/index.ts';
+import { createAgentRunner } from '../../src/gateway/agent-runner.ts';
+import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
+import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
+import { reply, scriptedModel } from '../agent/loop/scripted.ts';
+import { tempDir } from '../helpers.ts';
 import { FakeAdapter, FakeAgent, MemoryGatewayStore, until } from './fakes.ts';
 
 function setup(o: { adapter?: FakeAdapter; agent?: FakeAgent; store?: GatewayStore; redriveMs?: number } = {}) {
@@ -27,10 +33,10 @@ function setup(o: { adapter?: FakeAdapter; agent?: FakeAgent; store?: GatewaySto
 }
 
 /** The real delivery log (and conversations) on memory files that fail with ENOSPC while `disk.full`. */
-function fullableStore() {
-  const disk = { full: false };
-  const enospc = () => Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
-  const base = createMemoryFiles(new Map(), { now: Date.now });
+function fullableStore(state: MemoryFilesState = createMemoryState()) {
+  const disk = { full: false, refused: 0 };
+  const enospc = () => (disk.refused++, Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+  const base = createMemoryFiles(state, { now: Date.now });
   const files: Files = {
     ...base,
     async write(path, text) {
@@ -51,7 +57,7 @@ function fullableStore() {
   const docs = createDocuments(files, { logger: silentLogger });
   const delivery = createDeliveryLog(docs, { now: Date.now, seq: createSequence(Date.now), logger: silentLogger, maxAgeMs: 1e9, maxCount: 1000 });
   const store = { ...delivery, conversations: createConversations(docs, Date.now) } as unknown as Store;
-  return { disk, store: gatewayStoreOf(store), close: () => delivery.close() };
+  return { disk, store: gatewayStoreOf(store), raw: store, close: () => delivery.close() };
 }
 
 test('a 429 storm longer than any retry budget: every answer arrives, in order, without a restart', async () => {
@@ -115,21 +121,46 @@ const message = (text: string, id: string): InboundMessage => ({
   raw: {},
 });
 
-test('disk full when a message arrives: not acknowledged, the user told once, answered once it comes again', async () => {
+test('disk full when a message arrives: held unacknowledged, the user told once, answered once the disk has room', async () => {
   const { disk, store, close } = fullableStore();
   const { adapter, gw } = setup({ store });
   await gw.start();
   const msg = message('hello', 'telegram:evt:full');
   disk.full = true;
-  await assert.rejects(adapter.sink!(msg), /ENOSPC/, 'not acknowledged: the platform delivers it again');
-  await assert.rejects(adapter.sink!(msg), /ENOSPC/, 'the redelivery while the disk is still full');
+  let acknowledged = false;
+  const first = adapter.sink!(msg).then(() => (acknowledged = true));
+  await until(() => adapter.texts().length === 1, 'the user is told');
+  const again = adapter.sink!(msg); // the platform's redelivery while the disk is still full
+  await until(() => disk.refused >= 3, 'the save was tried again');
+  assert.equal(acknowledged, false, 'not acknowledged while it is not saved');
   disk.full = false;
-  await adapter.sink!(msg);
+  await Promise.all([first, again]);
   await gw.idle();
   const texts = adapter.texts();
   assert.equal(texts.length, 2, JSON.stringify(texts));
   assert.match(texts[0]!, /could not save your message/);
   assert.equal(texts[1], 'echo: hello');
+  assert.deepEqual(await store.pending(), []);
+  await gw.stop();
+  await close();
+});
+
+test('disk full when a message arrives, a newer one after the disk has room: answered in the order sent', async () => {
+  // Slack-like: a message not acknowledged comes again only after the ack timeout, by which
+  // time the user's next message has been delivered.
+  const { disk, store, close } = fullableStore();
+  const { adapter, gw } = setup({ store });
+  await gw.start();
+  const one = message('one', 'slack:evt:1');
+  disk.full = true;
+  const first = adapter.sink!(one).catch(() => 'refused');
+  await until(() => adapter.texts().length === 1, 'the user is told the message is not saved yet');
+  disk.full = false;
+  const second = adapter.sink!(message('two', 'slack:evt:2'));
+  if ((await first) === 'refused') await adapter.sink!(one); // the platform's redelivery, after the newer message
+  await second;
+  await gw.idle();
+  assert.deepEqual(adapter.texts().slice(1), ['echo: one', 'echo: two']);
   assert.deepEqual(await store.pending(), []);
   await gw.stop();
   await close();
@@ -145,12 +176,42 @@ test('disk full once the answer is ready: the user is told, and the answer follo
   await gw.start();
   await adapter.sink!(message('hello', 'telegram:evt:1'));
   await until(() => adapter.texts().length === 1, 'the user is told the answer is late');
-  assert.match(adapter.texts()[0]!, /could not be saved/);
+  assert.match(adapter.texts()[0]!, /answer is delayed/);
   disk.full = false;
   await gw.idle();
   assert.deepEqual(adapter.texts().slice(1), ['echo: hello']);
   assert.deepEqual(await store.pending(), [], 'answered: a restart does not answer it again');
   assert.deepEqual(await store.pendingOutbox(), []);
+  await gw.stop();
+  await close();
+});
+
+test('disk full while the run saves the history: the answer arrives once the disk has room, not an apology', async (t) => {
+  const { disk, store, raw, close } = fullableStore();
+  // The model answers, then the disk fills before the run saves the conversation's history.
+  const provider = scriptedModel(t, [
+    () =>
+      (async function* () {
+        yield* reply('Paris.');
+        disk.full = true;
+      })(),
+  ]);
+  const deps: AgentDeps = { resolveModel: () => ({ provider, model: 'm', id: 'test/m' }), registry: noWasm, sandbox: noSandbox, costOf: () => 0 };
+  const agent = createAgentRunner({ store: raw, deps, workspacesDir: tempDir(), sandbox: { block: ['private'], limits: DEFAULT_LIMITS } });
+  const adapter = new FakeAdapter();
+  const gw = createGateway({ config: configSchema.parse({}), adapters: [adapter], agent, store, outbound: { backoffMs: 1, maxBackoffMs: 5 } });
+  await gw.start();
+  await adapter.sink!(message('capital of France?', 'telegram:evt:h1'));
+  await until(() => disk.refused >= 2, 'the history save was refused (and tried again)');
+  disk.full = false;
+  await gw.idle();
+  const texts = adapter.texts();
+  assert.equal(texts.length, 2, JSON.stringify(texts));
+  assert.match(texts[0]!, /answer is delayed/, 'told once why the answer is late');
+  assert.equal(texts[1], 'Paris.');
+  assert.deepEqual(await store.pending(), [], 'answered: a restart does not answer it again');
+  const history = (await raw.conversations.get('telegram:100'))!.messages;
+  assert.equal(history.length, 2, 'the turn is saved once');
   await gw.stop();
   await close();
 });
@@ -221,4 +282,101 @@ test('killed mid-stream on the real store: after the restart the preview the use
   assert.deepEqual(await store.inbound.pending(), []);
   await second.gw.stop();
   await store.close();
+});
+
+test('disk full when the preview is shown, killed after the disk has room: the restart edits that preview, no second message', async () => {
+  const state = createMemoryState();
+  const adapter = new FakeAdapter(); // the platform outlives the process
+  const before = fullableStore(state);
+  const first = setup({
+    adapter,
+    store: before.store,
+    agent: new FakeAgent(async (r) => {
+      before.disk.full = true; // fills while the model works: the preview's id cannot be journaled
+      r.onEvent({ type: 'status', text: 'fetching…' });
+      return new Promise<string>(() => undefined); // SIGKILL before it answers
+    }),
+  });
+  await first.gw.start();
+  await adapter.say('news?');
+  await until(() => adapter.posted.length === 1 && before.disk.refused >= 1, 'the preview is shown, its journal write refused');
+  before.disk.full = false;
+  // Journaled as its own line, or inside the message's record when the log is rewritten after the failure.
+  await until(() => /"op":"preview"|"previewMessageId"/.test(state.get('delivery.log') ?? ''), 'the preview is journaled once the disk has room');
+  const after = fullableStore(state); // the restart reads the same files
+  const second = setup({ adapter, store: after.store, agent: new FakeAgent(() => 'Nothing new today.') });
+  await second.gw.start();
+  await second.gw.idle();
+  assert.deepEqual(adapter.texts(), ['Nothing new today.']);
+  assert.deepEqual(await after.store.pending(), []);
+  await second.gw.stop();
+  await after.close();
+});
+
+test('killed while the disk is full: a preview whose id was not journaled never shows the whole answer, and no new preview starts meanwhile', async () => {
+  const state = createMemoryState();
+  const adapter = new FakeAdapter(); // the platform outlives the process
+  const before = fullableStore(state);
+  let parked = 0; // runs waiting for the kill
+  let release!: () => void;
+  const released = new Promise<void>((r) => (release = r));
+  const first = setup({
+    adapter,
+    store: before.store,
+    agent: new FakeAgent(async (r) => {
+      await released; // both runs are under way when the disk fills
+      if (r.message.chatId === 'x') {
+        r.onEvent({ type: 'text-delta', text: 'Nothing ' });
+        await until(() => adapter.texts('x').length === 1 && before.disk.refused >= 1, 'the preview is shown, its id refused');
+        r.onEvent({ type: 'text-delta', text: 'new today.' });
+      } else {
+        await until(() => adapter.texts('x').length === 1 && before.disk.refused >= 1, 'the store fails');
+        r.onEvent({ type: 'text-delta', text: 'All quiet.' });
+      }
+      // Killed before it answers (the stop below, while the disk is still full, writes nothing).
+      const killed = new Promise<string>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason as Error)));
+      parked++;
+      return killed;
+    }),
+  });
+  await first.gw.start();
+  await adapter.say('news?', { chatId: 'x', conversationKey: 'telegram:x' });
+  await adapter.say('status?', { chatId: 'y', conversationKey: 'telegram:y' });
+  before.disk.full = true;
+  release();
+  await until(() => parked === 2 && before.disk.refused >= 4, 'both runs went as far as they could while the store failed');
+  await first.gw.stop();
+  // The restart on the same files, the disk with room again.
+  const after = fullableStore(state);
+  const answers: Record<string, string> = { x: 'Nothing new today.', y: 'All quiet.' };
+  const second = setup({ adapter, store: after.store, agent: new FakeAgent((r) => answers[r.message.chatId]!) });
+  await second.gw.start();
+  await second.gw.idle();
+  // The preview shown before the disk filled is left behind (its id never reached the disk),
+  // but it shows only what it first showed: the answer itself is seen once.
+  assert.deepEqual(adapter.texts('x'), ['Nothing', 'Nothing new today.']);
+  assert.deepEqual(adapter.texts('y'), ['All quiet.'], 'no preview was started while the store was failing');
+  await second.gw.stop();
+  await after.close();
+});
+
+test('started on a full disk (the delivery log cannot be repaired yet): the gateway waits for room, then resumes', async () => {
+  class FullAtStart extends MemoryGatewayStore {
+    refusals = 3;
+    override async pendingOutbox() {
+      if (this.refusals > 0) {
+        this.refusals--;
+        throw new StoreError('io', 'store I/O failed on delivery.log: ENOSPC: no space left on device');
+      }
+      return super.pendingOutbox();
+    }
+  }
+  const store = new FullAtStart();
+  await store.accept(message('hello', 'telegram:evt:before'));
+  const { adapter, gw } = setup({ store });
+  await gw.start(); // does not exit: it waits for the store
+  await gw.idle();
+  assert.equal(store.refusals, 0);
+  assert.deepEqual(adapter.texts(), ['echo: hello'], 'the message accepted before the restart is answered');
+  await gw.stop();
 });
