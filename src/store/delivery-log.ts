@@ -11,47 +11,21 @@
 // line (a crash while appending: the start of a record, no newline) was never acknowledged and
 // is dropped. Any other unreadable line, the last one included, is reported and a copy of the
 // file set aside for an admin; every readable line is kept.
-// Data written by earlier versions (dedupe.log, inbound/*.json, outbox/*.json) is folded in
-// once, then removed.
-import { z } from 'zod';
+// Data written by earlier versions is folded in once, then removed (delivery-legacy.ts).
 import type { Logger } from '../log.ts';
 import type { Documents } from './documents.ts';
-import { readFolder } from './documents.ts';
+import { foldInLegacy, removeLegacy } from './delivery-legacy.ts';
 import { StoreError } from './errors.ts';
 import type { AppendLog } from './files.ts';
 import { checkKey } from './names.ts';
-import { inboundSchema, outboxSchema } from './schemas.ts';
+import { deliveryRecordSchema, type DeliveryRecord, type StoredInbound, type StoredOutbox } from './schemas.ts';
 import { isTornJson } from './torn-line.ts';
 import type { DedupeStore, InboundJournal, InboundRecord, Outbox, OutboxEntry } from './types.ts';
 import { errorMessage } from '../errors.ts';
 
 const PATH = 'delivery.log';
 
-const storedInbound = inboundSchema;
-const storedOutbox = outboxSchema;
-
-/** One line of the log. */
-const recordSchema = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('seen'), id: z.string().min(1), at: z.number() }),
-  z.object({ op: z.literal('accept'), at: z.number(), record: storedInbound }),
-  z.object({ op: z.literal('done'), id: z.string().min(1) }),
-  z.object({ op: z.literal('put'), entry: storedOutbox }),
-  z.object({ op: z.literal('receipt'), id: z.string().min(1), index: z.number().int().min(0), messageId: z.string(), at: z.string() }),
-  z.object({ op: z.literal('sent'), id: z.string().min(1), answered: z.string().min(1).optional() }),
-  z.object({ op: z.literal('failed'), id: z.string().min(1), error: z.string(), at: z.string() }),
-  z.object({ op: z.literal('preview'), id: z.string().min(1), messageId: z.string().min(1) }),
-]);
-type StoredInbound = InboundRecord & { seq: number };
-type StoredOutbox = OutboxEntry & { seq: number };
-type LogRecord =
-  | { op: 'seen'; id: string; at: number }
-  | { op: 'accept'; at: number; record: StoredInbound }
-  | { op: 'done'; id: string }
-  | { op: 'put'; entry: StoredOutbox }
-  | { op: 'receipt'; id: string; index: number; messageId: string; at: string }
-  | { op: 'sent'; id: string; answered?: string }
-  | { op: 'failed'; id: string; error: string; at: string }
-  | { op: 'preview'; id: string; messageId: string };
+type LogRecord = DeliveryRecord;
 
 /** The three stores the log backs, and its shutdown. */
 export interface DeliveryLog {
@@ -222,8 +196,8 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     const last = parts.pop()!; // after the last newline: '' when the file ends whole
     const parse = (line: string): LogRecord | undefined => {
       try {
-        const parsed = recordSchema.safeParse(JSON.parse(line));
-        return parsed.success ? (parsed.data as LogRecord) : undefined;
+        const parsed = deliveryRecordSchema.safeParse(JSON.parse(line));
+        return parsed.success ? parsed.data : undefined;
       } catch {
         return undefined;
       }
@@ -247,46 +221,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       await docs.corrupt(PATH, `unreadable line${bad.length > 1 ? 's' : ''} ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}; the other ${parts.length - bad.length} kept`, { keepLive: true });
       rewriteDue = true;
     }
-    if (await foldInLegacy()) rewriteDue = true;
+    const legacy = await foldInLegacy(docs, { seen, inbound, outbox }, opts.now);
+    if (legacy) rewriteDue = true;
     prune(opts.now());
     if (last !== '' || rewriteDue || oversized()) await rewrite();
-    await removeLegacy();
-  }
-
-  // ---- data from earlier versions ---------------------------------------------------------
-  const legacy = { dedupe: false, inbound: [] as string[], outbox: [] as string[] };
-
-  async function foldInLegacy(): Promise<boolean> {
-    const old = await files.read('dedupe.log');
-    if (old !== undefined) {
-      legacy.dedupe = true;
-      for (const line of old.split('\n')) {
-        try {
-          const [at, id] = JSON.parse(line) as [number, string];
-          if (typeof at === 'number' && typeof id === 'string' && !seen.has(id)) seen.set(id, at);
-        } catch {
-          // a torn or bad line of the old log: skipped, the old file is removed below
-        }
-      }
-      const sorted = [...seen].sort((a, b) => a[1] - b[1]);
-      seen.clear();
-      for (const [id, at] of sorted) seen.set(id, at);
-    }
-    legacy.inbound = (await files.list('inbound')).filter((n) => n.endsWith('.json'));
-    for (const r of await readFolder<StoredInbound>(docs, 'inbound', storedInbound)) {
-      if (inbound.has(r.id)) continue;
-      inbound.set(r.id, r);
-      if (!seen.has(r.id)) seen.set(r.id, Date.parse(r.acceptedAt) || opts.now());
-    }
-    legacy.outbox = (await files.list('outbox')).filter((n) => n.endsWith('.json'));
-    for (const e of await readFolder<StoredOutbox>(docs, 'outbox', storedOutbox)) if (!outbox.has(e.id)) outbox.set(e.id, e);
-    return legacy.dedupe || legacy.inbound.length > 0 || legacy.outbox.length > 0;
-  }
-
-  async function removeLegacy(): Promise<void> {
-    if (legacy.dedupe) await files.remove('dedupe.log');
-    for (const n of legacy.inbound) await files.remove(`inbound/${n}`);
-    for (const n of legacy.outbox) await files.remove(`outbox/${n}`);
+    await removeLegacy(docs, legacy);
   }
 
   /** Loads once; a failed load (not corruption, which is handled) is retried on the next call. */
