@@ -1,5 +1,5 @@
-// The delivery log: seen event ids, the inbound journal and the outbox, kept in memory and
-// backed by one append-only file (`delivery.log`, one JSON record per line). Every change is one
+// The delivery log: seen event ids, the inbound journal and the outbox (the gateway's
+// DeliveryStore), kept in memory and backed by one append-only file (`delivery.log`, one JSON record per line). Every change is one
 // appended line made durable (fdatasync) before its call resolves; changes that arrive while a
 // sync is in flight share the next one (group commit), so a busy gateway pays one sync for many
 // messages and a quiet one pays one small append per step instead of a file rewrite.
@@ -12,6 +12,7 @@
 // is dropped. Any other unreadable line, the last one included, is reported and a copy of the
 // file set aside for an admin; every readable line is kept.
 // Data written by earlier versions is folded in once, then removed (delivery-legacy.ts).
+import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import type { Logger } from '../log.ts';
 import type { Documents } from './documents.ts';
 import { foldInLegacy, removeLegacy } from './delivery-legacy.ts';
@@ -20,18 +21,15 @@ import type { AppendLog } from './files.ts';
 import { checkKey } from './names.ts';
 import { deliveryRecordSchema, type DeliveryRecord, type StoredInbound, type StoredOutbox } from './schemas.ts';
 import { isTornJson } from './torn-line.ts';
-import type { DedupeStore, InboundJournal, InboundRecord, Outbox, OutboxEntry } from './types.ts';
+import type { DeliveryStore, JsonObject, OutboxEntry } from './types.ts';
 import { errorMessage } from '../errors.ts';
 
 const PATH = 'delivery.log';
 
 type LogRecord = DeliveryRecord;
 
-/** The three stores the log backs, and its shutdown. */
-export interface DeliveryLog {
-  dedupe: DedupeStore;
-  inbound: InboundJournal;
-  outbox: Outbox;
+/** The gateway's delivery state the log backs (all but `answered`, which the conversations know), and its shutdown. */
+export interface DeliveryLog extends Omit<DeliveryStore, 'answered'> {
   /** Waits for appends in flight and closes the file. */
   close(): Promise<void>;
 }
@@ -242,8 +240,6 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     await loading;
   }
 
-  const isSeen = (id: string): boolean => inbound.has(id) || seen.has(id);
-
   const markSeen = (id: string, at: number): (() => void) => {
     const before = seen.get(id);
     seen.delete(id);
@@ -254,28 +250,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     };
   };
 
-  const publicInbound = ({ seq: _seq, ...r }: StoredInbound): InboundRecord => structuredClone(r);
-  const publicOutbox = ({ seq: _seq, ...e }: StoredOutbox): OutboxEntry => structuredClone(e);
-
-  async function acceptRecord(record: Omit<InboundRecord, 'acceptedAt'>, onlyNew: boolean): Promise<InboundRecord | undefined> {
-    checkKey(record.id, 'message id');
-    checkKey(record.conversationKey, 'conversation key');
-    await ready();
-    const existing = inbound.get(record.id);
-    if (existing) return onlyNew ? undefined : publicInbound(existing);
-    const now = opts.now();
-    prune(now);
-    if (onlyNew && seen.has(record.id)) return undefined;
-    const stored: StoredInbound = { id: record.id, conversationKey: record.conversationKey, acceptedAt: new Date(now).toISOString(), seq: opts.seq(), message: structuredClone(record.message) };
-    const unseen = markSeen(record.id, now);
-    inbound.set(record.id, stored);
-    await commit({ op: 'accept', at: now, record: stored }, () => {
-      inbound.delete(record.id);
-      unseen();
-    });
-    // The caller gets its own message back: no second copy on the way in of every message.
-    const { seq: _seq, ...accepted } = stored;
-    return { ...accepted, message: record.message };
+  async function done(id: string): Promise<void> {
+    const before = inbound.get(id);
+    if (!before) return;
+    inbound.delete(id);
+    await commit({ op: 'done', id }, () => inbound.set(id, before));
   }
 
   function outboxEntry(id: string): StoredOutbox {
@@ -284,117 +263,133 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     return e;
   }
 
-  async function changeOutbox(id: string, record: LogRecord): Promise<OutboxEntry> {
+  async function changeOutbox(id: string, record: LogRecord): Promise<void> {
     const before = outboxEntry(id);
     apply(record);
-    const after = outboxEntry(id);
     await commit(record, () => outbox.set(id, before));
-    return publicOutbox(after);
   }
 
   return {
-    dedupe: {
-      async markSeen(id) {
-        checkKey(id, 'event id');
-        await ready();
-        const now = opts.now();
-        prune(now);
-        if (isSeen(id)) return false;
-        await commit({ op: 'seen', id, at: now }, markSeen(id, now));
-        return true;
-      },
+    async accept(message) {
+      checkKey(message.id, 'message id');
+      checkKey(message.conversationKey, 'conversation key');
+      await ready();
+      const now = opts.now();
+      prune(now);
+      if (inbound.has(message.id) || seen.has(message.id)) return false;
+      // The one copy on the way in; the raw platform payload is never persisted.
+      const { raw: _raw, ...rest } = message;
+      const stored: StoredInbound = {
+        id: message.id,
+        conversationKey: message.conversationKey,
+        acceptedAt: new Date(now).toISOString(),
+        seq: opts.seq(),
+        message: structuredClone(rest) as unknown as JsonObject,
+      };
+      const unseen = markSeen(message.id, now);
+      inbound.set(message.id, stored);
+      await commit({ op: 'accept', at: now, record: stored }, () => {
+        inbound.delete(message.id);
+        unseen();
+      });
+      return true;
     },
-    inbound: {
-      accept: async (record) => (await acceptRecord(record, false))!,
-      acceptOnce: (record) => acceptRecord(record, true),
-      async done(id) {
-        checkKey(id, 'message id');
-        await ready();
-        const before = inbound.get(id);
-        if (!before) return false;
-        inbound.delete(id);
-        await commit({ op: 'done', id }, () => inbound.set(id, before));
-        return true;
-      },
-      async pending() {
-        await ready();
-        return [...inbound.values()].sort((a, b) => a.seq - b.seq).map(publicInbound);
-      },
-      async notePreview(id, messageId) {
-        checkKey(id, 'message id');
-        await ready();
-        const before = inbound.get(id);
-        if (!before) return false;
-        const record: LogRecord = { op: 'preview', id, messageId };
-        apply(record);
-        await commit(record, () => {
-          if (inbound.has(id)) inbound.set(id, before);
-        });
-        return true;
-      },
+    async finish(id) {
+      checkKey(id, 'message id');
+      await ready();
+      await done(id);
     },
-    outbox: {
-      async put(entry) {
-        checkKey(entry.id, 'outbox id');
-        checkKey(entry.conversationKey, 'conversation key');
-        await ready();
-        const existing = outbox.get(entry.id);
-        if (existing) return publicOutbox(existing);
-        const at = stamp();
-        const stored: StoredOutbox = {
-          id: entry.id,
-          conversationKey: entry.conversationKey,
-          target: structuredClone(entry.target),
-          chunks: entry.chunks.map((text) => ({ text })),
-          state: 'pending',
-          createdAt: at,
-          updatedAt: at,
-          seq: opts.seq(),
-        };
-        outbox.set(entry.id, stored);
-        await commit({ op: 'put', entry: stored }, () => outbox.delete(entry.id));
-        return publicOutbox(stored);
-      },
-      async get(id) {
-        checkKey(id, 'outbox id');
-        await ready();
-        const e = outbox.get(id);
-        return e && publicOutbox(e);
-      },
-      async recordReceipt(id, index, messageId) {
-        checkKey(id, 'outbox id');
-        await ready();
-        const e = outboxEntry(id);
-        if (!Number.isInteger(index) || index < 0 || index >= e.chunks.length) {
-          throw new StoreError('not-found', `outbox entry ${JSON.stringify(id)} has no chunk ${index}`);
-        }
-        return changeOutbox(id, { op: 'receipt', id, index, messageId, at: stamp() });
-      },
-      async markDone(id, o) {
-        checkKey(id, 'outbox id');
-        const answered = o?.answered;
-        if (answered !== undefined) checkKey(answered, 'message id');
-        await ready();
-        const before = outbox.get(id);
-        const pending = answered === undefined ? undefined : inbound.get(answered);
-        if (!before && !pending) return false;
-        const record: LogRecord = { op: 'sent', id, ...(pending ? { answered } : {}) };
-        apply(record);
-        await commit(record, () => {
-          if (before) outbox.set(id, before);
-          if (pending) inbound.set(pending.id, pending);
+    async pending() {
+      await ready();
+      return [...inbound.values()]
+        .sort((a, b) => a.seq - b.seq)
+        .map((r) => ({
+          message: { ...(structuredClone(r.message) as unknown as Omit<InboundMessage, 'raw'>), raw: null },
+          ...(r.previewMessageId ? { previewMessageId: r.previewMessageId } : {}),
+        }));
+    },
+    async notePreview(id, messageId) {
+      checkKey(id, 'message id');
+      await ready();
+      const before = inbound.get(id);
+      if (!before) return; // answered meanwhile: nothing left to edit
+      const record: LogRecord = { op: 'preview', id, messageId };
+      apply(record);
+      await commit(record, () => {
+        if (inbound.has(id)) inbound.set(id, before);
+      });
+    },
+    async putOutbox(entry) {
+      checkKey(entry.id, 'outbox id');
+      checkKey(entry.conversationKey, 'conversation key');
+      await ready();
+      if (outbox.has(entry.id)) return; // a repeated put keeps the stored entry and its receipts
+      const at = stamp();
+      // On disk the streamed message rides in the target (the line format of earlier versions).
+      const target = { ...entry.target, ...(entry.streamMessageId ? { streamMessageId: entry.streamMessageId } : {}) } as JsonObject;
+      const stored: StoredOutbox = {
+        id: entry.id,
+        conversationKey: entry.conversationKey,
+        target,
+        chunks: entry.chunks.map((text) => ({ text })),
+        state: 'pending',
+        createdAt: at,
+        updatedAt: at,
+        seq: opts.seq(),
+      };
+      outbox.set(entry.id, stored);
+      await commit({ op: 'put', entry: stored }, () => outbox.delete(entry.id));
+    },
+    async receipt(id, index, messageId) {
+      checkKey(id, 'outbox id');
+      await ready();
+      const e = outboxEntry(id);
+      if (!Number.isInteger(index) || index < 0 || index >= e.chunks.length) {
+        throw new StoreError('not-found', `outbox entry ${JSON.stringify(id)} has no chunk ${index}`);
+      }
+      await changeOutbox(id, { op: 'receipt', id, index, messageId, at: stamp() });
+    },
+    async finishOutbox(id, answered) {
+      checkKey(id, 'outbox id');
+      if (answered !== undefined) checkKey(answered, 'message id');
+      await ready();
+      const before = outbox.get(id);
+      const pending = answered === undefined ? undefined : inbound.get(answered);
+      if (!before && !pending) return;
+      // One line for both, so a crash can neither answer the message again nor leave the reply half-finished.
+      const record: LogRecord = { op: 'sent', id, ...(pending ? { answered } : {}) };
+      apply(record);
+      await commit(record, () => {
+        if (before) outbox.set(id, before);
+        if (pending) inbound.set(pending.id, pending);
+      });
+    },
+    async failOutbox(id, error, answered) {
+      checkKey(id, 'outbox id');
+      if (answered !== undefined) checkKey(answered, 'message id');
+      await ready();
+      // The message first: a crash between the two writes resumes the entry (refused again,
+      // the user told twice) rather than running the message again.
+      if (answered !== undefined) await done(answered);
+      if (outbox.has(id)) await changeOutbox(id, { op: 'failed', id, error, at: stamp() });
+    },
+    async pendingOutbox() {
+      await ready();
+      return [...outbox.values()]
+        .filter((e) => e.state === 'pending')
+        .sort((a, b) => a.seq - b.seq)
+        .map((e): OutboxEntry => {
+          const { streamMessageId, ...target } = e.target as unknown as OutboundTarget & { streamMessageId?: string };
+          return {
+            id: e.id,
+            conversationKey: e.conversationKey,
+            target,
+            chunks: e.chunks.map((c) => c.text),
+            receipts: e.chunks.map((c) => c.receipt?.messageId ?? null),
+            ...(streamMessageId ? { streamMessageId } : {}),
+            createdAt: e.createdAt,
+          };
         });
-        return before !== undefined;
-      },
-      async markFailed(id, error) {
-        checkKey(id, 'outbox id');
-        await ready();
-        return changeOutbox(id, { op: 'failed', id, error, at: stamp() });
-      },
-      async pending() {
-        await ready();
-        return [...outbox.values()].filter((e) => e.state === 'pending').sort((a, b) => a.seq - b.seq).map(publicOutbox);
-      },
     },
     async close() {
       closed = true;

@@ -5,13 +5,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
-import { gatewayStoreOf } from '../../src/gateway/store-port.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createConversations } from '../../src/store/conversations.ts';
 import { createDeliveryLog } from '../../src/store/delivery-log.ts';
 import { createDocuments } from '../../src/store/documents.ts';
 import type { Files } from '../../src/store/files.ts';
-import { createMemoryState, createMemoryStore, type Store } from '../../src/store/index.ts';
+import { createMemoryState, createMemoryStore } from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import type { GatewayStore } from '../../src/gateway/ports.ts';
@@ -49,9 +48,10 @@ function fullableStore() {
     },
   };
   const docs = createDocuments(files, { logger: silentLogger });
-  const delivery = createDeliveryLog(docs, { now: Date.now, seq: createSequence(Date.now), logger: silentLogger, maxAgeMs: 1e9, maxCount: 1000 });
-  const store = { ...delivery, conversations: createConversations(docs, Date.now) } as unknown as Store;
-  return { disk, store: gatewayStoreOf(store), close: () => delivery.close() };
+  const { close, ...delivery } = createDeliveryLog(docs, { now: Date.now, seq: createSequence(Date.now), logger: silentLogger, maxAgeMs: 1e9, maxCount: 1000 });
+  const conversations = createConversations(docs, Date.now);
+  const store: GatewayStore = { ...delivery, answered: async (key) => !!(await conversations.get(key))?.messages.some((m) => m.role === 'assistant') };
+  return { disk, store, close };
 }
 
 test('a 429 storm longer than any retry budget: every answer arrives, in order, without a restart', async () => {
@@ -204,7 +204,7 @@ test('killed mid-stream on the real store: after the restart the preview the use
   const adapter = new FakeAdapter(); // the platform outlives the process
   const first = setup({
     adapter,
-    store: gatewayStoreOf(createMemoryStore({ state })),
+    store: createMemoryStore({ state }).delivery,
     agent: new FakeAgent(async (r) => {
       r.onEvent({ type: 'status', text: 'fetching…' });
       return new Promise<string>(() => undefined); // SIGKILL before it answers
@@ -214,11 +214,11 @@ test('killed mid-stream on the real store: after the restart the preview the use
   await adapter.say('news?');
   await until(() => adapter.posted.length === 1 && /"op":"preview"/.test(state.get('delivery.log') ?? ''), 'the preview is shown and journaled');
   const store = createMemoryStore({ state }); // the restart reads the same files
-  const second = setup({ adapter, store: gatewayStoreOf(store), agent: new FakeAgent(() => 'Nothing new today.') });
+  const second = setup({ adapter, store: store.delivery, agent: new FakeAgent(() => 'Nothing new today.') });
   await second.gw.start();
   await second.gw.idle();
   assert.deepEqual(adapter.texts(), ['Nothing new today.']);
-  assert.deepEqual(await store.inbound.pending(), []);
+  assert.deepEqual(await store.delivery.pending(), []);
   await second.gw.stop();
   await store.close();
 });
