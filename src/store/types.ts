@@ -24,14 +24,10 @@ export interface Conversation {
 export interface ConversationStore {
   /** The conversation, or undefined if it was never written. */
   get(key: string): Promise<Conversation | undefined>;
-  /** Appends messages to the history, creating the conversation if needed. */
-  append(key: string, messages: Message[]): Promise<Conversation>;
   /** Replaces the whole history (e.g. after compaction), creating the conversation if needed. */
   setMessages(key: string, messages: Message[]): Promise<Conversation>;
   /** Clears the history of one conversation; it stays listed with no messages. */
   reset(key: string): Promise<void>;
-  /** Forgets a conversation entirely; true if it existed. */
-  delete(key: string): Promise<boolean>;
   /** Every stored conversation key, sorted. */
   keys(): Promise<string[]>;
 }
@@ -93,8 +89,6 @@ export interface KvStore {
   get(key: string): Promise<JsonValue | undefined>;
   /** Stores a value. */
   set(key: string, value: JsonValue): Promise<void>;
-  /** Removes a value; true if it existed. */
-  delete(key: string): Promise<boolean>;
 }
 
 /** A scheduled job (design, "Scheduler"). Unknown extra fields are kept as written. */
