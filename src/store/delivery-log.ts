@@ -1,8 +1,9 @@
 // The delivery log: seen event ids, the inbound journal and the outbox (the gateway's
-// DeliveryStore), kept in memory and backed by one append-only file (`delivery.log`, one JSON record per line). Every change is one
-// appended line made durable (fdatasync) before its call resolves; changes that arrive while a
-// sync is in flight share the next one (group commit), so a busy gateway pays one sync for many
-// messages and a quiet one pays one small append per step instead of a file rewrite.
+// DeliveryStore), kept in memory and backed by one append-only file (`delivery.log`, one JSON
+// record per line, deliveryRecordSchema). Every change is one appended line made durable
+// (fdatasync) before its call resolves; changes that arrive while a sync is in flight share the
+// next one (group commit), so a busy gateway pays one sync for many messages and a quiet one pays
+// one small append per step instead of a file rewrite.
 // Accepting a message marks its id seen and journals it in the same line; the id of the answer's
 // preview message is journaled beside it once sent (`preview`), so a run again edits that message.
 //
@@ -25,8 +26,6 @@ import type { DeliveryStore, JsonObject, OutboxEntry } from './types.ts';
 import { errorMessage } from '../errors.ts';
 
 const PATH = 'delivery.log';
-
-type LogRecord = DeliveryRecord;
 
 /** The gateway's delivery state the log backs (all but `answered`, which the conversations know), and its shutdown. */
 export interface DeliveryLog extends Omit<DeliveryStore, 'answered'> {
@@ -72,7 +71,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     }
   }
 
-  function apply(r: LogRecord): void {
+  function apply(r: DeliveryRecord): void {
     switch (r.op) {
       case 'seen':
         seen.delete(r.id);
@@ -160,7 +159,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
    * Applies a change in memory at once (so calls are ordered as made) and resolves when its
    * line is durable; if the write fails, `undo` restores memory and the call rejects.
    */
-  function commit(record: LogRecord, undo: () => void): Promise<void> {
+  function commit(record: DeliveryRecord, undo: () => void): Promise<void> {
     if (shut) {
       undo();
       return Promise.reject(new StoreError('closed', 'the store is closed'));
@@ -192,7 +191,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     const text = (await files.read(PATH)) ?? '';
     const parts = text.split('\n');
     const last = parts.pop()!; // after the last newline: '' when the file ends whole
-    const parse = (line: string): LogRecord | undefined => {
+    const parse = (line: string): DeliveryRecord | undefined => {
       try {
         const parsed = deliveryRecordSchema.safeParse(JSON.parse(line));
         return parsed.success ? parsed.data : undefined;
@@ -263,7 +262,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     return e;
   }
 
-  async function changeOutbox(id: string, record: LogRecord): Promise<void> {
+  async function changeOutbox(id: string, record: DeliveryRecord): Promise<void> {
     const before = outboxEntry(id);
     apply(record);
     await commit(record, () => outbox.set(id, before));
@@ -313,7 +312,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       await ready();
       const before = inbound.get(id);
       if (!before) return; // answered meanwhile: nothing left to edit
-      const record: LogRecord = { op: 'preview', id, messageId };
+      const record: DeliveryRecord = { op: 'preview', id, messageId };
       apply(record);
       await commit(record, () => {
         if (inbound.has(id)) inbound.set(id, before);
@@ -357,7 +356,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       const pending = answered === undefined ? undefined : inbound.get(answered);
       if (!before && !pending) return;
       // One line for both, so a crash can neither answer the message again nor leave the reply half-finished.
-      const record: LogRecord = { op: 'sent', id, ...(pending ? { answered } : {}) };
+      const record: DeliveryRecord = { op: 'sent', id, ...(pending ? { answered } : {}) };
       apply(record);
       await commit(record, () => {
         if (before) outbox.set(id, before);
