@@ -1,6 +1,6 @@
 // What the gateway needs from the rest of boxbot, as small interfaces: the agent (one run per
-// message), and durable state (journal, outbox, dedupe). main.ts plugs the real ones in;
-// tests plug in fakes.
+// message), and durable delivery state (dedupe, journal, outbox: the store's DeliveryStore,
+// re-exported below). main.ts plugs the real ones in; tests plug in fakes.
 import type { InboundMessage } from '../adapters/index.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
