@@ -99,7 +99,6 @@ async function gatewayThread(): Promise<void> {
   const { createTelegramAdapter } = await import('../src/adapters/telegram/index.ts');
   const { createAgentRunner } = await import('../src/gateway/agent-runner.ts');
   const { createGateway } = await import('../src/gateway/gateway.ts');
-  const { gatewayStoreOf } = await import('../src/gateway/store-port.ts');
   const { configSchema } = await import('../src/config/schema.ts');
   const { createFileStore } = await import('../src/store/index.ts');
   const { DEFAULT_LIMITS } = await import('../src/sandbox/index.ts');
@@ -214,7 +213,7 @@ async function gatewayThread(): Promise<void> {
     identity: () => adapter.identity(),
   };
   // A message is done when the gateway marks it answered: after its final reply was delivered.
-  const gatewayStore = gatewayStoreOf(store);
+  const gatewayStore = store.delivery;
   const answered = (id: string | undefined): void => {
     const i = id === undefined ? undefined : slot.get(id);
     if (i === undefined) return;

@@ -17,7 +17,6 @@ import { createAgentRunner } from './gateway/agent-runner.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { isLoopback, startHttpServer, type HttpServer } from './gateway/http-server.ts';
 import { createMetrics } from './gateway/metrics.ts';
-import { gatewayStoreOf } from './gateway/store-port.ts';
 import { createLogger, registerSecrets, type Logger } from './log.ts';
 import { createScheduler, createScheduleTool, configuredTargetCheck, jobsApi, type Scheduler } from './scheduler/index.ts';
 import { createFileStore, type JsonValue, type Store } from './store/index.ts';
@@ -155,7 +154,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       config: loaded.config,
       adapters,
       agent,
-      store: gatewayStoreOf(store),
+      store: store.delivery,
       log,
       metrics,
       concurrency: loaded.config.gateway.concurrency,

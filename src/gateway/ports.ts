@@ -1,7 +1,7 @@
 // What the gateway needs from the rest of boxbot, as small interfaces: the agent (one run per
-// message), and durable state (journal, outbox, dedupe). main.ts plugs the real ones in;
-// tests plug in fakes.
-import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
+// message), and durable delivery state (dedupe, journal, outbox: the store's DeliveryStore,
+// re-exported below). main.ts plugs the real ones in; tests plug in fakes.
+import type { InboundMessage } from '../adapters/index.ts';
 import type { Persist } from './persist.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
@@ -47,47 +47,5 @@ export interface AgentRunner {
   toolsFor(policy: ResolvedPolicy, message: InboundMessage): string[];
 }
 
-/** A reply being delivered: chunks with receipts, so a restart resumes without resending. */
-export interface OutboxEntry {
-  id: string;
-  conversationKey: string;
-  target: OutboundTarget;
-  chunks: string[];
-  /** Platform message id per delivered chunk (null = not yet). */
-  receipts: (string | null)[];
-  /** The streamed message the first chunk replaces, if any. */
-  streamMessageId?: string;
-  /** What that message shows now (not persisted: after a restart the edit is simply made). */
-  previewShown?: string;
-  createdAt: string;
-}
-
-/** An accepted message not yet answered, and the preview its interrupted answer left (if any). */
-export interface PendingMessage {
-  message: InboundMessage;
-  previewMessageId?: string;
-}
-
-/** Durable gateway state. */
-export interface GatewayStore {
-  /** Records an accepted message; false when this platform event id was seen before. */
-  accept(message: InboundMessage): Promise<boolean>;
-  /** Marks an accepted message answered. */
-  finish(messageId: string): Promise<void>;
-  /** Accepted messages not yet answered (resumed at start). */
-  pending(): Promise<PendingMessage[]>;
-  /** Journals the preview message of a pending message's answer (so a run again edits it). */
-  notePreview(messageId: string, previewMessageId: string): Promise<void>;
-  putOutbox(entry: OutboxEntry): Promise<void>;
-  receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
-  /** The reply was delivered; with `answeredMessageId`, that message is answered too (one write). */
-  finishOutbox(entryId: string, answeredMessageId?: string): Promise<void>;
-  /**
-   * The platform refused the reply for good: it is kept for inspection but never resumed, and
-   * `answeredMessageId` (if given) is answered, so neither is tried again at the next start.
-   */
-  failOutbox(entryId: string, error: string, answeredMessageId?: string): Promise<void>;
-  pendingOutbox(): Promise<OutboxEntry[]>;
-  /** Whether the bot has answered in this conversation before (thread follow-ups). */
-  answered(conversationKey: string): Promise<boolean>;
-}
+// Durable delivery state is the store's own interface: the store implements this port directly.
+export type { DeliveryStore as GatewayStore, OutboxEntry, PendingMessage } from '../store/index.ts';

@@ -31,29 +31,20 @@ export { platformOf };
 export function createConversations(docs: Documents, now: () => number): ConversationStore {
   const stamp = (): string => new Date(now()).toISOString();
 
-  async function write(key: string, change: (messages: Message[]) => Message[]): Promise<Conversation> {
+  async function write(key: string, messages: Message[]): Promise<Conversation> {
     const c = await docs.update<Conversation>(spec(key), (cur) => {
       const at = stamp();
       const base = cur ?? { key, platform: platformOf(key), createdAt: at, updatedAt: at, messages: [] };
-      return { ...base, updatedAt: at, messages: change(base.messages) };
+      return { ...base, updatedAt: at, messages: [...messages] };
     });
     return c as Conversation;
   }
 
   return {
     get: async (key) => docs.read<Conversation>(spec(key)),
-    append: (key, messages) => write(key, (old) => [...old, ...messages]),
-    setMessages: (key, messages) => write(key, () => [...messages]),
+    setMessages: (key, messages) => write(key, messages),
     async reset(key) {
       await docs.update<Conversation>(spec(key), (cur) => (cur ? { ...cur, updatedAt: stamp(), messages: [] } : UNCHANGED));
-    },
-    async delete(key) {
-      let existed = false;
-      await docs.update<Conversation>(spec(key), (cur) => {
-        existed = cur !== undefined;
-        return undefined;
-      });
-      return existed;
     },
     async keys() {
       const out: string[] = [];

@@ -21,7 +21,8 @@ function build(files: Files, opts: StoreOptions, now: () => number): Store {
   const logger = opts.logger ?? silentLogger;
   // Recent conversations stay in memory: a run reads its history and writes it back.
   const docs = createDocuments(files, { logger, onCorrupt: opts.onCorrupt, cache: { prefix: 'conversations/', max: 1000, maxChars: 32 * 1024 * 1024 } });
-  const delivery = createDeliveryLog(docs, {
+  const conversations = createConversations(docs, now);
+  const { close: closeDelivery, ...delivery } = createDeliveryLog(docs, {
     now,
     seq: createSequence(now),
     logger,
@@ -29,14 +30,18 @@ function build(files: Files, opts: StoreOptions, now: () => number): Store {
     maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
   });
   return {
-    conversations: createConversations(docs, now),
-    dedupe: delivery.dedupe,
-    inbound: delivery.inbound,
-    outbox: delivery.outbox,
+    conversations,
+    delivery: {
+      ...delivery,
+      async answered(key) {
+        const c = await conversations.get(key).catch(() => undefined);
+        return !!c && c.messages.some((m) => m.role === 'assistant');
+      },
+    },
     kv: createKv(docs),
     jobs: createJobs(docs, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
     async close() {
-      await delivery.close();
+      await closeDelivery();
       await docs.close();
     },
   };

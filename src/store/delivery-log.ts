@@ -1,8 +1,9 @@
-// The delivery log: seen event ids, the inbound journal and the outbox, kept in memory and
-// backed by one append-only file (`delivery.log`, one JSON record per line). Every change is one
-// appended line made durable (fdatasync) before its call resolves; changes that arrive while a
-// sync is in flight share the next one (group commit), so a busy gateway pays one sync for many
-// messages and a quiet one pays one small append per step instead of a file rewrite.
+// The delivery log: seen event ids, the inbound journal and the outbox (the gateway's
+// DeliveryStore), kept in memory and backed by one append-only file (`delivery.log`, one JSON
+// record per line, deliveryRecordSchema). Every change is one appended line made durable
+// (fdatasync) before its call resolves; changes that arrive while a sync is in flight share the
+// next one (group commit), so a busy gateway pays one sync for many messages and a quiet one pays
+// one small append per step instead of a file rewrite.
 // Accepting a message marks its id seen and journals it in the same line; the id of the answer's
 // preview message is journaled beside it once sent (`preview`), so a run again edits that message.
 //
@@ -11,53 +12,23 @@
 // line (a crash while appending: the start of a record, no newline) was never acknowledged and
 // is dropped. Any other unreadable line, the last one included, is reported and a copy of the
 // file set aside for an admin; every readable line is kept.
-// Data written by earlier versions (dedupe.log, inbound/*.json, outbox/*.json) is folded in
-// once, then removed.
-import { z } from 'zod';
+// Data written by earlier versions is folded in once, then removed (delivery-legacy.ts).
+import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import type { Logger } from '../log.ts';
 import type { Documents } from './documents.ts';
-import { readFolder } from './documents.ts';
+import { foldInLegacy, removeLegacy } from './delivery-legacy.ts';
 import { StoreError } from './errors.ts';
 import type { AppendLog } from './files.ts';
 import { checkKey } from './names.ts';
-import { inboundSchema, outboxSchema } from './schemas.ts';
+import { deliveryRecordSchema, type DeliveryRecord, type StoredInbound, type StoredOutbox } from './schemas.ts';
 import { isTornJson } from './torn-line.ts';
-import type { DedupeStore, InboundJournal, InboundRecord, Outbox, OutboxEntry } from './types.ts';
+import type { DeliveryStore, JsonObject, OutboxEntry } from './types.ts';
 import { errorMessage } from '../errors.ts';
 
 const PATH = 'delivery.log';
 
-const storedInbound = inboundSchema;
-const storedOutbox = outboxSchema;
-
-/** One line of the log. */
-const recordSchema = z.discriminatedUnion('op', [
-  z.object({ op: z.literal('seen'), id: z.string().min(1), at: z.number() }),
-  z.object({ op: z.literal('accept'), at: z.number(), record: storedInbound }),
-  z.object({ op: z.literal('done'), id: z.string().min(1) }),
-  z.object({ op: z.literal('put'), entry: storedOutbox }),
-  z.object({ op: z.literal('receipt'), id: z.string().min(1), index: z.number().int().min(0), messageId: z.string(), at: z.string() }),
-  z.object({ op: z.literal('sent'), id: z.string().min(1), answered: z.string().min(1).optional() }),
-  z.object({ op: z.literal('failed'), id: z.string().min(1), error: z.string(), at: z.string() }),
-  z.object({ op: z.literal('preview'), id: z.string().min(1), messageId: z.string().min(1) }),
-]);
-type StoredInbound = InboundRecord & { seq: number };
-type StoredOutbox = OutboxEntry & { seq: number };
-type LogRecord =
-  | { op: 'seen'; id: string; at: number }
-  | { op: 'accept'; at: number; record: StoredInbound }
-  | { op: 'done'; id: string }
-  | { op: 'put'; entry: StoredOutbox }
-  | { op: 'receipt'; id: string; index: number; messageId: string; at: string }
-  | { op: 'sent'; id: string; answered?: string }
-  | { op: 'failed'; id: string; error: string; at: string }
-  | { op: 'preview'; id: string; messageId: string };
-
-/** The three stores the log backs, and its shutdown. */
-export interface DeliveryLog {
-  dedupe: DedupeStore;
-  inbound: InboundJournal;
-  outbox: Outbox;
+/** The gateway's delivery state the log backs (all but `answered`, which the conversations know), and its shutdown. */
+export interface DeliveryLog extends Omit<DeliveryStore, 'answered'> {
   /** Waits for appends in flight and closes the file. */
   close(): Promise<void>;
 }
@@ -100,7 +71,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     }
   }
 
-  function apply(r: LogRecord): void {
+  function apply(r: DeliveryRecord): void {
     switch (r.op) {
       case 'seen':
         seen.delete(r.id);
@@ -188,7 +159,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
    * Applies a change in memory at once (so calls are ordered as made) and resolves when its
    * line is durable; if the write fails, `undo` restores memory and the call rejects.
    */
-  function commit(record: LogRecord, undo: () => void): Promise<void> {
+  function commit(record: DeliveryRecord, undo: () => void): Promise<void> {
     if (shut) {
       undo();
       return Promise.reject(new StoreError('closed', 'the store is closed'));
@@ -220,10 +191,10 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     const text = (await files.read(PATH)) ?? '';
     const parts = text.split('\n');
     const last = parts.pop()!; // after the last newline: '' when the file ends whole
-    const parse = (line: string): LogRecord | undefined => {
+    const parse = (line: string): DeliveryRecord | undefined => {
       try {
-        const parsed = recordSchema.safeParse(JSON.parse(line));
-        return parsed.success ? (parsed.data as LogRecord) : undefined;
+        const parsed = deliveryRecordSchema.safeParse(JSON.parse(line));
+        return parsed.success ? parsed.data : undefined;
       } catch {
         return undefined;
       }
@@ -247,46 +218,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       await docs.corrupt(PATH, `unreadable line${bad.length > 1 ? 's' : ''} ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}; the other ${parts.length - bad.length} kept`, { keepLive: true });
       rewriteDue = true;
     }
-    if (await foldInLegacy()) rewriteDue = true;
+    const legacy = await foldInLegacy(docs, { seen, inbound, outbox }, opts.now);
+    if (legacy) rewriteDue = true;
     prune(opts.now());
     if (last !== '' || rewriteDue || oversized()) await rewrite();
-    await removeLegacy();
-  }
-
-  // ---- data from earlier versions ---------------------------------------------------------
-  const legacy = { dedupe: false, inbound: [] as string[], outbox: [] as string[] };
-
-  async function foldInLegacy(): Promise<boolean> {
-    const old = await files.read('dedupe.log');
-    if (old !== undefined) {
-      legacy.dedupe = true;
-      for (const line of old.split('\n')) {
-        try {
-          const [at, id] = JSON.parse(line) as [number, string];
-          if (typeof at === 'number' && typeof id === 'string' && !seen.has(id)) seen.set(id, at);
-        } catch {
-          // a torn or bad line of the old log: skipped, the old file is removed below
-        }
-      }
-      const sorted = [...seen].sort((a, b) => a[1] - b[1]);
-      seen.clear();
-      for (const [id, at] of sorted) seen.set(id, at);
-    }
-    legacy.inbound = (await files.list('inbound')).filter((n) => n.endsWith('.json'));
-    for (const r of await readFolder<StoredInbound>(docs, 'inbound', storedInbound)) {
-      if (inbound.has(r.id)) continue;
-      inbound.set(r.id, r);
-      if (!seen.has(r.id)) seen.set(r.id, Date.parse(r.acceptedAt) || opts.now());
-    }
-    legacy.outbox = (await files.list('outbox')).filter((n) => n.endsWith('.json'));
-    for (const e of await readFolder<StoredOutbox>(docs, 'outbox', storedOutbox)) if (!outbox.has(e.id)) outbox.set(e.id, e);
-    return legacy.dedupe || legacy.inbound.length > 0 || legacy.outbox.length > 0;
-  }
-
-  async function removeLegacy(): Promise<void> {
-    if (legacy.dedupe) await files.remove('dedupe.log');
-    for (const n of legacy.inbound) await files.remove(`inbound/${n}`);
-    for (const n of legacy.outbox) await files.remove(`outbox/${n}`);
+    await removeLegacy(docs, legacy);
   }
 
   /** Loads once; a failed load (not corruption, which is handled) is retried on the next call. */
@@ -303,8 +239,6 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     await loading;
   }
 
-  const isSeen = (id: string): boolean => inbound.has(id) || seen.has(id);
-
   const markSeen = (id: string, at: number): (() => void) => {
     const before = seen.get(id);
     seen.delete(id);
@@ -315,28 +249,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     };
   };
 
-  const publicInbound = ({ seq: _seq, ...r }: StoredInbound): InboundRecord => structuredClone(r);
-  const publicOutbox = ({ seq: _seq, ...e }: StoredOutbox): OutboxEntry => structuredClone(e);
-
-  async function acceptRecord(record: Omit<InboundRecord, 'acceptedAt'>, onlyNew: boolean): Promise<InboundRecord | undefined> {
-    checkKey(record.id, 'message id');
-    checkKey(record.conversationKey, 'conversation key');
-    await ready();
-    const existing = inbound.get(record.id);
-    if (existing) return onlyNew ? undefined : publicInbound(existing);
-    const now = opts.now();
-    prune(now);
-    if (onlyNew && seen.has(record.id)) return undefined;
-    const stored: StoredInbound = { id: record.id, conversationKey: record.conversationKey, acceptedAt: new Date(now).toISOString(), seq: opts.seq(), message: structuredClone(record.message) };
-    const unseen = markSeen(record.id, now);
-    inbound.set(record.id, stored);
-    await commit({ op: 'accept', at: now, record: stored }, () => {
-      inbound.delete(record.id);
-      unseen();
-    });
-    // The caller gets its own message back: no second copy on the way in of every message.
-    const { seq: _seq, ...accepted } = stored;
-    return { ...accepted, message: record.message };
+  async function done(id: string): Promise<void> {
+    const before = inbound.get(id);
+    if (!before) return;
+    inbound.delete(id);
+    await commit({ op: 'done', id }, () => inbound.set(id, before));
   }
 
   function outboxEntry(id: string): StoredOutbox {
@@ -345,117 +262,133 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     return e;
   }
 
-  async function changeOutbox(id: string, record: LogRecord): Promise<OutboxEntry> {
+  async function changeOutbox(id: string, record: DeliveryRecord): Promise<void> {
     const before = outboxEntry(id);
     apply(record);
-    const after = outboxEntry(id);
     await commit(record, () => outbox.set(id, before));
-    return publicOutbox(after);
   }
 
   return {
-    dedupe: {
-      async markSeen(id) {
-        checkKey(id, 'event id');
-        await ready();
-        const now = opts.now();
-        prune(now);
-        if (isSeen(id)) return false;
-        await commit({ op: 'seen', id, at: now }, markSeen(id, now));
-        return true;
-      },
+    async accept(message) {
+      checkKey(message.id, 'message id');
+      checkKey(message.conversationKey, 'conversation key');
+      await ready();
+      const now = opts.now();
+      prune(now);
+      if (inbound.has(message.id) || seen.has(message.id)) return false;
+      // The one copy on the way in; the raw platform payload is never persisted.
+      const { raw: _raw, ...rest } = message;
+      const stored: StoredInbound = {
+        id: message.id,
+        conversationKey: message.conversationKey,
+        acceptedAt: new Date(now).toISOString(),
+        seq: opts.seq(),
+        message: structuredClone(rest) as unknown as JsonObject,
+      };
+      const unseen = markSeen(message.id, now);
+      inbound.set(message.id, stored);
+      await commit({ op: 'accept', at: now, record: stored }, () => {
+        inbound.delete(message.id);
+        unseen();
+      });
+      return true;
     },
-    inbound: {
-      accept: async (record) => (await acceptRecord(record, false))!,
-      acceptOnce: (record) => acceptRecord(record, true),
-      async done(id) {
-        checkKey(id, 'message id');
-        await ready();
-        const before = inbound.get(id);
-        if (!before) return false;
-        inbound.delete(id);
-        await commit({ op: 'done', id }, () => inbound.set(id, before));
-        return true;
-      },
-      async pending() {
-        await ready();
-        return [...inbound.values()].sort((a, b) => a.seq - b.seq).map(publicInbound);
-      },
-      async notePreview(id, messageId) {
-        checkKey(id, 'message id');
-        await ready();
-        const before = inbound.get(id);
-        if (!before) return false;
-        const record: LogRecord = { op: 'preview', id, messageId };
-        apply(record);
-        await commit(record, () => {
-          if (inbound.has(id)) inbound.set(id, before);
-        });
-        return true;
-      },
+    async finish(id) {
+      checkKey(id, 'message id');
+      await ready();
+      await done(id);
     },
-    outbox: {
-      async put(entry) {
-        checkKey(entry.id, 'outbox id');
-        checkKey(entry.conversationKey, 'conversation key');
-        await ready();
-        const existing = outbox.get(entry.id);
-        if (existing) return publicOutbox(existing);
-        const at = stamp();
-        const stored: StoredOutbox = {
-          id: entry.id,
-          conversationKey: entry.conversationKey,
-          target: structuredClone(entry.target),
-          chunks: entry.chunks.map((text) => ({ text })),
-          state: 'pending',
-          createdAt: at,
-          updatedAt: at,
-          seq: opts.seq(),
-        };
-        outbox.set(entry.id, stored);
-        await commit({ op: 'put', entry: stored }, () => outbox.delete(entry.id));
-        return publicOutbox(stored);
-      },
-      async get(id) {
-        checkKey(id, 'outbox id');
-        await ready();
-        const e = outbox.get(id);
-        return e && publicOutbox(e);
-      },
-      async recordReceipt(id, index, messageId) {
-        checkKey(id, 'outbox id');
-        await ready();
-        const e = outboxEntry(id);
-        if (!Number.isInteger(index) || index < 0 || index >= e.chunks.length) {
-          throw new StoreError('not-found', `outbox entry ${JSON.stringify(id)} has no chunk ${index}`);
-        }
-        return changeOutbox(id, { op: 'receipt', id, index, messageId, at: stamp() });
-      },
-      async markDone(id, o) {
-        checkKey(id, 'outbox id');
-        const answered = o?.answered;
-        if (answered !== undefined) checkKey(answered, 'message id');
-        await ready();
-        const before = outbox.get(id);
-        const pending = answered === undefined ? undefined : inbound.get(answered);
-        if (!before && !pending) return false;
-        const record: LogRecord = { op: 'sent', id, ...(pending ? { answered } : {}) };
-        apply(record);
-        await commit(record, () => {
-          if (before) outbox.set(id, before);
-          if (pending) inbound.set(pending.id, pending);
+    async pending() {
+      await ready();
+      return [...inbound.values()]
+        .sort((a, b) => a.seq - b.seq)
+        .map((r) => ({
+          message: { ...(structuredClone(r.message) as unknown as Omit<InboundMessage, 'raw'>), raw: null },
+          ...(r.previewMessageId ? { previewMessageId: r.previewMessageId } : {}),
+        }));
+    },
+    async notePreview(id, messageId) {
+      checkKey(id, 'message id');
+      await ready();
+      const before = inbound.get(id);
+      if (!before) return; // answered meanwhile: nothing left to edit
+      const record: DeliveryRecord = { op: 'preview', id, messageId };
+      apply(record);
+      await commit(record, () => {
+        if (inbound.has(id)) inbound.set(id, before);
+      });
+    },
+    async putOutbox(entry) {
+      checkKey(entry.id, 'outbox id');
+      checkKey(entry.conversationKey, 'conversation key');
+      await ready();
+      if (outbox.has(entry.id)) return; // a repeated put keeps the stored entry and its receipts
+      const at = stamp();
+      // On disk the streamed message rides in the target (the line format of earlier versions).
+      const target = { ...entry.target, ...(entry.streamMessageId ? { streamMessageId: entry.streamMessageId } : {}) } as JsonObject;
+      const stored: StoredOutbox = {
+        id: entry.id,
+        conversationKey: entry.conversationKey,
+        target,
+        chunks: entry.chunks.map((text) => ({ text })),
+        state: 'pending',
+        createdAt: at,
+        updatedAt: at,
+        seq: opts.seq(),
+      };
+      outbox.set(entry.id, stored);
+      await commit({ op: 'put', entry: stored }, () => outbox.delete(entry.id));
+    },
+    async receipt(id, index, messageId) {
+      checkKey(id, 'outbox id');
+      await ready();
+      const e = outboxEntry(id);
+      if (!Number.isInteger(index) || index < 0 || index >= e.chunks.length) {
+        throw new StoreError('not-found', `outbox entry ${JSON.stringify(id)} has no chunk ${index}`);
+      }
+      await changeOutbox(id, { op: 'receipt', id, index, messageId, at: stamp() });
+    },
+    async finishOutbox(id, answered) {
+      checkKey(id, 'outbox id');
+      if (answered !== undefined) checkKey(answered, 'message id');
+      await ready();
+      const before = outbox.get(id);
+      const pending = answered === undefined ? undefined : inbound.get(answered);
+      if (!before && !pending) return;
+      // One line for both, so a crash can neither answer the message again nor leave the reply half-finished.
+      const record: DeliveryRecord = { op: 'sent', id, ...(pending ? { answered } : {}) };
+      apply(record);
+      await commit(record, () => {
+        if (before) outbox.set(id, before);
+        if (pending) inbound.set(pending.id, pending);
+      });
+    },
+    async failOutbox(id, error, answered) {
+      checkKey(id, 'outbox id');
+      if (answered !== undefined) checkKey(answered, 'message id');
+      await ready();
+      // The message first: a crash between the two writes resumes the entry (refused again,
+      // the user told twice) rather than running the message again.
+      if (answered !== undefined) await done(answered);
+      if (outbox.has(id)) await changeOutbox(id, { op: 'failed', id, error, at: stamp() });
+    },
+    async pendingOutbox() {
+      await ready();
+      return [...outbox.values()]
+        .filter((e) => e.state === 'pending')
+        .sort((a, b) => a.seq - b.seq)
+        .map((e): OutboxEntry => {
+          const { streamMessageId, ...target } = e.target as unknown as OutboundTarget & { streamMessageId?: string };
+          return {
+            id: e.id,
+            conversationKey: e.conversationKey,
+            target,
+            chunks: e.chunks.map((c) => c.text),
+            receipts: e.chunks.map((c) => c.receipt?.messageId ?? null),
+            ...(streamMessageId ? { streamMessageId } : {}),
+            createdAt: e.createdAt,
+          };
         });
-        return before !== undefined;
-      },
-      async markFailed(id, error) {
-        checkKey(id, 'outbox id');
-        await ready();
-        return changeOutbox(id, { op: 'failed', id, error, at: stamp() });
-      },
-      async pending() {
-        await ready();
-        return [...outbox.values()].filter((e) => e.state === 'pending').sort((a, b) => a.seq - b.seq).map(publicOutbox);
-      },
     },
     async close() {
       closed = true;

@@ -1,7 +1,7 @@
 // Small named state (polling offsets and the like) in one document, `kv.json`. What it holds can
 // be rebuilt (an offset only saves refetching), so a corrupt file is moved aside and reported by
 // Documents and the store goes on without it, instead of failing whoever asked (a channel's start).
-import { UNCHANGED, type DocSpec, type Documents } from './documents.ts';
+import type { DocSpec, Documents } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
 import { checkKey } from './names.ts';
 import { kvSchema } from './schemas.ts';
@@ -31,17 +31,6 @@ export function createKv(docs: Documents): KvStore {
     async set(key, value) {
       checkKey(key, 'kv key');
       await pastCorruption(() => docs.update<Doc>(SPEC, (cur) => ({ ...cur, values: { ...cur?.values, [key]: value } })));
-    },
-    async delete(key) {
-      checkKey(key, 'kv key');
-      let existed = false;
-      await pastCorruption(() => docs.update<Doc>(SPEC, (cur) => {
-        if (!cur || !Object.hasOwn(cur.values, key)) return UNCHANGED;
-        existed = true;
-        const { [key]: _gone, ...values } = cur.values;
-        return { ...cur, values };
-      }));
-      return existed;
     },
   };
 }

@@ -1,9 +1,10 @@
 // The shapes of the stored documents, checked on every read: a file that parses but is not
 // one of these is corrupt. Objects pass through unknown fields so newer writers lose nothing.
 import { z } from 'zod';
+import type { JsonValue } from './types.ts';
 
 const iso = z.string().min(1);
-const json: z.ZodType<unknown> = z.lazy(() =>
+const json: z.ZodType<JsonValue> = z.lazy(() =>
   z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(json)]),
 );
 const jsonObject = z.record(json);
@@ -26,12 +27,12 @@ export const conversationSchema = z
   .object({ key: z.string().min(1), platform: z.string(), createdAt: iso, updatedAt: iso, messages: z.array(messageSchema) })
   .passthrough();
 
-/** `inbound/<name>.json` */
+/** An inbound journal record (a line of the delivery log; earlier versions: `inbound/<name>.json`). */
 export const inboundSchema = z
   .object({ id: z.string().min(1), conversationKey: z.string().min(1), acceptedAt: iso, seq: z.number(), message: jsonObject, previewMessageId: z.string().optional() })
   .passthrough();
 
-/** `outbox/<name>.json` */
+/** An outbox entry (a line of the delivery log; earlier versions: `outbox/<name>.json`). */
 export const outboxSchema = z
   .object({
     id: z.string().min(1),
@@ -47,6 +48,23 @@ export const outboxSchema = z
     seq: z.number(),
   })
   .passthrough();
+
+/** One line of `delivery.log` (the format is on disk: data written by earlier versions must load). */
+export const deliveryRecordSchema = z.discriminatedUnion('op', [
+  z.object({ op: z.literal('seen'), id: z.string().min(1), at: z.number() }),
+  z.object({ op: z.literal('accept'), at: z.number(), record: inboundSchema }),
+  z.object({ op: z.literal('done'), id: z.string().min(1) }),
+  z.object({ op: z.literal('put'), entry: outboxSchema }),
+  z.object({ op: z.literal('receipt'), id: z.string().min(1), index: z.number().int().min(0), messageId: z.string(), at: z.string() }),
+  z.object({ op: z.literal('sent'), id: z.string().min(1), answered: z.string().min(1).optional() }),
+  z.object({ op: z.literal('failed'), id: z.string().min(1), error: z.string(), at: z.string() }),
+  z.object({ op: z.literal('preview'), id: z.string().min(1), messageId: z.string().min(1) }),
+]);
+export type DeliveryRecord = z.infer<typeof deliveryRecordSchema>;
+/** An inbound record as the log keeps it (`seq` orders the journal). */
+export type StoredInbound = z.infer<typeof inboundSchema>;
+/** An outbox entry as the log keeps it. */
+export type StoredOutbox = z.infer<typeof outboxSchema>;
 
 /** `kv.json` */
 export const kvSchema = z.object({ values: jsonObject }).passthrough();

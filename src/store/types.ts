@@ -1,5 +1,6 @@
 // The store's public contract: what the gateway, scheduler and CLI may remember and how.
 // Plain data and async methods only, so a server database can replace the file backend.
+import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import type { Message, Usage } from '../agent/types.ts';
 import type { Logger } from '../log.ts';
 
@@ -23,92 +24,63 @@ export interface Conversation {
 export interface ConversationStore {
   /** The conversation, or undefined if it was never written. */
   get(key: string): Promise<Conversation | undefined>;
-  /** Appends messages to the history, creating the conversation if needed. */
-  append(key: string, messages: Message[]): Promise<Conversation>;
   /** Replaces the whole history (e.g. after compaction), creating the conversation if needed. */
   setMessages(key: string, messages: Message[]): Promise<Conversation>;
   /** Clears the history of one conversation; it stays listed with no messages. */
   reset(key: string): Promise<void>;
-  /** Forgets a conversation entirely; true if it existed. */
-  delete(key: string): Promise<boolean>;
   /** Every stored conversation key, sorted. */
   keys(): Promise<string[]>;
 }
 
-/** Platform event ids already handled, kept for a bounded time and count. */
-export interface DedupeStore {
-  /** Records `id`; true if it was new, false if it was seen within the retention window. */
-  markSeen(id: string): Promise<boolean>;
-}
-
-/** An inbound message accepted by the gateway and not yet answered. */
-export interface InboundRecord {
-  id: string;
-  conversationKey: string;
-  acceptedAt: string;
-  /** The normalized message as the gateway wants it back after a restart. */
-  message: JsonObject;
-  /**
-   * The platform message showing the answer's progress (streamed preview), once one was sent:
-   * a run again after a crash edits it instead of leaving it stale and posting another.
-   */
-  previewMessageId?: string;
-}
-
-/** Accepted-but-unanswered messages, so a restart re-processes them. */
-export interface InboundJournal {
-  /** Persists the message before it is acknowledged; keeps an existing record with the same id. */
-  accept(record: Omit<InboundRecord, 'acceptedAt'>): Promise<InboundRecord>;
-  /**
-   * Marks the id seen (as `DedupeStore.markSeen`) and journals the message, in one durable
-   * write; undefined, and nothing written, when the id was seen within the dedupe window.
-   */
-  acceptOnce(record: Omit<InboundRecord, 'acceptedAt'>): Promise<InboundRecord | undefined>;
-  /** Marks the message answered (its reply was delivered); true if it was pending. */
-  done(id: string): Promise<boolean>;
-  /** Every accepted, unanswered message, in the order accepted. */
-  pending(): Promise<InboundRecord[]>;
-  /** Records the preview message of a pending message's answer; false if it is not pending. */
-  notePreview(id: string, messageId: string): Promise<boolean>;
-}
-
-/** One chunk of an outgoing reply and, once sent, the platform's receipt. */
-export interface OutboxChunk {
-  text: string;
-  receipt?: { messageId: string; sentAt: string };
-}
-
-/** An outgoing final reply, written before the first chunk is sent. */
+/** A reply being delivered: chunks with receipts, so a restart resumes without resending. */
 export interface OutboxEntry {
   id: string;
   conversationKey: string;
-  /** Where and how to send (chat id, thread, reply-to, message to edit...), adapter-defined. */
-  target: JsonObject;
-  chunks: OutboxChunk[];
-  state: 'pending' | 'failed';
-  error?: string;
+  target: OutboundTarget;
+  /** The streamed message the first chunk replaces, if any. */
+  streamMessageId?: string;
+  chunks: string[];
+  /** Platform message id per delivered chunk (null = not yet). */
+  receipts: (string | null)[];
+  /** What that streamed message shows now (not persisted: after a restart the edit is simply made). */
+  previewShown?: string;
   createdAt: string;
-  updatedAt: string;
 }
 
-/** Replies in flight: resumed after a restart without re-sending chunks that have receipts. */
-export interface Outbox {
-  /** Writes a new entry; if `id` exists, returns the stored one unchanged (receipts kept). */
-  put(entry: { id: string; conversationKey: string; target: JsonObject; chunks: string[] }): Promise<OutboxEntry>;
-  /** The entry, or undefined once done or never written. */
-  get(id: string): Promise<OutboxEntry | undefined>;
-  /** Records that chunk `index` was sent as platform message `messageId`. */
-  recordReceipt(id: string, index: number, messageId: string): Promise<OutboxEntry>;
+/** An accepted message not yet answered (`raw` is never stored: null), and the preview its interrupted answer left (if any). */
+export interface PendingMessage {
+  message: InboundMessage;
+  previewMessageId?: string;
+}
+
+/**
+ * The gateway's durable delivery state: seen event ids, accepted-but-unanswered messages and
+ * replies in flight, so a restart neither answers twice nor loses an answer.
+ */
+export interface DeliveryStore {
+  /** Marks the event id seen and journals the message (without `raw`) in one durable write; false when the id was seen within the dedupe window. */
+  accept(message: InboundMessage): Promise<boolean>;
+  /** Marks an accepted message answered. */
+  finish(messageId: string): Promise<void>;
+  /** Accepted messages not yet answered, in the order accepted (resumed at start). */
+  pending(): Promise<PendingMessage[]>;
+  /** Journals the preview message of a pending message's answer (so a run again edits it); ignored once answered. */
+  notePreview(messageId: string, previewMessageId: string): Promise<void>;
+  /** Writes a reply before its first chunk is sent; if `id` exists, the stored one (and its receipts) is kept. */
+  putOutbox(entry: OutboxEntry): Promise<void>;
+  /** Records that chunk `index` was sent as platform message `platformMessageId` (StoreError `not-found` if no such chunk). */
+  receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
+  /** The reply was delivered; with `answeredMessageId`, that message is answered too (one write). */
+  finishOutbox(entryId: string, answeredMessageId?: string): Promise<void>;
   /**
-   * Removes a fully delivered entry; true if it existed. With `answered`, that inbound message
-   * is marked done in the same write (so a crash can neither answer it again nor leave the
-   * reply half-finished).
+   * The platform refused the reply for good: it is kept for inspection but never resumed, and
+   * `answeredMessageId` (if given) is answered, so neither is tried again at the next start.
    */
-  markDone(id: string, opts?: { answered?: string }): Promise<boolean>;
-  /** Keeps the entry for inspection but stops resuming it. */
-  markFailed(id: string, error: string): Promise<OutboxEntry>;
-  /** Entries still to deliver, oldest first. */
-  pending(): Promise<OutboxEntry[]>;
+  failOutbox(entryId: string, error: string, answeredMessageId?: string): Promise<void>;
+  /** Replies still to deliver, oldest first. */
+  pendingOutbox(): Promise<OutboxEntry[]>;
+  /** Whether the bot has answered in this conversation before (thread follow-ups). */
+  answered(conversationKey: string): Promise<boolean>;
 }
 
 /** Small named state such as polling offsets (`telegram.offset`). */
@@ -117,8 +89,6 @@ export interface KvStore {
   get(key: string): Promise<JsonValue | undefined>;
   /** Stores a value. */
   set(key: string, value: JsonValue): Promise<void>;
-  /** Removes a value; true if it existed. */
-  delete(key: string): Promise<boolean>;
 }
 
 /** A scheduled job (design, "Scheduler"). Unknown extra fields are kept as written. */
@@ -187,9 +157,7 @@ export interface JobStore {
 /** Everything boxbot remembers. */
 export interface Store {
   readonly conversations: ConversationStore;
-  readonly dedupe: DedupeStore;
-  readonly inbound: InboundJournal;
-  readonly outbox: Outbox;
+  readonly delivery: DeliveryStore;
   readonly kv: KvStore;
   readonly jobs: JobStore;
   /** Waits for writes in flight; later calls fail with StoreError `closed`. */

@@ -5,7 +5,6 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
-import { gatewayStoreOf } from '../../src/gateway/store-port.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createConversations } from '../../src/store/conversations.ts';
 import { createDeliveryLog } from '../../src/store/delivery-log.ts';
@@ -55,9 +54,12 @@ function fullableStore(state: MemoryFilesState = createMemoryState()) {
     },
   };
   const docs = createDocuments(files, { logger: silentLogger });
-  const delivery = createDeliveryLog(docs, { now: Date.now, seq: createSequence(Date.now), logger: silentLogger, maxAgeMs: 1e9, maxCount: 1000 });
-  const store = { ...delivery, conversations: createConversations(docs, Date.now) } as unknown as Store;
-  return { disk, store: gatewayStoreOf(store), raw: store, close: () => delivery.close() };
+  const { close, ...delivery } = createDeliveryLog(docs, { now: Date.now, seq: createSequence(Date.now), logger: silentLogger, maxAgeMs: 1e9, maxCount: 1000 });
+  const conversations = createConversations(docs, Date.now);
+  const store: GatewayStore = { ...delivery, answered: async (key) => !!(await conversations.get(key))?.messages.some((m) => m.role === 'assistant') };
+  // The whole store as the agent runner sees it (it reads and saves conversations).
+  const raw = { delivery: store, conversations } as unknown as Store;
+  return { disk, store, raw, close };
 }
 
 test('a 429 storm longer than any retry budget: every answer arrives, in order, without a restart', async () => {
@@ -265,7 +267,7 @@ test('killed mid-stream on the real store: after the restart the preview the use
   const adapter = new FakeAdapter(); // the platform outlives the process
   const first = setup({
     adapter,
-    store: gatewayStoreOf(createMemoryStore({ state })),
+    store: createMemoryStore({ state }).delivery,
     agent: new FakeAgent(async (r) => {
       r.onEvent({ type: 'status', text: 'fetching…' });
       return new Promise<string>(() => undefined); // SIGKILL before it answers
@@ -275,11 +277,11 @@ test('killed mid-stream on the real store: after the restart the preview the use
   await adapter.say('news?');
   await until(() => adapter.posted.length === 1 && /"op":"preview"/.test(state.get('delivery.log') ?? ''), 'the preview is shown and journaled');
   const store = createMemoryStore({ state }); // the restart reads the same files
-  const second = setup({ adapter, store: gatewayStoreOf(store), agent: new FakeAgent(() => 'Nothing new today.') });
+  const second = setup({ adapter, store: store.delivery, agent: new FakeAgent(() => 'Nothing new today.') });
   await second.gw.start();
   await second.gw.idle();
   assert.deepEqual(adapter.texts(), ['Nothing new today.']);
-  assert.deepEqual(await store.inbound.pending(), []);
+  assert.deepEqual(await store.delivery.pending(), []);
   await second.gw.stop();
   await store.close();
 });

@@ -7,7 +7,6 @@ import { after, before, describe, test } from 'node:test';
 import { targetOf } from '../../src/adapters/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.ts';
-import { gatewayStoreOf } from '../../src/gateway/store-port.ts';
 import type { AdapterHarness } from '../adapters/contract.ts';
 import { discordHarness } from '../adapters/discord-harness.ts';
 import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
@@ -46,7 +45,7 @@ for (const [platform, harness] of platforms) {
       });
       const { scheduler } = ctx;
       try {
-        gw = createGateway({ config: configSchema.parse({}), adapters: [h.adapter], agent: new FakeAgent(), store: gatewayStoreOf(ctx.store), outbound: { backoffMs: 5 } });
+        gw = createGateway({ config: configSchema.parse({}), adapters: [h.adapter], agent: new FakeAgent(), store: ctx.store.delivery, outbound: { backoffMs: 5 } });
         await gw.start();
         const target = h.groupTarget().conversationKey;
         const job = await scheduler.add({ name: `standup ${platform}`, cron: '*/2 * * * * *', prompt: `remind ${platform} about the standup`, target });

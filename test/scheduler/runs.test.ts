@@ -127,8 +127,8 @@ test('a digest job (/daily-digest) gets the target conversation\'s recent messag
     { role: 'user', content: [{ type: 'text', text: '[bob]: I will write the release notes\nby Thursday' }] },
     { role: 'user', content: [{ type: 'tool-result', id: 't1', name: 'read', content: 'SECRET FILE CONTENT', isError: false }] },
   ];
-  await ctx.store.conversations.append(TARGET, history);
-  await ctx.store.conversations.append('telegram:999', [{ role: 'user', content: [{ type: 'text', text: 'another chat entirely' }] }]);
+  await ctx.store.conversations.setMessages(TARGET, history);
+  await ctx.store.conversations.setMessages('telegram:999', [{ role: 'user', content: [{ type: 'text', text: 'another chat entirely' }] }]);
   const n = emu.requests.length;
   emu.script([llm.say('**Headline**: the release moves to Friday.')]);
   try {

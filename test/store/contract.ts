@@ -10,9 +10,11 @@ import {
   type CorruptReport,
   type JobLogEntry,
   type JobRecord,
+  type OutboxEntry,
   type Store,
   type StoreOptions,
 } from '../../src/store/index.ts';
+import { inbound, pendingIds, reply, seen } from './delivery-fixtures.ts';
 
 /** One persistent location (a directory, a Map) and raw access to it. */
 export interface StoreHarness {
@@ -61,16 +63,17 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     test(`${backend}: ${name}`, () => withHarness(fn));
   };
 
-  it('conversations: append, get, replace, reset, delete and list keys', async (h) => {
+  it('conversations: get, replace, reset and list keys', async (h) => {
     const s = h.open();
     assert.equal(await s.conversations.get('telegram:-100123:45'), undefined);
-    await s.conversations.append('telegram:-100123:45', [msg('user', 'hi')]);
-    const c = await s.conversations.append('telegram:-100123:45', [msg('assistant', 'hello'), msg('user', 'more')]);
+    const first = await s.conversations.setMessages('telegram:-100123:45', [msg('user', 'hi')]);
+    const c = await s.conversations.setMessages('telegram:-100123:45', [msg('user', 'hi'), msg('assistant', 'hello'), msg('user', 'more')]);
+    assert.equal(c.createdAt, first.createdAt, 'a replaced history keeps its conversation');
     assert.deepEqual(texts(c.messages), ['hi', 'hello', 'more']);
     assert.equal(c.platform, 'telegram');
     assert.equal(c.key, 'telegram:-100123:45');
-    await s.conversations.append('slack:T1:C9:1712.33', [msg('user', 'yo')]);
-    await s.conversations.append('web:abc', [msg('user', 'web')]);
+    await s.conversations.setMessages('slack:T1:C9:1712.33', [msg('user', 'yo')]);
+    await s.conversations.setMessages('web:abc', [msg('user', 'web')]);
     assert.deepEqual(await s.conversations.keys(), ['slack:T1:C9:1712.33', 'telegram:-100123:45', 'web:abc']);
 
     await s.conversations.setMessages('web:abc', [msg('user', 'summary')]);
@@ -81,10 +84,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.deepEqual(reset?.messages, []);
     assert.equal(reset?.createdAt, c.createdAt);
     assert.deepEqual(texts((await s.conversations.get('slack:T1:C9:1712.33'))?.messages), ['yo'], 'reset touched only its conversation');
-
-    assert.equal(await s.conversations.delete('web:abc'), true);
-    assert.equal(await s.conversations.delete('web:abc'), false);
-    assert.deepEqual(await s.conversations.keys(), ['slack:T1:C9:1712.33', 'telegram:-100123:45']);
+    assert.deepEqual(await s.conversations.keys(), ['slack:T1:C9:1712.33', 'telegram:-100123:45', 'web:abc'], 'a reset conversation stays listed');
     await s.close();
   });
 
@@ -101,20 +101,20 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
       },
       { role: 'user', content: [{ type: 'tool-result', id: 't1', name: 'read', content: 'data', isError: false }] },
     ];
-    await s.conversations.append('discord:1:2:3', m);
+    await s.conversations.setMessages('discord:1:2:3', m);
     await s.close();
     assert.deepEqual((await h.open().conversations.get('discord:1:2:3'))?.messages, m);
   });
 
   it('a restart (new store on the same location) sees everything', async (h) => {
     const s = h.open({ jobLogLimit: 10 });
-    await s.conversations.append('telegram:42', [msg('user', 'q'), msg('assistant', 'a')]);
-    assert.equal(await s.dedupe.markSeen('telegram:update:1'), true);
-    await s.inbound.accept({ id: 'in-1', conversationKey: 'telegram:42', message: { text: 'answered' } });
-    await s.inbound.accept({ id: 'in-2', conversationKey: 'telegram:42', message: { text: 'unanswered', n: 2 } });
-    await s.inbound.done('in-1');
-    await s.outbox.put({ id: 'out-1', conversationKey: 'telegram:42', target: { chatId: '42' }, chunks: ['part 1', 'part 2'] });
-    await s.outbox.recordReceipt('out-1', 0, 'tg-msg-100');
+    await s.conversations.setMessages('telegram:42', [msg('user', 'q'), msg('assistant', 'a')]);
+    assert.equal(await seen(s, 'telegram:update:1'), true);
+    await s.delivery.accept(inbound('in-1', 'telegram:42', { text: 'answered' }));
+    await s.delivery.accept(inbound('in-2', 'telegram:42', { text: 'unanswered', threadId: '7' }));
+    await s.delivery.finish('in-1');
+    await s.delivery.putOutbox(reply('out-1', 'telegram:42', ['part 1', 'part 2'], { streamMessageId: 'tg-msg-99' }));
+    await s.delivery.receipt('out-1', 0, 'tg-msg-100');
     await s.kv.set('telegram.offset', 1234);
     await s.jobs.put(job('digest'));
     await s.jobs.appendLog(runLog('digest', 1));
@@ -122,13 +122,11 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
     const r = h.open({ jobLogLimit: 10 });
     assert.deepEqual(texts((await r.conversations.get('telegram:42'))?.messages), ['q', 'a']);
-    assert.equal(await r.dedupe.markSeen('telegram:update:1'), false, 'a redelivered event is still a duplicate');
-    const pending = await r.inbound.pending();
-    assert.deepEqual(pending.map((p) => [p.id, p.message]), [['in-2', { text: 'unanswered', n: 2 }]]);
-    const out = await r.outbox.pending();
-    assert.equal(out.length, 1);
-    assert.deepEqual(out[0]?.chunks.map((c) => c.receipt?.messageId), ['tg-msg-100', undefined]);
-    assert.deepEqual(out[0]?.target, { chatId: '42' });
+    assert.equal(await r.delivery.accept(inbound('telegram:update:1')), false, 'a redelivered event is still a duplicate');
+    const pending = await r.delivery.pending();
+    assert.deepEqual(pending, [{ message: { ...inbound('in-2', 'telegram:42', { text: 'unanswered', threadId: '7' }), raw: null } }], 'the message comes back, without its raw payload');
+    const out = await r.delivery.pendingOutbox();
+    assert.deepEqual(out, [{ ...reply('out-1', 'telegram:42', ['part 1', 'part 2'], { streamMessageId: 'tg-msg-99' }), receipts: ['tg-msg-100', null], createdAt: out[0]?.createdAt }]);
     assert.equal(await r.kv.get('telegram.offset'), 1234);
     assert.deepEqual(await r.jobs.get('digest'), job('digest'));
     assert.deepEqual(await r.jobs.logs('digest'), [runLog('digest', 1)]);
@@ -139,65 +137,63 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     const sent: string[] = [];
     let next = 1;
     // What the gateway does: write, then send chunk by chunk, recording each receipt.
-    async function deliver(s: Store, id: string, crashAfter = Infinity): Promise<void> {
-      const entry = await s.outbox.get(id);
-      assert.ok(entry);
+    async function deliver(s: Store, entry: OutboxEntry, crashAfter = Infinity): Promise<void> {
       for (const [i, chunk] of entry.chunks.entries()) {
-        if (chunk.receipt) continue;
+        if (entry.receipts[i]) continue;
         if (i >= crashAfter) throw new Error('crash');
-        sent.push(chunk.text);
-        await s.outbox.recordReceipt(id, i, `m${next++}`);
+        sent.push(chunk);
+        await s.delivery.receipt(entry.id, i, `m${next++}`);
       }
-      await s.outbox.markDone(id);
+      await s.delivery.finishOutbox(entry.id);
     }
     const s = h.open();
-    await s.outbox.put({ id: 'reply-7', conversationKey: 'web:abc', target: { sessionId: 'abc' }, chunks: ['one', 'two', 'three'] });
-    await assert.rejects(deliver(s, 'reply-7', 1), /crash/);
-    const again = await s.outbox.put({ id: 'reply-7', conversationKey: 'web:abc', target: {}, chunks: ['X'] });
-    assert.deepEqual(again.chunks.map((c) => c.text), ['one', 'two', 'three'], 'a repeated put keeps the stored entry');
+    await s.delivery.putOutbox(reply('reply-7', 'web:abc', ['one', 'two', 'three']));
+    await assert.rejects(deliver(s, (await s.delivery.pendingOutbox())[0]!, 1), /crash/);
+    await s.delivery.putOutbox(reply('reply-7', 'web:abc', ['X']));
+    const again = await s.delivery.pendingOutbox();
+    assert.deepEqual(again.map((e) => [e.chunks, e.receipts]), [[['one', 'two', 'three'], ['m1', null, null]]], 'a repeated put keeps the stored entry and its receipts');
     await s.close();
 
     const r = h.open();
-    for (const e of await r.outbox.pending()) await deliver(r, e.id);
+    for (const e of await r.delivery.pendingOutbox()) await deliver(r, e);
     assert.deepEqual(sent, ['one', 'two', 'three'], 'each chunk sent exactly once');
-    assert.deepEqual(await r.outbox.pending(), []);
-    assert.equal(await r.outbox.get('reply-7'), undefined);
+    assert.deepEqual(await r.delivery.pendingOutbox(), []);
 
-    await r.outbox.put({ id: 'reply-8', conversationKey: 'web:abc', target: {}, chunks: ['x'] });
-    const failed = await r.outbox.markFailed('reply-8', 'chat not found');
-    assert.equal(failed.state, 'failed');
-    assert.deepEqual(await r.outbox.pending(), [], 'a failed entry is not resumed');
-    assert.equal((await r.outbox.get('reply-8'))?.error, 'chat not found');
-    await assert.rejects(r.outbox.recordReceipt('reply-8', 5, 'm'), (e: unknown) => e instanceof StoreError && e.code === 'not-found');
-    await assert.rejects(r.outbox.recordReceipt('nope', 0, 'm'), (e: unknown) => e instanceof StoreError && e.code === 'not-found');
+    await r.delivery.accept(inbound('m8'));
+    await r.delivery.putOutbox(reply('reply-8', 'web:abc', ['x']));
+    await r.delivery.failOutbox('reply-8', 'chat not found', 'm8');
+    assert.deepEqual(await r.delivery.pendingOutbox(), [], 'a failed entry is not resumed');
+    assert.deepEqual(await r.delivery.pending(), [], 'nor is the message it answered run again');
+    await r.delivery.failOutbox('never-put', 'gone');
+    await assert.rejects(r.delivery.receipt('reply-8', 5, 'm'), (e: unknown) => e instanceof StoreError && e.code === 'not-found');
+    await assert.rejects(r.delivery.receipt('nope', 0, 'm'), (e: unknown) => e instanceof StoreError && e.code === 'not-found');
     await r.close();
+    assert.match((await h.readRaw('delivery.log')) ?? '', /chat not found/, 'the failed reply is kept for inspection');
   });
 
-  it('inbound journal: pending in acceptance order, accept is idempotent, done removes', async (h) => {
+  it('inbound journal: pending in acceptance order, a redelivery keeps the first record, finish removes', async (h) => {
     const s = h.open();
-    for (let i = 0; i < 12; i++) await s.inbound.accept({ id: `m${i}`, conversationKey: `web:c${i % 3}`, message: { i } });
-    const first = (await s.inbound.pending())[0];
-    const dup = await s.inbound.accept({ id: 'm0', conversationKey: 'web:c0', message: { i: 'changed' } });
-    assert.deepEqual(dup, first, 'a re-accepted message keeps its first record');
-    assert.equal(await s.inbound.done('m3'), true);
-    assert.equal(await s.inbound.done('m3'), false);
+    for (let i = 0; i < 12; i++) assert.equal(await s.delivery.accept(inbound(`m${i}`, `web:c${i % 3}`, { text: `${i}` })), true);
+    assert.equal(await s.delivery.accept(inbound('m0', 'web:c0', { text: 'changed' })), false, 'a redelivery is refused');
+    assert.equal((await s.delivery.pending())[0]?.message.text, '0', 'and the first record kept');
+    await s.delivery.finish('m3');
+    await s.delivery.finish('m3');
     await s.close();
     const r = h.open();
-    const ids = (await r.inbound.pending()).map((p) => p.id);
+    const ids = await pendingIds(r);
     await r.close();
     assert.deepEqual(ids, ['m0', 'm1', 'm2', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10', 'm11']);
   });
 
-  it('kv: values of every JSON type, delete', async (h) => {
+  it('kv: values of every JSON type', async (h) => {
     const s = h.open();
     await s.kv.set('telegram.offset', 99);
     await s.kv.set('slack.state', { cursor: 'abc', seen: [1, 'two', null, true] });
     assert.equal(await s.kv.get('telegram.offset'), 99);
     assert.deepEqual(await s.kv.get('slack.state'), { cursor: 'abc', seen: [1, 'two', null, true] });
     assert.equal(await s.kv.get('constructor'), undefined, 'no prototype keys leak through');
-    assert.equal(await s.kv.delete('telegram.offset'), true);
-    assert.equal(await s.kv.delete('telegram.offset'), false);
-    assert.equal(await s.kv.get('telegram.offset'), undefined);
+    await s.kv.set('telegram.offset', 100);
+    assert.equal(await s.kv.get('telegram.offset'), 100, 'a value is replaced');
     await s.close();
   });
 
@@ -226,10 +222,10 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
         if (failNext) throw new Error('simulated crash before rename');
       },
     });
-    await s.conversations.append('web:abc', [msg('user', 'old')]);
+    await s.conversations.setMessages('web:abc', [msg('user', 'old')]);
     await s.kv.set('telegram.offset', 1);
     failNext = true;
-    await assert.rejects(s.conversations.append('web:abc', [msg('user', 'new')]), /simulated crash/);
+    await assert.rejects(s.conversations.setMessages('web:abc', [msg('user', 'old'), msg('user', 'new')]), /simulated crash/);
     await assert.rejects(s.kv.set('telegram.offset', 2), /simulated crash/);
     await s.close();
     const r = h.open();
@@ -240,16 +236,14 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
   it('concurrent updates of one file are all kept', async (h) => {
     const s = h.open({ jobLogLimit: 100 });
-    await Promise.all(Array.from({ length: 40 }, (_, i) => s.conversations.append('web:busy', [msg('user', `m${i}`)])));
-    const got = texts((await s.conversations.get('web:busy'))?.messages);
-    assert.equal(got.length, 40);
-    assert.deepEqual(got, Array.from({ length: 40 }, (_, i) => `m${i}`), 'in call order');
+    await Promise.all(Array.from({ length: 40 }, (_, i) => s.conversations.setMessages(`web:busy${i % 4}`, [msg('user', `m${i}`)])));
+    for (let k = 0; k < 4; k++) assert.deepEqual(texts((await s.conversations.get(`web:busy${k}`))?.messages), [`m${36 + k}`], 'the last call wins');
     await Promise.all(Array.from({ length: 30 }, (_, i) => s.kv.set(`k${i}`, i)));
     for (let i = 0; i < 30; i++) assert.equal(await s.kv.get(`k${i}`), i);
     await Promise.all([...Array.from({ length: 20 }, (_, i) => s.jobs.put(job(`j${i}`))), ...Array.from({ length: 20 }, (_, i) => s.jobs.appendLog(runLog('j0', i)))]);
     assert.equal((await s.jobs.list()).length, 20);
     assert.equal((await s.jobs.logs('j0')).length, 20);
-    const firsts = await Promise.all(Array.from({ length: 10 }, () => s.dedupe.markSeen('slack:Ev1')));
+    const firsts = await Promise.all(Array.from({ length: 10 }, () => s.delivery.accept(inbound('slack:Ev1'))));
     assert.equal(firsts.filter(Boolean).length, 1, 'exactly one caller handles a duplicate event');
     await s.close();
   });
@@ -257,7 +251,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
   it('a corrupt conversation file is moved aside and reported, then the conversation starts fresh', async (h) => {
     const reports: CorruptReport[] = [];
     const s = h.open({ onCorrupt: (r) => reports.push(r) });
-    await s.conversations.append('telegram:7', [msg('user', 'hi')]);
+    await s.conversations.setMessages('telegram:7', [msg('user', 'hi')]);
     const path = await conversationPath(h, 'telegram:7');
     await h.writeRaw(path, '{"key": "telegram:7", "messages": [');
     await assert.rejects(s.conversations.get('telegram:7'), (e: unknown) => {
@@ -273,7 +267,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.equal(await h.readRaw(aside[0] as string), '{"key": "telegram:7", "messages": [', 'the bad bytes are kept');
     assert.ok(reports[0]?.movedTo.endsWith(aside[0]?.split('/').pop() as string));
     assert.equal(await s.conversations.get('telegram:7'), undefined);
-    await s.conversations.append('telegram:7', [msg('user', 'again')]);
+    await s.conversations.setMessages('telegram:7', [msg('user', 'again')]);
     assert.deepEqual(texts((await s.conversations.get('telegram:7'))?.messages), ['again']);
     await s.close();
   });
@@ -286,7 +280,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await assert.rejects(s.jobs.list(), (e: unknown) => e instanceof StoreCorruptError && /jobs\.json/.test(e.message) && /wrong shape/.test(e.message));
     await h.writeRaw('kv.json', '[]');
     assert.equal(await s.kv.get('x'), undefined, 'kv goes on without its corrupt file');
-    await s.conversations.append('web:a', [msg('user', 'a')]);
+    await s.conversations.setMessages('web:a', [msg('user', 'a')]);
     const path = await conversationPath(h, 'web:a');
     const other = JSON.parse((await h.readRaw(path)) as string) as { key: string };
     other.key = 'web:b';
@@ -319,104 +313,117 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await r.close();
   });
 
-  it('acceptOnce marks the id seen and journals the message in one step; a seen id is refused', async (h) => {
+  it('accept marks the id seen and journals the message (without its raw payload) in one step; a seen id is refused', async (h) => {
     const s = h.open();
-    const first = await s.inbound.acceptOnce({ id: 'telegram:1:5', conversationKey: 'telegram:1', message: { text: 'hi' } });
-    assert.equal(first?.id, 'telegram:1:5');
-    assert.equal(await s.inbound.acceptOnce({ id: 'telegram:1:5', conversationKey: 'telegram:1', message: { text: 'again' } }), undefined, 'a redelivery while pending');
-    assert.equal(await s.dedupe.markSeen('telegram:1:5'), false, 'accepting marked the id seen');
-    assert.equal(await s.inbound.done('telegram:1:5'), true);
-    assert.equal(await s.inbound.acceptOnce({ id: 'telegram:1:5', conversationKey: 'telegram:1', message: {} }), undefined, 'a redelivery after the answer');
-    assert.equal(await s.dedupe.markSeen('telegram:1:6'), true);
-    assert.equal(await s.inbound.acceptOnce({ id: 'telegram:1:6', conversationKey: 'telegram:1', message: {} }), undefined, 'an id marked seen directly');
+    assert.equal(await s.delivery.accept(inbound('telegram:1:5', 'telegram:1')), true);
+    assert.equal(await s.delivery.accept(inbound('telegram:1:5', 'telegram:1', { text: 'again' })), false, 'a redelivery while pending');
+    await s.delivery.finish('telegram:1:5');
+    assert.equal(await s.delivery.accept(inbound('telegram:1:5', 'telegram:1')), false, 'a redelivery after the answer');
     await s.close();
+    assert.doesNotMatch((await h.readRaw('delivery.log')) ?? '', /platform payload/, 'the raw payload is not stored');
     const r = h.open();
-    assert.equal(await r.inbound.acceptOnce({ id: 'telegram:1:5', conversationKey: 'telegram:1', message: {} }), undefined, 'still a duplicate after a restart');
-    assert.deepEqual(await r.inbound.pending(), []);
+    assert.equal(await r.delivery.accept(inbound('telegram:1:5', 'telegram:1')), false, 'still a duplicate after a restart');
+    assert.deepEqual(await r.delivery.pending(), []);
     await r.close();
+  });
+
+  it('the stored message is a copy: changing the caller\'s object afterwards changes nothing', async (h) => {
+    const s = h.open();
+    const m = inbound('m1', 'web:a', { attachments: [{ id: 'f1', name: 'a.txt' }] });
+    await s.delivery.accept(m);
+    m.text = 'changed';
+    m.attachments[0]!.name = 'changed.txt';
+    const [p] = await s.delivery.pending();
+    assert.equal(p?.message.text, 'hi');
+    assert.equal(p?.message.attachments[0]?.name, 'a.txt');
+    p!.message.text = 'changed by the reader';
+    assert.equal((await s.delivery.pending())[0]?.message.text, 'hi');
+    await s.close();
   });
 
   it('the preview message of a pending answer is journaled and comes back after a restart', async (h) => {
     const s = h.open();
-    await s.inbound.acceptOnce({ id: 'm1', conversationKey: 'web:a', message: { text: 'hi' } });
-    assert.equal(await s.inbound.notePreview('m1', 'p7'), true);
-    assert.equal(await s.inbound.notePreview('nope', 'p8'), false, 'not pending: nothing to note');
+    await s.delivery.accept(inbound('m1'));
+    await s.delivery.notePreview('m1', 'p7');
+    await s.delivery.notePreview('nope', 'p8');
     await s.close();
     const r = h.open();
-    assert.deepEqual((await r.inbound.pending()).map((p) => [p.id, p.previewMessageId]), [['m1', 'p7']]);
-    await r.inbound.done('m1');
-    assert.equal(await r.inbound.notePreview('m1', 'p9'), false, 'answered: a late note is dropped');
+    assert.deepEqual((await r.delivery.pending()).map((p) => [p.message.id, p.previewMessageId]), [['m1', 'p7']]);
+    await r.delivery.finish('m1');
+    await r.delivery.notePreview('m1', 'p9');
     await r.close();
+    assert.doesNotMatch((await h.readRaw('delivery.log')) ?? '', /"p8"|"p9"/, 'a note for a message not pending is dropped');
   });
 
   it('finishing a reply can mark the message it answers done in the same write', async (h) => {
     const s = h.open();
-    await s.inbound.acceptOnce({ id: 'm1', conversationKey: 'web:a', message: {} });
-    await s.inbound.acceptOnce({ id: 'm2', conversationKey: 'web:a', message: {} });
-    await s.outbox.put({ id: 'm1', conversationKey: 'web:a', target: {}, chunks: ['answer'] });
-    assert.equal(await s.outbox.markDone('m1', { answered: 'm1' }), true);
-    assert.equal(await s.outbox.markDone('never-put', { answered: 'm2' }), false, 'no such entry, but m2 is answered');
-    assert.equal(await s.outbox.markDone('m1', { answered: 'm1' }), false);
+    await s.delivery.accept(inbound('m1'));
+    await s.delivery.accept(inbound('m2'));
+    await s.delivery.putOutbox(reply('m1', 'web:a', ['answer']));
+    await s.delivery.finishOutbox('m1', 'm1');
+    await s.delivery.finishOutbox('never-put', 'm2'); // no such entry, but m2 is answered
+    await s.delivery.finishOutbox('m1', 'm1');
     await s.close();
+    assert.match((await h.readRaw('delivery.log')) ?? '', /\{"op":"sent","id":"m1","answered":"m1"\}\n/, 'one line for both');
     const r = h.open();
-    assert.deepEqual(await r.inbound.pending(), []);
-    assert.deepEqual(await r.outbox.pending(), []);
-    assert.equal(await r.dedupe.markSeen('m1'), false);
+    assert.deepEqual(await r.delivery.pending(), []);
+    assert.deepEqual(await r.delivery.pendingOutbox(), []);
+    assert.equal(await r.delivery.accept(inbound('m1')), false);
     await r.close();
   });
 
   it('changes made at once are all kept (one sync may serve many) and come back after a restart', async (h) => {
     const s = h.open();
-    const accepted = await Promise.all(Array.from({ length: 200 }, (_, i) => s.inbound.acceptOnce({ id: `e${i}`, conversationKey: `web:c${i % 7}`, message: { i } })));
+    const accepted = await Promise.all(Array.from({ length: 200 }, (_, i) => s.delivery.accept(inbound(`e${i}`, `web:c${i % 7}`))));
     assert.ok(accepted.every(Boolean));
     await Promise.all([
-      ...Array.from({ length: 50 }, (_, i) => s.inbound.done(`e${i}`)),
-      ...Array.from({ length: 30 }, (_, i) => s.outbox.put({ id: `o${i}`, conversationKey: 'web:c0', target: {}, chunks: ['a', 'b'] })),
+      ...Array.from({ length: 50 }, (_, i) => s.delivery.finish(`e${i}`)),
+      ...Array.from({ length: 30 }, (_, i) => s.delivery.putOutbox(reply(`o${i}`, 'web:c0', ['a', 'b']))),
     ]);
-    await Promise.all(Array.from({ length: 30 }, (_, i) => s.outbox.recordReceipt(`o${i}`, 0, `m${i}`)));
+    await Promise.all(Array.from({ length: 30 }, (_, i) => s.delivery.receipt(`o${i}`, 0, `m${i}`)));
     await s.close();
     const r = h.open();
-    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), Array.from({ length: 150 }, (_, i) => `e${i + 50}`), 'pending, in acceptance order');
-    const out = await r.outbox.pending();
+    assert.deepEqual(await pendingIds(r), Array.from({ length: 150 }, (_, i) => `e${i + 50}`), 'pending, in acceptance order');
+    const out = await r.delivery.pendingOutbox();
     assert.equal(out.length, 30);
-    assert.ok(out.every((e, i) => e.id === `o${i}` && e.chunks[0]?.receipt?.messageId === `m${i}` && !e.chunks[1]?.receipt));
-    assert.equal(await r.dedupe.markSeen('e3'), false);
+    assert.ok(out.every((e, i) => e.id === `o${i}` && e.receipts[0] === `m${i}` && e.receipts[1] === null));
+    assert.equal(await r.delivery.accept(inbound('e3')), false);
     await r.close();
   });
 
   it('an unreadable line of the delivery log is reported and the file kept aside; every readable change survives', async (h) => {
     const s = h.open();
-    await s.inbound.accept({ id: 'good', conversationKey: 'web:a', message: { n: 1 } });
-    await s.outbox.put({ id: 'reply', conversationKey: 'web:a', target: {}, chunks: ['x'] });
+    await s.delivery.accept(inbound('good'));
+    await s.delivery.putOutbox(reply('reply', 'web:a', ['x']));
     await s.close();
     const log = (await h.readRaw('delivery.log')) as string;
     await h.writeRaw('delivery.log', `nonsense\n${log}{"op":"put","entry":{"id":"half"}}\n`);
     const reports: CorruptReport[] = [];
     const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
-    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['good']);
-    assert.deepEqual((await r.outbox.pending()).map((e) => e.id), ['reply']);
+    assert.deepEqual(await pendingIds(r), ['good']);
+    assert.deepEqual((await r.delivery.pendingOutbox()).map((e) => e.id), ['reply']);
     assert.equal(reports.length, 1);
     assert.match(reports[0]!.reason, /lines 1, 4/);
     assert.ok((await h.listRaw()).some((p) => p.startsWith('delivery.log.corrupt-')), 'the bad file is kept for an admin');
-    await r.inbound.accept({ id: 'later', conversationKey: 'web:a', message: {} });
+    await r.delivery.accept(inbound('later'));
     await r.close();
     const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
-    assert.deepEqual((await t.inbound.pending()).map((p) => p.id), ['good', 'later'], 'the rewritten log is clean');
+    assert.deepEqual(await pendingIds(t), ['good', 'later'], 'the rewritten log is clean');
     assert.equal(reports.length, 1);
     await t.close();
   });
 
   it('a half-written last line of the delivery log (a crash while appending) is dropped silently', async (h) => {
     const s = h.open();
-    await s.dedupe.markSeen('a');
-    await s.dedupe.markSeen('b');
+    await seen(s, 'a');
+    await seen(s, 'b');
     await s.close();
     const log = (await h.readRaw('delivery.log')) as string;
     await h.writeRaw('delivery.log', `${log}{"op":"seen","id":"c`);
     const reports: CorruptReport[] = [];
     const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
-    assert.equal(await r.dedupe.markSeen('a'), false);
-    assert.equal(await r.dedupe.markSeen('c'), true, 'the torn line was never acknowledged');
+    assert.equal(await r.delivery.accept(inbound('a')), false);
+    assert.equal(await seen(r, 'c'), true, 'the torn line was never acknowledged');
     assert.deepEqual(reports, []);
     await r.close();
   });
@@ -424,8 +431,8 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
   /** Two accepted messages and a reply in the log, closed: what the corruption tests start from. */
   async function acceptedTwo(h: StoreHarness): Promise<string> {
     const s = h.open();
-    await s.inbound.accept({ id: 'one', conversationKey: 'web:a', message: { n: 1 } });
-    await s.inbound.accept({ id: 'two', conversationKey: 'web:a', message: { n: 2 } });
+    await s.delivery.accept(inbound('one'));
+    await s.delivery.accept(inbound('two'));
     await s.close();
     return (await h.readRaw('delivery.log')) as string;
   }
@@ -438,7 +445,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
       await h.writeRaw('delivery.log', text);
       const reports: CorruptReport[] = [];
       const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
-      assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['one', 'two'], 'the accepted messages are still pending');
+      assert.deepEqual(await pendingIds(r), ['one', 'two'], 'the accepted messages are still pending');
       await r.close();
       assert.equal(reports.length, 1, 'the damage is reported');
       assert.match(reports[0]!.reason, /line 3/);
@@ -447,7 +454,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
       assert.ok(reports[0]!.movedTo.endsWith(aside[0]!), reports[0]!.movedTo);
       assert.equal(await h.readRaw(aside[0]!), text, 'the copy holds the damaged bytes');
       const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
-      assert.deepEqual((await t.inbound.pending()).map((p) => p.id), ['one', 'two'], 'the rewritten log is clean');
+      assert.deepEqual(await pendingIds(t), ['one', 'two'], 'the rewritten log is clean');
       await t.close();
       assert.equal(reports.length, 1);
     });
@@ -459,7 +466,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await h.writeRaw('delivery.log', `${first}\n{"op":"accept"\u0000\u0000\n${second}\n`);
     const reports: CorruptReport[] = [];
     const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
-    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['one', 'two']);
+    assert.deepEqual(await pendingIds(r), ['one', 'two']);
     await r.close();
     assert.equal(reports.length, 1);
     assert.match(reports[0]!.reason, /line 2/);
@@ -472,15 +479,35 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await h.writeRaw('delivery.log', `${first}\n${second}`);
     const reports: CorruptReport[] = [];
     const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
-    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['one', 'two']);
+    assert.deepEqual(await pendingIds(r), ['one', 'two']);
     await r.close();
     await h.writeRaw('delivery.log', `${first}\n${second!.slice(0, 40)}`);
     const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
-    assert.deepEqual((await t.inbound.pending()).map((p) => p.id), ['one']);
-    assert.equal(await t.dedupe.markSeen('two'), true, 'the torn accept was never acknowledged');
+    assert.deepEqual(await pendingIds(t), ['one']);
+    assert.equal(await seen(t, 'two'), true, 'the torn accept was never acknowledged');
     await t.close();
     assert.deepEqual(reports, []);
     assert.ok(!(await h.listRaw()).some((p) => p.includes('.corrupt-')), 'nothing set aside for a torn append');
+  });
+
+  it('a delivery log written by the previous version loads as it was', async (h) => {
+    // Lines exactly as the version before the one delivery record wrote them.
+    const message = { id: 'telegram:9:1', platform: 'telegram', conversationKey: 'telegram:9', chatId: '9', messageId: '41', userId: 'u', userName: 'Ann', text: 'hi', isDirect: true, mentionsBot: true, attachments: [], receivedAt: '2026-11-01T00:00:00.000Z' };
+    const lines = [
+      { op: 'seen', id: 'telegram:9:0', at: Date.parse('2026-11-01T00:00:00.000Z') },
+      { op: 'accept', at: Date.parse('2026-11-01T00:00:00.001Z'), record: { id: 'telegram:9:1', conversationKey: 'telegram:9', acceptedAt: '2026-11-01T00:00:00.001Z', seq: 1, message } },
+      { op: 'preview', id: 'telegram:9:1', messageId: '42' },
+      { op: 'put', entry: { id: 'telegram:9:1', conversationKey: 'telegram:9', target: { conversationKey: 'telegram:9', chatId: '9', replyToMessageId: '41', streamMessageId: '42' }, chunks: [{ text: 'one' }, { text: 'two' }], state: 'pending', createdAt: '2026-11-01T00:00:01.000Z', updatedAt: '2026-11-01T00:00:01.000Z', seq: 2 } },
+      { op: 'receipt', id: 'telegram:9:1', index: 0, messageId: '42', at: '2026-11-01T00:00:02.000Z' },
+    ];
+    await h.writeRaw('delivery.log', lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
+    const s = h.open({ now: () => Date.parse('2026-11-02T00:00:00.000Z') });
+    assert.deepEqual(await s.delivery.pending(), [{ message: { ...message, raw: null }, previewMessageId: '42' }]);
+    assert.deepEqual(await s.delivery.pendingOutbox(), [
+      { id: 'telegram:9:1', conversationKey: 'telegram:9', target: { conversationKey: 'telegram:9', chatId: '9', replyToMessageId: '41' }, streamMessageId: '42', chunks: ['one', 'two'], receipts: ['42', null], createdAt: '2026-11-01T00:00:01.000Z' },
+    ]);
+    assert.equal(await s.delivery.accept(inbound('telegram:9:0')), false, 'a seen id stays seen');
+    await s.close();
   });
 
   it('gateway state written by the previous layout (dedupe.log, inbound/, outbox/) is folded in once', async (h) => {
@@ -489,16 +516,16 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await h.writeRaw('outbox/old-reply.json', JSON.stringify({ id: 'old-reply', conversationKey: 'web:a', target: { chatId: 'a' }, chunks: [{ text: 'p1', receipt: { messageId: 'm1', sentAt: '2026-11-01T00:00:00.000Z' } }, { text: 'p2' }], state: 'pending', createdAt: '2026-11-01T00:00:00.000Z', updatedAt: '2026-11-01T00:00:00.000Z', seq: 6 }));
     const now = () => Date.parse('2026-11-02T00:00:00.000Z');
     const s = h.open({ now, dedupe: { maxAgeMs: 1e12, maxCount: 100 } });
-    assert.deepEqual((await s.inbound.pending()).map((p) => p.message), [{ text: 'before the upgrade' }]);
-    assert.deepEqual((await s.outbox.pending()).map((e) => e.chunks.map((c) => c.receipt?.messageId ?? null)), [['m1', null]]);
-    assert.equal(await s.dedupe.markSeen('old-event'), false);
-    assert.equal(await s.inbound.acceptOnce({ id: 'old-msg', conversationKey: 'web:a', message: {} }), undefined);
+    assert.deepEqual((await s.delivery.pending()).map((p) => p.message.text), ['before the upgrade']);
+    assert.deepEqual((await s.delivery.pendingOutbox()).map((e) => [e.target, e.receipts]), [[{ chatId: 'a' }, ['m1', null]]]);
+    assert.equal(await s.delivery.accept(inbound('old-event')), false);
+    assert.equal(await s.delivery.accept(inbound('old-msg')), false);
     await s.close();
     const left = (await h.listRaw()).filter((p) => p === 'dedupe.log' || p.startsWith('inbound/') || p.startsWith('outbox/'));
     assert.deepEqual(left, [], 'the old files are gone once folded in');
     const r = h.open({ now, dedupe: { maxAgeMs: 1e12, maxCount: 100 } });
-    assert.equal((await r.inbound.pending()).length, 1, 'nothing is folded in twice');
-    assert.equal((await r.outbox.pending()).length, 1);
+    assert.equal((await r.delivery.pending()).length, 1, 'nothing is folded in twice');
+    assert.equal((await r.delivery.pendingOutbox()).length, 1);
     await r.close();
   });
 
@@ -522,19 +549,19 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
       `web:${'y'.repeat(5000)}`,
     ];
     const s = h.open();
-    for (const [i, key] of hostile.entries()) await s.conversations.append(key, [msg('user', `n${i}`)]);
+    for (const [i, key] of hostile.entries()) await s.conversations.setMessages(key, [msg('user', `n${i}`)]);
     await s.jobs.put(job('../../jobs'));
     await s.jobs.appendLog(runLog('../../jobs', 1));
-    await s.inbound.accept({ id: '../../kv', conversationKey: 'web:x', message: {} });
-    await s.outbox.put({ id: '../jobs.json', conversationKey: 'web:x', target: {}, chunks: ['x'] });
+    await s.delivery.accept(inbound('../../kv', 'web:x'));
+    await s.delivery.putOutbox(reply('../jobs.json', 'web:x', ['x']));
     await s.close();
 
     const r = h.open();
     for (const [i, key] of hostile.entries()) assert.deepEqual(texts((await r.conversations.get(key))?.messages), [`n${i}`], key.slice(0, 40));
     assert.deepEqual(await r.conversations.keys(), [...hostile].sort());
     assert.deepEqual((await r.jobs.logs('../../jobs')).length, 1);
-    assert.deepEqual((await r.inbound.pending()).map((p) => p.id), ['../../kv']);
-    assert.deepEqual((await r.outbox.pending()).map((p) => p.id), ['../jobs.json']);
+    assert.deepEqual(await pendingIds(r), ['../../kv']);
+    assert.deepEqual((await r.delivery.pendingOutbox()).map((p) => p.id), ['../jobs.json']);
     assert.deepEqual((await r.jobs.list()).map((j) => j.id), ['../../jobs']);
 
     const paths = await h.listRaw();
@@ -545,8 +572,8 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     for (const p of paths) assert.match(p, /^(conversations\/[0-9a-f]{2}|job-logs)\/[^/]+$|^(kv|jobs)\.json$|^delivery\.log$/, p);
 
     for (const bad of ['', 'web:\uD800']) {
-      await assert.rejects(r.conversations.append(bad, []), (e: unknown) => e instanceof StoreError && e.code === 'bad-key');
-      await assert.rejects(r.dedupe.markSeen(bad), (e: unknown) => e instanceof StoreError && e.code === 'bad-key');
+      await assert.rejects(r.conversations.setMessages(bad, []), (e: unknown) => e instanceof StoreError && e.code === 'bad-key');
+      await assert.rejects(r.delivery.accept(inbound(bad)), (e: unknown) => e instanceof StoreError && e.code === 'bad-key');
     }
     await r.close();
   });
@@ -555,24 +582,24 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     let now = 1_000_000;
     const opts = { now: () => now, dedupe: { maxCount: 5, maxAgeMs: 60_000 } };
     const s = h.open(opts);
-    for (let i = 0; i < 10; i++) assert.equal(await s.dedupe.markSeen(`e${i}`), true);
-    for (let i = 9; i >= 5; i--) assert.equal(await s.dedupe.markSeen(`e${i}`), false, `e${i} is among the newest 5`);
-    assert.equal(await s.dedupe.markSeen('e0'), true, 'e0 fell out of the count window');
+    for (let i = 0; i < 10; i++) assert.equal(await seen(s, `e${i}`), true);
+    for (let i = 9; i >= 5; i--) assert.equal(await seen(s, `e${i}`), false, `e${i} is among the newest 5`);
+    assert.equal(await seen(s, 'e0'), true, 'e0 fell out of the count window');
     await s.close();
 
     const r = h.open(opts);
-    assert.equal(await r.dedupe.markSeen('e9'), false, 'retained ids survive a restart');
+    assert.equal(await seen(r, 'e9'), false, 'retained ids survive a restart');
     now += 30_000;
-    assert.equal(await r.dedupe.markSeen('e9'), false);
+    assert.equal(await seen(r, 'e9'), false);
     now += 31_000;
-    assert.equal(await r.dedupe.markSeen('e9'), true, 'e9 is older than maxAgeMs');
-    for (let i = 0; i < 500; i++) await r.dedupe.markSeen(`flood${i}`);
+    assert.equal(await seen(r, 'e9'), true, 'e9 is older than maxAgeMs');
+    for (let i = 0; i < 500; i++) await seen(r, `flood${i}`);
     await r.close();
     const lines = ((await h.readRaw('delivery.log')) ?? '').split('\n').filter(Boolean).length;
     assert.ok(lines <= 2 * 5 + 64 + 1, `delivery.log holds ${lines} lines`);
     const t = h.open(opts);
-    assert.equal(await t.dedupe.markSeen('flood499'), false);
-    assert.equal(await t.dedupe.markSeen('flood0'), true);
+    assert.equal(await seen(t, 'flood499'), false);
+    assert.equal(await seen(t, 'flood0'), true);
     await t.close();
   });
 
@@ -591,7 +618,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
   it('a closed store refuses calls', async (h) => {
     const s = h.open();
-    const pending = s.conversations.append('web:a', [msg('user', 'x')]);
+    const pending = s.conversations.setMessages('web:a', [msg('user', 'x')]);
     await s.close();
     assert.equal((await pending).messages.length, 1, 'close waits for writes in flight');
     await assert.rejects(s.kv.set('a', 1), (e: unknown) => e instanceof StoreError && e.code === 'closed');

@@ -14,11 +14,11 @@ const store = createFileStore(dir, {
     await new Promise(() => undefined);
   },
 });
-await store.conversations.append('telegram:1', [{ role: 'user', content: [{ type: 'text', text: 'old' }] }]);
+await store.conversations.setMessages('telegram:1', [{ role: 'user', content: [{ type: 'text', text: 'old' }] }]);
 await store.kv.set('telegram.offset', 1);
 armed = true;
 // Both writes are in flight at once; the second to reach its commit kills the process.
 await Promise.all([
-  store.conversations.append('telegram:1', [{ role: 'user', content: [{ type: 'text', text: 'new' }] }]),
+  store.conversations.setMessages('telegram:1', [{ role: 'user', content: [{ type: 'text', text: 'new' }] }]),
   store.kv.set('telegram.offset', 2),
 ]);

@@ -1,6 +1,7 @@
 // Run by file-store.test.ts: accepts messages as fast as it can, many at once, printing each id
-// once its acceptOnce resolved, until the parent kills it (SIGKILL, mid-append).
+// once its accept resolved, until the parent kills it (SIGKILL, mid-append).
 import { createFileStore } from '../../src/store/index.ts';
+import { inbound } from './delivery-fixtures.ts';
 
 const dir = process.argv[2];
 if (!dir) throw new Error('usage: delivery-crash-child.ts DIR');
@@ -9,9 +10,8 @@ let n = 0;
 const worker = async (): Promise<void> => {
   for (;;) {
     const id = `m${n++}`;
-    const r = await store.inbound.acceptOnce({ id, conversationKey: `web:c${n % 5}`, message: { text: 'x'.repeat(n % 300) } });
-    if (r) process.stdout.write(`${id}\n`);
-    if (n % 7 === 0) await store.inbound.done(`m${n - 7}`);
+    if (await store.delivery.accept(inbound(id, `web:c${n % 5}`, { text: 'x'.repeat(n % 300) }))) process.stdout.write(`${id}\n`);
+    if (n % 7 === 0) await store.delivery.finish(`m${n - 7}`);
   }
 };
 process.stdout.write('ready\n');

@@ -10,6 +10,7 @@ import type { Files } from '../../src/store/files.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import { StoreError } from '../../src/store/index.ts';
+import { inbound, reply } from './delivery-fixtures.ts';
 
 function open(state: Map<string, string>, failAppend: { next: boolean }) {
   const base = createMemoryFiles(state, { now: Date.now });
@@ -39,27 +40,27 @@ test('a failed append is refused and undone; the next change rewrites the log wh
   const state = new Map<string, string>();
   const fail = { next: false };
   const log = open(state, fail);
-  assert.ok(await log.inbound.acceptOnce({ id: 'a', conversationKey: 'web:x', message: {} }));
+  assert.equal(await log.accept(inbound('a', 'web:x')), true);
 
   fail.next = true;
   await assert.rejects(
-    log.inbound.acceptOnce({ id: 'b', conversationKey: 'web:x', message: {} }),
+    log.accept(inbound('b', 'web:x')),
     (e: unknown) => e instanceof StoreError && e.code === 'io' && /ENOSPC/.test(e.message) && /delivery\.log/.test(e.message),
   );
-  assert.deepEqual((await log.inbound.pending()).map((p) => p.id), ['a'], 'the refused change is not in memory');
-  assert.equal(await log.dedupe.markSeen('b'), true, 'nor is its id marked seen: the platform may redeliver it');
+  assert.deepEqual((await log.pending()).map((p) => p.message.id), ['a'], 'the refused change is not in memory');
+  await log.notePreview('a', 'p1'); // the next change: the log is rewritten whole
 
   fail.next = true;
-  await assert.rejects(log.outbox.put({ id: 'r', conversationKey: 'web:x', target: {}, chunks: ['x'] }), /ENOSPC/);
-  assert.equal(await log.outbox.get('r'), undefined);
+  await assert.rejects(log.putOutbox(reply('r', 'web:x', ['x'])), /ENOSPC/);
+  assert.deepEqual(await log.pendingOutbox(), []);
 
-  assert.ok(await log.inbound.acceptOnce({ id: 'c', conversationKey: 'web:x', message: {} }));
+  assert.equal(await log.accept(inbound('c', 'web:x')), true);
   await log.close();
   const text = state.get('delivery.log') ?? '';
   assert.ok(text.split('\n').slice(0, -1).every((line) => JSON.parse(line)), 'no torn line left in the file');
 
   const again = open(state, { next: false });
-  assert.deepEqual((await again.inbound.pending()).map((p) => p.id), ['a', 'c']);
-  assert.equal(await again.dedupe.markSeen('b'), false, 'b was marked seen after the failure');
+  assert.deepEqual((await again.pending()).map((p) => p.message.id), ['a', 'c']);
+  assert.equal(await again.accept(inbound('b', 'web:x')), true, 'nor was the refused id marked seen: the platform may redeliver it');
   await again.close();
 });

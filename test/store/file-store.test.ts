@@ -9,6 +9,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createFileStore } from '../../src/store/index.ts';
 import { storeContract } from './contract.ts';
+import { inbound, pendingIds } from './delivery-fixtures.ts';
 
 async function walk(root: string, rel = ''): Promise<string[]> {
   const out: string[] = [];
@@ -113,11 +114,11 @@ test('file: a process killed while appending to the delivery log loses no messag
       await new Promise((r) => child.once('exit', r));
       const acknowledged = out.split('\n').filter((l) => /^m\d+$/.test(l));
       const store = createFileStore(dir);
-      const pending = new Set((await store.inbound.pending()).map((p) => p.id));
+      const pending = new Set(await pendingIds(store));
       // Every acknowledged id is either still pending or was marked done (done ids stay duplicates).
       for (const id of acknowledged) {
         if (pending.has(id)) continue;
-        assert.equal(await store.dedupe.markSeen(id), false, `round ${round}: ${id} was acknowledged but is unknown after the crash`);
+        assert.equal(await store.delivery.accept(inbound(id)), false, `round ${round}: ${id} was acknowledged but is unknown after the crash`);
       }
       await store.close();
     }
