@@ -138,6 +138,8 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
 function offsetSaver(opts: PollerOptions): { save(offset: number): void; flush(): Promise<void> } {
   let wanted: number | undefined;
   let saved: number | undefined;
+  // One chain, not a KeyedLock: a single key, and each write takes the newest offset when it
+  // starts (coalescing), which a queue of fixed jobs would not.
   let writes = Promise.resolve(); // writes run one after another, each with the newest value
   let timer: NodeJS.Timeout | undefined;
   const write = async (): Promise<void> => {
