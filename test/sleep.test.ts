@@ -14,3 +14,7 @@ test('sleep waits, and rejects with the reason when the signal fires', async () 
 test('sleep on an already aborted signal rejects at once', async () => {
   await assert.rejects(sleep(60_000, AbortSignal.abort(new Error('gone'))), /gone/);
 });
+
+test('sleep without a signal just waits', async () => {
+  await sleep(1);
+});

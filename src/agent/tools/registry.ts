@@ -16,6 +16,7 @@ import { buildSpec, ToolRefusedError, type ToolSpec } from './spec.ts';
 import { readCachedSpec, snapshot, writeCachedSpec } from './snapshot.ts';
 import { errorMessage } from '../../errors.ts';
 import { createKeyedLock } from '../../keyed-lock.ts';
+import { sleep } from '../../sleep.ts';
 
 /** Where tools come from; extensions override bundled tools of the same name. */
 export type ToolSource = 'bundled' | 'extension';
@@ -271,7 +272,7 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
       for (;;) {
         await chains.idle();
         if (!timers.size) return;
-        await new Promise((r) => setTimeout(r, Math.max(10, debounceMs / 2)));
+        await sleep(Math.max(10, debounceMs / 2));
       }
     },
     async close() {
