@@ -9,21 +9,13 @@ import { UsageError } from '../errors.ts';
 import { configuredTargetCheck, createScheduler, JobValidationError, nextOccurrence, type JobInput, type JobRecord, type Scheduler } from '../scheduler/index.ts';
 import { createFileStore, type Store } from '../store/index.ts';
 
-/** Flags of `job add`. */
-export interface JobAddFlags {
-  name: string;
-  cron: string;
-  prompt: string;
-  target: string;
-  timezone?: string;
-  model?: string;
-  access?: string;
+/** Flags of `job add`: the JobInput fields given as they are, plus the ones that need parsing. */
+export type JobAddFlags = Pick<JobInput, 'name' | 'cron' | 'prompt' | 'target' | 'timezone' | 'model' | 'access' | 'overlap'> & {
   timeout?: string;
   budget?: string;
-  overlap?: string;
   disabled?: boolean;
   format: string;
-}
+};
 
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);
 

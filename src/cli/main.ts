@@ -148,11 +148,14 @@ export function buildProgram(): Command {
     .action(async (file: string, args: string[], flags: ToolRunFlags) => {
       // Standalone: `--dir .` must not expose a ./data that holds the compile cache.
       const loaded = (await config()).loadConfig(program.opts<{ config?: string }>().config, process.cwd(), { standalone: true });
-      const { toolRun } = await import('./tool-run.ts');
-      process.exitCode = await toolRun(file, args, flags, {
-        cacheDir: join(loaded.dataDir, 'cache', 'sandbox'),
-        protect: { dirs: [loaded.dataDir], noWrite: loaded.file ? [loaded.file] : [] },
-      });
+      const [{ toolRun }, { toolCacheDir }] = await Promise.all([import('./tool-run.ts'), import('../agent/tools/locations.ts')]);
+      process.exitCode = await toolRun(
+        file,
+        args,
+        flags,
+        { cacheDir: join(loaded.dataDir, 'cache', 'sandbox'), protect: { dirs: [loaded.dataDir], noWrite: loaded.file ? [loaded.file] : [] } },
+        toolCacheDir(loaded.dataDir),
+      );
     });
 
   program

@@ -1,9 +1,11 @@
-// `boxbot tool run`: one sandboxed call of a tool file with a grant built from flags.
+// `boxbot tool run`: one sandboxed call of a tool file with a grant built from flags; `--input`
+// JSON becomes argv through the agent's own mapping, so the CLI runs what the model would.
 // Text mode passes the guest's output through and exits with its code; JSON mode prints the
 // SandboxResult with stdout/stderr as UTF-8 strings.
 import { basename, resolve } from 'node:path';
 import { UsageError, errorMessage } from '../errors.ts';
-import { createSandbox, DEFAULT_LIMITS, type Mount, type SandboxGrant, type SandboxOptions, type SandboxResult } from '../sandbox/index.ts';
+import { checkInput, inputToArgv, registerFile } from '../agent/tools/index.ts';
+import { createSandbox, DEFAULT_LIMITS, type Mount, type Sandbox, type SandboxGrant, type SandboxOptions, type SandboxResult } from '../sandbox/index.ts';
 
 /** Flags of `tool run`, as commander parsed them. */
 export interface ToolRunFlags {
@@ -58,49 +60,35 @@ function positiveInt(flag: string, v: string | undefined, fallback: number | und
   return n;
 }
 
-/** JSON input → argv: `file_path` → `--file-path V`; true → bare flag; false/null omitted; arrays repeat. */
-export function inputToArgv(input: unknown, positional: string[] = []): string[] {
-  if (input === null || typeof input !== 'object' || Array.isArray(input)) {
-    throw new UsageError('--input must be a JSON object, e.g. {"file_path":"a.txt"}');
+/** The `--input` JSON, parsed; a UsageError when it is not JSON. */
+export function parseInput(json: string): unknown {
+  try {
+    return JSON.parse(json);
+  } catch (e) {
+    throw new UsageError(`--input is not valid JSON: ${errorMessage(e)}`);
   }
-  const argv: string[] = [];
-  const tail: string[] = [];
-  const entries = Object.entries(input as Record<string, unknown>);
-  for (const [key, value] of entries) {
-    if (positional.includes(key)) continue;
-    const flag = `--${key.replace(/_/g, '-')}`;
-    for (const v of Array.isArray(value) ? value : [value]) {
-      if (v === false || v === null || v === undefined) continue;
-      if (v === true) argv.push(flag);
-      else argv.push(flag, typeof v === 'string' ? v : JSON.stringify(v));
-    }
-  }
-  for (const name of positional) {
-    const v = (input as Record<string, unknown>)[name];
-    if (v === undefined || v === null) continue;
-    for (const item of Array.isArray(v) ? v : [v]) tail.push(typeof item === 'string' ? item : JSON.stringify(item));
-  }
-  return tail.length ? [...argv, '--', ...tail] : argv;
 }
 
-/** Builds the grant the flags describe; nothing is granted that a flag did not name. */
+/**
+ * The argv for `input`, built exactly as the agent builds it: the tool's spec (from its help,
+ * cached like the registry's) checks the input and says which fields are positional and which
+ * flags take values, so `tool run --input` runs what the model's call would run.
+ */
+export async function argvForInput(sandbox: Sandbox, file: string, input: unknown, specCacheDir: string): Promise<string[]> {
+  const { spec } = await registerFile(sandbox, file, specCacheDir);
+  const { value, errors } = checkInput(input, spec.inputSchema);
+  if (errors.length) throw new UsageError(`--input for ${spec.name}: ${errors.join('; ')}`);
+  return inputToArgv(value, spec.params, spec.commands.length > 0);
+}
+
+/** Builds the grant the flags describe (`--input` is mapped later, see argvForInput); nothing is granted that a flag did not name. */
 export function grantFromFlags(flags: ToolRunFlags, args: string[]): SandboxGrant {
   if (flags.input !== undefined && args.length > 0) {
     throw new UsageError('give either --input JSON or -- ARGS, not both');
   }
-  let argv = args;
-  if (flags.input !== undefined) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(flags.input);
-    } catch (e) {
-      throw new UsageError(`--input is not valid JSON: ${errorMessage(e)}`);
-    }
-    argv = inputToArgv(parsed);
-  }
   const block = flags.block.length === 0 ? ['private'] : flags.block.includes('none') ? [] : flags.block;
   return {
-    args: argv,
+    args,
     env: Object.fromEntries(flags.env.map(parseEnv)),
     mounts: flags.dir.map((d, i) => parseDir(d, i === 0)),
     network: { allow: flags.allowHost, block },
@@ -125,12 +113,17 @@ export function resultToJson(r: SandboxResult): Record<string, unknown> {
   };
 }
 
-/** Runs the call and writes the outcome; returns the process exit code. `sandbox.protect` keeps boxbot's files out of --dir. */
-export async function toolRun(file: string, args: string[], flags: ToolRunFlags, sandboxOpts: Pick<SandboxOptions, 'cacheDir' | 'protect'>): Promise<number> {
+/**
+ * Runs the call and writes the outcome; returns the process exit code. `sandbox.protect` keeps
+ * boxbot's files out of --dir; `specCacheDir` holds the tool specs `--input` needs.
+ */
+export async function toolRun(file: string, args: string[], flags: ToolRunFlags, sandboxOpts: Pick<SandboxOptions, 'cacheDir' | 'protect'>, specCacheDir: string): Promise<number> {
   if (flags.format !== 'text' && flags.format !== 'json') throw new UsageError(`--format ${flags.format}: expected text or json`);
   const grant = grantFromFlags(flags, args);
+  const input = flags.input === undefined ? undefined : parseInput(flags.input);
   const sandbox = createSandbox({ ...sandboxOpts, workers: 1 });
   try {
+    if (input !== undefined) grant.args = await argvForInput(sandbox, resolve(file), input, specCacheDir);
     const result = await sandbox.run(resolve(file), grant);
     if (flags.format === 'json') {
       process.stdout.write(`${JSON.stringify(resultToJson(result))}\n`);

@@ -4,6 +4,7 @@
 // run again or resumed at the next start); a refusal that cannot pass is thrown at once.
 import { BoxbotError, errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import { sleep } from '../sleep.ts';
 
 /** Shared by every write of one gateway: how many are waiting on a failing store right now. */
 export interface StoreHealth {
@@ -44,15 +45,7 @@ export function persister(o: PersistOptions): Persist {
           }
           const delay = Math.min(o.maxBackoffMs, o.backoffMs * 2 ** Math.min(failures, 30));
           o.log.error({ err: errorMessage(e), delayMs: delay }, `store write failed (${what}); retrying`);
-          await new Promise<void>((resolve) => {
-            const done = () => {
-              clearTimeout(timer);
-              o.stopping.removeEventListener('abort', done);
-              resolve();
-            };
-            const timer = setTimeout(done, delay);
-            o.stopping.addEventListener('abort', done, { once: true });
-          });
+          await sleep(delay, o.stopping).catch(() => undefined); // stopping cuts the wait short
           if (o.stopping.aborted) throw e;
         }
       }

@@ -10,7 +10,7 @@
 // files 0600.
 import { createHash } from 'node:crypto';
 import { statSync, type BigIntStats } from 'node:fs';
-import { chmod, mkdir, readFile, readdir, rename, rm, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { classifyWasm, decodeImage, encodeImage, externalizeMemory, instrumentModule, listComponentImports, type MemoryImage } from './wasm/index.ts';
 import { SandboxError } from './errors.ts';
@@ -101,11 +101,6 @@ export async function prepare(file: string, opts: CompileOptions): Promise<Prepa
   byStat.set(file, { id, prepared });
   prepared.catch(() => byStat.delete(file));
   return prepared;
-}
-
-/** As `prepare`, for bytes already in memory; `label` names the tool in errors. */
-export function prepareBytes(bytes: Uint8Array, label: string, opts: CompileOptions): Promise<PreparedComponent> {
-  return prepareHashed(createHash('sha256').update(bytes).digest('hex'), bytes, label, opts);
 }
 
 function cacheKey(sha256: string, opts: CompileOptions): string {
@@ -310,17 +305,8 @@ async function ensurePrivateDir(path: string): Promise<void> {
   privateDirs.add(path);
 }
 
-/** Drops in-memory compiled modules (tests; a long-running host after many tools changed). */
+/** Drops in-memory compiled modules. Only tests call it: it is how they stand for a fresh process, so the next run reads the disk cache again. */
 export function clearCompiledCache(): void {
   memory.clear();
   byStat.clear();
-}
-
-/** Lists cache entries on disk (for `doctor` and tests). */
-export async function listDiskCache(cacheDir: string): Promise<string[]> {
-  try {
-    return (await readdir(cacheDir)).filter((d) => !d.includes('.tmp-') && d !== 'by-stat');
-  } catch {
-    return [];
-  }
 }

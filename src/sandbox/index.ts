@@ -3,7 +3,7 @@ export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.ts';
 export { SandboxError, type SandboxErrorCode } from './errors.ts';
 export { mountConflict, realPathOf, type ProtectedPaths } from './protected-paths.ts';
 export { readWorkspaceFile, type WorkspaceRead } from './workspace-file.ts';
-export { prepare, prepareBytes, clearCompiledCache, type PreparedComponent } from './compile.ts';
+export { prepare, clearCompiledCache, type PreparedComponent } from './compile.ts';
 export {
   DEFAULT_LIMITS,
   type Mount,

@@ -3,6 +3,7 @@
 // call gets a fresh instance. The main thread enforces the wall-clock timeout by terminating
 // this worker.
 import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { concatBytes } from './bytes.ts';
 import { CallContext, GuestAbort } from './host/context.ts';
 import { createInstance, release, type GuestInstance, type Instantiate, type LoadedTool } from './instance.ts';
 import { MemoryPool } from './memory-pool.ts';
@@ -57,16 +58,6 @@ const port = parentPort!;
 const { netPort, netSignal } = workerData as { netPort: MessagePort; netSignal: SharedArrayBuffer };
 const net = createWorkerNetBridge(netPort, netSignal);
 const loaded = new Map<string, LoadedTool>();
-
-function concat(chunks: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
 
 /** Names the limit behind a guest failure; the host's own record wins over the error text. */
 function classify(e: unknown, ctx: CallContext, inst: GuestInstance | undefined): { exitCode: number; trap?: { kind: TrapKind; message: string } } {
@@ -133,8 +124,8 @@ function call(msg: CallMessage): SandboxResult {
   });
   return {
     exitCode: outcome.exitCode,
-    stdout: concat(ctx.stdout),
-    stderr: concat(ctx.stderr),
+    stdout: concatBytes(ctx.stdout),
+    stderr: concatBytes(ctx.stderr),
     durationMs: performance.now() - started,
     ...(outcome.trap ? { trap: outcome.trap } : {}),
   };

@@ -133,6 +133,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   let stopping = false;
   let dirty = false;
   let reloadTimer: NodeJS.Timeout | undefined;
+  // One chain, not a KeyedLock: there is a single key (the jobs list), and a failed read must be
+  // logged here while the caller of sync() still sees it reject.
   let syncing: Promise<void> = Promise.resolve();
 
   const stateOf = (id: string): JobState => {

@@ -4,6 +4,7 @@
 import type { Stats } from 'node:fs';
 import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
+import { sleep } from '../sleep.ts';
 import { StoreError } from './errors.ts';
 import { fileStamp, type Files } from './files.ts';
 
@@ -81,7 +82,7 @@ export function createDiskFiles(
         if (Date.now() - started > LOCK_WAIT_MS) {
           throw new StoreError('io', `${abs(path)} is locked by process ${holder?.pid ?? '?'} (its lock file ${file}); try again, or remove the lock file if that process is gone`);
         }
-        await new Promise((r) => setTimeout(r, wait));
+        await sleep(wait);
       }
     },
 

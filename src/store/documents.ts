@@ -5,7 +5,7 @@ import type { z } from 'zod';
 import type { Logger } from '../log.ts';
 import { StoreCorruptError, StoreError } from './errors.ts';
 import type { Files } from './files.ts';
-import { createKeyedLock } from './keyed-lock.ts';
+import { createKeyedLock } from '../keyed-lock.ts';
 import type { CorruptReport } from './types.ts';
 import { errorMessage } from '../errors.ts';
 

@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import type { Api } from 'grammy';
 import { GrammyError } from 'grammy';
 import { DEFAULT_BACKOFF, startPoller } from '../../src/adapters/telegram/poller.ts';
-import { silentLogger } from '../../src/log.ts';
+import { Writable } from 'node:stream';
+import { createLogger, silentLogger } from '../../src/log.ts';
 import { memoryState } from '../emulators/telegram/harness.ts';
 import { until } from './contract.ts';
 
@@ -61,4 +62,30 @@ test('after a long outage the next poll is at most 5 s away, and the waits are j
 test('a good poll resets the backoff; retry_after from Telegram is waited as given', async () => {
   const waits = await waitsFor(['down', 'down', 'down', 'down', 'update', 'down', '429'], () => 1);
   assert.deepEqual(waits, [1000, 2000, 4000, 5000, 1000, 7000]);
+});
+
+test('stop during a backoff wait ends the wait at once, and polling ends cleanly (no error logged)', async () => {
+  const errors: string[] = [];
+  const destination = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      for (const l of chunk.toString().split('\n')) if (l && (JSON.parse(l) as { level: number }).level >= 50) errors.push(l);
+      cb();
+    },
+  });
+  const { api, calls } = scriptedApi(['down']);
+  // The real wait (no sleep hook), long enough that only stop can end it.
+  const poller = await startPoller({
+    api,
+    token: 't',
+    state: memoryState(),
+    log: createLogger({ level: 'debug', destination }),
+    timeoutSeconds: 30,
+    allowedUpdates: ['message'],
+    backoff: { initialMs: 600_000, maxMs: 600_000 },
+    deliver: async () => undefined,
+  });
+  await until(() => calls() >= 1, 'the failing poll');
+  await poller.stop();
+  assert.equal(calls(), 1, 'no poll after stop');
+  assert.deepEqual(errors, []);
 });

@@ -5,8 +5,11 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, realpathSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { grantFromFlags, inputToArgv, parseDir, type ToolRunFlags } from '../../src/cli/tool-run.ts';
-import { boxbotArgv, guest, root, shareCache, tempDir } from '../helpers.ts';
+import { grantFor, invokeTool, registerFile } from '../../src/agent/tools/index.ts';
+import { grantFromFlags, parseDir, type ToolRunFlags } from '../../src/cli/tool-run.ts';
+import { createSandbox } from '../../src/sandbox/index.ts';
+import { dropTool, openPolicy } from '../agent/tools/registry-helpers.ts';
+import { boxbotArgv, guest, root, SHARED_CACHE, shareCache, tempDir } from '../helpers.ts';
 
 const dataDir = tempDir('boxbot-data-');
 // Without a config file `tool run` keeps its data (and cache) in the user data dir: a temp one
@@ -143,10 +146,28 @@ describe('tool run flags → grant', () => {
     assert.deepEqual(grantFromFlags(flags({ block: ['none'] }), []).network.block, []);
   });
 
-  it('maps JSON input to flags', () => {
-    assert.deepEqual(inputToArgv({ file_path: 'a.txt', verbose: true, quiet: false, skip: null, tag: ['x', 'y'], limit: 5 }), [
-      '--file-path', 'a.txt', '--verbose', '--tag', 'x', '--tag', 'y', '--limit', '5',
-    ]);
-    assert.deepEqual(inputToArgv({ pattern: 'foo', path: 'src' }, ['pattern']), ['--path', 'src', '--', 'foo']);
+  it('--input builds the argv the agent builds: positional arguments after --, typed flags', async () => {
+    const input = { file_path: 'notes.txt', offset: 3, verbose: true, mode: null, tag: ['a', 'b'], pattern: ['x y', '-z'] };
+    const file = dropTool(tempDir('boxbot-tools-'), 'reg-multi', 'echo'); // prints its argv, one per line
+    const cli = boxbot('tool', 'run', file, '--input', JSON.stringify(input));
+    assert.equal(cli.code, 0, cli.stderr);
+    const sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
+    try {
+      const { spec, blob } = await registerFile(sandbox, file, tempDir('boxbot-toolcache-'));
+      const agent = await invokeTool(sandbox, { spec, blob, source: 'extension' }, input, grantFor(spec.permissionLevel, spec.network, openPolicy()));
+      assert.equal(agent.isError, false, agent.content);
+      const lines = (t: string) => t.split('\n').filter(Boolean);
+      assert.deepEqual(lines(cli.stdout), lines(agent.content));
+      assert.deepEqual(lines(cli.stdout).slice(-3), ['--', 'x y', '-z'], 'the positional PATTERN goes after --, not as --pattern');
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('--input the tool does not accept: exit 2, naming the field', () => {
+    const file = dropTool(tempDir('boxbot-tools-'), 'reg-multi', 'echo');
+    const r = boxbot('tool', 'run', file, '--input', '{"offset":"ten"}');
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /--input for echo: offset: /);
   });
 });

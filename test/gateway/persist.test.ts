@@ -32,3 +32,11 @@ test('stopping the gateway ends the wait with the last error', async () => {
   stop.abort();
   await assert.rejects(writing, /ENOSPC/);
 });
+
+test('stopping while the retry waits ends the wait with the last error', async () => {
+  const stop = new AbortController();
+  const persist = persister({ log: silentLogger, stopping: stop.signal, backoffMs: 60_000, maxBackoffMs: 60_000 });
+  // Stopped only once the first failure was reported, i.e. while the 60 s wait runs.
+  const writing = persist('outbox', () => Promise.reject(io()), () => setImmediate(() => stop.abort()));
+  await assert.rejects(writing, /ENOSPC/);
+});

@@ -2,6 +2,7 @@
 // guilds, channels and threads); MESSAGE_CREATE dispatches are normalized into the sink in
 // order per channel; replies, edits and typing go out through the adapter's own REST calls.
 import { Events, type Client } from 'discord.js';
+import { createKeyedLock } from '../../keyed-lock.ts';
 import { silentLogger, type Logger } from '../../log.ts';
 import { AdapterApiError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
 import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
@@ -51,15 +52,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   let sink: InboundSink | undefined;
   let self: { id: string; name: string } | undefined;
   // Inbound order is kept per channel: a lookup for one channel never delays another.
-  const chains = new Map<string, Promise<void>>();
+  const chains = createKeyedLock();
 
   function enqueue(channelId: string, job: () => Promise<void>): void {
-    const run = (chains.get(channelId) ?? Promise.resolve()).then(job).catch((e: unknown) => {
+    void chains.run(channelId, job).catch((e: unknown) => {
       log.error({ err: e instanceof Error ? e.message : String(e) }, 'delivering a Discord message failed');
-    });
-    chains.set(channelId, run);
-    void run.then(() => {
-      if (chains.get(channelId) === run) chains.delete(channelId);
     });
   }
 

@@ -10,6 +10,7 @@ import { AdapterApiError } from '../errors.ts';
 import type { AdapterState } from '../types.ts';
 import { scrub, toAdapterError } from './api.ts';
 import { updateIdOf } from './normalize.ts';
+import { sleep } from '../../sleep.ts';
 
 /** The AdapterState key of the next update id to fetch. */
 export const TELEGRAM_OFFSET_KEY = 'telegram.offset';
@@ -64,7 +65,11 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
     // Jittered between half and all of the step, so retries from a restart wave do not line up.
     const jittered = (ms: number): number => Math.round(ms / 2 + (random() * ms) / 2);
     const pause = async (ms: number): Promise<void> => {
-      await wait(ms, signal);
+      try {
+        await wait(ms, signal);
+      } catch (e) {
+        if (!signal.aborted) throw e; // stopping cuts the wait short; the loop then ends
+      }
       delay = Math.min(delay * 2, opts.backoff.maxMs);
     };
     while (!signal.aborted) {
@@ -133,6 +138,8 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
 function offsetSaver(opts: PollerOptions): { save(offset: number): void; flush(): Promise<void> } {
   let wanted: number | undefined;
   let saved: number | undefined;
+  // One chain, not a KeyedLock: a single key, and each write takes the newest offset when it
+  // starts (coalescing), which a queue of fixed jobs would not.
   let writes = Promise.resolve(); // writes run one after another, each with the newest value
   let timer: NodeJS.Timeout | undefined;
   const write = async (): Promise<void> => {
@@ -177,18 +184,4 @@ async function readOffset(opts: PollerOptions): Promise<number | undefined> {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return value;
   opts.log.warn({ value: String(value) }, 'ignoring an invalid persisted telegram offset');
   return undefined;
-}
-
-/** Waits `ms`, or less when `signal` aborts. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done);
-  });
 }

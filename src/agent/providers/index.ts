@@ -18,7 +18,7 @@ export { createAnthropicProvider, mapAnthropicStopReason, type AnthropicProvider
 export { createOpenAIProvider, mapOpenAIFinishReason, type OpenAIProviderOptions } from './openai.ts';
 export { toAnthropicParams } from './anthropic-messages.ts';
 export { toOpenAIParams } from './openai-messages.ts';
-export { withRetry, retryDelayMs, shouldRetry, sleep, DEFAULT_RETRY, type RetryOptions } from './retry.ts';
+export { withRetry, retryDelayMs, shouldRetry, DEFAULT_RETRY, type RetryOptions } from './retry.ts';
 export { withFallback, type ModelTarget } from './fallback.ts';
 export { ProviderError, ModelConfigError, isRetryableStatus, retryAfterMsOf, type ProviderErrorKind } from './errors.ts';
 export { costOf, priceOf, contextWindowOf, addUsage, type ModelPrice } from './pricing.ts';

@@ -2,6 +2,7 @@
 // failures, with exponential backoff and jitter, honouring retry-after(-ms). Never after content was yielded.
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
+import { sleep } from '../../sleep.ts';
 import type { Provider, StreamPart } from '../types.ts';
 import { abortedError, ProviderError } from './errors.ts';
 
@@ -26,22 +27,6 @@ export interface RetryOptions {
 
 /** Defaults used when a field of RetryOptions is left out. */
 export const DEFAULT_RETRY = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 } as const;
-
-/** Waits `ms`, rejecting when `signal` fires first. */
-export function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(signal.reason as Error);
-    const onAbort = () => {
-      clearTimeout(timer);
-      reject(signal.reason as Error);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
-}
 
 /** The wait before retry number `attempt` (0-based): the server's word if it gave one, else capped exponential backoff with jitter. */
 export function retryDelayMs(attempt: number, error: ProviderError, options: RetryOptions = {}): number {

@@ -15,6 +15,8 @@ import type { Sandbox } from '../../sandbox/index.ts';
 import { buildSpec, ToolRefusedError, type ToolSpec } from './spec.ts';
 import { readCachedSpec, snapshot, writeCachedSpec } from './snapshot.ts';
 import { errorMessage } from '../../errors.ts';
+import { createKeyedLock } from '../../keyed-lock.ts';
+import { sleep } from '../../sleep.ts';
 
 /** Where tools come from; extensions override bundled tools of the same name. */
 export type ToolSource = 'bundled' | 'extension';
@@ -117,7 +119,7 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
   const refused = new Map<string, string>();
   const listeners = new Set<(e: RegistryEvent) => void>();
   const timers = new Map<string, NodeJS.Timeout>();
-  const chains = new Map<string, Promise<void>>();
+  const chains = createKeyedLock(); // one sync at a time per tool file
   const watchers: FSWatcher[] = [];
   let closed = false;
   let started = false;
@@ -171,14 +173,9 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
   }
 
   function enqueue(file: string): Promise<void> {
-    const next = (chains.get(file) ?? Promise.resolve()).then(() => sync(file)).catch((e: unknown) => {
+    return chains.run(file, () => sync(file)).catch((e: unknown) => {
       log.error({ file, err: e }, 'tool registration failed unexpectedly');
     });
-    chains.set(file, next);
-    void next.then(() => {
-      if (chains.get(file) === next) chains.delete(file);
-    });
-    return next;
   }
 
   function schedule(file: string): void {
@@ -272,9 +269,10 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
       return () => listeners.delete(listener);
     },
     async settled() {
-      while (timers.size || chains.size) {
-        await new Promise((r) => setTimeout(r, Math.max(10, debounceMs / 2)));
-        await Promise.all(chains.values());
+      for (;;) {
+        await chains.idle();
+        if (!timers.size) return;
+        await sleep(Math.max(10, debounceMs / 2));
       }
     },
     async close() {
@@ -282,7 +280,7 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
       for (const w of watchers) w.close();
       for (const t of timers.values()) clearTimeout(t);
       timers.clear();
-      await Promise.all(chains.values());
+      await chains.idle();
     },
   };
 }

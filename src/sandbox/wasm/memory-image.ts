@@ -2,6 +2,7 @@
 // active data segments become empty passive ones, while the bytes they wrote are returned as an
 // image. The host then builds the memory itself from the image, and can reset a used memory to
 // exactly that state instead of paying for a fresh one (page faults, segment copies) per call.
+import { concatBytes } from '../bytes.ts';
 import { encName, encU32, Reader, readSections } from './reader.ts';
 import { skipImportDesc } from './classify.ts';
 
@@ -18,16 +19,6 @@ export interface MemoryImage {
 
 /** Zero runs shorter than this stay inside a chunk (fewer, larger copies). */
 const MERGE_GAP = 256;
-
-function concatParts(parts: ArrayLike<number>[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
-}
 
 /**
  * Rewrites `bytes` to import its memory, or returns undefined when the module is not one whose
@@ -89,7 +80,7 @@ export function externalizeMemory(bytes: Uint8Array): { module: Uint8Array; imag
       // for memory.init (traps unless the length is 0) and data.drop.
       out.push([0x01, 0x00]);
     }
-    newData = concatParts(out);
+    newData = concatBytes(out);
   }
 
   const chunks: MemoryImage['chunks'] = [];
@@ -123,7 +114,7 @@ export function externalizeMemory(bytes: Uint8Array): { module: Uint8Array; imag
     if (s.id === 2) {
       const r = new Reader(bytes, s.start);
       const n = r.u32();
-      emit(2, concatParts([encU32(n + 1), bytes.subarray(r.pos, s.end), memImport]));
+      emit(2, concatBytes([encU32(n + 1), bytes.subarray(r.pos, s.end), memImport]));
       importsDone = true;
     } else if (s.id === 5) {
       continue;
@@ -134,7 +125,7 @@ export function externalizeMemory(bytes: Uint8Array): { module: Uint8Array; imag
     }
   }
   if (!importsDone) emit(2, [...encU32(1), ...memImport]);
-  const module = concatParts(parts);
+  const module = concatBytes(parts);
   // A module this rewrite does not fit keeps its own memory rather than failing the tool.
   if (!WebAssembly.validate(module as Uint8Array<ArrayBuffer>)) return undefined;
   return { module, image: { minPages, maxPages, chunks } };
@@ -150,7 +141,7 @@ export function encodeImage(image: MemoryImage): Uint8Array {
     head.setUint32(12 + k * 8, c.offset, true);
     head.setUint32(16 + k * 8, c.bytes.length, true);
   });
-  return concatParts([new Uint8Array(head.buffer), ...image.chunks.map((c) => c.bytes)]);
+  return concatBytes([new Uint8Array(head.buffer), ...image.chunks.map((c) => c.bytes)]);
 }
 
 /** Reads an image written by encodeImage; its chunk bytes are views into `data`. */

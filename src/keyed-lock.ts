@@ -1,5 +1,7 @@
-// Serializes async work per key (one file path = one key), so read-modify-write cycles on the
-// same file never interleave and no update is lost; different keys run in parallel.
+// The one "promise chain per key": async work on one key runs one after another in call order
+// (a failure does not break the chain), different keys run in parallel. The store keys it by file
+// path (read-modify-write cycles never interleave), the tool registry by tool file, the Discord
+// adapter by channel (inbound order kept per channel).
 
 /** A lock table: `run(key, fn)` runs `fn` after every earlier `fn` of the same key settled. */
 export interface KeyedLock {
