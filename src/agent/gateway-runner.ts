@@ -1,20 +1,23 @@
 // The agent as the gateway runs it: loads the conversation's history from the store, gives the
 // run its workspace and the policy's grants, maps the loop's events to status lines and text
 // deltas, saves the history, and turns every outcome into words a user understands.
+// It implements the gateway's port (gateway/ports.ts) and imports from the gateway only that
+// port and the policy types; main.ts hands it to the gateway.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createToolSet } from '../agent/loop/tool-set.ts';
-import { runAgent, type AgentDeps, type AgentPolicy } from '../agent/run-agent.ts';
-import type { BuiltinTool } from '../agent/tools/builtin.ts';
-import type { SandboxLimits } from '../sandbox/index.ts';
+import { redactLine } from '../config/env.ts';
+import type { AgentRunner } from '../gateway/ports.ts';
+import { GatewayStoppingError } from '../gateway/ports.ts';
+import type { PolicyLimits, ResolvedPolicy } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
-import type { Message } from '../agent/types.ts';
-import { redactLine } from '../config/env.ts';
+import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, StoreCorruptError, type Store } from '../store/index.ts';
-import type { Metrics } from './metrics.ts';
-import { GatewayStoppingError, type AgentRunner } from './ports.ts';
-import type { PolicyLimits, ResolvedPolicy } from './policy.ts';
+import { createToolSet } from './loop/tool-set.ts';
+import type { Outcome } from './loop/types.ts';
+import { runAgent, type AgentDeps, type AgentPolicy } from './run-agent.ts';
+import type { BuiltinTool } from './tools/builtin.ts';
+import type { Message } from './types.ts';
 
 /** What the runner is wired to. */
 export interface AgentRunnerOptions {
@@ -27,12 +30,16 @@ export interface AgentRunnerOptions {
   secretValues?: string[];
   /** Set when no model provider is usable: every message gets this hint instead of a run. */
   unavailableHint?: string;
-  /** Built-in tools bound to the message's conversation, user and policy (e.g. the scheduler's `schedule`, whose jobs carry the policy). */
-  extraTools?: (ctx: ToolContext) => BuiltinTool[];
+  /**
+   * The built-in tools of one run, bound to the message's conversation, user and policy (e.g. the
+   * scheduler's `schedule`, whose jobs carry the policy): the one place a gateway run gets them.
+   */
+  builtinsFor?: (ctx: ToolContext) => BuiltinTool[];
   /** Per-run limits. */
   timeoutMs?: number;
   maxTurns?: number;
-  metrics?: Metrics;
+  /** Counts tool calls by tool and result (the gateway's metrics fit). */
+  metrics?: { toolCalls: { inc(labels: { tool: string; result: 'started' | 'ok' | 'error' }): void } };
   log?: Logger;
 }
 
@@ -79,11 +86,36 @@ export function workspaceOf(workspacesDir: string, conversationKey: string): str
   return join(workspacesDir, encodeName(conversationKey));
 }
 
+/** What the user reads after a run that ended with `outcome` (`text`: the answer so far). */
+function replyText(outcome: Outcome, text: string, error: string | undefined, secrets: string[] | undefined): string {
+  const more = (hint: string) => `${text ? `${text}\n\n` : ''}${hint}`;
+  switch (outcome) {
+    case 'final':
+      return text;
+    case 'cancelled':
+      return text ? `${text}\n\n(stopped)` : 'Stopped.';
+    case 'timeout':
+      return more('(I ran out of time for this one; ask me to continue.)');
+    case 'max-turns':
+      return more('(I stopped after too many steps; ask me to continue.)');
+    case 'max-tokens':
+      return `${text}\n\n(The answer was cut off.)`;
+    case 'budget-exceeded':
+      return more("(Stopped: this conversation's budget is spent.)");
+    case 'error':
+      return `Sorry, I could not answer: ${redactLine(error ?? 'unknown error', secrets)}`;
+    default: {
+      const unhandled: never = outcome;
+      throw new Error(`unhandled run outcome ${String(unhandled)}`);
+    }
+  }
+}
+
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
   const depsFor = (ctx: ToolContext) =>
-    o.extraTools ? { ...o.deps, builtins: [...(o.deps.builtins ?? []), ...o.extraTools(ctx)] } : o.deps;
+    o.builtinsFor ? { ...o.deps, builtins: [...(o.deps.builtins ?? []), ...o.builtinsFor(ctx)] } : o.deps;
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
     access: policy.access,
     tools: policy.tools,
@@ -141,23 +173,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
       if (result.outcome !== 'error') await o.store.conversations.setMessages(key, tagTurn(result.messages, input, message.id));
       const text = note + result.text.trim();
-      switch (result.outcome) {
-        case 'final':
-          return { text, outcome: result.outcome };
-        case 'cancelled':
-          return { text: text ? `${text}\n\n(stopped)` : 'Stopped.', outcome: result.outcome };
-        case 'timeout':
-          return { text: `${text ? `${text}\n\n` : ''}(I ran out of time for this one; ask me to continue.)`, outcome: result.outcome };
-        case 'max-turns':
-          return { text: `${text ? `${text}\n\n` : ''}(I stopped after too many steps; ask me to continue.)`, outcome: result.outcome };
-        case 'max-tokens':
-          return { text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome };
-        case 'budget-exceeded':
-          return { text: `${text ? `${text}\n\n` : ''}(Stopped: this conversation's budget is spent.)`, outcome: result.outcome };
-        default:
-          log.error({ conversation: key, err: result.error }, 'agent run failed');
-          return { text: `Sorry, I could not answer: ${redactLine(result.error ?? 'unknown error', o.secretValues)}`, outcome: result.outcome };
-      }
+      if (result.outcome === 'error') log.error({ conversation: key, err: result.error }, 'agent run failed');
+      return { text: replyText(result.outcome, text, result.error, o.secretValues), outcome: result.outcome };
     },
     async reset(key) {
       await o.store.conversations.reset(key);

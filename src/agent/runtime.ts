@@ -38,8 +38,6 @@ export interface AgentRuntimeOptions {
   log?: Logger;
   /** Watch tool and skill folders for changes (default true; one-shot commands pass false). */
   watch?: boolean;
-  /** Extra built-in tools (e.g. the scheduler's `schedule`). */
-  builtins?: BuiltinTool[];
   /** Sandbox worker threads (default from config, else the number of cores). */
   workers?: number;
   /** Test hook: a fetch for the provider SDKs. */
@@ -90,7 +88,6 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
     costOf,
     contextWindowOf,
     logger: log.child({ scope: 'agent' }),
-    ...(o.builtins ? { builtins: o.builtins } : {}),
   };
   return {
     deps,

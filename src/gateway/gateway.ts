@@ -16,6 +16,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { admit, resolvePolicy, type Admission, type ResolvedPolicy } from './policy.ts';
 import { GatewayStoppingError, type AgentRunner, type GatewayStore, type OutboxEntry } from './ports.ts';
+import type { RunOutcome } from './ports.ts';
 import { persister } from './persist.ts';
 import { deliverEntry, outboxEntryOf, ReplyStream, type Delivery } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
@@ -168,7 +169,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created });
     const started = Date.now();
     let text!: string;
-    let outcome!: string;
+    let outcome!: RunOutcome;
     let closing!: Promise<string | undefined>;
     await runs.run(async () => {
       state.running = controller;

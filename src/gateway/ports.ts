@@ -2,6 +2,7 @@
 // message), and durable state (journal, outbox, dedupe). main.ts plugs the real ones in;
 // tests plug in fakes.
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import type { Outcome } from '../agent/index.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
 /** The abort reason when the gateway shuts down: the run is interrupted, not answered; it runs again at the next start. */
@@ -26,10 +27,17 @@ export interface AgentRunRequest {
   onEvent: (e: GatewayAgentEvent) => void;
 }
 
+/**
+ * How a run ended: the agent loop's outcome, or one the runner decides before or after the loop
+ * (`unavailable`: no model provider; `replayed`: the answer was already in the history;
+ * `interrupted`: the gateway is stopping).
+ */
+export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted';
+
 /** The outcome of a run; `text` is what the user reads (an error is a short message). */
 export interface AgentRunReply {
   text: string;
-  outcome: string;
+  outcome: RunOutcome;
 }
 
 /** The agent as the gateway sees it. History lives behind it. */
