@@ -5,7 +5,8 @@ import { BoxbotError, errorMessage } from '../../errors.ts';
 import { DEFAULT_LIMITS, type Sandbox, type SandboxResult } from '../../sandbox/index.ts';
 import { parseHostPatterns } from '../../sandbox/net/host-pattern.ts';
 import { decodeText } from './decode.ts';
-import { HelpError, mergeHelp, parseHelp, type HelpCommand, type HelpParam, type ParsedHelp, type PermissionLevel } from './help-parse.ts';
+import { HelpError, mergeHelp, parseHelp, type HelpCommand, type HelpParam, type ParsedHelp } from './help-parse.ts';
+import type { PermissionLevel } from './grants.ts';
 import { inputSchemaOf, type JsonSchema } from './schema.ts';
 
 /** Bumped whenever parsing changes, so cached specs are rebuilt. */
