@@ -129,7 +129,7 @@ export function buildProgram(): Command {
     .option('--format <format>', 'text | json', 'text')
     .action(async (file: string, flags: ToolValidateFlags) => {
       const { dataDir } = (await config()).loadConfig(program.opts<{ config?: string }>().config);
-      const [{ toolValidate }, { toolCacheDir }] = await Promise.all([import('./tool-validate.ts'), import('../agent/tools/locations.ts')]);
+      const [{ toolValidate }, { toolCacheDir }] = await Promise.all([import('./tool-validate.ts'), import('../agent/index.ts')]);
       process.exitCode = await toolValidate(file, flags, toolCacheDir(dataDir), join(dataDir, 'cache', 'sandbox'));
     });
   tool

@@ -3,7 +3,7 @@
 // message reaches the agent at all (allowFrom, requireMention).
 import { decodeConversationKey } from '../adapters/conversation-key.ts';
 import type { InboundMessage } from '../adapters/index.ts';
-import { intersectHosts, type AccessMode } from '../agent/tools/index.ts';
+import { intersectHosts, type AccessMode } from '../agent/index.ts';
 import type { Config } from '../config/schema.ts';
 
 /** The access modes (the agent's own type: which tool levels a conversation permits). */
