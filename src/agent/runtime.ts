@@ -69,7 +69,7 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
   makePrivate(dataDir);
   const sandbox = createSandbox({
     cacheDir: join(dataDir, 'cache', 'sandbox'),
-    // Tools must never reach what the host loads or trusts later (design.md, "Trust rule").
+    // Tools must never reach what the host loads or trusts later (README, "boxbot's own files are never mounted").
     protect: { dirs: [dataDir], noWrite: o.loaded.file ? [o.loaded.file] : [], mountableInside: [join(dataDir, 'workspaces')] },
     log: log.child({ scope: 'sandbox' }),
     ...(workers ? { workers } : {}),

@@ -1,5 +1,5 @@
 // `boxbot ask` and `boxbot chat`: the agent without any chat platform. `ask` runs once and prints
-// the answer (text or the JSON of shared/design.md); `chat` is a terminal conversation.
+// the answer (text, or with `--format json` {text, outcome, toolCalls, usage, costUsd}); `chat` is a terminal conversation.
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { createAgentRuntime, runAgent, type AgentEvent, type AgentPolicy, type AgentRuntime, type Message } from '../agent/index.ts';

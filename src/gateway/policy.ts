@@ -1,4 +1,4 @@
-// Resolves a message's policy from config (shared/design.md, "Conversations and policy"):
+// Resolves a message's policy from config (README, "Configuration"):
 // platform defaults → chat/channel overrides → user overrides, then decides whether the
 // message reaches the agent at all (allowFrom, requireMention).
 import { decodeConversationKey } from '../adapters/conversation-key.ts';

@@ -10,7 +10,7 @@ export const PERMISSION_LEVELS = ['None', 'ReadOnly', 'Write', 'Execute'] as con
 /** What a tool may touch: None < ReadOnly < Write < Execute. */
 export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
 
-/** How much a conversation may do (shared/design.md, "Conversations and policy"). */
+/** How much a conversation may do (README, "Configuration"). */
 export type AccessMode = 'full' | 'read-only' | 'chat-only';
 
 /** The part of a resolved policy that decides tools and grants. */

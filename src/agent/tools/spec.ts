@@ -12,7 +12,7 @@ import { inputSchemaOf, type JsonSchema } from './schema.ts';
 /** Bumped whenever parsing changes, so cached specs are rebuilt. */
 export const SPEC_VERSION = 4;
 
-/** Everything the registry knows about one tool (shared/design.md, "Tools describe themselves"). */
+/** Everything the registry knows about one tool (README, "Add a tool"). */
 export interface ToolSpec {
   /** The first word of its help's first line (clap, argparse and cobra print it); else `program`. */
   name: string;
