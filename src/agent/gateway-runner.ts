@@ -14,7 +14,6 @@ import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, StoreCorruptError, type Store } from '../store/index.ts';
 import { createToolSet } from './loop/tool-set.ts';
-import type { Outcome } from './loop/types.ts';
 import { runAgent, type AgentDeps, type AgentPolicy } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { Message } from './types.ts';
@@ -86,31 +85,6 @@ export function workspaceOf(workspacesDir: string, conversationKey: string): str
   return join(workspacesDir, encodeName(conversationKey));
 }
 
-/** What the user reads after a run that ended with `outcome` (`text`: the answer so far). */
-function replyText(outcome: Outcome, text: string, error: string | undefined, secrets: string[] | undefined): string {
-  const more = (hint: string) => `${text ? `${text}\n\n` : ''}${hint}`;
-  switch (outcome) {
-    case 'final':
-      return text;
-    case 'cancelled':
-      return text ? `${text}\n\n(stopped)` : 'Stopped.';
-    case 'timeout':
-      return more('(I ran out of time for this one; ask me to continue.)');
-    case 'max-turns':
-      return more('(I stopped after too many steps; ask me to continue.)');
-    case 'max-tokens':
-      return `${text}\n\n(The answer was cut off.)`;
-    case 'budget-exceeded':
-      return more("(Stopped: this conversation's budget is spent.)");
-    case 'error':
-      return `Sorry, I could not answer: ${redactLine(error ?? 'unknown error', secrets)}`;
-    default: {
-      const unhandled: never = outcome;
-      throw new Error(`unhandled run outcome ${String(unhandled)}`);
-    }
-  }
-}
-
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
@@ -173,8 +147,28 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
       if (result.outcome !== 'error') await o.store.conversations.setMessages(key, tagTurn(result.messages, input, message.id));
       const text = note + result.text.trim();
-      if (result.outcome === 'error') log.error({ conversation: key, err: result.error }, 'agent run failed');
-      return { text: replyText(result.outcome, text, result.error, o.secretValues), outcome: result.outcome };
+      switch (result.outcome) {
+        case 'final':
+          return { text, outcome: result.outcome };
+        case 'cancelled':
+          return { text: text ? `${text}\n\n(stopped)` : 'Stopped.', outcome: result.outcome };
+        case 'timeout':
+          return { text: `${text ? `${text}\n\n` : ''}(I ran out of time for this one; ask me to continue.)`, outcome: result.outcome };
+        case 'max-turns':
+          return { text: `${text ? `${text}\n\n` : ''}(I stopped after too many steps; ask me to continue.)`, outcome: result.outcome };
+        case 'max-tokens':
+          return { text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome };
+        case 'budget-exceeded':
+          return { text: `${text ? `${text}\n\n` : ''}(Stopped: this conversation's budget is spent.)`, outcome: result.outcome };
+        case 'error':
+          log.error({ conversation: key, err: result.error }, 'agent run failed');
+          return { text: `Sorry, I could not answer: ${redactLine(result.error ?? 'unknown error', o.secretValues)}`, outcome: result.outcome };
+        default: {
+          // Every outcome of the loop has words here: a new one fails the typecheck, not a user.
+          const unhandled: never = result.outcome;
+          throw new Error(`unhandled run outcome ${String(unhandled)}`);
+        }
+      }
     },
     async reset(key) {
       await o.store.conversations.reset(key);
