@@ -97,7 +97,7 @@ async function emulatorThread(): Promise<void> {
 
 async function gatewayThread(): Promise<void> {
   const { createTelegramAdapter } = await import('../src/adapters/telegram/index.ts');
-  const { createAgentRunner } = await import('../src/gateway/agent-runner.ts');
+  const { createAgentRunner } = await import('../src/agent/gateway-runner.ts');
   const { createGateway } = await import('../src/gateway/gateway.ts');
   const { configSchema } = await import('../src/config/schema.ts');
   const { createFileStore } = await import('../src/store/index.ts');

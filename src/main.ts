@@ -7,13 +7,11 @@ import { createDiscordAdapter } from './adapters/discord/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
-import { createAgentRuntime, type AgentRuntime } from './agent/runtime.ts';
-import type { BuiltinTool } from './agent/tools/builtin.ts';
+import { createAgentRunner, createAgentRuntime, type AgentRuntime } from './agent/index.ts';
 import { ConfigError, loadConfig, type LoadedConfig } from './config/load.ts';
 import { channelEnabled } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, secretValues, type Secrets } from './config/env.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
-import { createAgentRunner } from './gateway/agent-runner.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { isLoopback, startHttpServer, type HttpServer } from './gateway/http-server.ts';
 import { createMetrics } from './gateway/metrics.ts';
@@ -112,8 +110,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const log = o.log ?? createLogger();
   const store = createFileStore(loaded.dataDir, { logger: log.child({ scope: 'store' }) });
   const metrics = createMetrics();
-  const builtins: BuiltinTool[] = [];
-  const runtime = await createAgentRuntime({ loaded, secrets, log, builtins, ...(o.fetch ? { fetch: o.fetch } : {}), ...(o.workers ? { workers: o.workers } : {}) });
+  const runtime = await createAgentRuntime({ loaded, secrets, log, ...(o.fetch ? { fetch: o.fetch } : {}), ...(o.workers ? { workers: o.workers } : {}) });
   const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close()];
   const cleanup = async () => {
     for (const c of cleanups.reverse()) await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));
@@ -139,7 +136,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     });
     const agent = createAgentRunner({
       secretValues: secretValues(secrets),
-      extraTools: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
+      builtinsFor: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
       store,
       deps: runtime.deps,
       workspacesDir: join(loaded.dataDir, 'workspaces'),

@@ -1,5 +1,5 @@
-// Conversation keys: one string per conversation, platform first (shared/design.md,
-// "Conversations and policy"). The only place that encodes and decodes them.
+// Conversation keys: one string per conversation, platform first
+// (`telegram:-100123:45`). The only place that encodes and decodes them.
 import { BoxbotError } from '../errors.ts';
 import type { OutboundTarget, Platform } from './types.ts';
 

@@ -1,5 +1,5 @@
-// Adapter failures, with grammY's distinction kept: "the platform said no" (ApiError: a status
-// and description, retryable only on 429/5xx) is not "the network failed" (NetworkError).
+// Adapter failures, with grammY's distinction kept: "the platform said no" (AdapterApiError: a status
+// and description, retryable only on 429/5xx) is not "the network failed" (AdapterNetworkError).
 import { BoxbotError } from '../errors.ts';
 import type { Platform } from './types.ts';
 

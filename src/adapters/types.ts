@@ -13,7 +13,7 @@ export interface Attachment {
   url?: string;
 }
 
-/** Every platform event that should reach the agent becomes one of these (shared/design.md). */
+/** Every platform event that should reach the agent becomes one of these */
 export interface InboundMessage {
   /** Platform event id, unique per platform (used to drop redeliveries): e.g. `telegram:<botId>:<update_id>`, `slack:<event_id>`. */
   id: string;

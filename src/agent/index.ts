@@ -1,6 +1,24 @@
 // Public names of the agent core: one run (`runAgent`), the loop beneath it, skills, sub-agents,
-// the system prompt, and the message model. Other folders import the agent through this file.
+// the system prompt, and the message model; the runtime that wires providers, tools and the
+// sandbox for a run; the runner the gateway drives; and the tool and provider names the CLI
+// and scheduler use. Other folders import the agent through this file.
 export { runAgent, type AgentDeps, type AgentPolicy, type RunAgentOptions } from './run-agent.ts';
+export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions } from './runtime.ts';
+export { createAgentRunner, workspaceOf, type AgentRunnerOptions, type ToolContext } from './gateway-runner.ts';
+export {
+  createToolRegistry,
+  registerFile,
+  toolCacheDir,
+  toolDirs,
+  intersectHosts,
+  ToolRefusedError,
+  type AccessMode,
+  type BuiltinResult,
+  type BuiltinTool,
+  type RegisteredTool,
+  type ToolSpec,
+} from './tools/index.ts';
+export { defaultModelSpec, listProviders, parseModelSpec } from './providers/index.ts';
 export {
   runLoop,
   createToolSet,

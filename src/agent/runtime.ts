@@ -38,8 +38,6 @@ export interface AgentRuntimeOptions {
   log?: Logger;
   /** Watch tool and skill folders for changes (default true; one-shot commands pass false). */
   watch?: boolean;
-  /** Extra built-in tools (e.g. the scheduler's `schedule`). */
-  builtins?: BuiltinTool[];
   /** Sandbox worker threads (default from config, else the number of cores). */
   workers?: number;
   /** Test hook: a fetch for the provider SDKs. */
@@ -71,7 +69,7 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
   makePrivate(dataDir);
   const sandbox = createSandbox({
     cacheDir: join(dataDir, 'cache', 'sandbox'),
-    // Tools must never reach what the host loads or trusts later (design.md, "Trust rule").
+    // Tools must never reach what the host loads or trusts later (README, "boxbot's own files are never mounted").
     protect: { dirs: [dataDir], noWrite: o.loaded.file ? [o.loaded.file] : [], mountableInside: [join(dataDir, 'workspaces')] },
     log: log.child({ scope: 'sandbox' }),
     ...(workers ? { workers } : {}),
@@ -90,7 +88,6 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
     costOf,
     contextWindowOf,
     logger: log.child({ scope: 'agent' }),
-    ...(o.builtins ? { builtins: o.builtins } : {}),
   };
   return {
     deps,

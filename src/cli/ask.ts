@@ -1,11 +1,8 @@
 // `boxbot ask` and `boxbot chat`: the agent without any chat platform. `ask` runs once and prints
-// the answer (text or the JSON of shared/design.md); `chat` is a terminal conversation.
+// the answer (text, or with `--format json` {text, outcome, toolCalls, usage, costUsd}); `chat` is a terminal conversation.
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { runAgent, type AgentPolicy } from '../agent/run-agent.ts';
-import { createAgentRuntime, type AgentRuntime } from '../agent/runtime.ts';
-import type { AgentEvent } from '../agent/loop/types.ts';
-import type { Message } from '../agent/types.ts';
+import { createAgentRuntime, runAgent, type AgentEvent, type AgentPolicy, type AgentRuntime, type Message } from '../agent/index.ts';
 import { configuredKeyNames, readSecrets, secretValues } from '../config/env.ts';
 import { loadConfig, type LoadedConfig } from '../config/load.ts';
 import { UsageError } from '../errors.ts';

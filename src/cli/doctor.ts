@@ -4,9 +4,7 @@
 // Exit 0 when everything is usable, 1 when something needs fixing.
 import { access, constants, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { listSkills } from '../agent/skills/index.ts';
-import { createToolRegistry, toolCacheDir, toolDirs } from '../agent/tools/index.ts';
-import { defaultModelSpec, listProviders, parseModelSpec } from '../agent/providers/index.ts';
+import { createToolRegistry, defaultModelSpec, listProviders, listSkills, parseModelSpec, toolCacheDir, toolDirs } from '../agent/index.ts';
 import { channelEnabled, type ChannelName } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
 import { loadConfig, type LoadedConfig } from '../config/load.ts';

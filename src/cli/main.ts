@@ -1,4 +1,4 @@
-// The `boxbot` command line (shared/design.md, "Command line"). Exit codes: 0 success,
+// The `boxbot` command line (README, "Install and run"). Exit codes: 0 success,
 // 2 usage errors, 1 other failures; an error is one line on stderr naming what was wrong.
 // Example: boxbot tool run tools/read.wasm --dir ./ws:ro --input '{"file_path":"a.txt"}'
 import { readFileSync } from 'node:fs';
@@ -129,7 +129,7 @@ export function buildProgram(): Command {
     .option('--format <format>', 'text | json', 'text')
     .action(async (file: string, flags: ToolValidateFlags) => {
       const { dataDir } = (await config()).loadConfig(program.opts<{ config?: string }>().config);
-      const [{ toolValidate }, { toolCacheDir }] = await Promise.all([import('./tool-validate.ts'), import('../agent/tools/locations.ts')]);
+      const [{ toolValidate }, { toolCacheDir }] = await Promise.all([import('./tool-validate.ts'), import('../agent/index.ts')]);
       process.exitCode = await toolValidate(file, flags, toolCacheDir(dataDir), join(dataDir, 'cache', 'sandbox'));
     });
   tool

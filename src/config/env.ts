@@ -1,7 +1,7 @@
 // Secrets and endpoint overrides from the environment: the only reader of process.env besides
 // load.ts. Secrets never live in the config file, and nothing here is ever logged.
 
-/** The variables boxbot reads (shared/design.md, "Configuration"). */
+/** The variables boxbot reads (README, "Configuration"). */
 export const SECRET_VARIABLES = [
   'OPENAI_API_KEY',
   'OPENAI_BASE_URL',

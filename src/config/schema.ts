@@ -1,4 +1,4 @@
-// The shape of boxbot.config.json (shared/design.md, "Configuration"). Every key is optional;
+// The shape of boxbot.config.json (README, "Configuration"). Every key is optional;
 // the defaults run. Secrets never live here: they come from the environment (see env.ts).
 import { z } from 'zod';
 

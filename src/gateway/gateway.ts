@@ -18,6 +18,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { admit, resolvePolicy, type Admission, type ResolvedPolicy } from './policy.ts';
 import { GatewayStoppingError, type AgentRunner, type GatewayStore, type OutboxEntry } from './ports.ts';
+import type { RunOutcome } from './ports.ts';
 import { persister, type Persist, type StoreHealth } from './persist.ts';
 import { deliverEntry, outboxEntryOf, ReplyStream, type Delivery } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
@@ -189,7 +190,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const runPersist: Persist = (what, write) => persist(what, write, tellLate);
     const started = Date.now();
     let text!: string;
-    let outcome!: string;
+    let outcome!: RunOutcome;
     let closing!: Promise<string | undefined>;
     await runs.run(async () => {
       state.running = controller;

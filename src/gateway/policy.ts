@@ -1,9 +1,9 @@
-// Resolves a message's policy from config (shared/design.md, "Conversations and policy"):
+// Resolves a message's policy from config (README, "Configuration"):
 // platform defaults → chat/channel overrides → user overrides, then decides whether the
 // message reaches the agent at all (allowFrom, requireMention).
 import { decodeConversationKey } from '../adapters/conversation-key.ts';
 import type { InboundMessage } from '../adapters/index.ts';
-import { intersectHosts, type AccessMode } from '../agent/tools/index.ts';
+import { intersectHosts, type AccessMode } from '../agent/index.ts';
 import type { Config } from '../config/schema.ts';
 
 /** The access modes (the agent's own type: which tool levels a conversation permits). */

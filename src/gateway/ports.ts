@@ -2,6 +2,7 @@
 // message), and durable delivery state (dedupe, journal, outbox: the store's DeliveryStore,
 // re-exported below). main.ts plugs the real ones in; tests plug in fakes.
 import type { InboundMessage } from '../adapters/index.ts';
+import type { Outcome } from '../agent/index.ts';
 import type { Persist } from './persist.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
@@ -32,10 +33,17 @@ export interface AgentRunRequest {
   persist?: Persist;
 }
 
+/**
+ * How a run ended: the agent loop's outcome, or one the runner decides before or after the loop
+ * (`unavailable`: no model provider; `replayed`: the answer was already in the history;
+ * `interrupted`: the gateway is stopping).
+ */
+export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted';
+
 /** The outcome of a run; `text` is what the user reads (an error is a short message). */
 export interface AgentRunReply {
   text: string;
-  outcome: string;
+  outcome: RunOutcome;
 }
 
 /** The agent as the gateway sees it. History lives behind it. */

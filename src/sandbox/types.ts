@@ -1,4 +1,4 @@
-// The sandbox's public contract (see shared/design.md, "Sandbox"): what a call is granted and
+// The sandbox's public contract (README, "The security model, in plain words"): what a call is granted and
 // what it returns. Everything here is plain data so it can cross worker boundaries.
 
 /** A host directory made visible to the guest at `guest` (guest '/' is the work dir). */

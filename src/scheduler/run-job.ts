@@ -4,8 +4,7 @@
 // is the narrowest of the job's own settings, the policy of the conversation that created it
 // (kept with the job) and the target conversation's policy as the config says now.
 import { mkdir } from 'node:fs/promises';
-import { runAgent, type AgentPolicy } from '../agent/index.ts';
-import { createAgentRuntime } from '../agent/runtime.ts';
+import { createAgentRuntime, runAgent, type AgentPolicy } from '../agent/index.ts';
 import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { jobInput } from './job-prompt.ts';

@@ -3,7 +3,7 @@
 // Rule: a job targets the current conversation; only admins may target another one, list all
 // jobs or remove jobs of other conversations.
 import { platformOf } from '../adapters/index.ts';
-import type { BuiltinResult, BuiltinTool } from '../agent/tools/builtin.ts';
+import type { BuiltinResult, BuiltinTool } from '../agent/index.ts';
 import { BoxbotError } from '../errors.ts';
 import { lowerAccess } from '../gateway/policy.ts';
 import { nextOccurrence } from './cron.ts';

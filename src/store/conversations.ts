@@ -1,7 +1,7 @@
 // Conversation sessions: one document per key at `conversations/<shard>/<name>.json`, so a
 // write touches one small file whatever the number of conversations, and no index exists.
 import { platformOf } from '../adapters/index.ts';
-import type { Message } from '../agent/types.ts';
+import type { Message } from '../agent/index.ts';
 import { UNCHANGED, type DocSpec, type Documents } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
 import { checkKey, decodeName, encodeName, SHARDS, shardOf } from './names.ts';

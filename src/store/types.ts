@@ -1,7 +1,7 @@
 // The store's public contract: what the gateway, scheduler and CLI may remember and how.
 // Plain data and async methods only, so a server database can replace the file backend.
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
-import type { Message, Usage } from '../agent/types.ts';
+import type { Message, Usage } from '../agent/index.ts';
 import type { Logger } from '../log.ts';
 
 /** A JSON value as it is stored. */

@@ -16,7 +16,7 @@ import { createSequence } from '../../src/store/sequence.ts';
 import type { GatewayStore } from '../../src/gateway/ports.ts';
 import { AdapterApiError, type InboundMessage } from '../../src/adapters/index.ts';
 import type { AgentDeps } from '../../src/agent/index.ts';
-import { createAgentRunner } from '../../src/gateway/agent-runner.ts';
+import { createAgentRunner } from '../../src/agent/index.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
 import { reply, scriptedModel } from '../agent/loop/scripted.ts';

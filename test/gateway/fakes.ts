@@ -3,6 +3,7 @@
 import type { AdapterCapabilities, ChannelAdapter, InboundMessage, InboundSink, OutboundTarget, Platform } from '../../src/adapters/index.ts';
 import { AdapterApiError } from '../../src/adapters/index.ts';
 import type { AgentRunner, AgentRunRequest, GatewayStore, OutboxEntry } from '../../src/gateway/ports.ts';
+import type { AgentRunReply } from '../../src/gateway/ports.ts';
 import { waitUntil } from '../helpers.ts';
 
 /** A message as the fake platform holds it. */
@@ -110,7 +111,7 @@ export class FakeAgent implements AgentRunner {
   readonly seen: AgentRunRequest[] = [];
   readonly resets: string[] = [];
   constructor(private readonly answer: (req: AgentRunRequest) => Promise<string> | string = (r) => `echo: ${r.message.text}`) {}
-  async run(req: AgentRunRequest) {
+  async run(req: AgentRunRequest): Promise<AgentRunReply> {
     this.seen.push(req);
     try {
       return { text: await this.answer(req), outcome: 'final' };

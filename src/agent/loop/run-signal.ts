@@ -61,6 +61,3 @@ export function raceAbort<T>(p: Promise<T>, signal: AbortSignal): Promise<T> {
     );
   });
 }
-
-/** Whether `e` is the run's own abort (as opposed to a failure). */
-export const isRunAbort = (e: unknown, signal: AbortSignal): boolean => signal.aborted && (e === signal.reason || e instanceof RunAbortedError || (e as Error)?.name === 'AbortError');

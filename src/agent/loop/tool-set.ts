@@ -5,7 +5,7 @@
 import type { Sandbox } from '../../sandbox/index.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
 import { grantFor, permits, type ToolPolicy } from '../tools/grants.ts';
-import type { PermissionLevel } from '../tools/help-parse.ts';
+import type { PermissionLevel } from '../tools/grants.ts';
 import { invokeTool } from '../tools/invoke.ts';
 import { capContent, DEFAULT_MAX_CONTENT_CHARS } from '../tools/output.ts';
 import type { RegisteredTool } from '../tools/registry.ts';

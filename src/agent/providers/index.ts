@@ -21,4 +21,4 @@ export { toOpenAIParams } from './openai-messages.ts';
 export { withRetry, retryDelayMs, shouldRetry, DEFAULT_RETRY, type RetryOptions } from './retry.ts';
 export { withFallback, type ModelTarget } from './fallback.ts';
 export { ProviderError, ModelConfigError, isRetryableStatus, retryAfterMsOf, type ProviderErrorKind } from './errors.ts';
-export { costOf, priceOf, contextWindowOf, addUsage, type ModelPrice } from './pricing.ts';
+export { costOf, priceOf, contextWindowOf, type ModelPrice } from './pricing.ts';

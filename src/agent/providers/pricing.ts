@@ -88,13 +88,3 @@ export function costOf(modelId: string, usage: Usage): number | undefined {
 export function contextWindowOf(modelId: string): number | undefined {
   return infoOf(modelId)?.contextWindow;
 }
-
-/** Adds two usages (for a session's running total). */
-export function addUsage(a: Usage, b: Usage): Usage {
-  return {
-    inputTokens: a.inputTokens + b.inputTokens,
-    outputTokens: a.outputTokens + b.outputTokens,
-    cacheReadTokens: (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0),
-    cacheWriteTokens: (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0),
-  };
-}

@@ -1,4 +1,4 @@
-// Model input → the tool's command line (shared/design.md): `file_path` → `--file-path V`,
+// Model input → the tool's command line (README, "Tools"): `file_path` → `--file-path V`,
 // `true` → a bare flag, `false`/`null` omitted, arrays repeat the flag, positional arguments
 // by name and in order after `--`, a subcommand first.
 import type { HelpParam } from './help-parse.ts';

@@ -1,6 +1,6 @@
 // Tools implemented in TypeScript inside boxbot (ToolSearch, skill, agent, schedule): the same
 // shape the loop sees for WASM tools, with a level so the permission filter treats them alike.
-import type { PermissionLevel } from './help-parse.ts';
+import type { PermissionLevel } from './grants.ts';
 import type { JsonSchema } from './schema.ts';
 
 /** The result of a built-in tool call. */

@@ -3,10 +3,14 @@
 // The same check filters the list the model sees and guards every call before it runs.
 import { parseHostPatterns, type HostPattern } from '../../sandbox/net/host-pattern.ts';
 import type { SandboxLimits } from '../../sandbox/index.ts';
-import type { PermissionLevel } from './help-parse.ts';
 import type { ToolCallGrant } from './invoke.ts';
 
-/** How much a conversation may do (shared/design.md, "Conversations and policy"). */
+/** The levels a tool can declare, weakest first. */
+export const PERMISSION_LEVELS = ['None', 'ReadOnly', 'Write', 'Execute'] as const;
+/** What a tool may touch: None < ReadOnly < Write < Execute. */
+export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
+
+/** How much a conversation may do (README, "Configuration"). */
 export type AccessMode = 'full' | 'read-only' | 'chat-only';
 
 /** The part of a resolved policy that decides tools and grants. */

@@ -3,12 +3,8 @@
 // `[possible values: a, b]`); what the text does not say is left out rather than guessed.
 import { BoxbotError } from '../../errors.ts';
 import { layoutOf, looksLikeHelp, type HelpItem } from './help-layout.ts';
+import { PERMISSION_LEVELS, type PermissionLevel } from './grants.ts';
 import { applyUsage, positionalsFromUsage } from './help-usage.ts';
-
-/** The levels a tool can declare, weakest first. */
-export const PERMISSION_LEVELS = ['None', 'ReadOnly', 'Write', 'Execute'] as const;
-/** What a tool may touch: None < ReadOnly < Write < Execute. */
-export type PermissionLevel = (typeof PERMISSION_LEVELS)[number];
 
 /** One input of a tool: an option (`--file-path <FILE_PATH>`) or a positional argument. */
 export interface HelpParam {

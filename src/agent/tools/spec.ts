@@ -5,13 +5,14 @@ import { BoxbotError, errorMessage } from '../../errors.ts';
 import { DEFAULT_LIMITS, type Sandbox, type SandboxResult } from '../../sandbox/index.ts';
 import { parseHostPatterns } from '../../sandbox/net/host-pattern.ts';
 import { decodeText } from './decode.ts';
-import { HelpError, mergeHelp, parseHelp, type HelpCommand, type HelpParam, type ParsedHelp, type PermissionLevel } from './help-parse.ts';
+import { HelpError, mergeHelp, parseHelp, type HelpCommand, type HelpParam, type ParsedHelp } from './help-parse.ts';
+import type { PermissionLevel } from './grants.ts';
 import { inputSchemaOf, type JsonSchema } from './schema.ts';
 
 /** Bumped whenever parsing changes, so cached specs are rebuilt. */
 export const SPEC_VERSION = 4;
 
-/** Everything the registry knows about one tool (shared/design.md, "Tools describe themselves"). */
+/** Everything the registry knows about one tool (README, "Add a tool"). */
 export interface ToolSpec {
   /** The first word of its help's first line (clap, argparse and cobra print it); else `program`. */
   name: string;

@@ -2,7 +2,7 @@
 // so a large registry need not be sent in full each turn. Matches come back with their input
 // schema, ready to call.
 import type { BuiltinTool } from './builtin.ts';
-import type { PermissionLevel } from './help-parse.ts';
+import type { PermissionLevel } from './grants.ts';
 import type { JsonSchema } from './schema.ts';
 
 /** What the search needs to know of a tool. */

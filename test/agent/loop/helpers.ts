@@ -2,7 +2,7 @@
 // sandbox that fails the test if anything reaches it.
 import type { BuiltinTool } from '../../../src/agent/tools/builtin.ts';
 import type { AccessMode, ToolPolicy } from '../../../src/agent/tools/grants.ts';
-import type { PermissionLevel } from '../../../src/agent/tools/help-parse.ts';
+import type { PermissionLevel } from '../../../src/agent/tools/grants.ts';
 import type { WasmToolSource } from '../../../src/agent/loop/tool-set.ts';
 import { DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
 

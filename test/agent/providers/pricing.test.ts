@@ -2,7 +2,7 @@
 // names), unknown models and third-party routes left unknown rather than guessed.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { addUsage, contextWindowOf, costOf, DEFAULT_MODELS, priceOf } from '../../../src/agent/providers/index.ts';
+import { contextWindowOf, costOf, DEFAULT_MODELS, priceOf } from '../../../src/agent/providers/index.ts';
 
 const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000 };
 
@@ -31,16 +31,10 @@ describe('pricing', () => {
     assert.deepEqual(priceOf('claude-3-5-haiku-latest'), priceOf('claude-3-5-haiku'));
   });
 
-  it('leaves unknown models and other routes unknown (tokens still add up)', () => {
+  it('leaves unknown models and other routes unknown', () => {
     assert.equal(costOf('anthropic/claude-unknown-9', usage), undefined);
     assert.equal(costOf('ollama/llama3.1', usage), undefined);
     assert.equal(costOf('openrouter/openai/gpt-4o', usage), undefined, 'a router prices differently');
-    assert.deepEqual(addUsage({ inputTokens: 1, outputTokens: 2 }, { inputTokens: 3, outputTokens: 4, cacheReadTokens: 5 }), {
-      inputTokens: 4,
-      outputTokens: 6,
-      cacheReadTokens: 5,
-      cacheWriteTokens: 0,
-    });
   });
 
   it('knows context windows of common models', () => {

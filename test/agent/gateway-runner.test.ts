@@ -5,13 +5,13 @@ import { test, type TestContext } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
 import type { AgentDeps } from '../../src/agent/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { createAgentRunner } from '../../src/gateway/agent-runner.ts';
+import { createAgentRunner } from '../../src/agent/gateway-runner.ts';
 import { resolvePolicy } from '../../src/gateway/policy.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
 import { tempDir } from '../helpers.ts';
-import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
-import { reply, scriptedModel, type ScriptStep } from '../agent/loop/scripted.ts';
+import { noSandbox, noWasm } from './loop/helpers.ts';
+import { reply, scriptedModel, type ScriptStep } from './loop/scripted.ts';
 
 function runnerWith(t: TestContext, steps: ScriptStep[]) {
   const provider = scriptedModel(t, steps, 'test');

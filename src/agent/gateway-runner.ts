@@ -1,21 +1,23 @@
 // The agent as the gateway runs it: loads the conversation's history from the store, gives the
 // run its workspace and the policy's grants, maps the loop's events to status lines and text
 // deltas, saves the history, and turns every outcome into words a user understands.
+// It implements the gateway's port (gateway/ports.ts) and imports from the gateway only that
+// port and the policy types; main.ts hands it to the gateway.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createToolSet } from '../agent/loop/tool-set.ts';
-import { runAgent, type AgentDeps, type AgentPolicy } from '../agent/run-agent.ts';
-import type { BuiltinTool } from '../agent/tools/builtin.ts';
-import type { SandboxLimits } from '../sandbox/index.ts';
+import { redactLine } from '../config/env.ts';
+import type { AgentRunner } from '../gateway/ports.ts';
+import { GatewayStoppingError } from '../gateway/ports.ts';
+import type { PolicyLimits, ResolvedPolicy } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
-import type { Message } from '../agent/types.ts';
-import { redactLine } from '../config/env.ts';
+import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, StoreCorruptError, type Store } from '../store/index.ts';
-import type { Metrics } from './metrics.ts';
-import type { Persist } from './persist.ts';
-import { GatewayStoppingError, type AgentRunner } from './ports.ts';
-import type { PolicyLimits, ResolvedPolicy } from './policy.ts';
+import type { Persist } from '../gateway/persist.ts';
+import { createToolSet } from './loop/tool-set.ts';
+import { runAgent, type AgentDeps, type AgentPolicy } from './run-agent.ts';
+import type { BuiltinTool } from './tools/builtin.ts';
+import type { Message } from './types.ts';
 
 /** What the runner is wired to. */
 export interface AgentRunnerOptions {
@@ -28,12 +30,16 @@ export interface AgentRunnerOptions {
   secretValues?: string[];
   /** Set when no model provider is usable: every message gets this hint instead of a run. */
   unavailableHint?: string;
-  /** Built-in tools bound to the message's conversation, user and policy (e.g. the scheduler's `schedule`, whose jobs carry the policy). */
-  extraTools?: (ctx: ToolContext) => BuiltinTool[];
+  /**
+   * The built-in tools of one run, bound to the message's conversation, user and policy (e.g. the
+   * scheduler's `schedule`, whose jobs carry the policy): the one place a gateway run gets them.
+   */
+  builtinsFor?: (ctx: ToolContext) => BuiltinTool[];
   /** Per-run limits. */
   timeoutMs?: number;
   maxTurns?: number;
-  metrics?: Metrics;
+  /** Counts tool calls by tool and result (the gateway's metrics fit). */
+  metrics?: { toolCalls: { inc(labels: { tool: string; result: 'started' | 'ok' | 'error' }): void } };
   log?: Logger;
 }
 
@@ -87,7 +93,7 @@ export function workspaceOf(workspacesDir: string, conversationKey: string): str
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
   const depsFor = (ctx: ToolContext) =>
-    o.extraTools ? { ...o.deps, builtins: [...(o.deps.builtins ?? []), ...o.extraTools(ctx)] } : o.deps;
+    o.builtinsFor ? { ...o.deps, builtins: [...(o.deps.builtins ?? []), ...o.builtinsFor(ctx)] } : o.deps;
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
     access: policy.access,
     tools: policy.tools,
@@ -165,9 +171,14 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           return { text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome };
         case 'budget-exceeded':
           return { text: `${text ? `${text}\n\n` : ''}(Stopped: this conversation's budget is spent.)`, outcome: result.outcome };
-        default:
+        case 'error':
           log.error({ conversation: key, err: result.error }, 'agent run failed');
           return { text: `Sorry, I could not answer: ${redactLine(result.error ?? 'unknown error', o.secretValues)}`, outcome: result.outcome };
+        default: {
+          // Every outcome of the loop has words here: a new one fails the typecheck, not a user.
+          const unhandled: never = result.outcome;
+          throw new Error(`unhandled run outcome ${String(unhandled)}`);
+        }
       }
     },
     async reset(key) {
