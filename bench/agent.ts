@@ -12,8 +12,14 @@ import { quantile, r2 } from './stats.ts';
 // Measure the compiled build when there is one (`npm run bench` builds it first).
 const dist = new URL('../dist/agent/index.js', import.meta.url);
 const built = existsSync(dist);
-const agent = (await import(built ? dist.href : new URL('../src/agent/index.ts', import.meta.url).href)) as typeof import('../src/agent/index.ts');
-const { DEFAULT_LIMITS } = (await import(built ? new URL('../dist/sandbox/index.js', import.meta.url).href : new URL('../src/sandbox/index.ts', import.meta.url).href)) as typeof import('../src/sandbox/index.ts');
+const agent = (await import(
+  built ? dist.href : new URL('../src/agent/index.ts', import.meta.url).href
+)) as typeof import('../src/agent/index.ts');
+const { DEFAULT_LIMITS } = (await import(
+  built
+    ? new URL('../dist/sandbox/index.js', import.meta.url).href
+    : new URL('../src/sandbox/index.ts', import.meta.url).href
+)) as typeof import('../src/sandbox/index.ts');
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as () => void;
@@ -45,12 +51,22 @@ function instantModel(turns: number): Provider {
 const echo: BuiltinTool = {
   name: 'echo',
   description: 'echo',
-  inputSchema: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'], additionalProperties: false },
+  inputSchema: {
+    type: 'object',
+    properties: { text: { type: 'string' } },
+    required: ['text'],
+    additionalProperties: false,
+  },
   permissionLevel: 'None',
   run: async (input) => ({ content: String(input.text), isError: false }),
 };
 
-const policy = { access: 'full' as const, workspace: '/nonexistent-bench-workspace', network: { allow: [], block: ['private'] }, limits: DEFAULT_LIMITS };
+const policy = {
+  access: 'full' as const,
+  workspace: '/nonexistent-bench-workspace',
+  network: { allow: [], block: ['private'] },
+  limits: DEFAULT_LIMITS,
+};
 const deps = (provider: Provider): import('../src/agent/index.ts').AgentDeps => ({
   resolveModel: () => ({ provider, model: 'instant', id: 'bench/instant' }),
   registry: { list: () => [], get: () => undefined },
@@ -65,9 +81,15 @@ async function loopRun(turns: number): Promise<number[]> {
   const onEvent = (e: AgentEvent) => {
     if (e.type === 'turn-start') starts.push(performance.now());
   };
-  const r = await agent.runAgent({ input: 'go', policy: { ...policy, maxTurns: turns + 1 }, deps: deps(instantModel(turns)), onEvent });
+  const r = await agent.runAgent({
+    input: 'go',
+    policy: { ...policy, maxTurns: turns + 1 },
+    deps: deps(instantModel(turns)),
+    onEvent,
+  });
   starts.push(performance.now());
-  if (r.outcome !== 'final' || r.turns !== turns) throw new Error(`bench run ended ${r.outcome} after ${r.turns} turns`);
+  if (r.outcome !== 'final' || r.turns !== turns)
+    throw new Error(`bench run ended ${r.outcome} after ${r.turns} turns`);
   return starts.slice(1).map((t, i) => t - starts[i]!);
 }
 
@@ -79,7 +101,8 @@ async function rawRun(turns: number): Promise<number[]> {
   for (let i = 0; i < turns; i++) {
     const t = performance.now();
     const calls: { input: unknown }[] = [];
-    for await (const p of model.stream({ model: 'instant', system: '', messages: [], tools: [] }, signal)) if (p.type === 'tool-call') calls.push(p);
+    for await (const p of model.stream({ model: 'instant', system: '', messages: [], tools: [] }, signal))
+      if (p.type === 'tool-call') calls.push(p);
     for (const c of calls) await echo.run(c.input as Record<string, unknown>, { signal });
     out.push(performance.now() - t);
   }
@@ -107,7 +130,8 @@ const heap = () => {
 };
 const kept: AgentResult[] = [];
 const h0 = heap();
-for (let i = 0; i < SESSIONS; i++) kept.push(await agent.runAgent({ input: `hello ${i}`, policy, deps: deps(instantModel(3)) }));
+for (let i = 0; i < SESSIONS; i++)
+  kept.push(await agent.runAgent({ input: `hello ${i}`, policy, deps: deps(instantModel(3)) }));
 const sessionBytes = (heap() - h0) / SESSIONS;
 const sample = kept[0]!;
 const sessions = kept.length;
@@ -131,8 +155,16 @@ const figures = {
   sessionVsMessagesRatio: r2(sessionBytes / plainBytes),
   build: built ? 'dist' : 'src (tsx)',
 };
-console.log(`agent loop bench (${RUNS} runs x ${TURNS} turns, instant scripted model, one built-in tool call per turn; ${figures.build})`);
-console.log(`  loop turn p50 ${figures.turnP50Us} µs, p99 ${figures.turnP99Us} µs, mean ${figures.turnMeanUs} µs   target <= 1000 µs`);
-console.log(`  baseline (stream read + tool called directly) p50 ${figures.baselineP50Us} µs; loop / baseline = ${figures.turnVsBaselineRatio}x`);
-console.log(`  memory per idle session (3-turn run kept) ${figures.sessionKb} KiB; its messages alone ${figures.messagesOnlyKb} KiB (${figures.sessionVsMessagesRatio}x)`);
+console.log(
+  `agent loop bench (${RUNS} runs x ${TURNS} turns, instant scripted model, one built-in tool call per turn; ${figures.build})`,
+);
+console.log(
+  `  loop turn p50 ${figures.turnP50Us} µs, p99 ${figures.turnP99Us} µs, mean ${figures.turnMeanUs} µs   target <= 1000 µs`,
+);
+console.log(
+  `  baseline (stream read + tool called directly) p50 ${figures.baselineP50Us} µs; loop / baseline = ${figures.turnVsBaselineRatio}x`,
+);
+console.log(
+  `  memory per idle session (3-turn run kept) ${figures.sessionKb} KiB; its messages alone ${figures.messagesOnlyKb} KiB (${figures.sessionVsMessagesRatio}x)`,
+);
 console.log(JSON.stringify(figures));

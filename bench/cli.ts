@@ -9,7 +9,8 @@ import { quantile, r2 } from './stats.ts';
 
 const SAMPLES = 15;
 const bin = fileURLToPath(new URL('../bin/boxbot.js', import.meta.url));
-if (!existsSync(fileURLToPath(new URL('../dist/cli/main.js', import.meta.url)))) throw new Error('dist/ is not built: run npm run build');
+if (!existsSync(fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))))
+  throw new Error('dist/ is not built: run npm run build');
 
 function timed(args: string[]): number {
   const t = performance.now();

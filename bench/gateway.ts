@@ -42,7 +42,10 @@ async function emulatorThread(): Promise<void> {
   const { startTelegramEmulator } = await import('../test/emulators/telegram/index.ts');
   const emu = await startTelegramEmulator();
   const port = parentPort!;
-  const person = (id: number) => ({ chat: { id, type: 'private' as const, first_name: `U${id}` }, from: { id, is_bot: false, first_name: `U${id}`, username: `u${id}` } });
+  const person = (id: number) => ({
+    chat: { id, type: 'private' as const, first_name: `U${id}` },
+    from: { id, is_bot: false, first_name: `U${id}`, username: `u${id}` },
+  });
   port.postMessage({ apiRoot: emu.apiRoot, token: emu.token });
   port.on('message', async ({ id, req }: { id: number; req: Req }) => {
     let res: unknown;
@@ -114,7 +117,10 @@ async function gatewayThread(): Promise<void> {
 
   // Node 20 does not apply the parent's --import hooks to a worker's entry: register tsx inside it first.
   const tsxApi = import.meta.resolve('tsx/esm/api');
-  const worker = new Worker(`import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`, { eval: true });
+  const worker = new Worker(
+    `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`,
+    { eval: true },
+  );
   worker.on('error', (e) => {
     console.error(`the emulator thread failed: ${e.message}`);
     process.exit(1);
@@ -169,7 +175,8 @@ async function gatewayThread(): Promise<void> {
   // Where the light-load time goes: the gateway's and agent runner's store operations, the
   // poller's offset writes (after the sink accepted, overlapping the run), awaited platform calls.
   const spent = { on: false, storeMs: 0, offsetMs: 0, platformMs: 0 };
-  const timed = <A extends unknown[], R>(kind: 'storeMs' | 'offsetMs' | 'platformMs', f: (...a: A) => Promise<R>) =>
+  const timed =
+    <A extends unknown[], R>(kind: 'storeMs' | 'offsetMs' | 'platformMs', f: (...a: A) => Promise<R>) =>
     async (...a: A): Promise<R> => {
       const t = performance.now();
       try {
@@ -183,12 +190,19 @@ async function gatewayThread(): Promise<void> {
   const store = createFileStore(join(root, 'data'));
   const runnerStore: Store = {
     ...store,
-    conversations: { ...store.conversations, get: timed('storeMs', store.conversations.get), setMessages: timed('storeMs', store.conversations.setMessages) },
+    conversations: {
+      ...store.conversations,
+      get: timed('storeMs', store.conversations.get),
+      setMessages: timed('storeMs', store.conversations.setMessages),
+    },
   };
   const adapter = createTelegramAdapter({
     token,
     apiRoot,
-    state: { get: (k) => store.kv.get(k), set: timed('offsetMs', (k: string, v: unknown) => store.kv.set(k, v as JsonValue)) },
+    state: {
+      get: (k) => store.kv.get(k),
+      set: timed('offsetMs', (k: string, v: unknown) => store.kv.set(k, v as JsonValue)),
+    },
     logger: silentLogger,
     backoff: { initialMs: 50, maxMs: 500 },
   });
@@ -250,7 +264,14 @@ async function gatewayThread(): Promise<void> {
     workspacesDir: join(root, 'data', 'workspaces'),
     sandbox: { block: ['private'], limits: DEFAULT_LIMITS },
   });
-  const gateway = createGateway({ config, adapters: [timedAdapter], agent, store: timedStore, log: silentLogger, concurrency: config.gateway.concurrency });
+  const gateway = createGateway({
+    config,
+    adapters: [timedAdapter],
+    agent,
+    store: timedStore,
+    log: silentLogger,
+    concurrency: config.gateway.concurrency,
+  });
   await gateway.start();
   const until = (pred: () => boolean): Promise<void> =>
     new Promise((resolve) => {
@@ -278,7 +299,11 @@ async function gatewayThread(): Promise<void> {
       e2e.push(performance.timeOrigin + doneAt[i]! - pushedAt);
       spent.on = false;
       const t = performance.now();
-      await adapter.send({ conversationKey: `telegram:${LATENCY_CHAT + c}`, chatId: String(LATENCY_CHAT + c) }, 'ping', { format: 'plain' });
+      await adapter.send(
+        { conversationKey: `telegram:${LATENCY_CHAT + c}`, chatId: String(LATENCY_CHAT + c) },
+        'ping',
+        { format: 'plain' },
+      );
       baseline.push(performance.now() - t);
     }
     await gateway.idle();
@@ -296,7 +321,8 @@ async function gatewayThread(): Promise<void> {
     const h0 = heap();
     const rss0 = process.memoryUsage().rss;
     const items: [number, string][] = [];
-    for (let k = 0; k < PER_CONVERSATION; k++) for (let c = 0; c < CONVERSATIONS; c++) items.push([THROUGHPUT_CHAT + c, `c${c} m${k}`]);
+    for (let k = 0; k < PER_CONVERSATION; k++)
+      for (let c = 0; c < CONVERSATIONS; c++) items.push([THROUGHPUT_CHAT + c, `c${c} m${k}`]);
     const doneBefore = doneCount;
     const startedAt = await ask<number>({ op: 'inject', items });
     items.length = 0;
@@ -308,7 +334,11 @@ async function gatewayThread(): Promise<void> {
     const rss1 = process.memoryUsage().rss;
     const loaded: number[] = [];
     for (let i = 0; i < TOTAL; i++) loaded.push(doneAt[i]! - sinkAt[i]! - modelMs[i]!);
-    const check = await ask<{ lost: number; duplicated: number; outOfOrder: number }>({ op: 'verify', conversations: CONVERSATIONS, perConversation: PER_CONVERSATION });
+    const check = await ask<{ lost: number; duplicated: number; outOfOrder: number }>({
+      op: 'verify',
+      conversations: CONVERSATIONS,
+      perConversation: PER_CONVERSATION,
+    });
     let answeredTwice = 0;
     let neverAnswered = 0;
     for (let i = 0; i < TOTAL; i++) {
@@ -319,9 +349,19 @@ async function gatewayThread(): Promise<void> {
     const perMessage = (m: string) => r2(((callsAfter[m] ?? 0) - (callsBefore[m] ?? 0)) / TOTAL);
 
     // 3. Store write latency at 100 vs 100,000 conversations: bench/store.ts, as a child.
-    const storeRun = spawnSync(process.execPath, [...process.execArgv, fileURLToPath(new URL('store.ts', import.meta.url))], { encoding: 'utf8' });
+    const storeRun = spawnSync(
+      process.execPath,
+      [...process.execArgv, fileURLToPath(new URL('store.ts', import.meta.url))],
+      { encoding: 'utf8' },
+    );
     if (storeRun.status !== 0) throw new Error(`bench/store.ts failed: ${storeRun.stderr}`);
-    const storeFigures = JSON.parse(storeRun.stdout.trim().split('\n').at(-1)!) as { writeP50Ms100: number; writeP50Ms100k: number; writeP99Ms100: number; writeP99Ms100k: number; ratioP50: number };
+    const storeFigures = JSON.parse(storeRun.stdout.trim().split('\n').at(-1)!) as {
+      writeP50Ms100: number;
+      writeP50Ms100k: number;
+      writeP99Ms100: number;
+      writeP99Ms100k: number;
+      ratioP50: number;
+    };
 
     const ms = (xs: number[], q: number) => r2(quantile(xs, q));
     const figures = {
@@ -358,21 +398,42 @@ async function gatewayThread(): Promise<void> {
       storeWriteRatioP50: storeFigures.ratioP50,
       targets: {
         overheadP50Le5ms: quantile(overhead, 0.5) <= 5,
-        noLostDuplicatedOrOutOfOrder: check.lost + check.duplicated + check.outOfOrder + answeredTwice + neverAnswered === 0,
+        noLostDuplicatedOrOutOfOrder:
+          check.lost + check.duplicated + check.outOfOrder + answeredTwice + neverAnswered === 0,
         storeWrite100kLe2x: storeFigures.ratioP50 <= 2,
       },
       model: 'in-process instant provider (no HTTP); emulator in a worker thread',
     };
-    console.log(`gateway bench (${CONVERSATIONS} conversations x ${PER_CONVERSATION} messages through the Telegram emulator, long polling; instant in-process model)`);
-    console.log(`  throughput ${figures.throughputMsgPerSec} messages/s (${TOTAL} messages in ${figures.throughputSec} s, all queued at once)`);
-    console.log(`  overhead per message (received → answer delivered, minus model time ${figures.modelP50Us} µs), light load: p50 ${figures.overheadP50Ms} ms, p99 ${figures.overheadP99Ms} ms   target p50 <= 5 ms`);
-    console.log(`    mean ${figures.overheadMeanMs} ms, of which store operations ${figures.storeMsPerMsg} ms and awaited platform calls ${figures.platformMsPerMsg} ms; besides, the poller's offset write ${figures.offsetWriteMsPerMsg} ms per update`);
-    console.log(`  baseline: bare sendMessage round trip p50 ${figures.baselineSendP50Ms} ms (p99 ${figures.baselineSendP99Ms}); overhead / baseline = ${figures.overheadVsSendRatio}x; platform → delivered p50 ${figures.endToEndP50Ms} ms`);
-    console.log(`  under full load (queueing included): p50 ${figures.underLoadP50Ms} ms, p99 ${figures.underLoadP99Ms} ms`);
-    console.log(`  platform calls per message: sendMessage ${figures.sendMessagePerMsg}, editMessageText ${figures.editMessageTextPerMsg}, sendChatAction ${figures.sendChatActionPerMsg}; getUpdates ${figures.getUpdatesCalls}`);
-    console.log(`  memory per conversation ${figures.memoryPerConversationKb} KiB heap (rss +${figures.rssDeltaMb} MiB over the run)`);
-    console.log(`  replies lost ${figures.lost}, duplicated ${figures.duplicated}, out of order ${figures.outOfOrder} (gateway: answered twice ${answeredTwice}, never ${neverAnswered})   target 0`);
-    console.log(`  store write p50 at 100 conversations ${figures.storeWriteP50Ms100} ms, at 100,000 ${figures.storeWriteP50Ms100k} ms: ${figures.storeWriteRatioP50}x   target <= 2x`);
+    console.log(
+      `gateway bench (${CONVERSATIONS} conversations x ${PER_CONVERSATION} messages through the Telegram emulator, long polling; instant in-process model)`,
+    );
+    console.log(
+      `  throughput ${figures.throughputMsgPerSec} messages/s (${TOTAL} messages in ${figures.throughputSec} s, all queued at once)`,
+    );
+    console.log(
+      `  overhead per message (received → answer delivered, minus model time ${figures.modelP50Us} µs), light load: p50 ${figures.overheadP50Ms} ms, p99 ${figures.overheadP99Ms} ms   target p50 <= 5 ms`,
+    );
+    console.log(
+      `    mean ${figures.overheadMeanMs} ms, of which store operations ${figures.storeMsPerMsg} ms and awaited platform calls ${figures.platformMsPerMsg} ms; besides, the poller's offset write ${figures.offsetWriteMsPerMsg} ms per update`,
+    );
+    console.log(
+      `  baseline: bare sendMessage round trip p50 ${figures.baselineSendP50Ms} ms (p99 ${figures.baselineSendP99Ms}); overhead / baseline = ${figures.overheadVsSendRatio}x; platform → delivered p50 ${figures.endToEndP50Ms} ms`,
+    );
+    console.log(
+      `  under full load (queueing included): p50 ${figures.underLoadP50Ms} ms, p99 ${figures.underLoadP99Ms} ms`,
+    );
+    console.log(
+      `  platform calls per message: sendMessage ${figures.sendMessagePerMsg}, editMessageText ${figures.editMessageTextPerMsg}, sendChatAction ${figures.sendChatActionPerMsg}; getUpdates ${figures.getUpdatesCalls}`,
+    );
+    console.log(
+      `  memory per conversation ${figures.memoryPerConversationKb} KiB heap (rss +${figures.rssDeltaMb} MiB over the run)`,
+    );
+    console.log(
+      `  replies lost ${figures.lost}, duplicated ${figures.duplicated}, out of order ${figures.outOfOrder} (gateway: answered twice ${answeredTwice}, never ${neverAnswered})   target 0`,
+    );
+    console.log(
+      `  store write p50 at 100 conversations ${figures.storeWriteP50Ms100} ms, at 100,000 ${figures.storeWriteP50Ms100k} ms: ${figures.storeWriteRatioP50}x   target <= 2x`,
+    );
     console.log(JSON.stringify(figures));
   } finally {
     await gateway.stop();

@@ -19,6 +19,8 @@ for (const name of names) {
     console.error(`unknown benchmark ${name}; available: ${Object.keys(benches).join(', ')}`);
     process.exit(2);
   }
-  const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))], { stdio: 'inherit' });
+  const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))], {
+    stdio: 'inherit',
+  });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

@@ -13,7 +13,9 @@ import { quantile, r2 } from './stats.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 // Measure what users run: the compiled JavaScript (`npm run bench` builds it first).
-const { createSandbox, DEFAULT_LIMITS } = (await import(new URL('../dist/sandbox/index.js', import.meta.url).href)) as typeof import('../src/sandbox/index.ts');
+const { createSandbox, DEFAULT_LIMITS } = (await import(
+  new URL('../dist/sandbox/index.js', import.meta.url).href
+)) as typeof import('../src/sandbox/index.ts');
 const cacheDir = join(root, '.cache', 'bench-sandbox');
 const tool = join(root, '.cache', 'guests', 'cat.wasm');
 const workDir = join(root, '.cache', 'bench-work');
@@ -94,7 +96,8 @@ await sandbox.warm(tool, grant.limits.maxMemoryBytes);
 await sandbox.warm(rustTool, grant.limits.maxMemoryBytes);
 {
   const r = await sandbox.run(rustTool, rustGrant);
-  if (r.exitCode !== 0 || !new TextDecoder().decode(r.stdout).includes('hello')) throw new Error(`the Rust tool did not read the file: ${new TextDecoder().decode(r.stderr)}`);
+  if (r.exitCode !== 0 || !new TextDecoder().decode(r.stdout).includes('hello'))
+    throw new Error(`the Rust tool did not read the file: ${new TextDecoder().decode(r.stderr)}`);
 }
 
 // Warm sequential latency and the /bin/cat baseline, measured in alternating rounds so both
@@ -137,7 +140,10 @@ const callsPerSec = total / ((performance.now() - t0) / 1000);
 await sandbox.close();
 
 const nodeE = await timeSeq(30, () =>
-  spawnOnce(process.execPath, ['-e', `process.stdout.write(require('fs').readFileSync(${JSON.stringify(join(workDir, 'small.txt'))}))`]),
+  spawnOnce(process.execPath, [
+    '-e',
+    `process.stdout.write(require('fs').readFileSync(${JSON.stringify(join(workDir, 'small.txt'))}))`,
+  ]),
 );
 const loadAfter = loadavg()[0]!;
 
@@ -156,11 +162,17 @@ const figures = {
 };
 console.log(`sandbox bench (${cores} cores; tool: componentize-js cat of a 480-byte file)`);
 console.log(`  machine load average ${r2(loadBefore)} -> ${r2(loadAfter)} (shared machine: figures are noisy)`);
-console.log(`  cold first call (fresh process, disk cache warm): ${figures.coldFirstCallMs} ms (min ${r2(Math.min(...colds))}, max ${r2(Math.max(...colds))})   target <= 200 ms`);
+console.log(
+  `  cold first call (fresh process, disk cache warm): ${figures.coldFirstCallMs} ms (min ${r2(Math.min(...colds))}, max ${r2(Math.max(...colds))})   target <= 200 ms`,
+);
 console.log(`  warm call p50 ${figures.warmP50Ms} ms, p99 ${figures.warmP99Ms} ms`);
 console.log(`  spawn /bin/cat p50 ${figures.spawnCatMs} ms, node -e p50 ${figures.spawnNodeMs} ms`);
-console.log(`  warm p50 / cat spawn = ${figures.warmVsCatRatio}x (per round ${r2(Math.min(...roundRatios))}..${r2(Math.max(...roundRatios))})   target <= 1.0x;  / node -e = ${r2(figures.warmP50Ms / figures.spawnNodeMs)}x`);
-console.log(`  Rust component (clap, rcat) reading the file, in process, warm: p50 ${figures.rustWarmP50Ms} ms, p90 ${figures.rustWarmP90Ms} ms; p50 / cat spawn = ${figures.rustVsCatRatio}x (per round ${r2(Math.min(...rustRoundRatios))}..${r2(Math.max(...rustRoundRatios))})`);
+console.log(
+  `  warm p50 / cat spawn = ${figures.warmVsCatRatio}x (per round ${r2(Math.min(...roundRatios))}..${r2(Math.max(...roundRatios))})   target <= 1.0x;  / node -e = ${r2(figures.warmP50Ms / figures.spawnNodeMs)}x`,
+);
+console.log(
+  `  Rust component (clap, rcat) reading the file, in process, warm: p50 ${figures.rustWarmP50Ms} ms, p90 ${figures.rustWarmP90Ms} ms; p50 / cat spawn = ${figures.rustVsCatRatio}x (per round ${r2(Math.min(...rustRoundRatios))}..${r2(Math.max(...rustRoundRatios))})`,
+);
 console.log(`  throughput ${figures.callsPerSec} calls/s on ${cores} workers   target >= 200`);
 console.log(`  memory per warm worker ~${figures.workerRssMb} MiB`);
 console.log(JSON.stringify(figures));

@@ -6,7 +6,7 @@ import { mkdir, mkdtemp, open, rename, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Message } from '../src/agent/types.ts';
-import { conversationFile, createFileStore, type Conversation, type Store } from '../src/store/index.ts';
+import { type Conversation, conversationFile, createFileStore, type Store } from '../src/store/index.ts';
 import { quantile, r2 } from './stats.ts';
 
 const SMALL = 100;
@@ -16,8 +16,16 @@ const SAMPLES = 600;
 
 const history: Message[] = [
   { role: 'user', content: [{ type: 'text', text: 'What changed in src/main.ts since yesterday?' }] },
-  { role: 'assistant', content: [{ type: 'tool-call', id: 't1', name: 'git_log', input: { path: 'src/main.ts', since: '1d' } }] },
-  { role: 'user', content: [{ type: 'tool-result', id: 't1', name: 'git_log', content: 'a1b2c3 wire the store\n'.repeat(4), isError: false }] },
+  {
+    role: 'assistant',
+    content: [{ type: 'tool-call', id: 't1', name: 'git_log', input: { path: 'src/main.ts', since: '1d' } }],
+  },
+  {
+    role: 'user',
+    content: [
+      { type: 'tool-result', id: 't1', name: 'git_log', content: 'a1b2c3 wire the store\n'.repeat(4), isError: false },
+    ],
+  },
   { role: 'assistant', content: [{ type: 'text', text: 'One commit: the store is now wired into main. '.repeat(3) }] },
 ];
 const next: Message = { role: 'user', content: [{ type: 'text', text: 'Thanks, and the tests?' }] };
@@ -65,7 +73,13 @@ try {
   if (count !== LARGE) throw new Error(`expected ${LARGE} conversations, listed ${count}`);
 
   // The same bytes the store writes, for the baselines.
-  const bytes = JSON.stringify({ key: keyOf(1), platform: 'telegram', createdAt: new Date().toISOString(), updatedAt: new Date().toISOString(), messages: [...history, next] });
+  const bytes = JSON.stringify({
+    key: keyOf(1),
+    platform: 'telegram',
+    createdAt: new Date().toISOString(),
+    updatedAt: new Date().toISOString(),
+    messages: [...history, next],
+  });
   const baseDir = join(root, 'baseline');
   await mkdir(baseDir);
   let seq = 0;
@@ -84,7 +98,8 @@ try {
     await fh.close();
     await rename(tmp, file);
   };
-  const write = (store: Store, n: number) => () => store.conversations.setMessages(keyOf(randomInt(n)), [...history, next]);
+  const write = (store: Store, n: number) => () =>
+    store.conversations.setMessages(keyOf(randomInt(n)), [...history, next]);
 
   // Interleaved, so load from others on the machine hits every series alike.
   const series = { small: [] as number[], large: [] as number[], plain: [] as number[], plainFsync: [] as number[] };
@@ -120,12 +135,22 @@ try {
     list100kMs: r2(listMs),
     seedSec: r2(seedSec),
   };
-  console.log(`store bench (${SAMPLES} writes per series, ${figures.docBytes}-byte conversation documents, interleaved)`);
-  console.log(`  store write at ${SMALL} conversations:     p50 ${figures.writeP50Ms100} ms, p99 ${figures.writeP99Ms100} ms`);
-  console.log(`  store write at ${LARGE} conversations: p50 ${figures.writeP50Ms100k} ms, p99 ${figures.writeP99Ms100k} ms`);
+  console.log(
+    `store bench (${SAMPLES} writes per series, ${figures.docBytes}-byte conversation documents, interleaved)`,
+  );
+  console.log(
+    `  store write at ${SMALL} conversations:     p50 ${figures.writeP50Ms100} ms, p99 ${figures.writeP99Ms100} ms`,
+  );
+  console.log(
+    `  store write at ${LARGE} conversations: p50 ${figures.writeP50Ms100k} ms, p99 ${figures.writeP99Ms100k} ms`,
+  );
   console.log(`  100k / 100 = ${figures.ratioP50}x (p50), ${figures.ratioP99}x (p99)   target <= 2x`);
-  console.log(`  baseline fs.writeFile+rename: p50 ${figures.plainWriteRenameP50Ms} ms, p99 ${figures.plainWriteRenameP99Ms} ms; with fsync p50 ${figures.plainFsyncP50Ms} ms`);
-  console.log(`  store / plain = ${figures.storeVsPlainP50}x, store / plain+fsync = ${figures.storeVsPlainFsyncP50}x (p50)`);
+  console.log(
+    `  baseline fs.writeFile+rename: p50 ${figures.plainWriteRenameP50Ms} ms, p99 ${figures.plainWriteRenameP99Ms} ms; with fsync p50 ${figures.plainFsyncP50Ms} ms`,
+  );
+  console.log(
+    `  store / plain = ${figures.storeVsPlainP50}x, store / plain+fsync = ${figures.storeVsPlainFsyncP50}x (p50)`,
+  );
   console.log(`  listing 100k keys ${figures.list100kMs} ms; seeding took ${figures.seedSec} s`);
   console.log(JSON.stringify(figures));
 } finally {

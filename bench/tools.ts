@@ -3,13 +3,30 @@
 // registered → first call answered), against spawning /bin/cat measured in the same run.
 // Uses the bundled tools in tools/dist when built, else the registry's test guests.
 import { spawn, spawnSync } from 'node:child_process';
-import { copyFileSync, existsSync, mkdtempSync, readdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createToolRegistry, grantFor, invokeTool, registerFile, type RegisteredTool, type ToolPolicy, type ToolRegistry } from '../src/agent/tools/index.ts';
+import {
+  createToolRegistry,
+  grantFor,
+  invokeTool,
+  type RegisteredTool,
+  registerFile,
+  type ToolPolicy,
+  type ToolRegistry,
+} from '../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS } from '../src/sandbox/index.ts';
 import { quantile, r2 } from './stats.ts';
 
@@ -19,7 +36,8 @@ const made: string[] = [];
 /** A fresh temp folder, removed when the bench exits. */
 const fresh = (prefix: string): string => {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  if (made.push(dir) === 1) process.once('exit', () => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
+  if (made.push(dir) === 1)
+    process.once('exit', () => made.forEach((d) => rmSync(d, { recursive: true, force: true })));
   return dir;
 };
 
@@ -39,19 +57,35 @@ if (process.argv[2] === '--register-child') {
 }
 
 const registerInChild = (specCache: string, sandboxCache: string, files: string[]): Record<string, number> => {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', self, '--register-child', specCache, sandboxCache, ...files], { encoding: 'utf8', cwd: root });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', 'tsx', self, '--register-child', specCache, sandboxCache, ...files],
+    { encoding: 'utf8', cwd: root },
+  );
   if (r.status !== 0) throw new Error(`registration child failed: ${r.stderr}`);
   return JSON.parse(r.stdout) as Record<string, number>;
 };
 
 // The tools: bundled when built, else test guests under the names they answer to.
 const bundledDir = join(root, 'tools', 'dist');
-let toolFiles = existsSync(bundledDir) ? readdirSync(bundledDir).filter((f) => f.endsWith('.wasm')).sort().map((f) => join(bundledDir, f)) : [];
+let toolFiles = existsSync(bundledDir)
+  ? readdirSync(bundledDir)
+      .filter((f) => f.endsWith('.wasm'))
+      .sort()
+      .map((f) => join(bundledDir, f))
+  : [];
 const usingBundled = toolFiles.length > 0;
 if (!usingBundled) {
-  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'build-guests.ts')], { stdio: 'inherit', cwd: root });
+  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'build-guests.ts')], {
+    stdio: 'inherit',
+    cwd: root,
+  });
   const dir = fresh('boxbot-bench-guests-');
-  toolFiles = [['reg-multi', 'echo'], ['reg-multi', 'jsonout'], ['reg-v1', 'hot']].map(([g, name]) => {
+  toolFiles = [
+    ['reg-multi', 'echo'],
+    ['reg-multi', 'jsonout'],
+    ['reg-v1', 'hot'],
+  ].map(([g, name]) => {
     copyFileSync(join(root, '.cache', 'guests', `${g}.wasm`), join(dir, `${name}.wasm`));
     return join(dir, `${name}.wasm`);
   });
@@ -91,14 +125,23 @@ const policy: ToolPolicy = {
 // 1. Cold: each tool in a fresh process with empty compile and spec caches.
 console.error(`registering ${toolFiles.length} tools cold, each in a fresh process ...`);
 const cold: Record<string, number> = {};
-for (const f of toolFiles) Object.assign(cold, registerInChild(fresh('boxbot-bench-spec-'), fresh('boxbot-bench-sb-'), [f]));
+for (const f of toolFiles)
+  Object.assign(cold, registerInChild(fresh('boxbot-bench-spec-'), fresh('boxbot-bench-sb-'), [f]));
 
 // 2. Cached: prime shared caches, then register every tool in a fresh process.
 const specCache = fresh('boxbot-bench-spec-');
 const sandboxCache = fresh('boxbot-bench-sb-');
 registerInChild(specCache, sandboxCache, toolFiles);
 const cachedRuns = [0, 1, 2].map(() => registerInChild(specCache, sandboxCache, toolFiles));
-const cached = Object.fromEntries(toolFiles.map((f) => [f, quantile(cachedRuns.map((r) => r[f]!), 0.5)]));
+const cached = Object.fromEntries(
+  toolFiles.map((f) => [
+    f,
+    quantile(
+      cachedRuns.map((r) => r[f]!),
+      0.5,
+    ),
+  ]),
+);
 
 // 3. Warm calls.
 console.error('warm calls ...');
@@ -119,7 +162,12 @@ for (const f of toolFiles) {
     last = await invokeTool(sandbox, tool, args, grant);
     times.push(performance.now() - t);
   }
-  warm[spec.name] = { p50: quantile(times, 0.5), p99: quantile(times, 0.99), ok: !last.isError, ...(last.isError ? { note: last.content.slice(0, 120) } : {}) };
+  warm[spec.name] = {
+    p50: quantile(times, 0.5),
+    p99: quantile(times, 0.99),
+    ok: !last.isError,
+    ...(last.isError ? { note: last.content.slice(0, 120) } : {}),
+  };
 }
 
 // 4. Hot reload: a file renamed into a watched folder → 'added' → first call answered.
@@ -147,15 +195,30 @@ async function drop(registry: ToolRegistry, dir: string): Promise<{ registered: 
   await added;
   const registered = performance.now() - t;
   const tool = registry.get(sampleName);
-  if (!tool) throw new Error(`${sampleName} was refused: ${registry.problems().map((p) => p.message).join('; ')}`);
-  await invokeTool(sandbox, tool, (INPUTS[sampleName] ?? (() => ({})))(), grantFor(tool.spec.permissionLevel, tool.spec.network, policy));
+  if (!tool)
+    throw new Error(
+      `${sampleName} was refused: ${registry
+        .problems()
+        .map((p) => p.message)
+        .join('; ')}`,
+    );
+  await invokeTool(
+    sandbox,
+    tool,
+    (INPUTS[sampleName] ?? (() => ({})))(),
+    grantFor(tool.spec.permissionLevel, tool.spec.network, policy),
+  );
   return { registered, answered: performance.now() - t };
 }
 const newFile: { registered: number; answered: number }[] = [];
 const known: { registered: number; answered: number }[] = [];
 for (let i = 0; i < 5; i++) {
   const dir = fresh('boxbot-bench-ext-');
-  const registry = createToolRegistry({ sandbox, cacheDir: fresh('boxbot-bench-spec-'), dirs: [{ path: dir, source: 'extension' }] });
+  const registry = createToolRegistry({
+    sandbox,
+    cacheDir: fresh('boxbot-bench-spec-'),
+    dirs: [{ path: dir, source: 'extension' }],
+  });
   await registry.start();
   newFile.push(await drop(registry, dir));
   const gone = waitFor(registry, 'removed');
@@ -167,14 +230,21 @@ for (let i = 0; i < 5; i++) {
 
 // 4b. Hot reload of a tool never seen before, small enough to compile fast: a WASI preview1
 // command (wrapped with the adapter, transpiled and instrumented from scratch, help run).
-spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'build-guests.ts')], { stdio: 'ignore', cwd: root });
+spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'build-guests.ts')], {
+  stdio: 'ignore',
+  cwd: root,
+});
 const smallGuest = join(root, '.cache', 'guests', 'reg-v1.wasm');
 const coldSmall: number[] = [];
 if (existsSync(smallGuest)) {
   for (let i = 0; i < 3; i++) {
     const coldSandbox = createSandbox({ cacheDir: fresh('boxbot-bench-coldsb-'), workers: 1 });
     const dir = fresh('boxbot-bench-ext-');
-    const registry = createToolRegistry({ sandbox: coldSandbox, cacheDir: fresh('boxbot-bench-spec-'), dirs: [{ path: dir, source: 'extension' }] });
+    const registry = createToolRegistry({
+      sandbox: coldSandbox,
+      cacheDir: fresh('boxbot-bench-spec-'),
+      dirs: [{ path: dir, source: 'extension' }],
+    });
     await registry.start();
     const added = new Promise<void>((resolve) => registry.onChange((e) => e.name === 'hot' && resolve()));
     const t = performance.now();
@@ -210,7 +280,14 @@ rmSync(workspace, { recursive: true, force: true });
 const p50 = (xs: number[]) => quantile(xs, 0.5);
 const perTool = toolFiles.map((f) => {
   const name = nameOf(f);
-  return { name, coldRegisterMs: r2(cold[f]!), cachedRegisterMs: r2(cached[f]!), warmCallP50Ms: r2(warm[name]!.p50), warmCallP99Ms: r2(warm[name]!.p99), callOk: warm[name]!.ok };
+  return {
+    name,
+    coldRegisterMs: r2(cold[f]!),
+    cachedRegisterMs: r2(cached[f]!),
+    warmCallP50Ms: r2(warm[name]!.p50),
+    warmCallP99Ms: r2(warm[name]!.p99),
+    callOk: warm[name]!.ok,
+  };
 });
 const figures = {
   tools: usingBundled ? 'bundled' : 'test guests',
@@ -232,9 +309,17 @@ for (const t of perTool) {
     `  ${t.name.padEnd(10)}  ${`${t.coldRegisterMs} ms`.padStart(12)}   ${`${t.cachedRegisterMs} ms (${r2(t.cachedRegisterMs / cat)}x cat)`.padStart(24)}             ${`${t.warmCallP50Ms} / ${t.warmCallP99Ms} ms`.padStart(18)}   ${r2(t.warmCallP50Ms / cat)}x${note}`,
   );
 }
-console.log(`  hot reload, new file (component compiled, help runs): registered ${figures.hotReloadNewRegisteredP50Ms} ms, first call answered ${figures.hotReloadNewCallableP50Ms} ms (${r2(figures.hotReloadNewCallableP50Ms / cat)}x cat)   target <= 1000 ms`);
-console.log(`  hot reload, known file dropped again (spec cached): registered ${figures.hotReloadKnownRegisteredP50Ms} ms, first call answered ${figures.hotReloadKnownCallableP50Ms} ms (${r2(figures.hotReloadKnownCallableP50Ms / cat)}x cat)`);
-console.log(`  hot reload, never-compiled small tool (preview1 command: wrap, transpile, instrument, help): first call answered ${figures.hotReloadColdSmallCallableP50Ms} ms   target <= 1000 ms`);
-console.log('  (a never-compiled SpiderMonkey component takes its cold registration time above: jco transpile + instrumentation of a 12-38 MB module)');
-console.log('  (hot reload includes the registry\'s 100 ms quiet period after the last file event)');
+console.log(
+  `  hot reload, new file (component compiled, help runs): registered ${figures.hotReloadNewRegisteredP50Ms} ms, first call answered ${figures.hotReloadNewCallableP50Ms} ms (${r2(figures.hotReloadNewCallableP50Ms / cat)}x cat)   target <= 1000 ms`,
+);
+console.log(
+  `  hot reload, known file dropped again (spec cached): registered ${figures.hotReloadKnownRegisteredP50Ms} ms, first call answered ${figures.hotReloadKnownCallableP50Ms} ms (${r2(figures.hotReloadKnownCallableP50Ms / cat)}x cat)`,
+);
+console.log(
+  `  hot reload, never-compiled small tool (preview1 command: wrap, transpile, instrument, help): first call answered ${figures.hotReloadColdSmallCallableP50Ms} ms   target <= 1000 ms`,
+);
+console.log(
+  '  (a never-compiled SpiderMonkey component takes its cold registration time above: jco transpile + instrumentation of a 12-38 MB module)',
+);
+console.log("  (hot reload includes the registry's 100 ms quiet period after the last file event)");
 console.log(JSON.stringify(figures));

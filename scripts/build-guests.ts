@@ -1,7 +1,7 @@
 // Builds the tests' guest programs (test/guests/*.js and *.wat) into .cache/guests/.
 // Run by `npm test` before the suite; cached by content hash.
 import { readdir } from 'node:fs/promises';
-import { extname, join, basename } from 'node:path';
+import { basename, extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { buildGuest } from './componentize.ts';
 

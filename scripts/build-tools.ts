@@ -50,7 +50,10 @@ async function bundle(name: string, features: string[], alias: Record<string, st
   });
   const code = out.outputFiles[0]!.text;
   const imports = [...new Set([...code.matchAll(/from\s*["'](wasi:[^"']+)["']/g)].map((m) => m[1]!))].sort();
-  const header = [`// @features ${features.join(',')}`, ...(imports.length ? [`// @imports ${imports.join(', ')}`] : [])];
+  const header = [
+    `// @features ${features.join(',')}`,
+    ...(imports.length ? [`// @imports ${imports.join(', ')}`] : []),
+  ];
   return `${header.join('\n')}\n${code}`;
 }
 
@@ -90,5 +93,10 @@ for (const component of components) {
 // The preview1 adapter that wraps preview1 command tools (src/sandbox/preview1-adapter.ts):
 // copied from jco, a build-time package, so a production install needs no jco.
 await mkdir(join(distDir, 'adapters'), { recursive: true });
-await copyFile(join(packageDir('@bytecodealliance/jco'), 'lib', 'wasi_snapshot_preview1.command.wasm'), join(distDir, 'adapters', 'wasi_snapshot_preview1.command.wasm'));
-console.log(names.length ? `bundled tools: ${names.sort().join(', ')} (${built} components rebuilt)` : 'bundled tools: none yet');
+await copyFile(
+  join(packageDir('@bytecodealliance/jco'), 'lib', 'wasi_snapshot_preview1.command.wasm'),
+  join(distDir, 'adapters', 'wasi_snapshot_preview1.command.wasm'),
+);
+console.log(
+  names.length ? `bundled tools: ${names.sort().join(', ')} (${built} components rebuilt)` : 'bundled tools: none yet',
+);

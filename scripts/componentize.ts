@@ -26,7 +26,10 @@ const ALL_FEATURES = ['stdio', 'random', 'clocks', 'http', 'fetch-event'] as con
 function featuresOf(source: string): string[] {
   const line = /^\/\/\s*@features\s+(.+)$/m.exec(source);
   if (!line) return ['stdio', 'random', 'clocks'];
-  return line[1]!.split(',').map((f) => f.trim()).filter(Boolean);
+  return line[1]!
+    .split(',')
+    .map((f) => f.trim())
+    .filter(Boolean);
 }
 
 /**
@@ -37,9 +40,14 @@ function featuresOf(source: string): string[] {
 function importsOf(source: string): string[] {
   const names: string[] = [];
   for (const line of source.matchAll(/^\/\/\s*@imports\s+(.+)$/gm)) {
-    for (const name of line[1]!.split(',').map((n) => n.trim()).filter(Boolean)) {
+    for (const name of line[1]!
+      .split(',')
+      .map((n) => n.trim())
+      .filter(Boolean)) {
       if (!/^[a-z][a-z0-9-]*:[a-z][a-z0-9-]*\/[a-z][a-z0-9-]*@[0-9][0-9A-Za-z.+-]*$/.test(name)) {
-        throw new Error(`bad @imports entry ${JSON.stringify(name)}: expected e.g. wasi:filesystem/preopens@${WASI_WIT_VERSION}`);
+        throw new Error(
+          `bad @imports entry ${JSON.stringify(name)}: expected e.g. wasi:filesystem/preopens@${WASI_WIT_VERSION}`,
+        );
       }
       names.push(name);
     }
@@ -97,7 +105,11 @@ async function buildWat(sourcePath: string, source: string): Promise<Uint8Array>
 export async function buildGuest(sourcePath: string, outPath: string, source?: string): Promise<{ built: boolean }> {
   source ??= await readFile(sourcePath, 'utf8');
   const kind = extname(sourcePath);
-  const toolchain = kind === '.js' ? JSON.parse(await readFile(join(packageDir('@bytecodealliance/componentize-js'), 'package.json'), 'utf8')).version : 'wabt';
+  const toolchain =
+    kind === '.js'
+      ? JSON.parse(await readFile(join(packageDir('@bytecodealliance/componentize-js'), 'package.json'), 'utf8'))
+          .version
+      : 'wabt';
   const hash = createHash('sha256').update(toolchain).update('\0').update(source).digest('hex');
   const stamp = `${outPath}.sha256`;
   try {

@@ -49,7 +49,9 @@ export async function findPreview1Tests(checkout: string): Promise<ConformanceTe
   try {
     langs = (await readdir(testsDir)).sort();
   } catch {
-    throw new Error(`${checkout} is not a wasi-testsuite checkout: it has no tests/ folder (the built suite is on its prod/testsuite-base branch)`);
+    throw new Error(
+      `${checkout} is not a wasi-testsuite checkout: it has no tests/ folder (the built suite is on its prod/testsuite-base branch)`,
+    );
   }
   const tests: ConformanceTest[] = [];
   let suites = 0;
@@ -68,13 +70,16 @@ export async function findPreview1Tests(checkout: string): Promise<ConformanceTe
       try {
         spec = JSON.parse(await readFile(join(dir, `${stem}.json`), 'utf8')) as ConformanceSpec;
       } catch (e) {
-        if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw new Error(`${lang}/${stem}.json: ${(e as Error).message}`);
+        if ((e as NodeJS.ErrnoException).code !== 'ENOENT')
+          throw new Error(`${lang}/${stem}.json: ${(e as Error).message}`);
       }
       tests.push({ id: `${lang}/${stem}`, wasm: join(dir, name), spec, dir });
     }
   }
   if (suites === 0) {
-    throw new Error(`${checkout} has no tests/<lang>/testsuite/${PREVIEW1}/ folder: check out the prod/testsuite-base branch, where the built tests live`);
+    throw new Error(
+      `${checkout} has no tests/<lang>/testsuite/${PREVIEW1}/ folder: check out the prod/testsuite-base branch, where the built tests live`,
+    );
   }
   return tests.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
 }
@@ -101,11 +106,17 @@ export async function runConformanceTest(sandbox: Sandbox, test: ConformanceTest
     const stdout = dec.decode(result.stdout);
     const stderr = dec.decode(result.stderr);
     const fail = (reason: string): ConformanceOutcome => ({ id: test.id, passed: false, reason });
-    if (result.trap) return fail(`trap ${result.trap.kind}: ${result.trap.message}${stderr ? ` (stderr: ${firstLine(stderr)})` : ''}`);
+    if (result.trap)
+      return fail(`trap ${result.trap.kind}: ${result.trap.message}${stderr ? ` (stderr: ${firstLine(stderr)})` : ''}`);
     const exitCode = spec.exit_code ?? 0;
-    if (result.exitCode !== exitCode) return fail(`exit code ${result.exitCode}, expected ${exitCode}${stderr ? ` (stderr: ${firstLine(stderr)})` : ''}`);
-    if (spec.stdout !== undefined && stdout !== spec.stdout) return fail(`stdout ${JSON.stringify(stdout)}, expected ${JSON.stringify(spec.stdout)}`);
-    if (spec.stderr !== undefined && stderr !== spec.stderr) return fail(`stderr ${JSON.stringify(stderr)}, expected ${JSON.stringify(spec.stderr)}`);
+    if (result.exitCode !== exitCode)
+      return fail(
+        `exit code ${result.exitCode}, expected ${exitCode}${stderr ? ` (stderr: ${firstLine(stderr)})` : ''}`,
+      );
+    if (spec.stdout !== undefined && stdout !== spec.stdout)
+      return fail(`stdout ${JSON.stringify(stdout)}, expected ${JSON.stringify(spec.stdout)}`);
+    if (spec.stderr !== undefined && stderr !== spec.stderr)
+      return fail(`stderr ${JSON.stringify(stderr)}, expected ${JSON.stringify(spec.stderr)}`);
     return { id: test.id, passed: true };
   } catch (e) {
     return { id: test.id, passed: false, reason: `host error: ${(e as Error).message}` };
@@ -115,7 +126,10 @@ export async function runConformanceTest(sandbox: Sandbox, test: ConformanceTest
 }
 
 function firstLine(s: string): string {
-  const lines = s.split('\n').map((l) => l.trim()).filter(Boolean);
+  const lines = s
+    .split('\n')
+    .map((l) => l.trim())
+    .filter(Boolean);
   const line = lines.find((l) => /assert|panic|error/i.test(l)) ?? lines[0] ?? '';
   return line.length > 200 ? `${line.slice(0, 200)}…` : line;
 }

@@ -7,7 +7,7 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from '../src/sandbox/index.ts';
-import { findPreview1Tests, runConformanceTest, type ConformanceOutcome } from './conformance-suite.ts';
+import { type ConformanceOutcome, findPreview1Tests, runConformanceTest } from './conformance-suite.ts';
 
 /**
  * Tests expected to fail, and why. None of these is a host bug that boxbot can fix in its
@@ -25,8 +25,10 @@ const KNOWN_EXCEPTIONS: Readonly<Record<string, string>> = {
   'rust/path_filestat': "nanosecond timestamps: Node's utimes takes seconds as a double",
   'rust/symlink_filestat': "nanosecond timestamps: Node's utimes takes seconds as a double",
   'assemblyscript/fd_write-to-invalid-fd': 'preview1 adapter: an empty fd_write succeeds before the fd is checked',
-  'assemblyscript/args_get-multiple-arguments': "preview1 adapter: AssemblyScript's heap overwrites the adapter's state",
-  'assemblyscript/environ_get-multiple-variables': "preview1 adapter: AssemblyScript's heap overwrites the adapter's state",
+  'assemblyscript/args_get-multiple-arguments':
+    "preview1 adapter: AssemblyScript's heap overwrites the adapter's state",
+  'assemblyscript/environ_get-multiple-variables':
+    "preview1 adapter: AssemblyScript's heap overwrites the adapter's state",
 };
 
 /** The least the suite must pass: its 72 preview1 tests less the known exceptions. */
@@ -36,7 +38,9 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const checkout = process.argv.slice(2).find((a) => !a.startsWith('--'));
 if (!checkout) {
   console.error('usage: npm run conformance -- <path to a wasi-testsuite checkout, branch prod/testsuite-base>');
-  console.error('no checkout given: the suite is not part of this repository; clone WebAssembly/wasi-testsuite and check out prod/testsuite-base');
+  console.error(
+    'no checkout given: the suite is not part of this repository; clone WebAssembly/wasi-testsuite and check out prod/testsuite-base',
+  );
   process.exit(2);
 }
 let tests;
@@ -47,7 +51,10 @@ try {
   process.exit(2);
 }
 
-const sandbox = createSandbox({ cacheDir: join(root, '.cache', 'conformance-sandbox'), workers: Math.min(2, availableParallelism()) });
+const sandbox = createSandbox({
+  cacheDir: join(root, '.cache', 'conformance-sandbox'),
+  workers: Math.min(2, availableParallelism()),
+});
 const outcomes: ConformanceOutcome[] = [];
 try {
   // Two at a time: each test is a separate call with a fresh instance, so order does not matter.

@@ -14,7 +14,9 @@ try {
   for (const d of existsSync(toolsDir) ? readdirSync(toolsDir, { withFileTypes: true }) : []) {
     if (!d.isDirectory() || !existsSync(join(distDir, 'components', `${d.name}.wasm`))) continue;
     const manifestPath = join(toolsDir, d.name, 'tool.json');
-    const names = existsSync(manifestPath) ? (JSON.parse(readFileSync(manifestPath, 'utf8')).tools ?? [d.name]) : [d.name];
+    const names = existsSync(manifestPath)
+      ? (JSON.parse(readFileSync(manifestPath, 'utf8')).tools ?? [d.name])
+      : [d.name];
     const target = join('components', `${d.name}.wasm`);
     for (const name of names) {
       const path = join(distDir, `${name}.wasm`);

@@ -31,7 +31,10 @@ function collect(path: string, out: string[]): void {
 const args = process.argv.slice(2);
 const layer = args.includes('--unit') ? 'unit' : args.includes('--slow') ? 'slow' : 'all';
 const concurrencyArg = args.find((a) => a.startsWith('--concurrency='));
-const concurrency = Math.max(1, concurrencyArg ? Number(concurrencyArg.split('=')[1]) || 1 : Math.min(2, availableParallelism()));
+const concurrency = Math.max(
+  1,
+  concurrencyArg ? Number(concurrencyArg.split('=')[1]) || 1 : Math.min(2, availableParallelism()),
+);
 const targets = args.filter((a) => !a.startsWith('--'));
 const found: string[] = [];
 for (const t of targets.length ? targets : ['test']) collect(join(root, t), found);
@@ -51,7 +54,10 @@ try {
 const queue = [...files].sort((a, b) => (timings[b] ?? Infinity) - (timings[a] ?? Infinity));
 
 if (files.some(isSlow)) {
-  const guests = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-guests.ts'], { cwd: root, stdio: 'inherit' });
+  const guests = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-guests.ts'], {
+    cwd: root,
+    stdio: 'inherit',
+  });
   if (guests.status !== 0) process.exit(guests.status ?? 1);
 }
 
@@ -63,13 +69,17 @@ interface FileResult {
   failed: number;
 }
 
-const count = (out: string, label: string): number => Number(new RegExp(`^ℹ ${label} (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
+const count = (out: string, label: string): number =>
+  Number(new RegExp(`^ℹ ${label} (\\d+)$`, 'm').exec(out)?.[1] ?? 0);
 
 /** Runs one file in its own process; prints its output in one piece when it ends. */
 function runFile(file: string): Promise<FileResult> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', file], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', file], {
+      cwd: root,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
@@ -97,7 +107,10 @@ await Promise.all(
 const wallMs = Date.now() - wallStart;
 
 mkdirSync(join(root, '.cache'), { recursive: true });
-writeFileSync(timingsFile, JSON.stringify({ ...timings, ...Object.fromEntries(results.map((r) => [r.file, r.ms])) }, null, 1));
+writeFileSync(
+  timingsFile,
+  JSON.stringify({ ...timings, ...Object.fromEntries(results.map((r) => [r.file, r.ms])) }, null, 1),
+);
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
 console.log(`\nPer-file durations (${layer} layer, ${concurrency} at a time), slowest first:`);
@@ -105,7 +118,9 @@ for (const r of [...results].sort((a, b) => b.ms - a.ms)) console.log(`${secs(r.
 const failedFiles = results.filter((r) => !r.ok);
 const tests = results.reduce((n, r) => n + r.tests, 0);
 const failedTests = results.reduce((n, r) => n + r.failed, 0);
-console.log(`\n${results.length} files, ${tests} tests, ${failedTests} failed; wall ${secs(wallMs).trim()}, summed ${secs(results.reduce((n, r) => n + r.ms, 0)).trim()}`);
+console.log(
+  `\n${results.length} files, ${tests} tests, ${failedTests} failed; wall ${secs(wallMs).trim()}, summed ${secs(results.reduce((n, r) => n + r.ms, 0)).trim()}`,
+);
 if (failedFiles.length) {
   console.log(`failed files:\n${failedFiles.map((r) => `  ${r.file}`).join('\n')}`);
   process.exit(1);

@@ -52,13 +52,20 @@ const report = await runSoak({
 
 const r = report;
 console.log('');
-console.log(`soak (seed ${r.seed}): ${r.kills} kills, ${r.crashes} crashes, ${r.storms} 429 storms (${r.telegram429} Telegram 429s), disk fault ${r.disk}, ${r.seconds} s${r.quiescent ? '' : ', NOT quiescent at the deadline'}`);
-console.log(`  sent ${r.sent}  delivered ${r.delivered}  lost ${r.lost}  duplicated ${r.duplicated}  reordered ${r.reordered}  stray previews ${r.strayPreviews}  misrouted ${r.misrouted}  other ${r.other}`);
+console.log(
+  `soak (seed ${r.seed}): ${r.kills} kills, ${r.crashes} crashes, ${r.storms} 429 storms (${r.telegram429} Telegram 429s), disk fault ${r.disk}, ${r.seconds} s${r.quiescent ? '' : ', NOT quiescent at the deadline'}`,
+);
+console.log(
+  `  sent ${r.sent}  delivered ${r.delivered}  lost ${r.lost}  duplicated ${r.duplicated}  reordered ${r.reordered}  stray previews ${r.strayPreviews}  misrouted ${r.misrouted}  other ${r.other}`,
+);
 for (const p of r.perConversation) {
   if (p.lost + p.duplicated + p.reordered + p.strayPreviews + p.misrouted + p.other === 0) continue;
-  console.log(`    conversation ${p.conversation} (${p.conversation % 2 === 0 ? 'telegram' : 'slack'}): delivered ${p.delivered}/${p.sent}, lost ${p.lost}, duplicated ${p.duplicated}, reordered ${p.reordered}, stray previews ${p.strayPreviews}, other ${p.other}`);
+  console.log(
+    `    conversation ${p.conversation} (${p.conversation % 2 === 0 ? 'telegram' : 'slack'}): delivered ${p.delivered}/${p.sent}, lost ${p.lost}, duplicated ${p.duplicated}, reordered ${p.reordered}, stray previews ${p.strayPreviews}, other ${p.other}`,
+  );
 }
-if (r.otherSamples.length) console.log(`  other bot messages, e.g.: ${r.otherSamples.map((t) => JSON.stringify(t)).join(', ')}`);
+if (r.otherSamples.length)
+  console.log(`  other bot messages, e.g.: ${r.otherSamples.map((t) => JSON.stringify(t)).join(', ')}`);
 if (r.workDir) console.log(`  kept: ${r.workDir} (gateway.log, data/)`);
 console.log(`  rerun: npm run soak -- --seed ${r.seed}`);
 console.log(JSON.stringify({ ...r, perConversation: undefined }));

@@ -2,7 +2,7 @@
 // secrets and message bodies are redacted unless verbose logging is on. Secret values are
 // scrubbed from every finished line at the destination, so an error message, a stack or a
 // provider's echoed request that carries a key never reaches the log, whatever field it is in.
-import { destination, pino, type DestinationStream, type Logger } from 'pino';
+import { type DestinationStream, destination, type Logger, pino } from 'pino';
 import { redactSecrets } from './redact.ts';
 
 export { redactSecrets, registerSecrets } from './redact.ts';
@@ -11,9 +11,22 @@ export type { Logger };
 
 /** Paths whose values never reach a log line (tokens, keys, message bodies, tool inputs). */
 const REDACT = [
-  '*.token', '*.apiKey', '*.authorization', '*.password', '*.secret',
-  'headers.authorization', 'headers.cookie', '*.headers.authorization',
-  'text', '*.text', 'content', '*.content', 'input', '*.input', 'prompt', '*.prompt',
+  '*.token',
+  '*.apiKey',
+  '*.authorization',
+  '*.password',
+  '*.secret',
+  'headers.authorization',
+  'headers.cookie',
+  '*.headers.authorization',
+  'text',
+  '*.text',
+  'content',
+  '*.content',
+  'input',
+  '*.input',
+  'prompt',
+  '*.prompt',
 ];
 
 /** Wraps a log destination so every line is scrubbed of the registered secrets. */
@@ -22,7 +35,9 @@ function redacting(dest: DestinationStream | NodeJS.WritableStream): Destination
 }
 
 /** Creates the root logger; `verbose` keeps message bodies (never secrets). */
-export function createLogger(opts: { level?: string; verbose?: boolean; destination?: NodeJS.WritableStream } = {}): Logger {
+export function createLogger(
+  opts: { level?: string; verbose?: boolean; destination?: NodeJS.WritableStream } = {},
+): Logger {
   const paths = opts.verbose ? REDACT.filter((p) => !/text|content|input|prompt/.test(p)) : REDACT;
   return pino(
     { level: opts.level ?? 'info', redact: { paths, censor: '[redacted]' }, base: undefined },

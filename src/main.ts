@@ -2,24 +2,30 @@
 // channel adapters, gateway, HTTP server (and the scheduler). `boxbot start` calls startBoxbot.
 // Example: const app = await startBoxbot({ configFile: 'boxbot.config.json' }); ...; await app.stop();
 import { join } from 'node:path';
-import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
 import { createDiscordAdapter } from './adapters/discord/index.ts';
+import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
+import { platformOf, targetOf } from './adapters/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
-import { createAgentRunner, createAgentRuntime, type AgentRuntime } from './agent/index.ts';
-import { ConfigError, loadConfig, type LoadedConfig } from './config/load.ts';
+import { type AgentRuntime, createAgentRunner, createAgentRuntime } from './agent/index.ts';
 import { channelEnabled } from './config/channels.ts';
-import { configuredKeyNames, readSecrets, secretValues, type Secrets } from './config/env.ts';
+import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
+import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
+import { errorMessage } from './errors.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
-import { isLoopback, startHttpServer, type HttpServer } from './gateway/http-server.ts';
+import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
 import { createMetrics } from './gateway/metrics.ts';
-import { createLogger, registerSecrets, type Logger } from './log.ts';
-import { createScheduler, createScheduleTool, configuredTargetCheck, jobsApi, type Scheduler } from './scheduler/index.ts';
+import { createLogger, type Logger, registerSecrets } from './log.ts';
+import {
+  configuredTargetCheck,
+  createScheduler,
+  createScheduleTool,
+  jobsApi,
+  type Scheduler,
+} from './scheduler/index.ts';
 import { createFileStore, type JsonValue, type Store } from './store/index.ts';
-import { platformOf, targetOf } from './adapters/index.ts';
-import { errorMessage } from './errors.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -48,7 +54,12 @@ export interface Boxbot {
 }
 
 /** Which channels the config and secrets turn on; errors name the missing variable. */
-export function channelAdapters(loaded: LoadedConfig, secrets: Secrets, store: Store, log: Logger): { adapters: ChannelAdapter[]; web?: WebAdapter } {
+export function channelAdapters(
+  loaded: LoadedConfig,
+  secrets: Secrets,
+  store: Store,
+  log: Logger,
+): { adapters: ChannelAdapter[]; web?: WebAdapter } {
   const ch = loaded.config.channels;
   const adapters: ChannelAdapter[] = [];
   const state: AdapterState = {
@@ -57,31 +68,51 @@ export function channelAdapters(loaded: LoadedConfig, secrets: Secrets, store: S
   };
   const tg = ch.telegram;
   if (channelEnabled(loaded.config, secrets, 'telegram')) {
-    if (!secrets.TELEGRAM_BOT_TOKEN) throw new ConfigError('channels.telegram is enabled but TELEGRAM_BOT_TOKEN is not set');
+    if (!secrets.TELEGRAM_BOT_TOKEN)
+      throw new ConfigError('channels.telegram is enabled but TELEGRAM_BOT_TOKEN is not set');
     const webhook = tg?.mode === 'webhook';
-    if (webhook && !tg?.webhookUrl) throw new ConfigError('channels.telegram.mode is "webhook": set channels.telegram.webhookUrl (the public URL ending in /webhooks/telegram)');
-    if (webhook && !secrets.TELEGRAM_WEBHOOK_SECRET) throw new ConfigError('channels.telegram.mode is "webhook": set TELEGRAM_WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -)');
+    if (webhook && !tg?.webhookUrl)
+      throw new ConfigError(
+        'channels.telegram.mode is "webhook": set channels.telegram.webhookUrl (the public URL ending in /webhooks/telegram)',
+      );
+    if (webhook && !secrets.TELEGRAM_WEBHOOK_SECRET)
+      throw new ConfigError(
+        'channels.telegram.mode is "webhook": set TELEGRAM_WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -)',
+      );
     adapters.push(
       createTelegramAdapter({
         token: secrets.TELEGRAM_BOT_TOKEN,
         state,
         logger: log,
         ...(tg?.apiRoot ? { apiRoot: tg.apiRoot } : {}),
-        ...(webhook ? { mode: 'webhook' as const, webhook: { url: tg!.webhookUrl!, secret: secrets.TELEGRAM_WEBHOOK_SECRET! } } : {}),
+        ...(webhook
+          ? { mode: 'webhook' as const, webhook: { url: tg!.webhookUrl!, secret: secrets.TELEGRAM_WEBHOOK_SECRET! } }
+          : {}),
       }),
     );
   }
   const dc = ch.discord;
   if (channelEnabled(loaded.config, secrets, 'discord')) {
-    if (!secrets.DISCORD_BOT_TOKEN) throw new ConfigError('channels.discord is enabled but DISCORD_BOT_TOKEN is not set');
-    adapters.push(createDiscordAdapter({ token: secrets.DISCORD_BOT_TOKEN, logger: log, ...(dc?.restApi ? { restApi: dc.restApi } : {}) }));
+    if (!secrets.DISCORD_BOT_TOKEN)
+      throw new ConfigError('channels.discord is enabled but DISCORD_BOT_TOKEN is not set');
+    adapters.push(
+      createDiscordAdapter({
+        token: secrets.DISCORD_BOT_TOKEN,
+        logger: log,
+        ...(dc?.restApi ? { restApi: dc.restApi } : {}),
+      }),
+    );
   }
   const sl = ch.slack;
   if (channelEnabled(loaded.config, secrets, 'slack')) {
     if (!secrets.SLACK_BOT_TOKEN) throw new ConfigError('channels.slack is enabled but SLACK_BOT_TOKEN is not set');
     const mode = sl?.mode ?? 'socket';
-    if (mode === 'socket' && !secrets.SLACK_APP_TOKEN) throw new ConfigError('channels.slack.mode is "socket": set SLACK_APP_TOKEN (an xapp- token with connections:write), or use mode "http" with SLACK_SIGNING_SECRET');
-    if (mode === 'http' && !secrets.SLACK_SIGNING_SECRET) throw new ConfigError('channels.slack.mode is "http": set SLACK_SIGNING_SECRET so every event can be verified');
+    if (mode === 'socket' && !secrets.SLACK_APP_TOKEN)
+      throw new ConfigError(
+        'channels.slack.mode is "socket": set SLACK_APP_TOKEN (an xapp- token with connections:write), or use mode "http" with SLACK_SIGNING_SECRET',
+      );
+    if (mode === 'http' && !secrets.SLACK_SIGNING_SECRET)
+      throw new ConfigError('channels.slack.mode is "http": set SLACK_SIGNING_SECRET so every event can be verified');
     adapters.push(
       createSlackAdapter({
         mode,
@@ -96,7 +127,10 @@ export function channelAdapters(loaded: LoadedConfig, secrets: Secrets, store: S
   let web: WebAdapter | undefined;
   if (channelEnabled(loaded.config, secrets, 'web')) {
     const exposed = !isLoopback(loaded.config.http.host);
-    web = createWebAdapter({ logger: log, ...(exposed ? { accessToken: secrets.BOXBOT_ADMIN_TOKEN, anyHost: true } : {}) });
+    web = createWebAdapter({
+      logger: log,
+      ...(exposed ? { accessToken: secrets.BOXBOT_ADMIN_TOKEN, anyHost: true } : {}),
+    });
     adapters.push(web);
   }
   return { adapters, ...(web ? { web } : {}) };
@@ -110,10 +144,17 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const log = o.log ?? createLogger();
   const store = createFileStore(loaded.dataDir, { logger: log.child({ scope: 'store' }) });
   const metrics = createMetrics();
-  const runtime = await createAgentRuntime({ loaded, secrets, log, ...(o.fetch ? { fetch: o.fetch } : {}), ...(o.workers ? { workers: o.workers } : {}) });
+  const runtime = await createAgentRuntime({
+    loaded,
+    secrets,
+    log,
+    ...(o.fetch ? { fetch: o.fetch } : {}),
+    ...(o.workers ? { workers: o.workers } : {}),
+  });
   const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close()];
   const cleanup = async () => {
-    for (const c of cleanups.reverse()) await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));
+    for (const c of cleanups.reverse())
+      await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));
   };
   try {
     const { adapters, web } = channelAdapters(loaded, secrets, store, log);
@@ -130,7 +171,9 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       },
       isKnownTarget: (key) => {
         const configured = configuredTargetCheck(loaded.config, secrets)(key);
-        return configured === true && !running.has(platformOf(key)) ? `no ${platformOf(key)} channel is running for ${key}` : configured;
+        return configured === true && !running.has(platformOf(key))
+          ? `no ${platformOf(key)} channel is running for ${key}`
+          : configured;
       },
       log: log.child({ scope: 'scheduler' }),
     });
@@ -141,7 +184,9 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       deps: runtime.deps,
       workspacesDir: join(loaded.dataDir, 'workspaces'),
       sandbox: { block: runtime.block, limits: runtime.limits },
-      ...(runtime.unavailableHint ? { unavailableHint: `boxbot has no model to answer with: ${runtime.unavailableHint}. Then restart boxbot.` } : {}),
+      ...(runtime.unavailableHint
+        ? { unavailableHint: `boxbot has no model to answer with: ${runtime.unavailableHint}. Then restart boxbot.` }
+        : {}),
       timeoutMs: loaded.config.gateway.runTimeoutMs,
       maxTurns: loaded.config.gateway.maxTurns,
       metrics,
@@ -160,10 +205,19 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     const admin = createAdminApi({
       store,
       tools: () => ({
-        tools: runtime.registry.list().map((t) => ({ name: t.spec.name, level: t.spec.permissionLevel, about: t.spec.about, source: t.source, version: t.spec.version })),
+        tools: runtime.registry.list().map((t) => ({
+          name: t.spec.name,
+          level: t.spec.permissionLevel,
+          about: t.spec.about,
+          source: t.source,
+          version: t.spec.version,
+        })),
         problems: runtime.registry.problems(),
       }),
-      skills: () => ({ skills: runtime.skills.list().map((s) => ({ name: s.name, description: s.description })), problems: runtime.skills.problems() }),
+      skills: () => ({
+        skills: runtime.skills.list().map((s) => ({ name: s.name, description: s.description })),
+        problems: runtime.skills.problems(),
+      }),
       extra: { '/jobs': jobsApi(scheduler) },
     });
     const http: HttpServer = await startHttpServer({

@@ -53,10 +53,12 @@ test('idle() resolves once everything queued (including runs added meanwhile) ha
   const g = gate();
   const done: string[] = [];
   void lock.run('a', async () => (await g.p, done.push('a1')));
-  void lock.run('a', async () => {
-    done.push('a2');
-    throw new Error('ignored by idle');
-  }).catch(() => undefined);
+  void lock
+    .run('a', async () => {
+      done.push('a2');
+      throw new Error('ignored by idle');
+    })
+    .catch(() => undefined);
   void lock.run('b', async () => done.push('b'));
   let idle = false;
   const waiting = lock.idle().then(() => (idle = true));

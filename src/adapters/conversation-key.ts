@@ -25,14 +25,16 @@ export class ConversationKeyError extends BoxbotError {
 const ID = /^[A-Za-z0-9._-]+$/;
 
 function part(key: string, value: string | undefined, what: string): string {
-  if (value === undefined || !ID.test(value)) throw new ConversationKeyError(key, `${what} must be a platform id (letters, digits, . _ -)`);
+  if (value === undefined || !ID.test(value))
+    throw new ConversationKeyError(key, `${what} must be a platform id (letters, digits, . _ -)`);
   return value;
 }
 
 /** Encodes a conversation reference: `telegram:<chat>[:<topic>]`, `discord:<guild|dm>:<channel>[:<thread>]`, `slack:<team>:<channel>[:<ts>]`, `web:<session>`. */
 export function encodeConversationKey(ref: ConversationRef): string {
   const parts: string[] = [ref.platform];
-  if (ref.platform === 'discord' || ref.platform === 'slack') parts.push(ref.scope ?? (ref.platform === 'discord' ? 'dm' : '_'));
+  if (ref.platform === 'discord' || ref.platform === 'slack')
+    parts.push(ref.scope ?? (ref.platform === 'discord' ? 'dm' : '_'));
   parts.push(ref.chatId);
   if (ref.threadId) parts.push(ref.threadId);
   const key = parts.join(':');
@@ -45,17 +47,23 @@ export function decodeConversationKey(key: string): ConversationRef {
   const [platform, ...rest] = key.split(':');
   switch (platform) {
     case 'telegram': {
-      if (rest.length < 1 || rest.length > 2) throw new ConversationKeyError(key, 'expected telegram:<chatId>[:<topicId>]');
+      if (rest.length < 1 || rest.length > 2)
+        throw new ConversationKeyError(key, 'expected telegram:<chatId>[:<topicId>]');
       const chatId = part(key, rest[0], 'chat id');
       return rest[1] ? { platform, chatId, threadId: part(key, rest[1], 'topic id') } : { platform, chatId };
     }
     case 'discord':
     case 'slack': {
-      const shape = platform === 'discord' ? 'discord:<guildId|dm>:<channelId>[:<threadId>]' : 'slack:<teamId>:<channelId>[:<threadTs>]';
+      const shape =
+        platform === 'discord'
+          ? 'discord:<guildId|dm>:<channelId>[:<threadId>]'
+          : 'slack:<teamId>:<channelId>[:<threadTs>]';
       if (rest.length < 2 || rest.length > 3) throw new ConversationKeyError(key, `expected ${shape}`);
       const scope = part(key, rest[0], platform === 'discord' ? 'guild id' : 'team id');
       const chatId = part(key, rest[1], 'channel id');
-      return rest[2] ? { platform, scope, chatId, threadId: part(key, rest[2], 'thread id') } : { platform, scope, chatId };
+      return rest[2]
+        ? { platform, scope, chatId, threadId: part(key, rest[2], 'thread id') }
+        : { platform, scope, chatId };
     }
     case 'web':
     case 'terminal': {

@@ -34,7 +34,13 @@ export class AdapterApiError extends AdapterError {
     readonly description: string,
     retryAfterMs?: number,
   ) {
-    super(channel, status === 429 ? 'rate-limited' : 'api-error', `the API said ${status}: ${description}`, status === 429 || status >= 500, retryAfterMs);
+    super(
+      channel,
+      status === 429 ? 'rate-limited' : 'api-error',
+      `the API said ${status}: ${description}`,
+      status === 429 || status >= 500,
+      retryAfterMs,
+    );
   }
 
   /** True when the platform rejected the message's markup (the gateway retries as plain text). */

@@ -1,4 +1,14 @@
 // Public names of the adapter layer: the one message shape, the adapter interface, keys, errors.
+
+export {
+  ConversationKeyError,
+  type ConversationRef,
+  decodeConversationKey,
+  encodeConversationKey,
+  platformOf,
+  targetOf,
+} from './conversation-key.ts';
+export { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from './errors.ts';
 export type {
   AdapterCapabilities,
   AdapterRoute,
@@ -13,5 +23,3 @@ export type {
   SendOptions,
   SentMessage,
 } from './types.ts';
-export { decodeConversationKey, encodeConversationKey, platformOf, targetOf, ConversationKeyError, type ConversationRef } from './conversation-key.ts';
-export { AdapterError, AdapterApiError, AdapterNetworkError, alreadyStarted } from './errors.ts';

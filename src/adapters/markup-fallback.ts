@@ -23,7 +23,12 @@ export interface MarkupStyle {
  * could not help. With `format: 'plain'` only the plain text is sent.
  * @example withMarkupFallback(style, text, opts, (body, markup) => api.send(chat, body, markup))
  */
-export async function withMarkupFallback<T>(style: MarkupStyle, text: string, opts: SendOptions | undefined, send: (body: string, markup: boolean) => Promise<T>): Promise<T> {
+export async function withMarkupFallback<T>(
+  style: MarkupStyle,
+  text: string,
+  opts: SendOptions | undefined,
+  send: (body: string, markup: boolean) => Promise<T>,
+): Promise<T> {
   const plain = style.plain ? style.plain(text) : text;
   if ((opts?.format ?? 'markdown') === 'plain') return send(plain, false);
   const body = style.render(text);

@@ -108,7 +108,10 @@ export interface AdapterRoute {
   /** Path under the server root, e.g. `/webhooks/telegram`. */
   path: string;
   /** Gets the raw body (signature checks need it) and answers with status, headers and body. */
-  handle(req: { headers: Record<string, string | string[] | undefined>; rawBody: Buffer }): Promise<{ status: number; headers?: Record<string, string>; body?: string }>;
+  handle(req: {
+    headers: Record<string, string | string[] | undefined>;
+    rawBody: Buffer;
+  }): Promise<{ status: number; headers?: Record<string, string>; body?: string }>;
 }
 
 /**

@@ -6,16 +6,16 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redactLine } from '../config/env.ts';
+import type { Persist } from '../gateway/persist.ts';
+import type { PolicyLimits, ResolvedPolicy } from '../gateway/policy.ts';
 import type { AgentRunner } from '../gateway/ports.ts';
 import { GatewayStoppingError } from '../gateway/ports.ts';
-import type { PolicyLimits, ResolvedPolicy } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
-import { encodeName, StoreCorruptError, type Store } from '../store/index.ts';
-import type { Persist } from '../gateway/persist.ts';
+import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
 import { createToolSet } from './loop/tool-set.ts';
-import { runAgent, type AgentDeps, type AgentPolicy } from './run-agent.ts';
+import { type AgentDeps, type AgentPolicy, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { Message } from './types.ts';
 
@@ -124,8 +124,12 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       } catch (e) {
         if (!(e instanceof StoreCorruptError)) throw e;
         // The store moved the file aside; answer on a fresh history and say so once.
-        log.error({ conversation: key, file: e.file, movedTo: e.movedTo, reason: e.reason }, 'conversation history was corrupt');
-        note = '(Note: this conversation’s saved history was unreadable; it was set aside for an admin, so I start fresh.)\n\n';
+        log.error(
+          { conversation: key, file: e.file, movedTo: e.movedTo, reason: e.reason },
+          'conversation history was corrupt',
+        );
+        note =
+          '(Note: this conversation’s saved history was unreadable; it was set aside for an admin, so I start fresh.)\n\n';
       }
       // A run again of a message whose turn is already in the history (the process died after
       // saving it, before the answer reached the outbox) delivers that answer: no second model
@@ -164,16 +168,28 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         case 'cancelled':
           return { text: text ? `${text}\n\n(stopped)` : 'Stopped.', outcome: result.outcome };
         case 'timeout':
-          return { text: `${text ? `${text}\n\n` : ''}(I ran out of time for this one; ask me to continue.)`, outcome: result.outcome };
+          return {
+            text: `${text ? `${text}\n\n` : ''}(I ran out of time for this one; ask me to continue.)`,
+            outcome: result.outcome,
+          };
         case 'max-turns':
-          return { text: `${text ? `${text}\n\n` : ''}(I stopped after too many steps; ask me to continue.)`, outcome: result.outcome };
+          return {
+            text: `${text ? `${text}\n\n` : ''}(I stopped after too many steps; ask me to continue.)`,
+            outcome: result.outcome,
+          };
         case 'max-tokens':
           return { text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome };
         case 'budget-exceeded':
-          return { text: `${text ? `${text}\n\n` : ''}(Stopped: this conversation's budget is spent.)`, outcome: result.outcome };
+          return {
+            text: `${text ? `${text}\n\n` : ''}(Stopped: this conversation's budget is spent.)`,
+            outcome: result.outcome,
+          };
         case 'error':
           log.error({ conversation: key, err: result.error }, 'agent run failed');
-          return { text: `Sorry, I could not answer: ${redactLine(result.error ?? 'unknown error', o.secretValues)}`, outcome: result.outcome };
+          return {
+            text: `Sorry, I could not answer: ${redactLine(result.error ?? 'unknown error', o.secretValues)}`,
+            outcome: result.outcome,
+          };
         default: {
           // Every outcome of the loop has words here: a new one fails the typecheck, not a user.
           const unhandled: never = result.outcome;
@@ -186,7 +202,12 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     },
     toolsFor(policy, message) {
       const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId, policy });
-      const set = createToolSet({ wasm: deps.registry, builtins: deps.builtins ?? [], policy: agentPolicy(policy, o.workspacesDir), sandbox: o.deps.sandbox });
+      const set = createToolSet({
+        wasm: deps.registry,
+        builtins: deps.builtins ?? [],
+        policy: agentPolicy(policy, o.workspacesDir),
+        sandbox: o.deps.sandbox,
+      });
       return set.permittedNames().sort();
     },
   };

@@ -2,63 +2,73 @@
 // the system prompt, and the message model; the runtime that wires providers, tools and the
 // sandbox for a run; the runner the gateway drives; and the tool and provider names the CLI
 // and scheduler use. Other folders import the agent through this file.
-export { runAgent, type AgentDeps, type AgentPolicy, type RunAgentOptions } from './run-agent.ts';
-export { createAgentRuntime, type AgentRuntime, type AgentRuntimeOptions } from './runtime.ts';
-export { createAgentRunner, workspaceOf, type AgentRunnerOptions, type ToolContext } from './gateway-runner.ts';
+
+export { type AgentRunnerOptions, createAgentRunner, type ToolContext, workspaceOf } from './gateway-runner.ts';
 export {
-  createToolRegistry,
-  registerFile,
-  toolCacheDir,
-  toolDirs,
-  intersectHosts,
-  ToolRefusedError,
-  type AccessMode,
-  type BuiltinResult,
-  type BuiltinTool,
-  type RegisteredTool,
-  type ToolSpec,
-} from './tools/index.ts';
-export { defaultModelSpec, listProviders, parseModelSpec } from './providers/index.ts';
-export {
-  runLoop,
-  createToolSet,
-  createCostMeter,
-  totalUsd,
-  toolStatus,
-  CONTINUE_PROMPT,
-  DEFAULT_MAX_TURNS,
-  DEFAULT_CONTEXT_WINDOW,
-  DEFAULT_TOOL_RESULT_CHAR_BUDGET,
   type AgentEvent,
   type AgentResult,
+  CONTINUE_PROMPT,
   type CostFigures,
   type CostMeter,
   type CostOf,
+  createCostMeter,
+  createToolSet,
+  DEFAULT_CONTEXT_WINDOW,
+  DEFAULT_MAX_TURNS,
+  DEFAULT_TOOL_RESULT_CHAR_BUDGET,
   type EventSink,
   type LoopOptions,
   type NextStep,
   type Outcome,
+  runLoop,
   type ToolCallRecord,
   type ToolSet,
+  toolStatus,
+  totalUsd,
   type WasmToolSource,
 } from './loop/index.ts';
+export { defaultModelSpec, listProviders, parseModelSpec } from './providers/index.ts';
+export { type AgentDeps, type AgentPolicy, type RunAgentOptions, runAgent } from './run-agent.ts';
+export { type AgentRuntime, type AgentRuntimeOptions, createAgentRuntime } from './runtime.ts';
 export {
+  BUNDLED_SKILLS_DIR,
   createSkillCatalog,
   createSkillTool,
   expandSkill,
   listSkills,
   loadSkills,
   parseSkill,
-  skillDirs,
-  staticSkillCatalog,
-  BUNDLED_SKILLS_DIR,
-  SkillError,
   type Skill,
   type SkillArg,
   type SkillCatalog,
+  SkillError,
   type SkillList,
   type SkillProblem,
+  skillDirs,
+  staticSkillCatalog,
 } from './skills/index.ts';
 export { createAgentTools, DEFAULT_MAX_DEPTH, type ResolvedModel } from './subagents/index.ts';
-export { BASE_PROMPT, SUBAGENT_PROMPT, buildSystemPrompt, readAgentsMd } from './system-prompt.ts';
-export type { ContentPart, FinishReason, Message, ModelRequest, Provider, StreamPart, ToolDefinition, Usage } from './types.ts';
+export { BASE_PROMPT, buildSystemPrompt, readAgentsMd, SUBAGENT_PROMPT } from './system-prompt.ts';
+export {
+  type AccessMode,
+  type BuiltinResult,
+  type BuiltinTool,
+  createToolRegistry,
+  intersectHosts,
+  type RegisteredTool,
+  registerFile,
+  ToolRefusedError,
+  type ToolSpec,
+  toolCacheDir,
+  toolDirs,
+} from './tools/index.ts';
+export type {
+  ContentPart,
+  FinishReason,
+  Message,
+  ModelRequest,
+  Provider,
+  StreamPart,
+  ToolDefinition,
+  Usage,
+} from './types.ts';

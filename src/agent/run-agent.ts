@@ -4,10 +4,12 @@
 // Example:
 //   const r = await runAgent({ history, input: 'What is in notes.txt?', policy, deps, signal, onEvent });
 //   if (r.outcome === 'final') reply(r.text);
+
+import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { Sandbox } from '../sandbox/index.ts';
-import { totalUsd, createCostMeter, type CostOf } from './loop/cost-meter.ts';
+import { type CostOf, createCostMeter, totalUsd } from './loop/cost-meter.ts';
 import { runLoop } from './loop/run-loop.ts';
 import { createToolSet, type ToolSet, type WasmToolSource } from './loop/tool-set.ts';
 import type { AgentResult, EventSink } from './loop/types.ts';
@@ -19,7 +21,6 @@ import { BASE_PROMPT, buildSystemPrompt, readAgentsMd, SUBAGENT_PROMPT } from '.
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { ToolPolicy } from './tools/grants.ts';
 import type { ContentPart, Message } from './types.ts';
-import { errorMessage } from '../errors.ts';
 
 /** A conversation's resolved policy as the agent needs it. */
 export interface AgentPolicy extends ToolPolicy {
@@ -85,7 +86,10 @@ const errorResult = (messages: Message[], error: string): AgentResult => ({
 export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   const { policy, deps } = o;
   const log = deps.logger ?? silentLogger;
-  const input: Message = { role: 'user', content: typeof o.input === 'string' ? [{ type: 'text', text: o.input }] : o.input };
+  const input: Message = {
+    role: 'user',
+    content: typeof o.input === 'string' ? [{ type: 'text', text: o.input }] : o.input,
+  };
   const messages = [...(o.history ?? []), input];
   let model: ResolvedModel;
   try {
@@ -96,10 +100,18 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   const meter = createCostMeter(deps.costOf, policy.budgetUsd);
   const skills = deps.skills?.list() ?? [];
   const agentsMd = await readAgentsMd(policy.workspace, log);
-  const system = buildSystemPrompt({ base: deps.basePrompt ?? BASE_PROMPT, ...(agentsMd ? { agentsMd } : {}), skills, ...(policy.systemPrompt ? { configured: policy.systemPrompt } : {}) });
+  const system = buildSystemPrompt({
+    base: deps.basePrompt ?? BASE_PROMPT,
+    ...(agentsMd ? { agentsMd } : {}),
+    skills,
+    ...(policy.systemPrompt ? { configured: policy.systemPrompt } : {}),
+  });
 
   let tools: ToolSet | undefined;
-  const builtins: BuiltinTool[] = [...(deps.skills && skills.length ? [createSkillTool(deps.skills, () => tools?.permittedNames() ?? [])] : []), ...(deps.builtins ?? [])];
+  const builtins: BuiltinTool[] = [
+    ...(deps.skills && skills.length ? [createSkillTool(deps.skills, () => tools?.permittedNames() ?? [])] : []),
+    ...(deps.builtins ?? []),
+  ];
   const jobs = createBackgroundJobs();
   const maxDepth = policy.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;
   const agentTools =
@@ -114,7 +126,11 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
           ...(policy.models ? { models: policy.models } : {}),
           resolveModel: (spec) => deps.resolveModel(spec),
           childSystem: (names) =>
-            buildSystemPrompt({ base: SUBAGENT_PROMPT, ...(agentsMd ? { agentsMd } : {}), skills: names.includes('skill') ? skills : [] }),
+            buildSystemPrompt({
+              base: SUBAGENT_PROMPT,
+              ...(agentsMd ? { agentsMd } : {}),
+              skills: names.includes('skill') ? skills : [],
+            }),
           jobs,
           ...(deps.contextWindowOf ? { contextWindowOf: deps.contextWindowOf } : {}),
           ...(deps.toolResultCharBudget !== undefined ? { toolResultCharBudget: deps.toolResultCharBudget } : {}),

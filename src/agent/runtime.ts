@@ -2,20 +2,19 @@
 // registry (bundled + extensions), the skill catalog and model resolution. Built once per
 // process by the gateway, `boxbot ask`/`chat`, and each scheduled job's worker.
 // Example: const rt = await createAgentRuntime({ loaded, secrets }); await runAgent({ ..., deps: rt.deps }); await rt.close();
-import { chmodSync, existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
+import { chmodSync, existsSync, type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
-import type { LoadedConfig } from '../config/load.ts';
 import type { Secrets } from '../config/env.ts';
+import type { LoadedConfig } from '../config/load.ts';
+import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox, type SandboxLimits } from '../sandbox/index.ts';
 import { contextWindowOf, costOf, missingProviderHint, resolveModelWithFallback } from './providers/index.ts';
 import type { AgentDeps } from './run-agent.ts';
-import { createSkillCatalog, skillDirs, type SkillCatalog } from './skills/index.ts';
-import { createToolRegistry, type ToolRegistry } from './tools/registry.ts';
+import { createSkillCatalog, type SkillCatalog, skillDirs } from './skills/index.ts';
 import { toolCacheDir, toolDirs } from './tools/locations.ts';
-import type { BuiltinTool } from './tools/builtin.ts';
-import { errorMessage } from '../errors.ts';
+import { createToolRegistry, type ToolRegistry } from './tools/registry.ts';
 
 /** What a runtime holds. */
 export interface AgentRuntime {
@@ -56,7 +55,7 @@ export function limitsOf(loaded: LoadedConfig): SandboxLimits {
     maxWriteBytes: l.maxWriteMb ? Math.round(l.maxWriteMb * MiB) : DEFAULT_LIMITS.maxWriteBytes!,
     maxDiskBytes: l.maxWorkspaceMb ? Math.round(l.maxWorkspaceMb * MiB) : DEFAULT_LIMITS.maxDiskBytes!,
     maxResponseBytes: l.maxResponseMb ? Math.round(l.maxResponseMb * MiB) : DEFAULT_LIMITS.maxResponseBytes!,
-    ...(l.fuel ?? DEFAULT_LIMITS.fuel ? { fuel: l.fuel ?? DEFAULT_LIMITS.fuel } : {}),
+    ...((l.fuel ?? DEFAULT_LIMITS.fuel) ? { fuel: l.fuel ?? DEFAULT_LIMITS.fuel } : {}),
   };
 }
 
@@ -70,16 +69,38 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
   const sandbox = createSandbox({
     cacheDir: join(dataDir, 'cache', 'sandbox'),
     // Tools must never reach what the host loads or trusts later (README, "boxbot's own files are never mounted").
-    protect: { dirs: [dataDir], noWrite: o.loaded.file ? [o.loaded.file] : [], mountableInside: [join(dataDir, 'workspaces')] },
+    protect: {
+      dirs: [dataDir],
+      noWrite: o.loaded.file ? [o.loaded.file] : [],
+      mountableInside: [join(dataDir, 'workspaces')],
+    },
     log: log.child({ scope: 'sandbox' }),
     ...(workers ? { workers } : {}),
   });
-  const registry = createToolRegistry({ sandbox, dirs: toolDirs(dataDir), cacheDir: toolCacheDir(dataDir), log: log.child({ scope: 'tools' }), watch: o.watch ?? true });
+  const registry = createToolRegistry({
+    sandbox,
+    dirs: toolDirs(dataDir),
+    cacheDir: toolCacheDir(dataDir),
+    log: log.child({ scope: 'tools' }),
+    watch: o.watch ?? true,
+  });
   await registry.start();
   const skills = createSkillCatalog(skillDirs(dataDir), log.child({ scope: 'skills' }));
   await skills.reload();
-  const stopWatchingSkills = o.watch === false ? () => undefined : watchSkills(skillDirs(dataDir).map((d) => d.path), () => void skills.reload(), log);
-  const ctx = { config, secrets: o.secrets, logger: log.child({ scope: 'provider' }), ...(o.fetch ? { fetch: o.fetch } : {}) };
+  const stopWatchingSkills =
+    o.watch === false
+      ? () => undefined
+      : watchSkills(
+          skillDirs(dataDir).map((d) => d.path),
+          () => void skills.reload(),
+          log,
+        );
+  const ctx = {
+    config,
+    secrets: o.secrets,
+    logger: log.child({ scope: 'provider' }),
+    ...(o.fetch ? { fetch: o.fetch } : {}),
+  };
   const deps: AgentDeps = {
     resolveModel: (spec) => resolveModelWithFallback(spec, ctx),
     registry,

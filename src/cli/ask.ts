@@ -2,9 +2,16 @@
 // the answer (text, or with `--format json` {text, outcome, toolCalls, usage, costUsd}); `chat` is a terminal conversation.
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createAgentRuntime, runAgent, type AgentEvent, type AgentPolicy, type AgentRuntime, type Message } from '../agent/index.ts';
+import {
+  type AgentEvent,
+  type AgentPolicy,
+  type AgentRuntime,
+  createAgentRuntime,
+  type Message,
+  runAgent,
+} from '../agent/index.ts';
 import { configuredKeyNames, readSecrets, secretValues } from '../config/env.ts';
-import { loadConfig, type LoadedConfig } from '../config/load.ts';
+import { type LoadedConfig, loadConfig } from '../config/load.ts';
 import { UsageError } from '../errors.ts';
 import { redactSecrets, registerSecrets, silentLogger } from '../log.ts';
 import { mountConflict, realPathOf } from '../sandbox/index.ts';
@@ -25,7 +32,8 @@ const ACCESS = ['full', 'read-only', 'chat-only'] as const;
 
 function policyOf(flags: AskFlags, rt: AgentRuntime): AgentPolicy {
   const access = flags.access ?? 'read-only';
-  if (!(ACCESS as readonly string[]).includes(access)) throw new UsageError(`--access must be one of ${ACCESS.join(', ')}, not ${JSON.stringify(access)}`);
+  if (!(ACCESS as readonly string[]).includes(access))
+    throw new UsageError(`--access must be one of ${ACCESS.join(', ')}, not ${JSON.stringify(access)}`);
   return {
     access: access as AgentPolicy['access'],
     tools: {},
@@ -56,7 +64,10 @@ function warnIfRefused(policy: AgentPolicy, loaded: LoadedConfig): void {
     noWrite: loaded.file ? [loaded.file] : [],
     mountableInside: [],
   });
-  if (why) err(`boxbot: tools will be refused ${policy.workspace}: it ${why}; set "dataDir" to a folder outside it, or choose another --workdir\n`);
+  if (why)
+    err(
+      `boxbot: tools will be refused ${policy.workspace}: it ${why}; set "dataDir" to a folder outside it, or choose another --workdir\n`,
+    );
 }
 
 /** Status lines on stderr (only on a terminal, so piped output stays clean). */
@@ -70,7 +81,8 @@ function statusPrinter(): (e: AgentEvent) => void {
 /** `boxbot ask`: one run; exit 0 when the answer is final, 1 otherwise (the reason on stderr). */
 export async function ask(prompt: string, flags: AskFlags, configFile: string | undefined): Promise<number> {
   const format = flags.format ?? 'text';
-  if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not ${JSON.stringify(format)}`);
+  if (format !== 'text' && format !== 'json')
+    throw new UsageError(`--format must be text or json, not ${JSON.stringify(format)}`);
   if (!prompt.trim()) throw new UsageError('the prompt is empty');
   const { rt, loaded } = await runtimeFor(configFile);
   try {
@@ -79,11 +91,19 @@ export async function ask(prompt: string, flags: AskFlags, configFile: string | 
     const controller = new AbortController();
     const onSigint = () => controller.abort(new Error('interrupted'));
     process.once('SIGINT', onSigint);
-    const r = await runAgent({ input: prompt, policy, deps: rt.deps, signal: controller.signal, onEvent: statusPrinter() });
+    const r = await runAgent({
+      input: prompt,
+      policy,
+      deps: rt.deps,
+      signal: controller.signal,
+      onEvent: statusPrinter(),
+    });
     process.off('SIGINT', onSigint);
     if (format === 'json') {
       const { text, outcome, toolCalls, usage, costUsd } = r;
-      out(`${JSON.stringify({ text, outcome, toolCalls, usage, costUsd, ...(r.error ? { error: r.error } : {}) }, null, 2)}\n`);
+      out(
+        `${JSON.stringify({ text, outcome, toolCalls, usage, costUsd, ...(r.error ? { error: r.error } : {}) }, null, 2)}\n`,
+      );
     } else if (r.text) {
       out(`${r.text.trimEnd()}\n`);
     }

@@ -4,19 +4,31 @@
 // Exit 0 when everything is usable, 1 when something needs fixing.
 import { access, constants, mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createToolRegistry, defaultModelSpec, listProviders, listSkills, parseModelSpec, toolCacheDir, toolDirs } from '../agent/index.ts';
-import { channelEnabled, type ChannelName } from '../config/channels.ts';
+import {
+  createToolRegistry,
+  defaultModelSpec,
+  listProviders,
+  listSkills,
+  parseModelSpec,
+  toolCacheDir,
+  toolDirs,
+} from '../agent/index.ts';
+import { type ChannelName, channelEnabled } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
-import { loadConfig, type LoadedConfig } from '../config/load.ts';
+import { type LoadedConfig, loadConfig } from '../config/load.ts';
+import { errorMessage } from '../errors.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { createFileStore } from '../store/index.ts';
-import { errorMessage } from '../errors.ts';
 
 type Line = { ok: boolean; what: string; detail: string };
 
 /** GET/POST with a timeout; resolves with status and body text, or the network error's message. */
-async function probe(url: string, init: RequestInit = {}, timeoutMs = 5000): Promise<{ status: number; body: string } | { error: string }> {
+async function probe(
+  url: string,
+  init: RequestInit = {},
+  timeoutMs = 5000,
+): Promise<{ status: number; body: string } | { error: string }> {
   try {
     const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
     return { status: res.status, body: (await res.text()).slice(0, 500) };
@@ -31,7 +43,12 @@ async function checkProviders(loaded: LoadedConfig, secrets: Secrets, fetchEndpo
   const spec = defaultModelSpec(ctx);
   const lines: Line[] = [];
   if (!spec) {
-    lines.push({ ok: false, what: 'model', detail: 'no provider has a key: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or set "model" (e.g. ollama/llama3.1 for a local server)' });
+    lines.push({
+      ok: false,
+      what: 'model',
+      detail:
+        'no provider has a key: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or set "model" (e.g. ollama/llama3.1 for a local server)',
+    });
     return lines;
   }
   const name = parseModelSpec(spec).providerName;
@@ -40,7 +57,11 @@ async function checkProviders(loaded: LoadedConfig, secrets: Secrets, fetchEndpo
     lines.push({ ok: false, what: `model ${spec}`, detail: status?.problem ?? `unknown provider ${name}` });
     return lines;
   }
-  lines.push({ ok: true, what: `model ${spec}`, detail: `${status.type} at ${status.baseURL ?? 'its default endpoint'}` });
+  lines.push({
+    ok: true,
+    what: `model ${spec}`,
+    detail: `${status.type} at ${status.baseURL ?? 'its default endpoint'}`,
+  });
   if (!fetchEndpoints || !status.baseURL) return lines;
   const key = status.keyEnv ? secrets[status.keyEnv] : undefined;
   const base = status.baseURL.replace(/\/+$/, '');
@@ -49,7 +70,12 @@ async function checkProviders(loaded: LoadedConfig, secrets: Secrets, fetchEndpo
       ? await probe(`${base}/v1/models`, { headers: { 'x-api-key': key ?? '', 'anthropic-version': '2023-06-01' } })
       : await probe(`${base}/models`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
   if ('error' in r) lines.push({ ok: false, what: `provider ${name}`, detail: `unreachable at ${base} (${r.error})` });
-  else if (r.status === 401 || r.status === 403) lines.push({ ok: false, what: `provider ${name}`, detail: `the key was refused (${r.status}): check ${status.keyEnv}` });
+  else if (r.status === 401 || r.status === 403)
+    lines.push({
+      ok: false,
+      what: `provider ${name}`,
+      detail: `the key was refused (${r.status}): check ${status.keyEnv}`,
+    });
   else lines.push({ ok: true, what: `provider ${name}`, detail: `reachable (${r.status})` });
   return lines;
 }
@@ -59,43 +85,77 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets): Promise<Li
   const lines: Line[] = [];
   const on = (name: ChannelName) => channelEnabled(loaded.config, secrets, name);
   if (on('telegram')) {
-    if (!secrets.TELEGRAM_BOT_TOKEN) lines.push({ ok: false, what: 'telegram', detail: 'enabled but TELEGRAM_BOT_TOKEN is not set' });
+    if (!secrets.TELEGRAM_BOT_TOKEN)
+      lines.push({ ok: false, what: 'telegram', detail: 'enabled but TELEGRAM_BOT_TOKEN is not set' });
     else {
       const root = (ch.telegram?.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
       const r = await probe(`${root}/bot${secrets.TELEGRAM_BOT_TOKEN}/getMe`);
       if ('error' in r) lines.push({ ok: false, what: 'telegram', detail: `cannot reach ${root} (${r.error})` });
-      else if (r.status !== 200) lines.push({ ok: false, what: 'telegram', detail: `getMe answered ${r.status}: check TELEGRAM_BOT_TOKEN` });
-      else lines.push({ ok: true, what: 'telegram', detail: `token accepted (@${(JSON.parse(r.body) as { result?: { username?: string } }).result?.username ?? '?'})` });
+      else if (r.status !== 200)
+        lines.push({ ok: false, what: 'telegram', detail: `getMe answered ${r.status}: check TELEGRAM_BOT_TOKEN` });
+      else
+        lines.push({
+          ok: true,
+          what: 'telegram',
+          detail: `token accepted (@${(JSON.parse(r.body) as { result?: { username?: string } }).result?.username ?? '?'})`,
+        });
     }
   }
   if (on('discord')) {
-    if (!secrets.DISCORD_BOT_TOKEN) lines.push({ ok: false, what: 'discord', detail: 'enabled but DISCORD_BOT_TOKEN is not set' });
+    if (!secrets.DISCORD_BOT_TOKEN)
+      lines.push({ ok: false, what: 'discord', detail: 'enabled but DISCORD_BOT_TOKEN is not set' });
     else {
       const root = (ch.discord?.restApi ?? 'https://discord.com/api').replace(/\/+$/, '');
-      const r = await probe(`${root}/v10/users/@me`, { headers: { authorization: `Bot ${secrets.DISCORD_BOT_TOKEN}` } });
+      const r = await probe(`${root}/v10/users/@me`, {
+        headers: { authorization: `Bot ${secrets.DISCORD_BOT_TOKEN}` },
+      });
       if ('error' in r) lines.push({ ok: false, what: 'discord', detail: `cannot reach ${root} (${r.error})` });
-      else if (r.status !== 200) lines.push({ ok: false, what: 'discord', detail: `/users/@me answered ${r.status}: check DISCORD_BOT_TOKEN` });
-      else lines.push({ ok: true, what: 'discord', detail: 'token accepted (remember the Message Content intent in the Developer Portal)' });
+      else if (r.status !== 200)
+        lines.push({ ok: false, what: 'discord', detail: `/users/@me answered ${r.status}: check DISCORD_BOT_TOKEN` });
+      else
+        lines.push({
+          ok: true,
+          what: 'discord',
+          detail: 'token accepted (remember the Message Content intent in the Developer Portal)',
+        });
     }
   }
   if (on('slack')) {
     const mode = ch.slack?.mode ?? 'socket';
-    if (!secrets.SLACK_BOT_TOKEN) lines.push({ ok: false, what: 'slack', detail: 'enabled but SLACK_BOT_TOKEN is not set' });
+    if (!secrets.SLACK_BOT_TOKEN)
+      lines.push({ ok: false, what: 'slack', detail: 'enabled but SLACK_BOT_TOKEN is not set' });
     else {
       const root = (ch.slack?.apiUrl ?? 'https://slack.com/api/').replace(/\/?$/, '/');
-      const r = await probe(`${root}auth.test`, { method: 'POST', headers: { authorization: `Bearer ${secrets.SLACK_BOT_TOKEN}` } });
+      const r = await probe(`${root}auth.test`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secrets.SLACK_BOT_TOKEN}` },
+      });
       const ok = !('error' in r) && r.status === 200 && /"ok"\s*:\s*true/.test(r.body);
-      lines.push({ ok, what: 'slack', detail: ok ? 'bot token accepted' : 'error' in r ? `cannot reach ${root} (${r.error})` : `auth.test refused the bot token: check SLACK_BOT_TOKEN (${r.body.slice(0, 80)})` });
+      lines.push({
+        ok,
+        what: 'slack',
+        detail: ok
+          ? 'bot token accepted'
+          : 'error' in r
+            ? `cannot reach ${root} (${r.error})`
+            : `auth.test refused the bot token: check SLACK_BOT_TOKEN (${r.body.slice(0, 80)})`,
+      });
     }
-    if (mode === 'socket' && !secrets.SLACK_APP_TOKEN) lines.push({ ok: false, what: 'slack', detail: 'socket mode needs SLACK_APP_TOKEN (xapp-…, connections:write)' });
-    if (mode === 'http' && !secrets.SLACK_SIGNING_SECRET) lines.push({ ok: false, what: 'slack', detail: 'http mode needs SLACK_SIGNING_SECRET' });
+    if (mode === 'socket' && !secrets.SLACK_APP_TOKEN)
+      lines.push({ ok: false, what: 'slack', detail: 'socket mode needs SLACK_APP_TOKEN (xapp-…, connections:write)' });
+    if (mode === 'http' && !secrets.SLACK_SIGNING_SECRET)
+      lines.push({ ok: false, what: 'slack', detail: 'http mode needs SLACK_SIGNING_SECRET' });
   }
-  if (on('web')) lines.push({ ok: true, what: 'web chat', detail: `http://${loaded.config.http.host}:${loaded.config.http.port}/` });
+  if (on('web'))
+    lines.push({ ok: true, what: 'web chat', detail: `http://${loaded.config.http.host}:${loaded.config.http.port}/` });
   return lines;
 }
 
 /** Runs every check and prints one line each; exit 0 when nothing needs fixing. */
-export async function doctor(configFile: string | undefined, opts: { env?: NodeJS.ProcessEnv; offline?: boolean } = {}): Promise<number> {
+export async function doctor(
+  configFile: string | undefined,
+  opts: { env?: NodeJS.ProcessEnv; offline?: boolean } = {},
+): Promise<number> {
   const lines: Line[] = [];
   const loaded = loadConfig(configFile); // a bad config throws a ConfigError naming the field (exit 2)
   lines.push({ ok: true, what: 'config', detail: loaded.file ?? 'none (defaults)' });
@@ -103,8 +163,18 @@ export async function doctor(configFile: string | undefined, opts: { env?: NodeJ
   lines.push(...(await checkProviders(loaded, secrets, !opts.offline)));
   lines.push(...(await checkChannels(loaded, secrets)));
   const host = loaded.config.http.host;
-  if (!isLoopback(host) && !secrets.BOXBOT_ADMIN_TOKEN) lines.push({ ok: false, what: 'http', detail: `http.host ${host} is reachable from other machines: set BOXBOT_ADMIN_TOKEN` });
-  else lines.push({ ok: true, what: 'admin API', detail: secrets.BOXBOT_ADMIN_TOKEN ? 'on (bearer token)' : 'off (set BOXBOT_ADMIN_TOKEN to turn it on)' });
+  if (!isLoopback(host) && !secrets.BOXBOT_ADMIN_TOKEN)
+    lines.push({
+      ok: false,
+      what: 'http',
+      detail: `http.host ${host} is reachable from other machines: set BOXBOT_ADMIN_TOKEN`,
+    });
+  else
+    lines.push({
+      ok: true,
+      what: 'admin API',
+      detail: secrets.BOXBOT_ADMIN_TOKEN ? 'on (bearer token)' : 'off (set BOXBOT_ADMIN_TOKEN to turn it on)',
+    });
   try {
     await mkdir(loaded.dataDir, { recursive: true });
     await access(loaded.dataDir, constants.W_OK);
@@ -116,20 +186,40 @@ export async function doctor(configFile: string | undefined, opts: { env?: NodeJ
     lines.push({ ok: false, what: 'store', detail: `${loaded.dataDir}: ${errorMessage(e)}` });
   }
   const sandbox = createSandbox({ cacheDir: join(loaded.dataDir, 'cache', 'sandbox'), workers: 1 });
-  const registry = createToolRegistry({ sandbox, dirs: toolDirs(loaded.dataDir), cacheDir: toolCacheDir(loaded.dataDir), watch: false });
+  const registry = createToolRegistry({
+    sandbox,
+    dirs: toolDirs(loaded.dataDir),
+    cacheDir: toolCacheDir(loaded.dataDir),
+    watch: false,
+  });
   try {
     await registry.start();
     const tools = registry.list();
-    lines.push({ ok: tools.length > 0, what: 'tools', detail: tools.length ? `${tools.length} registered (${tools.map((t) => t.spec.name).join(', ')})` : 'none registered: run npm install to build the bundled tools' });
+    lines.push({
+      ok: tools.length > 0,
+      what: 'tools',
+      detail: tools.length
+        ? `${tools.length} registered (${tools.map((t) => t.spec.name).join(', ')})`
+        : 'none registered: run npm install to build the bundled tools',
+    });
     for (const p of registry.problems()) lines.push({ ok: false, what: 'tool refused', detail: p.message });
     // Not a fault (a user may mean to replace a bundled tool), but never silent.
-    for (const s of registry.shadowed()) lines.push({ ok: true, what: 'tool shadowed', detail: `${s.name}: ${s.file} (${s.source}) is replaced by ${s.by} (${s.bySource})` });
+    for (const s of registry.shadowed())
+      lines.push({
+        ok: true,
+        what: 'tool shadowed',
+        detail: `${s.name}: ${s.file} (${s.source}) is replaced by ${s.by} (${s.bySource})`,
+      });
   } finally {
     await registry.close();
     await sandbox.close();
   }
   const skills = await listSkills({ dataDir: loaded.dataDir });
-  lines.push({ ok: true, what: 'skills', detail: `${skills.skills.length} (${skills.skills.map((s) => s.name).join(', ')})` });
+  lines.push({
+    ok: true,
+    what: 'skills',
+    detail: `${skills.skills.length} (${skills.skills.map((s) => s.name).join(', ')})`,
+  });
   for (const p of skills.problems) lines.push({ ok: false, what: 'skill skipped', detail: `${p.file}: ${p.reason}` });
   const width = Math.max(...lines.map((l) => l.what.length));
   for (const l of lines) process.stdout.write(`${l.ok ? 'ok ' : 'FIX'}  ${l.what.padEnd(width)}  ${l.detail}\n`);

@@ -6,11 +6,22 @@
 import { readSecrets } from '../config/env.ts';
 import { loadConfig } from '../config/load.ts';
 import { UsageError } from '../errors.ts';
-import { configuredTargetCheck, createScheduler, JobValidationError, nextOccurrence, type JobInput, type JobRecord, type Scheduler } from '../scheduler/index.ts';
+import {
+  configuredTargetCheck,
+  createScheduler,
+  type JobInput,
+  type JobRecord,
+  JobValidationError,
+  nextOccurrence,
+  type Scheduler,
+} from '../scheduler/index.ts';
 import { createFileStore, type Store } from '../store/index.ts';
 
 /** Flags of `job add`: the JobInput fields given as they are, plus the ones that need parsing. */
-export type JobAddFlags = Pick<JobInput, 'name' | 'cron' | 'prompt' | 'target' | 'timezone' | 'model' | 'access' | 'overlap'> & {
+export type JobAddFlags = Pick<
+  JobInput,
+  'name' | 'cron' | 'prompt' | 'target' | 'timezone' | 'model' | 'access' | 'overlap'
+> & {
   timeout?: string;
   budget?: string;
   disabled?: boolean;
@@ -27,28 +38,41 @@ function format(f: string | undefined): 'text' | 'json' {
 /** `120000`, `90s`, `5m`, `1h` → milliseconds. */
 export function parseDuration(flag: string, v: string): number {
   const m = /^(\d+(?:\.\d+)?)(ms|s|m|h)?$/.exec(v.trim());
-  if (!m) throw new UsageError(`${flag}: expected milliseconds or a duration such as 90s, 5m, 1h; got ${JSON.stringify(v)}`);
-  const n = Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const)[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
+  if (!m)
+    throw new UsageError(`${flag}: expected milliseconds or a duration such as 90s, 5m, 1h; got ${JSON.stringify(v)}`);
+  const n =
+    Number(m[1]) * ({ ms: 1, s: 1000, m: 60_000, h: 3_600_000 } as const)[(m[2] ?? 'ms') as 'ms' | 's' | 'm' | 'h'];
   return Math.round(n);
 }
 
 function parseBudget(v: string): number {
   const n = Number(v.replace(/^\$/, ''));
-  if (!Number.isFinite(n) || n <= 0) throw new UsageError(`--budget: expected a positive amount in USD such as 0.50, got ${JSON.stringify(v)}`);
+  if (!Number.isFinite(n) || n <= 0)
+    throw new UsageError(`--budget: expected a positive amount in USD such as 0.50, got ${JSON.stringify(v)}`);
   return n;
 }
 
 /** Opens the store and a scheduler (not started) for one command, and closes them after. */
-async function withScheduler<T>(configFile: string | undefined, fn: (s: Scheduler, store: Store) => Promise<T>): Promise<T> {
+async function withScheduler<T>(
+  configFile: string | undefined,
+  fn: (s: Scheduler, store: Store) => Promise<T>,
+): Promise<T> {
   const loaded = loadConfig(configFile);
   const secrets = readSecrets();
   const store = createFileStore(loaded.dataDir);
-  const scheduler = createScheduler({ store, loaded, secrets, isKnownTarget: configuredTargetCheck(loaded.config, secrets), reloadMs: 0 });
+  const scheduler = createScheduler({
+    store,
+    loaded,
+    secrets,
+    isKnownTarget: configuredTargetCheck(loaded.config, secrets),
+    reloadMs: 0,
+  });
   try {
     return await fn(scheduler, store);
   } catch (e) {
     // Validation errors are usage errors of the command (exit 2); the message names the field.
-    if (e instanceof JobValidationError) throw new UsageError(`${flagOf(e.field)}: ${e.message.slice(e.field.length + 2)}`);
+    if (e instanceof JobValidationError)
+      throw new UsageError(`${flagOf(e.field)}: ${e.message.slice(e.field.length + 2)}`);
     throw e;
   } finally {
     await scheduler.stop();
@@ -97,7 +121,21 @@ export async function jobList(flags: { format?: string }, configFile?: string): 
   const jobs = await withScheduler(configFile, (s) => s.list());
   if (fmt === 'json') out(JSON.stringify(jobs, null, 2));
   else if (!jobs.length) out('no jobs (add one with boxbot job add)');
-  else out(table([['ID', 'NAME', 'CRON', 'TARGET', 'ACCESS', 'NEXT RUN', 'LAST RUN'], ...jobs.map((j) => [j.id, j.name, `${j.cron}${j.timezone ? ` ${j.timezone}` : ''}`, j.target, j.access, nextRun(j), j.lastRunAt ?? '-'])]));
+  else
+    out(
+      table([
+        ['ID', 'NAME', 'CRON', 'TARGET', 'ACCESS', 'NEXT RUN', 'LAST RUN'],
+        ...jobs.map((j) => [
+          j.id,
+          j.name,
+          `${j.cron}${j.timezone ? ` ${j.timezone}` : ''}`,
+          j.target,
+          j.access,
+          nextRun(j),
+          j.lastRunAt ?? '-',
+        ]),
+      ]),
+    );
   return 0;
 }
 
@@ -115,20 +153,27 @@ export async function jobRemove(id: string, configFile?: string): Promise<number
 /** `job run <id>`: runs here, prints the result; exit 1 if the run failed. */
 export async function jobRun(id: string, flags: { format?: string }, configFile?: string): Promise<number> {
   const fmt = format(flags.format);
-  const report = await withScheduler(configFile, async (s) => (await (await s.runNow(id)).done));
+  const report = await withScheduler(configFile, async (s) => await (await s.runNow(id)).done);
   if (fmt === 'json') out(JSON.stringify({ ...report.entry, text: report.text, failed: report.failed }, null, 2));
   else {
     out(report.text);
-    process.stderr.write(`(not delivered: boxbot job run runs the job here and prints the result; the running gateway posts scheduled runs to ${id}'s target)\n`);
+    process.stderr.write(
+      `(not delivered: boxbot job run runs the job here and prints the result; the running gateway posts scheduled runs to ${id}'s target)\n`,
+    );
   }
   return report.failed ? 1 : 0;
 }
 
 /** `job logs <id>`. */
-export async function jobLogs(id: string, flags: { format?: string; limit?: string }, configFile?: string): Promise<number> {
+export async function jobLogs(
+  id: string,
+  flags: { format?: string; limit?: string },
+  configFile?: string,
+): Promise<number> {
   const fmt = format(flags.format);
   const limit = flags.limit === undefined ? undefined : Number(flags.limit);
-  if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) throw new UsageError(`--limit: expected a whole number, got ${JSON.stringify(flags.limit)}`);
+  if (limit !== undefined && (!Number.isInteger(limit) || limit < 0))
+    throw new UsageError(`--limit: expected a whole number, got ${JSON.stringify(flags.limit)}`);
   const logs = await withScheduler(configFile, (s) => s.logs(id, limit));
   if (fmt === 'json') out(JSON.stringify(logs, null, 2));
   else if (!logs.length) out(`no runs of ${id} yet`);
@@ -136,7 +181,14 @@ export async function jobLogs(id: string, flags: { format?: string; limit?: stri
     out(
       table([
         ['STARTED', 'FINISHED', 'OUTCOME', 'DELIVERED', 'COST', 'ERROR'],
-        ...logs.map((l) => [l.startedAt, l.finishedAt, l.outcome, l.delivered ?? '-', `$${l.costUsd.toFixed(4)}`, l.error ?? '']),
+        ...logs.map((l) => [
+          l.startedAt,
+          l.finishedAt,
+          l.outcome,
+          l.delivered ?? '-',
+          `$${l.costUsd.toFixed(4)}`,
+          l.error ?? '',
+        ]),
       ]),
     );
   }

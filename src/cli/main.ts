@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { readSecrets, secretValues } from '../config/env.ts';
-import { redactSecrets, registerSecrets } from '../redact.ts';
 import { UsageError } from '../errors.ts';
+import { redactSecrets, registerSecrets } from '../redact.ts';
 import type { AskFlags } from './ask.ts';
 import type { JobAddFlags } from './job.ts';
 import type { ToolListFlags } from './tool-list.ts';
@@ -18,7 +18,8 @@ import type { ToolValidateFlags } from './tool-validate.ts';
 
 /** The package's version, from package.json (one level above src/ and dist/). */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
+    .version;
 }
 
 /** The config loader, imported on first use (it pulls in the schema). */
@@ -35,7 +36,7 @@ function registerJobCommands(job: Command, configFile: () => string | undefined)
     .requiredOption('--cron <expr>', 'cron: 5 fields, or 6 with seconds first (quote it)')
     .requiredOption('--prompt <text>', 'what the agent does each run ("/daily-digest" for a digest of the target)')
     .requiredOption('--target <conversation>', 'conversation key the result is posted to, e.g. telegram:-100123')
-    .option('--timezone <zone>', 'IANA time zone of the cron times (default: the machine\'s)')
+    .option('--timezone <zone>', "IANA time zone of the cron times (default: the machine's)")
     .option('--model <provider/model>', 'model (default: the configured one)')
     .option('--access <mode>', 'full | read-only | chat-only (default read-only)')
     .option('--timeout <duration>', 'run limit: milliseconds or 90s, 5m, 1h (default 5m)')
@@ -129,13 +130,21 @@ export function buildProgram(): Command {
     .option('--format <format>', 'text | json', 'text')
     .action(async (file: string, flags: ToolValidateFlags) => {
       const { dataDir } = (await config()).loadConfig(program.opts<{ config?: string }>().config);
-      const [{ toolValidate }, { toolCacheDir }] = await Promise.all([import('./tool-validate.ts'), import('../agent/index.ts')]);
+      const [{ toolValidate }, { toolCacheDir }] = await Promise.all([
+        import('./tool-validate.ts'),
+        import('../agent/index.ts'),
+      ]);
       process.exitCode = await toolValidate(file, flags, toolCacheDir(dataDir), join(dataDir, 'cache', 'sandbox'));
     });
   tool
     .command('run <file> [args...]')
     .description('run a .wasm tool in the sandbox with exactly the given grant')
-    .option('--dir <HOST[:GUEST][:ro|:rw]>', 'mount a host directory, read-write unless :ro (repeatable; the first is the guest /)', collect, [])
+    .option(
+      '--dir <HOST[:GUEST][:ro|:rw]>',
+      'mount a host directory, read-write unless :ro (repeatable; the first is the guest /)',
+      collect,
+      [],
+    )
     .option('--env <K=V>', 'environment variable for the guest (repeatable)', collect, [])
     .option('--allow-host <pattern>', 'allow outbound HTTP to a host pattern (repeatable)', collect, [])
     .option('--block <net>', 'block a CIDR, "private" (default) or "none" (repeatable)', collect, [])
@@ -147,13 +156,21 @@ export function buildProgram(): Command {
     .option('--format <format>', 'text | json', 'text')
     .action(async (file: string, args: string[], flags: ToolRunFlags) => {
       // Standalone: `--dir .` must not expose a ./data that holds the compile cache.
-      const loaded = (await config()).loadConfig(program.opts<{ config?: string }>().config, process.cwd(), { standalone: true });
-      const [{ toolRun }, { toolCacheDir }] = await Promise.all([import('./tool-run.ts'), import('../agent/tools/locations.ts')]);
+      const loaded = (await config()).loadConfig(program.opts<{ config?: string }>().config, process.cwd(), {
+        standalone: true,
+      });
+      const [{ toolRun }, { toolCacheDir }] = await Promise.all([
+        import('./tool-run.ts'),
+        import('../agent/tools/locations.ts'),
+      ]);
       process.exitCode = await toolRun(
         file,
         args,
         flags,
-        { cacheDir: join(loaded.dataDir, 'cache', 'sandbox'), protect: { dirs: [loaded.dataDir], noWrite: loaded.file ? [loaded.file] : [] } },
+        {
+          cacheDir: join(loaded.dataDir, 'cache', 'sandbox'),
+          protect: { dirs: [loaded.dataDir], noWrite: loaded.file ? [loaded.file] : [] },
+        },
         toolCacheDir(loaded.dataDir),
       );
     });
@@ -168,13 +185,19 @@ export function buildProgram(): Command {
       const { dataDir } = (await config()).loadConfig(configFile());
       process.exitCode = await (await import('./skill-list.ts')).skillList(flags, dataDir);
     });
-  registerJobCommands(program.command('job').description('scheduled jobs'), () => program.opts<{ config?: string }>().config);
+  registerJobCommands(
+    program.command('job').description('scheduled jobs'),
+    () => program.opts<{ config?: string }>().config,
+  );
   program
     .command('doctor')
     .description('check config, tokens, providers, tools and store, and print what to fix')
     .option('--offline', 'do not contact providers')
     .action(async (flags: { offline?: boolean }) => {
-      process.exitCode = await (await import('./doctor.ts')).doctor(configFile(), flags.offline ? { offline: true } : {});
+      process.exitCode = await (await import('./doctor.ts')).doctor(
+        configFile(),
+        flags.offline ? { offline: true } : {},
+      );
     });
   return program;
 }
@@ -189,7 +212,8 @@ export async function main(argv: string[]): Promise<number> {
     return typeof process.exitCode === 'number' ? process.exitCode : 0;
   } catch (e) {
     if (e instanceof CommanderError) {
-      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help') return 0;
+      if (e.code === 'commander.helpDisplayed' || e.code === 'commander.version' || e.code === 'commander.help')
+        return 0;
       return 2;
     }
     const message = e instanceof Error ? e.message : String(e);

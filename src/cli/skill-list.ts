@@ -6,10 +6,18 @@ import { UsageError } from '../errors.ts';
 /** Prints the skills; exit 0 (problems are reported, not fatal). */
 export async function skillList(flags: { format?: string }, dataDir: string): Promise<number> {
   const format = flags.format ?? 'text';
-  if (format !== 'text' && format !== 'json') throw new UsageError(`--format must be text or json, not ${JSON.stringify(format)}`);
+  if (format !== 'text' && format !== 'json')
+    throw new UsageError(`--format must be text or json, not ${JSON.stringify(format)}`);
   const { skills, problems } = await listSkills({ dataDir });
   if (format === 'json') {
-    const out = skills.map((s) => ({ name: s.name, description: s.description, source: s.source, args: s.args, tools: s.tools, file: s.file }));
+    const out = skills.map((s) => ({
+      name: s.name,
+      description: s.description,
+      source: s.source,
+      args: s.args,
+      tools: s.tools,
+      file: s.file,
+    }));
     process.stdout.write(`${JSON.stringify({ skills: out, problems }, null, 2)}\n`);
     return 0;
   }

@@ -8,7 +8,10 @@ export async function start(configFile: string | undefined): Promise<number> {
   const log = createLogger();
   // A library's stray rejection is logged, never fatal: the other conversations keep being served.
   process.on('unhandledRejection', (reason) => {
-    log.error({ scope: 'process', err: reason instanceof Error ? reason.message : String(reason) }, 'unhandled rejection (kept running)');
+    log.error(
+      { scope: 'process', err: reason instanceof Error ? reason.message : String(reason) },
+      'unhandled rejection (kept running)',
+    );
   });
   const app = await startBoxbot({ log, ...(configFile ? { configFile } : {}) });
   const web = app.channels.includes('web') ? `${app.url}/` : 'off';
@@ -17,7 +20,12 @@ export async function start(configFile: string | undefined): Promise<number> {
     `  web chat   ${web}`,
     `  channels   ${app.channels.join(', ')}`,
     `  model      ${app.model.spec ?? `none yet: ${app.model.hint} (chats answer with this hint)`}`,
-    `  tools      ${app.runtime.registry.list().map((t) => t.spec.name).join(', ') || 'none'}${app.runtime.registry.problems().length ? ` (${app.runtime.registry.problems().length} refused: boxbot tool list)` : ''}`,
+    `  tools      ${
+      app.runtime.registry
+        .list()
+        .map((t) => t.spec.name)
+        .join(', ') || 'none'
+    }${app.runtime.registry.problems().length ? ` (${app.runtime.registry.problems().length} refused: boxbot tool list)` : ''}`,
     `  health     ${app.url}/healthz`,
     'Press Ctrl+C to stop.',
   ];

@@ -2,7 +2,7 @@
 // gateway does and prints each tool's name, level, source and about, then every refused file
 // with its reason, then every file whose tool name a later file took over.
 // `--format json` prints `{tools: [...], refused: [{file, reason}], shadowed: [{name, file, source, by, bySource}]}`.
-import { createToolRegistry, toolCacheDir, toolDirs, type RegisteredTool } from '../agent/index.ts';
+import { createToolRegistry, type RegisteredTool, toolCacheDir, toolDirs } from '../agent/index.ts';
 import { UsageError } from '../errors.ts';
 import { createSandbox } from '../sandbox/index.ts';
 
@@ -44,9 +44,15 @@ function table(rows: string[][]): string {
 
 /** Lists the tools; returns the exit code (0: listed, refused files included). */
 export async function toolList(flags: ToolListFlags, dataDir: string, sandboxCacheDir: string): Promise<number> {
-  if (flags.format !== 'text' && flags.format !== 'json') throw new UsageError(`--format ${flags.format}: expected text or json`);
+  if (flags.format !== 'text' && flags.format !== 'json')
+    throw new UsageError(`--format ${flags.format}: expected text or json`);
   const sandbox = createSandbox({ cacheDir: sandboxCacheDir, workers: 1 });
-  const registry = createToolRegistry({ sandbox, dirs: toolDirs(dataDir, flags.bundled), cacheDir: toolCacheDir(dataDir), watch: false });
+  const registry = createToolRegistry({
+    sandbox,
+    dirs: toolDirs(dataDir, flags.bundled),
+    cacheDir: toolCacheDir(dataDir),
+    watch: false,
+  });
   try {
     await registry.start();
     const tools = registry.list().map(listed);
@@ -58,7 +64,12 @@ export async function toolList(flags: ToolListFlags, dataDir: string, sandboxCac
     }
     const out: string[] = [];
     if (tools.length) {
-      out.push(table([['NAME', 'LEVEL', 'SOURCE', 'ABOUT'], ...tools.map((t) => [t.name, t.permissionLevel, t.source, t.about])]));
+      out.push(
+        table([
+          ['NAME', 'LEVEL', 'SOURCE', 'ABOUT'],
+          ...tools.map((t) => [t.name, t.permissionLevel, t.source, t.about]),
+        ]),
+      );
     } else {
       out.push('no tools registered');
     }
@@ -66,7 +77,11 @@ export async function toolList(flags: ToolListFlags, dataDir: string, sandboxCac
       out.push('', `refused (${refused.length}):`, ...refused.map((r) => `  ${r.reason}`));
     }
     if (shadowed.length) {
-      out.push('', `shadowed (${shadowed.length}):`, ...shadowed.map((s) => `  ${s.name}: ${s.file} (${s.source}) is replaced by ${s.by} (${s.bySource})`));
+      out.push(
+        '',
+        `shadowed (${shadowed.length}):`,
+        ...shadowed.map((s) => `  ${s.name}: ${s.file} (${s.source}) is replaced by ${s.by} (${s.bySource})`),
+      );
     }
     process.stdout.write(`${out.join('\n')}\n`);
     return 0;

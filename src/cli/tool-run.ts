@@ -3,9 +3,17 @@
 // Text mode passes the guest's output through and exits with its code; JSON mode prints the
 // SandboxResult with stdout/stderr as UTF-8 strings.
 import { basename, resolve } from 'node:path';
-import { UsageError, errorMessage } from '../errors.ts';
 import { checkInput, inputToArgv, registerFile } from '../agent/tools/index.ts';
-import { createSandbox, DEFAULT_LIMITS, type Mount, type Sandbox, type SandboxGrant, type SandboxOptions, type SandboxResult } from '../sandbox/index.ts';
+import { errorMessage, UsageError } from '../errors.ts';
+import {
+  createSandbox,
+  DEFAULT_LIMITS,
+  type Mount,
+  type Sandbox,
+  type SandboxGrant,
+  type SandboxOptions,
+  type SandboxResult,
+} from '../sandbox/index.ts';
 
 /** Flags of `tool run`, as commander parsed them. */
 export interface ToolRunFlags {
@@ -37,12 +45,15 @@ export function parseDir(spec: string, first: boolean): Mount {
   } else if (parts.length === 3) {
     guest = parts[1];
     mode = parts[2];
-    if (mode !== 'ro' && mode !== 'rw') throw new UsageError(`--dir ${spec}: unknown mode ${JSON.stringify(mode)}; accepted: ro, rw`);
+    if (mode !== 'ro' && mode !== 'rw')
+      throw new UsageError(`--dir ${spec}: unknown mode ${JSON.stringify(mode)}; accepted: ro, rw`);
   } else if (parts.length > 3) {
     throw new UsageError(`--dir ${spec}: expected HOST[:GUEST][:ro|:rw]; the guest path may not contain ':'`);
   }
   if (guest !== undefined && !guest.startsWith('/')) {
-    throw new UsageError(`--dir ${spec}: ${JSON.stringify(guest)} is neither a guest path (starting with /) nor a mode (ro, rw)`);
+    throw new UsageError(
+      `--dir ${spec}: ${JSON.stringify(guest)} is neither a guest path (starting with /) nor a mode (ro, rw)`,
+    );
   }
   return { host: resolve(host), guest: guest ?? (first ? '/' : `/${basename(host)}`), readOnly: mode === 'ro' };
 }
@@ -74,7 +85,12 @@ export function parseInput(json: string): unknown {
  * cached like the registry's) checks the input and says which fields are positional and which
  * flags take values, so `tool run --input` runs what the model's call would run.
  */
-export async function argvForInput(sandbox: Sandbox, file: string, input: unknown, specCacheDir: string): Promise<string[]> {
+export async function argvForInput(
+  sandbox: Sandbox,
+  file: string,
+  input: unknown,
+  specCacheDir: string,
+): Promise<string[]> {
   const { spec } = await registerFile(sandbox, file, specCacheDir);
   const { value, errors } = checkInput(input, spec.inputSchema);
   if (errors.length) throw new UsageError(`--input for ${spec.name}: ${errors.join('; ')}`);
@@ -117,8 +133,15 @@ export function resultToJson(r: SandboxResult): Record<string, unknown> {
  * Runs the call and writes the outcome; returns the process exit code. `sandbox.protect` keeps
  * boxbot's files out of --dir; `specCacheDir` holds the tool specs `--input` needs.
  */
-export async function toolRun(file: string, args: string[], flags: ToolRunFlags, sandboxOpts: Pick<SandboxOptions, 'cacheDir' | 'protect'>, specCacheDir: string): Promise<number> {
-  if (flags.format !== 'text' && flags.format !== 'json') throw new UsageError(`--format ${flags.format}: expected text or json`);
+export async function toolRun(
+  file: string,
+  args: string[],
+  flags: ToolRunFlags,
+  sandboxOpts: Pick<SandboxOptions, 'cacheDir' | 'protect'>,
+  specCacheDir: string,
+): Promise<number> {
+  if (flags.format !== 'text' && flags.format !== 'json')
+    throw new UsageError(`--format ${flags.format}: expected text or json`);
   const grant = grantFromFlags(flags, args);
   const input = flags.input === undefined ? undefined : parseInput(flags.input);
   const sandbox = createSandbox({ ...sandboxOpts, workers: 1 });

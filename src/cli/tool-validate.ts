@@ -24,14 +24,22 @@ function summary(spec: ToolSpec): string {
     `  sha256:   ${spec.sha256}`,
     ...spec.notes.map((n) => `  note:     ${n}`),
     '  input schema:',
-    ...JSON.stringify(spec.inputSchema, null, 2).split('\n').map((l) => `    ${l}`),
+    ...JSON.stringify(spec.inputSchema, null, 2)
+      .split('\n')
+      .map((l) => `    ${l}`),
   ];
   return `${lines.join('\n')}\n`;
 }
 
 /** Validates `file`; returns the exit code. */
-export async function toolValidate(file: string, flags: ToolValidateFlags, toolCacheDir: string, sandboxCacheDir: string): Promise<number> {
-  if (flags.format !== 'text' && flags.format !== 'json') throw new UsageError(`--format ${flags.format}: expected text or json`);
+export async function toolValidate(
+  file: string,
+  flags: ToolValidateFlags,
+  toolCacheDir: string,
+  sandboxCacheDir: string,
+): Promise<number> {
+  if (flags.format !== 'text' && flags.format !== 'json')
+    throw new UsageError(`--format ${flags.format}: expected text or json`);
   const path = resolve(file);
   if (!existsSync(path)) throw new UsageError(`${file}: no such file`);
   const sandbox = createSandbox({ cacheDir: sandboxCacheDir, workers: 1 });
@@ -41,7 +49,8 @@ export async function toolValidate(file: string, flags: ToolValidateFlags, toolC
     return 0;
   } catch (e) {
     if (!(e instanceof ToolRefusedError)) throw e;
-    if (flags.format === 'json') process.stdout.write(`${JSON.stringify({ file: path, refused: true, reason: e.message })}\n`);
+    if (flags.format === 'json')
+      process.stdout.write(`${JSON.stringify({ file: path, refused: true, reason: e.message })}\n`);
     process.stderr.write(`boxbot: ${e.message}\n`);
     return 1;
   } finally {

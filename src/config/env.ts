@@ -28,7 +28,12 @@ export function readSecrets(env: NodeJS.ProcessEnv = process.env, extraNames: st
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined || v === '') continue;
-    if (/_API_KEY$|_BASE_URL$|_TOKEN$|_SECRET$/.test(k) || (SECRET_VARIABLES as readonly string[]).includes(k) || extraNames.includes(k)) out[k] = v;
+    if (
+      /_API_KEY$|_BASE_URL$|_TOKEN$|_SECRET$/.test(k) ||
+      (SECRET_VARIABLES as readonly string[]).includes(k) ||
+      extraNames.includes(k)
+    )
+      out[k] = v;
   }
   return Object.freeze(out);
 }
@@ -61,6 +66,8 @@ export function redactLine(text: string, secrets: string[] = []): string {
 }
 
 /** The key variables the config names for custom providers (read besides the standard ones). */
-export function configuredKeyNames(config: { providers?: Record<string, { apiKeyEnv?: string | undefined }> | undefined }): string[] {
+export function configuredKeyNames(config: {
+  providers?: Record<string, { apiKeyEnv?: string | undefined }> | undefined;
+}): string[] {
   return Object.values(config.providers ?? {}).flatMap((p) => (p.apiKeyEnv ? [p.apiKeyEnv] : []));
 }

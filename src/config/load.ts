@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import type { ZodIssue } from 'zod';
 import { BoxbotError, errorMessage } from '../errors.ts';
-import { configSchema, type Config } from './schema.ts';
+import { type Config, configSchema } from './schema.ts';
 
 /** A config file that cannot be used, with every problem listed. */
 export class ConfigError extends BoxbotError {
@@ -18,7 +18,8 @@ const DEFAULT_FILE = 'boxbot.config.json';
 
 function describe(issue: ZodIssue): string {
   const path = issue.path.length ? issue.path.join('.') : '(top level)';
-  if (issue.code === 'unrecognized_keys') return `${path}: unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
+  if (issue.code === 'unrecognized_keys')
+    return `${path}: unknown key(s) ${issue.keys.map((k) => `"${k}"`).join(', ')}`;
   return `${path}: ${issue.message}`;
 }
 

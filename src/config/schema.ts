@@ -4,9 +4,7 @@ import { z } from 'zod';
 
 const access = z.enum(['full', 'read-only', 'chat-only']);
 
-const toolFilter = z
-  .object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() })
-  .strict();
+const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
 
 /** Per-chat / per-channel / per-user overrides. */
 const policyOverride = z
@@ -19,7 +17,10 @@ const policyOverride = z
     /** Other `provider/model`s sub-agents may use here (default: only `model`). */
     models: z.array(z.string()).optional(),
     systemPrompt: z.string().optional(),
-    network: z.object({ allow: z.array(z.string()) }).strict().optional(),
+    network: z
+      .object({ allow: z.array(z.string()) })
+      .strict()
+      .optional(),
   })
   .strict();
 

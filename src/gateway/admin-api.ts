@@ -7,7 +7,10 @@ import type { Store } from '../store/index.ts';
 /** What the admin API reads. */
 export interface AdminApiOptions {
   store: Store;
-  tools: () => { tools: { name: string; level: string; about: string; source: string; version: string }[]; problems: { file: string; message: string }[] };
+  tools: () => {
+    tools: { name: string; level: string; about: string; source: string; version: string }[];
+    problems: { file: string; message: string }[];
+  };
   skills: () => { skills: { name: string; description: string }[]; problems: { file: string; reason: string }[] };
   /** More routers by mount path (e.g. `/jobs`). */
   extra?: Record<string, Router>;
@@ -21,7 +24,12 @@ export function createAdminApi(o: AdminApiOptions): Router {
     const sessions = [];
     for (const key of keys.slice(0, 1000)) {
       const c = await o.store.conversations.get(key).catch(() => undefined);
-      sessions.push({ key, platform: platformOf(key), messages: c?.messages.length ?? 0, updatedAt: c?.updatedAt ?? null });
+      sessions.push({
+        key,
+        platform: platformOf(key),
+        messages: c?.messages.length ?? 0,
+        updatedAt: c?.updatedAt ?? null,
+      });
     }
     res.json({ sessions, total: keys.length });
   });

@@ -71,7 +71,11 @@ export const EMPTY_PLACEHOLDER = '(empty answer)';
  * again with a smaller limit (so chunks stay even), and a chunk still over is split on its own.
  * A chunk that renders empty becomes EMPTY_PLACEHOLDER.
  */
-export function splitRendered(text: string, limit: number, measure: (chunk: string) => number = (c) => c.length): string[] {
+export function splitRendered(
+  text: string,
+  limit: number,
+  measure: (chunk: string) => number = (c) => c.length,
+): string[] {
   let budget = limit;
   let chunks = splitMessage(text, budget);
   for (let round = 0; round < 8 && budget > 32; round++) {
@@ -84,7 +88,10 @@ export function splitRendered(text: string, limit: number, measure: (chunk: stri
     const rendered = measure(chunk);
     if (rendered <= limit) return [rendered === 0 ? EMPTY_PLACEHOLDER : chunk];
     if (chunk.length <= 32) return [chunk]; // split again on the platform's "too long"
-    return splitMessage(chunk, Math.max(32, Math.min(chunk.length - 1, Math.floor((chunk.length * limit) / rendered)))).flatMap(fit);
+    return splitMessage(
+      chunk,
+      Math.max(32, Math.min(chunk.length - 1, Math.floor((chunk.length * limit) / rendered))),
+    ).flatMap(fit);
   };
   return chunks.flatMap(fit);
 }

@@ -10,7 +10,9 @@ export type Command = 'help' | 'whoami' | 'reset' | 'stop' | 'start';
 export function parseCommand(text: string): Command | undefined {
   const m = /^\/([a-z]+)(?:@[A-Za-z0-9_]+)?\s*$/i.exec(text.trim());
   const name = m?.[1]?.toLowerCase();
-  return name === 'help' || name === 'whoami' || name === 'reset' || name === 'stop' || name === 'start' ? name : undefined;
+  return name === 'help' || name === 'whoami' || name === 'reset' || name === 'stop' || name === 'start'
+    ? name
+    : undefined;
 }
 
 const ACCESS_WORDS: Record<ResolvedPolicy['access'], string> = {

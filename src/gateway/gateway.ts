@@ -11,18 +11,18 @@
 import type { ChannelAdapter, InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import { platformOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
+import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
-import { helpText, parseCommand, whoamiText, type Command } from './commands.ts';
+import { type Command, helpText, parseCommand, whoamiText } from './commands.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
-import { admit, resolvePolicy, type Admission, type ResolvedPolicy } from './policy.ts';
-import { GatewayStoppingError, type AgentRunner, type GatewayStore, type OutboxEntry } from './ports.ts';
+import { type Persist, persister, type StoreHealth } from './persist.ts';
+import { type Admission, admit, type ResolvedPolicy, resolvePolicy } from './policy.ts';
 import type { RunOutcome } from './ports.ts';
-import { persister, type Persist, type StoreHealth } from './persist.ts';
-import { deliverEntry, outboxEntryOf, ReplyStream, type Delivery } from './reply.ts';
+import { type AgentRunner, GatewayStoppingError, type GatewayStore, type OutboxEntry } from './ports.ts';
+import { type Delivery, deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
-import { errorMessage } from '../errors.ts';
 
 /** How a gateway is put together. */
 export interface GatewayOptions {
@@ -78,7 +78,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const adapters = new Map(opts.adapters.map((a) => [a.platform, a]));
   const queues = new Map<string, OutboundQueue>();
   for (const a of opts.adapters) {
-    queues.set(a.platform, new OutboundQueue(a, { ...opts.outbound, log: log.child({ scope: `outbound:${a.platform}` }), onRateLimited: () => metrics.rateLimited.inc({ platform: a.platform }) }));
+    queues.set(
+      a.platform,
+      new OutboundQueue(a, {
+        ...opts.outbound,
+        log: log.child({ scope: `outbound:${a.platform}` }),
+        onRateLimited: () => metrics.rateLimited.inc({ platform: a.platform }),
+      }),
+    );
   }
   const conversations = new Map<string, ConversationState>();
   const runs = new Semaphore(opts.concurrency ?? 16);
@@ -95,7 +102,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
   let redriveTimer: NodeJS.Timeout | undefined;
   const stopped = new AbortController();
   const storeHealth: StoreHealth = { failing: 0 };
-  const persist = persister({ log, health: storeHealth, stopping: stopped.signal, backoffMs: opts.outbound?.backoffMs ?? 500, maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000 });
+  const persist = persister({
+    log,
+    health: storeHealth,
+    stopping: stopped.signal,
+    backoffMs: opts.outbound?.backoffMs ?? 500,
+    maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000,
+  });
 
   const track = <T>(p: Promise<T>): Promise<T> => {
     inflight.add(p);
@@ -140,7 +153,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   /** A notice outside the outbox (best effort, never journaled): for when the store itself fails. */
   function notify(platform: string, target: OutboundTarget, text: string): void {
-    void track(queueOf(platform).send(target, text.slice(0, adapters.get(platform as never)!.capabilities.maxTextLength), { format: 'plain' })).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'notice not delivered'));
+    void track(
+      queueOf(platform).send(target, text.slice(0, adapters.get(platform as never)!.capabilities.maxTextLength), {
+        format: 'plain',
+      }),
+    ).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'notice not delivered'));
   }
 
   async function runCommand(cmd: Command, msg: InboundMessage, policy: ResolvedPolicy): Promise<void> {
@@ -164,7 +181,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
 
   /** One agent run for one accepted message (holding a run slot), then its delivery (not holding one). */
-  async function process(msg: InboundMessage, policy: ResolvedPolicy, state: ConversationState, previewMessageId?: string): Promise<void> {
+  async function process(
+    msg: InboundMessage,
+    policy: ResolvedPolicy,
+    state: ConversationState,
+    previewMessageId?: string,
+  ): Promise<void> {
     const adapter = adapters.get(msg.platform)!;
     const queue = queueOf(msg.platform);
     const target = targetOf(msg);
@@ -179,7 +201,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
       return journaling.then(() => undefined);
     };
     const mayCreate = () => storeHealth.failing === 0;
-    const stream = new ReplyStream(queue, adapter.capabilities, target, log, { ...(previewMessageId ? { existing: previewMessageId } : {}), created, mayCreate });
+    const stream = new ReplyStream(queue, adapter.capabilities, target, log, {
+      ...(previewMessageId ? { existing: previewMessageId } : {}),
+      created,
+      mayCreate,
+    });
     // The user is told once that the answer is late, whichever of its writes waits on the store.
     let toldLate = false;
     const tellLate = () => {
@@ -196,7 +222,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
       state.running = controller;
       stream.start();
       try {
-        ({ text, outcome } = await opts.agent.run({ message: msg, policy, signal: controller.signal, onEvent: (e) => stream.onEvent(e), persist: runPersist }));
+        ({ text, outcome } = await opts.agent.run({
+          message: msg,
+          policy,
+          signal: controller.signal,
+          onEvent: (e) => stream.onEvent(e),
+          persist: runPersist,
+        }));
       } catch (e) {
         log.error({ conversation: msg.conversationKey, err: errorMessage(e) }, 'agent run failed');
         metrics.errors.inc({ scope: 'agent' });
@@ -211,7 +243,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // Interrupted by shutdown: nothing is delivered and the message stays accepted, so the
       // next start answers it (once).
       await closing;
-      log.info({ conversation: msg.conversationKey }, 'run interrupted by shutdown; it will run again at the next start');
+      log.info(
+        { conversation: msg.conversationKey },
+        'run interrupted by shutdown; it will run again at the next start',
+      );
       return;
     }
     metrics.agentRuns.inc({ outcome });
@@ -251,7 +286,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
 
   function enqueue(msg: InboundMessage, policy: ResolvedPolicy, previewMessageId?: string): void {
-    chain(msg.conversationKey, msg.id, () => process(msg, policy, stateOf(msg.conversationKey), previewMessageId), 'could not deliver an answer');
+    chain(
+      msg.conversationKey,
+      msg.id,
+      () => process(msg, policy, stateOf(msg.conversationKey), previewMessageId),
+      'could not deliver an answer',
+    );
   }
 
   /** Delivers an outbox entry left unfinished, in its conversation's order. */
@@ -289,7 +329,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
     metrics.messagesIn.inc({ platform: incoming.platform });
     let msg = incoming;
     // A reply in a thread the bot is already part of needs no mention (where the platform works that way).
-    if (!msg.isDirect && !msg.mentionsBot && msg.threadId && adapter.capabilities.followThreads && (await opts.store.answered(msg.conversationKey))) {
+    if (
+      !msg.isDirect &&
+      !msg.mentionsBot &&
+      msg.threadId &&
+      adapter.capabilities.followThreads &&
+      (await opts.store.answered(msg.conversationKey))
+    ) {
       msg = { ...msg, mentionsBot: true };
     }
     const policy = resolvePolicy(opts.config, msg);
@@ -307,7 +353,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
     let waiting = accepting.get(msg.id);
     if (!waiting) {
       const key = msg.conversationKey;
-      const accepted = (acceptTails.get(key) ?? Promise.resolve()).then(() => acceptAndDispatch(msg, policy, admission));
+      const accepted = (acceptTails.get(key) ?? Promise.resolve()).then(() =>
+        acceptAndDispatch(msg, policy, admission),
+      );
       const tail: Promise<void> = accepted
         .catch(() => undefined)
         .finally(() => {
@@ -325,14 +373,21 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function acceptAndDispatch(msg: InboundMessage, policy: ResolvedPolicy, admission: Admission): Promise<void> {
     let fresh: boolean;
     try {
-      fresh = await persist('inbound', () => opts.store.accept(msg), () => {
-        // Told once, while it waits: the answer will come, only late.
-        if (admission.admitted) notify(msg.platform, targetOf(msg), UNSAVED_MESSAGE);
-      });
+      fresh = await persist(
+        'inbound',
+        () => opts.store.accept(msg),
+        () => {
+          // Told once, while it waits: the answer will come, only late.
+          if (admission.admitted) notify(msg.platform, targetOf(msg), UNSAVED_MESSAGE);
+        },
+      );
     } catch (e) {
       // Stopping, or a refusal that cannot pass: not saved, so not acknowledged, and the
       // platform (or the poller) delivers it again.
-      log.error({ platform: msg.platform, err: errorMessage(e) }, 'could not save an incoming message; it is left for the platform to redeliver');
+      log.error(
+        { platform: msg.platform, err: errorMessage(e) },
+        'could not save an incoming message; it is left for the platform to redeliver',
+      );
       throw e;
     }
     if (!fresh) {
@@ -348,20 +403,35 @@ export function createGateway(opts: GatewayOptions): Gateway {
    * the resume after a restart (a stranger's message or a command never reaches the agent);
    * replies outside the conversation's queue wait for `after` (the adapters being up).
    */
-  function dispatch(msg: InboundMessage, policy: ResolvedPolicy, admission: Admission, previewMessageId?: string, after: Promise<void> = Promise.resolve()): void {
+  function dispatch(
+    msg: InboundMessage,
+    policy: ResolvedPolicy,
+    admission: Admission,
+    previewMessageId?: string,
+    after: Promise<void> = Promise.resolve(),
+  ): void {
     if (!admission.admitted) {
       if (!admission.reply) {
-        void track(opts.store.finish(msg.id)).catch((e: unknown) => log.error({ err: errorMessage(e) }, 'could not mark a refused message answered'));
+        void track(opts.store.finish(msg.id)).catch((e: unknown) =>
+          log.error({ err: errorMessage(e) }, 'could not mark a refused message answered'),
+        );
         return;
       }
       metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
-      log.info({ platform: msg.platform, userId: msg.userId, chatId: msg.chatId }, 'message from a user not in allowFrom refused');
-      void track(after.then(() => replyNow(msg, STRANGER_REPLY(msg)))).catch((e: unknown) => log.error({ err: errorMessage(e) }, 'refusal not delivered'));
+      log.info(
+        { platform: msg.platform, userId: msg.userId, chatId: msg.chatId },
+        'message from a user not in allowFrom refused',
+      );
+      void track(after.then(() => replyNow(msg, STRANGER_REPLY(msg)))).catch((e: unknown) =>
+        log.error({ err: errorMessage(e) }, 'refusal not delivered'),
+      );
       return;
     }
     const cmd = parseCommand(msg.text);
     if (cmd) {
-      void track(after.then(() => runCommand(cmd, msg, policy))).catch((e: unknown) => log.error({ err: errorMessage(e), cmd }, 'command failed'));
+      void track(after.then(() => runCommand(cmd, msg, policy))).catch((e: unknown) =>
+        log.error({ err: errorMessage(e), cmd }, 'command failed'),
+      );
       return;
     }
     enqueue(msg, policy, previewMessageId);
@@ -377,8 +447,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // is not found again as "pending". The queued work waits until the adapters are up.
       // Reading may write (the store repairs a torn last line first): a full disk is waited out
       // here, with no adapter started, instead of ending the process.
-      const outbox = (await persist('start', () => opts.store.pendingOutbox())).filter((e) => queues.has(platformOf(e.conversationKey)));
-      const pending = (await persist('start', () => opts.store.pending())).filter((p) => adapters.has(p.message.platform));
+      const outbox = (await persist('start', () => opts.store.pendingOutbox())).filter((e) =>
+        queues.has(platformOf(e.conversationKey)),
+      );
+      const pending = (await persist('start', () => opts.store.pending())).filter((p) =>
+        adapters.has(p.message.platform),
+      );
       let up!: () => void;
       const adaptersUp = new Promise<void>((r) => (up = r));
       const keys = new Set([...outbox.map((e) => e.conversationKey), ...pending.map((p) => p.message.conversationKey)]);
@@ -394,7 +468,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
         log.info({ conversation: msg.conversationKey }, 'answering a message accepted before the restart');
         // Admission again, under today's config: what was refused or revoked is not run now.
         const policy = resolvePolicy(opts.config, msg);
-        dispatch(msg, policy, admit(policy, msg, { replyToStrangers: opts.replyToStrangers ?? true }), previewMessageId, adaptersUp);
+        dispatch(
+          msg,
+          policy,
+          admit(policy, msg, { replyToStrangers: opts.replyToStrangers ?? true }),
+          previewMessageId,
+          adaptersUp,
+        );
       }
       try {
         for (const a of opts.adapters) {
@@ -406,7 +486,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       const every = opts.redriveMs ?? 30_000;
       const tick = () => {
-        redriveTimer = setTimeout(() => void redrive().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'outbox re-drive failed')).finally(() => stopping || tick()), every).unref();
+        redriveTimer = setTimeout(
+          () =>
+            void redrive()
+              .catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'outbox re-drive failed'))
+              .finally(() => stopping || tick()),
+          every,
+        ).unref();
       };
       tick();
     },
@@ -414,7 +500,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
       const platform = platformOf(target.conversationKey);
       const adapter = adapters.get(platform as never);
       if (!adapter) throw new Error(`no ${platform} channel is running for ${target.conversationKey}`);
-      const entry = outboxEntryOf(id ?? `post:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`, target, text, adapter.capabilities);
+      const entry = outboxEntryOf(
+        id ?? `post:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`,
+        target,
+        text,
+        adapter.capabilities,
+      );
       return track(deliverNow(platform, entry));
     },
     async idle() {
@@ -425,7 +516,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       stopped.abort();
       clearTimeout(redriveTimer);
       for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
-      for (const a of opts.adapters) await a.stop().catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'adapter stop failed'));
+      for (const a of opts.adapters)
+        await a
+          .stop()
+          .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'adapter stop failed'));
       await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, 5000).unref())]);
       for (const q of queues.values()) q.close();
     },

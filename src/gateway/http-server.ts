@@ -53,7 +53,8 @@ export function requireAdmin(token: string | undefined) {
     if (!token) return void res.status(403).json({ error: 'the admin API is off: set BOXBOT_ADMIN_TOKEN and restart' });
     const header = req.headers.authorization ?? '';
     const given = header.startsWith('Bearer ') ? header.slice(7) : '';
-    if (!constantTimeEqual(given, token)) return void res.status(401).json({ error: 'admin API: missing or wrong bearer token' });
+    if (!constantTimeEqual(given, token))
+      return void res.status(401).json({ error: 'admin API: missing or wrong bearer token' });
     next();
   };
 }
@@ -62,7 +63,9 @@ export function requireAdmin(token: string | undefined) {
 export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer> {
   const log = o.log ?? silentLogger;
   if (!isLoopback(o.host) && !o.adminToken) {
-    throw new HttpServerError(`http.host is ${o.host}, which other machines can reach; set BOXBOT_ADMIN_TOKEN first (or use http.host 127.0.0.1)`);
+    throw new HttpServerError(
+      `http.host is ${o.host}, which other machines can reach; set BOXBOT_ADMIN_TOKEN first (or use http.host 127.0.0.1)`,
+    );
   }
   const app = express();
   app.disable('x-powered-by');
@@ -72,7 +75,10 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
   // a page on another site that rebinds its name to 127.0.0.1 cannot read them.
   const hostCheck = (req: Request, res: Response, next: NextFunction) => {
     if (isLoopback(o.host) && !isLoopbackHostHeader(req.headers.host)) {
-      return void res.status(403).type('text/plain').send(`refused Host ${JSON.stringify(req.headers.host ?? '')}: use http://127.0.0.1:<port>/`);
+      return void res
+        .status(403)
+        .type('text/plain')
+        .send(`refused Host ${JSON.stringify(req.headers.host ?? '')}: use http://127.0.0.1:<port>/`);
     }
     next();
   };
@@ -80,15 +86,23 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
   app.get('/healthz', hostCheck, (_req, res) => {
     res.json({ ok: true, uptimeSeconds: Math.round((Date.now() - started) / 1000), ...o.health?.() });
   });
-  app.get('/metrics', hostCheck, (req, res, next) => (o.adminToken ? requireAdmin(o.adminToken)(req, res, next) : next()), (_req, res) => {
-    res.type('text/plain; version=0.0.4').send(o.metrics.render());
-  });
+  app.get(
+    '/metrics',
+    hostCheck,
+    (req, res, next) => (o.adminToken ? requireAdmin(o.adminToken)(req, res, next) : next()),
+    (_req, res) => {
+      res.type('text/plain; version=0.0.4').send(o.metrics.render());
+    },
+  );
   for (const route of o.routes) {
     const handler = async (req: Request, res: Response) => {
       try {
         const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
         const out = await route.handle({ headers: req.headers, rawBody });
-        res.status(out.status).set(out.headers ?? {}).send(out.body ?? '');
+        res
+          .status(out.status)
+          .set(out.headers ?? {})
+          .send(out.body ?? '');
       } catch (e) {
         o.metrics.errors.inc({ scope: 'webhook' });
         log.error({ path: route.path, err: errorMessage(e) }, 'webhook failed');
@@ -101,7 +115,11 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
   }
   for (const attach of o.attach ?? []) attach(app);
   if (o.admin) app.use('/admin/api', requireAdmin(o.adminToken), express.json({ limit: '256kb' }), o.admin);
-  app.use('/admin/api', requireAdmin(o.adminToken), (_req, res) => void res.status(404).json({ error: 'no such admin route' }));
+  app.use(
+    '/admin/api',
+    requireAdmin(o.adminToken),
+    (_req, res) => void res.status(404).json({ error: 'no such admin route' }),
+  );
   app.use((_req, res) => void res.status(404).type('text/plain').send('not found'));
   // Malformed bodies and thrown handlers: a clear JSON error, never a stack trace.
   app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {
@@ -114,7 +132,13 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
   const server: Server = createServer(app);
   await new Promise<void>((resolve, reject) => {
     server.once('error', (e: NodeJS.ErrnoException) =>
-      reject(new HttpServerError(e.code === 'EADDRINUSE' ? `port ${o.port} on ${o.host} is in use (another boxbot running? set http.port in boxbot.config.json)` : `cannot listen on ${o.host}:${o.port}: ${e.message}`)),
+      reject(
+        new HttpServerError(
+          e.code === 'EADDRINUSE'
+            ? `port ${o.port} on ${o.host} is in use (another boxbot running? set http.port in boxbot.config.json)`
+            : `cannot listen on ${o.host}:${o.port}: ${e.message}`,
+        ),
+      ),
     );
     server.listen(o.port, o.host, () => resolve());
   });

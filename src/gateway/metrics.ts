@@ -76,12 +76,18 @@ export function createMetrics() {
     errors: new Counter('boxbot_errors_total', 'Errors, by scope'),
     rateLimited: new Counter('boxbot_rate_limited_total', 'Platform 429 answers, by platform'),
     runSeconds: new Histogram('boxbot_agent_run_seconds', 'Agent run time'),
-    replySeconds: new Histogram('boxbot_reply_latency_seconds', 'Time from message received to answer delivered, by platform'),
+    replySeconds: new Histogram(
+      'boxbot_reply_latency_seconds',
+      'Time from message received to answer delivered, by platform',
+    ),
   };
   return {
     ...m,
     /** The exposition text for /metrics. */
-    render: () => `${Object.values(m).map((x) => x.render()).join('\n\n')}\n`,
+    render: () =>
+      `${Object.values(m)
+        .map((x) => x.render())
+        .join('\n\n')}\n`,
   };
 }
 

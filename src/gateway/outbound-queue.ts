@@ -68,19 +68,28 @@ export class OutboundQueue {
 
   /** Sends a message; resolves with its platform id once it was delivered. */
   send(target: OutboundTarget, text: string, opts?: SendOptions): Promise<SentMessage> {
-    return this.push('send', target.conversationKey, () => this.adapter.send(target, text, opts)) as Promise<SentMessage>;
+    return this.push('send', target.conversationKey, () =>
+      this.adapter.send(target, text, opts),
+    ) as Promise<SentMessage>;
   }
 
   /** Edits a message; an edit still waiting for the same message is replaced by this one. */
   edit(target: OutboundTarget, messageId: string, text: string, opts?: SendOptions): Promise<void> {
-    return this.push('edit', target.conversationKey, () => this.adapter.edit(target, messageId, text, opts), messageId) as Promise<void>;
+    return this.push(
+      'edit',
+      target.conversationKey,
+      () => this.adapter.edit(target, messageId, text, opts),
+      messageId,
+    ) as Promise<void>;
   }
 
   /** A typing signal; dropped (resolved) when one is already waiting for the conversation. */
   typing(target: OutboundTarget): Promise<void> {
     if (!this.adapter.capabilities.typing) return Promise.resolve();
     if (this.items.some((i) => i.kind === 'typing' && i.key === target.conversationKey)) return Promise.resolve();
-    return this.push('typing', target.conversationKey, () => this.adapter.typing(target)).catch(() => undefined) as Promise<void>;
+    return this.push('typing', target.conversationKey, () => this.adapter.typing(target)).catch(
+      () => undefined,
+    ) as Promise<void>;
   }
 
   /** Items waiting or in flight. */
@@ -99,7 +108,15 @@ export class OutboundQueue {
           return;
         }
       }
-      this.items.push({ kind, key, run, waiters: [{ resolve, reject }], failures: 0, seq: this.seq++, ...(editOf ? { editOf } : {}) });
+      this.items.push({
+        kind,
+        key,
+        run,
+        waiters: [{ resolve, reject }],
+        failures: 0,
+        seq: this.seq++,
+        ...(editOf ? { editOf } : {}),
+      });
       this.pump();
     });
   }
@@ -122,7 +139,12 @@ export class OutboundQueue {
         wake.at = Math.min(wake.at, item.notBefore);
         continue;
       }
-      if (!best || PRIORITY[item.kind] < PRIORITY[best.kind] || (PRIORITY[item.kind] === PRIORITY[best.kind] && item.seq < best.seq)) best = item;
+      if (
+        !best ||
+        PRIORITY[item.kind] < PRIORITY[best.kind] ||
+        (PRIORITY[item.kind] === PRIORITY[best.kind] && item.seq < best.seq)
+      )
+        best = item;
     }
     return best;
   }
@@ -132,11 +154,14 @@ export class OutboundQueue {
     if (at >= this.timerAt) return;
     clearTimeout(this.timer);
     this.timerAt = at;
-    this.timer = setTimeout(() => {
-      this.timer = undefined;
-      this.timerAt = Infinity;
-      this.pump();
-    }, Math.max(0, at - Date.now()));
+    this.timer = setTimeout(
+      () => {
+        this.timer = undefined;
+        this.timerAt = Infinity;
+        this.pump();
+      },
+      Math.max(0, at - Date.now()),
+    );
   }
 
   private pump(): void {
@@ -174,7 +199,16 @@ export class OutboundQueue {
           delay = Math.min(this.maxBackoffMs, this.backoffMs * 2 ** Math.min(item.failures - 1, 30));
           item.notBefore = Date.now() + delay;
         }
-        this.log.warn({ channel: this.adapter.platform, kind: item.kind, failures: item.failures, delayMs: delay, err: err.message }, 'outbound call failed; retrying');
+        this.log.warn(
+          {
+            channel: this.adapter.platform,
+            kind: item.kind,
+            failures: item.failures,
+            delayMs: delay,
+            err: err.message,
+          },
+          'outbound call failed; retrying',
+        );
         // Back at the front of its conversation, so order holds.
         this.items.unshift(item);
       } else {

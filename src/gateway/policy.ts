@@ -3,7 +3,7 @@
 // message reaches the agent at all (allowFrom, requireMention).
 import { decodeConversationKey } from '../adapters/conversation-key.ts';
 import type { InboundMessage } from '../adapters/index.ts';
-import { intersectHosts, type AccessMode } from '../agent/index.ts';
+import { type AccessMode, intersectHosts } from '../agent/index.ts';
 import type { Config } from '../config/schema.ts';
 
 /** The access modes (the agent's own type: which tool levels a conversation permits). */
@@ -27,7 +27,9 @@ export interface ResolvedPolicy {
 export type PolicyLimits = Pick<ResolvedPolicy, 'access' | 'tools' | 'network' | 'model' | 'models'>;
 
 /** Why a message does not reach the agent; `reply` says whether the user is told. */
-export type Admission = { admitted: true } | { admitted: false; reason: 'not-allowed' | 'not-addressed'; reply: boolean };
+export type Admission =
+  | { admitted: true }
+  | { admitted: false; reason: 'not-allowed' | 'not-addressed'; reply: boolean };
 
 type Override = {
   access?: AccessMode;
@@ -41,7 +43,13 @@ type Override = {
 };
 
 /** Default access per platform when the config says nothing: the local web chat is yours; group platforms start read-only. */
-const DEFAULT_ACCESS: Record<string, AccessMode> = { web: 'full', terminal: 'full', telegram: 'read-only', discord: 'read-only', slack: 'read-only' };
+const DEFAULT_ACCESS: Record<string, AccessMode> = {
+  web: 'full',
+  terminal: 'full',
+  telegram: 'read-only',
+  discord: 'read-only',
+  slack: 'read-only',
+};
 
 function apply(base: ResolvedPolicy, o: Override | undefined): ResolvedPolicy {
   if (!o) return base;
@@ -50,20 +58,25 @@ function apply(base: ResolvedPolicy, o: Override | undefined): ResolvedPolicy {
     ...(o.allowFrom !== undefined ? { allowFrom: o.allowFrom } : base.allowFrom ? { allowFrom: base.allowFrom } : {}),
     requireMention: o.requireMention ?? base.requireMention,
     tools: {
-      ...(o.tools?.allow ?? base.tools.allow ? { allow: o.tools?.allow ?? base.tools.allow } : {}),
+      ...((o.tools?.allow ?? base.tools.allow) ? { allow: o.tools?.allow ?? base.tools.allow } : {}),
       // Deny lists accumulate: a channel cannot lift a platform-wide deny.
-      ...(o.tools?.deny || base.tools.deny ? { deny: [...new Set([...(base.tools.deny ?? []), ...(o.tools?.deny ?? [])])] } : {}),
+      ...(o.tools?.deny || base.tools.deny
+        ? { deny: [...new Set([...(base.tools.deny ?? []), ...(o.tools?.deny ?? [])])] }
+        : {}),
     },
-    ...(o.model ?? base.model ? { model: o.model ?? base.model } : {}),
-    ...(o.models ?? base.models ? { models: o.models ?? base.models } : {}),
-    ...(o.systemPrompt ?? base.systemPrompt ? { systemPrompt: o.systemPrompt ?? base.systemPrompt } : {}),
+    ...((o.model ?? base.model) ? { model: o.model ?? base.model } : {}),
+    ...((o.models ?? base.models) ? { models: o.models ?? base.models } : {}),
+    ...((o.systemPrompt ?? base.systemPrompt) ? { systemPrompt: o.systemPrompt ?? base.systemPrompt } : {}),
     network: o.network ?? base.network,
   };
 }
 
 /** The chat/channel override table of a platform's config. */
 function chatOverrides(config: Config, platform: string): Record<string, Override> | undefined {
-  const ch = config.channels as Record<string, { chats?: Record<string, Override>; channels?: Record<string, Override> } | undefined>;
+  const ch = config.channels as Record<
+    string,
+    { chats?: Record<string, Override>; channels?: Record<string, Override> } | undefined
+  >;
   const c = ch[platform];
   return c?.chats ?? c?.channels;
 }
@@ -73,8 +86,13 @@ function chatOverrides(config: Config, platform: string): Record<string, Overrid
  * `<chatId>:<threadId>`, then the user override keyed by userId. A bare thread id never matches:
  * thread ids are only unique within their chat (a Telegram topic id can equal a private chat id).
  */
-export function resolvePolicy(config: Config, msg: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'userId'>): ResolvedPolicy {
-  const platformCfg = (config.channels as Record<string, (Override & { users?: Record<string, Override> }) | undefined>)[msg.platform];
+export function resolvePolicy(
+  config: Config,
+  msg: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'userId'>,
+): ResolvedPolicy {
+  const platformCfg = (
+    config.channels as Record<string, (Override & { users?: Record<string, Override> }) | undefined>
+  )[msg.platform];
   let p: ResolvedPolicy = {
     access: DEFAULT_ACCESS[msg.platform] ?? 'read-only',
     requireMention: true,
@@ -93,7 +111,12 @@ export function resolvePolicy(config: Config, msg: Pick<InboundMessage, 'platfor
 /** The current policy of a conversation as a whole (no user override): what a job posting there may do. */
 export function conversationPolicy(config: Config, conversationKey: string): ResolvedPolicy {
   const ref = decodeConversationKey(conversationKey);
-  return resolvePolicy(config, { platform: ref.platform, chatId: ref.chatId, ...(ref.threadId ? { threadId: ref.threadId } : {}), userId: '' });
+  return resolvePolicy(config, {
+    platform: ref.platform,
+    chatId: ref.chatId,
+    ...(ref.threadId ? { threadId: ref.threadId } : {}),
+    userId: '',
+  });
 }
 
 const ACCESS_ORDER: AccessMode[] = ['chat-only', 'read-only', 'full'];
@@ -103,7 +126,8 @@ export function lowerAccess(a: AccessMode, b: AccessMode): AccessMode {
   return ACCESS_ORDER[Math.min(ACCESS_ORDER.indexOf(a), ACCESS_ORDER.indexOf(b))]!;
 }
 
-const both = (a: string[] | undefined, b: string[] | undefined): string[] | undefined => (a && b ? a.filter((x) => b.includes(x)) : (a ?? b));
+const both = (a: string[] | undefined, b: string[] | undefined): string[] | undefined =>
+  a && b ? a.filter((x) => b.includes(x)) : (a ?? b);
 
 /**
  * The narrower of two policies: the lower access, the union of the denies, the intersection of
@@ -112,7 +136,8 @@ const both = (a: string[] | undefined, b: string[] | undefined): string[] | unde
  */
 export function narrowPolicy(a: PolicyLimits, b: PolicyLimits): PolicyLimits {
   const allow = both(a.tools.allow, b.tools.allow);
-  const deny = a.tools.deny || b.tools.deny ? [...new Set([...(a.tools.deny ?? []), ...(b.tools.deny ?? [])])] : undefined;
+  const deny =
+    a.tools.deny || b.tools.deny ? [...new Set([...(a.tools.deny ?? []), ...(b.tools.deny ?? [])])] : undefined;
   const bPermits = (m: string) => !b.model || m === b.model || !!b.models?.includes(m);
   const model = a.model && bPermits(a.model) ? a.model : (b.model ?? a.model);
   const models = both(a.models, b.models)?.filter((m) => bPermits(m));
@@ -126,11 +151,25 @@ export function narrowPolicy(a: PolicyLimits, b: PolicyLimits): PolicyLimits {
 }
 
 /** Decides whether `msg` reaches the agent under `policy`. */
-export function admit(policy: ResolvedPolicy, msg: Pick<InboundMessage, 'userId' | 'chatId' | 'isDirect' | 'mentionsBot' | 'text'>, opts: { replyToStrangers: boolean }): Admission {
-  if (policy.allowFrom && !policy.allowFrom.includes(msg.userId) && !policy.allowFrom.includes(msg.chatId) && !policy.allowFrom.includes('*')) {
+export function admit(
+  policy: ResolvedPolicy,
+  msg: Pick<InboundMessage, 'userId' | 'chatId' | 'isDirect' | 'mentionsBot' | 'text'>,
+  opts: { replyToStrangers: boolean },
+): Admission {
+  if (
+    policy.allowFrom &&
+    !policy.allowFrom.includes(msg.userId) &&
+    !policy.allowFrom.includes(msg.chatId) &&
+    !policy.allowFrom.includes('*')
+  ) {
     // In groups a stranger who did not address the bot gets silence either way.
-    return { admitted: false, reason: 'not-allowed', reply: opts.replyToStrangers && (msg.isDirect || msg.mentionsBot) };
+    return {
+      admitted: false,
+      reason: 'not-allowed',
+      reply: opts.replyToStrangers && (msg.isDirect || msg.mentionsBot),
+    };
   }
-  if (!msg.isDirect && policy.requireMention && !msg.mentionsBot) return { admitted: false, reason: 'not-addressed', reply: false };
+  if (!msg.isDirect && policy.requireMention && !msg.mentionsBot)
+    return { admitted: false, reason: 'not-addressed', reply: false };
   return { admitted: true };
 }

@@ -4,15 +4,16 @@
 // through the outbox in chunks with receipts, the first chunk replacing the preview.
 import type { AdapterCapabilities, OutboundTarget } from '../adapters/index.ts';
 import { AdapterApiError } from '../adapters/index.ts';
+import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { EMPTY_PLACEHOLDER, splitMessage, splitRendered } from './chunk.ts';
 import type { OutboundQueue } from './outbound-queue.ts';
 import type { Persist } from './persist.ts';
 import type { GatewayAgentEvent, GatewayStore, OutboxEntry } from './ports.ts';
-import { errorMessage } from '../errors.ts';
 
 /** The platform says the message to edit no longer exists or can no longer be edited. */
-const isGone = (e: AdapterApiError): boolean => e.status === 404 || /not found|not_found|unknown message|can'?t be edited|cant_update/i.test(e.description);
+const isGone = (e: AdapterApiError): boolean =>
+  e.status === 404 || /not found|not_found|unknown message|can'?t be edited|cant_update/i.test(e.description);
 
 /** Streams one run's progress to a conversation. */
 export class ReplyStream {
@@ -45,7 +46,11 @@ export class ReplyStream {
     private readonly caps: AdapterCapabilities,
     private readonly target: OutboundTarget,
     private readonly log: Logger,
-    preview: { existing?: string; created?: (messageId: string) => Promise<void> | void; mayCreate?: () => boolean } = {},
+    preview: {
+      existing?: string;
+      created?: (messageId: string) => Promise<void> | void;
+      mayCreate?: () => boolean;
+    } = {},
   ) {
     this.messageId = preview.existing;
     this.created = preview.created;
@@ -165,7 +170,14 @@ export class ReplyStream {
 }
 
 /** Builds the outbox entry of a final answer. */
-export function outboxEntryOf(id: string, target: OutboundTarget, text: string, caps: AdapterCapabilities, streamMessageId?: string, previewShown?: string): OutboxEntry {
+export function outboxEntryOf(
+  id: string,
+  target: OutboundTarget,
+  text: string,
+  caps: AdapterCapabilities,
+  streamMessageId?: string,
+  previewShown?: string,
+): OutboxEntry {
   const chunks = splitRendered(text.trim() || '(no answer)', caps.maxTextLength, caps.renderedLength);
   return {
     id,
@@ -189,7 +201,9 @@ export interface Delivery {
 
 /** The platform refused a message as too long (after its own rendering). */
 const isTooLong = (e: unknown): boolean =>
-  e instanceof AdapterApiError && e.status === 400 && /too long|too_long|fewer in length|MAX_LENGTH/i.test(e.description);
+  e instanceof AdapterApiError &&
+  e.status === 400 &&
+  /too long|too_long|fewer in length|MAX_LENGTH/i.test(e.description);
 /** The platform refused a message as empty (its text rendered to nothing). */
 const isEmpty = (e: unknown): boolean =>
   e instanceof AdapterApiError && e.status === 400 && /text is empty|empty message|no_text/i.test(e.description);
@@ -262,12 +276,22 @@ export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: st
 
 /** Gives up on an entry the platform refuses for good: recorded, answered, and the user told once. */
 async function fail(d: Delivery, entry: OutboxEntry, answers: string | undefined, e: AdapterApiError): Promise<void> {
-  d.log.error({ entry: entry.id, conversation: entry.conversationKey, err: e.message }, 'the platform refused the answer; it is marked failed and not retried');
+  d.log.error(
+    { entry: entry.id, conversation: entry.conversationKey, err: e.message },
+    'the platform refused the answer; it is marked failed and not retried',
+  );
   await d.persist('fail outbox', () => d.store.failOutbox(entry.id, e.message, answers));
   const notice = `Sorry, I could not deliver my answer: the platform refused it (${e.description.slice(0, 200)}).`;
   const warn = (err: unknown) => d.log.warn({ err: errorMessage(err) }, 'failure notice not delivered');
   // A preview still showing work in progress says so itself, rather than staying stale.
   const preview = entry.streamMessageId && !entry.receipts[0] ? entry.streamMessageId : undefined;
-  if (preview && (await d.queue.edit(entry.target, preview, notice, { format: 'plain' }).then(() => true, () => false))) return;
+  if (
+    preview &&
+    (await d.queue.edit(entry.target, preview, notice, { format: 'plain' }).then(
+      () => true,
+      () => false,
+    ))
+  )
+    return;
   await d.queue.send(entry.target, notice, { format: 'plain' }).catch(warn);
 }

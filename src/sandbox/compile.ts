@@ -9,14 +9,22 @@
 // mismatch is a cache miss: the entry is rebuilt and the mismatch reported. Folders are 0700,
 // files 0600.
 import { createHash } from 'node:crypto';
-import { statSync, type BigIntStats } from 'node:fs';
+import { type BigIntStats, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { classifyWasm, decodeImage, encodeImage, externalizeMemory, instrumentModule, listComponentImports, type MemoryImage } from './wasm/index.ts';
+import { errorMessage } from '../errors.ts';
 import { SandboxError } from './errors.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
 import { readPreview1CommandAdapter } from './preview1-adapter.ts';
-import { errorMessage } from '../errors.ts';
+import {
+  classifyWasm,
+  decodeImage,
+  encodeImage,
+  externalizeMemory,
+  instrumentModule,
+  listComponentImports,
+  type MemoryImage,
+} from './wasm/index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
 const PIPELINE_VERSION = 7;
@@ -64,7 +72,11 @@ const memory = new Map<string, Promise<PreparedComponent>>();
 const byStat = new Map<string, { id: string; prepared: Promise<PreparedComponent> }>();
 
 function notFound(file: string, e: unknown): SandboxError {
-  return new SandboxError('not-found', `cannot read tool ${file}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`, file);
+  return new SandboxError(
+    'not-found',
+    `cannot read tool ${file}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`,
+    file,
+  );
 }
 
 /** Prepares `file` (a component or preview1 command), from memory, disk cache or scratch. */
@@ -108,7 +120,12 @@ function cacheKey(sha256: string, opts: CompileOptions): string {
 }
 
 /** Loads the entry for `sha256`; `bytes` (needed only to build a missing entry) may come later. */
-function prepareHashed(sha256: string, bytes: Uint8Array | undefined, label: string, opts: CompileOptions): Promise<PreparedComponent> {
+function prepareHashed(
+  sha256: string,
+  bytes: Uint8Array | undefined,
+  label: string,
+  opts: CompileOptions,
+): Promise<PreparedComponent> {
   const key = cacheKey(sha256, opts);
   let pending = memory.get(key);
   if (!pending) {
@@ -179,15 +196,19 @@ async function readEntry(dir: string, sha256: string, opts: CompileOptions): Pro
   if (!meta || meta.sha256 !== sha256) return undefined;
   const names = artefacts(meta);
   try {
-    const read = await Promise.all(names.map(async (name) => {
-      const bytes = await readFile(join(dir, name));
-      const expected = meta.hashes[name];
-      if (!expected || (await sha256Hex(bytes)) !== expected) throw new Error(`${name} does not match the hash recorded when it was built`);
-      return [name, bytes] as const;
-    }));
+    const read = await Promise.all(
+      names.map(async (name) => {
+        const bytes = await readFile(join(dir, name));
+        const expected = meta.hashes[name];
+        if (!expected || (await sha256Hex(bytes)) !== expected)
+          throw new Error(`${name} does not match the hash recorded when it was built`);
+        return [name, bytes] as const;
+      }),
+    );
     return { meta, files: Object.fromEntries(read) };
   } catch (e) {
-    const reason = (e as NodeJS.ErrnoException).code === 'ENOENT' ? `a file is missing: ${errorMessage(e)}` : errorMessage(e);
+    const reason =
+      (e as NodeJS.ErrnoException).code === 'ENOENT' ? `a file is missing: ${errorMessage(e)}` : errorMessage(e);
     opts.onRejected?.(dir, reason);
     return undefined;
   }
@@ -203,7 +224,12 @@ function toShared(bytes: Uint8Array): Uint8Array {
 async function readMeta(dir: string): Promise<CacheMeta | undefined> {
   try {
     const meta = JSON.parse(await readFile(join(dir, 'meta.json'), 'utf8')) as CacheMeta;
-    const ok = meta.version === PIPELINE_VERSION && Array.isArray(meta.images) && Array.isArray(meta.cores) && typeof meta.hashes === 'object' && meta.hashes !== null;
+    const ok =
+      meta.version === PIPELINE_VERSION &&
+      Array.isArray(meta.images) &&
+      Array.isArray(meta.cores) &&
+      typeof meta.hashes === 'object' &&
+      meta.hashes !== null;
     return ok ? meta : undefined;
   } catch {
     return undefined;
@@ -214,7 +240,10 @@ async function toComponent(bytes: Uint8Array, label: string): Promise<Uint8Array
   const kind = classifyWasm(bytes);
   if (kind.kind === 'component') return bytes;
   if (kind.kind === 'invalid') throw new SandboxError('invalid-tool', `${label}: ${kind.reason}`, label);
-  const [{ componentNew }, adapter] = await Promise.all([import('@bytecodealliance/jco-transpile/wasm-tools'), readPreview1CommandAdapter()]);
+  const [{ componentNew }, adapter] = await Promise.all([
+    import('@bytecodealliance/jco-transpile/wasm-tools'),
+    readPreview1CommandAdapter(),
+  ]);
   try {
     return await componentNew(bytes, [['wasi_snapshot_preview1', adapter]]);
   } catch (e) {

@@ -5,12 +5,12 @@
 // files (data dir, compile cache, config) is refused too, naming the path (protected-paths.ts).
 import { realpathSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
+import { errorMessage } from '../errors.ts';
 import { SandboxError } from './errors.ts';
-import { parseBlockList } from './net/ip-block.ts';
 import { parseHostPatterns } from './net/host-pattern.ts';
+import { parseBlockList } from './net/ip-block.ts';
 import { mountConflict, type ProtectedPaths } from './protected-paths.ts';
 import type { Mount, SandboxGrant } from './types.ts';
-import { errorMessage } from '../errors.ts';
 
 function bad(message: string): never {
   throw new SandboxError('bad-grant', message, '');
@@ -20,7 +20,8 @@ function bad(message: string): never {
 // cost two thread-pool round trips on every call's critical path.
 function checkMount(m: Mount, i: number, protect: ProtectedPaths | undefined): Mount {
   if (typeof m.host !== 'string' || m.host === '') bad(`mounts[${i}].host must be a directory path`);
-  if (typeof m.guest !== 'string' || !m.guest.startsWith('/')) bad(`mounts[${i}].guest must be an absolute guest path, got ${JSON.stringify(m.guest)}`);
+  if (typeof m.guest !== 'string' || !m.guest.startsWith('/'))
+    bad(`mounts[${i}].guest must be an absolute guest path, got ${JSON.stringify(m.guest)}`);
   let host: string;
   try {
     host = realpathSync(m.host);
@@ -63,7 +64,8 @@ export async function validateGrant(grant: SandboxGrant, protect?: ProtectedPath
   const l = grant.limits;
   const positive = (name: string, v: number | undefined, optional = false) => {
     if (optional && v === undefined) return;
-    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0) bad(`limits.${name} must be a positive number, got ${v}`);
+    if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+      bad(`limits.${name} must be a positive number, got ${v}`);
   };
   positive('timeoutMs', l?.timeoutMs);
   positive('maxMemoryBytes', l?.maxMemoryBytes);

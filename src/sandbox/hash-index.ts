@@ -25,7 +25,13 @@ export async function lookupHash(cacheDir: string, identity: string): Promise<st
 }
 
 /** Records `sha256` for `identity` unless the file changed too recently to trust its metadata. */
-export async function recordHash(cacheDir: string, identity: string, st: BigIntStats, sha256: string, now = Date.now()): Promise<void> {
+export async function recordHash(
+  cacheDir: string,
+  identity: string,
+  st: BigIntStats,
+  sha256: string,
+  now = Date.now(),
+): Promise<void> {
   if (Number(st.ctimeNs / 1_000_000n) > now - RACY_MS) return;
   const dir = join(cacheDir, 'by-stat');
   try {

@@ -1,9 +1,9 @@
 // Public names of the sandbox: run WASI tools with exactly the capabilities granted.
-export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.ts';
+
+export { clearCompiledCache, type PreparedComponent, prepare } from './compile.ts';
 export { SandboxError, type SandboxErrorCode } from './errors.ts';
-export { mountConflict, realPathOf, type ProtectedPaths } from './protected-paths.ts';
-export { readWorkspaceFile, type WorkspaceRead } from './workspace-file.ts';
-export { prepare, clearCompiledCache, type PreparedComponent } from './compile.ts';
+export { mountConflict, type ProtectedPaths, realPathOf } from './protected-paths.ts';
+export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.ts';
 export {
   DEFAULT_LIMITS,
   type Mount,
@@ -13,3 +13,4 @@ export {
   type SandboxResult,
   type TrapKind,
 } from './types.ts';
+export { readWorkspaceFile, type WorkspaceRead } from './workspace-file.ts';

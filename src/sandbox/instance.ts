@@ -86,13 +86,16 @@ export function createInstance(tool: LoadedTool): GuestInstance {
           // Tables are allocated by instantiation itself, before any guest code could be stopped.
           const left = (tables.value as number) - needs.tables.atStart;
           if (left < 0) {
-            throw new RangeError(`memory limit reached: the tool's tables need more than ${needs.tables.budget} elements`);
+            throw new RangeError(
+              `memory limit reached: the tool's tables need more than ${needs.tables.budget} elements`,
+            );
           }
           tables.value = left;
         }
         if (needs.limits || needs.memory) {
           const own: Record<string, WebAssembly.ImportValue> = {};
-          if (needs.limits) Object.assign(own, { [FUEL_IMPORT.name]: fuel, [OOM_IMPORT.name]: oom, [TABLES_IMPORT.name]: tables });
+          if (needs.limits)
+            Object.assign(own, { [FUEL_IMPORT.name]: fuel, [OOM_IMPORT.name]: oom, [TABLES_IMPORT.name]: tables });
           const pool = needs.memory ? tool.pools.get(m) : undefined;
           if (needs.memory) {
             if (!pool) throw new Error('a core module imports its memory but the tool has no image for it');

@@ -2,10 +2,10 @@
 // one that already holds the tool), enforces the wall-clock timeout by terminating the worker
 // and replacing it, and serves the workers' network requests through the broker.
 import { MessageChannel, Worker } from 'node:worker_threads';
-import { SandboxError } from './errors.ts';
 import type { PreparedComponent } from './compile.ts';
-import type { NetBroker } from './net/broker.ts';
+import { SandboxError } from './errors.ts';
 import { NetCall, serveNetBridge } from './net/bridge.ts';
+import type { NetBroker } from './net/broker.ts';
 import { DEFAULT_LIMITS, type SandboxResult } from './types.ts';
 import type { CallMessage, WorkerReply } from './worker.ts';
 
@@ -34,7 +34,8 @@ export interface PoolCall {
   maxResponseBytes?: number;
 }
 
-const cancelledError = (call: PoolCall) => new SandboxError('cancelled', `${call.tool ?? 'the tool'}: the call was cancelled`, call.tool ?? '');
+const cancelledError = (call: PoolCall) =>
+  new SandboxError('cancelled', `${call.tool ?? 'the tool'}: the call was cancelled`, call.tool ?? '');
 
 interface Pending {
   call: PoolCall;
@@ -93,7 +94,10 @@ class Slot {
     // fails (with trap `memory`, the limit it hit) and the pool replaces the worker.
     this.worker.on('error', (e) => {
       const oom = (e as NodeJS.ErrnoException).code === 'ERR_WORKER_OUT_OF_MEMORY';
-      this.die(oom ? `the worker ran out of heap: ${e.message}` : `worker error: ${e.message}`, oom ? 'memory' : 'crash');
+      this.die(
+        oom ? `the worker ran out of heap: ${e.message}` : `worker error: ${e.message}`,
+        oom ? 'memory' : 'crash',
+      );
     });
     this.worker.on('exit', (code) => this.die(`worker exited with code ${code}`));
   }
@@ -188,10 +192,12 @@ export class WorkerPool {
   /** Starts workers and loads `prepared` into each ahead of the first call. */
   async warm(prepared: PreparedComponent): Promise<void> {
     while (this.slots.length < this.size) this.slots.push(this.spawn());
-    await Promise.all(this.slots.map(async (s) => {
-      await s.ready;
-      await s.load(prepared);
-    }));
+    await Promise.all(
+      this.slots.map(async (s) => {
+        await s.ready;
+        await s.load(prepared);
+      }),
+    );
   }
 
   /** Starts one worker now if none runs, so its start-up overlaps the tool's preparation. */
@@ -273,7 +279,10 @@ export class WorkerPool {
           stdout: new Uint8Array(0),
           stderr: new Uint8Array(0),
           durationMs: performance.now() - started,
-          trap: { kind, message: kind === 'memory' ? `memory limit reached: ${reason}` : `the tool's worker died: ${reason}` },
+          trap: {
+            kind,
+            message: kind === 'memory' ? `memory limit reached: ${reason}` : `the tool's worker died: ${reason}`,
+          },
         });
       };
     });

@@ -12,7 +12,9 @@ import { fileURLToPath } from 'node:url';
 export const PREVIEW1_COMMAND_ADAPTER = 'wasi_snapshot_preview1.command.wasm';
 
 /** The copy made by build:tools (src/sandbox and dist/sandbox are both two levels below the root). */
-export const SHIPPED_ADAPTER_PATH = fileURLToPath(new URL(`../../tools/dist/adapters/${PREVIEW1_COMMAND_ADAPTER}`, import.meta.url));
+export const SHIPPED_ADAPTER_PATH = fileURLToPath(
+  new URL(`../../tools/dist/adapters/${PREVIEW1_COMMAND_ADAPTER}`, import.meta.url),
+);
 
 /** The adapter's bytes; the error says how to get it when neither copy is there. */
 export async function readPreview1CommandAdapter(shipped = SHIPPED_ADAPTER_PATH): Promise<Uint8Array> {

@@ -6,14 +6,14 @@
 //     limits: DEFAULT_LIMITS });
 import { availableParallelism } from 'node:os';
 import { basename, extname } from 'node:path';
-import { prepare, type PreparedComponent } from './compile.ts';
+import { type Logger, silentLogger } from '../log.ts';
+import { type PreparedComponent, prepare } from './compile.ts';
 import { SandboxError } from './errors.ts';
+import { validateGrant } from './grant.ts';
 import { createNetBroker, type NetBrokerOptions } from './net/broker.ts';
 import { WorkerPool } from './pool.ts';
+import { type ProtectedPaths, packageCodePaths } from './protected-paths.ts';
 import { DEFAULT_LIMITS, type SandboxGrant, type SandboxResult } from './types.ts';
-import { validateGrant } from './grant.ts';
-import { silentLogger, type Logger } from '../log.ts';
-import { packageCodePaths, type ProtectedPaths } from './protected-paths.ts';
 
 /** How a sandbox is set up (not per call). */
 export interface SandboxOptions {
@@ -62,7 +62,8 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
     cacheDir: opts.cacheDir,
     maxMemoryBytes,
     onLocated: (key: string, glueUrl: string) => pool.preload(key, glueUrl),
-    onRejected: (entry: string, reason: string) => log.warn({ entry, reason }, 'compile cache entry failed its check; rebuilt instead of loaded'),
+    onRejected: (entry: string, reason: string) =>
+      log.warn({ entry, reason }, 'compile cache entry failed its check; rebuilt instead of loaded'),
   });
   return {
     pool,

@@ -2,14 +2,14 @@
 // pre-created instance per tool, so a warm call only binds its capabilities and runs; every
 // call gets a fresh instance. The main thread enforces the wall-clock timeout by terminating
 // this worker.
-import { parentPort, workerData, type MessagePort } from 'node:worker_threads';
+import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { concatBytes } from './bytes.ts';
 import { CallContext, GuestAbort } from './host/context.ts';
-import { createInstance, release, type GuestInstance, type Instantiate, type LoadedTool } from './instance.ts';
+import { createInstance, type GuestInstance, type Instantiate, type LoadedTool, release } from './instance.ts';
 import { MemoryPool } from './memory-pool.ts';
 import { createWorkerNetBridge } from './net/bridge.ts';
-import type { MemoryImage } from './wasm/index.ts';
 import type { Mount, NetworkGrant, SandboxResult, TrapKind } from './types.ts';
+import type { MemoryImage } from './wasm/index.ts';
 
 // jco's glue probes WebAssembly.promising (JSPI) for every export; on Node 20 each failed probe
 // throws and costs milliseconds. Guests here are synchronous, so the identity is correct.
@@ -60,17 +60,27 @@ const net = createWorkerNetBridge(netPort, netSignal);
 const loaded = new Map<string, LoadedTool>();
 
 /** Names the limit behind a guest failure; the host's own record wins over the error text. */
-function classify(e: unknown, ctx: CallContext, inst: GuestInstance | undefined): { exitCode: number; trap?: { kind: TrapKind; message: string } } {
+function classify(
+  e: unknown,
+  ctx: CallContext,
+  inst: GuestInstance | undefined,
+): { exitCode: number; trap?: { kind: TrapKind; message: string } } {
   const abort = ctx.abort;
   if (abort) {
     if ('exit' in abort.reason) return { exitCode: abort.reason.exit };
     return { exitCode: 1, trap: { kind: abort.reason.trap, message: abort.reason.message } };
   }
   if (inst && (inst.fuel.value as bigint) < 0n) {
-    return { exitCode: 1, trap: { kind: 'fuel', message: 'fuel exhausted: the tool ran more instructions than its budget' } };
+    return {
+      exitCode: 1,
+      trap: { kind: 'fuel', message: 'fuel exhausted: the tool ran more instructions than its budget' },
+    };
   }
   if (inst && inst.oom.value === 1) {
-    return { exitCode: 1, trap: { kind: 'memory', message: 'memory limit reached: the tool tried to grow past its cap' } };
+    return {
+      exitCode: 1,
+      trap: { kind: 'memory', message: 'memory limit reached: the tool tried to grow past its cap' },
+    };
   }
   const message = e instanceof Error ? e.message : String(e);
   if (e instanceof RangeError && /call stack/i.test(message)) {
@@ -116,12 +126,14 @@ function call(msg: CallMessage): SandboxResult {
     ctx.closeAll();
   }
   // A limit that only refused an operation still names itself, unless a trap ended the call.
-  if (!outcome.trap && ctx.refused) outcome = { exitCode: outcome.exitCode, trap: { kind: ctx.refused.trap, message: ctx.refused.message } };
+  if (!outcome.trap && ctx.refused)
+    outcome = { exitCode: outcome.exitCode, trap: { kind: ctx.refused.trap, message: ctx.refused.message } };
   // Reset and keep its memories, then make the next spare, once the result is on its way.
-  if (tool) setImmediate(() => {
-    if (inst) release(inst);
-    prewarm(msg.key);
-  });
+  if (tool)
+    setImmediate(() => {
+      if (inst) release(inst);
+      prewarm(msg.key);
+    });
   return {
     exitCode: outcome.exitCode,
     stdout: concatBytes(ctx.stdout),

@@ -5,13 +5,11 @@
 // device like /dev/zero never ends, /proc files hold the host's secrets) and checks the size
 // before reading a byte.
 import fs from 'node:fs';
-import { closeQuietly, lookup, openMountRoot, Walk, type MountRoot } from './host/fs-walk.ts';
 import { errorMessage } from '../errors.ts';
+import { closeQuietly, lookup, type MountRoot, openMountRoot, Walk } from './host/fs-walk.ts';
 
 /** What reading a workspace file gave: the bytes, or why not (`missing`: nothing there at all). */
-export type WorkspaceRead =
-  | { ok: true; bytes: Uint8Array }
-  | { ok: false; missing: boolean; reason: string };
+export type WorkspaceRead = { ok: true; bytes: Uint8Array } | { ok: false; missing: boolean; reason: string };
 
 const REASONS: Record<string, string> = {
   'not-permitted': 'it leads outside the folder (an absolute or escaping symlink, or ..)',
@@ -66,7 +64,10 @@ export function readWorkspaceFile(root: string, relPath: string, opts: { maxByte
   try {
     mount = rootOf(root);
   } catch (e) {
-    return refused(`cannot open the folder ${root}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`, (e as NodeJS.ErrnoException).code === 'ENOENT');
+    return refused(
+      `cannot open the folder ${root}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`,
+      (e as NodeJS.ErrnoException).code === 'ENOENT',
+    );
   }
   const walk = new Walk(mount, { fd: mount.rootFd(), names: [] });
   let pinned = -1;
@@ -86,9 +87,13 @@ export function readWorkspaceFile(root: string, relPath: string, opts: { maxByte
     if (!st.isFile()) return refused(`it is not a regular file (${kindOf(st)})`);
     if (st.size > opts.maxBytes) return refused(`it is ${st.size} bytes; the limit is ${opts.maxBytes}`);
     // Reopening the pinned inode through its magic link reads exactly what was checked.
-    file = fs.openSync(`/proc/self/fd/${pinned}`, fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY);
+    file = fs.openSync(
+      `/proc/self/fd/${pinned}`,
+      fs.constants.O_RDONLY | fs.constants.O_NONBLOCK | fs.constants.O_NOCTTY,
+    );
     const again = fs.fstatSync(file);
-    if (!again.isFile() || again.ino !== st.ino || again.dev !== st.dev) return refused('it changed while it was being opened');
+    if (!again.isFile() || again.ino !== st.ino || again.dev !== st.dev)
+      return refused('it changed while it was being opened');
     const bytes = readCapped(file, opts.maxBytes);
     if (!bytes) return refused(`it grew past the limit of ${opts.maxBytes} bytes while it was read`);
     return { ok: true, bytes };

@@ -90,6 +90,12 @@ export class JobBree extends Bree {
 
   /** Adds a job (not started); throws with Bree's reasons if it is invalid. */
   async addJob(job: BreeJob): Promise<void> {
-    await this.add({ name: job.id, path: this.workerFile, cron: job.cron.trim(), hasSeconds: hasSeconds(job.cron), ...(job.timezone ? { timezone: job.timezone } : {}) });
+    await this.add({
+      name: job.id,
+      path: this.workerFile,
+      cron: job.cron.trim(),
+      hasSeconds: hasSeconds(job.cron),
+      ...(job.timezone ? { timezone: job.timezone } : {}),
+    });
   }
 }

@@ -17,10 +17,7 @@ export type SchedulerErrorCode = 'not-found' | 'stopped' | 'busy';
 
 /** An operation on jobs that could not be done (unknown id, scheduler stopped, run skipped). */
 export class SchedulerError extends BoxbotError {
-  constructor(
-    code: SchedulerErrorCode,
-    message: string,
-  ) {
+  constructor(code: SchedulerErrorCode, message: string) {
     super(code, message);
   }
 }

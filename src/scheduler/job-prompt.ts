@@ -27,7 +27,10 @@ function lineOf(m: Message): string | undefined {
  * indented), oldest first; tool calls and results are left out. The store keeps no per-message
  * times, so "recent" means the newest `limits.messages` messages within `limits.chars`.
  */
-export function transcriptOf(messages: Message[], limits: { messages: number; chars: number } = TRANSCRIPT_LIMITS): string {
+export function transcriptOf(
+  messages: Message[],
+  limits: { messages: number; chars: number } = TRANSCRIPT_LIMITS,
+): string {
   const lines: string[] = [];
   let size = 0;
   for (let i = messages.length - 1; i >= 0 && lines.length < limits.messages; i--) {
@@ -51,7 +54,11 @@ function defaultOf(arg: SkillArg): string | undefined {
 }
 
 /** The agent's input for a job prompt, or an error naming what is missing. */
-export function jobInput(prompt: string, transcript: string, skills: SkillLookup | undefined): { ok: true; input: string } | { ok: false; error: string } {
+export function jobInput(
+  prompt: string,
+  transcript: string,
+  skills: SkillLookup | undefined,
+): { ok: true; input: string } | { ok: false; error: string } {
   const history = transcript || '(no messages)';
   const slash = /^\/([a-z0-9][a-z0-9-]{0,63})(?:\s+([\s\S]*))?$/.exec(prompt.trim());
   const skill = slash ? skills?.get(slash[1]!) : undefined;

@@ -25,18 +25,30 @@ const handle =
       await fn(req, res);
     } catch (e) {
       const status = statusOf(e);
-      res.status(status).json({ error: status === 500 ? 'internal error' : errorMessage(e), ...(e instanceof JobValidationError ? { field: e.field } : {}) });
+      res.status(status).json({
+        error: status === 500 ? 'internal error' : errorMessage(e),
+        ...(e instanceof JobValidationError ? { field: e.field } : {}),
+      });
     }
   };
 
-const body = (req: Request): Record<string, unknown> => (req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {});
+const body = (req: Request): Record<string, unknown> =>
+  req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
 
 /** The jobs routes over `scheduler` (mount it under the admin prefix). */
 export function jobsApi(scheduler: Scheduler): Router {
   const r = express.Router();
   r.use(express.json({ limit: '64kb' }));
-  r.get('/jobs', handle(async (_req, res) => void res.json({ jobs: await scheduler.list() })));
-  r.post('/jobs', handle(async (req, res) => void res.status(201).json({ job: await scheduler.add(body(req) as unknown as JobInput) })));
+  r.get(
+    '/jobs',
+    handle(async (_req, res) => void res.json({ jobs: await scheduler.list() })),
+  );
+  r.post(
+    '/jobs',
+    handle(
+      async (req, res) => void res.status(201).json({ job: await scheduler.add(body(req) as unknown as JobInput) }),
+    ),
+  );
   r.get(
     '/jobs/:id',
     handle(async (req, res) => {
@@ -45,11 +57,18 @@ export function jobsApi(scheduler: Scheduler): Router {
       res.json({ job });
     }),
   );
-  r.patch('/jobs/:id', handle(async (req, res) => void res.json({ job: await scheduler.update(req.params.id!, body(req) as Partial<JobInput>) })));
+  r.patch(
+    '/jobs/:id',
+    handle(
+      async (req, res) =>
+        void res.json({ job: await scheduler.update(req.params.id!, body(req) as Partial<JobInput>) }),
+    ),
+  );
   r.delete(
     '/jobs/:id',
     handle(async (req, res) => {
-      if (!(await scheduler.remove(req.params.id!))) return void res.status(404).json({ error: `no job "${req.params.id}"` });
+      if (!(await scheduler.remove(req.params.id!)))
+        return void res.status(404).json({ error: `no job "${req.params.id}"` });
       res.json({ removed: req.params.id });
     }),
   );
@@ -65,7 +84,8 @@ export function jobsApi(scheduler: Scheduler): Router {
     '/jobs/:id/logs',
     handle(async (req, res) => {
       const limit = typeof req.query.limit === 'string' ? Number(req.query.limit) : undefined;
-      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0)) return void res.status(400).json({ error: 'limit: expected a whole number', field: 'limit' });
+      if (limit !== undefined && (!Number.isInteger(limit) || limit < 0))
+        return void res.status(400).json({ error: 'limit: expected a whole number', field: 'limit' });
       res.json({ logs: await scheduler.logs(req.params.id!, limit) });
     }),
   );

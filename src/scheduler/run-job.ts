@@ -4,13 +4,13 @@
 // is the narrowest of the job's own settings, the policy of the conversation that created it
 // (kept with the job) and the target conversation's policy as the config says now.
 import { mkdir } from 'node:fs/promises';
-import { createAgentRuntime, runAgent, type AgentPolicy } from '../agent/index.ts';
+import { type AgentPolicy, createAgentRuntime, runAgent } from '../agent/index.ts';
+import { errorMessage } from '../errors.ts';
 import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { jobInput } from './job-prompt.ts';
 import { oneLine, type WorkerRunResult } from './run-text.ts';
 import type { RunRequest } from './worker-protocol.ts';
-import { errorMessage } from '../errors.ts';
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 
@@ -32,7 +32,12 @@ export function runLimits(req: Pick<RunRequest, 'job' | 'loaded'>): PolicyLimits
   const { job, loaded } = req;
   const target = conversationPolicy(loaded.config, job.target);
   // The job's own fields limit access and pick a model; hosts come from the policies.
-  const own: PolicyLimits = { access: job.access, tools: {}, network: target.network, ...(job.model ? { model: job.model } : {}) };
+  const own: PolicyLimits = {
+    access: job.access,
+    tools: {},
+    network: target.network,
+    ...(job.model ? { model: job.model } : {}),
+  };
   const created = job.policy ? narrowPolicy(own, job.policy) : own;
   const limits = narrowPolicy(created, target);
   if (!job.policy && job.model) return { ...limits, model: job.model };
@@ -40,13 +45,22 @@ export function runLimits(req: Pick<RunRequest, 'job' | 'loaded'>): PolicyLimits
 }
 
 /** Runs the job once; never throws (failures are outcome `error` with a one-line reason). */
-export async function runJob(req: RunRequest, o: { signal: AbortSignal; log: Logger; onStarted?: () => void }): Promise<WorkerRunResult> {
+export async function runJob(
+  req: RunRequest,
+  o: { signal: AbortSignal; log: Logger; onStarted?: () => void },
+): Promise<WorkerRunResult> {
   const fail = (error: string): WorkerRunResult => ({ outcome: 'error', text: '', error, usage: NO_USAGE, costUsd: 0 });
   let runtime: Awaited<ReturnType<typeof createAgentRuntime>> | undefined;
   // Cancelled before the agent started (a stop right after the tick): skip building the runtime.
   if (o.signal.aborted) return { outcome: 'cancelled', text: '', usage: NO_USAGE, costUsd: 0 };
   try {
-    runtime = await createAgentRuntime({ loaded: req.loaded, secrets: req.secrets, log: o.log, watch: false, workers: req.sandboxWorkers });
+    runtime = await createAgentRuntime({
+      loaded: req.loaded,
+      secrets: req.secrets,
+      log: o.log,
+      watch: false,
+      workers: req.sandboxWorkers,
+    });
     if (runtime.unavailableHint) return fail(`no model provider is configured: ${runtime.unavailableHint}`);
     const input = jobInput(req.job.prompt, req.transcript, runtime.skills);
     if (!input.ok) return fail(input.error);
@@ -67,7 +81,13 @@ export async function runJob(req: RunRequest, o: { signal: AbortSignal; log: Log
     o.onStarted?.();
     const r = await runAgent({ input: input.input, policy, deps: runtime.deps, signal: o.signal });
     // An unknown price (a model missing from the table) counts what is known.
-    return { outcome: r.outcome, text: r.text, ...(r.error ? { error: r.error } : {}), usage: r.usage, costUsd: r.costUsd ?? r.cost.knownUsd };
+    return {
+      outcome: r.outcome,
+      text: r.text,
+      ...(r.error ? { error: r.error } : {}),
+      usage: r.usage,
+      costUsd: r.costUsd ?? r.cost.knownUsd,
+    };
   } catch (e) {
     return fail(oneLine(errorMessage(e) ?? String(e)));
   } finally {

@@ -18,23 +18,43 @@ export const oneLine = redactLine;
 const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 1000).toFixed(1)}s`);
 
 /** The text to post for a run's result, and whether it is a failure notice. */
-export function runText(job: Pick<JobRecord, 'name' | 'timeoutMs' | 'budgetUsd'>, result: WorkerRunResult, secrets: string[] = []): { text: string; failed: boolean } {
+export function runText(
+  job: Pick<JobRecord, 'name' | 'timeoutMs' | 'budgetUsd'>,
+  result: WorkerRunResult,
+  secrets: string[] = [],
+): { text: string; failed: boolean } {
   const label = `Scheduled job "${job.name}"`;
   const text = result.text.trim();
   switch (result.outcome) {
     case 'final':
       return text ? { text, failed: false } : { text: `${label} finished without an answer.`, failed: true };
     case 'max-turns':
-      return text ? { text: `${text}\n\n(${label} stopped after too many steps.)`, failed: false } : { text: `${label} stopped after too many steps without an answer.`, failed: true };
+      return text
+        ? { text: `${text}\n\n(${label} stopped after too many steps.)`, failed: false }
+        : { text: `${label} stopped after too many steps without an answer.`, failed: true };
     case 'max-tokens':
-      return text ? { text: `${text}\n\n(The answer was cut off.)`, failed: false } : { text: `${label} produced no answer (output limit reached).`, failed: true };
+      return text
+        ? { text: `${text}\n\n(The answer was cut off.)`, failed: false }
+        : { text: `${label} produced no answer (output limit reached).`, failed: true };
     case 'timeout':
-      return { text: `${label} timed out after ${seconds(job.timeoutMs)}${result.error ? `: ${oneLine(result.error, secrets)}` : ''}.`, failed: true };
+      return {
+        text: `${label} timed out after ${seconds(job.timeoutMs)}${result.error ? `: ${oneLine(result.error, secrets)}` : ''}.`,
+        failed: true,
+      };
     case 'budget-exceeded':
-      return { text: `${label} stopped: its budget${job.budgetUsd !== undefined ? ` of $${job.budgetUsd}` : ''} is spent.`, failed: true };
+      return {
+        text: `${label} stopped: its budget${job.budgetUsd !== undefined ? ` of $${job.budgetUsd}` : ''} is spent.`,
+        failed: true,
+      };
     case 'cancelled':
-      return { text: `${label} was interrupted before it finished (boxbot stopped or the job was removed).`, failed: true };
+      return {
+        text: `${label} was interrupted before it finished (boxbot stopped or the job was removed).`,
+        failed: true,
+      };
     default:
-      return { text: `${label} failed: ${oneLine(result.error ?? 'unknown error', secrets) || 'unknown error'}`, failed: true };
+      return {
+        text: `${label} failed: ${oneLine(result.error ?? 'unknown error', secrets) || 'unknown error'}`,
+        failed: true,
+      };
   }
 }

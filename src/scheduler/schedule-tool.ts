@@ -29,7 +29,10 @@ export interface ScheduleToolContext {
 function jobPolicyOf(p: JobPolicy): JobPolicy {
   return {
     access: p.access,
-    tools: { ...(p.tools.allow ? { allow: [...p.tools.allow] } : {}), ...(p.tools.deny ? { deny: [...p.tools.deny] } : {}) },
+    tools: {
+      ...(p.tools.allow ? { allow: [...p.tools.allow] } : {}),
+      ...(p.tools.deny ? { deny: [...p.tools.deny] } : {}),
+    },
     network: { allow: [...p.network.allow] },
     ...(p.model ? { model: p.model } : {}),
     ...(p.models ? { models: [...p.models] } : {}),
@@ -68,29 +71,42 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
         name: { type: 'string', description: 'create: a short name for the job' },
         cron: { type: 'string', description: 'create: when to run, 5 cron fields' },
         prompt: { type: 'string', description: 'create: what the agent does at each run; its answer is posted' },
-        timezone: { type: 'string', description: 'create: IANA time zone of the cron times (default: the server\'s)' },
-        target: { type: 'string', description: 'create: conversation key to post to (default: this conversation; others need an admin)' },
-        access: { type: 'string', enum: ['read-only', 'chat-only', 'full'], description: 'create: tool access of the runs (default read-only)' },
+        timezone: { type: 'string', description: "create: IANA time zone of the cron times (default: the server's)" },
+        target: {
+          type: 'string',
+          description: 'create: conversation key to post to (default: this conversation; others need an admin)',
+        },
+        access: {
+          type: 'string',
+          enum: ['read-only', 'chat-only', 'full'],
+          description: 'create: tool access of the runs (default read-only)',
+        },
         id: { type: 'string', description: 'remove: the job id (from list)' },
       },
       required: ['action'],
       additionalProperties: false,
     },
     async run(input) {
-      const str = (k: string) => (typeof input[k] === 'string' && (input[k] as string).trim() ? (input[k] as string).trim() : undefined);
+      const str = (k: string) =>
+        typeof input[k] === 'string' && (input[k] as string).trim() ? (input[k] as string).trim() : undefined;
       try {
         switch (input.action) {
           case 'create': {
             const target = str('target') ?? ctx.conversationKey;
             if (target !== ctx.conversationKey && !admin) {
-              return refuse(`only admins may schedule posts to another conversation; this job can only target this conversation (${ctx.conversationKey})`);
+              return refuse(
+                `only admins may schedule posts to another conversation; this job can only target this conversation (${ctx.conversationKey})`,
+              );
             }
             const cron = str('cron');
             const prompt = str('prompt');
             if (!cron || !prompt) return refuse('create needs cron and prompt');
             const asked = str('access');
-            if (asked !== undefined && !['full', 'read-only', 'chat-only'].includes(asked)) return refuse('access must be read-only, chat-only or full');
-            const access = ctx.policy ? lowerAccess((asked ?? 'read-only') as JobPolicy['access'], ctx.policy.access) : asked;
+            if (asked !== undefined && !['full', 'read-only', 'chat-only'].includes(asked))
+              return refuse('access must be read-only, chat-only or full');
+            const access = ctx.policy
+              ? lowerAccess((asked ?? 'read-only') as JobPolicy['access'], ctx.policy.access)
+              : asked;
             const job = await scheduler.add({
               name: str('name') ?? prompt.slice(0, 40),
               cron,
@@ -100,12 +116,16 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
               ...(access ? { access } : {}),
               ...(ctx.policy ? { policy: jobPolicyOf(ctx.policy) } : {}),
             });
-            const capped = asked && access !== asked ? ` It runs ${access}, as this conversation is (jobs never get more access than the conversation that schedules them).` : '';
+            const capped =
+              asked && access !== asked
+                ? ` It runs ${access}, as this conversation is (jobs never get more access than the conversation that schedules them).`
+                : '';
             return ok(`Scheduled. ${describe(job, ctx.conversationKey)}${capped}`);
           }
           case 'list': {
             const jobs = (await scheduler.list()).filter(mine);
-            if (!jobs.length) return ok(admin ? 'There are no scheduled jobs.' : 'No jobs are scheduled for this conversation.');
+            if (!jobs.length)
+              return ok(admin ? 'There are no scheduled jobs.' : 'No jobs are scheduled for this conversation.');
             return ok(jobs.map((j) => describe(j, ctx.conversationKey)).join('\n'));
           }
           case 'remove': {

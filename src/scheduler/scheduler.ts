@@ -6,22 +6,31 @@
 //   await s.start(); await s.add({ name: 'digest', cron: '0 9 * * 1-5', prompt: '/daily-digest', target: 'slack:T1:C2' });
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
-import { secretValues, type Secrets } from '../config/env.ts';
+import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import { encodeName, type JobRecord, type Store } from '../store/index.ts';
 import { JobBree } from './bree-jobs.ts';
-import { systemClock, type SchedulerClock } from './clock.ts';
+import { type SchedulerClock, systemClock } from './clock.ts';
 import { missedRun } from './cron.ts';
 import { SchedulerError } from './errors.ts';
 import { transcriptOf } from './job-prompt.ts';
 import { oneLine, runText, type WorkerRunResult } from './run-text.ts';
-import type { Deliver, JobInput, JobLogEntry, RunLogEntry, RunReport, RunTrigger, SchedulerEvent, TargetCheck } from './types.ts';
+import type {
+  Deliver,
+  JobInput,
+  JobLogEntry,
+  RunLogEntry,
+  RunReport,
+  RunTrigger,
+  SchedulerEvent,
+  TargetCheck,
+} from './types.ts';
 import { newJobId, validateJobInput } from './validate.ts';
 import { WORKER_FILE } from './worker-file.ts';
 import { isWorkerMessage, type RunRequest } from './worker-protocol.ts';
-import { errorMessage } from '../errors.ts';
 
 /** How a scheduler is wired. */
 export interface SchedulerOptions {
@@ -152,12 +161,19 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         if (!run) return;
         run.worker = worker;
         worker.postMessage(run.request);
-        arm(id, run, startupTimeoutMs, { outcome: 'error', reason: `its worker did not start within ${Math.round(startupTimeoutMs / 1000)}s` });
+        arm(id, run, startupTimeoutMs, {
+          outcome: 'error',
+          reason: `its worker did not start within ${Math.round(startupTimeoutMs / 1000)}s`,
+        });
       },
       message(id, m) {
         const run = states.get(id)?.run;
         if (!run || !isWorkerMessage(m)) return;
-        if (m.type === 'started') arm(id, run, run.job.timeoutMs + graceMs, { outcome: 'timeout', reason: 'its worker did not stop at the timeout and was terminated' });
+        if (m.type === 'started')
+          arm(id, run, run.job.timeoutMs + graceMs, {
+            outcome: 'timeout',
+            reason: 'its worker did not stop at the timeout and was terminated',
+          });
         else run.result = m.result;
       },
       error(id, e) {
@@ -205,9 +221,15 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       emit({ type: 'queued', jobId: id, depth: state.queue.length });
       return undefined;
     }
-    log.info({ job: id, overlap }, overlap === 'queue' ? 'job queue full: tick dropped' : 'job still running: tick skipped');
+    log.info(
+      { job: id, overlap },
+      overlap === 'queue' ? 'job queue full: tick dropped' : 'job still running: tick skipped',
+    );
     emit({ type: 'skipped', jobId: id });
-    return new SchedulerError('busy', `job "${id}" is already running${overlap === 'queue' ? ` and ${maxQueued} runs are queued` : ' (overlap: skip)'}`);
+    return new SchedulerError(
+      'busy',
+      `job "${id}" is already running${overlap === 'queue' ? ` and ${maxQueued} runs are queued` : ' (overlap: skip)'}`,
+    );
   }
 
   function begin(id: string, state: JobState, pending: Pending): void {
@@ -280,7 +302,12 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         log.error({ job: id, target: run.job.target, err: deliverError }, 'job result not delivered');
       }
     }
-    const error = [failed ? oneLine(result.error ?? text, secrets) : undefined, deliverError ? `not delivered: ${deliverError}` : undefined].filter(Boolean).join('; ');
+    const error = [
+      failed ? oneLine(result.error ?? text, secrets) : undefined,
+      deliverError ? `not delivered: ${deliverError}` : undefined,
+    ]
+      .filter(Boolean)
+      .join('; ');
     const entry: RunLogEntry = {
       jobId: id,
       startedAt: run.startedAt,
@@ -304,7 +331,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
 
   function next(id: string, state: JobState): void {
     if (stopping) {
-      for (const p of state.queue.splice(0)) for (const w of p.waiters) w.reject(new SchedulerError('stopped', 'the scheduler stopped'));
+      for (const p of state.queue.splice(0))
+        for (const w of p.waiters) w.reject(new SchedulerError('stopped', 'the scheduler stopped'));
       return;
     }
     const pending = state.queue.shift();
@@ -426,7 +454,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     async remove(id) {
       const existed = await o.store.jobs.remove(id);
       const state = states.get(id);
-      for (const p of state?.queue.splice(0) ?? []) for (const w of p.waiters) w.reject(new SchedulerError('not-found', `job "${id}" was removed`));
+      for (const p of state?.queue.splice(0) ?? [])
+        for (const w of p.waiters) w.reject(new SchedulerError('not-found', `job "${id}" was removed`));
       if (started) await sync();
       else if (bree.has(id)) await bree.remove(id);
       return existed;

@@ -1,7 +1,7 @@
 // Which conversations a job may target when no gateway is running to ask (the CLI): those of a
 // platform whose channel the config and environment turn on, the same rule `boxbot start` uses.
 import { decodeConversationKey } from '../adapters/index.ts';
-import { channelEnabled, CHANNEL_TOKENS } from '../config/channels.ts';
+import { CHANNEL_TOKENS, channelEnabled } from '../config/channels.ts';
 import type { Secrets } from '../config/env.ts';
 import type { Config } from '../config/schema.ts';
 import type { TargetCheck } from './types.ts';

@@ -2,11 +2,11 @@
 // was expected. Cron patterns go through Bree's own validator, so what passes here schedules.
 import Bree from 'bree';
 import { decodeConversationKey } from '../adapters/index.ts';
-import { jobPolicySchema, type JobRecord } from '../store/index.ts';
+import { errorMessage } from '../errors.ts';
+import { type JobRecord, jobPolicySchema } from '../store/index.ts';
 import { cronFields, isTimeZone, nextOccurrence } from './cron.ts';
 import { JobValidationError } from './errors.ts';
 import type { JobInput, TargetCheck } from './types.ts';
-import { errorMessage } from '../errors.ts';
 
 /** Default whole-run limit of a job (5 minutes). */
 export const DEFAULT_JOB_TIMEOUT_MS = 300_000;
@@ -19,11 +19,15 @@ const noop = function scheduledJob(): void {};
 
 /** The quick checks of a cron expression (present, 5 or 6 fields); returns it normalized. */
 function checkCronShape(expr: unknown): string {
-  if (typeof expr !== 'string' || !expr.trim()) throw new JobValidationError('cron', 'expected a cron expression such as "0 9 * * 1-5"');
+  if (typeof expr !== 'string' || !expr.trim())
+    throw new JobValidationError('cron', 'expected a cron expression such as "0 9 * * 1-5"');
   const cron = expr.trim().replace(/\s+/g, ' ');
   const n = cronFields(cron);
   if (n !== 5 && n !== 6) {
-    throw new JobValidationError('cron', `"${cron}" has ${n} field${n === 1 ? '' : 's'}; expected 5 (minute hour day month weekday) or 6 (second first)`);
+    throw new JobValidationError(
+      'cron',
+      `"${cron}" has ${n} field${n === 1 ? '' : 's'}; expected 5 (minute hour day month weekday) or 6 (second first)`,
+    );
   }
   return cron;
 }
@@ -33,13 +37,26 @@ export async function validateCron(expr: unknown): Promise<string> {
   const cron = checkCronShape(expr);
   validator ??= new Bree({ root: false, doRootCheck: false, logger: false });
   try {
-    await validator.validateJob({ name: 'cron-check', path: noop, cron, hasSeconds: cronFields(cron) === 6 }, 0, [], validator.config);
+    await validator.validateJob(
+      { name: 'cron-check', path: noop, cron, hasSeconds: cronFields(cron) === 6 },
+      0,
+      [],
+      validator.config,
+    );
   } catch (e) {
     const reasons = String(errorMessage(e))
       .split('\n')
-      .map((l) => l.replace(/^.*had an invalid cron pattern: /, '').replace(/\s*\(Input cron: .*\)\s*$/, '').trim())
+      .map((l) =>
+        l
+          .replace(/^.*had an invalid cron pattern: /, '')
+          .replace(/\s*\(Input cron: .*\)\s*$/, '')
+          .trim(),
+      )
       .filter(Boolean);
-    throw new JobValidationError('cron', `"${cron}" is not a valid cron expression: ${reasons.join('; ') || 'rejected'}`);
+    throw new JobValidationError(
+      'cron',
+      `"${cron}" is not a valid cron expression: ${reasons.join('; ') || 'rejected'}`,
+    );
   }
   let next: Date | undefined;
   try {
@@ -47,19 +64,24 @@ export async function validateCron(expr: unknown): Promise<string> {
   } catch (e) {
     throw new JobValidationError('cron', `"${cron}" is not a valid cron expression: ${errorMessage(e)}`);
   }
-  if (!next || next.getFullYear() > new Date().getFullYear() + 10) throw new JobValidationError('cron', `"${cron}" never fires`);
+  if (!next || next.getFullYear() > new Date().getFullYear() + 10)
+    throw new JobValidationError('cron', `"${cron}" never fires`);
   return cron;
 }
 
 function oneOf<T extends string>(field: string, value: unknown, allowed: readonly T[], fallback: T): T {
   if (value === undefined || value === null || value === '') return fallback;
   if (typeof value === 'string' && (allowed as readonly string[]).includes(value)) return value as T;
-  throw new JobValidationError(field, `expected ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}, got ${JSON.stringify(value)}`);
+  throw new JobValidationError(
+    field,
+    `expected ${allowed.slice(0, -1).join(', ')} or ${allowed.at(-1)}, got ${JSON.stringify(value)}`,
+  );
 }
 
 /** Refuses a target that is not a conversation key, or that `isKnownTarget` rejects. */
 export function checkTarget(target: unknown, isKnownTarget?: TargetCheck): string {
-  if (typeof target !== 'string' || !target.trim()) throw new JobValidationError('target', 'expected a conversation key such as telegram:-100123 or slack:T01:C02');
+  if (typeof target !== 'string' || !target.trim())
+    throw new JobValidationError('target', 'expected a conversation key such as telegram:-100123 or slack:T01:C02');
   const key = target.trim();
   let platform: string;
   try {
@@ -67,7 +89,8 @@ export function checkTarget(target: unknown, isKnownTarget?: TargetCheck): strin
   } catch (e) {
     throw new JobValidationError('target', errorMessage(e));
   }
-  if (platform === 'terminal') throw new JobValidationError('target', `${key} is a terminal session; scheduled jobs post to chat channels`);
+  if (platform === 'terminal')
+    throw new JobValidationError('target', `${key} is a terminal session; scheduled jobs post to chat channels`);
   const known = isKnownTarget ? isKnownTarget(key) : true;
   if (known !== true) throw new JobValidationError('target', known);
   return key;
@@ -77,7 +100,10 @@ function positive(field: string, value: unknown, opts: { integer?: boolean; max?
   if (value === undefined || value === null || value === '') return undefined;
   const n = typeof value === 'string' ? Number(value) : value;
   if (typeof n !== 'number' || !Number.isFinite(n) || n <= 0 || (opts.integer && !Number.isInteger(n))) {
-    throw new JobValidationError(field, `expected a positive ${opts.integer ? 'whole ' : ''}number, got ${JSON.stringify(value)}`);
+    throw new JobValidationError(
+      field,
+      `expected a positive ${opts.integer ? 'whole ' : ''}number, got ${JSON.stringify(value)}`,
+    );
   }
   if (opts.max !== undefined && n > opts.max) throw new JobValidationError(field, `at most ${opts.max}, got ${n}`);
   return n;
@@ -90,23 +116,45 @@ function text(field: string, value: unknown, max: number): string {
 }
 
 /** The job fields of `input`, checked and with defaults; throws JobValidationError naming the field. */
-export async function validateJobInput(input: JobInput, isKnownTarget?: TargetCheck): Promise<Omit<JobRecord, 'id' | 'createdAt' | 'lastRunAt'>> {
+export async function validateJobInput(
+  input: JobInput,
+  isKnownTarget?: TargetCheck,
+): Promise<Omit<JobRecord, 'id' | 'createdAt' | 'lastRunAt'>> {
   const name = text('name', input.name, 100);
   const cron = await validateCron(input.cron);
   const prompt = text('prompt', input.prompt, 20_000);
   const target = checkTarget(input.target, isKnownTarget);
-  if (input.timezone !== undefined && input.timezone !== '' && (typeof input.timezone !== 'string' || !isTimeZone(input.timezone))) {
-    throw new JobValidationError('timezone', `unknown time zone ${JSON.stringify(input.timezone)}; use an IANA name such as Europe/Berlin or UTC`);
+  if (
+    input.timezone !== undefined &&
+    input.timezone !== '' &&
+    (typeof input.timezone !== 'string' || !isTimeZone(input.timezone))
+  ) {
+    throw new JobValidationError(
+      'timezone',
+      `unknown time zone ${JSON.stringify(input.timezone)}; use an IANA name such as Europe/Berlin or UTC`,
+    );
   }
-  if (input.model !== undefined && input.model !== '' && (typeof input.model !== 'string' || !/^[^/\s]+\/\S+$/.test(input.model))) {
-    throw new JobValidationError('model', `expected provider/model such as anthropic/claude-sonnet-5-5, got ${JSON.stringify(input.model)}`);
+  if (
+    input.model !== undefined &&
+    input.model !== '' &&
+    (typeof input.model !== 'string' || !/^[^/\s]+\/\S+$/.test(input.model))
+  ) {
+    throw new JobValidationError(
+      'model',
+      `expected provider/model such as anthropic/claude-sonnet-5-5, got ${JSON.stringify(input.model)}`,
+    );
   }
-  if (input.enabled !== undefined && typeof input.enabled !== 'boolean') throw new JobValidationError('enabled', `expected true or false, got ${JSON.stringify(input.enabled)}`);
+  if (input.enabled !== undefined && typeof input.enabled !== 'boolean')
+    throw new JobValidationError('enabled', `expected true or false, got ${JSON.stringify(input.enabled)}`);
   const budgetUsd = positive('budgetUsd', input.budgetUsd);
   let policy: JobRecord['policy'];
   if (input.policy !== undefined && input.policy !== null) {
     const parsed = jobPolicySchema.safeParse(input.policy);
-    if (!parsed.success) throw new JobValidationError('policy', `expected {access, tools, network, model?, models?}: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim());
+    if (!parsed.success)
+      throw new JobValidationError(
+        'policy',
+        `expected {access, tools, network, model?, models?}: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim(),
+      );
     policy = parsed.data as JobRecord['policy'];
   }
   return {
@@ -127,6 +175,12 @@ export async function validateJobInput(input: JobInput, isKnownTarget?: TargetCh
 
 /** A readable, unique job id from its name: `daily-digest-3f9a2c`. */
 export function newJobId(name: string): string {
-  const slug = name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '').slice(0, 30).replace(/-+$/, '') || 'job';
+  const slug =
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '')
+      .slice(0, 30)
+      .replace(/-+$/, '') || 'job';
   return `${slug === 'index' ? 'job-index' : slug}-${Math.random().toString(16).slice(2, 8).padEnd(6, '0')}`;
 }

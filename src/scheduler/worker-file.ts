@@ -6,7 +6,9 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 /** The worker entry next to this module, in the same form (.js or .ts) this module runs as. */
-export const WORKER_FILE = fileURLToPath(new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url));
+export const WORKER_FILE = fileURLToPath(
+  new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
+);
 
 /** Starts a worker thread on `file`; a `.ts` file gets tsx's loader registered first. */
 export function createJobWorker(file: string, options: WorkerOptions = {}): Worker {

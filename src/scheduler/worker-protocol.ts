@@ -23,10 +23,13 @@ export interface RunRequest {
 /** Worker → main. */
 export type WorkerMessage =
   /** The runtime is built and the agent starts (the run's timeout counts from here). */
-  | { type: 'started' }
-  | { type: 'result'; result: WorkerRunResult };
+  { type: 'started' } | { type: 'result'; result: WorkerRunResult };
 
 /** True for a message of the protocol (not one of Bree's strings). */
 export function isWorkerMessage(m: unknown): m is WorkerMessage {
-  return typeof m === 'object' && m !== null && ((m as { type?: unknown }).type === 'started' || (m as { type?: unknown }).type === 'result');
+  return (
+    typeof m === 'object' &&
+    m !== null &&
+    ((m as { type?: unknown }).type === 'started' || (m as { type?: unknown }).type === 'result')
+  );
 }

@@ -2,7 +2,7 @@
 // write touches one small file whatever the number of conversations, and no index exists.
 import { platformOf } from '../adapters/index.ts';
 import type { Message } from '../agent/index.ts';
-import { UNCHANGED, type DocSpec, type Documents } from './documents.ts';
+import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
 import { checkKey, decodeName, encodeName, SHARDS, shardOf } from './names.ts';
 import { conversationSchema } from './schemas.ts';
@@ -15,7 +15,10 @@ function spec(key: string): DocSpec {
   return {
     path: `${DIR}/${shardOf(key)}/${encodeName(key)}.json`,
     schema: conversationSchema,
-    check: (data) => ((data as Conversation).key === key ? undefined : `holds conversation ${JSON.stringify((data as Conversation).key)}`),
+    check: (data) =>
+      (data as Conversation).key === key
+        ? undefined
+        : `holds conversation ${JSON.stringify((data as Conversation).key)}`,
   };
 }
 
@@ -44,13 +47,17 @@ export function createConversations(docs: Documents, now: () => number): Convers
     get: async (key) => docs.read<Conversation>(spec(key)),
     setMessages: (key, messages) => write(key, messages),
     async reset(key) {
-      await docs.update<Conversation>(spec(key), (cur) => (cur ? { ...cur, updatedAt: stamp(), messages: [] } : UNCHANGED));
+      await docs.update<Conversation>(spec(key), (cur) =>
+        cur ? { ...cur, updatedAt: stamp(), messages: [] } : UNCHANGED,
+      );
     },
     async keys() {
       const out: string[] = [];
       // Shards are listed a few at a time: enough to overlap I/O without flooding it.
       for (let i = 0; i < SHARDS.length; i += 16) {
-        const lists = await Promise.all(SHARDS.slice(i, i + 16).map((s) => docs.files.list(`${DIR}/${s}`).then((names) => ({ s, names }))));
+        const lists = await Promise.all(
+          SHARDS.slice(i, i + 16).map((s) => docs.files.list(`${DIR}/${s}`).then((names) => ({ s, names }))),
+        );
         for (const { s, names } of lists) {
           for (const name of names) {
             if (!name.endsWith('.json')) continue;

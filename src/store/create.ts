@@ -20,7 +20,11 @@ export const DEFAULT_JOB_LOG_LIMIT = 50;
 function build(files: Files, opts: StoreOptions, now: () => number): Store {
   const logger = opts.logger ?? silentLogger;
   // Recent conversations stay in memory: a run reads its history and writes it back.
-  const docs = createDocuments(files, { logger, onCorrupt: opts.onCorrupt, cache: { prefix: 'conversations/', max: 1000, maxChars: 32 * 1024 * 1024 } });
+  const docs = createDocuments(files, {
+    logger,
+    onCorrupt: opts.onCorrupt,
+    cache: { prefix: 'conversations/', max: 1000, maxChars: 32 * 1024 * 1024 },
+  });
   const conversations = createConversations(docs, now);
   const { close: closeDelivery, ...delivery } = createDeliveryLog(docs, {
     now,
@@ -65,5 +69,9 @@ export function createMemoryState(): MemoryFilesState {
 /** A store kept in memory (tests); `state` survives the store, like a data directory. */
 export function createMemoryStore(opts: StoreOptions & { state?: MemoryFilesState } = {}): Store {
   const now = opts.now ?? Date.now;
-  return build(createMemoryFiles(opts.state ?? createMemoryState(), { now, beforeCommit: opts.beforeCommit }), opts, now);
+  return build(
+    createMemoryFiles(opts.state ?? createMemoryState(), { now, beforeCommit: opts.beforeCommit }),
+    opts,
+    now,
+  );
 }

@@ -21,7 +21,11 @@ export interface LegacyFiles {
 }
 
 /** Folds the old layout into `live` (records the log already has win); undefined when there is none. */
-export async function foldInLegacy(docs: Documents, live: LiveDelivery, now: () => number): Promise<LegacyFiles | undefined> {
+export async function foldInLegacy(
+  docs: Documents,
+  live: LiveDelivery,
+  now: () => number,
+): Promise<LegacyFiles | undefined> {
   const { files } = docs;
   const { seen, inbound, outbox } = live;
   const legacy: LegacyFiles = { dedupe: false, inbound: [], outbox: [] };
@@ -47,7 +51,8 @@ export async function foldInLegacy(docs: Documents, live: LiveDelivery, now: () 
     if (!seen.has(r.id)) seen.set(r.id, Date.parse(r.acceptedAt) || now());
   }
   legacy.outbox = (await files.list('outbox')).filter((n) => n.endsWith('.json'));
-  for (const e of await readFolder<StoredOutbox>(docs, 'outbox', outboxSchema)) if (!outbox.has(e.id)) outbox.set(e.id, e);
+  for (const e of await readFolder<StoredOutbox>(docs, 'outbox', outboxSchema))
+    if (!outbox.has(e.id)) outbox.set(e.id, e);
   return legacy.dedupe || legacy.inbound.length > 0 || legacy.outbox.length > 0 ? legacy : undefined;
 }
 

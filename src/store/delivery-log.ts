@@ -14,16 +14,16 @@
 // file set aside for an admin; every readable line is kept.
 // Data written by earlier versions is folded in once, then removed (delivery-legacy.ts).
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import type { Documents } from './documents.ts';
 import { foldInLegacy, removeLegacy } from './delivery-legacy.ts';
+import type { Documents } from './documents.ts';
 import { StoreError } from './errors.ts';
 import type { AppendLog } from './files.ts';
 import { checkKey } from './names.ts';
-import { deliveryRecordSchema, type DeliveryRecord, type StoredInbound, type StoredOutbox } from './schemas.ts';
+import { type DeliveryRecord, deliveryRecordSchema, type StoredInbound, type StoredOutbox } from './schemas.ts';
 import { isTornJson } from './torn-line.ts';
 import type { DeliveryStore, JsonObject, OutboxEntry } from './types.ts';
-import { errorMessage } from '../errors.ts';
 
 const PATH = 'delivery.log';
 
@@ -66,7 +66,8 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
   function prune(now: number): void {
     for (const [id, at] of seen) {
       if (seen.size <= opts.maxCount && at >= now - opts.maxAgeMs) break;
-      if (!inbound.has(id)) seen.delete(id); // an unanswered message stays a duplicate
+      if (!inbound.has(id))
+        seen.delete(id); // an unanswered message stays a duplicate
       else break;
     }
   }
@@ -90,8 +91,10 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         return;
       case 'receipt': {
         const e = outbox.get(r.id);
-        if (!e || !e.chunks[r.index]) return;
-        const chunks = e.chunks.map((c, i) => (i === r.index ? { ...c, receipt: { messageId: r.messageId, sentAt: r.at } } : c));
+        if (!e?.chunks[r.index]) return;
+        const chunks = e.chunks.map((c, i) =>
+          i === r.index ? { ...c, receipt: { messageId: r.messageId, sentAt: r.at } } : c,
+        );
         outbox.set(r.id, { ...e, chunks, updatedAt: r.at });
         return;
       }
@@ -118,7 +121,8 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     for (const record of [...inbound.values()].sort((a, b) => a.seq - b.seq)) {
       text += `${JSON.stringify({ op: 'accept', at: seen.get(record.id) ?? Date.parse(record.acceptedAt), record })}\n`;
     }
-    for (const entry of [...outbox.values()].sort((a, b) => a.seq - b.seq)) text += `${JSON.stringify({ op: 'put', entry })}\n`;
+    for (const entry of [...outbox.values()].sort((a, b) => a.seq - b.seq))
+      text += `${JSON.stringify({ op: 'put', entry })}\n`;
     return text;
   }
 
@@ -169,7 +173,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         resolve,
         reject: (e) => {
           undo();
-          reject(e instanceof StoreError ? e : new StoreError('io', `store I/O failed on ${files.describe(PATH)}: ${errorMessage(e)}`, { cause: e }));
+          reject(
+            e instanceof StoreError
+              ? e
+              : new StoreError('io', `store I/O failed on ${files.describe(PATH)}: ${errorMessage(e)}`, { cause: e }),
+          );
         },
       });
     });
@@ -203,7 +211,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     // dropped). A whole record that lost only its newline is kept; anything else there is damage.
     const torn = last !== '' && !parse(last) && isTornJson(last);
     if (last !== '' && !torn) parts.push(last);
-    if (torn) opts.logger.warn({ file: files.describe(PATH) }, 'store: dropped a half-written last line of the delivery log (crash while appending)');
+    if (torn)
+      opts.logger.warn(
+        { file: files.describe(PATH) },
+        'store: dropped a half-written last line of the delivery log (crash while appending)',
+      );
     const bad: number[] = [];
     for (const [i, line] of parts.entries()) {
       const record = parse(line);
@@ -215,7 +227,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       // Reported and kept for an admin; what could be read goes on (nothing readable is dropped).
       // A copy is set aside and the live file stays until the rewrite below replaces it whole:
       // a crash in between leaves the log as it was, not missing.
-      await docs.corrupt(PATH, `unreadable line${bad.length > 1 ? 's' : ''} ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}; the other ${parts.length - bad.length} kept`, { keepLive: true });
+      await docs.corrupt(
+        PATH,
+        `unreadable line${bad.length > 1 ? 's' : ''} ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}; the other ${parts.length - bad.length} kept`,
+        { keepLive: true },
+      );
       rewriteDue = true;
     }
     const legacy = await foldInLegacy(docs, { seen, inbound, outbox }, opts.now);
@@ -325,7 +341,10 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       if (outbox.has(entry.id)) return; // a repeated put keeps the stored entry and its receipts
       const at = stamp();
       // On disk the streamed message rides in the target (the line format of earlier versions).
-      const target = { ...entry.target, ...(entry.streamMessageId ? { streamMessageId: entry.streamMessageId } : {}) } as JsonObject;
+      const target = {
+        ...entry.target,
+        ...(entry.streamMessageId ? { streamMessageId: entry.streamMessageId } : {}),
+      } as JsonObject;
       const stored: StoredOutbox = {
         id: entry.id,
         conversationKey: entry.conversationKey,

@@ -6,7 +6,7 @@ import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, unlink } fr
 import { dirname, join } from 'node:path';
 import { sleep } from '../sleep.ts';
 import { StoreError } from './errors.ts';
-import { fileStamp, type Files } from './files.ts';
+import { type Files, fileStamp } from './files.ts';
 
 let tempSeq = 0;
 
@@ -80,7 +80,10 @@ export function createDiskFiles(
           continue;
         }
         if (Date.now() - started > LOCK_WAIT_MS) {
-          throw new StoreError('io', `${abs(path)} is locked by process ${holder?.pid ?? '?'} (its lock file ${file}); try again, or remove the lock file if that process is gone`);
+          throw new StoreError(
+            'io',
+            `${abs(path)} is locked by process ${holder?.pid ?? '?'} (its lock file ${file}); try again, or remove the lock file if that process is gone`,
+          );
         }
         await sleep(wait);
       }
@@ -118,7 +121,13 @@ export function createDiskFiles(
     remove: (path) => missingOk(async () => (await unlink(abs(path)), true), false),
 
     list: (dir) =>
-      missingOk(async () => (await readdir(abs(dir), { withFileTypes: true })).filter((d) => d.isFile() && !d.name.startsWith('.')).map((d) => d.name), []),
+      missingOk(
+        async () =>
+          (await readdir(abs(dir), { withFileTypes: true }))
+            .filter((d) => d.isFile() && !d.name.startsWith('.'))
+            .map((d) => d.name),
+        [],
+      ),
 
     async moveAside(path) {
       const to = `${abs(path)}.corrupt-${fileStamp(opts.now())}`;
@@ -136,7 +145,6 @@ export function createDiskFiles(
   };
 }
 
-
 /** How long a locked file is waited for before the call fails. */
 const LOCK_WAIT_MS = 10_000;
 
@@ -153,7 +161,10 @@ async function readLock(file: string): Promise<{ pid: number; alive: boolean } |
     pid = (JSON.parse(text) as { pid: number }).pid;
   } catch {
     // Created but not yet filled: held while it is being written, abandoned if it stays that way.
-    const age = await stat(file).then((s) => Date.now() - s.mtimeMs, () => 0);
+    const age = await stat(file).then(
+      (s) => Date.now() - s.mtimeMs,
+      () => 0,
+    );
     return { pid: NaN, alive: age < 2000 };
   }
   if (!Number.isInteger(pid) || pid <= 0) return { pid, alive: false };

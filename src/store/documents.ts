@@ -1,13 +1,13 @@
 // JSON documents over Files, through lowdb: each read and update of a path runs under that
 // path's lock, validates the shape, and moves a corrupt file aside (reported, never reset).
-import { Low, type Adapter } from 'lowdb';
+import { type Adapter, Low } from 'lowdb';
 import type { z } from 'zod';
+import { errorMessage } from '../errors.ts';
+import { createKeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../log.ts';
 import { StoreCorruptError, StoreError } from './errors.ts';
 import type { Files } from './files.ts';
-import { createKeyedLock } from '../keyed-lock.ts';
 import type { CorruptReport } from './types.ts';
-import { errorMessage } from '../errors.ts';
 
 /** A document's location and the shape its JSON must have. */
 export interface DocSpec {
@@ -48,7 +48,11 @@ export interface Documents {
  */
 export function createDocuments(
   files: Files,
-  opts: { logger: Logger; onCorrupt?: (r: CorruptReport) => void; cache?: { prefix: string; max: number; maxChars: number } },
+  opts: {
+    logger: Logger;
+    onCorrupt?: (r: CorruptReport) => void;
+    cache?: { prefix: string; max: number; maxChars: number };
+  },
 ): Documents {
   const lock = createKeyedLock();
   let closed = false;
@@ -86,7 +90,10 @@ export function createDocuments(
     remember(path, undefined);
     const file = files.describe(path);
     const movedTo = o?.keepLive ? await files.copyAside(path) : await files.moveAside(path);
-    opts.logger.error({ file, movedTo, reason }, o?.keepLive ? 'store: corrupt file copied aside (what could be read is kept)' : 'store: corrupt file moved aside');
+    opts.logger.error(
+      { file, movedTo, reason },
+      o?.keepLive ? 'store: corrupt file copied aside (what could be read is kept)' : 'store: corrupt file moved aside',
+    );
     opts.onCorrupt?.({ file, movedTo, reason });
     return new StoreCorruptError(file, movedTo, reason);
   }
@@ -161,7 +168,10 @@ export function createDocuments(
   };
 
   /** The read-modify-write of `update`, under the path's lock(s). */
-  async function updateNow<T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED): Promise<T | undefined> {
+  async function updateNow<T>(
+    spec: DocSpec,
+    fn: (current: T | undefined) => T | undefined | typeof UNCHANGED,
+  ): Promise<T | undefined> {
     const db = new Low<T | null>(adapter<T>(spec), null);
     await db.read();
     const before = db.data ?? undefined;
@@ -175,7 +185,8 @@ export function createDocuments(
     // Never write what a later read would call corrupt.
     const parsed = spec.schema.safeParse(next);
     const reason = parsed.success ? spec.check?.(next) : describeIssue(parsed.error);
-    if (reason !== undefined) throw new StoreError('invalid', `refused to write ${files.describe(spec.path)}: ${reason}`);
+    if (reason !== undefined)
+      throw new StoreError('invalid', `refused to write ${files.describe(spec.path)}: ${reason}`);
     db.data = next;
     await db.write();
     return next;

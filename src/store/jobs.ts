@@ -1,6 +1,6 @@
 // Scheduled jobs in one document (`jobs.json`, a few records) and their run logs in one
 // document per job (`job-logs/<name>.json`), trimmed to the newest `logLimit` entries.
-import { UNCHANGED, type DocSpec, type Documents } from './documents.ts';
+import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { StoreError } from './errors.ts';
 import { checkKey, encodeName } from './names.ts';
 import { jobLogsSchema, jobSchema, jobsSchema } from './schemas.ts';
@@ -16,7 +16,8 @@ function logSpec(jobId: string): DocSpec {
   return {
     path: `job-logs/${encodeName(jobId)}.json`,
     schema: jobLogsSchema,
-    check: (data) => ((data as LogsDoc).jobId === jobId ? undefined : `holds logs of job ${JSON.stringify((data as LogsDoc).jobId)}`),
+    check: (data) =>
+      (data as LogsDoc).jobId === jobId ? undefined : `holds logs of job ${JSON.stringify((data as LogsDoc).jobId)}`,
   };
 }
 
@@ -24,7 +25,10 @@ function checkJob(job: unknown): asserts job is JobRecord {
   const parsed = jobSchema.safeParse(job);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    throw new StoreError('invalid', `invalid job: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`);
+    throw new StoreError(
+      'invalid',
+      `invalid job: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`,
+    );
   }
 }
 

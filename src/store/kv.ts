@@ -30,7 +30,9 @@ export function createKv(docs: Documents): KvStore {
     },
     async set(key, value) {
       checkKey(key, 'kv key');
-      await pastCorruption(() => docs.update<Doc>(SPEC, (cur) => ({ ...cur, values: { ...cur?.values, [key]: value } })));
+      await pastCorruption(() =>
+        docs.update<Doc>(SPEC, (cur) => ({ ...cur, values: { ...cur?.values, [key]: value } })),
+      );
     },
   };
 }

@@ -1,6 +1,6 @@
 // Files in a Map (tests). The Map outlives a store instance, so a "restart" is a new store on
 // the same Map; text is stored, never objects, so nothing aliases between calls.
-import { fileStamp, type Files } from './files.ts';
+import { type Files, fileStamp } from './files.ts';
 
 /** The contents of an in-memory store, by path. Pass the same one to reopen it. */
 export type MemoryFilesState = Map<string, string>;

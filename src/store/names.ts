@@ -12,7 +12,8 @@ const WINDOWS_RESERVED = /^(con|prn|aux|nul|com[0-9]|lpt[0-9])$/;
 
 /** Throws StoreError `bad-key` unless `key` is a non-empty, well-formed string. */
 export function checkKey(key: unknown, what = 'key'): asserts key is string {
-  if (typeof key !== 'string' || key.length === 0) throw new StoreError('bad-key', `${what} must be a non-empty string`);
+  if (typeof key !== 'string' || key.length === 0)
+    throw new StoreError('bad-key', `${what} must be a non-empty string`);
   if (LONE_SURROGATE.test(key)) throw new StoreError('bad-key', `${what} is not well-formed Unicode`);
 }
 

@@ -14,22 +14,43 @@ const contentPart = z.discriminatedUnion('type', [
   z.object({ type: z.literal('image'), mediaType: z.string(), data: z.string() }).passthrough(),
   z.object({ type: z.literal('tool-call'), id: z.string(), name: z.string(), input: z.unknown() }).passthrough(),
   z
-    .object({ type: z.literal('tool-result'), id: z.string(), name: z.string(), content: z.string(), isError: z.boolean() })
+    .object({
+      type: z.literal('tool-result'),
+      id: z.string(),
+      name: z.string(),
+      content: z.string(),
+      isError: z.boolean(),
+    })
     .passthrough(),
   z.object({ type: z.literal('thinking'), text: z.string() }).passthrough(),
 ]);
 
 /** The agent's `Message` (src/agent/types.ts). */
-export const messageSchema = z.object({ role: z.enum(['user', 'assistant']), content: z.array(contentPart) }).passthrough();
+export const messageSchema = z
+  .object({ role: z.enum(['user', 'assistant']), content: z.array(contentPart) })
+  .passthrough();
 
 /** `conversations/<shard>/<name>.json` */
 export const conversationSchema = z
-  .object({ key: z.string().min(1), platform: z.string(), createdAt: iso, updatedAt: iso, messages: z.array(messageSchema) })
+  .object({
+    key: z.string().min(1),
+    platform: z.string(),
+    createdAt: iso,
+    updatedAt: iso,
+    messages: z.array(messageSchema),
+  })
   .passthrough();
 
 /** An inbound journal record (a line of the delivery log; earlier versions: `inbound/<name>.json`). */
 export const inboundSchema = z
-  .object({ id: z.string().min(1), conversationKey: z.string().min(1), acceptedAt: iso, seq: z.number(), message: jsonObject, previewMessageId: z.string().optional() })
+  .object({
+    id: z.string().min(1),
+    conversationKey: z.string().min(1),
+    acceptedAt: iso,
+    seq: z.number(),
+    message: jsonObject,
+    previewMessageId: z.string().optional(),
+  })
   .passthrough();
 
 /** An outbox entry (a line of the delivery log; earlier versions: `outbox/<name>.json`). */
@@ -39,7 +60,9 @@ export const outboxSchema = z
     conversationKey: z.string().min(1),
     target: jsonObject,
     chunks: z.array(
-      z.object({ text: z.string(), receipt: z.object({ messageId: z.string(), sentAt: iso }).optional() }).passthrough(),
+      z
+        .object({ text: z.string(), receipt: z.object({ messageId: z.string(), sentAt: iso }).optional() })
+        .passthrough(),
     ),
     state: z.enum(['pending', 'failed']),
     error: z.string().optional(),
@@ -55,7 +78,13 @@ export const deliveryRecordSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('accept'), at: z.number(), record: inboundSchema }),
   z.object({ op: z.literal('done'), id: z.string().min(1) }),
   z.object({ op: z.literal('put'), entry: outboxSchema }),
-  z.object({ op: z.literal('receipt'), id: z.string().min(1), index: z.number().int().min(0), messageId: z.string(), at: z.string() }),
+  z.object({
+    op: z.literal('receipt'),
+    id: z.string().min(1),
+    index: z.number().int().min(0),
+    messageId: z.string(),
+    at: z.string(),
+  }),
   z.object({ op: z.literal('sent'), id: z.string().min(1), answered: z.string().min(1).optional() }),
   z.object({ op: z.literal('failed'), id: z.string().min(1), error: z.string(), at: z.string() }),
   z.object({ op: z.literal('preview'), id: z.string().min(1), messageId: z.string().min(1) }),

@@ -3,7 +3,13 @@
 // the real client library, and calls `adapterContract`. Platform specifics live in that file.
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
-import { AdapterApiError, AdapterError, decodeConversationKey, type ChannelAdapter, type InboundMessage } from '../../src/adapters/index.ts';
+import {
+  AdapterApiError,
+  AdapterError,
+  type ChannelAdapter,
+  decodeConversationKey,
+  type InboundMessage,
+} from '../../src/adapters/index.ts';
 import { waitUntil } from '../helpers.ts';
 
 /** A message the bot sent, as the emulator holds it (latest text after edits). */
@@ -19,7 +25,15 @@ export interface EmulatedBotMessage {
 export interface AdapterHarness {
   adapter: ChannelAdapter;
   /** A user message delivered by the emulator the way the platform would (socket, poll or webhook). */
-  userSays(opts: { text: string; direct?: boolean; mention?: boolean; userId?: string; userName?: string; fromBot?: boolean; threadId?: string }): Promise<void>;
+  userSays(opts: {
+    text: string;
+    direct?: boolean;
+    mention?: boolean;
+    userId?: string;
+    userName?: string;
+    fromBot?: boolean;
+    threadId?: string;
+  }): Promise<void>;
   /** An event the adapter must survive and drop (wrong shape, missing fields). */
   sendMalformed(): Promise<void>;
   /** The target of the direct chat and of the group chat userSays uses. */
@@ -64,7 +78,11 @@ export async function assertSecondStartRefused(adapter: ChannelAdapter, platform
 }
 
 /** Runs the shared adapter contract against `setup()`'s harness. */
-export function adapterContract(platform: string, setup: () => Promise<AdapterHarness>, missing: MissingFeatures = {}): void {
+export function adapterContract(
+  platform: string,
+  setup: () => Promise<AdapterHarness>,
+  missing: MissingFeatures = {},
+): void {
   const needs = (feature: keyof MissingFeatures) => (missing[feature] ? { skip: missing[feature] } : {});
   describe(`${platform} adapter contract`, () => {
     let h: AdapterHarness;
@@ -119,7 +137,10 @@ export function adapterContract(platform: string, setup: () => Promise<AdapterHa
       await h.userSays({ text: 'beep from a bot', direct: true, fromBot: true });
       await h.userSays({ text: 'marker 2', direct: true });
       await until(() => got.some((m) => m.text === 'marker 2'), 'the marker message');
-      assert.equal(got.some((m) => m.text === 'beep from a bot'), false);
+      assert.equal(
+        got.some((m) => m.text === 'beep from a bot'),
+        false,
+      );
     });
 
     test('a malformed event is dropped and the adapter keeps working', async () => {
@@ -140,7 +161,10 @@ export function adapterContract(platform: string, setup: () => Promise<AdapterHa
       await h.adapter.typing(target);
       const typings = typingBefore + (h.adapter.capabilities.typing ? 1 : 0);
       // Where the platform pushes to its clients (the web chat), they see it a moment later.
-      await until(() => h.botMessages().slice(before).at(-1)?.text === 'final text' && h.typingCount() === typings, 'the edited message and the typing signal');
+      await until(
+        () => h.botMessages().slice(before).at(-1)?.text === 'final text' && h.typingCount() === typings,
+        'the edited message and the typing signal',
+      );
       const mine = h.botMessages().slice(before);
       assert.equal(mine.length, 1);
       assert.equal(mine[0]!.messageId, sent.messageId);
@@ -157,20 +181,24 @@ export function adapterContract(platform: string, setup: () => Promise<AdapterHa
       assert.equal(h.botMessages().find((m) => m.messageId === sent.messageId)?.text, text);
     });
 
-    test('a 429 surfaces as a retryable AdapterApiError with the retry-after, and nothing is posted', needs('rateLimits'), async () => {
-      const before = h.botMessages().length;
-      h.rateLimitNext(1, 1500);
-      await assert.rejects(h.adapter.send(h.directTarget(), 'too fast', { format: 'plain' }), (e: unknown) => {
-        assert.ok(e instanceof AdapterApiError, `expected AdapterApiError, got ${String(e)}`);
-        assert.equal(e.status, 429);
-        assert.equal(e.retryable, true);
-        assert.ok(e.retryAfterMs !== undefined && e.retryAfterMs >= 1000, `retryAfterMs ${e.retryAfterMs}`);
-        return true;
-      });
-      assert.equal(h.botMessages().length, before);
-      await h.adapter.send(h.directTarget(), 'now fine', { format: 'plain' });
-      await until(() => h.botMessages().at(-1)?.text === 'now fine', 'the message after the 429');
-    });
+    test(
+      'a 429 surfaces as a retryable AdapterApiError with the retry-after, and nothing is posted',
+      needs('rateLimits'),
+      async () => {
+        const before = h.botMessages().length;
+        h.rateLimitNext(1, 1500);
+        await assert.rejects(h.adapter.send(h.directTarget(), 'too fast', { format: 'plain' }), (e: unknown) => {
+          assert.ok(e instanceof AdapterApiError, `expected AdapterApiError, got ${String(e)}`);
+          assert.equal(e.status, 429);
+          assert.equal(e.retryable, true);
+          assert.ok(e.retryAfterMs !== undefined && e.retryAfterMs >= 1000, `retryAfterMs ${e.retryAfterMs}`);
+          return true;
+        });
+        assert.equal(h.botMessages().length, before);
+        await h.adapter.send(h.directTarget(), 'now fine', { format: 'plain' });
+        await until(() => h.botMessages().at(-1)?.text === 'now fine', 'the message after the 429');
+      },
+    );
 
     test('start while started is refused, and messages keep reaching the first sink', async () => {
       const second = await assertSecondStartRefused(h.adapter, platform);

@@ -2,7 +2,14 @@
 // ways, what is refused and why, and platformOf, which routing uses on keys it must not reject.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { ConversationKeyError, decodeConversationKey, encodeConversationKey, platformOf, targetOf, type ConversationRef } from '../../src/adapters/index.ts';
+import {
+  ConversationKeyError,
+  type ConversationRef,
+  decodeConversationKey,
+  encodeConversationKey,
+  platformOf,
+  targetOf,
+} from '../../src/adapters/index.ts';
 
 const keys: [string, ConversationRef][] = [
   ['telegram:-100123', { platform: 'telegram', chatId: '-100123' }],
@@ -21,7 +28,11 @@ for (const [key, ref] of keys) {
     assert.deepEqual(decodeConversationKey(key), ref);
     assert.equal(encodeConversationKey(ref), key);
     assert.equal(platformOf(key), ref.platform);
-    assert.deepEqual(targetOf(key), { conversationKey: key, chatId: ref.chatId, ...(ref.threadId ? { threadId: ref.threadId } : {}) });
+    assert.deepEqual(targetOf(key), {
+      conversationKey: key,
+      chatId: ref.chatId,
+      ...(ref.threadId ? { threadId: ref.threadId } : {}),
+    });
   });
 }
 
@@ -41,7 +52,10 @@ const bad: [string, RegExp][] = [
 
 for (const [key, why] of bad) {
   test(`${JSON.stringify(key)} is refused, saying why`, () => {
-    assert.throws(() => decodeConversationKey(key), (e: unknown) => e instanceof ConversationKeyError && e.code === 'bad-conversation-key' && why.test(e.message));
+    assert.throws(
+      () => decodeConversationKey(key),
+      (e: unknown) => e instanceof ConversationKeyError && e.code === 'bad-conversation-key' && why.test(e.message),
+    );
   });
 }
 

@@ -40,7 +40,16 @@ test('code blocks are kept byte for byte; ~~~ fences become ```, unclosed fences
 });
 
 test('tables become aligned code blocks', () => {
-  const md = ['Results:', '', '| Name | **Score** | Notes |', '|:-----|------:|:---:|', '| Ada | 10 | `top` |', '| Grace Hopper | 9 | a \\| b |', '', 'done'].join('\n');
+  const md = [
+    'Results:',
+    '',
+    '| Name | **Score** | Notes |',
+    '|:-----|------:|:---:|',
+    '| Ada | 10 | `top` |',
+    '| Grace Hopper | 9 | a \\| b |',
+    '',
+    'done',
+  ].join('\n');
   assert.equal(
     toDiscordMarkdown(md),
     [

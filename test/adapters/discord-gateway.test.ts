@@ -5,9 +5,11 @@ import { test } from 'node:test';
 import { AdapterApiError, AdapterError, type InboundMessage } from '../../src/adapters/index.ts';
 import { Intent } from '../emulators/discord/index.ts';
 import { until } from './contract.ts';
-import { discordHarness, type DiscordHarness } from './discord-harness.ts';
+import { type DiscordHarness, discordHarness } from './discord-harness.ts';
 
-async function started(opts: Parameters<typeof discordHarness>[0] = {}): Promise<{ h: DiscordHarness; got: InboundMessage[] }> {
+async function started(
+  opts: Parameters<typeof discordHarness>[0] = {},
+): Promise<{ h: DiscordHarness; got: InboundMessage[] }> {
   const h = await discordHarness(opts);
   const got: InboundMessage[] = [];
   await h.adapter.start(async (m) => {
@@ -32,7 +34,10 @@ test('login: GET /gateway/bot with the bot token, then IDENTIFY with the token a
     assert.equal(h.emu.gateway.identifies.length, 1);
     const identify = h.emu.gateway.identifies[0]!;
     assert.equal(identify.token, h.emu.token);
-    assert.equal(identify.intents, Intent.Guilds | Intent.GuildMessages | Intent.DirectMessages | Intent.MessageContent);
+    assert.equal(
+      identify.intents,
+      Intent.Guilds | Intent.GuildMessages | Intent.DirectMessages | Intent.MessageContent,
+    );
     assert.deepEqual(identify.shard, [0, 1]);
     assert.deepEqual(h.adapter.identity(), { id: h.emu.bot.id, name: 'boxbot' });
   } finally {
@@ -43,12 +48,15 @@ test('login: GET /gateway/bot with the bot token, then IDENTIFY with the token a
 test('a wrong token is refused at login with an error naming DISCORD_BOT_TOKEN', async () => {
   const h = await discordHarness({ adapter: { token: 'not-the-token' } });
   try {
-    await assert.rejects(h.adapter.start(async () => undefined), (e: unknown) => {
-      assert.ok(e instanceof AdapterApiError, String(e));
-      assert.equal(e.status, 401);
-      assert.match(e.message, /DISCORD_BOT_TOKEN/);
-      return true;
-    });
+    await assert.rejects(
+      h.adapter.start(async () => undefined),
+      (e: unknown) => {
+        assert.ok(e instanceof AdapterApiError, String(e));
+        assert.equal(e.status, 401);
+        assert.match(e.message, /DISCORD_BOT_TOKEN/);
+        return true;
+      },
+    );
     assert.equal(h.emu.gateway.identifies.length, 0);
     assert.equal(h.emu.requests.at(-1)?.status, 401);
   } finally {
@@ -59,12 +67,15 @@ test('a wrong token is refused at login with an error naming DISCORD_BOT_TOKEN',
 test('without the Message Content intent switched on, login fails and says where to switch it on', async () => {
   const h = await discordHarness({ emulator: { enabledPrivilegedIntents: 0 } });
   try {
-    await assert.rejects(h.adapter.start(async () => undefined), (e: unknown) => {
-      assert.ok(e instanceof AdapterError, String(e));
-      assert.equal(e.code, 'disallowed-intents');
-      assert.match(e.message, /Developer Portal/);
-      return true;
-    });
+    await assert.rejects(
+      h.adapter.start(async () => undefined),
+      (e: unknown) => {
+        assert.ok(e instanceof AdapterError, String(e));
+        assert.equal(e.code, 'disallowed-intents');
+        assert.match(e.message, /Developer Portal/);
+        return true;
+      },
+    );
     assert.deepEqual(h.emu.gateway.closeCodes, [4014]);
   } finally {
     await h.close();
@@ -97,7 +108,13 @@ test('malformed dispatches are dropped and the same connection keeps delivering'
     g.sendDispatch('MESSAGE_CREATE', null); // discord.js's own handler throws on this one
     g.sendDispatch('MESSAGE_CREATE', {});
     g.sendDispatch('MESSAGE_CREATE', { id: '1', channel_id: h.dm.id, author: 'ada', content: 'x' });
-    g.sendDispatch('MESSAGE_CREATE', { id: '2', channel_id: h.channel.id, guild_id: h.guild.id, author: { id: '4242' }, content: ['x'] });
+    g.sendDispatch('MESSAGE_CREATE', {
+      id: '2',
+      channel_id: h.channel.id,
+      guild_id: h.guild.id,
+      author: { id: '4242' },
+      content: ['x'],
+    });
     g.sendDispatch('MESSAGE_UPDATE', null);
     g.sendDispatch('THREAD_CREATE', null);
     g.sendDispatch('SOMETHING_NEW', { weird: true });
@@ -105,7 +122,10 @@ test('malformed dispatches are dropped and the same connection keeps delivering'
     g.sendRaw('[]');
     await h.userSays({ text: 'after the junk', direct: true });
     await until(() => got.length > 0, 'the good message');
-    assert.deepEqual(got.map((m) => m.text), ['after the junk']);
+    assert.deepEqual(
+      got.map((m) => m.text),
+      ['after the junk'],
+    );
     assert.equal(g.connects.length, 1);
     assert.equal(g.identifies.length, 1);
   } finally {
@@ -123,7 +143,10 @@ test('after the gateway drops the socket, discord.js resumes: missed and later m
     await until(() => h.emu.gateway.resumes === 1, 'the resume');
     await h.userSays({ text: 'three', direct: true });
     await until(() => got.length >= 3, 'the messages after the drop');
-    assert.deepEqual(got.map((m) => m.text), ['one', 'two (sent while disconnected)', 'three']);
+    assert.deepEqual(
+      got.map((m) => m.text),
+      ['one', 'two (sent while disconnected)', 'three'],
+    );
     assert.equal(h.emu.gateway.identifies.length, 1);
     // Replies still go out after the reconnect.
     await h.adapter.send(h.directTarget(), 'welcome back', { format: 'plain' });

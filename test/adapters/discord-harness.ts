@@ -2,7 +2,13 @@
 // handles the Discord-specific tests use.
 import { createDiscordAdapter, type DiscordAdapterOptions } from '../../src/adapters/discord/index.ts';
 import type { ChannelAdapter } from '../../src/adapters/index.ts';
-import { startDiscordEmulator, type DiscordEmulator, type DiscordEmulatorOptions, type EmuChannel, type EmuGuild } from '../emulators/discord/index.ts';
+import {
+  type DiscordEmulator,
+  type DiscordEmulatorOptions,
+  type EmuChannel,
+  type EmuGuild,
+  startDiscordEmulator,
+} from '../emulators/discord/index.ts';
 import type { AdapterHarness, EmulatedBotMessage } from './contract.ts';
 
 /** A harness with the emulator and its first guild, channel and DM channel exposed. */
@@ -15,7 +21,9 @@ export interface DiscordHarness extends AdapterHarness {
 }
 
 /** Starts an emulator with one guild (#general) and a DM channel for user 4242, and an adapter pointed at it. */
-export async function discordHarness(opts: { emulator?: DiscordEmulatorOptions; adapter?: Partial<DiscordAdapterOptions> } = {}): Promise<DiscordHarness> {
+export async function discordHarness(
+  opts: { emulator?: DiscordEmulatorOptions; adapter?: Partial<DiscordAdapterOptions> } = {},
+): Promise<DiscordHarness> {
   const emu = await startDiscordEmulator(opts.emulator);
   const { guild, channel } = emu.addGuild('boxbot test', 'general');
   const dm = emu.dmChannel('4242', 'ada');
@@ -29,7 +37,8 @@ export async function discordHarness(opts: { emulator?: DiscordEmulatorOptions; 
     adapter,
     async userSays(o) {
       let channelId = o.direct ? dm.id : channel.id;
-      if (o.threadId && !o.direct) channelId = emu.world.channels.get(o.threadId)?.id ?? emu.addThread(channel.id, 'thread', o.threadId).id;
+      if (o.threadId && !o.direct)
+        channelId = emu.world.channels.get(o.threadId)?.id ?? emu.addThread(channel.id, 'thread', o.threadId).id;
       emu.userMessage({
         channelId,
         content: o.text,
@@ -48,7 +57,13 @@ export async function discordHarness(opts: { emulator?: DiscordEmulatorOptions; 
       return emu.botMessages().map((m) => {
         const ch = emu.world.channels.get(m.channel_id);
         const thread = ch?.parent_id !== undefined;
-        return { chatId: thread ? ch!.parent_id! : m.channel_id, ...(thread ? { threadId: m.channel_id } : {}), messageId: m.id, text: m.content, edits: m.edits };
+        return {
+          chatId: thread ? ch!.parent_id! : m.channel_id,
+          ...(thread ? { threadId: m.channel_id } : {}),
+          messageId: m.id,
+          text: m.content,
+          edits: m.edits,
+        };
       });
     },
     typingCount: () => emu.typing.length,

@@ -3,8 +3,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
+import {
+  type DiscordNormalizeResult,
+  type NormalizeContext,
+  normalizeMessageCreate,
+} from '../../src/adapters/discord/index.ts';
 import { decodeConversationKey, type InboundMessage } from '../../src/adapters/index.ts';
-import { normalizeMessageCreate, type DiscordNormalizeResult, type NormalizeContext } from '../../src/adapters/discord/index.ts';
 
 const BOT = '1234567890123456789';
 const BOT_ROLE = '1290000000000000001';
@@ -14,7 +18,9 @@ const THREAD = '1290926798999357999';
 const DM = '319674150115610528';
 
 function fixture(name: string): { d: unknown } {
-  return JSON.parse(readFileSync(new URL(`../fixtures/discord/message-create-${name}.json`, import.meta.url), 'utf8')) as { d: unknown };
+  return JSON.parse(
+    readFileSync(new URL(`../fixtures/discord/message-create-${name}.json`, import.meta.url), 'utf8'),
+  ) as { d: unknown };
 }
 
 function run(name: string, ctx: Partial<NormalizeContext> = {}): DiscordNormalizeResult {
@@ -133,7 +139,10 @@ test('malformed payloads are reported, never thrown', () => {
     assert.ok(r.kind === 'malformed' && r.reason.length > 0);
   }
   // Odd optional fields are tolerated: the message still arrives.
-  const r = normalizeMessageCreate({ ...good, mentions: 'nobody', attachments: [null, { id: 'x' }], member: 7 }, { botId: BOT });
+  const r = normalizeMessageCreate(
+    { ...good, mentions: 'nobody', attachments: [null, { id: 'x' }], member: 7 },
+    { botId: BOT },
+  );
   assert.ok(r.kind === 'message');
   assert.deepEqual(r.message.attachments, []);
 });

@@ -5,7 +5,7 @@ import { after, before, describe, test } from 'node:test';
 import { createDiscordAdapter } from '../../src/adapters/discord/index.ts';
 import { AdapterApiError, AdapterNetworkError, type InboundMessage } from '../../src/adapters/index.ts';
 import { until } from './contract.ts';
-import { discordHarness, type DiscordHarness } from './discord-harness.ts';
+import { type DiscordHarness, discordHarness } from './discord-harness.ts';
 
 describe('discord routing', () => {
   let h: DiscordHarness;
@@ -41,7 +41,9 @@ describe('discord routing', () => {
     m = await next('nickname mention');
     assert.deepEqual([m.mentionsBot, m.text], [true, 'ok, go']);
 
-    const answer = await h.adapter.send({ conversationKey: m.conversationKey, chatId: channel.id }, 'Here you go.', { format: 'plain' });
+    const answer = await h.adapter.send({ conversationKey: m.conversationKey, chatId: channel.id }, 'Here you go.', {
+      format: 'plain',
+    });
     emu.userMessage({ channelId: channel.id, content: 'and more?', replyTo: answer.messageId, replyPing: false });
     m = await next('reply to the bot');
     assert.deepEqual([m.mentionsBot, m.text], [true, 'and more?']);
@@ -64,15 +66,26 @@ describe('discord routing', () => {
       assert.equal(m.conversationKey, `discord:${guild.id}:${channel.id}:${thread.id}`);
       assert.equal(m.chatId, channel.id);
       assert.equal(m.threadId, thread.id);
-      const sent = await h.adapter.send({ conversationKey: m.conversationKey, chatId: m.chatId, threadId: m.threadId!, replyToMessageId: m.messageId! }, 'threaded answer', { format: 'plain' });
+      const sent = await h.adapter.send(
+        { conversationKey: m.conversationKey, chatId: m.chatId, threadId: m.threadId!, replyToMessageId: m.messageId! },
+        'threaded answer',
+        { format: 'plain' },
+      );
       const posted = emu.world.messages.get(sent.messageId)!;
       assert.equal(posted.channel_id, thread.id, 'the reply is posted in the thread, not the parent channel');
       assert.equal(posted.message_reference?.message_id, m.messageId);
-      await h.adapter.edit({ conversationKey: m.conversationKey, chatId: m.chatId, threadId: m.threadId! }, sent.messageId, 'edited in the thread', { format: 'plain' });
+      await h.adapter.edit(
+        { conversationKey: m.conversationKey, chatId: m.chatId, threadId: m.threadId! },
+        sent.messageId,
+        'edited in the thread',
+        { format: 'plain' },
+      );
       assert.equal(emu.world.messages.get(sent.messageId)?.content, 'edited in the thread');
     }
     // The thread the cache did not know was looked up over REST.
-    assert.ok(emu.requests.some((r) => r.method === 'GET' && r.path === `/api/v10/channels/${known.id}` && r.status === 200));
+    assert.ok(
+      emu.requests.some((r) => r.method === 'GET' && r.path === `/api/v10/channels/${known.id}` && r.status === 200),
+    );
   });
 
   test('a DM arrives under discord:dm:<channel> and the reply lands in that DM', async () => {
@@ -80,17 +93,31 @@ describe('discord routing', () => {
     const m = await next('dm');
     assert.equal(m.conversationKey, `discord:dm:${h.dm.id}`);
     assert.equal(m.isDirect, true);
-    const sent = await h.adapter.send({ conversationKey: m.conversationKey, chatId: m.chatId }, 'hello', { format: 'plain' });
+    const sent = await h.adapter.send({ conversationKey: m.conversationKey, chatId: m.chatId }, 'hello', {
+      format: 'plain',
+    });
     assert.equal(h.emu.world.messages.get(sent.messageId)?.channel_id, h.dm.id);
   });
 
   test("the bot's own messages (echoed by the gateway) and other bots' messages never arrive", async () => {
     const before = got.length;
-    await h.adapter.send({ conversationKey: '', chatId: h.channel.id }, `<@${h.emu.bot.id}> talking to myself`, { format: 'plain' });
-    h.emu.userMessage({ channelId: h.channel.id, userId: '7777', userName: 'otherbot', bot: true, content: 'beep', mentionBot: true });
+    await h.adapter.send({ conversationKey: '', chatId: h.channel.id }, `<@${h.emu.bot.id}> talking to myself`, {
+      format: 'plain',
+    });
+    h.emu.userMessage({
+      channelId: h.channel.id,
+      userId: '7777',
+      userName: 'otherbot',
+      bot: true,
+      content: 'beep',
+      mentionBot: true,
+    });
     h.emu.userMessage({ channelId: h.channel.id, content: 'marker' });
     await until(() => got.some((m) => m.text === 'marker'), 'the marker');
-    assert.deepEqual(got.slice(before).map((m) => m.text), ['marker']);
+    assert.deepEqual(
+      got.slice(before).map((m) => m.text),
+      ['marker'],
+    );
   });
 
   test('markdown is rendered for Discord; a rendering that would pass the limit is sent as written', async () => {
@@ -108,15 +135,28 @@ describe('discord routing', () => {
     let before = posts().length;
     h.emu.failNext(1, 400);
     const sent = await h.adapter.send(target, 'this is __key__');
-    assert.deepEqual(posts().slice(before).map((r) => [r.status, (r.body as { content?: unknown }).content]), [[400, 'this is **key**'], [200, 'this is __key__']]);
+    assert.deepEqual(
+      posts()
+        .slice(before)
+        .map((r) => [r.status, (r.body as { content?: unknown }).content]),
+      [
+        [400, 'this is **key**'],
+        [200, 'this is __key__'],
+      ],
+    );
     assert.equal(h.emu.world.messages.get(sent.messageId)?.content, 'this is __key__');
     before = posts().length;
     h.emu.failNext(1, 400);
-    await assert.rejects(h.adapter.send(target, 'plain words'), (e: unknown) => e instanceof AdapterApiError && e.status === 400);
+    await assert.rejects(
+      h.adapter.send(target, 'plain words'),
+      (e: unknown) => e instanceof AdapterApiError && e.status === 400,
+    );
     assert.equal(posts().length, before + 1);
   });
 
-  test('429 on edit and typing surfaces at once with retryAfterMs, without a retry by the library', { timeout: 20_000 }, async () => {
+  test('429 on edit and typing surfaces at once with retryAfterMs, without a retry by the library', {
+    timeout: 20_000,
+  }, async () => {
     const target = h.directTarget();
     const sent = await h.adapter.send(target, 'draft', { format: 'plain' });
     // A 60 s retry-after: waiting it out inside the adapter would run past this test's timeout.
@@ -134,7 +174,11 @@ describe('discord routing', () => {
       return true;
     });
     const edits = h.emu.requests.filter((r) => r.method === 'PATCH' && r.path.endsWith(`/messages/${sent.messageId}`));
-    assert.deepEqual(edits.map((r) => r.status), [429], 'one attempt, no silent retry');
+    assert.deepEqual(
+      edits.map((r) => r.status),
+      [429],
+      'one attempt, no silent retry',
+    );
     assert.equal(h.emu.world.messages.get(sent.messageId)?.content, 'draft');
   });
 
@@ -142,10 +186,17 @@ describe('discord routing', () => {
     const target = h.directTarget();
     const before = h.emu.requests.length;
     h.emu.failNext(1, 502);
-    await assert.rejects(h.adapter.send(target, 'x', { format: 'plain' }), (e: unknown) => e instanceof AdapterApiError && e.status === 502 && e.retryable);
+    await assert.rejects(
+      h.adapter.send(target, 'x', { format: 'plain' }),
+      (e: unknown) => e instanceof AdapterApiError && e.status === 502 && e.retryable,
+    );
     assert.equal(h.emu.requests.length, before + 1);
 
-    const offline = createDiscordAdapter({ token: h.emu.token, restApi: 'http://127.0.0.1:9/api', requestTimeoutMs: 5_000 });
+    const offline = createDiscordAdapter({
+      token: h.emu.token,
+      restApi: 'http://127.0.0.1:9/api',
+      requestTimeoutMs: 5_000,
+    });
     await assert.rejects(offline.send(target, 'x'), (e: unknown) => e instanceof AdapterNetworkError && e.retryable);
   });
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/index.ts';
-import { withMarkupFallback, type MarkupStyle } from '../../src/adapters/markup-fallback.ts';
+import { type MarkupStyle, withMarkupFallback } from '../../src/adapters/markup-fallback.ts';
 import { silentLogger } from '../../src/log.ts';
 
 const style: MarkupStyle = {
@@ -29,7 +29,10 @@ const parseError = new AdapterApiError('telegram', 400, "can't parse entities");
 test('markdown goes rendered; a refused markup goes once more as the plain text', async () => {
   const p = platform(parseError);
   assert.equal(await withMarkupFallback(style, '**a** < b', undefined, p.send), 'sent **a** &lt; b');
-  assert.deepEqual(p.got, [{ body: '<b>a</b> < b', markup: true }, { body: '**a** &lt; b', markup: false }]);
+  assert.deepEqual(p.got, [
+    { body: '<b>a</b> < b', markup: true },
+    { body: '**a** &lt; b', markup: false },
+  ]);
 });
 
 test('format plain sends only the plain text, without trying the markup', async () => {

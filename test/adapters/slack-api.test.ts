@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/index.ts';
 import { createSlackAdapter } from '../../src/adapters/slack/index.ts';
-import { DM_CHANNEL, slackHarness, type SlackHarness } from '../emulators/slack/harness.ts';
+import { DM_CHANNEL, type SlackHarness, slackHarness } from '../emulators/slack/harness.ts';
 
 describe('slack Web API errors', () => {
   let h: SlackHarness;
@@ -50,23 +50,50 @@ describe('slack Web API errors', () => {
   });
 
   test('editing a message that does not exist is a 404 refusal', async () => {
-    await assert.rejects(h.adapter.edit(target, '1.000001', 'x'), (e: unknown) => e instanceof AdapterApiError && e.status === 404 && e.description === 'message_not_found');
+    await assert.rejects(
+      h.adapter.edit(target, '1.000001', 'x'),
+      (e: unknown) => e instanceof AdapterApiError && e.status === 404 && e.description === 'message_not_found',
+    );
   });
 
   test('an HTTP 5xx from Slack is a retryable AdapterApiError', async () => {
     h.emu.api.failNext('chat.postMessage', { httpStatus: 503 });
-    await assert.rejects(h.adapter.send(target, 'x'), (e: unknown) => e instanceof AdapterApiError && e.status === 503 && e.retryable);
+    await assert.rejects(
+      h.adapter.send(target, 'x'),
+      (e: unknown) => e instanceof AdapterApiError && e.status === 503 && e.retryable,
+    );
   });
 
   test('a wrong token fails start with a 401 refusal', async () => {
-    const bad = createSlackAdapter({ mode: 'socket', botToken: 'xoxb-wrong', appToken: h.emu.appToken, apiUrl: h.emu.apiUrl });
-    await assert.rejects(bad.start(async () => undefined), (e: unknown) => e instanceof AdapterApiError && e.status === 401 && e.description === 'invalid_auth');
-    const badApp = createSlackAdapter({ mode: 'socket', botToken: h.emu.botToken, appToken: 'xapp-wrong', apiUrl: h.emu.apiUrl });
-    await assert.rejects(badApp.start(async () => undefined), (e: unknown) => e instanceof AdapterApiError && e.status === 401);
+    const bad = createSlackAdapter({
+      mode: 'socket',
+      botToken: 'xoxb-wrong',
+      appToken: h.emu.appToken,
+      apiUrl: h.emu.apiUrl,
+    });
+    await assert.rejects(
+      bad.start(async () => undefined),
+      (e: unknown) => e instanceof AdapterApiError && e.status === 401 && e.description === 'invalid_auth',
+    );
+    const badApp = createSlackAdapter({
+      mode: 'socket',
+      botToken: h.emu.botToken,
+      appToken: 'xapp-wrong',
+      apiUrl: h.emu.apiUrl,
+    });
+    await assert.rejects(
+      badApp.start(async () => undefined),
+      (e: unknown) => e instanceof AdapterApiError && e.status === 401,
+    );
   });
 
   test('an unreachable Slack is an AdapterNetworkError', async () => {
-    const gone = createSlackAdapter({ mode: 'http', botToken: 'xoxb-x', signingSecret: 's', apiUrl: 'http://127.0.0.1:9/api/' });
+    const gone = createSlackAdapter({
+      mode: 'http',
+      botToken: 'xoxb-x',
+      signingSecret: 's',
+      apiUrl: 'http://127.0.0.1:9/api/',
+    });
     await assert.rejects(gone.send(target, 'x'), (e: unknown) => e instanceof AdapterNetworkError && e.retryable);
   });
 

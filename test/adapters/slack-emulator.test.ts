@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import { WebSocket } from 'ws';
-import { startSlackEmulator, type SlackEmulator } from '../emulators/slack/index.ts';
+import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index.ts';
 
 describe('slack emulator wire protocol', () => {
   let emu: SlackEmulator;
@@ -13,16 +13,31 @@ describe('slack emulator wire protocol', () => {
   });
   after(() => emu.close());
 
-  const call = async (method: string, init: RequestInit): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> => {
+  const call = async (
+    method: string,
+    init: RequestInit,
+  ): Promise<{ status: number; headers: Headers; json: Record<string, unknown> }> => {
     const res = await fetch(emu.apiUrl + method, { method: 'POST', ...init });
     return { status: res.status, headers: res.headers, json: (await res.json()) as Record<string, unknown> };
   };
 
   test('JSON bodies with a Bearer token and form bodies with a token parameter both post', async () => {
-    const a = await call('chat.postMessage', { headers: { authorization: `Bearer ${emu.botToken}`, 'content-type': 'application/json; charset=utf-8' }, body: JSON.stringify({ channel: 'C1', text: 'json' }) });
-    const b = await call('chat.postMessage', { headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token: emu.botToken, channel: 'C1', text: 'form' }).toString() });
+    const a = await call('chat.postMessage', {
+      headers: { authorization: `Bearer ${emu.botToken}`, 'content-type': 'application/json; charset=utf-8' },
+      body: JSON.stringify({ channel: 'C1', text: 'json' }),
+    });
+    const b = await call('chat.postMessage', {
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ token: emu.botToken, channel: 'C1', text: 'form' }).toString(),
+    });
     assert.deepEqual([a.json.ok, b.json.ok], [true, true]);
-    assert.deepEqual(emu.botMessages().slice(-2).map((m) => m.text), ['json', 'form']);
+    assert.deepEqual(
+      emu
+        .botMessages()
+        .slice(-2)
+        .map((m) => m.text),
+      ['json', 'form'],
+    );
   });
 
   test("Slack's refusals: not_authed, invalid_auth, not_allowed_token_type, no_text, msg_too_long, unknown_method", async () => {
@@ -36,15 +51,25 @@ describe('slack emulator wire protocol', () => {
       call('chat.postMessage', { headers: bot, body: JSON.stringify({ channel: 'C1', text: 'x'.repeat(40_001) }) }),
       call('chat.explode', { headers: bot, body: '{}' }),
     ]);
-    assert.deepEqual(errors.map((e) => [e.status, e.json.ok, e.json.error]), [
-      [200, false, 'not_authed'], [200, false, 'invalid_auth'], [200, false, 'not_allowed_token_type'],
-      [200, false, 'no_text'], [200, false, 'msg_too_long'], [200, false, 'unknown_method'],
-    ]);
+    assert.deepEqual(
+      errors.map((e) => [e.status, e.json.ok, e.json.error]),
+      [
+        [200, false, 'not_authed'],
+        [200, false, 'invalid_auth'],
+        [200, false, 'not_allowed_token_type'],
+        [200, false, 'no_text'],
+        [200, false, 'msg_too_long'],
+        [200, false, 'unknown_method'],
+      ],
+    );
   });
 
   test('a rate-limited call is HTTP 429 with Retry-After seconds and {ok:false,error:"ratelimited"}', async () => {
     emu.rateLimitNext(1, 3);
-    const r = await call('chat.postMessage', { headers: { authorization: `Bearer ${emu.botToken}`, 'content-type': 'application/json' }, body: JSON.stringify({ channel: 'C1', text: 'x' }) });
+    const r = await call('chat.postMessage', {
+      headers: { authorization: `Bearer ${emu.botToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ channel: 'C1', text: 'x' }),
+    });
     assert.deepEqual([r.status, r.headers.get('retry-after'), r.json], [429, '3', { ok: false, error: 'ratelimited' }]);
   });
 

@@ -12,7 +12,10 @@ describe('slack format', () => {
   });
 
   test('links become <url|text>, and their URLs are not mangled by emphasis', () => {
-    assert.equal(toSlackMrkdwn('see [the docs](https://x.io/a_b_c?q=1&r=2)'), 'see <https://x.io/a_b_c?q=1&amp;r=2|the docs>');
+    assert.equal(
+      toSlackMrkdwn('see [the docs](https://x.io/a_b_c?q=1&r=2)'),
+      'see <https://x.io/a_b_c?q=1&amp;r=2|the docs>',
+    );
     assert.equal(toSlackMrkdwn('<https://x.io/a_b>'), '<https://x.io/a_b>');
     assert.equal(toSlackMrkdwn('[a|b](https://x.io/p|q)'), '<https://x.io/p%7Cq|a∣b>');
   });

@@ -13,21 +13,41 @@ describe('slack HTTP events', () => {
   const { got } = sink;
 
   const dmBody = (text: string): string =>
-    JSON.stringify({ type: 'event_callback', team_id: sink.h.emu.ids.teamId, event_id: `Ev${Date.now()}`, event: { type: 'message', channel: DM_CHANNEL, channel_type: 'im', user: 'U0USER0001', text, ts: '1712000000.000100' } });
+    JSON.stringify({
+      type: 'event_callback',
+      team_id: sink.h.emu.ids.teamId,
+      event_id: `Ev${Date.now()}`,
+      event: {
+        type: 'message',
+        channel: DM_CHANNEL,
+        channel_type: 'im',
+        user: 'U0USER0001',
+        text,
+        ts: '1712000000.000100',
+      },
+    });
 
   test('a bad signature is refused with 401 and nothing is delivered', async () => {
     const body = dmBody('forged');
     const ts = String(Math.floor(Date.now() / 1000));
-    const res = await sink.h.emu.events.post(body, { 'x-slack-request-timestamp': ts, 'x-slack-signature': 'v0=' + '0'.repeat(64) });
+    const res = await sink.h.emu.events.post(body, {
+      'x-slack-request-timestamp': ts,
+      'x-slack-signature': `v0=${'0'.repeat(64)}`,
+    });
     assert.equal(res.status, 401);
     // A genuine signature, but of another body (a tampered payload).
-    const other = await sink.h.emu.events.post(body, { 'x-slack-signature': sink.h.emu.events.sign(body.replace('forged', 'tampered'), ts)['x-slack-signature']! });
+    const other = await sink.h.emu.events.post(body, {
+      'x-slack-signature': sink.h.emu.events.sign(body.replace('forged', 'tampered'), ts)['x-slack-signature']!,
+    });
     assert.equal(other.status, 401);
     const missing = await sink.h.emu.events.post(body, { 'x-slack-signature': '' });
     assert.equal(missing.status, 401);
     await sink.h.userSays({ text: 'marker', direct: true });
     await until(() => got.some((m) => m.text === 'marker'), 'the marker');
-    assert.deepEqual(got.map((m) => m.text), ['marker']);
+    assert.deepEqual(
+      got.map((m) => m.text),
+      ['marker'],
+    );
   });
 
   test('a correctly signed but stale request (6 minutes old) is refused with 401', async () => {
@@ -37,7 +57,10 @@ describe('slack HTTP events', () => {
     assert.equal(res.status, 401);
     const fresh = await sink.h.emu.events.post(body);
     assert.equal(fresh.status, 200);
-    assert.deepEqual(got.map((m) => m.text), ['replayed']);
+    assert.deepEqual(
+      got.map((m) => m.text),
+      ['replayed'],
+    );
   });
 
   test('the url_verification challenge is answered', async () => {
@@ -72,7 +95,10 @@ describe('slack HTTP events', () => {
     assert.equal(post.http[0]!.attempts[0]!.status, 200);
     assert.equal(again.status, 200);
     assert.equal(sink.calls, 1);
-    assert.deepEqual(got.map((m) => m.text), ['slow one']);
+    assert.deepEqual(
+      got.map((m) => m.text),
+      ['slow one'],
+    );
   });
 
   test('when the sink refuses, Slack gets a 5xx and its retry is delivered', async () => {
@@ -86,7 +112,10 @@ describe('slack HTTP events', () => {
     assert.equal(got.length, 0);
     const retry = await sink.h.emu.events.redeliver(rec, 'http_error');
     assert.equal(retry.status, 200);
-    assert.deepEqual(got.map((m) => m.text), ['second time lucky']);
+    assert.deepEqual(
+      got.map((m) => m.text),
+      ['second time lucky'],
+    );
   });
 
   test('a channel mention over HTTP arrives once although Slack sends it as message and app_mention', async () => {
@@ -122,8 +151,17 @@ describe('slack HTTP events with automatic redelivery', () => {
       const post = await h.emu.userSays({ channel: DM_CHANNEL, text: 'eventually' });
       const rec = post.http[0]!;
       await until(() => rec.delivered, 'the automatic redelivery');
-      assert.deepEqual(rec.attempts.map((a) => [a.retryNum, a.status]), [[0, 500], [1, 200]]);
-      assert.deepEqual(got.map((m) => m.text), ['eventually']);
+      assert.deepEqual(
+        rec.attempts.map((a) => [a.retryNum, a.status]),
+        [
+          [0, 500],
+          [1, 200],
+        ],
+      );
+      assert.deepEqual(
+        got.map((m) => m.text),
+        ['eventually'],
+      );
     } finally {
       await h.adapter.stop();
       await h.close();

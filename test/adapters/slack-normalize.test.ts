@@ -8,7 +8,8 @@ import { normalizeSlackEvent, toPlainText } from '../../src/adapters/slack/index
 
 // The fixtures' bot is U0LAN0Z89 in team T061EG9RZ.
 const ctx = { botUserId: 'U0LAN0Z89', teamId: 'T061EG9RZ', receivedAt: new Date('2024-04-01T10:00:00Z') };
-const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/slack/${name}.json`, import.meta.url), 'utf8'));
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../fixtures/slack/${name}.json`, import.meta.url), 'utf8'));
 const run = (name: string): NormalizeResult => normalizeSlackEvent(fixture(name), ctx);
 function message(name: string): InboundMessage {
   const r = run(name);
@@ -29,7 +30,11 @@ describe('slack normalize (recorded payloads)', () => {
     assert.equal(m.userId, 'U2147483697');
     assert.equal(m.text, 'Hello hello can you hear me?');
     assert.equal(m.receivedAt, '2024-04-01T10:00:00.000Z');
-    assert.deepEqual(decodeConversationKey(m.conversationKey), { platform: 'slack', scope: 'T061EG9RZ', chatId: 'D024BE91L' });
+    assert.deepEqual(decodeConversationKey(m.conversationKey), {
+      platform: 'slack',
+      scope: 'T061EG9RZ',
+      chatId: 'D024BE91L',
+    });
   });
 
   test('a DM inside a thread is its own conversation', () => {
@@ -53,7 +58,10 @@ describe('slack normalize (recorded payloads)', () => {
     const m = message('app-mention-in-thread');
     assert.equal(m.conversationKey, 'slack:T061EG9RZ:C0LAN2Q65:1515449522.000016');
     assert.equal(m.messageId, '1515449600.000200');
-    assert.equal(m.text, 'follow-up for : and the delta & the <estuary>? see the article (https://en.wikipedia.org/wiki/River) and ask @U0G9QF9C6');
+    assert.equal(
+      m.text,
+      'follow-up for : and the delta & the <estuary>? see the article (https://en.wikipedia.org/wiki/River) and ask @U0G9QF9C6',
+    );
   });
 
   test('a channel message without a mention is delivered but not addressed to the bot', () => {
@@ -69,7 +77,8 @@ describe('slack normalize (recorded payloads)', () => {
   });
 
   test('bots, edits and joins are dropped', () => {
-    for (const name of ['message-bot', 'message-from-app-bot', 'message-changed', 'channel-join']) assert.equal(run(name).kind, 'ignored', name);
+    for (const name of ['message-bot', 'message-from-app-bot', 'message-changed', 'channel-join'])
+      assert.equal(run(name).kind, 'ignored', name);
   });
 
   test("the bot's own messages are dropped even without bot_id", () => {
@@ -82,7 +91,13 @@ describe('slack normalize (recorded payloads)', () => {
     const m = message('message-file-share');
     assert.equal(m.text, 'here is the log');
     assert.deepEqual(m.attachments, [
-      { id: 'F0S43PZDF', name: 'build.log', mimeType: 'text/plain', size: 1234, url: 'https://files.slack.com/files-pri/T061EG9RZ-F0S43PZDF/download/build.log' },
+      {
+        id: 'F0S43PZDF',
+        name: 'build.log',
+        mimeType: 'text/plain',
+        size: 1234,
+        url: 'https://files.slack.com/files-pri/T061EG9RZ-F0S43PZDF/download/build.log',
+      },
     ]);
   });
 
@@ -95,10 +110,18 @@ describe('slack normalize (recorded payloads)', () => {
 
   test('malformed payloads are reported, never thrown', () => {
     const bad: unknown[] = [
-      null, 'text', [], { type: 'event_callback' }, { type: 'event_callback', event: 'x' },
+      null,
+      'text',
+      [],
+      { type: 'event_callback' },
+      { type: 'event_callback', event: 'x' },
       { type: 'event_callback', team_id: 'T1', event: { type: 'message', channel: 42, user: 'U1', ts: '1.2' } },
       { type: 'event_callback', team_id: 'T1', event: { type: 'message', channel: 'C1', ts: '1.2' } },
-      { type: 'event_callback', team_id: 'T1', event: { type: 'message', channel: 'C1', user: 'U1', ts: '1.2', text: { a: 1 } } },
+      {
+        type: 'event_callback',
+        team_id: 'T1',
+        event: { type: 'message', channel: 'C1', user: 'U1', ts: '1.2', text: { a: 1 } },
+      },
       { type: 'event_callback', team_id: 'T:1', event: { type: 'message', channel: 'C1', user: 'U1', ts: '1.2' } },
     ];
     for (const b of bad) assert.equal(normalizeSlackEvent(b, ctx).kind, 'malformed', JSON.stringify(b));
@@ -106,10 +129,16 @@ describe('slack normalize (recorded payloads)', () => {
 
   test('url_verification and other event types are not messages', () => {
     assert.equal(run('url-verification').kind, 'ignored');
-    assert.equal(normalizeSlackEvent({ type: 'event_callback', team_id: 'T1', event: { type: 'reaction_added' } }, ctx).kind, 'ignored');
+    assert.equal(
+      normalizeSlackEvent({ type: 'event_callback', team_id: 'T1', event: { type: 'reaction_added' } }, ctx).kind,
+      'ignored',
+    );
   });
 
   test('toPlainText keeps special mentions and channel names readable', () => {
-    assert.equal(toPlainText('<!here> see <#C123|general> &amp; <!subteam^S1|@oncall>'), '@here see #general & @oncall');
+    assert.equal(
+      toPlainText('<!here> see <#C123|general> &amp; <!subteam^S1|@oncall>'),
+      '@here see #general & @oncall',
+    );
   });
 });

@@ -3,12 +3,17 @@
 // target is rebuilt from the conversation key (scheduled jobs, outbox resumes).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { targetOf, type InboundMessage, type OutboundTarget } from '../../src/adapters/index.ts';
+import { type InboundMessage, type OutboundTarget, targetOf } from '../../src/adapters/index.ts';
 import { DM_CHANNEL, GROUP_CHANNEL, recordingSlackAdapter } from '../emulators/slack/harness.ts';
 import { until } from './contract.ts';
 
 // What the gateway does with a message: reply to its conversation.
-const replyTarget = (m: InboundMessage): OutboundTarget => ({ conversationKey: m.conversationKey, chatId: m.chatId, ...(m.threadId ? { threadId: m.threadId } : {}), ...(m.messageId ? { replyToMessageId: m.messageId } : {}) });
+const replyTarget = (m: InboundMessage): OutboundTarget => ({
+  conversationKey: m.conversationKey,
+  chatId: m.chatId,
+  ...(m.threadId ? { threadId: m.threadId } : {}),
+  ...(m.messageId ? { replyToMessageId: m.messageId } : {}),
+});
 
 describe('slack threads', () => {
   const sink = recordingSlackAdapter('socket');
@@ -36,7 +41,10 @@ describe('slack threads', () => {
     const b = await sink.h.emu.userSays({ channel: GROUP_CHANNEL, text: 'two', mention: true });
     await until(() => got.length === 2, 'both mentions');
     assert.notEqual(got[0]!.conversationKey, got[1]!.conversationKey);
-    assert.deepEqual(got.map((m) => m.threadId), [a.ts, b.ts]);
+    assert.deepEqual(
+      got.map((m) => m.threadId),
+      [a.ts, b.ts],
+    );
   });
 
   test('a DM reply is not threaded', async () => {
@@ -59,7 +67,13 @@ describe('slack threads', () => {
     await sink.h.emu.userSays({ channel: DM_CHANNEL, text: 'who am i', user: 'U0ADA00001', userName: 'ada' });
     await sink.h.emu.userSays({ channel: DM_CHANNEL, text: 'again', user: 'U0ADA00001' });
     await until(() => got.length === 2, 'both messages');
-    assert.deepEqual(got.map((m) => [m.userId, m.userName]), [['U0ADA00001', 'ada'], ['U0ADA00001', 'ada']]);
+    assert.deepEqual(
+      got.map((m) => [m.userId, m.userName]),
+      [
+        ['U0ADA00001', 'ada'],
+        ['U0ADA00001', 'ada'],
+      ],
+    );
     assert.equal(sink.h.emu.api.count('users.info') - before, 1);
   });
 

@@ -2,11 +2,11 @@
 // at 5 s by default so the first poll after an outage is never far behind the recovery, jittered
 // so they do not line up, reset by a good poll, and Telegram's retry_after kept as given.
 import assert from 'node:assert/strict';
+import { Writable } from 'node:stream';
 import { test } from 'node:test';
 import type { Api } from 'grammy';
 import { GrammyError } from 'grammy';
 import { DEFAULT_BACKOFF, startPoller } from '../../src/adapters/telegram/poller.ts';
-import { Writable } from 'node:stream';
 import { createLogger, silentLogger } from '../../src/log.ts';
 import { memoryState } from '../emulators/telegram/harness.ts';
 import { until } from './contract.ts';
@@ -20,7 +20,13 @@ function scriptedApi(script: Step[]): { api: Api; calls: () => number } {
   const getUpdates = async (_params: unknown, signal: AbortSignal): Promise<unknown[]> => {
     const step = script[n++] ?? 'hold';
     if (step === 'down') throw new Error('connect ECONNREFUSED 127.0.0.1:443');
-    if (step === '429') throw new GrammyError('Too Many Requests', { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } }, 'getUpdates', {});
+    if (step === '429')
+      throw new GrammyError(
+        'Too Many Requests',
+        { ok: false, error_code: 429, description: 'Too Many Requests: retry after 7', parameters: { retry_after: 7 } },
+        'getUpdates',
+        {},
+      );
     if (step === 'update') return [{ update_id: updateId++ }];
     return new Promise((resolve) => signal.addEventListener('abort', () => resolve([])));
   };
@@ -54,7 +60,10 @@ test('after a long outage the next poll is at most 5 s away, and the waits are j
   assert.equal(waits.length, 20);
   assert.ok(Math.max(...waits) <= 5000, `waits: ${waits.join(', ')}`);
   const capped = waits.slice(6);
-  assert.ok(capped.every((w) => w >= 2500), `a capped wait is at least half the cap: ${capped.join(', ')}`);
+  assert.ok(
+    capped.every((w) => w >= 2500),
+    `a capped wait is at least half the cap: ${capped.join(', ')}`,
+  );
   assert.ok(new Set(capped).size > 1, 'capped waits differ');
   assert.equal(waits[0]! <= 1000, true, 'the first retry comes within a second');
 });
@@ -68,7 +77,8 @@ test('stop during a backoff wait ends the wait at once, and polling ends cleanly
   const errors: string[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _enc, cb) {
-      for (const l of chunk.toString().split('\n')) if (l && (JSON.parse(l) as { level: number }).level >= 50) errors.push(l);
+      for (const l of chunk.toString().split('\n'))
+        if (l && (JSON.parse(l) as { level: number }).level >= 50) errors.push(l);
       cb();
     },
   });

@@ -2,7 +2,7 @@
 // typing land in the topic), group mentions by entity, by reply and by /command@bot, HTML
 // rendering with the plain-text fallback, edits that change nothing, ignored update kinds.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { AdapterApiError, type InboundMessage, type OutboundTarget } from '../../src/adapters/index.ts';
 import { ADA, GROUP, telegramHarness } from '../emulators/telegram/harness.ts';
 import type { ChatInfo, UserInfo } from '../emulators/telegram/updates.ts';
@@ -28,7 +28,12 @@ async function started(t: TestContext) {
   return { h, got, arrival };
 }
 
-const replyTo = (m: InboundMessage): OutboundTarget => ({ conversationKey: m.conversationKey, chatId: m.chatId, ...(m.threadId ? { threadId: m.threadId } : {}), ...(m.messageId ? { replyToMessageId: m.messageId } : {}) });
+const replyTo = (m: InboundMessage): OutboundTarget => ({
+  conversationKey: m.conversationKey,
+  chatId: m.chatId,
+  ...(m.threadId ? { threadId: m.threadId } : {}),
+  ...(m.messageId ? { replyToMessageId: m.messageId } : {}),
+});
 
 test('a forum topic is its own conversation, and the reply and typing land in that topic', async (t) => {
   const { h, arrival } = await started(t);
@@ -83,7 +88,10 @@ test('markdown goes out as Telegram HTML', async (t) => {
   const posted = h.emulator.botMessages().find((b) => b.messageId === sent.messageId)!;
   assert.equal(posted.parseMode, 'HTML');
   assert.equal(posted.text, 'Done for a < b & docs');
-  assert.deepEqual(posted.entities.map((e) => e.type), ['bold', 'code', 'text_link']);
+  assert.deepEqual(
+    posted.entities.map((e) => e.type),
+    ['bold', 'code', 'text_link'],
+  );
 });
 
 test('when Telegram cannot parse the HTML, send and edit retry once as plain text', async (t) => {
@@ -91,17 +99,32 @@ test('when Telegram cannot parse the HTML, send and edit retry once as plain tex
   h.emulator.userMessage({ chat: DM, from: ADA, text: 'hi' });
   const target = replyTo(await arrival('hi'));
   const htmlOnly = (p: Record<string, unknown>): boolean => p.parse_mode === 'HTML';
-  h.emulator.failNext({ methods: ['sendMessage'], when: htmlOnly, count: 1, error_code: 400, description: PARSE_ERROR });
+  h.emulator.failNext({
+    methods: ['sendMessage'],
+    when: htmlOnly,
+    count: 1,
+    error_code: 400,
+    description: PARSE_ERROR,
+  });
   const sent = await h.adapter.send(target, '**bold** answer');
   let posted = h.emulator.botMessages().find((b) => b.messageId === sent.messageId)!;
   assert.equal(posted.text, '**bold** answer', 'the user gets the answer, as plain text');
   assert.equal(posted.parseMode, undefined);
 
-  h.emulator.failNext({ methods: ['editMessageText'], when: htmlOnly, count: 1, error_code: 400, description: PARSE_ERROR });
+  h.emulator.failNext({
+    methods: ['editMessageText'],
+    when: htmlOnly,
+    count: 1,
+    error_code: 400,
+    description: PARSE_ERROR,
+  });
   await h.adapter.edit(target, sent.messageId, '**bold** answer, longer');
   posted = h.emulator.botMessages().find((b) => b.messageId === sent.messageId)!;
   assert.equal(posted.text, '**bold** answer, longer');
-  assert.deepEqual(h.emulator.calls.filter((c) => c.method === 'sendMessage' || c.method === 'editMessageText').map((c) => c.status), [400, 200, 400, 200]);
+  assert.deepEqual(
+    h.emulator.calls.filter((c) => c.method === 'sendMessage' || c.method === 'editMessageText').map((c) => c.status),
+    [400, 200, 400, 200],
+  );
 });
 
 test('other 400s are not retried as plain text', async (t) => {
@@ -124,17 +147,32 @@ test('an edit that changes nothing is not an error', async (t) => {
   await h.adapter.edit(target, sent.messageId, 'same *text*');
   assert.equal(h.emulator.calls.at(-1)?.status, 400, 'Telegram said "message is not modified"');
   assert.equal(h.emulator.botMessages().find((b) => b.messageId === sent.messageId)!.edits, 0);
-  await assert.rejects(h.adapter.edit(target, '9999', 'gone'), (e: unknown) => e instanceof AdapterApiError && /not found/.test(e.description));
+  await assert.rejects(
+    h.adapter.edit(target, '9999', 'gone'),
+    (e: unknown) => e instanceof AdapterApiError && /not found/.test(e.description),
+  );
 });
 
 test('edited messages, channel posts and other bots are not delivered; only messages are requested', async (t) => {
   const { h, got, arrival } = await started(t);
   h.emulator.userMessage({ chat: DM, from: ADA, text: 'edited text', kind: 'edited_message' });
-  h.emulator.userMessage({ chat: { id: -1001112223334, type: 'channel', title: 'News' }, from: ADA, text: 'a channel post', kind: 'channel_post' });
-  h.emulator.userMessage({ chat: GROUP, from: { id: 777, is_bot: true, first_name: 'Other', username: 'other_bot' }, text: `@${h.emulator.bot.username} beep` });
+  h.emulator.userMessage({
+    chat: { id: -1001112223334, type: 'channel', title: 'News' },
+    from: ADA,
+    text: 'a channel post',
+    kind: 'channel_post',
+  });
+  h.emulator.userMessage({
+    chat: GROUP,
+    from: { id: 777, is_bot: true, first_name: 'Other', username: 'other_bot' },
+    text: `@${h.emulator.bot.username} beep`,
+  });
   h.emulator.userMessage({ chat: DM, from: ADA, text: 'marker' });
   await arrival('marker');
-  assert.deepEqual(got.map((m) => m.text), ['marker']);
+  assert.deepEqual(
+    got.map((m) => m.text),
+    ['marker'],
+  );
   assert.deepEqual(h.emulator.calls.find((c) => c.method === 'getUpdates')?.params.allowed_updates, ['message']);
 });
 
@@ -142,5 +180,8 @@ test('text over 4,096 characters is refused by Telegram as a non-retryable error
   const { h, arrival } = await started(t);
   h.emulator.userMessage({ chat: DM, from: ADA, text: 'hi' });
   const target = replyTo(await arrival('hi'));
-  await assert.rejects(h.adapter.send(target, 'y'.repeat(4097), { format: 'plain' }), (e: unknown) => e instanceof AdapterApiError && e.status === 400 && !e.retryable);
+  await assert.rejects(
+    h.adapter.send(target, 'y'.repeat(4097), { format: 'plain' }),
+    (e: unknown) => e instanceof AdapterApiError && e.status === 400 && !e.retryable,
+  );
 });

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { test, type TestContext } from 'node:test';
-import { startTelegramEmulator } from '../emulators/telegram/index.ts';
+import { type TestContext, test } from 'node:test';
 import { ADA } from '../emulators/telegram/harness.ts';
+import { startTelegramEmulator } from '../emulators/telegram/index.ts';
 import { waitUntil } from '../helpers.ts';
 
 const DM = { id: ADA.id, type: 'private' as const, first_name: 'Ada' };
@@ -16,8 +16,16 @@ async function emulator(t: TestContext) {
   const e = await startTelegramEmulator();
   t.after(() => e.close());
   e.addChat(DM);
-  const call = async (method: string, params: Record<string, unknown> = {}, token = e.token): Promise<{ status: number; body: Record<string, unknown> }> => {
-    const res = await fetch(`${e.apiRoot}/bot${token}/${method}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(params) });
+  const call = async (
+    method: string,
+    params: Record<string, unknown> = {},
+    token = e.token,
+  ): Promise<{ status: number; body: Record<string, unknown> }> => {
+    const res = await fetch(`${e.apiRoot}/bot${token}/${method}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(params),
+    });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   };
   return { e, call };
@@ -25,8 +33,14 @@ async function emulator(t: TestContext) {
 
 test('a wrong token is 401 Unauthorized, an unknown method 404', async (t) => {
   const { call } = await emulator(t);
-  assert.deepEqual(await call('getMe', {}, '1:wrong'), { status: 401, body: { ok: false, error_code: 401, description: 'Unauthorized' } });
-  assert.deepEqual(await call('sendTelepathy'), { status: 404, body: { ok: false, error_code: 404, description: 'Not Found' } });
+  assert.deepEqual(await call('getMe', {}, '1:wrong'), {
+    status: 401,
+    body: { ok: false, error_code: 401, description: 'Unauthorized' },
+  });
+  assert.deepEqual(await call('sendTelepathy'), {
+    status: 404,
+    body: { ok: false, error_code: 404, description: 'Not Found' },
+  });
   const me = await call('getMe');
   assert.equal((me.body.result as { username: string }).username, 'boxbot_test_bot');
 });
@@ -34,14 +48,24 @@ test('a wrong token is 401 Unauthorized, an unknown method 404', async (t) => {
 test('parameters are taken from JSON, urlencoded and multipart bodies and from the query string', async (t) => {
   const { e } = await emulator(t);
   const url = `${e.apiRoot}/bot${e.token}/sendMessage`;
-  await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ chat_id: ADA.id, text: 'json' }) });
-  await fetch(url, { method: 'POST', body: new URLSearchParams({ chat_id: String(ADA.id), text: 'form', reply_parameters: '{"message_id":1}' }) });
+  await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ chat_id: ADA.id, text: 'json' }),
+  });
+  await fetch(url, {
+    method: 'POST',
+    body: new URLSearchParams({ chat_id: String(ADA.id), text: 'form', reply_parameters: '{"message_id":1}' }),
+  });
   const multipart = new FormData();
   multipart.set('chat_id', String(ADA.id));
   multipart.set('text', 'multipart');
   await fetch(url, { method: 'POST', body: multipart });
   await fetch(`${url}?chat_id=${ADA.id}&text=query`);
-  assert.deepEqual(e.botMessages().map((m) => m.text), ['json', 'form', 'multipart', 'query']);
+  assert.deepEqual(
+    e.botMessages().map((m) => m.text),
+    ['json', 'form', 'multipart', 'query'],
+  );
   assert.equal(e.botMessages()[1]!.replyTo, '1');
 });
 
@@ -52,12 +76,20 @@ test('getUpdates holds the request until an update arrives, and confirms updates
   await waitUntil(() => e.heldPolls() === 1, 'the held getUpdates', 5000);
   const u1 = e.userMessage({ chat: DM, from: ADA, text: 'one' });
   const first = (await held).body.result as { update_id: number; message: { text: string } }[];
-  assert.deepEqual(first.map((u) => u.message.text), ['one']);
+  assert.deepEqual(
+    first.map((u) => u.message.text),
+    ['one'],
+  );
   e.userMessage({ chat: DM, from: ADA, text: 'two' });
   const again = (await call('getUpdates', { timeout: 0 })).body.result as unknown[];
   assert.equal(again.length, 2, 'nothing is confirmed without an offset');
-  const next = (await call('getUpdates', { offset: (u1.update_id as number) + 1, timeout: 0 })).body.result as { message: { text: string } }[];
-  assert.deepEqual(next.map((u) => u.message.text), ['two']);
+  const next = (await call('getUpdates', { offset: (u1.update_id as number) + 1, timeout: 0 })).body.result as {
+    message: { text: string };
+  }[];
+  assert.deepEqual(
+    next.map((u) => u.message.text),
+    ['two'],
+  );
   assert.equal(e.pendingUpdates(), 1);
   const limited = (await call('getUpdates', { offset: (u1.update_id as number) + 2, timeout: 1 })).body.result;
   assert.deepEqual(limited, [], 'the timeout passes with nothing new');
@@ -82,7 +114,10 @@ test('allowed_updates filters update kinds', async (t) => {
   e.userMessage({ chat: DM, from: ADA, text: 'edited', kind: 'edited_message' });
   e.userMessage({ chat: DM, from: ADA, text: 'new' });
   const got = (await call('getUpdates', { timeout: 0 })).body.result as Record<string, unknown>[];
-  assert.deepEqual(got.map((u) => Object.keys(u).filter((k) => k !== 'update_id')), [['message']]);
+  assert.deepEqual(
+    got.map((u) => Object.keys(u).filter((k) => k !== 'update_id')),
+    [['message']],
+  );
 });
 
 test('a webhook receives updates with the secret header; getUpdates is refused meanwhile', async (t) => {
@@ -92,7 +127,10 @@ test('a webhook receives updates with the secret header; getUpdates is refused m
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      received.push({ secret: req.headers['x-telegram-bot-api-secret-token'], body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown> });
+      received.push({
+        secret: req.headers['x-telegram-bot-api-secret-token'],
+        body: JSON.parse(Buffer.concat(chunks).toString()) as Record<string, unknown>,
+      });
       res.writeHead(200).end();
     });
   });
@@ -117,14 +155,26 @@ test("429 has Telegram's shape; HTML that cannot be parsed is refused with the A
   e.rateLimitNext(1, 3);
   assert.deepEqual(await call('sendMessage', { chat_id: ADA.id, text: 'x' }), {
     status: 429,
-    body: { ok: false, error_code: 429, description: 'Too Many Requests: retry after 3', parameters: { retry_after: 3 } },
+    body: {
+      ok: false,
+      error_code: 429,
+      description: 'Too Many Requests: retry after 3',
+      parameters: { retry_after: 3 },
+    },
   });
   const bad = await call('sendMessage', { chat_id: ADA.id, text: 'a <foo>b</foo>', parse_mode: 'HTML' });
   assert.equal(bad.status, 400);
   assert.match(String(bad.body.description), /^Bad Request: can't parse entities: Unsupported start tag "foo"/);
-  const ok = await call('sendMessage', { chat_id: ADA.id, text: '<b>bold</b> &amp; <a href="https://x.y">x</a>', parse_mode: 'HTML' });
+  const ok = await call('sendMessage', {
+    chat_id: ADA.id,
+    text: '<b>bold</b> &amp; <a href="https://x.y">x</a>',
+    parse_mode: 'HTML',
+  });
   const msg = ok.body.result as { text: string; entities: { type: string }[] };
   assert.equal(msg.text, 'bold & x');
-  assert.deepEqual(msg.entities.map((en) => en.type), ['bold', 'text_link']);
+  assert.deepEqual(
+    msg.entities.map((en) => en.type),
+    ['bold', 'text_link'],
+  );
   assert.equal(e.botMessages().length, 1);
 });

@@ -9,7 +9,12 @@ import { parseTelegramHtml } from '../emulators/telegram/html.ts';
 function shown(markdown: string): { text: string; entities: string[] } {
   const parsed = parseTelegramHtml(md(markdown));
   assert.ok(parsed.ok, `Telegram would refuse ${JSON.stringify(md(markdown))}: ${parsed.ok ? '' : parsed.error}`);
-  return { text: parsed.text, entities: parsed.entities.map((e) => `${e.type}${e.language ? `:${e.language}` : ''}${e.url ? `:${e.url}` : ''}@${e.offset}+${e.length}`) };
+  return {
+    text: parsed.text,
+    entities: parsed.entities.map(
+      (e) => `${e.type}${e.language ? `:${e.language}` : ''}${e.url ? `:${e.url}` : ''}@${e.offset}+${e.length}`,
+    ),
+  };
 }
 
 test('<, > and & are escaped everywhere, including code', () => {
@@ -31,22 +36,37 @@ test('bold, italic, strikethrough and inline code', () => {
 });
 
 test('fenced code keeps its language and its text verbatim', () => {
-  assert.equal(md('```ts\nconst a: Array<number> = [];\n```'), '<pre><code class="language-ts">const a: Array&lt;number&gt; = [];</code></pre>');
+  assert.equal(
+    md('```ts\nconst a: Array<number> = [];\n```'),
+    '<pre><code class="language-ts">const a: Array&lt;number&gt; = [];</code></pre>',
+  );
   assert.equal(md('```\n**not bold**\n```'), '<pre>**not bold**</pre>');
-  assert.deepEqual(shown('Run:\n```bash\necho "hi" && ls\n```\ndone'), { text: 'Run:\necho "hi" && ls\ndone', entities: ['pre:bash@5+15'] });
+  assert.deepEqual(shown('Run:\n```bash\necho "hi" && ls\n```\ndone'), {
+    text: 'Run:\necho "hi" && ls\ndone',
+    entities: ['pre:bash@5+15'],
+  });
 });
 
 test('links: http(s), tg and mailto become links; other schemes stay text', () => {
-  assert.equal(md('[docs](https://core.telegram.org/bots/api)'), '<a href="https://core.telegram.org/bots/api">docs</a>');
+  assert.equal(
+    md('[docs](https://core.telegram.org/bots/api)'),
+    '<a href="https://core.telegram.org/bots/api">docs</a>',
+  );
   assert.equal(md('[q](https://e.com/?a=1&b="2")'), '[q](https://e.com/?a=1&amp;b=&quot;2&quot;)');
   assert.equal(md('[q](https://e.com/?a=1&b=2)'), '<a href="https://e.com/?a=1&amp;b=2">q</a>');
   assert.equal(md('[x](javascript:alert(1))'), '[x](javascript:alert(1))');
   assert.equal(md('<https://example.com>'), '<a href="https://example.com">https://example.com</a>');
-  assert.deepEqual(shown('see [**the** docs](https://x.dev/a_(b))').entities, ['text_link:https://x.dev/a_(b)@4+8', 'bold@4+3']);
+  assert.deepEqual(shown('see [**the** docs](https://x.dev/a_(b))').entities, [
+    'text_link:https://x.dev/a_(b)@4+8',
+    'bold@4+3',
+  ]);
 });
 
 test('headings, bullets and quotes read well without Markdown markers', () => {
-  assert.deepEqual(shown('# Plan\n- one\n* two\n> careful'), { text: 'Plan\n• one\n• two\ncareful', entities: ['bold@0+4', 'blockquote@17+7'] });
+  assert.deepEqual(shown('# Plan\n- one\n* two\n> careful'), {
+    text: 'Plan\n• one\n• two\ncareful',
+    entities: ['bold@0+4', 'blockquote@17+7'],
+  });
 });
 
 test('unmatched markers and snake_case stay literal', () => {
@@ -58,9 +78,17 @@ test('unmatched markers and snake_case stay literal', () => {
 
 test('every prefix of a streamed answer renders to HTML Telegram accepts', () => {
   const answer = [
-    '# Result', '', 'Here is **the fix** for `parse<T>()` & friends:', '', '```ts',
-    'function parse<T>(s: string): T { return JSON.parse(s) as T; }', '```', '',
-    '- *first* step, see [the docs](https://example.com/a?b=1&c=2)', '> note: _snake_case_ ~~old~~', 'done.',
+    '# Result',
+    '',
+    'Here is **the fix** for `parse<T>()` & friends:',
+    '',
+    '```ts',
+    'function parse<T>(s: string): T { return JSON.parse(s) as T; }',
+    '```',
+    '',
+    '- *first* step, see [the docs](https://example.com/a?b=1&c=2)',
+    '> note: _snake_case_ ~~old~~',
+    'done.',
   ].join('\n');
   for (let i = 0; i <= answer.length; i++) {
     const out = parseTelegramHtml(md(answer.slice(0, i)));
@@ -69,7 +97,31 @@ test('every prefix of a streamed answer renders to HTML Telegram accepts', () =>
 });
 
 test('arbitrary marker soup always renders to accepted HTML', () => {
-  const parts = ['*', '**', '_', '__', '~~', '`', '```', '[', ']', '(', ')', 'https://a.b', '<', '>', '&', '\\', ' ', '\n', 'x', 'word', '# ', '- ', '> '];
+  const parts = [
+    '*',
+    '**',
+    '_',
+    '__',
+    '~~',
+    '`',
+    '```',
+    '[',
+    ']',
+    '(',
+    ')',
+    'https://a.b',
+    '<',
+    '>',
+    '&',
+    '\\',
+    ' ',
+    '\n',
+    'x',
+    'word',
+    '# ',
+    '- ',
+    '> ',
+  ];
   let seed = 42;
   const next = (n: number): number => {
     seed = (seed * 1103515245 + 12345) % 2 ** 31;
@@ -84,7 +136,13 @@ test('arbitrary marker soup always renders to accepted HTML', () => {
 });
 
 test('telegramRenderedLength counts what Telegram counts: the text after the HTML is parsed', () => {
-  for (const markdown of ['plain words', '**bold** and `code` & <tags>', '# Title\n\n- one\n- two\n\n---\n\n> quoted', '```js\nconst a = 1 < 2;\n```', '```\n```']) {
+  for (const markdown of [
+    'plain words',
+    '**bold** and `code` & <tags>',
+    '# Title\n\n- one\n- two\n\n---\n\n> quoted',
+    '```js\nconst a = 1 < 2;\n```',
+    '```\n```',
+  ]) {
     const parsed = parseTelegramHtml(md(markdown));
     assert.ok(parsed.ok, markdown);
     assert.equal(telegramRenderedLength(markdown), parsed.text.trim() ? parsed.text.length : 0, markdown);

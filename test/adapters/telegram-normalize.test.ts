@@ -3,11 +3,12 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { test } from 'node:test';
-import { normalizeUpdate } from '../../src/adapters/telegram/index.ts';
 import type { InboundMessage, NormalizeResult } from '../../src/adapters/index.ts';
+import { normalizeUpdate } from '../../src/adapters/telegram/index.ts';
 
 const BOT = { id: 123456, username: 'boxbot_test_bot' };
-const fixture = (name: string): unknown => JSON.parse(readFileSync(new URL(`../fixtures/telegram/${name}.json`, import.meta.url), 'utf8'));
+const fixture = (name: string): unknown =>
+  JSON.parse(readFileSync(new URL(`../fixtures/telegram/${name}.json`, import.meta.url), 'utf8'));
 const run = (name: string): NormalizeResult => normalizeUpdate(fixture(name), BOT);
 function message(name: string): InboundMessage {
   const r = run(name);
@@ -54,7 +55,13 @@ test('group mentions via entity are detected and stripped, wherever they stand',
 });
 
 test('group messages not addressed to the bot keep mentionsBot false and their text', () => {
-  for (const name of ['group-plain', 'group-mention-other', 'group-reply-to-human', 'group-command-other-bot', 'group-command-bare']) {
+  for (const name of [
+    'group-plain',
+    'group-mention-other',
+    'group-reply-to-human',
+    'group-command-other-bot',
+    'group-command-bare',
+  ]) {
     const m = message(name);
     assert.equal(m.mentionsBot, false, name);
   }
@@ -96,7 +103,9 @@ test('files become attachments; a caption is the text and its mention is strippe
   assert.deepEqual(photo.attachments, [{ id: 'AgACAgQAAxkBAAIBsmS_large', name: 'photo.jpg', size: 98231 }]);
   const doc = message('private-document');
   assert.equal(doc.text, '');
-  assert.deepEqual(doc.attachments, [{ id: 'BQACAgQAAxkBAAIBs2S_doc', name: 'report.pdf', mimeType: 'application/pdf', size: 48213 }]);
+  assert.deepEqual(doc.attachments, [
+    { id: 'BQACAgQAAxkBAAIBs2S_doc', name: 'report.pdf', mimeType: 'application/pdf', size: 48213 },
+  ]);
 });
 
 test('bots, edits, channel posts, service messages and callbacks are ignored, not delivered', () => {
@@ -107,16 +116,42 @@ test('bots, edits, channel posts, service messages and callbacks are ignored, no
 
 test('malformed updates are reported as malformed and never throw', () => {
   const bad: unknown[] = [
-    null, 'text', 42, [], {}, { update_id: 'x' }, { update_id: -1, message: {} }, { update_id: 7 },
-    { update_id: 8, message: null }, { update_id: 9, message: { message_id: 1, date: 1, chat: 'nope' } },
-    { update_id: 10, message: { message_id: 1, date: 1, chat: { id: 5, type: 'private' }, from: { id: 'me' }, text: 'x' } },
+    null,
+    'text',
+    42,
+    [],
+    {},
+    { update_id: 'x' },
+    { update_id: -1, message: {} },
+    { update_id: 7 },
+    { update_id: 8, message: null },
+    { update_id: 9, message: { message_id: 1, date: 1, chat: 'nope' } },
+    {
+      update_id: 10,
+      message: { message_id: 1, date: 1, chat: { id: 5, type: 'private' }, from: { id: 'me' }, text: 'x' },
+    },
     { update_id: 11, message: { message_id: 1, date: 1, chat: { id: 5, type: 'private' }, from: { id: 5 }, text: 42 } },
   ];
   for (const u of bad) assert.equal(normalizeUpdate(u, BOT).kind, 'malformed', JSON.stringify(u));
 });
 
 test('entities pointing outside the text are skipped instead of breaking the message', () => {
-  const u = { update_id: 12, message: { message_id: 1, date: 1, chat: { id: -5, type: 'group' }, from: { id: 5, is_bot: false, first_name: 'Z' }, text: '@boxbot_test_bot hi', entities: [{ type: 'mention', offset: 40, length: 16 }, { type: 'mention', offset: 'a' }, null, { type: 'mention', offset: 0, length: 16 }] } };
+  const u = {
+    update_id: 12,
+    message: {
+      message_id: 1,
+      date: 1,
+      chat: { id: -5, type: 'group' },
+      from: { id: 5, is_bot: false, first_name: 'Z' },
+      text: '@boxbot_test_bot hi',
+      entities: [
+        { type: 'mention', offset: 40, length: 16 },
+        { type: 'mention', offset: 'a' },
+        null,
+        { type: 'mention', offset: 0, length: 16 },
+      ],
+    },
+  };
   const r = normalizeUpdate(u, BOT);
   assert.equal(r.kind, 'message');
   assert.equal((r as { message: InboundMessage }).message.text, 'hi');

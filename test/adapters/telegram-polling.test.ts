@@ -3,13 +3,13 @@
 // survived; stop abandons the held long poll; the token never shows in errors or logs.
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { AdapterApiError } from '../../src/adapters/index.ts';
 import { TELEGRAM_OFFSET_KEY } from '../../src/adapters/telegram/index.ts';
 import { createLogger } from '../../src/log.ts';
 import { createFileStore, type JsonValue } from '../../src/store/index.ts';
-import { tempDir } from '../helpers.ts';
 import { ADA, telegramHarness } from '../emulators/telegram/harness.ts';
+import { tempDir } from '../helpers.ts';
 import { until } from './contract.ts';
 
 const DM = { id: ADA.id, type: 'private' as const, first_name: 'Ada' };
@@ -22,7 +22,10 @@ async function harness(t: TestContext) {
 }
 
 /** A logger whose lines are kept (parsed) for the test to read. */
-function keptLog(): { logger: ReturnType<typeof createLogger>; lines: { level: number; msg: string; [k: string]: unknown }[] } {
+function keptLog(): {
+  logger: ReturnType<typeof createLogger>;
+  lines: { level: number; msg: string; [k: string]: unknown }[];
+} {
   const lines: { level: number; msg: string }[] = [];
   const destination = new Writable({
     write(chunk: Buffer, _enc, cb) {
@@ -41,7 +44,9 @@ function deferred(): { promise: Promise<void>; resolve(): void } {
 
 test('the offset is persisted per accepted update: a restart neither loses nor repeats updates', async (t) => {
   const h = await harness(t);
-  const ids = [1, 2, 3, 4, 5].map((i) => h.emulator.userMessage({ chat: DM, from: ADA, text: `m${i}` }).update_id as number);
+  const ids = [1, 2, 3, 4, 5].map(
+    (i) => h.emulator.userMessage({ chat: DM, from: ADA, text: `m${i}` }).update_id as number,
+  );
   const first: string[] = [];
   const atThird = deferred();
   const release = deferred();
@@ -100,8 +105,25 @@ test('malformed updates from getUpdates are dropped, acknowledged, and polling c
   h.emulator.pushUpdate({ message: null });
   h.emulator.pushUpdate({});
   h.emulator.pushUpdate({ message: { message_id: 'one', chat: { id: 'x' } } });
-  h.emulator.pushUpdate({ message: { message_id: 3, date: 1, chat: { id: ADA.id, type: 'private' }, from: { id: ADA.id }, text: { rich: true } } });
-  h.emulator.pushUpdate({ message: { message_id: 4, date: 1, chat: { id: ADA.id, type: 'private' }, from: ADA, text: 'bad entities', entities: 'lots' } });
+  h.emulator.pushUpdate({
+    message: {
+      message_id: 3,
+      date: 1,
+      chat: { id: ADA.id, type: 'private' },
+      from: { id: ADA.id },
+      text: { rich: true },
+    },
+  });
+  h.emulator.pushUpdate({
+    message: {
+      message_id: 4,
+      date: 1,
+      chat: { id: ADA.id, type: 'private' },
+      from: ADA,
+      text: 'bad entities',
+      entities: 'lots',
+    },
+  });
   h.emulator.pushUpdate({ totally_new_update_kind: { x: 1 } });
   const last = h.emulator.userMessage({ chat: DM, from: ADA, text: 'after' }).update_id as number;
   await until(() => got.includes('after'), 'the good update after the bad ones');
@@ -135,10 +157,22 @@ test('stop abandons the held long poll at once', async (t) => {
   // A message arriving now stays pending: a poller still running would hold a poll, take it and
   // confirm it with its next getUpdates. Our own getUpdates (after a round trip) still finds it.
   h.emulator.userMessage({ chat: DM, from: ADA, text: 'after stop' });
-  const res = await fetch(`${h.emulator.apiRoot}/bot${h.emulator.token}/getUpdates`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ timeout: 0 }) });
+  const res = await fetch(`${h.emulator.apiRoot}/bot${h.emulator.token}/getUpdates`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ timeout: 0 }),
+  });
   const pending = ((await res.json()) as { result: { message: { text: string } }[] }).result;
-  assert.deepEqual(pending.map((u) => u.message.text), ['after stop'], 'the message after stop was left for the next poller');
-  assert.equal(h.emulator.calls.filter((c) => c.method === 'getUpdates').length, polls + 1, 'no polling after stop (the one call after it is ours)');
+  assert.deepEqual(
+    pending.map((u) => u.message.text),
+    ['after stop'],
+    'the message after stop was left for the next poller',
+  );
+  assert.equal(
+    h.emulator.calls.filter((c) => c.method === 'getUpdates').length,
+    polls + 1,
+    'no polling after stop (the one call after it is ours)',
+  );
   assert.equal(h.emulator.calls.find((c) => c.method === 'getUpdates')?.params.timeout, 30);
 });
 
@@ -153,12 +187,15 @@ test('a wrong token fails start with 401, and the token appears in no error or l
   const logger = createLogger({ level: 'debug', destination: sink });
   const h = await harness(t);
   const wrong = h.newAdapter({ token: '999:wrong-token-value', logger });
-  await assert.rejects(wrong.start(async () => undefined), (e: unknown) => {
-    assert.ok(e instanceof AdapterApiError);
-    assert.equal(e.status, 401);
-    assert.ok(!e.message.includes('wrong-token-value'));
-    return true;
-  });
+  await assert.rejects(
+    wrong.start(async () => undefined),
+    (e: unknown) => {
+      assert.ok(e instanceof AdapterApiError);
+      assert.equal(e.status, 401);
+      assert.ok(!e.message.includes('wrong-token-value'));
+      return true;
+    },
+  );
   // A network failure while polling is logged; the URL (which holds the token) is not.
   const right = h.newAdapter({ logger });
   h.emulator.failNext({ methods: ['getUpdates'], count: 1, network: true, error_code: 0, description: '' });
@@ -169,7 +206,10 @@ test('a wrong token fails start with 401, and the token appears in no error or l
   h.emulator.userMessage({ chat: DM, from: ADA, text: 'ok' });
   await until(() => got.length === 1, 'the message');
   await right.stop();
-  assert.ok(lines.some((l) => l.includes('getUpdates failed')), 'the failure was logged');
+  assert.ok(
+    lines.some((l) => l.includes('getUpdates failed')),
+    'the failure was logged',
+  );
   for (const l of lines) assert.ok(!l.includes(h.emulator.token), `token leaked: ${l}`);
 });
 
@@ -182,7 +222,10 @@ test('a corrupt kv.json does not stop polling: it is moved aside and reported, a
   const store = createFileStore(dir, { logger });
   t.after(() => store.close());
   // The state as the gateway wires it: the store's kv.
-  const adapter = h.newAdapter({ state: { get: (k) => store.kv.get(k), set: (k, v) => store.kv.set(k, v as JsonValue) }, logger });
+  const adapter = h.newAdapter({
+    state: { get: (k) => store.kv.get(k), set: (k, v) => store.kv.set(k, v as JsonValue) },
+    logger,
+  });
   const got: string[] = [];
   await adapter.start(async (m) => {
     got.push(m.text);
@@ -191,8 +234,14 @@ test('a corrupt kv.json does not stop polling: it is moved aside and reported, a
   await until(() => got.length === 1, 'the message');
   await adapter.stop();
   assert.equal(await store.kv.get(TELEGRAM_OFFSET_KEY), id + 1, 'the offset is saved again');
-  assert.ok((await readdir(dir)).some((n) => n.startsWith('kv.json.corrupt-')), 'the bad file is kept for an admin');
-  assert.ok(lines.some((l) => l.level >= 50 && String(l.file).endsWith('kv.json')), 'an error names the file');
+  assert.ok(
+    (await readdir(dir)).some((n) => n.startsWith('kv.json.corrupt-')),
+    'the bad file is kept for an admin',
+  );
+  assert.ok(
+    lines.some((l) => l.level >= 50 && String(l.file).endsWith('kv.json')),
+    'an error names the file',
+  );
 });
 
 test('a saved offset that cannot be read is logged, and polling starts without it', async (t) => {
@@ -209,5 +258,8 @@ test('a saved offset that cannot be read is logged, and polling starts without i
   h.emulator.userMessage({ chat: DM, from: ADA, text: 'still polled' });
   await until(() => got.length === 1, 'the message');
   await adapter.stop();
-  assert.ok(lines.some((l) => l.level >= 50 && /kv\.json/.test(String(l.err))), 'the failure is logged as an error');
+  assert.ok(
+    lines.some((l) => l.level >= 50 && /kv\.json/.test(String(l.err))),
+    'the failure is logged as an error',
+  );
 });

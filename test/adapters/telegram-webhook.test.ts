@@ -2,7 +2,7 @@
 // requests carrying the secret header; a sink failure makes Telegram redeliver; polling mode
 // removes a webhook left behind.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { AdapterError, type InboundMessage } from '../../src/adapters/index.ts';
 import { createTelegramAdapter, TELEGRAM_WEBHOOK_PATH } from '../../src/adapters/telegram/index.ts';
 import { ADA, memoryState, telegramHarness, WEBHOOK_SECRET } from '../emulators/telegram/harness.ts';
@@ -18,7 +18,10 @@ async function webhookHarness(t: TestContext) {
 
 /** A Telegram-shaped update as an attacker (or a misconfigured proxy) would post it. */
 function forgedUpdate(text: string): string {
-  return JSON.stringify({ update_id: 990001, message: { message_id: 90, from: ADA, chat: DM, date: 1717171717, text } });
+  return JSON.stringify({
+    update_id: 990001,
+    message: { message_id: 90, from: ADA, chat: DM, date: 1717171717, text },
+  });
 }
 
 test('start sets the webhook with the configured URL, the secret and the update kinds', async (t) => {
@@ -27,8 +30,15 @@ test('start sets the webhook with the configured URL, the secret and the update 
   assert.deepEqual(h.emulator.hook, { url: h.webhookUrl, secret: WEBHOOK_SECRET });
   const call = h.emulator.calls.find((c) => c.method === 'setWebhook');
   assert.deepEqual(call?.params.allowed_updates, ['message']);
-  assert.deepEqual(h.adapter.routes().map((r) => `${r.method} ${r.path}`), [`POST ${TELEGRAM_WEBHOOK_PATH}`]);
-  assert.equal(h.emulator.calls.some((c) => c.method === 'getUpdates'), false, 'no polling in webhook mode');
+  assert.deepEqual(
+    h.adapter.routes().map((r) => `${r.method} ${r.path}`),
+    [`POST ${TELEGRAM_WEBHOOK_PATH}`],
+  );
+  assert.equal(
+    h.emulator.calls.some((c) => c.method === 'getUpdates'),
+    false,
+    'no polling in webhook mode',
+  );
 });
 
 test('updates posted by Telegram with the secret reach the sink', async (t) => {
@@ -42,7 +52,10 @@ test('updates posted by Telegram with the secret reach the sink', async (t) => {
   assert.equal(got[0]!.text, 'via webhook');
   assert.equal(got[0]!.id, `telegram:${h.emulator.bot.id}:${update.update_id as number}`);
   await until(() => h.emulator.webhookAttempts.length === 1, 'the answer to reach Telegram');
-  assert.deepEqual(h.emulator.webhookAttempts.map((a) => a.status), [200]);
+  assert.deepEqual(
+    h.emulator.webhookAttempts.map((a) => a.status),
+    [200],
+  );
 });
 
 test('a wrong or missing secret gets 401 and nothing reaches the sink', async (t) => {
@@ -52,7 +65,11 @@ test('a wrong or missing secret gets 401 and nothing reaches the sink', async (t
     got.push(m);
   });
   const post = (headers: Record<string, string>) =>
-    fetch(h.webhookUrl!, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: forgedUpdate('forged') });
+    fetch(h.webhookUrl!, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: forgedUpdate('forged'),
+    });
   const missing = await post({});
   const wrong = await post({ 'X-Telegram-Bot-Api-Secret-Token': 'not-the-secret' });
   const prefix = await post({ 'X-Telegram-Bot-Api-Secret-Token': WEBHOOK_SECRET.slice(0, -1) });
@@ -61,7 +78,10 @@ test('a wrong or missing secret gets 401 and nothing reaches the sink', async (t
   // The same request with the right secret goes through: the 401s were about the secret alone.
   const right = await post({ 'X-Telegram-Bot-Api-Secret-Token': WEBHOOK_SECRET });
   assert.equal(right.status, 200);
-  assert.deepEqual(got.map((m) => m.text), ['forged']);
+  assert.deepEqual(
+    got.map((m) => m.text),
+    ['forged'],
+  );
 });
 
 test('a rejected update is answered 500 and Telegram delivers it again', async (t) => {
@@ -79,7 +99,10 @@ test('a rejected update is answered 500 and Telegram delivers it again', async (
   await until(() => seen.length === 2, 'the redelivery');
   assert.deepEqual(seen, ['again', 'again']);
   await until(() => h.emulator.webhookAttempts.length === 2, 'the answers to reach Telegram');
-  assert.deepEqual(h.emulator.webhookAttempts.map((a) => a.status), [500, 200]);
+  assert.deepEqual(
+    h.emulator.webhookAttempts.map((a) => a.status),
+    [500, 200],
+  );
 });
 
 test('a stopped adapter answers 503, and the update arrives after the next start', async (t) => {
@@ -105,7 +128,11 @@ test('a bad JSON body is refused with 400 and the adapter keeps working', async 
   await h.adapter.start(async (m) => {
     got.push(m.text);
   });
-  const bad = await fetch(h.webhookUrl!, { method: 'POST', headers: { 'X-Telegram-Bot-Api-Secret-Token': WEBHOOK_SECRET }, body: '{"update_id": 1, "mess' });
+  const bad = await fetch(h.webhookUrl!, {
+    method: 'POST',
+    headers: { 'X-Telegram-Bot-Api-Secret-Token': WEBHOOK_SECRET },
+    body: '{"update_id": 1, "mess',
+  });
   assert.equal(bad.status, 400);
   h.emulator.userMessage({ chat: DM, from: ADA, text: 'fine' });
   await until(() => got.length === 1, 'the next update');
@@ -113,8 +140,18 @@ test('a bad JSON body is refused with 400 and the adapter keeps working', async 
 
 test('webhook mode refuses to start without a URL or with an invalid secret', () => {
   const base = { token: '1:x', state: memoryState(), mode: 'webhook' as const };
-  assert.throws(() => createTelegramAdapter({ ...base, webhook: { url: 'https://bot.example.com/webhooks/telegram', secret: '' } }), AdapterError);
-  assert.throws(() => createTelegramAdapter({ ...base, webhook: { url: 'https://bot.example.com/webhooks/telegram', secret: 'has spaces' } }), AdapterError);
+  assert.throws(
+    () => createTelegramAdapter({ ...base, webhook: { url: 'https://bot.example.com/webhooks/telegram', secret: '' } }),
+    AdapterError,
+  );
+  assert.throws(
+    () =>
+      createTelegramAdapter({
+        ...base,
+        webhook: { url: 'https://bot.example.com/webhooks/telegram', secret: 'has spaces' },
+      }),
+    AdapterError,
+  );
   assert.throws(() => createTelegramAdapter({ ...base, webhook: { url: '', secret: 'ok' } }), AdapterError);
   assert.throws(() => createTelegramAdapter(base), AdapterError);
 });

@@ -1,16 +1,22 @@
 // The web chat adapter over HTTP: its page token, its access token and its session rules.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
 import { createWebAdapter } from '../../src/adapters/web/index.ts';
-import { createMetrics } from '../../src/gateway/metrics.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
+import { createMetrics } from '../../src/gateway/metrics.ts';
 
 async function serve(t: TestContext, opts: Parameters<typeof createWebAdapter>[0] = {}) {
   const adapter = createWebAdapter(opts);
   const received: InboundMessage[] = [];
   await adapter.start(async (m) => void received.push(m));
-  const server = await startHttpServer({ host: '127.0.0.1', port: 0, metrics: createMetrics(), routes: [], attach: [(app) => adapter.attach(app)] });
+  const server = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    metrics: createMetrics(),
+    routes: [],
+    attach: [(app) => adapter.attach(app)],
+  });
   t.after(async () => {
     await adapter.stop();
     await server.close();
@@ -28,7 +34,9 @@ test('web chat: a non-ASCII page or access token is refused with 401, not a 500'
     body: JSON.stringify({ session: 'session-1234', text: 'hi', id: 'message-1234' }),
   });
   assert.equal(post.status, 401);
-  const events = await fetch(`${s.server.url}/chat/events?session=session-1234&access=access-token-123&token=${encodeURIComponent(wrongPage)}`);
+  const events = await fetch(
+    `${s.server.url}/chat/events?session=session-1234&access=access-token-123&token=${encodeURIComponent(wrongPage)}`,
+  );
   assert.equal(events.status, 401);
   const page = await fetch(`${s.server.url}/?access=${encodeURIComponent('access-token-12\u00e9')}`);
   assert.equal(page.status, 401);
@@ -40,7 +48,12 @@ async function browser(url: string, cookie?: string) {
   const res = await fetch(`${url}/`, cookie ? { headers: { cookie } } : {});
   const page = await res.text();
   const set = res.headers.getSetCookie();
-  return { page, set, cookie: cookie ?? set.map((c) => c.split(';')[0]!).join('; '), owner: /OWNER="([^"]+)"/.exec(page)![1]! };
+  return {
+    page,
+    set,
+    cookie: cookie ?? set.map((c) => c.split(';')[0]!).join('; '),
+    owner: /OWNER="([^"]+)"/.exec(page)![1]!,
+  };
 }
 
 test('web chat sessions belong to the browser whose cookie created them: another cookie or none is refused 403', async (t) => {
@@ -60,13 +73,19 @@ test('web chat sessions belong to the browser whose cookie created them: another
       body: JSON.stringify({ session, text, id: `m${Math.random().toString(36).slice(2, 12)}` }),
     });
   const events = (cookie: string | undefined, signal?: AbortSignal) =>
-    fetch(`${s.server.url}/chat/events?session=${session}&token=${encodeURIComponent(token)}`, { headers: cookie ? { cookie } : {}, ...(signal ? { signal } : {}) });
+    fetch(`${s.server.url}/chat/events?session=${session}&token=${encodeURIComponent(token)}`, {
+      headers: cookie ? { cookie } : {},
+      ...(signal ? { signal } : {}),
+    });
 
   const stream = new AbortController();
   t.after(() => stream.abort());
   assert.equal((await events(alice.cookie, stream.signal)).status, 200);
   assert.equal((await post(alice.cookie, 'hello from alice')).status, 202);
-  assert.deepEqual(s.received.map((m) => [m.conversationKey, m.text]), [[`web:${session}`, 'hello from alice']]);
+  assert.deepEqual(
+    s.received.map((m) => [m.conversationKey, m.text]),
+    [[`web:${session}`, 'hello from alice']],
+  );
 
   const mallory = await browser(s.server.url);
   assert.notEqual(mallory.owner, alice.owner);

@@ -5,8 +5,8 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createWebAdapter, type WebAdapter } from '../../src/adapters/web/index.ts';
-import type { AdapterHarness, EmulatedBotMessage } from './contract.ts';
 import { waitUntil } from '../helpers.ts';
+import type { AdapterHarness, EmulatedBotMessage } from './contract.ts';
 
 /** A harness plus the adapter's own handle and the base URL. */
 export interface WebHarness extends AdapterHarness {
@@ -28,7 +28,10 @@ export async function webHarness(): Promise<WebHarness> {
   // Like a browser: the page sets the cookie that owns this browser's sessions (`<owner>-<tab>`).
   const pageRes = await fetch(`${base}/`);
   const owner = /OWNER="([^"]+)"/.exec(await pageRes.text())?.[1];
-  const cookie = pageRes.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+  const cookie = pageRes.headers
+    .getSetCookie()
+    .map((c) => c.split(';')[0]!)
+    .join('; ');
   if (!owner || !cookie) throw new Error('the page carries no owner or cookie');
   const session = `${owner}-tab${Math.random().toString(36).slice(2, 12)}`;
   const events: WebEvent[] = [];
@@ -36,7 +39,10 @@ export async function webHarness(): Promise<WebHarness> {
   let connected = false;
 
   const listen = async () => {
-    const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(adapter.apiToken)}`, { signal: stream.signal, headers: { cookie } });
+    const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(adapter.apiToken)}`, {
+      signal: stream.signal,
+      headers: { cookie },
+    });
     if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status}`);
     void (async () => {
       const decoder = new TextDecoder();
@@ -63,7 +69,11 @@ export async function webHarness(): Promise<WebHarness> {
 
   let n = 0;
   const post = (body: unknown) =>
-    fetch(`${base}/chat/messages`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-boxbot-token': adapter.apiToken, cookie }, body: JSON.stringify(body) }).then(async (r) => {
+    fetch(`${base}/chat/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-boxbot-token': adapter.apiToken, cookie },
+      body: JSON.stringify(body),
+    }).then(async (r) => {
       await r.text();
       return r.status;
     });
@@ -76,7 +86,8 @@ export async function webHarness(): Promise<WebHarness> {
     adapter,
     base,
     async userSays(o) {
-      if (!o.direct || o.fromBot || o.threadId) throw new Error('the web chat has only direct messages from its one user');
+      if (!o.direct || o.fromBot || o.threadId)
+        throw new Error('the web chat has only direct messages from its one user');
       const status = await post({ session, text: o.text, id: `msg-${Date.now()}-${++n}` });
       if (status !== 202) throw new Error(`the web chat answered ${status}`);
     },
@@ -88,7 +99,8 @@ export async function webHarness(): Promise<WebHarness> {
     botMessages(): EmulatedBotMessage[] {
       const byId = new Map<string, EmulatedBotMessage>();
       for (const e of events) {
-        if (e.type === 'message' && e.id) byId.set(e.id, { chatId: session, messageId: e.id, text: e.text ?? '', edits: 0 });
+        if (e.type === 'message' && e.id)
+          byId.set(e.id, { chatId: session, messageId: e.id, text: e.text ?? '', edits: 0 });
         if (e.type === 'edit' && e.id) {
           const m = byId.get(e.id);
           if (m) byId.set(e.id, { ...m, text: e.text ?? '', edits: m.edits + 1 });

@@ -1,7 +1,6 @@
 // The web chat keeps the start rule of every adapter (contract.ts): a second start before stop
 // is refused, and start after stop works. It has no platform emulator, so it runs this part of
 // the contract on its own.
-import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createWebAdapter } from '../../src/adapters/web/index.ts';
 import { assertSecondStartRefused } from './contract.ts';

@@ -49,6 +49,7 @@ for (const [body, fields] of bad) {
     const r = normalizeWebMessage(body, at);
     assert.equal(r.kind, 'malformed');
     const reason = r.kind === 'malformed' ? r.reason : '';
-    for (const f of ['session', 'text', 'id']) assert.equal(reason.includes(`${f} must`), fields.includes(f), `${f} in ${reason}`);
+    for (const f of ['session', 'text', 'id'])
+      assert.equal(reason.includes(`${f} must`), fields.includes(f), `${f} in ${reason}`);
   });
 }

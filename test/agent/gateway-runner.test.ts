@@ -1,23 +1,33 @@
 // The gateway's agent runner over the real (memory) store and a scripted model: what a run
 // again of the same message (after a crash) does to the answer and the saved history.
 import assert from 'node:assert/strict';
-import { test, type TestContext } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
+import { createAgentRunner } from '../../src/agent/gateway-runner.ts';
 import type { AgentDeps } from '../../src/agent/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { createAgentRunner } from '../../src/agent/gateway-runner.ts';
 import { resolvePolicy } from '../../src/gateway/policy.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
 import { tempDir } from '../helpers.ts';
 import { noSandbox, noWasm } from './loop/helpers.ts';
-import { reply, scriptedModel, type ScriptStep } from './loop/scripted.ts';
+import { reply, type ScriptStep, scriptedModel } from './loop/scripted.ts';
 
 function runnerWith(t: TestContext, steps: ScriptStep[]) {
   const provider = scriptedModel(t, steps, 'test');
-  const deps: AgentDeps = { resolveModel: () => ({ provider, model: 'm', id: 'test/m' }), registry: noWasm, sandbox: noSandbox, costOf: () => 0 };
+  const deps: AgentDeps = {
+    resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
+    registry: noWasm,
+    sandbox: noSandbox,
+    costOf: () => 0,
+  };
   const store = createMemoryStore();
-  const runner = createAgentRunner({ store, deps, workspacesDir: tempDir(), sandbox: { block: ['private'], limits: DEFAULT_LIMITS } });
+  const runner = createAgentRunner({
+    store,
+    deps,
+    workspacesDir: tempDir(),
+    sandbox: { block: ['private'], limits: DEFAULT_LIMITS },
+  });
   return { runner, store, provider };
 }
 
@@ -40,7 +50,8 @@ test('a run again of a message whose turn was saved answers from the history: no
   const { runner, store } = runnerWith(t, [reply('Paris.'), reply('Rome.')]);
   const first = message('telegram:7:1', 'capital of France?');
   const policy = resolvePolicy(configSchema.parse({}), first);
-  const run = (m: InboundMessage) => runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined });
+  const run = (m: InboundMessage) =>
+    runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined });
   assert.equal((await run(first)).text, 'Paris.');
   // The process died after saving the history, before the answer reached the outbox: run again.
   assert.equal((await run(first)).text, 'Paris.');

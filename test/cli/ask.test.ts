@@ -5,20 +5,32 @@ import { spawn } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { boxbotArgv, shareCache, tempDir } from '../helpers.ts';
 
 let emu: LlmEmulator;
 const work = tempDir('boxbot-ask-');
 writeFileSync(join(work, 'notes.txt'), 'the meeting is at noon\n');
 // The data dir lies outside the folder tools see: inside it, every tool call would be refused.
-writeFileSync(join(work, 'boxbot.config.json'), JSON.stringify({ dataDir: shareCache(join(tempDir('boxbot-ask-data-'), 'data')), model: 'openai/gpt-4o-mini' }));
+writeFileSync(
+  join(work, 'boxbot.config.json'),
+  JSON.stringify({ dataDir: shareCache(join(tempDir('boxbot-ask-data-'), 'data')), model: 'openai/gpt-4o-mini' }),
+);
 
-function boxbot(args: string[], opts: { stdin?: string; env?: Record<string, string>; cwd?: string } = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function boxbot(
+  args: string[],
+  opts: { stdin?: string; env?: Record<string, string>; cwd?: string } = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, boxbotArgv(args), {
       cwd: opts.cwd ?? work,
-      env: { PATH: process.env.PATH ?? '', HOME: work, OPENAI_API_KEY: 'sk-test-ask-000000000', OPENAI_BASE_URL: emu.openaiBaseURL, ...opts.env },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: work,
+        OPENAI_API_KEY: 'sk-test-ask-000000000',
+        OPENAI_BASE_URL: emu.openaiBaseURL,
+        ...opts.env,
+      },
     });
     let stdout = '';
     let stderr = '';
@@ -38,7 +50,10 @@ after(async () => {
 
 describe('boxbot ask', () => {
   it('prints the answer after a read tool call in the current folder', async () => {
-    emu.script([llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]), llm.say('The meeting is at noon.')]);
+    emu.script([
+      llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]),
+      llm.say('The meeting is at noon.'),
+    ]);
     const r = await boxbot(['ask', 'When is the meeting?']);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, 'The meeting is at noon.\n');
@@ -49,20 +64,35 @@ describe('boxbot ask', () => {
   });
 
   it('--format json prints text, outcome, toolCalls, usage and cost', async () => {
-    emu.script([llm.answer([llm.toolCalls(llm.call('ls', {}))]), llm.say('Two files.', { usage: { input: 100, output: 10 } })]);
+    emu.script([
+      llm.answer([llm.toolCalls(llm.call('ls', {}))]),
+      llm.say('Two files.', { usage: { input: 100, output: 10 } }),
+    ]);
     const r = await boxbot(['ask', 'What files are here?', '--format', 'json']);
     assert.equal(r.code, 0, r.stderr);
-    const out = JSON.parse(r.stdout) as { text: string; outcome: string; toolCalls: { name: string; isError: boolean }[]; usage: { inputTokens: number }; costUsd: number | null };
+    const out = JSON.parse(r.stdout) as {
+      text: string;
+      outcome: string;
+      toolCalls: { name: string; isError: boolean }[];
+      usage: { inputTokens: number };
+      costUsd: number | null;
+    };
     assert.equal(out.text, 'Two files.');
     assert.equal(out.outcome, 'final');
-    assert.deepEqual(out.toolCalls.map((c) => [c.name, c.isError]), [['ls', false]]);
+    assert.deepEqual(
+      out.toolCalls.map((c) => [c.name, c.isError]),
+      [['ls', false]],
+    );
     assert.ok(out.usage.inputTokens >= 100);
     assert.equal(typeof out.costUsd, 'number');
     emu.assertDone();
   });
 
   it('read-only by default: write is not offered, and a forced write is refused', async () => {
-    emu.script([llm.answer([llm.toolCalls(llm.call('write', { file_path: 'x.txt', content: 'no' }))]), llm.say('I cannot write here.')]);
+    emu.script([
+      llm.answer([llm.toolCalls(llm.call('write', { file_path: 'x.txt', content: 'no' }))]),
+      llm.say('I cannot write here.'),
+    ]);
     const r = await boxbot(['ask', 'write x.txt']);
     assert.equal(r.code, 0, r.stderr);
     const offered = (emu.requests.at(-2)!.body.tools as { function: { name: string } }[]).map((t) => t.function.name);
@@ -75,7 +105,10 @@ describe('boxbot ask', () => {
 
   it('--access full lets the model write in --workdir', async () => {
     const dir = tempDir('boxbot-ask-wd-');
-    emu.script([llm.answer([llm.toolCalls(llm.call('write', { file_path: 'out.md', content: '# hi' }))]), llm.say('Written.')]);
+    emu.script([
+      llm.answer([llm.toolCalls(llm.call('write', { file_path: 'out.md', content: '# hi' }))]),
+      llm.say('Written.'),
+    ]);
     const r = await boxbot(['ask', 'write out.md', '--access', 'full', '--workdir', dir]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(readFileSync(join(dir, 'out.md'), 'utf8'), '# hi');
@@ -104,11 +137,17 @@ describe('boxbot ask', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(emu.requests.at(-1)!.body.messages.at(-1).content, /noon/);
     assert.deepEqual(readdirSync(cwd), ['notes.txt'], 'ask wrote into the folder it exposes to tools');
-    assert.ok(existsSync(join(home, '.local', 'share', 'boxbot', 'cache', 'sandbox')), 'the compile cache is in ~/.local/share/boxbot');
+    assert.ok(
+      existsSync(join(home, '.local', 'share', 'boxbot', 'cache', 'sandbox')),
+      'the compile cache is in ~/.local/share/boxbot',
+    );
     assert.equal(statSync(join(home, '.local', 'share', 'boxbot')).mode & 0o777, 0o700, 'the data dir is private');
     const xdg = tempDir('boxbot-ask-xdg-');
     emu.script([llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]), llm.say('Noon.')]);
-    const x = await boxbot(['ask', 'When?', '--model', 'openai/gpt-4o-mini'], { cwd, env: { HOME: home, XDG_DATA_HOME: xdg } });
+    const x = await boxbot(['ask', 'When?', '--model', 'openai/gpt-4o-mini'], {
+      cwd,
+      env: { HOME: home, XDG_DATA_HOME: xdg },
+    });
     assert.equal(x.code, 0, x.stderr);
     assert.ok(existsSync(join(xdg, 'boxbot', 'cache', 'sandbox')), 'XDG_DATA_HOME is honoured');
     assert.deepEqual(readdirSync(cwd), ['notes.txt']);
@@ -121,7 +160,9 @@ describe('boxbot ask', () => {
     const cwd = tempDir('boxbot-ask-attack-');
     writeFileSync(join(cwd, 'boxbot.config.json'), JSON.stringify({ dataDir: './data', model: 'openai/gpt-4o-mini' }));
     emu.script([
-      llm.answer([llm.toolCalls(llm.call('write', { file_path: 'data/cache/sandbox/pwn.mjs', content: 'process.exit(7)' }))]),
+      llm.answer([
+        llm.toolCalls(llm.call('write', { file_path: 'data/cache/sandbox/pwn.mjs', content: 'process.exit(7)' })),
+      ]),
       llm.say('Could not.'),
     ]);
     const r = await boxbot(['ask', 'write it', '--access', 'full'], { cwd });
@@ -130,7 +171,11 @@ describe('boxbot ask', () => {
     assert.match(result, /could not run/);
     assert.ok(result.includes(join(realpathSync(cwd), 'data')), result);
     assert.equal(existsSync(join(cwd, 'data', 'cache', 'sandbox', 'pwn.mjs')), false);
-    assert.match(r.stderr, /tools will be refused .*set "dataDir" to a folder outside it/, 'the user is told once, up front');
+    assert.match(
+      r.stderr,
+      /tools will be refused .*set "dataDir" to a folder outside it/,
+      'the user is told once, up front',
+    );
     emu.assertDone();
   });
 
@@ -162,7 +207,10 @@ describe('boxbot chat', () => {
     assert.match(r.stdout, /Hi Ada\./);
     assert.match(r.stdout, /You are Ada\./);
     const second = emu.requests.at(-1)!.body.messages as { role: string; content: unknown }[];
-    assert.ok(second.some((m) => m.role === 'user' && String(m.content).includes('I am Ada')), 'history was sent');
+    assert.ok(
+      second.some((m) => m.role === 'user' && String(m.content).includes('I am Ada')),
+      'history was sent',
+    );
     emu.assertDone();
   });
 });

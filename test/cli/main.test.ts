@@ -18,27 +18,55 @@ function boxbot(...args: string[]): { code: number | null; stdout: string; stder
     const pkgs = Object.keys(require.cache).map((f) => /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(f)?.[1]).filter(Boolean);
     process.stdout.write('\\nLOADED ' + JSON.stringify([...new Set(pkgs)]) + '\\n');
   })`;
-  const r = spawnSync(process.execPath, ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, '--', ...args], { encoding: 'utf8', cwd: root });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, '--', ...args],
+    { encoding: 'utf8', cwd: root },
+  );
   const last = /\nLOADED (.*)\n$/.exec(r.stdout);
   assert.ok(last, `no module list in: ${r.stdout}\n${r.stderr}`);
-  return { code: r.status, stdout: r.stdout.slice(0, last.index), stderr: r.stderr, loaded: JSON.parse(last[1]!) as string[] };
+  return {
+    code: r.status,
+    stdout: r.stdout.slice(0, last.index),
+    stderr: r.stderr,
+    loaded: JSON.parse(last[1]!) as string[],
+  };
 }
 
-const HEAVY = ['discord.js', '@discordjs/ws', '@slack/bolt', '@slack/web-api', 'grammy', 'openai', '@anthropic-ai/sdk', 'express', 'bree', 'pino'];
+const HEAVY = [
+  'discord.js',
+  '@discordjs/ws',
+  '@slack/bolt',
+  '@slack/web-api',
+  'grammy',
+  'openai',
+  '@anthropic-ai/sdk',
+  'express',
+  'bree',
+  'pino',
+];
 
 describe('boxbot --help and --version', () => {
   it('--help lists the commands without loading any command module', () => {
     const r = boxbot('--help');
     assert.equal(r.code, 0, r.stderr);
-    for (const cmd of ['start', 'ask', 'chat', 'tool', 'skill', 'job', 'doctor']) assert.match(r.stdout, new RegExp(`^\\s+${cmd}\\b`, 'm'));
-    assert.deepEqual(r.loaded.filter((p) => HEAVY.includes(p)), []);
+    for (const cmd of ['start', 'ask', 'chat', 'tool', 'skill', 'job', 'doctor'])
+      assert.match(r.stdout, new RegExp(`^\\s+${cmd}\\b`, 'm'));
+    assert.deepEqual(
+      r.loaded.filter((p) => HEAVY.includes(p)),
+      [],
+    );
   });
 
   it('job --help lists the job subcommands without loading the scheduler', () => {
     const r = boxbot('job', '--help');
     assert.equal(r.code, 0, r.stderr);
-    for (const cmd of ['add', 'list', 'remove', 'run', 'logs']) assert.match(r.stdout, new RegExp(`^\\s+${cmd}\\b`, 'm'));
-    assert.deepEqual(r.loaded.filter((p) => HEAVY.includes(p)), []);
+    for (const cmd of ['add', 'list', 'remove', 'run', 'logs'])
+      assert.match(r.stdout, new RegExp(`^\\s+${cmd}\\b`, 'm'));
+    assert.deepEqual(
+      r.loaded.filter((p) => HEAVY.includes(p)),
+      [],
+    );
   });
 
   it('--version prints the version in package.json', () => {
@@ -46,6 +74,9 @@ describe('boxbot --help and --version', () => {
     assert.equal(r.code, 0, r.stderr);
     const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { version: string };
     assert.equal(r.stdout.trim(), version);
-    assert.deepEqual(r.loaded.filter((p) => HEAVY.includes(p)), []);
+    assert.deepEqual(
+      r.loaded.filter((p) => HEAVY.includes(p)),
+      [],
+    );
   });
 });

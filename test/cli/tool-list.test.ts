@@ -6,8 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { root, shareCache, tempDir } from '../helpers.ts';
 import { dropTool } from '../agent/tools/registry-helpers.ts';
+import { root, shareCache, tempDir } from '../helpers.ts';
 
 const dataDir = shareCache(tempDir('boxbot-data-'));
 const config = join(dataDir, 'boxbot.config.json');
@@ -18,7 +18,11 @@ const RCAT = join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm');
 /** Runs the CLI entry (src/cli/main.ts `main`) in a child process, as bin/boxbot.js does. */
 function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
-  const r = spawnSync(process.execPath, ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config], { encoding: 'utf8', cwd: root });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config],
+    { encoding: 'utf8', cwd: root },
+  );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -44,7 +48,10 @@ describe('boxbot tool list', () => {
     assert.match(lines[2]!, /^hot\s+ReadOnly\s+bundled\s+Hot reload test tool, version 1$/);
     assert.match(lines[3]!, /^nofiles\s+None\s+extension\s+Claims to touch no files$/);
     assert.match(lines[4]!, /^rcat\s+ReadOnly\s+extension\s+Print lines of a file$/);
-    assert.match(r.stdout, /^shadowed \(1\):\n {2}rcat: \S+\/rcat\.wasm \(bundled\) is replaced by \S+\/my-cat\.wasm \(extension\)$/m);
+    assert.match(
+      r.stdout,
+      /^shadowed \(1\):\n {2}rcat: \S+\/rcat\.wasm \(bundled\) is replaced by \S+\/my-cat\.wasm \(extension\)$/m,
+    );
     assert.match(r.stdout, /^refused \(1\):$/m);
     assert.match(r.stdout, /junk\.wasm refused: it is not a usable WASI tool/);
   });
@@ -52,11 +59,34 @@ describe('boxbot tool list', () => {
   it('prints {tools, refused, shadowed} with --format json', () => {
     const r = boxbot('tool', 'list', '--bundled', bundled, '--format', 'json');
     assert.equal(r.code, 0, r.stderr);
-    const out = JSON.parse(r.stdout) as { tools: { name: string; permissionLevel: string; source: string; about: string; file: string }[]; refused: { file: string; reason: string }[]; shadowed: unknown[] };
-    assert.deepEqual(out.tools.map((t) => [t.name, t.permissionLevel, t.source]), [['echo', 'ReadOnly', 'extension'], ['hot', 'ReadOnly', 'bundled'], ['nofiles', 'None', 'extension'], ['rcat', 'ReadOnly', 'extension']]);
-    assert.deepEqual(out.shadowed, [{ name: 'rcat', file: join(bundled, 'rcat.wasm'), source: 'bundled', by: join(extensions, 'my-cat.wasm'), bySource: 'extension' }]);
+    const out = JSON.parse(r.stdout) as {
+      tools: { name: string; permissionLevel: string; source: string; about: string; file: string }[];
+      refused: { file: string; reason: string }[];
+      shadowed: unknown[];
+    };
+    assert.deepEqual(
+      out.tools.map((t) => [t.name, t.permissionLevel, t.source]),
+      [
+        ['echo', 'ReadOnly', 'extension'],
+        ['hot', 'ReadOnly', 'bundled'],
+        ['nofiles', 'None', 'extension'],
+        ['rcat', 'ReadOnly', 'extension'],
+      ],
+    );
+    assert.deepEqual(out.shadowed, [
+      {
+        name: 'rcat',
+        file: join(bundled, 'rcat.wasm'),
+        source: 'bundled',
+        by: join(extensions, 'my-cat.wasm'),
+        bySource: 'extension',
+      },
+    ]);
     assert.equal(out.tools[1]!.file, join(bundled, 'hot.wasm'));
-    assert.deepEqual(out.refused.map((p) => p.file), [join(dataDir, 'extensions', 'tools', 'junk.wasm')]);
+    assert.deepEqual(
+      out.refused.map((p) => p.file),
+      [join(dataDir, 'extensions', 'tools', 'junk.wasm')],
+    );
     assert.ok(out.refused.every((p) => / refused: /.test(p.reason)));
   });
 

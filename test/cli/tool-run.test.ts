@@ -147,18 +147,34 @@ describe('tool run flags → grant', () => {
   });
 
   it('--input builds the argv the agent builds: positional arguments after --, typed flags', async () => {
-    const input = { file_path: 'notes.txt', offset: 3, verbose: true, mode: null, tag: ['a', 'b'], pattern: ['x y', '-z'] };
+    const input = {
+      file_path: 'notes.txt',
+      offset: 3,
+      verbose: true,
+      mode: null,
+      tag: ['a', 'b'],
+      pattern: ['x y', '-z'],
+    };
     const file = dropTool(tempDir('boxbot-tools-'), 'reg-multi', 'echo'); // prints its argv, one per line
     const cli = boxbot('tool', 'run', file, '--input', JSON.stringify(input));
     assert.equal(cli.code, 0, cli.stderr);
     const sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
     try {
       const { spec, blob } = await registerFile(sandbox, file, tempDir('boxbot-toolcache-'));
-      const agent = await invokeTool(sandbox, { spec, blob, source: 'extension' }, input, grantFor(spec.permissionLevel, spec.network, openPolicy()));
+      const agent = await invokeTool(
+        sandbox,
+        { spec, blob, source: 'extension' },
+        input,
+        grantFor(spec.permissionLevel, spec.network, openPolicy()),
+      );
       assert.equal(agent.isError, false, agent.content);
       const lines = (t: string) => t.split('\n').filter(Boolean);
       assert.deepEqual(lines(cli.stdout), lines(agent.content));
-      assert.deepEqual(lines(cli.stdout).slice(-3), ['--', 'x y', '-z'], 'the positional PATTERN goes after --, not as --pattern');
+      assert.deepEqual(
+        lines(cli.stdout).slice(-3),
+        ['--', 'x y', '-z'],
+        'the positional PATTERN goes after --, not as --pattern',
+      );
     } finally {
       await sandbox.close();
     }

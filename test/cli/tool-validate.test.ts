@@ -5,8 +5,8 @@ import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { root, shareCache, tempDir } from '../helpers.ts';
 import { dropTool } from '../agent/tools/registry-helpers.ts';
+import { root, shareCache, tempDir } from '../helpers.ts';
 
 const dataDir = shareCache(tempDir('boxbot-data-'));
 const config = join(dataDir, 'boxbot.config.json');
@@ -15,7 +15,11 @@ const dir = tempDir('boxbot-tools-');
 /** Runs the CLI entry (src/cli/main.ts `main`) in a child process, as bin/boxbot.js does. */
 function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
   const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
-  const r = spawnSync(process.execPath, ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config], { encoding: 'utf8', cwd: root });
+  const r = spawnSync(
+    process.execPath,
+    ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config],
+    { encoding: 'utf8', cwd: root },
+  );
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -38,7 +42,13 @@ describe('boxbot tool validate', () => {
   it('prints the ToolSpec with --format json', () => {
     const r = boxbot('tool', 'validate', echo, '--format', 'json');
     assert.equal(r.code, 0, r.stderr);
-    const spec = JSON.parse(r.stdout) as { name: string; permissionLevel: string; file: string; sha256: string; inputSchema: { required: string[] } };
+    const spec = JSON.parse(r.stdout) as {
+      name: string;
+      permissionLevel: string;
+      file: string;
+      sha256: string;
+      inputSchema: { required: string[] };
+    };
     assert.equal(spec.name, 'echo');
     assert.equal(spec.permissionLevel, 'ReadOnly');
     assert.equal(spec.file, echo);
@@ -53,11 +63,26 @@ describe('boxbot tool validate', () => {
     assert.equal(r.code, 0, r.stderr);
     const listed = /^ {2}imports: {2}(.*)$/m.exec(r.stdout)?.[1]?.split(', ');
     assert.ok(listed, r.stdout);
-    for (const name of ['wasi:cli/environment', 'wasi:cli/exit', 'wasi:clocks/wall-clock', 'wasi:filesystem/types', 'wasi:filesystem/preopens', 'wasi:io/streams']) {
-      assert.ok(listed.some((i) => i === name || i.startsWith(`${name}@`)), `${name} in ${listed.join(', ')}`);
+    for (const name of [
+      'wasi:cli/environment',
+      'wasi:cli/exit',
+      'wasi:clocks/wall-clock',
+      'wasi:filesystem/types',
+      'wasi:filesystem/preopens',
+      'wasi:io/streams',
+    ]) {
+      assert.ok(
+        listed.some((i) => i === name || i.startsWith(`${name}@`)),
+        `${name} in ${listed.join(', ')}`,
+      );
     }
-    const json = JSON.parse(boxbot('tool', 'validate', join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm'), '--format', 'json').stdout) as { imports: string[] };
-    assert.ok(json.imports.some((i) => i.startsWith('wasi:clocks/wall-clock@')), json.imports.join(', '));
+    const json = JSON.parse(
+      boxbot('tool', 'validate', join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm'), '--format', 'json').stdout,
+    ) as { imports: string[] };
+    assert.ok(
+      json.imports.some((i) => i.startsWith('wasi:clocks/wall-clock@')),
+      json.imports.join(', '),
+    );
   });
 
   it('says why a file is refused, in one line, and exits 1', () => {
@@ -79,13 +104,19 @@ describe('boxbot tool validate', () => {
     const sneaky = dropTool(dir, 'reg-net', 'sneaky');
     const r = boxbot('tool', 'validate', sneaky);
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /^ {2}note: {5}it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy allows \(network\.allow, empty by default\)$/m);
+    assert.match(
+      r.stdout,
+      /^ {2}note: {5}it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy allows \(network\.allow, empty by default\)$/m,
+    );
   });
 
   it('refuses a program that prints no help, quoting it', () => {
     const r = boxbot('tool', 'validate', dropTool(dir, 'reg-multi', 'greeter'));
     assert.equal(r.code, 1);
-    assert.match(r.stderr, /greeter\.wasm refused: `-h` and `--help`: the output is not help: .*"Hello! I am greeter, not a tool\."\)\n$/);
+    assert.match(
+      r.stderr,
+      /greeter\.wasm refused: `-h` and `--help`: the output is not help: .*"Hello! I am greeter, not a tool\."\)\n$/,
+    );
     assert.equal(r.stderr.split('\n').length, 2, 'one line');
   });
 

@@ -19,23 +19,42 @@ describe('config', () => {
 
   it('standalone commands (ask, chat, tool run) without a file keep data in the user data dir, never in the folder', () => {
     const dir = tempDir();
-    assert.equal(loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada' } }).dataDir, '/home/ada/.local/share/boxbot');
-    assert.equal(loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada', XDG_DATA_HOME: '/xdg' } }).dataDir, '/xdg/boxbot');
+    assert.equal(
+      loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada' } }).dataDir,
+      '/home/ada/.local/share/boxbot',
+    );
+    assert.equal(
+      loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada', XDG_DATA_HOME: '/xdg' } }).dataDir,
+      '/xdg/boxbot',
+    );
     // A relative XDG_DATA_HOME is invalid by the spec and ignored.
-    assert.equal(loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada', XDG_DATA_HOME: 'rel' } }).dataDir, '/home/ada/.local/share/boxbot');
+    assert.equal(
+      loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada', XDG_DATA_HOME: 'rel' } }).dataDir,
+      '/home/ada/.local/share/boxbot',
+    );
     writeFileSync(join(dir, 'boxbot.config.json'), '{}');
-    assert.equal(loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada' } }).dataDir, join(dir, 'data'), 'a config file decides');
+    assert.equal(
+      loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada' } }).dataDir,
+      join(dir, 'data'),
+      'a config file decides',
+    );
   });
 
   it('names the field and what was expected', () => {
     const dir = tempDir();
-    writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ http: { port: 'eighty' }, channels: { telegram: { access: 'admin' } } }));
+    writeFileSync(
+      join(dir, 'boxbot.config.json'),
+      JSON.stringify({ http: { port: 'eighty' }, channels: { telegram: { access: 'admin' } } }),
+    );
     assert.throws(
       () => loadConfig(undefined, dir),
       (e: unknown) => {
         assert.ok(e instanceof ConfigError);
         assert.match(e.message, /http\.port: Expected number, received string/);
-        assert.match(e.message, /channels\.telegram\.access: Invalid enum value\. Expected 'full' \| 'read-only' \| 'chat-only'/);
+        assert.match(
+          e.message,
+          /channels\.telegram\.access: Invalid enum value\. Expected 'full' \| 'read-only' \| 'chat-only'/,
+        );
         return true;
       },
     );
@@ -54,9 +73,15 @@ describe('config', () => {
     assert.equal(defaults.maxWriteBytes, 64 * 1024 * 1024);
     assert.equal(defaults.maxDiskBytes, 1024 * 1024 * 1024);
     assert.equal(defaults.maxResponseBytes, 16 * 1024 * 1024);
-    writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ sandbox: { limits: { maxWriteMb: 8, maxWorkspaceMb: 100, maxResponseMb: 2 } } }));
+    writeFileSync(
+      join(dir, 'boxbot.config.json'),
+      JSON.stringify({ sandbox: { limits: { maxWriteMb: 8, maxWorkspaceMb: 100, maxResponseMb: 2 } } }),
+    );
     const set = limitsOf(loadConfig(undefined, dir));
-    assert.deepEqual([set.maxWriteBytes, set.maxDiskBytes, set.maxResponseBytes], [8 * 1024 * 1024, 100 * 1024 * 1024, 2 * 1024 * 1024]);
+    assert.deepEqual(
+      [set.maxWriteBytes, set.maxDiskBytes, set.maxResponseBytes],
+      [8 * 1024 * 1024, 100 * 1024 * 1024, 2 * 1024 * 1024],
+    );
   });
 
   it('reports JSON syntax errors and missing explicit files', () => {

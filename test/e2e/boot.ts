@@ -1,13 +1,22 @@
 // A whole boxbot (startBoxbot, as `npm start` runs it) on a temp data folder that outlives it,
 // so a test can stop it mid-run and start a fresh process image on the same state; logs are
 // captured. Compiled WASM tools are shared between runs through a content-addressed warm cache.
-import { copyFileSync, existsSync, linkSync, mkdirSync, readdirSync, rmSync, writeFileSync, type Dirent } from 'node:fs';
+import {
+  copyFileSync,
+  type Dirent,
+  existsSync,
+  linkSync,
+  mkdirSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { startBoxbot, type Boxbot } from '../../src/main.ts';
 import { createLogger } from '../../src/log.ts';
-import { startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { type Boxbot, startBoxbot } from '../../src/main.ts';
+import { type LlmEmulator, startLlmEmulator } from '../emulators/llm/index.ts';
 import { tempDir } from '../helpers.ts';
 
 /** A boxbot that can be restarted on the same data folder. */
@@ -35,7 +44,9 @@ const WARM_CACHE = join(tmpdir(), 'boxbot-e2e-warm-cache');
 /** Links every file of `from` missing in `to`; files before folders and meta.json last, so a reader never sees metadata without its modules. */
 function linkTree(from: string, to: string): void {
   mkdirSync(to, { recursive: true });
-  const entries = readdirSync(from, { withFileTypes: true }).filter((e) => !e.name.includes('.tmp-') && !e.name.startsWith('.incoming-'));
+  const entries = readdirSync(from, { withFileTypes: true }).filter(
+    (e) => !e.name.includes('.tmp-') && !e.name.startsWith('.incoming-'),
+  );
   const rank = (e: Dirent) => (e.isDirectory() ? 2 : e.name === 'meta.json' ? 1 : 0);
   for (const e of entries.sort((a, b) => rank(a) - rank(b))) {
     const src = join(from, e.name);
@@ -62,7 +73,10 @@ export function keepToolCache(cacheDir: string): void {
 }
 
 /** Starts boxbot with `config` (over a temp dataDir, port 0, an OpenAI model on a fresh LLM emulator) and `env`. */
-export async function bootBoxbot(config: Record<string, unknown>, env: Record<string, string> = {}): Promise<RestartableBoxbot> {
+export async function bootBoxbot(
+  config: Record<string, unknown>,
+  env: Record<string, string> = {},
+): Promise<RestartableBoxbot> {
   const dir = tempDir('boxbot-e2e-'); // also removed at exit if a test never reaches close()
   const dataDir = join(dir, 'data');
   const cacheDir = join(dataDir, 'cache');

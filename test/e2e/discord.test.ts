@@ -1,15 +1,19 @@
 // Discord end to end: boxbot connects discord.js to the Discord emulator (gateway WebSocket and
 // REST) and answers direct messages; every shared scenario runs.
-import { startDiscordEmulator, type DiscordEmulator } from '../emulators/discord/index.ts';
+import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import { wireMessage } from '../emulators/discord/store.ts';
-import { platformScenarios, type E2EChat, type PlatformDriver } from './platform-scenarios.ts';
+import { type E2EChat, type PlatformDriver, platformScenarios } from './platform-scenarios.ts';
 
 function discordDriver(): PlatformDriver {
   let emu: DiscordEmulator;
   /** Every text each bot message showed, by message id. */
   const history = new Map<string, string[]>();
   const chats = new Map<number, E2EChat>();
-  const author = (chat: E2EChat) => ({ channelId: chat.chatId, userId: chat.userId, userName: `user${chat.userId.slice(-2)}` });
+  const author = (chat: E2EChat) => ({
+    channelId: chat.chatId,
+    userId: chat.userId,
+    userName: `user${chat.userId.slice(-2)}`,
+  });
   return {
     platform: 'discord',
     overridesKey: 'channels',
@@ -48,7 +52,12 @@ function discordDriver(): PlatformDriver {
     rateLimitSends: (n) => emu.rateLimitNext(n, 300, { routes: ['send', 'edit'] }),
     async sendMalformed() {
       emu.gateway.sendDispatch('MESSAGE_CREATE', { id: 'not-a-snowflake', channel_id: 'nowhere', content: 42 });
-      emu.gateway.sendDispatch('MESSAGE_CREATE', { id: '123', channel_id: '456', author: 'nobody', content: { text: 'x' } });
+      emu.gateway.sendDispatch('MESSAGE_CREATE', {
+        id: '123',
+        channel_id: '456',
+        author: 'nobody',
+        content: { text: 'x' },
+      });
     },
     malformedLog: /malformed MESSAGE_CREATE/,
     close: () => emu.close(),

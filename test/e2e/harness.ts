@@ -1,7 +1,8 @@
 // End-to-end harness: a whole boxbot (startBoxbot, as `npm start` runs it) in a temp folder,
 // wired to the LLM emulator over HTTP, plus helpers to read the web chat's event stream.
-import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
+
 import { waitUntil } from '../helpers.ts';
+import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
 
 /** A running boxbot with its emulator and temp folder. */
 export type E2E = Pick<RestartableBoxbot, 'app' | 'llm' | 'dir' | 'logs' | 'close'>;
@@ -29,11 +30,17 @@ export class WebChatClient {
     const page = await pageRes.text();
     const token = /const TOKEN="([^"]+)"/.exec(page)?.[1];
     const owner = /OWNER="([^"]+)"/.exec(page)?.[1];
-    const cookie = pageRes.headers.getSetCookie().map((c) => c.split(';')[0]!).join('; ');
+    const cookie = pageRes.headers
+      .getSetCookie()
+      .map((c) => c.split(';')[0]!)
+      .join('; ');
     if (!token || !owner || !cookie) throw new Error('the page carries no token, owner or cookie');
     const session = `${owner}-${tab}`;
     const c = new WebChatClient(base, token, session, cookie);
-    const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(token)}`, { signal: c.controller.signal, headers: { cookie } });
+    const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(token)}`, {
+      signal: c.controller.signal,
+      headers: { cookie },
+    });
     if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status}`);
     void (async () => {
       const decoder = new TextDecoder();

@@ -2,7 +2,7 @@
 // answers with one line naming the variables to set; no model is called.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { startE2E, until, WebChatClient, type E2E } from './harness.ts';
+import { type E2E, startE2E, until, WebChatClient } from './harness.ts';
 
 let e2e: E2E;
 before(async () => {

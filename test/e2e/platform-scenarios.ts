@@ -53,13 +53,20 @@ export interface PlatformDriver {
 }
 
 /** Scenario names, for platforms that run only some of them in a second mode. */
-export type ScenarioName = 'tool-stream' | 'read-only' | 'stranger' | 'duplicate' | 'restart' | 'rate-limit' | 'malformed';
-
+export type ScenarioName =
+  | 'tool-stream'
+  | 'read-only'
+  | 'stranger'
+  | 'duplicate'
+  | 'restart'
+  | 'rate-limit'
+  | 'malformed';
 
 const READ_ONLY_USER = 2;
 const STRANGER = 9;
 
-const toolNames = (r: RecordedRequest): string[] => ((r.body?.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
+const toolNames = (r: RecordedRequest): string[] =>
+  ((r.body?.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name);
 const lastMessage = (r: RecordedRequest): { role: string; content: unknown } => r.body.messages.at(-1);
 const asText = (content: unknown): string => (typeof content === 'string' ? content : JSON.stringify(content));
 
@@ -106,11 +113,22 @@ export function platformScenarios(driver: PlatformDriver, opts: { only?: Scenari
     if (runs('tool-stream'))
       test('a message runs a sandboxed write and read, and the answer streams in by edits of one message', async () => {
         const chat = d.dm(1);
-        const deltas = ['I saved ', 'your note ', 'and read ', 'it back: ', 'it says ', 'buy milk, ', 'eggs ', 'and bread.'];
+        const deltas = [
+          'I saved ',
+          'your note ',
+          'and read ',
+          'it back: ',
+          'it says ',
+          'buy milk, ',
+          'eggs ',
+          'and bread.',
+        ];
         const answer = deltas.join('');
         const from = bb.llm.requests.length;
         bb.llm.script([
-          llm.answer([llm.toolCalls(llm.call('write', { file_path: 'notes.txt', content: 'buy milk, eggs and bread' }))]),
+          llm.answer([
+            llm.toolCalls(llm.call('write', { file_path: 'notes.txt', content: 'buy milk, eggs and bread' })),
+          ]),
           llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]),
           llm.say(deltas, { chunkDelayMs: 300 }),
         ]);
@@ -122,8 +140,13 @@ export function platformScenarios(driver: PlatformDriver, opts: { only?: Scenari
         assert.equal(shown.length, 1, `one message, edited while streaming: ${JSON.stringify(shown)}`);
         const texts = shown[0]!.texts;
         assert.equal(texts.at(-1), answer);
-        const partial = texts.slice(0, -1).filter((t) => t.length > 0 && t.length < answer.length && answer.startsWith(t));
-        assert.ok(partial.length >= 1, `the message showed part of the answer before the final text: ${JSON.stringify(texts)}`);
+        const partial = texts
+          .slice(0, -1)
+          .filter((t) => t.length > 0 && t.length < answer.length && answer.startsWith(t));
+        assert.ok(
+          partial.length >= 1,
+          `the message showed part of the answer before the final text: ${JSON.stringify(texts)}`,
+        );
 
         assert.equal(readFileSync(join(workspace(chat), 'notes.txt'), 'utf8'), 'buy milk, eggs and bread');
         const reqs = newRequests(from);
@@ -133,7 +156,11 @@ export function platformScenarios(driver: PlatformDriver, opts: { only?: Scenari
         assert.equal(lastMessage(reqs[1]!).role, 'tool');
         assert.doesNotMatch(asText(lastMessage(reqs[1]!).content), /refused|error/i);
         assert.equal(lastMessage(reqs[2]!).role, 'tool');
-        assert.match(asText(lastMessage(reqs[2]!).content), /buy milk, eggs and bread/, 'the read result went back to the model');
+        assert.match(
+          asText(lastMessage(reqs[2]!).content),
+          /buy milk, eggs and bread/,
+          'the read result went back to the model',
+        );
         bb.llm.assertDone();
       });
 
@@ -142,7 +169,10 @@ export function platformScenarios(driver: PlatformDriver, opts: { only?: Scenari
         const chat = d.dm(READ_ONLY_USER);
         const answer = 'I can only read files here, so nothing was written.';
         const from = bb.llm.requests.length;
-        bb.llm.script([llm.answer([llm.toolCalls(llm.call('write', { file_path: 'forbidden.txt', content: 'should not exist' }))]), llm.say(answer)]);
+        bb.llm.script([
+          llm.answer([llm.toolCalls(llm.call('write', { file_path: 'forbidden.txt', content: 'should not exist' }))]),
+          llm.say(answer),
+        ]);
         await d.say(chat, 'write forbidden.txt please');
         await waitChat(chat, () => finals(chat).includes(answer), 'the answer');
         await bb.app.gateway.idle();
@@ -206,8 +236,16 @@ export function platformScenarios(driver: PlatformDriver, opts: { only?: Scenari
         assert.deepEqual(finals(chat), [answer], `what the user saw: ${JSON.stringify(d.botMessages(chat))}`);
         assert.equal(newRequests(from).length, 2);
         const rerun = bb.llm.requests[from + 1]!.body.messages as { role: string; content: unknown }[];
-        assert.equal(asText(rerun.at(-1)!.content), asText(lastMessage(bb.llm.requests[from]!).content), 'the same question was asked again');
-        assert.equal(rerun.filter((m) => m.role === 'user').length, 1, 'the interrupted turn left no trace in the history');
+        assert.equal(
+          asText(rerun.at(-1)!.content),
+          asText(lastMessage(bb.llm.requests[from]!).content),
+          'the same question was asked again',
+        );
+        assert.equal(
+          rerun.filter((m) => m.role === 'user').length,
+          1,
+          'the interrupted turn left no trace in the history',
+        );
         bb.llm.assertDone();
       });
 
@@ -222,7 +260,11 @@ export function platformScenarios(driver: PlatformDriver, opts: { only?: Scenari
         await waitChat(chat, () => finals(chat).length >= answers.length, 'all three answers');
         await bb.app.gateway.idle();
         assert.deepEqual(finals(chat), answers);
-        assert.equal(bb.app.gateway.metrics.rateLimited.get({ platform: d.platform }) - limitedBefore, 3, 'every 429 was met and retried');
+        assert.equal(
+          bb.app.gateway.metrics.rateLimited.get({ platform: d.platform }) - limitedBefore,
+          3,
+          'every 429 was met and retried',
+        );
         bb.llm.assertDone();
       });
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { llm } from '../emulators/llm/index.ts';
-import { startE2E, until, WebChatClient, type E2E } from './harness.ts';
+import { type E2E, startE2E, until, WebChatClient } from './harness.ts';
 
 const KEY = 'corp-plain-key-7f3a9c2e';
 let e2e: E2E;

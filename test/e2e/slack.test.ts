@@ -1,10 +1,10 @@
 // Slack end to end: boxbot connects @slack/socket-mode and @slack/web-api to the Slack emulator
 // and answers direct messages; every shared scenario runs (a redelivered envelope included).
 import { unescapeSlackText } from '../../src/adapters/slack/index.ts';
-import { startSlackEmulator, type SlackEmulator } from '../emulators/slack/index.ts';
+import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index.ts';
 import { eventCallback } from '../emulators/slack/payloads.ts';
 import { until } from './harness.ts';
-import { platformScenarios, type E2EChat, type PlatformDriver } from './platform-scenarios.ts';
+import { type E2EChat, type PlatformDriver, platformScenarios } from './platform-scenarios.ts';
 
 function slackDriver(): PlatformDriver {
   let emu: SlackEmulator;
@@ -30,21 +30,30 @@ function slackDriver(): PlatformDriver {
       // Slack redelivers an event (same event_id) when it thinks the first did not arrive.
       const first = (await post(chat, text)).socket[0]!;
       await emu.deliverBody(first.payload);
-      await until(() => emu.link.envelopes.filter((e) => e.eventId === first.eventId && e.acked).length === 2, 'both deliveries acknowledged');
+      await until(
+        () => emu.link.envelopes.filter((e) => e.eventId === first.eventId && e.acked).length === 2,
+        'both deliveries acknowledged',
+      );
     },
     botMessages: (chat) =>
       emu
         .botMessages()
         .filter((m) => m.channel === chat.chatId)
         .map((m) => {
-          const updates = emu.api.calls.filter((c) => c.method === 'chat.update' && c.params.channel === chat.chatId && c.params.ts === m.ts);
-          const texts = [String(m.params?.text ?? ''), ...updates.map((c) => String(c.params.text ?? ''))].map(unescapeSlackText);
+          const updates = emu.api.calls.filter(
+            (c) => c.method === 'chat.update' && c.params.channel === chat.chatId && c.params.ts === m.ts,
+          );
+          const texts = [String(m.params?.text ?? ''), ...updates.map((c) => String(c.params.text ?? ''))].map(
+            unescapeSlackText,
+          );
           if (texts.at(-1) !== unescapeSlackText(m.text)) texts.push(unescapeSlackText(m.text));
           return { id: m.ts, texts };
         }),
     rateLimitSends: (n) => emu.rateLimitNext(n, 1),
     async sendMalformed() {
-      await emu.deliverBody(eventCallback(emu.ids, { type: 'message', channel: 42, user: null, text: { bold: true }, ts: [] }));
+      await emu.deliverBody(
+        eventCallback(emu.ids, { type: 'message', channel: 42, user: null, text: { bold: true }, ts: [] }),
+      );
     },
     malformedLog: /malformed Slack event/,
     close: () => emu.close(),

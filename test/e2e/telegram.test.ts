@@ -1,9 +1,14 @@
 // Telegram end to end: boxbot long-polls the Telegram Bot API emulator through grammY (all
 // scenarios); a second boxbot in webhook mode shows the emulator's redelivery answered once.
 import { createServer } from 'node:net';
-import { parseTelegramHtml, startTelegramEmulator, type RecordedCall, type TelegramEmulator } from '../emulators/telegram/index.ts';
+import {
+  parseTelegramHtml,
+  type RecordedCall,
+  startTelegramEmulator,
+  type TelegramEmulator,
+} from '../emulators/telegram/index.ts';
 import { until } from './harness.ts';
-import { platformScenarios, type E2EChat, type PlatformDriver, type ShownMessage } from './platform-scenarios.ts';
+import { type E2EChat, type PlatformDriver, platformScenarios, type ShownMessage } from './platform-scenarios.ts';
 
 const WEBHOOK_SECRET = 'e2e-webhook_secret-0123';
 
@@ -22,10 +27,14 @@ function telegramDriver(mode: 'polling' | 'webhook'): PlatformDriver {
     const parsed = c.params.parse_mode === 'HTML' ? parseTelegramHtml(String(c.params.text)) : undefined;
     return parsed?.ok ? parsed.text : String(c.params.text);
   };
-  const ok = (c: RecordedCall, method: string, chat: E2EChat) => c.method === method && c.status === 200 && String(c.params.chat_id) === chat.chatId;
+  const ok = (c: RecordedCall, method: string, chat: E2EChat) =>
+    c.method === method && c.status === 200 && String(c.params.chat_id) === chat.chatId;
   const person = (chat: E2EChat) => {
     const id = Number(chat.userId);
-    return { chat: { id, type: 'private' as const, first_name: `User${id}` }, from: { id, is_bot: false, first_name: `User${id}`, username: `user${id}` } };
+    return {
+      chat: { id, type: 'private' as const, first_name: `User${id}` },
+      from: { id, is_bot: false, first_name: `User${id}`, username: `user${id}` },
+    };
   };
   return {
     platform: 'telegram',
@@ -40,9 +49,15 @@ function telegramDriver(mode: 'polling' | 'webhook'): PlatformDriver {
     },
     config() {
       if (mode === 'polling') return { channel: { apiRoot: emu.apiRoot } };
-      return { channel: { apiRoot: emu.apiRoot, mode: 'webhook', webhookUrl: `http://127.0.0.1:${port}/webhooks/telegram` }, top: { http: { port } } };
+      return {
+        channel: { apiRoot: emu.apiRoot, mode: 'webhook', webhookUrl: `http://127.0.0.1:${port}/webhooks/telegram` },
+        top: { http: { port } },
+      };
     },
-    env: () => ({ TELEGRAM_BOT_TOKEN: emu.token, ...(mode === 'webhook' ? { TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET } : {}) }),
+    env: () => ({
+      TELEGRAM_BOT_TOKEN: emu.token,
+      ...(mode === 'webhook' ? { TELEGRAM_WEBHOOK_SECRET: WEBHOOK_SECRET } : {}),
+    }),
     async say(chat, text) {
       emu.userMessage({ ...person(chat), text });
     },
@@ -52,14 +67,19 @@ function telegramDriver(mode: 'polling' | 'webhook'): PlatformDriver {
             const update = emu.userMessage({ ...person(chat), text });
             emu.pushUpdate(update);
             const id = update.update_id as number;
-            await until(() => emu.webhookAttempts.filter((a) => a.updateId === id && a.status === 200).length === 2, 'both webhook deliveries answered');
+            await until(
+              () => emu.webhookAttempts.filter((a) => a.updateId === id && a.status === 200).length === 2,
+              'both webhook deliveries answered',
+            );
           },
         }
       : {}),
     botMessages(chat): ShownMessage[] {
       const sends = emu.calls.filter((c) => ok(c, 'sendMessage', chat));
       return emu.botMessages(chat.chatId).map((m, i) => {
-        const edits = emu.calls.filter((c) => ok(c, 'editMessageText', chat) && String(c.params.message_id) === m.messageId);
+        const edits = emu.calls.filter(
+          (c) => ok(c, 'editMessageText', chat) && String(c.params.message_id) === m.messageId,
+        );
         const texts = [...(sends[i] ? [shown(sends[i])] : []), ...edits.map(shown)];
         if (texts.at(-1) !== m.text) texts.push(m.text);
         return { id: m.messageId, texts };

@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { workspaceOf } from '../../src/agent/gateway-runner.ts';
 import { conversationFile } from '../../src/store/index.ts';
 import { llm } from '../emulators/llm/index.ts';
-import { startE2E, until, WebChatClient, type E2E } from './harness.ts';
+import { type E2E, startE2E, until, WebChatClient } from './harness.ts';
 
 let e2e: E2E;
 before(async () => {
@@ -49,7 +49,10 @@ test('web chat: the model writes a file through the sandboxed write tool, and re
   await chat.say('what did I ask?');
   await until(() => chat.messages().includes('You asked me to save a todo.'), 'the follow-up answer');
   const third = e2e.llm.requests.at(-1)!.body.messages;
-  assert.ok(third.some((m: { role: string; content: unknown }) => m.role === 'user' && String(m.content).includes('buy milk')), 'history was sent');
+  assert.ok(
+    third.some((m: { role: string; content: unknown }) => m.role === 'user' && String(m.content).includes('buy milk')),
+    'history was sent',
+  );
   chat.close();
   e2e.llm.assertDone();
 });
@@ -92,8 +95,17 @@ test('web chat: a corrupt history file is set aside and reported, and the conver
   e2e.llm.script([llm.say('Second answer.')]);
   await chat.say('are you there?');
   // The streamed preview shows the model's text first; the final answer carries the note.
-  await until(() => chat.messages().some((m) => m.includes('Second answer.') && m.includes('history was unreadable; it was set aside')), 'the answer with the note');
-  assert.ok(readdirSync(dirname(file)).some((f) => f.includes('.corrupt-')), 'the bad file was kept aside');
+  await until(
+    () =>
+      chat
+        .messages()
+        .some((m) => m.includes('Second answer.') && m.includes('history was unreadable; it was set aside')),
+    'the answer with the note',
+  );
+  assert.ok(
+    readdirSync(dirname(file)).some((f) => f.includes('.corrupt-')),
+    'the bad file was kept aside',
+  );
   chat.close();
   e2e.llm.assertDone();
 });

@@ -12,10 +12,30 @@ describe('splitMessage', () => {
     { name: 'short text is one chunk, unchanged', text: 'hello  world\n', limit: 32, want: ['hello  world\n'] },
     { name: 'text exactly at the limit is one chunk', text: 'x'.repeat(40), limit: 40, want: ['x'.repeat(40)] },
     { name: 'empty text is one (empty) chunk', text: '', limit: 32, want: [''] },
-    { name: 'paragraph boundary preferred over lines', text: `${'a'.repeat(20)}\n${'b'.repeat(10)}\n\n${'c'.repeat(20)}`, limit: 40, want: [`${'a'.repeat(20)}\n${'b'.repeat(10)}`, `\n${'c'.repeat(20)}`] },
-    { name: 'line boundary when there is no paragraph', text: `${'a'.repeat(25)}\n${'b'.repeat(25)}`, limit: 40, want: ['a'.repeat(25), 'b'.repeat(25)] },
-    { name: 'word boundary when there is no line', text: words(10), limit: 32, want: ['word word word word word ', 'word word word word word'] },
-    { name: 'hard cut when no boundary lies in the second half', text: 'x'.repeat(70), limit: 32, want: ['x'.repeat(27), 'x'.repeat(27), 'x'.repeat(16)] },
+    {
+      name: 'paragraph boundary preferred over lines',
+      text: `${'a'.repeat(20)}\n${'b'.repeat(10)}\n\n${'c'.repeat(20)}`,
+      limit: 40,
+      want: [`${'a'.repeat(20)}\n${'b'.repeat(10)}`, `\n${'c'.repeat(20)}`],
+    },
+    {
+      name: 'line boundary when there is no paragraph',
+      text: `${'a'.repeat(25)}\n${'b'.repeat(25)}`,
+      limit: 40,
+      want: ['a'.repeat(25), 'b'.repeat(25)],
+    },
+    {
+      name: 'word boundary when there is no line',
+      text: words(10),
+      limit: 32,
+      want: ['word word word word word ', 'word word word word word'],
+    },
+    {
+      name: 'hard cut when no boundary lies in the second half',
+      text: 'x'.repeat(70),
+      limit: 32,
+      want: ['x'.repeat(27), 'x'.repeat(27), 'x'.repeat(16)],
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {
@@ -24,7 +44,10 @@ describe('splitMessage', () => {
   }
 
   test('every chunk is within the limit and nothing is lost (prose)', () => {
-    const text = Array.from({ length: 40 }, (_, i) => `Sentence number ${i} says something.${i % 5 === 4 ? '\n\n' : ' '}`).join('');
+    const text = Array.from(
+      { length: 40 },
+      (_, i) => `Sentence number ${i} says something.${i % 5 === 4 ? '\n\n' : ' '}`,
+    ).join('');
     for (const limit of [32, 50, 100, 333]) {
       const chunks = splitMessage(text, limit);
       for (const c of chunks) assert.ok(c.length <= limit, `chunk of ${c.length} > ${limit}`);
@@ -65,8 +88,14 @@ describe('splitMessage', () => {
 
   test('whitespace-only chunks are dropped', () => {
     const chunks = splitMessage(`${'a'.repeat(20)}\n\n${' '.repeat(60)}\n\n${'b'.repeat(20)}`, 32);
-    assert.ok(chunks.every((c) => c.trim().length > 0), JSON.stringify(chunks));
-    assert.deepEqual(chunks.map((c) => c.trim()), ['a'.repeat(20), 'b'.repeat(20)]);
+    assert.ok(
+      chunks.every((c) => c.trim().length > 0),
+      JSON.stringify(chunks),
+    );
+    assert.deepEqual(
+      chunks.map((c) => c.trim()),
+      ['a'.repeat(20), 'b'.repeat(20)],
+    );
   });
 
   test('a limit below 32 is refused', () => {

@@ -3,21 +3,27 @@
 // disk under the real delivery log. Every answer arrives once, in order, without a restart.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { AdapterApiError, type InboundMessage } from '../../src/adapters/index.ts';
+import type { AgentDeps } from '../../src/agent/index.ts';
+import { createAgentRunner } from '../../src/agent/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
+import type { GatewayStore } from '../../src/gateway/ports.ts';
 import { silentLogger } from '../../src/log.ts';
+import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createConversations } from '../../src/store/conversations.ts';
 import { createDeliveryLog } from '../../src/store/delivery-log.ts';
 import { createDocuments } from '../../src/store/documents.ts';
 import type { Files } from '../../src/store/files.ts';
-import { createMemoryState, createMemoryStore, StoreError, type MemoryFilesState, type Store } from '../../src/store/index.ts';
+import {
+  createMemoryState,
+  createMemoryStore,
+  type MemoryFilesState,
+  type Store,
+  StoreError,
+} from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
-import type { GatewayStore } from '../../src/gateway/ports.ts';
-import { AdapterApiError, type InboundMessage } from '../../src/adapters/index.ts';
-import type { AgentDeps } from '../../src/agent/index.ts';
-import { createAgentRunner } from '../../src/agent/index.ts';
-import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
 import { reply, scriptedModel } from '../agent/loop/scripted.ts';
 import { tempDir } from '../helpers.ts';
@@ -27,14 +33,23 @@ function setup(o: { adapter?: FakeAdapter; agent?: FakeAgent; store?: GatewaySto
   const adapter = o.adapter ?? new FakeAdapter();
   const agent = o.agent ?? new FakeAgent();
   const store = o.store ?? new MemoryGatewayStore();
-  const gw = createGateway({ config: configSchema.parse({}), adapters: [adapter], agent, store, outbound: { backoffMs: 1, maxBackoffMs: 5 }, ...(o.redriveMs ? { redriveMs: o.redriveMs } : {}) });
+  const gw = createGateway({
+    config: configSchema.parse({}),
+    adapters: [adapter],
+    agent,
+    store,
+    outbound: { backoffMs: 1, maxBackoffMs: 5 },
+    ...(o.redriveMs ? { redriveMs: o.redriveMs } : {}),
+  });
   return { adapter, agent, store, gw };
 }
 
 /** The real delivery log (and conversations) on memory files that fail with ENOSPC while `disk.full`. */
 function fullableStore(state: MemoryFilesState = createMemoryState()) {
   const disk = { full: false, refused: 0 };
-  const enospc = () => (disk.refused++, Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' }));
+  const enospc = () => (
+    disk.refused++, Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' })
+  );
   const base = createMemoryFiles(state, { now: Date.now });
   const files: Files = {
     ...base,
@@ -54,9 +69,18 @@ function fullableStore(state: MemoryFilesState = createMemoryState()) {
     },
   };
   const docs = createDocuments(files, { logger: silentLogger });
-  const { close, ...delivery } = createDeliveryLog(docs, { now: Date.now, seq: createSequence(Date.now), logger: silentLogger, maxAgeMs: 1e9, maxCount: 1000 });
+  const { close, ...delivery } = createDeliveryLog(docs, {
+    now: Date.now,
+    seq: createSequence(Date.now),
+    logger: silentLogger,
+    maxAgeMs: 1e9,
+    maxCount: 1000,
+  });
   const conversations = createConversations(docs, Date.now);
-  const store: GatewayStore = { ...delivery, answered: async (key) => !!(await conversations.get(key))?.messages.some((m) => m.role === 'assistant') };
+  const store: GatewayStore = {
+    ...delivery,
+    answered: async (key) => !!(await conversations.get(key))?.messages.some((m) => m.role === 'assistant'),
+  };
   // The whole store as the agent runner sees it (it reads and saves conversations).
   const raw = { delivery: store, conversations } as unknown as Store;
   return { disk, store, raw, close };
@@ -198,10 +222,26 @@ test('disk full while the run saves the history: the answer arrives once the dis
         disk.full = true;
       })(),
   ]);
-  const deps: AgentDeps = { resolveModel: () => ({ provider, model: 'm', id: 'test/m' }), registry: noWasm, sandbox: noSandbox, costOf: () => 0 };
-  const agent = createAgentRunner({ store: raw, deps, workspacesDir: tempDir(), sandbox: { block: ['private'], limits: DEFAULT_LIMITS } });
+  const deps: AgentDeps = {
+    resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
+    registry: noWasm,
+    sandbox: noSandbox,
+    costOf: () => 0,
+  };
+  const agent = createAgentRunner({
+    store: raw,
+    deps,
+    workspacesDir: tempDir(),
+    sandbox: { block: ['private'], limits: DEFAULT_LIMITS },
+  });
   const adapter = new FakeAdapter();
-  const gw = createGateway({ config: configSchema.parse({}), adapters: [adapter], agent, store, outbound: { backoffMs: 1, maxBackoffMs: 5 } });
+  const gw = createGateway({
+    config: configSchema.parse({}),
+    adapters: [adapter],
+    agent,
+    store,
+    outbound: { backoffMs: 1, maxBackoffMs: 5 },
+  });
   await gw.start();
   await adapter.sink!(message('capital of France?', 'telegram:evt:h1'));
   await until(() => disk.refused >= 2, 'the history save was refused (and tried again)');
@@ -252,7 +292,13 @@ test('a chat the platform keeps failing (5xx) does not hold up answers in other 
   }
   const adapter = new OneBadChat();
   // A long backoff: if the failing chat's wait paused the whole bot, the other answer would wait too.
-  const gw = createGateway({ config: configSchema.parse({}), adapters: [adapter], agent: new FakeAgent(), store: new MemoryGatewayStore(), outbound: { backoffMs: 60_000 } });
+  const gw = createGateway({
+    config: configSchema.parse({}),
+    adapters: [adapter],
+    agent: new FakeAgent(),
+    store: new MemoryGatewayStore(),
+    outbound: { backoffMs: 60_000 },
+  });
   await gw.start();
   await adapter.say('broken', { chatId: 'bad', conversationKey: 'telegram:bad' });
   await until(() => adapter.failures >= 1, 'the failing send was tried');
@@ -275,7 +321,10 @@ test('killed mid-stream on the real store: after the restart the preview the use
   });
   await first.gw.start();
   await adapter.say('news?');
-  await until(() => adapter.posted.length === 1 && /"op":"preview"/.test(state.get('delivery.log') ?? ''), 'the preview is shown and journaled');
+  await until(
+    () => adapter.posted.length === 1 && /"op":"preview"/.test(state.get('delivery.log') ?? ''),
+    'the preview is shown and journaled',
+  );
   const store = createMemoryStore({ state }); // the restart reads the same files
   const second = setup({ adapter, store: store.delivery, agent: new FakeAgent(() => 'Nothing new today.') });
   await second.gw.start();
@@ -301,10 +350,16 @@ test('disk full when the preview is shown, killed after the disk has room: the r
   });
   await first.gw.start();
   await adapter.say('news?');
-  await until(() => adapter.posted.length === 1 && before.disk.refused >= 1, 'the preview is shown, its journal write refused');
+  await until(
+    () => adapter.posted.length === 1 && before.disk.refused >= 1,
+    'the preview is shown, its journal write refused',
+  );
   before.disk.full = false;
   // Journaled as its own line, or inside the message's record when the log is rewritten after the failure.
-  await until(() => /"op":"preview"|"previewMessageId"/.test(state.get('delivery.log') ?? ''), 'the preview is journaled once the disk has room');
+  await until(
+    () => /"op":"preview"|"previewMessageId"/.test(state.get('delivery.log') ?? ''),
+    'the preview is journaled once the disk has room',
+  );
   const after = fullableStore(state); // the restart reads the same files
   const second = setup({ adapter, store: after.store, agent: new FakeAgent(() => 'Nothing new today.') });
   await second.gw.start();
@@ -329,14 +384,19 @@ test('killed while the disk is full: a preview whose id was not journaled never 
       await released; // both runs are under way when the disk fills
       if (r.message.chatId === 'x') {
         r.onEvent({ type: 'text-delta', text: 'Nothing ' });
-        await until(() => adapter.texts('x').length === 1 && before.disk.refused >= 1, 'the preview is shown, its id refused');
+        await until(
+          () => adapter.texts('x').length === 1 && before.disk.refused >= 1,
+          'the preview is shown, its id refused',
+        );
         r.onEvent({ type: 'text-delta', text: 'new today.' });
       } else {
         await until(() => adapter.texts('x').length === 1 && before.disk.refused >= 1, 'the store fails');
         r.onEvent({ type: 'text-delta', text: 'All quiet.' });
       }
       // Killed before it answers (the stop below, while the disk is still full, writes nothing).
-      const killed = new Promise<string>((_, reject) => r.signal.addEventListener('abort', () => reject(r.signal.reason as Error)));
+      const killed = new Promise<string>((_, reject) =>
+        r.signal.addEventListener('abort', () => reject(r.signal.reason as Error)),
+      );
       parked++;
       return killed;
     }),
@@ -346,7 +406,10 @@ test('killed while the disk is full: a preview whose id was not journaled never 
   await adapter.say('status?', { chatId: 'y', conversationKey: 'telegram:y' });
   before.disk.full = true;
   release();
-  await until(() => parked === 2 && before.disk.refused >= 4, 'both runs went as far as they could while the store failed');
+  await until(
+    () => parked === 2 && before.disk.refused >= 4,
+    'both runs went as far as they could while the store failed',
+  );
   await first.gw.stop();
   // The restart on the same files, the disk with room again.
   const after = fullableStore(state);

@@ -13,7 +13,13 @@ import { FakeAgent, MemoryGatewayStore, sleep, until } from './fakes.ts';
 async function setup() {
   const h = await telegramHarness();
   const store = new MemoryGatewayStore();
-  const gw = createGateway({ config: configSchema.parse({}), adapters: [h.adapter], agent: new FakeAgent(), store, outbound: { backoffMs: 1, maxBackoffMs: 20 } });
+  const gw = createGateway({
+    config: configSchema.parse({}),
+    adapters: [h.adapter],
+    agent: new FakeAgent(),
+    store,
+    outbound: { backoffMs: 1, maxBackoffMs: 20 },
+  });
   await gw.start();
   return { h, gw, store };
 }
@@ -24,11 +30,20 @@ test('telegram unreachable for many sends (connections cut): every answer arrive
     await gw.stop();
     await h.close();
   });
-  h.emulator.failNext({ methods: ['sendMessage'], count: 12, network: true, error_code: 0, description: 'connection cut' });
+  h.emulator.failNext({
+    methods: ['sendMessage'],
+    count: 12,
+    network: true,
+    error_code: 0,
+    description: 'connection cut',
+  });
   for (const text of ['first', 'second', 'third']) await h.userSays({ text, direct: true });
   await until(() => h.botMessages().length === 3, 'three answers');
   await gw.idle();
-  assert.deepEqual(h.botMessages().map((m) => m.text), ['echo: first', 'echo: second', 'echo: third']);
+  assert.deepEqual(
+    h.botMessages().map((m) => m.text),
+    ['echo: first', 'echo: second', 'echo: third'],
+  );
   assert.deepEqual(await store.pending(), []);
 });
 
@@ -42,14 +57,23 @@ test('telegram answering 5xx for many sends: every answer arrives once', async (
   await h.userSays({ text: 'hello', direct: true });
   await until(() => h.botMessages().length === 1, 'the answer');
   await gw.idle();
-  assert.deepEqual(h.botMessages().map((m) => m.text), ['echo: hello']);
+  assert.deepEqual(
+    h.botMessages().map((m) => m.text),
+    ['echo: hello'],
+  );
 });
 
 test('an answer that renders longer than Telegram allows (rules) arrives whole, split by rendered length', async (t) => {
   const rules = Array.from({ length: 500 }, (_, i) => `item ${i}\n---`).join('\n'); // ~4,400 raw; rules render to 10 characters
   const h = await telegramHarness();
   const store = new MemoryGatewayStore();
-  const gw = createGateway({ config: configSchema.parse({}), adapters: [h.adapter], agent: new FakeAgent(() => rules), store, outbound: { backoffMs: 1, maxBackoffMs: 20 } });
+  const gw = createGateway({
+    config: configSchema.parse({}),
+    adapters: [h.adapter],
+    agent: new FakeAgent(() => rules),
+    store,
+    outbound: { backoffMs: 1, maxBackoffMs: 20 },
+  });
   t.after(async () => {
     await gw.stop();
     await h.close();
@@ -61,7 +85,8 @@ test('an answer that renders longer than Telegram allows (rules) arrives whole, 
   const shown = h.botMessages().map((m) => m.text);
   assert.ok(shown.length >= 3, `split into several messages, got ${shown.length}`);
   for (const text of shown) assert.ok(text.length <= 4096, `a message of ${text.length} characters`);
-  for (const i of [0, 250, 499]) assert.equal(shown.filter((m) => m.includes(`item ${i}\n`) || m.endsWith(`item ${i}`)).length, 1, `item ${i} once`);
+  for (const i of [0, 250, 499])
+    assert.equal(shown.filter((m) => m.includes(`item ${i}\n`) || m.endsWith(`item ${i}`)).length, 1, `item ${i} once`);
   assert.deepEqual(await store.pending(), []);
   assert.deepEqual(await store.pendingOutbox(), []);
 });
@@ -69,7 +94,13 @@ test('an answer that renders longer than Telegram allows (rules) arrives whole, 
 test('an answer that renders to nothing is sent as a placeholder, not refused at every start', async (t) => {
   const h = await telegramHarness();
   const store = new MemoryGatewayStore();
-  const gw = createGateway({ config: configSchema.parse({}), adapters: [h.adapter], agent: new FakeAgent(() => '```\n```'), store, outbound: { backoffMs: 1, maxBackoffMs: 20 } });
+  const gw = createGateway({
+    config: configSchema.parse({}),
+    adapters: [h.adapter],
+    agent: new FakeAgent(() => '```\n```'),
+    store,
+    outbound: { backoffMs: 1, maxBackoffMs: 20 },
+  });
   t.after(async () => {
     await gw.stop();
     await h.close();
@@ -78,20 +109,35 @@ test('an answer that renders to nothing is sent as a placeholder, not refused at
   await h.userSays({ text: 'say nothing', direct: true });
   await until(() => h.botMessages().length === 1, 'an answer');
   await gw.idle();
-  assert.deepEqual(h.botMessages().map((m) => m.text), ['(empty answer)']);
+  assert.deepEqual(
+    h.botMessages().map((m) => m.text),
+    ['(empty answer)'],
+  );
   assert.deepEqual(await store.pendingOutbox(), []);
 });
 
 test('an answer Telegram refuses for good is marked failed, the user told once, and not retried after a restart', async (t) => {
   const h = await telegramHarness();
   const store = new MemoryGatewayStore();
-  let gw = createGateway({ config: configSchema.parse({}), adapters: [h.adapter], agent: new FakeAgent(), store, outbound: { backoffMs: 1, maxBackoffMs: 20 } });
+  let gw = createGateway({
+    config: configSchema.parse({}),
+    adapters: [h.adapter],
+    agent: new FakeAgent(),
+    store,
+    outbound: { backoffMs: 1, maxBackoffMs: 20 },
+  });
   t.after(async () => {
     await gw.stop();
     await h.close();
   });
   await gw.start();
-  h.emulator.failNext({ methods: ['sendMessage'], when: (p) => /echo/.test(String(p.text)), count: 1, error_code: 400, description: 'Bad Request: TOPIC_CLOSED' });
+  h.emulator.failNext({
+    methods: ['sendMessage'],
+    when: (p) => /echo/.test(String(p.text)),
+    count: 1,
+    error_code: 400,
+    description: 'Bad Request: TOPIC_CLOSED',
+  });
   await h.userSays({ text: 'hello', direct: true });
   await until(() => h.botMessages().length === 1, 'the notice');
   await gw.idle();
@@ -100,7 +146,13 @@ test('an answer Telegram refuses for good is marked failed, the user told once, 
   assert.deepEqual(await store.pendingOutbox(), [], 'the entry is not resumed');
   assert.equal(store.failed.size, 1);
   await gw.stop();
-  gw = createGateway({ config: configSchema.parse({}), adapters: [h.newAdapter()], agent: new FakeAgent(), store, outbound: { backoffMs: 1 } });
+  gw = createGateway({
+    config: configSchema.parse({}),
+    adapters: [h.newAdapter()],
+    agent: new FakeAgent(),
+    store,
+    outbound: { backoffMs: 1 },
+  });
   await gw.start();
   await gw.idle();
   assert.equal(h.botMessages().length, 1, 'nothing sent again at the next start');
@@ -116,13 +168,17 @@ test('429s with retry_after beyond any retry budget: the answer waits them out a
   await h.userSays({ text: 'hello', direct: true });
   await waitUntil(() => h.botMessages().length === 1, 'the answer', 20_000);
   await gw.idle();
-  assert.deepEqual(h.botMessages().map((m) => m.text), ['echo: hello']);
+  assert.deepEqual(
+    h.botMessages().map((m) => m.text),
+    ['echo: hello'],
+  );
   assert.equal(gw.metrics.rateLimited.get({ platform: 'telegram' }), 7);
   assert.deepEqual(await store.pending(), []);
 });
 
 test('a streamed preview of an answer that renders long is trimmed to fit: Telegram refuses no edit', async (t) => {
-  const lines = (from: number, to: number) => Array.from({ length: to - from }, (_, i) => `item ${from + i}\n---\n`).join('');
+  const lines = (from: number, to: number) =>
+    Array.from({ length: to - from }, (_, i) => `item ${from + i}\n---\n`).join('');
   const agent = new FakeAgent(async (r) => {
     r.onEvent({ type: 'text-delta', text: lines(0, 100) });
     await sleep(1100); // Telegram previews are edited at most once a second
@@ -131,7 +187,13 @@ test('a streamed preview of an answer that renders long is trimmed to fit: Teleg
     return lines(0, 450);
   });
   const h = await telegramHarness();
-  const gw = createGateway({ config: configSchema.parse({}), adapters: [h.adapter], agent, store: new MemoryGatewayStore(), outbound: { backoffMs: 1 } });
+  const gw = createGateway({
+    config: configSchema.parse({}),
+    adapters: [h.adapter],
+    agent,
+    store: new MemoryGatewayStore(),
+    outbound: { backoffMs: 1 },
+  });
   t.after(async () => {
     await gw.stop();
     await h.close();
@@ -142,5 +204,9 @@ test('a streamed preview of an answer that renders long is trimmed to fit: Teleg
   await gw.idle();
   const edits = h.emulator.calls.filter((c) => c.method === 'editMessageText');
   assert.ok(edits.length >= 2, 'the preview was edited as text arrived');
-  assert.deepEqual(h.emulator.calls.filter((c) => c.status !== 200 && c.method !== 'getUpdates').map((c) => `${c.method} ${c.status}`), [], 'no call refused');
+  assert.deepEqual(
+    h.emulator.calls.filter((c) => c.status !== 200 && c.method !== 'getUpdates').map((c) => `${c.method} ${c.status}`),
+    [],
+    'no call refused',
+  );
 });

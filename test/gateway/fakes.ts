@@ -1,9 +1,21 @@
 // In-memory fakes for gateway tests: a platform that records what the bot posted (with
 // injectable 429s and failures), an agent that answers from a function, and a gateway store.
-import type { AdapterCapabilities, ChannelAdapter, InboundMessage, InboundSink, OutboundTarget, Platform } from '../../src/adapters/index.ts';
+import type {
+  AdapterCapabilities,
+  ChannelAdapter,
+  InboundMessage,
+  InboundSink,
+  OutboundTarget,
+  Platform,
+} from '../../src/adapters/index.ts';
 import { AdapterApiError } from '../../src/adapters/index.ts';
-import type { AgentRunner, AgentRunRequest, GatewayStore, OutboxEntry } from '../../src/gateway/ports.ts';
-import type { AgentRunReply } from '../../src/gateway/ports.ts';
+import type {
+  AgentRunner,
+  AgentRunReply,
+  AgentRunRequest,
+  GatewayStore,
+  OutboxEntry,
+} from '../../src/gateway/ports.ts';
 import { waitUntil } from '../helpers.ts';
 
 /** A message as the fake platform holds it. */
@@ -32,7 +44,14 @@ export class FakeAdapter implements ChannelAdapter {
 
   constructor(
     readonly platform: Platform = 'telegram',
-    readonly capabilities: AdapterCapabilities = { edit: true, typing: true, threads: true, maxTextLength: 100, editIntervalMs: 5, typingIntervalMs: 5000 },
+    readonly capabilities: AdapterCapabilities = {
+      edit: true,
+      typing: true,
+      threads: true,
+      maxTextLength: 100,
+      editIntervalMs: 5,
+      typingIntervalMs: 5000,
+    },
   ) {}
 
   async start(sink: InboundSink) {
@@ -55,9 +74,16 @@ export class FakeAdapter implements ChannelAdapter {
     this.calls.push(`send:${text.slice(0, 20)}`);
     this.gate();
     this.beforeSend?.(text);
-    if (text.length > this.capabilities.maxTextLength) throw new AdapterApiError(this.platform, 400, 'message is too long');
+    if (text.length > this.capabilities.maxTextLength)
+      throw new AdapterApiError(this.platform, 400, 'message is too long');
     const messageId = String(this.next++);
-    this.posted.push({ chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}), messageId, text, edits: 0 });
+    this.posted.push({
+      chatId: target.chatId,
+      ...(target.threadId ? { threadId: target.threadId } : {}),
+      messageId,
+      text,
+      edits: 0,
+    });
     return { messageId };
   }
   async edit(_target: OutboundTarget, messageId: string, text: string) {
@@ -110,7 +136,9 @@ export class FakeAdapter implements ChannelAdapter {
 export class FakeAgent implements AgentRunner {
   readonly seen: AgentRunRequest[] = [];
   readonly resets: string[] = [];
-  constructor(private readonly answer: (req: AgentRunRequest) => Promise<string> | string = (r) => `echo: ${r.message.text}`) {}
+  constructor(
+    private readonly answer: (req: AgentRunRequest) => Promise<string> | string = (r) => `echo: ${r.message.text}`,
+  ) {}
   async run(req: AgentRunRequest): Promise<AgentRunReply> {
     this.seen.push(req);
     try {
@@ -145,7 +173,10 @@ export class MemoryGatewayStore implements GatewayStore {
     this.previews.delete(id);
   }
   async pending() {
-    return [...this.journal.values()].map((m) => ({ message: structuredClone(m), ...(this.previews.has(m.id) ? { previewMessageId: this.previews.get(m.id)! } : {}) }));
+    return [...this.journal.values()].map((m) => ({
+      message: structuredClone(m),
+      ...(this.previews.has(m.id) ? { previewMessageId: this.previews.get(m.id)! } : {}),
+    }));
   }
   async notePreview(id: string, previewMessageId: string) {
     if (this.journal.has(id)) this.previews.set(id, previewMessageId);

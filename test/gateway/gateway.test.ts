@@ -8,16 +8,31 @@ import { FakeAdapter, FakeAgent, MemoryGatewayStore, sleep, until } from './fake
 
 const config = (channels: Record<string, unknown> = {}) => configSchema.parse({ channels });
 
-function setup(opts: { agent?: FakeAgent; adapter?: FakeAdapter; store?: MemoryGatewayStore; channels?: Record<string, unknown> } = {}) {
+function setup(
+  opts: {
+    agent?: FakeAgent;
+    adapter?: FakeAdapter;
+    store?: MemoryGatewayStore;
+    channels?: Record<string, unknown>;
+  } = {},
+) {
   const adapter = opts.adapter ?? new FakeAdapter();
   const agent = opts.agent ?? new FakeAgent();
   const store = opts.store ?? new MemoryGatewayStore();
-  const gw = createGateway({ config: config(opts.channels), adapters: [adapter], agent, store, outbound: { backoffMs: 5 } });
+  const gw = createGateway({
+    config: config(opts.channels),
+    adapters: [adapter],
+    agent,
+    store,
+    outbound: { backoffMs: 5 },
+  });
   return { adapter, agent, store, gw };
 }
 
 test('each message gets one answer, in order within a conversation', async () => {
-  const { adapter, gw } = setup({ agent: new FakeAgent(async (r) => (await sleep(r.message.text === 'one' ? 30 : 1), `echo: ${r.message.text}`)) });
+  const { adapter, gw } = setup({
+    agent: new FakeAgent(async (r) => (await sleep(r.message.text === 'one' ? 30 : 1), `echo: ${r.message.text}`)),
+  });
   await gw.start();
   for (const t of ['one', 'two', 'three']) await adapter.say(t);
   await gw.idle();
@@ -67,7 +82,10 @@ test('a streamed answer is one message edited as text arrives, then the final te
     for (const w of ['The ', 'answer ', 'is ', '42.']) {
       r.onEvent({ type: 'text-delta', text: w });
       text += w;
-      await until(() => adapter.posted[0]?.text.startsWith(text.trim()) === true, `the preview showing ${JSON.stringify(text)}`);
+      await until(
+        () => adapter.posted[0]?.text.startsWith(text.trim()) === true,
+        `the preview showing ${JSON.stringify(text)}`,
+      );
     }
     return 'The answer is 42.';
   });
@@ -94,7 +112,13 @@ test('a long answer is split at the platform limit without breaking a code block
     assert.ok(t.length <= 100, `chunk of ${t.length} > 100`);
     assert.equal((t.match(/```/g) ?? []).length % 2, 0, `unbalanced fence in ${JSON.stringify(t)}`);
   }
-  assert.equal(texts.join('\n').replace(/```js\n|```\n?/g, '').includes('line 11'), true);
+  assert.equal(
+    texts
+      .join('\n')
+      .replace(/```js\n|```\n?/g, '')
+      .includes('line 11'),
+    true,
+  );
   await gw.stop();
 });
 
@@ -113,7 +137,8 @@ test('a 429 storm delays replies but every one arrives, in order, once', async (
 
 test('/stop cancels the running answer; /reset forgets the conversation', async () => {
   const agent = new FakeAgent(async (r) => {
-    if (r.message.text === 'long job') await new Promise((_, rej) => r.signal.addEventListener('abort', () => rej(new Error('aborted'))));
+    if (r.message.text === 'long job')
+      await new Promise((_, rej) => r.signal.addEventListener('abort', () => rej(new Error('aborted'))));
     return 'ok';
   });
   const { adapter, gw, store } = setup({ agent });
@@ -123,7 +148,11 @@ test('/stop cancels the running answer; /reset forgets the conversation', async 
   await adapter.say('/stop');
   await gw.idle();
   assert.deepEqual(adapter.texts(), ['Stopped.']);
-  assert.deepEqual(await store.pending(), [], 'the /stop message and the stopped one are both answered: a restart runs neither');
+  assert.deepEqual(
+    await store.pending(),
+    [],
+    'the /stop message and the stopped one are both answered: a restart runs neither',
+  );
   await adapter.say('/reset');
   await gw.idle();
   assert.deepEqual(agent.resets, ['telegram:100']);
@@ -161,7 +190,10 @@ test('in groups the bot answers only when addressed (requireMention)', async () 
   await adapter.say('not for you', { ...group, mentionsBot: false });
   await adapter.say('for you', { ...group, mentionsBot: true });
   await gw.idle();
-  assert.deepEqual(agent.seen.map((r) => r.message.text), ['for you']);
+  assert.deepEqual(
+    agent.seen.map((r) => r.message.text),
+    ['for you'],
+  );
   await gw.stop();
 });
 
@@ -179,7 +211,7 @@ test('restart mid-run: the accepted message is answered once after the restart',
   assert.deepEqual(adapter.texts(), ['echo: survive me']);
   assert.equal((await store.pending()).length, 0);
   // A redelivery of the same event after the restart is still a duplicate.
-  await adapter.sink!({ ...(first.agent.seen[0]!.message) });
+  await adapter.sink!({ ...first.agent.seen[0]!.message });
   await second.gw.idle();
   assert.equal(adapter.texts().length, 1);
   await second.gw.stop();
@@ -200,7 +232,11 @@ test('restart mid-delivery: chunks with receipts are not sent again, the rest ar
   const delivered = adapter1.texts();
   assert.equal(delivered.length, 2);
   const adapter2 = new FakeAdapter();
-  const second = setup({ store, adapter: adapter2, agent: new FakeAgent(() => assert.fail('must not run the agent again')) });
+  const second = setup({
+    store,
+    adapter: adapter2,
+    agent: new FakeAgent(() => assert.fail('must not run the agent again')),
+  });
   await second.gw.start();
   await second.gw.idle();
   const all = [...delivered, ...adapter2.texts()];
@@ -241,7 +277,15 @@ test('post() delivers a scheduled text through the outbox and returns the platfo
 });
 
 test('thread follow-ups: where the platform follows threads, a reply in a thread the bot answered needs no mention', async () => {
-  const adapter = new FakeAdapter('slack', { edit: true, typing: false, threads: true, maxTextLength: 1000, editIntervalMs: 5, typingIntervalMs: 0, followThreads: true });
+  const adapter = new FakeAdapter('slack', {
+    edit: true,
+    typing: false,
+    threads: true,
+    maxTextLength: 1000,
+    editIntervalMs: 5,
+    typingIntervalMs: 0,
+    followThreads: true,
+  });
   const store = new MemoryGatewayStore();
   const { agent, gw } = setup({ adapter, store });
   await gw.start();
@@ -249,9 +293,17 @@ test('thread follow-ups: where the platform follows threads, a reply in a thread
   await adapter.say('before the bot spoke', { ...thread, mentionsBot: false });
   store.answeredKeys.add('slack:T1:C1:171.1');
   await adapter.say('follow-up', { ...thread, mentionsBot: false });
-  await adapter.say('another thread', { ...thread, threadId: '999.9', conversationKey: 'slack:T1:C1:999.9', mentionsBot: false });
+  await adapter.say('another thread', {
+    ...thread,
+    threadId: '999.9',
+    conversationKey: 'slack:T1:C1:999.9',
+    mentionsBot: false,
+  });
   await gw.idle();
-  assert.deepEqual(agent.seen.map((r) => r.message.text), ['follow-up']);
+  assert.deepEqual(
+    agent.seen.map((r) => r.message.text),
+    ['follow-up'],
+  );
   await gw.stop();
 });
 
@@ -333,7 +385,14 @@ test('a clean restart with messages waiting at the platform answers each once', 
 test('a resumed answer is delivered whole before the next answer in its conversation', async () => {
   const store = new MemoryGatewayStore();
   const target = { conversationKey: 'telegram:100', chatId: '100' };
-  await store.putOutbox({ id: 'telegram:evt:old', conversationKey: target.conversationKey, target, chunks: ['old part 1', 'old part 2', 'old part 3'], receipts: [null, null, null], createdAt: new Date().toISOString() });
+  await store.putOutbox({
+    id: 'telegram:evt:old',
+    conversationKey: target.conversationKey,
+    target,
+    chunks: ['old part 1', 'old part 2', 'old part 3'],
+    receipts: [null, null, null],
+    createdAt: new Date().toISOString(),
+  });
   // A platform that takes a moment per message, so the next answer is ready mid-resume.
   class Slow extends FakeAdapter {
     override async send(t: Parameters<FakeAdapter['send']>[0], text: string) {
@@ -384,7 +443,20 @@ test('at the restart, a command accepted before it is answered as a command, nev
   const store = new MemoryGatewayStore();
   const adapter = new FakeAdapter();
   // Accepted, then the process died before its reply reached the outbox.
-  await store.accept({ id: 'telegram:evt:cmd', platform: 'telegram', conversationKey: 'telegram:100', chatId: '100', userId: '42', userName: 'ada', text: '/help', isDirect: true, mentionsBot: false, attachments: [], receivedAt: new Date().toISOString(), raw: {} });
+  await store.accept({
+    id: 'telegram:evt:cmd',
+    platform: 'telegram',
+    conversationKey: 'telegram:100',
+    chatId: '100',
+    userId: '42',
+    userName: 'ada',
+    text: '/help',
+    isDirect: true,
+    mentionsBot: false,
+    attachments: [],
+    receivedAt: new Date().toISOString(),
+    raw: {},
+  });
   const { agent, gw } = setup({ store, adapter });
   await gw.start();
   await gw.idle();
@@ -396,7 +468,20 @@ test('at the restart, a command accepted before it is answered as a command, nev
 
 test('at the restart, a message from a user no longer allowed is not run', async () => {
   const store = new MemoryGatewayStore();
-  await store.accept({ id: 'telegram:evt:old', platform: 'telegram', conversationKey: 'telegram:100', chatId: '100', userId: '42', userName: 'ada', text: 'delete everything', isDirect: true, mentionsBot: false, attachments: [], receivedAt: new Date().toISOString(), raw: {} });
+  await store.accept({
+    id: 'telegram:evt:old',
+    platform: 'telegram',
+    conversationKey: 'telegram:100',
+    chatId: '100',
+    userId: '42',
+    userName: 'ada',
+    text: 'delete everything',
+    isDirect: true,
+    mentionsBot: false,
+    attachments: [],
+    receivedAt: new Date().toISOString(),
+    raw: {},
+  });
   const { agent, adapter, gw } = setup({ store, channels: { telegram: { allowFrom: ['7'] } } });
   await gw.start();
   await gw.idle();
@@ -410,8 +495,28 @@ test('at the restart, earlier work in a conversation goes before a message hande
   const store = new MemoryGatewayStore();
   const target = { conversationKey: 'telegram:100', chatId: '100' };
   // Before the restart: one answer half delivered, one message accepted and not yet answered.
-  await store.putOutbox({ id: 'telegram:evt:a', conversationKey: target.conversationKey, target, chunks: ['answer A, part 1', 'answer A, part 2'], receipts: ['1', null], createdAt: new Date().toISOString() });
-  await store.accept({ id: 'telegram:evt:b', platform: 'telegram', conversationKey: 'telegram:100', chatId: '100', userId: '42', userName: 'ada', text: 'question B', isDirect: true, mentionsBot: false, attachments: [], receivedAt: new Date().toISOString(), raw: {} });
+  await store.putOutbox({
+    id: 'telegram:evt:a',
+    conversationKey: target.conversationKey,
+    target,
+    chunks: ['answer A, part 1', 'answer A, part 2'],
+    receipts: ['1', null],
+    createdAt: new Date().toISOString(),
+  });
+  await store.accept({
+    id: 'telegram:evt:b',
+    platform: 'telegram',
+    conversationKey: 'telegram:100',
+    chatId: '100',
+    userId: '42',
+    userName: 'ada',
+    text: 'question B',
+    isDirect: true,
+    mentionsBot: false,
+    attachments: [],
+    receivedAt: new Date().toISOString(),
+    raw: {},
+  });
   class NewMessageAtStart extends FakeAdapter {
     override async start(sink: Parameters<FakeAdapter['start']>[0]) {
       await super.start(sink);

@@ -19,7 +19,16 @@ class HeldAdapter implements ChannelAdapter {
   fail: ((call: string, n: number) => Error | undefined) | undefined;
   private waiting: (() => void)[] = [];
   private n = 0;
-  constructor(readonly capabilities: AdapterCapabilities = { edit: true, typing: true, threads: false, maxTextLength: 100, editIntervalMs: 5, typingIntervalMs: 5000 }) {}
+  constructor(
+    readonly capabilities: AdapterCapabilities = {
+      edit: true,
+      typing: true,
+      threads: false,
+      maxTextLength: 100,
+      editIntervalMs: 5,
+      typingIntervalMs: 5000,
+    },
+  ) {}
   private async call(name: string): Promise<void> {
     this.calls.push(name);
     const err = this.fail?.(name, ++this.n);
@@ -103,7 +112,11 @@ describe('OutboundQueue', () => {
     const q = new OutboundQueue(a);
     const first = q.send(target('1'), 'start');
     await waitUntil(() => a.held === 1, 'the first send', 5000);
-    const edits = [q.edit(target('1'), 'm-start', 'v1'), q.edit(target('1'), 'm-start', 'v2'), q.edit(target('1'), 'm-start', 'v3')];
+    const edits = [
+      q.edit(target('1'), 'm-start', 'v1'),
+      q.edit(target('1'), 'm-start', 'v2'),
+      q.edit(target('1'), 'm-start', 'v3'),
+    ];
     a.hold = false;
     a.release();
     await Promise.all([first, ...edits]);
@@ -122,16 +135,44 @@ describe('OutboundQueue', () => {
     await Promise.all([first, ...typing]);
     assert.deepEqual(a.calls, ['send 0 busy', 'typing 1', 'typing 2']);
 
-    const none = new HeldAdapter({ edit: true, typing: false, threads: false, maxTextLength: 100, editIntervalMs: 5, typingIntervalMs: 5000 });
+    const none = new HeldAdapter({
+      edit: true,
+      typing: false,
+      threads: false,
+      maxTextLength: 100,
+      editIntervalMs: 5,
+      typingIntervalMs: 5000,
+    });
     await new OutboundQueue(none).typing(target('1'));
     assert.deepEqual(none.calls, []);
   });
 
   const retryCases: { name: string; error: () => Error; failures: number; calls: number; rejects?: RegExp }[] = [
-    { name: 'a 503 is retried until it succeeds', error: () => new AdapterApiError('telegram', 503, 'Service Unavailable'), failures: 2, calls: 3 },
-    { name: 'a network failure is retried until it succeeds', error: () => new AdapterNetworkError('telegram', 'ECONNRESET'), failures: 1, calls: 2 },
-    { name: 'a 502 storm is retried until it ends: a reply is never dropped', error: () => new AdapterApiError('telegram', 502, 'Bad Gateway'), failures: 10, calls: 11 },
-    { name: 'a 400 is not retried', error: () => new AdapterApiError('telegram', 400, 'chat not found'), failures: 10, calls: 1, rejects: /chat not found/ },
+    {
+      name: 'a 503 is retried until it succeeds',
+      error: () => new AdapterApiError('telegram', 503, 'Service Unavailable'),
+      failures: 2,
+      calls: 3,
+    },
+    {
+      name: 'a network failure is retried until it succeeds',
+      error: () => new AdapterNetworkError('telegram', 'ECONNRESET'),
+      failures: 1,
+      calls: 2,
+    },
+    {
+      name: 'a 502 storm is retried until it ends: a reply is never dropped',
+      error: () => new AdapterApiError('telegram', 502, 'Bad Gateway'),
+      failures: 10,
+      calls: 11,
+    },
+    {
+      name: 'a 400 is not retried',
+      error: () => new AdapterApiError('telegram', 400, 'chat not found'),
+      failures: 10,
+      calls: 1,
+      rejects: /chat not found/,
+    },
     { name: 'an unknown error is not retried', error: () => new Error('bug'), failures: 10, calls: 1, rejects: /bug/ },
   ];
   for (const c of retryCases) {
@@ -156,13 +197,17 @@ describe('OutboundQueue', () => {
   test("a 429 pauses the whole bot: another conversation's reply waits for the retry", async () => {
     const a = new HeldAdapter();
     let limited = 0;
-    a.fail = (call, n) => (n === 1 ? new AdapterApiError('telegram', 429, 'Too Many Requests', 300) : undefined);
+    a.fail = (_call, n) => (n === 1 ? new AdapterApiError('telegram', 429, 'Too Many Requests', 300) : undefined);
     const q = new OutboundQueue(a, { onRateLimited: () => limited++ });
     const first = q.send(target('1'), 'one');
     await waitUntil(() => limited === 1, 'the 429', 5000);
     const second = q.send(target('2'), 'two');
     await Promise.all([first, second]);
-    assert.deepEqual(a.calls, ['send 1 one', 'send 1 one', 'send 2 two'], 'conversation 2 did not pass during the pause');
+    assert.deepEqual(
+      a.calls,
+      ['send 1 one', 'send 1 one', 'send 2 two'],
+      'conversation 2 did not pass during the pause',
+    );
     assert.equal(limited, 1);
   });
 

@@ -19,23 +19,43 @@ test('thread overrides keyed <chat>:<thread> apply on Telegram, Discord and Slac
   const config = configSchema.parse({
     channels: {
       telegram: { access: 'read-only', chats: { '-100123:45': { access: 'full' }, '45': { access: 'full' } } },
-      discord: { access: 'read-only', channels: { '111:222': { access: 'full', tools: { deny: ['bash'] } }, '222': { access: 'full' } } },
+      discord: {
+        access: 'read-only',
+        channels: { '111:222': { access: 'full', tools: { deny: ['bash'] } }, '222': { access: 'full' } },
+      },
       slack: { access: 'read-only', channels: { 'C1:171.1': { access: 'chat-only' }, '171.1': { access: 'full' } } },
     },
   });
-  assert.equal(resolvePolicy(config, { platform: 'telegram', chatId: '-100123', threadId: '45', userId: 'u' }).access, 'full');
-  assert.equal(resolvePolicy(config, { platform: 'telegram', chatId: '-100999', threadId: '45', userId: 'u' }).access, 'read-only');
+  assert.equal(
+    resolvePolicy(config, { platform: 'telegram', chatId: '-100123', threadId: '45', userId: 'u' }).access,
+    'full',
+  );
+  assert.equal(
+    resolvePolicy(config, { platform: 'telegram', chatId: '-100999', threadId: '45', userId: 'u' }).access,
+    'read-only',
+  );
   const discord = resolvePolicy(config, { platform: 'discord', chatId: '111', threadId: '222', userId: 'u' });
   assert.equal(discord.access, 'full');
   assert.deepEqual(discord.tools.deny, ['bash']);
-  assert.equal(resolvePolicy(config, { platform: 'discord', chatId: '333', threadId: '222', userId: 'u' }).access, 'read-only');
-  assert.equal(resolvePolicy(config, { platform: 'slack', chatId: 'C1', threadId: '171.1', userId: 'u' }).access, 'chat-only');
-  assert.equal(resolvePolicy(config, { platform: 'slack', chatId: 'C2', threadId: '171.1', userId: 'u' }).access, 'read-only');
+  assert.equal(
+    resolvePolicy(config, { platform: 'discord', chatId: '333', threadId: '222', userId: 'u' }).access,
+    'read-only',
+  );
+  assert.equal(
+    resolvePolicy(config, { platform: 'slack', chatId: 'C1', threadId: '171.1', userId: 'u' }).access,
+    'chat-only',
+  );
+  assert.equal(
+    resolvePolicy(config, { platform: 'slack', chatId: 'C2', threadId: '171.1', userId: 'u' }).access,
+    'read-only',
+  );
 });
 
 test('a thread override applies on top of its chat override', () => {
   const config = configSchema.parse({
-    channels: { slack: { channels: { C1: { access: 'full', tools: { deny: ['a'] } }, 'C1:9.9': { tools: { deny: ['b'] } } } } },
+    channels: {
+      slack: { channels: { C1: { access: 'full', tools: { deny: ['a'] } }, 'C1:9.9': { tools: { deny: ['b'] } } } },
+    },
   });
   const p = resolvePolicy(config, { platform: 'slack', chatId: 'C1', threadId: '9.9', userId: 'u' });
   assert.equal(p.access, 'full');

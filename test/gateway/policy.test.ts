@@ -3,9 +3,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
-import { admit, resolvePolicy, type ResolvedPolicy } from '../../src/gateway/policy.ts';
+import { admit, type ResolvedPolicy, resolvePolicy } from '../../src/gateway/policy.ts';
 
-const msg = (platform: string, over: { chatId?: string; threadId?: string; userId?: string } = {}) => ({ platform, chatId: 'c1', userId: 'u1', ...over }) as Parameters<typeof resolvePolicy>[1];
+const msg = (platform: string, over: { chatId?: string; threadId?: string; userId?: string } = {}) =>
+  ({ platform, chatId: 'c1', userId: 'u1', ...over }) as Parameters<typeof resolvePolicy>[1];
 
 describe('resolvePolicy', () => {
   test('defaults: web and terminal are full, chat platforms read-only; mention required; the sandbox network allow-list', () => {
@@ -19,12 +20,19 @@ describe('resolvePolicy', () => {
       ['somewhere-else', 'read-only'],
     ];
     for (const [platform, access] of table) {
-      assert.deepEqual(resolvePolicy(config, msg(platform)), { access, requireMention: true, tools: {}, network: { allow: ['example.com'] } }, platform);
+      assert.deepEqual(
+        resolvePolicy(config, msg(platform)),
+        { access, requireMention: true, tools: {}, network: { allow: ['example.com'] } },
+        platform,
+      );
     }
   });
 
   test('the configured model is the default model', () => {
-    assert.equal(resolvePolicy(configSchema.parse({ model: 'openai/gpt-4o-mini' }), msg('telegram')).model, 'openai/gpt-4o-mini');
+    assert.equal(
+      resolvePolicy(configSchema.parse({ model: 'openai/gpt-4o-mini' }), msg('telegram')).model,
+      'openai/gpt-4o-mini',
+    );
     assert.equal('model' in resolvePolicy(configSchema.parse({}), msg('telegram')), false);
   });
 
@@ -36,7 +44,12 @@ describe('resolvePolicy', () => {
         allowFrom: ['u1', 'u2'],
         tools: { deny: ['bash'] },
         chats: {
-          '-100': { access: 'full', requireMention: false, tools: { allow: ['read', 'bash'], deny: ['web_fetch'] }, systemPrompt: 'group rules' },
+          '-100': {
+            access: 'full',
+            requireMention: false,
+            tools: { allow: ['read', 'bash'], deny: ['web_fetch'] },
+            systemPrompt: 'group rules',
+          },
           '-100:7': { model: 'anthropic/claude', network: { allow: ['api.example.com'] } },
           '-200': { allowFrom: ['*'] },
         },
@@ -47,22 +60,59 @@ describe('resolvePolicy', () => {
     },
   });
   const cases: { name: string; m: Parameters<typeof resolvePolicy>[1]; want: Partial<ResolvedPolicy> }[] = [
-    { name: 'platform override', m: msg('telegram', { chatId: '-1' }), want: { access: 'chat-only', allowFrom: ['u1', 'u2'], requireMention: true, tools: { deny: ['bash'] }, model: 'openai/gpt-4o-mini' } },
+    {
+      name: 'platform override',
+      m: msg('telegram', { chatId: '-1' }),
+      want: {
+        access: 'chat-only',
+        allowFrom: ['u1', 'u2'],
+        requireMention: true,
+        tools: { deny: ['bash'] },
+        model: 'openai/gpt-4o-mini',
+      },
+    },
     {
       name: 'chat override over the platform; deny lists accumulate (a chat cannot lift a platform deny)',
       m: msg('telegram', { chatId: '-100' }),
-      want: { access: 'full', allowFrom: ['u1', 'u2'], requireMention: false, tools: { allow: ['read', 'bash'], deny: ['bash', 'web_fetch'] }, systemPrompt: 'group rules' },
+      want: {
+        access: 'full',
+        allowFrom: ['u1', 'u2'],
+        requireMention: false,
+        tools: { allow: ['read', 'bash'], deny: ['bash', 'web_fetch'] },
+        systemPrompt: 'group rules',
+      },
     },
     {
       name: 'thread override over the chat',
       m: msg('telegram', { chatId: '-100', threadId: '7' }),
-      want: { access: 'full', model: 'anthropic/claude', network: { allow: ['api.example.com'] }, tools: { allow: ['read', 'bash'], deny: ['bash', 'web_fetch'] } },
+      want: {
+        access: 'full',
+        model: 'anthropic/claude',
+        network: { allow: ['api.example.com'] },
+        tools: { allow: ['read', 'bash'], deny: ['bash', 'web_fetch'] },
+      },
     },
-    { name: 'user override last', m: msg('telegram', { chatId: '-100', userId: 'u2' }), want: { access: 'read-only', model: 'openai/gpt-4o', requireMention: false } },
+    {
+      name: 'user override last',
+      m: msg('telegram', { chatId: '-100', userId: 'u2' }),
+      want: { access: 'read-only', model: 'openai/gpt-4o', requireMention: false },
+    },
     { name: 'a chat replaces allowFrom', m: msg('telegram', { chatId: '-200' }), want: { allowFrom: ['*'] } },
-    { name: 'slack channel override', m: msg('slack', { chatId: 'C9' }), want: { access: 'full', requireMention: true } },
-    { name: 'discord channel override', m: msg('discord', { chatId: 'D1' }), want: { access: 'read-only', requireMention: false } },
-    { name: 'another platform is untouched by telegram overrides', m: msg('web', { chatId: '-100', userId: 'u2' }), want: { access: 'full', requireMention: true, tools: {} } },
+    {
+      name: 'slack channel override',
+      m: msg('slack', { chatId: 'C9' }),
+      want: { access: 'full', requireMention: true },
+    },
+    {
+      name: 'discord channel override',
+      m: msg('discord', { chatId: 'D1' }),
+      want: { access: 'read-only', requireMention: false },
+    },
+    {
+      name: 'another platform is untouched by telegram overrides',
+      m: msg('web', { chatId: '-100', userId: 'u2' }),
+      want: { access: 'full', requireMention: true, tools: {} },
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {
@@ -74,20 +124,89 @@ describe('resolvePolicy', () => {
 
 describe('admit', () => {
   const base: ResolvedPolicy = { access: 'read-only', requireMention: true, tools: {}, network: { allow: [] } };
-  const m = (over: Partial<{ userId: string; chatId: string; isDirect: boolean; mentionsBot: boolean }> = {}) => ({ userId: 'u1', chatId: 'c1', isDirect: false, mentionsBot: false, text: 'hi', ...over });
-  const cases: { name: string; policy: ResolvedPolicy; m: ReturnType<typeof m>; replyToStrangers?: boolean; want: ReturnType<typeof admit> }[] = [
+  const m = (over: Partial<{ userId: string; chatId: string; isDirect: boolean; mentionsBot: boolean }> = {}) => ({
+    userId: 'u1',
+    chatId: 'c1',
+    isDirect: false,
+    mentionsBot: false,
+    text: 'hi',
+    ...over,
+  });
+  const cases: {
+    name: string;
+    policy: ResolvedPolicy;
+    m: ReturnType<typeof m>;
+    replyToStrangers?: boolean;
+    want: ReturnType<typeof admit>;
+  }[] = [
     { name: 'a direct message is admitted', policy: base, m: m({ isDirect: true }), want: { admitted: true } },
-    { name: 'a group message with a mention is admitted', policy: base, m: m({ mentionsBot: true }), want: { admitted: true } },
-    { name: 'a group message without a mention is not addressed (silence)', policy: base, m: m(), want: { admitted: false, reason: 'not-addressed', reply: false } },
-    { name: 'without requireMention every group message is admitted', policy: { ...base, requireMention: false }, m: m(), want: { admitted: true } },
-    { name: 'allowFrom by user', policy: { ...base, allowFrom: ['u1'] }, m: m({ isDirect: true }), want: { admitted: true } },
-    { name: 'allowFrom by chat', policy: { ...base, allowFrom: ['c1'] }, m: m({ userId: 'u9', isDirect: true }), want: { admitted: true } },
-    { name: 'allowFrom *', policy: { ...base, allowFrom: ['*'] }, m: m({ userId: 'u9', isDirect: true }), want: { admitted: true } },
-    { name: 'a stranger writing directly is told', policy: { ...base, allowFrom: ['u1'] }, m: m({ userId: 'u9', isDirect: true }), want: { admitted: false, reason: 'not-allowed', reply: true } },
-    { name: 'a stranger mentioning the bot in a group is told', policy: { ...base, allowFrom: ['u1'] }, m: m({ userId: 'u9', mentionsBot: true }), want: { admitted: false, reason: 'not-allowed', reply: true } },
-    { name: 'a stranger not addressing the bot gets silence', policy: { ...base, allowFrom: ['u1'] }, m: m({ userId: 'u9' }), want: { admitted: false, reason: 'not-allowed', reply: false } },
-    { name: 'replyToStrangers off: silence', policy: { ...base, allowFrom: ['u1'] }, m: m({ userId: 'u9', isDirect: true }), replyToStrangers: false, want: { admitted: false, reason: 'not-allowed', reply: false } },
-    { name: 'an empty allowFrom admits no one', policy: { ...base, allowFrom: [] }, m: m({ isDirect: true }), want: { admitted: false, reason: 'not-allowed', reply: true } },
+    {
+      name: 'a group message with a mention is admitted',
+      policy: base,
+      m: m({ mentionsBot: true }),
+      want: { admitted: true },
+    },
+    {
+      name: 'a group message without a mention is not addressed (silence)',
+      policy: base,
+      m: m(),
+      want: { admitted: false, reason: 'not-addressed', reply: false },
+    },
+    {
+      name: 'without requireMention every group message is admitted',
+      policy: { ...base, requireMention: false },
+      m: m(),
+      want: { admitted: true },
+    },
+    {
+      name: 'allowFrom by user',
+      policy: { ...base, allowFrom: ['u1'] },
+      m: m({ isDirect: true }),
+      want: { admitted: true },
+    },
+    {
+      name: 'allowFrom by chat',
+      policy: { ...base, allowFrom: ['c1'] },
+      m: m({ userId: 'u9', isDirect: true }),
+      want: { admitted: true },
+    },
+    {
+      name: 'allowFrom *',
+      policy: { ...base, allowFrom: ['*'] },
+      m: m({ userId: 'u9', isDirect: true }),
+      want: { admitted: true },
+    },
+    {
+      name: 'a stranger writing directly is told',
+      policy: { ...base, allowFrom: ['u1'] },
+      m: m({ userId: 'u9', isDirect: true }),
+      want: { admitted: false, reason: 'not-allowed', reply: true },
+    },
+    {
+      name: 'a stranger mentioning the bot in a group is told',
+      policy: { ...base, allowFrom: ['u1'] },
+      m: m({ userId: 'u9', mentionsBot: true }),
+      want: { admitted: false, reason: 'not-allowed', reply: true },
+    },
+    {
+      name: 'a stranger not addressing the bot gets silence',
+      policy: { ...base, allowFrom: ['u1'] },
+      m: m({ userId: 'u9' }),
+      want: { admitted: false, reason: 'not-allowed', reply: false },
+    },
+    {
+      name: 'replyToStrangers off: silence',
+      policy: { ...base, allowFrom: ['u1'] },
+      m: m({ userId: 'u9', isDirect: true }),
+      replyToStrangers: false,
+      want: { admitted: false, reason: 'not-allowed', reply: false },
+    },
+    {
+      name: 'an empty allowFrom admits no one',
+      policy: { ...base, allowFrom: [] },
+      m: m({ isDirect: true }),
+      want: { admitted: false, reason: 'not-allowed', reply: true },
+    },
   ];
   for (const c of cases) {
     test(c.name, () => {

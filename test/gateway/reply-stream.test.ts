@@ -11,7 +11,15 @@ import { silentLogger } from '../../src/log.ts';
 import { waitUntil } from '../helpers.ts';
 import { FakeAdapter } from './fakes.ts';
 
-const caps = (over: Partial<AdapterCapabilities> = {}): AdapterCapabilities => ({ edit: true, typing: true, threads: false, maxTextLength: 100, editIntervalMs: 5, typingIntervalMs: 5000, ...over });
+const caps = (over: Partial<AdapterCapabilities> = {}): AdapterCapabilities => ({
+  edit: true,
+  typing: true,
+  threads: false,
+  maxTextLength: 100,
+  editIntervalMs: 5,
+  typingIntervalMs: 5000,
+  ...over,
+});
 const target = { conversationKey: 'telegram:100', chatId: '100' };
 
 function setup(c: AdapterCapabilities = caps()) {
@@ -35,12 +43,45 @@ describe('ReplyStream', () => {
   });
 
   const previews: { name: string; events: Parameters<ReplyStream['onEvent']>[0][]; shown: string }[] = [
-    { name: 'a tool status shows under the text, without Markdown marks', events: [{ type: 'text-delta', text: 'Looking' }, { type: 'status', text: 'running *grep* on `src`_' }], shown: 'Looking\n\n_running grep on src_' },
-    { name: 'a status alone is the preview', events: [{ type: 'status', text: 'reading files' }], shown: '_reading files_' },
-    { name: 'status-clear removes the status line', events: [{ type: 'text-delta', text: 'Done' }, { type: 'status', text: 'x' }, { type: 'status-clear' }], shown: 'Done' },
-    { name: 'the status stays while more text arrives', events: [{ type: 'status', text: 'x' }, { type: 'text-delta', text: 'Answer' }], shown: 'Answer\n\n_x_' },
-    { name: 'too long: the tail is kept, after an ellipsis, within the limit', events: [{ type: 'text-delta', text: `${'a'.repeat(80)}${'b'.repeat(40)}` }], shown: `…${'a'.repeat(58)}${'b'.repeat(40)}` },
-    { name: 'too long with a status: the status keeps its room', events: [{ type: 'text-delta', text: 'a'.repeat(120) }, { type: 'status', text: 'grep' }], shown: `…${'a'.repeat(90)}\n\n_grep_` },
+    {
+      name: 'a tool status shows under the text, without Markdown marks',
+      events: [
+        { type: 'text-delta', text: 'Looking' },
+        { type: 'status', text: 'running *grep* on `src`_' },
+      ],
+      shown: 'Looking\n\n_running grep on src_',
+    },
+    {
+      name: 'a status alone is the preview',
+      events: [{ type: 'status', text: 'reading files' }],
+      shown: '_reading files_',
+    },
+    {
+      name: 'status-clear removes the status line',
+      events: [{ type: 'text-delta', text: 'Done' }, { type: 'status', text: 'x' }, { type: 'status-clear' }],
+      shown: 'Done',
+    },
+    {
+      name: 'the status stays while more text arrives',
+      events: [
+        { type: 'status', text: 'x' },
+        { type: 'text-delta', text: 'Answer' },
+      ],
+      shown: 'Answer\n\n_x_',
+    },
+    {
+      name: 'too long: the tail is kept, after an ellipsis, within the limit',
+      events: [{ type: 'text-delta', text: `${'a'.repeat(80)}${'b'.repeat(40)}` }],
+      shown: `…${'a'.repeat(58)}${'b'.repeat(40)}`,
+    },
+    {
+      name: 'too long with a status: the status keeps its room',
+      events: [
+        { type: 'text-delta', text: 'a'.repeat(120) },
+        { type: 'status', text: 'grep' },
+      ],
+      shown: `…${'a'.repeat(90)}\n\n_grep_`,
+    },
   ];
   for (const c of previews) {
     test(c.name, async () => {

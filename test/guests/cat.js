@@ -1,7 +1,8 @@
 // @imports wasi:filesystem/preopens@0.2.12, wasi:cli/environment@0.2.12
 // Prints the file named by its first argument, read through the guest's `/` preopen.
-import { getDirectories } from 'wasi:filesystem/preopens@0.2.12';
+
 import { getArguments } from 'wasi:cli/environment@0.2.12';
+import { getDirectories } from 'wasi:filesystem/preopens@0.2.12';
 
 export const run = {
   run() {

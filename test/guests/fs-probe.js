@@ -4,8 +4,9 @@
 //   read P | write P TEXT | ls P | mkdir P | rm P | rmdir P | rename A B | symlink T L |
 //   link A B | stat P | readlink P | race-read P N (N reads; counts outcomes by content) |
 //   fill P MIB (writes MIB MiB in 1 MiB writes; on failure the error names the MiB written)
-import { getDirectories } from 'wasi:filesystem/preopens@0.2.12';
+
 import { getArguments } from 'wasi:cli/environment@0.2.12';
+import { getDirectories } from 'wasi:filesystem/preopens@0.2.12';
 
 const dec = new TextDecoder();
 const enc = new TextEncoder();
@@ -65,9 +66,9 @@ const commands = {
     for (let i = 0; i < Number(n); i++) {
       let key;
       try {
-        key = 'content:' + readAll(root, p).trim();
+        key = `content:${readAll(root, p).trim()}`;
       } catch (e) {
-        key = 'error:' + errName(e);
+        key = `error:${errName(e)}`;
       }
       counts[key] = (counts[key] ?? 0) + 1;
     }

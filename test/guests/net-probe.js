@@ -4,9 +4,10 @@
 // errors, not traps. `--parallel URL...` starts every request before waiting for any;
 // `--leave URL [THEN]` starts the request and exits without waiting for it (after fetching
 // THEN, if given, so a server can hold THEN until the first request has arrived).
+
+import { getArguments } from 'wasi:cli/environment@0.2.12';
 import { handle } from 'wasi:http/outgoing-handler@0.2.12';
 import { Fields, OutgoingRequest } from 'wasi:http/types@0.2.12';
-import { getArguments } from 'wasi:cli/environment@0.2.12';
 
 function start(target) {
   const url = new URL(target);
@@ -35,7 +36,7 @@ function finish(future) {
       const part = stream.blockingRead(65536n);
       parts.push(part);
       size += part.length;
-    } catch (e) {
+    } catch (_e) {
       break;
     }
   }
@@ -53,7 +54,7 @@ function guarded(f) {
   try {
     return f();
   } catch (e) {
-    return { ok: false, error: String(e && e.payload ? JSON.stringify(e.payload) : e) };
+    return { ok: false, error: String(e?.payload ? JSON.stringify(e.payload) : e) };
   }
 }
 

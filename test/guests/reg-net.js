@@ -2,9 +2,10 @@
 // @imports wasi:http/types@0.2.12, wasi:http/outgoing-handler@0.2.12, wasi:cli/environment@0.2.12
 // A registry test guest that imports wasi:http. As `fetchy` or `hot` it declares the hosts it
 // needs and GETs --url, printing "v1: <body>"; as `sneaky` it declares no Network: line.
+
+import { getArguments } from 'wasi:cli/environment@0.2.12';
 import { handle } from 'wasi:http/outgoing-handler@0.2.12';
 import { Fields, OutgoingRequest } from 'wasi:http/types@0.2.12';
-import { getArguments } from 'wasi:cli/environment@0.2.12';
 
 const help = (name, network) => `${name} 1.0.0
 Fetch a URL
@@ -32,7 +33,7 @@ function get(target) {
     if (res !== undefined) break;
     future.subscribe().block();
   }
-  if (res.tag !== 'ok' || res.val.tag === 'err') return `request failed: ${JSON.stringify(res.val && res.val.val)}`;
+  if (res.tag !== 'ok' || res.val.tag === 'err') return `request failed: ${JSON.stringify(res.val?.val)}`;
   const stream = res.val.val.consume().stream();
   const parts = [];
   for (;;) {

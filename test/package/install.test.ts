@@ -21,7 +21,9 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
   files: string[];
 };
-const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, LockEntry> };
+const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
+  packages: Record<string, LockEntry>;
+};
 
 /** Where npm resolves `name` from the package at `from`: its own node_modules, then each parent's. */
 function resolveIn(from: string, name: string): string | undefined {
@@ -44,7 +46,9 @@ function importedPackages(dir: string): Map<string, string> {
       if (e.isDirectory()) walk(path);
       else if (e.name.endsWith('.ts')) {
         const source = readFileSync(path, 'utf8');
-        for (const m of source.matchAll(/^\s*(?:import|export)\s(?!type\b)[^'"]*?from\s*'([^'.][^']*)'|import\('([^'.][^']*)'\)/gm)) {
+        for (const m of source.matchAll(
+          /^\s*(?:import|export)\s(?!type\b)[^'"]*?from\s*'([^'.][^']*)'|import\('([^'.][^']*)'\)/gm,
+        )) {
           const spec = (m[1] ?? m[2])!;
           if (spec.startsWith('node:')) continue;
           const name = spec.startsWith('@') ? spec.split('/').slice(0, 2).join('/') : spec.split('/')[0]!;
@@ -65,13 +69,19 @@ describe('install', () => {
         if (!resolveIn(path, name)) missing.push(`${name} (optional dependency of ${path || 'the root'})`);
       }
     }
-    assert.deepEqual(missing, [], 'regenerate package-lock.json as the README says (npm 11.16+ leaves unpublished optional packages out)');
+    assert.deepEqual(
+      missing,
+      [],
+      'regenerate package-lock.json as the README says (npm 11.16+ leaves unpublished optional packages out)',
+    );
   });
 
   it('every package src/ imports is a runtime dependency, so an --omit=dev install can run it', () => {
     // tsx: src/sandbox/pool.ts loads it in workers only when boxbot runs from its .ts sources.
     const sourceOnly = new Set(['tsx']);
-    const notRuntime = [...importedPackages(join(root, 'src'))].filter(([name]) => !pkg.dependencies[name] && !sourceOnly.has(name)).map(([name, file]) => `${name} (${file})`);
+    const notRuntime = [...importedPackages(join(root, 'src'))]
+      .filter(([name]) => !pkg.dependencies[name] && !sourceOnly.has(name))
+      .map(([name, file]) => `${name} (${file})`);
     assert.deepEqual(notRuntime, []);
   });
 
@@ -80,7 +90,10 @@ describe('install', () => {
       const m = /^node (\S+)$/.exec(pkg.scripts[script] ?? '');
       assert.ok(m, `${script} runs a plain node script (tsx is a devDependency): ${pkg.scripts[script]}`);
       assert.ok(existsSync(join(root, m[1]!)), m[1]);
-      assert.ok(pkg.files.some((f) => m[1]!.startsWith(`${f}/`)), `${m[1]} is in the package's files`);
+      assert.ok(
+        pkg.files.some((f) => m[1]!.startsWith(`${f}/`)),
+        `${m[1]} is in the package's files`,
+      );
     }
     for (const f of ['bin', 'dist', 'tools', 'skills']) assert.ok(pkg.files.includes(f), f);
   });

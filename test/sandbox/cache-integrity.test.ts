@@ -46,14 +46,20 @@ describe('sandbox: the compile cache is checked before it is loaded', () => {
     const first = await runOnce(cacheDir, guest('hello'));
     assert.equal(text(first.stdout), '{"hello":"world"}\n');
     const glue = join(entryOf(cacheDir), 'guest.mjs');
-    writeFileSync(glue, `import { writeFileSync as __w } from 'node:fs'; __w(${JSON.stringify(marker)}, 'ran on the host');\n${readFileSync(glue, 'utf8')}`);
+    writeFileSync(
+      glue,
+      `import { writeFileSync as __w } from 'node:fs'; __w(${JSON.stringify(marker)}, 'ran on the host');\n${readFileSync(glue, 'utf8')}`,
+    );
 
     const { lines, log } = capture();
     const second = await runOnce(cacheDir, guest('hello'), log);
     assert.equal(second.exitCode, 0, text(second.stderr));
     assert.equal(text(second.stdout), '{"hello":"world"}\n');
     assert.equal(existsSync(marker), false, 'the tampered glue ran');
-    assert.ok(lines.some((l) => l.includes('guest.mjs does not match')), `no warning logged: ${lines.join('')}`);
+    assert.ok(
+      lines.some((l) => l.includes('guest.mjs does not match')),
+      `no warning logged: ${lines.join('')}`,
+    );
     assert.doesNotMatch(readFileSync(glue, 'utf8'), /ran on the host/, 'the entry was rebuilt');
   });
 
@@ -68,7 +74,10 @@ describe('sandbox: the compile cache is checked before it is loaded', () => {
     const r = await runOnce(cacheDir, guest('exit42'), log);
     assert.equal(r.exitCode, 42, text(r.stderr));
     assert.equal(text(r.stdout), 'bye\n');
-    assert.ok(lines.some((l) => l.includes('guest.core.wasm does not match')), `no warning logged: ${lines.join('')}`);
+    assert.ok(
+      lines.some((l) => l.includes('guest.core.wasm does not match')),
+      `no warning logged: ${lines.join('')}`,
+    );
   });
 
   it('folders are 0700 and files 0600', async () => {

@@ -2,7 +2,7 @@
 // or drops a queued one, rejecting with SandboxError `cancelled`; the next call works.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, SandboxError, type Sandbox } from '../../src/sandbox/index.ts';
+import { createSandbox, type Sandbox, SandboxError } from '../../src/sandbox/index.ts';
 import { grant, guest, tempDir, waitUntil } from '../helpers.ts';
 
 const isCancelled = (e: unknown) => e instanceof SandboxError && e.code === 'cancelled';

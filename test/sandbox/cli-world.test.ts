@@ -50,7 +50,9 @@ describe('sandbox: CLI world', () => {
 
   it('runs many calls in parallel, each with its own world', async () => {
     const results = await Promise.all(
-      Array.from({ length: 12 }, (_, i) => sandbox.run(guest('environ'), grant({ args: [`call-${i}`], env: { N: String(i) } }))),
+      Array.from({ length: 12 }, (_, i) =>
+        sandbox.run(guest('environ'), grant({ args: [`call-${i}`], env: { N: String(i) } })),
+      ),
     );
     results.forEach((r, i) => {
       assert.deepEqual(text(r.stdout).split('\n').filter(Boolean), ['environ', `call-${i}`, `N=${i}`]);

@@ -12,7 +12,15 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { guest, root, tempDir } from '../helpers.ts';
 
 const FS_LINKS_STDOUT = [
-  'mkdir 00', 'rename-slash 00', 'symlink 00', 'readlink 00', 'readlink target', 'symlink-out 63', 'create 00', 'link 00', '',
+  'mkdir 00',
+  'rename-slash 00',
+  'symlink 00',
+  'readlink 00',
+  'readlink target',
+  'symlink-out 63',
+  'create 00',
+  'link 00',
+  '',
 ].join('\n');
 
 /** A fake checkout: a preview1 suite of three WAT guests, and a preview3 folder to be ignored. */
@@ -28,11 +36,14 @@ function fakeSuite(): string {
   symlinkSync('fs-tests.dir', join(dir, 'linked.dir'));
   writeFileSync(join(dir, 'fs-links.json'), JSON.stringify({ root: 'linked.dir', stdout: FS_LINKS_STDOUT }));
   copyFileSync(guest('environ'), join(dir, 'environ.wasm'));
-  writeFileSync(join(dir, 'environ.json'), JSON.stringify({
-    args: ['first', 'the "second" arg'],
-    env: { a: 'new\nline' },
-    stdout: 'environ\nfirst\nthe "second" arg\na=new\nline\n',
-  }));
+  writeFileSync(
+    join(dir, 'environ.json'),
+    JSON.stringify({
+      args: ['first', 'the "second" arg'],
+      env: { a: 'new\nline' },
+      stdout: 'environ\nfirst\nthe "second" arg\na=new\nline\n',
+    }),
+  );
   copyFileSync(guest('exit42'), join(dir, 'exit42.wasm'));
   writeFileSync(join(dir, 'exit42.json'), JSON.stringify({ exit_code: 42, stdout: 'bye\n' }));
   copyFileSync(guest('exit42'), join(dir, 'exit42-unexpected.wasm'));
@@ -50,7 +61,10 @@ describe('WASI conformance runner', () => {
 
   it('finds every preview1 test with its spec, and only those', async () => {
     const tests = await findPreview1Tests(checkout);
-    assert.deepEqual(tests.map((t) => t.id), ['wat/environ', 'wat/exit42', 'wat/exit42-unexpected', 'wat/fs-links']);
+    assert.deepEqual(
+      tests.map((t) => t.id),
+      ['wat/environ', 'wat/exit42', 'wat/exit42-unexpected', 'wat/fs-links'],
+    );
     assert.deepEqual(tests.find((t) => t.id === 'wat/exit42-unexpected')!.spec, {});
   });
 
@@ -58,7 +72,10 @@ describe('WASI conformance runner', () => {
     const tests = await findPreview1Tests(checkout);
     const outcomes = [];
     for (const t of tests) outcomes.push(await runConformanceTest(sandbox, t));
-    assert.deepEqual(outcomes.filter((o) => o.passed).map((o) => o.id), ['wat/environ', 'wat/exit42', 'wat/fs-links']);
+    assert.deepEqual(
+      outcomes.filter((o) => o.passed).map((o) => o.id),
+      ['wat/environ', 'wat/exit42', 'wat/fs-links'],
+    );
     const failed = outcomes.find((o) => !o.passed)!;
     assert.equal(failed.id, 'wat/exit42-unexpected');
     assert.match(failed.reason!, /exit code 42, expected 0/);
@@ -76,7 +93,10 @@ describe('WASI conformance runner', () => {
   });
 
   it('npm run conformance without a checkout says where to get the suite', () => {
-    const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'conformance.ts')], { cwd: root, encoding: 'utf8' });
+    const r = spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'conformance.ts')], {
+      cwd: root,
+      encoding: 'utf8',
+    });
     assert.equal(r.status, 2);
     assert.match(r.stderr, /no checkout given/);
     assert.match(r.stderr, /wasi-testsuite/);

@@ -3,7 +3,18 @@
 // directory/symlink swap never lets a read through to the outside.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, symlinkSync, writeFileSync, existsSync, readFileSync, lstatSync, readlinkSync, rmSync, statSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
@@ -28,7 +39,10 @@ describe('sandbox: filesystem', () => {
   });
   after(() => sandbox.close());
 
-  async function probe(readOnly: boolean, ...args: string[]): Promise<{ ok: boolean; value?: unknown; error?: string }> {
+  async function probe(
+    readOnly: boolean,
+    ...args: string[]
+  ): Promise<{ ok: boolean; value?: unknown; error?: string }> {
     const r = await sandbox.run(guest('fs-probe'), grant({ args, mounts: [{ host: ws, guest: '/', readOnly }] }));
     assert.equal(r.exitCode, 0, text(r.stderr));
     return JSON.parse(text(r.stdout));
@@ -54,7 +68,14 @@ describe('sandbox: filesystem', () => {
   }
 
   it('a read-only mount refuses every write', async () => {
-    for (const args of [['write', 'new.txt', 'x'], ['write', 'a.txt', 'x'], ['mkdir', 'd'], ['rm', 'a.txt'], ['rmdir', 'sub'], ['rename', 'a.txt', 'b.txt']]) {
+    for (const args of [
+      ['write', 'new.txt', 'x'],
+      ['write', 'a.txt', 'x'],
+      ['mkdir', 'd'],
+      ['rm', 'a.txt'],
+      ['rmdir', 'sub'],
+      ['rename', 'a.txt', 'b.txt'],
+    ]) {
       assert.deepEqual(await probe(true, ...args), { ok: false, error: 'read-only' }, args.join(' '));
     }
     assert.equal(readFileSync(join(ws, 'a.txt'), 'utf8'), 'hello\n');
@@ -106,7 +127,11 @@ describe('sandbox: filesystem', () => {
     writeFileSync(join(race, 'real', 'secret.txt'), 'inside\n');
     symlinkSync(outside, join(race, 'evil'));
     // The attacker swaps `sub` between the real directory and a symlink to the outside, as fast as it can.
-    const attacker = spawn(process.execPath, ['-e', `
+    const attacker = spawn(
+      process.execPath,
+      [
+        '-e',
+        `
       const fs = require('fs'); const p = require('path'); const d = ${JSON.stringify(race)};
       fs.renameSync(p.join(d, 'real'), p.join(d, 'sub'));
       let swaps = 0;
@@ -114,9 +139,15 @@ describe('sandbox: filesystem', () => {
         try { fs.renameSync(p.join(d, 'sub'), p.join(d, 'real')); fs.renameSync(p.join(d, 'evil'), p.join(d, 'sub'));
               fs.renameSync(p.join(d, 'sub'), p.join(d, 'evil')); fs.renameSync(p.join(d, 'real'), p.join(d, 'sub')); swaps++; } catch {}
         if (swaps % 1000 === 0) { const b = new SharedArrayBuffer(4); Atomics.wait(new Int32Array(b), 0, 0, 0); }
-      }`], { stdio: ['ignore', 'pipe', 'inherit'] });
+      }`,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
     try {
-      const g = grant({ args: ['race-read', 'sub/secret.txt', '100000'], mounts: [{ host: race, guest: '/', readOnly: true }] });
+      const g = grant({
+        args: ['race-read', 'sub/secret.txt', '100000'],
+        mounts: [{ host: race, guest: '/', readOnly: true }],
+      });
       g.limits.timeoutMs = 300_000;
       g.limits.fuel = undefined; // 100,000 opens in an interpreter exceed the default budget; the timeout still bounds it
       const r = await sandbox.run(guest('fs-probe'), g);
@@ -127,7 +158,10 @@ describe('sandbox: filesystem', () => {
       assert.equal(total, 100_000);
       assert.equal(counts['content:TOP-SECRET'] ?? 0, 0, 'a read escaped the mount');
       assert.ok((counts['content:inside'] ?? 0) > 0, 'the race was not exercised: no read succeeded');
-      assert.ok(Object.keys(counts).some((k) => k.startsWith('error:')), 'the race was not exercised: no read was refused');
+      assert.ok(
+        Object.keys(counts).some((k) => k.startsWith('error:')),
+        'the race was not exercised: no read was refused',
+      );
     } finally {
       attacker.kill('SIGKILL');
     }

@@ -3,8 +3,8 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { buildGuest } from '../../scripts/componentize.ts';
+import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { grant, root, tempDir, text } from '../helpers.ts';
 
 const built = join(root, '.cache', 'sandbox-guests');

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, SandboxError, type Sandbox } from '../../src/sandbox/index.ts';
+import { createSandbox, type Sandbox, SandboxError } from '../../src/sandbox/index.ts';
 import { grant, guest, tempDir } from '../helpers.ts';
 
 describe('sandbox: inputs', () => {
@@ -31,16 +31,25 @@ describe('sandbox: inputs', () => {
   it('refuses a core module that is not a WASI command', async () => {
     const f = join(dir, 'lib.wasm');
     // (module (func (export "add") (param i32 i32) (result i32) local.get 0 local.get 1 i32.add))
-    writeFileSync(f, Buffer.from('0061736d0100000001070160027f7f017f030201000707010361646400000a09010700200020016a0b', 'hex'));
+    writeFileSync(
+      f,
+      Buffer.from('0061736d0100000001070160027f7f017f030201000707010361646400000a09010700200020016a0b', 'hex'),
+    );
     await assert.rejects(sandbox.run(f, grant()), /_start|command/);
   });
 
   it('reports a missing file as not-found', async () => {
-    await assert.rejects(sandbox.run(join(dir, 'nope.wasm'), grant()), (e: unknown) => e instanceof SandboxError && e.code === 'not-found');
+    await assert.rejects(
+      sandbox.run(join(dir, 'nope.wasm'), grant()),
+      (e: unknown) => e instanceof SandboxError && e.code === 'not-found',
+    );
   });
 
   it('names the bad field of a grant', async () => {
-    await assert.rejects(sandbox.run(guest('exit42'), grant({ mounts: [{ host: join(dir, 'missing'), guest: '/', readOnly: true }] })), /mounts\[0\]\.host/);
+    await assert.rejects(
+      sandbox.run(guest('exit42'), grant({ mounts: [{ host: join(dir, 'missing'), guest: '/', readOnly: true }] })),
+      /mounts\[0\]\.host/,
+    );
     await assert.rejects(sandbox.run(guest('exit42'), grant({ env: { 'A=B': 'x' } })), /env/);
     const g = grant();
     g.limits.timeoutMs = -1;

@@ -33,7 +33,11 @@ describe('sandbox: network limits per call', () => {
     g.limits = { ...g.limits, ...limits };
     return g;
   };
-  const lines = (out: Uint8Array) => text(out).trim().split('\n').map((l) => JSON.parse(l) as { ok: boolean; body?: string; error?: string });
+  const lines = (out: Uint8Array) =>
+    text(out)
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { ok: boolean; body?: string; error?: string });
 
   it('runs at most 8 requests of a call at once; a 9th waits for a turn and then succeeds', async () => {
     const held: ServerResponse[] = [];
@@ -56,14 +60,23 @@ describe('sandbox: network limits per call', () => {
     const r = await call;
     assert.equal(r.trap, undefined);
     assert.equal(most, 8, 'never more than 8 at once');
-    assert.deepEqual(lines(r.stdout).map((l) => l.ok), Array(9).fill(true));
+    assert.deepEqual(
+      lines(r.stdout).map((l) => l.ok),
+      Array(9).fill(true),
+    );
   });
 
   it('caps the response bytes of a call in all: bodies past the cap fail with HTTP-response-body-size', async () => {
     handler = (_req, res) => res.end(Buffer.alloc(256 * 1024, 97));
-    const r = await sandbox.run(guest('net-probe'), netGrant([`${base}/a`, `${base}/b`, `${base}/c`], { maxResponseBytes: 600 * 1024, maxOutputBytes: 4 * MiB }));
+    const r = await sandbox.run(
+      guest('net-probe'),
+      netGrant([`${base}/a`, `${base}/b`, `${base}/c`], { maxResponseBytes: 600 * 1024, maxOutputBytes: 4 * MiB }),
+    );
     const out = lines(r.stdout);
-    assert.deepEqual(out.map((l) => l.ok), [true, true, false]);
+    assert.deepEqual(
+      out.map((l) => l.ok),
+      [true, true, false],
+    );
     assert.equal(out[0]!.body!.length, 256 * 1024);
     assert.equal(out[2]!.error, 'HTTP-response-body-size');
   });

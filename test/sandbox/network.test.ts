@@ -37,7 +37,11 @@ describe('sandbox: network', () => {
     server.close();
   });
 
-  async function fetchAs(url: string, allow: string[], block: string[]): Promise<{ ok: boolean; status?: number; body?: string; error?: string }> {
+  async function fetchAs(
+    url: string,
+    allow: string[],
+    block: string[],
+  ): Promise<{ ok: boolean; status?: number; body?: string; error?: string }> {
     const r = await sandbox.run(guest('net-probe'), grant({ args: [url], network: { allow, block } }));
     assert.equal(r.trap, undefined, `a network denial must not trap: ${JSON.stringify(r.trap)}`);
     assert.equal(r.exitCode, 0, text(r.stderr));
@@ -45,11 +49,18 @@ describe('sandbox: network', () => {
   }
 
   it('has no network without an allowed host', async () => {
-    assert.deepEqual(await fetchAs(`http://127.0.0.1:${port}/a`, [], ['none']), { ok: false, error: 'HTTP-request-denied' });
+    assert.deepEqual(await fetchAs(`http://127.0.0.1:${port}/a`, [], ['none']), {
+      ok: false,
+      error: 'HTTP-request-denied',
+    });
   });
 
   it('reaches an allowed host when its network is not blocked', async () => {
-    assert.deepEqual(await fetchAs(`http://127.0.0.1:${port}/a`, ['http://127.0.0.1:*'], ['none']), { ok: true, status: 200, body: 'hello /a' });
+    assert.deepEqual(await fetchAs(`http://127.0.0.1:${port}/a`, ['http://127.0.0.1:*'], ['none']), {
+      ok: true,
+      status: 200,
+      body: 'hello /a',
+    });
   });
 
   it('refuses hosts outside the allow patterns', async () => {
@@ -57,9 +68,31 @@ describe('sandbox: network', () => {
     assert.deepEqual(r, { ok: false, error: 'HTTP-request-denied' });
   });
 
-  for (const host of ['127.0.0.1', 'localhost', '[::1]', '[::ffff:127.0.0.1]', '[::ffff:7f00:1]', '[::127.0.0.1]', '[64:ff9b::7f00:1]', '0.0.0.0', '169.254.169.254', '10.0.0.1', '172.16.0.1', '192.168.1.1', '100.64.0.1', '[fd12::1]', '[fe80::1]', '0x7f.1', '2130706433']) {
+  for (const host of [
+    '127.0.0.1',
+    'localhost',
+    '[::1]',
+    '[::ffff:127.0.0.1]',
+    '[::ffff:7f00:1]',
+    '[::127.0.0.1]',
+    '[64:ff9b::7f00:1]',
+    '0.0.0.0',
+    '169.254.169.254',
+    '10.0.0.1',
+    '172.16.0.1',
+    '192.168.1.1',
+    '100.64.0.1',
+    '[fd12::1]',
+    '[fe80::1]',
+    '0x7f.1',
+    '2130706433',
+  ]) {
     it(`blocks private destination ${host}`, async () => {
-      const r = await fetchAs(`http://${host}:${port}/secret`, ['*://*:*'.replace('*:*', `${host.replace(/^0x7f\.1$|^2130706433$/, '127.0.0.1')}:*`)], ['private']);
+      const r = await fetchAs(
+        `http://${host}:${port}/secret`,
+        ['*://*:*'.replace('*:*', `${host.replace(/^0x7f\.1$|^2130706433$/, '127.0.0.1')}:*`)],
+        ['private'],
+      );
       assert.equal(r.ok, false);
       assert.match(r.error!, /destination-IP-prohibited|HTTP-request-denied/);
     });
@@ -73,7 +106,10 @@ describe('sandbox: network', () => {
     assert.equal(lookups, 1, 'the name must be resolved exactly once');
     assert.deepEqual(seen, ['127.0.0.1 /pinned']);
     // The next call resolves again, gets the blocked answer, and is refused.
-    assert.deepEqual(await fetchAs(`http://rebind.test:${port}/again`, ['http://rebind.test:*'], ['127.0.0.2/32']), { ok: false, error: 'destination-IP-prohibited' });
+    assert.deepEqual(await fetchAs(`http://rebind.test:${port}/again`, ['http://rebind.test:*'], ['127.0.0.2/32']), {
+      ok: false,
+      error: 'destination-IP-prohibited',
+    });
   });
 
   // Without the abort, the host would hold the connection for the broker's 10-minute limit and
@@ -85,7 +121,10 @@ describe('sandbox: network', () => {
       const slow = createServer((req) => req.socket.on('close', () => resolve()));
       slow.listen(0, '127.0.0.1', async () => {
         const slowPort = (slow.address() as AddressInfo).port;
-        const g = grant({ args: [`http://127.0.0.1:${slowPort}/hang`], network: { allow: ['http://127.0.0.1:*'], block: ['none'] } });
+        const g = grant({
+          args: [`http://127.0.0.1:${slowPort}/hang`],
+          network: { allow: ['http://127.0.0.1:*'], block: ['none'] },
+        });
         g.limits.timeoutMs = 1000;
         const r = await patient.run(guest('net-probe'), g);
         assert.equal(r.trap?.kind, 'timeout');
@@ -96,6 +135,9 @@ describe('sandbox: network', () => {
   });
 
   it('reports DNS failures as DNS errors', async () => {
-    assert.deepEqual(await fetchAs(`http://nowhere.test:${port}/`, ['http://nowhere.test:*'], ['none']), { ok: false, error: 'DNS-error' });
+    assert.deepEqual(await fetchAs(`http://nowhere.test:${port}/`, ['http://nowhere.test:*'], ['none']), {
+      ok: false,
+      error: 'DNS-error',
+    });
   });
 });

@@ -15,13 +15,17 @@ describe('preview1 adapter', () => {
   });
 
   it("falls back to jco's copy in a checkout whose tools are not built", async () => {
-    const jcos = readFileSync(join(root, 'node_modules', '@bytecodealliance', 'jco', 'lib', 'wasi_snapshot_preview1.command.wasm'));
+    const jcos = readFileSync(
+      join(root, 'node_modules', '@bytecodealliance', 'jco', 'lib', 'wasi_snapshot_preview1.command.wasm'),
+    );
     assert.deepEqual(Buffer.from(await readPreview1CommandAdapter(join(tempDir(), 'absent.wasm'))), jcos);
   });
 
   it('build:tools ships it where a production install looks for it', () => {
     assert.equal(SHIPPED_ADAPTER_PATH, join(root, 'tools', 'dist', 'adapters', 'wasi_snapshot_preview1.command.wasm'));
-    const jcos = readFileSync(join(root, 'node_modules', '@bytecodealliance', 'jco', 'lib', 'wasi_snapshot_preview1.command.wasm'));
+    const jcos = readFileSync(
+      join(root, 'node_modules', '@bytecodealliance', 'jco', 'lib', 'wasi_snapshot_preview1.command.wasm'),
+    );
     assert.deepEqual(readFileSync(SHIPPED_ADAPTER_PATH), jcos);
   });
 });

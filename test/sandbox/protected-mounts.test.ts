@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { createSandbox, SandboxError, type Sandbox } from '../../src/sandbox/index.ts';
+import { createSandbox, type Sandbox, SandboxError } from '../../src/sandbox/index.ts';
 import { packageCodePaths } from '../../src/sandbox/protected-paths.ts';
 import { grant, guest, root, tempDir } from '../helpers.ts';
 
@@ -22,7 +22,11 @@ describe('sandbox: mounts never reach the data dir, the cache or the config', ()
     mkdirSync(workspace, { recursive: true });
     mkdirSync(join(data, 'extensions', 'tools'), { recursive: true });
     writeFileSync(config, '{}');
-    sandbox = createSandbox({ cacheDir: cache, workers: 1, protect: { dirs: [data], noWrite: [config], mountableInside: [join(data, 'workspaces')] } });
+    sandbox = createSandbox({
+      cacheDir: cache,
+      workers: 1,
+      protect: { dirs: [data], noWrite: [config], mountableInside: [join(data, 'workspaces')] },
+    });
   });
   after(() => sandbox.close());
 
@@ -56,10 +60,17 @@ describe('sandbox: mounts never reach the data dir, the cache or the config', ()
 
   it('refuses a writable mount holding the config file; read-only is allowed', async () => {
     const other = tempDir('boxbot-cfg-');
-    const cfgOnly = createSandbox({ cacheDir: join(tempDir('boxbot-c-'), 'cache'), workers: 1, protect: { noWrite: [join(other, 'boxbot.config.json')] } });
+    const cfgOnly = createSandbox({
+      cacheDir: join(tempDir('boxbot-c-'), 'cache'),
+      workers: 1,
+      protect: { noWrite: [join(other, 'boxbot.config.json')] },
+    });
     try {
       writeFileSync(join(other, 'boxbot.config.json'), '{}');
-      await assert.rejects(cfgOnly.run(guest('exit42'), grant({ mounts: [{ host: other, guest: '/', readOnly: false }] })), /boxbot\.config\.json, which no tool may write/);
+      await assert.rejects(
+        cfgOnly.run(guest('exit42'), grant({ mounts: [{ host: other, guest: '/', readOnly: false }] })),
+        /boxbot\.config\.json, which no tool may write/,
+      );
       const r = await cfgOnly.run(guest('exit42'), grant({ mounts: [{ host: other, guest: '/', readOnly: true }] }));
       assert.equal(r.exitCode, 42);
     } finally {
@@ -70,7 +81,10 @@ describe('sandbox: mounts never reach the data dir, the cache or the config', ()
   it("refuses a writable mount holding or inside boxbot's own code; read-only is allowed", async () => {
     await refused(root, false, 'which no tool may write');
     await refused(join(root, 'node_modules', 'tsx'), false, join(root, 'node_modules'));
-    const r = await sandbox.run(guest('exit42'), grant({ mounts: [{ host: join(root, 'test'), guest: '/', readOnly: false }] }));
+    const r = await sandbox.run(
+      guest('exit42'),
+      grant({ mounts: [{ host: join(root, 'test'), guest: '/', readOnly: false }] }),
+    );
     assert.equal(r.exitCode, 42, 'a folder of the package that holds no code the host runs stays mountable');
     const ro = await sandbox.run(guest('exit42'), grant({ mounts: [{ host: root, guest: '/', readOnly: true }] }));
     assert.equal(ro.exitCode, 42);

@@ -35,7 +35,7 @@ describe('readWorkspaceFile', () => {
 
   it('refuses a symlink to a file outside, and to /proc/self/environ', () => {
     symlinkSync(join(outside, 'secret.env'), join(ws, 'abs.md'));
-    symlinkSync('../' + outside.split('/').pop() + '/secret.env', join(ws, 'rel.md'));
+    symlinkSync(`../${outside.split('/').pop()}/secret.env`, join(ws, 'rel.md'));
     symlinkSync('/proc/self/environ', join(ws, 'environ.md'));
     for (const name of ['abs.md', 'rel.md', 'environ.md']) {
       const r = readWorkspaceFile(ws, name, { maxBytes: 1 << 20 });

@@ -3,7 +3,7 @@
 // other scheduler test fires its ticks through a test clock; this one keeps the real timers honest.)
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { setup } from './helpers.ts';
 
 let emu: LlmEmulator;
@@ -19,14 +19,25 @@ test("Bree's timers tick a job on its cron; the run is stamped with the wall clo
   const ctx = setup(emu);
   try {
     const before = Date.now();
-    const job = await ctx.scheduler.add({ name: 'every second', cron: '* * * * * *', prompt: 'tick', target: 'telegram:1' });
+    const job = await ctx.scheduler.add({
+      name: 'every second',
+      cron: '* * * * * *',
+      prompt: 'tick',
+      target: 'telegram:1',
+    });
     await ctx.scheduler.start();
     const end = await ctx.events.wait('run-end', (e) => e.jobId === job.id);
     await ctx.scheduler.stop();
     assert.equal(end.report.entry.trigger, 'schedule');
     assert.equal(end.report.entry.outcome, 'final');
-    assert.ok(Date.parse(end.report.entry.startedAt) >= before && Date.parse(end.report.entry.finishedAt) <= Date.now(), 'stamped with the wall clock');
-    assert.deepEqual(ctx.posted.map((p) => p.text), ['tick']);
+    assert.ok(
+      Date.parse(end.report.entry.startedAt) >= before && Date.parse(end.report.entry.finishedAt) <= Date.now(),
+      'stamped with the wall clock',
+    );
+    assert.deepEqual(
+      ctx.posted.map((p) => p.text),
+      ['tick'],
+    );
   } finally {
     await ctx.scheduler.stop();
     await ctx.store.close();

@@ -7,7 +7,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createFileStore } from '../../src/store/index.ts';
-import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { root } from '../helpers.ts';
 import { dataDir, lastUserText, setup } from './helpers.ts';
 import { ManualClock } from './manual-clock.ts';
@@ -17,12 +17,25 @@ const dir = dataDir();
 const config = join(dir, 'boxbot.config.json');
 
 /** Runs the CLI entry in a child process; async, so the emulator in this process can answer. */
-function boxbot(args: string[], env: Record<string, string> = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+function boxbot(
+  args: string[],
+  env: Record<string, string> = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
-  const child = spawn(process.execPath, ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config], {
-    cwd: root,
-    env: { PATH: process.env.PATH ?? '', OPENAI_API_KEY: 'sk-test-emulator-key', OPENAI_BASE_URL: emu.openaiBaseURL, TELEGRAM_BOT_TOKEN: '123:test', ...env },
-  });
+  const child = spawn(
+    process.execPath,
+    ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config],
+    {
+      cwd: root,
+      env: {
+        PATH: process.env.PATH ?? '',
+        OPENAI_API_KEY: 'sk-test-emulator-key',
+        OPENAI_BASE_URL: emu.openaiBaseURL,
+        TELEGRAM_BOT_TOKEN: '123:test',
+        ...env,
+      },
+    },
+  );
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -42,7 +55,26 @@ describe('boxbot job', () => {
   let id = '';
 
   it('add stores a job and prints its id; list shows it', async () => {
-    const r = await boxbot(['job', 'add', '--name', 'Morning digest', '--cron', '0 9 * * 1-5', '--prompt', '/daily-digest', '--target', 'telegram:-100123', '--timezone', 'Europe/Berlin', '--timeout', '2m', '--budget', '0.25', '--overlap', 'queue']);
+    const r = await boxbot([
+      'job',
+      'add',
+      '--name',
+      'Morning digest',
+      '--cron',
+      '0 9 * * 1-5',
+      '--prompt',
+      '/daily-digest',
+      '--target',
+      'telegram:-100123',
+      '--timezone',
+      'Europe/Berlin',
+      '--timeout',
+      '2m',
+      '--budget',
+      '0.25',
+      '--overlap',
+      'queue',
+    ]);
     assert.equal(r.code, 0, r.stderr);
     id = /^added job (morning-digest-[0-9a-f]{6}) \(next run \d{4}-/.exec(r.stdout)?.[1] ?? '';
     assert.ok(id, r.stdout);
@@ -55,7 +87,13 @@ describe('boxbot job', () => {
     );
     const text = await boxbot(['job', 'list']);
     assert.match(text.stdout, /^ID\s+NAME\s+CRON\s+TARGET\s+ACCESS\s+NEXT RUN\s+LAST RUN\n/);
-    assert.match(text.stdout, new RegExp(`^${id}\\s+Morning digest\\s+0 9 \\* \\* 1-5 Europe/Berlin\\s+telegram:-100123\\s+read-only\\s+\\d{4}-\\S+\\s+-$`, 'm'));
+    assert.match(
+      text.stdout,
+      new RegExp(
+        `^${id}\\s+Morning digest\\s+0 9 \\* \\* 1-5 Europe/Berlin\\s+telegram:-100123\\s+read-only\\s+\\d{4}-\\S+\\s+-$`,
+        'm',
+      ),
+    );
   });
 
   it('refuses bad input with one line naming the flag, exit code 2', async () => {
@@ -63,14 +101,22 @@ describe('boxbot job', () => {
       [['--cron', '0 9 * *'], /^boxbot: --cron: "0 9 \* \*" has 4 fields; expected 5/],
       [['--cron', '0 9 * * 8'], /^boxbot: --cron: "0 9 \* \* 8" is not a valid cron expression: /],
       [['--target', 'telegram'], /^boxbot: --target: bad conversation key "telegram"/],
-      [['--target', 'discord:1:2'], /^boxbot: --target: no discord channel is configured for discord:1:2: set DISCORD_BOT_TOKEN/],
+      [
+        ['--target', 'discord:1:2'],
+        /^boxbot: --target: no discord channel is configured for discord:1:2: set DISCORD_BOT_TOKEN/,
+      ],
       [['--access', 'root'], /^boxbot: --access: expected full, read-only or chat-only, got "root"$/],
       [['--timeout', 'soon'], /^boxbot: --timeout: expected milliseconds or a duration/],
     ];
     // Refused before anything is stored, so the commands can run side by side.
     const refused = await Promise.all(
       cases.map(([over]) => {
-        const args: Record<string, string> = { '--name': 'x', '--cron': '0 9 * * *', '--prompt': 'hi', '--target': 'telegram:1' };
+        const args: Record<string, string> = {
+          '--name': 'x',
+          '--cron': '0 9 * * *',
+          '--prompt': 'hi',
+          '--target': 'telegram:1',
+        };
         for (let i = 0; i < over.length; i += 2) args[over[i]!] = over[i + 1]!;
         return boxbot(['job', 'add', ...Object.entries(args).flat()]);
       }),
@@ -83,12 +129,17 @@ describe('boxbot job', () => {
     });
     const [missing, noTelegram] = await Promise.all([
       boxbot(['job', 'add', '--name', 'x']),
-      boxbot(['job', 'add', '--name', 'x', '--cron', '0 9 * * *', '--prompt', 'hi', '--target', 'telegram:1'], { TELEGRAM_BOT_TOKEN: '' }),
+      boxbot(['job', 'add', '--name', 'x', '--cron', '0 9 * * *', '--prompt', 'hi', '--target', 'telegram:1'], {
+        TELEGRAM_BOT_TOKEN: '',
+      }),
     ]);
     assert.equal(missing.code, 2);
     assert.match(missing.stderr, /required option '--cron <expr>' not specified/);
     assert.equal(noTelegram.code, 2);
-    assert.match(noTelegram.stderr, /^boxbot: --target: no telegram channel is configured for telegram:1: set TELEGRAM_BOT_TOKEN/);
+    assert.match(
+      noTelegram.stderr,
+      /^boxbot: --target: no telegram channel is configured for telegram:1: set TELEGRAM_BOT_TOKEN/,
+    );
   });
 
   it('run executes the job here, prints the answer and says it was not delivered; logs shows the run', async () => {
@@ -101,9 +152,15 @@ describe('boxbot job', () => {
     assert.match(lastUserText(emu.requests[n]!.body), /Write a digest of the last day/);
     const logs = await boxbot(['job', 'logs', id, '--format', 'json']);
     const entries = JSON.parse(logs.stdout) as { outcome: string; delivered: string | null; trigger: string }[];
-    assert.deepEqual(entries.map((e) => [e.outcome, e.delivered, e.trigger]), [['final', null, 'manual']]);
+    assert.deepEqual(
+      entries.map((e) => [e.outcome, e.delivered, e.trigger]),
+      [['final', null, 'manual']],
+    );
     const text = await boxbot(['job', 'logs', id]);
-    assert.match(text.stdout, /^STARTED\s+FINISHED\s+OUTCOME\s+DELIVERED\s+COST\s+ERROR\n\S+\s+\S+\s+final\s+-\s+\$0\.\d{4}/);
+    assert.match(
+      text.stdout,
+      /^STARTED\s+FINISHED\s+OUTCOME\s+DELIVERED\s+COST\s+ERROR\n\S+\s+\S+\s+final\s+-\s+\$0\.\d{4}/,
+    );
   });
 
   it('run of a failing job prints the notice and exits 1', async () => {
@@ -134,7 +191,18 @@ describe('boxbot job', () => {
     const ctx = setup(emu, { dir, store, reloadMs: 200, clock });
     try {
       await ctx.scheduler.start();
-      const r = await boxbot(['job', 'add', '--name', 'from cli', '--cron', '*/2 * * * * *', '--prompt', 'say it', '--target', 'telegram:77']);
+      const r = await boxbot([
+        'job',
+        'add',
+        '--name',
+        'from cli',
+        '--cron',
+        '*/2 * * * * *',
+        '--prompt',
+        'say it',
+        '--target',
+        'telegram:77',
+      ]);
       assert.equal(r.code, 0, r.stderr);
       const synced = await ctx.events.wait('synced', (e) => e.jobIds.length === 1);
       assert.deepEqual(synced.caughtUp, []);
@@ -142,7 +210,10 @@ describe('boxbot job', () => {
       const end = await ctx.events.wait('run-end');
       await ctx.scheduler.stop();
       assert.equal(end.report.entry.outcome, 'final');
-      assert.deepEqual(ctx.posted.map((p) => [p.key, p.text]), [['telegram:77', 'picked up']]);
+      assert.deepEqual(
+        ctx.posted.map((p) => [p.key, p.text]),
+        [['telegram:77', 'picked up']],
+      );
       // And removing it from the CLI unschedules it.
       const ctx2 = setup(emu, { dir, store, reloadMs: 200, clock });
       await ctx2.scheduler.start();

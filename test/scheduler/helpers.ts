@@ -3,7 +3,12 @@
 // LLM emulator, a recording `deliver`, and waiting for scheduler events.
 import type { LoadedConfig } from '../../src/config/load.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { createScheduler, type Scheduler, type SchedulerEvent, type SchedulerOptions } from '../../src/scheduler/index.ts';
+import {
+  createScheduler,
+  type Scheduler,
+  type SchedulerEvent,
+  type SchedulerOptions,
+} from '../../src/scheduler/index.ts';
 import { createFileStore, type Store } from '../../src/store/index.ts';
 import type { LlmEmulator } from '../emulators/llm/index.ts';
 import { shareCache, tempDir, waitUntil } from '../helpers.ts';
@@ -15,7 +20,11 @@ export function dataDir(): string {
 
 /** Config for `dir` with the OpenAI preset as the model (pointed at the emulator by secrets). */
 export function loadedConfig(dir: string, over: Record<string, unknown> = {}): LoadedConfig {
-  return { config: configSchema.parse({ dataDir: dir, model: 'openai/gpt-4o-mini', ...over }), file: undefined, dataDir: dir };
+  return {
+    config: configSchema.parse({ dataDir: dir, model: 'openai/gpt-4o-mini', ...over }),
+    file: undefined,
+    dataDir: dir,
+  };
 }
 
 /** Secrets that send the model calls to `emu`. */
@@ -39,25 +48,43 @@ export class EventLog {
   };
 
   /** Resolves with the first event (already seen after `from`, or coming) that matches. */
-  wait<T extends SchedulerEvent['type']>(type: T, match: (e: Extract<SchedulerEvent, { type: T }>) => boolean = () => true, opts: { from?: number; timeoutMs?: number } = {}): Promise<Extract<SchedulerEvent, { type: T }>> {
+  wait<T extends SchedulerEvent['type']>(
+    type: T,
+    match: (e: Extract<SchedulerEvent, { type: T }>) => boolean = () => true,
+    opts: { from?: number; timeoutMs?: number } = {},
+  ): Promise<Extract<SchedulerEvent, { type: T }>> {
     const test = (e: SchedulerEvent) => e.type === type && match(e as Extract<SchedulerEvent, { type: T }>);
     const seen = this.events.slice(opts.from ?? 0).find(test);
     if (seen) return Promise.resolve(seen as Extract<SchedulerEvent, { type: T }>);
     const timeoutMs = opts.timeoutMs ?? 120_000;
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no ${type} event within ${timeoutMs} ms; saw ${this.events.map((e) => e.type).join(', ')}`)), timeoutMs);
-      this.waiters.push({ match: test, resolve: (e) => (clearTimeout(timer), resolve(e as Extract<SchedulerEvent, { type: T }>)) });
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(`no ${type} event within ${timeoutMs} ms; saw ${this.events.map((e) => e.type).join(', ')}`),
+          ),
+        timeoutMs,
+      );
+      this.waiters.push({
+        match: test,
+        resolve: (e) => (clearTimeout(timer), resolve(e as Extract<SchedulerEvent, { type: T }>)),
+      });
     });
   }
 
   /** Resolves with the `n`-th event of `type` (1-based), right when it is emitted. */
-  nth<T extends SchedulerEvent['type']>(type: T, n: number, timeoutMs?: number): Promise<Extract<SchedulerEvent, { type: T }>> {
+  nth<T extends SchedulerEvent['type']>(
+    type: T,
+    n: number,
+    timeoutMs?: number,
+  ): Promise<Extract<SchedulerEvent, { type: T }>> {
     let seen = 0;
     return this.wait(type, () => ++seen === n, timeoutMs === undefined ? {} : { timeoutMs });
   }
 
   count(type: SchedulerEvent['type'], jobId?: string): number {
-    return this.events.filter((e) => e.type === type && (jobId === undefined || ('jobId' in e && e.jobId === jobId))).length;
+    return this.events.filter((e) => e.type === type && (jobId === undefined || ('jobId' in e && e.jobId === jobId)))
+      .length;
   }
 }
 
@@ -92,11 +119,14 @@ export function setup(emu: LlmEmulator, over: Partial<SchedulerOptions> & { dir?
 }
 
 /** Waits until `cond()` holds, polling; throws naming `what` after `timeoutMs`. */
-export const until = (cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> => waitUntil(cond, what, timeoutMs);
+export const until = (cond: () => boolean | Promise<boolean>, what: string, timeoutMs = 120_000): Promise<void> =>
+  waitUntil(cond, what, timeoutMs);
 
 /** The text of the last user message of an OpenAI chat request body. */
 export function lastUserText(body: { messages?: { role: string; content: unknown }[] }): string {
   const m = [...(body.messages ?? [])].reverse().find((x) => x.role === 'user');
   if (!m) return '';
-  return typeof m.content === 'string' ? m.content : (m.content as { text?: string }[]).map((p) => p.text ?? '').join('');
+  return typeof m.content === 'string'
+    ? m.content
+    : (m.content as { text?: string }[]).map((p) => p.text ?? '').join('');
 }

@@ -6,7 +6,7 @@ import { resolvePolicy } from '../../src/gateway/policy.ts';
 import { createScheduleTool } from '../../src/scheduler/index.ts';
 import { runLimits } from '../../src/scheduler/run-job.ts';
 import { createFileStore, type JobRecord } from '../../src/store/index.ts';
-import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { dataDir, loadedConfig, setup } from './helpers.ts';
 
 let emu: LlmEmulator;
@@ -19,17 +19,26 @@ after(async () => {
 
 const CHAT = '-100123';
 const TARGET = `telegram:${CHAT}`;
-const FULL_NO_BASH = { channels: { telegram: { enabled: true, chats: { [CHAT]: { access: 'full', tools: { deny: ['bash'] } } } } } };
+const FULL_NO_BASH = {
+  channels: { telegram: { enabled: true, chats: { [CHAT]: { access: 'full', tools: { deny: ['bash'] } } } } },
+};
 
 /** Runs the job once with the emulator asking for bash; returns the tools offered and the tool result. */
 async function runAskingForBash(ctx: ReturnType<typeof setup>, id: string) {
   const n = emu.requests.length;
-  emu.script([llm.answer([llm.toolCalls(llm.call('bash', { command: 'echo pwned > pwned.txt' }))]), llm.say('tried bash')]);
+  emu.script([
+    llm.answer([llm.toolCalls(llm.call('bash', { command: 'echo pwned > pwned.txt' }))]),
+    llm.say('tried bash'),
+  ]);
   const report = await (await ctx.scheduler.runNow(id)).done;
   emu.assertDone();
   const first = emu.requests[n]!.body as { tools?: { function: { name: string } }[] };
   const second = emu.requests[n + 1]!.body as { messages: { role: string; content: string }[] };
-  return { report, offered: (first.tools ?? []).map((t) => t.function.name), toolResult: second.messages.find((m) => m.role === 'tool')?.content ?? '' };
+  return {
+    report,
+    offered: (first.tools ?? []).map((t) => t.function.name),
+    toolResult: second.messages.find((m) => m.role === 'tool')?.content ?? '',
+  };
 }
 
 test('a channel that denies bash schedules a full-access job: the run is not offered bash and a forced bash call is refused', async () => {
@@ -39,10 +48,13 @@ test('a channel that denies bash schedules a full-access job: the run is not off
   try {
     const policy = resolvePolicy(loaded.config, { platform: 'telegram', chatId: CHAT, userId: '77' });
     const tool = createScheduleTool(ctx.scheduler, { conversationKey: TARGET, userId: '77', policy });
-    const created = await tool.run({ action: 'create', name: 'nightly', cron: '0 3 * * *', prompt: 'run bash', access: 'full' }, {});
+    const created = await tool.run(
+      { action: 'create', name: 'nightly', cron: '0 3 * * *', prompt: 'run bash', access: 'full' },
+      {},
+    );
     assert.equal(created.isError, false, created.content);
     const [job] = await ctx.scheduler.list();
-    assert.deepEqual(job!.policy?.tools.deny, ['bash'], 'the job keeps the creating channel\'s deny list');
+    assert.deepEqual(job!.policy?.tools.deny, ['bash'], "the job keeps the creating channel's deny list");
     const { report, offered, toolResult } = await runAskingForBash(ctx, job!.id);
     assert.equal(report.text, 'tried bash');
     assert.ok(offered.includes('write'), `the job has full access otherwise (offered: ${offered.join(', ')})`);
@@ -60,16 +72,28 @@ test('a target whose policy was narrowed after the job was created binds the job
   const first = setup(emu, { dir, loaded: open });
   const policy = resolvePolicy(open.config, { platform: 'telegram', chatId: CHAT, userId: '77' });
   const tool = createScheduleTool(first.scheduler, { conversationKey: TARGET, userId: '77', policy });
-  assert.equal((await tool.run({ action: 'create', name: 'nightly', cron: '0 3 * * *', prompt: 'run bash', access: 'full' }, {})).isError, false);
+  assert.equal(
+    (await tool.run({ action: 'create', name: 'nightly', cron: '0 3 * * *', prompt: 'run bash', access: 'full' }, {}))
+      .isError,
+    false,
+  );
   const [job] = await first.scheduler.list();
   await first.scheduler.stop();
   await first.store.close();
   // The admin then turns the chat read-only; the stored job still says full.
-  const ctx = setup(emu, { dir, loaded: loadedConfig(dir, { channels: { telegram: { enabled: true, chats: { [CHAT]: { access: 'read-only' } } } } }) });
+  const ctx = setup(emu, {
+    dir,
+    loaded: loadedConfig(dir, {
+      channels: { telegram: { enabled: true, chats: { [CHAT]: { access: 'read-only' } } } },
+    }),
+  });
   try {
     assert.equal((await ctx.scheduler.get(job!.id))?.access, 'full');
     const { offered, toolResult } = await runAskingForBash(ctx, job!.id);
-    assert.ok(!offered.includes('bash') && !offered.includes('write'), `only read-only tools are offered (offered: ${offered.join(', ')})`);
+    assert.ok(
+      !offered.includes('bash') && !offered.includes('write'),
+      `only read-only tools are offered (offered: ${offered.join(', ')})`,
+    );
     assert.ok(offered.includes('read'));
     assert.match(toolResult, /bash needs Execute access, and this conversation is read-only/);
   } finally {
@@ -79,18 +103,51 @@ test('a target whose policy was narrowed after the job was created binds the job
 });
 
 test('run limits: the creator policy and the target policy both narrow; admin jobs are narrowed by the target only', () => {
-  const loaded = loadedConfig('/nonexistent', { channels: { telegram: { chats: { [CHAT]: { access: 'full', tools: { deny: ['web_fetch'] }, network: { allow: ['https://a.example', 'https://b.example'] } } } } } });
-  const base: JobRecord = { id: 'j', name: 'j', cron: '0 3 * * *', prompt: 'p', target: TARGET, access: 'full', timeoutMs: 1000, enabled: true, overlap: 'skip' };
+  const loaded = loadedConfig('/nonexistent', {
+    channels: {
+      telegram: {
+        chats: {
+          [CHAT]: {
+            access: 'full',
+            tools: { deny: ['web_fetch'] },
+            network: { allow: ['https://a.example', 'https://b.example'] },
+          },
+        },
+      },
+    },
+  });
+  const base: JobRecord = {
+    id: 'j',
+    name: 'j',
+    cron: '0 3 * * *',
+    prompt: 'p',
+    target: TARGET,
+    access: 'full',
+    timeoutMs: 1000,
+    enabled: true,
+    overlap: 'skip',
+  };
   const admin = runLimits({ job: base, loaded });
   assert.equal(admin.access, 'full');
   assert.deepEqual(admin.tools, { deny: ['web_fetch'] });
   const fromChat = runLimits({
-    job: { ...base, policy: { access: 'full', tools: { allow: ['read', 'bash', 'web_fetch'], deny: ['bash'] }, network: { allow: ['https://b.example', 'https://c.example'] }, model: 'openai/gpt-4o-mini' } },
+    job: {
+      ...base,
+      policy: {
+        access: 'full',
+        tools: { allow: ['read', 'bash', 'web_fetch'], deny: ['bash'] },
+        network: { allow: ['https://b.example', 'https://c.example'] },
+        model: 'openai/gpt-4o-mini',
+      },
+    },
     loaded,
   });
   assert.deepEqual(fromChat.tools, { allow: ['read', 'bash', 'web_fetch'], deny: ['bash', 'web_fetch'] });
   assert.deepEqual(fromChat.network.allow, ['https://b.example']);
-  const capped = runLimits({ job: { ...base, policy: { access: 'read-only', tools: {}, network: { allow: [] } } }, loaded });
+  const capped = runLimits({
+    job: { ...base, policy: { access: 'read-only', tools: {}, network: { allow: [] } } },
+    loaded,
+  });
   assert.equal(capped.access, 'read-only');
 });
 
@@ -98,7 +155,17 @@ test('jobs stored before creator policies were kept still load', async () => {
   const dir = dataDir();
   const store = createFileStore(dir);
   try {
-    await store.jobs.put({ id: 'old', name: 'old', cron: '0 3 * * *', prompt: 'p', target: TARGET, access: 'read-only', timeoutMs: 1000, enabled: true, overlap: 'skip' });
+    await store.jobs.put({
+      id: 'old',
+      name: 'old',
+      cron: '0 3 * * *',
+      prompt: 'p',
+      target: TARGET,
+      access: 'read-only',
+      timeoutMs: 1000,
+      enabled: true,
+      overlap: 'skip',
+    });
     assert.equal((await store.jobs.list()).length, 1);
     assert.equal((await store.jobs.get('old'))?.policy, undefined);
   } finally {

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import express from 'express';
 import { jobsApi } from '../../src/scheduler/index.ts';
-import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { setup } from './helpers.ts';
 
 let emu: LlmEmulator;
@@ -18,7 +18,9 @@ after(async () => {
 });
 
 test('jobs can be listed, added, run, inspected and removed over the admin API', async () => {
-  const ctx = setup(emu, { isKnownTarget: (key) => (key.startsWith('telegram:') ? true : `no ${key.split(':')[0]} channel is running`) });
+  const ctx = setup(emu, {
+    isKnownTarget: (key) => (key.startsWith('telegram:') ? true : `no ${key.split(':')[0]} channel is running`),
+  });
   const app = express();
   app.use('/admin/api', jobsApi(ctx.scheduler));
   const server: Server = await new Promise((r) => {
@@ -26,7 +28,11 @@ test('jobs can be listed, added, run, inspected and removed over the admin API',
   });
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/admin/api`;
   const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(`${base}${path}`, { method, headers: { 'content-type': 'application/json' }, ...(body ? { body: JSON.stringify(body) } : {}) });
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
     return { status: res.status, json: (await res.json()) as Record<string, any> };
   };
   try {
@@ -35,10 +41,24 @@ test('jobs can be listed, added, run, inspected and removed over the admin API',
     assert.equal(bad.status, 400);
     assert.equal(bad.json.field, 'cron');
     assert.match(bad.json.error, /^cron: "\* \* \*" has 3 fields/);
-    const elsewhere = await call('POST', '/jobs', { name: 'x', cron: '0 9 * * *', prompt: 'hi', target: 'slack:T1:C1' });
-    assert.deepEqual(elsewhere, { status: 400, json: { error: 'target: no slack channel is running', field: 'target' } });
+    const elsewhere = await call('POST', '/jobs', {
+      name: 'x',
+      cron: '0 9 * * *',
+      prompt: 'hi',
+      target: 'slack:T1:C1',
+    });
+    assert.deepEqual(elsewhere, {
+      status: 400,
+      json: { error: 'target: no slack channel is running', field: 'target' },
+    });
 
-    const added = await call('POST', '/jobs', { name: 'News', cron: '0 7 * * *', prompt: 'the news', target: 'telegram:1', access: 'chat-only' });
+    const added = await call('POST', '/jobs', {
+      name: 'News',
+      cron: '0 7 * * *',
+      prompt: 'the news',
+      target: 'telegram:1',
+      access: 'chat-only',
+    });
     assert.equal(added.status, 201);
     const id = added.json.job.id as string;
     assert.equal(added.json.job.access, 'chat-only');
@@ -51,9 +71,15 @@ test('jobs can be listed, added, run, inspected and removed over the admin API',
     assert.equal(run.status, 200);
     assert.equal(run.json.text, 'Today: sunshine.');
     assert.equal(run.json.entry.delivered, 'm1');
-    assert.deepEqual(ctx.posted.map((p) => p.text), ['Today: sunshine.']);
+    assert.deepEqual(
+      ctx.posted.map((p) => p.text),
+      ['Today: sunshine.'],
+    );
     const logs = await call('GET', `/jobs/${id}/logs?limit=5`);
-    assert.deepEqual(logs.json.logs.map((l: { outcome: string; trigger: string }) => [l.outcome, l.trigger]), [['final', 'manual']]);
+    assert.deepEqual(
+      logs.json.logs.map((l: { outcome: string; trigger: string }) => [l.outcome, l.trigger]),
+      [['final', 'manual']],
+    );
 
     emu.script([llm.say('Second run.')]);
     const accepted = await call('POST', `/jobs/${id}/run`);

@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { SchedulerEvent } from '../../src/scheduler/index.ts';
-import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { setup } from './helpers.ts';
 import { ManualClock } from './manual-clock.ts';
 
@@ -44,7 +44,13 @@ test('overlap skip: ticks while the job runs are dropped, not run later', async 
   const ctx = setup(emu, { clock });
   const n = emu.requests.length;
   try {
-    const job = await ctx.scheduler.add({ name: 'slow', cron: '* * * * * *', prompt: 'slow work', target: 'telegram:1', overlap: 'skip' });
+    const job = await ctx.scheduler.add({
+      name: 'slow',
+      cron: '* * * * * *',
+      prompt: 'slow work',
+      target: 'telegram:1',
+      overlap: 'skip',
+    });
     await ctx.scheduler.start();
     clock.tick(job.id);
     await ctx.events.wait('run-start');
@@ -75,7 +81,13 @@ test('overlap queue: ticks while the job runs wait their turn and run one after 
   const clock = new ManualClock('2030-01-07T09:00:00Z');
   const ctx = setup(emu, { maxQueued: 2, clock });
   try {
-    const job = await ctx.scheduler.add({ name: 'queued', cron: '* * * * * *', prompt: 'queued work', target: 'telegram:1', overlap: 'queue' });
+    const job = await ctx.scheduler.add({
+      name: 'queued',
+      cron: '* * * * * *',
+      prompt: 'queued work',
+      target: 'telegram:1',
+      overlap: 'queue',
+    });
     await ctx.scheduler.start();
     clock.tick(job.id);
     await ctx.events.wait('run-start');
@@ -83,7 +95,10 @@ test('overlap queue: ticks while the job runs wait their turn and run one after 
       clock.set(`2030-01-07T09:00:0${s}Z`);
       clock.tick(job.id);
     }
-    assert.deepEqual(ctx.events.events.filter((e) => e.type === 'queued').map((e) => 'depth' in e && e.depth), [1, 2]);
+    assert.deepEqual(
+      ctx.events.events.filter((e) => e.type === 'queued').map((e) => 'depth' in e && e.depth),
+      [1, 2],
+    );
     // The queue is full: the third tick is dropped.
     assert.equal(ctx.events.count('skipped', job.id), 1);
     assert.equal(ctx.events.count('run-start'), 1, 'queued ticks do not start while the run is going');
@@ -93,8 +108,12 @@ test('overlap queue: ticks while the job runs wait their turn and run one after 
     assert.equal(maxConcurrent(ctx.events.events), 1, 'runs never overlap');
     const logs = await ctx.store.jobs.logs(job.id);
     assert.equal(logs.length, 3);
-    for (let i = 1; i < logs.length; i++) assert.ok(logs[i]!.startedAt >= logs[i - 1]!.finishedAt, `run ${i} started after run ${i - 1} finished`);
-    assert.deepEqual(logs.map((l) => l.outcome), ['final', 'final', 'final']);
+    for (let i = 1; i < logs.length; i++)
+      assert.ok(logs[i]!.startedAt >= logs[i - 1]!.finishedAt, `run ${i} started after run ${i - 1} finished`);
+    assert.deepEqual(
+      logs.map((l) => l.outcome),
+      ['final', 'final', 'final'],
+    );
   } finally {
     release();
     await ctx.scheduler.stop();

@@ -9,7 +9,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.ts';
 import type { AdapterHarness } from '../adapters/contract.ts';
 import { discordHarness } from '../adapters/discord-harness.ts';
-import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { slackHarness } from '../emulators/slack/harness.ts';
 import { telegramHarness } from '../emulators/telegram/harness.ts';
 import { FakeAgent } from '../gateway/fakes.ts';
@@ -35,7 +35,11 @@ for (const [platform, harness] of platforms) {
     test('runs on its cron in a worker and its answer appears in the channel, logged with the message id', async () => {
       const h = await harness();
       const answer = `Standup in 5 minutes (${platform})`;
-      emu.respond((req) => (lastUserText(req.body).includes(`remind ${platform}`) ? llm.say(answer) : llm.fail(400, { message: 'unexpected request' })));
+      emu.respond((req) =>
+        lastUserText(req.body).includes(`remind ${platform}`)
+          ? llm.say(answer)
+          : llm.fail(400, { message: 'unexpected request' }),
+      );
       let gw: Gateway | undefined;
       const clock = new ManualClock('2030-01-07T09:00:00Z');
       const ctx = setup(emu, {
@@ -45,10 +49,21 @@ for (const [platform, harness] of platforms) {
       });
       const { scheduler } = ctx;
       try {
-        gw = createGateway({ config: configSchema.parse({}), adapters: [h.adapter], agent: new FakeAgent(), store: ctx.store.delivery, outbound: { backoffMs: 5 } });
+        gw = createGateway({
+          config: configSchema.parse({}),
+          adapters: [h.adapter],
+          agent: new FakeAgent(),
+          store: ctx.store.delivery,
+          outbound: { backoffMs: 5 },
+        });
         await gw.start();
         const target = h.groupTarget().conversationKey;
-        const job = await scheduler.add({ name: `standup ${platform}`, cron: '*/2 * * * * *', prompt: `remind ${platform} about the standup`, target });
+        const job = await scheduler.add({
+          name: `standup ${platform}`,
+          cron: '*/2 * * * * *',
+          prompt: `remind ${platform} about the standup`,
+          target,
+        });
         await scheduler.start();
         clock.set('2030-01-07T09:00:02Z');
         clock.tick(job.id);
@@ -68,7 +83,10 @@ for (const [platform, harness] of platforms) {
 
         // A target on a platform without a running channel is refused when the job is added.
         const other = platform === 'slack' ? 'telegram:42' : 'slack:T1:C1';
-        await assert.rejects(scheduler.add({ name: 'elsewhere', cron: '0 9 * * *', prompt: 'x', target: other }), /^JobValidationError: target: no (telegram|slack) channel is running$/);
+        await assert.rejects(
+          scheduler.add({ name: 'elsewhere', cron: '0 9 * * *', prompt: 'x', target: other }),
+          /^JobValidationError: target: no (telegram|slack) channel is running$/,
+        );
       } finally {
         await gw?.stop();
         await h.close();

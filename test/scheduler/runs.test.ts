@@ -8,7 +8,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '../../src/agent/index.ts';
 import { encodeName } from '../../src/store/index.ts';
-import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { dataDir, lastUserText, loadedConfig, setup } from './helpers.ts';
 
 let emu: LlmEmulator;
@@ -23,7 +23,10 @@ const TARGET = 'telegram:-100123';
 const workerFile = (name: string) => fileURLToPath(new URL(`./workers/${name}.ts`, import.meta.url));
 
 /** Runs `job` once through a fresh scheduler; returns the report, what was posted and the store. */
-async function runOnce(job: { prompt: string; access?: string; model?: string; timeoutMs?: number; budgetUsd?: number }, over: Parameters<typeof setup>[1] = {}) {
+async function runOnce(
+  job: { prompt: string; access?: string; model?: string; timeoutMs?: number; budgetUsd?: number },
+  over: Parameters<typeof setup>[1] = {},
+) {
   const ctx = setup(emu, over);
   try {
     const added = await ctx.scheduler.add({ name: 'nightly', cron: '0 3 * * *', target: TARGET, ...job });
@@ -77,9 +80,15 @@ test('a crashing worker posts a notice with the reason', async () => {
 });
 
 test('a worker that does not stop at the timeout is terminated and a notice posted', async () => {
-  const { posted, logs } = await runOnce({ prompt: 'x', timeoutMs: 300 }, { workerFile: workerFile('hang'), graceMs: 300 });
+  const { posted, logs } = await runOnce(
+    { prompt: 'x', timeoutMs: 300 },
+    { workerFile: workerFile('hang'), graceMs: 300 },
+  );
   assert.equal(logs[0]!.outcome, 'timeout');
-  assert.equal(posted[0]!.text, 'Scheduled job "nightly" timed out after 0.3s: its worker did not stop at the timeout and was terminated.');
+  assert.equal(
+    posted[0]!.text,
+    'Scheduled job "nightly" timed out after 0.3s: its worker did not stop at the timeout and was terminated.',
+  );
 });
 
 test('the budget stops spending: a run over its budget makes no further model calls and says so', async () => {
@@ -96,10 +105,19 @@ test('the budget stops spending: a run over its budget makes no further model ca
 for (const access of ['read-only', 'full'] as const) {
   test(`a ${access} job ${access === 'full' ? 'can' : 'cannot'} write into the target's workspace`, async () => {
     const n = emu.requests.length;
-    emu.script([llm.answer([llm.toolCalls(llm.call('write', { file_path: 'note.txt', content: 'written by a job' }))]), llm.say('tried to write the note')]);
+    emu.script([
+      llm.answer([llm.toolCalls(llm.call('write', { file_path: 'note.txt', content: 'written by a job' }))]),
+      llm.say('tried to write the note'),
+    ]);
     // The target chat itself must allow full access: a job never gets more than its target's policy.
     const jobDir = dataDir();
-    const { report, dir } = await runOnce({ prompt: 'write note.txt', access }, { dir: jobDir, loaded: loadedConfig(jobDir, { channels: { telegram: { chats: { '-100123': { access: 'full' } } } } }) });
+    const { report, dir } = await runOnce(
+      { prompt: 'write note.txt', access },
+      {
+        dir: jobDir,
+        loaded: loadedConfig(jobDir, { channels: { telegram: { chats: { '-100123': { access: 'full' } } } } }),
+      },
+    );
     emu.assertDone();
     const file = join(dir, 'workspaces', encodeName(TARGET), 'note.txt');
     const first = emu.requests[n]!.body as { tools?: { function: { name: string } }[] };
@@ -119,33 +137,52 @@ for (const access of ['read-only', 'full'] as const) {
   });
 }
 
-test('a digest job (/daily-digest) gets the target conversation\'s recent messages through the skill', async () => {
+test("a digest job (/daily-digest) gets the target conversation's recent messages through the skill", async () => {
   const ctx = setup(emu);
   const history: Message[] = [
     { role: 'user', content: [{ type: 'text', text: '[ada]: The release moves to Friday' }] },
     { role: 'assistant', content: [{ type: 'text', text: 'Noted: release on Friday.' }] },
     { role: 'user', content: [{ type: 'text', text: '[bob]: I will write the release notes\nby Thursday' }] },
-    { role: 'user', content: [{ type: 'tool-result', id: 't1', name: 'read', content: 'SECRET FILE CONTENT', isError: false }] },
+    {
+      role: 'user',
+      content: [{ type: 'tool-result', id: 't1', name: 'read', content: 'SECRET FILE CONTENT', isError: false }],
+    },
   ];
   await ctx.store.conversations.setMessages(TARGET, history);
-  await ctx.store.conversations.setMessages('telegram:999', [{ role: 'user', content: [{ type: 'text', text: 'another chat entirely' }] }]);
+  await ctx.store.conversations.setMessages('telegram:999', [
+    { role: 'user', content: [{ type: 'text', text: 'another chat entirely' }] },
+  ]);
   const n = emu.requests.length;
   emu.script([llm.say('**Headline**: the release moves to Friday.')]);
   try {
-    const job = await ctx.scheduler.add({ name: 'digest', cron: '0 9 * * 1-5', prompt: '/daily-digest', target: TARGET });
+    const job = await ctx.scheduler.add({
+      name: 'digest',
+      cron: '0 9 * * 1-5',
+      prompt: '/daily-digest',
+      target: TARGET,
+    });
     const report = await (await ctx.scheduler.runNow(job.id)).done;
     const input = lastUserText(emu.requests[n]!.body);
     assert.match(input, /Write a digest of the last day in this conversation/);
-    assert.match(input, /ada: The release moves to Friday\nboxbot: Noted: release on Friday\.\nbob: I will write the release notes\n {2}by Thursday/);
+    assert.match(
+      input,
+      /ada: The release moves to Friday\nboxbot: Noted: release on Friday\.\nbob: I will write the release notes\n {2}by Thursday/,
+    );
     assert.doesNotMatch(input, /SECRET FILE CONTENT|another chat entirely/);
     assert.equal(report.text, '**Headline**: the release moves to Friday.');
-    assert.deepEqual(ctx.posted.map((p) => [p.key, p.text]), [[TARGET, '**Headline**: the release moves to Friday.']]);
+    assert.deepEqual(
+      ctx.posted.map((p) => [p.key, p.text]),
+      [[TARGET, '**Headline**: the release moves to Friday.']],
+    );
 
     // {{history}} in a plain prompt, and a period for the skill.
     emu.script([llm.say('ok'), llm.say('ok')]);
     await ctx.scheduler.update(job.id, { prompt: 'Count the speakers in:\n{{history}}' });
     await (await ctx.scheduler.runNow(job.id)).done;
-    assert.match(lastUserText(emu.requests[n + 1]!.body), /^Count the speakers in:\nada: The release moves to Friday\n/);
+    assert.match(
+      lastUserText(emu.requests[n + 1]!.body),
+      /^Count the speakers in:\nada: The release moves to Friday\n/,
+    );
     await ctx.scheduler.update(job.id, { prompt: '/daily-digest the last week' });
     await (await ctx.scheduler.runNow(job.id)).done;
     assert.match(lastUserText(emu.requests[n + 2]!.body), /Write a digest of the last week in this conversation/);

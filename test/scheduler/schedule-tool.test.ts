@@ -3,7 +3,7 @@
 // admin; users list and remove only their conversation's jobs; read-only chats never see it.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { runAgent, type AgentDeps } from '../../src/agent/index.ts';
+import { type AgentDeps, runAgent } from '../../src/agent/index.ts';
 import { createToolSet } from '../../src/agent/loop/tool-set.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createScheduler, createScheduleTool, type Scheduler } from '../../src/scheduler/index.ts';
@@ -16,13 +16,21 @@ const HERE = 'slack:T1:C1';
 function scheduler(): Scheduler {
   const store = createMemoryStore();
   const loaded = { config: configSchema.parse({}), file: undefined, dataDir: '/nonexistent-data' };
-  return createScheduler({ store, loaded, secrets: {}, reloadMs: 0, isKnownTarget: (key) => (key.startsWith('slack:') || key.startsWith('telegram:') ? true : `no ${key.split(':')[0]} channel is running`) });
+  return createScheduler({
+    store,
+    loaded,
+    secrets: {},
+    reloadMs: 0,
+    isKnownTarget: (key) =>
+      key.startsWith('slack:') || key.startsWith('telegram:') ? true : `no ${key.split(':')[0]} channel is running`,
+  });
 }
 
 test('only full access sees the tool: it is a Write-level tool', () => {
   const tool = createScheduleTool(scheduler(), { conversationKey: HERE, userId: 'U1' });
   assert.equal(tool.permissionLevel, 'Write');
-  const names = (access: 'full' | 'read-only' | 'chat-only') => createToolSet({ wasm: noWasm, builtins: [tool], policy: policy(access), sandbox: noSandbox }).permittedNames();
+  const names = (access: 'full' | 'read-only' | 'chat-only') =>
+    createToolSet({ wasm: noWasm, builtins: [tool], policy: policy(access), sandbox: noSandbox }).permittedNames();
   assert.deepEqual(names('full'), ['schedule']);
   assert.deepEqual(names('read-only'), []);
   assert.deepEqual(names('chat-only'), []);
@@ -33,21 +41,61 @@ test('"every weekday at 9 post a digest of this channel here" through the agent 
   const s = scheduler();
   const tool = createScheduleTool(s, { conversationKey: HERE, userId: 'U1' });
   const provider = scriptedModel(t, [
-    callTools([['schedule', { action: 'create', name: 'channel digest', cron: '0 9 * * 1-5', prompt: '/daily-digest', timezone: 'Europe/Berlin' }]]),
+    callTools([
+      [
+        'schedule',
+        {
+          action: 'create',
+          name: 'channel digest',
+          cron: '0 9 * * 1-5',
+          prompt: '/daily-digest',
+          timezone: 'Europe/Berlin',
+        },
+      ],
+    ]),
     reply('Done: a digest of this channel every weekday at 9:00.'),
   ]);
-  const deps: AgentDeps = { resolveModel: () => ({ provider, model: 'm', id: 'scripted/m' }), registry: noWasm, sandbox: noSandbox, costOf: () => 0, builtins: [tool] };
-  const r = await runAgent({ input: 'every weekday at 9 post a digest of this channel here', policy: policy('full'), deps });
+  const deps: AgentDeps = {
+    resolveModel: () => ({ provider, model: 'm', id: 'scripted/m' }),
+    registry: noWasm,
+    sandbox: noSandbox,
+    costOf: () => 0,
+    builtins: [tool],
+  };
+  const r = await runAgent({
+    input: 'every weekday at 9 post a digest of this channel here',
+    policy: policy('full'),
+    deps,
+  });
   assert.equal(r.outcome, 'final');
   const jobs = await s.list();
   assert.equal(jobs.length, 1);
   assert.deepEqual(
-    { name: jobs[0]!.name, cron: jobs[0]!.cron, timezone: jobs[0]!.timezone, prompt: jobs[0]!.prompt, target: jobs[0]!.target, access: jobs[0]!.access },
-    { name: 'channel digest', cron: '0 9 * * 1-5', timezone: 'Europe/Berlin', prompt: '/daily-digest', target: HERE, access: 'read-only' },
+    {
+      name: jobs[0]!.name,
+      cron: jobs[0]!.cron,
+      timezone: jobs[0]!.timezone,
+      prompt: jobs[0]!.prompt,
+      target: jobs[0]!.target,
+      access: jobs[0]!.access,
+    },
+    {
+      name: 'channel digest',
+      cron: '0 9 * * 1-5',
+      timezone: 'Europe/Berlin',
+      prompt: '/daily-digest',
+      target: HERE,
+      access: 'read-only',
+    },
   );
   const result = provider.requests[1]!.messages.at(-1)!.content[0]!;
   assert.ok(result.type === 'tool-result' && !result.isError);
-  assert.match(result.content, new RegExp(`^Scheduled\\. ${jobs[0]!.id} "channel digest": 0 9 \\* \\* 1-5 \\(Europe/Berlin\\) → this conversation; next run \\d{4}-`));
+  assert.match(
+    result.content,
+    new RegExp(
+      `^Scheduled\\. ${jobs[0]!.id} "channel digest": 0 9 \\* \\* 1-5 \\(Europe/Berlin\\) → this conversation; next run \\d{4}-`,
+    ),
+  );
 });
 
 test('targets: this conversation only, unless the user is an admin; bad input is refused with the field', async () => {
@@ -65,14 +113,17 @@ test('targets: this conversation only, unless the user is an admin; bad input is
   const badTarget = await admin.run({ action: 'create', cron: '0 9 * * *', prompt: 'hi', target: 'discord:1:2' }, {});
   assert.equal(badTarget.content, 'target: no discord channel is running');
 
-  const theirs = await admin.run({ action: 'create', name: 'ops', cron: '0 8 * * *', prompt: 'status', target: 'telegram:5' }, {});
+  const theirs = await admin.run(
+    { action: 'create', name: 'ops', cron: '0 8 * * *', prompt: 'status', target: 'telegram:5' },
+    {},
+  );
   assert.equal(theirs.isError, false, theirs.content);
   const mine = await user.run({ action: 'create', name: 'mine', cron: '0 9 * * *', prompt: 'hello' }, {});
   assert.equal(mine.isError, false, mine.content);
 
   const listed = await user.run({ action: 'list' }, {});
   assert.match(listed.content, /"mine"/);
-  assert.doesNotMatch(listed.content, /"ops"/, 'users see only this conversation\'s jobs');
+  assert.doesNotMatch(listed.content, /"ops"/, "users see only this conversation's jobs");
   assert.match((await admin.run({ action: 'list' }, {})).content, /"ops"[\s\S]*telegram:5|telegram:5[\s\S]*"ops"/);
 
   const opsId = (await s.list()).find((j) => j.name === 'ops')!.id;
@@ -81,14 +132,22 @@ test('targets: this conversation only, unless the user is an admin; bad input is
   assert.equal(refused.isError, true);
   assert.match(refused.content, /no job .* for this conversation/);
   assert.equal((await user.run({ action: 'remove', id: mineId }, {})).content, `Removed job ${mineId} "mine".`);
-  assert.deepEqual((await s.list()).map((j) => j.name), ['ops']);
+  assert.deepEqual(
+    (await s.list()).map((j) => j.name),
+    ['ops'],
+  );
   assert.equal((await user.run({ action: 'list' }, {})).content, 'No jobs are scheduled for this conversation.');
   assert.equal((await user.run({ action: 'remove', id: '../x' }, {})).isError, true);
 });
 
-test('a job made from a conversation keeps its policy, with access capped at the conversation\'s', async () => {
+test("a job made from a conversation keeps its policy, with access capped at the conversation's", async () => {
   const s = scheduler();
-  const policy = { access: 'read-only' as const, tools: { deny: ['web_fetch'] }, network: { allow: ['https://api.example.com'] }, model: 'openai/gpt-4o-mini' };
+  const policy = {
+    access: 'read-only' as const,
+    tools: { deny: ['web_fetch'] },
+    network: { allow: ['https://api.example.com'] },
+    model: 'openai/gpt-4o-mini',
+  };
   const tool = createScheduleTool(s, { conversationKey: HERE, userId: 'U1', policy });
   const r = await tool.run({ action: 'create', cron: '0 9 * * *', prompt: 'hi', access: 'full' }, {});
   assert.equal(r.isError, false, r.content);

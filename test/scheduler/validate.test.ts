@@ -2,7 +2,13 @@
 // time zone, ...), and the schedule arithmetic behind catch-up is right across time zones.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { JobValidationError, missedRun, nextOccurrence, validateJobInput, type JobInput } from '../../src/scheduler/index.ts';
+import {
+  type JobInput,
+  JobValidationError,
+  missedRun,
+  nextOccurrence,
+  validateJobInput,
+} from '../../src/scheduler/index.ts';
 
 const base: JobInput = { name: 'Digest', cron: '0 9 * * 1-5', prompt: '/daily-digest', target: 'slack:T01:C02' };
 
@@ -18,8 +24,25 @@ async function refusal(input: Partial<JobInput>, known?: (key: string) => true |
 
 test('a valid job gets the defaults: read-only, skip, enabled, 5 minutes', async () => {
   const job = await validateJobInput(base);
-  assert.deepEqual(job, { name: 'Digest', cron: '0 9 * * 1-5', prompt: '/daily-digest', target: 'slack:T01:C02', access: 'read-only', timeoutMs: 300_000, enabled: true, overlap: 'skip' });
-  const six = await validateJobInput({ ...base, cron: ' */5  * * * * * ', timezone: 'Europe/Berlin', access: 'full', overlap: 'queue', timeoutMs: 60_000, budgetUsd: 0.25 });
+  assert.deepEqual(job, {
+    name: 'Digest',
+    cron: '0 9 * * 1-5',
+    prompt: '/daily-digest',
+    target: 'slack:T01:C02',
+    access: 'read-only',
+    timeoutMs: 300_000,
+    enabled: true,
+    overlap: 'skip',
+  });
+  const six = await validateJobInput({
+    ...base,
+    cron: ' */5  * * * * * ',
+    timezone: 'Europe/Berlin',
+    access: 'full',
+    overlap: 'queue',
+    timeoutMs: 60_000,
+    budgetUsd: 0.25,
+  });
   assert.equal(six.cron, '*/5 * * * * *');
   assert.equal(six.timezone, 'Europe/Berlin');
   assert.equal(six.budgetUsd, 0.25);
@@ -31,7 +54,10 @@ test('bad cron expressions are refused naming the cron field and the problem', a
   assert.match(range.message, /^cron: "61 9 \* \* 1-5" is not a valid cron expression: .*61.*minutes/);
   assert.doesNotMatch(range.message, /Input cron/);
   const fields = await refusal({ cron: '9 * * 1-5' });
-  assert.equal(fields.message, 'cron: "9 * * 1-5" has 4 fields; expected 5 (minute hour day month weekday) or 6 (second first)');
+  assert.equal(
+    fields.message,
+    'cron: "9 * * 1-5" has 4 fields; expected 5 (minute hour day month weekday) or 6 (second first)',
+  );
   assert.match((await refusal({ cron: 'every day at 9' })).message, /^cron: /);
   assert.match((await refusal({ cron: '' })).message, /^cron: expected a cron expression/);
 });
@@ -42,13 +68,18 @@ test('targets: not a conversation key, a terminal, or a channel that is not runn
   assert.match(bad.message, /^target: bad conversation key "telegrm:1": unknown platform/);
   assert.match((await refusal({ target: 'slack:C02' })).message, /^target: .*expected slack:<teamId>:<channelId>/);
   assert.match((await refusal({ target: 'terminal:abc' })).message, /^target: terminal:abc is a terminal session/);
-  const down = await refusal({ target: 'discord:1:2' }, (key) => (key.startsWith('discord:') ? 'no discord channel is running' : true));
+  const down = await refusal({ target: 'discord:1:2' }, (key) =>
+    key.startsWith('discord:') ? 'no discord channel is running' : true,
+  );
   assert.equal(down.message, 'target: no discord channel is running');
   await validateJobInput({ ...base, target: 'telegram:-100123:7' }, () => true);
 });
 
 test('unknown access, overlap, time zone, model and limits are refused naming the field', async () => {
-  assert.equal((await refusal({ access: 'admin' })).message, 'access: expected full, read-only or chat-only, got "admin"');
+  assert.equal(
+    (await refusal({ access: 'admin' })).message,
+    'access: expected full, read-only or chat-only, got "admin"',
+  );
   assert.equal((await refusal({ overlap: 'parallel' })).message, 'overlap: expected skip or queue, got "parallel"');
   assert.match((await refusal({ timezone: 'Mars/Base' })).message, /^timezone: unknown time zone "Mars\/Base"/);
   assert.match((await refusal({ model: 'gpt-4o' })).message, /^model: expected provider\/model/);
@@ -60,10 +91,19 @@ test('unknown access, overlap, time zone, model and limits are refused naming th
 
 test('next occurrences follow the cron in its time zone (weekdays 9:00 Berlin = 8:00 UTC in winter)', () => {
   // Friday 2026-01-09 10:00 UTC: the next weekday 9:00 in Berlin is Monday 08:00 UTC.
-  assert.equal(nextOccurrence('0 9 * * 1-5', new Date('2026-01-09T10:00:00Z'), 'Europe/Berlin')?.toISOString(), '2026-01-12T08:00:00.000Z');
+  assert.equal(
+    nextOccurrence('0 9 * * 1-5', new Date('2026-01-09T10:00:00Z'), 'Europe/Berlin')?.toISOString(),
+    '2026-01-12T08:00:00.000Z',
+  );
   // Summer time: 9:00 Berlin = 7:00 UTC.
-  assert.equal(nextOccurrence('0 9 * * 1-5', new Date('2026-07-06T00:00:00Z'), 'Europe/Berlin')?.toISOString(), '2026-07-06T07:00:00.000Z');
-  assert.equal(nextOccurrence('*/10 * * * * *', new Date('2026-01-09T10:00:01.300Z'), 'UTC')?.toISOString(), '2026-01-09T10:00:10.000Z');
+  assert.equal(
+    nextOccurrence('0 9 * * 1-5', new Date('2026-07-06T00:00:00Z'), 'Europe/Berlin')?.toISOString(),
+    '2026-07-06T07:00:00.000Z',
+  );
+  assert.equal(
+    nextOccurrence('*/10 * * * * *', new Date('2026-01-09T10:00:01.300Z'), 'UTC')?.toISOString(),
+    '2026-01-09T10:00:10.000Z',
+  );
 });
 
 test('catch-up: a run is missed only if an occurrence passed between the last run and now', () => {
@@ -72,6 +112,12 @@ test('catch-up: a run is missed only if an occurrence passed between the last ru
   assert.equal(missedRun('0 9 * * 1-5', since, new Date('2026-01-13T08:00:01Z'), 'Europe/Berlin'), true);
   // The occurrence the last run belongs to does not count again.
   assert.equal(missedRun('0 9 * * 1-5', since, new Date('2026-01-12T08:00:30Z'), 'Europe/Berlin'), false);
-  assert.equal(missedRun('*/5 * * * * *', new Date('2026-01-09T10:00:05.010Z'), new Date('2026-01-09T10:00:09.900Z')), false);
-  assert.equal(missedRun('*/5 * * * * *', new Date('2026-01-09T10:00:05.010Z'), new Date('2026-01-09T10:00:10.000Z')), true);
+  assert.equal(
+    missedRun('*/5 * * * * *', new Date('2026-01-09T10:00:05.010Z'), new Date('2026-01-09T10:00:09.900Z')),
+    false,
+  );
+  assert.equal(
+    missedRun('*/5 * * * * *', new Date('2026-01-09T10:00:05.010Z'), new Date('2026-01-09T10:00:10.000Z')),
+    true,
+  );
 });

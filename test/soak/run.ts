@@ -9,17 +9,27 @@
 // from disk inside it), filled by a ballast file for the window, so every write the gateway
 // makes fails with the kernel's own ENOSPC and nothing in the product carries a fault hook.
 // Mounting needs root; without it the disk fault is skipped and the report says so.
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { closeSync, mkdirSync, mkdtempSync, openSync, readFileSync, rmSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
+import {
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  rmSync,
+  unlinkSync,
+  writeFileSync,
+  writeSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unescapeSlackText } from '../../src/adapters/slack/format.ts';
 import { keepToolCache, warmToolCache } from '../e2e/boot.ts';
-import { llm, startLlmEmulator, type LlmEmulator } from '../emulators/llm/index.ts';
-import { startSlackEmulator, type SlackEmulator } from '../emulators/slack/index.ts';
-import { startTelegramEmulator, type Fault, type TelegramEmulator } from '../emulators/telegram/index.ts';
+import { llm, startLlmEmulator } from '../emulators/llm/index.ts';
+import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index.ts';
+import { type Fault, startTelegramEmulator, type TelegramEmulator } from '../emulators/telegram/index.ts';
 import { root, tempDir } from '../helpers.ts';
-import { answerParts, parseUserText, tally, userText, type ShownMessage, type Tally } from './tally.ts';
+import { answerParts, parseUserText, type ShownMessage, type Tally, tally, userText } from './tally.ts';
 
 /** How big and how rough a soak is; every duration in ms. */
 export interface SoakOptions {
@@ -142,7 +152,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       dataDir,
       http: { host: '127.0.0.1', port: 0 },
       model: 'openai/gpt-4o-mini',
-      channels: { telegram: { apiRoot: tg.apiRoot }, slack: { apiUrl: slack.apiUrl, mode: 'socket' }, web: { enabled: false } },
+      channels: {
+        telegram: { apiRoot: tg.apiRoot },
+        slack: { apiUrl: slack.apiUrl, mode: 'socket' },
+        web: { enabled: false },
+      },
     }),
   );
   // Built from nothing: a token in the caller's environment must not switch on another channel.
@@ -172,7 +186,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   };
   const launch = (): Gateway => {
     const fd = openSync(logFile, 'a');
-    const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'test', 'soak', 'child.ts'), configFile], { cwd: root, env, stdio: ['ignore', fd, fd, 'ipc'] });
+    const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'test', 'soak', 'child.ts'), configFile], {
+      cwd: root,
+      env,
+      stdio: ['ignore', fd, fd, 'ipc'],
+    });
     closeSync(fd);
     const g: Gateway = {
       proc,
@@ -243,9 +261,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   let quiescent = false;
   try {
     current = launch();
-    if (!(await up())) throw new Error(`the gateway did not start; see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
+    if (!(await up()))
+      throw new Error(`the gateway did not start; see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
     keepToolCache(join(dataDir, 'cache'));
-    say(`gateway up after ${((Date.now() - started) / 1000).toFixed(1)} s; ${sends.length} messages over ${o.loadMs / 1000} s, ${o.kills} kills, ${o.storms} 429 storms`);
+    say(
+      `gateway up after ${((Date.now() - started) / 1000).toFixed(1)} s; ${sends.length} messages over ${o.loadMs / 1000} s, ${o.kills} kills, ${o.storms} 429 storms`,
+    );
     const t0 = Date.now();
     const at = (ms: number) => sleep(t0 + ms - Date.now());
 
@@ -255,7 +276,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         const chat = chats[s.c]!;
         if (chat.platform === 'telegram') {
           const id = Number(chat.id);
-          tg.userMessage({ chat: { id, type: 'private', first_name: `User${s.c}` }, from: { id, is_bot: false, first_name: `User${s.c}`, username: `user${s.c}` }, text: userText(s.c, s.n) });
+          tg.userMessage({
+            chat: { id, type: 'private', first_name: `User${s.c}` },
+            from: { id, is_bot: false, first_name: `User${s.c}`, username: `user${s.c}` },
+            text: userText(s.c, s.n),
+          });
         } else {
           await slack.userSays({ channel: chat.id, user: chat.user, text: userText(s.c, s.n) });
         }
@@ -273,7 +298,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       for (const t of stormTimes) {
         await at(t);
         say(`429 storm for ${o.stormMs / 1000} s at ${(t / 1000).toFixed(1)} s`);
-        const fault: Fault = { methods: ['sendMessage', 'editMessageText', 'sendChatAction', 'getUpdates'], count: Number.MAX_SAFE_INTEGER, error_code: 429, description: 'Too Many Requests: retry after 1', retry_after: 1 };
+        const fault: Fault = {
+          methods: ['sendMessage', 'editMessageText', 'sendChatAction', 'getUpdates'],
+          count: Number.MAX_SAFE_INTEGER,
+          error_code: 429,
+          description: 'Too Many Requests: retry after 1',
+          retry_after: 1,
+        };
         tg.failNext(fault);
         slack.rateLimitNext(5000, 1);
         await sleep(o.stormMs);
@@ -296,7 +327,9 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     // Quiet: no platform call and no model request for a while (shorter once all is answered).
     const activity = () =>
       tg.calls.filter((c) => c.method !== 'getUpdates').length +
-      slack.api.count('chat.postMessage') + slack.api.count('chat.update') + slack.api.count('apps.connections.open') +
+      slack.api.count('chat.postMessage') +
+      slack.api.count('chat.update') +
+      slack.api.count('apps.connections.open') +
       model.requests.length;
     let last = activity();
     let lastChange = Date.now();
@@ -380,11 +413,28 @@ function shown(tg: TelegramEmulator, slack: SlackEmulator, chats: Chat[]): Shown
 function transcript(tg: TelegramEmulator, slack: SlackEmulator, chats: Chat[]): unknown {
   return chats.map((chat, c) => {
     if (chat.platform === 'telegram') {
-      const calls = tg.calls.filter((k) => String(k.params.chat_id) === chat.id && (k.method === 'sendMessage' || k.method === 'editMessageText'));
-      return { c, chat: `telegram:${chat.id}`, calls: calls.map((k) => `${k.method} ${k.status} ${k.params.message_id ?? ''} ${String(k.params.text)}`), shown: tg.botMessages(chat.id).map((m) => `${m.messageId}: ${m.text}`) };
+      const calls = tg.calls.filter(
+        (k) => String(k.params.chat_id) === chat.id && (k.method === 'sendMessage' || k.method === 'editMessageText'),
+      );
+      return {
+        c,
+        chat: `telegram:${chat.id}`,
+        calls: calls.map((k) => `${k.method} ${k.status} ${k.params.message_id ?? ''} ${String(k.params.text)}`),
+        shown: tg.botMessages(chat.id).map((m) => `${m.messageId}: ${m.text}`),
+      };
     }
-    const calls = slack.api.calls.filter((k) => k.params.channel === chat.id && (k.method === 'chat.postMessage' || k.method === 'chat.update'));
-    return { c, chat: `slack:${chat.id}`, calls: calls.map((k) => `${k.method} ${String(k.params.ts ?? '')} ${String(k.params.text)}`), shown: slack.botMessages().filter((m) => m.channel === chat.id).map((m) => `${m.ts}: ${m.text}`) };
+    const calls = slack.api.calls.filter(
+      (k) => k.params.channel === chat.id && (k.method === 'chat.postMessage' || k.method === 'chat.update'),
+    );
+    return {
+      c,
+      chat: `slack:${chat.id}`,
+      calls: calls.map((k) => `${k.method} ${String(k.params.ts ?? '')} ${String(k.params.text)}`),
+      shown: slack
+        .botMessages()
+        .filter((m) => m.channel === chat.id)
+        .map((m) => `${m.ts}: ${m.text}`),
+    };
   });
 }
 

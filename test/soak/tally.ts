@@ -48,7 +48,16 @@ export interface Tally extends Counts {
   otherSamples: string[];
 }
 
-const zero = (): Counts => ({ sent: 0, delivered: 0, lost: 0, duplicated: 0, reordered: 0, strayPreviews: 0, misrouted: 0, other: 0 });
+const zero = (): Counts => ({
+  sent: 0,
+  delivered: 0,
+  lost: 0,
+  duplicated: 0,
+  reordered: 0,
+  strayPreviews: 0,
+  misrouted: 0,
+  other: 0,
+});
 
 /** Counts, per conversation `c` (0..conversations-1) that was sent `sent[c]` messages numbered 0.., what `shown` holds. */
 export function tally(sent: number[], shown: ShownMessage[]): Tally {

@@ -4,14 +4,14 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Message } from '../../src/agent/types.ts';
 import {
-  encodeName,
-  StoreCorruptError,
-  StoreError,
   type CorruptReport,
+  encodeName,
   type JobLogEntry,
   type JobRecord,
   type OutboxEntry,
   type Store,
+  StoreCorruptError,
+  StoreError,
   type StoreOptions,
 } from '../../src/store/index.ts';
 import { inbound, pendingIds, reply, seen } from './delivery-fixtures.ts';
@@ -28,17 +28,37 @@ export interface StoreHarness {
 }
 
 const msg = (role: Message['role'], text: string): Message => ({ role, content: [{ type: 'text', text }] });
-const texts = (ms: Message[] | undefined): string[] => (ms ?? []).map((m) => (m.content[0]?.type === 'text' ? m.content[0].text : '?'));
+const texts = (ms: Message[] | undefined): string[] =>
+  (ms ?? []).map((m) => (m.content[0]?.type === 'text' ? m.content[0].text : '?'));
 
 /** A job as the scheduler would write it. */
 export function job(id: string, over: Partial<JobRecord> = {}): JobRecord {
-  return { id, name: `job ${id}`, cron: '0 9 * * 1-5', prompt: 'digest', target: 'web:abc', access: 'read-only', timeoutMs: 60_000, enabled: true, overlap: 'skip', ...over };
+  return {
+    id,
+    name: `job ${id}`,
+    cron: '0 9 * * 1-5',
+    prompt: 'digest',
+    target: 'web:abc',
+    access: 'read-only',
+    timeoutMs: 60_000,
+    enabled: true,
+    overlap: 'skip',
+    ...over,
+  };
 }
 
 /** A run log of `jobId` numbered `n`. */
 export function runLog(jobId: string, n: number): JobLogEntry {
   const at = new Date(Date.UTC(2024, 0, 1, 9, n)).toISOString();
-  return { jobId, startedAt: at, finishedAt: at, outcome: 'final', delivered: `m${n}`, usage: { inputTokens: n, outputTokens: 1 }, costUsd: 0.01 * n };
+  return {
+    jobId,
+    startedAt: at,
+    finishedAt: at,
+    outcome: 'final',
+    delivered: `m${n}`,
+    usage: { inputTokens: n, outputTokens: 1 },
+    costUsd: 0.01 * n,
+  };
 }
 
 /** The stored path of a conversation key's document. */
@@ -67,7 +87,11 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     const s = h.open();
     assert.equal(await s.conversations.get('telegram:-100123:45'), undefined);
     const first = await s.conversations.setMessages('telegram:-100123:45', [msg('user', 'hi')]);
-    const c = await s.conversations.setMessages('telegram:-100123:45', [msg('user', 'hi'), msg('assistant', 'hello'), msg('user', 'more')]);
+    const c = await s.conversations.setMessages('telegram:-100123:45', [
+      msg('user', 'hi'),
+      msg('assistant', 'hello'),
+      msg('user', 'more'),
+    ]);
     assert.equal(c.createdAt, first.createdAt, 'a replaced history keeps its conversation');
     assert.deepEqual(texts(c.messages), ['hi', 'hello', 'more']);
     assert.equal(c.platform, 'telegram');
@@ -83,15 +107,29 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     const reset = await s.conversations.get('telegram:-100123:45');
     assert.deepEqual(reset?.messages, []);
     assert.equal(reset?.createdAt, c.createdAt);
-    assert.deepEqual(texts((await s.conversations.get('slack:T1:C9:1712.33'))?.messages), ['yo'], 'reset touched only its conversation');
-    assert.deepEqual(await s.conversations.keys(), ['slack:T1:C9:1712.33', 'telegram:-100123:45', 'web:abc'], 'a reset conversation stays listed');
+    assert.deepEqual(
+      texts((await s.conversations.get('slack:T1:C9:1712.33'))?.messages),
+      ['yo'],
+      'reset touched only its conversation',
+    );
+    assert.deepEqual(
+      await s.conversations.keys(),
+      ['slack:T1:C9:1712.33', 'telegram:-100123:45', 'web:abc'],
+      'a reset conversation stays listed',
+    );
     await s.close();
   });
 
   it('every message part type round-trips', async (h) => {
     const s = h.open();
     const m: Message[] = [
-      { role: 'user', content: [{ type: 'text', text: 'read it' }, { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' }] },
+      {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'read it' },
+          { type: 'image', mediaType: 'image/png', data: 'iVBORw0KGgo=' },
+        ],
+      },
       {
         role: 'assistant',
         content: [
@@ -122,11 +160,25 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
     const r = h.open({ jobLogLimit: 10 });
     assert.deepEqual(texts((await r.conversations.get('telegram:42'))?.messages), ['q', 'a']);
-    assert.equal(await r.delivery.accept(inbound('telegram:update:1')), false, 'a redelivered event is still a duplicate');
+    assert.equal(
+      await r.delivery.accept(inbound('telegram:update:1')),
+      false,
+      'a redelivered event is still a duplicate',
+    );
     const pending = await r.delivery.pending();
-    assert.deepEqual(pending, [{ message: { ...inbound('in-2', 'telegram:42', { text: 'unanswered', threadId: '7' }), raw: null } }], 'the message comes back, without its raw payload');
+    assert.deepEqual(
+      pending,
+      [{ message: { ...inbound('in-2', 'telegram:42', { text: 'unanswered', threadId: '7' }), raw: null } }],
+      'the message comes back, without its raw payload',
+    );
     const out = await r.delivery.pendingOutbox();
-    assert.deepEqual(out, [{ ...reply('out-1', 'telegram:42', ['part 1', 'part 2'], { streamMessageId: 'tg-msg-99' }), receipts: ['tg-msg-100', null], createdAt: out[0]?.createdAt }]);
+    assert.deepEqual(out, [
+      {
+        ...reply('out-1', 'telegram:42', ['part 1', 'part 2'], { streamMessageId: 'tg-msg-99' }),
+        receipts: ['tg-msg-100', null],
+        createdAt: out[0]?.createdAt,
+      },
+    ]);
     assert.equal(await r.kv.get('telegram.offset'), 1234);
     assert.deepEqual(await r.jobs.get('digest'), job('digest'));
     assert.deepEqual(await r.jobs.logs('digest'), [runLog('digest', 1)]);
@@ -151,7 +203,16 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await assert.rejects(deliver(s, (await s.delivery.pendingOutbox())[0]!, 1), /crash/);
     await s.delivery.putOutbox(reply('reply-7', 'web:abc', ['X']));
     const again = await s.delivery.pendingOutbox();
-    assert.deepEqual(again.map((e) => [e.chunks, e.receipts]), [[['one', 'two', 'three'], ['m1', null, null]]], 'a repeated put keeps the stored entry and its receipts');
+    assert.deepEqual(
+      again.map((e) => [e.chunks, e.receipts]),
+      [
+        [
+          ['one', 'two', 'three'],
+          ['m1', null, null],
+        ],
+      ],
+      'a repeated put keeps the stored entry and its receipts',
+    );
     await s.close();
 
     const r = h.open();
@@ -165,16 +226,27 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.deepEqual(await r.delivery.pendingOutbox(), [], 'a failed entry is not resumed');
     assert.deepEqual(await r.delivery.pending(), [], 'nor is the message it answered run again');
     await r.delivery.failOutbox('never-put', 'gone');
-    await assert.rejects(r.delivery.receipt('reply-8', 5, 'm'), (e: unknown) => e instanceof StoreError && e.code === 'not-found');
-    await assert.rejects(r.delivery.receipt('nope', 0, 'm'), (e: unknown) => e instanceof StoreError && e.code === 'not-found');
+    await assert.rejects(
+      r.delivery.receipt('reply-8', 5, 'm'),
+      (e: unknown) => e instanceof StoreError && e.code === 'not-found',
+    );
+    await assert.rejects(
+      r.delivery.receipt('nope', 0, 'm'),
+      (e: unknown) => e instanceof StoreError && e.code === 'not-found',
+    );
     await r.close();
     assert.match((await h.readRaw('delivery.log')) ?? '', /chat not found/, 'the failed reply is kept for inspection');
   });
 
   it('inbound journal: pending in acceptance order, a redelivery keeps the first record, finish removes', async (h) => {
     const s = h.open();
-    for (let i = 0; i < 12; i++) assert.equal(await s.delivery.accept(inbound(`m${i}`, `web:c${i % 3}`, { text: `${i}` })), true);
-    assert.equal(await s.delivery.accept(inbound('m0', 'web:c0', { text: 'changed' })), false, 'a redelivery is refused');
+    for (let i = 0; i < 12; i++)
+      assert.equal(await s.delivery.accept(inbound(`m${i}`, `web:c${i % 3}`, { text: `${i}` })), true);
+    assert.equal(
+      await s.delivery.accept(inbound('m0', 'web:c0', { text: 'changed' })),
+      false,
+      'a redelivery is refused',
+    );
     assert.equal((await s.delivery.pending())[0]?.message.text, '0', 'and the first record kept');
     await s.delivery.finish('m3');
     await s.delivery.finish('m3');
@@ -201,17 +273,29 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     const s = h.open();
     await s.jobs.put(job('b'));
     await s.jobs.put(job('a', { timezone: 'Europe/Berlin', budgetUsd: 0.5 }));
-    assert.deepEqual((await s.jobs.list()).map((j) => j.id), ['a', 'b']);
+    assert.deepEqual(
+      (await s.jobs.list()).map((j) => j.id),
+      ['a', 'b'],
+    );
     const updated = await s.jobs.update('b', { enabled: false, lastRunAt: '2024-01-01T09:00:00.000Z' });
     assert.equal(updated.enabled, false);
     assert.deepEqual(await s.jobs.get('b'), updated);
-    await assert.rejects(s.jobs.update('zzz', { enabled: false }), (e: unknown) => e instanceof StoreError && e.code === 'not-found');
-    await assert.rejects(s.jobs.put({ ...job('c'), overlap: 'sometimes' } as unknown as JobRecord), (e: unknown) => e instanceof StoreError && e.code === 'invalid');
+    await assert.rejects(
+      s.jobs.update('zzz', { enabled: false }),
+      (e: unknown) => e instanceof StoreError && e.code === 'not-found',
+    );
+    await assert.rejects(
+      s.jobs.put({ ...job('c'), overlap: 'sometimes' } as unknown as JobRecord),
+      (e: unknown) => e instanceof StoreError && e.code === 'invalid',
+    );
     await s.jobs.appendLog(runLog('b', 1));
     assert.equal(await s.jobs.remove('b'), true);
     assert.equal(await s.jobs.remove('b'), false);
     assert.deepEqual(await s.jobs.logs('b'), [], 'logs go with the job');
-    assert.deepEqual((await s.jobs.list()).map((j) => j.id), ['a']);
+    assert.deepEqual(
+      (await s.jobs.list()).map((j) => j.id),
+      ['a'],
+    );
     await s.close();
   });
 
@@ -225,7 +309,10 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.conversations.setMessages('web:abc', [msg('user', 'old')]);
     await s.kv.set('telegram.offset', 1);
     failNext = true;
-    await assert.rejects(s.conversations.setMessages('web:abc', [msg('user', 'old'), msg('user', 'new')]), /simulated crash/);
+    await assert.rejects(
+      s.conversations.setMessages('web:abc', [msg('user', 'old'), msg('user', 'new')]),
+      /simulated crash/,
+    );
     await assert.rejects(s.kv.set('telegram.offset', 2), /simulated crash/);
     await s.close();
     const r = h.open();
@@ -236,11 +323,21 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
   it('concurrent updates of one file are all kept', async (h) => {
     const s = h.open({ jobLogLimit: 100 });
-    await Promise.all(Array.from({ length: 40 }, (_, i) => s.conversations.setMessages(`web:busy${i % 4}`, [msg('user', `m${i}`)])));
-    for (let k = 0; k < 4; k++) assert.deepEqual(texts((await s.conversations.get(`web:busy${k}`))?.messages), [`m${36 + k}`], 'the last call wins');
+    await Promise.all(
+      Array.from({ length: 40 }, (_, i) => s.conversations.setMessages(`web:busy${i % 4}`, [msg('user', `m${i}`)])),
+    );
+    for (let k = 0; k < 4; k++)
+      assert.deepEqual(
+        texts((await s.conversations.get(`web:busy${k}`))?.messages),
+        [`m${36 + k}`],
+        'the last call wins',
+      );
     await Promise.all(Array.from({ length: 30 }, (_, i) => s.kv.set(`k${i}`, i)));
     for (let i = 0; i < 30; i++) assert.equal(await s.kv.get(`k${i}`), i);
-    await Promise.all([...Array.from({ length: 20 }, (_, i) => s.jobs.put(job(`j${i}`))), ...Array.from({ length: 20 }, (_, i) => s.jobs.appendLog(runLog('j0', i)))]);
+    await Promise.all([
+      ...Array.from({ length: 20 }, (_, i) => s.jobs.put(job(`j${i}`))),
+      ...Array.from({ length: 20 }, (_, i) => s.jobs.appendLog(runLog('j0', i))),
+    ]);
     assert.equal((await s.jobs.list()).length, 20);
     assert.equal((await s.jobs.logs('j0')).length, 20);
     const firsts = await Promise.all(Array.from({ length: 10 }, () => s.delivery.accept(inbound('slack:Ev1'))));
@@ -277,7 +374,10 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     const s = h.open({ onCorrupt: (r) => reports.push(r) });
     await s.jobs.put(job('a'));
     await h.writeRaw('jobs.json', JSON.stringify({ jobs: { a: { id: 'a', cron: 5 } } }));
-    await assert.rejects(s.jobs.list(), (e: unknown) => e instanceof StoreCorruptError && /jobs\.json/.test(e.message) && /wrong shape/.test(e.message));
+    await assert.rejects(
+      s.jobs.list(),
+      (e: unknown) => e instanceof StoreCorruptError && /jobs\.json/.test(e.message) && /wrong shape/.test(e.message),
+    );
     await h.writeRaw('kv.json', '[]');
     assert.equal(await s.kv.get('x'), undefined, 'kv goes on without its corrupt file');
     await s.conversations.setMessages('web:a', [msg('user', 'a')]);
@@ -286,7 +386,10 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     other.key = 'web:b';
     await h.writeRaw(path, JSON.stringify(other));
     await assert.rejects(s.conversations.get('web:a'), StoreCorruptError);
-    assert.deepEqual(reports.map((r) => r.file.split(/[/:]/).pop()), ['jobs.json', 'kv.json', path.split('/').pop()]);
+    assert.deepEqual(
+      reports.map((r) => r.file.split(/[/:]/).pop()),
+      ['jobs.json', 'kv.json', path.split('/').pop()],
+    );
     assert.deepEqual(await s.jobs.list(), []);
     await s.close();
   });
@@ -316,18 +419,30 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
   it('accept marks the id seen and journals the message (without its raw payload) in one step; a seen id is refused', async (h) => {
     const s = h.open();
     assert.equal(await s.delivery.accept(inbound('telegram:1:5', 'telegram:1')), true);
-    assert.equal(await s.delivery.accept(inbound('telegram:1:5', 'telegram:1', { text: 'again' })), false, 'a redelivery while pending');
+    assert.equal(
+      await s.delivery.accept(inbound('telegram:1:5', 'telegram:1', { text: 'again' })),
+      false,
+      'a redelivery while pending',
+    );
     await s.delivery.finish('telegram:1:5');
-    assert.equal(await s.delivery.accept(inbound('telegram:1:5', 'telegram:1')), false, 'a redelivery after the answer');
+    assert.equal(
+      await s.delivery.accept(inbound('telegram:1:5', 'telegram:1')),
+      false,
+      'a redelivery after the answer',
+    );
     await s.close();
     assert.doesNotMatch((await h.readRaw('delivery.log')) ?? '', /platform payload/, 'the raw payload is not stored');
     const r = h.open();
-    assert.equal(await r.delivery.accept(inbound('telegram:1:5', 'telegram:1')), false, 'still a duplicate after a restart');
+    assert.equal(
+      await r.delivery.accept(inbound('telegram:1:5', 'telegram:1')),
+      false,
+      'still a duplicate after a restart',
+    );
     assert.deepEqual(await r.delivery.pending(), []);
     await r.close();
   });
 
-  it('the stored message is a copy: changing the caller\'s object afterwards changes nothing', async (h) => {
+  it("the stored message is a copy: changing the caller's object afterwards changes nothing", async (h) => {
     const s = h.open();
     const m = inbound('m1', 'web:a', { attachments: [{ id: 'f1', name: 'a.txt' }] });
     await s.delivery.accept(m);
@@ -348,11 +463,18 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.delivery.notePreview('nope', 'p8');
     await s.close();
     const r = h.open();
-    assert.deepEqual((await r.delivery.pending()).map((p) => [p.message.id, p.previewMessageId]), [['m1', 'p7']]);
+    assert.deepEqual(
+      (await r.delivery.pending()).map((p) => [p.message.id, p.previewMessageId]),
+      [['m1', 'p7']],
+    );
     await r.delivery.finish('m1');
     await r.delivery.notePreview('m1', 'p9');
     await r.close();
-    assert.doesNotMatch((await h.readRaw('delivery.log')) ?? '', /"p8"|"p9"/, 'a note for a message not pending is dropped');
+    assert.doesNotMatch(
+      (await h.readRaw('delivery.log')) ?? '',
+      /"p8"|"p9"/,
+      'a note for a message not pending is dropped',
+    );
   });
 
   it('finishing a reply can mark the message it answers done in the same write', async (h) => {
@@ -364,7 +486,11 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.delivery.finishOutbox('never-put', 'm2'); // no such entry, but m2 is answered
     await s.delivery.finishOutbox('m1', 'm1');
     await s.close();
-    assert.match((await h.readRaw('delivery.log')) ?? '', /\{"op":"sent","id":"m1","answered":"m1"\}\n/, 'one line for both');
+    assert.match(
+      (await h.readRaw('delivery.log')) ?? '',
+      /\{"op":"sent","id":"m1","answered":"m1"\}\n/,
+      'one line for both',
+    );
     const r = h.open();
     assert.deepEqual(await r.delivery.pending(), []);
     assert.deepEqual(await r.delivery.pendingOutbox(), []);
@@ -374,7 +500,9 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
   it('changes made at once are all kept (one sync may serve many) and come back after a restart', async (h) => {
     const s = h.open();
-    const accepted = await Promise.all(Array.from({ length: 200 }, (_, i) => s.delivery.accept(inbound(`e${i}`, `web:c${i % 7}`))));
+    const accepted = await Promise.all(
+      Array.from({ length: 200 }, (_, i) => s.delivery.accept(inbound(`e${i}`, `web:c${i % 7}`))),
+    );
     assert.ok(accepted.every(Boolean));
     await Promise.all([
       ...Array.from({ length: 50 }, (_, i) => s.delivery.finish(`e${i}`)),
@@ -383,7 +511,11 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await Promise.all(Array.from({ length: 30 }, (_, i) => s.delivery.receipt(`o${i}`, 0, `m${i}`)));
     await s.close();
     const r = h.open();
-    assert.deepEqual(await pendingIds(r), Array.from({ length: 150 }, (_, i) => `e${i + 50}`), 'pending, in acceptance order');
+    assert.deepEqual(
+      await pendingIds(r),
+      Array.from({ length: 150 }, (_, i) => `e${i + 50}`),
+      'pending, in acceptance order',
+    );
     const out = await r.delivery.pendingOutbox();
     assert.equal(out.length, 30);
     assert.ok(out.every((e, i) => e.id === `o${i}` && e.receipts[0] === `m${i}` && e.receipts[1] === null));
@@ -401,10 +533,16 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     const reports: CorruptReport[] = [];
     const r = h.open({ onCorrupt: (rep) => reports.push(rep) });
     assert.deepEqual(await pendingIds(r), ['good']);
-    assert.deepEqual((await r.delivery.pendingOutbox()).map((e) => e.id), ['reply']);
+    assert.deepEqual(
+      (await r.delivery.pendingOutbox()).map((e) => e.id),
+      ['reply'],
+    );
     assert.equal(reports.length, 1);
     assert.match(reports[0]!.reason, /lines 1, 4/);
-    assert.ok((await h.listRaw()).some((p) => p.startsWith('delivery.log.corrupt-')), 'the bad file is kept for an admin');
+    assert.ok(
+      (await h.listRaw()).some((p) => p.startsWith('delivery.log.corrupt-')),
+      'the bad file is kept for an admin',
+    );
     await r.delivery.accept(inbound('later'));
     await r.close();
     const t = h.open({ onCorrupt: (rep) => reports.push(rep) });
@@ -492,19 +630,62 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
   it('a delivery log written by the previous version loads as it was', async (h) => {
     // Lines exactly as the version before the one delivery record wrote them.
-    const message = { id: 'telegram:9:1', platform: 'telegram', conversationKey: 'telegram:9', chatId: '9', messageId: '41', userId: 'u', userName: 'Ann', text: 'hi', isDirect: true, mentionsBot: true, attachments: [], receivedAt: '2026-11-01T00:00:00.000Z' };
+    const message = {
+      id: 'telegram:9:1',
+      platform: 'telegram',
+      conversationKey: 'telegram:9',
+      chatId: '9',
+      messageId: '41',
+      userId: 'u',
+      userName: 'Ann',
+      text: 'hi',
+      isDirect: true,
+      mentionsBot: true,
+      attachments: [],
+      receivedAt: '2026-11-01T00:00:00.000Z',
+    };
     const lines = [
       { op: 'seen', id: 'telegram:9:0', at: Date.parse('2026-11-01T00:00:00.000Z') },
-      { op: 'accept', at: Date.parse('2026-11-01T00:00:00.001Z'), record: { id: 'telegram:9:1', conversationKey: 'telegram:9', acceptedAt: '2026-11-01T00:00:00.001Z', seq: 1, message } },
+      {
+        op: 'accept',
+        at: Date.parse('2026-11-01T00:00:00.001Z'),
+        record: {
+          id: 'telegram:9:1',
+          conversationKey: 'telegram:9',
+          acceptedAt: '2026-11-01T00:00:00.001Z',
+          seq: 1,
+          message,
+        },
+      },
       { op: 'preview', id: 'telegram:9:1', messageId: '42' },
-      { op: 'put', entry: { id: 'telegram:9:1', conversationKey: 'telegram:9', target: { conversationKey: 'telegram:9', chatId: '9', replyToMessageId: '41', streamMessageId: '42' }, chunks: [{ text: 'one' }, { text: 'two' }], state: 'pending', createdAt: '2026-11-01T00:00:01.000Z', updatedAt: '2026-11-01T00:00:01.000Z', seq: 2 } },
+      {
+        op: 'put',
+        entry: {
+          id: 'telegram:9:1',
+          conversationKey: 'telegram:9',
+          target: { conversationKey: 'telegram:9', chatId: '9', replyToMessageId: '41', streamMessageId: '42' },
+          chunks: [{ text: 'one' }, { text: 'two' }],
+          state: 'pending',
+          createdAt: '2026-11-01T00:00:01.000Z',
+          updatedAt: '2026-11-01T00:00:01.000Z',
+          seq: 2,
+        },
+      },
       { op: 'receipt', id: 'telegram:9:1', index: 0, messageId: '42', at: '2026-11-01T00:00:02.000Z' },
     ];
     await h.writeRaw('delivery.log', lines.map((l) => `${JSON.stringify(l)}\n`).join(''));
     const s = h.open({ now: () => Date.parse('2026-11-02T00:00:00.000Z') });
     assert.deepEqual(await s.delivery.pending(), [{ message: { ...message, raw: null }, previewMessageId: '42' }]);
     assert.deepEqual(await s.delivery.pendingOutbox(), [
-      { id: 'telegram:9:1', conversationKey: 'telegram:9', target: { conversationKey: 'telegram:9', chatId: '9', replyToMessageId: '41' }, streamMessageId: '42', chunks: ['one', 'two'], receipts: ['42', null], createdAt: '2026-11-01T00:00:01.000Z' },
+      {
+        id: 'telegram:9:1',
+        conversationKey: 'telegram:9',
+        target: { conversationKey: 'telegram:9', chatId: '9', replyToMessageId: '41' },
+        streamMessageId: '42',
+        chunks: ['one', 'two'],
+        receipts: ['42', null],
+        createdAt: '2026-11-01T00:00:01.000Z',
+      },
     ]);
     assert.equal(await s.delivery.accept(inbound('telegram:9:0')), false, 'a seen id stays seen');
     await s.close();
@@ -512,16 +693,45 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
   it('gateway state written by the previous layout (dedupe.log, inbound/, outbox/) is folded in once', async (h) => {
     await h.writeRaw('dedupe.log', '[1700000000000,"old-event"]\n[1700000000001,"torn');
-    await h.writeRaw('inbound/old-msg.json', JSON.stringify({ id: 'old-msg', conversationKey: 'web:a', acceptedAt: '2026-11-01T00:00:00.000Z', seq: 5, message: { text: 'before the upgrade' } }));
-    await h.writeRaw('outbox/old-reply.json', JSON.stringify({ id: 'old-reply', conversationKey: 'web:a', target: { chatId: 'a' }, chunks: [{ text: 'p1', receipt: { messageId: 'm1', sentAt: '2026-11-01T00:00:00.000Z' } }, { text: 'p2' }], state: 'pending', createdAt: '2026-11-01T00:00:00.000Z', updatedAt: '2026-11-01T00:00:00.000Z', seq: 6 }));
+    await h.writeRaw(
+      'inbound/old-msg.json',
+      JSON.stringify({
+        id: 'old-msg',
+        conversationKey: 'web:a',
+        acceptedAt: '2026-11-01T00:00:00.000Z',
+        seq: 5,
+        message: { text: 'before the upgrade' },
+      }),
+    );
+    await h.writeRaw(
+      'outbox/old-reply.json',
+      JSON.stringify({
+        id: 'old-reply',
+        conversationKey: 'web:a',
+        target: { chatId: 'a' },
+        chunks: [{ text: 'p1', receipt: { messageId: 'm1', sentAt: '2026-11-01T00:00:00.000Z' } }, { text: 'p2' }],
+        state: 'pending',
+        createdAt: '2026-11-01T00:00:00.000Z',
+        updatedAt: '2026-11-01T00:00:00.000Z',
+        seq: 6,
+      }),
+    );
     const now = () => Date.parse('2026-11-02T00:00:00.000Z');
     const s = h.open({ now, dedupe: { maxAgeMs: 1e12, maxCount: 100 } });
-    assert.deepEqual((await s.delivery.pending()).map((p) => p.message.text), ['before the upgrade']);
-    assert.deepEqual((await s.delivery.pendingOutbox()).map((e) => [e.target, e.receipts]), [[{ chatId: 'a' }, ['m1', null]]]);
+    assert.deepEqual(
+      (await s.delivery.pending()).map((p) => p.message.text),
+      ['before the upgrade'],
+    );
+    assert.deepEqual(
+      (await s.delivery.pendingOutbox()).map((e) => [e.target, e.receipts]),
+      [[{ chatId: 'a' }, ['m1', null]]],
+    );
     assert.equal(await s.delivery.accept(inbound('old-event')), false);
     assert.equal(await s.delivery.accept(inbound('old-msg')), false);
     await s.close();
-    const left = (await h.listRaw()).filter((p) => p === 'dedupe.log' || p.startsWith('inbound/') || p.startsWith('outbox/'));
+    const left = (await h.listRaw()).filter(
+      (p) => p === 'dedupe.log' || p.startsWith('inbound/') || p.startsWith('outbox/'),
+    );
     assert.deepEqual(left, [], 'the old files are gone once folded in');
     const r = h.open({ now, dedupe: { maxAgeMs: 1e12, maxCount: 100 } });
     assert.equal((await r.delivery.pending()).length, 1, 'nothing is folded in twice');
@@ -557,23 +767,42 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.close();
 
     const r = h.open();
-    for (const [i, key] of hostile.entries()) assert.deepEqual(texts((await r.conversations.get(key))?.messages), [`n${i}`], key.slice(0, 40));
+    for (const [i, key] of hostile.entries())
+      assert.deepEqual(texts((await r.conversations.get(key))?.messages), [`n${i}`], key.slice(0, 40));
     assert.deepEqual(await r.conversations.keys(), [...hostile].sort());
     assert.deepEqual((await r.jobs.logs('../../jobs')).length, 1);
     assert.deepEqual(await pendingIds(r), ['../../kv']);
-    assert.deepEqual((await r.delivery.pendingOutbox()).map((p) => p.id), ['../jobs.json']);
-    assert.deepEqual((await r.jobs.list()).map((j) => j.id), ['../../jobs']);
+    assert.deepEqual(
+      (await r.delivery.pendingOutbox()).map((p) => p.id),
+      ['../jobs.json'],
+    );
+    assert.deepEqual(
+      (await r.jobs.list()).map((j) => j.id),
+      ['../../jobs'],
+    );
 
     const paths = await h.listRaw();
     const conv = paths.filter((p) => p.startsWith('conversations/'));
     assert.equal(conv.length, hostile.length);
-    for (const p of conv) assert.match(p, /^conversations\/[0-9a-f]{2}\/(?:[a-z0-9_-]|%[0-9A-F]{2}|~[0-9a-f]{64})+\.json$/);
-    assert.equal(new Set(conv.map((p) => p.toLowerCase())).size, conv.length, 'distinct even on a case-insensitive file system');
-    for (const p of paths) assert.match(p, /^(conversations\/[0-9a-f]{2}|job-logs)\/[^/]+$|^(kv|jobs)\.json$|^delivery\.log$/, p);
+    for (const p of conv)
+      assert.match(p, /^conversations\/[0-9a-f]{2}\/(?:[a-z0-9_-]|%[0-9A-F]{2}|~[0-9a-f]{64})+\.json$/);
+    assert.equal(
+      new Set(conv.map((p) => p.toLowerCase())).size,
+      conv.length,
+      'distinct even on a case-insensitive file system',
+    );
+    for (const p of paths)
+      assert.match(p, /^(conversations\/[0-9a-f]{2}|job-logs)\/[^/]+$|^(kv|jobs)\.json$|^delivery\.log$/, p);
 
     for (const bad of ['', 'web:\uD800']) {
-      await assert.rejects(r.conversations.setMessages(bad, []), (e: unknown) => e instanceof StoreError && e.code === 'bad-key');
-      await assert.rejects(r.delivery.accept(inbound(bad)), (e: unknown) => e instanceof StoreError && e.code === 'bad-key');
+      await assert.rejects(
+        r.conversations.setMessages(bad, []),
+        (e: unknown) => e instanceof StoreError && e.code === 'bad-key',
+      );
+      await assert.rejects(
+        r.delivery.accept(inbound(bad)),
+        (e: unknown) => e instanceof StoreError && e.code === 'bad-key',
+      );
     }
     await r.close();
   });
@@ -610,9 +839,18 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.jobs.appendLog(runLog('b', 1));
     await s.close();
     const r = h.open({ jobLogLimit: 3 });
-    assert.deepEqual((await r.jobs.logs('a')).map((l) => l.delivered), ['m5', 'm6', 'm7']);
-    assert.deepEqual((await r.jobs.logs('a', 2)).map((l) => l.delivered), ['m6', 'm7']);
-    assert.deepEqual((await r.jobs.logs('b')).map((l) => l.delivered), ['m1']);
+    assert.deepEqual(
+      (await r.jobs.logs('a')).map((l) => l.delivered),
+      ['m5', 'm6', 'm7'],
+    );
+    assert.deepEqual(
+      (await r.jobs.logs('a', 2)).map((l) => l.delivered),
+      ['m6', 'm7'],
+    );
+    assert.deepEqual(
+      (await r.jobs.logs('b')).map((l) => l.delivered),
+      ['m1'],
+    );
     await r.close();
   });
 

@@ -10,7 +10,8 @@ let n = 0;
 const worker = async (): Promise<void> => {
   for (;;) {
     const id = `m${n++}`;
-    if (await store.delivery.accept(inbound(id, `web:c${n % 5}`, { text: 'x'.repeat(n % 300) }))) process.stdout.write(`${id}\n`);
+    if (await store.delivery.accept(inbound(id, `web:c${n % 5}`, { text: 'x'.repeat(n % 300) })))
+      process.stdout.write(`${id}\n`);
     if (n % 7 === 0) await store.delivery.finish(`m${n - 7}`);
   }
 };

@@ -22,7 +22,12 @@ export function inbound(id: string, conversationKey = 'web:a', over: Partial<Inb
 }
 
 /** A reply of `chunks` to send to `conversationKey`, none sent yet. */
-export function reply(id: string, conversationKey: string, chunks: string[], over: Partial<OutboxEntry> = {}): OutboxEntry {
+export function reply(
+  id: string,
+  conversationKey: string,
+  chunks: string[],
+  over: Partial<OutboxEntry> = {},
+): OutboxEntry {
   return {
     id,
     conversationKey,

@@ -7,9 +7,9 @@ import { silentLogger } from '../../src/log.ts';
 import { createDeliveryLog } from '../../src/store/delivery-log.ts';
 import { createDocuments } from '../../src/store/documents.ts';
 import type { Files } from '../../src/store/files.ts';
+import { StoreError } from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
-import { StoreError } from '../../src/store/index.ts';
 import { inbound, reply } from './delivery-fixtures.ts';
 
 function open(state: Map<string, string>, failAppend: { next: boolean }) {
@@ -33,7 +33,13 @@ function open(state: Map<string, string>, failAppend: { next: boolean }) {
     },
   };
   const docs = createDocuments(files, { logger: silentLogger });
-  return createDeliveryLog(docs, { now: Date.now, seq: createSequence(Date.now), logger: silentLogger, maxAgeMs: 1e9, maxCount: 1000 });
+  return createDeliveryLog(docs, {
+    now: Date.now,
+    seq: createSequence(Date.now),
+    logger: silentLogger,
+    maxAgeMs: 1e9,
+    maxCount: 1000,
+  });
 }
 
 test('a failed append is refused and undone; the next change rewrites the log whole', async () => {
@@ -45,9 +51,14 @@ test('a failed append is refused and undone; the next change rewrites the log wh
   fail.next = true;
   await assert.rejects(
     log.accept(inbound('b', 'web:x')),
-    (e: unknown) => e instanceof StoreError && e.code === 'io' && /ENOSPC/.test(e.message) && /delivery\.log/.test(e.message),
+    (e: unknown) =>
+      e instanceof StoreError && e.code === 'io' && /ENOSPC/.test(e.message) && /delivery\.log/.test(e.message),
   );
-  assert.deepEqual((await log.pending()).map((p) => p.message.id), ['a'], 'the refused change is not in memory');
+  assert.deepEqual(
+    (await log.pending()).map((p) => p.message.id),
+    ['a'],
+    'the refused change is not in memory',
+  );
   await log.notePreview('a', 'p1'); // the next change: the log is rewritten whole
 
   fail.next = true;
@@ -57,10 +68,23 @@ test('a failed append is refused and undone; the next change rewrites the log wh
   assert.equal(await log.accept(inbound('c', 'web:x')), true);
   await log.close();
   const text = state.get('delivery.log') ?? '';
-  assert.ok(text.split('\n').slice(0, -1).every((line) => JSON.parse(line)), 'no torn line left in the file');
+  assert.ok(
+    text
+      .split('\n')
+      .slice(0, -1)
+      .every((line) => JSON.parse(line)),
+    'no torn line left in the file',
+  );
 
   const again = open(state, { next: false });
-  assert.deepEqual((await again.pending()).map((p) => p.message.id), ['a', 'c']);
-  assert.equal(await again.accept(inbound('b', 'web:x')), true, 'nor was the refused id marked seen: the platform may redeliver it');
+  assert.deepEqual(
+    (await again.pending()).map((p) => p.message.id),
+    ['a', 'c'],
+  );
+  assert.equal(
+    await again.accept(inbound('b', 'web:x')),
+    true,
+    'nor was the refused id marked seen: the platform may redeliver it',
+  );
   await again.close();
 });

@@ -53,7 +53,10 @@ test('file: a process killed between the temp write and the rename leaves the ol
     assert.equal(temps.length, 2, `the new versions were written but never renamed: ${names.join(', ')}`);
     const store = createFileStore(dir);
     const c = await store.conversations.get('telegram:1');
-    assert.deepEqual(c?.messages.map((m) => m.content[0]), [{ type: 'text', text: 'old' }]);
+    assert.deepEqual(
+      c?.messages.map((m) => m.content[0]),
+      [{ type: 'text', text: 'old' }],
+    );
     assert.equal(await store.kv.get('telegram.offset'), 1);
     assert.deepEqual(await store.conversations.keys(), ['telegram:1'], 'temp files are not conversations');
     await store.close();
@@ -67,18 +70,34 @@ test('file: two stores on one data directory (the CLI beside the gateway) lose n
   try {
     const gateway = createFileStore(dir);
     const cli = createFileStore(dir);
-    const job = (id: string) => ({ id, name: id, cron: '0 9 * * *', prompt: 'p', target: 'web:a', access: 'read-only' as const, timeoutMs: 1000, enabled: true, overlap: 'skip' as const });
+    const job = (id: string) => ({
+      id,
+      name: id,
+      cron: '0 9 * * *',
+      prompt: 'p',
+      target: 'web:a',
+      access: 'read-only' as const,
+      timeoutMs: 1000,
+      enabled: true,
+      overlap: 'skip' as const,
+    });
     await gateway.jobs.put(job('digest'));
     // The gateway stamps runs while the CLI adds jobs, all at once.
     await Promise.all([
       ...Array.from({ length: 30 }, (_, i) => cli.jobs.put(job(`cli-${i}`))),
-      ...Array.from({ length: 30 }, (_, i) => gateway.jobs.update('digest', { lastRunAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() })),
+      ...Array.from({ length: 30 }, (_, i) =>
+        gateway.jobs.update('digest', { lastRunAt: new Date(Date.UTC(2026, 0, 1, 0, i)).toISOString() }),
+      ),
     ]);
     const ids = (await gateway.jobs.list()).map((j) => j.id);
     assert.equal(ids.length, 31, `every job kept: ${ids.join(', ')}`);
     assert.ok((await cli.jobs.get('digest'))?.lastRunAt);
     await Promise.all([gateway.close(), cli.close()]);
-    assert.deepEqual((await readdir(dir)).filter((n) => n.endsWith('.lock')), [], 'no lock left behind');
+    assert.deepEqual(
+      (await readdir(dir)).filter((n) => n.endsWith('.lock')),
+      [],
+      'no lock left behind',
+    );
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
@@ -90,8 +109,21 @@ test('file: a lock left by a process that died is broken', async () => {
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     await writeFile(join(dir, 'jobs.json.lock'), JSON.stringify({ pid: Number(dead.stdout), at: Date.now() }));
     const store = createFileStore(dir);
-    await store.jobs.put({ id: 'a', name: 'a', cron: '0 9 * * *', prompt: 'p', target: 'web:a', access: 'read-only', timeoutMs: 1000, enabled: true, overlap: 'skip' });
-    assert.deepEqual((await store.jobs.list()).map((j) => j.id), ['a']);
+    await store.jobs.put({
+      id: 'a',
+      name: 'a',
+      cron: '0 9 * * *',
+      prompt: 'p',
+      target: 'web:a',
+      access: 'read-only',
+      timeoutMs: 1000,
+      enabled: true,
+      overlap: 'skip',
+    });
+    assert.deepEqual(
+      (await store.jobs.list()).map((j) => j.id),
+      ['a'],
+    );
     await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -102,7 +134,11 @@ test('file: a process killed while appending to the delivery log loses no messag
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-kill-'));
   try {
     for (let round = 0; round < 3; round++) {
-      const child = spawn(process.execPath, ['--import', 'tsx', fileURLToPath(new URL('delivery-crash-child.ts', import.meta.url)), dir], { stdio: ['ignore', 'pipe', 'inherit'] });
+      const child = spawn(
+        process.execPath,
+        ['--import', 'tsx', fileURLToPath(new URL('delivery-crash-child.ts', import.meta.url)), dir],
+        { stdio: ['ignore', 'pipe', 'inherit'] },
+      );
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       // Killed once it has accepted a few hundred messages: somewhere inside a write or a sync.
@@ -118,7 +154,11 @@ test('file: a process killed while appending to the delivery log loses no messag
       // Every acknowledged id is either still pending or was marked done (done ids stay duplicates).
       for (const id of acknowledged) {
         if (pending.has(id)) continue;
-        assert.equal(await store.delivery.accept(inbound(id)), false, `round ${round}: ${id} was acknowledged but is unknown after the crash`);
+        assert.equal(
+          await store.delivery.accept(inbound(id)),
+          false,
+          `round ${round}: ${id} was acknowledged but is unknown after the crash`,
+        );
       }
       await store.close();
     }
@@ -135,20 +175,43 @@ test('file: an empty lock file left by a process killed while creating it is bro
     const old = new Date(Date.now() - 60_000);
     await utimes(lock, old, old);
     const store = createFileStore(dir);
-    await store.jobs.put({ id: 'a', name: 'a', cron: '0 9 * * *', prompt: 'p', target: 'web:a', access: 'read-only', timeoutMs: 1000, enabled: true, overlap: 'skip' });
-    assert.deepEqual((await store.jobs.list()).map((j) => j.id), ['a']);
+    await store.jobs.put({
+      id: 'a',
+      name: 'a',
+      cron: '0 9 * * *',
+      prompt: 'p',
+      target: 'web:a',
+      access: 'read-only',
+      timeoutMs: 1000,
+      enabled: true,
+      overlap: 'skip',
+    });
+    assert.deepEqual(
+      (await store.jobs.list()).map((j) => j.id),
+      ['a'],
+    );
     await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
 });
 
-test('file: the data directory and its folders are 0700, its files 0600 (only boxbot\'s user reads them)', async () => {
+test("file: the data directory and its folders are 0700, its files 0600 (only boxbot's user reads them)", async () => {
   const base = await mkdtemp(join(tmpdir(), 'boxbot-store-modes-'));
   try {
     const dir = join(base, 'data');
     const store = createFileStore(dir);
-    const job = { id: 'j', name: 'j', cron: '0 9 * * *', prompt: 'p', target: 'web:a', access: 'read-only' as const, timeoutMs: 1000, enabled: true, overlap: 'skip' as const };
+    const job = {
+      id: 'j',
+      name: 'j',
+      cron: '0 9 * * *',
+      prompt: 'p',
+      target: 'web:a',
+      access: 'read-only' as const,
+      timeoutMs: 1000,
+      enabled: true,
+      overlap: 'skip' as const,
+    };
     await store.jobs.put(job);
     await store.kv.set('telegram.offset', 1);
     await store.close();

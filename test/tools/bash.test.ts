@@ -20,7 +20,11 @@ const files = {
 describe('bash', () => {
   it('runs pipelines with sort, uniq, head and awk over workspace files', async () => {
     const ws = workspace(files);
-    const r = await h.call('bash', { command: "sort words.txt | uniq -c | sort -rn | head -2 | awk '{print $2\"=\"$1}'" }, policyFor(ws));
+    const r = await h.call(
+      'bash',
+      { command: 'sort words.txt | uniq -c | sort -rn | head -2 | awk \'{print $2"="$1}\'' },
+      policyFor(ws),
+    );
     assert.equal(r.isError, false, r.content);
     assert.equal(r.content, 'pear=3\napple=2');
     assert.equal(r.metadata.shellExitCode, 0);
@@ -43,22 +47,44 @@ describe('bash', () => {
 
   it('runs grep, find, wc, cut, tail and jq', async () => {
     const ws = workspace(files);
-    const r = await h.call('bash', { command: 'grep -rl TODO src; find . -name "*.ts" | sort; wc -l < words.txt; tail -1 words.txt | cut -c1-2; jq -r ".users[] | select(.age > 40) | .name" data.json' }, policyFor(ws));
+    const r = await h.call(
+      'bash',
+      {
+        command:
+          'grep -rl TODO src; find . -name "*.ts" | sort; wc -l < words.txt; tail -1 words.txt | cut -c1-2; jq -r ".users[] | select(.age > 40) | .name" data.json',
+      },
+      policyFor(ws),
+    );
     assert.equal(r.isError, false, r.content);
     assert.equal(r.content, 'src/a.ts\n./src/a.ts\n./src/b.ts\n6\npe\nalan');
   });
 
   it('changes files on the host: redirects, mkdir, cp, mv, rm', async () => {
     const ws = workspace(files);
-    const r = await h.call('bash', { command: 'mkdir -p out/x && echo "first" > out/x/log.txt && echo "second" >> out/x/log.txt && cp words.txt out/ && mv out/words.txt out/w.txt && rm src/b.ts && echo done 2>/dev/null' }, policyFor(ws));
+    const r = await h.call(
+      'bash',
+      {
+        command:
+          'mkdir -p out/x && echo "first" > out/x/log.txt && echo "second" >> out/x/log.txt && cp words.txt out/ && mv out/words.txt out/w.txt && rm src/b.ts && echo done 2>/dev/null',
+      },
+      policyFor(ws),
+    );
     assert.equal(r.isError, false, r.content);
     assert.equal(r.content, 'done');
     assert.equal(readFileSync(join(ws, 'out/x/log.txt'), 'utf8'), 'first\nsecond\n');
     assert.equal(readFileSync(join(ws, 'out/w.txt'), 'utf8'), files['words.txt']);
     assert.equal(existsSync(join(ws, 'src/b.ts')), false);
     assert.equal(existsSync(join(ws, 'dev')), false, '/dev is virtual, not created in the workspace');
-    const find = await h.call('bash', { command: 'find / -type f | sort; cat /dev/null; echo gone > /dev/null' }, policyFor(ws));
-    assert.equal(find.content, '/data.json\n/out/w.txt\n/out/x/log.txt\n/src/a.ts\n/words.txt', 'virtual devices are not listed');
+    const find = await h.call(
+      'bash',
+      { command: 'find / -type f | sort; cat /dev/null; echo gone > /dev/null' },
+      policyFor(ws),
+    );
+    assert.equal(
+      find.content,
+      '/data.json\n/out/w.txt\n/out/x/log.txt\n/src/a.ts\n/words.txt',
+      'virtual devices are not listed',
+    );
   });
 
   it('starts in --workdir', async () => {
@@ -77,7 +103,11 @@ describe('bash', () => {
 
   it('sees only its mount: / is the workspace and nothing of the host is there', async () => {
     const ws = workspace(files);
-    const r = await h.call('bash', { command: 'ls /; cd /..; pwd; ls /proc /home /usr 2>&1 | head -3; cat /etc/passwd' }, policyFor(ws));
+    const r = await h.call(
+      'bash',
+      { command: 'ls /; cd /..; pwd; ls /proc /home /usr 2>&1 | head -3; cat /etc/passwd' },
+      policyFor(ws),
+    );
     assert.equal(r.isError, true, 'cat /etc/passwd fails');
     assert.doesNotMatch(r.content, /root:/);
     const listing = r.content.split('\n[stderr]')[0]!;
@@ -95,7 +125,13 @@ describe('bash', () => {
 
   it('starts no host program: anything that is not a built-in is not found', async () => {
     const ws = workspace(files);
-    for (const cmd of ['node -e "console.log(1)"', '/bin/ls /', '/usr/bin/env', 'python3 -c "print(1)"', 'curl http://127.0.0.1/']) {
+    for (const cmd of [
+      'node -e "console.log(1)"',
+      '/bin/ls /',
+      '/usr/bin/env',
+      'python3 -c "print(1)"',
+      'curl http://127.0.0.1/',
+    ]) {
       const r = await h.call('bash', { command: cmd }, policyFor(ws));
       assert.equal(r.isError, true, `${cmd} must fail`);
       assert.match(r.content, /command not found|No such file|not found/, `${cmd}: ${r.content}`);
@@ -103,7 +139,10 @@ describe('bash', () => {
     }
     // And it holds no capability to do so: no process, socket or http import.
     const spec = (await h.tool('bash')).spec;
-    assert.ok(spec.imports.every((i) => /^wasi:(cli|clocks|random|io|filesystem)\//.test(i)), spec.imports.join(', '));
+    assert.ok(
+      spec.imports.every((i) => /^wasi:(cli|clocks|random|io|filesystem)\//.test(i)),
+      spec.imports.join(', '),
+    );
   });
 
   it('cannot create links', async () => {
@@ -116,7 +155,12 @@ describe('bash', () => {
 
   it('cannot write under a read-only grant', async () => {
     const ws = workspace(files);
-    const r = await h.call('bash', { command: 'cat words.txt | wc -l; rm words.txt; mkdir d; touch t' }, policyFor(ws), 'ReadOnly');
+    const r = await h.call(
+      'bash',
+      { command: 'cat words.txt | wc -l; rm words.txt; mkdir d; touch t' },
+      policyFor(ws),
+      'ReadOnly',
+    );
     assert.equal(r.isError, true);
     assert.match(r.content, /^6\n/, 'reading still works');
     assert.match(r.content, /read-only/i);

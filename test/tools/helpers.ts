@@ -3,8 +3,16 @@
 // tool's own help, grantFor from its level and the policy, invokeTool with JSON input).
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import {
+  grantFor,
+  invokeTool,
+  type PermissionLevel,
+  type RegisteredTool,
+  registerFile,
+  type ToolPolicy,
+  type ToolResult,
+} from '../../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../src/sandbox/index.ts';
-import { grantFor, invokeTool, registerFile, type PermissionLevel, type RegisteredTool, type ToolPolicy, type ToolResult } from '../../src/agent/tools/index.ts';
 import { root, SHARED_CACHE, tempDir } from '../helpers.ts';
 
 export { tempDir };
@@ -16,7 +24,9 @@ export const TOOL_NAMES = ['read', 'glob', 'grep', 'ls', 'write', 'edit', 'bash'
 export function toolFile(name: string): string {
   const path = join(root, 'tools', 'dist', `${name}.wasm`);
   if (!existsSync(path)) {
-    throw new Error(`bundled tool ${name} is not built (${path} is missing): run npx tsx scripts/build-tools.ts (npm install does this)`);
+    throw new Error(
+      `bundled tool ${name} is not built (${path} is missing): run npx tsx scripts/build-tools.ts (npm install does this)`,
+    );
   }
   return path;
 }
@@ -51,7 +61,11 @@ export function toolHarness(): ToolHarness {
   const tool = (name: string): Promise<RegisteredTool> => {
     let p = registered.get(name);
     if (!p) {
-      p = registerFile(sandbox, toolFile(name), registryCache).then((r) => ({ spec: r.spec, blob: r.blob, source: 'bundled' as const }));
+      p = registerFile(sandbox, toolFile(name), registryCache).then((r) => ({
+        spec: r.spec,
+        blob: r.blob,
+        source: 'bundled' as const,
+      }));
       // A failed registration fails the test that asked, and is tried again by the next one.
       p.catch(() => registered.delete(name));
       registered.set(name, p);

@@ -15,7 +15,9 @@ const run = (code: string, p = policy) => h.call('js_exec', { code }, p);
 
 describe('js_exec', () => {
   it('returns the value of the last expression and the console output', async () => {
-    const r = await run('const xs = [3, 1, 2];\nconsole.log("sorting", xs.length);\nconsole.error("careful");\nxs.sort().map((x) => x * 10)');
+    const r = await run(
+      'const xs = [3, 1, 2];\nconsole.log("sorting", xs.length);\nconsole.error("careful");\nxs.sort().map((x) => x * 10)',
+    );
     assert.equal(r.isError, false, r.content);
     assert.equal(r.content, 'sorting 3\n[error] careful\n=> [10, 20, 30]');
     assert.deepEqual(r.metadata.result, [10, 20, 30]);
@@ -37,8 +39,8 @@ describe('js_exec', () => {
   it('reports a thrown exception with its message and where in the snippet', async () => {
     const r = await run('console.log("before");\nfunction f() { throw new RangeError("out of range"); }\nf();');
     assert.equal(r.isError, true);
-    assert.match(r.content, /^before\nUncaught RangeError: out of range\n    at f \(<code>:2:\d+\)/);
-    assert.doesNotMatch(r.content, /core\.js|runTool/, 'the tool\'s own frames are hidden');
+    assert.match(r.content, /^before\nUncaught RangeError: out of range\n {4}at f \(<code>:2:\d+\)/);
+    assert.doesNotMatch(r.content, /core\.js|runTool/, "the tool's own frames are hidden");
   });
 
   it('reports a syntax error', async () => {
@@ -56,12 +58,15 @@ describe('js_exec', () => {
     const ws = workspace();
     writeFileSync(join(ws, 'secret.txt'), 'S3CRET');
     const p = policyFor(ws);
-    const r = await run([
-      "const { getDirectories } = await import('wasi:filesystem/preopens@0.2.12');",
-      'const dirs = getDirectories();',
-      "for (const [d] of dirs) d.openAt({}, 'dropped.txt', { create: true }, { write: true });",
-      'return dirs.map((d) => d[1]);',
-    ].join('\n'), p);
+    const r = await run(
+      [
+        "const { getDirectories } = await import('wasi:filesystem/preopens@0.2.12');",
+        'const dirs = getDirectories();',
+        "for (const [d] of dirs) d.openAt({}, 'dropped.txt', { create: true }, { write: true });",
+        'return dirs.map((d) => d[1]);',
+      ].join('\n'),
+      p,
+    );
     assert.equal(r.isError, false, r.content);
     assert.equal(r.content, '=> []');
     assert.deepEqual(readdirSync(ws), ['secret.txt']);
@@ -71,7 +76,10 @@ describe('js_exec', () => {
     const tight = policyFor(workspace(), { limits: { ...TEST_LIMITS, timeoutMs: 20_000, fuel: 2_000_000_000 } });
     const r = await run('let i = 0; while (true) { i++; }', tight);
     assert.equal(r.isError, true);
-    assert.ok(r.metadata.trap === 'fuel' || r.metadata.trap === 'timeout', `stopped by a limit: ${JSON.stringify(r.metadata)}`);
+    assert.ok(
+      r.metadata.trap === 'fuel' || r.metadata.trap === 'timeout',
+      `stopped by a limit: ${JSON.stringify(r.metadata)}`,
+    );
     assert.match(r.content, /the tool was stopped: (fuel|timeout) limit/);
     const next = await run('6 * 7', tight);
     assert.equal(next.isError, false, next.content);

@@ -9,8 +9,14 @@ import { policyFor, toolHarness, workspace } from './helpers.ts';
 const h = toolHarness();
 after(() => h.close());
 
-const lines = Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n') + '\n';
-const ws = workspace({ 'notes.txt': 'alpha\nbeta\r\ngamma', 'big.txt': lines, 'src/main.rs': 'fn main() {}\n', 'empty.txt': '', 'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]) });
+const lines = `${Array.from({ length: 30 }, (_, i) => `line ${i + 1}`).join('\n')}\n`;
+const ws = workspace({
+  'notes.txt': 'alpha\nbeta\r\ngamma',
+  'big.txt': lines,
+  'src/main.rs': 'fn main() {}\n',
+  'empty.txt': '',
+  'logo.png': new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 0, 0, 0x0d]),
+});
 const policy = policyFor(ws);
 const read = (input: unknown) => h.call('read', input, policy);
 

@@ -11,13 +11,45 @@ after(() => h.close());
 /** name → [level, required properties, some optional properties with their schema type]. */
 const EXPECTED: Record<string, { level: string; required: string[]; optional: Record<string, JsonSchema['type']> }> = {
   read: { level: 'ReadOnly', required: ['file_path'], optional: { offset: 'integer', limit: 'integer' } },
-  glob: { level: 'ReadOnly', required: ['pattern'], optional: { path: 'string', limit: 'integer', ignore_case: 'boolean' } },
-  grep: { level: 'ReadOnly', required: ['pattern'], optional: { path: 'string', include: 'array', output_mode: 'string', context: 'integer', after_context: 'integer', before_context: 'integer', ignore_case: 'boolean', limit: 'integer' } },
-  ls: { level: 'ReadOnly', required: [], optional: { path: 'string', depth: 'integer', ignore: 'array', no_hidden: 'boolean' } },
+  glob: {
+    level: 'ReadOnly',
+    required: ['pattern'],
+    optional: { path: 'string', limit: 'integer', ignore_case: 'boolean' },
+  },
+  grep: {
+    level: 'ReadOnly',
+    required: ['pattern'],
+    optional: {
+      path: 'string',
+      include: 'array',
+      output_mode: 'string',
+      context: 'integer',
+      after_context: 'integer',
+      before_context: 'integer',
+      ignore_case: 'boolean',
+      limit: 'integer',
+    },
+  },
+  ls: {
+    level: 'ReadOnly',
+    required: [],
+    optional: { path: 'string', depth: 'integer', ignore: 'array', no_hidden: 'boolean' },
+  },
   write: { level: 'Write', required: ['file_path', 'content'], optional: {} },
   edit: { level: 'Write', required: ['file_path', 'old_string', 'new_string'], optional: { replace_all: 'boolean' } },
   bash: { level: 'Execute', required: ['command'], optional: { workdir: 'string' } },
-  web_fetch: { level: 'ReadOnly', required: ['url'], optional: { format: 'string', offset: 'integer', limit: 'integer', max_bytes: 'integer', max_redirects: 'integer', header: 'array' } },
+  web_fetch: {
+    level: 'ReadOnly',
+    required: ['url'],
+    optional: {
+      format: 'string',
+      offset: 'integer',
+      limit: 'integer',
+      max_bytes: 'integer',
+      max_redirects: 'integer',
+      header: 'array',
+    },
+  },
   js_exec: { level: 'None', required: ['code'], optional: {} },
 };
 
@@ -35,7 +67,8 @@ describe('bundled tools: registration from their own help', () => {
       assert.equal(spec.inputSchema.type, 'object');
       assert.equal(spec.inputSchema.additionalProperties, false);
       assert.deepEqual([...(spec.inputSchema.required ?? [])].sort(), [...want.required].sort());
-      for (const key of want.required) assert.ok(spec.inputSchema.properties?.[key]?.description, `${key} is described`);
+      for (const key of want.required)
+        assert.ok(spec.inputSchema.properties?.[key]?.description, `${key} is described`);
       for (const [key, type] of Object.entries(want.optional)) {
         assert.equal(spec.inputSchema.properties?.[key]?.type, type, `${name}.${key} is ${type}`);
       }

@@ -40,12 +40,18 @@ describe('glob', () => {
 
   it('matches a pattern without ** only at its own level, relative to --path', async () => {
     assert.deepEqual((await h.call('glob', { pattern: '*.md' }, policy)).content.split('\n'), ['README.md']);
-    assert.deepEqual((await h.call('glob', { pattern: '*.{ts,js}', path: 'src/lib' }, policy)).content.split('\n'), ['src/lib/util.ts', 'src/lib/old.js']);
+    assert.deepEqual((await h.call('glob', { pattern: '*.{ts,js}', path: 'src/lib' }, policy)).content.split('\n'), [
+      'src/lib/util.ts',
+      'src/lib/old.js',
+    ]);
   });
 
   it('skips node_modules unless the pattern names it', async () => {
     assert.doesNotMatch((await h.call('glob', { pattern: '**/index.ts' }, policy)).content, /node_modules/);
-    assert.equal((await h.call('glob', { pattern: 'node_modules/**/*.ts' }, policy)).content, 'node_modules/dep/index.ts');
+    assert.equal(
+      (await h.call('glob', { pattern: 'node_modules/**/*.ts' }, policy)).content,
+      'node_modules/dep/index.ts',
+    );
   });
 
   it('caps the result and says how many more there are', async () => {
@@ -77,22 +83,39 @@ describe('grep', () => {
 
   it('shows matching lines with numbers and context', async () => {
     const r = await h.call('grep', { pattern: 'helper', output_mode: 'content', context: 1, path: 'src' }, policy);
-    assert.equal(r.content, 'src/lib/util.ts-1-export const x = 1;\nsrc/lib/util.ts:2:export function helper() {\nsrc/lib/util.ts-3-  return x;');
+    assert.equal(
+      r.content,
+      'src/lib/util.ts-1-export const x = 1;\nsrc/lib/util.ts:2:export function helper() {\nsrc/lib/util.ts-3-  return x;',
+    );
   });
 
   it('counts matches per file, case-insensitively, within include globs', async () => {
-    const r = await h.call('grep', { pattern: 'todo', ignore_case: true, output_mode: 'count', include: ['*.ts', '*.js'] }, policy);
+    const r = await h.call(
+      'grep',
+      { pattern: 'todo', ignore_case: true, output_mode: 'count', include: ['*.ts', '*.js'] },
+      policy,
+    );
     assert.deepEqual(r.content.split('\n').sort(), ['src/app.ts:1', 'src/lib/old.js:1']);
   });
 
   it('searches a single file', async () => {
     const r = await h.call('grep', { pattern: '^export', path: 'src/lib/util.ts', output_mode: 'content' }, policy);
-    assert.deepEqual(r.content.split('\n'), ['src/lib/util.ts:1:export const x = 1;', 'src/lib/util.ts:2:export function helper() {']);
+    assert.deepEqual(r.content.split('\n'), [
+      'src/lib/util.ts:1:export const x = 1;',
+      'src/lib/util.ts:2:export function helper() {',
+    ]);
   });
 
   it('matches across lines with --multiline', async () => {
-    const r = await h.call('grep', { pattern: 'helper\\(\\) \\{\\n\\s+return', multiline: true, output_mode: 'content' }, policy);
-    assert.deepEqual(r.content.split('\n'), ['src/lib/util.ts:2:export function helper() {', 'src/lib/util.ts:3:  return x;']);
+    const r = await h.call(
+      'grep',
+      { pattern: 'helper\\(\\) \\{\\n\\s+return', multiline: true, output_mode: 'content' },
+      policy,
+    );
+    assert.deepEqual(r.content.split('\n'), [
+      'src/lib/util.ts:2:export function helper() {',
+      'src/lib/util.ts:3:  return x;',
+    ]);
   });
 
   it('caps results at --limit and says so', async () => {

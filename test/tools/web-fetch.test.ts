@@ -65,7 +65,10 @@ describe('web_fetch', () => {
   it('fetches an allowed host and converts HTML to Markdown', async () => {
     const r = await fetchWith({ url: `${base}/page` });
     assert.equal(r.isError, false, r.content);
-    assert.equal(r.content, 'Title: Release notes\n\n# Version 2\n\nIt is **faster** and has [docs](https://example.com/docs).\n\n-   one\n-   two\n\n```\nnpm install\n```');
+    assert.equal(
+      r.content,
+      'Title: Release notes\n\n# Version 2\n\nIt is **faster** and has [docs](https://example.com/docs).\n\n-   one\n-   two\n\n```\nnpm install\n```',
+    );
     assert.equal(r.metadata.status, 200);
     assert.equal(r.metadata.title, 'Release notes');
     assert.match(String(r.metadata.contentType), /text\/html/);
@@ -103,7 +106,10 @@ describe('web_fetch', () => {
 
   it('refuses a host the policy does not allow, without contacting it', async () => {
     hits.length = 0;
-    const r = await fetchWith({ url: `${base}/page` }, policyFor(ws, { network: { allow: ['https://example.com'], block: [] } }));
+    const r = await fetchWith(
+      { url: `${base}/page` },
+      policyFor(ws, { network: { allow: ['https://example.com'], block: [] } }),
+    );
     assert.equal(r.isError, true);
     assert.match(r.content, /not allowed.*HTTP-request-denied/);
     const none = await fetchWith({ url: `${base}/page` }, policyFor(ws));
@@ -113,7 +119,10 @@ describe('web_fetch', () => {
   });
 
   it('refuses a private address when private networks are blocked, even if the host is allowed', async () => {
-    const r = await fetchWith({ url: `${base}/page` }, policyFor(ws, { network: { allow: ['http://127.0.0.1:*'], block: ['private'] } }));
+    const r = await fetchWith(
+      { url: `${base}/page` },
+      policyFor(ws, { network: { allow: ['http://127.0.0.1:*'], block: ['private'] } }),
+    );
     assert.equal(r.isError, true);
     assert.match(r.content, /blocked network.*destination-IP-prohibited/);
   });

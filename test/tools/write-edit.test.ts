@@ -63,7 +63,11 @@ describe('edit', () => {
 
   it('replaces a unique string and shows the changed lines', async () => {
     const ws = workspace({ 'm.js': src });
-    const r = await h.call('edit', { file_path: 'm.js', old_string: 'const b = a + 1;', new_string: 'const b = a + 2;' }, policyFor(ws));
+    const r = await h.call(
+      'edit',
+      { file_path: 'm.js', old_string: 'const b = a + 1;', new_string: 'const b = a + 2;' },
+      policyFor(ws),
+    );
     assert.equal(r.isError, false, r.content);
     assert.equal(readFileSync(join(ws, 'm.js'), 'utf8'), src.replace('a + 1', 'a + 2'));
     assert.match(r.content, / +2\tconst b = a \+ 2;/);
@@ -77,7 +81,11 @@ describe('edit', () => {
     assert.equal(r.isError, true);
     assert.match(r.content, /occurs \d+ times.*replace-all/);
     assert.equal(readFileSync(join(ws, 'm.js'), 'utf8'), src, 'the file is unchanged');
-    const all = await h.call('edit', { file_path: 'm.js', old_string: 'const', new_string: 'let', replace_all: true }, policyFor(ws));
+    const all = await h.call(
+      'edit',
+      { file_path: 'm.js', old_string: 'const', new_string: 'let', replace_all: true },
+      policyFor(ws),
+    );
     assert.equal(all.isError, false, all.content);
     assert.equal(all.metadata.replacements, 2);
     assert.equal(readFileSync(join(ws, 'm.js'), 'utf8'), src.replaceAll('const', 'let'));
@@ -93,21 +101,34 @@ describe('edit', () => {
 
   it('deletes text with an empty new string', async () => {
     const ws = workspace({ 'm.js': src });
-    const r = await h.call('edit', { file_path: 'm.js', old_string: 'console.log(a, b);\n', new_string: '' }, policyFor(ws));
+    const r = await h.call(
+      'edit',
+      { file_path: 'm.js', old_string: 'console.log(a, b);\n', new_string: '' },
+      policyFor(ws),
+    );
     assert.equal(r.isError, false, r.content);
     assert.equal(readFileSync(join(ws, 'm.js'), 'utf8'), 'const a = 1;\nconst b = a + 1;\n');
   });
 
   it('keeps CRLF line ends when the old string is written with LF', async () => {
     const ws = workspace({ 'w.txt': 'one\r\ntwo\r\nthree\r\n' });
-    const r = await h.call('edit', { file_path: 'w.txt', old_string: 'one\ntwo', new_string: 'uno\ndos' }, policyFor(ws));
+    const r = await h.call(
+      'edit',
+      { file_path: 'w.txt', old_string: 'one\ntwo', new_string: 'uno\ndos' },
+      policyFor(ws),
+    );
     assert.equal(r.isError, false, r.content);
     assert.equal(readFileSync(join(ws, 'w.txt'), 'utf8'), 'uno\r\ndos\r\nthree\r\n');
   });
 
   it('fails under a read-only grant', async () => {
     const ws = workspace({ 'm.js': src });
-    const r = await h.call('edit', { file_path: 'm.js', old_string: 'const a', new_string: 'let a' }, policyFor(ws), 'ReadOnly');
+    const r = await h.call(
+      'edit',
+      { file_path: 'm.js', old_string: 'const a', new_string: 'let a' },
+      policyFor(ws),
+      'ReadOnly',
+    );
     assert.equal(r.isError, true);
     assert.match(r.content, /read-only/);
     assert.equal(readFileSync(join(ws, 'm.js'), 'utf8'), src);

@@ -19,9 +19,20 @@ unchanged. To create a file or replace all of it, use write.`,
   keywords: ['file', 'edit', 'replace', 'modify', 'change', 'patch', 'str_replace'],
   permission: 'Write',
   options: [
-    { long: 'file-path', short: 'f', value: 'FILE_PATH', required: true, help: 'Path of the file to change, relative to the workspace root' },
+    {
+      long: 'file-path',
+      short: 'f',
+      value: 'FILE_PATH',
+      required: true,
+      help: 'Path of the file to change, relative to the workspace root',
+    },
     { long: 'old-string', value: 'OLD_STRING', required: true, help: 'The exact text to replace' },
-    { long: 'new-string', value: 'NEW_STRING', required: true, help: 'The text to put in its place (may be empty to delete)' },
+    {
+      long: 'new-string',
+      value: 'NEW_STRING',
+      required: true,
+      help: 'The text to put in its place (may be empty to delete)',
+    },
     { long: 'replace-all', help: 'Replace every occurrence instead of requiring exactly one' },
   ],
 };
@@ -39,8 +50,10 @@ export function handler(v) {
   const s = stat(path);
   if (s.type === 'directory') throw new ToolError(`${path} is a directory`, { path, code: 'is-directory' });
   if (s.size > MAX_FILE_BYTES) throw new ToolError(`${path} is too large to edit (${s.size} bytes)`, { path });
-  if (v.old_string === '') throw new ToolError('--old-string must not be empty; to create or replace a whole file use write');
-  if (v.old_string === v.new_string) throw new ToolError('--old-string and --new-string are the same; nothing would change');
+  if (v.old_string === '')
+    throw new ToolError('--old-string must not be empty; to create or replace a whole file use write');
+  if (v.old_string === v.new_string)
+    throw new ToolError('--old-string and --new-string are the same; nothing would change');
   const { bytes } = readBytes(path, MAX_FILE_BYTES);
   if (looksBinary(bytes)) throw new ToolError(`${path} is a binary file; edit changes text files only`, { path });
   const text = decode(bytes);
@@ -50,13 +63,21 @@ export function handler(v) {
   const newS = crlf ? v.new_string.replace(/\r?\n/g, '\r\n') : v.new_string;
   const n = occurrences(text, oldS);
   if (n === 0) {
-    throw new ToolError(`--old-string was not found in ${path}; it must match exactly, including whitespace and indentation (read the file again to copy it)`, { path, occurrences: 0 });
+    throw new ToolError(
+      `--old-string was not found in ${path}; it must match exactly, including whitespace and indentation (read the file again to copy it)`,
+      { path, occurrences: 0 },
+    );
   }
   if (n > 1 && !v.replace_all) {
-    throw new ToolError(`--old-string occurs ${n} times in ${path}; add surrounding lines to make it unique, or pass --replace-all to change all ${n}`, { path, occurrences: n });
+    throw new ToolError(
+      `--old-string occurs ${n} times in ${path}; add surrounding lines to make it unique, or pass --replace-all to change all ${n}`,
+      { path, occurrences: n },
+    );
   }
   const first = text.indexOf(oldS);
-  const updated = v.replace_all ? text.split(oldS).join(newS) : text.slice(0, first) + newS + text.slice(first + oldS.length);
+  const updated = v.replace_all
+    ? text.split(oldS).join(newS)
+    : text.slice(0, first) + newS + text.slice(first + oldS.length);
   writeBytes(path, encode(updated));
   // A few numbered lines around the (first) change, so the result can be checked without a read.
   const lines = updated.split('\n');
@@ -64,7 +85,10 @@ export function handler(v) {
   const changed = newS.split('\n').length;
   const from = Math.max(1, startLine - 3);
   const to = Math.min(lines.length, startLine + changed + 2);
-  const snippet = lines.slice(from - 1, to).map((l, i) => `${String(from + i).padStart(6)}\t${l.replace(/\r$/, '')}`).join('\n');
+  const snippet = lines
+    .slice(from - 1, to)
+    .map((l, i) => `${String(from + i).padStart(6)}\t${l.replace(/\r$/, '')}`)
+    .join('\n');
   const what = v.replace_all ? `Replaced ${n} occurrence${n === 1 ? '' : 's'}` : 'Replaced 1 occurrence';
   return {
     content: `${what} in ${path.slice(1)}. Around line ${startLine} now:\n${snippet}`,

@@ -21,9 +21,22 @@ to the workspace root '/'.`,
   keywords: ['file', 'find', 'glob', 'search', 'pattern', 'list', 'files'],
   permission: 'ReadOnly',
   options: [
-    { long: 'pattern', short: 'p', value: 'PATTERN', required: true, help: 'Glob pattern matched against paths relative to --path, e.g. "**/*.ts"' },
+    {
+      long: 'pattern',
+      short: 'p',
+      value: 'PATTERN',
+      required: true,
+      help: 'Glob pattern matched against paths relative to --path, e.g. "**/*.ts"',
+    },
     { long: 'path', value: 'PATH', default: '.', help: 'Directory to search in, relative to the workspace root' },
-    { long: 'limit', short: 'l', value: 'LIMIT', type: 'number', default: '500', help: 'Maximum number of files to return' },
+    {
+      long: 'limit',
+      short: 'l',
+      value: 'LIMIT',
+      type: 'number',
+      default: '500',
+      help: 'Maximum number of files to return',
+    },
     { long: 'ignore-case', short: 'i', help: 'Match the pattern case-insensitively' },
   ],
 };
@@ -47,7 +60,7 @@ export function handler(v) {
   let complete = true;
   if (startStat?.type === 'directory') {
     complete = walk(start, {
-      enter: (p, d, e) => d < depth && (!HEAVY_DIRS.has(e.name) || named.includes(e.name)),
+      enter: (_p, d, e) => d < depth && (!HEAVY_DIRS.has(e.name) || named.includes(e.name)),
       visit: (p, e) => {
         if (e.type === 'directory') return true;
         const rel = relative(root, p);
@@ -62,7 +75,17 @@ export function handler(v) {
   const truncated = withTimes.length > shown.length;
   const lines = shown.map((f) => f.path.slice(1));
   let content = lines.length ? lines.join('\n') : `No files match ${JSON.stringify(v.pattern)} under ${root}`;
-  if (truncated) content += `\n\n(${withTimes.length - shown.length} more not shown; raise --limit or narrow the pattern)`;
+  if (truncated)
+    content += `\n\n(${withTimes.length - shown.length} more not shown; raise --limit or narrow the pattern)`;
   if (!complete) content += '\n\n(the search stopped early: too many entries; narrow --path or the pattern)';
-  return { content, metadata: { path: root, pattern: v.pattern, count: shown.length, total: withTimes.length, truncated: truncated || !complete } };
+  return {
+    content,
+    metadata: {
+      path: root,
+      pattern: v.pattern,
+      count: shown.length,
+      total: withTimes.length,
+      truncated: truncated || !complete,
+    },
+  };
 }

@@ -3,7 +3,7 @@
 // lines, three output modes (content, files_with_matches, count) and a cap on results.
 import { ToolError } from '../lib/cli.js';
 import { includeMatcher } from '../lib/glob.js';
-import { HEAVY_DIRS, decode, looksBinary, normalize, readBytes, stat, walk } from '../lib/wasi-fs.js';
+import { decode, HEAVY_DIRS, looksBinary, normalize, readBytes, stat, walk } from '../lib/wasi-fs.js';
 
 /** Files larger than this are skipped (noted in the metadata). */
 const MAX_FILE_BYTES = 8 * 1024 * 1024;
@@ -29,9 +29,21 @@ Paths are relative to the workspace root '/'.`,
   keywords: ['search', 'grep', 'regex', 'find', 'text', 'code', 'ripgrep', 'rg'],
   permission: 'ReadOnly',
   options: [
-    { long: 'pattern', short: 'e', value: 'PATTERN', required: true, help: 'Regular expression to search for (JavaScript syntax)' },
+    {
+      long: 'pattern',
+      short: 'e',
+      value: 'PATTERN',
+      required: true,
+      help: 'Regular expression to search for (JavaScript syntax)',
+    },
     { long: 'path', value: 'PATH', default: '.', help: 'File or directory to search, relative to the workspace root' },
-    { long: 'include', short: 'g', value: 'GLOB', multiple: true, help: 'Only search files matching this glob, e.g. "*.py" (repeatable)' },
+    {
+      long: 'include',
+      short: 'g',
+      value: 'GLOB',
+      multiple: true,
+      help: 'Only search files matching this glob, e.g. "*.py" (repeatable)',
+    },
     {
       long: 'output-mode',
       value: 'OUTPUT_MODE',
@@ -40,11 +52,39 @@ Paths are relative to the workspace root '/'.`,
       help: 'What to return: matching lines, matching file paths, or match counts per file',
     },
     { long: 'ignore-case', short: 'i', help: 'Case-insensitive search' },
-    { long: 'after-context', short: 'A', value: 'LINES', type: 'number', help: 'Lines to show after each match (content mode)' },
-    { long: 'before-context', short: 'B', value: 'LINES', type: 'number', help: 'Lines to show before each match (content mode)' },
-    { long: 'context', short: 'C', value: 'LINES', type: 'number', help: 'Lines to show before and after each match (content mode)' },
-    { long: 'multiline', help: 'Let the pattern span lines: "." matches newlines and the whole file is searched at once' },
-    { long: 'limit', short: 'l', value: 'LIMIT', type: 'number', default: '200', help: 'Maximum number of result lines (content) or files (other modes)' },
+    {
+      long: 'after-context',
+      short: 'A',
+      value: 'LINES',
+      type: 'number',
+      help: 'Lines to show after each match (content mode)',
+    },
+    {
+      long: 'before-context',
+      short: 'B',
+      value: 'LINES',
+      type: 'number',
+      help: 'Lines to show before each match (content mode)',
+    },
+    {
+      long: 'context',
+      short: 'C',
+      value: 'LINES',
+      type: 'number',
+      help: 'Lines to show before and after each match (content mode)',
+    },
+    {
+      long: 'multiline',
+      help: 'Let the pattern span lines: "." matches newlines and the whole file is searched at once',
+    },
+    {
+      long: 'limit',
+      short: 'l',
+      value: 'LIMIT',
+      type: 'number',
+      default: '200',
+      help: 'Maximum number of result lines (content) or files (other modes)',
+    },
   ],
 };
 
@@ -88,7 +128,10 @@ export function handler(v) {
   }
   for (const n of ['after_context', 'before_context', 'context', 'limit']) {
     const x = v[n];
-    if (x !== undefined && (!Number.isInteger(x) || x < (n === 'limit' ? 1 : 0))) throw new ToolError(`--${n.replace(/_/g, '-')} must be a whole number${n === 'limit' ? ' of 1 or more' : ''}, got ${x}`);
+    if (x !== undefined && (!Number.isInteger(x) || x < (n === 'limit' ? 1 : 0)))
+      throw new ToolError(
+        `--${n.replace(/_/g, '-')} must be a whole number${n === 'limit' ? ' of 1 or more' : ''}, got ${x}`,
+      );
   }
   const before = v.before_context ?? v.context ?? 0;
   const after = v.after_context ?? v.context ?? 0;
@@ -100,7 +143,7 @@ export function handler(v) {
   let complete = true;
   if (rootStat.type === 'directory') {
     complete = walk(root, {
-      enter: (p, d, e) => !HEAVY_DIRS.has(e.name),
+      enter: (_p, _d, e) => !HEAVY_DIRS.has(e.name),
       visit: (p, e) => {
         if (e.type !== 'regular-file') return true;
         const rel = root === '/' ? p.slice(1) : p.slice(root.length + 1);

@@ -53,14 +53,26 @@ export function inspect(v, depth = 0, seen = new Set()) {
   seen.add(v);
   try {
     const inner = (x) => inspect(x, depth + 1, seen);
-    if (Array.isArray(v)) return `[${v.slice(0, 200).map(inner).join(', ')}${v.length > 200 ? `, … ${v.length - 200} more` : ''}]`;
-    if (v instanceof Map) return `Map(${v.size}) {${[...v].slice(0, 100).map(([k, x]) => `${inner(k)} => ${inner(x)}`).join(', ')}}`;
+    if (Array.isArray(v))
+      return `[${v.slice(0, 200).map(inner).join(', ')}${v.length > 200 ? `, … ${v.length - 200} more` : ''}]`;
+    if (v instanceof Map)
+      return `Map(${v.size}) {${[...v]
+        .slice(0, 100)
+        .map(([k, x]) => `${inner(k)} => ${inner(x)}`)
+        .join(', ')}}`;
     if (v instanceof Set) return `Set(${v.size}) {${[...v].slice(0, 100).map(inner).join(', ')}}`;
-    if (ArrayBuffer.isView(v)) return `${v.constructor.name}(${/** @type {any} */ (v).length ?? v.byteLength}) [${Array.from(/** @type {any} */ (v)).slice(0, 100).join(', ')}]`;
+    if (ArrayBuffer.isView(v))
+      return `${v.constructor.name}(${/** @type {any} */ (v).length ?? v.byteLength}) [${Array.from(
+        /** @type {any} */ (v),
+      )
+        .slice(0, 100)
+        .join(', ')}]`;
     if (typeof v.then === 'function') return 'Promise { <pending> }';
     const keys = Object.keys(v);
     const name = v.constructor && v.constructor !== Object ? `${v.constructor.name} ` : '';
-    const body = keys.slice(0, 200).map((k) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${inner(v[k])}`);
+    const body = keys
+      .slice(0, 200)
+      .map((k) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${inner(v[k])}`);
     return `${name}{${body.length ? ` ${body.join(', ')}${keys.length > 200 ? `, … ${keys.length - 200} more` : ''} ` : ''}}`;
   } finally {
     seen.delete(v);
@@ -92,27 +104,46 @@ export function handler(v) {
   /** @type {string[]} */
   const logs = [];
   let logChars = 0;
-  const capture = (level) => (...args) => {
-    const line = `${level === 'log' || level === 'info' || level === 'debug' ? '' : `[${level}] `}${args.map((a) => inspect(a)).join(' ')}`;
-    if (logChars < MAX_OUTPUT_CHARS) logs.push(line);
-    logChars += line.length + 1;
+  const capture =
+    (level) =>
+    (...args) => {
+      const line = `${level === 'log' || level === 'info' || level === 'debug' ? '' : `[${level}] `}${args.map((a) => inspect(a)).join(' ')}`;
+      if (logChars < MAX_OUTPUT_CHARS) logs.push(line);
+      logChars += line.length + 1;
+    };
+  const fake = {
+    log: capture('log'),
+    info: capture('info'),
+    debug: capture('debug'),
+    warn: capture('warn'),
+    error: capture('error'),
+    trace: capture('trace'),
   };
-  const fake = { log: capture('log'), info: capture('info'), debug: capture('debug'), warn: capture('warn'), error: capture('error'), trace: capture('trace') };
   Object.defineProperty(globalThis, 'console', { value: fake, configurable: true, writable: true });
   // The engine defines fetch, but this component has no network import: better absent than failing oddly.
-  delete (/** @type {any} */ (globalThis)).fetch;
+  delete (/** @type {any} */ (globalThis).fetch);
 
   const finish = (value, failed) => {
     let text = logs.join('\n');
     if (logChars > MAX_OUTPUT_CHARS) text += `\n[console output cut: ${logChars - MAX_OUTPUT_CHARS} characters]`;
     if (failed) {
-      const err = value instanceof Error ? `Uncaught ${value.name}: ${value.message}${snippetFrames(value.stack)}` : `Uncaught ${inspect(value, 1)}`;
+      const err =
+        value instanceof Error
+          ? `Uncaught ${value.name}: ${value.message}${snippetFrames(value.stack)}`
+          : `Uncaught ${inspect(value, 1)}`;
       throw new ToolError(text ? `${text}\n${err}` : err, { console: logs.length, thrown: true });
     }
     const shown = inspect(value, value !== null && typeof value === 'object' ? 0 : 1);
     const result = text ? `${text}\n=> ${shown}` : `=> ${shown}`;
     const json = jsonable(value);
-    return { content: result, metadata: { resultType: value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value, ...(json !== undefined ? { result: json } : {}), consoleLines: logs.length } };
+    return {
+      content: result,
+      metadata: {
+        resultType: value === null ? 'null' : Array.isArray(value) ? 'array' : typeof value,
+        ...(json !== undefined ? { result: json } : {}),
+        consoleLines: logs.length,
+      },
+    };
   };
 
   let value;
@@ -128,6 +159,10 @@ export function handler(v) {
       return finish(e2, true);
     }
   }
-  if (value && typeof value.then === 'function') return value.then((x) => finish(x, false), (e) => finish(e, true));
+  if (value && typeof value.then === 'function')
+    return value.then(
+      (x) => finish(x, false),
+      (e) => finish(e, true),
+    );
   return finish(value, false);
 }

@@ -18,11 +18,36 @@ root '/'; use glob to find files by pattern and read to see a file.`,
   permission: 'ReadOnly',
   args: [],
   options: [
-    { long: 'path', short: 'p', value: 'PATH', default: '.', help: 'Directory to list, relative to the workspace root' },
-    { long: 'depth', short: 'd', value: 'DEPTH', type: 'number', default: '1', help: 'How many levels to list (1 = only the directory itself)' },
-    { long: 'ignore', value: 'GLOB', multiple: true, help: 'Leave out entries whose name matches this glob, e.g. "*.log" (repeatable)' },
+    {
+      long: 'path',
+      short: 'p',
+      value: 'PATH',
+      default: '.',
+      help: 'Directory to list, relative to the workspace root',
+    },
+    {
+      long: 'depth',
+      short: 'd',
+      value: 'DEPTH',
+      type: 'number',
+      default: '1',
+      help: 'How many levels to list (1 = only the directory itself)',
+    },
+    {
+      long: 'ignore',
+      value: 'GLOB',
+      multiple: true,
+      help: 'Leave out entries whose name matches this glob, e.g. "*.log" (repeatable)',
+    },
     { long: 'no-hidden', help: "Leave out entries whose name starts with '.'" },
-    { long: 'limit', short: 'l', value: 'LIMIT', type: 'number', default: '1000', help: 'Maximum number of entries to return' },
+    {
+      long: 'limit',
+      short: 'l',
+      value: 'LIMIT',
+      type: 'number',
+      default: '1000',
+      help: 'Maximum number of entries to return',
+    },
   ],
 };
 
@@ -33,7 +58,8 @@ export function handler(v) {
   const root = normalize(v.path);
   const s = stat(root);
   if (s.type !== 'directory') {
-    if (s.type === 'regular-file') return { content: `${root.slice(1) || '/'}  ${s.size}`, metadata: { path: root, entries: 1, type: 'file' } };
+    if (s.type === 'regular-file')
+      return { content: `${root.slice(1) || '/'}  ${s.size}`, metadata: { path: root, entries: 1, type: 'file' } };
     throw new ToolError(`${root} is not a directory`, { path: root });
   }
   if (!Number.isInteger(v.depth) || v.depth < 1) throw new ToolError(`--depth must be 1 or more, got ${v.depth}`);
@@ -44,7 +70,7 @@ export function handler(v) {
   const counts = { dir: 0, file: 0, symlink: 0, other: 0 };
   let truncated = false;
   walk(root, {
-    enter: (p, d, e) => d < v.depth && !HEAVY_DIRS.has(e.name) && !hidden(e.name) && !ignore.some((m) => m(e.name)),
+    enter: (_p, d, e) => d < v.depth && !HEAVY_DIRS.has(e.name) && !hidden(e.name) && !ignore.some((m) => m(e.name)),
     visit: (p, e, d) => {
       if (hidden(e.name) || ignore.some((m) => m(e.name))) return true;
       if (lines.length >= v.limit) {
@@ -73,5 +99,15 @@ export function handler(v) {
   const title = root === '/' ? '/ (workspace root)' : `${relative('/', root)}/`;
   let content = lines.length ? `${title}\n${lines.join('\n')}` : `${title}\n(empty)`;
   if (truncated) content += `\n\n(listing cut at --limit ${v.limit})`;
-  return { content, metadata: { path: root, entries: lines.length, dirs: counts.dir, files: counts.file, symlinks: counts.symlink, truncated } };
+  return {
+    content,
+    metadata: {
+      path: root,
+      entries: lines.length,
+      dirs: counts.dir,
+      files: counts.file,
+      symlinks: counts.symlink,
+      truncated,
+    },
+  };
 }

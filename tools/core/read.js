@@ -28,9 +28,29 @@ files and files over ${MAX_FILE_BYTES / 1024 / 1024} MiB (use grep, or bash with
   keywords: ['file', 'read', 'cat', 'view', 'open', 'lines', 'text'],
   permission: 'ReadOnly',
   options: [
-    { long: 'file-path', short: 'f', value: 'FILE_PATH', required: true, help: 'Path of the file to read, relative to the workspace root' },
-    { long: 'offset', short: 'o', value: 'OFFSET', type: 'number', default: '1', help: 'Line number to start reading at (1 = first line)' },
-    { long: 'limit', short: 'l', value: 'LIMIT', type: 'number', default: '2000', help: 'Maximum number of lines to return' },
+    {
+      long: 'file-path',
+      short: 'f',
+      value: 'FILE_PATH',
+      required: true,
+      help: 'Path of the file to read, relative to the workspace root',
+    },
+    {
+      long: 'offset',
+      short: 'o',
+      value: 'OFFSET',
+      type: 'number',
+      default: '1',
+      help: 'Line number to start reading at (1 = first line)',
+    },
+    {
+      long: 'limit',
+      short: 'l',
+      value: 'LIMIT',
+      type: 'number',
+      default: '2000',
+      help: 'Maximum number of lines to return',
+    },
   ],
 };
 
@@ -45,15 +65,28 @@ function lines(text) {
 export function handler(v) {
   const path = normalize(v.file_path);
   const s = stat(path);
-  if (s.type === 'directory') throw new ToolError(`${path} is a directory, not a file; use ls or glob to see what it contains`, { path, code: 'is-directory' });
+  if (s.type === 'directory')
+    throw new ToolError(`${path} is a directory, not a file; use ls or glob to see what it contains`, {
+      path,
+      code: 'is-directory',
+    });
   if (s.type !== 'regular-file') throw new ToolError(`${path} is not a regular file (${s.type})`, { path });
   if (s.size > MAX_FILE_BYTES) {
-    throw new ToolError(`${path} is ${s.size} bytes, over the ${MAX_FILE_BYTES / 1024 / 1024} MiB limit of read; search it with grep, or show parts with bash (head, tail, sed -n '100,200p')`, { path, size: s.size });
+    throw new ToolError(
+      `${path} is ${s.size} bytes, over the ${MAX_FILE_BYTES / 1024 / 1024} MiB limit of read; search it with grep, or show parts with bash (head, tail, sed -n '100,200p')`,
+      { path, size: s.size },
+    );
   }
-  if (!Number.isInteger(v.offset) || v.offset < 1) throw new ToolError(`--offset must be a line number of 1 or more, got ${v.offset}`);
+  if (!Number.isInteger(v.offset) || v.offset < 1)
+    throw new ToolError(`--offset must be a line number of 1 or more, got ${v.offset}`);
   if (!Number.isInteger(v.limit) || v.limit < 1) throw new ToolError(`--limit must be 1 or more, got ${v.limit}`);
   const { bytes } = readBytes(path, MAX_FILE_BYTES);
-  if (looksBinary(bytes)) throw new ToolError(`${path} is a binary file (${bytes.length} bytes); read shows text files only`, { path, size: bytes.length, binary: true });
+  if (looksBinary(bytes))
+    throw new ToolError(`${path} is a binary file (${bytes.length} bytes); read shows text files only`, {
+      path,
+      size: bytes.length,
+      binary: true,
+    });
   const text = decode(bytes);
   const all = text === '' ? [] : lines(text);
   const meta = { path, totalLines: all.length, size: bytes.length };
@@ -80,6 +113,7 @@ export function handler(v) {
     last = i + 1;
   }
   let content = out.join('\n');
-  if (last < all.length) content += `\n\n(lines ${v.offset}-${last} of ${all.length}; continue with --offset ${last + 1})`;
+  if (last < all.length)
+    content += `\n\n(lines ${v.offset}-${last} of ${all.length}; continue with --offset ${last + 1})`;
   return { content, metadata: { ...meta, shownFrom: v.offset, shownTo: last, ...(cutLines ? { cutLines } : {}) } };
 }

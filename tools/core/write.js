@@ -14,7 +14,13 @@ workspace root '/'. Fails when the workspace is read-only for this conversation.
   keywords: ['file', 'write', 'create', 'save', 'overwrite', 'new'],
   permission: 'Write',
   options: [
-    { long: 'file-path', short: 'f', value: 'FILE_PATH', required: true, help: 'Path of the file to write, relative to the workspace root' },
+    {
+      long: 'file-path',
+      short: 'f',
+      value: 'FILE_PATH',
+      required: true,
+      help: 'Path of the file to write, relative to the workspace root',
+    },
     { long: 'content', short: 'c', value: 'CONTENT', required: true, help: 'The complete new content of the file' },
   ],
 };
@@ -30,5 +36,8 @@ export function handler(v) {
   writeBytes(path, bytes);
   const lines = v.content === '' ? 0 : v.content.split('\n').length - (v.content.endsWith('\n') ? 1 : 0);
   const verb = before ? 'Overwrote' : 'Created';
-  return { content: `${verb} ${path.slice(1)} (${bytes.length} bytes, ${lines} lines)`, metadata: { path, bytes: bytes.length, lines, created: !before } };
+  return {
+    content: `${verb} ${path.slice(1)} (${bytes.length} bytes, ${lines} lines)`,
+    metadata: { path, bytes: bytes.length, lines, created: !before },
+  };
 }

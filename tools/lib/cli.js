@@ -3,8 +3,8 @@
 // themselves"): help printed in clap's layout from one spec, argv parsed against the same spec,
 // and results written as the JSON output convention {error, content, metadata}.
 import { getArguments } from 'wasi:cli/environment@0.2.12';
-import { getStdout } from 'wasi:cli/stdout@0.2.12';
 import { getStderr } from 'wasi:cli/stderr@0.2.12';
+import { getStdout } from 'wasi:cli/stdout@0.2.12';
 
 /**
  * @typedef {{ long: string, short?: string, value?: string, help: string, longHelp?: string,
@@ -46,14 +46,21 @@ export class ToolError extends Error {
 export class UsageError extends Error {}
 
 const snake = (s) => s.replace(/-/g, '_');
-const optType = (o) => o.type ?? (o.value ? (/^(NUMBER|N|NUM|COUNT|LINES|BYTES|INT|INTEGER|LIMIT|OFFSET|DEPTH)$/.test(o.value) ? 'number' : 'string') : 'boolean');
+const optType = (o) =>
+  o.type ??
+  (o.value
+    ? /^(NUMBER|N|NUM|COUNT|LINES|BYTES|INT|INTEGER|LIMIT|OFFSET|DEPTH)$/.test(o.value)
+      ? 'number'
+      : 'string'
+    : 'boolean');
 
 /** The usage line: `Usage: name [OPTIONS] --req <REQ> <ARG> [OPT]...` */
 function usage(spec) {
   const parts = [`Usage: ${spec.name}`];
   if (spec.options.some((o) => !o.required)) parts.push('[OPTIONS]');
   for (const o of spec.options.filter((o) => o.required)) parts.push(`--${o.long} <${o.value}>`);
-  for (const a of spec.args ?? []) parts.push(`${a.required ? `<${a.name}>` : `[${a.name}]`}${a.multiple ? '...' : ''}`);
+  for (const a of spec.args ?? [])
+    parts.push(`${a.required ? `<${a.name}>` : `[${a.name}]`}${a.multiple ? '...' : ''}`);
   return parts.join(' ');
 }
 
@@ -136,18 +143,23 @@ export function parseArgs(spec, argv) {
     const type = optType(opt);
     let value;
     if (type === 'boolean') {
-      if (inline !== undefined) throw new UsageError(`unexpected value '${inline}' for '--${opt.long}' found; no more were expected`);
+      if (inline !== undefined)
+        throw new UsageError(`unexpected value '${inline}' for '--${opt.long}' found; no more were expected`);
       value = true;
     } else {
       value = inline ?? argv[++i];
-      if (value === undefined) throw new UsageError(`a value is required for '--${opt.long} <${opt.value}>' but none was supplied`);
+      if (value === undefined)
+        throw new UsageError(`a value is required for '--${opt.long} <${opt.value}>' but none was supplied`);
       if (type === 'number') {
         const n = Number(value);
-        if (!Number.isFinite(n)) throw new UsageError(`invalid value '${value}' for '--${opt.long} <${opt.value}>': expected a number`);
+        if (!Number.isFinite(n))
+          throw new UsageError(`invalid value '${value}' for '--${opt.long} <${opt.value}>': expected a number`);
         value = n;
       }
       if (opt.values && !opt.values.includes(String(value))) {
-        throw new UsageError(`invalid value '${value}' for '--${opt.long} <${opt.value}>' [possible values: ${opt.values.join(', ')}]`);
+        throw new UsageError(
+          `invalid value '${value}' for '--${opt.long} <${opt.value}>' [possible values: ${opt.values.join(', ')}]`,
+        );
       }
     }
     if (opt.multiple) (out[key] ??= []).push(value);
@@ -155,8 +167,10 @@ export function parseArgs(spec, argv) {
   }
   for (const o of spec.options) {
     const key = snake(o.long);
-    if (out[key] === undefined && o.default !== undefined) out[key] = optType(o) === 'number' ? Number(o.default) : o.default;
-    if (out[key] === undefined && o.required) throw new UsageError(`the following required arguments were not provided: --${o.long} <${o.value}>`);
+    if (out[key] === undefined && o.default !== undefined)
+      out[key] = optType(o) === 'number' ? Number(o.default) : o.default;
+    if (out[key] === undefined && o.required)
+      throw new UsageError(`the following required arguments were not provided: --${o.long} <${o.value}>`);
   }
   const args = spec.args ?? [];
   for (const a of args) {
@@ -202,7 +216,12 @@ export function runTool(spec, handler, argv = getArguments().slice(1)) {
   const done = (r) => emit(typeof r === 'string' ? { content: r } : r);
   const failed = (e) => {
     if (e instanceof ToolError) emit({ error: true, content: e.message, metadata: e.metadata });
-    else emit({ error: true, content: `${spec.name}: internal error: ${e instanceof Error ? e.message : String(e)}`, metadata: { internal: true } });
+    else
+      emit({
+        error: true,
+        content: `${spec.name}: internal error: ${e instanceof Error ? e.message : String(e)}`,
+        metadata: { internal: true },
+      });
     throw new Error(e instanceof ToolError ? 'tool error' : 'internal error');
   };
   let r;
@@ -211,7 +230,8 @@ export function runTool(spec, handler, argv = getArguments().slice(1)) {
   } catch (e) {
     return failed(e);
   }
-  if (r && typeof (/** @type {any} */ (r).then) === 'function') return /** @type {Promise<any>} */ (r).then(done, failed);
+  if (r && typeof (/** @type {any} */ (r).then) === 'function')
+    return /** @type {Promise<any>} */ (r).then(done, failed);
   done(r);
 }
 

@@ -91,7 +91,8 @@ export function includeMatcher(glob) {
 export function literalPrefix(glob) {
   const parts = glob.replace(/^\.\//, '').split('/');
   const base = [];
-  while (parts.length > 1 && !/[*?[\]{}\\]/.test(/** @type {string} */ (parts[0]))) base.push(/** @type {string} */ (parts.shift()));
+  while (parts.length > 1 && !/[*?[\]{}\\]/.test(/** @type {string} */ (parts[0])))
+    base.push(/** @type {string} */ (parts.shift()));
   return { base: base.join('/'), rest: parts.join('/') };
 }
 

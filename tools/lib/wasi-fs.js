@@ -86,7 +86,10 @@ export function locate(path) {
       return { dir: m.desc, rel: m.guest === '/' ? path.slice(1) : path.slice(m.guest.length + 1) };
     }
   }
-  throw new ToolError(preopens().length ? `${path}: not inside the workspace` : 'no workspace is mounted for this tool', { path });
+  throw new ToolError(
+    preopens().length ? `${path}: not inside the workspace` : 'no workspace is mounted for this tool',
+    { path },
+  );
 }
 
 const dispose = (d) => d?.[Symbol.dispose]?.();
@@ -218,7 +221,8 @@ export function mkdirp(path) {
   if (path === '/') return;
   const s = tryStat(path);
   if (s) {
-    if (s.type !== 'directory') throw new ToolError(`${path} exists and is not a directory`, { path, code: 'not-directory' });
+    if (s.type !== 'directory')
+      throw new ToolError(`${path} exists and is not a directory`, { path, code: 'not-directory' });
     return;
   }
   mkdirp(normalize(`${path}/..`));
@@ -285,7 +289,10 @@ export function readLink(path) {
 /** Sets a path's modification time (ms since the epoch). */
 export function setMtime(path, mtimeMs) {
   const { dir, rel } = locate(path);
-  const t = { tag: 'timestamp', val: { seconds: BigInt(Math.floor(mtimeMs / 1000)), nanoseconds: (mtimeMs % 1000) * 1e6 } };
+  const t = {
+    tag: 'timestamp',
+    val: { seconds: BigInt(Math.floor(mtimeMs / 1000)), nanoseconds: (mtimeMs % 1000) * 1e6 },
+  };
   try {
     dir.setTimesAt({ symlinkFollow: true }, rel, { tag: 'no-change' }, t);
   } catch (e) {

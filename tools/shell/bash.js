@@ -9,7 +9,18 @@ import { WorkspaceFs } from './workspace-fs.js';
 const MAX_STREAM_CHARS = 60_000;
 
 /** just-bash commands that need what a component lacks (WebAssembly, zlib). */
-const UNAVAILABLE = new Set(['sqlite3', 'gzip', 'gunzip', 'zcat', 'python', 'python3', 'js-exec', 'node', 'curl', 'wget']);
+const UNAVAILABLE = new Set([
+  'sqlite3',
+  'gzip',
+  'gunzip',
+  'zcat',
+  'python',
+  'python3',
+  'js-exec',
+  'node',
+  'curl',
+  'wget',
+]);
 
 export const spec = {
   name: 'bash',
@@ -33,8 +44,20 @@ The result holds stdout, then stderr under "[stderr]", and the exit code when it
   keywords: ['bash', 'shell', 'sh', 'command', 'terminal', 'script', 'run', 'exec', 'pipe', 'sed', 'awk', 'jq'],
   permission: 'Execute',
   options: [
-    { long: 'command', short: 'c', value: 'COMMAND', required: true, help: 'The script to run, e.g. "grep -rn TODO src | head -20"' },
-    { long: 'workdir', short: 'w', value: 'DIR', default: '/', help: 'Directory the script starts in, relative to the workspace root' },
+    {
+      long: 'command',
+      short: 'c',
+      value: 'COMMAND',
+      required: true,
+      help: 'The script to run, e.g. "grep -rn TODO src | head -20"',
+    },
+    {
+      long: 'workdir',
+      short: 'w',
+      value: 'DIR',
+      default: '/',
+      help: 'Directory the script starts in, relative to the workspace root',
+    },
   ],
 };
 
@@ -75,7 +98,11 @@ export async function handler(v) {
     // just-bash lets some file system failures escape the script (e.g. a redirect into a
     // read-only workspace); report them like a shell would, as the script's last error.
     const message = e instanceof Error ? e.message : String(e);
-    r = { stdout: '', stderr: `bash: ${message}\n(the script stopped here; its earlier output is lost)\n`, exitCode: 1 };
+    r = {
+      stdout: '',
+      stderr: `bash: ${message}\n(the script stopped here; its earlier output is lost)\n`,
+      exitCode: 1,
+    };
   }
   const out = cap(String(r.stdout ?? ''));
   const err = cap(String(r.stderr ?? ''));
@@ -84,7 +111,12 @@ export async function handler(v) {
   if (err.text) parts.push(`[stderr]\n${err.text.replace(/\n$/, '')}`);
   if (r.exitCode !== 0) parts.push(`[exit code ${r.exitCode}]`);
   const content = parts.length ? parts.join('\n') : '(no output)';
-  const metadata = { shellExitCode: r.exitCode, stdoutChars: String(r.stdout ?? '').length, stderrChars: String(r.stderr ?? '').length, ...(out.cut || err.cut ? { cutChars: out.cut + err.cut } : {}) };
+  const metadata = {
+    shellExitCode: r.exitCode,
+    stdoutChars: String(r.stdout ?? '').length,
+    stderrChars: String(r.stderr ?? '').length,
+    ...(out.cut || err.cut ? { cutChars: out.cut + err.cut } : {}),
+  };
   if (r.exitCode !== 0) throw new ToolError(content, metadata);
   return { content, metadata };
 }

@@ -42,7 +42,8 @@ function guard(op, path, fn) {
 /** Bytes → a latin1-shaped string (one char per byte). */
 function toByteString(bytes) {
   let s = '';
-  for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode.apply(null, /** @type {any} */ (bytes.subarray(i, i + 8192)));
+  for (let i = 0; i < bytes.length; i += 8192)
+    s += String.fromCharCode.apply(null, /** @type {any} */ (bytes.subarray(i, i + 8192)));
   return s;
 }
 
@@ -105,7 +106,14 @@ function toStat(s) {
 
 /** Virtual devices: writes vanish, reads are empty. */
 const DEVICES = new Set(['/dev/null', '/dev/zero', '/dev/stdin', '/dev/stdout', '/dev/stderr', '/dev/tty']);
-const DEVICE_STAT = { isFile: true, isDirectory: false, isSymbolicLink: false, mode: 0o666, size: 0, mtime: new Date(0) };
+const DEVICE_STAT = {
+  isFile: true,
+  isDirectory: false,
+  isSymbolicLink: false,
+  mode: 0o666,
+  size: 0,
+  mtime: new Date(0),
+};
 const DEV_STAT = { isFile: false, isDirectory: true, isSymbolicLink: false, mode: 0o755, size: 0, mtime: new Date(0) };
 
 /** A just-bash file system whose '/' is the tool's workspace mount. */
@@ -205,10 +213,17 @@ export class WorkspaceFs {
   async readdirWithFileTypes(path) {
     const p = this.norm(path);
     if (this.virtualDev(p)) {
-      return [...DEVICES].map((d) => ({ name: d.slice(5), isFile: true, isDirectory: false, isSymbolicLink: false })).sort((a, b) => (a.name < b.name ? -1 : 1));
+      return [...DEVICES]
+        .map((d) => ({ name: d.slice(5), isFile: true, isDirectory: false, isSymbolicLink: false }))
+        .sort((a, b) => (a.name < b.name ? -1 : 1));
     }
     return guard('scandir', path, () =>
-      wfs.readDir(p).map((e) => ({ name: e.name, isFile: e.type === 'regular-file', isDirectory: e.type === 'directory', isSymbolicLink: e.type === 'symbolic-link' })),
+      wfs.readDir(p).map((e) => ({
+        name: e.name,
+        isFile: e.type === 'regular-file',
+        isDirectory: e.type === 'directory',
+        isSymbolicLink: e.type === 'symbolic-link',
+      })),
     );
   }
 

@@ -4,8 +4,54 @@
 import TurndownService from 'turndown';
 
 /** Elements that carry no readable content. */
-const NOISE = ['script', 'style', 'noscript', 'template', 'iframe', 'svg', 'canvas', 'object', 'embed', 'link', 'meta', 'title'];
-const BLOCK = new Set(['address', 'article', 'aside', 'blockquote', 'br', 'dd', 'div', 'dl', 'dt', 'fieldset', 'figcaption', 'figure', 'footer', 'form', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'header', 'hr', 'li', 'main', 'nav', 'ol', 'p', 'pre', 'section', 'table', 'tr', 'ul']);
+const NOISE = [
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'iframe',
+  'svg',
+  'canvas',
+  'object',
+  'embed',
+  'link',
+  'meta',
+  'title',
+];
+const BLOCK = new Set([
+  'address',
+  'article',
+  'aside',
+  'blockquote',
+  'br',
+  'dd',
+  'div',
+  'dl',
+  'dt',
+  'fieldset',
+  'figcaption',
+  'figure',
+  'footer',
+  'form',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'header',
+  'hr',
+  'li',
+  'main',
+  'nav',
+  'ol',
+  'p',
+  'pre',
+  'section',
+  'table',
+  'tr',
+  'ul',
+]);
 
 /** The charset named by a Content-Type (or a <meta charset> early in an HTML body). */
 export function charsetOf(contentType, bytes) {
@@ -23,7 +69,8 @@ export function charsetOf(contentType, bytes) {
 export function decodeBody(bytes, charset) {
   if (/^(iso-8859-1|latin1|windows-1252|cp1252|us-ascii|ascii)$/.test(charset)) {
     let s = '';
-    for (let i = 0; i < bytes.length; i += 8192) s += String.fromCharCode.apply(null, /** @type {any} */ (bytes.subarray(i, i + 8192)));
+    for (let i = 0; i < bytes.length; i += 8192)
+      s += String.fromCharCode.apply(null, /** @type {any} */ (bytes.subarray(i, i + 8192)));
     return s;
   }
   try {
@@ -36,7 +83,11 @@ export function decodeBody(bytes, charset) {
 /** The page title of an HTML string, if any. */
 export function titleOf(html) {
   const m = /<title[^>]*>([\s\S]*?)<\/title>/i.exec(html);
-  return m ? decodeEntities(/** @type {string} */ (m[1])).replace(/\s+/g, ' ').trim() : undefined;
+  return m
+    ? decodeEntities(/** @type {string} */ (m[1]))
+        .replace(/\s+/g, ' ')
+        .trim()
+    : undefined;
 }
 
 function decodeEntities(s) {
@@ -55,9 +106,17 @@ function decodeEntities(s) {
 
 /** HTML → Markdown. */
 export function htmlToMarkdown(html) {
-  const service = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-', emDelimiter: '*' });
+  const service = new TurndownService({
+    headingStyle: 'atx',
+    codeBlockStyle: 'fenced',
+    bulletListMarker: '-',
+    emDelimiter: '*',
+  });
   service.remove(/** @type {any} */ (NOISE));
-  return service.turndown(html).replace(/\n{3,}/g, '\n\n').trim();
+  return service
+    .turndown(html)
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
 }
 
 /** HTML → plain text: block elements on their own lines, whitespace collapsed. */
@@ -67,7 +126,8 @@ export function htmlToText(html) {
   // Render every element as its text, with line breaks around blocks.
   service.addRule('plain', {
     filter: (node) => !NOISE.includes(String(node.nodeName).toLowerCase()),
-    replacement: (content, node) => (BLOCK.has(String(/** @type {any} */ (node).nodeName).toLowerCase()) ? `\n${content}\n` : content),
+    replacement: (content, node) =>
+      BLOCK.has(String(/** @type {any} */ (node).nodeName).toLowerCase()) ? `\n${content}\n` : content,
   });
   service.escape = (s) => s;
   return service

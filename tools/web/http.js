@@ -4,8 +4,8 @@
 // sandbox host checks against the allowed hosts and blocked networks again.
 import { handle } from 'wasi:http/outgoing-handler@0.2.12';
 import { Fields, OutgoingRequest } from 'wasi:http/types@0.2.12';
-import { ToolError } from '../lib/cli.js';
 import { concat } from '../lib/bytes.js';
+import { ToolError } from '../lib/cli.js';
 
 const enc = new TextEncoder();
 

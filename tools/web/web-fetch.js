@@ -2,8 +2,9 @@
 // `web_fetch`: GET a URL and return it as Markdown, text or raw HTML. Redirects are followed
 // here, at most --max-redirects times, each hop a new request the sandbox checks again;
 // bodies are capped in bytes and the converted content is paged in characters.
-import { ToolError } from '../lib/cli.js';
+
 import { looksBinary } from '../lib/bytes.js';
+import { ToolError } from '../lib/cli.js';
 import { charsetOf, decodeBody, htmlToMarkdown, htmlToText, titleOf } from './convert.js';
 import { get } from './http.js';
 
@@ -31,12 +32,48 @@ that still includes the body.`,
   network: ['*'],
   options: [
     { long: 'url', short: 'u', value: 'URL', required: true, help: 'The http:// or https:// URL to fetch' },
-    { long: 'format', value: 'FORMAT', default: 'markdown', values: ['markdown', 'text', 'html'], help: 'How to return HTML pages' },
-    { long: 'offset', value: 'OFFSET', type: 'number', default: '0', help: 'Character of the converted content to start at (for paging)' },
-    { long: 'limit', value: 'LIMIT', type: 'number', default: '20000', help: 'Most characters of converted content to return' },
-    { long: 'max-bytes', value: 'BYTES', type: 'number', default: String(5 * 1024 * 1024), help: `Most bytes of the response body to read (at most ${HARD_MAX_BYTES})` },
-    { long: 'max-redirects', value: 'MAX_REDIRECTS', type: 'number', default: '5', help: `Most redirects to follow (at most ${HARD_MAX_REDIRECTS})` },
-    { long: 'header', short: 'H', value: 'HEADER', multiple: true, help: 'An extra request header, "Name: value" (repeatable)' },
+    {
+      long: 'format',
+      value: 'FORMAT',
+      default: 'markdown',
+      values: ['markdown', 'text', 'html'],
+      help: 'How to return HTML pages',
+    },
+    {
+      long: 'offset',
+      value: 'OFFSET',
+      type: 'number',
+      default: '0',
+      help: 'Character of the converted content to start at (for paging)',
+    },
+    {
+      long: 'limit',
+      value: 'LIMIT',
+      type: 'number',
+      default: '20000',
+      help: 'Most characters of converted content to return',
+    },
+    {
+      long: 'max-bytes',
+      value: 'BYTES',
+      type: 'number',
+      default: String(5 * 1024 * 1024),
+      help: `Most bytes of the response body to read (at most ${HARD_MAX_BYTES})`,
+    },
+    {
+      long: 'max-redirects',
+      value: 'MAX_REDIRECTS',
+      type: 'number',
+      default: '5',
+      help: `Most redirects to follow (at most ${HARD_MAX_REDIRECTS})`,
+    },
+    {
+      long: 'header',
+      short: 'H',
+      value: 'HEADER',
+      multiple: true,
+      help: 'An extra request header, "Name: value" (repeatable)',
+    },
   ],
 };
 
@@ -48,15 +85,18 @@ function parseUrl(raw, base) {
   } catch {
     throw new ToolError(`not a valid URL: ${JSON.stringify(raw)}`, { url: raw });
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ToolError(`only http and https URLs can be fetched, not ${url.protocol}`, { url: url.href });
-  if (url.username || url.password) throw new ToolError('URLs with credentials are not fetched', { url: `${url.protocol}//${url.host}` });
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ToolError(`only http and https URLs can be fetched, not ${url.protocol}`, { url: url.href });
+  if (url.username || url.password)
+    throw new ToolError('URLs with credentials are not fetched', { url: `${url.protocol}//${url.host}` });
   url.hash = '';
   return url;
 }
 
 /** A whole number in [min, max], or a ToolError naming the option. */
 function bounded(name, v, min, max) {
-  if (!Number.isInteger(v) || v < min || v > max) throw new ToolError(`--${name} must be a whole number from ${min} to ${max}, got ${v}`);
+  if (!Number.isInteger(v) || v < min || v > max)
+    throw new ToolError(`--${name} must be a whole number from ${min} to ${max}, got ${v}`);
   return v;
 }
 
@@ -70,12 +110,16 @@ export function handler(v) {
   bounded('offset', v.offset, 0, Number.MAX_SAFE_INTEGER);
   bounded('limit', v.limit, 1, Number.MAX_SAFE_INTEGER);
   /** @type {Record<string, string>} */
-  const headers = { 'user-agent': 'boxbot-web_fetch/0.1', accept: 'text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5' };
+  const headers = {
+    'user-agent': 'boxbot-web_fetch/0.1',
+    accept: 'text/html,application/xhtml+xml,text/markdown;q=0.9,text/plain;q=0.9,application/json;q=0.8,*/*;q=0.5',
+  };
   for (const h of v.header ?? []) {
     const i = h.indexOf(':');
     if (i <= 0) throw new ToolError(`--header must look like "Name: value", got ${JSON.stringify(h)}`);
     const name = h.slice(0, i).trim().toLowerCase();
-    if (['host', 'content-length', 'transfer-encoding', 'connection'].includes(name)) throw new ToolError(`the ${name} header is set by the sandbox`);
+    if (['host', 'content-length', 'transfer-encoding', 'connection'].includes(name))
+      throw new ToolError(`the ${name} header is set by the sandbox`);
     headers[name] = h.slice(i + 1).trim();
   }
 
@@ -87,7 +131,10 @@ export function handler(v) {
     const location = res.headers.location;
     if (!REDIRECTS.has(res.status) || !location) break;
     if (hops.length >= maxRedirects) {
-      throw new ToolError(`too many redirects: stopped after ${maxRedirects} (last one to ${new URL(location, url).href})`, { url: v.url, redirects: hops });
+      throw new ToolError(
+        `too many redirects: stopped after ${maxRedirects} (last one to ${new URL(location, url).href})`,
+        { url: v.url, redirects: hops },
+      );
     }
     hops.push(url.href);
     url = parseUrl(location, url);
@@ -104,9 +151,13 @@ export function handler(v) {
     ...(hops.length ? { redirects: hops.length } : {}),
   };
   const mime = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
-  const textual = mime === '' || mime.startsWith('text/') || /json|xml|javascript|ecmascript|yaml|toml|csv|markdown|x-sh/.test(mime);
+  const textual =
+    mime === '' || mime.startsWith('text/') || /json|xml|javascript|ecmascript|yaml|toml|csv|markdown|x-sh/.test(mime);
   if (!textual || looksBinary(res.body)) {
-    throw new ToolError(`${url.href} returned binary content (${mime || 'unknown type'}, ${res.body.length} bytes), which web_fetch does not show`, meta);
+    throw new ToolError(
+      `${url.href} returned binary content (${mime || 'unknown type'}, ${res.body.length} bytes), which web_fetch does not show`,
+      meta,
+    );
   }
   const body = decodeBody(res.body, charsetOf(contentType, res.body));
   const isHtml = /html/.test(mime) || (mime === '' && /^\s*<(!doctype html|html)/i.test(body));
@@ -120,10 +171,19 @@ export function handler(v) {
   }
   const shownTo = Math.min(converted.length, v.offset + v.limit);
   let content = converted.slice(v.offset, shownTo);
-  if (v.offset > 0 && v.offset >= converted.length) content = `(offset ${v.offset} is past the end: the content has ${converted.length} characters)`;
-  if (shownTo < converted.length) content += `\n\n[content cut at character ${shownTo} of ${converted.length}; fetch again with --offset ${shownTo} for more]`;
+  if (v.offset > 0 && v.offset >= converted.length)
+    content = `(offset ${v.offset} is past the end: the content has ${converted.length} characters)`;
+  if (shownTo < converted.length)
+    content += `\n\n[content cut at character ${shownTo} of ${converted.length}; fetch again with --offset ${shownTo} for more]`;
   if (res.truncated) content += `\n\n[the body was cut at ${maxBytes} bytes]`;
-  const metadata = { ...meta, ...(title ? { title } : {}), format: isHtml ? v.format : 'raw', totalChars: converted.length, shownFrom: v.offset, shownTo };
+  const metadata = {
+    ...meta,
+    ...(title ? { title } : {}),
+    format: isHtml ? v.format : 'raw',
+    totalChars: converted.length,
+    shownFrom: v.offset,
+    shownTo,
+  };
   if (res.status >= 400) throw new ToolError(`HTTP ${res.status} from ${url.href}\n\n${content}`, metadata);
   return { content, metadata };
 }

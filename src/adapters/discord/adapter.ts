@@ -1,16 +1,16 @@
 // The Discord channel: discord.js keeps the gateway connection (heartbeats, resume, caches of
 // guilds, channels and threads); MESSAGE_CREATE dispatches are normalized into the sink in
 // order per channel; replies, edits and typing go out through the adapter's own REST calls.
-import { Events, type Client } from 'discord.js';
+import { type Client, Events } from 'discord.js';
 import { createKeyedLock } from '../../keyed-lock.ts';
-import { silentLogger, type Logger } from '../../log.ts';
+import { type Logger, silentLogger } from '../../log.ts';
 import { AdapterApiError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
-import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
+import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
+import { type DiscordRestOptions, discordRequest } from './api.ts';
 import { createDiscordClient, loginError } from './client.ts';
 import { toDiscordMarkdown } from './format.ts';
-import { THREAD_CHANNEL_TYPES, parseMessageCreate, toInboundMessage, type DiscordMessage } from './normalize.ts';
-import { discordRequest, type DiscordRestOptions } from './api.ts';
+import { type DiscordMessage, parseMessageCreate, THREAD_CHANNEL_TYPES, toInboundMessage } from './normalize.ts';
 
 /** Options of createDiscordAdapter. */
 export interface DiscordAdapterOptions {
@@ -47,7 +47,11 @@ const MAX_CONTENT = DISCORD_CAPABILITIES.maxTextLength;
  */
 export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAdapter {
   const log = (options.logger ?? silentLogger).child({ scope: 'adapter:discord' });
-  const rest: DiscordRestOptions = { restApi: options.restApi ?? 'https://discord.com/api', token: options.token, timeoutMs: options.requestTimeoutMs ?? 15_000 };
+  const rest: DiscordRestOptions = {
+    restApi: options.restApi ?? 'https://discord.com/api',
+    token: options.token,
+    timeoutMs: options.requestTimeoutMs ?? 15_000,
+  };
   let client: Client | undefined;
   let sink: InboundSink | undefined;
   let self: { id: string; name: string } | undefined;
@@ -72,7 +76,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       const fetched = await c.channels.fetch(m.channelId, { force: true });
       return fetched?.isThread() ? (fetched.parentId ?? undefined) : undefined;
     } catch (e) {
-      log.warn({ channelId: m.channelId, err: e instanceof Error ? e.message : String(e) }, 'could not look up a channel; treating it as a plain channel');
+      log.warn(
+        { channelId: m.channelId, err: e instanceof Error ? e.message : String(e) },
+        'could not look up a channel; treating it as a plain channel',
+      );
       return undefined;
     }
   }
@@ -86,7 +93,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
         return;
       }
       const botId = c.user?.id;
-      if (!botId || parsed.author.id === botId || ((parsed.author.bot || parsed.webhookId) && !options.allowBots)) return;
+      if (!botId || parsed.author.id === botId || ((parsed.author.bot || parsed.webhookId) && !options.allowBots))
+        return;
       const receivedAt = new Date();
       enqueue(parsed.channelId, async () => {
         const threadParentId = parsed.guildId ? await threadParent(c, parsed) : undefined;
@@ -99,7 +107,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
           receivedAt,
         });
         if (result.kind !== 'message') {
-          if (result.kind === 'ignored' && result.reason === 'no-content') log.debug('skipped a message without content (is the Message Content intent on?)');
+          if (result.kind === 'ignored' && result.reason === 'no-content')
+            log.debug('skipped a message without content (is the Message Content intent on?)');
           return;
         }
         if (client !== c || !sink) return; // stopped meanwhile
@@ -125,7 +134,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     const ready = new Promise<void>((resolve, reject) => {
       c.once(Events.ClientReady, () => resolve());
       const ms = options.readyTimeoutMs ?? 30_000;
-      timer = setTimeout(() => reject(new AdapterNetworkError('discord', `the gateway was not ready after ${ms} ms`)), ms);
+      timer = setTimeout(
+        () => reject(new AdapterNetworkError('discord', `the gateway was not ready after ${ms} ms`)),
+        ms,
+      );
     });
     try {
       await Promise.all([c.login(options.token), ready]);
@@ -168,16 +180,26 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     start,
     stop,
     async send(target, text, opts): Promise<SentMessage> {
-      const reply = target.replyToMessageId ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } } : {};
+      const reply = target.replyToMessageId
+        ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
+        : {};
       const sent = await withMarkupFallback(markdown, text, opts, (content) =>
-        discordRequest<{ id?: unknown }>(rest, 'POST', `/channels/${channelOf(target)}/messages`, { content, allowed_mentions: noPings, ...reply }),
+        discordRequest<{ id?: unknown }>(rest, 'POST', `/channels/${channelOf(target)}/messages`, {
+          content,
+          allowed_mentions: noPings,
+          ...reply,
+        }),
       );
-      if (typeof sent?.id !== 'string') throw new AdapterApiError('discord', 502, 'message create answered without a message id');
+      if (typeof sent?.id !== 'string')
+        throw new AdapterApiError('discord', 502, 'message create answered without a message id');
       return { messageId: sent.id };
     },
     async edit(target, messageId, text, opts): Promise<void> {
       await withMarkupFallback(markdown, text, opts, (content) =>
-        discordRequest(rest, 'PATCH', `/channels/${channelOf(target)}/messages/${messageId}`, { content, allowed_mentions: noPings }),
+        discordRequest(rest, 'PATCH', `/channels/${channelOf(target)}/messages/${messageId}`, {
+          content,
+          allowed_mentions: noPings,
+        }),
       );
     },
     async typing(target): Promise<void> {

@@ -16,7 +16,12 @@ export const DISCORD_API_VERSION = 10;
 const USER_AGENT = 'DiscordBot (https://github.com/boxbot/boxbot, 0.1.0)';
 
 /** Calls `method path` with a JSON body; returns the parsed answer (undefined for 204). */
-export async function discordRequest<T>(opts: DiscordRestOptions, method: 'GET' | 'POST' | 'PATCH', path: string, body?: unknown): Promise<T> {
+export async function discordRequest<T>(
+  opts: DiscordRestOptions,
+  method: 'GET' | 'POST' | 'PATCH',
+  path: string,
+  body?: unknown,
+): Promise<T> {
   const url = `${opts.restApi.replace(/\/+$/, '')}/v${DISCORD_API_VERSION}${path}`;
   let res: Response;
   try {
@@ -46,7 +51,13 @@ export async function discordRequest<T>(opts: DiscordRestOptions, method: 'GET' 
 
 /** Maps an error answer to AdapterApiError; a 429 carries Discord's retry_after in ms. */
 function apiError(res: Response, data: unknown, what: string): AdapterApiError {
-  const body = (typeof data === 'object' && data !== null ? data : {}) as { message?: unknown; code?: unknown; retry_after?: unknown; global?: unknown; errors?: unknown };
+  const body = (typeof data === 'object' && data !== null ? data : {}) as {
+    message?: unknown;
+    code?: unknown;
+    retry_after?: unknown;
+    global?: unknown;
+    errors?: unknown;
+  };
   const message = typeof body.message === 'string' ? body.message : res.statusText || 'no description';
   const code = typeof body.code === 'number' && body.code !== 0 ? ` (code ${body.code})` : '';
   const detail = firstFieldError(body.errors);

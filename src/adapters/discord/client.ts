@@ -10,7 +10,12 @@ import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts
  * content. MessageContent is privileged: it must be switched on in the Developer Portal
  * (Bot → Privileged Gateway Intents) or Discord refuses the login with close code 4014.
  */
-export const DISCORD_INTENTS = [GatewayIntentBits.Guilds, GatewayIntentBits.GuildMessages, GatewayIntentBits.DirectMessages, GatewayIntentBits.MessageContent] as const;
+export const DISCORD_INTENTS = [
+  GatewayIntentBits.Guilds,
+  GatewayIntentBits.GuildMessages,
+  GatewayIntentBits.DirectMessages,
+  GatewayIntentBits.MessageContent,
+] as const;
 
 /** Creates the Client (not logged in). */
 export function createDiscordClient(opts: { restApi: string; timeoutMs: number; logger: Logger }): Client {
@@ -46,7 +51,10 @@ function guardPacketHandling(client: Client, log: Logger): void {
       return original.call(this, packet, shard);
     } catch (e) {
       const t = typeof packet === 'object' && packet !== null ? (packet as { t?: unknown }).t : undefined;
-      log.warn({ event: t, err: e instanceof Error ? e.message : String(e) }, 'dropped a dispatch discord.js could not handle');
+      log.warn(
+        { event: t, err: e instanceof Error ? e.message : String(e) },
+        'dropped a dispatch discord.js could not handle',
+      );
       return true;
     }
   };
@@ -55,7 +63,8 @@ function guardPacketHandling(client: Client, log: Logger): void {
 /** Maps a login/connect failure from discord.js to an AdapterError naming what to fix. */
 export function loginError(e: unknown): AdapterError {
   if (e instanceof AdapterError) return e;
-  if (e instanceof RateLimitError) return new AdapterApiError('discord', 429, `rate limited on ${e.route}`, Math.max(0, Math.ceil(e.retryAfter)));
+  if (e instanceof RateLimitError)
+    return new AdapterApiError('discord', 429, `rate limited on ${e.route}`, Math.max(0, Math.ceil(e.retryAfter)));
   if (e instanceof DiscordAPIError) return new AdapterApiError('discord', e.status, e.message);
   if (e instanceof HTTPError) return new AdapterApiError('discord', e.status, e.message);
   const message = e instanceof Error ? e.message : String(e);
@@ -64,8 +73,13 @@ export function loginError(e: unknown): AdapterError {
     return new AdapterApiError('discord', 401, 'the bot token was refused; check DISCORD_BOT_TOKEN');
   }
   if (/disallowed intents/i.test(message)) {
-    return new AdapterError('discord', 'disallowed-intents', 'Discord refused the privileged Message Content intent: switch it on in the Developer Portal (Bot → Privileged Gateway Intents)');
+    return new AdapterError(
+      'discord',
+      'disallowed-intents',
+      'Discord refused the privileged Message Content intent: switch it on in the Developer Portal (Bot → Privileged Gateway Intents)',
+    );
   }
-  if (/invalid intents|sharding|invalid shard|api version/i.test(message)) return new AdapterError('discord', 'gateway-refused', message);
+  if (/invalid intents|sharding|invalid shard|api version/i.test(message))
+    return new AdapterError('discord', 'gateway-refused', message);
   return new AdapterNetworkError('discord', message);
 }

@@ -24,7 +24,7 @@ export function toDiscordMarkdown(markdown: string): string {
     const open = /^\s{0,3}(`{3,}|~{3,})\s*([^`\s]*)/.exec(line);
     if (open) {
       fence = { char: open[1]![0]!, len: open[1]!.length };
-      out.push('```' + open[2]);
+      out.push(`\`\`\`${open[2]}`);
       paragraph = false;
       continue;
     }
@@ -73,7 +73,9 @@ function inline(text: string): string {
       i % 2 === 1
         ? part
         : part
-            .replace(/!\[([^\]]*)\]\((\S+?)(?:\s+"[^"]*")?\)/g, (_m, alt: string, url: string) => (alt ? `[${alt}](${url})` : url))
+            .replace(/!\[([^\]]*)\]\((\S+?)(?:\s+"[^"]*")?\)/g, (_m, alt: string, url: string) =>
+              alt ? `[${alt}](${url})` : url,
+            )
             .replace(/<br\s*\/?>/gi, '\n')
             .replace(/(^|[^\w\\])__(?=\S)(.+?)(?<=\S)__(?![\w])/g, '$1**$2**')
             .replace(/\|\|/g, '\\|\\|'),
@@ -102,10 +104,13 @@ function readTable(lines: string[], start: number): { rows: string[][]; align: A
   const delim = lines[start + 1];
   if (!header.includes('|') || delim === undefined) return undefined;
   if (!/^\s*\|?\s*:?-+:?\s*(\|\s*:?-+:?\s*)*\|?\s*$/.test(delim) || !delim.includes('|')) return undefined;
-  const align = splitRow(delim).map((c): Align => (c.startsWith(':') && c.endsWith(':') ? 'center' : c.endsWith(':') ? 'right' : 'left'));
+  const align = splitRow(delim).map(
+    (c): Align => (c.startsWith(':') && c.endsWith(':') ? 'center' : c.endsWith(':') ? 'right' : 'left'),
+  );
   const rows = [splitRow(header)];
   let end = start + 2;
-  while (end < lines.length && lines[end]!.includes('|') && lines[end]!.trim() !== '') rows.push(splitRow(lines[end++]!));
+  while (end < lines.length && lines[end]!.includes('|') && lines[end]!.trim() !== '')
+    rows.push(splitRow(lines[end++]!));
   return { rows, align, end };
 }
 
@@ -122,6 +127,10 @@ function pad(s: string, w: number, align: Align): string {
 function renderTable(rows: string[][], align: Align[]): string[] {
   const cols = Math.max(...rows.map((r) => r.length));
   const widths = Array.from({ length: cols }, (_, c) => Math.max(1, ...rows.map((r) => width(r[c] ?? ''))));
-  const render = (r: string[]) => widths.map((w, c) => pad(r[c] ?? '', w, align[c] ?? 'left')).join(' | ').trimEnd();
+  const render = (r: string[]) =>
+    widths
+      .map((w, c) => pad(r[c] ?? '', w, align[c] ?? 'left'))
+      .join(' | ')
+      .trimEnd();
   return [render(rows[0]!), widths.map((w) => '-'.repeat(w)).join('-+-'), ...rows.slice(1).map(render)];
 }

@@ -2,4 +2,12 @@
 export { createDiscordAdapter, DISCORD_CAPABILITIES, type DiscordAdapterOptions } from './adapter.ts';
 export { DISCORD_INTENTS } from './client.ts';
 export { toDiscordMarkdown } from './format.ts';
-export { normalizeMessageCreate, parseMessageCreate, toInboundMessage, type DiscordMessage, type DiscordNormalizeResult, type NormalizeContext, type SkipReason } from './normalize.ts';
+export {
+  type DiscordMessage,
+  type DiscordNormalizeResult,
+  type NormalizeContext,
+  normalizeMessageCreate,
+  parseMessageCreate,
+  type SkipReason,
+  toInboundMessage,
+} from './normalize.ts';

@@ -67,7 +67,8 @@ export function parseMessageCreate(d: unknown): DiscordMessage | string {
   const mentions: DiscordMessage['mentions'] = [];
   if (Array.isArray(d.mentions)) {
     for (const u of d.mentions) {
-      if (isObj(u) && snowflake(u.id)) mentions.push({ id: u.id as string, name: str(u.global_name) ?? str(u.username) ?? (u.id as string) });
+      if (isObj(u) && snowflake(u.id))
+        mentions.push({ id: u.id as string, name: str(u.global_name) ?? str(u.username) ?? (u.id as string) });
     }
   }
   const ref = d.referenced_message;
@@ -80,11 +81,18 @@ export function parseMessageCreate(d: unknown): DiscordMessage | string {
     ...(typeof d.channel_type === 'number' ? { channelType: d.channel_type } : {}),
     type: typeof d.type === 'number' ? d.type : 0,
     content: (d.content as string | undefined) ?? '',
-    author: { id: a.id as string, username: a.username, ...(str(a.global_name) ? { globalName: a.global_name as string } : {}), bot: a.bot === true },
+    author: {
+      id: a.id as string,
+      username: a.username,
+      ...(str(a.global_name) ? { globalName: a.global_name as string } : {}),
+      bot: a.bot === true,
+    },
     ...(member && str(member.nick) ? { memberNick: member.nick as string } : {}),
     ...(snowflake(d.webhook_id) ? { webhookId: d.webhook_id as string } : {}),
     mentions,
-    mentionRoles: Array.isArray(d.mention_roles) ? d.mention_roles.filter((r): r is string => typeof r === 'string') : [],
+    mentionRoles: Array.isArray(d.mention_roles)
+      ? d.mention_roles.filter((r): r is string => typeof r === 'string')
+      : [],
     ...(repliedToAuthorId ? { repliedToAuthorId } : {}),
     attachments: attachmentsOf(d.attachments),
     raw: d,
@@ -144,7 +152,12 @@ export function normalizeMessageCreate(d: unknown, ctx: NormalizeContext): Disco
  * Removes the bot's mention (`<@id>`, `<@!id>`, its role `<@&id>`) and writes other users'
  * mentions as `@name`, so the agent reads what a person would.
  */
-export function cleanText(content: string, botId: string, botRoleIds: readonly string[], mentions: DiscordMessage['mentions']): string {
+export function cleanText(
+  content: string,
+  botId: string,
+  botRoleIds: readonly string[],
+  mentions: DiscordMessage['mentions'],
+): string {
   const self = [`<@!?${botId}>`, ...botRoleIds.map((r) => `<@&${r}>`)].join('|');
   let text = content
     .replace(new RegExp(`^\\s*(?:${self})[\\s,:;]*`), '')

@@ -2,15 +2,16 @@
 // chat.update out. Built on @slack/web-api and @slack/socket-mode (Bolt's own building blocks)
 // rather than Bolt's App: the gateway needs the raw event body, an ack only after its sink
 // accepted the event, and a route on its own HTTP server — all things Bolt's App owns itself.
+
+import { type Logger, silentLogger } from '../../log.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
-import { silentLogger, type Logger } from '../../log.ts';
-import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
+import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, SentMessage } from '../types.ts';
 import { createWebClient, toAdapterError } from './api.ts';
 import { slackEventsRoute } from './events-route.ts';
 import { escapeSlackText, toSlackMrkdwn } from './format.ts';
 import { SlackInbound, UserNames } from './inbound.ts';
-import { startSocketMode, type SlackSocket } from './socket-mode.ts';
+import { type SlackSocket, startSocketMode } from './socket-mode.ts';
 
 /** How the Slack adapter is wired; tokens come from readSecrets() and are never logged. */
 export interface SlackAdapterOptions {
@@ -62,9 +63,15 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
   const mode = options.mode ?? 'socket';
   const log = (options.logger ?? silentLogger).child({ scope: 'adapter:slack' });
   if (!options.botToken) throw new AdapterError('slack', 'config', 'a bot token (SLACK_BOT_TOKEN) is required');
-  if (mode === 'socket' && !options.appToken) throw new AdapterError('slack', 'config', 'Socket Mode needs an app-level token (SLACK_APP_TOKEN)');
-  if (mode === 'http' && !options.signingSecret) throw new AdapterError('slack', 'config', 'HTTP Events mode needs the signing secret (SLACK_SIGNING_SECRET)');
-  const web = createWebClient(options.botToken, { apiUrl: options.apiUrl, logger: log, timeoutMs: options.requestTimeoutMs });
+  if (mode === 'socket' && !options.appToken)
+    throw new AdapterError('slack', 'config', 'Socket Mode needs an app-level token (SLACK_APP_TOKEN)');
+  if (mode === 'http' && !options.signingSecret)
+    throw new AdapterError('slack', 'config', 'HTTP Events mode needs the signing secret (SLACK_SIGNING_SECRET)');
+  const web = createWebClient(options.botToken, {
+    apiUrl: options.apiUrl,
+    logger: log,
+    timeoutMs: options.requestTimeoutMs,
+  });
   let me: SlackIdentity | undefined;
   let socket: SlackSocket | undefined;
 
@@ -81,10 +88,14 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
     const u = res.user;
     return u?.profile?.display_name || u?.real_name || u?.name || undefined;
   });
-  const inbound = new SlackInbound(log, () => ({
-    ...(me?.userId ? { botUserId: me.userId } : {}),
-    ...(me?.teamId ? { teamId: me.teamId } : {}),
-  }), (id) => names.name(id));
+  const inbound = new SlackInbound(
+    log,
+    () => ({
+      ...(me?.userId ? { botUserId: me.userId } : {}),
+      ...(me?.teamId ? { teamId: me.teamId } : {}),
+    }),
+    (id) => names.name(id),
+  );
   const route: AdapterRoute | undefined =
     mode === 'http'
       ? slackEventsRoute({
@@ -103,7 +114,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
 
   async function authTest(): Promise<SlackIdentity> {
     const res = await call(() => web.auth.test());
-    if (typeof res.user_id !== 'string') throw new AdapterApiError('slack', 502, 'auth.test answered without a user_id');
+    if (typeof res.user_id !== 'string')
+      throw new AdapterApiError('slack', 502, 'auth.test answered without a user_id');
     return {
       userId: res.user_id,
       name: typeof res.user === 'string' ? res.user : res.user_id,
@@ -145,14 +157,23 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
 
     async send(target, text, opts): Promise<SentMessage> {
       return withMarkupFallback(mrkdwn, text, opts, async (body) => {
-        const res = await call(() => web.chat.postMessage({ channel: target.chatId, text: body, ...(target.threadId ? { thread_ts: target.threadId } : {}) }));
-        if (typeof res.ts !== 'string') throw new AdapterApiError('slack', 502, 'chat.postMessage answered without a ts');
+        const res = await call(() =>
+          web.chat.postMessage({
+            channel: target.chatId,
+            text: body,
+            ...(target.threadId ? { thread_ts: target.threadId } : {}),
+          }),
+        );
+        if (typeof res.ts !== 'string')
+          throw new AdapterApiError('slack', 502, 'chat.postMessage answered without a ts');
         return { messageId: res.ts };
       });
     },
 
     async edit(target, messageId, text, opts) {
-      await withMarkupFallback(mrkdwn, text, opts, (body) => call(() => web.chat.update({ channel: target.chatId, ts: messageId, text: body })));
+      await withMarkupFallback(mrkdwn, text, opts, (body) =>
+        call(() => web.chat.update({ channel: target.chatId, ts: messageId, text: body })),
+      );
     },
 
     /** No-op: see SLACK_CAPABILITIES (the gateway does not call it while `typing` is false). */

@@ -2,15 +2,18 @@
 // Retry-After so the gateway's single outbound queue decides), and every failure mapped onto
 // AdapterApiError ("Slack said no") or AdapterNetworkError ("Slack was not reached"); and the
 // bridge from the Slack libraries' logger to ours.
-import { ErrorCode, LogLevel, WebClient, type Logger as SlackLogger, type WebAPICallError } from '@slack/web-api';
-import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts';
+import { ErrorCode, LogLevel, type Logger as SlackLogger, type WebAPICallError, WebClient } from '@slack/web-api';
 import type { Logger } from '../../log.ts';
+import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts';
 
 /** Slack's public Web API root (override with the `slack.apiUrl` config). */
 export const DEFAULT_SLACK_API_URL = 'https://slack.com/api/';
 
 /** A WebClient against `apiUrl` that never retries and rejects rate-limited calls at once. */
-export function createWebClient(token: string, opts: { apiUrl?: string; logger: Logger; timeoutMs?: number }): WebClient {
+export function createWebClient(
+  token: string,
+  opts: { apiUrl?: string; logger: Logger; timeoutMs?: number },
+): WebClient {
   return new WebClient(token, {
     slackApiUrl: withSlash(opts.apiUrl ?? DEFAULT_SLACK_API_URL),
     logger: slackLogger(opts.logger),
@@ -21,19 +24,45 @@ export function createWebClient(token: string, opts: { apiUrl?: string; logger: 
 }
 
 /** The WebClient options shared with the Socket Mode client's own apps.connections.open calls. */
-export function webClientOptions(opts: { apiUrl?: string; timeoutMs?: number }): { slackApiUrl: string; retryConfig: { retries: number }; rejectRateLimitedCalls: boolean; timeout: number } {
-  return { slackApiUrl: withSlash(opts.apiUrl ?? DEFAULT_SLACK_API_URL), retryConfig: { retries: 0 }, rejectRateLimitedCalls: true, timeout: opts.timeoutMs ?? 30_000 };
+export function webClientOptions(opts: { apiUrl?: string; timeoutMs?: number }): {
+  slackApiUrl: string;
+  retryConfig: { retries: number };
+  rejectRateLimitedCalls: boolean;
+  timeout: number;
+} {
+  return {
+    slackApiUrl: withSlash(opts.apiUrl ?? DEFAULT_SLACK_API_URL),
+    retryConfig: { retries: 0 },
+    rejectRateLimitedCalls: true,
+    timeout: opts.timeoutMs ?? 30_000,
+  };
 }
 
 // Slack answers almost every refusal with HTTP 200 and {ok:false,error}; give the common ones
 // the status a caller would expect, so `retryable` is right (5xx, 429) and the rest are final.
 const ERROR_STATUS: Record<string, number> = {
-  not_authed: 401, invalid_auth: 401, account_inactive: 401, token_revoked: 401, token_expired: 401,
-  missing_scope: 403, not_allowed_token_type: 403, not_in_channel: 403, restricted_action: 403, is_archived: 403,
-  ekm_access_denied: 403, access_denied: 403,
-  channel_not_found: 404, message_not_found: 404, thread_not_found: 404, user_not_found: 404,
-  ratelimited: 429, rate_limited: 429,
-  internal_error: 500, fatal_error: 500, request_timeout: 504, service_unavailable: 503,
+  not_authed: 401,
+  invalid_auth: 401,
+  account_inactive: 401,
+  token_revoked: 401,
+  token_expired: 401,
+  missing_scope: 403,
+  not_allowed_token_type: 403,
+  not_in_channel: 403,
+  restricted_action: 403,
+  is_archived: 403,
+  ekm_access_denied: 403,
+  access_denied: 403,
+  channel_not_found: 404,
+  message_not_found: 404,
+  thread_not_found: 404,
+  user_not_found: 404,
+  ratelimited: 429,
+  rate_limited: 429,
+  internal_error: 500,
+  fatal_error: 500,
+  request_timeout: 504,
+  service_unavailable: 503,
 };
 
 /** Maps anything the WebClient throws onto the adapter's error classes. */

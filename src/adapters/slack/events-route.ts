@@ -44,13 +44,18 @@ export function slackEventsRoute(opts: {
         body = undefined;
       }
       if (typeof body !== 'object' || body === null) return text(400, 'expected a JSON Events API body');
-      if (body.type === 'url_verification') return typeof body.challenge === 'string' ? text(200, body.challenge) : text(400, 'missing challenge');
+      if (body.type === 'url_verification')
+        return typeof body.challenge === 'string' ? text(200, body.challenge) : text(400, 'missing challenge');
       if (body.type !== 'event_callback') return text(200, '');
       // Stopped: refuse so Slack keeps the event and redelivers it later.
       if (!opts.isOpen()) return text(503, 'not accepting events');
       const retry = header(req.headers, 'x-slack-retry-num');
       const reason = header(req.headers, 'x-slack-retry-reason');
-      const info: DeliveryInfo = { via: 'http', ...(retry && /^\d+$/.test(retry) ? { retryNum: Number(retry) } : {}), ...(reason ? { retryReason: reason } : {}) };
+      const info: DeliveryInfo = {
+        via: 'http',
+        ...(retry && /^\d+$/.test(retry) ? { retryNum: Number(retry) } : {}),
+        ...(reason ? { retryReason: reason } : {}),
+      };
       return (await opts.onEvent(body, info)) ? text(200, '') : text(500, 'not delivered');
     },
   };
@@ -80,7 +85,7 @@ export type SignatureCheck = { ok: true } | { ok: false; reason: string };
 
 /** Computes the `X-Slack-Signature` value of a body sent at `timestamp` (seconds). */
 export function slackSignature(signingSecret: string, timestamp: string, rawBody: Buffer | string): string {
-  return 'v0=' + createHmac('sha256', signingSecret).update(`v0:${timestamp}:`).update(rawBody).digest('hex');
+  return `v0=${createHmac('sha256', signingSecret).update(`v0:${timestamp}:`).update(rawBody).digest('hex')}`;
 }
 
 /** Verifies a request's signature and timestamp window with a constant-time compare. */
@@ -94,7 +99,9 @@ export function verifySlackSignature(opts: {
   const { timestamp, signature } = opts;
   if (!timestamp || !signature) return { ok: false, reason: 'missing X-Slack-Request-Timestamp or X-Slack-Signature' };
   if (!/^\d{1,12}$/.test(timestamp)) return { ok: false, reason: 'malformed X-Slack-Request-Timestamp' };
-  if (Math.abs(opts.nowMs / 1000 - Number(timestamp)) > SIGNATURE_MAX_AGE_SECONDS) return { ok: false, reason: 'timestamp outside the 5-minute window' };
-  if (!constantTimeEqual(signature, slackSignature(opts.signingSecret, timestamp, opts.rawBody))) return { ok: false, reason: 'signature mismatch' };
+  if (Math.abs(opts.nowMs / 1000 - Number(timestamp)) > SIGNATURE_MAX_AGE_SECONDS)
+    return { ok: false, reason: 'timestamp outside the 5-minute window' };
+  if (!constantTimeEqual(signature, slackSignature(opts.signingSecret, timestamp, opts.rawBody)))
+    return { ok: false, reason: 'signature mismatch' };
   return { ok: true };
 }

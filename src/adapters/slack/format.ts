@@ -42,7 +42,7 @@ export function toSlackMrkdwn(markdown: string): string {
     while (j < lines.length && !lines[j]!.trimStart().startsWith(closer)) code.push(lines[j++]!);
     flush();
     // An unclosed fence runs to the end (as Markdown renders it).
-    out.push('```\n' + escapeSlackText(code.join('\n')) + '\n```');
+    out.push(`\`\`\`\n${escapeSlackText(code.join('\n'))}\n\`\`\``);
     i = j;
   }
   flush();
@@ -54,7 +54,9 @@ function renderProse(text: string): string {
   const hold = (s: string): string => `${HOLD}${held.push(s) - 1}${HOLD}`;
 
   // Inline code first: its content is escaped but never formatted.
-  let s = text.replace(/(`+)([^`\n]|[^`\n][\s\S]*?[^`\n])\1(?!`)/g, (_m, _ticks: string, code: string) => hold('`' + escapeSlackText(code) + '`'));
+  let s = text.replace(/(`+)([^`\n]|[^`\n][\s\S]*?[^`\n])\1(?!`)/g, (_m, _ticks: string, code: string) =>
+    hold(`\`${escapeSlackText(code)}\``),
+  );
   // Links and images: the URL must not be touched by the emphasis passes.
   s = s.replace(/!?\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g, (_m, label: string, url: string) =>
     hold(label.trim() ? `<${linkUrl(url)}|${escapeSlackText(label.replace(/\|/g, '∣'))}>` : `<${linkUrl(url)}>`),

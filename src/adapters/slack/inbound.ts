@@ -56,15 +56,23 @@ export class SlackInbound {
       return true;
     }
     const message = result.message;
-    if (info.retryNum) this.log.debug({ id: message.id, retryNum: info.retryNum, retryReason: info.retryReason }, 'Slack redelivered an event');
+    if (info.retryNum)
+      this.log.debug(
+        { id: message.id, retryNum: info.retryNum, retryReason: info.retryReason },
+        'Slack redelivered an event',
+      );
     return this.recent.once(message.id, async () => {
       const sink = this.sink;
       if (!sink) throw new Error('stopped');
-      if (message.userName === message.userId) message.userName = (await this.userName(message.userId)) ?? message.userId;
+      if (message.userName === message.userId)
+        message.userName = (await this.userName(message.userId)) ?? message.userId;
       try {
         await sink(message);
       } catch (e) {
-        this.log.error({ id: message.id, err: e instanceof Error ? e.message : String(e) }, 'the sink refused a Slack message; Slack will redeliver it');
+        this.log.error(
+          { id: message.id, err: e instanceof Error ? e.message : String(e) },
+          'the sink refused a Slack message; Slack will redeliver it',
+        );
         throw e;
       }
     });
@@ -132,7 +140,13 @@ export class UserNames {
 
   constructor(
     private readonly lookup: (userId: string) => Promise<string | undefined>,
-    private readonly opts: { ttlMs?: number; failureTtlMs?: number; capacity?: number; timeoutMs?: number; now?: () => number } = {},
+    private readonly opts: {
+      ttlMs?: number;
+      failureTtlMs?: number;
+      capacity?: number;
+      timeoutMs?: number;
+      now?: () => number;
+    } = {},
   ) {}
 
   /** The user's display name, or undefined when it cannot be known (never throws). */
@@ -143,7 +157,8 @@ export class UserNames {
     const running = this.pending.get(userId);
     if (running) return running;
     const p = this.bounded(userId).then(
-      (name) => this.store(userId, name, now + (name ? (this.opts.ttlMs ?? 3_600_000) : (this.opts.failureTtlMs ?? 600_000))),
+      (name) =>
+        this.store(userId, name, now + (name ? (this.opts.ttlMs ?? 3_600_000) : (this.opts.failureTtlMs ?? 600_000))),
       () => this.store(userId, undefined, now + (this.opts.failureTtlMs ?? 600_000)),
     );
     this.pending.set(userId, p);

@@ -2,6 +2,12 @@
 // pieces (normalize, format, signature) that tests and the gateway may reuse.
 export { createSlackAdapter, SLACK_CAPABILITIES, type SlackAdapterOptions } from './adapter.ts';
 export { DEFAULT_SLACK_API_URL } from './api.ts';
-export { DEFAULT_SLACK_EVENTS_PATH, slackSignature, verifySlackSignature, SIGNATURE_MAX_AGE_SECONDS, type SignatureCheck } from './events-route.ts';
+export {
+  DEFAULT_SLACK_EVENTS_PATH,
+  SIGNATURE_MAX_AGE_SECONDS,
+  type SignatureCheck,
+  slackSignature,
+  verifySlackSignature,
+} from './events-route.ts';
 export { escapeSlackText, toSlackMrkdwn, unescapeSlackText } from './format.ts';
-export { normalizeSlackEvent, toPlainText, type SlackNormalizeContext } from './normalize.ts';
+export { normalizeSlackEvent, type SlackNormalizeContext, toPlainText } from './normalize.ts';

@@ -33,37 +33,53 @@ export function normalizeSlackEvent(body: unknown, ctx: SlackNormalizeContext): 
   if (!isObj(body)) return { kind: 'malformed', reason: 'body is not an object' };
   if (body.type !== 'event_callback') return { kind: 'ignored', reason: `body type ${String(body.type)}` };
   const event = body.event;
-  if (!isObj(event) || typeof event.type !== 'string') return { kind: 'malformed', reason: 'event_callback without an event' };
-  if (event.type !== 'message' && event.type !== 'app_mention') return { kind: 'ignored', reason: `event type ${event.type}` };
+  if (!isObj(event) || typeof event.type !== 'string')
+    return { kind: 'malformed', reason: 'event_callback without an event' };
+  if (event.type !== 'message' && event.type !== 'app_mention')
+    return { kind: 'ignored', reason: `event type ${event.type}` };
 
   const subtype = str(event.subtype);
-  if (subtype !== undefined && !USER_SUBTYPES.has(subtype)) return { kind: 'ignored', reason: `message subtype ${subtype}` };
+  if (subtype !== undefined && !USER_SUBTYPES.has(subtype))
+    return { kind: 'ignored', reason: `message subtype ${subtype}` };
   if (event.hidden === true) return { kind: 'ignored', reason: 'hidden message' };
-  if (str(event.bot_id) !== undefined || isObj(event.bot_profile)) return { kind: 'ignored', reason: 'message from a bot' };
+  if (str(event.bot_id) !== undefined || isObj(event.bot_profile))
+    return { kind: 'ignored', reason: 'message from a bot' };
 
   const channel = str(event.channel);
   const user = str(event.user);
   const ts = str(event.ts);
   const team = str(body.team_id) ?? str(event.team) ?? ctx.teamId;
-  if (!isId(channel) || !isId(ts) || !isId(team)) return { kind: 'malformed', reason: 'message without a valid channel, ts or team' };
+  if (!isId(channel) || !isId(ts) || !isId(team))
+    return { kind: 'malformed', reason: 'message without a valid channel, ts or team' };
   if (user === undefined) return { kind: 'malformed', reason: 'message without a user' };
   if (user === ctx.botUserId) return { kind: 'ignored', reason: 'our own message' };
-  if (event.text !== undefined && typeof event.text !== 'string') return { kind: 'malformed', reason: 'text is not a string' };
+  if (event.text !== undefined && typeof event.text !== 'string')
+    return { kind: 'malformed', reason: 'text is not a string' };
   const rawText = (event.text as string | undefined) ?? '';
   const threadTs = str(event.thread_ts);
   if (threadTs !== undefined && !isId(threadTs)) return { kind: 'malformed', reason: 'bad thread_ts' };
 
   const mentionRe = ctx.botUserId ? new RegExp(`<@${escapeRe(ctx.botUserId)}(?:\\|[^>]*)?>`, 'g') : undefined;
-  const mentioned = mentionRe !== undefined && mentionRe.test(rawText);
+  const mentioned = mentionRe?.test(rawText) === true;
   // Slack sends no channel_type on app_mention; DM channel ids start with D.
-  const isDirect = event.type === 'message' && typeof event.channel_type === 'string' ? event.channel_type === 'im' : channel.startsWith('D');
+  const isDirect =
+    event.type === 'message' && typeof event.channel_type === 'string'
+      ? event.channel_type === 'im'
+      : channel.startsWith('D');
 
-  if (event.type === 'app_mention' && isDirect) return { kind: 'ignored', reason: 'app_mention in a DM (the message event carries it)' };
-  if (event.type === 'message' && !isDirect && mentioned) return { kind: 'ignored', reason: 'channel message mentioning the bot (the app_mention event carries it)' };
+  if (event.type === 'app_mention' && isDirect)
+    return { kind: 'ignored', reason: 'app_mention in a DM (the message event carries it)' };
+  if (event.type === 'message' && !isDirect && mentioned)
+    return { kind: 'ignored', reason: 'channel message mentioning the bot (the app_mention event carries it)' };
 
   // Channels: each mention starts or continues a thread; DMs: one conversation unless threaded.
   const threadId = isDirect ? threadTs : (threadTs ?? ts);
-  const conversationKey = encodeConversationKey({ platform: 'slack', scope: team, chatId: channel, ...(threadId ? { threadId } : {}) });
+  const conversationKey = encodeConversationKey({
+    platform: 'slack',
+    scope: team,
+    chatId: channel,
+    ...(threadId ? { threadId } : {}),
+  });
   const eventId = str(body.event_id);
   const text = toPlainText(mentionRe ? rawText.replace(mentionRe, ' ') : rawText);
 
@@ -95,7 +111,9 @@ export function toPlainText(text: string): string {
     if (target.startsWith('!')) return label ?? `@${target.slice(1).split('^')[0]}`;
     return label && label !== target ? `${label} (${target})` : target;
   });
-  return unescapeSlackText(plain).replace(/[ \t]{2,}/g, ' ').trim();
+  return unescapeSlackText(plain)
+    .replace(/[ \t]{2,}/g, ' ')
+    .trim();
 }
 
 function userName(event: Obj): string | undefined {

@@ -9,7 +9,8 @@ import { slackLogger, webClientOptions } from './api.ts';
 import type { DeliveryInfo } from './inbound.ts';
 
 /** Backoff between reconnect attempts: at once, then 1 s doubling to 30 s. */
-const reconnectDelayMs = (failures: number): number => (failures === 0 ? 0 : Math.min(30_000, 1000 * 2 ** (failures - 1)));
+const reconnectDelayMs = (failures: number): number =>
+  failures === 0 ? 0 : Math.min(30_000, 1000 * 2 ** (failures - 1));
 
 /** A running Socket Mode connection. */
 export interface SlackSocket {
@@ -43,7 +44,9 @@ export async function startSocketMode(opts: {
   guardMalformedEnvelopes(client, log);
 
   client.on('slack_event', (args: SlackEventArgs) => {
-    void handle(args).catch((e: unknown) => log.warn({ err: e instanceof Error ? e.message : String(e) }, 'could not acknowledge a Slack envelope'));
+    void handle(args).catch((e: unknown) =>
+      log.warn({ err: e instanceof Error ? e.message : String(e) }, 'could not acknowledge a Slack envelope'),
+    );
   });
   const handle = async (args: SlackEventArgs): Promise<void> => {
     if (args.type !== 'events_api') {
@@ -51,7 +54,11 @@ export async function startSocketMode(opts: {
       await args.ack();
       return;
     }
-    const info: DeliveryInfo = { via: 'socket', ...(args.retry_num ? { retryNum: args.retry_num } : {}), ...(args.retry_reason ? { retryReason: args.retry_reason } : {}) };
+    const info: DeliveryInfo = {
+      via: 'socket',
+      ...(args.retry_num ? { retryNum: args.retry_num } : {}),
+      ...(args.retry_reason ? { retryReason: args.retry_reason } : {}),
+    };
     if (await opts.onEvent(args.body, info)) await args.ack();
   };
 
@@ -71,7 +78,10 @@ export async function startSocketMode(opts: {
         },
         (e: unknown) => {
           failures += 1;
-          log.warn({ err: e instanceof Error ? e.message : String(e), failures }, 'Socket Mode reconnect failed; retrying');
+          log.warn(
+            { err: e instanceof Error ? e.message : String(e), failures },
+            'Socket Mode reconnect failed; retrying',
+          );
           reconnect();
         },
       );
@@ -105,7 +115,10 @@ function guardMalformedEnvelopes(client: SocketModeClient, log: Logger): void {
       const env = parse(text) as { type?: unknown; payload?: { event?: { type?: unknown } } } | undefined;
       if (env?.type === 'events_api' && typeof env.payload?.event?.type !== 'string') {
         log.warn('dropped a malformed Socket Mode envelope');
-        forward = JSON.stringify({ ...env, payload: { type: 'event_callback', event: { type: 'malformed_envelope' } } });
+        forward = JSON.stringify({
+          ...env,
+          payload: { type: 'event_callback', event: { type: 'malformed_envelope' } },
+        });
       }
     }
     for (const listener of original) {

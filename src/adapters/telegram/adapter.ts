@@ -2,14 +2,22 @@
 // or webhook, all entering through one `handleUpdate`; replies as Telegram HTML with a
 // plain-text fallback. Edits, channel posts and bots' messages are acknowledged and dropped.
 import { Bot } from 'grammy';
-import { silentLogger, type Logger } from '../../log.ts';
+import { type Logger, silentLogger } from '../../log.ts';
 import { AdapterError, alreadyStarted } from '../errors.ts';
-import { withMarkupFallback, type MarkupStyle } from '../markup-fallback.ts';
-import type { AdapterCapabilities, AdapterRoute, AdapterState, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
+import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
+import type {
+  AdapterCapabilities,
+  AdapterRoute,
+  AdapterState,
+  ChannelAdapter,
+  InboundSink,
+  OutboundTarget,
+  SentMessage,
+} from '../types.ts';
 import { isNotModified, isParseError, scrub, toAdapterError } from './api.ts';
 import { markdownToTelegramHtml, telegramRenderedLength } from './format.ts';
-import { normalizeUpdate, updateIdOf, type TelegramBotIdentity } from './normalize.ts';
-import { DEFAULT_BACKOFF, startPoller, type BackoffOptions, type Poller } from './poller.ts';
+import { normalizeUpdate, type TelegramBotIdentity, updateIdOf } from './normalize.ts';
+import { type BackoffOptions, DEFAULT_BACKOFF, type Poller, startPoller } from './poller.ts';
 import { WEBHOOK_SECRET, webhookRoute } from './webhook.ts';
 
 /** What Telegram can do (Bot API limits: 4,096 characters, ~1 edit/s per chat, typing lasts 5 s). */
@@ -61,13 +69,22 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   const log = (options.logger ?? silentLogger).child({ scope: 'adapter:telegram' });
   if (!token) throw new AdapterError('telegram', 'config', 'no bot token (set TELEGRAM_BOT_TOKEN)');
   if (mode === 'webhook') {
-    if (!options.webhook?.url) throw new AdapterError('telegram', 'config', 'webhook mode needs the public webhook URL');
-    if (!WEBHOOK_SECRET.test(options.webhook.secret)) throw new AdapterError('telegram', 'config', 'webhook mode needs a secret of 1-256 characters A-Z a-z 0-9 _ - (set TELEGRAM_WEBHOOK_SECRET)');
+    if (!options.webhook?.url)
+      throw new AdapterError('telegram', 'config', 'webhook mode needs the public webhook URL');
+    if (!WEBHOOK_SECRET.test(options.webhook.secret))
+      throw new AdapterError(
+        'telegram',
+        'config',
+        'webhook mode needs a secret of 1-256 characters A-Z a-z 0-9 _ - (set TELEGRAM_WEBHOOK_SECRET)',
+      );
   }
   const apiRoot = (options.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
   const bot = new Bot(token, { client: { apiRoot } });
   const api = bot.api;
-  const backoff: BackoffOptions = { initialMs: options.backoff?.initialMs ?? DEFAULT_BACKOFF.initialMs, maxMs: options.backoff?.maxMs ?? DEFAULT_BACKOFF.maxMs };
+  const backoff: BackoffOptions = {
+    initialMs: options.backoff?.initialMs ?? DEFAULT_BACKOFF.initialMs,
+    maxMs: options.backoff?.maxMs ?? DEFAULT_BACKOFF.maxMs,
+  };
 
   let me: TelegramBotIdentity | undefined;
   let sink: InboundSink | undefined;
@@ -115,7 +132,12 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       const info = await call(() => api.getMe());
       me = { id: info.id, username: info.username };
       if (mode === 'webhook' && options.webhook) {
-        await call(() => api.setWebhook(options.webhook!.url, { secret_token: options.webhook!.secret, allowed_updates: ALLOWED_UPDATES as never }));
+        await call(() =>
+          api.setWebhook(options.webhook!.url, {
+            secret_token: options.webhook!.secret,
+            allowed_updates: ALLOWED_UPDATES as never,
+          }),
+        );
         sink = onMessage;
         log.info({ bot: me.username, url: scrub(options.webhook.url, token) }, 'telegram webhook set');
         return;
@@ -125,7 +147,12 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       sink = onMessage;
       try {
         poller = await startPoller({
-          api, token, state, log, backoff, deliver: handleUpdate,
+          api,
+          token,
+          state,
+          log,
+          backoff,
+          deliver: handleUpdate,
           timeoutSeconds: options.pollTimeoutSeconds ?? 30,
           allowedUpdates: ALLOWED_UPDATES,
         });
@@ -147,9 +174,13 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     async send(target, text, opts) {
       const chatId = chatIdOf(target);
       const thread = target.threadId ? { message_thread_id: Number(target.threadId) } : {};
-      const reply = target.replyToMessageId ? { reply_parameters: { message_id: Number(target.replyToMessageId), allow_sending_without_reply: true } } : {};
+      const reply = target.replyToMessageId
+        ? { reply_parameters: { message_id: Number(target.replyToMessageId), allow_sending_without_reply: true } }
+        : {};
       const sent = await withMarkupFallback(html, text, opts, (body, markup) =>
-        call(() => api.sendMessage(chatId, body, { ...thread, ...reply, ...(markup ? { parse_mode: 'HTML' as const } : {}) })),
+        call(() =>
+          api.sendMessage(chatId, body, { ...thread, ...reply, ...(markup ? { parse_mode: 'HTML' as const } : {}) }),
+        ),
       );
       return { messageId: String(sent.message_id) } satisfies SentMessage;
     },
@@ -157,7 +188,9 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     async edit(target, messageId, text, opts) {
       const chatId = chatIdOf(target);
       try {
-        await withMarkupFallback(html, text, opts, (body, markup) => call(() => api.editMessageText(chatId, Number(messageId), body, markup ? { parse_mode: 'HTML' } : {})));
+        await withMarkupFallback(html, text, opts, (body, markup) =>
+          call(() => api.editMessageText(chatId, Number(messageId), body, markup ? { parse_mode: 'HTML' } : {})),
+        );
       } catch (e) {
         if (e instanceof AdapterError && isNotModified(e)) return; // same text again: nothing to do
         throw e;

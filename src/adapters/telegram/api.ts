@@ -15,7 +15,9 @@ export function toAdapterError(err: unknown, token: string): AdapterError {
   if (err instanceof HttpError) {
     // The nested fetch error's message contains the URL (and so the token): keep only its code.
     const cause = err.error as { code?: unknown; type?: unknown; name?: unknown } | undefined;
-    const why = [cause?.code, cause?.type, cause?.name].find((v): v is string => typeof v === 'string' && v !== '' && v !== 'FetchError');
+    const why = [cause?.code, cause?.type, cause?.name].find(
+      (v): v is string => typeof v === 'string' && v !== '' && v !== 'FetchError',
+    );
     return new AdapterNetworkError('telegram', scrub(`${err.message}${why ? ` (${why})` : ''}`, token));
   }
   const message = err instanceof Error ? err.message : String(err);
@@ -34,5 +36,8 @@ export function isNotModified(err: AdapterError): boolean {
 
 /** Telegram refused the HTML (`can't parse entities`): resend as plain text. */
 export function isParseError(err: AdapterApiError): boolean {
-  return err.status === 400 && /can't parse entities|unsupported start tag|can't find end (tag|of the entity)/i.test(err.description);
+  return (
+    err.status === 400 &&
+    /can't parse entities|unsupported start tag|can't find end (tag|of the entity)/i.test(err.description)
+  );
 }

@@ -29,7 +29,9 @@ export function markdownToTelegramHtml(markdown: string): string {
       // An unclosed fence runs to the end (a streamed answer whose block is still open).
       while (j < lines.length && !isClosingFence(lines[j]!, marker)) body.push(lines[j++]!);
       const code = escapeHtml(body.join('\n'));
-      out.push(LANG.test(lang) ? `<pre><code class="language-${escapeHtml(lang)}">${code}</code></pre>` : `<pre>${code}</pre>`);
+      out.push(
+        LANG.test(lang) ? `<pre><code class="language-${escapeHtml(lang)}">${code}</code></pre>` : `<pre>${code}</pre>`,
+      );
       i = j;
       continue;
     }
@@ -168,7 +170,10 @@ function parseLink(src: string, at: number): { label: string; url: string; end: 
   }
   if (k >= src.length) return undefined;
   const label = src.slice(at + 1, j);
-  const url = src.slice(j + 2, k).trim().replace(/\s+"[^"]*"$/, '');
+  const url = src
+    .slice(j + 2, k)
+    .trim()
+    .replace(/\s+"[^"]*"$/, '');
   if (!label || !SAFE_URL.test(url)) return undefined;
   return { label, url, end: k + 1 };
 }

@@ -24,7 +24,18 @@ export function updateIdOf(update: unknown): number | undefined {
 // Messages from bots (`from.is_bot`) are dropped too; that includes anonymous group admins, whom
 // Telegram presents as @GroupAnonymousBot. In groups a bare `/command` is not taken as addressed
 // to this bot (several bots may share the group); `/command@thisbot` is.
-const IGNORED_KINDS = ['edited_message', 'channel_post', 'edited_channel_post', 'business_message', 'edited_business_message', 'callback_query', 'inline_query', 'my_chat_member', 'chat_member', 'message_reaction'];
+const IGNORED_KINDS = [
+  'edited_message',
+  'channel_post',
+  'edited_channel_post',
+  'business_message',
+  'edited_business_message',
+  'callback_query',
+  'inline_query',
+  'my_chat_member',
+  'chat_member',
+  'message_reaction',
+];
 
 /**
  * Normalizes one Telegram update. Private chats are direct; groups and supergroups carry
@@ -38,12 +49,21 @@ export function normalizeUpdate(update: unknown, bot: TelegramBotIdentity): Norm
   if (!('message' in update)) {
     const kind = Object.keys(update).find((k) => k !== 'update_id');
     if (kind === undefined) return { kind: 'malformed', reason: 'update without content' };
-    return { kind: 'ignored', reason: IGNORED_KINDS.includes(kind) ? `${kind} updates are not handled` : `unsupported update type ${kind}` };
+    return {
+      kind: 'ignored',
+      reason: IGNORED_KINDS.includes(kind) ? `${kind} updates are not handled` : `unsupported update type ${kind}`,
+    };
   }
   const m = update.message;
   if (!isObj(m)) return { kind: 'malformed', reason: 'message is not an object' };
   const chat = m.chat;
-  if (!isInt(m.message_id) || typeof m.date !== 'number' || !isObj(chat) || !isInt(chat.id) || typeof chat.type !== 'string') {
+  if (
+    !isInt(m.message_id) ||
+    typeof m.date !== 'number' ||
+    !isObj(chat) ||
+    !isInt(chat.id) ||
+    typeof chat.type !== 'string'
+  ) {
     return { kind: 'malformed', reason: 'message lacks message_id, date or chat' };
   }
   const from = m.from;
@@ -52,10 +72,12 @@ export function normalizeUpdate(update: unknown, bot: TelegramBotIdentity): Norm
   if (from.is_bot === true) return { kind: 'ignored', reason: 'sent by a bot' };
 
   const rawText = m.text ?? m.caption;
-  if (rawText !== undefined && typeof rawText !== 'string') return { kind: 'malformed', reason: 'text is not a string' };
+  if (rawText !== undefined && typeof rawText !== 'string')
+    return { kind: 'malformed', reason: 'text is not a string' };
   const text = rawText ?? '';
   const attachments = attachmentsOf(m);
-  if (text === '' && attachments.length === 0) return { kind: 'ignored', reason: 'no text or file (service message or sticker)' };
+  if (text === '' && attachments.length === 0)
+    return { kind: 'ignored', reason: 'no text or file (service message or sticker)' };
 
   const isDirect = chat.type === 'private';
   const entities = entitiesOf(m.text !== undefined ? m.entities : m.caption_entities, text.length);
@@ -103,7 +125,12 @@ function entitiesOf(raw: unknown, textLength: number): Entity[] {
 }
 
 /** Whether the bot is addressed, and the spans to remove from the text. */
-function mentionsOf(text: string, entities: Entity[], bot: TelegramBotIdentity, isDirect: boolean): { mentioned: boolean; cuts: [number, number][] } {
+function mentionsOf(
+  text: string,
+  entities: Entity[],
+  bot: TelegramBotIdentity,
+  isDirect: boolean,
+): { mentioned: boolean; cuts: [number, number][] } {
   const handle = `@${bot.username.toLowerCase()}`;
   let mentioned = false;
   const cuts: [number, number][] = [];
@@ -131,7 +158,8 @@ function mentionsOf(text: string, entities: Entity[], bot: TelegramBotIdentity, 
 function repliesToBot(m: Obj, bot: TelegramBotIdentity, threadId: string | undefined): boolean {
   const r = m.reply_to_message;
   if (!isObj(r) || !isObj(r.from) || r.from.id !== bot.id) return false;
-  if (threadId !== undefined && (String(r.message_id) === threadId || r.forum_topic_created !== undefined)) return false;
+  if (threadId !== undefined && (String(r.message_id) === threadId || r.forum_topic_created !== undefined))
+    return false;
   return true;
 }
 
@@ -151,7 +179,9 @@ function cut(text: string, cuts: [number, number][]): string {
 
 function nameOf(from: Obj): string {
   if (typeof from.username === 'string' && from.username) return from.username;
-  const full = [from.first_name, from.last_name].filter((p): p is string => typeof p === 'string' && p !== '').join(' ');
+  const full = [from.first_name, from.last_name]
+    .filter((p): p is string => typeof p === 'string' && p !== '')
+    .join(' ');
   return full || String(from.id);
 }
 

@@ -6,11 +6,11 @@
 // send again were accepted before, so the gateway's persisted dedupe drops them.)
 import type { Api } from 'grammy';
 import type { Logger } from '../../log.ts';
+import { sleep } from '../../sleep.ts';
 import { AdapterApiError } from '../errors.ts';
 import type { AdapterState } from '../types.ts';
 import { scrub, toAdapterError } from './api.ts';
 import { updateIdOf } from './normalize.ts';
-import { sleep } from '../../sleep.ts';
 
 /** The AdapterState key of the next update id to fetch. */
 export const TELEGRAM_OFFSET_KEY = 'telegram.offset';
@@ -75,15 +75,25 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
     while (!signal.aborted) {
       let batch: unknown;
       try {
-        const params = { timeout: opts.timeoutSeconds, allowed_updates: opts.allowedUpdates, ...(offset !== undefined ? { offset } : {}) };
+        const params = {
+          timeout: opts.timeoutSeconds,
+          allowed_updates: opts.allowedUpdates,
+          ...(offset !== undefined ? { offset } : {}),
+        };
         // grammY types its signal as abort-controller's; Node's AbortSignal is what it uses at run time.
-        batch = await opts.api.getUpdates(params as Parameters<Api['getUpdates']>[0], signal as unknown as Parameters<Api['getUpdates']>[1]);
+        batch = await opts.api.getUpdates(
+          params as Parameters<Api['getUpdates']>[0],
+          signal as unknown as Parameters<Api['getUpdates']>[1],
+        );
       } catch (e) {
         if (signal.aborted) break;
         const err = toAdapterError(e, opts.token);
         const ms = err.retryAfterMs ?? jittered(delay); // Telegram's own word is kept as given
         const conflict = err instanceof AdapterApiError && err.status === 409;
-        log.warn({ code: err.code, retryInMs: ms }, `getUpdates failed${conflict ? ' (another instance polls this bot, or a webhook is set)' : ''}: ${err.message}`);
+        log.warn(
+          { code: err.code, retryInMs: ms },
+          `getUpdates failed${conflict ? ' (another instance polls this bot, or a webhook is set)' : ''}: ${err.message}`,
+        );
         await pause(ms);
         continue;
       }
@@ -104,7 +114,10 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
           await opts.deliver(update);
         } catch (e) {
           // Not acknowledged: the next getUpdates (same offset) redelivers it.
-          log.warn({ updateId: id, retryInMs: delay, err: scrub(e instanceof Error ? e.message : String(e), opts.token) }, 'the sink did not accept a telegram update; it will come again');
+          log.warn(
+            { updateId: id, retryInMs: delay, err: scrub(e instanceof Error ? e.message : String(e), opts.token) },
+            'the sink did not accept a telegram update; it will come again',
+          );
           rejected = true;
           break;
         }
@@ -177,7 +190,10 @@ async function readOffset(opts: PollerOptions): Promise<number | undefined> {
   } catch (e) {
     // Polling without an offset is safe: Telegram resends what it has not seen confirmed, and
     // the gateway's persisted dedupe drops what was accepted before. Not polling is not.
-    opts.log.error({ err: scrub(e instanceof Error ? e.message : String(e), opts.token) }, 'could not read the saved telegram offset; polling from what Telegram still holds');
+    opts.log.error(
+      { err: scrub(e instanceof Error ? e.message : String(e), opts.token) },
+      'could not read the saved telegram offset; polling from what Telegram still holds',
+    );
     return undefined;
   }
   if (value === undefined || value === null) return undefined;

@@ -9,16 +9,23 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import express from 'express';
 import { constantTimeEqual } from '../../constant-time-equal.ts';
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { AdapterApiError, alreadyStarted } from '../errors.ts';
 import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget } from '../types.ts';
 import { normalizeWebMessage, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
-import { errorMessage } from '../../errors.ts';
 
 /** The web chat: streamed by edits every 100 ms, typing shown, long answers kept whole. */
-export const WEB_CAPABILITIES: AdapterCapabilities = Object.freeze({ edit: true, typing: true, threads: false, maxTextLength: 20_000, editIntervalMs: 100, typingIntervalMs: 3000 });
+export const WEB_CAPABILITIES: AdapterCapabilities = Object.freeze({
+  edit: true,
+  typing: true,
+  threads: false,
+  maxTextLength: 20_000,
+  editIntervalMs: 100,
+  typingIntervalMs: 3000,
+});
 
 /** Options of the web chat adapter. */
 export interface WebAdapterOptions {
@@ -98,7 +105,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     for (const res of s.clients) res.write(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`);
   };
   const sessionOf = (target: OutboundTarget) => {
-    if (!SESSION.test(target.chatId)) throw new AdapterApiError('web', 400, `bad web session id ${JSON.stringify(target.chatId)}`);
+    if (!SESSION.test(target.chatId))
+      throw new AdapterApiError('web', 400, `bad web session id ${JSON.stringify(target.chatId)}`);
     return target.chatId;
   };
 
@@ -120,13 +128,21 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   const guard = (req: Request, res: Response, needApiToken: boolean): boolean => {
     const host = req.headers.host ?? '';
     if (!opts.anyHost && !isLoopbackHostHeader(host)) {
-      res.status(403).type('text/plain').send(`web chat: refused Host ${JSON.stringify(host)}: open it as http://127.0.0.1:<port>/`);
+      res
+        .status(403)
+        .type('text/plain')
+        .send(`web chat: refused Host ${JSON.stringify(host)}: open it as http://127.0.0.1:<port>/`);
       return false;
     }
     if (opts.accessToken) {
       const given = String(req.query.access ?? req.headers['x-boxbot-access'] ?? '');
       if (!constantTimeEqual(given, opts.accessToken)) {
-        res.status(401).type('text/plain').send('web chat: this server is reachable beyond this machine, so open the page with ?access=<BOXBOT_ADMIN_TOKEN>');
+        res
+          .status(401)
+          .type('text/plain')
+          .send(
+            'web chat: this server is reachable beyond this machine, so open the page with ?access=<BOXBOT_ADMIN_TOKEN>',
+          );
         return false;
       }
     }
@@ -168,7 +184,10 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     attach(app, base = '') {
       app.get(`${base}/`, (req, res) => {
         if (!guard(req, res, false)) return;
-        res.set('Content-Security-Policy', "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'");
+        res.set(
+          'Content-Security-Policy',
+          "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+        );
         res.set('X-Content-Type-Options', 'nosniff');
         // A browser without a (valid) cookie gets a new secret; its sessions are its own from now on.
         let secret = browserSecretOf(req);
@@ -182,9 +201,15 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       app.get(`${base}/chat/events`, (req, res) => {
         if (!guard(req, res, true)) return;
         const id = String(req.query.session ?? '');
-        if (!SESSION.test(id)) return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
+        if (!SESSION.test(id))
+          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
         if (!owns(req, res, id)) return;
-        res.writeHead(200, { 'Content-Type': 'text/event-stream', 'Cache-Control': 'no-store', Connection: 'keep-alive', 'X-Accel-Buffering': 'no' });
+        res.writeHead(200, {
+          'Content-Type': 'text/event-stream',
+          'Cache-Control': 'no-store',
+          Connection: 'keep-alive',
+          'X-Accel-Buffering': 'no',
+        });
         res.write(': connected\n\n');
         const s = session(id);
         const after = Number(req.headers['last-event-id'] ?? req.query.after ?? 0);

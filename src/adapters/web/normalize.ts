@@ -16,9 +16,14 @@ const MAX_TEXT = 100_000;
  * @example normalizeWebMessage({ session: 'tab-1234', text: 'hi', id: 'msg-0001' }, new Date())
  */
 export function normalizeWebMessage(body: unknown, receivedAt: Date): NormalizeResult {
-  const b = (typeof body === 'object' && body !== null ? body : {}) as { session?: unknown; text?: unknown; id?: unknown };
+  const b = (typeof body === 'object' && body !== null ? body : {}) as {
+    session?: unknown;
+    text?: unknown;
+    id?: unknown;
+  };
   const problems: string[] = [];
-  if (typeof b.session !== 'string' || !WEB_ID.test(b.session)) problems.push('session must be 8-64 letters, digits, _ or -');
+  if (typeof b.session !== 'string' || !WEB_ID.test(b.session))
+    problems.push('session must be 8-64 letters, digits, _ or -');
   if (typeof b.text !== 'string' || !b.text.trim()) problems.push('text must be a non-empty string');
   if (typeof b.id !== 'string' || !WEB_ID.test(b.id)) problems.push('id must be 8-64 letters, digits, _ or -');
   if (problems.length) return { kind: 'malformed', reason: problems.join('; ') };

@@ -49,12 +49,17 @@ export function estimateTokens(system: string, messages: Message[], tools: ToolD
 /** Characters of tool results not yet compacted. */
 export function toolResultChars(messages: Message[]): number {
   let n = 0;
-  for (const m of messages) for (const p of m.content) if (p.type === 'tool-result' && !p.content.startsWith(MARK)) n += p.content.length;
+  for (const m of messages)
+    for (const p of m.content) if (p.type === 'tool-result' && !p.content.startsWith(MARK)) n += p.content.length;
   return n;
 }
 
 const oneLine = (s: string, max: number) => {
-  const line = s.split('\n').find((l) => l.trim())?.trim() ?? '';
+  const line =
+    s
+      .split('\n')
+      .find((l) => l.trim())
+      ?.trim() ?? '';
   return line.length > max ? `${line.slice(0, max - 1)}…` : line;
 };
 
@@ -74,14 +79,22 @@ export function summarizeResult(p: Extract<ContentPart, { type: 'tool-result' }>
 }
 
 /** Whether the history needs compacting before the next model call. */
-export function needsCompaction(system: string, messages: Message[], tools: ToolDefinition[], opts: CompactionOptions): boolean {
+export function needsCompaction(
+  system: string,
+  messages: Message[],
+  tools: ToolDefinition[],
+  opts: CompactionOptions,
+): boolean {
   const budget = opts.toolResultCharBudget ?? DEFAULT_TOOL_RESULT_CHAR_BUDGET;
   if (toolResultChars(messages) > budget) return true;
   return estimateTokens(system, messages, tools) > (opts.threshold ?? 0.8) * opts.contextWindow;
 }
 
 /** Replaces tool results older than the last `keepTurns` tool rounds by summaries; returns new messages. */
-export function compact(messages: Message[], keepTurns = 2): { messages: Message[]; removedChars: number; results: number } {
+export function compact(
+  messages: Message[],
+  keepTurns = 2,
+): { messages: Message[]; removedChars: number; results: number } {
   const inputs = new Map<string, unknown>();
   for (const m of messages) for (const p of m.content) if (p.type === 'tool-call') inputs.set(p.id, p.input);
   const rounds: number[] = [];

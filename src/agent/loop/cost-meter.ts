@@ -22,8 +22,10 @@ export interface CostMeter {
 /** Sums two usages; optional cache fields stay absent unless one side has them. */
 export function addUsage(a: Usage, b: Usage): Usage {
   const out: Usage = { inputTokens: a.inputTokens + b.inputTokens, outputTokens: a.outputTokens + b.outputTokens };
-  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined) out.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
-  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined) out.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
+  if (a.cacheReadTokens !== undefined || b.cacheReadTokens !== undefined)
+    out.cacheReadTokens = (a.cacheReadTokens ?? 0) + (b.cacheReadTokens ?? 0);
+  if (a.cacheWriteTokens !== undefined || b.cacheWriteTokens !== undefined)
+    out.cacheWriteTokens = (a.cacheWriteTokens ?? 0) + (b.cacheWriteTokens ?? 0);
   return out;
 }
 

@@ -19,7 +19,10 @@ export interface ModelTurn {
 /** Merges a call's usage parts field by field (providers report once, or cumulatively). */
 function mergeUsage(a: Usage | undefined, b: Usage): Usage {
   if (!a) return { ...b };
-  const out: Usage = { inputTokens: Math.max(a.inputTokens, b.inputTokens), outputTokens: Math.max(a.outputTokens, b.outputTokens) };
+  const out: Usage = {
+    inputTokens: Math.max(a.inputTokens, b.inputTokens),
+    outputTokens: Math.max(a.outputTokens, b.outputTokens),
+  };
   const cr = Math.max(a.cacheReadTokens ?? -1, b.cacheReadTokens ?? -1);
   const cw = Math.max(a.cacheWriteTokens ?? -1, b.cacheWriteTokens ?? -1);
   if (cr >= 0) out.cacheReadTokens = cr;
@@ -28,9 +31,21 @@ function mergeUsage(a: Usage | undefined, b: Usage): Usage {
 }
 
 /** Calls the model once. Throws the provider's error, or the signal's reason when aborted; `partial` then holds what arrived. */
-export async function modelStep(provider: Provider, request: ModelRequest, signal: AbortSignal, emit: EventSink, partial: { turn?: ModelTurn } = {}): Promise<ModelTurn> {
+export async function modelStep(
+  provider: Provider,
+  request: ModelRequest,
+  signal: AbortSignal,
+  emit: EventSink,
+  partial: { turn?: ModelTurn } = {},
+): Promise<ModelTurn> {
   const content: ContentPart[] = [];
-  const turn: ModelTurn = { message: { role: 'assistant', content }, text: '', toolCalls: [], finish: 'other', usage: undefined };
+  const turn: ModelTurn = {
+    message: { role: 'assistant', content },
+    text: '',
+    toolCalls: [],
+    finish: 'other',
+    usage: undefined,
+  };
   partial.turn = turn;
   let finished = false;
   const it = provider.stream(request, signal)[Symbol.asyncIterator]();
@@ -56,7 +71,12 @@ export async function modelStep(provider: Provider, request: ModelRequest, signa
             last.text += part.text;
             if (part.signature !== undefined) last.signature = part.signature;
           } else {
-            content.push({ type: 'thinking', text: part.text, ...(part.signature !== undefined ? { signature: part.signature } : {}), ...(part.redacted ? { redacted: true } : {}) });
+            content.push({
+              type: 'thinking',
+              text: part.text,
+              ...(part.signature !== undefined ? { signature: part.signature } : {}),
+              ...(part.redacted ? { redacted: true } : {}),
+            });
             emit({ type: 'thinking' });
           }
           break;

@@ -4,24 +4,26 @@
 // Example:
 //   const r = await runLoop({ provider, model: 'gpt-5.4', system, messages, tools, meter });
 //   r.outcome === 'final' && console.log(r.text);
+
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import type { Message, Provider } from '../types.ts';
 import { compact, DEFAULT_CONTEXT_WINDOW, needsCompaction } from './compaction.ts';
-import { totalUsd, type CostMeter } from './cost-meter.ts';
-import { modelStep, type ModelTurn } from './model-step.ts';
+import { type CostMeter, totalUsd } from './cost-meter.ts';
+import { type ModelTurn, modelStep } from './model-step.ts';
 import { nextStep } from './next-step.ts';
 import { createRunSignal } from './run-signal.ts';
-import { skippedResults, toolStep } from './tool-step.ts';
 import type { ToolSet } from './tool-set.ts';
+import { skippedResults, toolStep } from './tool-step.ts';
 import type { AgentEvent, AgentResult, EventSink, Outcome, ToolCallRecord } from './types.ts';
-import { errorMessage } from '../../errors.ts';
 
 /** Default limit on model calls per run. */
 export const DEFAULT_MAX_TURNS = 50;
 
 /** The user turn that asks a cut-off reply to go on. */
-export const CONTINUE_PROMPT = 'Your previous reply was cut off by the output token limit. Continue exactly where it stopped, without repeating anything.';
+export const CONTINUE_PROMPT =
+  'Your previous reply was cut off by the output token limit. Continue exactly where it stopped, without repeating anything.';
 
 /** Everything one run of the loop needs; no SDK or chat-platform types. */
 export interface LoopOptions {
@@ -52,7 +54,10 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
   const log = o.logger ?? silentLogger;
   const modelId = o.modelId ?? `${o.provider.name}/${o.model}`;
   const maxTurns = o.maxTurns ?? DEFAULT_MAX_TURNS;
-  const compaction = { contextWindow: o.contextWindow ?? DEFAULT_CONTEXT_WINDOW, ...(o.toolResultCharBudget !== undefined ? { toolResultCharBudget: o.toolResultCharBudget } : {}) };
+  const compaction = {
+    contextWindow: o.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
+    ...(o.toolResultCharBudget !== undefined ? { toolResultCharBudget: o.toolResultCharBudget } : {}),
+  };
   const run = createRunSignal(o.signal, o.timeoutMs);
   const emit: EventSink = (e: AgentEvent) => {
     try {
@@ -72,7 +77,17 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
     const cost = o.meter.figures();
     emit({ type: 'done', outcome });
     log.info({ outcome, turns, usage: o.meter.usage, cost, model: modelId }, 'agent run ended');
-    return { text, outcome, toolCalls: records, usage: o.meter.usage, costUsd: totalUsd(cost), cost, messages, turns, ...(error ? { error } : {}) };
+    return {
+      text,
+      outcome,
+      toolCalls: records,
+      usage: o.meter.usage,
+      costUsd: totalUsd(cost),
+      cost,
+      messages,
+      turns,
+      ...(error ? { error } : {}),
+    };
   };
 
   try {
@@ -92,7 +107,19 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
       const partial: { turn?: ModelTurn } = {};
       let turn: ModelTurn;
       try {
-        turn = await modelStep(o.provider, { model: o.model, system: o.system, messages, tools, ...(o.maxOutputTokens ? { maxOutputTokens: o.maxOutputTokens } : {}) }, run.signal, emit, partial);
+        turn = await modelStep(
+          o.provider,
+          {
+            model: o.model,
+            system: o.system,
+            messages,
+            tools,
+            ...(o.maxOutputTokens ? { maxOutputTokens: o.maxOutputTokens } : {}),
+          },
+          run.signal,
+          emit,
+          partial,
+        );
       } catch (e) {
         const why = run.reason();
         if (!why) throw e;
@@ -132,7 +159,12 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
           break;
         default: {
           if (turn.toolCalls.length) {
-            const why = next.type === 'budget-exceeded' ? 'the session budget is spent' : next.type === 'max-turns' ? `the run reached its limit of ${maxTurns} turns` : 'the run was stopped';
+            const why =
+              next.type === 'budget-exceeded'
+                ? 'the session budget is spent'
+                : next.type === 'max-turns'
+                  ? `the run reached its limit of ${maxTurns} turns`
+                  : 'the run was stopped';
             messages.push(skippedResults(turn.toolCalls, why));
           }
           return finish(next.type);

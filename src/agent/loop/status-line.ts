@@ -45,7 +45,10 @@ export function toolStatus(name: string, input: unknown): string {
   const command = str(i, 'command', 'cmd');
   if (command && (verb === 'running' || !verb)) return `running \`${short(command, 50)}\`…`;
   const query = str(i, 'query', 'pattern', 'regex');
-  if (query) return verb === 'listing' ? `finding files matching "${short(query, 40)}"…` : `searching for "${short(query, 40)}"…`;
+  if (query)
+    return verb === 'listing'
+      ? `finding files matching "${short(query, 40)}"…`
+      : `searching for "${short(query, 40)}"…`;
   const path = str(i, 'file_path', 'path', 'file', 'dir', 'directory');
   if (path) return `${verb ?? `${name}:`} ${short(path)}…`;
   return `${verb ?? `using ${short(name, 40)}`}…`;

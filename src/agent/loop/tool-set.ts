@@ -2,17 +2,18 @@
 // Permissions are enforced twice: `definitions()` lists only what the policy permits, and
 // `call()` checks again before anything runs (a model can name any tool), then validates the
 // input against the tool's schema, runs it and caps the result. Never throws for a tool failure.
+
+import { errorMessage } from '../../errors.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
-import { grantFor, permits, type ToolPolicy } from '../tools/grants.ts';
 import type { PermissionLevel } from '../tools/grants.ts';
+import { grantFor, permits, type ToolPolicy } from '../tools/grants.ts';
 import { invokeTool } from '../tools/invoke.ts';
 import { capContent, DEFAULT_MAX_CONTENT_CHARS } from '../tools/output.ts';
 import type { RegisteredTool } from '../tools/registry.ts';
 import { checkInput, type JsonSchema } from '../tools/schema.ts';
 import { createToolSearch, type SearchableTool } from '../tools/tool-search.ts';
 import type { ToolDefinition } from '../types.ts';
-import { errorMessage } from '../../errors.ts';
 
 /** One call the model asked for. */
 export interface ToolCallRequest {
@@ -79,8 +80,16 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
   const builtins = new Map(opts.builtins.map((b) => [b.name, b]));
 
   const permittedWasm = (): RegisteredTool[] =>
-    opts.wasm.list().filter((t) => !builtins.has(t.spec.name) && inSubset(t.spec.name) && permits(opts.policy, t.spec.name, t.spec.permissionLevel).ok);
-  const permittedBuiltins = (): BuiltinTool[] => opts.builtins.filter((b) => inSubset(b.name) && permits(opts.policy, b.name, b.permissionLevel).ok);
+    opts.wasm
+      .list()
+      .filter(
+        (t) =>
+          !builtins.has(t.spec.name) &&
+          inSubset(t.spec.name) &&
+          permits(opts.policy, t.spec.name, t.spec.permissionLevel).ok,
+      );
+  const permittedBuiltins = (): BuiltinTool[] =>
+    opts.builtins.filter((b) => inSubset(b.name) && permits(opts.policy, b.name, b.permissionLevel).ok);
   const toolSearch = createToolSearch(
     () => permittedWasm().map(searchable),
     (names) => names.forEach((n) => found.add(n)),
@@ -97,11 +106,24 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
     definitions() {
       const wasm = permittedWasm();
       const defer = wasm.length > maxListed;
-      const defs: ToolDefinition[] = permittedBuiltins().map((b) => ({ name: b.name, description: b.description, inputSchema: b.inputSchema as Record<string, unknown> }));
-      if (defer) defs.push({ name: toolSearch.name, description: toolSearch.description, inputSchema: toolSearch.inputSchema as Record<string, unknown> });
+      const defs: ToolDefinition[] = permittedBuiltins().map((b) => ({
+        name: b.name,
+        description: b.description,
+        inputSchema: b.inputSchema as Record<string, unknown>,
+      }));
+      if (defer)
+        defs.push({
+          name: toolSearch.name,
+          description: toolSearch.description,
+          inputSchema: toolSearch.inputSchema as Record<string, unknown>,
+        });
       for (const t of wasm) {
         if (defer && !found.has(t.spec.name)) continue;
-        defs.push({ name: t.spec.name, description: [t.spec.about, t.spec.longAbout].filter(Boolean).join('\n\n'), inputSchema: t.spec.inputSchema as Record<string, unknown> });
+        defs.push({
+          name: t.spec.name,
+          description: [t.spec.about, t.spec.longAbout].filter(Boolean).join('\n\n'),
+          inputSchema: t.spec.inputSchema as Record<string, unknown>,
+        });
       }
       return defs;
     },
@@ -119,14 +141,25 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
       const t = lookup(req.name);
       if (!t) {
         const names = set.permittedNames();
-        return { content: `there is no tool named ${JSON.stringify(req.name)}; available: ${names.slice(0, 30).join(', ') || '(none)'}`, isError: true };
+        return {
+          content: `there is no tool named ${JSON.stringify(req.name)}; available: ${names.slice(0, 30).join(', ') || '(none)'}`,
+          isError: true,
+        };
       }
-      if (!inSubset(req.name)) return { content: `refused: ${req.name} is not among this sub-agent's tools`, isError: true };
+      if (!inSubset(req.name))
+        return { content: `refused: ${req.name} is not among this sub-agent's tools`, isError: true };
       const level = 'builtin' in t ? t.builtin.permissionLevel : t.wasm.spec.permissionLevel;
       const allowed = permits(opts.policy, req.name, level);
       if (!allowed.ok) return { content: `refused: ${allowed.reason}`, isError: true };
       if ('wasm' in t) {
-        const r = await invokeTool(opts.sandbox, t.wasm, req.input, grantFor(level, t.wasm.spec.network, opts.policy), maxChars, signal);
+        const r = await invokeTool(
+          opts.sandbox,
+          t.wasm,
+          req.input,
+          grantFor(level, t.wasm.spec.network, opts.policy),
+          maxChars,
+          signal,
+        );
         return { content: r.content, isError: r.isError };
       }
       const { value, errors } = checkInput(req.input ?? {}, t.builtin.inputSchema as JsonSchema);

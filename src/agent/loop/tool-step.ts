@@ -2,12 +2,13 @@
 // call that writes or executes runs alone in its place, so order-dependent effects keep their
 // order. A failure is an error result; when the run is aborted, unfinished calls are reported
 // as cancelled so the history stays well-formed.
+
+import { errorMessage } from '../../errors.ts';
 import type { ContentPart, Message } from '../types.ts';
 import { raceAbort } from './run-signal.ts';
 import { toolEndStatus, toolStatus } from './status-line.ts';
 import type { ToolCallOutcome, ToolSet } from './tool-set.ts';
 import type { EventSink, ToolCallRecord } from './types.ts';
-import { errorMessage } from '../../errors.ts';
 
 type Call = Extract<ContentPart, { type: 'tool-call' }>;
 
@@ -28,7 +29,12 @@ export function batches(calls: Call[], tools: Pick<ToolSet, 'levelOf'>): Call[][
 }
 
 /** Runs the calls; returns the user message of results and the records, in call order. */
-export async function toolStep(calls: Call[], tools: ToolSet, signal: AbortSignal, emit: EventSink): Promise<{ message: Message; records: ToolCallRecord[] }> {
+export async function toolStep(
+  calls: Call[],
+  tools: ToolSet,
+  signal: AbortSignal,
+  emit: EventSink,
+): Promise<{ message: Message; records: ToolCallRecord[] }> {
   const outcomes = new Map<Call, ToolCallOutcome>();
   const runOne = async (c: Call): Promise<void> => {
     const started = performance.now();
@@ -37,11 +43,20 @@ export async function toolStep(calls: Call[], tools: ToolSet, signal: AbortSigna
     try {
       r = await raceAbort(tools.call({ id: c.id, name: c.name, input: c.input }, signal), signal);
     } catch (e) {
-      r = signal.aborted ? { content: 'cancelled before it finished', isError: true } : { content: `${c.name} failed: ${errorMessage(e)}`, isError: true };
+      r = signal.aborted
+        ? { content: 'cancelled before it finished', isError: true }
+        : { content: `${c.name} failed: ${errorMessage(e)}`, isError: true };
     }
     outcomes.set(c, r);
     const ms = performance.now() - started;
-    emit({ type: 'tool-end', id: c.id, name: c.name, isError: r.isError, durationMs: ms, status: toolEndStatus(c.name, r.isError, ms) });
+    emit({
+      type: 'tool-end',
+      id: c.id,
+      name: c.name,
+      isError: r.isError,
+      durationMs: ms,
+      status: toolEndStatus(c.name, r.isError, ms),
+    });
   };
   for (const batch of batches(calls, tools)) {
     if (signal.aborted) break;
@@ -59,5 +74,14 @@ export async function toolStep(calls: Call[], tools: ToolSet, signal: AbortSigna
 
 /** Results for calls that will not run (budget or turn limit reached), keeping the history valid. */
 export function skippedResults(calls: Call[], why: string): Message {
-  return { role: 'user', content: calls.map((c) => ({ type: 'tool-result' as const, id: c.id, name: c.name, content: `not run: ${why}`, isError: true })) };
+  return {
+    role: 'user',
+    content: calls.map((c) => ({
+      type: 'tool-result' as const,
+      id: c.id,
+      name: c.name,
+      content: `not run: ${why}`,
+      isError: true,
+    })),
+  };
 }

@@ -57,7 +57,15 @@ export type AgentEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'thinking' }
   | { type: 'tool-start'; id: string; name: string; status: string; agentId?: string }
-  | { type: 'tool-end'; id: string; name: string; status: string; isError: boolean; durationMs: number; agentId?: string }
+  | {
+      type: 'tool-end';
+      id: string;
+      name: string;
+      status: string;
+      isError: boolean;
+      durationMs: number;
+      agentId?: string;
+    }
   | { type: 'compacted'; removedChars: number; results: number }
   | { type: 'recovering'; attempt: number }
   | { type: 'done'; outcome: Outcome };

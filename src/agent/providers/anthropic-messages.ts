@@ -27,7 +27,10 @@ function toBlock(part: ContentPart, role: Message['role']): ContentBlockParam | 
       if (!IMAGE_TYPES.has(part.mediaType)) {
         return { type: 'text', text: `[image of type ${part.mediaType} omitted: unsupported by this model]` };
       }
-      return { type: 'image', source: { type: 'base64', media_type: part.mediaType as ImageMediaType, data: part.data } };
+      return {
+        type: 'image',
+        source: { type: 'base64', media_type: part.mediaType as ImageMediaType, data: part.data },
+      };
     case 'tool-call':
       return { type: 'tool_use', id: part.id, name: part.name, input: part.input ?? {} };
     case 'tool-result':
@@ -49,7 +52,13 @@ function withoutNoteCopies(content: ContentPart[]): ContentPart[] {
   const out: ContentPart[] = [];
   for (const part of content) {
     const prev = out[out.length - 1];
-    if (part.type === 'thinking' && part.signature && part.text && prev?.type === 'text' && prev.text.endsWith(part.text)) {
+    if (
+      part.type === 'thinking' &&
+      part.signature &&
+      part.text &&
+      prev?.type === 'text' &&
+      prev.text.endsWith(part.text)
+    ) {
       const rest = prev.text.slice(0, -part.text.length).replace(/\n\n$/, '');
       if (rest) out[out.length - 1] = { type: 'text', text: rest };
       else out.pop();
@@ -86,7 +95,10 @@ function thinkingFor(request: ModelRequest): ThinkingParam | undefined {
 }
 
 /** For a built request: the `anthropic-beta` values it needs, and whether the thinking text it gets back is the model's notes for the user. */
-export function anthropicRequestExtras(params: Anthropic.Messages.MessageCreateParams): { betas: string[]; notesForUser: boolean } {
+export function anthropicRequestExtras(params: Anthropic.Messages.MessageCreateParams): {
+  betas: string[];
+  notesForUser: boolean;
+} {
   const thinking = params.thinking as ThinkingParam | undefined;
   const updates = thinking?.type === 'adaptive' && thinking.display === 'updates';
   return { betas: updates ? [THINKING_UPDATES_BETA] : [], notesForUser: updates || thinking?.type === 'between_tools' };
@@ -96,7 +108,10 @@ export function anthropicRequestExtras(params: Anthropic.Messages.MessageCreateP
  * The streaming Messages request for `request`. With `promptCaching` (default) the request carries a top-level
  * cache marker, so each turn of a tool loop reads the previous turns from the cache instead of paying for them again.
  */
-export function toAnthropicParams(request: ModelRequest, promptCaching = true): Anthropic.Messages.MessageCreateParamsStreaming {
+export function toAnthropicParams(
+  request: ModelRequest,
+  promptCaching = true,
+): Anthropic.Messages.MessageCreateParamsStreaming {
   const budget = request.thinkingBudgetTokens;
   let maxTokens = request.maxOutputTokens ?? DEFAULT_ANTHROPIC_MAX_TOKENS;
   // max_tokens must exceed a thinking budget; adaptive thinking also spends max_tokens, so it gets the same room.

@@ -39,7 +39,12 @@ export function mapAnthropicStopReason(reason: string | null | undefined): Finis
 /** Anthropic usage (either the message_start or a message_delta shape) merged into `into`. */
 export function mergeAnthropicUsage(
   into: Usage,
-  u: { input_tokens?: number | null; output_tokens?: number | null; cache_read_input_tokens?: number | null; cache_creation_input_tokens?: number | null },
+  u: {
+    input_tokens?: number | null;
+    output_tokens?: number | null;
+    cache_read_input_tokens?: number | null;
+    cache_creation_input_tokens?: number | null;
+  },
 ): Usage {
   // message_delta counts are cumulative, so later values replace earlier ones.
   return {
@@ -74,7 +79,10 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
     const params = toAnthropicParams(request, options.promptCaching ?? true);
     const { betas, notesForUser } = anthropicRequestExtras(params);
-    const stream = await client.messages.create(params, { signal, ...(betas.length ? { headers: { 'anthropic-beta': betas.join(',') } } : {}) });
+    const stream = await client.messages.create(params, {
+      signal,
+      ...(betas.length ? { headers: { 'anthropic-beta': betas.join(',') } } : {}),
+    });
     const blocks = new Map<number, Block>();
     let usage: Usage = { inputTokens: 0, outputTokens: 0 };
     let stopReason: string | null | undefined;

@@ -37,8 +37,14 @@ export class ProviderError extends BoxbotError {
     const midStream = init.midStream ?? false;
     const retryable =
       !midStream &&
-      (kind === 'network' || kind === 'stream' || (kind === 'api' && init.status !== undefined && isRetryableStatus(init.status)));
-    super(`provider-${kind}`, `${provider}: ${message}${midStream ? ' (after the answer had started streaming)' : ''}`, retryable);
+      (kind === 'network' ||
+        kind === 'stream' ||
+        (kind === 'api' && init.status !== undefined && isRetryableStatus(init.status)));
+    super(
+      `provider-${kind}`,
+      `${provider}: ${message}${midStream ? ' (after the answer had started streaming)' : ''}`,
+      retryable,
+    );
     this.status = init.status;
     this.midStream = midStream;
     this.retryAfterMs = init.retryAfterMs;
@@ -73,7 +79,10 @@ export class ModelConfigError extends BoxbotError {
 }
 
 /** Parses `retry-after-ms` (milliseconds) or `retry-after` (seconds or an HTTP date) into milliseconds. */
-export function retryAfterMsOf(headers: Headers | Record<string, string | undefined> | undefined, now = Date.now()): number | undefined {
+export function retryAfterMsOf(
+  headers: Headers | Record<string, string | undefined> | undefined,
+  now = Date.now(),
+): number | undefined {
   if (!headers) return undefined;
   const get = (name: string): string | undefined =>
     headers instanceof Headers ? (headers.get(name) ?? undefined) : (headers[name] ?? headers[name.toLowerCase()]);

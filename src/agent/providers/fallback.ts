@@ -28,7 +28,10 @@ export function withFallback(primary: Provider, fallback: ModelTarget, options: 
         return;
       } catch (err) {
         if (yielded || signal.aborted || !(err instanceof ProviderError) || !err.isOverload) throw err;
-        log.warn({ provider: primary.name, model: request.model, status: err.status, kind: err.kind, fallback: fallback.id }, 'model overloaded; using the fallback model');
+        log.warn(
+          { provider: primary.name, model: request.model, status: err.status, kind: err.kind, fallback: fallback.id },
+          'model overloaded; using the fallback model',
+        );
       }
       yield* fallback.provider.stream({ ...request, model: fallback.model }, signal);
     },

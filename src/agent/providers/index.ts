@@ -1,24 +1,31 @@
 // Public names of the provider layer: resolving `provider/model` strings, the Anthropic and OpenAI(-compatible)
 // providers, retries and fallback, errors, and usage cost.
+
+export { type AnthropicProviderOptions, createAnthropicProvider, mapAnthropicStopReason } from './anthropic.ts';
+export { toAnthropicParams } from './anthropic-messages.ts';
 export {
-  resolveModel,
-  resolveModelWithFallback,
-  listProviders,
+  isRetryableStatus,
+  ModelConfigError,
+  ProviderError,
+  type ProviderErrorKind,
+  retryAfterMsOf,
+} from './errors.ts';
+export { type ModelTarget, withFallback } from './fallback.ts';
+export { createOpenAIProvider, mapOpenAIFinishReason, type OpenAIProviderOptions } from './openai.ts';
+export { toOpenAIParams } from './openai-messages.ts';
+export { baseURLEnvOf, PROVIDER_PRESETS, type ProviderPreset, type ProviderType } from './presets.ts';
+export { contextWindowOf, costOf, type ModelPrice, priceOf } from './pricing.ts';
+export {
   checkModel,
-  defaultModelSpec,
-  missingProviderHint,
-  parseModelSpec,
   DEFAULT_MODELS,
+  defaultModelSpec,
+  listProviders,
+  missingProviderHint,
+  type ProviderStatus,
+  parseModelSpec,
   type ResolveContext,
   type ResolvedModel,
-  type ProviderStatus,
+  resolveModel,
+  resolveModelWithFallback,
 } from './resolve.ts';
-export { PROVIDER_PRESETS, baseURLEnvOf, type ProviderPreset, type ProviderType } from './presets.ts';
-export { createAnthropicProvider, mapAnthropicStopReason, type AnthropicProviderOptions } from './anthropic.ts';
-export { createOpenAIProvider, mapOpenAIFinishReason, type OpenAIProviderOptions } from './openai.ts';
-export { toAnthropicParams } from './anthropic-messages.ts';
-export { toOpenAIParams } from './openai-messages.ts';
-export { withRetry, retryDelayMs, shouldRetry, DEFAULT_RETRY, type RetryOptions } from './retry.ts';
-export { withFallback, type ModelTarget } from './fallback.ts';
-export { ProviderError, ModelConfigError, isRetryableStatus, retryAfterMsOf, type ProviderErrorKind } from './errors.ts';
-export { costOf, priceOf, contextWindowOf, type ModelPrice } from './pricing.ts';
+export { DEFAULT_RETRY, type RetryOptions, retryDelayMs, shouldRetry, withRetry } from './retry.ts';

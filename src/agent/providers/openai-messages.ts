@@ -12,10 +12,22 @@ export function toOpenAIMessages(message: Message): ChatMessage[] {
     const text = message.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
     const calls = message.content.flatMap((p) =>
       p.type === 'tool-call'
-        ? [{ id: p.id, type: 'function' as const, function: { name: p.name, arguments: JSON.stringify(p.input ?? {}) } }]
+        ? [
+            {
+              id: p.id,
+              type: 'function' as const,
+              function: { name: p.name, arguments: JSON.stringify(p.input ?? {}) },
+            },
+          ]
         : [],
     );
-    return [{ role: 'assistant', content: text === '' && calls.length > 0 ? null : text, ...(calls.length > 0 ? { tool_calls: calls } : {}) }];
+    return [
+      {
+        role: 'assistant',
+        content: text === '' && calls.length > 0 ? null : text,
+        ...(calls.length > 0 ? { tool_calls: calls } : {}),
+      },
+    ];
   }
   const out: ChatMessage[] = [];
   for (const p of message.content) {
@@ -26,7 +38,8 @@ export function toOpenAIMessages(message: Message): ChatMessage[] {
   const parts: UserPart[] = [];
   for (const p of message.content) {
     if (p.type === 'text') parts.push({ type: 'text', text: p.text });
-    else if (p.type === 'image') parts.push({ type: 'image_url', image_url: { url: `data:${p.mediaType};base64,${p.data}` } });
+    else if (p.type === 'image')
+      parts.push({ type: 'image_url', image_url: { url: `data:${p.mediaType};base64,${p.data}` } });
   }
   if (parts.length > 0) {
     const onlyText = parts.every((p) => p.type === 'text');

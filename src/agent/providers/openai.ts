@@ -2,7 +2,7 @@
 // streamed text, parallel tool calls assembled by index, usage from the include_usage chunk.
 import OpenAI from 'openai';
 import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
-import { toOpenAIParams, type MaxTokensParam } from './openai-messages.ts';
+import { type MaxTokensParam, toOpenAIParams } from './openai-messages.ts';
 import { fromSdkError, guardStream, incompleteStream } from './stream-guard.ts';
 import { parseToolInput } from './tool-input.ts';
 
@@ -38,7 +38,12 @@ export function mapOpenAIFinishReason(reason: string | null | undefined, hadTool
 /** Chat Completions usage as unified usage (`prompt_tokens` includes cached tokens; ours does not). */
 export function mapOpenAIUsage(u: OpenAI.CompletionUsage): Usage {
   const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
-  return { inputTokens: Math.max(0, u.prompt_tokens - cached), outputTokens: u.completion_tokens, cacheReadTokens: cached, cacheWriteTokens: 0 };
+  return {
+    inputTokens: Math.max(0, u.prompt_tokens - cached),
+    outputTokens: u.completion_tokens,
+    cacheReadTokens: cached,
+    cacheWriteTokens: 0,
+  };
 }
 
 interface PendingCall {
@@ -80,7 +85,8 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       if (!choice) continue;
       const delta = choice.delta ?? {};
       // DeepSeek and others stream reasoning beside the content; it is shown, never sent back.
-      const thought = (delta as { reasoning_content?: string | null; reasoning?: string | null }).reasoning_content ??
+      const thought =
+        (delta as { reasoning_content?: string | null; reasoning?: string | null }).reasoning_content ??
         (delta as { reasoning?: string | null }).reasoning;
       if (thought) reasoning += thought;
       const text = delta.content ?? delta.refusal;

@@ -16,17 +16,62 @@ export interface ProviderPreset {
 
 /** Every built-in provider, by the name used in `provider/model` strings. */
 export const PROVIDER_PRESETS: Readonly<Record<string, ProviderPreset>> = Object.freeze({
-  anthropic: { type: 'anthropic', baseURL: 'https://api.anthropic.com', keyEnv: 'ANTHROPIC_API_KEY', keyRequired: true },
+  anthropic: {
+    type: 'anthropic',
+    baseURL: 'https://api.anthropic.com',
+    keyEnv: 'ANTHROPIC_API_KEY',
+    keyRequired: true,
+  },
   openai: { type: 'openai', baseURL: 'https://api.openai.com/v1', keyEnv: 'OPENAI_API_KEY', keyRequired: true },
-  deepseek: { type: 'openai-compatible', baseURL: 'https://api.deepseek.com/v1', keyEnv: 'DEEPSEEK_API_KEY', keyRequired: true },
-  groq: { type: 'openai-compatible', baseURL: 'https://api.groq.com/openai/v1', keyEnv: 'GROQ_API_KEY', keyRequired: true },
-  mistral: { type: 'openai-compatible', baseURL: 'https://api.mistral.ai/v1', keyEnv: 'MISTRAL_API_KEY', keyRequired: true },
-  openrouter: { type: 'openai-compatible', baseURL: 'https://openrouter.ai/api/v1', keyEnv: 'OPENROUTER_API_KEY', keyRequired: true },
-  together: { type: 'openai-compatible', baseURL: 'https://api.together.xyz/v1', keyEnv: 'TOGETHER_API_KEY', keyRequired: true },
-  fireworks: { type: 'openai-compatible', baseURL: 'https://api.fireworks.ai/inference/v1', keyEnv: 'FIREWORKS_API_KEY', keyRequired: true },
+  deepseek: {
+    type: 'openai-compatible',
+    baseURL: 'https://api.deepseek.com/v1',
+    keyEnv: 'DEEPSEEK_API_KEY',
+    keyRequired: true,
+  },
+  groq: {
+    type: 'openai-compatible',
+    baseURL: 'https://api.groq.com/openai/v1',
+    keyEnv: 'GROQ_API_KEY',
+    keyRequired: true,
+  },
+  mistral: {
+    type: 'openai-compatible',
+    baseURL: 'https://api.mistral.ai/v1',
+    keyEnv: 'MISTRAL_API_KEY',
+    keyRequired: true,
+  },
+  openrouter: {
+    type: 'openai-compatible',
+    baseURL: 'https://openrouter.ai/api/v1',
+    keyEnv: 'OPENROUTER_API_KEY',
+    keyRequired: true,
+  },
+  together: {
+    type: 'openai-compatible',
+    baseURL: 'https://api.together.xyz/v1',
+    keyEnv: 'TOGETHER_API_KEY',
+    keyRequired: true,
+  },
+  fireworks: {
+    type: 'openai-compatible',
+    baseURL: 'https://api.fireworks.ai/inference/v1',
+    keyEnv: 'FIREWORKS_API_KEY',
+    keyRequired: true,
+  },
   xai: { type: 'openai-compatible', baseURL: 'https://api.x.ai/v1', keyEnv: 'XAI_API_KEY', keyRequired: true },
-  ollama: { type: 'openai-compatible', baseURL: 'http://127.0.0.1:11434/v1', keyEnv: 'OLLAMA_API_KEY', keyRequired: false },
-  lmstudio: { type: 'openai-compatible', baseURL: 'http://127.0.0.1:1234/v1', keyEnv: 'LMSTUDIO_API_KEY', keyRequired: false },
+  ollama: {
+    type: 'openai-compatible',
+    baseURL: 'http://127.0.0.1:11434/v1',
+    keyEnv: 'OLLAMA_API_KEY',
+    keyRequired: false,
+  },
+  lmstudio: {
+    type: 'openai-compatible',
+    baseURL: 'http://127.0.0.1:1234/v1',
+    keyEnv: 'LMSTUDIO_API_KEY',
+    keyRequired: false,
+  },
   vllm: { type: 'openai-compatible', baseURL: 'http://127.0.0.1:8000/v1', keyEnv: 'VLLM_API_KEY', keyRequired: false },
 });
 

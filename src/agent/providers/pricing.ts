@@ -69,7 +69,14 @@ function infoOf(modelId: string): ModelInfo | undefined {
 /** The price of `modelId` (`provider/model` or a bare vendor model name), or undefined when unknown. */
 export function priceOf(modelId: string): ModelPrice | undefined {
   const info = infoOf(modelId);
-  return info && { input: info.input, output: info.output, cacheRead: info.cacheRead, ...(info.cacheWrite !== undefined ? { cacheWrite: info.cacheWrite } : {}) };
+  return (
+    info && {
+      input: info.input,
+      output: info.output,
+      cacheRead: info.cacheRead,
+      ...(info.cacheWrite !== undefined ? { cacheWrite: info.cacheWrite } : {}),
+    }
+  );
 }
 
 /** USD cost of one call's usage, or undefined when the model's price is unknown. */

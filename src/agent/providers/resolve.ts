@@ -1,7 +1,9 @@
 // `provider/model` strings → a ready Provider (retries included), from presets, config and secrets.
 // Also answers "which providers can run?" for `boxbot doctor` and the "no key configured" hint.
-import type { Config } from '../../config/schema.ts';
+
 import type { Secrets } from '../../config/env.ts';
+import type { Config } from '../../config/schema.ts';
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import type { Provider } from '../types.ts';
@@ -10,8 +12,7 @@ import { ModelConfigError } from './errors.ts';
 import { withFallback } from './fallback.ts';
 import { createOpenAIProvider } from './openai.ts';
 import { baseURLEnvOf, PROVIDER_PRESETS, type ProviderType } from './presets.ts';
-import { withRetry, type RetryOptions } from './retry.ts';
-import { errorMessage } from '../../errors.ts';
+import { type RetryOptions, withRetry } from './retry.ts';
 
 /** What resolving a model needs: the parsed config and the secrets; `fetch` and `retry` for tests. */
 export interface ResolveContext {
@@ -56,13 +57,15 @@ function statusOf(name: string, ctx: Pick<ResolveContext, 'config' | 'secrets'>)
   const cfg = ctx.config.providers?.[name];
   if (!preset && !cfg) return undefined;
   const type = cfg?.type ?? preset!.type;
-  const baseURL = cfg?.baseURL ?? ctx.secrets[baseURLEnvOf(name)] ?? (preset && preset.type === type ? preset.baseURL : undefined);
+  const baseURL =
+    cfg?.baseURL ?? ctx.secrets[baseURLEnvOf(name)] ?? (preset && preset.type === type ? preset.baseURL : undefined);
   const nativeKey = type === 'anthropic' ? 'ANTHROPIC_API_KEY' : type === 'openai' ? 'OPENAI_API_KEY' : undefined;
   const keyEnv = cfg?.apiKeyEnv ?? preset?.keyEnv ?? nativeKey;
   const keyRequired = cfg?.apiKeyEnv !== undefined || type !== 'openai-compatible' || (preset?.keyRequired ?? false);
   const hasKey = keyEnv !== undefined && ctx.secrets[keyEnv] !== undefined;
   let problem: string | undefined;
-  if (!baseURL) problem = `providers.${name}.baseURL is not set in the config (or ${baseURLEnvOf(name)} in the environment)`;
+  if (!baseURL)
+    problem = `providers.${name}.baseURL is not set in the config (or ${baseURLEnvOf(name)} in the environment)`;
   else if (keyRequired && !hasKey) {
     problem = keyEnv ? `set ${keyEnv}` : `set providers.${name}.apiKeyEnv in the config`;
   }
@@ -81,7 +84,10 @@ function statusOf(name: string, ctx: Pick<ResolveContext, 'config' | 'secrets'>)
 
 /** Every known provider (presets, then config-only ones) with whether it can be called. */
 export function listProviders(ctx: Pick<ResolveContext, 'config' | 'secrets'>): ProviderStatus[] {
-  const names = [...Object.keys(PROVIDER_PRESETS), ...Object.keys(ctx.config.providers ?? {}).filter((n) => !PROVIDER_PRESETS[n])];
+  const names = [
+    ...Object.keys(PROVIDER_PRESETS),
+    ...Object.keys(ctx.config.providers ?? {}).filter((n) => !PROVIDER_PRESETS[n]),
+  ];
   return names.map((n) => statusOf(n, ctx)!);
 }
 
@@ -89,7 +95,9 @@ export function listProviders(ctx: Pick<ResolveContext, 'config' | 'secrets'>): 
 export function parseModelSpec(spec: string): { providerName: string; model: string } {
   const slash = spec.indexOf('/');
   if (slash <= 0 || slash === spec.length - 1) {
-    throw new ModelConfigError(`model "${spec}" must be written provider/model, e.g. anthropic/claude-sonnet-5-5, openai/gpt-5.4 or ollama/llama3.1`);
+    throw new ModelConfigError(
+      `model "${spec}" must be written provider/model, e.g. anthropic/claude-sonnet-5-5, openai/gpt-5.4 or ollama/llama3.1`,
+    );
   }
   return { providerName: spec.slice(0, slash), model: spec.slice(slash + 1) };
 }
@@ -101,7 +109,11 @@ export function parseModelSpec(spec: string): { providerName: string; model: str
 export function resolveModel(spec: string, ctx: ResolveContext): ResolvedModel {
   const { providerName, model } = parseModelSpec(spec);
   const status = readyStatus(spec, providerName, ctx);
-  return { provider: withRetry(rawProvider(status, ctx), { logger: ctx.logger, ...ctx.retry }), model, id: `${providerName}/${model}` };
+  return {
+    provider: withRetry(rawProvider(status, ctx), { logger: ctx.logger, ...ctx.retry }),
+    model,
+    id: `${providerName}/${model}`,
+  };
 }
 
 // SDK clients are reused per secrets object (one per process in production), so resolving per turn stays cheap.
@@ -128,14 +140,23 @@ function rawProvider(status: ProviderStatus, ctx: ResolveContext): Provider {
   return provider;
 }
 
-function readyStatus(spec: string, providerName: string, ctx: Pick<ResolveContext, 'config' | 'secrets'>): ProviderStatus {
+function readyStatus(
+  spec: string,
+  providerName: string,
+  ctx: Pick<ResolveContext, 'config' | 'secrets'>,
+): ProviderStatus {
   const status = statusOf(providerName, ctx);
   if (!status) {
     const known = [...Object.keys(PROVIDER_PRESETS), ...Object.keys(ctx.config.providers ?? {})];
-    throw new ModelConfigError(`${spec}: unknown provider "${providerName}" (known: ${[...new Set(known)].join(', ')}; add others under "providers" in the config)`);
+    throw new ModelConfigError(
+      `${spec}: unknown provider "${providerName}" (known: ${[...new Set(known)].join(', ')}; add others under "providers" in the config)`,
+    );
   }
   if (!status.ready) {
-    const needs = status.baseURL && status.keyEnv ? `needs ${status.problem!.replace(/^set /, '')}` : `cannot be used: ${status.problem}`;
+    const needs =
+      status.baseURL && status.keyEnv
+        ? `needs ${status.problem!.replace(/^set /, '')}`
+        : `cannot be used: ${status.problem}`;
     throw new ModelConfigError(`${spec} ${needs}`);
   }
   return status;
@@ -165,7 +186,10 @@ export function defaultModelSpec(ctx: Pick<ResolveContext, 'config' | 'secrets'>
  * Resolves `spec` (default: `defaultModelSpec`) and, when `config.fallbackModel` is set and usable, wraps it so
  * the fallback takes over on overload (the primary then gives up on 529 at once instead of retrying).
  */
-export function resolveModelWithFallback(spec: string | undefined, ctx: ResolveContext): ResolvedModel & { fallbackId?: string } {
+export function resolveModelWithFallback(
+  spec: string | undefined,
+  ctx: ResolveContext,
+): ResolvedModel & { fallbackId?: string } {
   const primarySpec = spec ?? defaultModelSpec(ctx);
   if (!primarySpec) throw new ModelConfigError(noProviderMessage());
   const fallbackSpec = ctx.config.fallbackModel;
@@ -174,15 +198,24 @@ export function resolveModelWithFallback(spec: string | undefined, ctx: ResolveC
   try {
     fallback = resolveModel(fallbackSpec, ctx);
   } catch (err) {
-    (ctx.logger ?? silentLogger).warn({ fallback: fallbackSpec, err: errorMessage(err) }, 'fallback model unusable; running without it');
+    (ctx.logger ?? silentLogger).warn(
+      { fallback: fallbackSpec, err: errorMessage(err) },
+      'fallback model unusable; running without it',
+    );
     return resolveModel(primarySpec, ctx);
   }
   const primary = resolveModel(primarySpec, { ...ctx, retry: { ...ctx.retry, retryOverloaded: false } });
-  return { ...primary, provider: withFallback(primary.provider, fallback, { logger: ctx.logger }), fallbackId: fallback.id };
+  return {
+    ...primary,
+    provider: withFallback(primary.provider, fallback, { logger: ctx.logger }),
+    fallbackId: fallback.id,
+  };
 }
 
 function noProviderMessage(): string {
-  const keyed = Object.entries(PROVIDER_PRESETS).filter(([, p]) => p.keyRequired).map(([, p]) => p.keyEnv);
+  const keyed = Object.entries(PROVIDER_PRESETS)
+    .filter(([, p]) => p.keyRequired)
+    .map(([, p]) => p.keyEnv);
   return `no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or one of ${keyed.slice(2).join(', ')} and "model" in the config), or set "model" to a local server such as ollama/llama3.1`;
 }
 

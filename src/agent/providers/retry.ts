@@ -42,7 +42,11 @@ export function shouldRetry(attempt: number, error: ProviderError, options: Retr
   if (!error.retryable || error.midStream) return false;
   if (attempt >= (options.maxRetries ?? DEFAULT_RETRY.maxRetries)) return false;
   if (error.status === 529 && options.retryOverloaded === false) return false;
-  if (error.retryAfterMs !== undefined && error.retryAfterMs > (options.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs)) return false;
+  if (
+    error.retryAfterMs !== undefined &&
+    error.retryAfterMs > (options.maxRetryAfterMs ?? DEFAULT_RETRY.maxRetryAfterMs)
+  )
+    return false;
   return true;
 }
 
@@ -67,7 +71,17 @@ export function withRetry(provider: Provider, options: RetryOptions = {}): Provi
           if (yielded) throw err.asMidStream();
           if (!shouldRetry(attempt, err, options)) throw err;
           const delay = retryDelayMs(attempt, err, options);
-          log.warn({ provider: provider.name, model: request.model, status: err.status, kind: err.kind, attempt: attempt + 1, delayMs: delay }, 'model call failed; retrying');
+          log.warn(
+            {
+              provider: provider.name,
+              model: request.model,
+              status: err.status,
+              kind: err.kind,
+              attempt: attempt + 1,
+              delayMs: delay,
+            },
+            'model call failed; retrying',
+          );
           try {
             await wait(delay, signal);
           } catch {

@@ -51,12 +51,18 @@ export function fromSdkError(provider: string, err: unknown, sdk: SdkErrorClasse
     // An error event inside a stream that had answered 200.
     const type = e.type ?? e.error?.error?.type ?? e.error?.type ?? '';
     const status = STREAM_ERROR_STATUS[type] ?? 500;
-    return new ProviderError(provider, 'api', `the API sent an error in the stream (${type || 'unknown'}): ${e.error?.error?.message ?? e.error?.message ?? e.message}`, {
-      status,
-      cause: err,
-    });
+    return new ProviderError(
+      provider,
+      'api',
+      `the API sent an error in the stream (${type || 'unknown'}): ${e.error?.error?.message ?? e.error?.message ?? e.message}`,
+      {
+        status,
+        cause: err,
+      },
+    );
   }
-  if (err instanceof SyntaxError) return new ProviderError(provider, 'stream', `malformed stream data: ${err.message}`, { cause: err });
+  if (err instanceof SyntaxError)
+    return new ProviderError(provider, 'stream', `malformed stream data: ${err.message}`, { cause: err });
   if (err instanceof TypeError && /fetch failed|terminated|socket|network/i.test(err.message)) {
     return new ProviderError(provider, 'network', `the connection failed: ${describeCause(err)}`, { cause: err });
   }

@@ -11,10 +11,20 @@ export interface SkillInput {
   args?: Record<string, unknown>;
 }
 
-const asText = (v: unknown): string => (typeof v === 'string' ? v : v === undefined || v === null ? '' : typeof v === 'object' ? JSON.stringify(v) : String(v));
+const asText = (v: unknown): string =>
+  typeof v === 'string'
+    ? v
+    : v === undefined || v === null
+      ? ''
+      : typeof v === 'object'
+        ? JSON.stringify(v)
+        : String(v);
 
 /** Expands the body, or says which required arguments are missing. */
-export function expandSkill(skill: Skill, input: SkillInput): { ok: true; text: string } | { ok: false; error: string } {
+export function expandSkill(
+  skill: Skill,
+  input: SkillInput,
+): { ok: true; text: string } | { ok: false; error: string } {
   const named: Record<string, string> = {};
   for (const [k, v] of Object.entries(input.args ?? {})) named[k] = asText(v);
   const free = input.arguments?.trim() ?? '';
@@ -23,14 +33,25 @@ export function expandSkill(skill: Skill, input: SkillInput): { ok: true; text: 
   if (only && free && named[only.name] === undefined) named[only.name] = free;
   const missing = skill.args.filter((a) => a.required && !named[a.name]?.trim());
   if (missing.length) {
-    return { ok: false, error: `skill ${skill.name} needs ${missing.map((a) => `${a.name}${a.description ? ` (${a.description})` : ''}`).join(', ')}; pass them in args` };
+    return {
+      ok: false,
+      error: `skill ${skill.name} needs ${missing.map((a) => `${a.name}${a.description ? ` (${a.description})` : ''}`).join(', ')}; pass them in args`,
+    };
   }
   const declared = new Set(skill.args.map((a) => a.name));
-  const whole = free || skill.args.map((a) => named[a.name]).filter(Boolean).join(' ');
-  const text = skill.body.replace(/\$ARGUMENTS\b|\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g, (match, name: string | undefined) => {
-    if (name === undefined) return whole;
-    if (named[name] !== undefined) return named[name];
-    return declared.has(name) ? '' : match;
-  });
+  const whole =
+    free ||
+    skill.args
+      .map((a) => named[a.name])
+      .filter(Boolean)
+      .join(' ');
+  const text = skill.body.replace(
+    /\$ARGUMENTS\b|\{\{\s*([A-Za-z_][A-Za-z0-9_]*)\s*\}\}/g,
+    (match, name: string | undefined) => {
+      if (name === undefined) return whole;
+      if (named[name] !== undefined) return named[name];
+      return declared.has(name) ? '' : match;
+    },
+  );
   return { ok: true, text };
 }

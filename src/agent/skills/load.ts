@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { readWorkspaceFile } from '../../sandbox/index.ts';
-import { parseSkill, SkillError, type Skill, type SkillSource } from './skill.ts';
+import { parseSkill, type Skill, SkillError, type SkillSource } from './skill.ts';
 
 /** The skills shipped with boxbot (the package's `skills/` folder). */
 export const BUNDLED_SKILLS_DIR = fileURLToPath(new URL('../../../skills', import.meta.url));
@@ -50,7 +50,10 @@ export async function loadSkills(dirs: SkillDir[]): Promise<SkillList> {
   for (const dir of dirs) {
     let entries: string[];
     try {
-      entries = (await readdir(dir.path, { withFileTypes: true })).filter((e) => e.isDirectory()).map((e) => e.name).sort();
+      entries = (await readdir(dir.path, { withFileTypes: true }))
+        .filter((e) => e.isDirectory())
+        .map((e) => e.name)
+        .sort();
     } catch {
       continue; // a missing directory simply has no skills
     }
@@ -105,5 +108,10 @@ export function createSkillCatalog(dirs: SkillDir[], log: Logger = silentLogger)
 /** A catalog over a fixed list (tests, embedding). */
 export function staticSkillCatalog(skills: Skill[]): SkillCatalog {
   const list: SkillList = { skills, problems: [] };
-  return { list: () => skills, get: (n) => skills.find((s) => s.name === n), problems: () => [], reload: async () => list };
+  return {
+    list: () => skills,
+    get: (n) => skills.find((s) => s.name === n),
+    problems: () => [],
+    reload: async () => list,
+  };
 }

@@ -5,7 +5,10 @@ import { expandSkill } from './expand.ts';
 import type { SkillCatalog } from './load.ts';
 
 /** Creates the `skill` tool over `catalog`; `available` names the tools this session may call. */
-export function createSkillTool(catalog: Pick<SkillCatalog, 'list' | 'get'>, available: () => string[] = () => []): BuiltinTool {
+export function createSkillTool(
+  catalog: Pick<SkillCatalog, 'list' | 'get'>,
+  available: () => string[] = () => [],
+): BuiltinTool {
   const names = catalog.list().map((s) => s.name);
   return {
     name: 'skill',
@@ -25,9 +28,24 @@ export function createSkillTool(catalog: Pick<SkillCatalog, 'list' | 'get'>, ava
     async run(input) {
       const name = String(input.name ?? '');
       const skill = catalog.get(name);
-      if (!skill) return { content: `there is no skill named ${JSON.stringify(name)}; available: ${catalog.list().map((s) => s.name).join(', ') || '(none)'}`, isError: true };
-      const args = input.args && typeof input.args === 'object' && !Array.isArray(input.args) ? (input.args as Record<string, unknown>) : undefined;
-      const r = expandSkill(skill, { ...(typeof input.arguments === 'string' ? { arguments: input.arguments } : {}), ...(args ? { args } : {}) });
+      if (!skill)
+        return {
+          content: `there is no skill named ${JSON.stringify(name)}; available: ${
+            catalog
+              .list()
+              .map((s) => s.name)
+              .join(', ') || '(none)'
+          }`,
+          isError: true,
+        };
+      const args =
+        input.args && typeof input.args === 'object' && !Array.isArray(input.args)
+          ? (input.args as Record<string, unknown>)
+          : undefined;
+      const r = expandSkill(skill, {
+        ...(typeof input.arguments === 'string' ? { arguments: input.arguments } : {}),
+        ...(args ? { args } : {}),
+      });
       if (!r.ok) return { content: r.error, isError: true };
       const have = new Set(available());
       const missing = skill.tools.filter((t) => !have.has(t));

@@ -45,7 +45,17 @@ const frontMatter = z
     name: z.string().regex(SKILL_NAME, 'expected lower-case letters, digits and hyphens'),
     description: z.string().trim().min(1, 'expected a one-line description'),
     when_to_use: z.string().optional(),
-    tools: z.union([z.array(z.string()), z.string().transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))]).optional(),
+    tools: z
+      .union([
+        z.array(z.string()),
+        z.string().transform((s) =>
+          s
+            .split(',')
+            .map((x) => x.trim())
+            .filter(Boolean),
+        ),
+      ])
+      .optional(),
     args: z
       .array(
         z
@@ -63,21 +73,30 @@ const frontMatter = z
 /** Parses a SKILL.md; throws SkillError naming the file and reason. `dirName` must match `name`. */
 export function parseSkill(text: string, file: string, source: SkillSource, dirName?: string): Skill {
   const m = /^\uFEFF?---\r?\n([\s\S]*?)\r?\n---[ \t]*(?:\r?\n|$)([\s\S]*)$/.exec(text);
-  if (!m) throw new SkillError(file, 'no YAML front matter (the file must start with a line `---`, the fields, and a closing `---`)');
+  if (!m)
+    throw new SkillError(
+      file,
+      'no YAML front matter (the file must start with a line `---`, the fields, and a closing `---`)',
+    );
   let data: unknown;
   try {
     data = parseYaml(m[1]!);
   } catch (e) {
     throw new SkillError(file, `front matter is not valid YAML: ${errorMessage(e).split('\n')[0]}`);
   }
-  if (!data || typeof data !== 'object' || Array.isArray(data)) throw new SkillError(file, 'front matter must be a mapping of fields (name, description, ...)');
+  if (!data || typeof data !== 'object' || Array.isArray(data))
+    throw new SkillError(file, 'front matter must be a mapping of fields (name, description, ...)');
   const r = frontMatter.safeParse(data);
   if (!r.success) {
     const issue = r.error.issues[0]!;
     throw new SkillError(file, `front matter field ${issue.path.join('.') || '(root)'}: ${issue.message}`);
   }
   const fm = r.data;
-  if (dirName !== undefined && fm.name !== dirName) throw new SkillError(file, `name ${JSON.stringify(fm.name)} does not match its directory ${JSON.stringify(dirName)}`);
+  if (dirName !== undefined && fm.name !== dirName)
+    throw new SkillError(
+      file,
+      `name ${JSON.stringify(fm.name)} does not match its directory ${JSON.stringify(dirName)}`,
+    );
   const names = new Set<string>();
   for (const a of fm.args ?? []) {
     if (names.has(a.name)) throw new SkillError(file, `argument ${a.name} is declared twice`);

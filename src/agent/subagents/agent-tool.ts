@@ -4,6 +4,8 @@
 // and the parent's cancellation (or timeout) reaches it through the call's signal. Its model is
 // the parent's unless the policy's `models` names others: a sub-agent is no way around the
 // conversation's model choice (its cost, or a local endpoint the host would call).
+
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { CostMeter } from '../loop/cost-meter.ts';
 import { runLoop } from '../loop/run-loop.ts';
@@ -12,7 +14,6 @@ import type { AgentResult, EventSink } from '../loop/types.ts';
 import type { BuiltinResult, BuiltinTool } from '../tools/builtin.ts';
 import type { Provider } from '../types.ts';
 import type { BackgroundJobs } from './background-jobs.ts';
-import { errorMessage } from '../../errors.ts';
 
 /** A model ready to call: the provider, its own model id, and `provider/model`. */
 export interface ResolvedModel {
@@ -70,7 +71,10 @@ export function reportOf(r: AgentResult): BuiltinResult {
   if (!why) return { content: r.text || '(the sub-agent gave no answer)', isError: false };
   const detail = r.error ? `: ${r.error}` : '';
   const body = r.text ? `\n\nWhat it had so far:\n${r.text}` : '';
-  return { content: `the sub-agent stopped early: ${why}${detail}${body}`, isError: r.outcome !== 'max-turns' && r.outcome !== 'max-tokens' };
+  return {
+    content: `the sub-agent stopped early: ${why}${detail}${body}`,
+    isError: r.outcome !== 'max-turns' && r.outcome !== 'max-tokens',
+  };
 }
 
 /** Creates `agent` and `agent_result` for a loop at `ctx.depth`. */
@@ -84,9 +88,16 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
       properties: {
         description: { type: 'string', description: 'A few words on the task (shown to the user)' },
         prompt: { type: 'string', description: 'The full task for the sub-agent' },
-        tools: { type: 'array', items: { type: 'string' }, description: 'Tool names it may use (default: all of yours except agent)' },
+        tools: {
+          type: 'array',
+          items: { type: 'string' },
+          description: 'Tool names it may use (default: all of yours except agent)',
+        },
         maxTurns: { type: 'integer', description: 'Model calls it may make', default: SUBAGENT_DEFAULT_MAX_TURNS },
-        model: { type: 'string', description: 'provider/model to use (default: yours; others only if this conversation allows them)' },
+        model: {
+          type: 'string',
+          description: 'provider/model to use (default: yours; others only if this conversation allows them)',
+        },
         background: { type: 'boolean', description: 'Run in the background and return an id at once', default: false },
       },
       required: ['description', 'prompt'],
@@ -96,20 +107,34 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
     async run(input, { signal }) {
       if (!signal) return { content: 'agent: no run signal', isError: true };
       const childDepth = ctx.depth + 1;
-      if (childDepth > ctx.maxDepth) return { content: `sub-agents may nest at most ${ctx.maxDepth} deep`, isError: true };
+      if (childDepth > ctx.maxDepth)
+        return { content: `sub-agents may nest at most ${ctx.maxDepth} deep`, isError: true };
       const mine = ctx.tools().permittedNames();
-      const requested = Array.isArray(input.tools) ? (input.tools as string[]) : mine.filter((n) => !AGENT_TOOLS.has(n));
+      const requested = Array.isArray(input.tools)
+        ? (input.tools as string[])
+        : mine.filter((n) => !AGENT_TOOLS.has(n));
       const notMine = requested.filter((n) => !mine.includes(n));
-      if (notMine.length) return { content: `the sub-agent cannot have tools you do not have: ${notMine.join(', ')}; yours: ${mine.join(', ')}`, isError: true };
+      if (notMine.length)
+        return {
+          content: `the sub-agent cannot have tools you do not have: ${notMine.join(', ')}; yours: ${mine.join(', ')}`,
+          isError: true,
+        };
       const wantsAgent = requested.includes('agent');
-      if (wantsAgent && childDepth >= ctx.maxDepth) return { content: `a sub-agent at depth ${childDepth} cannot start sub-agents (the limit is ${ctx.maxDepth})`, isError: true };
+      if (wantsAgent && childDepth >= ctx.maxDepth)
+        return {
+          content: `a sub-agent at depth ${childDepth} cannot start sub-agents (the limit is ${ctx.maxDepth})`,
+          isError: true,
+        };
       const names = requested.filter((n) => !AGENT_TOOLS.has(n) || wantsAgent);
       if (wantsAgent && !names.includes('agent_result')) names.push('agent_result');
       let model = ctx.model;
       if (typeof input.model === 'string' && input.model.trim() && input.model.trim() !== ctx.model.id) {
         const allowed = [ctx.model.id, ...(ctx.models ?? []).filter((m) => m !== ctx.model.id)];
         if (!ctx.models?.includes(input.model.trim())) {
-          return { content: `model ${input.model.trim()} is not allowed in this conversation; sub-agents may use: ${allowed.join(', ')} (or leave model out to use ${ctx.model.id})`, isError: true };
+          return {
+            content: `model ${input.model.trim()} is not allowed in this conversation; sub-agents may use: ${allowed.join(', ')} (or leave model out to use ${ctx.model.id})`,
+            isError: true,
+          };
         }
         try {
           model = ctx.resolveModel(input.model.trim());
@@ -117,11 +142,16 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
           return { content: `model ${input.model}: ${errorMessage(e)}`, isError: true };
         }
       }
-      const maxTurns = Math.min(SUBAGENT_MAX_TURNS, Math.max(1, typeof input.maxTurns === 'number' ? Math.floor(input.maxTurns) : SUBAGENT_DEFAULT_MAX_TURNS));
+      const maxTurns = Math.min(
+        SUBAGENT_MAX_TURNS,
+        Math.max(1, typeof input.maxTurns === 'number' ? Math.floor(input.maxTurns) : SUBAGENT_DEFAULT_MAX_TURNS),
+      );
       const meter = ctx.meter.child();
       const id = ctx.jobs.nextId();
       let childTools: ToolSet | undefined;
-      const grandchildTools = wantsAgent ? createAgentTools({ ...ctx, depth: childDepth, tools: () => childTools!, meter, model }) : [];
+      const grandchildTools = wantsAgent
+        ? createAgentTools({ ...ctx, depth: childDepth, tools: () => childTools!, meter, model })
+        : [];
       childTools = ctx.tools().derive(names, [...ctx.builtins, ...grandchildTools]);
       const tools = childTools;
       const forward: EventSink = (e) => {
@@ -146,7 +176,10 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
         });
       if (input.background === true) {
         ctx.jobs.start(id, String(input.description), signal, run);
-        return { content: `started sub-agent ${id} in the background; call agent_result with id "${id}" for its answer`, isError: false };
+        return {
+          content: `started sub-agent ${id} in the background; call agent_result with id "${id}" for its answer`,
+          isError: false,
+        };
       }
       return reportOf(await run(signal));
     },
@@ -158,7 +191,11 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
       type: 'object',
       properties: {
         id: { type: 'string', description: 'The id agent returned' },
-        wait_ms: { type: 'integer', description: `How long to wait if it is still running (at most ${MAX_RESULT_WAIT_MS})`, default: 30_000 },
+        wait_ms: {
+          type: 'integer',
+          description: `How long to wait if it is still running (at most ${MAX_RESULT_WAIT_MS})`,
+          default: 30_000,
+        },
       },
       required: ['id'],
       additionalProperties: false,
@@ -166,11 +203,18 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
     permissionLevel: 'None',
     async run(input, { signal }) {
       const id = String(input.id);
-      const wait = Math.min(MAX_RESULT_WAIT_MS, Math.max(0, typeof input.wait_ms === 'number' ? input.wait_ms : 30_000));
+      const wait = Math.min(
+        MAX_RESULT_WAIT_MS,
+        Math.max(0, typeof input.wait_ms === 'number' ? input.wait_ms : 30_000),
+      );
       const job = await ctx.jobs.wait(id, wait, signal ?? new AbortController().signal);
       if (!job) return { content: `there is no background sub-agent ${JSON.stringify(id)}`, isError: true };
       if (job.error !== undefined) return { content: `sub-agent ${id} failed: ${job.error}`, isError: true };
-      if (!job.result) return { content: `sub-agent ${id} (${job.description}) is still running after ${Math.round(wait / 1000)} s; call agent_result again later`, isError: false };
+      if (!job.result)
+        return {
+          content: `sub-agent ${id} (${job.description}) is still running after ${Math.round(wait / 1000)} s; call agent_result again later`,
+          isError: false,
+        };
       return reportOf(job.result);
     },
   };

@@ -1,7 +1,8 @@
 // Sub-agents started in the background during one run: each gets an id the model uses with
 // `agent_result`. When the owning run ends, whatever still runs is aborted (nobody could fetch it).
-import type { AgentResult } from '../loop/types.ts';
+
 import { errorMessage } from '../../errors.ts';
+import type { AgentResult } from '../loop/types.ts';
 
 /** A background sub-agent, finished or not. */
 export interface BackgroundJob {

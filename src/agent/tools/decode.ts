@@ -18,8 +18,10 @@ function tryDecode(bytes: Uint8Array, label: string): string | undefined {
 
 /** Decodes `bytes`, detecting the encoding when they are not UTF-8. */
 export function decodeText(bytes: Uint8Array): Decoded {
-  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe) return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'UTF-16LE' };
-  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff) return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)), encoding: 'UTF-16BE' };
+  if (bytes.length >= 2 && bytes[0] === 0xff && bytes[1] === 0xfe)
+    return { text: new TextDecoder('utf-16le').decode(bytes.subarray(2)), encoding: 'UTF-16LE' };
+  if (bytes.length >= 2 && bytes[0] === 0xfe && bytes[1] === 0xff)
+    return { text: new TextDecoder('utf-16be').decode(bytes.subarray(2)), encoding: 'UTF-16BE' };
   const utf8 = tryDecode(bytes, 'utf-8');
   if (utf8 !== undefined) return { text: utf8.replace(/^\uFEFF/, ''), encoding: 'UTF-8' };
   for (const candidate of chardet.analyse(bytes)) {

@@ -1,8 +1,9 @@
 // Permissions as data: which tools an access mode permits (None < ReadOnly < Write < Execute),
 // the allow/deny lists, and the sandbox grant of one call from the tool's level and the policy.
 // The same check filters the list the model sees and guards every call before it runs.
-import { parseHostPatterns, type HostPattern } from '../../sandbox/net/host-pattern.ts';
+
 import type { SandboxLimits } from '../../sandbox/index.ts';
+import { type HostPattern, parseHostPatterns } from '../../sandbox/net/host-pattern.ts';
 import type { ToolCallGrant } from './invoke.ts';
 
 /** The levels a tool can declare, weakest first. */
@@ -30,12 +31,17 @@ const LEVELS_BY_ACCESS: Record<AccessMode, PermissionLevel[]> = {
 };
 
 /** Whether the policy lets a tool of this name and level run; `reason` says why not. */
-export function permits(policy: Pick<ToolPolicy, 'access' | 'tools'>, name: string, level: PermissionLevel): { ok: true } | { ok: false; reason: string } {
+export function permits(
+  policy: Pick<ToolPolicy, 'access' | 'tools'>,
+  name: string,
+  level: PermissionLevel,
+): { ok: true } | { ok: false; reason: string } {
   if (!LEVELS_BY_ACCESS[policy.access].includes(level)) {
     return { ok: false, reason: `${name} needs ${level} access, and this conversation is ${policy.access}` };
   }
   if (policy.tools?.deny?.includes(name)) return { ok: false, reason: `${name} is denied in this conversation` };
-  if (policy.tools?.allow && !policy.tools.allow.includes(name)) return { ok: false, reason: `${name} is not in this conversation's allowed tools` };
+  if (policy.tools?.allow && !policy.tools.allow.includes(name))
+    return { ok: false, reason: `${name} is not in this conversation's allowed tools` };
   return { ok: true };
 }
 

@@ -25,13 +25,17 @@ export interface HelpLayout {
   sections: HelpSection[];
 }
 
-const SECTION_WORDS = /^(usage|options|arguments|commands|subcommands|flags|global flags|positional arguments|optional arguments|available commands|additional commands)$/i;
+const SECTION_WORDS =
+  /^(usage|options|arguments|commands|subcommands|flags|global flags|positional arguments|optional arguments|available commands|additional commands)$/i;
 const META = /^(keywords|permissionlevel|permission level|network)\s*:\s*(.*)$/i;
 
 /** Removes ANSI colour codes, carriage returns and tabs. */
 export function cleanHelp(text: string): string {
   // eslint-disable-next-line no-control-regex
-  return text.replace(/\x1b\[[0-9;]*[A-Za-z]/g, '').replace(/\r\n?/g, '\n').replace(/\t/g, '    ');
+  return text
+    .replace(/\x1b\[[0-9;]*[A-Za-z]/g, '')
+    .replace(/\r\n?/g, '\n')
+    .replace(/\t/g, '    ');
 }
 
 /** Whether `text` has any section a help text must have (`Usage:`/`Options:`/`Arguments:`/`Commands:`). */

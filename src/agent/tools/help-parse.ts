@@ -2,8 +2,8 @@
 // declarations. Types come from value names and hints (`<NUMBER>`, `int`, `[default: 3]`,
 // `[possible values: a, b]`); what the text does not say is left out rather than guessed.
 import { BoxbotError } from '../../errors.ts';
-import { layoutOf, looksLikeHelp, type HelpItem } from './help-layout.ts';
 import { PERMISSION_LEVELS, type PermissionLevel } from './grants.ts';
+import { type HelpItem, layoutOf, looksLikeHelp } from './help-layout.ts';
 import { applyUsage, positionalsFromUsage } from './help-usage.ts';
 
 /** One input of a tool: an option (`--file-path <FILE_PATH>`) or a positional argument. */
@@ -50,7 +50,8 @@ export class HelpError extends BoxbotError {
   }
 }
 
-const INTEGER_WORDS = /^(n|num|number|int|integer|count|limit|offset|lines?|bytes|size|port|depth|max|min|seconds|secs|ms|millis|timeout|retries|jobs|threads|width|height|index|level|[ui](8|16|32|64|128|size))$|_(count|num|number|limit|size|bytes|lines|ms|secs|seconds)$|^(num|max|min)_/i;
+const INTEGER_WORDS =
+  /^(n|num|number|int|integer|count|limit|offset|lines?|bytes|size|port|depth|max|min|seconds|secs|ms|millis|timeout|retries|jobs|threads|width|height|index|level|[ui](8|16|32|64|128|size))$|_(count|num|number|limit|size|bytes|lines|ms|secs|seconds)$|^(num|max|min)_/i;
 const NUMBER_WORDS = /^(float|f32|f64|decimal|double|ratio|fraction|temperature|rate|percent)$/i;
 const BOOLEAN_WORDS = /^(bool|boolean)$/i;
 const COBRA_TYPES: Record<string, { type: HelpParam['type']; multiple: boolean }> = {
@@ -85,12 +86,18 @@ function hints(lines: string[]): { description: string; default?: string; enum?:
   let dflt: string | undefined;
   let values: string[] | undefined;
   let required = false;
-  text = text.replace(/\[default:\s*([^\]]*)\]|\(default:?\s*("([^"]*)"|[^)]*)\)/gi, (_m, clap, cobraAll, cobraQuoted) => {
-    dflt = (clap ?? cobraQuoted ?? cobraAll ?? '').trim();
-    return '';
-  });
+  text = text.replace(
+    /\[default:\s*([^\]]*)\]|\(default:?\s*("([^"]*)"|[^)]*)\)/gi,
+    (_m, clap, cobraAll, cobraQuoted) => {
+      dflt = (clap ?? cobraQuoted ?? cobraAll ?? '').trim();
+      return '';
+    },
+  );
   text = text.replace(/\[possible values:\s*([^\]]*)\]/i, (_m, list: string) => {
-    values = list.split(',').map((v) => v.trim()).filter(Boolean);
+    values = list
+      .split(',')
+      .map((v) => v.trim())
+      .filter(Boolean);
     return '';
   });
   // clap's long help: "Possible values:" followed by "- name: description" lines.
@@ -111,7 +118,12 @@ function hints(lines: string[]): { description: string; default?: string; enum?:
     .join('\n')
     .replace(/\n{3,}/g, '\n\n')
     .trim();
-  return { description, ...(dflt !== undefined && dflt !== '' ? { default: dflt } : {}), ...(values ? { enum: values } : {}), required };
+  return {
+    description,
+    ...(dflt !== undefined && dflt !== '' ? { default: dflt } : {}),
+    ...(values ? { enum: values } : {}),
+    required,
+  };
 }
 
 function typeFromName(valueName: string | undefined): { type: HelpParam['type']; multiple: boolean } | undefined {
@@ -133,7 +145,12 @@ const FLOAT_TEXT = /^-?(\d+\.\d*|\.\d+)([eE][-+]?\d+)?$/;
  * name says so (`--offset <NUMBER> [default: 0]`), and a fractional default makes any numeric
  * value a number (`--delay <SECONDS> [default: 0.5]`).
  */
-function numberKind(byName: ReturnType<typeof typeFromName>, valueName: string | undefined, key: string, dflt: string | undefined): ReturnType<typeof typeFromName> {
+function numberKind(
+  byName: ReturnType<typeof typeFromName>,
+  valueName: string | undefined,
+  key: string,
+  dflt: string | undefined,
+): ReturnType<typeof typeFromName> {
   if (!byName || (byName.type !== 'integer' && byName.type !== 'number')) return byName;
   if (dflt !== undefined && FLOAT_TEXT.test(dflt)) return { ...byName, type: 'number' };
   if (valueName !== undefined && GENERIC_NUMBER.test(valueName)) {
@@ -169,7 +186,11 @@ function parseOption(item: HelpItem): HelpParam | undefined {
       choices = brace[1]!.split(',').map((v) => v.trim());
       valueName = toKey(long ?? short!).toUpperCase();
     } else {
-      valueName = valuePart.replace(/\.\.\.|[<>[\]]/g, ' ').trim().split(/\s+/)[0] || undefined;
+      valueName =
+        valuePart
+          .replace(/\.\.\.|[<>[\]]/g, ' ')
+          .trim()
+          .split(/\s+/)[0] || undefined;
     }
   }
   const byName = numberKind(typeFromName(valueName), valueName, toKey(long ?? short!), h.default);
@@ -177,7 +198,14 @@ function parseOption(item: HelpItem): HelpParam | undefined {
   if (byName?.multiple) multiple = true;
   const values = choices ?? h.enum;
   if (valuePart !== undefined && !byName && values?.every((v) => v === 'true' || v === 'false')) type = 'boolean';
-  if (valuePart !== undefined && !byName && !values && h.default !== undefined && /^-?\d+$/.test(h.default) && !/path|file|dir|name|url|str|text/i.test(valueName ?? '')) {
+  if (
+    valuePart !== undefined &&
+    !byName &&
+    !values &&
+    h.default !== undefined &&
+    /^-?\d+$/.test(h.default) &&
+    !/path|file|dir|name|url|str|text/i.test(valueName ?? '')
+  ) {
     type = 'integer';
   }
   return {
@@ -202,7 +230,10 @@ const oneLine = (lines: string[]) => hints(lines).description.replace(/\s*\n\s*/
  * Returns the commands, or undefined when the item is a plain choice argument.
  */
 function subparsers(item: HelpItem): HelpCommand[] | undefined {
-  const choices = /^\{([^}]+)\}$/.exec(item.left.trim())?.[1]?.split(',').map((c) => c.trim());
+  const choices = /^\{([^}]+)\}$/
+    .exec(item.left.trim())?.[1]
+    ?.split(',')
+    .map((c) => c.trim());
   if (!choices) return undefined;
   const commands: HelpCommand[] = [];
   for (const line of item.description) {
@@ -235,13 +266,20 @@ function parseArgument(item: HelpItem): HelpParam | undefined {
 
 /** Parses `Keywords:`/`PermissionLevel:`/`Network:` declarations. */
 function declarations(meta: Record<string, string>): Pick<ParsedHelp, 'keywords' | 'permissionLevel' | 'network'> {
-  const keywords = (meta.keywords ?? '').split(/[,\s]+/).map((k) => k.trim().toLowerCase()).filter(Boolean);
-  const network = (meta.network ?? '').split(/[,\s]+/).map((h) => h.trim()).filter(Boolean);
+  const keywords = (meta.keywords ?? '')
+    .split(/[,\s]+/)
+    .map((k) => k.trim().toLowerCase())
+    .filter(Boolean);
+  const network = (meta.network ?? '')
+    .split(/[,\s]+/)
+    .map((h) => h.trim())
+    .filter(Boolean);
   const raw = meta.permissionlevel;
   let permissionLevel: PermissionLevel | undefined;
   if (raw !== undefined) {
     const found = PERMISSION_LEVELS.find((l) => l.toLowerCase() === raw.replace(/[\s_-]/g, '').toLowerCase());
-    if (!found) throw new HelpError(`PermissionLevel: ${JSON.stringify(raw)} is not one of ${PERMISSION_LEVELS.join(', ')}`);
+    if (!found)
+      throw new HelpError(`PermissionLevel: ${JSON.stringify(raw)} is not one of ${PERMISSION_LEVELS.join(', ')}`);
     permissionLevel = found;
   }
   return { keywords, network, ...(permissionLevel ? { permissionLevel } : {}) };
@@ -252,7 +290,9 @@ export function parseHelp(text: string): ParsedHelp {
   if (!text.trim()) throw new HelpError('the help output is empty');
   if (!looksLikeHelp(text)) {
     const first = text.trim().split('\n')[0]!.slice(0, 80);
-    throw new HelpError(`the output is not help: it has no Usage:, Options:, Arguments: or Commands: section (it starts with ${JSON.stringify(first)})`);
+    throw new HelpError(
+      `the output is not help: it has no Usage:, Options:, Arguments: or Commands: section (it starts with ${JSON.stringify(first)})`,
+    );
   }
   const layout = layoutOf(text);
   const header = layout.header.map((p) => [...p]);
@@ -323,8 +363,8 @@ export function mergeHelp(short: ParsedHelp | undefined, long: ParsedHelp | unde
       ...p,
       description: p.description || s.description,
       required: p.required || s.required,
-      ...(p.default ?? s.default ? { default: p.default ?? s.default } : {}),
-      ...(p.enum ?? s.enum ? { enum: p.enum ?? s.enum } : {}),
+      ...((p.default ?? s.default) ? { default: p.default ?? s.default } : {}),
+      ...((p.enum ?? s.enum) ? { enum: p.enum ?? s.enum } : {}),
     };
   });
   for (const s of short.params) if (!params.some((p) => p.key === s.key)) params.push(s);
@@ -337,7 +377,9 @@ export function mergeHelp(short: ParsedHelp | undefined, long: ParsedHelp | unde
     longAbout: long.longAbout || short.longAbout,
     keywords: long.keywords.length ? long.keywords : short.keywords,
     network: long.network.length ? long.network : short.network,
-    ...(long.permissionLevel ?? short.permissionLevel ? { permissionLevel: long.permissionLevel ?? short.permissionLevel } : {}),
+    ...((long.permissionLevel ?? short.permissionLevel)
+      ? { permissionLevel: long.permissionLevel ?? short.permissionLevel }
+      : {}),
     usage: long.usage.length ? long.usage : short.usage,
     params,
     commands,

@@ -94,7 +94,15 @@ export function positionalsFromUsage(usage: string[], known: HelpParam[]): HelpP
     if (NOT_ARGUMENTS.test(name)) continue;
     const key = name.replace(/[^A-Za-z0-9]+/g, '_').toLowerCase();
     if (known.some((p) => p.key === key) || out.some((p) => p.key === key)) continue;
-    out.push({ key, kind: 'positional', valueName: name.toUpperCase(), type: 'string', required: m[1] !== undefined, multiple: !!(m[3] ?? m[4]), description: '' });
+    out.push({
+      key,
+      kind: 'positional',
+      valueName: name.toUpperCase(),
+      type: 'string',
+      required: m[1] !== undefined,
+      multiple: !!(m[3] ?? m[4]),
+      description: '',
+    });
   }
   return out;
 }

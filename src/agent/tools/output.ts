@@ -18,16 +18,24 @@ export const DEFAULT_MAX_CONTENT_CHARS = 30_000;
 export function capContent(text: string, max: number): { text: string; cut: number } {
   if (text.length <= max) return { text, cut: 0 };
   const cut = text.length - max;
-  return { text: `${text.slice(0, max)}\n\n[output truncated: ${cut.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters cut]`, cut };
+  return {
+    text: `${text.slice(0, max)}\n\n[output truncated: ${cut.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters cut]`,
+    cut,
+  };
 }
 
-function parseConvention(text: string): { error: boolean; content: string; metadata: Record<string, unknown> } | undefined {
+function parseConvention(
+  text: string,
+): { error: boolean; content: string; metadata: Record<string, unknown> } | undefined {
   const t = text.trim();
   if (!t.startsWith('{') || !t.endsWith('}')) return undefined;
   try {
     const v = JSON.parse(t) as Record<string, unknown>;
     if (typeof v.content !== 'string' || (v.error !== undefined && typeof v.error !== 'boolean')) return undefined;
-    const metadata = v.metadata && typeof v.metadata === 'object' && !Array.isArray(v.metadata) ? (v.metadata as Record<string, unknown>) : {};
+    const metadata =
+      v.metadata && typeof v.metadata === 'object' && !Array.isArray(v.metadata)
+        ? (v.metadata as Record<string, unknown>)
+        : {};
     return { error: v.error === true, content: v.content, metadata };
   } catch {
     return undefined;
@@ -42,7 +50,11 @@ export function toolResultOf(r: SandboxResult, maxChars = DEFAULT_MAX_CONTENT_CH
   if (out.encoding !== 'UTF-8') meta.encoding = out.encoding;
   const finish = (content: string, isError: boolean, extra: Record<string, unknown> = {}): ToolResult => {
     const capped = capContent(content, maxChars);
-    return { content: capped.text, isError, metadata: { ...extra, ...meta, ...(capped.cut ? { truncatedChars: capped.cut } : {}) } };
+    return {
+      content: capped.text,
+      isError,
+      metadata: { ...extra, ...meta, ...(capped.cut ? { truncatedChars: capped.cut } : {}) },
+    };
   };
   if (r.trap) {
     const why = `the tool was stopped: ${r.trap.kind} limit (${r.trap.message})`;
@@ -55,7 +67,11 @@ export function toolResultOf(r: SandboxResult, maxChars = DEFAULT_MAX_CONTENT_CH
     return finish(content, isError, conv.metadata);
   }
   if (r.exitCode !== 0) {
-    const parts = [`the tool exited with code ${r.exitCode}`, out.text.trim() && `output:\n${out.text.trim()}`, err && `stderr:\n${err}`];
+    const parts = [
+      `the tool exited with code ${r.exitCode}`,
+      out.text.trim() && `output:\n${out.text.trim()}`,
+      err && `stderr:\n${err}`,
+    ];
     return finish(parts.filter(Boolean).join('\n\n'), true);
   }
   return finish(out.text, false);

@@ -6,17 +6,17 @@
 // Example:
 //   const reg = createToolRegistry({ sandbox, cacheDir, dirs: [{ path: 'tools/dist', source: 'bundled' }] });
 //   await reg.start(); reg.get('read')?.spec.inputSchema
-import { watch, type FSWatcher } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import { lstat, mkdir, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
+import { errorMessage } from '../../errors.ts';
+import { createKeyedLock } from '../../keyed-lock.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
-import { buildSpec, ToolRefusedError, type ToolSpec } from './spec.ts';
-import { readCachedSpec, snapshot, writeCachedSpec } from './snapshot.ts';
-import { errorMessage } from '../../errors.ts';
-import { createKeyedLock } from '../../keyed-lock.ts';
 import { sleep } from '../../sleep.ts';
+import { readCachedSpec, snapshot, writeCachedSpec } from './snapshot.ts';
+import { buildSpec, ToolRefusedError, type ToolSpec } from './spec.ts';
 
 /** Where tools come from; extensions override bundled tools of the same name. */
 export type ToolSource = 'bundled' | 'extension';
@@ -77,7 +77,12 @@ export interface ToolRegistry {
 }
 
 /** Builds (or loads from cache) the spec of one file, run as `program`. Throws ToolRefusedError. */
-export async function registerFile(sandbox: Sandbox, file: string, cacheDir: string, program = basename(file, '.wasm')): Promise<{ spec: ToolSpec; blob: string; cached: boolean }> {
+export async function registerFile(
+  sandbox: Sandbox,
+  file: string,
+  cacheDir: string,
+  program = basename(file, '.wasm'),
+): Promise<{ spec: ToolSpec; blob: string; cached: boolean }> {
   let snap;
   try {
     snap = await snapshot(file, join(cacheDir, 'blobs'));
@@ -162,20 +167,33 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
       refused.delete(file);
       if (previous?.spec.sha256 === reg.spec.sha256) return;
       byFile.set(file, { spec: reg.spec, blob: reg.blob, source: sourceOf(file) });
-      log.info({ tool: reg.spec.name, file, permissionLevel: reg.spec.permissionLevel, cached: reg.cached }, previous ? 'tool updated' : 'tool registered');
+      log.info(
+        { tool: reg.spec.name, file, permissionLevel: reg.spec.permissionLevel, cached: reg.cached },
+        previous ? 'tool updated' : 'tool registered',
+      );
       emit({ type: previous ? 'updated' : 'added', name: reg.spec.name, file });
     } catch (e) {
       if (!(e instanceof ToolRefusedError)) throw e;
       refused.set(file, e.message);
-      log.warn({ tool: name, file, reason: e.message }, previous ? 'tool replacement refused; the previous version stays' : 'tool refused');
-      emit({ type: 'refused', name, file, message: previous ? `${e.message} (the previous version stays registered)` : e.message });
+      log.warn(
+        { tool: name, file, reason: e.message },
+        previous ? 'tool replacement refused; the previous version stays' : 'tool refused',
+      );
+      emit({
+        type: 'refused',
+        name,
+        file,
+        message: previous ? `${e.message} (the previous version stays registered)` : e.message,
+      });
     }
   }
 
   function enqueue(file: string): Promise<void> {
-    return chains.run(file, () => sync(file)).catch((e: unknown) => {
-      log.error({ file, err: e }, 'tool registration failed unexpectedly');
-    });
+    return chains
+      .run(file, () => sync(file))
+      .catch((e: unknown) => {
+        log.error({ file, err: e }, 'tool registration failed unexpectedly');
+      });
   }
 
   function schedule(file: string): void {
@@ -200,7 +218,11 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
 
   /** Registered files, weakest first: bundled before extension, then by path. */
   const ranked = (): RegisteredTool[] =>
-    [...byFile.values()].sort((a, b) => Number(a.source === 'extension') - Number(b.source === 'extension') || (a.spec.file < b.spec.file ? -1 : a.spec.file > b.spec.file ? 1 : 0));
+    [...byFile.values()].sort(
+      (a, b) =>
+        Number(a.source === 'extension') - Number(b.source === 'extension') ||
+        (a.spec.file < b.spec.file ? -1 : a.spec.file > b.spec.file ? 1 : 0),
+    );
 
   const effective = (): Map<string, RegisteredTool> => {
     const out = new Map<string, RegisteredTool>();
@@ -224,7 +246,11 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
     for (const s of shadowed()) {
       const key = `${s.name}\0${s.file}\0${s.by}`;
       now.add(key);
-      if (!loggedShadows.has(key)) log.warn({ tool: s.name, file: s.file, source: s.source, by: s.by, bySource: s.bySource }, `${s.by} (${s.bySource}) takes the tool name ${s.name} over from ${s.file} (${s.source})`);
+      if (!loggedShadows.has(key))
+        log.warn(
+          { tool: s.name, file: s.file, source: s.source, by: s.by, bySource: s.bySource },
+          `${s.by} (${s.bySource}) takes the tool name ${s.name} over from ${s.file} (${s.source})`,
+        );
     }
     loggedShadows = now;
   }

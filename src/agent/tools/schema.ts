@@ -28,7 +28,12 @@ function typedDefault(p: HelpParam): unknown {
   if (p.default === undefined) return undefined;
   if (!p.multiple) return typedValue(p.type, p.default);
   const list = /^\[(.*)\]$/.exec(p.default.trim());
-  const items = list ? list[1]!.split(',').map((v) => v.trim()).filter(Boolean) : [p.default];
+  const items = list
+    ? list[1]!
+        .split(',')
+        .map((v) => v.trim())
+        .filter(Boolean)
+    : [p.default];
   const typed = items.map((v) => typedValue(p.type, v));
   return typed.every((v) => v !== undefined) ? typed : undefined;
 }
@@ -53,7 +58,11 @@ export function inputSchemaOf(params: HelpParam[], commands: HelpCommand[]): Jso
       enum: commands.map((c) => c.name),
       description: commands.map((c) => `${c.name}: ${c.about}`).join('\n'),
     };
-    properties.args = { type: 'array', items: { type: 'string' }, description: 'Arguments and options for the command, as on a command line' };
+    properties.args = {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Arguments and options for the command, as on a command line',
+    };
     required.push('command');
   }
   for (const p of params) {
@@ -63,7 +72,14 @@ export function inputSchemaOf(params: HelpParam[], commands: HelpCommand[]): Jso
   return { type: 'object', properties, ...(required.length ? { required } : {}), additionalProperties: false };
 }
 
-const describe = (v: unknown) => (Array.isArray(v) ? 'an array' : v === null ? 'null' : typeof v === 'string' ? `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}` : `${typeof v} ${JSON.stringify(v)}`);
+const describe = (v: unknown) =>
+  Array.isArray(v)
+    ? 'an array'
+    : v === null
+      ? 'null'
+      : typeof v === 'string'
+        ? `the string ${JSON.stringify(v.length > 40 ? `${v.slice(0, 40)}…` : v)}`
+        : `${typeof v} ${JSON.stringify(v)}`;
 
 /** Checks one value; numeric strings are accepted for numbers (models often quote them). */
 function checkValue(path: string, v: unknown, s: JsonSchema, errors: string[]): unknown {
@@ -92,7 +108,8 @@ function checkValue(path: string, v: unknown, s: JsonSchema, errors: string[]): 
         errors.push(`${path}: expected a string, got ${describe(v)}`);
         return v;
       }
-      if (s.enum && !s.enum.includes(v)) errors.push(`${path}: expected one of ${s.enum.join(', ')}, got ${describe(v)}`);
+      if (s.enum && !s.enum.includes(v))
+        errors.push(`${path}: expected one of ${s.enum.join(', ')}, got ${describe(v)}`);
       return v;
     default:
       return v;
@@ -117,7 +134,8 @@ export function checkInput(input: unknown, schema: JsonSchema): { value: Record<
     value[k] = checkValue(k, v, s, errors);
   }
   for (const k of schema.required ?? []) {
-    if (value[k] === undefined && !errors.some((e) => e.startsWith(`${k}:`))) errors.push(`${k}: required field is missing`);
+    if (value[k] === undefined && !errors.some((e) => e.startsWith(`${k}:`)))
+      errors.push(`${k}: required field is missing`);
   }
   return { value, errors };
 }

@@ -5,8 +5,8 @@ import { createHash } from 'node:crypto';
 import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { Transform } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { SPEC_VERSION, type ToolSpec } from './spec.ts';
 
 /** A snapshot of a tool file. */
@@ -21,12 +21,17 @@ const byIdentity = new Map<string, Snapshot>();
  * A file's identity (path, device, inode, size, mtime) → its snapshot, remembered on disk so a
  * fresh process does not re-read an unchanged 40 MB component to find its hash.
  */
-const identityPath = (dir: string, identity: string) => join(dir, 'ids', `${createHash('sha1').update(identity).digest('hex')}.json`);
+const identityPath = (dir: string, identity: string) =>
+  join(dir, 'ids', `${createHash('sha1').update(identity).digest('hex')}.json`);
 
 async function knownSnapshot(dir: string, identity: string, size: number): Promise<Snapshot | undefined> {
   try {
-    const rec = JSON.parse(await readFile(identityPath(dir, identity), 'utf8')) as { identity?: string; sha256?: string };
-    if (rec.identity !== identity || typeof rec.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(rec.sha256)) return undefined;
+    const rec = JSON.parse(await readFile(identityPath(dir, identity), 'utf8')) as {
+      identity?: string;
+      sha256?: string;
+    };
+    if (rec.identity !== identity || typeof rec.sha256 !== 'string' || !/^[0-9a-f]{64}$/.test(rec.sha256))
+      return undefined;
     const blob = join(dir, `${rec.sha256}.wasm`);
     if ((await stat(blob)).size !== size) return undefined;
     return { blob, sha256: rec.sha256 };

@@ -5,8 +5,8 @@ import { BoxbotError, errorMessage } from '../../errors.ts';
 import { DEFAULT_LIMITS, type Sandbox, type SandboxResult } from '../../sandbox/index.ts';
 import { parseHostPatterns } from '../../sandbox/net/host-pattern.ts';
 import { decodeText } from './decode.ts';
-import { HelpError, mergeHelp, parseHelp, type HelpCommand, type HelpParam, type ParsedHelp } from './help-parse.ts';
 import type { PermissionLevel } from './grants.ts';
+import { type HelpCommand, HelpError, type HelpParam, mergeHelp, type ParsedHelp, parseHelp } from './help-parse.ts';
 import { inputSchemaOf, type JsonSchema } from './schema.ts';
 
 /** Bumped whenever parsing changes, so cached specs are rebuilt. */
@@ -58,13 +58,18 @@ const HELP_LIMITS = { ...DEFAULT_LIMITS, timeoutMs: 30_000, maxOutputBytes: 256 
 const PROVIDED = /^wasi:(cli|clocks|random|io|filesystem|http|sockets)\//;
 
 /** Checks the component's imports against what the help declares; returns the refusal reason. */
-export function importsExceedDeclaration(imports: string[], _level: PermissionLevel, network: string[]): string | undefined {
+export function importsExceedDeclaration(
+  imports: string[],
+  _level: PermissionLevel,
+  network: string[],
+): string | undefined {
   for (const name of imports) {
     const bare = name.replace(/@.*$/, '');
     if (!PROVIDED.test(bare)) return `it imports ${name}, which the sandbox does not provide`;
     // wasi:http without Network: is allowed (see undeclaredHttp); sockets are never granted, so a
     // tool that needs them and says nothing about the network is refused up front.
-    if (bare.startsWith('wasi:sockets/') && network.length === 0) return `it imports ${bare} but declares no Network: hosts`;
+    if (bare.startsWith('wasi:sockets/') && network.length === 0)
+      return `it imports ${bare} but declares no Network: hosts`;
     // wasi:filesystem is not checked against the level: every toolchain here (componentize-js,
     // the preview1 adapter) imports it, and a None tool's grant has no mounts, so no file exists for it.
   }
@@ -77,7 +82,8 @@ export function importsExceedDeclaration(imports: string[], _level: PermissionLe
  * network is whatever the conversation's policy allows: `*`, intersected with network.allow
  * (empty by default) when a call is granted.
  */
-const undeclaredHttp = (imports: string[], network: string[]) => network.length === 0 && imports.some((i) => i.startsWith('wasi:http/'));
+const undeclaredHttp = (imports: string[], network: string[]) =>
+  network.length === 0 && imports.some((i) => i.startsWith('wasi:http/'));
 
 /** `-h: why; --help: why`, or one reason for both when they failed the same way. */
 function sameReasons(reasons: { flag: string; why: string }[]): string {
@@ -95,10 +101,19 @@ function isHostPattern(p: string): boolean {
   }
 }
 
-async function helpText(sandbox: Sandbox, file: string, name: string, flag: string): Promise<{ text?: string; why?: string }> {
+async function helpText(
+  sandbox: Sandbox,
+  file: string,
+  name: string,
+  flag: string,
+): Promise<{ text?: string; why?: string }> {
   let r: SandboxResult;
   try {
-    r = await sandbox.run(file, { args: [flag], env: {}, mounts: [], network: { allow: [], block: ['private'] }, limits: HELP_LIMITS }, { name });
+    r = await sandbox.run(
+      file,
+      { args: [flag], env: {}, mounts: [], network: { allow: [], block: ['private'] }, limits: HELP_LIMITS },
+      { name },
+    );
   } catch (e) {
     return { why: `it cannot run: ${errorMessage(e)}` };
   }
@@ -112,7 +127,14 @@ async function helpText(sandbox: Sandbox, file: string, name: string, flag: stri
  * Runs the help of `file` (as `program`, its file's name) and builds its spec; throws
  * ToolRefusedError with the reason. The tool is named by its help's first line when that names it.
  */
-export async function buildSpec(sandbox: Sandbox, file: string, program: string, sha256: string, imports: string[], sourceFile = file): Promise<ToolSpec> {
+export async function buildSpec(
+  sandbox: Sandbox,
+  file: string,
+  program: string,
+  sha256: string,
+  imports: string[],
+  sourceFile = file,
+): Promise<ToolSpec> {
   const reasons: { flag: string; why: string }[] = [];
   const parse = (flag: string, h: { text?: string; why?: string }): ParsedHelp | undefined => {
     if (h.text === undefined) {
@@ -133,13 +155,23 @@ export async function buildSpec(sandbox: Sandbox, file: string, program: string,
   const help = mergeHelp(short, long);
   const badHost = help.network.find((h) => h !== '*' && !isHostPattern(h));
   if (badHost !== undefined) {
-    throw new ToolRefusedError(sourceFile, `${sourceFile} refused: Network: ${JSON.stringify(badHost)} is not a host pattern (expected e.g. https://api.example.com or https://*.example.com)`);
+    throw new ToolRefusedError(
+      sourceFile,
+      `${sourceFile} refused: Network: ${JSON.stringify(badHost)} is not a host pattern (expected e.g. https://api.example.com or https://*.example.com)`,
+    );
   }
   const notes: string[] = [];
   let name = program;
   if (help.name !== undefined && TOOL_NAME.test(help.name)) name = help.name;
-  else if (help.name !== undefined) notes.push(`its help names it ${JSON.stringify(help.name)}, which is not a tool name the model APIs accept, so it is named after its file`);
-  if (!TOOL_NAME.test(name)) throw new ToolRefusedError(sourceFile, `${sourceFile}: the tool name ${JSON.stringify(name)} must be 1-64 letters, digits, _ or -`);
+  else if (help.name !== undefined)
+    notes.push(
+      `its help names it ${JSON.stringify(help.name)}, which is not a tool name the model APIs accept, so it is named after its file`,
+    );
+  if (!TOOL_NAME.test(name))
+    throw new ToolRefusedError(
+      sourceFile,
+      `${sourceFile}: the tool name ${JSON.stringify(name)} must be 1-64 letters, digits, _ or -`,
+    );
   const permissionLevel = help.permissionLevel ?? 'Execute';
   if (!help.permissionLevel) notes.push('no PermissionLevel: declared, so it is treated as Execute');
   const refusal = importsExceedDeclaration(imports, permissionLevel, help.network);
@@ -147,7 +179,9 @@ export async function buildSpec(sandbox: Sandbox, file: string, program: string,
   let network = help.network;
   if (undeclaredHttp(imports, network)) {
     network = ['*'];
-    notes.push("it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy allows (network.allow, empty by default)");
+    notes.push(
+      "it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy allows (network.allow, empty by default)",
+    );
   }
   return {
     name,
@@ -167,4 +201,3 @@ export async function buildSpec(sandbox: Sandbox, file: string, program: string,
     notes,
   };
 }
-

@@ -15,7 +15,11 @@ export interface SearchableTool {
   inputSchema: JsonSchema | Record<string, unknown>;
 }
 
-const words = (s: string) => s.toLowerCase().split(/[^a-z0-9\u00c0-\uffff]+/).filter((w) => w.length > 1);
+const words = (s: string) =>
+  s
+    .toLowerCase()
+    .split(/[^a-z0-9\u00c0-\uffff]+/)
+    .filter((w) => w.length > 1);
 
 /** Scores tools against a query; best first, zero scores dropped. */
 export function searchTools(tools: SearchableTool[], query: string, limit = 5): SearchableTool[] {
@@ -70,7 +74,12 @@ export function createToolSearch(visible: () => SearchableTool[], onFound?: (nam
       onFound?.(found.map((t) => t.name));
       return {
         content: JSON.stringify(
-          found.map((t) => ({ name: t.name, description: t.about, permissionLevel: t.permissionLevel, inputSchema: t.inputSchema })),
+          found.map((t) => ({
+            name: t.name,
+            description: t.about,
+            permissionLevel: t.permissionLevel,
+            inputSchema: t.inputSchema,
+          })),
           null,
           1,
         ),

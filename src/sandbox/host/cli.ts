@@ -10,10 +10,8 @@ class TerminalOutput {}
 
 /** The `wasi:cli/*` import objects, reading the current call from `binding`. */
 export function cliImports(binding: Binding): Record<string, Record<string, unknown>> {
-  const stdout = () =>
-    new OutputStream({ write: (bytes) => binding.current.writeOutput('stdout', bytes) });
-  const stderr = () =>
-    new OutputStream({ write: (bytes) => binding.current.writeOutput('stderr', bytes) });
+  const stdout = () => new OutputStream({ write: (bytes) => binding.current.writeOutput('stdout', bytes) });
+  const stderr = () => new OutputStream({ write: (bytes) => binding.current.writeOutput('stderr', bytes) });
   const stdin = () => {
     const ctx = binding.current;
     return new InputStream({

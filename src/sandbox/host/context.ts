@@ -5,9 +5,7 @@ import type { Mount, NetworkGrant, TrapKind } from '../types.ts';
 
 /** Thrown through the guest to end a call: an exit, or a limit the host enforces itself. */
 export class GuestAbort extends Error {
-  constructor(
-    readonly reason: { exit: number } | { trap: TrapKind; message: string },
-  ) {
+  constructor(readonly reason: { exit: number } | { trap: TrapKind; message: string }) {
     super('exit' in reason ? `guest exited with ${reason.exit}` : `${reason.trap}: ${reason.message}`);
   }
 }

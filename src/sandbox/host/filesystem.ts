@@ -4,16 +4,25 @@
 // writable mount; every fd belongs to its call and is closed when the guest drops it or, at the
 // latest, when the call ends.
 import fs from 'node:fs';
-import type { Binding, CallContext, CallResource } from './context.ts';
-import { MAX_OPEN_PER_CALL, callFs, type CallFs, type CallMount, FdHandle } from './fs-call.ts';
-import { FsIoError, guard, guardStream, type ErrorCode } from './fs-errors.ts';
-import { OPEN_ALWAYS, accessMode, errno, fsOrClose, readAt, setTimesOf, syncMode, writeAll } from './fs-io.ts';
-import { chargeWrite } from './fs-quota.ts';
+import type { Binding, CallContext } from './context.ts';
+import { type CallFs, type CallMount, callFs, FdHandle, MAX_OPEN_PER_CALL } from './fs-call.ts';
+import { type ErrorCode, FsIoError, guard, guardStream } from './fs-errors.ts';
+import { accessMode, errno, fsOrClose, OPEN_ALWAYS, readAt, setTimesOf, syncMode, writeAll } from './fs-io.ts';
 import {
-  type DescriptorFlags, type DescriptorStat, type DescriptorType, type DirectoryEntry, type MetadataHashValue,
-  type NewTimestamp, type OpenFlags, type PathFlags, metadataHash, toStat, typeOf,
+  type DescriptorFlags,
+  type DescriptorStat,
+  type DescriptorType,
+  type DirectoryEntry,
+  type MetadataHashValue,
+  metadataHash,
+  type NewTimestamp,
+  type OpenFlags,
+  type PathFlags,
+  toStat,
+  typeOf,
 } from './fs-meta.ts';
-import { O_PATH, Walk, at, closeQuietly, lookup, verifyInside } from './fs-walk.ts';
+import { chargeWrite } from './fs-quota.ts';
+import { at, closeQuietly, lookup, O_PATH, verifyInside, Walk } from './fs-walk.ts';
 import { InputStream, OutputStream } from './io.ts';
 
 const C = fs.constants;
@@ -73,7 +82,16 @@ export class Descriptor {
       throw 'insufficient-memory' satisfies ErrorCode;
     }
     const granted = { ...flags, mutateDirectory: isDir && !this.mount.readOnly && !!flags.mutateDirectory };
-    return new Descriptor(this.binding, this.ctx, this.state, this.mount, new FdHandle(this.state, fd), names, isDir, granted);
+    return new Descriptor(
+      this.binding,
+      this.ctx,
+      this.state,
+      this.mount,
+      new FdHandle(this.state, fd),
+      names,
+      isDir,
+      granted,
+    );
   }
 
   /** The live fd: dead once dropped, once its call ended, or if used from another call. */
@@ -289,7 +307,10 @@ export class Descriptor {
   readDirectory(): DirectoryEntryStream {
     return guard(() => {
       const entries = fs.readdirSync(at(this.dirFd()), { withFileTypes: true });
-      return new DirectoryEntryStream(this, entries.map((d) => ({ type: typeOf(d), name: d.name })));
+      return new DirectoryEntryStream(
+        this,
+        entries.map((d) => ({ type: typeOf(d), name: d.name })),
+      );
     });
   }
 
@@ -324,7 +345,8 @@ export class Descriptor {
   linkAt(oldPathFlags: PathFlags, oldPath: string, newDescriptor: Descriptor, newPath: string): void {
     guard(() => {
       this.dirFd();
-      if (!(newDescriptor instanceof Descriptor) || newDescriptor.ctx !== this.ctx) throw 'bad-descriptor' satisfies ErrorCode;
+      if (!(newDescriptor instanceof Descriptor) || newDescriptor.ctx !== this.ctx)
+        throw 'bad-descriptor' satisfies ErrorCode;
       newDescriptor.dirFd();
       this.mutable();
       newDescriptor.mutable();
@@ -395,8 +417,14 @@ export class Descriptor {
 
   /** Creates `name` in `dir`; undefined when a symlink is in the way. */
   private create(dir: number, name: string, openFlags: OpenFlags, flags: DescriptorFlags): Descriptor | undefined {
-    const mode = accessMode(flags) | syncMode(flags) | OPEN_ALWAYS | C.O_CREAT | C.O_NOFOLLOW |
-      (openFlags.exclusive ? C.O_EXCL : 0) | (openFlags.truncate ? C.O_TRUNC : 0);
+    const mode =
+      accessMode(flags) |
+      syncMode(flags) |
+      OPEN_ALWAYS |
+      C.O_CREAT |
+      C.O_NOFOLLOW |
+      (openFlags.exclusive ? C.O_EXCL : 0) |
+      (openFlags.truncate ? C.O_TRUNC : 0);
     let fd: number;
     try {
       fd = fs.openSync(at(dir, name), mode, 0o666);
@@ -414,7 +442,13 @@ export class Descriptor {
   }
 
   /** Turns the pinned final object into a descriptor, reopening exactly that inode if needed. */
-  private openPinned(pinned: number, st: fs.Stats, names: readonly string[], openFlags: OpenFlags, flags: DescriptorFlags): Descriptor {
+  private openPinned(
+    pinned: number,
+    st: fs.Stats,
+    names: readonly string[],
+    openFlags: OpenFlags,
+    flags: DescriptorFlags,
+  ): Descriptor {
     let keep = false;
     try {
       if (openFlags.create && openFlags.exclusive) throw 'exist' satisfies ErrorCode;
@@ -453,7 +487,8 @@ export class Descriptor {
   renameAt(oldPath: string, newDescriptor: Descriptor, newPath: string): void {
     guard(() => {
       this.dirFd();
-      if (!(newDescriptor instanceof Descriptor) || newDescriptor.ctx !== this.ctx) throw 'bad-descriptor' satisfies ErrorCode;
+      if (!(newDescriptor instanceof Descriptor) || newDescriptor.ctx !== this.ctx)
+        throw 'bad-descriptor' satisfies ErrorCode;
       newDescriptor.dirFd();
       this.mutable();
       newDescriptor.mutable();
@@ -465,7 +500,9 @@ export class Descriptor {
         });
       }
       this.inParent(withoutTrailingSlash(oldPath), (fromDir, from) =>
-        newDescriptor.inParent(withoutTrailingSlash(newPath), (toDir, to) => fs.renameSync(at(fromDir, from), at(toDir, to))),
+        newDescriptor.inParent(withoutTrailingSlash(newPath), (toDir, to) =>
+          fs.renameSync(at(fromDir, from), at(toDir, to)),
+        ),
       );
     });
   }

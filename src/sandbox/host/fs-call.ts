@@ -1,10 +1,10 @@
 // What the filesystem host holds for one call: each mount's pinned root (opened when the guest
 // first asks, closed when the call ends) and the count of fds held by guest descriptors.
 import fs from 'node:fs';
+import { errorMessage } from '../../errors.ts';
 import type { CallContext, CallResource } from './context.ts';
 import type { QuotaMount } from './fs-quota.ts';
-import { closeQuietly, openMountRoot, type MountRoot } from './fs-walk.ts';
-import { errorMessage } from '../../errors.ts';
+import { closeQuietly, type MountRoot, openMountRoot } from './fs-walk.ts';
 
 /** Descriptors one call may hold at once (each is a host fd; the process shares one table). */
 export const MAX_OPEN_PER_CALL = 1024;

@@ -2,7 +2,7 @@
 // descriptor flags, and setting times through an fd's magic link.
 import fs from 'node:fs';
 import type { ErrorCode } from './fs-errors.ts';
-import { timeArg, type DescriptorFlags, type NewTimestamp } from './fs-meta.ts';
+import { type DescriptorFlags, type NewTimestamp, timeArg } from './fs-meta.ts';
 import { at, closeQuietly } from './fs-walk.ts';
 
 const C = fs.constants;

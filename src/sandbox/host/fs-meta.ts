@@ -14,8 +14,14 @@ export type NewTimestamp = { tag: 'no-change' } | { tag: 'now' } | { tag: 'times
 
 /** `descriptor-type`. */
 export type DescriptorType =
-  | 'unknown' | 'block-device' | 'character-device' | 'directory' | 'fifo' | 'symbolic-link'
-  | 'regular-file' | 'socket';
+  | 'unknown'
+  | 'block-device'
+  | 'character-device'
+  | 'directory'
+  | 'fifo'
+  | 'symbolic-link'
+  | 'regular-file'
+  | 'socket';
 
 /** `descriptor-flags`. */
 export interface DescriptorFlags {
@@ -112,9 +118,6 @@ const HASH_KEY = randomBytes(32);
 
 /** Same object, unchanged → same value; modified or replaced → (almost surely) different. */
 export function metadataHash(s: BigIntStats): MetadataHashValue {
-  const digest = createHash('sha256')
-    .update(HASH_KEY)
-    .update(`${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}`)
-    .digest();
+  const digest = createHash('sha256').update(HASH_KEY).update(`${s.dev}:${s.ino}:${s.size}:${s.mtimeNs}`).digest();
   return { lower: digest.readBigUInt64LE(0), upper: digest.readBigUInt64LE(8) };
 }

@@ -58,7 +58,10 @@ export function mountUsage(rootFd: number): number {
 export function chargeWrite(ctx: CallContext, mount: QuotaMount, bytes: number): void {
   if (bytes <= 0) return;
   if (ctx.writtenBytes + bytes > ctx.maxWriteBytes) {
-    ctx.refused ??= { trap: 'disk', message: `the tool wrote more than ${ctx.maxWriteBytes} bytes in one call (the per-call write limit)` };
+    ctx.refused ??= {
+      trap: 'disk',
+      message: `the tool wrote more than ${ctx.maxWriteBytes} bytes in one call (the per-call write limit)`,
+    };
     throw 'insufficient-space' satisfies ErrorCode;
   }
   mount.usage ??= mountUsage(mount.rootFd());

@@ -47,7 +47,7 @@ export function closeQuietly(fd: number): void {
 /** Whether `path` is `root` or below it. */
 function isInside(path: string, root: string): boolean {
   if (root === '/') return path.startsWith('/');
-  return path === root || path.startsWith(root + '/');
+  return path === root || path.startsWith(`${root}/`);
 }
 
 /** Defense in depth: fails closed (closing `fd`) unless `fd` resolves below the mount root. */

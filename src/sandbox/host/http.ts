@@ -6,7 +6,16 @@ import { InputStream, OutputStream, Pollable } from './io.ts';
 
 type Method = { tag: string; val?: string };
 type Scheme = { tag: 'HTTP' | 'HTTPS' | 'other'; val?: string };
-const FORBIDDEN = new Set(['host', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'http2-settings', 'te']);
+const FORBIDDEN = new Set([
+  'host',
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'upgrade',
+  'http2-settings',
+  'te',
+]);
 const WAIT_SLICE_MS = 1000;
 
 /** `fields` (headers and trailers). */
@@ -99,32 +108,64 @@ export class OutgoingRequest {
     if (!this.outBody) return null;
     return new Uint8Array(Buffer.concat(this.outBody.chunks));
   }
-  method(): Method { return this.m; }
-  setMethod(m: Method): void { this.m = m; }
-  pathWithQuery(): string | undefined { return this.path; }
-  setPathWithQuery(p: string | undefined): void { this.path = p; }
-  scheme(): Scheme | undefined { return this.s; }
-  setScheme(s: Scheme | undefined): void { this.s = s; }
-  authority(): string | undefined { return this.auth; }
-  setAuthority(a: string | undefined): void { this.auth = a; }
-  headers(): Fields { return this.h; }
+  method(): Method {
+    return this.m;
+  }
+  setMethod(m: Method): void {
+    this.m = m;
+  }
+  pathWithQuery(): string | undefined {
+    return this.path;
+  }
+  setPathWithQuery(p: string | undefined): void {
+    this.path = p;
+  }
+  scheme(): Scheme | undefined {
+    return this.s;
+  }
+  setScheme(s: Scheme | undefined): void {
+    this.s = s;
+  }
+  authority(): string | undefined {
+    return this.auth;
+  }
+  setAuthority(a: string | undefined): void {
+    this.auth = a;
+  }
+  headers(): Fields {
+    return this.h;
+  }
 }
 
 /** `request-options`: per-request timeouts (nanoseconds). */
 export class RequestOptions {
   private t: Record<string, bigint | undefined> = {};
-  connectTimeout(): bigint | undefined { return this.t.connect; }
-  setConnectTimeout(d: bigint | undefined): void { this.t.connect = d; }
-  firstByteTimeout(): bigint | undefined { return this.t.first; }
-  setFirstByteTimeout(d: bigint | undefined): void { this.t.first = d; }
-  betweenBytesTimeout(): bigint | undefined { return this.t.between; }
-  setBetweenBytesTimeout(d: bigint | undefined): void { this.t.between = d; }
+  connectTimeout(): bigint | undefined {
+    return this.t.connect;
+  }
+  setConnectTimeout(d: bigint | undefined): void {
+    this.t.connect = d;
+  }
+  firstByteTimeout(): bigint | undefined {
+    return this.t.first;
+  }
+  setFirstByteTimeout(d: bigint | undefined): void {
+    this.t.first = d;
+  }
+  betweenBytesTimeout(): bigint | undefined {
+    return this.t.between;
+  }
+  setBetweenBytesTimeout(d: bigint | undefined): void {
+    this.t.between = d;
+  }
 }
 
 /** `future-trailers`: responses here never carry trailers. */
 export class FutureTrailers {
   private done = false;
-  subscribe(): Pollable { return new Pollable(); }
+  subscribe(): Pollable {
+    return new Pollable();
+  }
   get() {
     if (this.done) return { tag: 'err', val: undefined };
     this.done = true;
@@ -162,8 +203,12 @@ export class IncomingResponse {
     private readonly h: Fields,
     private readonly body: Uint8Array,
   ) {}
-  status(): number { return this.code; }
-  headers(): Fields { return this.h; }
+  status(): number {
+    return this.code;
+  }
+  headers(): Fields {
+    return this.h;
+  }
   consume(): IncomingBody {
     if (this.consumed) throw undefined;
     this.consumed = true;
@@ -220,21 +265,35 @@ function methodName(m: Method): string {
 export function httpImports(binding: Binding): Record<string, Record<string, unknown>> {
   return {
     'wasi:http/types': {
-      Fields, OutgoingRequest, OutgoingBody, RequestOptions, FutureIncomingResponse, IncomingResponse, IncomingBody, FutureTrailers,
-      IncomingRequest: Unsupported, OutgoingResponse: Unsupported, ResponseOutparam: Unsupported,
+      Fields,
+      OutgoingRequest,
+      OutgoingBody,
+      RequestOptions,
+      FutureIncomingResponse,
+      IncomingResponse,
+      IncomingBody,
+      FutureTrailers,
+      IncomingRequest: Unsupported,
+      OutgoingResponse: Unsupported,
+      ResponseOutparam: Unsupported,
       httpErrorCode: () => undefined,
     },
     'wasi:http/outgoing-handler': {
       handle(request: OutgoingRequest, options?: RequestOptions) {
         const ctx = binding.current;
         const scheme = request.scheme();
-        const schemeName = !scheme || scheme.tag === 'HTTPS' ? 'https' : scheme.tag === 'HTTP' ? 'http' : (scheme.val ?? '');
+        const schemeName =
+          !scheme || scheme.tag === 'HTTPS' ? 'https' : scheme.tag === 'HTTP' ? 'http' : (scheme.val ?? '');
         const authority = request.authority();
         if (!authority) throw { tag: 'HTTP-request-URI-invalid' };
         const url = `${schemeName}://${authority}${request.pathWithQuery() ?? '/'}`;
         const ms = (d: bigint | undefined) => (d === undefined ? undefined : Number(d / 1_000_000n));
         if (ctx.network.allow.length === 0) {
-          return new FutureIncomingResponse(ctx, undefined, { ok: false, error: { tag: 'HTTP-request-denied' }, message: 'no network access' });
+          return new FutureIncomingResponse(ctx, undefined, {
+            ok: false,
+            error: { tag: 'HTTP-request-denied' },
+            message: 'no network access',
+          });
         }
         const id = ctx.net.start({
           method: methodName(request.method()),

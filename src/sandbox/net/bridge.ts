@@ -5,7 +5,7 @@
 // Per call, at most MAX_CONCURRENT_REQUESTS run at once; later ones wait their turn (FIFO, up
 // to MAX_WAITING_REQUESTS, past that `connection-limit-reached`), and all response bodies of
 // the call together are capped (NetCall.maxResponseBytes).
-import { receiveMessageOnPort, type MessagePort } from 'node:worker_threads';
+import { type MessagePort, receiveMessageOnPort } from 'node:worker_threads';
 import type { NetBridge, NetOutcome, NetRequest } from '../host/context.ts';
 import type { NetworkGrant } from '../types.ts';
 import type { NetBroker } from './broker.ts';
@@ -42,7 +42,10 @@ export class NetCall {
 }
 
 /** Worker side; `forCall` names the call whose guest now runs (its requests carry it). */
-export function createWorkerNetBridge(port: MessagePort, sab: SharedArrayBuffer): NetBridge & { forCall(id: number): void } {
+export function createWorkerNetBridge(
+  port: MessagePort,
+  sab: SharedArrayBuffer,
+): NetBridge & { forCall(id: number): void } {
   const signal = new Int32Array(sab);
   const done = new Map<number, NetOutcome>();
   let next = 1;
@@ -134,15 +137,19 @@ export function serveNetBridge(
     const start = () => {
       if (ac.signal.aborted) return;
       call.active++;
-      broker.execute(m.req, call.grant, ac.signal, call).then(
-        // An aborted request's outcome has no reader left (the guest or the call let it go).
-        (o) => (ac.signal.aborted ? inflight.delete(m.id) : reply(m.id, o)),
-        (e: Error) => reply(m.id, { ok: false, error: { tag: 'internal-error', val: e.message }, message: e.message }),
-      ).finally(() => {
-        call.open.delete(ac);
-        call.active--;
-        pump(call);
-      });
+      broker
+        .execute(m.req, call.grant, ac.signal, call)
+        .then(
+          // An aborted request's outcome has no reader left (the guest or the call let it go).
+          (o) => (ac.signal.aborted ? inflight.delete(m.id) : reply(m.id, o)),
+          (e: Error) =>
+            reply(m.id, { ok: false, error: { tag: 'internal-error', val: e.message }, message: e.message }),
+        )
+        .finally(() => {
+          call.open.delete(ac);
+          call.active--;
+          pump(call);
+        });
     };
     call.waiting.push(start);
     pump(call);

@@ -6,11 +6,11 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { errorMessage } from '../../errors.ts';
 import type { NetOutcome, NetRequest } from '../host/context.ts';
 import type { NetworkGrant } from '../types.ts';
 import { matchesAllowed, parseHostPatterns } from './host-pattern.ts';
 import { isBlocked, parseBlockList } from './ip-block.ts';
-import { errorMessage } from '../../errors.ts';
 
 /** Broker settings. */
 export interface NetBrokerOptions {
@@ -38,7 +38,8 @@ const fail = (tag: string, message: string, val?: unknown): NetOutcome => ({
   message,
 });
 
-const systemResolve = async (host: string) => (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
+const systemResolve = async (host: string) =>
+  (await dnsLookup(host, { all: true, verbatim: true })).map((a) => a.address);
 
 /** Creates a broker. */
 export function createNetBroker(opts: NetBrokerOptions = {}): NetBroker {
@@ -54,7 +55,8 @@ export function createNetBroker(opts: NetBrokerOptions = {}): NetBroker {
       } catch {
         return fail('HTTP-request-URI-invalid', `invalid URL ${req.url}`);
       }
-      if (url.protocol !== 'http:' && url.protocol !== 'https:') return fail('HTTP-request-denied', `${url.protocol} is not allowed, only http and https`);
+      if (url.protocol !== 'http:' && url.protocol !== 'https:')
+        return fail('HTTP-request-denied', `${url.protocol} is not allowed, only http and https`);
       if (!matchesAllowed(url, parseHostPatterns(grant.allow))) {
         return fail('HTTP-request-denied', `${url.origin} is not in the allowed hosts`);
       }
@@ -65,7 +67,10 @@ export function createNetBroker(opts: NetBrokerOptions = {}): NetBroker {
         try {
           addresses = await resolve(host);
         } catch (e) {
-          return fail('DNS-error', `cannot resolve ${host}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`, { rcode: (e as NodeJS.ErrnoException).code, infoCode: undefined });
+          return fail('DNS-error', `cannot resolve ${host}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`, {
+            rcode: (e as NodeJS.ErrnoException).code,
+            infoCode: undefined,
+          });
         }
       }
       if (addresses.length === 0) return fail('destination-not-found', `${host} has no addresses`);
@@ -76,14 +81,24 @@ export function createNetBroker(opts: NetBrokerOptions = {}): NetBroker {
       const pinned = addresses[0]!;
       const family = isIP(pinned);
       const lookup: LookupFunction = (_h, options, cb) => {
-        if ((options as { all?: boolean }).all) (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [{ address: pinned, family }]);
+        if ((options as { all?: boolean }).all)
+          (cb as unknown as (e: null, a: { address: string; family: number }[]) => void)(null, [
+            { address: pinned, family },
+          ]);
         else cb(null, pinned, family);
       };
       return new Promise<NetOutcome>((done) => {
         const headers: Record<string, string[]> = {};
         for (const [k, v] of req.headers) (headers[k] ??= []).push(new TextDecoder().decode(v));
         const make = url.protocol === 'https:' ? httpsRequest : httpRequest;
-        const r = make(url, { method: req.method, headers, lookup, signal, timeout: timeoutMs, servername: isIP(host) ? undefined : host });
+        const r = make(url, {
+          method: req.method,
+          headers,
+          lookup,
+          signal,
+          timeout: timeoutMs,
+          servername: isIP(host) ? undefined : host,
+        });
         const timer = setTimeout(() => {
           r.destroy();
           done(fail('connection-timeout', `${url.origin} did not answer within ${timeoutMs} ms`));
@@ -95,7 +110,8 @@ export function createNetBroker(opts: NetBrokerOptions = {}): NetBroker {
         r.on('error', (e: NodeJS.ErrnoException) => {
           if (e.code === 'ECONNREFUSED') finish(fail('connection-refused', `${url.origin} refused the connection`));
           else if (e.name === 'AbortError') finish(fail('internal-error', 'request cancelled', 'cancelled'));
-          else if (e.code?.startsWith('ERR_TLS') || e.code?.includes('CERT')) finish(fail('TLS-certificate-error', `${url.origin}: ${e.message}`));
+          else if (e.code?.startsWith('ERR_TLS') || e.code?.includes('CERT'))
+            finish(fail('TLS-certificate-error', `${url.origin}: ${e.message}`));
           else finish(fail('internal-error', `${url.origin}: ${e.message}`, e.message));
         });
         r.on('response', (res: IncomingMessage) => {
@@ -105,14 +121,22 @@ export function createNetBroker(opts: NetBrokerOptions = {}): NetBroker {
             size += c.length;
             if (size > maxBytes) {
               res.destroy();
-              finish(fail('HTTP-response-body-size', `response from ${url.origin} is over ${maxBytes} bytes`, BigInt(size)));
+              finish(
+                fail('HTTP-response-body-size', `response from ${url.origin} is over ${maxBytes} bytes`, BigInt(size)),
+              );
               return;
             }
             if (budget) {
               budget.received += c.length;
               if (budget.received > budget.maxResponseBytes) {
                 res.destroy();
-                finish(fail('HTTP-response-body-size', `the call's responses are over ${budget.maxResponseBytes} bytes in all`, BigInt(size)));
+                finish(
+                  fail(
+                    'HTTP-response-body-size',
+                    `the call's responses are over ${budget.maxResponseBytes} bytes in all`,
+                    BigInt(size),
+                  ),
+                );
                 return;
               }
             }
@@ -121,8 +145,14 @@ export function createNetBroker(opts: NetBrokerOptions = {}): NetBroker {
           res.on('error', (e) => finish(fail('HTTP-response-incomplete', e.message)));
           res.on('end', () => {
             const out: [string, Uint8Array][] = [];
-            for (let i = 0; i < res.rawHeaders.length; i += 2) out.push([res.rawHeaders[i]!.toLowerCase(), new TextEncoder().encode(res.rawHeaders[i + 1]!)]);
-            finish({ ok: true, status: res.statusCode ?? 0, headers: out, body: new Uint8Array(Buffer.concat(chunks)) });
+            for (let i = 0; i < res.rawHeaders.length; i += 2)
+              out.push([res.rawHeaders[i]!.toLowerCase(), new TextEncoder().encode(res.rawHeaders[i + 1]!)]);
+            finish({
+              ok: true,
+              status: res.statusCode ?? 0,
+              headers: out,
+              body: new Uint8Array(Buffer.concat(chunks)),
+            });
           });
         });
         r.end(req.body ?? undefined);

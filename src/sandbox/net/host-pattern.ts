@@ -16,9 +16,13 @@ const DEFAULT_PORT: Record<string, number> = { http: 80, https: 443 };
 export function parseHostPatterns(patterns: string[]): HostPattern[] {
   return patterns.map((p) => {
     const m = /^(\*|https?):\/\/(\*\.)?([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::(\*|\d{1,5}))?\/?$/i.exec(p);
-    if (!m) throw new Error(`bad host pattern ${JSON.stringify(p)}: expected e.g. https://api.example.com or https://*.example.com (no paths)`);
+    if (!m)
+      throw new Error(
+        `bad host pattern ${JSON.stringify(p)}: expected e.g. https://api.example.com or https://*.example.com (no paths)`,
+      );
     const scheme = m[1]!.toLowerCase();
-    const port = m[4] === undefined ? (scheme === '*' ? '*' : DEFAULT_PORT[scheme]!) : m[4] === '*' ? '*' : Number(m[4]);
+    const port =
+      m[4] === undefined ? (scheme === '*' ? '*' : DEFAULT_PORT[scheme]!) : m[4] === '*' ? '*' : Number(m[4]);
     return { scheme, host: m[3]!.toLowerCase(), wildcardSubdomains: m[2] !== undefined, port };
   });
 }

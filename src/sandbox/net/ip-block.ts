@@ -3,7 +3,17 @@
 // checked as the IPv4 address they reach.
 import { BlockList, isIP } from 'node:net';
 
-const PRIVATE_V4 = ['127.0.0.0/8', '10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '100.64.0.0/10', '0.0.0.0/8', '224.0.0.0/4', '240.0.0.0/4'];
+const PRIVATE_V4 = [
+  '127.0.0.0/8',
+  '10.0.0.0/8',
+  '172.16.0.0/12',
+  '192.168.0.0/16',
+  '169.254.0.0/16',
+  '100.64.0.0/10',
+  '0.0.0.0/8',
+  '224.0.0.0/4',
+  '240.0.0.0/4',
+];
 const PRIVATE_V6 = ['::1/128', '::/128', 'fe80::/10', 'fc00::/7', 'ff00::/8'];
 
 /** A compiled block list. */
@@ -14,12 +24,14 @@ export interface NetBlockList {
 function addEntry(list: BlockList, entry: string): void {
   const [addr, bits] = entry.split('/');
   const family = isIP(addr ?? '');
-  if (!family) throw new Error(`bad block entry ${JSON.stringify(entry)}: expected a CIDR, an address, "private" or "none"`);
+  if (!family)
+    throw new Error(`bad block entry ${JSON.stringify(entry)}: expected a CIDR, an address, "private" or "none"`);
   const type = family === 4 ? 'ipv4' : 'ipv6';
   if (bits === undefined) list.addAddress(addr!, type);
   else {
     const n = Number(bits);
-    if (!Number.isInteger(n) || n < 0 || n > (family === 4 ? 32 : 128)) throw new Error(`bad block entry ${JSON.stringify(entry)}: bad prefix length`);
+    if (!Number.isInteger(n) || n < 0 || n > (family === 4 ? 32 : 128))
+      throw new Error(`bad block entry ${JSON.stringify(entry)}: bad prefix length`);
     list.addSubnet(addr!, n, type);
   }
 }
@@ -46,16 +58,20 @@ export function embeddedV4(v6: string): string | undefined {
   const zero5 = groups.slice(0, 5).every((g) => g === 0);
   if (zero5 && groups[5] === 0xffff) return v4(groups[6]!, groups[7]!);
   if (zero5 && groups[5] === 0 && (groups[6] !== 0 || groups[7]! > 1)) return v4(groups[6]!, groups[7]!);
-  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0)) return v4(groups[6]!, groups[7]!);
+  if (groups[0] === 0x64 && groups[1] === 0xff9b && groups.slice(2, 6).every((g) => g === 0))
+    return v4(groups[6]!, groups[7]!);
   return undefined;
 }
 
 function expandV6(addr: string): number[] | undefined {
-  let a = addr.toLowerCase().replace(/^\[|\]$/g, '').split('%')[0]!;
+  let a = addr
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .split('%')[0]!;
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(a);
   if (dotted) {
     const p = dotted[1]!.split('.').map(Number);
-    a = a.slice(0, -dotted[1]!.length) + `${((p[0]! << 8) | p[1]!).toString(16)}:${((p[2]! << 8) | p[3]!).toString(16)}`;
+    a = `${a.slice(0, -dotted[1]!.length)}${((p[0]! << 8) | p[1]!).toString(16)}:${((p[2]! << 8) | p[3]!).toString(16)}`;
   }
   const [head, tail] = a.split('::');
   const h = head ? head.split(':') : [];

@@ -1,7 +1,8 @@
 // Tells what a .wasm file is: a component, a WASI preview1 command module, or something the
 // sandbox cannot run (with the reason a user can act on).
-import { Reader, readSections } from './reader.ts';
+
 import { errorMessage } from '../../errors.ts';
+import { Reader, readSections } from './reader.ts';
 
 /** What a file is, for the sandbox. */
 export type WasmKind = { kind: 'component' } | { kind: 'preview1-command' } | { kind: 'invalid'; reason: string };
@@ -84,7 +85,10 @@ export function classifyWasm(bytes: Uint8Array): WasmKind {
     const foreign = listCoreImports(bytes).filter((i) => i.module !== 'wasi_snapshot_preview1');
     if (foreign.length > 0) {
       const i = foreign[0]!;
-      return { kind: 'invalid', reason: `core module imports ${i.module}.${i.name}: only wasi_snapshot_preview1 commands can run` };
+      return {
+        kind: 'invalid',
+        reason: `core module imports ${i.module}.${i.name}: only wasi_snapshot_preview1 commands can run`,
+      };
     }
     if (!listExports(bytes).includes('_start')) {
       return { kind: 'invalid', reason: 'core module without a `_start` export: not a WASI command' };
@@ -92,6 +96,7 @@ export function classifyWasm(bytes: Uint8Array): WasmKind {
   } catch (e) {
     return { kind: 'invalid', reason: `malformed module: ${errorMessage(e)}` };
   }
-  if (!WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>)) return { kind: 'invalid', reason: 'the module does not validate' };
+  if (!WebAssembly.validate(bytes as Uint8Array<ArrayBuffer>))
+    return { kind: 'invalid', reason: 'the module does not validate' };
   return { kind: 'preview1-command' };
 }

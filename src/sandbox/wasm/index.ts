@@ -1,7 +1,13 @@
 // Public names of the core-module tools: classification, limit instrumentation, memory images.
-export { classifyWasm, listCoreImports, type CoreImport, type WasmKind } from './classify.ts';
+export { type CoreImport, classifyWasm, listCoreImports, type WasmKind } from './classify.ts';
 export { listComponentImports } from './component-imports.ts';
 export {
-  FUEL_IMPORT, OOM_IMPORT, TABLES_IMPORT, TABLES_SECTION, instrumentModule, tableElementBudget, type InstrumentOptions,
+  FUEL_IMPORT,
+  type InstrumentOptions,
+  instrumentModule,
+  OOM_IMPORT,
+  TABLES_IMPORT,
+  TABLES_SECTION,
+  tableElementBudget,
 } from './instrument.ts';
-export { MEMORY_IMPORT, decodeImage, encodeImage, externalizeMemory, type MemoryImage } from './memory-image.ts';
+export { decodeImage, encodeImage, externalizeMemory, MEMORY_IMPORT, type MemoryImage } from './memory-image.ts';

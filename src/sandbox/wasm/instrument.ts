@@ -9,8 +9,9 @@
 // the heap has left. So tables are charged against the memory limit: every defined table's
 // maximum is capped, and every table.grow goes through a wrapper that draws from one budget
 // shared by all core modules of an instance (the `tables` global, elements left).
-import { encName, encS64, encU32, readInstr, readSections, Reader, skipValType, type Section } from './reader.ts';
+
 import { skipImportDesc, skipLimits } from './classify.ts';
+import { encName, encS64, encU32, Reader, readInstr, readSections, type Section, skipValType } from './reader.ts';
 
 /** The fuel counter every instrumented module imports (i64; below zero means exhausted). */
 export const FUEL_IMPORT = { module: 'boxbot', name: 'fuel' } as const;
@@ -94,7 +95,15 @@ function plainRefType(r: Reader): number | undefined {
 }
 
 function layoutOf(bytes: Uint8Array, sections: Section[]): Layout {
-  const l: Layout = { importedFuncs: 0, importedGlobals: 0, definedFuncs: 0, memory64: [], plainTypeCount: 0, tableTypes: [], definedTables: 0 };
+  const l: Layout = {
+    importedFuncs: 0,
+    importedGlobals: 0,
+    definedFuncs: 0,
+    memory64: [],
+    plainTypeCount: 0,
+    tableTypes: [],
+    definedTables: 0,
+  };
   for (const s of sections) {
     const r = new Reader(bytes, s.start);
     if (s.id === 1) {
@@ -222,18 +231,80 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
   };
   // (func (param i32) (result i32) (local i32)
   //   local.get 0 memory.grow mem local.tee 1 i32.const -1 i32.eq (if (global.set oom 1)) local.get 1)
-  const memoryGrowWrapper = (mem: number) => [0x01, 0x01, 0x7f, 0x20, 0x00, 0x40, ...encU32(mem), 0x22, 0x01, 0x41, 0x7f,
-    0x46, 0x04, 0x40, 0x41, 0x01, 0x24, ...encU32(oomIdx), 0x0b, 0x20, 0x01, 0x0b];
+  const memoryGrowWrapper = (mem: number) => [
+    0x01,
+    0x01,
+    0x7f,
+    0x20,
+    0x00,
+    0x40,
+    ...encU32(mem),
+    0x22,
+    0x01,
+    0x41,
+    0x7f,
+    0x46,
+    0x04,
+    0x40,
+    0x41,
+    0x01,
+    0x24,
+    ...encU32(oomIdx),
+    0x0b,
+    0x20,
+    0x01,
+    0x0b,
+  ];
   // (func (param elem i32) (result i32) (local i32)
   //   (if (i32.gt_u (local.get 1) (global.get tables)) (then (global.set oom 1) (return (i32.const -1))))
   //   (local.tee 2 (table.grow t (local.get 0) (local.get 1)))
   //   (if (i32.ne (local.get 2) (i32.const -1)) (then (global.set tables (i32.sub (global.get tables) (local.get 1)))))
   //   (local.get 2))
-  const tableGrowWrapper = (table: number) => [0x01, 0x01, 0x7f,
-    0x20, 0x01, 0x23, ...encU32(tablesIdx), 0x4b, 0x04, 0x40, 0x41, 0x01, 0x24, ...encU32(oomIdx), 0x41, 0x7f, 0x0f, 0x0b,
-    0x20, 0x00, 0x20, 0x01, 0xfc, 0x0f, ...encU32(table), 0x22, 0x02,
-    0x41, 0x7f, 0x47, 0x04, 0x40, 0x23, ...encU32(tablesIdx), 0x20, 0x01, 0x6b, 0x24, ...encU32(tablesIdx), 0x0b,
-    0x20, 0x02, 0x0b];
+  const tableGrowWrapper = (table: number) => [
+    0x01,
+    0x01,
+    0x7f,
+    0x20,
+    0x01,
+    0x23,
+    ...encU32(tablesIdx),
+    0x4b,
+    0x04,
+    0x40,
+    0x41,
+    0x01,
+    0x24,
+    ...encU32(oomIdx),
+    0x41,
+    0x7f,
+    0x0f,
+    0x0b,
+    0x20,
+    0x00,
+    0x20,
+    0x01,
+    0xfc,
+    0x0f,
+    ...encU32(table),
+    0x22,
+    0x02,
+    0x41,
+    0x7f,
+    0x47,
+    0x04,
+    0x40,
+    0x23,
+    ...encU32(tablesIdx),
+    0x20,
+    0x01,
+    0x6b,
+    0x24,
+    ...encU32(tablesIdx),
+    0x0b,
+    0x20,
+    0x02,
+    0x0b,
+  ];
 
   const rewriteCode = (s: Section): Uint8Array => {
     const r = new Reader(bytes, s.start);
@@ -315,9 +386,21 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
   /** Elements this module's own tables hold at instantiation (counted by the table rewrite). */
   let tableMins = 0;
   const limitImports = () => [
-    ...encName(FUEL_IMPORT.module), ...encName(FUEL_IMPORT.name), 0x03, 0x7e, 0x01,
-    ...encName(OOM_IMPORT.module), ...encName(OOM_IMPORT.name), 0x03, 0x7f, 0x01,
-    ...encName(TABLES_IMPORT.module), ...encName(TABLES_IMPORT.name), 0x03, 0x7f, 0x01,
+    ...encName(FUEL_IMPORT.module),
+    ...encName(FUEL_IMPORT.name),
+    0x03,
+    0x7e,
+    0x01,
+    ...encName(OOM_IMPORT.module),
+    ...encName(OOM_IMPORT.name),
+    0x03,
+    0x7f,
+    0x01,
+    ...encName(TABLES_IMPORT.module),
+    ...encName(TABLES_IMPORT.name),
+    0x03,
+    0x7f,
+    0x01,
   ];
 
   const rewrite = (s: Section): Uint8Array => {
@@ -328,7 +411,8 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
         const n = r.u32();
         w.bytes(encU32(n + extraTypes.length));
         w.range(bytes, r.pos, s.end);
-        for (const t of extraTypes) w.bytes(t === 'memory' ? [0x60, 0x01, 0x7f, 0x01, 0x7f] : [0x60, 0x02, t, 0x7f, 0x01, 0x7f]);
+        for (const t of extraTypes)
+          w.bytes(t === 'memory' ? [0x60, 0x01, 0x7f, 0x01, 0x7f] : [0x60, 0x02, t, 0x7f, 0x01, 0x7f]);
         return w.result();
       }
       case 2: {
@@ -376,7 +460,12 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
           const max = flags & 1 ? r.u64() : undefined;
           const page = flags & 8 ? r.u32() : undefined;
           if (capPages === undefined || page !== undefined) {
-            w.bytes([flags, ...encU64(min), ...(max !== undefined ? encU64(max) : []), ...(page !== undefined ? encU32(page) : [])]);
+            w.bytes([
+              flags,
+              ...encU64(min),
+              ...(max !== undefined ? encU64(max) : []),
+              ...(page !== undefined ? encU32(page) : []),
+            ]);
             continue;
           }
           const cap = BigInt(capPages);
@@ -482,6 +571,7 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
   tablesInfo.setUint32(4, tableMins, true);
   emit(0, [...encName(TABLES_SECTION), ...new Uint8Array(tablesInfo.buffer)]);
   const result = out.result().slice();
-  if (!WebAssembly.validate(result)) throw new Error('instrumentation produced an invalid module (please report this tool)');
+  if (!WebAssembly.validate(result))
+    throw new Error('instrumentation produced an invalid module (please report this tool)');
   return result;
 }

@@ -3,8 +3,8 @@
 // image. The host then builds the memory itself from the image, and can reset a used memory to
 // exactly that state instead of paying for a fresh one (page faults, segment copies) per call.
 import { concatBytes } from '../bytes.ts';
-import { encName, encU32, Reader, readSections } from './reader.ts';
 import { skipImportDesc } from './classify.ts';
+import { encName, encU32, Reader, readSections } from './reader.ts';
 
 /** Where an externalized module imports its memory from. */
 export const MEMORY_IMPORT = { module: 'boxbot', name: 'memory' } as const;
@@ -101,8 +101,14 @@ export function externalizeMemory(bytes: Uint8Array): { module: Uint8Array; imag
     i = end;
   }
 
-  const memImport = [...encName(MEMORY_IMPORT.module), ...encName(MEMORY_IMPORT.name), 0x02, flags, ...encU32(minPages),
-    ...(maxPages !== undefined ? encU32(maxPages) : [])];
+  const memImport = [
+    ...encName(MEMORY_IMPORT.module),
+    ...encName(MEMORY_IMPORT.name),
+    0x02,
+    flags,
+    ...encU32(minPages),
+    ...(maxPages !== undefined ? encU32(maxPages) : []),
+  ];
   const parts: ArrayLike<number>[] = [bytes.subarray(0, 8)];
   const emit = (id: number, payload: ArrayLike<number>) => parts.push([id, ...encU32(payload.length)], payload);
   let importsDone = false;
@@ -117,7 +123,6 @@ export function externalizeMemory(bytes: Uint8Array): { module: Uint8Array; imag
       emit(2, concatBytes([encU32(n + 1), bytes.subarray(r.pos, s.end), memImport]));
       importsDone = true;
     } else if (s.id === 5) {
-      continue;
     } else if (s.id === 11 && newData) {
       emit(11, newData);
     } else {

@@ -165,9 +165,37 @@ export interface Instr {
 }
 
 const GC_IMMS: Record<number, string> = {
-  0: 'u', 1: 'u', 2: 'uu', 3: 'uu', 4: 'uu', 5: 'uu', 6: 'u', 7: 'u', 8: 'uu', 9: 'uu', 10: 'uu',
-  11: 'u', 12: 'u', 13: 'u', 14: 'u', 15: '', 16: 'u', 17: 'uu', 18: 'uu', 19: 'uu',
-  20: 'h', 21: 'h', 22: 'h', 23: 'h', 24: 'bahh', 25: 'bahh', 26: '', 27: '', 28: '', 29: '', 30: '',
+  0: 'u',
+  1: 'u',
+  2: 'uu',
+  3: 'uu',
+  4: 'uu',
+  5: 'uu',
+  6: 'u',
+  7: 'u',
+  8: 'uu',
+  9: 'uu',
+  10: 'uu',
+  11: 'u',
+  12: 'u',
+  13: 'u',
+  14: 'u',
+  15: '',
+  16: 'u',
+  17: 'uu',
+  18: 'uu',
+  19: 'uu',
+  20: 'h',
+  21: 'h',
+  22: 'h',
+  23: 'h',
+  24: 'bahh',
+  25: 'bahh',
+  26: '',
+  27: '',
+  28: '',
+  29: '',
+  30: '',
 };
 
 /** Decodes the instruction at r.pos (advancing past it). */
@@ -176,12 +204,34 @@ export function readInstr(r: Reader): Instr {
   const op = r.byte();
   let sub = -1;
   switch (op) {
-    case 0x02: case 0x03: case 0x04: case 0x06:
+    case 0x02:
+    case 0x03:
+    case 0x04:
+    case 0x06:
       skipBlockType(r);
       break;
-    case 0x07: case 0x08: case 0x09: case 0x0c: case 0x0d: case 0x10: case 0x12: case 0x14: case 0x15:
-    case 0x18: case 0x20: case 0x21: case 0x22: case 0x23: case 0x24: case 0x25: case 0x26:
-    case 0x3f: case 0x40: case 0xd2: case 0xd5: case 0xd6:
+    case 0x07:
+    case 0x08:
+    case 0x09:
+    case 0x0c:
+    case 0x0d:
+    case 0x10:
+    case 0x12:
+    case 0x14:
+    case 0x15:
+    case 0x18:
+    case 0x20:
+    case 0x21:
+    case 0x22:
+    case 0x23:
+    case 0x24:
+    case 0x25:
+    case 0x26:
+    case 0x3f:
+    case 0x40:
+    case 0xd2:
+    case 0xd5:
+    case 0xd6:
       r.u32();
       break;
     case 0x0e: {
@@ -189,7 +239,8 @@ export function readInstr(r: Reader): Instr {
       for (let i = 0; i <= n; i++) r.u32();
       break;
     }
-    case 0x11: case 0x13:
+    case 0x11:
+    case 0x13:
       r.u32();
       r.u32();
       break;
@@ -208,7 +259,9 @@ export function readInstr(r: Reader): Instr {
       }
       break;
     }
-    case 0x41: case 0x42: case 0xd0:
+    case 0x41:
+    case 0x42:
+    case 0xd0:
       r.skipLeb();
       break;
     case 0x43:
@@ -256,8 +309,20 @@ export function readInstr(r: Reader): Instr {
     default:
       if (op >= 0x28 && op <= 0x3e) skipMemarg(r);
       else if (
-        !(op <= 0x01 || op === 0x05 || op === 0x0a || op === 0x0b || op === 0x0f || op === 0x19 || op === 0x1a || op === 0x1b ||
-          (op >= 0x45 && op <= 0xc4) || op === 0xd1 || op === 0xd3 || op === 0xd4)
+        !(
+          op <= 0x01 ||
+          op === 0x05 ||
+          op === 0x0a ||
+          op === 0x0b ||
+          op === 0x0f ||
+          op === 0x19 ||
+          op === 0x1a ||
+          op === 0x1b ||
+          (op >= 0x45 && op <= 0xc4) ||
+          op === 0xd1 ||
+          op === 0xd3 ||
+          op === 0xd4
+        )
       ) {
         throw new Error(`unknown opcode 0x${op.toString(16)} at offset ${start}`);
       }

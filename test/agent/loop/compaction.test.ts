@@ -12,27 +12,50 @@ import { builtin, noSandbox, noWasm, policy } from './helpers.ts';
 import { callTools, reply, scriptedModel } from './scripted.ts';
 
 const ask: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'read the four files' }] }];
-const read = builtin('read', 'ReadOnly', async (input) => ({ content: `contents of ${String(input.file_path)}\n${'.'.repeat(3000)}`, isError: false }));
-const results = (m: Message[]) => m.flatMap((x) => x.content).filter((p): p is Extract<ContentPart, { type: 'tool-result' }> => p.type === 'tool-result');
+const read = builtin('read', 'ReadOnly', async (input) => ({
+  content: `contents of ${String(input.file_path)}\n${'.'.repeat(3000)}`,
+  isError: false,
+}));
+const results = (m: Message[]) =>
+  m
+    .flatMap((x) => x.content)
+    .filter((p): p is Extract<ContentPart, { type: 'tool-result' }> => p.type === 'tool-result');
 
 function script() {
-  return ['a', 'b', 'c', 'd'].map((f) => callTools([['read', { file_path: `${f}.txt` }, `id-${f}`]], `Reading ${f}.`)).concat([reply('All read.')]);
+  return ['a', 'b', 'c', 'd']
+    .map((f) => callTools([['read', { file_path: `${f}.txt` }, `id-${f}`]], `Reading ${f}.`))
+    .concat([reply('All read.')]);
 }
 
 test('tool results past the character budget are summarized, keeping text and the last two turns', async (t) => {
   const provider = scriptedModel(t, script());
   const events: AgentEvent[] = [];
   const tools = createToolSet({ wasm: noWasm, builtins: [read], policy: policy('read-only'), sandbox: noSandbox });
-  const r = await runLoop({ provider, model: 'm', system: '', messages: ask, tools, meter: createCostMeter(() => 0), toolResultCharBudget: 7000, onEvent: (e) => events.push(e) });
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: ask,
+    tools,
+    meter: createCostMeter(() => 0),
+    toolResultCharBudget: 7000,
+    onEvent: (e) => events.push(e),
+  });
   assert.equal(r.outcome, 'final');
   const last = provider.requests.at(-1)!.messages;
   const rs = results(last);
   assert.equal(rs.length, 4);
-  assert.equal(rs[0]!.content, '[compacted] read(file_path="a.txt") returned 3,018 characters, removed to save context; first line: "contents of a.txt"');
+  assert.equal(
+    rs[0]!.content,
+    '[compacted] read(file_path="a.txt") returned 3,018 characters, removed to save context; first line: "contents of a.txt"',
+  );
   assert.match(rs[1]!.content, /^\[compacted\] read\(file_path="b\.txt"\)/);
   assert.ok(rs[2]!.content.startsWith('contents of c.txt\n...'), 'the last two turns stay whole');
   assert.ok(rs[3]!.content.startsWith('contents of d.txt\n...'));
-  const texts = last.flatMap((m) => m.content).filter((p) => p.type === 'text').map((p) => (p.type === 'text' ? p.text : ''));
+  const texts = last
+    .flatMap((m) => m.content)
+    .filter((p) => p.type === 'text')
+    .map((p) => (p.type === 'text' ? p.text : ''));
   assert.deepEqual(texts, ['read the four files', 'Reading a.', 'Reading b.', 'Reading c.', 'Reading d.']);
   assert.ok(events.some((e) => e.type === 'compacted'));
   assert.equal(results(r.messages)[0]!.content, rs[0]!.content, 'the returned history is the compacted one');
@@ -41,7 +64,15 @@ test('tool results past the character budget are summarized, keeping text and th
 test('nearing 80% of the context window compacts even under the character budget', async (t) => {
   const provider = scriptedModel(t, script());
   const tools = createToolSet({ wasm: noWasm, builtins: [read], policy: policy('read-only'), sandbox: noSandbox });
-  const r = await runLoop({ provider, model: 'm', system: '', messages: ask, tools, meter: createCostMeter(() => 0), contextWindow: 3000 });
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: ask,
+    tools,
+    meter: createCostMeter(() => 0),
+    contextWindow: 3000,
+  });
   const rs = results(provider.requests.at(-1)!.messages);
   assert.match(rs[0]!.content, /^\[compacted\]/);
   assert.match(rs[3]!.content, /^contents of d\.txt/);

@@ -1,9 +1,9 @@
 // Shared pieces of the loop tests: built-in test tools, policies, an empty registry, and a
 // sandbox that fails the test if anything reaches it.
-import type { BuiltinTool } from '../../../src/agent/tools/builtin.ts';
-import type { AccessMode, ToolPolicy } from '../../../src/agent/tools/grants.ts';
-import type { PermissionLevel } from '../../../src/agent/tools/grants.ts';
+
 import type { WasmToolSource } from '../../../src/agent/loop/tool-set.ts';
+import type { BuiltinTool } from '../../../src/agent/tools/builtin.ts';
+import type { AccessMode, PermissionLevel, ToolPolicy } from '../../../src/agent/tools/grants.ts';
 import { DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
 
 /** A policy for `access` with an unused workspace. */
@@ -24,12 +24,20 @@ export const noSandbox = {
 } as unknown as Sandbox;
 
 /** A built-in test tool taking `{text}`; `run` defaults to echoing it. */
-export function builtin(name: string, level: PermissionLevel, run?: BuiltinTool['run']): BuiltinTool & { calls: Record<string, unknown>[] } {
+export function builtin(
+  name: string,
+  level: PermissionLevel,
+  run?: BuiltinTool['run'],
+): BuiltinTool & { calls: Record<string, unknown>[] } {
   const calls: Record<string, unknown>[] = [];
   return {
     name,
     description: `${name} test tool`,
-    inputSchema: { type: 'object', properties: { text: { type: 'string' }, file_path: { type: 'string' } }, additionalProperties: false },
+    inputSchema: {
+      type: 'object',
+      properties: { text: { type: 'string' }, file_path: { type: 'string' } },
+      additionalProperties: false,
+    },
     permissionLevel: level,
     calls,
     async run(input, ctx) {
@@ -44,8 +52,12 @@ export function builtin(name: string, level: PermissionLevel, run?: BuiltinTool[
 export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
     const t = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(t);
-      reject(signal.reason as Error);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(t);
+        reject(signal.reason as Error);
+      },
+      { once: true },
+    );
   });

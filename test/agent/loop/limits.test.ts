@@ -10,12 +10,20 @@ import { builtin, noSandbox, noWasm, policy } from './helpers.ts';
 import { callTools, cutOff, hangAfter, reply, scriptedModel } from './scripted.ts';
 
 const ask = (text: string): Message[] => [{ role: 'user', content: [{ type: 'text', text }] }];
-const toolsOf = (...b: BuiltinTool[]) => createToolSet({ wasm: noWasm, builtins: b, policy: policy('full'), sandbox: noSandbox });
+const toolsOf = (...b: BuiltinTool[]) =>
+  createToolSet({ wasm: noWasm, builtins: b, policy: policy('full'), sandbox: noSandbox });
 
 test('spending past the budget stops the run with outcome budget-exceeded and the figures', async (t) => {
   const echo = builtin('echo', 'None');
   const provider = scriptedModel(t, [callTools([['echo', { text: '1' }]]), callTools([['echo', { text: '2' }]])]);
-  const r = await runLoop({ provider, model: 'm', system: '', messages: ask('go'), tools: toolsOf(echo), meter: createCostMeter(() => 0.03, 0.05) });
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: ask('go'),
+    tools: toolsOf(echo),
+    meter: createCostMeter(() => 0.03, 0.05),
+  });
   assert.equal(r.outcome, 'budget-exceeded');
   assert.equal(echo.calls.length, 1, 'the second turn’s tool is not run');
   assert.deepEqual(r.cost, { knownUsd: 0.06, unknownCalls: 0, limitUsd: 0.05 });
@@ -35,7 +43,14 @@ test('a session already over budget does not call the model at all', async (t) =
 
 test('an unknown price is counted as unknown, not as zero', async (t) => {
   const provider = scriptedModel(t, [reply('hi')]);
-  const r = await runLoop({ provider, model: 'm', system: '', messages: ask('go'), tools: toolsOf(), meter: createCostMeter(() => undefined, 0.01) });
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: ask('go'),
+    tools: toolsOf(),
+    meter: createCostMeter(() => undefined, 0.01),
+  });
   assert.equal(r.outcome, 'final');
   assert.equal(r.costUsd, null);
   assert.deepEqual(r.cost, { knownUsd: 0, unknownCalls: 1, limitUsd: 0.01 });
@@ -43,16 +58,34 @@ test('an unknown price is counted as unknown, not as zero', async (t) => {
 
 test('a reply cut off by the output limit is continued, and the parts are joined', async (t) => {
   const provider = scriptedModel(t, [cutOff('The first half, '), reply('and the second half.')]);
-  const r = await runLoop({ provider, model: 'm', system: '', messages: ask('go'), tools: toolsOf(), meter: createCostMeter(() => 0) });
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: ask('go'),
+    tools: toolsOf(),
+    meter: createCostMeter(() => 0),
+  });
   assert.equal(r.outcome, 'final');
   assert.equal(r.text, 'The first half, and the second half.');
-  assert.deepEqual(provider.requests[1]!.messages.at(-1), { role: 'user', content: [{ type: 'text', text: CONTINUE_PROMPT }] });
+  assert.deepEqual(provider.requests[1]!.messages.at(-1), {
+    role: 'user',
+    content: [{ type: 'text', text: CONTINUE_PROMPT }],
+  });
 });
 
 test('output-token recovery asks at most 3 times, then returns what there is', async (t) => {
   const provider = scriptedModel(t, [cutOff('a'), cutOff('b'), cutOff('c'), cutOff('d')]);
   const events: string[] = [];
-  const r = await runLoop({ provider, model: 'm', system: '', messages: ask('go'), tools: toolsOf(), meter: createCostMeter(() => 0), onEvent: (e) => events.push(e.type) });
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: ask('go'),
+    tools: toolsOf(),
+    meter: createCostMeter(() => 0),
+    onEvent: (e) => events.push(e.type),
+  });
   assert.equal(r.outcome, 'max-tokens');
   assert.equal(r.text, 'abcd');
   assert.equal(provider.requests.length, 4);
@@ -64,7 +97,13 @@ test('cancelling stops the model stream promptly: outcome cancelled, partial tex
   const provider = scriptedModel(t, [hangAfter('Partial ans', seen)]);
   const ctl = new AbortController();
   const r = await runLoop({
-    provider, model: 'm', system: '', messages: ask('go'), tools: toolsOf(), meter: createCostMeter(() => 0), signal: ctl.signal,
+    provider,
+    model: 'm',
+    system: '',
+    messages: ask('go'),
+    tools: toolsOf(),
+    meter: createCostMeter(() => 0),
+    signal: ctl.signal,
     onEvent: (e) => e.type === 'text-delta' && ctl.abort(),
   });
   assert.equal(r.outcome, 'cancelled');
@@ -75,16 +114,34 @@ test('cancelling stops the model stream promptly: outcome cancelled, partial tex
 
 test('cancelling stops running tools: the tool sees the signal, one ignoring it is not waited for', async (t) => {
   let sawAbort = false;
-  const polite = builtin('polite', 'None', (_i, ctx) => new Promise((_resolve, reject) => ctx.signal?.addEventListener('abort', () => {
-    sawAbort = true;
-    reject(new Error('aborted'));
-  })));
+  const polite = builtin(
+    'polite',
+    'None',
+    (_i, ctx) =>
+      new Promise((_resolve, reject) =>
+        ctx.signal?.addEventListener('abort', () => {
+          sawAbort = true;
+          reject(new Error('aborted'));
+        }),
+      ),
+  );
   const stubborn = builtin('stubborn', 'None', () => new Promise(() => {}));
-  const provider = scriptedModel(t, [callTools([['polite', {}], ['stubborn', {}]])]);
+  const provider = scriptedModel(t, [
+    callTools([
+      ['polite', {}],
+      ['stubborn', {}],
+    ]),
+  ]);
   const ctl = new AbortController();
   let started = 0;
   const r = await runLoop({
-    provider, model: 'm', system: '', messages: ask('go'), tools: toolsOf(polite, stubborn), meter: createCostMeter(() => 0), signal: ctl.signal,
+    provider,
+    model: 'm',
+    system: '',
+    messages: ask('go'),
+    tools: toolsOf(polite, stubborn),
+    meter: createCostMeter(() => 0),
+    signal: ctl.signal,
     onEvent: (e) => e.type === 'tool-start' && ++started === 2 && ctl.abort(),
   });
   assert.equal(r.outcome, 'cancelled');
@@ -96,7 +153,15 @@ test('cancelling stops running tools: the tool sees the signal, one ignoring it 
 test('the total timeout ends a run that hangs with outcome timeout', async (t) => {
   const seen: { signal?: AbortSignal } = {};
   const provider = scriptedModel(t, [hangAfter('still thinking', seen)]);
-  const r = await runLoop({ provider, model: 'm', system: '', messages: ask('go'), tools: toolsOf(), meter: createCostMeter(() => 0), timeoutMs: 30 });
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: ask('go'),
+    tools: toolsOf(),
+    meter: createCostMeter(() => 0),
+    timeoutMs: 30,
+  });
   assert.equal(r.outcome, 'timeout');
   assert.equal(seen.signal?.aborted, true);
 });
@@ -105,7 +170,15 @@ test('an already-aborted signal cancels before anything runs', async (t) => {
   const provider = scriptedModel(t, []);
   const ctl = new AbortController();
   ctl.abort();
-  const r = await runLoop({ provider, model: 'm', system: '', messages: ask('go'), tools: toolsOf(), meter: createCostMeter(() => 0), signal: ctl.signal });
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: ask('go'),
+    tools: toolsOf(),
+    meter: createCostMeter(() => 0),
+    signal: ctl.signal,
+  });
   assert.equal(r.outcome, 'cancelled');
   assert.equal(r.turns, 0);
 });

@@ -6,7 +6,16 @@ import { test } from 'node:test';
 import { MAX_TOKEN_RECOVERIES, nextStep, type StepFacts } from '../../../src/agent/loop/next-step.ts';
 import type { NextStep } from '../../../src/agent/loop/types.ts';
 
-const facts = (over: Partial<StepFacts> = {}): StepFacts => ({ aborted: undefined, finish: 'stop', toolCalls: 0, turns: 1, maxTurns: 10, recoveries: 0, budgetExceeded: false, ...over });
+const facts = (over: Partial<StepFacts> = {}): StepFacts => ({
+  aborted: undefined,
+  finish: 'stop',
+  toolCalls: 0,
+  turns: 1,
+  maxTurns: 10,
+  recoveries: 0,
+  budgetExceeded: false,
+  ...over,
+});
 
 const table: [string, Partial<StepFacts>, NextStep][] = [
   ['a plain answer is final', {}, { type: 'final' }],
@@ -14,9 +23,21 @@ const table: [string, Partial<StepFacts>, NextStep][] = [
   ['tool calls run again', { finish: 'tool-calls', toolCalls: 2 }, { type: 'run-again' }],
   ['tool calls run again whatever the finish reason says', { finish: 'stop', toolCalls: 1 }, { type: 'run-again' }],
   ['a cut-off reply is continued', { finish: 'max-tokens' }, { type: 'recover-max-tokens', attempt: 1 }],
-  ['the next continuation counts up', { finish: 'max-tokens', recoveries: MAX_TOKEN_RECOVERIES - 1 }, { type: 'recover-max-tokens', attempt: MAX_TOKEN_RECOVERIES }],
-  ['continuations used up: max-tokens', { finish: 'max-tokens', recoveries: MAX_TOKEN_RECOVERIES }, { type: 'max-tokens' }],
-  ['cut off while calling tools: the tools run', { finish: 'max-tokens', toolCalls: 1, recoveries: MAX_TOKEN_RECOVERIES }, { type: 'run-again' }],
+  [
+    'the next continuation counts up',
+    { finish: 'max-tokens', recoveries: MAX_TOKEN_RECOVERIES - 1 },
+    { type: 'recover-max-tokens', attempt: MAX_TOKEN_RECOVERIES },
+  ],
+  [
+    'continuations used up: max-tokens',
+    { finish: 'max-tokens', recoveries: MAX_TOKEN_RECOVERIES },
+    { type: 'max-tokens' },
+  ],
+  [
+    'cut off while calling tools: the tools run',
+    { finish: 'max-tokens', toolCalls: 1, recoveries: MAX_TOKEN_RECOVERIES },
+    { type: 'run-again' },
+  ],
   ['cancelled wins over tool calls', { aborted: 'cancelled', toolCalls: 3 }, { type: 'cancelled' }],
   ['timeout wins over everything', { aborted: 'timeout', budgetExceeded: true, turns: 99 }, { type: 'timeout' }],
   ['budget exceeded stops a loop that wants more', { toolCalls: 1, budgetExceeded: true }, { type: 'budget-exceeded' }],

@@ -5,13 +5,20 @@ import { execFileSync } from 'node:child_process';
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { test, type TestContext } from 'node:test';
-import { runAgent, staticSkillCatalog, type AgentDeps, type AgentEvent, type AgentPolicy, type Message } from '../../../src/agent/index.ts';
+import { type TestContext, test } from 'node:test';
+import {
+  type AgentDeps,
+  type AgentEvent,
+  type AgentPolicy,
+  type Message,
+  runAgent,
+  staticSkillCatalog,
+} from '../../../src/agent/index.ts';
 import { MAX_AGENTS_MD_BYTES } from '../../../src/agent/system-prompt.ts';
 import { createLogger } from '../../../src/log.ts';
 import { tempDir } from '../../helpers.ts';
 import { builtin, noSandbox, noWasm, policy } from './helpers.ts';
-import { callTools, reply, scriptedModel, type ScriptStep } from './scripted.ts';
+import { callTools, reply, type ScriptStep, scriptedModel } from './scripted.ts';
 
 function deps(t: TestContext, steps: ScriptStep[], over: Partial<AgentDeps> = {}) {
   const provider = scriptedModel(t, steps, 'test');
@@ -28,7 +35,17 @@ function deps(t: TestContext, steps: ScriptStep[], over: Partial<AgentDeps> = {}
 test('the system prompt is the base, AGENTS.md, the skills and the conversation prompt, in that order', async (t) => {
   const workspace = tempDir();
   writeFileSync(join(workspace, 'AGENTS.md'), 'Use tabs in this repo.\n');
-  const skills = staticSkillCatalog([{ name: 'haiku', description: 'Answer in a haiku.\nMore detail.', tools: [], args: [], body: 'Write a haiku.', file: 'x', source: 'bundled' }]);
+  const skills = staticSkillCatalog([
+    {
+      name: 'haiku',
+      description: 'Answer in a haiku.\nMore detail.',
+      tools: [],
+      args: [],
+      body: 'Write a haiku.',
+      file: 'x',
+      source: 'bundled',
+    },
+  ]);
   const { provider, d } = deps(t, [reply('ok')], { skills, basePrompt: 'BASE' });
   const pol: AgentPolicy = { ...policy('full'), workspace, systemPrompt: 'You are in #general.' };
   await runAgent({ input: 'hi', policy: pol, deps: d });
@@ -36,7 +53,10 @@ test('the system prompt is the base, AGENTS.md, the skills and the conversation 
     provider.requests[0]!.system,
     'BASE\n\n# Workspace instructions (AGENTS.md)\n\nUse tabs in this repo.\n\n# Skills\n\nLoad one with the skill tool when the task matches:\n- haiku: Answer in a haiku.\n\n# This conversation\n\nYou are in #general.',
   );
-  assert.deepEqual(provider.requests[0]!.tools.map((x) => x.name), ['skill', 'agent', 'agent_result']);
+  assert.deepEqual(
+    provider.requests[0]!.tools.map((x) => x.name),
+    ['skill', 'agent', 'agent_result'],
+  );
 });
 
 test('an AGENTS.md that is a symlink out, a FIFO, a device or too big is left out, and the run goes on', async (t) => {
@@ -48,12 +68,15 @@ test('an AGENTS.md that is a symlink out, a FIFO, a device or too big is left ou
   const cases: [string, (ws: string) => void][] = [
     ['symlink to a file outside', (ws) => symlinkSync(secret, join(ws, 'AGENTS.md'))],
     ['symlink to /proc/self/environ', (ws) => symlinkSync('/proc/self/environ', join(ws, 'AGENTS.md'))],
-    ['path through a symlinked directory', (ws) => {
-      const dir = tempDir('boxbot-outside-');
-      writeFileSync(join(dir, 'AGENTS.md'), 'sk-ant-stolen');
-      symlinkSync(dir, join(ws, 'sub'));
-      symlinkSync('sub/AGENTS.md', join(ws, 'AGENTS.md'));
-    }],
+    [
+      'path through a symlinked directory',
+      (ws) => {
+        const dir = tempDir('boxbot-outside-');
+        writeFileSync(join(dir, 'AGENTS.md'), 'sk-ant-stolen');
+        symlinkSync(dir, join(ws, 'sub'));
+        symlinkSync('sub/AGENTS.md', join(ws, 'AGENTS.md'));
+      },
+    ],
     ['FIFO', (ws) => execFileSync('mkfifo', [join(ws, 'AGENTS.md')])],
     ['device', (ws) => symlinkSync('/dev/zero', join(ws, 'AGENTS.md'))],
     ['oversized', (ws) => writeFileSync(join(ws, 'AGENTS.md'), `sk-ant-stolen ${'x'.repeat(MAX_AGENTS_MD_BYTES)}`)],
@@ -62,13 +85,24 @@ test('an AGENTS.md that is a symlink out, a FIFO, a device or too big is left ou
     const workspace = tempDir();
     make(workspace);
     const lines: string[] = [];
-    const logger = createLogger({ level: 'warn', destination: new Writable({ write: (c, _e, done) => { lines.push(String(c)); done(); } }) });
+    const logger = createLogger({
+      level: 'warn',
+      destination: new Writable({
+        write: (c, _e, done) => {
+          lines.push(String(c));
+          done();
+        },
+      }),
+    });
     const { provider, d } = deps(t, [reply('ok')], { logger });
     const r = await runAgent({ input: 'hi', policy: { ...policy('full'), workspace }, deps: d });
     assert.equal(r.outcome, 'final', what);
     const system = provider.requests[0]!.system;
     assert.doesNotMatch(system, /sk-ant-stolen|environ-marker-7f3a|# Workspace instructions/, what);
-    assert.ok(lines.some((l) => l.includes('AGENTS.md ignored')), `${what}: nothing logged`);
+    assert.ok(
+      lines.some((l) => l.includes('AGENTS.md ignored')),
+      `${what}: nothing logged`,
+    );
   }
 });
 
@@ -81,36 +115,61 @@ test('without AGENTS.md, skills or a conversation prompt, only the base prompt i
 
 test('a run returns what `ask --format json` prints and leaves the given history untouched', async (t) => {
   const read = builtin('read', 'ReadOnly', async () => ({ content: 'SECRET-FILE-CONTENTS', isError: false }));
-  const { d } = deps(t, [callTools([['read', { file_path: 'src/main.ts' }]], 'Looking.'), reply('It starts the CLI.')], { builtins: [read] });
-  const history: Message[] = [{ role: 'user', content: [{ type: 'text', text: 'earlier' }] }, { role: 'assistant', content: [{ type: 'text', text: 'yes?' }] }];
+  const { d } = deps(
+    t,
+    [callTools([['read', { file_path: 'src/main.ts' }]], 'Looking.'), reply('It starts the CLI.')],
+    { builtins: [read] },
+  );
+  const history: Message[] = [
+    { role: 'user', content: [{ type: 'text', text: 'earlier' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'yes?' }] },
+  ];
   const events: AgentEvent[] = [];
-  const r = await runAgent({ history, input: 'what does main.ts do?', policy: policy('read-only'), deps: d, onEvent: (e) => events.push(e) });
-  assert.equal(history.length, 2);
-  assert.deepEqual({ text: r.text, outcome: r.outcome, toolCalls: r.toolCalls, usage: r.usage, costUsd: r.costUsd }, {
-    text: 'It starts the CLI.',
-    outcome: 'final',
-    toolCalls: [{ name: 'read', input: { file_path: 'src/main.ts' }, isError: false }],
-    usage: { inputTokens: 200, outputTokens: 40 },
-    costUsd: 0.00024,
+  const r = await runAgent({
+    history,
+    input: 'what does main.ts do?',
+    policy: policy('read-only'),
+    deps: d,
+    onEvent: (e) => events.push(e),
   });
+  assert.equal(history.length, 2);
+  assert.deepEqual(
+    { text: r.text, outcome: r.outcome, toolCalls: r.toolCalls, usage: r.usage, costUsd: r.costUsd },
+    {
+      text: 'It starts the CLI.',
+      outcome: 'final',
+      toolCalls: [{ name: 'read', input: { file_path: 'src/main.ts' }, isError: false }],
+      usage: { inputTokens: 200, outputTokens: 40 },
+      costUsd: 0.00024,
+    },
+  );
   assert.equal(r.messages.length, 6);
-  const statuses = events.filter((e) => e.type === 'tool-start' || e.type === 'tool-end').map((e) => ('status' in e ? e.status : ''));
+  const statuses = events
+    .filter((e) => e.type === 'tool-start' || e.type === 'tool-end')
+    .map((e) => ('status' in e ? e.status : ''));
   assert.deepEqual(statuses, ['reading src/main.ts…', 'read done']);
   assert.ok(!JSON.stringify(events).includes('SECRET-FILE-CONTENTS'), 'events never carry tool output');
 });
 
 test('an unknown model is an error result naming it, not a crash', async (t) => {
-  const { d } = deps(t, [], { resolveModel: (spec) => { throw new Error(`unknown provider in model ${String(spec)}; expected provider/model`); } });
+  const { d } = deps(t, [], {
+    resolveModel: (spec) => {
+      throw new Error(`unknown provider in model ${String(spec)}; expected provider/model`);
+    },
+  });
   const r = await runAgent({ input: 'hi', policy: { ...policy('full'), model: 'nope' }, deps: d });
   assert.equal(r.outcome, 'error');
   assert.equal(r.error, 'unknown provider in model nope; expected provider/model');
 });
 
 test('the policy’s timeout ends a hanging run with outcome timeout', async (t) => {
-  const { d } = deps(t, [(_req, signal) => (async function* () {
-    await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
-    yield { type: 'finish' as const, reason: 'stop' as const };
-  })()]);
+  const { d } = deps(t, [
+    (_req, signal) =>
+      (async function* () {
+        await new Promise((r) => signal.addEventListener('abort', r, { once: true }));
+        yield { type: 'finish' as const, reason: 'stop' as const };
+      })(),
+  ]);
   const r = await runAgent({ input: 'hi', policy: { ...policy('full'), timeoutMs: 20 }, deps: d });
   assert.equal(r.outcome, 'timeout');
 });

@@ -20,7 +20,8 @@ export function scriptedModel(t: TestContext, steps: ScriptStep[], name = 'scrip
   const requests: ModelRequest[] = [];
   let overCalls = 0;
   t.after(() => {
-    if (overCalls) throw new Error(`the model was called ${overCalls} time(s) more than the ${steps.length} scripted step(s)`);
+    if (overCalls)
+      throw new Error(`the model was called ${overCalls} time(s) more than the ${steps.length} scripted step(s)`);
     if (queue.length) throw new Error(`${queue.length} scripted model step(s) left unused (of ${steps.length})`);
   });
   return {

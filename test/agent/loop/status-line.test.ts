@@ -10,7 +10,10 @@ test('status lines name what a tool is doing in a few words', () => {
   assert.equal(toolStatus('glob', { pattern: '**/*.ts' }), 'finding files matching "**/*.ts"…');
   assert.equal(toolStatus('bash', { command: 'npm test' }), 'running `npm test`…');
   assert.equal(toolStatus('web_fetch', { url: 'https://example.com/a/b?token=secret' }), 'fetching example.com…');
-  assert.equal(toolStatus('agent', { description: 'survey the tests', prompt: 'long secret prompt' }), 'sub-agent: survey the tests…');
+  assert.equal(
+    toolStatus('agent', { description: 'survey the tests', prompt: 'long secret prompt' }),
+    'sub-agent: survey the tests…',
+  );
   assert.equal(toolStatus('js_exec', { code: 'process.env' }), 'using js_exec…');
   assert.equal(toolEndStatus('read', true, 2500), 'read failed (2.5 s)');
 });

@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { buildGuest } from '../../../scripts/componentize.ts';
 import { createCostMeter } from '../../../src/agent/loop/cost-meter.ts';
 import { runLoop } from '../../../src/agent/loop/run-loop.ts';
 import { createToolSet } from '../../../src/agent/loop/tool-set.ts';
-import { registerFile, type RegisteredTool } from '../../../src/agent/tools/index.ts';
+import { type RegisteredTool, registerFile } from '../../../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
-import { buildGuest } from '../../../scripts/componentize.ts';
 import { root, tempDir } from '../../helpers.ts';
 import { callTools, reply, scriptedModel } from './scripted.ts';
 
@@ -28,14 +28,32 @@ before(async () => {
 after(() => sandbox.close());
 
 test('a registered WASM tool runs in the sandbox with a read-only grant of the workspace', async (t) => {
-  const provider = scriptedModel(t, [callTools([['peek', { file_path: 'notes.txt' }], ['peek', { file_path: '../../../../etc/passwd' }]]), reply('You need milk.')]);
+  const provider = scriptedModel(t, [
+    callTools([
+      ['peek', { file_path: 'notes.txt' }],
+      ['peek', { file_path: '../../../../etc/passwd' }],
+    ]),
+    reply('You need milk.'),
+  ]);
   const tools = createToolSet({
     wasm: { list: () => [peek], get: (n) => (n === 'peek' ? peek : undefined) },
     builtins: [],
-    policy: { access: 'read-only', workspace, network: { allow: [], block: ['private'] }, limits: { ...DEFAULT_LIMITS, timeoutMs: 20_000 } },
+    policy: {
+      access: 'read-only',
+      workspace,
+      network: { allow: [], block: ['private'] },
+      limits: { ...DEFAULT_LIMITS, timeoutMs: 20_000 },
+    },
     sandbox,
   });
-  const r = await runLoop({ provider, model: 'm', system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'what is in my notes?' }] }], tools, meter: createCostMeter(() => 0) });
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'what is in my notes?' }] }],
+    tools,
+    meter: createCostMeter(() => 0),
+  });
   assert.equal(r.outcome, 'final');
   const def = provider.requests[0]!.tools[0]!;
   assert.equal(def.name, 'peek');
@@ -48,7 +66,10 @@ test('a registered WASM tool runs in the sandbox with a read-only grant of the w
 });
 
 test('a chat-only session does not list the ReadOnly WASM tool and refuses a call to it before the sandbox', async (t) => {
-  const provider = scriptedModel(t, [callTools([['peek', { file_path: 'notes.txt' }]]), reply('I cannot read files here.')]);
+  const provider = scriptedModel(t, [
+    callTools([['peek', { file_path: 'notes.txt' }]]),
+    reply('I cannot read files here.'),
+  ]);
   let runs = 0;
   const counting = { ...sandbox, run: (...a: Parameters<Sandbox['run']>) => (runs++, sandbox.run(...a)) } as Sandbox;
   const tools = createToolSet({
@@ -57,7 +78,14 @@ test('a chat-only session does not list the ReadOnly WASM tool and refuses a cal
     policy: { access: 'chat-only', workspace, network: { allow: [], block: ['private'] }, limits: DEFAULT_LIMITS },
     sandbox: counting,
   });
-  await runLoop({ provider, model: 'm', system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'read notes' }] }], tools, meter: createCostMeter(() => 0) });
+  await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'read notes' }] }],
+    tools,
+    meter: createCostMeter(() => 0),
+  });
   assert.deepEqual(provider.requests[0]!.tools, []);
   const result = provider.requests[1]!.messages.at(-1)!.content[0]!;
   assert.ok(result.type === 'tool-result');

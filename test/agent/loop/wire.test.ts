@@ -3,10 +3,15 @@
 // an OpenAI-compatible cancellation closes the HTTP stream.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { runAgent, type AgentDeps } from '../../../src/agent/index.ts';
-import { costOf, createAnthropicProvider, createOpenAIProvider, DEFAULT_MODELS } from '../../../src/agent/providers/index.ts';
+import { type AgentDeps, runAgent } from '../../../src/agent/index.ts';
+import {
+  costOf,
+  createAnthropicProvider,
+  createOpenAIProvider,
+  DEFAULT_MODELS,
+} from '../../../src/agent/providers/index.ts';
 import type { Provider } from '../../../src/agent/types.ts';
-import { llm, startLlmEmulator, type LlmEmulator } from '../../emulators/llm/index.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../../emulators/llm/index.ts';
 import { builtin, noSandbox, noWasm, policy } from './helpers.ts';
 
 let emu: LlmEmulator;
@@ -26,28 +31,52 @@ const depsFor = (provider: Provider, id: string, over: Partial<AgentDeps> = {}):
 test('Anthropic: thinking and parallel tool calls round-trip through the loop', async () => {
   const read = builtin('read', 'ReadOnly');
   emu.script([
-    llm.answer([llm.thinking(['I should read ', 'both.'], 'sig-abc'), llm.toolCalls(llm.call('read', { file_path: 'a.txt' }, { id: 'tu_1' }), llm.call('read', { file_path: 'b.txt' }, { id: 'tu_2' }))], { usage: { input: 1000, output: 100 } }),
+    llm.answer(
+      [
+        llm.thinking(['I should read ', 'both.'], 'sig-abc'),
+        llm.toolCalls(
+          llm.call('read', { file_path: 'a.txt' }, { id: 'tu_1' }),
+          llm.call('read', { file_path: 'b.txt' }, { id: 'tu_2' }),
+        ),
+      ],
+      { usage: { input: 1000, output: 100 } },
+    ),
     llm.say(['Both ', 'read.'], { usage: { input: 1200, output: 20 } }),
   ]);
   const provider = createAnthropicProvider({ apiKey: 'test-key', baseURL: emu.anthropicBaseURL });
-  const r = await runAgent({ input: 'read a and b', policy: policy('read-only'), deps: depsFor(provider, 'anthropic/claude-haiku-4-5', { builtins: [read] }) });
+  const r = await runAgent({
+    input: 'read a and b',
+    policy: policy('read-only'),
+    deps: depsFor(provider, 'anthropic/claude-haiku-4-5', { builtins: [read] }),
+  });
   emu.assertDone();
   assert.equal(r.outcome, 'final');
   assert.equal(r.text, 'Both read.');
   assert.deepEqual(read.calls, [{ file_path: 'a.txt' }, { file_path: 'b.txt' }]);
   assert.deepEqual([r.usage.inputTokens, r.usage.outputTokens], [2200, 120]);
   assert.ok(typeof r.costUsd === 'number' && r.costUsd > 0, `a priced model has a cost: ${r.costUsd}`);
-  const second = emu.requests.at(-1)!.body as { messages: { role: string; content: { type: string; thinking?: string; signature?: string; tool_use_id?: string }[] }[] };
+  const second = emu.requests.at(-1)!.body as {
+    messages: {
+      role: string;
+      content: { type: string; thinking?: string; signature?: string; tool_use_id?: string }[];
+    }[];
+  };
   const assistant = second.messages.find((m) => m.role === 'assistant')!;
   assert.deepEqual(assistant.content[0], { type: 'thinking', thinking: 'I should read both.', signature: 'sig-abc' });
   const results = second.messages.at(-1)!.content.map((c) => [c.type, c.tool_use_id]);
-  assert.deepEqual(results, [['tool_result', 'tu_1'], ['tool_result', 'tu_2']]);
+  assert.deepEqual(results, [
+    ['tool_result', 'tu_1'],
+    ['tool_result', 'tu_2'],
+  ]);
 });
 
 test('Anthropic default model: notes written between tool calls reach the user and go back as the API sent them', async () => {
   const read = builtin('read', 'ReadOnly');
   emu.script([
-    llm.answer([llm.thinking('Reading a.txt first.', 'sig-note'), llm.toolCalls(llm.call('read', { file_path: 'a.txt' }, { id: 'tu_1' }))]),
+    llm.answer([
+      llm.thinking('Reading a.txt first.', 'sig-note'),
+      llm.toolCalls(llm.call('read', { file_path: 'a.txt' }, { id: 'tu_1' })),
+    ]),
     llm.say('a.txt is read.'),
   ]);
   const provider = createAnthropicProvider({ apiKey: 'test-key', baseURL: emu.anthropicBaseURL });
@@ -63,7 +92,11 @@ test('Anthropic default model: notes written between tool calls reach the user a
   });
   emu.assertDone();
   assert.equal(r.outcome, 'final');
-  assert.deepEqual(seen, ['text: Reading a.txt first.', 'tool: read', 'text: a.txt is read.'], 'the note is shown before the tool runs');
+  assert.deepEqual(
+    seen,
+    ['text: Reading a.txt first.', 'tool: read', 'text: a.txt is read.'],
+    'the note is shown before the tool runs',
+  );
   assert.equal(r.text, 'a.txt is read.');
   const second = emu.requests.at(-1)!.body as { thinking: unknown; messages: { role: string; content: unknown[] }[] };
   assert.deepEqual(second.thinking, { type: 'between_tools' });

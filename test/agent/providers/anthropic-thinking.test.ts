@@ -3,10 +3,15 @@
 // calls reach the user and go back as the API sent them, and older models get the request they always got.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { configSchema } from '../../../src/config/schema.ts';
-import { DEFAULT_MODELS, resolveModel, toAnthropicParams, type ResolvedModel } from '../../../src/agent/providers/index.ts';
+import {
+  DEFAULT_MODELS,
+  type ResolvedModel,
+  resolveModel,
+  toAnthropicParams,
+} from '../../../src/agent/providers/index.ts';
 import type { Message, ModelRequest } from '../../../src/agent/types.ts';
-import { llm, startLlmEmulator, type LlmEmulator } from '../../emulators/llm/index.ts';
+import { configSchema } from '../../../src/config/schema.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../../emulators/llm/index.ts';
 import { collect, request, user } from './contract.ts';
 
 const DEFAULT = DEFAULT_MODELS.anthropic!;
@@ -19,10 +24,19 @@ before(async () => {
 after(() => emu.close());
 
 const model = (spec: string): ResolvedModel =>
-  resolveModel(spec, { config: configSchema.parse({}), secrets: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: emu.anthropicBaseURL } });
+  resolveModel(spec, {
+    config: configSchema.parse({}),
+    secrets: { ANTHROPIC_API_KEY: 'k', ANTHROPIC_BASE_URL: emu.anthropicBaseURL },
+  });
 const lastRequest = () => emu.requests.at(-1)!;
 const signal = () => new AbortController().signal;
-const tools = [{ name: 'read', description: 'Reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }];
+const tools = [
+  {
+    name: 'read',
+    description: 'Reads a file',
+    inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+  },
+];
 
 describe('the default Anthropic model', () => {
   it('is claude-sonnet-5-5, whose SDK prints no end-of-life warning (claude-sonnet-4-5 would)', async () => {
@@ -52,7 +66,8 @@ describe('the default Anthropic model', () => {
     assert.equal(out.text, 'Hi.');
     const sent = lastRequest();
     assert.deepEqual(sent.body.thinking, { type: 'between_tools' });
-    for (const field of ['temperature', 'top_p', 'top_k']) assert.equal(field in sent.body, false, `${field} is not sent`);
+    for (const field of ['temperature', 'top_p', 'top_k'])
+      assert.equal(field in sent.body, false, `${field} is not sent`);
     assert.equal(sent.headers['anthropic-beta'], undefined);
     emu.assertDone();
   });
@@ -60,7 +75,9 @@ describe('the default Anthropic model', () => {
   it('with thinking asked: adaptive thinking that returns only the notes (beta header sent), never a budget', async () => {
     emu.script([llm.say('Thought it over.')]);
     const m = model(DEFAULT);
-    const out = await collect(m.provider.stream(request(m.model, { thinkingBudgetTokens: 4096, maxOutputTokens: 1024 }), signal()));
+    const out = await collect(
+      m.provider.stream(request(m.model, { thinkingBudgetTokens: 4096, maxOutputTokens: 1024 }), signal()),
+    );
     assert.equal(out.error, undefined, 'the API accepts the request');
     const sent = lastRequest();
     assert.deepEqual(sent.body.thinking, { type: 'adaptive', display: 'updates' });
@@ -81,7 +98,10 @@ describe('the default Anthropic model', () => {
     const out = await collect(m.provider.stream(request(m.model, { tools }), signal()));
     assert.equal(out.error, undefined);
     assert.equal(out.text, 'Let me look.\n\nReading the config first.');
-    assert.deepEqual(out.parts.find((p) => p.type === 'thinking'), { type: 'thinking', text: 'Reading the config first.', signature: 'sig-note' });
+    assert.deepEqual(
+      out.parts.find((p) => p.type === 'thinking'),
+      { type: 'thinking', text: 'Reading the config first.', signature: 'sig-note' },
+    );
     emu.assertDone();
   });
 
@@ -97,8 +117,13 @@ describe('the default Anthropic model', () => {
         { type: 'tool-call', id: 'toolu_1', name: 'read', input: { path: 'boxbot.config.json' } },
       ],
     };
-    const result: Message = { role: 'user', content: [{ type: 'tool-result', id: 'toolu_1', name: 'read', content: '{}', isError: false }] };
-    await collect(m.provider.stream(request(m.model, { tools, messages: [user('Check the config'), turn, result] }), signal()));
+    const result: Message = {
+      role: 'user',
+      content: [{ type: 'tool-result', id: 'toolu_1', name: 'read', content: '{}', isError: false }],
+    };
+    await collect(
+      m.provider.stream(request(m.model, { tools, messages: [user('Check the config'), turn, result] }), signal()),
+    );
     assert.deepEqual(lastRequest().body.messages[1].content, [
       { type: 'text', text: 'Let me look.' },
       { type: 'thinking', thinking: 'Reading the config first.', signature: 'sig-note' },
@@ -116,7 +141,9 @@ describe('an older model (claude-haiku-4-5)', () => {
     const m = model(older);
     await collect(m.provider.stream(request(m.model), signal()));
     assert.equal('thinking' in lastRequest().body, false);
-    const out = await collect(m.provider.stream(request(m.model, { thinkingBudgetTokens: 2048, maxOutputTokens: 1024 }), signal()));
+    const out = await collect(
+      m.provider.stream(request(m.model, { thinkingBudgetTokens: 2048, maxOutputTokens: 1024 }), signal()),
+    );
     assert.equal(out.error, undefined, 'the API accepts the request');
     assert.deepEqual(lastRequest().body.thinking, { type: 'enabled', budget_tokens: 2048 });
     assert.equal(lastRequest().headers['anthropic-beta'], undefined);
@@ -134,7 +161,8 @@ describe('an older model (claude-haiku-4-5)', () => {
 });
 
 describe('thinking settings by model', () => {
-  const thinkingOf = (model: string, over: Partial<ModelRequest> = {}) => toAnthropicParams(request(model, over)).thinking;
+  const thinkingOf = (model: string, over: Partial<ModelRequest> = {}) =>
+    toAnthropicParams(request(model, over)).thinking;
   const asked = { thinkingBudgetTokens: 2048 };
 
   it('asks each model in the form it accepts', () => {

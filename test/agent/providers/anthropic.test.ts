@@ -6,5 +6,7 @@ providerContract({
   api: 'anthropic',
   keyEnv: 'ANTHROPIC_API_KEY',
   maxTokensField: 'max_tokens',
-  configure: (emu) => ({ secrets: { ANTHROPIC_API_KEY: 'test-key-anthropic', ANTHROPIC_BASE_URL: emu.anthropicBaseURL } }),
+  configure: (emu) => ({
+    secrets: { ANTHROPIC_API_KEY: 'test-key-anthropic', ANTHROPIC_BASE_URL: emu.anthropicBaseURL },
+  }),
 });

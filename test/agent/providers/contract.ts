@@ -2,11 +2,16 @@
 // emulator over HTTP+SSE, through resolveModel, so presets, retries and fallback are exercised as users get them.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { configSchema, type Config } from '../../../src/config/schema.ts';
-import type { Secrets } from '../../../src/config/env.ts';
-import { ProviderError, resolveModel, resolveModelWithFallback, type ResolveContext } from '../../../src/agent/providers/index.ts';
+import {
+  ProviderError,
+  type ResolveContext,
+  resolveModel,
+  resolveModelWithFallback,
+} from '../../../src/agent/providers/index.ts';
 import type { Message, ModelRequest, StreamPart } from '../../../src/agent/types.ts';
-import { llm, startLlmEmulator, type LlmEmulator } from '../../emulators/llm/index.ts';
+import type { Secrets } from '../../../src/config/env.ts';
+import { type Config, configSchema } from '../../../src/config/schema.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../../emulators/llm/index.ts';
 
 /** One provider under contract. */
 export interface ProviderTarget {
@@ -61,7 +66,12 @@ interface Harness {
   spec: (model?: string) => string;
 }
 
-function harnessContext(target: ProviderTarget, emu: LlmEmulator, sleeps: number[], extra: Record<string, unknown> = {}): ResolveContext {
+function harnessContext(
+  target: ProviderTarget,
+  emu: LlmEmulator,
+  sleeps: number[],
+  extra: Record<string, unknown> = {},
+): ResolveContext {
   const { config, secrets } = target.configure(emu);
   return {
     config: configSchema.parse({ ...config, ...extra }) as Config,
@@ -112,7 +122,10 @@ export function providerContract(target: ProviderTarget): void {
         assert.deepEqual(b.cache_control, { type: 'ephemeral' }, 'tool loops reuse the cached prefix');
         assert.deepEqual(b.messages, [{ role: 'user', content: [{ type: 'text', text: 'Hello?' }] }]);
       } else {
-        assert.deepEqual(b.messages, [{ role: 'system', content: 'You are terse.' }, { role: 'user', content: 'Hello?' }]);
+        assert.deepEqual(b.messages, [
+          { role: 'system', content: 'You are terse.' },
+          { role: 'user', content: 'Hello?' },
+        ]);
         assert.deepEqual(b.stream_options, { include_usage: true });
       }
       const auth = emu.requests[0]!.headers.authorization ?? emu.requests[0]!.headers['x-api-key'];
@@ -122,15 +135,29 @@ export function providerContract(target: ProviderTarget): void {
 
     scenario('assembles a tool call from streamed argument fragments', async ({ emu, ctx }) => {
       const input = { path: 'notes/todo.md', lines: 20, tags: ['a', 'b'] };
-      emu.script([llm.answer([llm.text('Reading.'), llm.toolCalls(llm.call('read_file', input, { id: 'call_1', fragments: 6 }))])]);
+      emu.script([
+        llm.answer([llm.text('Reading.'), llm.toolCalls(llm.call('read_file', input, { id: 'call_1', fragments: 6 }))]),
+      ]);
       const m = resolveModel(spec(), ctx);
-      const tools = [{ name: 'read_file', description: 'Reads a file', inputSchema: { type: 'object', properties: { path: { type: 'string' } } } }];
+      const tools = [
+        {
+          name: 'read_file',
+          description: 'Reads a file',
+          inputSchema: { type: 'object', properties: { path: { type: 'string' } } },
+        },
+      ];
       const out = await collect(m.provider.stream(request(m.model, { tools }), signal()));
       assert.equal(out.error, undefined);
-      assert.deepEqual(out.parts.filter((p) => p.type === 'tool-call'), [{ type: 'tool-call', id: 'call_1', name: 'read_file', input }]);
+      assert.deepEqual(
+        out.parts.filter((p) => p.type === 'tool-call'),
+        [{ type: 'tool-call', id: 'call_1', name: 'read_file', input }],
+      );
       assert.deepEqual(out.parts.at(-1), { type: 'finish', reason: 'tool-calls' });
       const sent = body(emu).tools as { name?: string; function?: { name: string } }[];
-      assert.deepEqual(sent.map((t) => t.name ?? t.function?.name), ['read_file']);
+      assert.deepEqual(
+        sent.map((t) => t.name ?? t.function?.name),
+        ['read_file'],
+      );
     });
 
     scenario('returns parallel tool calls in order, each with its own arguments', async ({ emu, ctx }) => {
@@ -161,8 +188,17 @@ export function providerContract(target: ProviderTarget): void {
       const m = resolveModel(spec(), ctx);
       const history: Message[] = [
         user('Weather in Paris?'),
-        { role: 'assistant', content: [{ type: 'text', text: 'Checking.' }, { type: 'tool-call', id: 'call_9', name: 'weather', input: { city: 'Paris' } }] },
-        { role: 'user', content: [{ type: 'tool-result', id: 'call_9', name: 'weather', content: 'sunny, 21C', isError: false }] },
+        {
+          role: 'assistant',
+          content: [
+            { type: 'text', text: 'Checking.' },
+            { type: 'tool-call', id: 'call_9', name: 'weather', input: { city: 'Paris' } },
+          ],
+        },
+        {
+          role: 'user',
+          content: [{ type: 'tool-result', id: 'call_9', name: 'weather', content: 'sunny, 21C', isError: false }],
+        },
       ];
       const out = await collect(m.provider.stream(request(m.model, { messages: history }), signal()));
       assert.equal(out.text, 'It is sunny.');
@@ -170,14 +206,22 @@ export function providerContract(target: ProviderTarget): void {
       if (target.api === 'anthropic') {
         assert.deepEqual(msgs[1], {
           role: 'assistant',
-          content: [{ type: 'text', text: 'Checking.' }, { type: 'tool_use', id: 'call_9', name: 'weather', input: { city: 'Paris' } }],
+          content: [
+            { type: 'text', text: 'Checking.' },
+            { type: 'tool_use', id: 'call_9', name: 'weather', input: { city: 'Paris' } },
+          ],
         });
-        assert.deepEqual(msgs[2], { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'call_9', content: 'sunny, 21C', is_error: false }] });
+        assert.deepEqual(msgs[2], {
+          role: 'user',
+          content: [{ type: 'tool_result', tool_use_id: 'call_9', content: 'sunny, 21C', is_error: false }],
+        });
       } else {
         assert.deepEqual(msgs[2], {
           role: 'assistant',
           content: 'Checking.',
-          tool_calls: [{ id: 'call_9', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } }],
+          tool_calls: [
+            { id: 'call_9', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+          ],
         });
         assert.deepEqual(msgs[3], { role: 'tool', tool_call_id: 'call_9', content: 'sunny, 21C' });
       }
@@ -187,7 +231,13 @@ export function providerContract(target: ProviderTarget): void {
       emu.script([llm.say('A red dot.')]);
       const m = resolveModel(spec(), ctx);
       const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-      const msg: Message = { role: 'user', content: [{ type: 'text', text: 'What is this?' }, { type: 'image', mediaType: 'image/png', data: png }] };
+      const msg: Message = {
+        role: 'user',
+        content: [
+          { type: 'text', text: 'What is this?' },
+          { type: 'image', mediaType: 'image/png', data: png },
+        ],
+      };
       await collect(m.provider.stream(request(m.model, { messages: [msg] }), signal()));
       const content = body(emu).messages.at(-1).content;
       if (target.api === 'anthropic') {
@@ -198,22 +248,40 @@ export function providerContract(target: ProviderTarget): void {
     });
 
     scenario('reports usage (with cache tokens) and the model that produced it', async ({ emu, ctx }) => {
-      emu.script([llm.say('ok', { usage: { input: 100, output: 20, cacheRead: 30, cacheWrite: target.api === 'anthropic' ? 10 : 0 } })]);
+      emu.script([
+        llm.say('ok', {
+          usage: { input: 100, output: 20, cacheRead: 30, cacheWrite: target.api === 'anthropic' ? 10 : 0 },
+        }),
+      ]);
       const m = resolveModel(spec('priced-model'), ctx);
       const out = await collect(m.provider.stream(request(m.model), signal()));
       const usage = out.parts.find((p) => p.type === 'usage');
       assert.deepEqual(usage, {
         type: 'usage',
-        usage: { inputTokens: 100, outputTokens: 20, cacheReadTokens: 30, cacheWriteTokens: target.api === 'anthropic' ? 10 : 0 },
+        usage: {
+          inputTokens: 100,
+          outputTokens: 20,
+          cacheReadTokens: 30,
+          cacheWriteTokens: target.api === 'anthropic' ? 10 : 0,
+        },
         model: `${target.provider}/priced-model`,
       });
     });
 
     scenario('thinking: signed and redacted blocks come out whole and go back verbatim', async ({ emu, ctx }) => {
       if (target.api === 'anthropic') {
-        emu.script([llm.answer([llm.thinking(['Let me ', 'think.'], 'sig-abc'), llm.redactedThinking('opaque=='), llm.text('Answer.')]), llm.say('Next.')]);
+        emu.script([
+          llm.answer([
+            llm.thinking(['Let me ', 'think.'], 'sig-abc'),
+            llm.redactedThinking('opaque=='),
+            llm.text('Answer.'),
+          ]),
+          llm.say('Next.'),
+        ]);
         const m = resolveModel(spec(), ctx);
-        const out = await collect(m.provider.stream(request(m.model, { thinkingBudgetTokens: 2048, maxOutputTokens: 1024 }), signal()));
+        const out = await collect(
+          m.provider.stream(request(m.model, { thinkingBudgetTokens: 2048, maxOutputTokens: 1024 }), signal()),
+        );
         assert.deepEqual(out.parts.slice(0, 3), [
           { type: 'thinking', text: 'Let me think.', signature: 'sig-abc' },
           { type: 'thinking', text: 'opaque==', redacted: true },
@@ -230,7 +298,9 @@ export function providerContract(target: ProviderTarget): void {
             { type: 'text', text: 'Answer.' },
           ],
         };
-        await collect(m.provider.stream(request(m.model, { messages: [user('Q'), assistant, user('More')] }), signal()));
+        await collect(
+          m.provider.stream(request(m.model, { messages: [user('Q'), assistant, user('More')] }), signal()),
+        );
         assert.deepEqual(body(emu, 1).messages[1].content, [
           { type: 'thinking', thinking: 'Let me think.', signature: 'sig-abc' },
           { type: 'redacted_thinking', data: 'opaque==' },
@@ -238,12 +308,26 @@ export function providerContract(target: ProviderTarget): void {
         ]);
       } else {
         // Compatible servers stream reasoning beside the content; it is shown but never sent back.
-        emu.script([llm.answer([llm.thinking(['Let me ', 'think.'], 'unused'), llm.text('Answer.')]), llm.say('Next.')]);
+        emu.script([
+          llm.answer([llm.thinking(['Let me ', 'think.'], 'unused'), llm.text('Answer.')]),
+          llm.say('Next.'),
+        ]);
         const m = resolveModel(spec(), ctx);
         const out = await collect(m.provider.stream(request(m.model), signal()));
-        assert.deepEqual(out.parts.slice(0, 2), [{ type: 'thinking', text: 'Let me think.' }, { type: 'text-delta', text: 'Answer.' }]);
-        const assistant: Message = { role: 'assistant', content: [{ type: 'thinking', text: 'Let me think.' }, { type: 'text', text: 'Answer.' }] };
-        await collect(m.provider.stream(request(m.model, { messages: [user('Q'), assistant, user('More')] }), signal()));
+        assert.deepEqual(out.parts.slice(0, 2), [
+          { type: 'thinking', text: 'Let me think.' },
+          { type: 'text-delta', text: 'Answer.' },
+        ]);
+        const assistant: Message = {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', text: 'Let me think.' },
+            { type: 'text', text: 'Answer.' },
+          ],
+        };
+        await collect(
+          m.provider.stream(request(m.model, { messages: [user('Q'), assistant, user('More')] }), signal()),
+        );
         assert.deepEqual(body(emu, 1).messages[2], { role: 'assistant', content: 'Answer.' });
       }
     });
@@ -277,7 +361,7 @@ export function providerContract(target: ProviderTarget): void {
       assert.ok(sleeps[1]! > 0, 'backoff without a header is not zero');
     });
 
-    scenario('401: no retry, one request, the API\'s refusal named', async ({ emu, ctx, sleeps }) => {
+    scenario("401: no retry, one request, the API's refusal named", async ({ emu, ctx, sleeps }) => {
       emu.script([llm.fail(401, { message: 'invalid x-api-key' })]);
       const m = resolveModel(spec(), ctx);
       const out = await collect(m.provider.stream(request(m.model), signal()));
@@ -303,16 +387,26 @@ export function providerContract(target: ProviderTarget): void {
     scenario(
       '529 overload: the fallback model answers at once',
       async ({ emu, ctx, sleeps }) => {
-        emu.script([llm.fail(529, { errorType: 'overloaded_error', message: 'Overloaded' }), llm.say('Fallback here.')]);
+        emu.script([
+          llm.fail(529, { errorType: 'overloaded_error', message: 'Overloaded' }),
+          llm.say('Fallback here.'),
+        ]);
         const m = resolveModelWithFallback(spec('primary-model'), ctx);
         assert.equal(m.fallbackId, spec('fallback-model'));
         const out = await collect(m.provider.stream(request(m.model), signal()));
         assert.equal(out.error, undefined);
         assert.equal(out.text, 'Fallback here.');
-        assert.deepEqual(emu.requests.map((r) => r.body.model), ['primary-model', 'fallback-model']);
+        assert.deepEqual(
+          emu.requests.map((r) => r.body.model),
+          ['primary-model', 'fallback-model'],
+        );
         assert.deepEqual(sleeps, [], 'no retry of the overloaded primary when a fallback exists');
         const usage = out.parts.find((p) => p.type === 'usage');
-        assert.equal(usage?.type === 'usage' ? usage.model : undefined, spec('fallback-model'), 'the cost is billed to the model that answered');
+        assert.equal(
+          usage?.type === 'usage' ? usage.model : undefined,
+          spec('fallback-model'),
+          'the cost is billed to the model that answered',
+        );
       },
       { fallbackModel: `${target.provider}/fallback-model` },
     );
@@ -324,7 +418,10 @@ export function providerContract(target: ProviderTarget): void {
         const m = resolveModelWithFallback(spec('primary-model'), ctx);
         const out = await collect(m.provider.stream(request(m.model), signal()));
         assert.equal(out.text, 'Fallback here.');
-        assert.deepEqual(emu.requests.map((r) => r.body.model), ['primary-model', 'primary-model', 'primary-model', 'fallback-model']);
+        assert.deepEqual(
+          emu.requests.map((r) => r.body.model),
+          ['primary-model', 'primary-model', 'primary-model', 'fallback-model'],
+        );
       },
       { fallbackModel: `${target.provider}/fallback-model` },
     );
@@ -342,18 +439,21 @@ export function providerContract(target: ProviderTarget): void {
       { fallbackModel: `${target.provider}/fallback-model` },
     );
 
-    scenario('an error event mid-stream: the partial answer is not replayed; the error says mid-stream', async ({ emu, ctx, sleeps }) => {
-      emu.script([llm.answer([llm.text('The first half'), llm.streamError('overloaded_error', 'Overloaded')])]);
-      const m = resolveModel(spec(), ctx);
-      const out = await collect(m.provider.stream(request(m.model), signal()));
-      assert.equal(out.text, 'The first half');
-      assert.ok(out.error instanceof ProviderError, String(out.error));
-      assert.equal(out.error.midStream, true);
-      assert.equal(out.error.retryable, false);
-      assert.match(out.error.message, /Overloaded/);
-      assert.equal(emu.requests.length, 1);
-      assert.deepEqual(sleeps, []);
-    });
+    scenario(
+      'an error event mid-stream: the partial answer is not replayed; the error says mid-stream',
+      async ({ emu, ctx, sleeps }) => {
+        emu.script([llm.answer([llm.text('The first half'), llm.streamError('overloaded_error', 'Overloaded')])]);
+        const m = resolveModel(spec(), ctx);
+        const out = await collect(m.provider.stream(request(m.model), signal()));
+        assert.equal(out.text, 'The first half');
+        assert.ok(out.error instanceof ProviderError, String(out.error));
+        assert.equal(out.error.midStream, true);
+        assert.equal(out.error.retryable, false);
+        assert.match(out.error.message, /Overloaded/);
+        assert.equal(emu.requests.length, 1);
+        assert.deepEqual(sleeps, []);
+      },
+    );
 
     scenario('an error event before any content is retried like a failed request', async ({ emu, ctx }) => {
       emu.script([llm.answer([llm.streamError('overloaded_error', 'Overloaded')]), llm.say('Recovered.')]);
@@ -364,17 +464,20 @@ export function providerContract(target: ProviderTarget): void {
       assert.equal(emu.requests.length, 2);
     });
 
-    scenario('a dropped connection mid-stream is a mid-stream error, not a silent short answer', async ({ emu, ctx }) => {
-      emu.script([llm.answer([llm.text('Half an ans'), llm.disconnect()])]);
-      const m = resolveModel(spec(), ctx);
-      const out = await collect(m.provider.stream(request(m.model), signal()));
-      assert.equal(out.text, 'Half an ans');
-      assert.ok(out.error instanceof ProviderError, String(out.error));
-      assert.equal(out.error.midStream, true);
-      assert.equal(out.error.kind, 'network');
-      assert.ok(!out.parts.some((p) => p.type === 'finish'));
-      assert.equal(emu.requests.length, 1);
-    });
+    scenario(
+      'a dropped connection mid-stream is a mid-stream error, not a silent short answer',
+      async ({ emu, ctx }) => {
+        emu.script([llm.answer([llm.text('Half an ans'), llm.disconnect()])]);
+        const m = resolveModel(spec(), ctx);
+        const out = await collect(m.provider.stream(request(m.model), signal()));
+        assert.equal(out.text, 'Half an ans');
+        assert.ok(out.error instanceof ProviderError, String(out.error));
+        assert.equal(out.error.midStream, true);
+        assert.equal(out.error.kind, 'network');
+        assert.ok(!out.parts.some((p) => p.type === 'finish'));
+        assert.equal(emu.requests.length, 1);
+      },
+    );
 
     scenario('a stream that ends early without a finish is an error, not a short answer', async ({ emu, ctx }) => {
       emu.script([llm.answer([llm.text('Cut'), llm.truncate()])]);
@@ -415,10 +518,13 @@ export function providerContract(target: ProviderTarget): void {
       scenario('without its key the model is refused, naming the variable', async ({ emu }) => {
         const { config, secrets } = target.configure(emu);
         const { [keyEnv]: _dropped, ...rest } = secrets;
-        assert.throws(() => resolveModel(spec('some-model'), { config: configSchema.parse(config ?? {}), secrets: rest }), {
-          name: 'ModelConfigError',
-          message: `${spec('some-model')} needs ${keyEnv}`,
-        });
+        assert.throws(
+          () => resolveModel(spec('some-model'), { config: configSchema.parse(config ?? {}), secrets: rest }),
+          {
+            name: 'ModelConfigError',
+            message: `${spec('some-model')} needs ${keyEnv}`,
+          },
+        );
       });
     }
   });

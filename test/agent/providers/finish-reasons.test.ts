@@ -5,14 +5,25 @@ import { mapAnthropicStopReason, mapOpenAIFinishReason } from '../../../src/agen
 
 it('maps Anthropic stop reasons', () => {
   assert.deepEqual(
-    ['end_turn', 'stop_sequence', 'tool_use', 'max_tokens', 'refusal', 'pause_turn', 'model_context_window_exceeded', null].map(mapAnthropicStopReason),
+    [
+      'end_turn',
+      'stop_sequence',
+      'tool_use',
+      'max_tokens',
+      'refusal',
+      'pause_turn',
+      'model_context_window_exceeded',
+      null,
+    ].map(mapAnthropicStopReason),
     ['stop', 'stop', 'tool-calls', 'max-tokens', 'content-filter', 'other', 'other', 'other'],
   );
 });
 
 it('maps OpenAI finish reasons; "stop" after tool calls (some compatible servers) still means tool calls', () => {
   assert.deepEqual(
-    ['stop', 'tool_calls', 'function_call', 'length', 'content_filter', null].map((r) => mapOpenAIFinishReason(r, false)),
+    ['stop', 'tool_calls', 'function_call', 'length', 'content_filter', null].map((r) =>
+      mapOpenAIFinishReason(r, false),
+    ),
     ['stop', 'tool-calls', 'tool-calls', 'max-tokens', 'content-filter', 'other'],
   );
   assert.equal(mapOpenAIFinishReason('stop', true), 'tool-calls');

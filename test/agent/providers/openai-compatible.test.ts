@@ -3,8 +3,8 @@
 // answers one request with its own key variable.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { configSchema } from '../../../src/config/schema.ts';
 import { PROVIDER_PRESETS, resolveModel } from '../../../src/agent/providers/index.ts';
+import { configSchema } from '../../../src/config/schema.ts';
 import { llm, startLlmEmulator } from '../../emulators/llm/index.ts';
 import { collect, providerContract, request } from './contract.ts';
 
@@ -20,7 +20,10 @@ providerContract({
   provider: 'ollama',
   api: 'openai',
   maxTokensField: 'max_tokens',
-  configure: (emu) => ({ config: { providers: { ollama: { type: 'openai-compatible', baseURL: emu.openaiBaseURL } } }, secrets: {} }),
+  configure: (emu) => ({
+    config: { providers: { ollama: { type: 'openai-compatible', baseURL: emu.openaiBaseURL } } },
+    secrets: {},
+  }),
 });
 
 providerContract({
@@ -29,7 +32,9 @@ providerContract({
   keyEnv: 'CORP_LLM_API_KEY',
   maxTokensField: 'max_tokens',
   configure: (emu) => ({
-    config: { providers: { corp: { type: 'openai-compatible', baseURL: emu.openaiBaseURL, apiKeyEnv: 'CORP_LLM_API_KEY' } } },
+    config: {
+      providers: { corp: { type: 'openai-compatible', baseURL: emu.openaiBaseURL, apiKeyEnv: 'CORP_LLM_API_KEY' } },
+    },
     secrets: { CORP_LLM_API_KEY: 'test-key-corp' },
   }),
 });
@@ -38,10 +43,18 @@ describe('every OpenAI-compatible preset', () => {
   const compatible = Object.entries(PROVIDER_PRESETS).filter(([, p]) => p.type === 'openai-compatible');
 
   it('covers the presets users expect', () => {
-    assert.deepEqual(
-      compatible.map(([name]) => name).sort(),
-      ['deepseek', 'fireworks', 'groq', 'lmstudio', 'mistral', 'ollama', 'openrouter', 'together', 'vllm', 'xai'],
-    );
+    assert.deepEqual(compatible.map(([name]) => name).sort(), [
+      'deepseek',
+      'fireworks',
+      'groq',
+      'lmstudio',
+      'mistral',
+      'ollama',
+      'openrouter',
+      'together',
+      'vllm',
+      'xai',
+    ]);
   });
 
   for (const [name, preset] of compatible) {
@@ -70,12 +83,17 @@ describe('a custom provider of type anthropic (a proxy)', () => {
     const emu = await startLlmEmulator();
     try {
       emu.script([llm.say('via the proxy')]);
-      const config = configSchema.parse({ providers: { gateway: { type: 'anthropic', baseURL: emu.anthropicBaseURL, apiKeyEnv: 'GATEWAY_API_KEY' } } });
+      const config = configSchema.parse({
+        providers: { gateway: { type: 'anthropic', baseURL: emu.anthropicBaseURL, apiKeyEnv: 'GATEWAY_API_KEY' } },
+      });
       const m = resolveModel('gateway/claude-haiku-4-5', { config, secrets: { GATEWAY_API_KEY: 'proxy-key' } });
       const out = await collect(m.provider.stream(request(m.model), new AbortController().signal));
       assert.equal(out.text, 'via the proxy');
       assert.equal(emu.requests[0]!.api, 'anthropic');
-      assert.match(String(emu.requests[0]!.headers.authorization ?? emu.requests[0]!.headers['x-api-key']), /proxy-key/);
+      assert.match(
+        String(emu.requests[0]!.headers.authorization ?? emu.requests[0]!.headers['x-api-key']),
+        /proxy-key/,
+      );
       emu.assertDone();
     } finally {
       await emu.close();

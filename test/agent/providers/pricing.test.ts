@@ -4,18 +4,34 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { contextWindowOf, costOf, DEFAULT_MODELS, priceOf } from '../../../src/agent/providers/index.ts';
 
-const usage = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000, cacheWriteTokens: 1_000_000 };
+const usage = {
+  inputTokens: 1_000_000,
+  outputTokens: 1_000_000,
+  cacheReadTokens: 1_000_000,
+  cacheWriteTokens: 1_000_000,
+};
 
 describe('pricing', () => {
   it('prices Anthropic models including cache reads and writes', () => {
-    assert.equal(costOf(DEFAULT_MODELS.anthropic!, usage), 2 + 10 + 0.1 + 2.5, 'the default model (claude-sonnet-5-5) has a price');
+    assert.equal(
+      costOf(DEFAULT_MODELS.anthropic!, usage),
+      2 + 10 + 0.1 + 2.5,
+      'the default model (claude-sonnet-5-5) has a price',
+    );
     assert.equal(costOf('anthropic/claude-opus-5-5', usage), 4 + 20 + 0.2 + 5);
     assert.equal(costOf('anthropic/claude-sonnet-4-5', usage), 3 + 15 + 0.3 + 3.75);
-    assert.equal(costOf('anthropic/claude-haiku-4-5', { inputTokens: 2000, outputTokens: 500 }), (2000 * 1 + 500 * 5) / 1e6);
+    assert.equal(
+      costOf('anthropic/claude-haiku-4-5', { inputTokens: 2000, outputTokens: 500 }),
+      (2000 * 1 + 500 * 5) / 1e6,
+    );
   });
 
   it('prices OpenAI models; cache writes cost the input price', () => {
-    assert.equal(costOf(DEFAULT_MODELS.openai!, usage), 2.5 + 15 + 0.25 + 2.5, 'the default model (gpt-5.4) has a price');
+    assert.equal(
+      costOf(DEFAULT_MODELS.openai!, usage),
+      2.5 + 15 + 0.25 + 2.5,
+      'the default model (gpt-5.4) has a price',
+    );
     assert.equal(costOf('openai/gpt-4o', usage), 2.5 + 10 + 1.25 + 2.5);
     assert.equal(costOf('gpt-4o-mini', { inputTokens: 1_000_000, outputTokens: 0 }), 0.15);
   });

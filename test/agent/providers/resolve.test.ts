@@ -1,19 +1,19 @@
 // Resolving `provider/model` strings: clear errors naming what is missing, base URL precedence, custom
 // providers, the doctor's list and the "no key configured" hint.
 import assert from 'node:assert/strict';
-import { configuredKeyNames, readSecrets } from '../../../src/config/env.ts';
 import { describe, it } from 'node:test';
-import { configSchema } from '../../../src/config/schema.ts';
 import {
   checkModel,
   defaultModelSpec,
   listProviders,
-  missingProviderHint,
   ModelConfigError,
+  missingProviderHint,
   parseModelSpec,
   resolveModel,
   resolveModelWithFallback,
 } from '../../../src/agent/providers/index.ts';
+import { configuredKeyNames, readSecrets } from '../../../src/config/env.ts';
+import { configSchema } from '../../../src/config/schema.ts';
 import { llm, startLlmEmulator } from '../../emulators/llm/index.ts';
 import { collect, request } from './contract.ts';
 
@@ -21,9 +21,15 @@ const none = configSchema.parse({});
 
 describe('resolveModel', () => {
   it('splits provider/model at the first slash only', () => {
-    assert.deepEqual(parseModelSpec('openrouter/anthropic/claude-sonnet-4.5'), { providerName: 'openrouter', model: 'anthropic/claude-sonnet-4.5' });
+    assert.deepEqual(parseModelSpec('openrouter/anthropic/claude-sonnet-4.5'), {
+      providerName: 'openrouter',
+      model: 'anthropic/claude-sonnet-4.5',
+    });
     for (const bad of ['gpt-4o', '/gpt-4o', 'openai/']) {
-      assert.throws(() => parseModelSpec(bad), (e: unknown) => e instanceof ModelConfigError && /must be written provider\/model/.test(e.message));
+      assert.throws(
+        () => parseModelSpec(bad),
+        (e: unknown) => e instanceof ModelConfigError && /must be written provider\/model/.test(e.message),
+      );
     }
   });
 
@@ -32,21 +38,30 @@ describe('resolveModel', () => {
       name: 'ModelConfigError',
       message: 'anthropic/claude-sonnet-5-5 needs ANTHROPIC_API_KEY',
     });
-    assert.throws(() => resolveModel('deepseek/deepseek-chat', { config: none, secrets: {} }), { message: 'deepseek/deepseek-chat needs DEEPSEEK_API_KEY' });
+    assert.throws(() => resolveModel('deepseek/deepseek-chat', { config: none, secrets: {} }), {
+      message: 'deepseek/deepseek-chat needs DEEPSEEK_API_KEY',
+    });
   });
 
   it('names unknown providers and lists the known ones', () => {
-    assert.throws(() => resolveModel('acme/model-1', { config: none, secrets: {} }), /acme\/model-1: unknown provider "acme" \(known: anthropic, openai, deepseek,.*vllm; add others under "providers"/);
+    assert.throws(
+      () => resolveModel('acme/model-1', { config: none, secrets: {} }),
+      /acme\/model-1: unknown provider "acme" \(known: anthropic, openai, deepseek,.*vllm; add others under "providers"/,
+    );
   });
 
   it('asks for a base URL for a custom provider without one, and for its key variable', () => {
-    const config = configSchema.parse({ providers: { corp: { type: 'openai-compatible', apiKeyEnv: 'CORP_API_KEY' } } });
-    assert.throws(() => resolveModel('corp/m', { config, secrets: { CORP_API_KEY: 'x' } }), /corp\/m cannot be used: providers\.corp\.baseURL is not set in the config \(or CORP_BASE_URL/);
-    const withUrl = configSchema.parse({ providers: { corp: { type: 'openai-compatible', baseURL: 'http://10.0.0.5/v1', apiKeyEnv: 'CORP_KEY' } } });
-    assert.equal(
-      checkModel('corp/m', { config: withUrl, secrets: {} }),
-      'corp/m needs CORP_KEY',
+    const config = configSchema.parse({
+      providers: { corp: { type: 'openai-compatible', apiKeyEnv: 'CORP_API_KEY' } },
+    });
+    assert.throws(
+      () => resolveModel('corp/m', { config, secrets: { CORP_API_KEY: 'x' } }),
+      /corp\/m cannot be used: providers\.corp\.baseURL is not set in the config \(or CORP_BASE_URL/,
     );
+    const withUrl = configSchema.parse({
+      providers: { corp: { type: 'openai-compatible', baseURL: 'http://10.0.0.5/v1', apiKeyEnv: 'CORP_KEY' } },
+    });
+    assert.equal(checkModel('corp/m', { config: withUrl, secrets: {} }), 'corp/m needs CORP_KEY');
     // The config's own key variable is read even though its name is not a standard one.
     const secrets = readSecrets({ CORP_KEY: 'k-123', HOME: '/root' }, configuredKeyNames(withUrl));
     assert.equal(checkModel('corp/m', { config: withUrl, secrets }), undefined);
@@ -62,10 +77,16 @@ describe('resolveModel', () => {
       const secrets = { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: fromEnv.openaiBaseURL };
       const both = configSchema.parse({ providers: { openai: { type: 'openai', baseURL: fromConfig.openaiBaseURL } } });
       const a = resolveModel('openai/gpt-4o', { config: both, secrets });
-      assert.equal((await collect(a.provider.stream(request(a.model), new AbortController().signal))).text, 'config wins');
+      assert.equal(
+        (await collect(a.provider.stream(request(a.model), new AbortController().signal))).text,
+        'config wins',
+      );
       const b = resolveModel('openai/gpt-4o', { config: none, secrets });
       assert.equal((await collect(b.provider.stream(request(b.model), new AbortController().signal))).text, 'env next');
-      assert.equal(listProviders({ config: none, secrets: { OPENAI_API_KEY: 'k' } }).find((p) => p.name === 'openai')?.baseURL, 'https://api.openai.com/v1');
+      assert.equal(
+        listProviders({ config: none, secrets: { OPENAI_API_KEY: 'k' } }).find((p) => p.name === 'openai')?.baseURL,
+        'https://api.openai.com/v1',
+      );
       fromConfig.assertDone();
       fromEnv.assertDone();
     } finally {
@@ -84,7 +105,9 @@ describe('resolveModel', () => {
 
 describe('which providers are configured', () => {
   it('lists presets and config-only providers with what each needs', () => {
-    const config = configSchema.parse({ providers: { corp: { type: 'openai-compatible', baseURL: 'http://10.0.0.5/v1' } } });
+    const config = configSchema.parse({
+      providers: { corp: { type: 'openai-compatible', baseURL: 'http://10.0.0.5/v1' } },
+    });
     const list = listProviders({ config, secrets: { GROQ_API_KEY: 'g' } });
     const byName = Object.fromEntries(list.map((p) => [p.name, p]));
     assert.equal(byName.groq?.ready, true);
@@ -101,13 +124,22 @@ describe('which providers are configured', () => {
 
   it('picks a default model from the keys present, and hints when there is none', () => {
     assert.equal(defaultModelSpec({ config: none, secrets: { OPENAI_API_KEY: 'k' } }), 'openai/gpt-5.4');
-    assert.equal(defaultModelSpec({ config: none, secrets: { ANTHROPIC_API_KEY: 'k', OPENAI_API_KEY: 'k' } }), 'anthropic/claude-sonnet-5-5');
+    assert.equal(
+      defaultModelSpec({ config: none, secrets: { ANTHROPIC_API_KEY: 'k', OPENAI_API_KEY: 'k' } }),
+      'anthropic/claude-sonnet-5-5',
+    );
     assert.equal(missingProviderHint({ config: none, secrets: { OPENAI_API_KEY: 'k' } }), undefined);
-    assert.match(missingProviderHint({ config: none, secrets: {} })!, /^no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY/);
+    assert.match(
+      missingProviderHint({ config: none, secrets: {} })!,
+      /^no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY/,
+    );
     const local = configSchema.parse({ model: 'ollama/llama3.1' });
     assert.equal(missingProviderHint({ config: local, secrets: {} }), undefined);
     const groq = configSchema.parse({ model: 'groq/llama-3.3-70b-versatile' });
     assert.equal(missingProviderHint({ config: groq, secrets: {} }), 'groq/llama-3.3-70b-versatile needs GROQ_API_KEY');
-    assert.throws(() => resolveModelWithFallback(undefined, { config: none, secrets: {} }), /no model provider is configured/);
+    assert.throws(
+      () => resolveModelWithFallback(undefined, { config: none, secrets: {} }),
+      /no model provider is configured/,
+    );
   });
 });

@@ -2,12 +2,22 @@
 // wait ends the call at once. The contract suite covers the same layer against real HTTP.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { ProviderError, retryAfterMsOf, retryDelayMs, shouldRetry, withRetry } from '../../../src/agent/providers/index.ts';
+import {
+  ProviderError,
+  retryAfterMsOf,
+  retryDelayMs,
+  shouldRetry,
+  withRetry,
+} from '../../../src/agent/providers/index.ts';
 import type { Provider, StreamPart } from '../../../src/agent/types.ts';
 import { sleep } from '../../../src/sleep.ts';
 import { collect, request } from './contract.ts';
 
-const api = (status: number, retryAfterMs?: number) => new ProviderError('p', 'api', `status ${status}`, { status, ...(retryAfterMs !== undefined ? { retryAfterMs } : {}) });
+const api = (status: number, retryAfterMs?: number) =>
+  new ProviderError('p', 'api', `status ${status}`, {
+    status,
+    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+  });
 
 /** A provider that fails with `errors` in turn, then answers. */
 function flaky(errors: ProviderError[]): Provider & { calls: number } {
@@ -52,8 +62,14 @@ describe('retry policy', () => {
   it('backs off exponentially with jitter, capped, unless the server said how long', () => {
     const half = { baseDelayMs: 100, maxDelayMs: 1000, random: () => 0 };
     const full = { ...half, random: () => 0.999999 };
-    assert.deepEqual([0, 1, 2, 3, 4, 5].map((a) => retryDelayMs(a, api(500), half)), [50, 100, 200, 400, 500, 500]);
-    assert.deepEqual([0, 1, 2, 3, 4, 5].map((a) => retryDelayMs(a, api(500), full)), [100, 200, 400, 800, 1000, 1000]);
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5].map((a) => retryDelayMs(a, api(500), half)),
+      [50, 100, 200, 400, 500, 500],
+    );
+    assert.deepEqual(
+      [0, 1, 2, 3, 4, 5].map((a) => retryDelayMs(a, api(500), full)),
+      [100, 200, 400, 800, 1000, 1000],
+    );
     assert.equal(retryDelayMs(3, api(429, 1234), half), 1234);
   });
 
@@ -70,7 +86,10 @@ describe('retry policy', () => {
     const p = flaky([api(503), new ProviderError('flaky', 'network', 'ECONNRESET')]);
     const waits: number[] = [];
     const out = await collect(
-      withRetry(p, { baseDelayMs: 10, random: () => 0, sleep: async (ms) => void waits.push(ms) }).stream(request('m'), new AbortController().signal),
+      withRetry(p, { baseDelayMs: 10, random: () => 0, sleep: async (ms) => void waits.push(ms) }).stream(
+        request('m'),
+        new AbortController().signal,
+      ),
     );
     assert.equal(out.text, 'ok');
     assert.equal(p.calls, 3);

@@ -8,7 +8,13 @@ import { test } from 'node:test';
 import { createCostMeter } from '../../../src/agent/loop/cost-meter.ts';
 import { runLoop } from '../../../src/agent/loop/run-loop.ts';
 import { createToolSet } from '../../../src/agent/loop/tool-set.ts';
-import { createSkillTool, expandSkill, listSkills, loadSkills, staticSkillCatalog } from '../../../src/agent/skills/index.ts';
+import {
+  createSkillTool,
+  expandSkill,
+  listSkills,
+  loadSkills,
+  staticSkillCatalog,
+} from '../../../src/agent/skills/index.ts';
 import { root, tempDir } from '../../helpers.ts';
 import { builtin, noSandbox, noWasm, policy } from '../loop/helpers.ts';
 import { callTools, reply, scriptedModel } from '../loop/scripted.ts';
@@ -18,17 +24,35 @@ const fixtures = join(root, 'test', 'fixtures', 'skills');
 test('the bundled skills load without problems', async () => {
   const { skills, problems } = await listSkills({ dataDir: tempDir() });
   assert.deepEqual(problems, []);
-  assert.deepEqual(skills.map((s) => s.name), ['code-review', 'daily-digest', 'summarize-conversation']);
+  assert.deepEqual(
+    skills.map((s) => s.name),
+    ['code-review', 'daily-digest', 'summarize-conversation'],
+  );
   assert.ok(skills.every((s) => s.source === 'bundled' && s.description.length > 10));
   const digest = skills.find((s) => s.name === 'daily-digest')!;
-  assert.deepEqual(digest.args.map((a) => [a.name, a.required]), [['history', true], ['period', false]]);
+  assert.deepEqual(
+    digest.args.map((a) => [a.name, a.required]),
+    [
+      ['history', true],
+      ['period', false],
+    ],
+  );
 });
 
 test('malformed SKILL.md files are reported with the file and reason and skipped; the rest load', async () => {
   const { skills, problems } = await loadSkills([{ path: fixtures, source: 'extension' }]);
-  assert.deepEqual(skills.map((s) => s.name), ['greet']);
+  assert.deepEqual(
+    skills.map((s) => s.name),
+    ['greet'],
+  );
   const why = Object.fromEntries(problems.map((p) => [p.file.slice(fixtures.length + 1), p.reason]));
-  assert.deepEqual(Object.keys(why).sort(), ['bad-arg/SKILL.md', 'bad-yaml/SKILL.md', 'no-description/SKILL.md', 'no-front-matter/SKILL.md', 'wrong-name/SKILL.md']);
+  assert.deepEqual(Object.keys(why).sort(), [
+    'bad-arg/SKILL.md',
+    'bad-yaml/SKILL.md',
+    'no-description/SKILL.md',
+    'no-front-matter/SKILL.md',
+    'wrong-name/SKILL.md',
+  ]);
   assert.match(why['no-front-matter/SKILL.md']!, /no YAML front matter/);
   assert.match(why['bad-yaml/SKILL.md']!, /front matter is not valid YAML/);
   assert.match(why['no-description/SKILL.md']!, /front matter field description: Required/);
@@ -40,7 +64,10 @@ test('an extension skill overrides the bundled one of the same name', async () =
   const dataDir = tempDir();
   const dir = join(dataDir, 'extensions', 'skills', 'code-review');
   mkdirSync(dir, { recursive: true });
-  writeFileSync(join(dir, 'SKILL.md'), '---\nname: code-review\ndescription: Our house review rules.\n---\nReview like we do.\n');
+  writeFileSync(
+    join(dir, 'SKILL.md'),
+    '---\nname: code-review\ndescription: Our house review rules.\n---\nReview like we do.\n',
+  );
   const { skills } = await listSkills({ dataDir });
   const review = skills.find((s) => s.name === 'code-review')!;
   assert.equal(review.source, 'extension');
@@ -52,10 +79,19 @@ test('expansion fills $ARGUMENTS and {{arg}}, leaves undeclared placeholders, an
   const { skills } = await loadSkills([{ path: fixtures, source: 'extension' }]);
   const greet = skills[0]!;
   const r = expandSkill(greet, { arguments: 'say hi to Ada', args: { who: 'Ada', tone: 'warm' } });
-  assert.deepEqual(r, { ok: true, text: 'Greet Ada in a warm tone. Raw request: say hi to Ada\nLeave {{unknown}} alone.' });
+  assert.deepEqual(r, {
+    ok: true,
+    text: 'Greet Ada in a warm tone. Raw request: say hi to Ada\nLeave {{unknown}} alone.',
+  });
   const optionalMissing = expandSkill(greet, { args: { who: 'Bob {{tone}}' } });
-  assert.deepEqual(optionalMissing, { ok: true, text: 'Greet Bob {{tone}} in a  tone. Raw request: Bob {{tone}}\nLeave {{unknown}} alone.' });
-  assert.deepEqual(expandSkill(greet, { arguments: 'hello' }), { ok: false, error: 'skill greet needs who (the person to greet); pass them in args' });
+  assert.deepEqual(optionalMissing, {
+    ok: true,
+    text: 'Greet Bob {{tone}} in a  tone. Raw request: Bob {{tone}}\nLeave {{unknown}} alone.',
+  });
+  assert.deepEqual(expandSkill(greet, { arguments: 'hello' }), {
+    ok: false,
+    error: 'skill greet needs who (the person to greet); pass them in args',
+  });
 });
 
 test('the skill tool returns the expanded body to the model, noting tools not available here', async (t) => {
@@ -65,11 +101,30 @@ test('the skill tool returns the expanded body to the model, noting tools not av
   let tools = createToolSet({ wasm: noWasm, builtins: [read], policy: policy('read-only'), sandbox: noSandbox });
   const skill = createSkillTool(catalog, () => tools.permittedNames());
   tools = createToolSet({ wasm: noWasm, builtins: [read, skill], policy: policy('read-only'), sandbox: noSandbox });
-  const provider = scriptedModel(t, [callTools([['skill', { name: 'greet', args: { who: 'Ada' } }], ['skill', { name: 'greet' }], ['skill', { name: 'nope' }]]), reply('Hello Ada!')]);
-  const r = await runLoop({ provider, model: 'm', system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'greet Ada' }] }], tools, meter: createCostMeter(() => 0) });
+  const provider = scriptedModel(t, [
+    callTools([
+      ['skill', { name: 'greet', args: { who: 'Ada' } }],
+      ['skill', { name: 'greet' }],
+      ['skill', { name: 'nope' }],
+    ]),
+    reply('Hello Ada!'),
+  ]);
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'greet Ada' }] }],
+    tools,
+    meter: createCostMeter(() => 0),
+  });
   assert.equal(r.outcome, 'final');
-  const results = provider.requests[1]!.messages.at(-1)!.content.map((p) => (p.type === 'tool-result' ? [p.isError, p.content] : []));
-  assert.deepEqual(results[0], [false, '# Skill: greet\n\nGreet Ada in a  tone. Raw request: Ada\nLeave {{unknown}} alone.\n\n(This skill uses the tools read, web_fetch; not available in this conversation: web_fetch, so do without them.)']);
+  const results = provider.requests[1]!.messages.at(-1)!.content.map((p) =>
+    p.type === 'tool-result' ? [p.isError, p.content] : [],
+  );
+  assert.deepEqual(results[0], [
+    false,
+    '# Skill: greet\n\nGreet Ada in a  tone. Raw request: Ada\nLeave {{unknown}} alone.\n\n(This skill uses the tools read, web_fetch; not available in this conversation: web_fetch, so do without them.)',
+  ]);
   assert.deepEqual(results[1], [true, 'skill greet needs who (the person to greet); pass them in args']);
   assert.deepEqual(results[2], [true, 'invalid input for skill: name: expected one of greet, got the string "nope"']);
 });

@@ -15,29 +15,52 @@ const policy = (over: Partial<ToolPolicy> = {}): ToolPolicy => ({
 
 test('read-only permits None and ReadOnly tools; chat-only None only; the refusal says why', () => {
   assert.deepEqual(permits({ access: 'read-only' }, 'read', 'ReadOnly'), { ok: true });
-  assert.deepEqual(permits({ access: 'read-only' }, 'write', 'Write'), { ok: false, reason: 'write needs Write access, and this conversation is read-only' });
+  assert.deepEqual(permits({ access: 'read-only' }, 'write', 'Write'), {
+    ok: false,
+    reason: 'write needs Write access, and this conversation is read-only',
+  });
   assert.equal(permits({ access: 'chat-only' }, 'read', 'ReadOnly').ok, false);
   assert.equal(permits({ access: 'chat-only' }, 'ToolSearch', 'None').ok, true);
 });
 
 test('deny and allow lists apply on top of the level', () => {
-  assert.deepEqual(permits({ access: 'full', tools: { deny: ['bash'] } }, 'bash', 'Execute'), { ok: false, reason: 'bash is denied in this conversation' });
+  assert.deepEqual(permits({ access: 'full', tools: { deny: ['bash'] } }, 'bash', 'Execute'), {
+    ok: false,
+    reason: 'bash is denied in this conversation',
+  });
   assert.equal(permits({ access: 'full', tools: { allow: ['read'] } }, 'grep', 'ReadOnly').ok, false);
   assert.equal(permits({ access: 'full', tools: { allow: ['read'] } }, 'read', 'ReadOnly').ok, true);
 });
 
 test('None gets no mounts; ReadOnly the workspace read-only; Write and Execute read-write', () => {
   assert.deepEqual(grantFor('None', [], policy()).mounts, []);
-  assert.deepEqual(grantFor('ReadOnly', [], policy()).mounts, [{ host: '/srv/ws/telegram-1', guest: '/', readOnly: true }]);
-  assert.deepEqual(grantFor('Write', [], policy()).mounts, [{ host: '/srv/ws/telegram-1', guest: '/', readOnly: false }]);
-  assert.deepEqual(grantFor('Execute', [], policy()).mounts, [{ host: '/srv/ws/telegram-1', guest: '/', readOnly: false }]);
+  assert.deepEqual(grantFor('ReadOnly', [], policy()).mounts, [
+    { host: '/srv/ws/telegram-1', guest: '/', readOnly: true },
+  ]);
+  assert.deepEqual(grantFor('Write', [], policy()).mounts, [
+    { host: '/srv/ws/telegram-1', guest: '/', readOnly: false },
+  ]);
+  assert.deepEqual(grantFor('Execute', [], policy()).mounts, [
+    { host: '/srv/ws/telegram-1', guest: '/', readOnly: false },
+  ]);
 });
 
 test('network is the declared hosts ∩ the policy allowed hosts, with the policy blocks', () => {
-  assert.deepEqual(grantFor('ReadOnly', ['https://en.wikipedia.org'], policy()).network, { allow: ['https://en.wikipedia.org'], block: ['private'] });
+  assert.deepEqual(grantFor('ReadOnly', ['https://en.wikipedia.org'], policy()).network, {
+    allow: ['https://en.wikipedia.org'],
+    block: ['private'],
+  });
   assert.deepEqual(intersectHosts(['https://*.github.com'], ['https://api.github.com']), ['https://api.github.com']);
   assert.deepEqual(intersectHosts(['https://example.com'], ['https://*.wikipedia.org']), []);
-  assert.deepEqual(intersectHosts(['http://en.wikipedia.org'], ['https://*.wikipedia.org']), [], 'the scheme must match');
-  assert.deepEqual(intersectHosts(['*'], ['https://api.github.com']), ['https://api.github.com'], '* declares whatever the policy allows');
+  assert.deepEqual(
+    intersectHosts(['http://en.wikipedia.org'], ['https://*.wikipedia.org']),
+    [],
+    'the scheme must match',
+  );
+  assert.deepEqual(
+    intersectHosts(['*'], ['https://api.github.com']),
+    ['https://api.github.com'],
+    '* declares whatever the policy allows',
+  );
   assert.deepEqual(grantFor('ReadOnly', [], policy()).network.allow, [], 'no declaration, no network');
 });

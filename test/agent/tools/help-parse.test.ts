@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { decodeText } from '../../../src/agent/tools/decode.ts';
-import { HelpError, mergeHelp, parseHelp, type ParsedHelp } from '../../../src/agent/tools/help-parse.ts';
+import { HelpError, mergeHelp, type ParsedHelp, parseHelp } from '../../../src/agent/tools/help-parse.ts';
 import { inputSchemaOf } from '../../../src/agent/tools/schema.ts';
 import { root } from '../../helpers.ts';
 
@@ -32,7 +32,11 @@ describe('clap 4', () => {
     assert.equal(param(short, 'offset').type, 'integer');
     assert.equal(param(short, 'url').type, 'string');
     assert.equal(param(short, 'readability').type, 'boolean');
-    assert.equal(param(short, 'readability').valueName, 'BOOLEAN', 'a BOOLEAN value is passed as a value, not a bare flag');
+    assert.equal(
+      param(short, 'readability').valueName,
+      'BOOLEAN',
+      'a BOOLEAN value is passed as a value, not a bare flag',
+    );
     assert.equal(param(short, 'timeout').type, 'integer');
     assert.equal(param(short, 'verbose').type, 'boolean');
     assert.equal(param(short, 'verbose').valueName, undefined);
@@ -73,7 +77,10 @@ describe('clap 4', () => {
     const h = parseHelp(fixture('clap-args.txt'));
     assert.deepEqual(
       h.params.filter((p) => p.kind === 'positional').map((p) => [p.key, p.required, p.multiple]),
-      [['algorithm', true, false], ['files', true, true]],
+      [
+        ['algorithm', true, false],
+        ['files', true, true],
+      ],
     );
     assert.deepEqual(param(h, 'algorithm').enum, ['sha256', 'sha512', 'blake3']);
     assert.equal(param(h, 'length').type, 'integer');
@@ -83,7 +90,10 @@ describe('clap 4', () => {
 
   test('Commands: become an enum, without help', () => {
     const h = parseHelp(fixture('clap-commands.txt'));
-    assert.deepEqual(h.commands.map((c) => c.name), ['add', 'list', 'search']);
+    assert.deepEqual(
+      h.commands.map((c) => c.name),
+      ['add', 'list', 'search'],
+    );
     const schema = inputSchemaOf(h.params, h.commands);
     assert.deepEqual(schema.properties?.command?.enum, ['add', 'list', 'search']);
     assert.deepEqual(schema.required, ['command']);
@@ -112,7 +122,10 @@ test('cobra: type words, slices, quoted defaults, Available Commands', () => {
   assert.equal(param(h, 'region').default, 'eu-west-1');
   assert.equal(param(h, 'tags').multiple, true);
   assert.equal(param(h, 'dry_run').type, 'boolean');
-  assert.deepEqual(h.commands.map((c) => c.name), ['deploy', 'logs']);
+  assert.deepEqual(
+    h.commands.map((c) => c.name),
+    ['deploy', 'logs'],
+  );
 });
 
 test('GBK and Shift-JIS help texts decode and parse', () => {
@@ -125,18 +138,27 @@ test('GBK and Shift-JIS help texts decode and parse', () => {
 });
 
 test('output that is not help is refused with a reason', () => {
-  assert.throws(() => parseHelp(fixture('not-help.txt')), (e: unknown) => e instanceof HelpError && /not help.*Usage:.*Hello! This program/.test(e.message));
+  assert.throws(
+    () => parseHelp(fixture('not-help.txt')),
+    (e: unknown) => e instanceof HelpError && /not help.*Usage:.*Hello! This program/.test(e.message),
+  );
   assert.throws(() => parseHelp('   \n'), /empty/);
 });
 
 test('an unknown PermissionLevel is refused naming the value', () => {
-  assert.throws(() => parseHelp('t 1.0\nx\n\nPermissionLevel: Root\n\nUsage: t\n'), /PermissionLevel: "Root" is not one of None, ReadOnly, Write, Execute/);
+  assert.throws(
+    () => parseHelp('t 1.0\nx\n\nPermissionLevel: Root\n\nUsage: t\n'),
+    /PermissionLevel: "Root" is not one of None, ReadOnly, Write, Execute/,
+  );
 });
 
 describe('more real layouts', () => {
   test('clap 4 wrapped help: continuation lines, fractional defaults, env/alias hints, optional values, short-only flags', () => {
     const h = parseHelp(fixture('clap-wrapped.txt'));
-    assert.equal(param(h, 'depth').description, 'How many links deep to follow; pages further away are listed\nbut not fetched');
+    assert.equal(
+      param(h, 'depth').description,
+      'How many links deep to follow; pages further away are listed\nbut not fetched',
+    );
     assert.equal(param(h, 'depth').default, '3');
     assert.equal(param(h, 'depth').type, 'integer');
     assert.equal(param(h, 'delay').type, 'number', '<NUMBER> with default 0.5 is not an integer');
@@ -150,7 +172,10 @@ describe('more real layouts', () => {
     assert.deepEqual(h.network, ['https://example.org', 'https://*.example.org']);
     assert.deepEqual(
       h.params.filter((p) => p.kind === 'positional').map((p) => [p.key, p.required, p.multiple]),
-      [['url', true, false], ['exclude', false, true]],
+      [
+        ['url', true, false],
+        ['exclude', false, true],
+      ],
     );
   });
 
@@ -176,7 +201,10 @@ describe('more real layouts', () => {
 
   test('argparse subparsers become commands; "optional arguments:" and metavar forms', () => {
     const h = parseHelp(fixture('argparse-subparsers.txt'));
-    assert.deepEqual(h.commands.map((c) => c.name), ['add', 'list', 'rm']);
+    assert.deepEqual(
+      h.commands.map((c) => c.name),
+      ['add', 'list', 'rm'],
+    );
     assert.equal(h.commands[1]!.about, 'list notes, newest first');
     assert.ok(!h.params.some((p) => p.kind === 'positional'), 'the subcommand choice is not a positional argument');
     assert.equal(param(h, 'lines').flag, '--lines');
@@ -190,19 +218,37 @@ describe('more real layouts', () => {
     const h = parseHelp(fixture('cobra-subcommand.txt'));
     assert.deepEqual(
       h.params.filter((p) => p.kind === 'positional').map((p) => [p.key, p.required]),
-      [['service', true], ['environment', false]],
+      [
+        ['service', true],
+        ['environment', false],
+      ],
     );
     assert.equal(param(h, 'ratio').type, 'number');
     assert.equal(param(h, 'config').default, '$HOME/.cloudctl.yaml');
     const schema = inputSchemaOf(h.params, h.commands);
-    assert.deepEqual(schema.properties?.ports, { description: 'ports to expose', type: 'array', items: { type: 'integer' }, default: [80] });
+    assert.deepEqual(schema.properties?.ports, {
+      description: 'ports to expose',
+      type: 'array',
+      items: { type: 'integer' },
+      default: [80],
+    });
     assert.deepEqual(schema.required, ['service']);
   });
 });
 
 test('usage-only positionals ignore option groups and command placeholders', () => {
-  const h = parseHelp('usage: tidy [-h] [-q] [--width WIDTH] <file> [out]\n\noptions:\n  -h, --help       show this help message and exit\n  -q               quiet\n  --width WIDTH    line width\n');
-  assert.deepEqual(h.params.map((p) => [p.key, p.kind, p.required]), [['q', 'option', false], ['width', 'option', false], ['file', 'positional', true], ['out', 'positional', false]]);
+  const h = parseHelp(
+    'usage: tidy [-h] [-q] [--width WIDTH] <file> [out]\n\noptions:\n  -h, --help       show this help message and exit\n  -q               quiet\n  --width WIDTH    line width\n',
+  );
+  assert.deepEqual(
+    h.params.map((p) => [p.key, p.kind, p.required]),
+    [
+      ['q', 'option', false],
+      ['width', 'option', false],
+      ['file', 'positional', true],
+      ['out', 'positional', false],
+    ],
+  );
   const c = parseHelp('Usage:\n  app [command] [flags]\n\nFlags:\n  -h, --help   help for app\n');
   assert.deepEqual(c.params, []);
 });

@@ -36,21 +36,51 @@ const argvOf = (input: Record<string, unknown>) => {
 describe('input → argv', () => {
   test('snake_case keys become --kebab-case flags; true is a bare flag; false and null are omitted', () => {
     assert.deepEqual(argvOf({ file_path: 'a.txt', pattern: 'x', ignore_case: true, count: false, mode: null }), [
-      '--file-path', 'a.txt', '--ignore-case', '--', 'x',
+      '--file-path',
+      'a.txt',
+      '--ignore-case',
+      '--',
+      'x',
     ]);
   });
 
   test('arrays repeat the flag; numbers are written as numbers', () => {
-    assert.deepEqual(argvOf({ file_path: 'a', pattern: 'p', tag: ['x', 'y'], offset: 10 }), ['--file-path', 'a', '--offset', '10', '--tag', 'x', '--tag', 'y', '--', 'p']);
+    assert.deepEqual(argvOf({ file_path: 'a', pattern: 'p', tag: ['x', 'y'], offset: 10 }), [
+      '--file-path',
+      'a',
+      '--offset',
+      '10',
+      '--tag',
+      'x',
+      '--tag',
+      'y',
+      '--',
+      'p',
+    ]);
   });
 
   test('positional arguments go by name, in the order the help lists them, after --', () => {
-    assert.deepEqual(argvOf({ extra: ['b', 'c'], pattern: '-starts-with-dash', file_path: 'f' }), ['--file-path', 'f', '--', '-starts-with-dash', 'b', 'c']);
+    assert.deepEqual(argvOf({ extra: ['b', 'c'], pattern: '-starts-with-dash', file_path: 'f' }), [
+      '--file-path',
+      'f',
+      '--',
+      '-starts-with-dash',
+      'b',
+      'c',
+    ]);
   });
 
   test('a tool with commands gets the command and its args after the options', () => {
-    const h = parseHelp('kv 1.0\nStore\n\nUsage: kv [OPTIONS] <COMMAND>\n\nCommands:\n  get  Get a key\n  set  Set a key\n\nOptions:\n  -s, --store <PATH>  Store file\n');
-    assert.deepEqual(inputToArgv({ store: 'kv.json', command: 'set', args: ['k', 'v'] }, h.params, true), ['--store', 'kv.json', 'set', 'k', 'v']);
+    const h = parseHelp(
+      'kv 1.0\nStore\n\nUsage: kv [OPTIONS] <COMMAND>\n\nCommands:\n  get  Get a key\n  set  Set a key\n\nOptions:\n  -s, --store <PATH>  Store file\n',
+    );
+    assert.deepEqual(inputToArgv({ store: 'kv.json', command: 'set', args: ['k', 'v'] }, h.params, true), [
+      '--store',
+      'kv.json',
+      'set',
+      'k',
+      'v',
+    ]);
   });
 });
 
@@ -62,12 +92,18 @@ describe('input validation', () => {
   });
 
   test('a wrong type is named with what was expected and what came', () => {
-    assert.deepEqual(errorsOf({ file_path: 'a', pattern: 'x', offset: 'ten' }), ['offset: expected an integer, got the string "ten"']);
-    assert.deepEqual(errorsOf({ file_path: 'a', pattern: 'x', ignore_case: 'yes' }), ['ignore_case: expected true or false, got the string "yes"']);
+    assert.deepEqual(errorsOf({ file_path: 'a', pattern: 'x', offset: 'ten' }), [
+      'offset: expected an integer, got the string "ten"',
+    ]);
+    assert.deepEqual(errorsOf({ file_path: 'a', pattern: 'x', ignore_case: 'yes' }), [
+      'ignore_case: expected true or false, got the string "yes"',
+    ]);
   });
 
   test('a value outside [possible values] lists the allowed ones', () => {
-    assert.deepEqual(errorsOf({ file_path: 'a', pattern: 'x', mode: 'rot13' }), ['mode: expected one of encode, decode, got the string "rot13"']);
+    assert.deepEqual(errorsOf({ file_path: 'a', pattern: 'x', mode: 'rot13' }), [
+      'mode: expected one of encode, decode, got the string "rot13"',
+    ]);
   });
 
   test('an unknown field is named, with the fields there are', () => {

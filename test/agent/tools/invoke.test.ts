@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { grantFor, invokeTool, registerFile, type RegisteredTool } from '../../../src/agent/tools/index.ts';
+import { grantFor, invokeTool, type RegisteredTool, registerFile } from '../../../src/agent/tools/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { SHARED_CACHE, tempDir } from '../../helpers.ts';
 import { dropTool, openPolicy } from './registry-helpers.ts';
@@ -24,13 +24,39 @@ describe('calling a tool', () => {
   }
   const call = async (name: string, input: unknown, over: Partial<typeof policy> = {}, maxChars?: number) => {
     const tool = await load(name);
-    return invokeTool(sandbox, tool, input, grantFor(tool.spec.permissionLevel, tool.spec.network, { ...policy, ...over }), maxChars);
+    return invokeTool(
+      sandbox,
+      tool,
+      input,
+      grantFor(tool.spec.permissionLevel, tool.spec.network, { ...policy, ...over }),
+      maxChars,
+    );
   };
 
   test('the input reaches the tool as the argv the design describes', async () => {
-    const r = await call('echo', { file_path: 'notes.txt', offset: 3, verbose: true, mode: null, tag: ['a', 'b'], pattern: ['x y', '-z'] });
+    const r = await call('echo', {
+      file_path: 'notes.txt',
+      offset: 3,
+      verbose: true,
+      mode: null,
+      tag: ['a', 'b'],
+      pattern: ['x y', '-z'],
+    });
     assert.equal(r.isError, false, r.content);
-    assert.deepEqual(r.content.split('\n').filter(Boolean), ['--file-path', 'notes.txt', '--offset', '3', '--tag', 'a', '--tag', 'b', '--verbose', '--', 'x y', '-z']);
+    assert.deepEqual(r.content.split('\n').filter(Boolean), [
+      '--file-path',
+      'notes.txt',
+      '--offset',
+      '3',
+      '--tag',
+      'a',
+      '--tag',
+      'b',
+      '--verbose',
+      '--',
+      'x y',
+      '-z',
+    ]);
   });
 
   test('a bad input comes back as an error naming the field, and the tool does not run', async () => {
@@ -65,7 +91,7 @@ describe('calling a tool', () => {
     const r = await call('fail', {});
     assert.equal(r.isError, true);
     assert.match(r.content, /the tool exited with code 1/);
-    assert.match(r.content, /stderr:\n[^]*boom: the disk is on fire/);
+    assert.match(r.content, /stderr:\n[\s\S]*boom: the disk is on fire/);
   });
 
   test('a tool stopped by a limit is an error result naming the limit', async () => {

@@ -9,7 +9,13 @@ import type { SandboxResult } from '../../../src/sandbox/index.ts';
 import { root } from '../../helpers.ts';
 
 const enc = (s: string) => new TextEncoder().encode(s);
-const result = (over: Partial<SandboxResult>): SandboxResult => ({ exitCode: 0, stdout: new Uint8Array(), stderr: new Uint8Array(), durationMs: 3, ...over });
+const result = (over: Partial<SandboxResult>): SandboxResult => ({
+  exitCode: 0,
+  stdout: new Uint8Array(),
+  stderr: new Uint8Array(),
+  durationMs: 3,
+  ...over,
+});
 
 test('the JSON convention: content, error flag and metadata come through', () => {
   const r = toolResultOf(result({ stdout: enc('{"error":false,"content":"3 matches","metadata":{"count":3}}\n') }));
@@ -47,7 +53,9 @@ test('long content is cut at the cap with a note saying how much was cut', () =>
 });
 
 test('a non-zero exit is an error result with the output and stderr', () => {
-  const r = toolResultOf(result({ exitCode: 2, stdout: enc('partial\n'), stderr: enc("error: unexpected argument '--x' found\n") }));
+  const r = toolResultOf(
+    result({ exitCode: 2, stdout: enc('partial\n'), stderr: enc("error: unexpected argument '--x' found\n") }),
+  );
   assert.equal(r.isError, true);
   assert.match(r.content, /^the tool exited with code 2/);
   assert.match(r.content, /output:\npartial/);
@@ -57,7 +65,9 @@ test('a non-zero exit is an error result with the output and stderr', () => {
 });
 
 test('a trap is an error result naming the limit, with stderr', () => {
-  const r = toolResultOf(result({ exitCode: 1, stderr: enc('working...'), trap: { kind: 'timeout', message: 'exceeded 30000 ms' } }));
+  const r = toolResultOf(
+    result({ exitCode: 1, stderr: enc('working...'), trap: { kind: 'timeout', message: 'exceeded 30000 ms' } }),
+  );
   assert.equal(r.isError, true);
   assert.match(r.content, /^the tool was stopped: timeout limit \(exceeded 30000 ms\)/);
   assert.match(r.content, /stderr:\nworking\.\.\./);

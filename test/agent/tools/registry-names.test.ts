@@ -32,7 +32,15 @@ describe('tool registry: names from help', () => {
     copyFileSync(RCAT, join(bundled, 'rcat.wasm'));
     dropTool(bundled, 'reg-v1', 'hot');
     copyFileSync(RCAT, join(extensions, 'my-cat.wasm'));
-    registry = createToolRegistry({ sandbox, cacheDir: tempDir('boxbot-toolcache-'), dirs: [{ path: bundled, source: 'bundled' }, { path: extensions, source: 'extension' }], log: createLogger({ destination: sink }) });
+    registry = createToolRegistry({
+      sandbox,
+      cacheDir: tempDir('boxbot-toolcache-'),
+      dirs: [
+        { path: bundled, source: 'bundled' },
+        { path: extensions, source: 'extension' },
+      ],
+      log: createLogger({ destination: sink }),
+    });
     await registry.start();
   });
   after(async () => {
@@ -41,9 +49,30 @@ describe('tool registry: names from help', () => {
   });
 
   test('a user file whose help names a bundled tool takes the name over, and the shadowed file is listed and logged', async () => {
-    assert.deepEqual(registry.list().map((t) => [t.spec.name, t.source, t.spec.file]), [['hot', 'bundled', join(bundled, 'hot.wasm')], ['rcat', 'extension', join(extensions, 'my-cat.wasm')]]);
-    assert.deepEqual(registry.shadowed(), [{ name: 'rcat', file: join(bundled, 'rcat.wasm'), source: 'bundled', by: join(extensions, 'my-cat.wasm'), bySource: 'extension' }]);
-    await waitUntil(() => logged.some((l) => l.tool === 'rcat' && l.file === join(bundled, 'rcat.wasm') && l.by === join(extensions, 'my-cat.wasm')), 'the shadow to be logged', 10_000);
+    assert.deepEqual(
+      registry.list().map((t) => [t.spec.name, t.source, t.spec.file]),
+      [
+        ['hot', 'bundled', join(bundled, 'hot.wasm')],
+        ['rcat', 'extension', join(extensions, 'my-cat.wasm')],
+      ],
+    );
+    assert.deepEqual(registry.shadowed(), [
+      {
+        name: 'rcat',
+        file: join(bundled, 'rcat.wasm'),
+        source: 'bundled',
+        by: join(extensions, 'my-cat.wasm'),
+        bySource: 'extension',
+      },
+    ]);
+    await waitUntil(
+      () =>
+        logged.some(
+          (l) => l.tool === 'rcat' && l.file === join(bundled, 'rcat.wasm') && l.by === join(extensions, 'my-cat.wasm'),
+        ),
+      'the shadow to be logged',
+      10_000,
+    );
   });
 
   test('a shadow made later is logged too, and one undone disappears', async () => {
@@ -52,11 +81,18 @@ describe('tool registry: names from help', () => {
     await added;
     assert.equal(registry.get('hot')?.spec.version, '2.0.0');
     assert.ok(registry.shadowed().some((s) => s.name === 'hot' && s.file === join(bundled, 'hot.wasm')));
-    await waitUntil(() => logged.some((l) => l.tool === 'hot' && l.by === join(extensions, 'hot.wasm')), 'the new shadow to be logged', 10_000);
+    await waitUntil(
+      () => logged.some((l) => l.tool === 'hot' && l.by === join(extensions, 'hot.wasm')),
+      'the new shadow to be logged',
+      10_000,
+    );
     const removed = nextEvent(registry, (e) => e.name === 'hot' && e.type === 'removed');
     unlinkSync(join(extensions, 'hot.wasm'));
     await removed;
     assert.equal(registry.get('hot')?.source, 'bundled');
-    assert.deepEqual(registry.shadowed().map((s) => s.name), ['rcat']);
+    assert.deepEqual(
+      registry.shadowed().map((s) => s.name),
+      ['rcat'],
+    );
   });
 });

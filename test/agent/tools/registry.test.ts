@@ -8,7 +8,14 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { createToolRegistry, grantFor, invokeTool, type RegisteredTool, type RegistryEvent, type ToolRegistry } from '../../../src/agent/tools/index.ts';
+import {
+  createToolRegistry,
+  grantFor,
+  invokeTool,
+  type RegisteredTool,
+  type RegistryEvent,
+  type ToolRegistry,
+} from '../../../src/agent/tools/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { guest, SHARED_CACHE, tempDir, waitUntil } from '../../helpers.ts';
 import { dropTool, nextEvent, openPolicy } from './registry-helpers.ts';
@@ -20,7 +27,8 @@ describe('tool registry: hot reload', () => {
   const extensions = tempDir('boxbot-ext-');
   const events: RegistryEvent[] = [];
   const policy = openPolicy();
-  const call = (tool: RegisteredTool, input: unknown = {}) => invokeTool(sandbox, tool, input, grantFor(tool.spec.permissionLevel, tool.spec.network, policy));
+  const call = (tool: RegisteredTool, input: unknown = {}) =>
+    invokeTool(sandbox, tool, input, grantFor(tool.spec.permissionLevel, tool.spec.network, policy));
 
   before(async () => {
     // Two workers: a call held open by the test must not block registering the replacement.
@@ -30,7 +38,14 @@ describe('tool registry: hot reload', () => {
     writeFileSync(join(bundled, 'components', 'shared.wasm'), readFileSync(guest('reg-v1')));
     symlinkSync(join('components', 'shared.wasm'), join(bundled, 'linked.wasm'));
     dropTool(extensions, 'reg-v2', 'shadowed');
-    registry = createToolRegistry({ sandbox, cacheDir: tempDir('boxbot-toolcache-'), dirs: [{ path: bundled, source: 'bundled' }, { path: extensions, source: 'extension' }] });
+    registry = createToolRegistry({
+      sandbox,
+      cacheDir: tempDir('boxbot-toolcache-'),
+      dirs: [
+        { path: bundled, source: 'bundled' },
+        { path: extensions, source: 'extension' },
+      ],
+    });
     registry.onChange((e) => events.push(e));
     await registry.start();
   });
@@ -40,7 +55,13 @@ describe('tool registry: hot reload', () => {
   });
 
   test('start registers both folders; an extension overrides the bundled tool of the same name', () => {
-    assert.deepEqual(registry.list().map((t) => [t.spec.name, t.source]), [['linked', 'bundled'], ['shadowed', 'extension']]);
+    assert.deepEqual(
+      registry.list().map((t) => [t.spec.name, t.source]),
+      [
+        ['linked', 'bundled'],
+        ['shadowed', 'extension'],
+      ],
+    );
     assert.equal(registry.get('shadowed')?.spec.version, '2.0.0');
   });
 
@@ -72,7 +93,10 @@ describe('tool registry: hot reload', () => {
     assert.match(e.message!, /the previous version stays registered/);
     assert.equal(registry.get('hot')?.spec.version, '2.0.0');
     assert.match((await call(registry.get('hot')!)).content, /^hot 2\.0\.0/, 'it still runs from its snapshot');
-    assert.deepEqual(registry.problems().map((p) => p.file), [join(extensions, 'hot.wasm')]);
+    assert.deepEqual(
+      registry.problems().map((p) => p.file),
+      [join(extensions, 'hot.wasm')],
+    );
   });
 
   test('a tool whose help exhausts its memory (ten tables grown to failure) is refused with the reason; the rest carry on', async () => {
@@ -89,7 +113,11 @@ describe('tool registry: hot reload', () => {
     unlinkSync(join(extensions, 'bomb.wasm'));
     unlinkSync(join(extensions, 'after-bomb.wasm'));
     await gone;
-    await waitUntil(() => !registry.problems().some((p) => p.file.endsWith('bomb.wasm')), 'the refusal to go with its file', 10_000);
+    await waitUntil(
+      () => !registry.problems().some((p) => p.file.endsWith('bomb.wasm')),
+      'the refusal to go with its file',
+      10_000,
+    );
   });
 
   test('a removed file disappears (and its refusal with it)', async () => {
@@ -107,12 +135,16 @@ describe('tool registry: hot reload', () => {
     const path = join(extensions, 'burst.wasm');
     // Written in 64 appends, then rewritten whole five times: dozens of events in one go.
     writeFileSync(path, '');
-    for (let at = 0; at < bytes.length; at += Math.ceil(bytes.length / 64)) appendFileSync(path, bytes.subarray(at, at + Math.ceil(bytes.length / 64)));
+    for (let at = 0; at < bytes.length; at += Math.ceil(bytes.length / 64))
+      appendFileSync(path, bytes.subarray(at, at + Math.ceil(bytes.length / 64)));
     for (let i = 0; i < 5; i++) writeFileSync(path, bytes);
     await added;
     await registry.settled();
     const mine = events.slice(before).filter((e) => e.name === 'burst');
-    assert.deepEqual(mine.map((e) => e.type), ['added']);
+    assert.deepEqual(
+      mine.map((e) => e.type),
+      ['added'],
+    );
     assert.equal(registry.list().filter((t) => t.spec.name === 'burst').length, 1);
   });
 

@@ -8,7 +8,14 @@ import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { grantFor, invokeTool, permits, registerFile, type RegisteredTool, type ToolPolicy } from '../../../src/agent/tools/index.ts';
+import {
+  grantFor,
+  invokeTool,
+  permits,
+  type RegisteredTool,
+  registerFile,
+  type ToolPolicy,
+} from '../../../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
 import { grant, root, SHARED_CACHE, tempDir, text } from '../../helpers.ts';
 
@@ -17,13 +24,19 @@ const MODULE = join(FIXTURE, 'rcat.wasm');
 
 test('the committed Rust fixture is the one its SHA-256 file names', () => {
   const want = readFileSync(join(FIXTURE, 'rcat.wasm.sha256'), 'utf8').split(/\s+/)[0];
-  assert.equal(createHash('sha256').update(readFileSync(MODULE)).digest('hex'), want, 'rebuild it with scripts/build-rust-fixture.sh --update');
+  assert.equal(
+    createHash('sha256').update(readFileSync(MODULE)).digest('hex'),
+    want,
+    'rebuild it with scripts/build-rust-fixture.sh --update',
+  );
 });
 
 /** The fixture wrapped into a component with jco's preview1 adapter, as a user might ship it. */
 async function asComponent(dir: string): Promise<string> {
   const jco = await import('@bytecodealliance/jco');
-  const component = await jco.componentNew(readFileSync(MODULE), [['wasi_snapshot_preview1', readFileSync(jco.preview1AdapterCommandPath())]]);
+  const component = await jco.componentNew(readFileSync(MODULE), [
+    ['wasi_snapshot_preview1', readFileSync(jco.preview1AdapterCommandPath())],
+  ]);
   const file = join(dir, 'rcat.wasm');
   writeFileSync(file, component);
   assert.deepEqual([...component.subarray(4, 8)], [0x0d, 0x00, 0x01, 0x00], 'a component, not a module');
@@ -35,9 +48,18 @@ for (const form of ['module', 'component'] as const) {
     let sandbox: Sandbox;
     let tool: RegisteredTool;
     const workspace = tempDir('boxbot-ws-');
-    const policy: ToolPolicy = { access: 'full', workspace, network: { allow: [], block: ['private'] }, limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000 } };
-    const call = (input: unknown) => invokeTool(sandbox, tool, input, grantFor(tool.spec.permissionLevel, tool.spec.network, policy));
-    const run = (...args: string[]) => sandbox.run(tool.blob, grant({ args, mounts: [{ host: workspace, guest: '/', readOnly: true }] }), { name: tool.spec.program });
+    const policy: ToolPolicy = {
+      access: 'full',
+      workspace,
+      network: { allow: [], block: ['private'] },
+      limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000 },
+    };
+    const call = (input: unknown) =>
+      invokeTool(sandbox, tool, input, grantFor(tool.spec.permissionLevel, tool.spec.network, policy));
+    const run = (...args: string[]) =>
+      sandbox.run(tool.blob, grant({ args, mounts: [{ host: workspace, guest: '/', readOnly: true }] }), {
+        name: tool.spec.program,
+      });
 
     before(async () => {
       sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
@@ -57,7 +79,10 @@ for (const form of ['module', 'component'] as const) {
       assert.deepEqual(spec.keywords, ['file', 'read', 'cat', 'lines']);
       assert.deepEqual(spec.network, []);
       assert.deepEqual(spec.notes, []);
-      assert.ok(spec.imports.some((i) => i.startsWith('wasi:clocks/wall-clock@')), spec.imports.join(', '));
+      assert.ok(
+        spec.imports.some((i) => i.startsWith('wasi:clocks/wall-clock@')),
+        spec.imports.join(', '),
+      );
       const p = spec.inputSchema.properties!;
       assert.deepEqual(spec.inputSchema.required, ['file_path']);
       assert.equal(p.file_path?.type, 'string');
@@ -82,7 +107,10 @@ for (const form of ['module', 'component'] as const) {
       assert.equal(r.isError, true);
       assert.match(r.content, /rcat: cannot write copy\.txt: Read-only file system/);
       assert.equal(existsSync(join(workspace, 'copy.txt')), false);
-      assert.deepEqual(permits({ access: 'chat-only' }, 'rcat', tool.spec.permissionLevel), { ok: false, reason: 'rcat needs ReadOnly access, and this conversation is chat-only' });
+      assert.deepEqual(permits({ access: 'chat-only' }, 'rcat', tool.spec.permissionLevel), {
+        ok: false,
+        reason: 'rcat needs ReadOnly access, and this conversation is chat-only',
+      });
     });
 
     test("exit codes: clap's 2 on a usage error, 1 when the file cannot be read, 0 for --help", async () => {

@@ -2,15 +2,16 @@
 // whose help or imports do not add up is refused with a reason a user can act on.
 import assert from 'node:assert/strict';
 import { copyFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { after, before, describe, test } from 'node:test';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
 import { grantFor, invokeTool, registerFile, ToolRefusedError } from '../../../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
 import { root, SHARED_CACHE, tempDir } from '../../helpers.ts';
 
 const RCAT = join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm');
+
 import { dropTool } from './registry-helpers.ts';
 
 describe('registering a tool file', () => {
@@ -22,7 +23,8 @@ describe('registering a tool file', () => {
   });
   after(() => sandbox.close());
 
-  const register = (guestName: string, toolName: string) => registerFile(sandbox, dropTool(dir, guestName, toolName), cache);
+  const register = (guestName: string, toolName: string) =>
+    registerFile(sandbox, dropTool(dir, guestName, toolName), cache);
   const refusal = async (guestName: string, toolName: string): Promise<string> => {
     try {
       await register(guestName, toolName);
@@ -42,7 +44,14 @@ describe('registering a tool file', () => {
     assert.equal(spec.permissionLevel, 'ReadOnly');
     assert.deepEqual(spec.keywords, ['echo', 'arguments']);
     assert.deepEqual(spec.inputSchema.required, ['file_path']);
-    assert.deepEqual(Object.keys(spec.inputSchema.properties ?? {}).sort(), ['file_path', 'mode', 'offset', 'pattern', 'tag', 'verbose']);
+    assert.deepEqual(Object.keys(spec.inputSchema.properties ?? {}).sort(), [
+      'file_path',
+      'mode',
+      'offset',
+      'pattern',
+      'tag',
+      'verbose',
+    ]);
     assert.match(spec.sha256, /^[0-9a-f]{64}$/);
   });
 
@@ -68,21 +77,42 @@ describe('registering a tool file', () => {
   test('declared Network: hosts are kept when the component imports wasi:http', async () => {
     const { spec } = await register('reg-net', 'fetchy');
     assert.deepEqual(spec.network, ['http://127.0.0.1:*']);
-    assert.ok(spec.imports.some((i) => i.startsWith('wasi:http/outgoing-handler@')), spec.imports.join(', '));
+    assert.ok(
+      spec.imports.some((i) => i.startsWith('wasi:http/outgoing-handler@')),
+      spec.imports.join(', '),
+    );
   });
 
   test('a component importing wasi:http without declaring Network: registers with a note; it reaches only what the policy allows (nothing by default)', async () => {
     const { spec, blob } = await register('reg-net', 'sneaky');
-    assert.ok(spec.notes.some((n) => /imports wasi:http.*no Network: line.*network\.allow/.test(n)), spec.notes.join('\n'));
+    assert.ok(
+      spec.notes.some((n) => /imports wasi:http.*no Network: line.*network\.allow/.test(n)),
+      spec.notes.join('\n'),
+    );
     const server = createServer((_req, res) => res.end('hello'));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     try {
       const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
       const tool = { spec, blob, source: 'extension' as const };
-      const policy = (allow: string[]) => ({ access: 'full' as const, workspace: tempDir('boxbot-ws-'), network: { allow, block: [] }, limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000 } });
-      const allowed = await invokeTool(sandbox, tool, { url }, grantFor(spec.permissionLevel, spec.network, policy(['http://127.0.0.1:*'])));
+      const policy = (allow: string[]) => ({
+        access: 'full' as const,
+        workspace: tempDir('boxbot-ws-'),
+        network: { allow, block: [] },
+        limits: { ...DEFAULT_LIMITS, timeoutMs: 60_000 },
+      });
+      const allowed = await invokeTool(
+        sandbox,
+        tool,
+        { url },
+        grantFor(spec.permissionLevel, spec.network, policy(['http://127.0.0.1:*'])),
+      );
       assert.equal(allowed.content.trim(), 'v1: hello', 'the policy allows the host');
-      const byDefault = await invokeTool(sandbox, tool, { url }, grantFor(spec.permissionLevel, spec.network, policy([])));
+      const byDefault = await invokeTool(
+        sandbox,
+        tool,
+        { url },
+        grantFor(spec.permissionLevel, spec.network, policy([])),
+      );
       assert.match(byDefault.content, /^v1: request failed/, 'an empty network.allow reaches nothing');
     } finally {
       server.close();
@@ -93,7 +123,12 @@ describe('registering a tool file', () => {
     const { spec } = await register('reg-multi', 'nofiles');
     assert.equal(spec.permissionLevel, 'None');
     assert.ok(spec.imports.some((i) => i.startsWith('wasi:filesystem/')));
-    const grant = grantFor('None', spec.network, { access: 'full', workspace: '/tmp', network: { allow: ['*://*:*'], block: [] }, limits: DEFAULT_LIMITS });
+    const grant = grantFor('None', spec.network, {
+      access: 'full',
+      workspace: '/tmp',
+      network: { allow: ['*://*:*'], block: [] },
+      limits: DEFAULT_LIMITS,
+    });
     assert.deepEqual(grant.mounts, []);
   });
 
@@ -102,13 +137,20 @@ describe('registering a tool file', () => {
   });
 
   test('a program whose -h/--help is not help is refused, quoting what it printed', async () => {
-    assert.match(await refusal('reg-multi', 'greeter'), /greeter\.wasm refused: `-h` and `--help`: the output is not help: .*"Hello! I am greeter, not a tool\."/);
+    assert.match(
+      await refusal('reg-multi', 'greeter'),
+      /greeter\.wasm refused: `-h` and `--help`: the output is not help: .*"Hello! I am greeter, not a tool\."/,
+    );
   });
 
   test('a file that is not WebAssembly is refused with the reason', async () => {
     const file = join(dir, 'junk.wasm');
     writeFileSync(file, 'this is not wasm');
-    await assert.rejects(registerFile(sandbox, file, cache), (e: unknown) => e instanceof ToolRefusedError && /junk\.wasm refused: it is not a usable WASI tool/.test(e.message));
+    await assert.rejects(
+      registerFile(sandbox, file, cache),
+      (e: unknown) =>
+        e instanceof ToolRefusedError && /junk\.wasm refused: it is not a usable WASI tool/.test(e.message),
+    );
   });
 
   test("a tool is named by the first word of its help's first line, not by its file; calls still run as the file's name", async () => {
@@ -122,7 +164,17 @@ describe('registering a tool file', () => {
     assert.equal(again.spec.name, 'rcat');
     const ws = tempDir('boxbot-ws-');
     writeFileSync(join(ws, 'a.txt'), 'one\ntwo\n');
-    const r = await invokeTool(sandbox, { spec, blob, source: 'extension' }, { file_path: 'a.txt' }, grantFor(spec.permissionLevel, spec.network, { access: 'full', workspace: ws, network: { allow: [], block: [] }, limits: DEFAULT_LIMITS }));
+    const r = await invokeTool(
+      sandbox,
+      { spec, blob, source: 'extension' },
+      { file_path: 'a.txt' },
+      grantFor(spec.permissionLevel, spec.network, {
+        access: 'full',
+        workspace: ws,
+        network: { allow: [], block: [] },
+        limits: DEFAULT_LIMITS,
+      }),
+    );
     assert.equal(r.content, 'one\ntwo\n');
   });
 

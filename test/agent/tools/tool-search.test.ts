@@ -3,7 +3,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createToolSearch, type SearchableTool } from '../../../src/agent/tools/tool-search.ts';
 
-const tool = (name: string, about: string, keywords: string[], level: SearchableTool['permissionLevel'] = 'ReadOnly'): SearchableTool => ({
+const tool = (
+  name: string,
+  about: string,
+  keywords: string[],
+  level: SearchableTool['permissionLevel'] = 'ReadOnly',
+): SearchableTool => ({
   name,
   about,
   keywords,
@@ -20,15 +25,29 @@ const tools = [
 
 const run = async (input: Record<string, unknown>, visible = tools) => {
   const found: string[][] = [];
-  const r = await createToolSearch(() => visible, (names) => found.push(names)).run(input, {});
-  return { ...r, found, parsed: r.isError || r.content.startsWith('no tool') ? undefined : (JSON.parse(r.content) as { name: string; inputSchema: unknown }[]) };
+  const r = await createToolSearch(
+    () => visible,
+    (names) => found.push(names),
+  ).run(input, {});
+  return {
+    ...r,
+    found,
+    parsed:
+      r.isError || r.content.startsWith('no tool')
+        ? undefined
+        : (JSON.parse(r.content) as { name: string; inputSchema: unknown }[]),
+  };
 };
 
 test('finds a tool by keyword and returns its input schema, ready to call', async () => {
   const r = await run({ query: 'http url' });
   assert.equal(r.parsed?.[0]?.name, 'web_fetch');
   assert.deepEqual(r.parsed?.[0]?.inputSchema, tools[2]!.inputSchema);
-  assert.deepEqual(r.found, [r.parsed!.map((t) => t.name)], 'found tools are reported so the loop can make them callable');
+  assert.deepEqual(
+    r.found,
+    [r.parsed!.map((t) => t.name)],
+    'found tools are reported so the loop can make them callable',
+  );
 });
 
 test('finds by exact name first, and by words of the description', async () => {

@@ -9,7 +9,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EmulatedGateway, Intent, PRIVILEGED_INTENTS } from './gateway.ts';
 import { createRestHandler, type InjectedFault, type RateLimitedRoute, type RestRequestRecord } from './rest.ts';
-import { DiscordWorld, makeUser, wireMessage, type EmuChannel, type EmuGuild, type EmuMessage, type EmuUser } from './store.ts';
+import {
+  DiscordWorld,
+  type EmuChannel,
+  type EmuGuild,
+  type EmuMessage,
+  type EmuUser,
+  makeUser,
+  wireMessage,
+} from './store.ts';
 
 /** Options of the emulator; every field has a default. */
 export interface DiscordEmulatorOptions {
@@ -89,7 +97,9 @@ export class DiscordEmulator {
   /** Adds a public thread under `parentId`; connected clients get THREAD_CREATE. */
   addThread(parentId: string, name = 'a thread', id?: string): EmuChannel {
     const thread = this.world.addThread(parentId, name, id);
-    this.gateway.dispatch('THREAD_CREATE', (intents) => (intents & Intent.Guilds ? { ...thread, newly_created: true } : undefined));
+    this.gateway.dispatch('THREAD_CREATE', (intents) =>
+      intents & Intent.Guilds ? { ...thread, newly_created: true } : undefined,
+    );
     return thread;
   }
 
@@ -109,7 +119,8 @@ export class DiscordEmulator {
     }
     const referenced = input.replyTo ? this.world.messages.get(input.replyTo) : undefined;
     if (input.replyTo && !referenced) throw new Error(`no message ${input.replyTo} to reply to`);
-    if (referenced && input.replyPing !== false && !mentions.includes(referenced.author)) mentions.push(referenced.author);
+    if (referenced && input.replyPing !== false && !mentions.includes(referenced.author))
+      mentions.push(referenced.author);
     const msg = this.world.addMessage({
       channel_id: input.channelId,
       author,
@@ -118,7 +129,12 @@ export class DiscordEmulator {
       ...(input.attachments ? { attachments: input.attachments } : {}),
       ...(referenced
         ? {
-            message_reference: { type: 0, message_id: referenced.id, channel_id: referenced.channel_id, ...(referenced.guild_id ? { guild_id: referenced.guild_id } : {}) },
+            message_reference: {
+              type: 0,
+              message_id: referenced.id,
+              channel_id: referenced.channel_id,
+              ...(referenced.guild_id ? { guild_id: referenced.guild_id } : {}),
+            },
             referenced_message: wireMessage({ ...referenced, referenced_message: null }),
           }
         : {}),
@@ -139,12 +155,17 @@ export class DiscordEmulator {
 
   /** The next `n` REST writes on `routes` (default: message sends) get 429 with this retry-after. */
   rateLimitNext(n: number, retryAfterMs: number, opts: { routes?: RateLimitedRoute[]; global?: boolean } = {}): void {
-    for (let i = 0; i < n; i++) this.faults.push({ routes: opts.routes ?? ['send'], fault: { kind: 'rate-limit', retryAfterMs, global: opts.global ?? false } });
+    for (let i = 0; i < n; i++)
+      this.faults.push({
+        routes: opts.routes ?? ['send'],
+        fault: { kind: 'rate-limit', retryAfterMs, global: opts.global ?? false },
+      });
   }
 
   /** The next `n` REST writes on `routes` (default: message sends) fail with `status` (e.g. 500, 503). */
   failNext(n: number, status: number, opts: { routes?: RateLimitedRoute[] } = {}): void {
-    for (let i = 0; i < n; i++) this.faults.push({ routes: opts.routes ?? ['send'], fault: { kind: 'status', status } });
+    for (let i = 0; i < n; i++)
+      this.faults.push({ routes: opts.routes ?? ['send'], fault: { kind: 'status', status } });
   }
 
   /** Calls `listener` for every message the bot creates or edits; returns the unsubscribe function. */
@@ -182,7 +203,8 @@ export class DiscordEmulator {
     this.gateway.dispatch(t, (intents) => {
       if (!(intents & (msg.guild_id ? Intent.GuildMessages : Intent.DirectMessages))) return undefined;
       const payload: Record<string, unknown> = { ...wire, channel_type: channelType };
-      if (msg.guild_id) payload.member = { roles: [], joined_at: msg.timestamp, nick: null, deaf: false, mute: false, flags: 0 };
+      if (msg.guild_id)
+        payload.member = { roles: [], joined_at: msg.timestamp, nick: null, deaf: false, mute: false, flags: 0 };
       // Without the privileged MESSAGE_CONTENT intent Discord blanks guild message bodies,
       // except the app's own messages and messages that mention it.
       const visible = !msg.guild_id || intents & Intent.MessageContent || msg.author.id === this.bot.id || botMentioned;
@@ -258,7 +280,19 @@ function guildCreate(world: DiscordWorld, g: EmuGuild): Record<string, unknown> 
     verification_level: 0,
     default_message_notifications: 0,
     explicit_content_filter: 0,
-    roles: [{ id: g.id, name: '@everyone', permissions: '1071698660929', position: 0, color: 0, hoist: false, managed: false, mentionable: false, flags: 0 }],
+    roles: [
+      {
+        id: g.id,
+        name: '@everyone',
+        permissions: '1071698660929',
+        position: 0,
+        color: 0,
+        hoist: false,
+        managed: false,
+        mentionable: false,
+        flags: 0,
+      },
+    ],
     emojis: [],
     stickers: [],
     features: [],
@@ -281,7 +315,14 @@ function guildCreate(world: DiscordWorld, g: EmuGuild): Record<string, unknown> 
     member_count: 2,
     voice_states: [],
     members: [{ user: world.bot, roles: [], joined_at: joinedAt, deaf: false, mute: false, flags: 0 }],
-    channels: channels.map((c, i) => ({ ...c, position: i, permission_overwrites: [], nsfw: false, topic: null, rate_limit_per_user: 0 })),
+    channels: channels.map((c, i) => ({
+      ...c,
+      position: i,
+      permission_overwrites: [],
+      nsfw: false,
+      topic: null,
+      rate_limit_per_user: 0,
+    })),
     threads,
     presences: [],
     stage_instances: [],

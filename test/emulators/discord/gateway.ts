@@ -6,17 +6,46 @@ import type { Duplex } from 'node:stream';
 import { WebSocket, WebSocketServer } from 'ws';
 
 /** Gateway opcodes (Discord's numbers). */
-export const Op = { Dispatch: 0, Heartbeat: 1, Identify: 2, PresenceUpdate: 3, VoiceStateUpdate: 4, Resume: 6, Reconnect: 7, RequestGuildMembers: 8, InvalidSession: 9, Hello: 10, HeartbeatAck: 11 } as const;
+export const Op = {
+  Dispatch: 0,
+  Heartbeat: 1,
+  Identify: 2,
+  PresenceUpdate: 3,
+  VoiceStateUpdate: 4,
+  Resume: 6,
+  Reconnect: 7,
+  RequestGuildMembers: 8,
+  InvalidSession: 9,
+  Hello: 10,
+  HeartbeatAck: 11,
+} as const;
 
 /** Gateway intents used by the emulator (Discord's bits). */
-export const Intent = { Guilds: 1 << 0, GuildMembers: 1 << 1, GuildPresences: 1 << 8, GuildMessages: 1 << 9, DirectMessages: 1 << 12, MessageContent: 1 << 15 } as const;
+export const Intent = {
+  Guilds: 1 << 0,
+  GuildMembers: 1 << 1,
+  GuildPresences: 1 << 8,
+  GuildMessages: 1 << 9,
+  DirectMessages: 1 << 12,
+  MessageContent: 1 << 15,
+} as const;
 
 /** Intents Discord only grants when switched on in the developer portal. */
 export const PRIVILEGED_INTENTS = Intent.GuildMembers | Intent.GuildPresences | Intent.MessageContent;
 const ALL_INTENTS = (1 << 26) - 1;
 
 /** Close codes (Discord's numbers). */
-export const Close = { UnknownError: 4000, UnknownOpcode: 4001, DecodeError: 4002, NotAuthenticated: 4003, AuthenticationFailed: 4004, AlreadyAuthenticated: 4005, InvalidApiVersion: 4012, InvalidIntents: 4013, DisallowedIntents: 4014 } as const;
+export const Close = {
+  UnknownError: 4000,
+  UnknownOpcode: 4001,
+  DecodeError: 4002,
+  NotAuthenticated: 4003,
+  AuthenticationFailed: 4004,
+  AlreadyAuthenticated: 4005,
+  InvalidApiVersion: 4012,
+  InvalidIntents: 4013,
+  DisallowedIntents: 4014,
+} as const;
 
 /** One IDENTIFY the gateway received. */
 export interface IdentifyRecord {
@@ -146,9 +175,13 @@ export class EmulatedGateway {
     const v = url.searchParams.get('v');
     if (v !== null && v !== '10') return this.closeConn(conn, Close.InvalidApiVersion, 'Invalid API version.');
     const encoding = url.searchParams.get('encoding');
-    if (encoding !== null && encoding !== 'json') return this.closeConn(conn, Close.DecodeError, 'Only json encoding is emulated.');
+    if (encoding !== null && encoding !== 'json')
+      return this.closeConn(conn, Close.DecodeError, 'Only json encoding is emulated.');
     socket.on('message', (data, isBinary) => this.onFrame(conn, isBinary ? null : data.toString()));
-    this.raw(conn, { op: Op.Hello, d: { heartbeat_interval: this.opts.heartbeatIntervalMs, _trace: ['["boxbot-emulator",{"micros":0}]'] } });
+    this.raw(conn, {
+      op: Op.Hello,
+      d: { heartbeat_interval: this.opts.heartbeatIntervalMs, _trace: ['["boxbot-emulator",{"micros":0}]'] },
+    });
   }
 
   private onFrame(conn: Connection, text: string | null): void {
@@ -182,7 +215,12 @@ export class EmulatedGateway {
 
   private identify(conn: Connection, d: Record<string, unknown>): void {
     if (conn.session) return this.closeConn(conn, Close.AlreadyAuthenticated, 'Already authenticated.');
-    this.identifies.push({ token: String(d.token), intents: Number(d.intents), properties: d.properties, shard: d.shard });
+    this.identifies.push({
+      token: String(d.token),
+      intents: Number(d.intents),
+      properties: d.properties,
+      shard: d.shard,
+    });
     if (d.token !== this.opts.token) return this.closeConn(conn, Close.AuthenticationFailed, 'Authentication failed.');
     const intents = d.intents;
     if (typeof intents !== 'number' || !Number.isInteger(intents) || intents < 0 || (intents & ~ALL_INTENTS) !== 0) {
@@ -191,7 +229,13 @@ export class EmulatedGateway {
     if ((intents & PRIVILEGED_INTENTS & ~this.opts.enabledPrivilegedIntents) !== 0) {
       return this.closeConn(conn, Close.DisallowedIntents, 'Disallowed intent(s).');
     }
-    const session: Session = { id: `emu-session-${++this.sessionCounter}`, intents, seq: 0, buffer: [], socket: conn.socket };
+    const session: Session = {
+      id: `emu-session-${++this.sessionCounter}`,
+      intents,
+      seq: 0,
+      buffer: [],
+      socket: conn.socket,
+    };
     this.sessions.set(session.id, session);
     conn.session = session;
     this.send(session, 'READY', this.opts.world.readyData({ id: session.id, resumeUrl: this.opts.resumeUrl() }));
@@ -232,6 +276,7 @@ export class EmulatedGateway {
   private closeConn(conn: Connection, code: number, reason: string): void {
     this.closeCodes.push(code);
     conn.closedByServer = true;
-    if (conn.socket.readyState === WebSocket.OPEN || conn.socket.readyState === WebSocket.CONNECTING) conn.socket.close(code, reason);
+    if (conn.socket.readyState === WebSocket.OPEN || conn.socket.readyState === WebSocket.CONNECTING)
+      conn.socket.close(code, reason);
   }
 }

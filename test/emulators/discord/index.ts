@@ -1,5 +1,10 @@
 // Public names of the Discord emulator (tests, gateway end-to-end tests, benchmark).
-export { DiscordEmulator, startDiscordEmulator, type DiscordEmulatorOptions, type UserMessageInput } from './emulator.ts';
-export { Close, Intent, Op, PRIVILEGED_INTENTS, type IdentifyRecord } from './gateway.ts';
+export {
+  DiscordEmulator,
+  type DiscordEmulatorOptions,
+  startDiscordEmulator,
+  type UserMessageInput,
+} from './emulator.ts';
+export { Close, type IdentifyRecord, Intent, Op, PRIVILEGED_INTENTS } from './gateway.ts';
 export type { InjectedFault, RateLimitedRoute, RestRequestRecord } from './rest.ts';
 export type { EmuChannel, EmuGuild, EmuMessage, EmuUser } from './store.ts';

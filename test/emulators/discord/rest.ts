@@ -2,13 +2,15 @@
 // bot identity, channels, message create/edit, typing; `Authorization: Bot <token>` checked,
 // errors and 429s in Discord's JSON shapes and headers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { wireMessage, type DiscordWorld, type EmuMessage, type EmuUser } from './store.ts';
+import { type DiscordWorld, type EmuMessage, type EmuUser, wireMessage } from './store.ts';
 
 /** Which REST writes an injected rate limit applies to. */
 export type RateLimitedRoute = 'send' | 'edit' | 'typing';
 
 /** A failure the emulator answers one REST write with. */
-export type InjectedFault = { kind: 'rate-limit'; retryAfterMs: number; global: boolean } | { kind: 'status'; status: number };
+export type InjectedFault =
+  | { kind: 'rate-limit'; retryAfterMs: number; global: boolean }
+  | { kind: 'status'; status: number };
 
 /** One REST request the emulator answered (for assertions). */
 export interface RestRequestRecord {
@@ -83,9 +85,14 @@ function route(ctx: RestContext, req: IncomingMessage, method: string, path: str
   if (!m) throw new HttpError(404, { message: '404: Not Found', code: 0 });
   const p = m[2]!;
   if (p === '/gateway' && method === 'GET') return { url: ctx.gatewayUrl() };
-  if (req.headers.authorization !== `Bot ${ctx.token}`) throw new HttpError(401, { message: '401: Unauthorized', code: 0 });
+  if (req.headers.authorization !== `Bot ${ctx.token}`)
+    throw new HttpError(401, { message: '401: Unauthorized', code: 0 });
   if (p === '/gateway/bot' && method === 'GET') {
-    return { url: ctx.gatewayUrl(), shards: 1, session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 } };
+    return {
+      url: ctx.gatewayUrl(),
+      shards: 1,
+      session_start_limit: { total: 1000, remaining: 999, reset_after: 14_400_000, max_concurrency: 1 },
+    };
   }
   if (p === '/users/@me' && method === 'GET') return ctx.world.bot;
   if (p === '/users/@me/channels' && method === 'POST') {
@@ -124,7 +131,11 @@ function message(ctx: RestContext, channelId: string, id: string): EmuMessage {
 }
 
 function formError(field: string, code: string, message: string): HttpError {
-  return new HttpError(400, { message: 'Invalid Form Body', code: 50035, errors: { [field]: { _errors: [{ code, message }] } } });
+  return new HttpError(400, {
+    message: 'Invalid Form Body',
+    code: 50035,
+    errors: { [field]: { _errors: [{ code, message }] } },
+  });
 }
 
 function checkContent(content: unknown, required: boolean): string | undefined {
@@ -132,10 +143,13 @@ function checkContent(content: unknown, required: boolean): string | undefined {
     if (required) throw new HttpError(400, { message: 'Cannot send an empty message', code: 50006 });
     return undefined;
   }
-  if (typeof content !== 'string') throw formError('content', 'STRING_TYPE_CONVERT', 'Could not interpret value as string.');
-  if (required && content.trim() === '') throw new HttpError(400, { message: 'Cannot send an empty message', code: 50006 });
+  if (typeof content !== 'string')
+    throw formError('content', 'STRING_TYPE_CONVERT', 'Could not interpret value as string.');
+  if (required && content.trim() === '')
+    throw new HttpError(400, { message: 'Cannot send an empty message', code: 50006 });
   // Discord counts characters (code points), not UTF-16 units.
-  if ([...content].length > MAX_CONTENT) throw formError('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_CONTENT} or fewer in length.`);
+  if ([...content].length > MAX_CONTENT)
+    throw formError('content', 'BASE_TYPE_MAX_LENGTH', `Must be ${MAX_CONTENT} or fewer in length.`);
   return content;
 }
 
@@ -158,10 +172,16 @@ function createMessage(ctx: RestContext, channelId: string, raw: unknown): unkno
   if (ref && typeof ref.message_id === 'string') {
     referenced = ctx.world.messages.get(ref.message_id);
     if (!referenced || referenced.channel_id !== channelId) {
-      if (ref.fail_if_not_exists !== false) throw formError('message_reference', 'REPLIES_UNKNOWN_MESSAGE', 'Unknown message');
+      if (ref.fail_if_not_exists !== false)
+        throw formError('message_reference', 'REPLIES_UNKNOWN_MESSAGE', 'Unknown message');
       referenced = undefined;
     } else {
-      reference = { type: 0, message_id: referenced.id, channel_id: channelId, ...(ch.guild_id ? { guild_id: ch.guild_id } : {}) };
+      reference = {
+        type: 0,
+        message_id: referenced.id,
+        channel_id: channelId,
+        ...(ch.guild_id ? { guild_id: ch.guild_id } : {}),
+      };
     }
   }
   injectedFault(ctx, 'send');
@@ -170,7 +190,12 @@ function createMessage(ctx: RestContext, channelId: string, raw: unknown): unkno
     author: ctx.world.bot,
     content,
     mentions: mentionsIn(ctx, content),
-    ...(reference && referenced ? { message_reference: reference, referenced_message: wireMessage({ ...referenced, referenced_message: null } as EmuMessage) } : {}),
+    ...(reference && referenced
+      ? {
+          message_reference: reference,
+          referenced_message: wireMessage({ ...referenced, referenced_message: null } as EmuMessage),
+        }
+      : {}),
     ...(body.allowed_mentions !== undefined ? { allowed_mentions: body.allowed_mentions } : {}),
   });
   ctx.botMessage(msg, 'create');
@@ -179,7 +204,8 @@ function createMessage(ctx: RestContext, channelId: string, raw: unknown): unkno
 
 function editMessage(ctx: RestContext, channelId: string, id: string, raw: unknown): unknown {
   const msg = message(ctx, channelId, id);
-  if (msg.author.id !== ctx.world.bot.id) throw new HttpError(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
+  if (msg.author.id !== ctx.world.bot.id)
+    throw new HttpError(403, { message: 'Cannot edit a message authored by another user', code: 50005 });
   const content = checkContent((raw as Json | undefined)?.content, false);
   injectedFault(ctx, 'edit');
   if (content !== undefined) {
@@ -195,7 +221,8 @@ function editMessage(ctx: RestContext, channelId: string, id: string, raw: unkno
 function injectedFault(ctx: RestContext, route: RateLimitedRoute): void {
   const limit = ctx.takeFault(route);
   if (!limit) return;
-  if (limit.kind === 'status') throw new HttpError(limit.status, { message: `${limit.status}: injected failure`, code: 0 });
+  if (limit.kind === 'status')
+    throw new HttpError(limit.status, { message: `${limit.status}: injected failure`, code: 0 });
   const seconds = limit.retryAfterMs / 1000;
   const headers: Record<string, string> = {
     'retry-after': String(Math.max(1, Math.ceil(seconds))),
@@ -207,6 +234,9 @@ function injectedFault(ctx: RestContext, route: RateLimitedRoute): void {
     'x-ratelimit-scope': limit.global ? 'global' : 'user',
     ...(limit.global ? { 'x-ratelimit-global': 'true' } : {}),
   };
-  throw new HttpError(429, { message: 'You are being rate limited.', retry_after: seconds, global: limit.global }, headers);
+  throw new HttpError(
+    429,
+    { message: 'You are being rate limited.', retry_after: seconds, global: limit.global },
+    headers,
+  );
 }
-

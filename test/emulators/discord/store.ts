@@ -77,7 +77,14 @@ export function snowflakes(): () => string {
 
 /** A user object with Discord's defaults. */
 export function makeUser(id: string, username: string, bot = false): EmuUser {
-  return { id, username, global_name: bot ? null : username, discriminator: '0', avatar: null, ...(bot ? { bot: true } : {}) };
+  return {
+    id,
+    username,
+    global_name: bot ? null : username,
+    discriminator: '0',
+    avatar: null,
+    ...(bot ? { bot: true } : {}),
+  };
 }
 
 /** The emulator's data: everything is in memory and fast to look up. */
@@ -139,7 +146,12 @@ export class DiscordWorld {
       last_message_id: null,
       message_count: 0,
       member_count: 1,
-      thread_metadata: { archived: false, auto_archive_duration: 1440, archive_timestamp: new Date().toISOString(), locked: false },
+      thread_metadata: {
+        archived: false,
+        auto_archive_duration: 1440,
+        archive_timestamp: new Date().toISOString(),
+        locked: false,
+      },
     };
     this.channels.set(id, thread);
     guild.channelIds.push(id);
@@ -150,14 +162,36 @@ export class DiscordWorld {
   dmChannel(user: EmuUser, id?: string): EmuChannel {
     const existing = this.dmChannels.get(user.id);
     if (existing) return this.channels.get(existing)!;
-    const channel: EmuChannel = { id: id ?? this.nextId(), type: ChannelKind.DM, recipients: [user], last_message_id: null };
+    const channel: EmuChannel = {
+      id: id ?? this.nextId(),
+      type: ChannelKind.DM,
+      recipients: [user],
+      last_message_id: null,
+    };
     this.channels.set(channel.id, channel);
     this.dmChannels.set(user.id, channel.id);
     return channel;
   }
 
   /** Stores a new message in a channel and returns it. */
-  addMessage(m: Omit<EmuMessage, 'id' | 'timestamp' | 'edited_timestamp' | 'tts' | 'mention_everyone' | 'pinned' | 'flags' | 'edits' | 'type' | 'embeds' | 'attachments' | 'mention_roles'> & Partial<EmuMessage>): EmuMessage {
+  addMessage(
+    m: Omit<
+      EmuMessage,
+      | 'id'
+      | 'timestamp'
+      | 'edited_timestamp'
+      | 'tts'
+      | 'mention_everyone'
+      | 'pinned'
+      | 'flags'
+      | 'edits'
+      | 'type'
+      | 'embeds'
+      | 'attachments'
+      | 'mention_roles'
+    > &
+      Partial<EmuMessage>,
+  ): EmuMessage {
     const channel = this.channels.get(m.channel_id);
     if (!channel) throw new Error(`no channel ${m.channel_id}`);
     const message: EmuMessage = {
@@ -186,7 +220,10 @@ export class DiscordWorld {
   guildChannels(guildId: string): { channels: EmuChannel[]; threads: EmuChannel[] } {
     const guild = this.mustGuild(guildId);
     const all = guild.channelIds.map((id) => this.channels.get(id)!);
-    return { channels: all.filter((c) => c.parent_id === undefined), threads: all.filter((c) => c.parent_id !== undefined) };
+    return {
+      channels: all.filter((c) => c.parent_id === undefined),
+      threads: all.filter((c) => c.parent_id !== undefined),
+    };
   }
 
   private mustGuild(id: string): EmuGuild {

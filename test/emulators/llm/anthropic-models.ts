@@ -12,11 +12,19 @@ interface ClaudeRules {
   thinkingEmptyByDefault: boolean;
 }
 
-const EXTENDED_THINKING: ClaudeRules = { thinking: ['enabled', 'disabled'], defaultSamplingOnly: false, thinkingEmptyByDefault: false };
+const EXTENDED_THINKING: ClaudeRules = {
+  thinking: ['enabled', 'disabled'],
+  defaultSamplingOnly: false,
+  thinkingEmptyByDefault: false,
+};
 
 // From Anthropic's Sonnet 5.5 migration guide and thinking guide.
 const RULES: Readonly<Record<string, ClaudeRules>> = {
-  'claude-sonnet-5-5': { thinking: ['adaptive', 'between_tools'], defaultSamplingOnly: true, thinkingEmptyByDefault: true },
+  'claude-sonnet-5-5': {
+    thinking: ['adaptive', 'between_tools'],
+    defaultSamplingOnly: true,
+    thinkingEmptyByDefault: true,
+  },
   'claude-sonnet-4-5': EXTENDED_THINKING,
   'claude-haiku-4-5': EXTENDED_THINKING,
 };
@@ -37,7 +45,12 @@ const rulesOf = (body: Body | undefined) => RULES[String(body?.model ?? '').repl
 export function anthropicRefusal(body: Body | undefined, headers: IncomingHttpHeaders): string | undefined {
   const rules = rulesOf(body);
   const thinking = body?.thinking;
-  if (thinking?.display === 'updates' && !String(headers['anthropic-beta'] ?? '').split(',').includes(UPDATES_BETA)) {
+  if (
+    thinking?.display === 'updates' &&
+    !String(headers['anthropic-beta'] ?? '')
+      .split(',')
+      .includes(UPDATES_BETA)
+  ) {
     return `thinking.display: "updates" needs the anthropic-beta header ${UPDATES_BETA}`;
   }
   if (!rules) return undefined;
@@ -50,9 +63,14 @@ export function anthropicRefusal(body: Body | undefined, headers: IncomingHttpHe
     }
     return `thinking.type "${thinking.type}" is not supported for this model.`;
   }
-  if (thinking?.type === 'between_tools' && Object.keys(thinking).length > 1) return 'thinking: "between_tools" takes no other field.';
-  const sampled = (body?.temperature !== undefined && body.temperature !== 1) || body?.top_p !== undefined || body?.top_k !== undefined;
-  if (rules.defaultSamplingOnly && sampled) return 'temperature, top_p and top_k cannot be changed from their defaults for this model.';
+  if (thinking?.type === 'between_tools' && Object.keys(thinking).length > 1)
+    return 'thinking: "between_tools" takes no other field.';
+  const sampled =
+    (body?.temperature !== undefined && body.temperature !== 1) ||
+    body?.top_p !== undefined ||
+    body?.top_k !== undefined;
+  if (rules.defaultSamplingOnly && sampled)
+    return 'temperature, top_p and top_k cannot be changed from their defaults for this model.';
   return undefined;
 }
 

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
-import { llm, startLlmEmulator, type LlmReply } from './index.ts';
+import { type LlmReply, llm, startLlmEmulator } from './index.ts';
 
 describe('llm emulator', () => {
   it('assertDone fails while scripted replies are unused', async () => {
@@ -23,7 +23,10 @@ describe('llm emulator', () => {
     const emu = await startLlmEmulator();
     try {
       const anthropic = new Anthropic({ apiKey: 'k', baseURL: emu.anthropicBaseURL, maxRetries: 0, logLevel: 'off' });
-      await assert.rejects(anthropic.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }), { status: 500 });
+      await assert.rejects(
+        anthropic.messages.create({ model: 'm', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] }),
+        { status: 500 },
+      );
       assert.throws(() => emu.assertDone(), /request 1: POST \/v1\/messages found no scripted reply/);
     } finally {
       await emu.close();
@@ -34,14 +37,27 @@ describe('llm emulator', () => {
     const emu = await startLlmEmulator();
     try {
       emu.script([llm.say('ok')]);
-      const anthropic = new Anthropic({ apiKey: 'sk-test', baseURL: emu.anthropicBaseURL, maxRetries: 0, logLevel: 'off' });
-      await anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+      const anthropic = new Anthropic({
+        apiKey: 'sk-test',
+        baseURL: emu.anthropicBaseURL,
+        maxRetries: 0,
+        logLevel: 'off',
+      });
+      await anthropic.messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       const r = emu.requests[0]!;
       assert.equal(r.api, 'anthropic');
       assert.equal(r.method, 'POST');
       assert.equal(r.path, '/v1/messages');
       assert.ok(r.headers['anthropic-version'], 'the SDK sends its API version');
-      assert.deepEqual(r.body, { model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+      assert.deepEqual(r.body, {
+        model: 'claude-haiku-4-5',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       assert.equal(await r.ended, 'complete');
       emu.assertDone();
     } finally {
@@ -52,16 +68,25 @@ describe('llm emulator', () => {
   it('answers non-streaming calls with the real JSON shapes', async () => {
     const emu = await startLlmEmulator();
     try {
-      const answer: LlmReply = llm.answer([llm.text('Hi ', 'there'), llm.toolCalls(llm.call('lookup', { q: 'x' }, { id: 'call_1' }))], { usage: { input: 9, output: 4 } });
+      const answer: LlmReply = llm.answer(
+        [llm.text('Hi ', 'there'), llm.toolCalls(llm.call('lookup', { q: 'x' }, { id: 'call_1' }))],
+        { usage: { input: 9, output: 4 } },
+      );
       emu.script([answer, answer]);
       const openai = new OpenAI({ apiKey: 'k', baseURL: emu.openaiBaseURL, maxRetries: 0 });
       const c = await openai.chat.completions.create({ model: 'gpt-4o', messages: [{ role: 'user', content: 'hi' }] });
       assert.equal(c.choices[0]?.message.content, 'Hi there');
-      assert.deepEqual(c.choices[0]?.message.tool_calls, [{ id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } }]);
+      assert.deepEqual(c.choices[0]?.message.tool_calls, [
+        { id: 'call_1', type: 'function', function: { name: 'lookup', arguments: '{"q":"x"}' } },
+      ]);
       assert.equal(c.choices[0]?.finish_reason, 'tool_calls');
       assert.equal(c.usage?.prompt_tokens, 9);
       const anthropic = new Anthropic({ apiKey: 'k', baseURL: emu.anthropicBaseURL, maxRetries: 0, logLevel: 'off' });
-      const m = await anthropic.messages.create({ model: 'claude-haiku-4-5', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] });
+      const m = await anthropic.messages.create({
+        model: 'claude-haiku-4-5',
+        max_tokens: 10,
+        messages: [{ role: 'user', content: 'hi' }],
+      });
       assert.deepEqual(
         m.content.map((b) => b.type),
         ['text', 'tool_use'],
@@ -79,11 +104,22 @@ describe('llm emulator', () => {
     try {
       const anthropic = new Anthropic({ apiKey: 'k', baseURL: emu.anthropicBaseURL, maxRetries: 0, logLevel: 'off' });
       const ask = (over: Partial<Anthropic.Messages.MessageCreateParamsNonStreaming>) =>
-        anthropic.messages.create({ model: 'claude-sonnet-5-5', max_tokens: 2000, messages: [{ role: 'user', content: 'hi' }], ...over });
-      await assert.rejects(ask({ thinking: { type: 'enabled', budget_tokens: 1024 } }), { status: 400, message: /thinking\.type\.enabled\W+is not supported/ });
+        anthropic.messages.create({
+          model: 'claude-sonnet-5-5',
+          max_tokens: 2000,
+          messages: [{ role: 'user', content: 'hi' }],
+          ...over,
+        });
+      await assert.rejects(ask({ thinking: { type: 'enabled', budget_tokens: 1024 } }), {
+        status: 400,
+        message: /thinking\.type\.enabled\W+is not supported/,
+      });
       await assert.rejects(ask({ thinking: { type: 'disabled' } }), { status: 400, message: /between_tools/ });
       await assert.rejects(ask({ model: 'claude-haiku-4-5', thinking: { type: 'between_tools' } }), { status: 400 });
-      emu.script([llm.answer([llm.thinking('A note.', 'sig'), llm.text('Hi.')]), llm.answer([llm.thinking('A note.', 'sig'), llm.text('Hi.')])]);
+      emu.script([
+        llm.answer([llm.thinking('A note.', 'sig'), llm.text('Hi.')]),
+        llm.answer([llm.thinking('A note.', 'sig'), llm.text('Hi.')]),
+      ]);
       const quiet = await ask({});
       const notes = await ask({ thinking: { type: 'between_tools' } });
       assert.deepEqual(quiet.content[0], { type: 'thinking', thinking: '', signature: 'sig' });
@@ -100,7 +136,11 @@ describe('llm emulator', () => {
       emu.respond((req) => llm.say(`echo: ${req.body.messages.at(-1).content}`));
       const openai = new OpenAI({ apiKey: 'k', baseURL: emu.openaiBaseURL, maxRetries: 0 });
       for (let i = 0; i < 5; i++) {
-        const stream = await openai.chat.completions.create({ model: 'm', stream: true, messages: [{ role: 'user', content: `n${i}` }] });
+        const stream = await openai.chat.completions.create({
+          model: 'm',
+          stream: true,
+          messages: [{ role: 'user', content: `n${i}` }],
+        });
         let text = '';
         for await (const chunk of stream) text += chunk.choices[0]?.delta.content ?? '';
         assert.equal(text, `echo: n${i}`);

@@ -1,3 +1,19 @@
 // The LLM emulator for every test that needs a model: agent, gateway, scheduler and benchmarks.
-export { startLlmEmulator, type LlmEmulator, type LlmApi, type LlmResponder, type LlmResponseEnd, type RecordedRequest } from './server.ts';
-export { llm, DEFAULT_USAGE, type LlmReply, type LlmEvent, type LlmFinish, type LlmToolCall, type LlmUsage } from './script.ts';
+
+export {
+  DEFAULT_USAGE,
+  type LlmEvent,
+  type LlmFinish,
+  type LlmReply,
+  type LlmToolCall,
+  type LlmUsage,
+  llm,
+} from './script.ts';
+export {
+  type LlmApi,
+  type LlmEmulator,
+  type LlmResponder,
+  type LlmResponseEnd,
+  type RecordedRequest,
+  startLlmEmulator,
+} from './server.ts';

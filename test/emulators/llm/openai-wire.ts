@@ -1,7 +1,8 @@
 // OpenAI Chat Completions wire format: `data:` chunks ending in `[DONE]`, parallel tool calls
 // interleaved by index, the include_usage chunk, and the non-streaming JSON and error bodies.
-import { DEFAULT_USAGE, type LlmFinish, type LlmReply } from './script.ts';
+
 import type { Frame } from './frames.ts';
+import { DEFAULT_USAGE, type LlmFinish, type LlmReply } from './script.ts';
 
 const FINISH: Record<LlmFinish, string> = { stop: 'stop', 'tool-calls': 'tool_calls', 'max-tokens': 'length' };
 
@@ -34,7 +35,12 @@ function usageOf(reply: Answer) {
     completion_tokens: u.output,
     total_tokens: prompt + u.output,
     prompt_tokens_details: { cached_tokens: u.cacheRead ?? 0, audio_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0, audio_tokens: 0, accepted_prediction_tokens: 0, rejected_prediction_tokens: 0 },
+    completion_tokens_details: {
+      reasoning_tokens: 0,
+      audio_tokens: 0,
+      accepted_prediction_tokens: 0,
+      rejected_prediction_tokens: 0,
+    },
   };
 }
 
@@ -67,14 +73,21 @@ export function openaiStream(reply: Answer, model: string, id: string, includeUs
       case 'tool-calls': {
         const first = toolIndex;
         e.calls.forEach((call, i) => {
-          frames.push(chunk({ tool_calls: [{ index: first + i, id: call.id, type: 'function', function: { name: call.name, arguments: '' } }] }));
+          frames.push(
+            chunk({
+              tool_calls: [
+                { index: first + i, id: call.id, type: 'function', function: { name: call.name, arguments: '' } },
+              ],
+            }),
+          );
         });
         // Fragments of parallel calls interleave: call 0 part 1, call 1 part 1, call 0 part 2, ...
         const longest = Math.max(...e.calls.map((c) => c.args.length));
         for (let part = 0; part < longest; part++) {
           e.calls.forEach((call, i) => {
             const args = call.args[part];
-            if (args !== undefined) frames.push(chunk({ tool_calls: [{ index: first + i, function: { arguments: args } }] }));
+            if (args !== undefined)
+              frames.push(chunk({ tool_calls: [{ index: first + i, function: { arguments: args } }] }));
           });
         }
         toolIndex += e.calls.length;
@@ -98,7 +111,17 @@ export function openaiStream(reply: Answer, model: string, id: string, includeUs
   }
   frames.push(chunk({}, finishOf(reply)));
   if (includeUsage) {
-    frames.push(data({ id, object: 'chat.completion.chunk', created, model, system_fingerprint: 'fp_emulator', choices: [], usage: usageOf(reply) }));
+    frames.push(
+      data({
+        id,
+        object: 'chat.completion.chunk',
+        created,
+        model,
+        system_fingerprint: 'fp_emulator',
+        choices: [],
+        usage: usageOf(reply),
+      }),
+    );
   }
   frames.push({ data: 'data: [DONE]\n\n' });
   return frames;
@@ -108,7 +131,9 @@ export function openaiStream(reply: Answer, model: string, id: string, includeUs
 export function openaiCompletion(reply: Answer, model: string, id: string): unknown {
   const text = reply.events.flatMap((e) => (e.type === 'text' ? e.deltas : [])).join('');
   const calls = reply.events.flatMap((e) =>
-    e.type === 'tool-calls' ? e.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args.join('') } })) : [],
+    e.type === 'tool-calls'
+      ? e.calls.map((c) => ({ id: c.id, type: 'function', function: { name: c.name, arguments: c.args.join('') } }))
+      : [],
   );
   return {
     id,
@@ -118,7 +143,13 @@ export function openaiCompletion(reply: Answer, model: string, id: string): unkn
     choices: [
       {
         index: 0,
-        message: { role: 'assistant', content: text || null, refusal: null, annotations: [], ...(calls.length ? { tool_calls: calls } : {}) },
+        message: {
+          role: 'assistant',
+          content: text || null,
+          refusal: null,
+          annotations: [],
+          ...(calls.length ? { tool_calls: calls } : {}),
+        },
         logprobs: null,
         finish_reason: finishOf(reply),
       },
@@ -131,5 +162,7 @@ export function openaiCompletion(reply: Answer, model: string, id: string): unkn
 /** The JSON error body for an HTTP error status. */
 export function openaiError(status: number, errorType: string | undefined, message: string | undefined): unknown {
   const known = ERROR[status] ?? { type: status >= 500 ? 'server_error' : 'invalid_request_error', code: null };
-  return { error: { message: message ?? `emulated ${status}`, type: errorType ?? known.type, param: null, code: known.code } };
+  return {
+    error: { message: message ?? `emulated ${status}`, type: errorType ?? known.type, param: null, code: known.code },
+  };
 }

@@ -101,7 +101,10 @@ export const llm = {
     return { type: 'delay', ms };
   },
   /** An HTTP error answer, with `retry-after-ms` / `retry-after` headers when asked. */
-  fail(status: number, opts: { retryAfterMs?: number; retryAfterSeconds?: number; errorType?: string; message?: string } = {}): LlmReply {
+  fail(
+    status: number,
+    opts: { retryAfterMs?: number; retryAfterSeconds?: number; errorType?: string; message?: string } = {},
+  ): LlmReply {
     const headers: Record<string, string> = {};
     if (opts.retryAfterMs !== undefined) headers['retry-after-ms'] = String(opts.retryAfterMs);
     if (opts.retryAfterSeconds !== undefined) headers['retry-after'] = String(opts.retryAfterSeconds);

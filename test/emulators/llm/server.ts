@@ -65,10 +65,16 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
         body = raw;
       }
       const path = (req.url ?? '/').split('?')[0]!;
-      const api: RecordedRequest['api'] = path.endsWith('/chat/completions') ? 'openai' : path.endsWith('/messages') ? 'anthropic' : 'unknown';
+      const api: RecordedRequest['api'] = path.endsWith('/chat/completions')
+        ? 'openai'
+        : path.endsWith('/messages')
+          ? 'anthropic'
+          : 'unknown';
       let serverClosed = false;
       const ended = new Promise<LlmResponseEnd>((resolve) => {
-        res.on('close', () => resolve(serverClosed ? 'server-closed' : res.writableFinished ? 'complete' : 'client-closed'));
+        res.on('close', () =>
+          resolve(serverClosed ? 'server-closed' : res.writableFinished ? 'complete' : 'client-closed'),
+        );
       });
       ended.catch(() => {});
       const record: RecordedRequest = { api, method: req.method ?? 'GET', path, headers: req.headers, body, ended };
@@ -84,7 +90,9 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     const n = ++seq;
     if (record.api === 'unknown') {
       unanswered.push(`${record.method} ${record.path} (not an emulated endpoint)`);
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no such endpoint: ${record.path}` } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `no such endpoint: ${record.path}` } }));
       return;
     }
     // A request the real API refuses for its model never reaches the script.
@@ -98,37 +106,71 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     if (!reply) {
       unanswered.push(`request ${n}: ${record.method} ${record.path} found no scripted reply`);
       res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify(record.api === 'openai' ? openaiError(500, 'server_error', 'llm emulator: script exhausted') : anthropicError(500, 'api_error', 'llm emulator: script exhausted', `req_emu_${n}`)));
+      res.end(
+        JSON.stringify(
+          record.api === 'openai'
+            ? openaiError(500, 'server_error', 'llm emulator: script exhausted')
+            : anthropicError(500, 'api_error', 'llm emulator: script exhausted', `req_emu_${n}`),
+        ),
+      );
       return;
     }
     const model = String(record.body?.model ?? 'emulated-model');
     const requestId = `req_emu_${n}`;
     if (reply.kind === 'status') {
-      const body = record.api === 'openai' ? openaiError(reply.status, reply.errorType, reply.message) : anthropicError(reply.status, reply.errorType, reply.message, requestId);
-      res.writeHead(reply.status, { 'content-type': 'application/json', 'request-id': requestId, 'x-request-id': requestId, ...reply.headers });
+      const body =
+        record.api === 'openai'
+          ? openaiError(reply.status, reply.errorType, reply.message)
+          : anthropicError(reply.status, reply.errorType, reply.message, requestId);
+      res.writeHead(reply.status, {
+        'content-type': 'application/json',
+        'request-id': requestId,
+        'x-request-id': requestId,
+        ...reply.headers,
+      });
       res.end(JSON.stringify(body));
       return;
     }
     if (reply.kind === 'raw') {
-      res.writeHead(reply.status ?? 200, { 'content-type': reply.contentType, 'request-id': requestId, ...reply.headers });
+      res.writeHead(reply.status ?? 200, {
+        'content-type': reply.contentType,
+        'request-id': requestId,
+        ...reply.headers,
+      });
       res.end(reply.body);
       return;
     }
     const id = record.api === 'openai' ? `chatcmpl-emu${n}` : `msg_emu_${n}`;
     if (record.body?.stream !== true) {
-      const body = record.api === 'openai' ? openaiCompletion(reply, model, id) : anthropicMessage(reply, model, id, anthropicShowsThinking(record.body));
-      res.writeHead(200, { 'content-type': 'application/json', 'request-id': requestId, 'x-request-id': requestId }).end(JSON.stringify(body));
+      const body =
+        record.api === 'openai'
+          ? openaiCompletion(reply, model, id)
+          : anthropicMessage(reply, model, id, anthropicShowsThinking(record.body));
+      res
+        .writeHead(200, { 'content-type': 'application/json', 'request-id': requestId, 'x-request-id': requestId })
+        .end(JSON.stringify(body));
       return;
     }
     const frames =
       record.api === 'openai'
         ? openaiStream(reply, model, id, record.body?.stream_options?.include_usage === true)
         : anthropicStream(reply, model, id, anthropicShowsThinking(record.body));
-    res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive', 'request-id': requestId, 'x-request-id': requestId });
+    res.writeHead(200, {
+      'content-type': 'text/event-stream',
+      'cache-control': 'no-cache',
+      connection: 'keep-alive',
+      'request-id': requestId,
+      'x-request-id': requestId,
+    });
     await writeFrames(res, frames, reply.chunkDelayMs ?? 0, markServerClosed);
   }
 
-  async function writeFrames(res: ServerResponse, frames: Frame[], chunkDelayMs: number, markServerClosed: () => void): Promise<void> {
+  async function writeFrames(
+    res: ServerResponse,
+    frames: Frame[],
+    chunkDelayMs: number,
+    markServerClosed: () => void,
+  ): Promise<void> {
     const closed = new Promise<void>((resolve) => res.once('close', resolve));
     const pause = (ms: number) => Promise.race([closed, new Promise<void>((r) => setTimeout(r, ms).unref())]);
     for (const frame of frames) {
@@ -170,7 +212,10 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     requests,
     assertDone() {
       const problems: string[] = [];
-      if (queue.length > 0) problems.push(`${queue.length} scripted repl${queue.length === 1 ? 'y was' : 'ies were'} never requested (${queue.map((r) => r.kind).join(', ')})`);
+      if (queue.length > 0)
+        problems.push(
+          `${queue.length} scripted repl${queue.length === 1 ? 'y was' : 'ies were'} never requested (${queue.map((r) => r.kind).join(', ')})`,
+        );
       problems.push(...unanswered);
       if (problems.length > 0) throw new Error(`llm emulator: ${problems.join('; ')}`);
     },

@@ -3,11 +3,11 @@
 // tests, the gateway end-to-end tests and the gateway benchmark.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { HttpEvents, type HttpDeliveryRecord } from './http-events.ts';
+import { type HttpDeliveryRecord, HttpEvents } from './http-events.ts';
 import { appMentionEvent, eventCallback, messageEvent, newEventId, type UserPost } from './payloads.ts';
-import { SocketLink, type EnvelopeRecord } from './socket-link.ts';
+import { type EnvelopeRecord, SocketLink } from './socket-link.ts';
 import { WebApi } from './web-api.ts';
-import { Workspace, type StoredMessage, type WorkspaceIds } from './workspace.ts';
+import { type StoredMessage, Workspace, type WorkspaceIds } from './workspace.ts';
 
 /** How the emulated workspace delivers events and how strict it is. */
 export interface SlackEmulatorOptions {
@@ -45,7 +45,14 @@ export interface PostResult {
   socket: EnvelopeRecord[];
 }
 
-const DEFAULT_IDS: WorkspaceIds = { teamId: 'T0EMU0001', teamName: 'Emulated', appId: 'A0EMU0001', botUserId: 'U0BOT0001', botId: 'B0BOT0001', botName: 'boxbot' };
+const DEFAULT_IDS: WorkspaceIds = {
+  teamId: 'T0EMU0001',
+  teamName: 'Emulated',
+  appId: 'A0EMU0001',
+  botUserId: 'U0BOT0001',
+  botId: 'B0BOT0001',
+  botName: 'boxbot',
+};
 
 /** A running emulated Slack. Create with `startSlackEmulator()`; `close()` when done. */
 export class SlackEmulator {
@@ -70,12 +77,26 @@ export class SlackEmulator {
     this.delivery = opts.delivery ?? 'socket';
     this.channelMessages = opts.channelMessages ?? true;
     this.echo = opts.echoBotMessages ?? false;
-    this.api = new WebApi(this.workspace, { bot: this.botToken, app: this.appToken }, {
-      openConnection: () => this.link.ticketUrl(`ws://127.0.0.1:${this.port}`),
-      onBotMessage: (m, kind) => this.echoBot(m, kind),
+    this.api = new WebApi(
+      this.workspace,
+      { bot: this.botToken, app: this.appToken },
+      {
+        openConnection: () => this.link.ticketUrl(`ws://127.0.0.1:${this.port}`),
+        onBotMessage: (m, kind) => this.echoBot(m, kind),
+      },
+    );
+    this.link = new SocketLink({
+      appId: this.workspace.ids.appId,
+      ackTimeoutMs: opts.ackTimeoutMs ?? 3000,
+      maxRetries: opts.maxRetries ?? 3,
+      pingIntervalMs: 10_000,
+      redeliverOnClose: opts.redeliverOnClose ?? false,
     });
-    this.link = new SocketLink({ appId: this.workspace.ids.appId, ackTimeoutMs: opts.ackTimeoutMs ?? 3000, maxRetries: opts.maxRetries ?? 3, pingIntervalMs: 10_000, redeliverOnClose: opts.redeliverOnClose ?? false });
-    this.events = new HttpEvents({ signingSecret: this.signingSecret, retryDelaysMs: opts.httpRetryDelaysMs ?? [], responseTimeoutMs: 3000 });
+    this.events = new HttpEvents({
+      signingSecret: this.signingSecret,
+      retryDelaysMs: opts.httpRetryDelaysMs ?? [],
+      responseTimeoutMs: 3000,
+    });
     if (opts.eventsUrl) this.events.url = opts.eventsUrl;
   }
 
@@ -135,8 +156,25 @@ export class SlackEmulator {
     const user = p.user ?? 'U0USER0001';
     if (p.userName) this.workspace.addUser(user, p.userName);
     const text = p.mention ? `<@${ids.botUserId}> ${p.text}` : p.text;
-    const post: UserPost = { channel: p.channel, channelType, user, text, ts: this.workspace.nextTs(), ...(p.threadTs ? { threadTs: p.threadTs } : {}), ...(p.botId ? { botId: p.botId } : {}), ...(p.subtype ? { subtype: p.subtype } : {}) };
-    this.workspace.add({ channel: p.channel, ts: post.ts, ...(p.threadTs ? { threadTs: p.threadTs } : {}), user, ...(p.botId ? { botId: p.botId } : {}), text, edits: 0 });
+    const post: UserPost = {
+      channel: p.channel,
+      channelType,
+      user,
+      text,
+      ts: this.workspace.nextTs(),
+      ...(p.threadTs ? { threadTs: p.threadTs } : {}),
+      ...(p.botId ? { botId: p.botId } : {}),
+      ...(p.subtype ? { subtype: p.subtype } : {}),
+    };
+    this.workspace.add({
+      channel: p.channel,
+      ts: post.ts,
+      ...(p.threadTs ? { threadTs: p.threadTs } : {}),
+      user,
+      ...(p.botId ? { botId: p.botId } : {}),
+      text,
+      edits: 0,
+    });
 
     const events: Record<string, unknown>[] = [];
     const mentioned = text.includes(`<@${ids.botUserId}>`);
@@ -199,11 +237,29 @@ export class SlackEmulator {
     if (!this.echo) return;
     const ids = this.workspace.ids;
     const channelType = m.channel.startsWith('D') ? 'im' : 'channel';
-    const bot = { type: 'message', text: m.text, user: ids.botUserId, bot_id: ids.botId, app_id: ids.appId, ts: m.ts, ...(m.threadTs ? { thread_ts: m.threadTs } : {}), team: ids.teamId };
+    const bot = {
+      type: 'message',
+      text: m.text,
+      user: ids.botUserId,
+      bot_id: ids.botId,
+      app_id: ids.appId,
+      ts: m.ts,
+      ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+      team: ids.teamId,
+    };
     const event =
       kind === 'posted'
         ? { ...bot, channel: m.channel, event_ts: m.ts, channel_type: channelType }
-        : { type: 'message', subtype: 'message_changed', hidden: true, message: { ...bot, edited: { user: ids.botUserId, ts: this.workspace.nextTs() } }, channel: m.channel, ts: this.workspace.nextTs(), event_ts: m.ts, channel_type: channelType };
+        : {
+            type: 'message',
+            subtype: 'message_changed',
+            hidden: true,
+            message: { ...bot, edited: { user: ids.botUserId, ts: this.workspace.nextTs() } },
+            channel: m.channel,
+            ts: this.workspace.nextTs(),
+            event_ts: m.ts,
+            channel_type: channelType,
+          };
     void this.deliverBody(eventCallback(ids, event));
   }
 }

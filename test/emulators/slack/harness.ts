@@ -1,12 +1,12 @@
 // The shared adapter contract's harness over the Slack emulator, in Socket Mode or HTTP Events
 // mode (the route served the way the gateway mounts it).
 import { after, before, beforeEach } from 'node:test';
-import { createSlackAdapter, unescapeSlackText, type SlackAdapterOptions } from '../../../src/adapters/slack/index.ts';
 import type { ChannelAdapter, InboundMessage } from '../../../src/adapters/index.ts';
+import { createSlackAdapter, type SlackAdapterOptions, unescapeSlackText } from '../../../src/adapters/slack/index.ts';
 import type { AdapterHarness } from '../../adapters/contract.ts';
-import { startSlackEmulator, type SlackEmulator, type SlackEmulatorOptions } from './emulator.ts';
+import { type SlackEmulator, type SlackEmulatorOptions, startSlackEmulator } from './emulator.ts';
 import { eventCallback } from './payloads.ts';
-import { serveRoutes, type RouteServer } from './route-server.ts';
+import { type RouteServer, serveRoutes } from './route-server.ts';
 
 /** The DM and channel the harness talks in. */
 export const DM_CHANNEL = 'D0DM000001';
@@ -19,7 +19,10 @@ export interface SlackHarness extends AdapterHarness {
 }
 
 /** Starts an emulator and an adapter wired to it (not started: the caller calls adapter.start). */
-export async function slackHarness(mode: 'socket' | 'http', over: { emulator?: SlackEmulatorOptions; adapter?: Partial<SlackAdapterOptions> } = {}): Promise<SlackHarness> {
+export async function slackHarness(
+  mode: 'socket' | 'http',
+  over: { emulator?: SlackEmulatorOptions; adapter?: Partial<SlackAdapterOptions> } = {},
+): Promise<SlackHarness> {
   const emu = await startSlackEmulator({ delivery: mode, ...over.emulator });
   const adapter = createSlackAdapter({
     mode,
@@ -50,13 +53,21 @@ export async function slackHarness(mode: 'socket' | 'http', over: { emulator?: S
     },
     async sendMalformed() {
       // An event with wrong field types, and (in Socket Mode) an envelope with no event at all.
-      await emu.deliverBody(eventCallback(emu.ids, { type: 'message', channel: 42, user: null, text: { bold: true }, ts: [] }));
+      await emu.deliverBody(
+        eventCallback(emu.ids, { type: 'message', channel: 42, user: null, text: { bold: true }, ts: [] }),
+      );
       await emu.deliverBody({ type: 'event_callback', team_id: team, event_id: 'Ev0MALFORM' });
     },
     directTarget: () => ({ chatId: DM_CHANNEL, conversationKey: `slack:${team}:${DM_CHANNEL}` }),
     groupTarget: () => ({ chatId: GROUP_CHANNEL, conversationKey: `slack:${team}:${GROUP_CHANNEL}` }),
     botMessages: () =>
-      emu.botMessages().map((m) => ({ chatId: m.channel, ...(m.threadTs ? { threadId: m.threadTs } : {}), messageId: m.ts, text: unescapeSlackText(m.text), edits: m.edits })),
+      emu.botMessages().map((m) => ({
+        chatId: m.channel,
+        ...(m.threadTs ? { threadId: m.threadTs } : {}),
+        messageId: m.ts,
+        text: unescapeSlackText(m.text),
+        edits: m.edits,
+      })),
     typingCount: () => emu.api.count('assistant.threads.setStatus'),
     rateLimitNext: (n, retryAfterMs) => emu.rateLimitNext(n, Math.ceil(retryAfterMs / 1000)),
     async close() {
@@ -84,7 +95,10 @@ export interface SinkRecorder {
  * For a `describe` block: starts a harness and its adapter with a recording sink before the
  * tests, stops it after them, and clears the record before each test.
  */
-export function recordingSlackAdapter(mode: 'socket' | 'http', over: Parameters<typeof slackHarness>[1] = {}): SinkRecorder {
+export function recordingSlackAdapter(
+  mode: 'socket' | 'http',
+  over: Parameters<typeof slackHarness>[1] = {},
+): SinkRecorder {
   let harness: SlackHarness | undefined;
   let calls = 0;
   const got: InboundMessage[] = [];

@@ -38,7 +38,12 @@ export class HttpEvents {
 
   /** Delivers a body; resolves with the first attempt (automatic redeliveries follow on failure). */
   async deliver(body: Record<string, unknown>): Promise<HttpDeliveryRecord> {
-    const rec: HttpDeliveryRecord = { ...(typeof body.event_id === 'string' ? { eventId: body.event_id } : {}), body, attempts: [], delivered: false };
+    const rec: HttpDeliveryRecord = {
+      ...(typeof body.event_id === 'string' ? { eventId: body.event_id } : {}),
+      body,
+      attempts: [],
+      delivered: false,
+    };
     this.deliveries.push(rec);
     await this.attempt(rec, 0, undefined, true);
     return rec;
@@ -57,7 +62,7 @@ export class HttpEvents {
 
   /** The signature headers of `body` sent at `ts`. */
   sign(body: string, ts: string): Record<string, string> {
-    const sig = 'v0=' + createHmac('sha256', this.opts.signingSecret).update(`v0:${ts}:${body}`).digest('hex');
+    const sig = `v0=${createHmac('sha256', this.opts.signingSecret).update(`v0:${ts}:${body}`).digest('hex')}`;
     return { 'x-slack-request-timestamp': ts, 'x-slack-signature': sig };
   }
 
@@ -69,10 +74,20 @@ export class HttpEvents {
   }
 
   // `auto`: a failure schedules the next automatic redelivery from retryDelaysMs.
-  private async attempt(rec: HttpDeliveryRecord, retryNum: number, reason: string | undefined, auto = false): Promise<HttpAttempt> {
+  private async attempt(
+    rec: HttpDeliveryRecord,
+    retryNum: number,
+    reason: string | undefined,
+    auto = false,
+  ): Promise<HttpAttempt> {
     const text = JSON.stringify(rec.body);
     const ts = String(Math.floor(Date.now() / 1000));
-    const headers = { ...this.sign(text, ts), ...(retryNum > 0 ? { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': reason ?? 'http_error' } : {}) };
+    const headers = {
+      ...this.sign(text, ts),
+      ...(retryNum > 0
+        ? { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': reason ?? 'http_error' }
+        : {}),
+    };
     const res = await this.request(text, headers);
     const attempt: HttpAttempt = { ...res, retryNum };
     rec.attempts.push(attempt);
@@ -95,7 +110,11 @@ export class HttpEvents {
     try {
       const res = await fetch(this.url, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)', ...headers },
+        headers: {
+          'content-type': 'application/json',
+          'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
+          ...headers,
+        },
         body,
         signal: AbortSignal.timeout(this.opts.responseTimeoutMs),
       });

@@ -26,7 +26,11 @@ export function newEventId(): string {
 }
 
 /** Wraps an event in the event_callback body (identical over HTTP and in Socket Mode payloads). */
-export function eventCallback(ids: WorkspaceIds, event: Record<string, unknown>, eventId = newEventId()): Record<string, unknown> {
+export function eventCallback(
+  ids: WorkspaceIds,
+  event: Record<string, unknown>,
+  eventId = newEventId(),
+): Record<string, unknown> {
   return {
     token: 'verification-token-unused',
     team_id: ids.teamId,
@@ -37,7 +41,9 @@ export function eventCallback(ids: WorkspaceIds, event: Record<string, unknown>,
     type: 'event_callback',
     event_id: eventId,
     event_time: Math.floor(Date.now() / 1000),
-    authorizations: [{ enterprise_id: null, team_id: ids.teamId, user_id: ids.botUserId, is_bot: true, is_enterprise_install: false }],
+    authorizations: [
+      { enterprise_id: null, team_id: ids.teamId, user_id: ids.botUserId, is_bot: true, is_enterprise_install: false },
+    ],
     is_ext_shared_channel: false,
     event_context: `4-${randomBytes(24).toString('base64url')}`,
   };
@@ -57,7 +63,13 @@ export function messageEvent(ids: WorkspaceIds, p: UserPost): Record<string, unk
     channel_type: p.channelType,
   };
   if (p.botId) {
-    return { ...base, user: p.user, bot_id: p.botId, app_id: 'A0OTHERAPP', bot_profile: { id: p.botId, name: 'otherbot', app_id: 'A0OTHERAPP', team_id: ids.teamId, deleted: false } };
+    return {
+      ...base,
+      user: p.user,
+      bot_id: p.botId,
+      app_id: 'A0OTHERAPP',
+      bot_profile: { id: p.botId, name: 'otherbot', app_id: 'A0OTHERAPP', team_id: ids.teamId, deleted: false },
+    };
   }
   return { ...base, user: p.user, client_msg_id: crypto.randomUUID(), blocks: richTextBlocks(p.text) };
 }
@@ -79,5 +91,11 @@ export function appMentionEvent(ids: WorkspaceIds, p: UserPost): Record<string, 
 }
 
 function richTextBlocks(text: string): unknown[] {
-  return [{ type: 'rich_text', block_id: randomBytes(3).toString('hex'), elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text }] }] }];
+  return [
+    {
+      type: 'rich_text',
+      block_id: randomBytes(3).toString('hex'),
+      elements: [{ type: 'rich_text_section', elements: [{ type: 'text', text }] }],
+    },
+  ];
 }

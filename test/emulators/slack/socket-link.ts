@@ -91,7 +91,10 @@ export class SocketLink {
 
   /** Asks every client to reconnect (Slack's `disconnect` message, reason refresh_requested). */
   refresh(): void {
-    for (const ws of this.live) ws.send(JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'applink-emulator' } }));
+    for (const ws of this.live)
+      ws.send(
+        JSON.stringify({ type: 'disconnect', reason: 'refresh_requested', debug_info: { host: 'applink-emulator' } }),
+      );
   }
 
   /** Drops every connection and timer. */

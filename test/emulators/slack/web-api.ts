@@ -80,7 +80,8 @@ export class WebApi {
     if (!token) return send(res, 200, { ok: false, error: 'not_authed' });
     const kind = token === this.tokens.bot ? 'bot' : token === this.tokens.app ? 'app' : undefined;
     if (!kind) return send(res, 200, { ok: false, error: 'invalid_auth' });
-    if ((method === 'apps.connections.open') !== (kind === 'app')) return send(res, 200, { ok: false, error: 'not_allowed_token_type' });
+    if ((method === 'apps.connections.open') !== (kind === 'app'))
+      return send(res, 200, { ok: false, error: 'not_allowed_token_type' });
     send(res, 200, this.call(method, params));
   }
 
@@ -88,14 +89,33 @@ export class WebApi {
     const ids = this.ws.ids;
     switch (method) {
       case 'auth.test':
-        return { ok: true, url: 'https://emulator.slack.com/', team: ids.teamName, user: ids.botName, team_id: ids.teamId, user_id: ids.botUserId, bot_id: ids.botId, is_enterprise_install: false };
+        return {
+          ok: true,
+          url: 'https://emulator.slack.com/',
+          team: ids.teamName,
+          user: ids.botName,
+          team_id: ids.teamId,
+          user_id: ids.botUserId,
+          bot_id: ids.botId,
+          is_enterprise_install: false,
+        };
       case 'apps.connections.open':
         return { ok: true, url: this.hooks.openConnection() };
       case 'users.info': {
         const id = str(p.user);
         const u = id ? this.ws.users.get(id) : undefined;
         if (!id || !u) return { ok: false, error: 'user_not_found' };
-        return { ok: true, user: { id, team_id: ids.teamId, name: u.name, real_name: u.name, is_bot: false, profile: { display_name: u.displayName, real_name: u.name } } };
+        return {
+          ok: true,
+          user: {
+            id,
+            team_id: ids.teamId,
+            name: u.name,
+            real_name: u.name,
+            is_bot: false,
+            profile: { display_name: u.displayName, real_name: u.name },
+          },
+        };
       }
       case 'chat.postMessage': {
         const channel = str(p.channel);
@@ -104,7 +124,16 @@ export class WebApi {
         if (!text && !p.blocks && !p.attachments) return { ok: false, error: 'no_text' };
         if (text.length > MAX_TEXT) return { ok: false, error: 'msg_too_long' };
         const threadTs = str(p.thread_ts);
-        const m = this.ws.add({ channel, ts: this.ws.nextTs(), ...(threadTs ? { threadTs } : {}), user: ids.botUserId, botId: ids.botId, text, edits: 0, params: p });
+        const m = this.ws.add({
+          channel,
+          ts: this.ws.nextTs(),
+          ...(threadTs ? { threadTs } : {}),
+          user: ids.botUserId,
+          botId: ids.botId,
+          text,
+          edits: 0,
+          params: p,
+        });
         this.hooks.onBotMessage(m, 'posted');
         return { ok: true, channel, ts: m.ts, message: this.view(m) };
       }
@@ -133,7 +162,13 @@ export class WebApi {
   private view(m: StoredMessage): Record<string, unknown> {
     const ids = this.ws.ids;
     return {
-      type: 'message', text: m.text, user: ids.botUserId, bot_id: ids.botId, app_id: ids.appId, ts: m.ts, team: ids.teamId,
+      type: 'message',
+      text: m.text,
+      user: ids.botUserId,
+      bot_id: ids.botId,
+      app_id: ids.appId,
+      ts: m.ts,
+      team: ids.teamId,
       ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
       bot_profile: { id: ids.botId, name: ids.botName, app_id: ids.appId, team_id: ids.teamId, deleted: false },
     };
@@ -180,6 +215,10 @@ function str(v: unknown): string | undefined {
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }

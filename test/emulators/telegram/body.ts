@@ -17,7 +17,8 @@ export async function readParams(req: IncomingMessage, url: URL): Promise<Params
   const type = (req.headers['content-type'] ?? '').toLowerCase();
   if (type.startsWith('application/json')) {
     const parsed: unknown = JSON.parse(body.toString('utf8'));
-    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('Bad Request: invalid JSON body');
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+      throw new Error('Bad Request: invalid JSON body');
     return { ...params, ...(parsed as Params) };
   }
   if (type.startsWith('application/x-www-form-urlencoded')) {

@@ -3,8 +3,12 @@
 // the way the gateway's server does. Used by the contract run and the Telegram specifics.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createTelegramAdapter, type TelegramAdapter, type TelegramAdapterOptions } from '../../../src/adapters/telegram/index.ts';
 import type { AdapterRoute, AdapterState } from '../../../src/adapters/index.ts';
+import {
+  createTelegramAdapter,
+  type TelegramAdapter,
+  type TelegramAdapterOptions,
+} from '../../../src/adapters/telegram/index.ts';
 import type { AdapterHarness } from '../../adapters/contract.ts';
 import { startTelegramEmulator, type TelegramEmulator } from './server.ts';
 import type { ChatInfo, UserInfo } from './updates.ts';
@@ -33,7 +37,9 @@ export async function serveRoutes(routes: () => AdapterRoute[]): Promise<{ url: 
   const server: Server = createServer(async (req, res) => {
     const chunks: Buffer[] = [];
     for await (const c of req) chunks.push(c as Buffer);
-    const route = routes().find((r) => r.method === req.method && r.path === new URL(req.url ?? '/', 'http://x').pathname);
+    const route = routes().find(
+      (r) => r.method === req.method && r.path === new URL(req.url ?? '/', 'http://x').pathname,
+    );
     if (!route) {
       res.writeHead(404).end();
       return;
@@ -63,7 +69,9 @@ export interface TelegramHarness extends AdapterHarness {
 }
 
 /** Starts an emulator and an adapter on it (not started: call adapter.start). */
-export async function telegramHarness(opts: { mode?: 'polling' | 'webhook'; emulator?: TelegramEmulator } = {}): Promise<TelegramHarness> {
+export async function telegramHarness(
+  opts: { mode?: 'polling' | 'webhook'; emulator?: TelegramEmulator } = {},
+): Promise<TelegramHarness> {
   const emulator = opts.emulator ?? (await startTelegramEmulator());
   const state = memoryState();
   let current: TelegramAdapter | undefined;
@@ -92,7 +100,12 @@ export async function telegramHarness(opts: { mode?: 'polling' | 'webhook'; emul
     ...(webhookUrl ? { webhookUrl } : {}),
     newAdapter,
     async userSays(o) {
-      const from: UserInfo = { id: Number(o.userId ?? ADA.id), is_bot: o.fromBot === true, first_name: o.userName ?? ADA.first_name, username: o.userName ?? ADA.username! };
+      const from: UserInfo = {
+        id: Number(o.userId ?? ADA.id),
+        is_bot: o.fromBot === true,
+        first_name: o.userName ?? ADA.first_name,
+        username: o.userName ?? ADA.username!,
+      };
       const chat: ChatInfo = o.direct ? { id: from.id, type: 'private', first_name: from.first_name } : GROUP;
       const text = o.mention ? `@${emulator.bot.username} ${o.text}` : o.text;
       emulator.userMessage({ chat, from, text, ...(o.threadId ? { threadId: Number(o.threadId) } : {}) });

@@ -16,9 +16,22 @@ export interface MessageEntity {
 export type HtmlParse = { ok: true; text: string; entities: MessageEntity[] } | { ok: false; error: string };
 
 const TAGS: Record<string, string> = {
-  b: 'bold', strong: 'bold', i: 'italic', em: 'italic', u: 'underline', ins: 'underline',
-  s: 'strikethrough', strike: 'strikethrough', del: 'strikethrough', 'tg-spoiler': 'spoiler',
-  span: 'spoiler', a: 'text_link', code: 'code', pre: 'pre', blockquote: 'blockquote', 'tg-emoji': 'custom_emoji',
+  b: 'bold',
+  strong: 'bold',
+  i: 'italic',
+  em: 'italic',
+  u: 'underline',
+  ins: 'underline',
+  s: 'strikethrough',
+  strike: 'strikethrough',
+  del: 'strikethrough',
+  'tg-spoiler': 'spoiler',
+  span: 'spoiler',
+  a: 'text_link',
+  code: 'code',
+  pre: 'pre',
+  blockquote: 'blockquote',
+  'tg-emoji': 'custom_emoji',
 };
 
 interface Open {
@@ -42,7 +55,16 @@ export function parseTelegramHtml(html: string): HtmlParse {
       const m = /^&(lt|gt|amp|quot|#\d{1,7}|#x[0-9a-fA-F]{1,6});/.exec(html.slice(i, i + 12));
       if (m) {
         const name = m[1]!;
-        text += name === 'lt' ? '<' : name === 'gt' ? '>' : name === 'amp' ? '&' : name === 'quot' ? '"' : String.fromCodePoint(name[1] === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10));
+        text +=
+          name === 'lt'
+            ? '<'
+            : name === 'gt'
+              ? '>'
+              : name === 'amp'
+                ? '&'
+                : name === 'quot'
+                  ? '"'
+                  : String.fromCodePoint(name[1] === 'x' ? parseInt(name.slice(2), 16) : parseInt(name.slice(1), 10));
         i += m[0].length;
       } else {
         text += '&';
@@ -62,18 +84,25 @@ export function parseTelegramHtml(html: string): HtmlParse {
       const name = raw.slice(1).trim().toLowerCase();
       const top = stack.pop();
       if (!top) return fail(`Unexpected end tag at byte offset ${bytesBefore(i)}`);
-      if (name !== top.tag) return fail(`Unmatched end tag at byte offset ${bytesBefore(i)}, expected "</${top.tag}>", found "</${name}>"`);
+      if (name !== top.tag)
+        return fail(`Unmatched end tag at byte offset ${bytesBefore(i)}, expected "</${top.tag}>", found "</${name}>"`);
       // <pre><code class="language-x"> is one pre entity with a language.
       const parent = stack[stack.length - 1];
       if (top.tag === 'code' && parent?.tag === 'pre') {
         if (top.language !== undefined) parent.language = top.language;
       } else if (text.length > top.start) {
-        entities.push({ type: top.type, offset: top.start, length: text.length - top.start, ...(top.url !== undefined ? { url: top.url } : {}), ...(top.language !== undefined && top.type === 'pre' ? { language: top.language } : {}) });
+        entities.push({
+          type: top.type,
+          offset: top.start,
+          length: text.length - top.start,
+          ...(top.url !== undefined ? { url: top.url } : {}),
+          ...(top.language !== undefined && top.type === 'pre' ? { language: top.language } : {}),
+        });
       }
       i = end + 1;
       continue;
     }
-    const m = /^([a-zA-Z][a-zA-Z0-9-]*)(\s[^]*)?$/.exec(raw);
+    const m = /^([a-zA-Z][a-zA-Z0-9-]*)(\s[\s\S]*)?$/.exec(raw);
     const name = m?.[1]?.toLowerCase() ?? '';
     const type = TAGS[name];
     if (!m || !type) return fail(`Unsupported start tag "${name}" at byte offset ${bytesBefore(i)}`);
@@ -84,14 +113,17 @@ export function parseTelegramHtml(html: string): HtmlParse {
       if (!href) return fail(`Can't find href attribute of the "a" tag at byte offset ${bytesBefore(i)}`);
       open.url = href;
     }
-    if (name === 'span' && attrs.class !== 'tg-spoiler') return fail(`Tag "span" must have class "tg-spoiler" at byte offset ${bytesBefore(i)}`);
+    if (name === 'span' && attrs.class !== 'tg-spoiler')
+      return fail(`Tag "span" must have class "tg-spoiler" at byte offset ${bytesBefore(i)}`);
     if (name === 'code' && attrs.class?.startsWith('language-')) open.language = attrs.class.slice('language-'.length);
-    if (name === 'blockquote' && stack.some((s) => s.tag === 'blockquote')) return fail(`Blockquote entities can't be nested at byte offset ${bytesBefore(i)}`);
+    if (name === 'blockquote' && stack.some((s) => s.tag === 'blockquote'))
+      return fail(`Blockquote entities can't be nested at byte offset ${bytesBefore(i)}`);
     const codeInPre = name === 'code' && stack[stack.length - 1]?.tag === 'pre';
     if (stack.some((s) => s.tag === 'code') || (stack.some((s) => s.tag === 'pre') && !codeInPre)) {
       return fail(`Entities can't be nested in code or pre at byte offset ${bytesBefore(i)}`);
     }
-    if (name === 'a' && stack.some((s) => s.tag === 'a')) return fail(`Links can't be nested at byte offset ${bytesBefore(i)}`);
+    if (name === 'a' && stack.some((s) => s.tag === 'a'))
+      return fail(`Links can't be nested at byte offset ${bytesBefore(i)}`);
     stack.push(open);
     i = end + 1;
   }
@@ -115,5 +147,7 @@ function parseAttrs(src: string): Record<string, string> {
 }
 
 function decode(s: string): string {
-  return s.replace(/&(lt|gt|amp|quot);/g, (_, n: string) => (n === 'lt' ? '<' : n === 'gt' ? '>' : n === 'amp' ? '&' : '"'));
+  return s.replace(/&(lt|gt|amp|quot);/g, (_, n: string) =>
+    n === 'lt' ? '<' : n === 'gt' ? '>' : n === 'amp' ? '&' : '"',
+  );
 }

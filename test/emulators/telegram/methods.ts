@@ -1,7 +1,7 @@
 // The Bot API methods the emulator answers besides getUpdates, with the real API's checks and
 // error descriptions (chat not found, empty or too long text, message not modified, ...).
-import { bool, int, str, type Params } from './body.ts';
-import { parseTelegramHtml, type MessageEntity } from './html.ts';
+import { bool, int, type Params, str } from './body.ts';
+import { type MessageEntity, parseTelegramHtml } from './html.ts';
 import type { TelegramEmulator } from './server.ts';
 
 /** A refusal in the Bot API's shape (`error_code`, `description`, `parameters.retry_after`). */
@@ -15,7 +15,19 @@ export class BotApiError extends Error {
   }
 }
 
-const ACTIONS = ['typing', 'upload_photo', 'record_video', 'upload_video', 'record_voice', 'upload_voice', 'upload_document', 'choose_sticker', 'find_location', 'record_video_note', 'upload_video_note'];
+const ACTIONS = [
+  'typing',
+  'upload_photo',
+  'record_video',
+  'upload_video',
+  'record_voice',
+  'upload_voice',
+  'upload_document',
+  'choose_sticker',
+  'find_location',
+  'record_video_note',
+  'upload_video_note',
+];
 const MAX_TEXT = 4096;
 
 /** Runs one method; returns the `result` or throws BotApiError. */
@@ -30,9 +42,14 @@ export function callMethod(emu: TelegramEmulator, method: string, p: Params): un
     case 'sendChatAction': {
       const state = chatOf(emu, p);
       const action = str(p.action);
-      if (!action || !ACTIONS.includes(action)) throw new BotApiError(400, 'Bad Request: wrong parameter action in request');
+      if (!action || !ACTIONS.includes(action))
+        throw new BotApiError(400, 'Bad Request: wrong parameter action in request');
       const threadId = int(p.message_thread_id);
-      emu.actions.push({ chatId: String(state.chat.id), ...(threadId !== undefined ? { threadId: String(threadId) } : {}), action });
+      emu.actions.push({
+        chatId: String(state.chat.id),
+        ...(threadId !== undefined ? { threadId: String(threadId) } : {}),
+        action,
+      });
       return true;
     }
     case 'setWebhook': {
@@ -41,9 +58,11 @@ export function callMethod(emu: TelegramEmulator, method: string, p: Params): un
         emu.setHook(undefined, bool(p.drop_pending_updates));
         return true;
       }
-      if (!/^https?:\/\//.test(url)) throw new BotApiError(400, 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook');
+      if (!/^https?:\/\//.test(url))
+        throw new BotApiError(400, 'Bad Request: bad webhook: An HTTPS URL must be provided for webhook');
       const secret = str(p.secret_token);
-      if (secret !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(secret)) throw new BotApiError(400, 'Bad Request: secret token contains unallowed characters');
+      if (secret !== undefined && !/^[A-Za-z0-9_-]{1,256}$/.test(secret))
+        throw new BotApiError(400, 'Bad Request: secret token contains unallowed characters');
       if (Array.isArray(p.allowed_updates)) emu.allowedUpdates = p.allowed_updates.map(String);
       emu.setHook({ url, ...(secret ? { secret } : {}) }, bool(p.drop_pending_updates));
       return true;
@@ -52,7 +71,12 @@ export function callMethod(emu: TelegramEmulator, method: string, p: Params): un
       emu.setHook(undefined, bool(p.drop_pending_updates));
       return true;
     case 'getWebhookInfo':
-      return { url: emu.hook?.url ?? '', has_custom_certificate: false, pending_update_count: emu.pendingUpdates(), ...(emu.allowedUpdates ? { allowed_updates: emu.allowedUpdates } : {}) };
+      return {
+        url: emu.hook?.url ?? '',
+        has_custom_certificate: false,
+        pending_update_count: emu.pendingUpdates(),
+        ...(emu.allowedUpdates ? { allowed_updates: emu.allowedUpdates } : {}),
+      };
     default:
       throw new BotApiError(404, 'Not Found');
   }
@@ -89,14 +113,21 @@ function sendMessage(emu: TelegramEmulator, p: Params): unknown {
   const body = render(p);
   let threadId = int(p.message_thread_id);
   if (threadId !== undefined && !state.chat.is_forum) threadId = undefined; // ignored outside forums
-  if (threadId !== undefined && !state.topics.has(threadId)) throw new BotApiError(400, 'Bad Request: message thread not found');
-  const rp = typeof p.reply_parameters === 'object' && p.reply_parameters !== null ? (p.reply_parameters as Params) : {};
+  if (threadId !== undefined && !state.topics.has(threadId))
+    throw new BotApiError(400, 'Bad Request: message thread not found');
+  const rp =
+    typeof p.reply_parameters === 'object' && p.reply_parameters !== null ? (p.reply_parameters as Params) : {};
   let replyTo = int(rp.message_id) ?? int(p.reply_to_message_id);
   if (replyTo !== undefined && !state.messages.has(replyTo)) {
-    if (!bool(rp.allow_sending_without_reply) && !bool(p.allow_sending_without_reply)) throw new BotApiError(400, 'Bad Request: message to be replied not found');
+    if (!bool(rp.allow_sending_without_reply) && !bool(p.allow_sending_without_reply))
+      throw new BotApiError(400, 'Bad Request: message to be replied not found');
     replyTo = undefined;
   }
-  return emu.storeMessage(state.chat, emu.bot, { ...body, ...(threadId !== undefined ? { threadId } : {}), ...(replyTo !== undefined ? { replyTo } : {}) });
+  return emu.storeMessage(state.chat, emu.bot, {
+    ...body,
+    ...(threadId !== undefined ? { threadId } : {}),
+    ...(replyTo !== undefined ? { replyTo } : {}),
+  });
 }
 
 function editMessageText(emu: TelegramEmulator, p: Params): unknown {
@@ -108,7 +139,10 @@ function editMessageText(emu: TelegramEmulator, p: Params): unknown {
   if (!m.fromBot) throw new BotApiError(400, "Bad Request: message can't be edited");
   const body = render(p);
   if (body.text === m.text && JSON.stringify(body.entities) === JSON.stringify(m.entities)) {
-    throw new BotApiError(400, 'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message');
+    throw new BotApiError(
+      400,
+      'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+    );
   }
   m.text = body.text;
   m.entities = body.entities;

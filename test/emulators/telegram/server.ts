@@ -3,10 +3,18 @@
 // delivery with the secret header, sent messages, edits and chat actions, and injectable faults.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { readParams, type Params } from './body.ts';
+import { type Params, readParams } from './body.ts';
 import type { MessageEntity } from './html.ts';
 import { BotApiError, callMethod } from './methods.ts';
-import type { ChatAction, ChatState, EmulatedMessage, Fault, RecordedCall, TelegramEmulatorOptions, UserMessageOptions } from './types.ts';
+import type {
+  ChatAction,
+  ChatState,
+  EmulatedMessage,
+  Fault,
+  RecordedCall,
+  TelegramEmulatorOptions,
+  UserMessageOptions,
+} from './types.ts';
 import { autoEntities, type ChatInfo, type UserInfo } from './updates.ts';
 import { postUpdate } from './webhook-post.ts';
 
@@ -76,7 +84,8 @@ export class TelegramEmulator {
   /** A user writes (or edits, or posts in a channel); queues the update and returns it. */
   userMessage(o: UserMessageOptions): Record<string, unknown> {
     const state = this.addChat(o.chat);
-    if (o.threadId !== undefined && !state.topics.has(o.threadId)) this.createTopic(o.chat, `topic ${o.threadId}`, o.from, o.threadId);
+    if (o.threadId !== undefined && !state.topics.has(o.threadId))
+      this.createTopic(o.chat, `topic ${o.threadId}`, o.from, o.threadId);
     const message = this.storeMessage(o.chat, o.from, {
       text: o.text,
       entities: o.entities ?? autoEntities(o.text),
@@ -112,7 +121,19 @@ export class TelegramEmulator {
   }
 
   /** Stores a message in its chat and returns the Message object Telegram would send. */
-  storeMessage(chat: ChatInfo, from: UserInfo, fields: { text: string; entities: MessageEntity[]; threadId?: number; replyTo?: number; sentText?: string; parseMode?: string; date?: number }): Record<string, unknown> {
+  storeMessage(
+    chat: ChatInfo,
+    from: UserInfo,
+    fields: {
+      text: string;
+      entities: MessageEntity[];
+      threadId?: number;
+      replyTo?: number;
+      sentText?: string;
+      parseMode?: string;
+      date?: number;
+    },
+  ): Record<string, unknown> {
     const state = this.addChat(chat);
     const id = state.nextMessageId++;
     const stored: EmulatedMessage = {
@@ -143,7 +164,15 @@ export class TelegramEmulator {
     if (nested && replyTo) reply = this.messageObject(state, replyTo, undefined, false);
     else if (nested && topic && threadId !== undefined) {
       // Messages in a topic that reply to nothing "reply" to the topic's creation message.
-      reply = { message_id: threadId, from: topic.creator, chat: state.chat, date: m.date, message_thread_id: threadId, forum_topic_created: { name: topic.name, icon_color: 7322096 }, is_topic_message: true };
+      reply = {
+        message_id: threadId,
+        from: topic.creator,
+        chat: state.chat,
+        date: m.date,
+        message_thread_id: threadId,
+        forum_topic_created: { name: topic.name, icon_color: 7322096 },
+        is_topic_message: true,
+      };
     }
     return {
       message_id: Number(m.messageId),
@@ -176,8 +205,18 @@ export class TelegramEmulator {
   }
 
   /** The next `n` calls of `methods` (default: sendMessage, editMessageText, sendChatAction) get Telegram's 429. */
-  rateLimitNext(n: number, retryAfterSeconds: number, methods = ['sendMessage', 'editMessageText', 'sendChatAction']): void {
-    this.faults.push({ methods, count: n, error_code: 429, description: `Too Many Requests: retry after ${retryAfterSeconds}`, retry_after: retryAfterSeconds });
+  rateLimitNext(
+    n: number,
+    retryAfterSeconds: number,
+    methods = ['sendMessage', 'editMessageText', 'sendChatAction'],
+  ): void {
+    this.faults.push({
+      methods,
+      count: n,
+      error_code: 429,
+      description: `Too Many Requests: retry after ${retryAfterSeconds}`,
+      retry_after: retryAfterSeconds,
+    });
   }
 
   /** Injects a failure (e.g. `{ methods: ['getUpdates'], count: 1, error_code: 409, description: 'Conflict: ...' }`). */
@@ -189,13 +228,32 @@ export class TelegramEmulator {
 
   private kindAllowed(kind: string): boolean {
     const allowed = this.allowedUpdates;
-    if (kind === 'unknown' || !['message', 'edited_message', 'channel_post', 'edited_channel_post', 'callback_query', 'inline_query', 'my_chat_member', 'chat_member', 'message_reaction', 'message_reaction_count'].includes(kind)) return true;
+    if (
+      kind === 'unknown' ||
+      ![
+        'message',
+        'edited_message',
+        'channel_post',
+        'edited_channel_post',
+        'callback_query',
+        'inline_query',
+        'my_chat_member',
+        'chat_member',
+        'message_reaction',
+        'message_reaction_count',
+      ].includes(kind)
+    )
+      return true;
     return allowed && allowed.length > 0 ? allowed.includes(kind) : !DEFAULT_KINDS_EXCLUDED.includes(kind);
   }
 
   /** getUpdates: confirms below `offset`, answers at once when updates wait, else holds up to `timeout` s. */
   getUpdates(res: ServerResponse, offset: number | undefined, limit: number, timeout: number, allowed: unknown): void {
-    if (this.hook) throw new BotApiError(409, "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first");
+    if (this.hook)
+      throw new BotApiError(
+        409,
+        "Conflict: can't use getUpdates method while webhook is active; use deleteWebhook to delete the webhook first",
+      );
     if (Array.isArray(allowed)) {
       this.allowedUpdates = allowed.map(String);
       this.queue = this.queue.filter((q) => this.kindAllowed(q.kind));
@@ -206,7 +264,12 @@ export class TelegramEmulator {
       const old = this.waiter;
       this.waiter = undefined;
       clearTimeout(old.timer);
-      this.answer(old.res, 409, { ok: false, error_code: 409, description: 'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running' });
+      this.answer(old.res, 409, {
+        ok: false,
+        error_code: 409,
+        description:
+          'Conflict: terminated by other getUpdates request; make sure that only one bot instance is running',
+      });
     }
     if (this.queue.length > 0 || timeout <= 0) {
       this.answer(res, 200, { ok: true, result: this.queue.slice(0, limit).map((q) => q.update) });
@@ -296,20 +359,31 @@ export class TelegramEmulator {
       this.calls.push({ method, params, status: 200 });
       this.answer(res, 200, { ok: true, result });
     } catch (e) {
-      const err = e instanceof BotApiError ? e : new BotApiError(400, `Bad Request: ${e instanceof Error ? e.message : String(e)}`);
+      const err =
+        e instanceof BotApiError
+          ? e
+          : new BotApiError(400, `Bad Request: ${e instanceof Error ? e.message : String(e)}`);
       this.calls.push({ method, params, status: err.code });
-      this.answer(res, err.code, { ok: false, error_code: err.code, description: err.description, ...(err.retryAfter !== undefined ? { parameters: { retry_after: err.retryAfter } } : {}) });
+      this.answer(res, err.code, {
+        ok: false,
+        error_code: err.code,
+        description: err.description,
+        ...(err.retryAfter !== undefined ? { parameters: { retry_after: err.retryAfter } } : {}),
+      });
     }
   }
 
   private getUpdatesCall(res: ServerResponse, p: Params): void {
-    const num = (v: unknown): number | undefined => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : undefined);
+    const num = (v: unknown): number | undefined =>
+      typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : undefined;
     const limit = Math.min(Math.max(num(p.limit) ?? 100, 1), 100);
     this.getUpdates(res, num(p.offset), limit, num(p.timeout) ?? 0, p.allowed_updates);
   }
 
   private takeFault(method: string, params: Params): Fault | undefined {
-    const i = this.faults.findIndex((f) => f.count > 0 && (!f.methods || f.methods.includes(method)) && (!f.when || f.when(params)));
+    const i = this.faults.findIndex(
+      (f) => f.count > 0 && (!f.methods || f.methods.includes(method)) && (!f.when || f.when(params)),
+    );
     if (i < 0) return undefined;
     const f = this.faults[i]!;
     if (--f.count <= 0) this.faults.splice(i, 1);

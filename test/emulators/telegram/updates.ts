@@ -28,7 +28,11 @@ const URL_RE = /\bhttps?:\/\/[^\s<>"]+/g;
 /** The entities Telegram's server would attach to `text` on its own. */
 export function autoEntities(text: string): MessageEntity[] {
   const out: MessageEntity[] = [];
-  for (const [re, type] of [[MENTION, 'mention'], [COMMAND, 'bot_command'], [URL_RE, 'url']] as const) {
+  for (const [re, type] of [
+    [MENTION, 'mention'],
+    [COMMAND, 'bot_command'],
+    [URL_RE, 'url'],
+  ] as const) {
     for (const m of text.matchAll(re)) out.push({ type, offset: m.index, length: m[0].length });
   }
   return out.sort((a, b) => a.offset - b.offset);

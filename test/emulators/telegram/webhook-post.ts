@@ -6,14 +6,22 @@ import { request } from 'node:http';
 export function postUpdate(hook: { url: string; secret?: string }, update: unknown): Promise<number> {
   const body = JSON.stringify(update);
   return new Promise((resolve) => {
-    const req = request(hook.url, {
-      method: 'POST',
-      agent: false,
-      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...(hook.secret ? { 'x-telegram-bot-api-secret-token': hook.secret } : {}) },
-    }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      hook.url,
+      {
+        method: 'POST',
+        agent: false,
+        headers: {
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+          ...(hook.secret ? { 'x-telegram-bot-api-secret-token': hook.secret } : {}),
+        },
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', () => resolve(0));
     req.end(body);
   });

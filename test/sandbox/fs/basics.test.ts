@@ -16,7 +16,10 @@ describe('filesystem host: ordinary use', () => {
       { host: data, guest: '/data', readOnly: true },
     ]);
     const dirs = call.preopens.getDirectories();
-    assert.deepEqual(dirs.map(([, g]) => g), ['/', '/data']);
+    assert.deepEqual(
+      dirs.map(([, g]) => g),
+      ['/', '/data'],
+    );
     assert.equal(readText(call.dir('/data'), 'd.txt'), 'data');
     assert.equal(dirs[0]![0].getType(), 'directory');
     assert.equal(dirs[1]![0].getFlags().write ?? false, false);
@@ -65,7 +68,10 @@ describe('filesystem host: ordinary use', () => {
     const input = f.readViaStream(4n);
     assert.equal(Buffer.from(input.read(3n)).toString(), '456');
     assert.equal(Buffer.from(input.read(100n)).toString(), '789');
-    assert.equal(codeOf(() => input.read(1n)), JSON.stringify({ tag: 'closed' }));
+    assert.equal(
+      codeOf(() => input.read(1n)),
+      JSON.stringify({ tag: 'closed' }),
+    );
     input[Symbol.dispose]();
     const out = f.writeViaStream(2n);
     out.blockingWriteAndFlush(Buffer.from('ab'));
@@ -96,8 +102,15 @@ describe('filesystem host: ordinary use', () => {
     const lib = root.openAt({}, 'src/lib', { directory: true }, { read: true, mutateDirectory: true });
     lib.renameAt('b.ts', root, 'top.ts');
     assert.ok(existsSync(join(ws, 'top.ts')));
-    assert.equal(codeOf(() => root.removeDirectoryAt('src')), 'not-empty');
-    assert.equal(codeOf(() => lib.removeDirectoryAt('../lib')), 'not-permitted', 'a descriptor reaches only below itself');
+    assert.equal(
+      codeOf(() => root.removeDirectoryAt('src')),
+      'not-empty',
+    );
+    assert.equal(
+      codeOf(() => lib.removeDirectoryAt('../lib')),
+      'not-permitted',
+      'a descriptor reaches only below itself',
+    );
     root.removeDirectoryAt('src/lib');
     root.removeDirectoryAt('src/');
     root.unlinkFileAt('top.ts');
@@ -115,9 +128,18 @@ describe('filesystem host: ordinary use', () => {
     root.renameAt('source//', root, 'target/');
     assert.ok(statSync(join(ws, 'target')).isDirectory() && !existsSync(join(ws, 'source')));
     writeFileSync(join(ws, 'file'), 'f');
-    assert.equal(codeOf(() => root.renameAt('file/', root, 'moved')), 'not-directory');
-    assert.equal(codeOf(() => root.renameAt('file', root, 'moved/')), 'not-directory');
-    assert.equal(codeOf(() => root.renameAt('missing/', root, 'moved')), 'no-entry');
+    assert.equal(
+      codeOf(() => root.renameAt('file/', root, 'moved')),
+      'not-directory',
+    );
+    assert.equal(
+      codeOf(() => root.renameAt('file', root, 'moved/')),
+      'not-directory',
+    );
+    assert.equal(
+      codeOf(() => root.renameAt('missing/', root, 'moved')),
+      'no-entry',
+    );
     assert.ok(existsSync(join(ws, 'file')) && !existsSync(join(ws, 'moved')));
     call.end();
   });
@@ -128,21 +150,63 @@ describe('filesystem host: ordinary use', () => {
     writeFileSync(join(ws, 'f'), 'x');
     const call = callOn(ws);
     const root = call.dir();
-    assert.equal(codeOf(() => root.openAt({}, 'missing', {}, { read: true })), 'no-entry');
-    assert.equal(codeOf(() => root.openAt({}, 'f', { create: true, exclusive: true }, { write: true })), 'exist');
-    assert.equal(codeOf(() => root.createDirectoryAt('d')), 'exist');
-    assert.equal(codeOf(() => root.openAt({}, 'f/x', {}, { read: true })), 'not-directory');
-    assert.equal(codeOf(() => root.openAt({}, 'f', { directory: true }, { read: true })), 'not-directory');
-    assert.equal(codeOf(() => root.openAt({}, 'd', {}, { write: true })), 'is-directory');
-    assert.equal(codeOf(() => root.unlinkFileAt('d')), 'is-directory');
-    assert.equal(codeOf(() => root.removeDirectoryAt('f')), 'not-directory');
-    assert.equal(codeOf(() => root.openAt({}, 'bad\0name', {}, { read: true })), 'invalid');
-    assert.equal(codeOf(() => root.readlinkAt('f')), 'invalid');
+    assert.equal(
+      codeOf(() => root.openAt({}, 'missing', {}, { read: true })),
+      'no-entry',
+    );
+    assert.equal(
+      codeOf(() => root.openAt({}, 'f', { create: true, exclusive: true }, { write: true })),
+      'exist',
+    );
+    assert.equal(
+      codeOf(() => root.createDirectoryAt('d')),
+      'exist',
+    );
+    assert.equal(
+      codeOf(() => root.openAt({}, 'f/x', {}, { read: true })),
+      'not-directory',
+    );
+    assert.equal(
+      codeOf(() => root.openAt({}, 'f', { directory: true }, { read: true })),
+      'not-directory',
+    );
+    assert.equal(
+      codeOf(() => root.openAt({}, 'd', {}, { write: true })),
+      'is-directory',
+    );
+    assert.equal(
+      codeOf(() => root.unlinkFileAt('d')),
+      'is-directory',
+    );
+    assert.equal(
+      codeOf(() => root.removeDirectoryAt('f')),
+      'not-directory',
+    );
+    assert.equal(
+      codeOf(() => root.openAt({}, 'bad\0name', {}, { read: true })),
+      'invalid',
+    );
+    assert.equal(
+      codeOf(() => root.readlinkAt('f')),
+      'invalid',
+    );
     const f = root.openAt({}, 'f', {}, { read: true });
-    assert.equal(codeOf(() => f.openAt({}, 'x', {}, {})), 'not-directory');
-    assert.equal(codeOf(() => f.readDirectory()), 'not-directory');
-    assert.equal(codeOf(() => f.write(Buffer.from('no'), 0n)), 'bad-descriptor');
-    assert.equal(codeOf(() => root.read(1n, 0n)), 'is-directory');
+    assert.equal(
+      codeOf(() => f.openAt({}, 'x', {}, {})),
+      'not-directory',
+    );
+    assert.equal(
+      codeOf(() => f.readDirectory()),
+      'not-directory',
+    );
+    assert.equal(
+      codeOf(() => f.write(Buffer.from('no'), 0n)),
+      'bad-descriptor',
+    );
+    assert.equal(
+      codeOf(() => root.read(1n, 0n)),
+      'is-directory',
+    );
     call.end();
   });
 
@@ -157,7 +221,7 @@ describe('filesystem host: ordinary use', () => {
     const root = call.dir();
     assert.equal(readText(root, 'shortcut/file.txt'), 'inside');
     assert.equal(readText(root, 'shortcut/again'), 'inside');
-    assert.equal(readText(root, 'via-dotdot/file.txt'), 'inside', '`..` after a symlink is its target\'s parent');
+    assert.equal(readText(root, 'via-dotdot/file.txt'), 'inside', "`..` after a symlink is its target's parent");
     assert.equal(root.readlinkAt('shortcut'), 'real/deep');
     assert.equal(root.statAt({}, 'shortcut').type, 'symbolic-link');
     assert.equal(root.statAt({ symlinkFollow: true }, 'shortcut').type, 'directory');
@@ -188,8 +252,14 @@ describe('filesystem host: ordinary use', () => {
     assert.equal(readText(root, `${letters.join('/')}/${up}/${letters.join('/')}/bottom.txt`), 'bottom');
     assert.equal(readText(root, `${letters.join('/')}/${up}/top.txt`), 'top');
     // A descriptor is a capability for what is below it (as in WASI): `..` stops at it.
-    assert.equal(codeOf(() => deep.statAt({}, '..')), 'not-permitted');
-    assert.equal(codeOf(() => deep.statAt({}, `${up}/top.txt`)), 'not-permitted');
+    assert.equal(
+      codeOf(() => deep.statAt({}, '..')),
+      'not-permitted',
+    );
+    assert.equal(
+      codeOf(() => deep.statAt({}, `${up}/top.txt`)),
+      'not-permitted',
+    );
     call.end();
   });
 

@@ -3,10 +3,20 @@
 // operation; guests may make symlinks whose targets stay inside the mount and hard links within
 // one mount, and those resolve through the same walk as any other link.
 import assert from 'node:assert/strict';
-import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  renameSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { basename, join } from 'node:path';
 import { before, describe, it } from 'node:test';
-import { Call, callOn, codeOf, readText, temp, type Desc } from './harness.ts';
+import { Call, callOn, codeOf, type Desc, readText, temp } from './harness.ts';
 
 const SECRET = 'TOP-SECRET outside the mount';
 
@@ -75,7 +85,10 @@ describe('filesystem host: escapes', () => {
       const before = statSync(join(outside, 'secret.txt'));
       for (const [what, attempt] of Object.entries(attempts(root, path))) {
         const code = codeOf(attempt);
-        assert.ok(['not-permitted', 'loop', 'no-entry', 'not-directory'].includes(code), `${what} ${path}: unexpected ${code}`);
+        assert.ok(
+          ['not-permitted', 'loop', 'no-entry', 'not-directory'].includes(code),
+          `${what} ${path}: unexpected ${code}`,
+        );
         if (!path.includes('..') && !path.startsWith('/') && what.startsWith('open')) {
           assert.equal(code, 'not-permitted', `${what} ${path}`);
         }
@@ -84,7 +97,11 @@ describe('filesystem host: escapes', () => {
       assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), SECRET);
       assert.equal(after.mtimeMs, before.mtimeMs);
       assert.equal(after.atimeMs === 7000, false);
-      assert.ok(!existsSync(join(outside, 'made')) && !existsSync(join(outside, 'planted.txt')) && !existsSync(join(outside, 'new.txt')));
+      assert.ok(
+        !existsSync(join(outside, 'made')) &&
+          !existsSync(join(outside, 'planted.txt')) &&
+          !existsSync(join(outside, 'new.txt')),
+      );
       assert.ok(existsSync(join(ws, 'ok.txt')));
       call.end();
     });
@@ -94,26 +111,53 @@ describe('filesystem host: escapes', () => {
     const call = callOn(ws);
     const sub = call.dir().openAt({}, 'sub', { directory: true }, { read: true });
     assert.equal(readText(call.dir(), 'sub/../ok.txt'), 'inside');
-    assert.equal(codeOf(() => readText(sub, '../ok.txt')), 'not-permitted');
-    assert.equal(codeOf(() => sub.statAt({}, './../sub')), 'not-permitted');
-    assert.equal(codeOf(() => sub.openAt({}, '../..', { directory: true }, { read: true })), 'not-permitted');
-    assert.equal(codeOf(() => sub.openAt({}, '../../outside/secret.txt', {}, { read: true })), 'not-permitted');
+    assert.equal(
+      codeOf(() => readText(sub, '../ok.txt')),
+      'not-permitted',
+    );
+    assert.equal(
+      codeOf(() => sub.statAt({}, './../sub')),
+      'not-permitted',
+    );
+    assert.equal(
+      codeOf(() => sub.openAt({}, '../..', { directory: true }, { read: true })),
+      'not-permitted',
+    );
+    assert.equal(
+      codeOf(() => sub.openAt({}, '../../outside/secret.txt', {}, { read: true })),
+      'not-permitted',
+    );
     call.end();
   });
 
   it('refuses absolute symlink targets even when they point back inside', () => {
     const call = callOn(ws);
-    assert.equal(codeOf(() => readText(call.dir(), 'abs-inside')), 'not-permitted');
+    assert.equal(
+      codeOf(() => readText(call.dir(), 'abs-inside')),
+      'not-permitted',
+    );
     call.end();
   });
 
   it('opening a final symlink without symlink-follow is `loop`; a symlink cycle is `loop`', () => {
     const call = callOn(ws);
     const root = call.dir();
-    assert.equal(codeOf(() => root.openAt({}, 'abs-file', {}, { read: true })), 'loop');
-    assert.equal(codeOf(() => root.openAt({}, 'ok.txt/../abs-file', {}, { read: true })), 'not-directory');
-    assert.equal(codeOf(() => root.openAt({ symlinkFollow: true }, 'loop-a', {}, { read: true })), 'loop');
-    assert.equal(codeOf(() => root.statAt({ symlinkFollow: true }, 'loop-a/x')), 'loop');
+    assert.equal(
+      codeOf(() => root.openAt({}, 'abs-file', {}, { read: true })),
+      'loop',
+    );
+    assert.equal(
+      codeOf(() => root.openAt({}, 'ok.txt/../abs-file', {}, { read: true })),
+      'not-directory',
+    );
+    assert.equal(
+      codeOf(() => root.openAt({ symlinkFollow: true }, 'loop-a', {}, { read: true })),
+      'loop',
+    );
+    assert.equal(
+      codeOf(() => root.statAt({ symlinkFollow: true }, 'loop-a/x')),
+      'loop',
+    );
     call.end();
   });
 
@@ -149,8 +193,15 @@ describe('filesystem host: escapes', () => {
       ['..', 'parent'],
     ];
     for (const [target, name] of refused) {
-      assert.equal(codeOf(() => root.symlinkAt(target, name)), 'not-permitted', `${name} -> ${target}`);
-      assert.ok(!existsSync(join(ws, name)) && !lstatSync(join(ws, name), { throwIfNoEntry: false }), `${name} was created`);
+      assert.equal(
+        codeOf(() => root.symlinkAt(target, name)),
+        'not-permitted',
+        `${name} -> ${target}`,
+      );
+      assert.ok(
+        !existsSync(join(ws, name)) && !lstatSync(join(ws, name), { throwIfNoEntry: false }),
+        `${name} was created`,
+      );
     }
     for (const n of ['new-link', 'sub/up-link', 'round-trip']) root.unlinkFileAt(n);
     call.end();
@@ -163,8 +214,14 @@ describe('filesystem host: escapes', () => {
     root.symlinkAt('../outside/secret.txt', 'sub/mover');
     root.renameAt('sub/mover', root, 'mover');
     // From the root the same text names the real secret beside the mount.
-    assert.equal(codeOf(() => readText(root, 'mover')), 'not-permitted');
-    assert.equal(codeOf(() => root.statAt({ symlinkFollow: true }, 'mover')), 'not-permitted');
+    assert.equal(
+      codeOf(() => readText(root, 'mover')),
+      'not-permitted',
+    );
+    assert.equal(
+      codeOf(() => root.statAt({ symlinkFollow: true }, 'mover')),
+      'not-permitted',
+    );
     root.unlinkFileAt('mover');
     call.end();
   });
@@ -181,15 +238,33 @@ describe('filesystem host: escapes', () => {
     assert.equal(root.statAt({}, 'ok.txt').linkCount, 2n);
     assert.equal(readText(root, 'sub/hard'), 'inside');
     root.unlinkFileAt('sub/hard');
-    assert.equal(codeOf(() => root.linkAt({}, 'ok.txt', second, 'stolen')), 'cross-device');
-    assert.equal(codeOf(() => second.linkAt({}, '../ok.txt', second, 'x')), 'not-permitted');
-    assert.equal(codeOf(() => root.linkAt({}, 'sub', root, 'dir-link')), 'not-permitted');
-    assert.equal(codeOf(() => root.linkAt({ symlinkFollow: true }, 'abs-file', root, 'hard')), 'not-permitted');
-    assert.equal(codeOf(() => root.linkAt({ symlinkFollow: true }, 'rel-file', root, 'hard')), 'not-permitted');
+    assert.equal(
+      codeOf(() => root.linkAt({}, 'ok.txt', second, 'stolen')),
+      'cross-device',
+    );
+    assert.equal(
+      codeOf(() => second.linkAt({}, '../ok.txt', second, 'x')),
+      'not-permitted',
+    );
+    assert.equal(
+      codeOf(() => root.linkAt({}, 'sub', root, 'dir-link')),
+      'not-permitted',
+    );
+    assert.equal(
+      codeOf(() => root.linkAt({ symlinkFollow: true }, 'abs-file', root, 'hard')),
+      'not-permitted',
+    );
+    assert.equal(
+      codeOf(() => root.linkAt({ symlinkFollow: true }, 'rel-file', root, 'hard')),
+      'not-permitted',
+    );
     // Without following, the link is to the symlink itself: its use is still refused.
     root.linkAt({}, 'rel-file', root, 'link-to-link');
     assert.equal(lstatSync(join(ws, 'link-to-link')).isSymbolicLink(), true);
-    assert.equal(codeOf(() => readText(root, 'link-to-link')), 'not-permitted');
+    assert.equal(
+      codeOf(() => readText(root, 'link-to-link')),
+      'not-permitted',
+    );
     root.unlinkFileAt('link-to-link');
     assert.ok(!existsSync(join(ws, 'hard')) && readdirSync(other).length === 0);
     call.end();
@@ -202,8 +277,14 @@ describe('filesystem host: escapes', () => {
     const leaving = call.dir().openAt({}, 'leaving', { directory: true }, { read: true });
     assert.equal(readText(leaving, 'data.txt'), 'was inside');
     renameSync(join(ws, 'leaving'), join(outside, 'moved-out'));
-    assert.equal(codeOf(() => readText(leaving, 'data.txt')), 'not-permitted');
-    assert.equal(codeOf(() => leaving.statAt({}, 'data.txt')), 'not-permitted');
+    assert.equal(
+      codeOf(() => readText(leaving, 'data.txt')),
+      'not-permitted',
+    );
+    assert.equal(
+      codeOf(() => leaving.statAt({}, 'data.txt')),
+      'not-permitted',
+    );
     call.end();
   });
 
@@ -213,7 +294,10 @@ describe('filesystem host: escapes', () => {
     const call = callOn(alias);
     const root = call.dir();
     assert.equal(readText(root, 'sub/../ok.txt'), 'inside');
-    assert.equal(codeOf(() => readText(root, 'rel-dir/secret.txt')), 'not-permitted');
+    assert.equal(
+      codeOf(() => readText(root, 'rel-dir/secret.txt')),
+      'not-permitted',
+    );
     call.end();
     assert.equal(lstatSync(alias).isSymbolicLink(), true);
   });

@@ -9,7 +9,10 @@ import type { Mount } from '../../../src/sandbox/types.ts';
 import { tempDir } from '../../helpers.ts';
 
 type Flags = Record<string, boolean>;
-type Timestamp = { tag: 'no-change' } | { tag: 'now' } | { tag: 'timestamp'; val: { seconds: bigint; nanoseconds: number } };
+type Timestamp =
+  | { tag: 'no-change' }
+  | { tag: 'now' }
+  | { tag: 'timestamp'; val: { seconds: bigint; nanoseconds: number } };
 
 /** The descriptor methods as the glue calls them (typed loosely: this is the guest's view). */
 export interface Desc {
@@ -80,7 +83,14 @@ export class Call {
     mounts: Mount[],
     readonly binding = new Binding(),
   ) {
-    this.ctx = new CallContext({ argv: ['fs-test'], env: {}, mounts, network: { allow: [], block: [] }, maxOutputBytes: 1 << 20, net: noNet });
+    this.ctx = new CallContext({
+      argv: ['fs-test'],
+      env: {},
+      mounts,
+      network: { allow: [], block: [] },
+      maxOutputBytes: 1 << 20,
+      net: noNet,
+    });
     const imports = filesystemImports(binding);
     this.types = imports['wasi:filesystem/types']!;
     this.preopens = imports['wasi:filesystem/preopens'] as unknown as Call['preopens'];

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { closeSync, mkdirSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Call, callOn, codeOf, openFds, temp, type Desc } from './harness.ts';
+import { Call, callOn, codeOf, type Desc, openFds, temp } from './harness.ts';
 
 function fixture(): string {
   const ws = temp('boxbot-fs-life-');
@@ -42,7 +42,10 @@ describe('filesystem host: descriptor lifetime', () => {
     assert.equal(openFds(), before + 1);
     f[Symbol.dispose]();
     assert.equal(openFds(), before);
-    assert.equal(codeOf(() => f.stat()), 'bad-descriptor');
+    assert.equal(
+      codeOf(() => f.stat()),
+      'bad-descriptor',
+    );
     call.end();
   });
 
@@ -74,7 +77,10 @@ describe('filesystem host: descriptor lifetime', () => {
       { host: ws, guest: '/', readOnly: false },
       { host: join(ws, 'no-such-dir'), guest: '/data', readOnly: true },
     ]);
-    assert.throws(() => call.preopens.getDirectories(), (e) => e instanceof Error && /mount \/data is unavailable/.test(e.message));
+    assert.throws(
+      () => call.preopens.getDirectories(),
+      (e) => e instanceof Error && /mount \/data is unavailable/.test(e.message),
+    );
     assert.throws(() => call.preopens.getDirectories(), Error, 'and again: no half-opened mount list is kept');
     call.end();
     assert.equal(openFds(), before);
@@ -112,15 +118,39 @@ describe('filesystem host: descriptor lifetime', () => {
       const next = callOn(ws);
       next.dir();
       for (const d of [file, dir, root]) {
-        assert.equal(codeOf(() => d.stat()), 'bad-descriptor');
-        assert.equal(codeOf(() => d.getType()), 'bad-descriptor');
+        assert.equal(
+          codeOf(() => d.stat()),
+          'bad-descriptor',
+        );
+        assert.equal(
+          codeOf(() => d.getType()),
+          'bad-descriptor',
+        );
       }
-      assert.equal(codeOf(() => file.write(Buffer.from('pwned!'), 0n)), 'bad-descriptor');
-      assert.equal(codeOf(() => file.read(10n, 0n)), 'bad-descriptor');
-      assert.equal(codeOf(() => file.setSize(0n)), 'bad-descriptor');
-      assert.equal(codeOf(() => dir.openAt({}, 'b', {}, {})), 'bad-descriptor');
-      assert.equal(codeOf(() => root.createDirectoryAt('late')), 'bad-descriptor');
-      assert.notEqual(codeOf(() => stream.blockingWriteAndFlush(Buffer.from('pwned!'))), '');
+      assert.equal(
+        codeOf(() => file.write(Buffer.from('pwned!'), 0n)),
+        'bad-descriptor',
+      );
+      assert.equal(
+        codeOf(() => file.read(10n, 0n)),
+        'bad-descriptor',
+      );
+      assert.equal(
+        codeOf(() => file.setSize(0n)),
+        'bad-descriptor',
+      );
+      assert.equal(
+        codeOf(() => dir.openAt({}, 'b', {}, {})),
+        'bad-descriptor',
+      );
+      assert.equal(
+        codeOf(() => root.createDirectoryAt('late')),
+        'bad-descriptor',
+      );
+      assert.notEqual(
+        codeOf(() => stream.blockingWriteAndFlush(Buffer.from('pwned!'))),
+        '',
+      );
       next.end();
     } finally {
       for (const fd of reused) closeSync(fd);

@@ -3,8 +3,8 @@
 // times; then the same with the final component (`ws/secret.txt` flipping between a file and a
 // symlink to the outside file) under open, set-times-at and stat-at. Nothing may reach outside.
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, writeFileSync, utimesSync } from 'node:fs';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { callOn, temp } from './harness.ts';
@@ -107,7 +107,9 @@ describe('filesystem host: directory/symlink swap race', { timeout: 120_000 }, (
       console.log(`swap race (${kind}): ${ATTEMPTS} attempts, ${swaps} swaps: ${JSON.stringify(counts)}`);
       assert.equal(leaked, 0, 'a read reached the outside file');
       assert.ok((counts['read:inside'] ?? 0) > 0, 'some reads succeeded (the real directory was there)');
-      const refused = Object.entries(counts).filter(([k]) => k.startsWith('refused:')).reduce((n, [, v]) => n + v, 0);
+      const refused = Object.entries(counts)
+        .filter(([k]) => k.startsWith('refused:'))
+        .reduce((n, [, v]) => n + v, 0);
       assert.ok(refused > 0, 'some attempts met the symlink (the race was exercised)');
       assert.ok(swaps > 1000, `the swapper kept swapping (${swaps})`);
     });
@@ -154,7 +156,10 @@ describe('filesystem host: directory/symlink swap race', { timeout: 120_000 }, (
     assert.equal(leaked, 0, 'open or stat-at reached the outside file');
     for (const what of ['open', 'times', 'stat']) {
       assert.ok((counts[`${what}:ok`] ?? 0) > 0, `some ${what} attempts succeeded`);
-      assert.ok(Object.keys(counts).some((k) => k.startsWith(`${what}:`) && k !== `${what}:ok`), `some ${what} attempts were refused`);
+      assert.ok(
+        Object.keys(counts).some((k) => k.startsWith(`${what}:`) && k !== `${what}:ok`),
+        `some ${what} attempts were refused`,
+      );
     }
   });
 });

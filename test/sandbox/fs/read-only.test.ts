@@ -1,10 +1,10 @@
 // A read-only mount refuses every write with `read-only`, whatever the files' permission bits
 // say, and leaves the host directory byte-for-byte as it was.
 import assert from 'node:assert/strict';
-import { mkdirSync, readdirSync, statSync, writeFileSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { Call, callOn, codeOf, list, readText, temp, type Desc } from './harness.ts';
+import { Call, callOn, codeOf, type Desc, list, readText, temp } from './harness.ts';
 
 /** Every entry under `dir` with its mode, size, mtime and content (atimes move when we look). */
 function snapshot(dir: string): string {
@@ -63,7 +63,10 @@ describe('filesystem host: read-only mounts', () => {
       const call = callOn(ws, true);
       const root = call.dir();
       const file = root.openAt({}, 'file.txt', {}, { read: true });
-      assert.equal(codeOf(() => attempt(root, file)), 'read-only');
+      assert.equal(
+        codeOf(() => attempt(root, file)),
+        'read-only',
+      );
       call.end();
       assert.equal(snapshot(ws), before);
     });
@@ -79,8 +82,14 @@ describe('filesystem host: read-only mounts', () => {
       { host: ro, guest: '/ro', readOnly: true },
     ]);
     const [rwRoot, roRoot] = [call.dir('/'), call.dir('/ro')];
-    assert.equal(codeOf(() => rwRoot.renameAt('mine.txt', roRoot, 'planted.txt')), 'read-only');
-    assert.equal(codeOf(() => roRoot.renameAt('file.txt', rwRoot, 'taken.txt')), 'read-only');
+    assert.equal(
+      codeOf(() => rwRoot.renameAt('mine.txt', roRoot, 'planted.txt')),
+      'read-only',
+    );
+    assert.equal(
+      codeOf(() => roRoot.renameAt('file.txt', rwRoot, 'taken.txt')),
+      'read-only',
+    );
     call.end();
     assert.equal(snapshot(ro), before);
     assert.equal(readFileSync(join(rw, 'mine.txt'), 'utf8'), 'mine');
@@ -91,11 +100,17 @@ describe('filesystem host: read-only mounts', () => {
     const call = callOn(ws, true);
     const root = call.dir();
     assert.equal(readText(root, 'dir/inner.txt'), 'inner');
-    assert.deepEqual(list(root).map((e) => e.name), ['dir', 'empty', 'file.txt']);
+    assert.deepEqual(
+      list(root).map((e) => e.name),
+      ['dir', 'empty', 'file.txt'],
+    );
     assert.equal(root.statAt({}, 'file.txt').size, 8n);
     const dir = root.openAt({}, 'dir', { directory: true }, { read: true, mutateDirectory: true });
     assert.equal(dir.getFlags().mutateDirectory ?? false, false, 'the grant, not the request, decides');
-    assert.equal(codeOf(() => dir.unlinkFileAt('inner.txt')), 'read-only');
+    assert.equal(
+      codeOf(() => dir.unlinkFileAt('inner.txt')),
+      'read-only',
+    );
     root.sync();
     call.end();
   });

@@ -1,15 +1,15 @@
 // The main-thread side of the network bridge with a recording broker: a request is served
 // only under the grant of the call that started it, never under the next call's.
 import assert from 'node:assert/strict';
-import { MessageChannel } from 'node:worker_threads';
 import { describe, it } from 'node:test';
+import { MessageChannel } from 'node:worker_threads';
 import type { NetOutcome, NetRequest } from '../../../src/sandbox/host/context.ts';
 import { NetCall, serveNetBridge } from '../../../src/sandbox/net/bridge.ts';
 import type { NetBroker } from '../../../src/sandbox/net/broker.ts';
 import { waitUntil } from '../../helpers.ts';
 
 describe('network bridge', () => {
-  it('a request of an ended call is refused, not run under the next call\'s grant', async () => {
+  it("a request of an ended call is refused, not run under the next call's grant", async () => {
     const executed: string[] = [];
     const broker: NetBroker = {
       async execute(req) {

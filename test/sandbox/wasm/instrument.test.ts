@@ -2,7 +2,13 @@
 // deterministically, cap memory and flag failed growth, and renumber globals correctly.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { classifyWasm, FUEL_IMPORT, instrumentModule, OOM_IMPORT, TABLES_IMPORT } from '../../../src/sandbox/wasm/index.ts';
+import {
+  classifyWasm,
+  FUEL_IMPORT,
+  instrumentModule,
+  OOM_IMPORT,
+  TABLES_IMPORT,
+} from '../../../src/sandbox/wasm/index.ts';
 
 async function wat(src: string): Promise<Uint8Array> {
   const wabt = await (await import('wabt')).default();
@@ -69,9 +75,24 @@ describe('wasm instrumenter', () => {
     const plain = await wat(KITCHEN_SINK);
     const inst = instrumentModule(plain, { fuel: true, maxMemoryBytes: 4 * 65536 });
     assert.ok(WebAssembly.validate(inst as Uint8Array<ArrayBuffer>));
-    const a = new WebAssembly.Instance(new WebAssembly.Module(plain as Uint8Array<ArrayBuffer>), { env: { base: new WebAssembly.Global({ value: 'i32', mutable: false }, 100) } }).exports as Record<string, any>;
+    const a = new WebAssembly.Instance(new WebAssembly.Module(plain as Uint8Array<ArrayBuffer>), {
+      env: { base: new WebAssembly.Global({ value: 'i32', mutable: false }, 100) },
+    }).exports as Record<string, any>;
     const b = run(inst).exports;
-    for (const [name, args] of [['indirect', [0, 5]], ['indirect', [1, 5]], ['sum_to', [1000]], ['bump', []], ['bump', []], ['data_at_base', []], ['pick', [0]], ['pick', [1]], ['pick', [7]], ['simd', []], ['fill', []], ['pair', []]] as [string, number[]][]) {
+    for (const [name, args] of [
+      ['indirect', [0, 5]],
+      ['indirect', [1, 5]],
+      ['sum_to', [1000]],
+      ['bump', []],
+      ['bump', []],
+      ['data_at_base', []],
+      ['pick', [0]],
+      ['pick', [1]],
+      ['pick', [7]],
+      ['simd', []],
+      ['fill', []],
+      ['pair', []],
+    ] as [string, number[]][]) {
       assert.deepEqual(b[name](...args), a[name](...args), name);
     }
     assert.equal(b.exported.value, 42);
@@ -87,7 +108,7 @@ describe('wasm instrumenter', () => {
     assert.equal(used(1000), used(1000));
     const u1 = used(1000);
     const u2 = used(2000);
-    assert.ok(u2 > u1 * 19n / 10n && u2 < u1 * 21n / 10n, `${u1} vs ${u2}`);
+    assert.ok(u2 > (u1 * 19n) / 10n && u2 < (u1 * 21n) / 10n, `${u1} vs ${u2}`);
   });
 
   it('charges the path taken: a dispatch loop pays for its small arm, not for the big one it skips', async () => {
@@ -132,7 +153,11 @@ describe('wasm instrumenter', () => {
       (func (export "grow_a") (param i32) (result i32) (table.grow $a (ref.null func) (local.get 0)))
       (func (export "grow_b") (param i32) (result i32) (table.grow $b (ref.null extern) (local.get 0)))
       (func (export "size_a") (result i32) (table.size $a)))`;
-    const { exports, g } = run(instrumentModule(await wat(src), { fuel: true, maxMemoryBytes: 64 * 1024 }), 1n << 62n, 1000);
+    const { exports, g } = run(
+      instrumentModule(await wat(src), { fuel: true, maxMemoryBytes: 64 * 1024 }),
+      1n << 62n,
+      1000,
+    );
     assert.equal(exports.grow_a(600), 0);
     assert.equal(g.tables.value, 400);
     assert.equal(exports.grow_b(500), -1, 'the second table may not take more than is left');
@@ -149,19 +174,29 @@ describe('wasm instrumenter', () => {
     assert.throws(() => (exports.t as WebAssembly.Table).grow(1024), RangeError);
     assert.equal((exports.t as WebAssembly.Table).grow(1023), 1);
     const big = await wat('(module (table 5000 funcref) (func (export "_start")))');
-    assert.throws(() => instrumentModule(big, { fuel: true, maxMemoryBytes: 64 * 1024 }), /needs 5000 elements at start/);
+    assert.throws(
+      () => instrumentModule(big, { fuel: true, maxMemoryBytes: 64 * 1024 }),
+      /needs 5000 elements at start/,
+    );
   });
 
   it('refuses a module whose initial memory is over the cap, saying so', async () => {
     const big = await wat('(module (memory 100) (func (export "_start")))');
-    assert.throws(() => instrumentModule(big, { fuel: true, maxMemoryBytes: 1024 * 1024 }), /needs 6\.25 MiB at start, the limit is 1 MiB/);
+    assert.throws(
+      () => instrumentModule(big, { fuel: true, maxMemoryBytes: 1024 * 1024 }),
+      /needs 6\.25 MiB at start, the limit is 1 MiB/,
+    );
   });
 
   it('classifies components, commands and everything else', async () => {
     assert.deepEqual(classifyWasm(new Uint8Array([0, 0x61, 0x73, 0x6d, 0x0d, 0, 1, 0])), { kind: 'component' });
     assert.deepEqual(classifyWasm(await wat('(module (func (export "_start")))')), { kind: 'preview1-command' });
     assert.match((classifyWasm(await wat('(module (func (export "run")))')) as { reason: string }).reason, /_start/);
-    assert.match((classifyWasm(await wat('(module (import "env" "f" (func)) (func (export "_start")))')) as { reason: string }).reason, /env\.f/);
+    assert.match(
+      (classifyWasm(await wat('(module (import "env" "f" (func)) (func (export "_start")))')) as { reason: string })
+        .reason,
+      /env\.f/,
+    );
     assert.match((classifyWasm(new TextEncoder().encode('#!/bin/sh')) as { reason: string }).reason, /bad magic/);
     assert.equal(classifyWasm(new Uint8Array([0, 0x61, 0x73, 0x6d, 1, 0, 0, 0, 1, 5])).kind, 'invalid');
   });

@@ -4,7 +4,13 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { MemoryPool } from '../../../src/sandbox/memory-pool.ts';
-import { decodeImage, encodeImage, externalizeMemory, MEMORY_IMPORT, type MemoryImage } from '../../../src/sandbox/wasm/index.ts';
+import {
+  decodeImage,
+  encodeImage,
+  externalizeMemory,
+  MEMORY_IMPORT,
+  type MemoryImage,
+} from '../../../src/sandbox/wasm/index.ts';
 
 async function wat(src: string): Promise<Uint8Array> {
   const wabt = await (await import('wabt')).default();
@@ -39,12 +45,18 @@ describe('memory image', () => {
     const original = await wat(DATA_MODULE);
     const ext = externalizeMemory(original);
     assert.ok(ext, 'a plain module is externalized');
-    assert.deepEqual(WebAssembly.Module.imports(module(ext.module)), [{ module: MEMORY_IMPORT.module, name: MEMORY_IMPORT.name, kind: 'memory' }]);
+    assert.deepEqual(WebAssembly.Module.imports(module(ext.module)), [
+      { module: MEMORY_IMPORT.module, name: MEMORY_IMPORT.name, kind: 'memory' },
+    ]);
     const a = new WebAssembly.Instance(module(original)).exports as Record<string, any>;
     const pool = new MemoryPool(decodeImage(encodeImage(ext.image)));
     const mem = pool.take();
-    const b = new WebAssembly.Instance(module(ext.module), { [MEMORY_IMPORT.module]: { [MEMORY_IMPORT.name]: mem } }).exports as Record<string, any>;
-    assert.deepEqual(new Uint8Array((b.memory as WebAssembly.Memory).buffer), new Uint8Array((a.memory as WebAssembly.Memory).buffer));
+    const b = new WebAssembly.Instance(module(ext.module), { [MEMORY_IMPORT.module]: { [MEMORY_IMPORT.name]: mem } })
+      .exports as Record<string, any>;
+    assert.deepEqual(
+      new Uint8Array((b.memory as WebAssembly.Memory).buffer),
+      new Uint8Array((a.memory as WebAssembly.Memory).buffer),
+    );
     assert.equal(new TextDecoder().decode(new Uint8Array(mem.buffer, 16, 6)), 'fiOVER');
     // Passive segments still work; active ones are dropped, as after a normal instantiation.
     a.init(5000);
@@ -56,7 +68,10 @@ describe('memory image', () => {
   it('leaves alone what it cannot express: a start function, an imported memory, a computed offset', async () => {
     assert.equal(externalizeMemory(await wat('(module (memory 1) (func $s) (start $s))')), undefined);
     assert.equal(externalizeMemory(await wat('(module (import "env" "m" (memory 1)))')), undefined);
-    assert.equal(externalizeMemory(await wat('(module (import "env" "g" (global i32)) (memory 1) (data (global.get 0) "x"))')), undefined);
+    assert.equal(
+      externalizeMemory(await wat('(module (import "env" "g" (global i32)) (memory 1) (data (global.get 0) "x"))')),
+      undefined,
+    );
     assert.equal(externalizeMemory(await wat('(module (func (export "f")))')), undefined);
   });
 

@@ -1,8 +1,9 @@
 // @imports wasi:filesystem/preopens@0.2.12, wasi:cli/environment@0.2.12
 // A tiny self-describing ReadOnly tool for the loop tests: `--file-path X` prints the file as
 // the JSON output convention; `-h`/`--help` print clap-style help.
-import { getDirectories } from 'wasi:filesystem/preopens@0.2.12';
+
 import { getArguments } from 'wasi:cli/environment@0.2.12';
+import { getDirectories } from 'wasi:filesystem/preopens@0.2.12';
 
 const HELP = `peek 0.1.0
 Print a text file from the workspace
@@ -36,7 +37,7 @@ export const run = {
       const [data] = file.read(file.stat().size, 0n);
       console.log(JSON.stringify({ error: false, content: new TextDecoder().decode(data) }));
     } catch (e) {
-      console.log(JSON.stringify({ error: true, content: `cannot read ${path}: ${e && e.payload ? e.payload : e}` }));
+      console.log(JSON.stringify({ error: true, content: `cannot read ${path}: ${e?.payload ? e.payload : e}` }));
     }
   },
 };
