@@ -2,7 +2,13 @@
 // the model writes can turn into Slack control syntax (<!channel>, fake links).
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
-import { escapeSlackText, toSlackMrkdwn, unescapeSlackText } from '../../src/adapters/slack/index.ts';
+import {
+  escapeSlackText,
+  SLACK_MARKDOWN_BLOCK_LIMIT,
+  slackMarkdownBlocks,
+  toSlackMrkdwn,
+  unescapeSlackText,
+} from '../../src/adapters/slack/index.ts';
 
 describe('slack format', () => {
   test('emphasis, strike, headings and bullets', () => {
@@ -45,7 +51,26 @@ describe('slack format', () => {
     assert.equal(toSlackMrkdwn('snake_case_name and 2*3*4'), 'snake_case_name and 2*3*4');
   });
 
-  test('quotes stay quotes (Slack renders an escaped > at line start as a quote)', () => {
-    assert.equal(toSlackMrkdwn('> quoted'), '&gt; quoted');
+  test('quotes stay quotes: the > at line start goes literal (Slack shows &gt; as a > character)', () => {
+    assert.equal(toSlackMrkdwn('> quoted'), '> quoted');
+    assert.equal(toSlackMrkdwn('> **a** <b>\n>\n> > - c\nx > y'), '> *a* &lt;b&gt;\n>\n> • c\nx &gt; y');
+    // Only a quote marker is literal: nothing after it can become control syntax.
+    assert.equal(toSlackMrkdwn('> <!channel>'), '> &lt;!channel&gt;');
+  });
+
+  const table = '| name | n |\n|:-----|--:|\n| **a** | 1 |\n| b<c | 22 |';
+
+  test('a table shows aligned in a code block in the mrkdwn text', () => {
+    assert.equal(
+      toSlackMrkdwn(`Counts:\n${table}\ndone`),
+      'Counts:\n```\nname |  n\n-----+---\na    |  1\nb&lt;c  | 22\n```\ndone',
+    );
+  });
+
+  test('an answer with a table also gets a markdown block (standard Markdown), within its limit', () => {
+    assert.deepEqual(slackMarkdownBlocks(`Counts:\n${table}`), [{ type: 'markdown', text: `Counts:\n${table}` }]);
+    assert.equal(slackMarkdownBlocks('no | table here'), undefined);
+    assert.equal(slackMarkdownBlocks(`\`\`\`\n${table}\n\`\`\``), undefined, 'a table in a code block is code');
+    assert.equal(slackMarkdownBlocks(`${table}\n${'x'.repeat(SLACK_MARKDOWN_BLOCK_LIMIT)}`), undefined);
   });
 });

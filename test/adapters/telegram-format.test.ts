@@ -69,6 +69,16 @@ test('headings, bullets and quotes read well without Markdown markers', () => {
   });
 });
 
+test('a table becomes aligned columns in a <pre> block, escaped', () => {
+  const table = '| name | n |\n|:--|--:|\n| **a** & <b> | 1 |\n| c | 22 |';
+  assert.equal(
+    md(`Counts:\n${table}\nend`),
+    'Counts:\n<pre>name    |  n\n--------+---\na &amp; &lt;b&gt; |  1\nc       | 22</pre>\nend',
+  );
+  // Pipes that are not a table (no delimiter row) stay text.
+  assert.equal(md('a | b\nc | d'), 'a | b\nc | d');
+});
+
 test('unmatched markers and snake_case stay literal', () => {
   assert.equal(md('snake_case_name and 2 * 3 * 4'), 'snake_case_name and 2 * 3 * 4');
   assert.equal(md('**not closed'), '**not closed');
@@ -142,6 +152,7 @@ test('telegramRenderedLength counts what Telegram counts: the text after the HTM
     '# Title\n\n- one\n- two\n\n---\n\n> quoted',
     '```js\nconst a = 1 < 2;\n```',
     '```\n```',
+    '| a | **b** |\n|---|:-:|\n| 1 < 2 | x |',
   ]) {
     const parsed = parseTelegramHtml(md(markdown));
     assert.ok(parsed.ok, markdown);

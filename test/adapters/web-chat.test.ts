@@ -99,3 +99,61 @@ test('web chat sessions belong to the browser whose cookie created them: another
   }
   assert.equal(s.received.length, 1, 'nothing reached the conversation from another browser');
 });
+
+test('web chat: the page keeps its session per tab (sessionStorage), so a new tab starts its own', async (t) => {
+  const s = await serve(t);
+  const { page } = await browser(s.server.url);
+  // sessionStorage is per tab and survives a reload; localStorage would make every tab share one.
+  assert.match(page, /sessionStorage\.getItem\('boxbot\.session'\)/);
+  assert.doesNotMatch(page, /localStorage/);
+});
+
+test('web chat: two tabs of one browser are two conversations, each seeing only its own answers', async (t) => {
+  const s = await serve(t);
+  const token = s.adapter.apiToken;
+  const { cookie, owner } = await browser(s.server.url);
+  const [tabA, tabB] = [`${owner}-tabaaaaaaaa`, `${owner}-tabbbbbbbbb`];
+  const stream = new AbortController();
+  t.after(() => stream.abort());
+  const open = async (session: string) => {
+    const res = await fetch(`${s.server.url}/chat/events?session=${session}&token=${encodeURIComponent(token)}`, {
+      headers: { cookie },
+      signal: stream.signal,
+    });
+    assert.equal(res.status, 200);
+    const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+    let buffered = '';
+    // The next `data:` event of the stream.
+    return async (): Promise<{ type: string; text: string }> => {
+      for (;;) {
+        const m = /^data: (.*)$/m.exec(buffered);
+        if (m) {
+          buffered = buffered.slice(m.index + m[0].length);
+          return JSON.parse(m[1]!);
+        }
+        const { value, done } = await reader.read();
+        if (done) throw new Error('the event stream ended');
+        buffered += value;
+      }
+    };
+  };
+  const nextA = await open(tabA);
+  const nextB = await open(tabB);
+  const post = (session: string, text: string) =>
+    fetch(`${s.server.url}/chat/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-boxbot-token': token, cookie },
+      body: JSON.stringify({ session, text, id: `m${Math.random().toString(36).slice(2, 12)}` }),
+    });
+  assert.equal((await post(tabA, 'from tab a')).status, 202);
+  await s.adapter.send({ chatId: tabA, conversationKey: `web:${tabA}` }, 'answer for tab a');
+  assert.equal((await post(tabB, 'from tab b')).status, 202);
+  assert.deepEqual(
+    s.received.map((m) => m.conversationKey),
+    [`web:${tabA}`, `web:${tabB}`],
+  );
+  assert.equal((await nextA()).text, 'from tab a');
+  assert.equal((await nextA()).text, 'answer for tab a');
+  // Had tab A's events reached tab B, they would come before tab B's own message.
+  assert.equal((await nextB()).text, 'from tab b');
+});

@@ -9,7 +9,7 @@ import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, SentMessage } from '../types.ts';
 import { createWebClient, toAdapterError } from './api.ts';
 import { slackEventsRoute } from './events-route.ts';
-import { escapeSlackText, toSlackMrkdwn } from './format.ts';
+import { escapeSlackText, slackMarkdownBlocks, toSlackMrkdwn } from './format.ts';
 import { SlackInbound, UserNames } from './inbound.ts';
 import { type SlackSocket, startSocketMode } from './socket-mode.ts';
 
@@ -111,6 +111,12 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
   // as escaped plain text. Plain text is only escaped (not sent with mrkdwn:false: chat.update
   // has no such flag, and a streamed message must not change rendering between post and edits).
   const mrkdwn: MarkupStyle = { render: toSlackMrkdwn, plain: escapeSlackText, refused: (e) => e.isMarkupError, log };
+  // A table goes in a markdown block as well (mrkdwn has none); `text` stays the notification and
+  // fallback text. The plain retry drops the block with the markup (invalid_blocks is a refusal).
+  const blocksOf = (text: string, markup: boolean) => {
+    const blocks = markup ? slackMarkdownBlocks(text) : undefined;
+    return blocks ? { blocks } : {};
+  };
 
   async function authTest(): Promise<SlackIdentity> {
     const res = await call(() => web.auth.test());
@@ -156,11 +162,12 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
     },
 
     async send(target, text, opts): Promise<SentMessage> {
-      return withMarkupFallback(mrkdwn, text, opts, async (body) => {
+      return withMarkupFallback(mrkdwn, text, opts, async (body, markup) => {
         const res = await call(() =>
           web.chat.postMessage({
             channel: target.chatId,
             text: body,
+            ...blocksOf(text, markup),
             ...(target.threadId ? { thread_ts: target.threadId } : {}),
           }),
         );
@@ -171,8 +178,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
     },
 
     async edit(target, messageId, text, opts) {
-      await withMarkupFallback(mrkdwn, text, opts, (body) =>
-        call(() => web.chat.update({ channel: target.chatId, ts: messageId, text: body })),
+      await withMarkupFallback(mrkdwn, text, opts, (body, markup) =>
+        call(() => web.chat.update({ channel: target.chatId, ts: messageId, text: body, ...blocksOf(text, markup) })),
       );
     },
 

@@ -2,6 +2,8 @@
 // text: `&`, `<` and `>` are control characters in Slack messages and must be sent as entities.
 // Pure functions; no I/O.
 
+import { hasMarkdownTable, layoutMarkdownTable, readMarkdownTable } from '../markdown-table.ts';
+
 /** Escapes Slack's three control characters (`&`, `<`, `>`); everything else is sent as is. */
 export function escapeSlackText(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
@@ -19,7 +21,8 @@ const BOLD = '\u0001';
 /**
  * Renders Markdown as Slack mrkdwn: `**b**` → `*b*`, `*i*`/`_i_` → `_i_`, `~~s~~` → `~s~`,
  * `[t](u)` → `<u|t>`, headings → bold lines, `-`/`*` bullets → `•`, fenced code → ``` blocks
- * (language dropped), inline code kept; all text escaped.
+ * (language dropped), inline code kept, `>` quotes kept as quotes, tables laid out in a ``` block; all
+ * other text escaped.
  * @example toSlackMrkdwn('**Done**: see [docs](https://x.io)') // '*Done*: see <https://x.io|docs>'
  */
 export function toSlackMrkdwn(markdown: string): string {
@@ -32,6 +35,14 @@ export function toSlackMrkdwn(markdown: string): string {
   };
   for (let i = 0; i < lines.length; i++) {
     const fence = /^\s*(```+|~~~+)/.exec(lines[i]!);
+    const table = fence ? undefined : readMarkdownTable(lines, i);
+    if (table) {
+      // mrkdwn has no tables: the fallback text shows one aligned in monospace.
+      flush();
+      out.push(`\`\`\`\n${escapeSlackText(layoutMarkdownTable(table))}\n\`\`\``);
+      i = table.end - 1;
+      continue;
+    }
     if (!fence) {
       prose.push(lines[i]!);
       continue;
@@ -66,11 +77,16 @@ function renderProse(text: string): string {
 
   s = s
     .split('\n')
-    .map((line) => {
+    .map((escaped) => {
+      // A quote marker was escaped with the rest, but mrkdwn only quotes a literal `>` at line
+      // start (`&gt;` shows as a `>` character). Nested markers collapse: Slack has one level.
+      const quote = /^\s{0,3}(?:&gt;[ \t]?)+/.exec(escaped);
+      const line = quote ? escaped.slice(quote[0].length) : escaped;
+      const lead = quote ? '> ' : '';
       const heading = /^\s{0,3}#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
-      if (heading) return heading[1] ? `${BOLD}${stripBold(heading[1])}${BOLD}` : '';
-      if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) return '──────────';
-      return line.replace(/^(\s*)[-*+]\s+(?=\S)/, '$1• ');
+      if (heading) return heading[1] ? `${lead}${BOLD}${stripBold(heading[1])}${BOLD}` : lead.trimEnd();
+      if (/^\s{0,3}([-*_])(\s*\1){2,}\s*$/.test(line)) return `${lead}──────────`;
+      return (lead + line.replace(/^(\s*)[-*+]\s+(?=\S)/, '$1• ')).replace(/^> $/, '>');
     })
     .join('\n');
 
@@ -90,4 +106,24 @@ function stripBold(s: string): string {
 // Inside <url|label>, `|` and `>` end the URL; percent-encode them (and escape &).
 function linkUrl(url: string): string {
   return url.replace(/&/g, '&amp;').replace(/\|/g, '%7C').replace(/>/g, '%3E').replace(/</g, '%3C');
+}
+
+/** Block Kit's `markdown` block (MarkdownBlock in @slack/types, which web-api's arguments accept). */
+export interface SlackMarkdownBlock {
+  type: 'markdown';
+  text: string;
+}
+
+/** Slack's limit on the text of the markdown blocks in one message. */
+export const SLACK_MARKDOWN_BLOCK_LIMIT = 12_000;
+
+/**
+ * The blocks to send with a Markdown answer: one `markdown` block (Slack renders standard
+ * Markdown there, tables included) when the answer has a table mrkdwn cannot show and fits the
+ * block's limit; otherwise none, and the mrkdwn text (its tables in ``` blocks) is the message.
+ * @example slackMarkdownBlocks('| a | b |\n|---|---|\n| 1 | 2 |') // [{ type: 'markdown', text: '| a | b |…' }]
+ */
+export function slackMarkdownBlocks(markdown: string): SlackMarkdownBlock[] | undefined {
+  if (markdown.length > SLACK_MARKDOWN_BLOCK_LIMIT || !hasMarkdownTable(markdown)) return undefined;
+  return [{ type: 'markdown', text: markdown }];
 }

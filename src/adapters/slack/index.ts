@@ -9,5 +9,12 @@ export {
   slackSignature,
   verifySlackSignature,
 } from './events-route.ts';
-export { escapeSlackText, toSlackMrkdwn, unescapeSlackText } from './format.ts';
+export {
+  escapeSlackText,
+  SLACK_MARKDOWN_BLOCK_LIMIT,
+  type SlackMarkdownBlock,
+  slackMarkdownBlocks,
+  toSlackMrkdwn,
+  unescapeSlackText,
+} from './format.ts';
 export { normalizeSlackEvent, type SlackNormalizeContext, toPlainText } from './normalize.ts';

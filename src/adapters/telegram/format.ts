@@ -2,6 +2,8 @@
 // balanced tags around escaped text, so half-written answers (streamed edits) still parse;
 // unmatched markers stay literal. Telegram HTML: https://core.telegram.org/bots/api#html-style
 
+import { layoutMarkdownTable, readMarkdownTable } from '../markdown-table.ts';
+
 /** Escapes text for Telegram HTML (`&`, `<`, `>`; `"` too, so it is safe in attributes). */
 export function escapeHtml(text: string): string {
   return text.replace(/[&<>"]/g, (c) => (c === '&' ? '&amp;' : c === '<' ? '&lt;' : c === '>' ? '&gt;' : '&quot;'));
@@ -14,7 +16,10 @@ const BULLET = /^(\s*)[-*+]\s+(.*)$/;
 const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
 const LANG = /^[A-Za-z0-9_+#.-]{1,32}$/;
 
-/** Renders Markdown as Telegram HTML: bold, italic, strike, inline code, fenced code with language, links, headings, quotes, bullets. */
+/**
+ * Renders Markdown as Telegram HTML: bold, italic, strike, inline code, fenced code with language,
+ * links, headings, quotes, bullets, and tables (Telegram has none) as aligned columns in `<pre>`.
+ */
 export function markdownToTelegramHtml(markdown: string): string {
   const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
   const out: string[] = [];
@@ -33,6 +38,12 @@ export function markdownToTelegramHtml(markdown: string): string {
         LANG.test(lang) ? `<pre><code class="language-${escapeHtml(lang)}">${code}</code></pre>` : `<pre>${code}</pre>`,
       );
       i = j;
+      continue;
+    }
+    const table = readMarkdownTable(lines, i);
+    if (table) {
+      out.push(`<pre>${escapeHtml(layoutMarkdownTable(table))}</pre>`);
+      i = table.end - 1;
       continue;
     }
     if (QUOTE.test(line)) {

@@ -1,5 +1,5 @@
 // The built-in web chat: a page served by the gateway's HTTP server, messages in by POST,
-// answers out by Server-Sent Events (sends, streamed edits, typing). The page keeps a session id;
+// answers out by Server-Sent Events (sends, streamed edits, typing). Each tab keeps a session id;
 // its conversation key is `web:<sessionId>`. A per-process token embedded in the page guards the
 // API, and only loopback Host headers are served (no DNS rebinding). Sessions belong to a browser:
 // the page's first load sets an HttpOnly cookie holding a random browser secret, and a session id

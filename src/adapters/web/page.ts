@@ -4,7 +4,11 @@
 
 const json = (v: string) => JSON.stringify(v).replace(/</g, '\\u003c');
 
-/** The page, carrying the per-process API token (and the access token when one is needed) and the browser's session owner prefix. */
+/**
+ * The page, carrying the per-process API token (and the access token when one is needed) and the
+ * browser's session owner prefix. The tab part of the session id lives in sessionStorage: a
+ * reload keeps the tab's conversation, and a new tab starts its own.
+ */
 export function chatPage(apiToken: string, access: string, owner: string): string {
   return `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width,initial-scale=1">
@@ -32,7 +36,7 @@ form button{padding:0 1.2rem;border:0;border-radius:8px;background:var(--me);col
 const TOKEN=${json(apiToken)},ACCESS=${json(access)},OWNER=${json(owner)};
 const rid=()=>{const a=new Uint8Array(12);crypto.getRandomValues(a);return Array.from(a,b=>b.toString(16).padStart(2,'0')).join('')};
 const sid=()=>OWNER+'-'+rid();
-let session=localStorage.getItem('boxbot.session')||'';if(!session.startsWith(OWNER+'-'))session=sid();localStorage.setItem('boxbot.session',session);
+let session=sessionStorage.getItem('boxbot.session')||'';if(!session.startsWith(OWNER+'-'))session=sid();sessionStorage.setItem('boxbot.session',session);
 const log=document.getElementById('log'),typing=document.getElementById('typing'),state=document.getElementById('state');
 const nodes=new Map();let typingTimer;
 const esc=s=>s.replace(/&/g,'&amp;').replace(/</g,'&lt;').replace(/>/g,'&gt;').replace(/"/g,'&quot;');
@@ -46,7 +50,7 @@ es.onopen=()=>state.textContent='connected';es.onerror=()=>state.textContent='re
 es.onmessage=e=>{const ev=JSON.parse(e.data);if(ev.type==='typing'){typing.textContent='boxbot is working…';clearTimeout(typingTimer);typingTimer=setTimeout(()=>typing.textContent='',4000);return}
 if(ev.type==='user'){show('u'+ev.id,ev.text,'me');return}typing.textContent='';show('b'+ev.id,ev.text,'bot')}}
 connect();
-document.getElementById('new').onclick=()=>{session=sid();localStorage.setItem('boxbot.session',session);connect()};
+document.getElementById('new').onclick=()=>{session=sid();sessionStorage.setItem('boxbot.session',session);connect()};
 const f=document.getElementById('f'),t=document.getElementById('t');
 t.addEventListener('keydown',e=>{if(e.key==='Enter'&&!e.shiftKey){e.preventDefault();f.requestSubmit()}});
 f.onsubmit=async e=>{e.preventDefault();const text=t.value.trim();if(!text)return;t.value='';const id=rid();show('u'+id,text,'me');
