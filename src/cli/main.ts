@@ -90,6 +90,12 @@ export function buildProgram(): Command {
   // --config, else BOXBOT_CONFIG, else ./boxbot.config.json (decided by the loader).
   const configFile = () => program.opts<{ config?: string }>().config ?? readEnvSettings().configFile;
   program
+    .command('init')
+    .description('write a commented starter boxbot.config.json (or --config FILE); never overwrites')
+    .action(async () => {
+      process.exitCode = await (await import('./init.ts')).init(configFile());
+    });
+  program
     .command('start')
     .description('run the gateway (web chat on 127.0.0.1 and every configured channel)')
     .option('--port <n>', 'HTTP port (default: $PORT, else config http.port, else 8787)')
