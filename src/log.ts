@@ -2,7 +2,9 @@
 // secrets and message bodies are redacted unless verbose logging is on. Secret values are
 // scrubbed from every finished line at the destination, so an error message, a stack or a
 // provider's echoed request that carries a key never reaches the log, whatever field it is in.
+// On a terminal lines are human (log-format.ts); piped or redirected they stay JSON.
 import { type DestinationStream, destination, type Logger, pino } from 'pino';
+import { prettyLine } from './log-format.ts';
 import { redactSecrets } from './redact.ts';
 
 export { redactSecrets, registerSecrets } from './redact.ts';
@@ -29,19 +31,33 @@ const REDACT = [
   '*.prompt',
 ];
 
-/** Wraps a log destination so every line is scrubbed of the registered secrets. */
-function redacting(dest: DestinationStream | NodeJS.WritableStream): DestinationStream {
-  return { write: (line: string) => void dest.write(redactSecrets(line)) };
+/**
+ * Wraps a log destination so every line is scrubbed of the registered secrets; `pretty` turns
+ * it into a human line first, so the scrub sees exactly what is written.
+ */
+function redacting(dest: DestinationStream | NodeJS.WritableStream, pretty: boolean): DestinationStream {
+  return { write: (line: string) => void dest.write(redactSecrets(pretty ? prettyLine(line) : line)) };
 }
 
-/** Creates the root logger; `verbose` keeps message bodies (never secrets). */
-export function createLogger(
-  opts: { level?: string; verbose?: boolean; destination?: NodeJS.WritableStream } = {},
-): Logger {
+/** Options of createLogger. */
+export interface LoggerOptions {
+  level?: string;
+  /** Keep message bodies (never secrets). */
+  verbose?: boolean;
+  /** Default: stderr. */
+  destination?: NodeJS.WritableStream;
+  /** Human lines instead of JSON; default: when the destination is a terminal. */
+  pretty?: boolean;
+}
+
+/** Creates the root logger: JSON lines, or human ones on a terminal. */
+export function createLogger(opts: LoggerOptions = {}): Logger {
   const paths = opts.verbose ? REDACT.filter((p) => !/text|content|input|prompt/.test(p)) : REDACT;
+  const dest = opts.destination ?? destination(2);
+  const isTTY = opts.destination ? (opts.destination as { isTTY?: boolean }).isTTY === true : process.stderr.isTTY;
   return pino(
     { level: opts.level ?? 'info', redact: { paths, censor: '[redacted]' }, base: undefined },
-    redacting(opts.destination ?? destination(2)),
+    redacting(dest, opts.pretty ?? isTTY === true),
   );
 }
 

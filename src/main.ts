@@ -12,6 +12,7 @@ import { type AgentRuntime, createAgentRunner, createAgentRuntime } from './agen
 import { channelEnabled } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
+import type { HttpOverride } from './config/overrides.ts';
 import { errorMessage } from './errors.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
@@ -30,6 +31,8 @@ import { createFileStore, type JsonValue, type Store } from './store/index.ts';
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
   configFile?: string;
+  /** `--host`/`--port`/`PORT`, over the config file's `http` section. */
+  http?: HttpOverride;
   cwd?: string;
   /** Environment to read secrets from (default: the process's). */
   env?: NodeJS.ProcessEnv;
@@ -138,7 +141,7 @@ export function channelAdapters(
 
 /** Starts the gateway on the config's defaults; resolves once every channel is up. */
 export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
-  const loaded = loadConfig(o.configFile, o.cwd);
+  const loaded = loadConfig(o.configFile, o.cwd, o.http ? { http: o.http } : {});
   const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
   const log = o.log ?? createLogger();

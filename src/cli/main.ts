@@ -4,7 +4,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
-import { readSecrets, secretValues } from '../config/env.ts';
+import { readEnvSettings, readSecrets, secretValues } from '../config/env.ts';
+import type { StartFlags } from '../config/overrides.ts';
 import { UsageError } from '../errors.ts';
 import { redactSecrets, registerSecrets } from '../redact.ts';
 import type { AskFlags } from './ask.ts';
@@ -82,16 +83,29 @@ export function buildProgram(): Command {
   const program = new Command('boxbot')
     .description('Self-hosted chat bot gateway whose tools run in a WebAssembly sandbox')
     .version(packageVersion())
-    .option('--config <file>', 'config file (default: ./boxbot.config.json if present)')
+    .option('--config <file>', 'config file (default: $BOXBOT_CONFIG, else ./boxbot.config.json if present)')
     .showHelpAfterError('(run with --help for usage)')
     .exitOverride();
 
-  const configFile = () => program.opts<{ config?: string }>().config;
+  // --config, else BOXBOT_CONFIG, else ./boxbot.config.json (decided by the loader).
+  const configFile = () => program.opts<{ config?: string }>().config ?? readEnvSettings().configFile;
+  program
+    .command('init')
+    .description('write a commented starter boxbot.config.json (or --config FILE); never overwrites')
+    .action(async () => {
+      process.exitCode = await (await import('./init.ts')).init(configFile());
+    });
   program
     .command('start')
     .description('run the gateway (web chat on 127.0.0.1 and every configured channel)')
-    .action(async () => {
-      process.exitCode = await (await import('./start.ts')).start(configFile());
+    .option('--port <n>', 'HTTP port (default: $PORT, else config http.port, else 8787)')
+    .option('--host <address>', 'HTTP address to listen on (default: config http.host, else 127.0.0.1)')
+    .option(
+      '--log-level <level>',
+      'trace | debug | info | warn | error | fatal | silent (default: $LOG_LEVEL, else info)',
+    )
+    .action(async (flags: StartFlags) => {
+      process.exitCode = await (await import('./start.ts')).start(configFile(), flags);
     });
   program
     .command('ask <prompt>')
@@ -120,7 +134,7 @@ export function buildProgram(): Command {
     .option('--format <format>', 'text | json', 'text')
     .option('--bundled <dir>', 'bundled tools directory (default: the package tools/dist)')
     .action(async (flags: ToolListFlags) => {
-      const { dataDir } = (await config()).loadConfig(program.opts<{ config?: string }>().config);
+      const { dataDir } = (await config()).loadConfig(configFile());
       const { toolList } = await import('./tool-list.ts');
       process.exitCode = await toolList(flags, dataDir, join(dataDir, 'cache', 'sandbox'));
     });
@@ -129,7 +143,7 @@ export function buildProgram(): Command {
     .description('check a tool and print its spec, or why it is refused')
     .option('--format <format>', 'text | json', 'text')
     .action(async (file: string, flags: ToolValidateFlags) => {
-      const { dataDir } = (await config()).loadConfig(program.opts<{ config?: string }>().config);
+      const { dataDir } = (await config()).loadConfig(configFile());
       const [{ toolValidate }, { toolCacheDir }] = await Promise.all([
         import('./tool-validate.ts'),
         import('../agent/index.ts'),
@@ -156,7 +170,7 @@ export function buildProgram(): Command {
     .option('--format <format>', 'text | json', 'text')
     .action(async (file: string, args: string[], flags: ToolRunFlags) => {
       // Standalone: `--dir .` must not expose a ./data that holds the compile cache.
-      const loaded = (await config()).loadConfig(program.opts<{ config?: string }>().config, process.cwd(), {
+      const loaded = (await config()).loadConfig(configFile(), process.cwd(), {
         standalone: true,
       });
       const [{ toolRun }, { toolCacheDir }] = await Promise.all([
@@ -185,10 +199,7 @@ export function buildProgram(): Command {
       const { dataDir } = (await config()).loadConfig(configFile());
       process.exitCode = await (await import('./skill-list.ts')).skillList(flags, dataDir);
     });
-  registerJobCommands(
-    program.command('job').description('scheduled jobs'),
-    () => program.opts<{ config?: string }>().config,
-  );
+  registerJobCommands(program.command('job').description('scheduled jobs'), configFile);
   program
     .command('doctor')
     .description('check config, tokens, providers, tools and store, and print what to fix')

@@ -1,11 +1,15 @@
 // `boxbot start`: runs the gateway until Ctrl+C / SIGTERM, printing where to chat and what is
-// on. A second signal while stopping exits at once.
+// on. A second signal while stopping exits at once. `--port`, `--host` and `--log-level` (or
+// PORT and LOG_LEVEL) override the config file.
+import { readEnvSettings } from '../config/env.ts';
+import { type StartFlags, startSettings } from '../config/overrides.ts';
 import { createLogger } from '../log.ts';
 import { startBoxbot } from '../main.ts';
 
 /** Starts the gateway; resolves with the exit code once it has stopped. */
-export async function start(configFile: string | undefined): Promise<number> {
-  const log = createLogger();
+export async function start(configFile: string | undefined, flags: StartFlags = {}): Promise<number> {
+  const settings = startSettings(flags, readEnvSettings());
+  const log = createLogger({ level: settings.logLevel });
   // A library's stray rejection is logged, never fatal: the other conversations keep being served.
   process.on('unhandledRejection', (reason) => {
     log.error(
@@ -13,7 +17,7 @@ export async function start(configFile: string | undefined): Promise<number> {
       'unhandled rejection (kept running)',
     );
   });
-  const app = await startBoxbot({ log, ...(configFile ? { configFile } : {}) });
+  const app = await startBoxbot({ log, http: settings.http, ...(configFile ? { configFile } : {}) });
   const web = app.channels.includes('web') ? `${app.url}/` : 'off';
   const lines = [
     'boxbot is running',

@@ -1,5 +1,6 @@
-// Secrets and endpoint overrides from the environment: the only reader of process.env besides
-// load.ts. Secrets never live in the config file, and nothing here is ever logged.
+// Secrets, endpoint overrides and start settings (LOG_LEVEL, PORT, BOXBOT_CONFIG) from the
+// environment: the only reader of process.env besides load.ts. Secrets never live in the
+// config file, and nothing here is ever logged.
 
 /** The variables boxbot reads (README, "Configuration"). */
 export const SECRET_VARIABLES = [
@@ -70,4 +71,23 @@ export function configuredKeyNames(config: {
   providers?: Record<string, { apiKeyEnv?: string | undefined }> | undefined;
 }): string[] {
   return Object.values(config.providers ?? {}).flatMap((p) => (p.apiKeyEnv ? [p.apiKeyEnv] : []));
+}
+
+/** Settings the environment may give instead of a flag (README, "Configuration"). */
+export interface EnvSettings {
+  /** `LOG_LEVEL`: pino level name (checked by the command). */
+  logLevel?: string;
+  /** `PORT`: the HTTP port, as written (checked by the command). */
+  port?: string;
+  /** `BOXBOT_CONFIG`: the config file when `--config` is not given. */
+  configFile?: string;
+}
+
+/** LOG_LEVEL, PORT and BOXBOT_CONFIG from `env` (default: the process environment); empty counts as unset. */
+export function readEnvSettings(env: NodeJS.ProcessEnv = process.env): EnvSettings {
+  const out: EnvSettings = {};
+  if (env.LOG_LEVEL) out.logLevel = env.LOG_LEVEL;
+  if (env.PORT) out.port = env.PORT;
+  if (env.BOXBOT_CONFIG) out.configFile = env.BOXBOT_CONFIG;
+  return out;
 }

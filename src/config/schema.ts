@@ -47,6 +47,8 @@ const limits = z
 /** The validated configuration file. */
 export const configSchema = z
   .object({
+    /** The JSON Schema editors complete and check against (boxbot.schema.json); ignored by boxbot. */
+    $schema: z.string().optional(),
     dataDir: z.string().default('./data'),
     model: z.string().optional(),
     fallbackModel: z.string().optional(),
