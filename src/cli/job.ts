@@ -12,7 +12,7 @@ import {
   type JobInput,
   type JobRecord,
   JobValidationError,
-  nextOccurrence,
+  nextRunText,
   type Scheduler,
 } from '../scheduler/index.ts';
 import { createFileStore, type Store } from '../store/index.ts';
@@ -83,10 +83,8 @@ async function withScheduler<T>(
 const FLAGS: Record<string, string> = { timeoutMs: '--timeout', budgetUsd: '--budget' };
 const flagOf = (field: string) => FLAGS[field] ?? `--${field}`;
 
-function nextRun(job: JobRecord): string {
-  if (!job.enabled) return 'disabled';
-  return nextOccurrence(job.cron, new Date(), job.timezone)?.toISOString() ?? 'never';
-}
+/** In the job's own time zone, named, e.g. `2026-11-25 09:00 Europe/Berlin`. */
+const nextRun = (job: JobRecord): string => nextRunText(job);
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));

@@ -121,3 +121,36 @@ export function missedRun(expr: string, since: Date, now: Date, zone?: string): 
   const next = nextOccurrence(expr, after, zone);
   return next !== undefined && next.getTime() <= now.getTime();
 }
+
+/** The zone a job without a time zone runs in: the machine's (Bree schedules in local time). */
+export function localZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local';
+}
+
+/**
+ * `date` on the wall clock of `zone` (default: the machine's), named: `2026-11-25 09:00 Europe/Berlin`;
+ * with `seconds`, `09:00:05`. People read a job's times in the zone its cron is written in.
+ */
+export function formatInZone(date: Date, zone?: string, seconds = false): string {
+  const name = !zone || zone === 'local' || zone === 'system' ? localZone() : zone;
+  const parts = new Intl.DateTimeFormat('en-US', {
+    ...(name === 'local' ? {} : { timeZone: name }),
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(date);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  const time = `${get('hour')}:${get('minute')}${seconds ? `:${get('second')}` : ''}`;
+  return `${get('year')}-${get('month')}-${get('day')} ${time} ${name}`;
+}
+
+/** A job's next run for people: `2026-11-25 09:00 Europe/Berlin`, `disabled` or `never`. */
+export function nextRunText(job: { cron: string; timezone?: string; enabled: boolean }, now = new Date()): string {
+  if (!job.enabled) return 'disabled';
+  const next = nextOccurrence(job.cron, now, job.timezone);
+  return next ? formatInZone(next, job.timezone, hasSeconds(job.cron)) : 'never';
+}

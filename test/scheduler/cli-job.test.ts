@@ -76,7 +76,10 @@ describe('boxbot job', () => {
       'queue',
     ]);
     assert.equal(r.code, 0, r.stderr);
-    id = /^added job (morning-digest-[0-9a-f]{6}) \(next run \d{4}-/.exec(r.stdout)?.[1] ?? '';
+    // The next run is shown on the job's own wall clock: weekdays 09:00 Berlin, not 08:00 UTC.
+    id =
+      /^added job (morning-digest-[0-9a-f]{6}) \(next run \d{4}-\d\d-\d\d 09:00 Europe\/Berlin\)/.exec(r.stdout)?.[1] ??
+      '';
     assert.ok(id, r.stdout);
     const list = await boxbot(['job', 'list', '--format', 'json']);
     assert.equal(list.code, 0, list.stderr);
@@ -90,7 +93,7 @@ describe('boxbot job', () => {
     assert.match(
       text.stdout,
       new RegExp(
-        `^${id}\\s+Morning digest\\s+0 9 \\* \\* 1-5 Europe/Berlin\\s+telegram:-100123\\s+read-only\\s+\\d{4}-\\S+\\s+-$`,
+        `^${id}\\s+Morning digest\\s+0 9 \\* \\* 1-5 Europe/Berlin\\s+telegram:-100123\\s+read-only\\s+\\d{4}-\\d\\d-\\d\\d 09:00 Europe/Berlin\\s+-$`,
         'm',
       ),
     );

@@ -3,10 +3,12 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  formatInZone,
   type JobInput,
   JobValidationError,
   missedRun,
   nextOccurrence,
+  nextRunText,
   validateJobInput,
 } from '../../src/scheduler/index.ts';
 import { startLlmEmulator } from '../emulators/llm/index.ts';
@@ -172,4 +174,14 @@ test('a @daily and a MON-FRI job are scheduled by Bree, not only validated', asy
     await ctx.store.close();
     await emu.close();
   }
+});
+
+test("next runs are shown on the job's own wall clock, named", () => {
+  const now = new Date('2026-11-24T10:00:00Z');
+  const job = { cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin', enabled: true };
+  assert.equal(nextRunText(job, now), '2026-11-25 09:00 Europe/Berlin');
+  assert.equal(nextRunText({ ...job, timezone: 'America/New_York' }, now), '2026-11-24 09:00 America/New_York');
+  assert.equal(nextRunText({ ...job, enabled: false }, now), 'disabled');
+  assert.equal(nextRunText({ ...job, cron: '*/10 * * * * *', timezone: 'UTC' }, now), '2026-11-24 10:00:00 UTC');
+  assert.equal(formatInZone(new Date('2026-07-06T07:00:00Z'), 'Europe/Berlin'), '2026-07-06 09:00 Europe/Berlin');
 });
