@@ -1,4 +1,4 @@
-// `boxbot job add|list|remove|run|logs`: manage scheduled jobs in the store. A running gateway
+// `boxbot job add|list|edit|enable|disable|remove|run|logs`: manage scheduled jobs in the store. A running gateway
 // picks up changes made here within its scheduler's reload interval (5 s). `job run` runs the job
 // once in this process (a worker thread, as the gateway would) and prints the result; it is NOT
 // posted to the target, since delivery needs the running gateway's channels.
@@ -110,6 +110,45 @@ export async function jobAdd(flags: JobAddFlags, configFile?: string): Promise<n
   const job = await withScheduler(configFile, (s) => s.add(input));
   if (fmt === 'json') out(JSON.stringify(job, null, 2));
   else out(`added job ${job.id} (next run ${nextRun(job)}); a running gateway picks it up within a few seconds`);
+  return 0;
+}
+
+/** Flags of `job edit`: the fields to change, as `job add` takes them. */
+export type JobEditFlags = Partial<Omit<JobAddFlags, 'disabled'>>;
+
+/** `job edit <id>`: changes the given fields, validated as `job add` validates them. */
+export async function jobEdit(id: string, flags: JobEditFlags, configFile?: string): Promise<number> {
+  const fmt = format(flags.format);
+  const patch: Partial<JobInput> = {
+    ...(flags.name !== undefined ? { name: flags.name } : {}),
+    ...(flags.cron !== undefined ? { cron: flags.cron } : {}),
+    ...(flags.prompt !== undefined ? { prompt: flags.prompt } : {}),
+    ...(flags.target !== undefined ? { target: flags.target } : {}),
+    ...(flags.timezone !== undefined ? { timezone: flags.timezone } : {}),
+    ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(flags.access !== undefined ? { access: flags.access } : {}),
+    ...(flags.timeout !== undefined ? { timeoutMs: parseDuration('--timeout', flags.timeout) } : {}),
+    ...(flags.budget !== undefined ? { budgetUsd: parseBudget(flags.budget) } : {}),
+    ...(flags.overlap !== undefined ? { overlap: flags.overlap } : {}),
+  };
+  if (!Object.keys(patch).length)
+    throw new UsageError(
+      'job edit: nothing to change; give --cron, --prompt, --target, --timezone, --model or --access',
+    );
+  const job = await withScheduler(configFile, (s) => s.update(id, patch));
+  if (fmt === 'json') out(JSON.stringify(job, null, 2));
+  else out(`updated job ${job.id} (next run ${nextRun(job)}); a running gateway picks it up within a few seconds`);
+  return 0;
+}
+
+/** `job enable <id>` / `job disable <id>`. */
+export async function jobSetEnabled(id: string, enabled: boolean, configFile?: string): Promise<number> {
+  const job = await withScheduler(configFile, (s) => s.update(id, { enabled }));
+  out(
+    enabled
+      ? `enabled job ${job.id} (next run ${nextRun(job)})`
+      : `disabled job ${job.id}; it stays stored (boxbot job enable ${job.id} schedules it again)`,
+  );
   return 0;
 }
 
