@@ -221,12 +221,13 @@ export function buildProgram(): Command {
   program
     .command('doctor')
     .description('check config, tokens, providers, tools and store, and print what to fix')
-    .option('--offline', 'do not contact providers')
-    .action(async (flags: { offline?: boolean }) => {
-      process.exitCode = await (await import('./doctor.ts')).doctor(
-        configFile(),
-        flags.offline ? { offline: true } : {},
-      );
+    .option('--offline', 'contact nothing: keys and tokens are only checked to be set')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (flags: { offline?: boolean; format?: string }) => {
+      process.exitCode = await (await import('./doctor.ts')).doctor(configFile(), {
+        ...(flags.offline ? { offline: true } : {}),
+        ...(flags.format !== undefined ? { format: flags.format } : {}),
+      });
     });
   return program;
 }
