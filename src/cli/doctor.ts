@@ -1,8 +1,12 @@
 // `boxbot doctor`: checks what `boxbot start` needs and prints what to fix: the config, the
 // model providers (key present, endpoint answering), each enabled channel's token against the
-// platform's auth endpoint, the tool registry, the skills, the store and the HTTP bind rule.
+// platform's auth endpoint, the tool registry, the skills, the store, the HTTP bind rule and
+// whether the HTTP port is free. Channels that are off are listed with the variable that turns
+// them on. `--offline` contacts nothing (keys and tokens are only checked to be set);
+// `--format json` prints one JSON document of the checks.
 // Exit 0 when everything is usable, 1 when something needs fixing.
 import { access, constants, mkdir } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
   createToolRegistry,
@@ -13,15 +17,16 @@ import {
   toolCacheDir,
   toolDirs,
 } from '../agent/index.ts';
-import { type ChannelName, channelEnabled } from '../config/channels.ts';
+import { CHANNEL_TOKENS, type ChannelName, channelEnabled } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
 import { type LoadedConfig, loadConfig } from '../config/load.ts';
-import { errorMessage } from '../errors.ts';
+import { errorMessage, UsageError } from '../errors.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { createFileStore } from '../store/index.ts';
 
-type Line = { ok: boolean; what: string; detail: string };
+/** One check; `off` marks a channel that is off (not a fault, but shown with how to turn it on). */
+type Line = { ok: boolean; what: string; detail: string; off?: boolean };
 
 /** GET/POST with a timeout; resolves with status and body text, or the network error's message. */
 async function probe(
@@ -80,13 +85,31 @@ async function checkProviders(loaded: LoadedConfig, secrets: Secrets, fetchEndpo
   return lines;
 }
 
-async function checkChannels(loaded: LoadedConfig, secrets: Secrets): Promise<Line[]> {
+/** A line for each channel that is off, saying how to turn it on. */
+function offChannels(loaded: LoadedConfig, secrets: Secrets): Line[] {
+  const lines: Line[] = [];
+  for (const name of ['telegram', 'discord', 'slack', 'web'] as const) {
+    if (channelEnabled(loaded.config, secrets, name)) continue;
+    const disabled = (loaded.config.channels[name] as { enabled?: boolean } | undefined)?.enabled === false;
+    const how = disabled
+      ? `channels.${name}.enabled is false in the config: remove it to turn it on`
+      : `set ${CHANNEL_TOKENS[name as Exclude<ChannelName, 'web'>]} to turn it on${name === 'slack' ? ' (and SLACK_APP_TOKEN for socket mode)' : ''}`;
+    lines.push({ ok: true, off: true, what: name === 'web' ? 'web chat' : name, detail: `off: ${how}` });
+  }
+  return lines;
+}
+
+/** With `offline`, a channel's token is only checked to be set (no request leaves the machine). */
+async function checkChannels(loaded: LoadedConfig, secrets: Secrets, offline: boolean): Promise<Line[]> {
   const ch = loaded.config.channels;
   const lines: Line[] = [];
   const on = (name: ChannelName) => channelEnabled(loaded.config, secrets, name);
+  const unchecked = (name: 'telegram' | 'discord' | 'slack', token: string) =>
+    lines.push({ ok: true, what: name, detail: `${token} is set (not checked against ${name}: --offline)` });
   if (on('telegram')) {
     if (!secrets.TELEGRAM_BOT_TOKEN)
       lines.push({ ok: false, what: 'telegram', detail: 'enabled but TELEGRAM_BOT_TOKEN is not set' });
+    else if (offline) unchecked('telegram', 'TELEGRAM_BOT_TOKEN');
     else {
       const root = (ch.telegram?.apiRoot ?? 'https://api.telegram.org').replace(/\/+$/, '');
       const r = await probe(`${root}/bot${secrets.TELEGRAM_BOT_TOKEN}/getMe`);
@@ -104,6 +127,7 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets): Promise<Li
   if (on('discord')) {
     if (!secrets.DISCORD_BOT_TOKEN)
       lines.push({ ok: false, what: 'discord', detail: 'enabled but DISCORD_BOT_TOKEN is not set' });
+    else if (offline) unchecked('discord', 'DISCORD_BOT_TOKEN');
     else {
       const root = (ch.discord?.restApi ?? 'https://discord.com/api').replace(/\/+$/, '');
       const r = await probe(`${root}/v10/users/@me`, {
@@ -124,6 +148,7 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets): Promise<Li
     const mode = ch.slack?.mode ?? 'socket';
     if (!secrets.SLACK_BOT_TOKEN)
       lines.push({ ok: false, what: 'slack', detail: 'enabled but SLACK_BOT_TOKEN is not set' });
+    else if (offline) unchecked('slack', 'SLACK_BOT_TOKEN');
     else {
       const root = (ch.slack?.apiUrl ?? 'https://slack.com/api/').replace(/\/?$/, '/');
       const r = await probe(`${root}auth.test`, {
@@ -151,17 +176,48 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets): Promise<Li
   return lines;
 }
 
-/** Runs every check and prints one line each; exit 0 when nothing needs fixing. */
+/**
+ * Whether `boxbot start` could listen on the configured port: binds it here for a moment (a fact
+ * about the machine, whichever process holds the port) and lets it go.
+ */
+async function checkPort(host: string, port: number): Promise<Line> {
+  if (port === 0) return { ok: true, what: 'http port', detail: 'http.port is 0: any free port is used' };
+  const server = createServer();
+  const failure = await new Promise<string | undefined>((resolve) => {
+    server.once('error', (e: NodeJS.ErrnoException) => resolve(e.code ?? errorMessage(e)));
+    server.listen({ port, host, exclusive: true }, () => resolve(undefined));
+  });
+  if (!failure) {
+    await new Promise((r) => server.close(r));
+    return { ok: true, what: 'http port', detail: `port ${port} on ${host} is free` };
+  }
+  const detail =
+    failure === 'EADDRINUSE'
+      ? `port ${port} is in use on ${host}: stop what listens there (a running boxbot?) or set http.port`
+      : failure === 'EACCES'
+        ? `port ${port} on ${host} needs privileges: set http.port to 1024 or above`
+        : failure === 'EADDRNOTAVAIL'
+          ? `http.host ${host} is not an address of this machine`
+          : `cannot listen on ${host}:${port} (${failure})`;
+  return { ok: false, what: 'http port', detail };
+}
+
+/** Runs every check and prints one line each (or, with format json, one document); exit 0 when nothing needs fixing. */
 export async function doctor(
   configFile: string | undefined,
-  opts: { env?: NodeJS.ProcessEnv; offline?: boolean } = {},
+  opts: { env?: NodeJS.ProcessEnv; offline?: boolean; format?: string } = {},
 ): Promise<number> {
+  const format = opts.format ?? 'text';
+  if (format !== 'text' && format !== 'json')
+    throw new UsageError(`--format: expected text or json, got ${JSON.stringify(format)}`);
   const lines: Line[] = [];
   const loaded = loadConfig(configFile); // a bad config throws a ConfigError naming the field (exit 2)
   lines.push({ ok: true, what: 'config', detail: loaded.file ?? 'none (defaults)' });
   const secrets = readSecrets(opts.env, configuredKeyNames(loaded.config));
   lines.push(...(await checkProviders(loaded, secrets, !opts.offline)));
-  lines.push(...(await checkChannels(loaded, secrets)));
+  lines.push(...(await checkChannels(loaded, secrets, opts.offline === true)));
+  lines.push(...offChannels(loaded, secrets));
+  lines.push(await checkPort(loaded.config.http.host, loaded.config.http.port));
   const host = loaded.config.http.host;
   if (!isLoopback(host) && !secrets.BOXBOT_ADMIN_TOKEN)
     lines.push({
@@ -221,9 +277,15 @@ export async function doctor(
     detail: `${skills.skills.length} (${skills.skills.map((s) => s.name).join(', ')})`,
   });
   for (const p of skills.problems) lines.push({ ok: false, what: 'skill skipped', detail: `${p.file}: ${p.reason}` });
-  const width = Math.max(...lines.map((l) => l.what.length));
-  for (const l of lines) process.stdout.write(`${l.ok ? 'ok ' : 'FIX'}  ${l.what.padEnd(width)}  ${l.detail}\n`);
   const bad = lines.filter((l) => !l.ok).length;
+  if (format === 'json') {
+    const checks = lines.map((l) => ({ status: l.off ? 'off' : l.ok ? 'ok' : 'fix', what: l.what, detail: l.detail }));
+    process.stdout.write(`${JSON.stringify({ ok: bad === 0, toFix: bad, checks }, null, 2)}\n`);
+    return bad ? 1 : 0;
+  }
+  const width = Math.max(...lines.map((l) => l.what.length));
+  for (const l of lines)
+    process.stdout.write(`${l.off ? 'off' : l.ok ? 'ok ' : 'FIX'}  ${l.what.padEnd(width)}  ${l.detail}\n`);
   process.stdout.write(bad ? `\n${bad} thing(s) to fix.\n` : '\nEverything boxbot needs is in place.\n');
   return bad ? 1 : 0;
 }

@@ -1,4 +1,4 @@
-// `boxbot job add|list|remove|run|logs`: manage scheduled jobs in the store. A running gateway
+// `boxbot job add|list|edit|enable|disable|remove|run|logs`: manage scheduled jobs in the store. A running gateway
 // picks up changes made here within its scheduler's reload interval (5 s). `job run` runs the job
 // once in this process (a worker thread, as the gateway would) and prints the result; it is NOT
 // posted to the target, since delivery needs the running gateway's channels.
@@ -12,7 +12,7 @@ import {
   type JobInput,
   type JobRecord,
   JobValidationError,
-  nextOccurrence,
+  nextRunText,
   type Scheduler,
 } from '../scheduler/index.ts';
 import { createFileStore, type Store } from '../store/index.ts';
@@ -83,10 +83,8 @@ async function withScheduler<T>(
 const FLAGS: Record<string, string> = { timeoutMs: '--timeout', budgetUsd: '--budget' };
 const flagOf = (field: string) => FLAGS[field] ?? `--${field}`;
 
-function nextRun(job: JobRecord): string {
-  if (!job.enabled) return 'disabled';
-  return nextOccurrence(job.cron, new Date(), job.timezone)?.toISOString() ?? 'never';
-}
+/** In the job's own time zone, named, e.g. `2026-11-25 09:00 Europe/Berlin`. */
+const nextRun = (job: JobRecord): string => nextRunText(job);
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -112,6 +110,45 @@ export async function jobAdd(flags: JobAddFlags, configFile?: string): Promise<n
   const job = await withScheduler(configFile, (s) => s.add(input));
   if (fmt === 'json') out(JSON.stringify(job, null, 2));
   else out(`added job ${job.id} (next run ${nextRun(job)}); a running gateway picks it up within a few seconds`);
+  return 0;
+}
+
+/** Flags of `job edit`: the fields to change, as `job add` takes them. */
+export type JobEditFlags = Partial<Omit<JobAddFlags, 'disabled'>>;
+
+/** `job edit <id>`: changes the given fields, validated as `job add` validates them. */
+export async function jobEdit(id: string, flags: JobEditFlags, configFile?: string): Promise<number> {
+  const fmt = format(flags.format);
+  const patch: Partial<JobInput> = {
+    ...(flags.name !== undefined ? { name: flags.name } : {}),
+    ...(flags.cron !== undefined ? { cron: flags.cron } : {}),
+    ...(flags.prompt !== undefined ? { prompt: flags.prompt } : {}),
+    ...(flags.target !== undefined ? { target: flags.target } : {}),
+    ...(flags.timezone !== undefined ? { timezone: flags.timezone } : {}),
+    ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(flags.access !== undefined ? { access: flags.access } : {}),
+    ...(flags.timeout !== undefined ? { timeoutMs: parseDuration('--timeout', flags.timeout) } : {}),
+    ...(flags.budget !== undefined ? { budgetUsd: parseBudget(flags.budget) } : {}),
+    ...(flags.overlap !== undefined ? { overlap: flags.overlap } : {}),
+  };
+  if (!Object.keys(patch).length)
+    throw new UsageError(
+      'job edit: nothing to change; give --cron, --prompt, --target, --timezone, --model or --access',
+    );
+  const job = await withScheduler(configFile, (s) => s.update(id, patch));
+  if (fmt === 'json') out(JSON.stringify(job, null, 2));
+  else out(`updated job ${job.id} (next run ${nextRun(job)}); a running gateway picks it up within a few seconds`);
+  return 0;
+}
+
+/** `job enable <id>` / `job disable <id>`. */
+export async function jobSetEnabled(id: string, enabled: boolean, configFile?: string): Promise<number> {
+  const job = await withScheduler(configFile, (s) => s.update(id, { enabled }));
+  out(
+    enabled
+      ? `enabled job ${job.id} (next run ${nextRun(job)})`
+      : `disabled job ${job.id}; it stays stored (boxbot job enable ${job.id} schedules it again)`,
+  );
   return 0;
 }
 

@@ -9,7 +9,7 @@ import type { StartFlags } from '../config/overrides.ts';
 import { UsageError } from '../errors.ts';
 import { redactSecrets, registerSecrets } from '../redact.ts';
 import type { AskFlags } from './ask.ts';
-import type { JobAddFlags } from './job.ts';
+import type { JobAddFlags, JobEditFlags } from './job.ts';
 import type { ToolListFlags } from './tool-list.ts';
 import type { ToolRunFlags } from './tool-run.ts';
 import type { ToolValidateFlags } from './tool-validate.ts';
@@ -34,7 +34,7 @@ function registerJobCommands(job: Command, configFile: () => string | undefined)
     .command('add')
     .description('add a scheduled job')
     .requiredOption('--name <name>', 'a short name')
-    .requiredOption('--cron <expr>', 'cron: 5 fields, or 6 with seconds first (quote it)')
+    .requiredOption('--cron <expr>', 'cron: 5 fields, 6 with seconds first, names (MON-FRI) or @daily (quote it)')
     .requiredOption('--prompt <text>', 'what the agent does each run ("/daily-digest" for a digest of the target)')
     .requiredOption('--target <conversation>', 'conversation key the result is posted to, e.g. telegram:-100123')
     .option('--timezone <zone>', "IANA time zone of the cron times (default: the machine's)")
@@ -54,6 +54,35 @@ function registerJobCommands(job: Command, configFile: () => string | undefined)
     .option('--format <format>', 'text | json', 'text')
     .action(async (flags: { format?: string }) => {
       process.exitCode = await (await import('./job.ts')).jobList(flags, configFile());
+    });
+  job
+    .command('edit <id>')
+    .description('change a job: only the given fields, checked as add checks them')
+    .option('--name <name>', 'a short name')
+    .option('--cron <expr>', 'cron: 5 fields, 6 with seconds first, names (MON-FRI) or @daily (quote it)')
+    .option('--prompt <text>', 'what the agent does each run')
+    .option('--target <conversation>', 'conversation key the result is posted to')
+    .option('--timezone <zone>', 'IANA time zone of the cron times ("" for the machine\'s)')
+    .option('--model <provider/model>', 'model ("" for the configured one)')
+    .option('--access <mode>', 'full | read-only | chat-only')
+    .option('--timeout <duration>', 'run limit: milliseconds or 90s, 5m, 1h')
+    .option('--budget <usd>', 'spend limit of one run in USD')
+    .option('--overlap <policy>', 'skip | queue')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (id: string, flags: JobEditFlags) => {
+      process.exitCode = await (await import('./job.ts')).jobEdit(id, flags, configFile());
+    });
+  job
+    .command('enable <id>')
+    .description('schedule a disabled job again')
+    .action(async (id: string) => {
+      process.exitCode = await (await import('./job.ts')).jobSetEnabled(id, true, configFile());
+    });
+  job
+    .command('disable <id>')
+    .description('stop scheduling a job, keeping it and its logs')
+    .action(async (id: string) => {
+      process.exitCode = await (await import('./job.ts')).jobSetEnabled(id, false, configFile());
     });
   job
     .command('remove <id>')
@@ -203,12 +232,13 @@ export function buildProgram(): Command {
   program
     .command('doctor')
     .description('check config, tokens, providers, tools and store, and print what to fix')
-    .option('--offline', 'do not contact providers')
-    .action(async (flags: { offline?: boolean }) => {
-      process.exitCode = await (await import('./doctor.ts')).doctor(
-        configFile(),
-        flags.offline ? { offline: true } : {},
-      );
+    .option('--offline', 'contact nothing: keys and tokens are only checked to be set')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (flags: { offline?: boolean; format?: string }) => {
+      process.exitCode = await (await import('./doctor.ts')).doctor(configFile(), {
+        ...(flags.offline ? { offline: true } : {}),
+        ...(flags.format !== undefined ? { format: flags.format } : {}),
+      });
     });
   return program;
 }

@@ -5,7 +5,7 @@ import type { Worker } from 'node:worker_threads';
 import Bree from 'bree';
 import type { Logger } from '../log.ts';
 import type { TickTimers } from './clock.ts';
-import { hasSeconds } from './cron.ts';
+import { hasSeconds, standardCron } from './cron.ts';
 import { createJobWorker } from './worker-file.ts';
 
 /** What Bree reports to the scheduler. */
@@ -93,7 +93,7 @@ export class JobBree extends Bree {
     await this.add({
       name: job.id,
       path: this.workerFile,
-      cron: job.cron.trim(),
+      cron: standardCron(job.cron),
       hasSeconds: hasSeconds(job.cron),
       ...(job.timezone ? { timezone: job.timezone } : {}),
     });

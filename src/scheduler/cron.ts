@@ -1,5 +1,7 @@
 // Cron expressions as Bree schedules them: 5 fields, or 6 with seconds first; time zones as
-// IANA names. Uses the same `later` instance Bree uses, so "when is the next run" here and
+// IANA names. Day and month names (MON-FRI, JAN) and the macros (@daily, @hourly, ...) are
+// accepted too: Bree's validator and `later` refuse them, so `standardCron` translates them to
+// numbers before either sees the expression (the job keeps what the user wrote). Uses the same `later` instance Bree uses, so "when is the next run" here and
 // in Bree's timers agree (catch-up after a restart depends on that).
 import { createRequire } from 'node:module';
 
@@ -15,9 +17,45 @@ const later = createRequire(createRequire(import.meta.url).resolve('bree'))('@br
 // Bree evaluates schedules in local time (it makes this same call when it loads).
 later.date.localTime();
 
-/** The number of whitespace-separated fields; 6 means the first is seconds. */
+const MACROS: Record<string, string> = {
+  '@yearly': '0 0 1 1 *',
+  '@annually': '0 0 1 1 *',
+  '@monthly': '0 0 1 * *',
+  '@weekly': '0 0 * * 0',
+  '@daily': '0 0 * * *',
+  '@midnight': '0 0 * * *',
+  '@hourly': '0 * * * *',
+};
+const MONTHS = ['JAN', 'FEB', 'MAR', 'APR', 'MAY', 'JUN', 'JUL', 'AUG', 'SEP', 'OCT', 'NOV', 'DEC'];
+const DAYS = ['SUN', 'MON', 'TUE', 'WED', 'THU', 'FRI', 'SAT'];
+
+/** The macro names `standardCron` understands. */
+export const CRON_MACROS = Object.keys(MACROS);
+
+/**
+ * `expr` with macros expanded and day/month names replaced by their numbers (case-insensitive;
+ * SUN = 0, JAN = 1), e.g. `0 9 * * MON-FRI` → `0 9 * * 1-5`; anything else is left as it is.
+ */
+export function standardCron(expr: string): string {
+  const trimmed = expr.trim();
+  const macro = MACROS[trimmed.toLowerCase()];
+  if (macro) return macro;
+  const fields = trimmed.split(/\s+/).filter(Boolean);
+  if (fields.length !== 5 && fields.length !== 6) return trimmed;
+  const at = fields.length - 5; // index of the minute field
+  const names = (field: string, list: string[], base: number) =>
+    field.replace(/[a-z]+/gi, (w) => {
+      const i = list.indexOf(w.toUpperCase());
+      return i < 0 ? w : String(i + base);
+    });
+  fields[at + 3] = names(fields[at + 3]!, MONTHS, 1);
+  fields[at + 4] = names(fields[at + 4]!, DAYS, 0);
+  return fields.join(' ');
+}
+
+/** The number of whitespace-separated fields (macros count as the 5 they stand for); 6 = seconds first. */
 export function cronFields(expr: string): number {
-  return expr.trim().split(/\s+/).filter(Boolean).length;
+  return standardCron(expr).split(/\s+/).filter(Boolean).length;
 }
 
 /** True when the expression has a seconds field (6 fields). */
@@ -57,7 +95,7 @@ function zoneOffsetMs(date: Date, zone: string): number {
  * machine's local time, as Bree does), or undefined if it never fires.
  */
 export function nextOccurrence(expr: string, start: Date, zone?: string): Date | undefined {
-  const schedule = later.schedule(later.parse.cron(expr.trim(), hasSeconds(expr)));
+  const schedule = later.schedule(later.parse.cron(standardCron(expr), hasSeconds(expr)));
   const from = new Date(Math.ceil(start.getTime() / 1000) * 1000);
   if (!zone || zone === 'local' || zone === 'system') {
     const next = schedule.next(1, from);
@@ -82,4 +120,37 @@ export function missedRun(expr: string, since: Date, now: Date, zone?: string): 
   const after = new Date(Math.floor(since.getTime() / 1000) * 1000 + 1000);
   const next = nextOccurrence(expr, after, zone);
   return next !== undefined && next.getTime() <= now.getTime();
+}
+
+/** The zone a job without a time zone runs in: the machine's (Bree schedules in local time). */
+export function localZone(): string {
+  return Intl.DateTimeFormat().resolvedOptions().timeZone || 'local';
+}
+
+/**
+ * `date` on the wall clock of `zone` (default: the machine's), named: `2026-11-25 09:00 Europe/Berlin`;
+ * with `seconds`, `09:00:05`. People read a job's times in the zone its cron is written in.
+ */
+export function formatInZone(date: Date, zone?: string, seconds = false): string {
+  const name = !zone || zone === 'local' || zone === 'system' ? localZone() : zone;
+  const parts = new Intl.DateTimeFormat('en-US', {
+    ...(name === 'local' ? {} : { timeZone: name }),
+    hourCycle: 'h23',
+    year: 'numeric',
+    month: '2-digit',
+    day: '2-digit',
+    hour: '2-digit',
+    minute: '2-digit',
+    second: '2-digit',
+  }).formatToParts(date);
+  const get = (t: string) => parts.find((p) => p.type === t)?.value ?? '';
+  const time = `${get('hour')}:${get('minute')}${seconds ? `:${get('second')}` : ''}`;
+  return `${get('year')}-${get('month')}-${get('day')} ${time} ${name}`;
+}
+
+/** A job's next run for people: `2026-11-25 09:00 Europe/Berlin`, `disabled` or `never`. */
+export function nextRunText(job: { cron: string; timezone?: string; enabled: boolean }, now = new Date()): string {
+  if (!job.enabled) return 'disabled';
+  const next = nextOccurrence(job.cron, now, job.timezone);
+  return next ? formatInZone(next, job.timezone, hasSeconds(job.cron)) : 'never';
 }

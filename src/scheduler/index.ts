@@ -2,7 +2,7 @@
 // chat, the admin API router, and the helpers the CLI uses.
 
 export { type SchedulerClock, systemClock, type TickTimers } from './clock.ts';
-export { hasSeconds, isTimeZone, missedRun, nextOccurrence } from './cron.ts';
+export { formatInZone, hasSeconds, isTimeZone, missedRun, nextOccurrence, nextRunText } from './cron.ts';
 export { JobValidationError, SchedulerError, type SchedulerErrorCode } from './errors.ts';
 export { jobInput, TRANSCRIPT_LIMITS, transcriptOf } from './job-prompt.ts';
 export { jobsApi } from './jobs-api.ts';

@@ -1,8 +1,12 @@
 // The admin API for jobs, as an express Router the HTTP server mounts behind the admin token:
 //   GET /jobs · POST /jobs · GET|PATCH|DELETE /jobs/:id · POST /jobs/:id/run[?wait=1] (202, or the report) · GET /jobs/:id/logs[?limit=N]
+// Each job carries `nextRun`, its next run on the job's own wall clock (`2026-11-25 09:00 Europe/Berlin`,
+// `disabled` or `never`), and `nextRunAt` (ISO, UTC, or null).
 // Errors are JSON `{error, field?}`: 400 invalid input, 404 unknown job, 409 already running.
 import express, { type Request, type Response, type Router } from 'express';
 import { BoxbotError, errorMessage } from '../errors.ts';
+import type { JobRecord } from '../store/index.ts';
+import { nextOccurrence, nextRunText } from './cron.ts';
 import { JobValidationError } from './errors.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { JobInput } from './types.ts';
@@ -35,18 +39,26 @@ const handle =
 const body = (req: Request): Record<string, unknown> =>
   req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
 
+/** `job` with its next run, as the API shows it. */
+function shown(job: JobRecord): JobRecord & { nextRun: string; nextRunAt: string | null } {
+  const now = new Date();
+  const at = job.enabled ? nextOccurrence(job.cron, now, job.timezone) : undefined;
+  return { ...job, nextRun: nextRunText(job, now), nextRunAt: at?.toISOString() ?? null };
+}
+
 /** The jobs routes over `scheduler` (mount it under the admin prefix). */
 export function jobsApi(scheduler: Scheduler): Router {
   const r = express.Router();
   r.use(express.json({ limit: '64kb' }));
   r.get(
     '/jobs',
-    handle(async (_req, res) => void res.json({ jobs: await scheduler.list() })),
+    handle(async (_req, res) => void res.json({ jobs: (await scheduler.list()).map(shown) })),
   );
   r.post(
     '/jobs',
     handle(
-      async (req, res) => void res.status(201).json({ job: await scheduler.add(body(req) as unknown as JobInput) }),
+      async (req, res) =>
+        void res.status(201).json({ job: shown(await scheduler.add(body(req) as unknown as JobInput)) }),
     ),
   );
   r.get(
@@ -54,14 +66,14 @@ export function jobsApi(scheduler: Scheduler): Router {
     handle(async (req, res) => {
       const job = await scheduler.get(req.params.id!);
       if (!job) return void res.status(404).json({ error: `no job "${req.params.id}"` });
-      res.json({ job });
+      res.json({ job: shown(job) });
     }),
   );
   r.patch(
     '/jobs/:id',
     handle(
       async (req, res) =>
-        void res.json({ job: await scheduler.update(req.params.id!, body(req) as Partial<JobInput>) }),
+        void res.json({ job: shown(await scheduler.update(req.params.id!, body(req) as Partial<JobInput>)) }),
     ),
   );
   r.delete(

@@ -6,7 +6,7 @@ import { platformOf } from '../adapters/index.ts';
 import type { BuiltinResult, BuiltinTool } from '../agent/index.ts';
 import { BoxbotError } from '../errors.ts';
 import { lowerAccess } from '../gateway/policy.ts';
-import { nextOccurrence } from './cron.ts';
+import { nextRunText } from './cron.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { JobPolicy, JobRecord } from './types.ts';
 
@@ -41,7 +41,7 @@ function jobPolicyOf(p: JobPolicy): JobPolicy {
 
 const DESCRIPTION = [
   'Create, list or remove scheduled jobs: at each cron time a fresh agent runs the prompt and its answer is posted to the target conversation.',
-  'cron has 5 fields: minute hour day-of-month month day-of-week (0 or 7 = Sunday), e.g. "0 9 * * 1-5" = weekdays at 9:00; give timezone (IANA, e.g. Europe/Berlin) when the user names one.',
+  'cron has 5 fields: minute hour day-of-month month day-of-week (0 or 7 = Sunday), e.g. "0 9 * * 1-5" or "0 9 * * MON-FRI" = weekdays at 9:00 (@daily, @hourly, @weekly also work); give timezone (IANA, e.g. Europe/Berlin) when the user names one.',
   'For a digest of the conversation, use the prompt "/daily-digest" (optionally followed by the period, e.g. "/daily-digest the last week"); a prompt may also contain {{history}} for the conversation\'s recent messages.',
   'Rules: the target is this conversation unless the user is an admin; users see and remove only the jobs of this conversation. Jobs run read-only unless access says otherwise, and never with more access or tools than this conversation has.',
 ].join(' ');
@@ -50,9 +50,8 @@ const ok = (content: string): BuiltinResult => ({ content, isError: false });
 const refuse = (content: string): BuiltinResult => ({ content, isError: true });
 
 function describe(job: JobRecord, here: string): string {
-  const next = job.enabled ? nextOccurrence(job.cron, new Date(), job.timezone) : undefined;
   const where = job.target === here ? 'this conversation' : job.target;
-  return `${job.id} "${job.name}": ${job.cron}${job.timezone ? ` (${job.timezone})` : ''} → ${where}; ${job.enabled ? `next run ${next?.toISOString() ?? 'never'}` : 'disabled'}; prompt: ${job.prompt.length > 120 ? `${job.prompt.slice(0, 117)}...` : job.prompt}`;
+  return `${job.id} "${job.name}": ${job.cron}${job.timezone ? ` (${job.timezone})` : ''} → ${where}; ${job.enabled ? `next run ${nextRunText(job)}` : 'disabled'}; prompt: ${job.prompt.length > 120 ? `${job.prompt.slice(0, 117)}...` : job.prompt}`;
 }
 
 /** The `schedule` tool for one conversation and user. */

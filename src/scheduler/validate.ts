@@ -4,7 +4,7 @@ import Bree from 'bree';
 import { decodeConversationKey } from '../adapters/index.ts';
 import { errorMessage } from '../errors.ts';
 import { type JobRecord, jobPolicySchema } from '../store/index.ts';
-import { cronFields, isTimeZone, nextOccurrence } from './cron.ts';
+import { CRON_MACROS, cronFields, isTimeZone, nextOccurrence, standardCron } from './cron.ts';
 import { JobValidationError } from './errors.ts';
 import type { JobInput, TargetCheck } from './types.ts';
 
@@ -20,8 +20,10 @@ const noop = function scheduledJob(): void {};
 /** The quick checks of a cron expression (present, 5 or 6 fields); returns it normalized. */
 function checkCronShape(expr: unknown): string {
   if (typeof expr !== 'string' || !expr.trim())
-    throw new JobValidationError('cron', 'expected a cron expression such as "0 9 * * 1-5"');
+    throw new JobValidationError('cron', 'expected a cron expression such as "0 9 * * 1-5" or @daily');
   const cron = expr.trim().replace(/\s+/g, ' ');
+  if (cron.startsWith('@') && cronFields(cron) === 1)
+    throw new JobValidationError('cron', `unknown macro "${cron}"; expected one of ${CRON_MACROS.join(' ')}`);
   const n = cronFields(cron);
   if (n !== 5 && n !== 6) {
     throw new JobValidationError(
@@ -38,7 +40,8 @@ export async function validateCron(expr: unknown): Promise<string> {
   validator ??= new Bree({ root: false, doRootCheck: false, logger: false });
   try {
     await validator.validateJob(
-      { name: 'cron-check', path: noop, cron, hasSeconds: cronFields(cron) === 6 },
+      // Bree is given the translated form, exactly as bree-jobs schedules it.
+      { name: 'cron-check', path: noop, cron: standardCron(cron), hasSeconds: cronFields(cron) === 6 },
       0,
       [],
       validator.config,

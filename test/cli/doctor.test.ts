@@ -1,8 +1,11 @@
 // `boxbot doctor` tells a newcomer what to fix: a token the platform refuses, a missing key, an
-// unreachable model endpoint, an exposed HTTP host without an admin token, a bad config.
+// unreachable model endpoint, an exposed HTTP host without an admin token, a bad config, a port
+// in use, channels that are off; `--offline` contacts nothing and `--format json` is one document.
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { dropTool } from '../agent/tools/registry-helpers.ts';
@@ -17,13 +20,17 @@ function doctor(
   config: Record<string, unknown>,
   env: Record<string, string>,
   prepare?: (dataDir: string) => void,
+  args: string[] = [],
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const dir = tempDir('boxbot-doctor-');
   shareCache(join(dir, 'data'));
   prepare?.(join(dir, 'data'));
-  writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ dataDir: join(dir, 'data'), ...config }));
+  writeFileSync(
+    join(dir, 'boxbot.config.json'),
+    JSON.stringify({ dataDir: join(dir, 'data'), http: { port: 0 }, ...config }),
+  );
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, boxbotArgv(['doctor']), {
+    const child = spawn(process.execPath, boxbotArgv(['doctor', ...args]), {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '', ...env },
     });
@@ -112,5 +119,107 @@ describe('boxbot doctor', () => {
     const r = await doctor({ http: { port: 'eighty' } }, {});
     assert.equal(r.code, 2);
     assert.match(r.stderr, /http\.port: Expected number, received string/);
+  });
+
+  it('--offline contacts nothing: no request reaches the model endpoint or any platform', async () => {
+    // One recorder stands in for Discord, Slack and the model endpoint; Telegram's emulator records its own.
+    const seen: string[] = [];
+    const recorder: Server = createServer((req, res) => {
+      seen.push(`${req.method} ${req.url}`);
+      res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true,"data":[]}');
+    });
+    await new Promise<void>((r) => recorder.listen(0, '127.0.0.1', r));
+    const url = `http://127.0.0.1:${(recorder.address() as AddressInfo).port}`;
+    const telegramCalls = tg.calls.length;
+    try {
+      const r = await doctor(
+        {
+          model: 'openai/gpt-4o-mini',
+          channels: {
+            telegram: { apiRoot: tg.apiRoot },
+            discord: { restApi: `${url}/api` },
+            slack: { mode: 'http', apiUrl: `${url}/slack/` },
+          },
+        },
+        {
+          OPENAI_API_KEY: 'sk-doctor-0000000000',
+          OPENAI_BASE_URL: `${url}/v1`,
+          TELEGRAM_BOT_TOKEN: '123:right-token',
+          DISCORD_BOT_TOKEN: 'discord-token',
+          SLACK_BOT_TOKEN: 'xoxb-slack',
+          SLACK_SIGNING_SECRET: 'signing',
+        },
+        undefined,
+        ['--offline'],
+      );
+      assert.equal(r.code, 0, r.stdout + r.stderr);
+      assert.match(r.stdout, /^ok +telegram +TELEGRAM_BOT_TOKEN is set \(not checked against telegram: --offline\)/m);
+      assert.match(r.stdout, /^ok +discord +DISCORD_BOT_TOKEN is set/m);
+      assert.match(r.stdout, /^ok +slack +SLACK_BOT_TOKEN is set/m);
+      assert.deepEqual(seen, [], 'no request reached the recorder');
+      assert.equal(tg.calls.length, telegramCalls, 'no request reached Telegram');
+    } finally {
+      await new Promise((r) => recorder.close(r));
+    }
+  });
+
+  it('--format json prints one JSON document of the checks; off channels say how to turn them on', async () => {
+    const r = await doctor(
+      {
+        model: 'ollama/llama3.1',
+        providers: { ollama: { type: 'openai-compatible', baseURL: llmEmu.openaiBaseURL } },
+        channels: { web: { enabled: false } },
+      },
+      {},
+      undefined,
+      ['--offline', '--format', 'json'],
+    );
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    const doc = JSON.parse(r.stdout) as { ok: boolean; toFix: number; checks: Record<string, string>[] };
+    assert.equal(doc.ok, true);
+    assert.equal(doc.toFix, 0);
+    const byName = new Map(doc.checks.map((c) => [c.what, c]));
+    assert.deepEqual(byName.get('telegram'), {
+      status: 'off',
+      what: 'telegram',
+      detail: 'off: set TELEGRAM_BOT_TOKEN to turn it on',
+    });
+    assert.equal(byName.get('discord')?.detail, 'off: set DISCORD_BOT_TOKEN to turn it on');
+    assert.match(byName.get('slack')?.detail ?? '', /^off: set SLACK_BOT_TOKEN to turn it on/);
+    assert.equal(
+      byName.get('web chat')?.detail,
+      'off: channels.web.enabled is false in the config: remove it to turn it on',
+    );
+    assert.equal(byName.get('config')?.status, 'ok');
+
+    const text = await doctor(
+      { model: 'ollama/llama3.1', providers: { ollama: { type: 'openai-compatible', baseURL: llmEmu.openaiBaseURL } } },
+      {},
+      undefined,
+      ['--offline'],
+    );
+    assert.match(text.stdout, /^off +discord +off: set DISCORD_BOT_TOKEN to turn it on$/m);
+  });
+
+  it('a configured HTTP port that is in use is a FIX naming the port', async () => {
+    const holder: Server = createServer();
+    await new Promise<void>((r) => holder.listen(0, '127.0.0.1', r));
+    const port = (holder.address() as AddressInfo).port;
+    try {
+      const r = await doctor(
+        {
+          http: { port },
+          model: 'ollama/llama3.1',
+          providers: { ollama: { type: 'openai-compatible', baseURL: llmEmu.openaiBaseURL } },
+        },
+        {},
+        undefined,
+        ['--offline'],
+      );
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, new RegExp(`^FIX +http port +port ${port} is in use on 127\\.0\\.0\\.1`, 'm'));
+    } finally {
+      await new Promise((r) => holder.close(r));
+    }
   });
 });

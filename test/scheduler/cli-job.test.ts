@@ -9,7 +9,7 @@ import { after, before, describe, it } from 'node:test';
 import { createFileStore } from '../../src/store/index.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { root } from '../helpers.ts';
-import { dataDir, lastUserText, setup } from './helpers.ts';
+import { dataDir, lastUserText, setup, until } from './helpers.ts';
 import { ManualClock } from './manual-clock.ts';
 
 let emu: LlmEmulator;
@@ -76,7 +76,10 @@ describe('boxbot job', () => {
       'queue',
     ]);
     assert.equal(r.code, 0, r.stderr);
-    id = /^added job (morning-digest-[0-9a-f]{6}) \(next run \d{4}-/.exec(r.stdout)?.[1] ?? '';
+    // The next run is shown on the job's own wall clock: weekdays 09:00 Berlin, not 08:00 UTC.
+    id =
+      /^added job (morning-digest-[0-9a-f]{6}) \(next run \d{4}-\d\d-\d\d 09:00 Europe\/Berlin\)/.exec(r.stdout)?.[1] ??
+      '';
     assert.ok(id, r.stdout);
     const list = await boxbot(['job', 'list', '--format', 'json']);
     assert.equal(list.code, 0, list.stderr);
@@ -90,7 +93,7 @@ describe('boxbot job', () => {
     assert.match(
       text.stdout,
       new RegExp(
-        `^${id}\\s+Morning digest\\s+0 9 \\* \\* 1-5 Europe/Berlin\\s+telegram:-100123\\s+read-only\\s+\\d{4}-\\S+\\s+-$`,
+        `^${id}\\s+Morning digest\\s+0 9 \\* \\* 1-5 Europe/Berlin\\s+telegram:-100123\\s+read-only\\s+\\d{4}-\\d\\d-\\d\\d 09:00 Europe/Berlin\\s+-$`,
         'm',
       ),
     );
@@ -221,6 +224,72 @@ describe('boxbot job', () => {
       assert.equal((await boxbot(['job', 'remove', jobId])).code, 0);
       await ctx2.events.wait('synced', (e) => !e.jobIds.includes(jobId));
       await ctx2.scheduler.stop();
+    } finally {
+      emu.respond(undefined);
+      await ctx.scheduler.stop();
+      await store.close();
+    }
+  });
+
+  it('edit, disable and enable change a stored job; a running scheduler picks each change up', async () => {
+    emu.respond((req) => llm.say(`ran: ${lastUserText(req.body as Parameters<typeof lastUserText>[0])}`));
+    const store = createFileStore(dir);
+    const clock = new ManualClock(new Date());
+    const ctx = setup(emu, { dir, store, reloadMs: 200, clock });
+    try {
+      await ctx.scheduler.start();
+      const add = ['--name', 'editable', '--cron', '0 9 * * *', '--prompt', 'first prompt', '--target', 'telegram:78'];
+      const added = await boxbot(['job', 'add', ...add]);
+      assert.equal(added.code, 0, added.stderr);
+      const jobId = /^added job (\S+) /.exec(added.stdout)![1]!;
+      await until(() => clock.isScheduled(jobId), 'the added job is scheduled');
+
+      const off = await boxbot(['job', 'disable', jobId]);
+      assert.equal(off.code, 0, off.stderr);
+      assert.match(off.stdout, new RegExp(`^disabled job ${jobId}; it stays stored`));
+      await until(() => !clock.isScheduled(jobId), 'the disabled job is unscheduled');
+      assert.match((await boxbot(['job', 'list'])).stdout, new RegExp(`^${jobId}\\s.*\\sdisabled\\s+-$`, 'm'));
+
+      const on = await boxbot(['job', 'enable', jobId]);
+      assert.equal(on.code, 0, on.stderr);
+      assert.match(on.stdout, new RegExp(`^enabled job ${jobId} \\(next run \\d{4}-\\d\\d-\\d\\d 09:00 `));
+      await until(() => clock.isScheduled(jobId), 'the enabled job is scheduled again');
+
+      const edit = ['--prompt', 'second prompt', '--cron', '@daily', '--timezone', 'Europe/Berlin'];
+      const edited = await boxbot(['job', 'edit', jobId, ...edit]);
+      assert.equal(edited.code, 0, edited.stderr);
+      assert.match(
+        edited.stdout,
+        new RegExp(`^updated job ${jobId} \\(next run \\d{4}-\\d\\d-\\d\\d 00:00 Europe/Berlin\\)`),
+      );
+      const stored = await store.jobs.get(jobId);
+      assert.deepEqual(
+        [stored?.name, stored?.cron, stored?.timezone, stored?.prompt, stored?.target, stored?.enabled],
+        ['editable', '@daily', 'Europe/Berlin', 'second prompt', 'telegram:78', true],
+      );
+      // The gateway reads the change on its next reload; the tick after it runs the new prompt.
+      const from = ctx.events.events.length;
+      await ctx.events.wait('synced', (e) => e.jobIds.includes(jobId), { from });
+      clock.tick(jobId);
+      const end = await ctx.events.wait('run-end', (e) => e.jobId === jobId);
+      assert.equal(end.report.entry.outcome, 'final');
+      assert.deepEqual(ctx.posted.at(-1)?.key, 'telegram:78');
+      assert.match(ctx.posted.at(-1)?.text ?? '', /second prompt/);
+
+      // Refused the way add refuses: one line naming the flag, exit 2; unknown ids exit 1.
+      const [badCron, nothing, unknown] = await Promise.all([
+        boxbot(['job', 'edit', jobId, '--cron', '0 9 * * 8']),
+        boxbot(['job', 'edit', jobId]),
+        boxbot(['job', 'enable', 'no-such-job']),
+      ]);
+      assert.equal(badCron.code, 2);
+      assert.match(badCron.stderr, /^boxbot: --cron: "0 9 \* \* 8" is not a valid cron expression: /);
+      assert.equal(nothing.code, 2);
+      assert.match(nothing.stderr, /^boxbot: job edit: nothing to change/);
+      assert.equal(unknown.code, 1);
+      assert.equal(unknown.stderr, 'boxbot: no job "no-such-job"\n');
+      assert.equal((await store.jobs.get(jobId))?.cron, '@daily', 'a refused edit changes nothing');
+      assert.equal((await boxbot(['job', 'remove', jobId])).code, 0);
     } finally {
       emu.respond(undefined);
       await ctx.scheduler.stop();

@@ -63,8 +63,12 @@ test('jobs can be listed, added, run, inspected and removed over the admin API',
     const id = added.json.job.id as string;
     assert.equal(added.json.job.access, 'chat-only');
     assert.deepEqual((await call('GET', `/jobs/${id}`)).json.job, added.json.job);
-    const patched = await call('PATCH', `/jobs/${id}`, { cron: '30 7 * * *' });
+    const patched = await call('PATCH', `/jobs/${id}`, { cron: '30 7 * * *', timezone: 'Europe/Berlin' });
     assert.equal(patched.json.job.cron, '30 7 * * *');
+    // The next run on the job's own wall clock, and as an instant.
+    assert.match(patched.json.job.nextRun, /^\d{4}-\d\d-\d\d 07:30 Europe\/Berlin$/);
+    assert.match(patched.json.job.nextRunAt, /^\d{4}-\d\d-\d\dT0[56]:30:00\.000Z$/);
+    assert.equal((await call('GET', '/jobs')).json.jobs[0].nextRun, patched.json.job.nextRun);
 
     emu.script([llm.say('Today: sunshine.')]);
     const run = await call('POST', `/jobs/${id}/run?wait=1`);

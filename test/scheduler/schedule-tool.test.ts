@@ -93,7 +93,7 @@ test('"every weekday at 9 post a digest of this channel here" through the agent 
   assert.match(
     result.content,
     new RegExp(
-      `^Scheduled\\. ${jobs[0]!.id} "channel digest": 0 9 \\* \\* 1-5 \\(Europe/Berlin\\) → this conversation; next run \\d{4}-`,
+      `^Scheduled\\. ${jobs[0]!.id} "channel digest": 0 9 \\* \\* 1-5 \\(Europe/Berlin\\) → this conversation; next run \\d{4}-\\d\\d-\\d\\d 09:00 Europe/Berlin;`,
     ),
   );
 });

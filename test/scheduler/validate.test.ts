@@ -3,12 +3,17 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import {
+  formatInZone,
   type JobInput,
   JobValidationError,
   missedRun,
   nextOccurrence,
+  nextRunText,
   validateJobInput,
 } from '../../src/scheduler/index.ts';
+import { startLlmEmulator } from '../emulators/llm/index.ts';
+import { setup } from './helpers.ts';
+import { ManualClock } from './manual-clock.ts';
 
 const base: JobInput = { name: 'Digest', cron: '0 9 * * 1-5', prompt: '/daily-digest', target: 'slack:T01:C02' };
 
@@ -120,4 +125,63 @@ test('catch-up: a run is missed only if an occurrence passed between the last ru
     missedRun('*/5 * * * * *', new Date('2026-01-09T10:00:05.010Z'), new Date('2026-01-09T10:00:10.000Z')),
     true,
   );
+});
+
+test('day and month names and the macros validate and give the right next occurrences', async () => {
+  for (const cron of ['0 9 * * MON-FRI', '0 9 * * mon,wed', '0 0 1 JAN *', '@daily', '@Hourly', '@yearly']) {
+    assert.equal((await validateJobInput({ ...base, cron })).cron, cron, `${cron} is accepted and kept as written`);
+  }
+  const friday = new Date('2026-01-09T10:00:30Z');
+  const next = (cron: string, zone?: string) => nextOccurrence(cron, friday, zone)?.toISOString();
+  assert.equal(next('0 9 * * MON-FRI', 'Europe/Berlin'), '2026-01-12T08:00:00.000Z');
+  assert.equal(next('0 9 * * mon,wed', 'UTC'), '2026-01-12T09:00:00.000Z');
+  assert.equal(next('0 9 * * SAT-SUN', 'UTC'), '2026-01-10T09:00:00.000Z');
+  assert.equal(next('0 0 1 JAN *', 'UTC'), '2027-01-01T00:00:00.000Z');
+  assert.equal(next('30 8 * FEB *', 'UTC'), '2026-02-01T08:30:00.000Z');
+  assert.equal(next('@daily', 'UTC'), '2026-01-10T00:00:00.000Z');
+  assert.equal(next('@midnight', 'Europe/Berlin'), '2026-01-09T23:00:00.000Z');
+  assert.equal(next('@hourly', 'UTC'), '2026-01-09T11:00:00.000Z');
+  assert.equal(next('@weekly', 'UTC'), '2026-01-11T00:00:00.000Z');
+  assert.equal(next('@monthly', 'UTC'), '2026-02-01T00:00:00.000Z');
+  assert.equal(next('@annually', 'UTC'), '2027-01-01T00:00:00.000Z');
+  assert.match(
+    (await refusal({ cron: '@fortnightly' })).message,
+    /^cron: unknown macro "@fortnightly"; expected one of @yearly/,
+  );
+  assert.match(
+    (await refusal({ cron: '0 9 * * MOX' })).message,
+    /^cron: "0 9 \* \* MOX" is not a valid cron expression/,
+  );
+});
+
+test('a @daily and a MON-FRI job are scheduled by Bree, not only validated', async () => {
+  const emu = await startLlmEmulator();
+  const clock = new ManualClock('2026-01-09T10:00:00Z');
+  const ctx = setup(emu, { clock });
+  try {
+    const daily = await ctx.scheduler.add({ ...base, name: 'daily', cron: '@daily', target: 'telegram:1' });
+    const weekdays = await ctx.scheduler.add({
+      ...base,
+      name: 'weekdays',
+      cron: '0 9 * * MON-FRI',
+      target: 'telegram:1',
+    });
+    await ctx.scheduler.start();
+    assert.ok(clock.isScheduled(daily.id), '@daily is scheduled');
+    assert.ok(clock.isScheduled(weekdays.id), 'MON-FRI is scheduled');
+  } finally {
+    await ctx.scheduler.stop();
+    await ctx.store.close();
+    await emu.close();
+  }
+});
+
+test("next runs are shown on the job's own wall clock, named", () => {
+  const now = new Date('2026-11-24T10:00:00Z');
+  const job = { cron: '0 9 * * MON-FRI', timezone: 'Europe/Berlin', enabled: true };
+  assert.equal(nextRunText(job, now), '2026-11-25 09:00 Europe/Berlin');
+  assert.equal(nextRunText({ ...job, timezone: 'America/New_York' }, now), '2026-11-24 09:00 America/New_York');
+  assert.equal(nextRunText({ ...job, enabled: false }, now), 'disabled');
+  assert.equal(nextRunText({ ...job, cron: '*/10 * * * * *', timezone: 'UTC' }, now), '2026-11-24 10:00:00 UTC');
+  assert.equal(formatInZone(new Date('2026-07-06T07:00:00Z'), 'Europe/Berlin'), '2026-07-06 09:00 Europe/Berlin');
 });
