@@ -1,4 +1,4 @@
-// The admin API for jobs, as an express Router the HTTP server mounts behind the admin token:
+// The admin API for jobs, as an express Router mounted at `/jobs` of the admin API (behind the admin token):
 //   GET /jobs · POST /jobs · GET|PATCH|DELETE /jobs/:id · POST /jobs/:id/run[?wait=1] (202, or the report) · GET /jobs/:id/logs[?limit=N]
 // Errors are JSON `{error, field?}`: 400 invalid input, 404 unknown job, 409 already running.
 import express, { type Request, type Response, type Router } from 'express';
@@ -35,22 +35,22 @@ const handle =
 const body = (req: Request): Record<string, unknown> =>
   req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
 
-/** The jobs routes over `scheduler` (mount it under the admin prefix). */
+/** The jobs routes over `scheduler`, relative to their mount point (main mounts them at `/admin/api/jobs`). */
 export function jobsApi(scheduler: Scheduler): Router {
   const r = express.Router();
   r.use(express.json({ limit: '64kb' }));
   r.get(
-    '/jobs',
+    '/',
     handle(async (_req, res) => void res.json({ jobs: await scheduler.list() })),
   );
   r.post(
-    '/jobs',
+    '/',
     handle(
       async (req, res) => void res.status(201).json({ job: await scheduler.add(body(req) as unknown as JobInput) }),
     ),
   );
   r.get(
-    '/jobs/:id',
+    '/:id',
     handle(async (req, res) => {
       const job = await scheduler.get(req.params.id!);
       if (!job) return void res.status(404).json({ error: `no job "${req.params.id}"` });
@@ -58,14 +58,14 @@ export function jobsApi(scheduler: Scheduler): Router {
     }),
   );
   r.patch(
-    '/jobs/:id',
+    '/:id',
     handle(
       async (req, res) =>
         void res.json({ job: await scheduler.update(req.params.id!, body(req) as Partial<JobInput>) }),
     ),
   );
   r.delete(
-    '/jobs/:id',
+    '/:id',
     handle(async (req, res) => {
       if (!(await scheduler.remove(req.params.id!)))
         return void res.status(404).json({ error: `no job "${req.params.id}"` });
@@ -73,7 +73,7 @@ export function jobsApi(scheduler: Scheduler): Router {
     }),
   );
   r.post(
-    '/jobs/:id/run',
+    '/:id/run',
     handle(async (req, res) => {
       const { done } = await scheduler.runNow(req.params.id!);
       if (req.query.wait === '1' || req.query.wait === 'true') return void res.json(await done);
@@ -81,7 +81,7 @@ export function jobsApi(scheduler: Scheduler): Router {
     }),
   );
   r.get(
-    '/jobs/:id/logs',
+    '/:id/logs',
     handle(async (req, res) => {
       const limit = typeof req.query.limit === 'string' ? Number(req.query.limit) : undefined;
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 0))
