@@ -8,10 +8,11 @@ import {
   type AgentRuntime,
   createAgentRuntime,
   type Message,
+  ModelConfigError,
   runAgent,
 } from '../agent/index.ts';
 import { configuredKeyNames, readSecrets, secretValues } from '../config/env.ts';
-import { type LoadedConfig, loadConfig } from '../config/load.ts';
+import { ConfigError, type LoadedConfig, loadConfig } from '../config/load.ts';
 import { UsageError } from '../errors.ts';
 import { redactSecrets, registerSecrets, silentLogger } from '../log.ts';
 import { mountConflict, realPathOf } from '../sandbox/index.ts';
@@ -70,6 +71,19 @@ function warnIfRefused(policy: AgentPolicy, loaded: LoadedConfig): void {
     );
 }
 
+/**
+ * A model that cannot be served (no key, unknown provider, missing base URL) is a configuration
+ * error (exit 2), found before the run rather than reported as a failed run (exit 1).
+ */
+function checkModelConfig(rt: AgentRuntime, policy: AgentPolicy): void {
+  try {
+    rt.deps.resolveModel(policy.model);
+  } catch (e) {
+    if (e instanceof ModelConfigError) throw new ConfigError(e.message);
+    throw e;
+  }
+}
+
 /** Status lines on stderr (only on a terminal, so piped output stays clean). */
 function statusPrinter(): (e: AgentEvent) => void {
   const tty = process.stderr.isTTY;
@@ -78,7 +92,7 @@ function statusPrinter(): (e: AgentEvent) => void {
   };
 }
 
-/** `boxbot ask`: one run; exit 0 when the answer is final, 1 otherwise (the reason on stderr). */
+/** `boxbot ask`: one run; exit 0 when the answer is final, 2 when no model can be used, 1 otherwise (the reason on stderr). */
 export async function ask(prompt: string, flags: AskFlags, configFile: string | undefined): Promise<number> {
   const format = flags.format ?? 'text';
   if (format !== 'text' && format !== 'json')
@@ -87,6 +101,7 @@ export async function ask(prompt: string, flags: AskFlags, configFile: string | 
   const { rt, loaded } = await runtimeFor(configFile);
   try {
     const policy = policyOf(flags, rt);
+    checkModelConfig(rt, policy);
     warnIfRefused(policy, loaded);
     const controller = new AbortController();
     const onSigint = () => controller.abort(new Error('interrupted'));

@@ -192,10 +192,21 @@ describe('boxbot ask', () => {
     emu.assertDone();
   });
 
-  it('no key: exits 1 naming the variables to set', async () => {
+  it('no key: a configuration error, exit 2 with one line naming the variables to set', async () => {
     const r = await boxbot(['ask', 'hello', '--model', 'anthropic/claude-sonnet-4-5'], { env: { OPENAI_API_KEY: '' } });
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /ANTHROPIC_API_KEY/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.equal(r.stdout, '');
+  });
+
+  it('an unknown provider: a configuration error, exit 2 naming it, and no model is called', async () => {
+    const before = emu.requests.length;
+    const r = await boxbot(['ask', 'hello', '--model', 'nosuch/model-1']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /unknown provider "nosuch"/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.equal(emu.requests.length, before);
   });
 });
 
