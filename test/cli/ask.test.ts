@@ -192,6 +192,19 @@ describe('boxbot ask', () => {
     emu.assertDone();
   });
 
+  it('fifteen tool calls in one run print no MaxListenersExceededWarning', async () => {
+    emu.script([
+      ...Array.from({ length: 15 }, () => llm.answer([llm.toolCalls(llm.call('ls', {}))])),
+      llm.say('Listed fifteen times.'),
+    ]);
+    const r = await boxbot(['ask', 'List the folder fifteen times, one call at a time.']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'Listed fifteen times.\n');
+    assert.doesNotMatch(r.stderr, /MaxListenersExceededWarning/);
+    assert.equal(r.stderr, '');
+    emu.assertDone();
+  });
+
   it('no key: a configuration error, exit 2 with one line naming the variables to set', async () => {
     const r = await boxbot(['ask', 'hello', '--model', 'anthropic/claude-sonnet-4-5'], { env: { OPENAI_API_KEY: '' } });
     assert.equal(r.code, 2, r.stderr);
