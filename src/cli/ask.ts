@@ -1,5 +1,6 @@
 // `boxbot ask` and `boxbot chat`: the agent without any chat platform. `ask` runs once and prints
 // the answer (text, or with `--format json` {text, outcome, toolCalls, usage, costUsd}); `chat` is a terminal conversation.
+import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
@@ -9,11 +10,13 @@ import {
   createAgentRuntime,
   type Message,
   ModelConfigError,
+  offeredToolNames,
   runAgent,
 } from '../agent/index.ts';
 import { configuredKeyNames, readSecrets, secretValues } from '../config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from '../config/load.ts';
 import { UsageError } from '../errors.ts';
+import { accessLines, commandHelp, parseCommand } from '../gateway/commands.ts';
 import { redactSecrets, registerSecrets, silentLogger } from '../log.ts';
 import { mountConflict, realPathOf } from '../sandbox/index.ts';
 
@@ -130,6 +133,34 @@ export async function ask(prompt: string, flags: AskFlags, configFile: string | 
   }
 }
 
+/** The chat's /help: the chat platforms' commands as the terminal has them. */
+const CHAT_HELP = commandHelp('I am an AI assistant. Talk to me in plain words.', [
+  ['reset', 'forget this conversation'],
+  ['whoami', 'what I may do for you here'],
+  ['exit', 'leave (or Ctrl+D); Ctrl+C stops an answer'],
+  ['help', 'this text'],
+]);
+
+/** The chat's /whoami: the terminal user, the access mode, the tools a run offers and the model. */
+function chatWhoami(policy: AgentPolicy, rt: AgentRuntime): string {
+  let model = policy.model;
+  try {
+    model ??= rt.deps.resolveModel(undefined).id;
+  } catch {
+    // No usable model: the line is left out, as the start-up hint already said why.
+  }
+  let user = 'the user';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No account name for this uid (a container): the line still says where.
+  }
+  return [
+    `You are ${user} at the terminal, in ${policy.workspace}.`,
+    ...accessLines(policy.access, offeredToolNames(policy, rt.deps), model),
+  ].join('\n');
+}
+
 /** `boxbot chat`: a conversation in the terminal. `/reset` forgets, `/exit` (or Ctrl+D) leaves. */
 export async function chat(flags: AskFlags, configFile: string | undefined): Promise<number> {
   const { rt, loaded } = await runtimeFor(configFile);
@@ -157,6 +188,13 @@ export async function chat(flags: AskFlags, configFile: string | undefined): Pro
       if (line === '/reset') {
         history = [];
         out('(forgotten)\n');
+        prompt();
+        continue;
+      }
+      // Answered here, as the chat platforms answer them: never sent to the model.
+      const command = parseCommand(line);
+      if (command === 'help' || command === 'whoami') {
+        out(`${command === 'help' ? CHAT_HELP : chatWhoami(policy, rt)}\n`);
         prompt();
         continue;
       }

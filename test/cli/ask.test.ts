@@ -224,6 +224,19 @@ describe('boxbot ask', () => {
 });
 
 describe('boxbot chat', () => {
+  it('answers /help and /whoami itself, as the chat platforms do: no model request', async () => {
+    const before = emu.requests.length;
+    const r = await boxbot(['chat'], { stdin: '/help\n/whoami\n/exit\n' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\/reset: forget this conversation/);
+    assert.match(r.stdout, /\/whoami: what I may do for you here/);
+    assert.match(r.stdout, /Access: read-only/);
+    assert.match(r.stdout, /Tools: .*\bread\b/);
+    assert.match(r.stdout, /Model: openai\/gpt-4o-mini\./);
+    assert.equal(emu.requests.length, before, 'nothing was sent to the model');
+    emu.assertDone();
+  });
+
   it('keeps the conversation across lines and leaves on /exit', async () => {
     emu.script([llm.say('Hi Ada.'), llm.say('You are Ada.')]);
     const r = await boxbot(['chat'], { stdin: 'I am Ada\nwho am I?\n/exit\n' });
