@@ -14,8 +14,7 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
-import { createToolSet } from './loop/tool-set.ts';
-import { type AgentDeps, type AgentPolicy, runAgent } from './run-agent.ts';
+import { type AgentDeps, type AgentPolicy, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { Message } from './types.ts';
 
@@ -202,13 +201,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     },
     toolsFor(policy, message) {
       const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId, policy });
-      const set = createToolSet({
-        wasm: deps.registry,
-        builtins: deps.builtins ?? [],
-        policy: agentPolicy(policy, o.workspacesDir),
-        sandbox: o.deps.sandbox,
-      });
-      return set.permittedNames().sort();
+      return offeredToolNames(agentPolicy(policy, workspaceOf(o.workspacesDir, message.conversationKey)), deps);
     },
   };
 }

@@ -27,8 +27,14 @@ export {
   totalUsd,
   type WasmToolSource,
 } from './loop/index.ts';
-export { defaultModelSpec, listProviders, parseModelSpec } from './providers/index.ts';
-export { type AgentDeps, type AgentPolicy, type RunAgentOptions, runAgent } from './run-agent.ts';
+export { defaultModelSpec, listProviders, ModelConfigError, parseModelSpec } from './providers/index.ts';
+export {
+  type AgentDeps,
+  type AgentPolicy,
+  offeredToolNames,
+  type RunAgentOptions,
+  runAgent,
+} from './run-agent.ts';
 export { type AgentRuntime, type AgentRuntimeOptions, createAgentRuntime } from './runtime.ts';
 export {
   BUNDLED_SKILLS_DIR,

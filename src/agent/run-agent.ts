@@ -15,7 +15,12 @@ import { createToolSet, type ToolSet, type WasmToolSource } from './loop/tool-se
 import type { AgentResult, EventSink } from './loop/types.ts';
 import type { SkillCatalog } from './skills/load.ts';
 import { createSkillTool } from './skills/skill-tool.ts';
-import { createAgentTools, DEFAULT_MAX_DEPTH, type ResolvedModel } from './subagents/agent-tool.ts';
+import {
+  createAgentTools,
+  DEFAULT_MAX_DEPTH,
+  type ResolvedModel,
+  type SubagentContext,
+} from './subagents/agent-tool.ts';
 import { createBackgroundJobs } from './subagents/background-jobs.ts';
 import { BASE_PROMPT, buildSystemPrompt, readAgentsMd, SUBAGENT_PROMPT } from './system-prompt.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
@@ -107,43 +112,19 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
     ...(policy.systemPrompt ? { configured: policy.systemPrompt } : {}),
   });
 
-  let tools: ToolSet | undefined;
-  const builtins: BuiltinTool[] = [
-    ...(deps.skills && skills.length ? [createSkillTool(deps.skills, () => tools?.permittedNames() ?? [])] : []),
-    ...(deps.builtins ?? []),
-  ];
   const jobs = createBackgroundJobs();
-  const maxDepth = policy.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;
-  const agentTools =
-    maxDepth > 0
-      ? createAgentTools({
-          depth: 0,
-          maxDepth,
-          tools: () => tools!,
-          builtins,
-          meter,
-          model,
-          ...(policy.models ? { models: policy.models } : {}),
-          resolveModel: (spec) => deps.resolveModel(spec),
-          childSystem: (names) =>
-            buildSystemPrompt({
-              base: SUBAGENT_PROMPT,
-              ...(agentsMd ? { agentsMd } : {}),
-              skills: names.includes('skill') ? skills : [],
-            }),
-          jobs,
-          ...(deps.contextWindowOf ? { contextWindowOf: deps.contextWindowOf } : {}),
-          ...(deps.toolResultCharBudget !== undefined ? { toolResultCharBudget: deps.toolResultCharBudget } : {}),
-          ...(o.onEvent ? { onEvent: o.onEvent } : {}),
-          logger: log,
-        })
-      : [];
-  tools = createToolSet({
-    wasm: deps.registry,
-    builtins: [...builtins, ...agentTools],
-    policy,
-    sandbox: deps.sandbox,
-    ...(deps.maxResultChars !== undefined ? { maxResultChars: deps.maxResultChars } : {}),
+  const tools = runTools(policy, deps, {
+    model,
+    meter,
+    jobs,
+    childSystem: (names) =>
+      buildSystemPrompt({
+        base: SUBAGENT_PROMPT,
+        ...(agentsMd ? { agentsMd } : {}),
+        skills: names.includes('skill') ? skills : [],
+      }),
+    ...(o.onEvent ? { onEvent: o.onEvent } : {}),
+    logger: log,
   });
   const contextWindow = deps.contextWindowOf?.(model.id);
   const result = await runLoop({
@@ -166,4 +147,66 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   await jobs.abortAll();
   const cost = meter.figures();
   return { ...result, usage: meter.usage, cost, costUsd: totalUsd(cost) };
+}
+
+/** What the sub-agent tools of a top-level run are bound to (the run's model, meter and jobs). */
+type RunBinding = Pick<SubagentContext, 'model' | 'meter' | 'jobs' | 'childSystem' | 'onEvent' | 'logger'>;
+
+/**
+ * The tool set a top-level run offers the model: the skill tool (when skills exist), the deps'
+ * built-ins, the sub-agent tools (unless the policy's depth is 0, or no model binds them) and the
+ * registry's WASM tools,
+ * all filtered by the policy. One function, so /whoami lists exactly what a run offers.
+ */
+function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefined): ToolSet {
+  let tools: ToolSet | undefined;
+  const skills = deps.skills?.list() ?? [];
+  const builtins: BuiltinTool[] = [
+    ...(deps.skills && skills.length ? [createSkillTool(deps.skills, () => tools?.permittedNames() ?? [])] : []),
+    ...(deps.builtins ?? []),
+  ];
+  const maxDepth = policy.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;
+  const agentTools =
+    run && maxDepth > 0
+      ? createAgentTools({
+          ...run,
+          depth: 0,
+          maxDepth,
+          tools: () => tools!,
+          builtins,
+          ...(policy.models ? { models: policy.models } : {}),
+          resolveModel: (spec) => deps.resolveModel(spec),
+          ...(deps.contextWindowOf ? { contextWindowOf: deps.contextWindowOf } : {}),
+          ...(deps.toolResultCharBudget !== undefined ? { toolResultCharBudget: deps.toolResultCharBudget } : {}),
+        })
+      : [];
+  tools = createToolSet({
+    wasm: deps.registry,
+    builtins: [...builtins, ...agentTools],
+    policy,
+    sandbox: deps.sandbox,
+    ...(deps.maxResultChars !== undefined ? { maxResultChars: deps.maxResultChars } : {}),
+  });
+  return tools;
+}
+
+/**
+ * The names of the tools a run under `policy` may call, sorted (what /whoami lists). Nothing runs:
+ * the sub-agent tools are built only for their names and levels. Without a usable model no run
+ * starts at all; the list then leaves out the sub-agent tools, which need one.
+ */
+export function offeredToolNames(policy: AgentPolicy, deps: AgentDeps): string[] {
+  let model: ResolvedModel;
+  try {
+    model = deps.resolveModel(policy.model);
+  } catch {
+    return runTools(policy, deps, undefined).permittedNames().sort();
+  }
+  const binding: RunBinding = {
+    model,
+    meter: createCostMeter(deps.costOf, policy.budgetUsd),
+    jobs: createBackgroundJobs(),
+    childSystem: () => '',
+  };
+  return runTools(policy, deps, binding).permittedNames().sort();
 }

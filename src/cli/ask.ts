@@ -1,5 +1,6 @@
 // `boxbot ask` and `boxbot chat`: the agent without any chat platform. `ask` runs once and prints
 // the answer (text, or with `--format json` {text, outcome, toolCalls, usage, costUsd}); `chat` is a terminal conversation.
+import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import {
@@ -8,11 +9,14 @@ import {
   type AgentRuntime,
   createAgentRuntime,
   type Message,
+  ModelConfigError,
+  offeredToolNames,
   runAgent,
 } from '../agent/index.ts';
 import { configuredKeyNames, readSecrets, secretValues } from '../config/env.ts';
-import { type LoadedConfig, loadConfig } from '../config/load.ts';
+import { ConfigError, type LoadedConfig, loadConfig } from '../config/load.ts';
 import { UsageError } from '../errors.ts';
+import { accessLines, commandHelp, parseCommand } from '../gateway/commands.ts';
 import { redactSecrets, registerSecrets, silentLogger } from '../log.ts';
 import { mountConflict, realPathOf } from '../sandbox/index.ts';
 
@@ -70,6 +74,19 @@ function warnIfRefused(policy: AgentPolicy, loaded: LoadedConfig): void {
     );
 }
 
+/**
+ * A model that cannot be served (no key, unknown provider, missing base URL) is a configuration
+ * error (exit 2), found before the run rather than reported as a failed run (exit 1).
+ */
+function checkModelConfig(rt: AgentRuntime, policy: AgentPolicy): void {
+  try {
+    rt.deps.resolveModel(policy.model);
+  } catch (e) {
+    if (e instanceof ModelConfigError) throw new ConfigError(e.message);
+    throw e;
+  }
+}
+
 /** Status lines on stderr (only on a terminal, so piped output stays clean). */
 function statusPrinter(): (e: AgentEvent) => void {
   const tty = process.stderr.isTTY;
@@ -78,7 +95,7 @@ function statusPrinter(): (e: AgentEvent) => void {
   };
 }
 
-/** `boxbot ask`: one run; exit 0 when the answer is final, 1 otherwise (the reason on stderr). */
+/** `boxbot ask`: one run; exit 0 when the answer is final, 2 when no model can be used, 1 otherwise (the reason on stderr). */
 export async function ask(prompt: string, flags: AskFlags, configFile: string | undefined): Promise<number> {
   const format = flags.format ?? 'text';
   if (format !== 'text' && format !== 'json')
@@ -87,6 +104,7 @@ export async function ask(prompt: string, flags: AskFlags, configFile: string | 
   const { rt, loaded } = await runtimeFor(configFile);
   try {
     const policy = policyOf(flags, rt);
+    checkModelConfig(rt, policy);
     warnIfRefused(policy, loaded);
     const controller = new AbortController();
     const onSigint = () => controller.abort(new Error('interrupted'));
@@ -113,6 +131,34 @@ export async function ask(prompt: string, flags: AskFlags, configFile: string | 
   } finally {
     await rt.close();
   }
+}
+
+/** The chat's /help: the chat platforms' commands as the terminal has them. */
+const CHAT_HELP = commandHelp('I am an AI assistant. Talk to me in plain words.', [
+  ['reset', 'forget this conversation'],
+  ['whoami', 'what I may do for you here'],
+  ['exit', 'leave (or Ctrl+D); Ctrl+C stops an answer'],
+  ['help', 'this text'],
+]);
+
+/** The chat's /whoami: the terminal user, the access mode, the tools a run offers and the model. */
+function chatWhoami(policy: AgentPolicy, rt: AgentRuntime): string {
+  let model = policy.model;
+  try {
+    model ??= rt.deps.resolveModel(undefined).id;
+  } catch {
+    // No usable model: the line is left out, as the start-up hint already said why.
+  }
+  let user = 'the user';
+  try {
+    user = userInfo().username;
+  } catch {
+    // No account name for this uid (a container): the line still says where.
+  }
+  return [
+    `You are ${user} at the terminal, in ${policy.workspace}.`,
+    ...accessLines(policy.access, offeredToolNames(policy, rt.deps), model),
+  ].join('\n');
 }
 
 /** `boxbot chat`: a conversation in the terminal. `/reset` forgets, `/exit` (or Ctrl+D) leaves. */
@@ -142,6 +188,13 @@ export async function chat(flags: AskFlags, configFile: string | undefined): Pro
       if (line === '/reset') {
         history = [];
         out('(forgotten)\n');
+        prompt();
+        continue;
+      }
+      // Answered here, as the chat platforms answer them: never sent to the model.
+      const command = parseCommand(line);
+      if (command === 'help' || command === 'whoami') {
+        out(`${command === 'help' ? CHAT_HELP : chatWhoami(policy, rt)}\n`);
         prompt();
         continue;
       }

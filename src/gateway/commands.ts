@@ -21,24 +21,34 @@ const ACCESS_WORDS: Record<ResolvedPolicy['access'], string> = {
   'chat-only': 'chat only (no tools that touch files, network or code)',
 };
 
+/** A help text: an intro line, a blank line, then one `/name: what it does` line per command. */
+export function commandHelp(intro: string, commands: [name: string, what: string][]): string {
+  return [intro, '', ...commands.map(([name, what]) => `/${name}: ${what}`)].join('\n');
+}
+
 /** The /help text. */
 export function helpText(): string {
+  return commandHelp('I am an AI assistant. Talk to me in plain words; in groups, mention me.', [
+    ['reset', 'forget this conversation'],
+    ['stop', 'stop what I am doing'],
+    ['whoami', 'what I may do for you here'],
+    ['help', 'this text'],
+  ]);
+}
+
+/** The /whoami lines after who the user is: the access mode, the tools permitted and the model. */
+export function accessLines(access: ResolvedPolicy['access'], tools: string[], model?: string): string[] {
   return [
-    'I am an AI assistant. Talk to me in plain words; in groups, mention me.',
-    '',
-    '/reset: forget this conversation',
-    '/stop: stop what I am doing',
-    '/whoami: what I may do for you here',
-    '/help: this text',
-  ].join('\n');
+    `Access: ${ACCESS_WORDS[access]}.`,
+    `Tools: ${tools.length ? tools.join(', ') : 'none'}.`,
+    ...(model ? [`Model: ${model}.`] : []),
+  ];
 }
 
 /** The /whoami text: who the user is to boxbot, the access mode and the tools permitted here. */
 export function whoamiText(msg: InboundMessage, policy: ResolvedPolicy, tools: string[]): string {
   return [
     `You are ${msg.userName} (${msg.platform} user ${msg.userId}) in ${msg.conversationKey}.`,
-    `Access: ${ACCESS_WORDS[policy.access]}.`,
-    `Tools: ${tools.length ? tools.join(', ') : 'none'}.`,
-    ...(policy.model ? [`Model: ${policy.model}.`] : []),
+    ...accessLines(policy.access, tools, policy.model),
   ].join('\n');
 }

@@ -171,20 +171,30 @@ export class WorkerPool {
     if (this.closed) return Promise.reject(new Error('sandbox is closed'));
     if (call.signal?.aborted) return Promise.reject(cancelledError(call));
     return new Promise((resolve, reject) => {
-      const pending: Pending = { call, resolve, reject };
-      this.queue.push(pending);
       // Still queued when cancelled: drop it (a running call is stopped in execute).
-      call.signal?.addEventListener(
-        'abort',
-        () => {
-          const i = this.queue.indexOf(pending);
-          if (i >= 0) {
-            this.queue.splice(i, 1);
-            reject(cancelledError(call));
-          }
+      const onAbort = () => {
+        const i = this.queue.indexOf(pending);
+        if (i >= 0) {
+          this.queue.splice(i, 1);
+          reject(cancelledError(call));
+        }
+      };
+      // One signal often spans a whole agent run: a listener left behind per call would pile up
+      // (MaxListenersExceededWarning after about ten tool calls), so it goes when the call settles.
+      const settled = () => call.signal?.removeEventListener('abort', onAbort);
+      const pending: Pending = {
+        call,
+        resolve: (r) => {
+          settled();
+          resolve(r);
         },
-        { once: true },
-      );
+        reject: (e) => {
+          settled();
+          reject(e);
+        },
+      };
+      this.queue.push(pending);
+      call.signal?.addEventListener('abort', onAbort, { once: true });
       this.dispatch();
     });
   }
@@ -252,6 +262,7 @@ export class WorkerPool {
     const started = performance.now();
     const id = this.nextId++;
     let timer: NodeJS.Timeout | undefined;
+    let onCancel: (() => void) | undefined;
     // The tool's clock starts when its call is handed to the worker: starting a worker and
     // loading a tool are the host's work, bounded separately (LOAD_LIMIT_MS).
     let startClock: (ms: number, kind: 'timeout' | 'crash', message: string) => void = () => {};
@@ -295,7 +306,8 @@ export class WorkerPool {
         return slot.call({ type: 'call', id, key: call.prepared.key, ...call.message });
       })();
       const cancelled = new Promise<never>((_, reject) => {
-        call.signal?.addEventListener('abort', () => reject(cancelledError(call)), { once: true });
+        onCancel = () => reject(cancelledError(call));
+        call.signal?.addEventListener('abort', onCancel, { once: true });
       });
       // A cancelled call rejects and lands in the catch below, which replaces (terminates) the worker.
       const result = await Promise.race([work, timedOut, crashed, cancelled]);
@@ -306,6 +318,7 @@ export class WorkerPool {
       job.reject(e as Error);
     } finally {
       clearTimeout(timer);
+      if (onCancel) call.signal?.removeEventListener('abort', onCancel);
       // The worker cancels what its guest left open, but the host does not rely on it.
       slot.netCall?.end();
       slot.netCall = undefined;

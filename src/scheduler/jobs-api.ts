@@ -1,4 +1,4 @@
-// The admin API for jobs, as an express Router the HTTP server mounts behind the admin token:
+// The admin API for jobs, as an express Router mounted at `/jobs` of the admin API (behind the admin token):
 //   GET /jobs · POST /jobs · GET|PATCH|DELETE /jobs/:id · POST /jobs/:id/run[?wait=1] (202, or the report) · GET /jobs/:id/logs[?limit=N]
 // Each job carries `nextRun`, its next run on the job's own wall clock (`2026-11-25 09:00 Europe/Berlin`,
 // `disabled` or `never`), and `nextRunAt` (ISO, UTC, or null).
@@ -46,23 +46,23 @@ function shown(job: JobRecord): JobRecord & { nextRun: string; nextRunAt: string
   return { ...job, nextRun: nextRunText(job, now), nextRunAt: at?.toISOString() ?? null };
 }
 
-/** The jobs routes over `scheduler` (mount it under the admin prefix). */
+/** The jobs routes over `scheduler`, relative to their mount point (main mounts them at `/admin/api/jobs`). */
 export function jobsApi(scheduler: Scheduler): Router {
   const r = express.Router();
   r.use(express.json({ limit: '64kb' }));
   r.get(
-    '/jobs',
+    '/',
     handle(async (_req, res) => void res.json({ jobs: (await scheduler.list()).map(shown) })),
   );
   r.post(
-    '/jobs',
+    '/',
     handle(
       async (req, res) =>
         void res.status(201).json({ job: shown(await scheduler.add(body(req) as unknown as JobInput)) }),
     ),
   );
   r.get(
-    '/jobs/:id',
+    '/:id',
     handle(async (req, res) => {
       const job = await scheduler.get(req.params.id!);
       if (!job) return void res.status(404).json({ error: `no job "${req.params.id}"` });
@@ -70,14 +70,14 @@ export function jobsApi(scheduler: Scheduler): Router {
     }),
   );
   r.patch(
-    '/jobs/:id',
+    '/:id',
     handle(
       async (req, res) =>
         void res.json({ job: shown(await scheduler.update(req.params.id!, body(req) as Partial<JobInput>)) }),
     ),
   );
   r.delete(
-    '/jobs/:id',
+    '/:id',
     handle(async (req, res) => {
       if (!(await scheduler.remove(req.params.id!)))
         return void res.status(404).json({ error: `no job "${req.params.id}"` });
@@ -85,7 +85,7 @@ export function jobsApi(scheduler: Scheduler): Router {
     }),
   );
   r.post(
-    '/jobs/:id/run',
+    '/:id/run',
     handle(async (req, res) => {
       const { done } = await scheduler.runNow(req.params.id!);
       if (req.query.wait === '1' || req.query.wait === 'true') return void res.json(await done);
@@ -93,7 +93,7 @@ export function jobsApi(scheduler: Scheduler): Router {
     }),
   );
   r.get(
-    '/jobs/:id/logs',
+    '/:id/logs',
     handle(async (req, res) => {
       const limit = typeof req.query.limit === 'string' ? Number(req.query.limit) : undefined;
       if (limit !== undefined && (!Number.isInteger(limit) || limit < 0))

@@ -1,5 +1,6 @@
 // The gateway's agent runner over the real (memory) store and a scripted model: what a run
-// again of the same message (after a crash) does to the answer and the saved history.
+// again of the same message (after a crash) does to the answer and the saved history; what
+// /whoami lists against what the model is offered.
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
@@ -13,13 +14,14 @@ import { tempDir } from '../helpers.ts';
 import { noSandbox, noWasm } from './loop/helpers.ts';
 import { reply, type ScriptStep, scriptedModel } from './loop/scripted.ts';
 
-function runnerWith(t: TestContext, steps: ScriptStep[]) {
+function runnerWith(t: TestContext, steps: ScriptStep[], skills?: AgentDeps['skills']) {
   const provider = scriptedModel(t, steps, 'test');
   const deps: AgentDeps = {
     resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
     registry: noWasm,
     sandbox: noSandbox,
     costOf: () => 0,
+    ...(skills ? { skills } : {}),
   };
   const store = createMemoryStore();
   const runner = createAgentRunner({
@@ -61,4 +63,27 @@ test('a run again of a message whose turn was saved answers from the history: no
   assert.equal((await run(message('telegram:7:2', 'and Italy?'))).text, 'Rome.');
   assert.equal((await store.conversations.get('telegram:7'))!.messages.length, 4);
   await store.close();
+});
+
+test('/whoami lists exactly the tools the model is offered: skill, agent and agent_result included', async (t) => {
+  const { runner, provider } = runnerWith(t, [reply('Hello.')], {
+    list: () => [
+      {
+        name: 'digest',
+        description: 'Summarise the day',
+        tools: [],
+        args: [],
+        body: 'Summarise.',
+        file: 'digest/SKILL.md',
+        source: 'bundled',
+      },
+    ],
+    get: () => undefined,
+  });
+  const m = message('telegram:7:1', 'hi');
+  const policy = resolvePolicy(configSchema.parse({}), m);
+  await runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined });
+  const offered = provider.requests[0]!.tools.map((d) => d.name).sort();
+  assert.ok(offered.includes('skill') && offered.includes('agent') && offered.includes('agent_result'), `${offered}`);
+  assert.deepEqual(runner.toolsFor(policy, m), offered);
 });

@@ -192,14 +192,51 @@ describe('boxbot ask', () => {
     emu.assertDone();
   });
 
-  it('no key: exits 1 naming the variables to set', async () => {
+  it('fifteen tool calls in one run print no MaxListenersExceededWarning', async () => {
+    emu.script([
+      ...Array.from({ length: 15 }, () => llm.answer([llm.toolCalls(llm.call('ls', {}))])),
+      llm.say('Listed fifteen times.'),
+    ]);
+    const r = await boxbot(['ask', 'List the folder fifteen times, one call at a time.']);
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, 'Listed fifteen times.\n');
+    assert.doesNotMatch(r.stderr, /MaxListenersExceededWarning/);
+    assert.equal(r.stderr, '');
+    emu.assertDone();
+  });
+
+  it('no key: a configuration error, exit 2 with one line naming the variables to set', async () => {
     const r = await boxbot(['ask', 'hello', '--model', 'anthropic/claude-sonnet-4-5'], { env: { OPENAI_API_KEY: '' } });
-    assert.equal(r.code, 1);
+    assert.equal(r.code, 2, r.stderr);
     assert.match(r.stderr, /ANTHROPIC_API_KEY/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.equal(r.stdout, '');
+  });
+
+  it('an unknown provider: a configuration error, exit 2 naming it, and no model is called', async () => {
+    const before = emu.requests.length;
+    const r = await boxbot(['ask', 'hello', '--model', 'nosuch/model-1']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /unknown provider "nosuch"/);
+    assert.equal(r.stderr.trim().split('\n').length, 1, r.stderr);
+    assert.equal(emu.requests.length, before);
   });
 });
 
 describe('boxbot chat', () => {
+  it('answers /help and /whoami itself, as the chat platforms do: no model request', async () => {
+    const before = emu.requests.length;
+    const r = await boxbot(['chat'], { stdin: '/help\n/whoami\n/exit\n' });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\/reset: forget this conversation/);
+    assert.match(r.stdout, /\/whoami: what I may do for you here/);
+    assert.match(r.stdout, /Access: read-only/);
+    assert.match(r.stdout, /Tools: .*\bread\b/);
+    assert.match(r.stdout, /Model: openai\/gpt-4o-mini\./);
+    assert.equal(emu.requests.length, before, 'nothing was sent to the model');
+    emu.assertDone();
+  });
+
   it('keeps the conversation across lines and leaves on /exit', async () => {
     emu.script([llm.say('Hi Ada.'), llm.say('You are Ada.')]);
     const r = await boxbot(['chat'], { stdin: 'I am Ada\nwho am I?\n/exit\n' });

@@ -49,6 +49,18 @@ describe('boxbot tool run', () => {
     assert.deepEqual(r.stdout.split('\n').filter(Boolean), ['environ', 'x', '--y', 'A=1']);
   });
 
+  it("a --env grant reaches the bundled bash tool's variables", () => {
+    const ws = tempDir('boxbot-bash-env-');
+    const bash = join(root, 'tools', 'dist', 'bash.wasm');
+    const r = boxbot('tool', 'run', bash, '--dir', ws, '--env', 'FOO=bar', '--', '-c', 'env; echo "FOO is $FOO"');
+    assert.equal(r.code, 0, r.stderr);
+    const out = JSON.parse(r.stdout) as { error: boolean; content: string };
+    assert.equal(out.error, false, out.content);
+    const lines = out.content.split('\n');
+    assert.ok(lines.includes('FOO=bar'), out.content);
+    assert.ok(lines.includes('FOO is bar'), out.content);
+  });
+
   it('prints the SandboxResult as JSON with --format json', () => {
     const r = boxbot('tool', 'run', guest('exit42'), '--format', 'json');
     assert.equal(r.code, 42);

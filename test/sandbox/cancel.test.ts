@@ -1,6 +1,7 @@
 // Cancellation: aborting a call's signal stops a running tool at once (its worker is replaced)
 // or drops a queued one, rejecting with SandboxError `cancelled`; the next call works.
 import assert from 'node:assert/strict';
+import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, SandboxError } from '../../src/sandbox/index.ts';
 import { grant, guest, tempDir, waitUntil } from '../helpers.ts';
@@ -40,5 +41,23 @@ describe('sandbox: cancellation', () => {
     await assert.rejects(first, isCancelled);
     await assert.rejects(sandbox.run(guest('exit42'), grant(), { signal: AbortSignal.abort() }), isCancelled);
     assert.equal((await sandbox.run(guest('exit42'), grant())).exitCode, 42);
+  });
+
+  it('fifteen calls on one signal (one agent run) leave no abort listener behind and print no warning', async () => {
+    const warnings: string[] = [];
+    const onWarning = (w: Error) => warnings.push(w.name);
+    process.on('warning', onWarning);
+    try {
+      const run = new AbortController();
+      for (let i = 0; i < 15; i++) {
+        assert.equal((await sandbox.run(guest('exit42'), grant(), { signal: run.signal })).exitCode, 42);
+      }
+      assert.equal(getEventListeners(run.signal, 'abort').length, 0);
+      // Node emits the warning on a later tick.
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(warnings, []);
+    } finally {
+      process.off('warning', onWarning);
+    }
   });
 });

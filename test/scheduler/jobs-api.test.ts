@@ -1,10 +1,11 @@
-// The admin API for jobs, mounted the way the HTTP server mounts admin routers: list, add (400
+// The admin API for jobs, mounted the way main mounts it (at /admin/api/jobs, as the README says): list, add (400
 // naming the field when refused), run now (waiting for the report, or 202), logs, and remove.
 import assert from 'node:assert/strict';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, test } from 'node:test';
 import express from 'express';
+import { createAdminApi } from '../../src/gateway/admin-api.ts';
 import { jobsApi } from '../../src/scheduler/index.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { setup } from './helpers.ts';
@@ -22,7 +23,15 @@ test('jobs can be listed, added, run, inspected and removed over the admin API',
     isKnownTarget: (key) => (key.startsWith('telegram:') ? true : `no ${key.split(':')[0]} channel is running`),
   });
   const app = express();
-  app.use('/admin/api', jobsApi(ctx.scheduler));
+  app.use(
+    '/admin/api',
+    createAdminApi({
+      store: ctx.store,
+      tools: () => ({ tools: [], problems: [] }),
+      skills: () => ({ skills: [], problems: [] }),
+      extra: { '/jobs': jobsApi(ctx.scheduler) },
+    }),
+  );
   const server: Server = await new Promise((r) => {
     const s = app.listen(0, '127.0.0.1', () => r(s));
   });

@@ -2,6 +2,7 @@
 // `bash`: a POSIX-style shell interpreted inside the component by just-bash, over the tool's
 // workspace mount. No host process exists for it to spawn: every command (ls, grep, sed, awk,
 // jq, ...) is JavaScript in this component, and files are reached only through wasi:filesystem.
+import { getEnvironment } from 'wasi:cli/environment@0.2.12';
 import { ToolError } from '../lib/cli.js';
 import { WorkspaceFs } from './workspace-fs.js';
 
@@ -89,7 +90,16 @@ export async function handler(v) {
         exitCode: 127,
       })),
     ),
-    env: { HOME: '/', PATH: '/usr/bin:/bin', USER: 'user', LANG: 'C.UTF-8', TMPDIR: '/tmp' },
+    // The guest's environment is exactly what the grant gave (`tool run --env`); the shell's
+    // variables start from it, over defaults a script expects to find.
+    env: {
+      HOME: '/',
+      PATH: '/usr/bin:/bin',
+      USER: 'user',
+      LANG: 'C.UTF-8',
+      TMPDIR: '/tmp',
+      ...Object.fromEntries(getEnvironment()),
+    },
   });
   let r;
   try {

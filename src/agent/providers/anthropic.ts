@@ -161,6 +161,6 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
 
   return {
     name,
-    stream: (request, signal) => guardStream(name, signal, classify, () => run(request, signal)),
+    stream: (request, signal) => guardStream(name, signal, classify, (requestSignal) => run(request, requestSignal)),
   };
 }

@@ -117,6 +117,6 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
 
   return {
     name,
-    stream: (request, signal) => guardStream(name, signal, classify, () => run(request, signal)),
+    stream: (request, signal) => guardStream(name, signal, classify, (requestSignal) => run(request, requestSignal)),
   };
 }

@@ -86,28 +86,38 @@ function describeCause(err: Error): string {
 /**
  * Runs a provider's raw part generator inside the error boundary: thrown errors go through `classify`,
  * an error after the first yielded part is marked mid-stream, and a fired `signal` always ends in an
- * `aborted` ProviderError (the SDKs end their iteration silently on abort).
+ * `aborted` ProviderError (the SDKs end their iteration silently on abort). `run` gets the request's own signal.
  */
 export async function* guardStream(
   provider: string,
   signal: AbortSignal,
   classify: (err: unknown) => ProviderError,
-  run: () => AsyncGenerator<StreamPart>,
+  run: (requestSignal: AbortSignal) => AsyncGenerator<StreamPart>,
 ): AsyncGenerator<StreamPart> {
   if (signal.aborted) throw abortedError(provider, signal);
+  // The SDKs add an abort listener to the signal they are given and never remove it. One run's
+  // signal spans every request of the run (MaxListenersExceededWarning after about ten), so each
+  // request gets its own signal, linked to the run's only while the request lasts.
+  const request = new AbortController();
+  const forward = () => request.abort(signal.reason);
+  signal.addEventListener('abort', forward, { once: true });
   let yielded = false;
   try {
-    for await (const part of run()) {
-      if (signal.aborted) break;
-      yielded = true;
-      yield part;
+    try {
+      for await (const part of run(request.signal)) {
+        if (signal.aborted) break;
+        yielded = true;
+        yield part;
+      }
+    } catch (err) {
+      if (signal.aborted) throw abortedError(provider, signal);
+      const e = classify(err);
+      throw yielded ? e.asMidStream() : e;
     }
-  } catch (err) {
     if (signal.aborted) throw abortedError(provider, signal);
-    const e = classify(err);
-    throw yielded ? e.asMidStream() : e;
+  } finally {
+    signal.removeEventListener('abort', forward);
   }
-  if (signal.aborted) throw abortedError(provider, signal);
 }
 
 /** The error for a stream that ended without saying why the model stopped. */
