@@ -22,6 +22,7 @@ import { createSandbox } from '../sandbox/index.ts';
 import { createFileStore } from '../store/index.ts';
 
 type Line = { ok: boolean; what: string; detail: string };
+type TelegramGetMe = { result?: { username?: string } };
 
 /** GET/POST with a timeout; resolves with status and body text, or the network error's message. */
 async function probe(
@@ -47,7 +48,8 @@ async function checkProviders(loaded: LoadedConfig, secrets: Secrets, fetchEndpo
       ok: false,
       what: 'model',
       detail:
-        'no provider has a key: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or set "model" (e.g. ollama/llama3.1 for a local server)',
+        'no provider has a key: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or set "model" (e.g. ollama/llama3.1 for a ' +
+        'local server)',
     });
     return lines;
   }
@@ -97,7 +99,7 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets): Promise<Li
         lines.push({
           ok: true,
           what: 'telegram',
-          detail: `token accepted (@${(JSON.parse(r.body) as { result?: { username?: string } }).result?.username ?? '?'})`,
+          detail: `token accepted (@${(JSON.parse(r.body) as TelegramGetMe).result?.username ?? '?'})`,
         });
     }
   }

@@ -15,6 +15,7 @@ export async function start(configFile: string | undefined): Promise<number> {
   });
   const app = await startBoxbot({ log, ...(configFile ? { configFile } : {}) });
   const web = app.channels.includes('web') ? `${app.url}/` : 'off';
+  const refused = app.runtime.registry.problems().length;
   const lines = [
     'boxbot is running',
     `  web chat   ${web}`,
@@ -25,7 +26,7 @@ export async function start(configFile: string | undefined): Promise<number> {
         .list()
         .map((t) => t.spec.name)
         .join(', ') || 'none'
-    }${app.runtime.registry.problems().length ? ` (${app.runtime.registry.problems().length} refused: boxbot tool list)` : ''}`,
+    }${refused ? ` (${refused} refused: boxbot tool list)` : ''}`,
     `  health     ${app.url}/healthz`,
     'Press Ctrl+C to stop.',
   ];

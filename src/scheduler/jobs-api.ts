@@ -1,5 +1,6 @@
 // The admin API for jobs, as an express Router the HTTP server mounts behind the admin token:
-//   GET /jobs · POST /jobs · GET|PATCH|DELETE /jobs/:id · POST /jobs/:id/run[?wait=1] (202, or the report) · GET /jobs/:id/logs[?limit=N]
+//   GET /jobs · POST /jobs · GET|PATCH|DELETE /jobs/:id · POST /jobs/:id/run[?wait=1] (202, or the report) · GET
+//   /jobs/:id/logs[?limit=N]
 // Errors are JSON `{error, field?}`: 400 invalid input, 404 unknown job, 409 already running.
 import express, { type Request, type Response, type Router } from 'express';
 import { BoxbotError, errorMessage } from '../errors.ts';

@@ -14,7 +14,10 @@ const BULLET = /^(\s*)[-*+]\s+(.*)$/;
 const RULE = /^ {0,3}([-*_])(?:\s*\1){2,}\s*$/;
 const LANG = /^[A-Za-z0-9_+#.-]{1,32}$/;
 
-/** Renders Markdown as Telegram HTML: bold, italic, strike, inline code, fenced code with language, links, headings, quotes, bullets. */
+/**
+ * Renders Markdown as Telegram HTML: bold, italic, strike, inline code, fenced code with language, links, headings,
+ * quotes, bullets.
+ */
 export function markdownToTelegramHtml(markdown: string): string {
   const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
   const out: string[] = [];
