@@ -20,7 +20,7 @@ function repo(files: Record<string, string>): string {
   return dir;
 }
 
-test('a tracked line over 120 characters is named and fails the check; fixtures and untracked files are not checked', () => {
+test('a tracked line over 120 characters is named and fails the check; fixtures and untracked files are not', () => {
   const long = `// ${'x'.repeat(118)}\n`; // 121 characters
   const dir = repo({ 'src/a.ts': `const ok = 1;\n${long}`, 'test/fixtures/b.ts': long });
   writeFileSync(join(dir, 'untracked.ts'), long);
