@@ -156,15 +156,19 @@ const figures = {
   build: built ? 'dist' : 'src (tsx)',
 };
 console.log(
-  `agent loop bench (${RUNS} runs x ${TURNS} turns, instant scripted model, one built-in tool call per turn; ${figures.build})`,
+  `agent loop bench (${RUNS} runs x ${TURNS} turns, instant scripted model, one built-in tool call per ` +
+    `turn; ${figures.build})`,
 );
 console.log(
-  `  loop turn p50 ${figures.turnP50Us} µs, p99 ${figures.turnP99Us} µs, mean ${figures.turnMeanUs} µs   target <= 1000 µs`,
+  `  loop turn p50 ${figures.turnP50Us} µs, p99 ${figures.turnP99Us} µs, mean ${figures.turnMeanUs} µs   ` +
+    `target <= 1000 µs`,
 );
 console.log(
-  `  baseline (stream read + tool called directly) p50 ${figures.baselineP50Us} µs; loop / baseline = ${figures.turnVsBaselineRatio}x`,
+  `  baseline (stream read + tool called directly) p50 ${figures.baselineP50Us} µs; loop / baseline ` +
+    `= ${figures.turnVsBaselineRatio}x`,
 );
 console.log(
-  `  memory per idle session (3-turn run kept) ${figures.sessionKb} KiB; its messages alone ${figures.messagesOnlyKb} KiB (${figures.sessionVsMessagesRatio}x)`,
+  `  memory per idle session (3-turn run kept) ${figures.sessionKb} KiB; its messages ` +
+    `alone ${figures.messagesOnlyKb} KiB (${figures.sessionVsMessagesRatio}x)`,
 );
 console.log(JSON.stringify(figures));

@@ -60,7 +60,8 @@ async function emulatorThread(): Promise<void> {
         break;
       }
       case 'verify': {
-        // What users see: per chat, the bot's messages (latest text) must be the replies to m0..m9, each once, in order.
+        // What users see: per chat, the bot's messages (latest text) must be the replies to m0..m9, each once, in
+        // order.
         let lost = 0;
         let duplicated = 0;
         let outOfOrder = 0;
@@ -118,7 +119,8 @@ async function gatewayThread(): Promise<void> {
   // Node 20 does not apply the parent's --import hooks to a worker's entry: register tsx inside it first.
   const tsxApi = import.meta.resolve('tsx/esm/api');
   const worker = new Worker(
-    `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return import(${JSON.stringify(import.meta.url)}); })`,
+    `import(${JSON.stringify(tsxApi)}).then((m) => { m.register(); return ` +
+      `import(${JSON.stringify(import.meta.url)}); })`,
     { eval: true },
   );
   worker.on('error', (e) => {
@@ -405,34 +407,46 @@ async function gatewayThread(): Promise<void> {
       model: 'in-process instant provider (no HTTP); emulator in a worker thread',
     };
     console.log(
-      `gateway bench (${CONVERSATIONS} conversations x ${PER_CONVERSATION} messages through the Telegram emulator, long polling; instant in-process model)`,
+      `gateway bench (${CONVERSATIONS} conversations x ${PER_CONVERSATION} messages through the Telegram emulator, ` +
+        `long polling; instant in-process model)`,
     );
     console.log(
-      `  throughput ${figures.throughputMsgPerSec} messages/s (${TOTAL} messages in ${figures.throughputSec} s, all queued at once)`,
+      `  throughput ${figures.throughputMsgPerSec} messages/s (${TOTAL} messages in ${figures.throughputSec} s, all ` +
+        `queued at once)`,
     );
     console.log(
-      `  overhead per message (received → answer delivered, minus model time ${figures.modelP50Us} µs), light load: p50 ${figures.overheadP50Ms} ms, p99 ${figures.overheadP99Ms} ms   target p50 <= 5 ms`,
+      `  overhead per message (received → answer delivered, minus model time ${figures.modelP50Us} µs), light load: ` +
+        `p50 ${figures.overheadP50Ms} ms, p99 ${figures.overheadP99Ms} ms   target p50 <= 5 ms`,
     );
     console.log(
-      `    mean ${figures.overheadMeanMs} ms, of which store operations ${figures.storeMsPerMsg} ms and awaited platform calls ${figures.platformMsPerMsg} ms; besides, the poller's offset write ${figures.offsetWriteMsPerMsg} ms per update`,
+      `    mean ${figures.overheadMeanMs} ms, of which store operations ${figures.storeMsPerMsg} ms and awaited ` +
+        `platform calls ${figures.platformMsPerMsg} ms; besides, the poller's offset ` +
+        `write ${figures.offsetWriteMsPerMsg} ms per update`,
     );
     console.log(
-      `  baseline: bare sendMessage round trip p50 ${figures.baselineSendP50Ms} ms (p99 ${figures.baselineSendP99Ms}); overhead / baseline = ${figures.overheadVsSendRatio}x; platform → delivered p50 ${figures.endToEndP50Ms} ms`,
+      `  baseline: bare sendMessage round trip p50 ${figures.baselineSendP50Ms} ms ` +
+        `(p99 ${figures.baselineSendP99Ms}); overhead / baseline = ${figures.overheadVsSendRatio}x; platform → ` +
+        `delivered p50 ${figures.endToEndP50Ms} ms`,
     );
     console.log(
       `  under full load (queueing included): p50 ${figures.underLoadP50Ms} ms, p99 ${figures.underLoadP99Ms} ms`,
     );
     console.log(
-      `  platform calls per message: sendMessage ${figures.sendMessagePerMsg}, editMessageText ${figures.editMessageTextPerMsg}, sendChatAction ${figures.sendChatActionPerMsg}; getUpdates ${figures.getUpdatesCalls}`,
+      `  platform calls per message: sendMessage ${figures.sendMessagePerMsg}, ` +
+        `editMessageText ${figures.editMessageTextPerMsg}, sendChatAction ${figures.sendChatActionPerMsg}; ` +
+        `getUpdates ${figures.getUpdatesCalls}`,
     );
     console.log(
-      `  memory per conversation ${figures.memoryPerConversationKb} KiB heap (rss +${figures.rssDeltaMb} MiB over the run)`,
+      `  memory per conversation ${figures.memoryPerConversationKb} KiB heap (rss +${figures.rssDeltaMb} MiB over ` +
+        `the run)`,
     );
     console.log(
-      `  replies lost ${figures.lost}, duplicated ${figures.duplicated}, out of order ${figures.outOfOrder} (gateway: answered twice ${answeredTwice}, never ${neverAnswered})   target 0`,
+      `  replies lost ${figures.lost}, duplicated ${figures.duplicated}, out of order ${figures.outOfOrder} ` +
+        `(gateway: answered twice ${answeredTwice}, never ${neverAnswered})   target 0`,
     );
     console.log(
-      `  store write p50 at 100 conversations ${figures.storeWriteP50Ms100} ms, at 100,000 ${figures.storeWriteP50Ms100k} ms: ${figures.storeWriteRatioP50}x   target <= 2x`,
+      `  store write p50 at 100 conversations ${figures.storeWriteP50Ms100} ms, at ` +
+        `100,000 ${figures.storeWriteP50Ms100k} ms: ${figures.storeWriteRatioP50}x   target <= 2x`,
     );
     console.log(JSON.stringify(figures));
   } finally {

@@ -163,15 +163,20 @@ const figures = {
 console.log(`sandbox bench (${cores} cores; tool: componentize-js cat of a 480-byte file)`);
 console.log(`  machine load average ${r2(loadBefore)} -> ${r2(loadAfter)} (shared machine: figures are noisy)`);
 console.log(
-  `  cold first call (fresh process, disk cache warm): ${figures.coldFirstCallMs} ms (min ${r2(Math.min(...colds))}, max ${r2(Math.max(...colds))})   target <= 200 ms`,
+  `  cold first call (fresh process, disk cache warm): ${figures.coldFirstCallMs} ms (min ${r2(Math.min(...colds))}, ` +
+    `max ${r2(Math.max(...colds))})   target <= 200 ms`,
 );
 console.log(`  warm call p50 ${figures.warmP50Ms} ms, p99 ${figures.warmP99Ms} ms`);
 console.log(`  spawn /bin/cat p50 ${figures.spawnCatMs} ms, node -e p50 ${figures.spawnNodeMs} ms`);
 console.log(
-  `  warm p50 / cat spawn = ${figures.warmVsCatRatio}x (per round ${r2(Math.min(...roundRatios))}..${r2(Math.max(...roundRatios))})   target <= 1.0x;  / node -e = ${r2(figures.warmP50Ms / figures.spawnNodeMs)}x`,
+  `  warm p50 / cat spawn = ${figures.warmVsCatRatio}x (per ` +
+    `round ${r2(Math.min(...roundRatios))}..${r2(Math.max(...roundRatios))})   target <= 1.0x;  / node -e ` +
+    `= ${r2(figures.warmP50Ms / figures.spawnNodeMs)}x`,
 );
 console.log(
-  `  Rust component (clap, rcat) reading the file, in process, warm: p50 ${figures.rustWarmP50Ms} ms, p90 ${figures.rustWarmP90Ms} ms; p50 / cat spawn = ${figures.rustVsCatRatio}x (per round ${r2(Math.min(...rustRoundRatios))}..${r2(Math.max(...rustRoundRatios))})`,
+  `  Rust component (clap, rcat) reading the file, in process, warm: p50 ${figures.rustWarmP50Ms} ms, ` +
+    `p90 ${figures.rustWarmP90Ms} ms; p50 / cat spawn = ${figures.rustVsCatRatio}x (per ` +
+    `round ${r2(Math.min(...rustRoundRatios))}..${r2(Math.max(...rustRoundRatios))})`,
 );
 console.log(`  throughput ${figures.callsPerSec} calls/s on ${cores} workers   target >= 200`);
 console.log(`  memory per warm worker ~${figures.workerRssMb} MiB`);

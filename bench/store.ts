@@ -146,7 +146,8 @@ try {
   );
   console.log(`  100k / 100 = ${figures.ratioP50}x (p50), ${figures.ratioP99}x (p99)   target <= 2x`);
   console.log(
-    `  baseline fs.writeFile+rename: p50 ${figures.plainWriteRenameP50Ms} ms, p99 ${figures.plainWriteRenameP99Ms} ms; with fsync p50 ${figures.plainFsyncP50Ms} ms`,
+    `  baseline fs.writeFile+rename: p50 ${figures.plainWriteRenameP50Ms} ms, ` +
+      `p99 ${figures.plainWriteRenameP99Ms} ms; with fsync p50 ${figures.plainFsyncP50Ms} ms`,
   );
   console.log(
     `  store / plain = ${figures.storeVsPlainP50}x, store / plain+fsync = ${figures.storeVsPlainFsyncP50}x (p50)`,

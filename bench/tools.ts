@@ -305,21 +305,28 @@ console.log(`  baseline: spawn /bin/cat p50 ${figures.spawnCatMs} ms`);
 console.log('  tool        cold register   cached register (target <= 100 ms)   warm call p50 / p99        vs cat');
 for (const t of perTool) {
   const note = warm[t.name]!.note ? `   (call answered with an error: ${warm[t.name]!.note})` : '';
-  console.log(
-    `  ${t.name.padEnd(10)}  ${`${t.coldRegisterMs} ms`.padStart(12)}   ${`${t.cachedRegisterMs} ms (${r2(t.cachedRegisterMs / cat)}x cat)`.padStart(24)}             ${`${t.warmCallP50Ms} / ${t.warmCallP99Ms} ms`.padStart(18)}   ${r2(t.warmCallP50Ms / cat)}x${note}`,
-  );
+  const cold = `${t.coldRegisterMs} ms`.padStart(12);
+  const cached = `${t.cachedRegisterMs} ms (${r2(t.cachedRegisterMs / cat)}x cat)`.padStart(24);
+  const call = `${t.warmCallP50Ms} / ${t.warmCallP99Ms} ms`.padStart(18);
+  console.log(`  ${t.name.padEnd(10)}  ${cold}   ${cached}             ${call}   ${r2(t.warmCallP50Ms / cat)}x${note}`);
 }
 console.log(
-  `  hot reload, new file (component compiled, help runs): registered ${figures.hotReloadNewRegisteredP50Ms} ms, first call answered ${figures.hotReloadNewCallableP50Ms} ms (${r2(figures.hotReloadNewCallableP50Ms / cat)}x cat)   target <= 1000 ms`,
+  `  hot reload, new file (component compiled, help runs): registered ${figures.hotReloadNewRegisteredP50Ms} ms, ` +
+    `first call answered ${figures.hotReloadNewCallableP50Ms} ms ` +
+    `(${r2(figures.hotReloadNewCallableP50Ms / cat)}x cat)   target <= 1000 ms`,
 );
 console.log(
-  `  hot reload, known file dropped again (spec cached): registered ${figures.hotReloadKnownRegisteredP50Ms} ms, first call answered ${figures.hotReloadKnownCallableP50Ms} ms (${r2(figures.hotReloadKnownCallableP50Ms / cat)}x cat)`,
+  `  hot reload, known file dropped again (spec cached): registered ${figures.hotReloadKnownRegisteredP50Ms} ms, ` +
+    `first call answered ${figures.hotReloadKnownCallableP50Ms} ms ` +
+    `(${r2(figures.hotReloadKnownCallableP50Ms / cat)}x cat)`,
 );
 console.log(
-  `  hot reload, never-compiled small tool (preview1 command: wrap, transpile, instrument, help): first call answered ${figures.hotReloadColdSmallCallableP50Ms} ms   target <= 1000 ms`,
+  `  hot reload, never-compiled small tool (preview1 command: wrap, transpile, instrument, help): first call ` +
+    `answered ${figures.hotReloadColdSmallCallableP50Ms} ms   target <= 1000 ms`,
 );
 console.log(
-  '  (a never-compiled SpiderMonkey component takes its cold registration time above: jco transpile + instrumentation of a 12-38 MB module)',
+  '  (a never-compiled SpiderMonkey component takes its cold registration time above: jco transpile + ' +
+    'instrumentation of a 12-38 MB module)',
 );
 console.log("  (hot reload includes the registry's 100 ms quiet period after the last file event)");
 console.log(JSON.stringify(figures));

@@ -61,7 +61,8 @@ async function witDir(imports: string[] = []): Promise<string> {
   await cp(builtin, join(dir, 'deps'), { recursive: true });
   await writeFile(
     join(dir, 'world.wit'),
-    `package boxbot:tool;\n\nworld tool {\n${imports.map((i) => `  import ${i};\n`).join('')}  export wasi:cli/run@${WASI_WIT_VERSION};\n}\n`,
+    `package boxbot:tool;\n\nworld tool {\n${imports.map((i) => `  import ${i};\n`).join('')}  export ` +
+      `wasi:cli/run@${WASI_WIT_VERSION};\n}\n`,
   );
   return dir;
 }

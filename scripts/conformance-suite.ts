@@ -50,7 +50,8 @@ export async function findPreview1Tests(checkout: string): Promise<ConformanceTe
     langs = (await readdir(testsDir)).sort();
   } catch {
     throw new Error(
-      `${checkout} is not a wasi-testsuite checkout: it has no tests/ folder (the built suite is on its prod/testsuite-base branch)`,
+      `${checkout} is not a wasi-testsuite checkout: it has no tests/ folder (the built suite is on its ` +
+        `prod/testsuite-base branch)`,
     );
   }
   const tests: ConformanceTest[] = [];
@@ -78,7 +79,8 @@ export async function findPreview1Tests(checkout: string): Promise<ConformanceTe
   }
   if (suites === 0) {
     throw new Error(
-      `${checkout} has no tests/<lang>/testsuite/${PREVIEW1}/ folder: check out the prod/testsuite-base branch, where the built tests live`,
+      `${checkout} has no tests/<lang>/testsuite/${PREVIEW1}/ folder: check out the prod/testsuite-base branch, ` +
+        `where the built tests live`,
     );
   }
   return tests.sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));

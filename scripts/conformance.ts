@@ -39,7 +39,8 @@ const checkout = process.argv.slice(2).find((a) => !a.startsWith('--'));
 if (!checkout) {
   console.error('usage: npm run conformance -- <path to a wasi-testsuite checkout, branch prod/testsuite-base>');
   console.error(
-    'no checkout given: the suite is not part of this repository; clone WebAssembly/wasi-testsuite and check out prod/testsuite-base',
+    'no checkout given: the suite is not part of this repository; clone WebAssembly/wasi-testsuite and check out ' +
+      'prod/testsuite-base',
   );
   process.exit(2);
 }

@@ -119,7 +119,8 @@ const failedFiles = results.filter((r) => !r.ok);
 const tests = results.reduce((n, r) => n + r.tests, 0);
 const failedTests = results.reduce((n, r) => n + r.failed, 0);
 console.log(
-  `\n${results.length} files, ${tests} tests, ${failedTests} failed; wall ${secs(wallMs).trim()}, summed ${secs(results.reduce((n, r) => n + r.ms, 0)).trim()}`,
+  `\n${results.length} files, ${tests} tests, ${failedTests} failed; wall ${secs(wallMs).trim()}, ` +
+    `summed ${secs(results.reduce((n, r) => n + r.ms, 0)).trim()}`,
 );
 if (failedFiles.length) {
   console.log(`failed files:\n${failedFiles.map((r) => `  ${r.file}`).join('\n')}`);

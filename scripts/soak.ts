@@ -53,15 +53,19 @@ const report = await runSoak({
 const r = report;
 console.log('');
 console.log(
-  `soak (seed ${r.seed}): ${r.kills} kills, ${r.crashes} crashes, ${r.storms} 429 storms (${r.telegram429} Telegram 429s), disk fault ${r.disk}, ${r.seconds} s${r.quiescent ? '' : ', NOT quiescent at the deadline'}`,
+  `soak (seed ${r.seed}): ${r.kills} kills, ${r.crashes} crashes, ${r.storms} 429 storms (${r.telegram429} Telegram ` +
+    `429s), disk fault ${r.disk}, ${r.seconds} s${r.quiescent ? '' : ', NOT quiescent at the deadline'}`,
 );
 console.log(
-  `  sent ${r.sent}  delivered ${r.delivered}  lost ${r.lost}  duplicated ${r.duplicated}  reordered ${r.reordered}  stray previews ${r.strayPreviews}  misrouted ${r.misrouted}  other ${r.other}`,
+  `  sent ${r.sent}  delivered ${r.delivered}  lost ${r.lost}  duplicated ${r.duplicated}  reordered ${r.reordered}  ` +
+    `stray previews ${r.strayPreviews}  misrouted ${r.misrouted}  other ${r.other}`,
 );
 for (const p of r.perConversation) {
   if (p.lost + p.duplicated + p.reordered + p.strayPreviews + p.misrouted + p.other === 0) continue;
   console.log(
-    `    conversation ${p.conversation} (${p.conversation % 2 === 0 ? 'telegram' : 'slack'}): delivered ${p.delivered}/${p.sent}, lost ${p.lost}, duplicated ${p.duplicated}, reordered ${p.reordered}, stray previews ${p.strayPreviews}, other ${p.other}`,
+    `    conversation ${p.conversation} (${p.conversation % 2 === 0 ? 'telegram' : 'slack'}): ` +
+      `delivered ${p.delivered}/${p.sent}, lost ${p.lost}, duplicated ${p.duplicated}, reordered ${p.reordered}, ` +
+      `stray previews ${p.strayPreviews}, other ${p.other}`,
   );
 }
 if (r.otherSamples.length)

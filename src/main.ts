@@ -76,7 +76,8 @@ export function channelAdapters(
     const webhook = tg?.mode === 'webhook';
     if (webhook && !tg?.webhookUrl)
       throw new ConfigError(
-        'channels.telegram.mode is "webhook": set channels.telegram.webhookUrl (the public URL ending in /webhooks/telegram)',
+        'channels.telegram.mode is "webhook": set channels.telegram.webhookUrl (the public URL ending in ' +
+          '/webhooks/telegram)',
       );
     if (webhook && !secrets.TELEGRAM_WEBHOOK_SECRET)
       throw new ConfigError(
@@ -112,7 +113,8 @@ export function channelAdapters(
     const mode = sl?.mode ?? 'socket';
     if (mode === 'socket' && !secrets.SLACK_APP_TOKEN)
       throw new ConfigError(
-        'channels.slack.mode is "socket": set SLACK_APP_TOKEN (an xapp- token with connections:write), or use mode "http" with SLACK_SIGNING_SECRET',
+        'channels.slack.mode is "socket": set SLACK_APP_TOKEN (an xapp- token with connections:write), or use mode ' +
+          '"http" with SLACK_SIGNING_SECRET',
       );
     if (mode === 'http' && !secrets.SLACK_SIGNING_SECRET)
       throw new ConfigError('channels.slack.mode is "http": set SLACK_SIGNING_SECRET so every event can be verified');

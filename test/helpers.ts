@@ -51,7 +51,9 @@ export function tempDir(prefix = 'boxbot-test-'): string {
  * tsx, as bin/boxbot.js runs the compiled dist/cli/main.js), so CLI tests need no build; then `args`.
  */
 export function boxbotArgv(args: string[]): string[] {
-  const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
+  const entry =
+    `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => ` +
+    `{ process.exitCode = await m.main(process.argv.slice(1)); })`;
   return ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, '--', ...args];
 }
 
@@ -84,7 +86,10 @@ export function shareCache(dataDir: string): string {
 /** Decodes bytes as UTF-8. */
 export const text = (b: Uint8Array): string => new TextDecoder().decode(b);
 
-/** Polls until `cond()` holds (sync or async); fails naming `what` after `ms`. No timing assertion: the limit only stops a hang. */
+/**
+ * Polls until `cond()` holds (sync or async); fails naming `what` after `ms`. No timing assertion: the limit only stops
+ * a hang.
+ */
 export async function waitUntil(cond: () => boolean | Promise<boolean>, what: string, ms: number): Promise<void> {
   const end = Date.now() + ms;
   while (!(await cond())) {

@@ -30,7 +30,10 @@ function part(key: string, value: string | undefined, what: string): string {
   return value;
 }
 
-/** Encodes a conversation reference: `telegram:<chat>[:<topic>]`, `discord:<guild|dm>:<channel>[:<thread>]`, `slack:<team>:<channel>[:<ts>]`, `web:<session>`. */
+/**
+ * Encodes a conversation reference: `telegram:<chat>[:<topic>]`, `discord:<guild|dm>:<channel>[:<thread>]`,
+ * `slack:<team>:<channel>[:<ts>]`, `web:<session>`.
+ */
 export function encodeConversationKey(ref: ConversationRef): string {
   const parts: string[] = [ref.platform];
   if (ref.platform === 'discord' || ref.platform === 'slack')

@@ -15,7 +15,10 @@ export interface Attachment {
 
 /** Every platform event that should reach the agent becomes one of these */
 export interface InboundMessage {
-  /** Platform event id, unique per platform (used to drop redeliveries): e.g. `telegram:<botId>:<update_id>`, `slack:<event_id>`. */
+  /**
+   * Platform event id, unique per platform (used to drop redeliveries): e.g. `telegram:<botId>:<update_id>`,
+   * `slack:<event_id>`.
+   */
   id: string;
   platform: Platform;
   /** `<platform>:<...ids>`; see conversation-key.ts. */
@@ -121,7 +124,10 @@ export interface AdapterRoute {
 export interface ChannelAdapter {
   readonly platform: Platform;
   readonly capabilities: AdapterCapabilities;
-  /** Connects and starts delivering messages to `sink`. Resolves when connected. A second start before stop() rejects with `already-started`. */
+  /**
+   * Connects and starts delivering messages to `sink`. Resolves when connected. A second start before stop() rejects
+   * with `already-started`.
+   */
   start(sink: InboundSink): Promise<void>;
   /** Disconnects; after it resolves no more messages reach the sink. */
   stop(): Promise<void>;

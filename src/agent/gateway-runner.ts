@@ -128,7 +128,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           'conversation history was corrupt',
         );
         note =
-          '(Note: this conversation’s saved history was unreadable; it was set aside for an admin, so I start fresh.)\n\n';
+          '(Note: this conversation’s saved history was unreadable; it was set aside for an admin, so I start ' +
+          'fresh.)\n\n';
       }
       // A run again of a message whose turn is already in the history (the process died after
       // saving it, before the answer reached the outbox) delivers that answer: no second model

@@ -1,7 +1,8 @@
 // The agent's runtime built from config and secrets: one sandbox, the hot-reloading tool
 // registry (bundled + extensions), the skill catalog and model resolution. Built once per
 // process by the gateway, `boxbot ask`/`chat`, and each scheduled job's worker.
-// Example: const rt = await createAgentRuntime({ loaded, secrets }); await runAgent({ ..., deps: rt.deps }); await rt.close();
+// Example: const rt = await createAgentRuntime({ loaded, secrets }); await runAgent({ ..., deps: rt.deps }); await
+// rt.close();
 import { chmodSync, existsSync, type FSWatcher, mkdirSync, watch } from 'node:fs';
 import { join } from 'node:path';
 import type { Secrets } from '../config/env.ts';

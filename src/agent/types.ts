@@ -56,7 +56,10 @@ export type StreamPart =
   | { type: 'text-delta'; text: string }
   | { type: 'thinking'; text: string; signature?: string; redacted?: boolean }
   | { type: 'tool-call'; id: string; name: string; input: unknown }
-  /** Sent once, after the content. `model` is the `provider/model` that produced it (differs from the request after a fallback). */
+  /**
+   * Sent once, after the content. `model` is the `provider/model` that produced it (differs from the request after a
+   * fallback).
+   */
   | { type: 'usage'; usage: Usage; model?: string }
   | { type: 'finish'; reason: FinishReason }
   | { type: 'error'; error: Error };

@@ -1,5 +1,6 @@
 // `boxbot ask` and `boxbot chat`: the agent without any chat platform. `ask` runs once and prints
-// the answer (text, or with `--format json` {text, outcome, toolCalls, usage, costUsd}); `chat` is a terminal conversation.
+// the answer (text, or with `--format json` {text, outcome, toolCalls, usage, costUsd}); `chat` is a
+// terminal conversation.
 import { userInfo } from 'node:os';
 import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -20,7 +21,8 @@ import { accessLines, commandHelp, parseCommand } from '../gateway/commands.ts';
 import { redactSecrets, registerSecrets, silentLogger } from '../log.ts';
 import { mountConflict, realPathOf } from '../sandbox/index.ts';
 
-// Everything ask and chat print goes through these: a provider error or an answer that echoes a key is printed without it.
+// Everything ask and chat print goes through these: a provider error or an answer that echoes a key is printed without
+// it.
 const out = (text: string) => process.stdout.write(redactSecrets(text));
 const err = (text: string) => process.stderr.write(redactSecrets(text));
 
@@ -70,7 +72,8 @@ function warnIfRefused(policy: AgentPolicy, loaded: LoadedConfig): void {
   });
   if (why)
     err(
-      `boxbot: tools will be refused ${policy.workspace}: it ${why}; set "dataDir" to a folder outside it, or choose another --workdir\n`,
+      `boxbot: tools will be refused ${policy.workspace}: it ${why}; set "dataDir" to a folder outside it, or choose ` +
+        `another --workdir\n`,
     );
 }
 
@@ -95,7 +98,10 @@ function statusPrinter(): (e: AgentEvent) => void {
   };
 }
 
-/** `boxbot ask`: one run; exit 0 when the answer is final, 2 when no model can be used, 1 otherwise (the reason on stderr). */
+/**
+ * `boxbot ask`: one run; exit 0 when the answer is final, 2 when no model can be used, 1 otherwise
+ * (the reason on stderr).
+ */
 export async function ask(prompt: string, flags: AskFlags, configFile: string | undefined): Promise<number> {
   const format = flags.format ?? 'text';
   if (format !== 'text' && format !== 'json')
@@ -119,9 +125,8 @@ export async function ask(prompt: string, flags: AskFlags, configFile: string | 
     process.off('SIGINT', onSigint);
     if (format === 'json') {
       const { text, outcome, toolCalls, usage, costUsd } = r;
-      out(
-        `${JSON.stringify({ text, outcome, toolCalls, usage, costUsd, ...(r.error ? { error: r.error } : {}) }, null, 2)}\n`,
-      );
+      const report = { text, outcome, toolCalls, usage, costUsd, ...(r.error ? { error: r.error } : {}) };
+      out(`${JSON.stringify(report, null, 2)}\n`);
     } else if (r.text) {
       out(`${r.text.trimEnd()}\n`);
     }

@@ -27,6 +27,7 @@ import { createFileStore } from '../store/index.ts';
 
 /** One check; `off` marks a channel that is off (not a fault, but shown with how to turn it on). */
 type Line = { ok: boolean; what: string; detail: string; off?: boolean };
+type TelegramGetMe = { result?: { username?: string } };
 
 /** GET/POST with a timeout; resolves with status and body text, or the network error's message. */
 async function probe(
@@ -52,7 +53,8 @@ async function checkProviders(loaded: LoadedConfig, secrets: Secrets, fetchEndpo
       ok: false,
       what: 'model',
       detail:
-        'no provider has a key: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or set "model" (e.g. ollama/llama3.1 for a local server)',
+        'no provider has a key: set ANTHROPIC_API_KEY or OPENAI_API_KEY, or set "model" (e.g. ollama/llama3.1 for a ' +
+        'local server)',
     });
     return lines;
   }
@@ -93,7 +95,8 @@ function offChannels(loaded: LoadedConfig, secrets: Secrets): Line[] {
     const disabled = (loaded.config.channels[name] as { enabled?: boolean } | undefined)?.enabled === false;
     const how = disabled
       ? `channels.${name}.enabled is false in the config: remove it to turn it on`
-      : `set ${CHANNEL_TOKENS[name as Exclude<ChannelName, 'web'>]} to turn it on${name === 'slack' ? ' (and SLACK_APP_TOKEN for socket mode)' : ''}`;
+      : `set ${CHANNEL_TOKENS[name as Exclude<ChannelName, 'web'>]} to turn it on` +
+        (name === 'slack' ? ' (and SLACK_APP_TOKEN for socket mode)' : '');
     lines.push({ ok: true, off: true, what: name === 'web' ? 'web chat' : name, detail: `off: ${how}` });
   }
   return lines;
@@ -120,7 +123,7 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets, offline: bo
         lines.push({
           ok: true,
           what: 'telegram',
-          detail: `token accepted (@${(JSON.parse(r.body) as { result?: { username?: string } }).result?.username ?? '?'})`,
+          detail: `token accepted (@${(JSON.parse(r.body) as TelegramGetMe).result?.username ?? '?'})`,
         });
     }
   }

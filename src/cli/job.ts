@@ -195,7 +195,8 @@ export async function jobRun(id: string, flags: { format?: string }, configFile?
   else {
     out(report.text);
     process.stderr.write(
-      `(not delivered: boxbot job run runs the job here and prints the result; the running gateway posts scheduled runs to ${id}'s target)\n`,
+      `(not delivered: boxbot job run runs the job here and prints the result; the running gateway posts scheduled ` +
+        `runs to ${id}'s target)\n`,
     );
   }
   return report.failed ? 1 : 0;

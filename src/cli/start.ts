@@ -19,6 +19,7 @@ export async function start(configFile: string | undefined, flags: StartFlags = 
   });
   const app = await startBoxbot({ log, http: settings.http, ...(configFile ? { configFile } : {}) });
   const web = app.channels.includes('web') ? `${app.url}/` : 'off';
+  const refused = app.runtime.registry.problems().length;
   const lines = [
     'boxbot is running',
     `  web chat   ${web}`,
@@ -29,7 +30,7 @@ export async function start(configFile: string | undefined, flags: StartFlags = 
         .list()
         .map((t) => t.spec.name)
         .join(', ') || 'none'
-    }${app.runtime.registry.problems().length ? ` (${app.runtime.registry.problems().length} refused: boxbot tool list)` : ''}`,
+    }${refused ? ` (${refused} refused: boxbot tool list)` : ''}`,
     `  health     ${app.url}/healthz`,
     'Press Ctrl+C to stop.',
   ];

@@ -97,7 +97,10 @@ export async function argvForInput(
   return inputToArgv(value, spec.params, spec.commands.length > 0);
 }
 
-/** Builds the grant the flags describe (`--input` is mapped later, see argvForInput); nothing is granted that a flag did not name. */
+/**
+ * Builds the grant the flags describe (`--input` is mapped later, see argvForInput); nothing is granted that a flag did
+ * not name.
+ */
 export function grantFromFlags(flags: ToolRunFlags, args: string[]): SandboxGrant {
   if (flags.input !== undefined && args.length > 0) {
     throw new UsageError('give either --input JSON or -- ARGS, not both');

@@ -46,7 +46,10 @@ export function secretValues(secrets: Secrets): string[] {
     .map(([, v]) => v!);
 }
 
-/** `text` with every secret value in `secrets` (raw or JSON-escaped) and anything shaped like a known key format replaced. */
+/**
+ * `text` with every secret value in `secrets` (raw or JSON-escaped) and anything shaped like a known key format
+ * replaced.
+ */
 export function redactText(text: string, secrets: Iterable<string> = []): string {
   let out = text;
   for (const v of secrets) {

@@ -48,7 +48,9 @@ export interface Gateway {
   start(): Promise<void>;
   /** The sink every adapter feeds (exposed for the web chat and tests). */
   handle(message: InboundMessage): Promise<void>;
-  /** Delivers a text to a conversation through the normal path (scheduled jobs); resolves with the platform message ids. */
+  /**
+   * Delivers a text to a conversation through the normal path (scheduled jobs); resolves with the platform message ids.
+   */
   post(target: OutboundTarget, text: string, id?: string): Promise<string[]>;
   /** Resolves when every queued run and delivery has finished. */
   idle(): Promise<void>;
@@ -69,7 +71,8 @@ const UNSAVED_MESSAGE = 'Sorry, I could not save your message (server storage fa
 const LATE_ANSWER = 'Your answer is delayed: it could not be saved (server storage failed); it follows once it can be.';
 
 const STRANGER_REPLY = (msg: InboundMessage) =>
-  `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} (allowFrom in boxbot.config.json).`;
+  `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} ` +
+  `(allowFrom in boxbot.config.json).`;
 
 /** Creates the gateway; call `start()`. */
 export function createGateway(opts: GatewayOptions): Gateway {

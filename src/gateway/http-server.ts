@@ -64,7 +64,8 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
   const log = o.log ?? silentLogger;
   if (!isLoopback(o.host) && !o.adminToken) {
     throw new HttpServerError(
-      `http.host is ${o.host}, which other machines can reach; set BOXBOT_ADMIN_TOKEN first (or use http.host 127.0.0.1)`,
+      `http.host is ${o.host}, which other machines can reach; set BOXBOT_ADMIN_TOKEN first (or use http.host ` +
+        `127.0.0.1)`,
     );
   }
   const app = express();

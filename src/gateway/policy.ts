@@ -42,7 +42,10 @@ type Override = {
   network?: { allow: string[] };
 };
 
-/** Default access per platform when the config says nothing: the local web chat is yours; group platforms start read-only. */
+/**
+ * Default access per platform when the config says nothing: the local web chat is yours; group platforms start
+ * read-only.
+ */
 const DEFAULT_ACCESS: Record<string, AccessMode> = {
   web: 'full',
   terminal: 'full',

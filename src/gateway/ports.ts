@@ -6,7 +6,9 @@ import type { Outcome } from '../agent/index.ts';
 import type { Persist } from './persist.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
-/** The abort reason when the gateway shuts down: the run is interrupted, not answered; it runs again at the next start. */
+/**
+ * The abort reason when the gateway shuts down: the run is interrupted, not answered; it runs again at the next start.
+ */
 export class GatewayStoppingError extends Error {
   constructor() {
     super('the gateway is stopping');

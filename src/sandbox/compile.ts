@@ -334,7 +334,10 @@ async function ensurePrivateDir(path: string): Promise<void> {
   privateDirs.add(path);
 }
 
-/** Drops in-memory compiled modules. Only tests call it: it is how they stand for a fresh process, so the next run reads the disk cache again. */
+/**
+ * Drops in-memory compiled modules. Only tests call it: it is how they stand for a fresh process, so the next run reads
+ * the disk cache again.
+ */
 export function clearCompiledCache(): void {
   memory.clear();
   byStat.clear();

@@ -15,7 +15,8 @@ const workerUrl = new URL(fromSource ? './worker.ts' : './worker.js', import.met
 // hooks, so a tiny bootstrap registers tsx in the worker before importing it. tsx is resolved
 // here: an eval'd worker resolves bare names from the process's cwd, which may be any folder.
 const workerSource: URL | string = fromSource
-  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return import(${JSON.stringify(workerUrl.href)}); })`
+  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return ` +
+    `import(${JSON.stringify(workerUrl.href)}); })`
   : workerUrl;
 
 /** Bound on starting a worker and loading a tool into it (not part of the tool's timeout). */

@@ -12,7 +12,10 @@ import { fileURLToPath } from 'node:url';
 export interface ProtectedPaths {
   /** Folders no mount may contain or lie inside (the data dir, the cache). */
   dirs: string[];
-  /** Paths no read-write mount may contain or lie inside (the config file, boxbot's code); reading them reveals no secret. */
+  /**
+   * Paths no read-write mount may contain or lie inside (the config file, boxbot's code); reading them reveals no
+   * secret.
+   */
   noWrite: string[];
   /** Folders below a protected folder that may still be mounted (the data dir's workspaces). */
   mountableInside: string[];

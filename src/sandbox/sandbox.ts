@@ -38,7 +38,9 @@ export interface SandboxOptions {
 /** Runs WASI tools; one instance per process is enough. */
 export interface Sandbox {
   /** One call of the tool at `file`, with exactly `grant`. Rejects only when the tool cannot run at all. */
-  /** `signal`: aborting it stops the call at once (its worker is replaced) and rejects with SandboxError `cancelled`. */
+  /**
+   * `signal`: aborting it stops the call at once (its worker is replaced) and rejects with SandboxError `cancelled`.
+   */
   run(file: string, grant: SandboxGrant, opts?: { name?: string; signal?: AbortSignal }): Promise<SandboxResult>;
   /** Compiles (or loads from cache) without running; throws SandboxError with the reason. */
   prepare(file: string, maxMemoryBytes: number): Promise<PreparedComponent>;

@@ -1,8 +1,9 @@
 // Cron expressions as Bree schedules them: 5 fields, or 6 with seconds first; time zones as
 // IANA names. Day and month names (MON-FRI, JAN) and the macros (@daily, @hourly, ...) are
 // accepted too: Bree's validator and `later` refuse them, so `standardCron` translates them to
-// numbers before either sees the expression (the job keeps what the user wrote). Uses the same `later` instance Bree uses, so "when is the next run" here and
-// in Bree's timers agree (catch-up after a restart depends on that).
+// numbers before either sees the expression (the job keeps what the user wrote). Uses the same
+// `later` instance Bree uses, so "when is the next run" here and in Bree's timers agree (catch-up
+// after a restart depends on that).
 import { createRequire } from 'node:module';
 
 /** The subset of @breejs/later this module uses. */

@@ -1,5 +1,7 @@
-// The admin API for jobs, as an express Router mounted at `/jobs` of the admin API (behind the admin token):
-//   GET /jobs · POST /jobs · GET|PATCH|DELETE /jobs/:id · POST /jobs/:id/run[?wait=1] (202, or the report) · GET /jobs/:id/logs[?limit=N]
+// The admin API for jobs, as an express Router mounted at `/jobs` of the admin API (behind the
+// admin token):
+//   GET /jobs · POST /jobs · GET|PATCH|DELETE /jobs/:id · POST /jobs/:id/run[?wait=1] (202, or the report)
+//   · GET /jobs/:id/logs[?limit=N]
 // Each job carries `nextRun`, its next run on the job's own wall clock (`2026-11-25 09:00 Europe/Berlin`,
 // `disabled` or `never`), and `nextRunAt` (ISO, UTC, or null).
 // Errors are JSON `{error, field?}`: 400 invalid input, 404 unknown job, 409 already running.

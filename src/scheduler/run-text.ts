@@ -38,7 +38,9 @@ export function runText(
         : { text: `${label} produced no answer (output limit reached).`, failed: true };
     case 'timeout':
       return {
-        text: `${label} timed out after ${seconds(job.timeoutMs)}${result.error ? `: ${oneLine(result.error, secrets)}` : ''}.`,
+        text:
+          `${label} timed out ` +
+          `after ${seconds(job.timeoutMs)}${result.error ? `: ${oneLine(result.error, secrets)}` : ''}.`,
         failed: true,
       };
     case 'budget-exceeded':

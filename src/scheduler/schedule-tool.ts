@@ -40,10 +40,16 @@ function jobPolicyOf(p: JobPolicy): JobPolicy {
 }
 
 const DESCRIPTION = [
-  'Create, list or remove scheduled jobs: at each cron time a fresh agent runs the prompt and its answer is posted to the target conversation.',
-  'cron has 5 fields: minute hour day-of-month month day-of-week (0 or 7 = Sunday), e.g. "0 9 * * 1-5" or "0 9 * * MON-FRI" = weekdays at 9:00 (@daily, @hourly, @weekly also work); give timezone (IANA, e.g. Europe/Berlin) when the user names one.',
-  'For a digest of the conversation, use the prompt "/daily-digest" (optionally followed by the period, e.g. "/daily-digest the last week"); a prompt may also contain {{history}} for the conversation\'s recent messages.',
-  'Rules: the target is this conversation unless the user is an admin; users see and remove only the jobs of this conversation. Jobs run read-only unless access says otherwise, and never with more access or tools than this conversation has.',
+  'Create, list or remove scheduled jobs: at each cron time a fresh agent runs the prompt and its answer is posted' +
+    ' to the target conversation.',
+  'cron has 5 fields: minute hour day-of-month month day-of-week (0 or 7 = Sunday), e.g. "0 9 * * 1-5" or' +
+    ' "0 9 * * MON-FRI" = weekdays at 9:00 (@daily, @hourly, @weekly also work); give timezone (IANA, e.g.' +
+    ' Europe/Berlin) when the user names one.',
+  'For a digest of the conversation, use the prompt "/daily-digest" (optionally followed by the period, e.g.' +
+    ' "/daily-digest the last week"); a prompt may also contain {{history}} for the conversation\'s recent messages.',
+  'Rules: the target is this conversation unless the user is an admin; users see and remove only the jobs of this' +
+    ' conversation. Jobs run read-only unless access says otherwise, and never with more access or tools than this' +
+    ' conversation has.',
 ].join(' ');
 
 const ok = (content: string): BuiltinResult => ({ content, isError: false });
@@ -51,7 +57,10 @@ const refuse = (content: string): BuiltinResult => ({ content, isError: true });
 
 function describe(job: JobRecord, here: string): string {
   const where = job.target === here ? 'this conversation' : job.target;
-  return `${job.id} "${job.name}": ${job.cron}${job.timezone ? ` (${job.timezone})` : ''} → ${where}; ${job.enabled ? `next run ${nextRunText(job)}` : 'disabled'}; prompt: ${job.prompt.length > 120 ? `${job.prompt.slice(0, 117)}...` : job.prompt}`;
+  const zone = job.timezone ? ` (${job.timezone})` : '';
+  const when = job.enabled ? `next run ${nextRunText(job)}` : 'disabled';
+  const prompt = job.prompt.length > 120 ? `${job.prompt.slice(0, 117)}...` : job.prompt;
+  return `${job.id} "${job.name}": ${job.cron}${zone} → ${where}; ${when}; prompt: ${prompt}`;
 }
 
 /** The `schedule` tool for one conversation and user. */
@@ -94,7 +103,8 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
             const target = str('target') ?? ctx.conversationKey;
             if (target !== ctx.conversationKey && !admin) {
               return refuse(
-                `only admins may schedule posts to another conversation; this job can only target this conversation (${ctx.conversationKey})`,
+                `only admins may schedule posts to another conversation; this job can only target this conversation ` +
+                  `(${ctx.conversationKey})`,
               );
             }
             const cron = str('cron');
@@ -117,7 +127,8 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
             });
             const capped =
               asked && access !== asked
-                ? ` It runs ${access}, as this conversation is (jobs never get more access than the conversation that schedules them).`
+                ? ` It runs ${access}, as this conversation is (jobs never get more access than the conversation ` +
+                  `that schedules them).`
                 : '';
             return ok(`Scheduled. ${describe(job, ctx.conversationKey)}${capped}`);
           }

@@ -2,8 +2,10 @@
 // result (or a failure notice) is delivered to the job's target conversation and logged. Owns the
 // overlap policy, lastRunAt before every run, catch-up at start, and picking up store changes.
 // Example:
-//   const s = createScheduler({ store, loaded, secrets, deliver: (key, text, id) => gateway.post(targetOf(key), text, id) });
-//   await s.start(); await s.add({ name: 'digest', cron: '0 9 * * 1-5', prompt: '/daily-digest', target: 'slack:T1:C2' });
+//   const s = createScheduler({ store, loaded, secrets, deliver: (key, text, id) => gateway.post(targetOf(key), text,
+//   id) });
+//   await s.start(); await s.add({ name: 'digest', cron: '0 9 * * 1-5', prompt: '/daily-digest', target: 'slack:T1:C2'
+//   });
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { type Secrets, secretValues } from '../config/env.ts';
@@ -37,19 +39,30 @@ export interface SchedulerOptions {
   store: Store;
   loaded: LoadedConfig;
   secrets: Secrets;
-  /** Posts a run's text to its target (the gateway's `post`). Without it runs are logged, not delivered (`boxbot job run`). */
+  /**
+   * Posts a run's text to its target (the gateway's `post`). Without it runs are logged, not delivered
+   * (`boxbot job run`).
+   */
   deliver?: Deliver;
-  /** Whether a target can receive posts (e.g. its platform's channel is running); used when jobs are added or changed. */
+  /**
+   * Whether a target can receive posts (e.g. its platform's channel is running); used when jobs are added or changed.
+   */
   isKnownTarget?: TargetCheck;
   log?: Logger;
   onEvent?: (event: SchedulerEvent) => void;
-  /** How often the store is re-read for jobs added or changed by other processes (`boxbot job add`); default 5000 ms, 0 = never. */
+  /**
+   * How often the store is re-read for jobs added or changed by other processes (`boxbot job add`); default 5000 ms, 0
+   * = never.
+   */
   reloadMs?: number;
   /** Conversation workspaces (default `<dataDir>/workspaces`, as the gateway's). */
   workspacesDir?: string;
   /** The worker entry (default: worker.js/.ts next to this module; tests pass their own). */
   workerFile?: string;
-  /** A worker that has not started its agent after this long is terminated (default 120,000 ms: a cold tool cache compiles first). */
+  /**
+   * A worker that has not started its agent after this long is terminated (default 120,000 ms: a cold tool cache
+   * compiles first).
+   */
   startupTimeoutMs?: number;
   /** A worker still running this long after its job's timeout is terminated (default 10,000 ms). */
   graceMs?: number;
@@ -352,7 +365,9 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     return since !== undefined && Number.isFinite(since) && missedRun(job.cron, new Date(since), now, job.timezone);
   }
 
-  /** Brings Bree in line with the store: new jobs added (and caught up), changed ones rescheduled, removed ones dropped. */
+  /**
+   * Brings Bree in line with the store: new jobs added (and caught up), changed ones rescheduled, removed ones dropped.
+   */
   async function syncOnce(): Promise<void> {
     const jobs = await o.store.jobs.list();
     dirty = false;

@@ -15,6 +15,9 @@ export function configuredTargetCheck(config: Config, secrets: Secrets): TargetC
     if ((config.channels[platform] as { enabled?: boolean } | undefined)?.enabled === false) {
       return `the ${platform} channel is off (channels.${platform}.enabled is false), so ${key} cannot receive posts`;
     }
-    return `no ${platform} channel is configured for ${key}: set ${CHANNEL_TOKENS[platform as Exclude<typeof platform, 'web'>]} (or channels.${platform}.enabled)`;
+    return (
+      `no ${platform} channel is configured for ${key}: ` +
+      `set ${CHANNEL_TOKENS[platform as Exclude<typeof platform, 'web'>]} (or channels.${platform}.enabled)`
+    );
   };
 }

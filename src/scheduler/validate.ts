@@ -153,11 +153,11 @@ export async function validateJobInput(
   let policy: JobRecord['policy'];
   if (input.policy !== undefined && input.policy !== null) {
     const parsed = jobPolicySchema.safeParse(input.policy);
-    if (!parsed.success)
-      throw new JobValidationError(
-        'policy',
-        `expected {access, tools, network, model?, models?}: ${parsed.error.issues[0]?.path.join('.') ?? ''} ${parsed.error.issues[0]?.message ?? ''}`.trim(),
-      );
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      const where = `${issue?.path.join('.') ?? ''} ${issue?.message ?? ''}`;
+      throw new JobValidationError('policy', `expected {access, tools, network, model?, models?}: ${where}`.trim());
+    }
     policy = parsed.data as JobRecord['policy'];
   }
   return {

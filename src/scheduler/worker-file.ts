@@ -14,6 +14,8 @@ export const WORKER_FILE = fileURLToPath(
 export function createJobWorker(file: string, options: WorkerOptions = {}): Worker {
   if (!file.endsWith('.ts')) return new Worker(file, options);
   const tsx = import.meta.resolve('tsx/esm/api');
-  const code = `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return import(${JSON.stringify(pathToFileURL(file).href)}); });`;
+  const code =
+    `import(${JSON.stringify(tsx)}).then((api) => { api.register(); return ` +
+    `import(${JSON.stringify(pathToFileURL(file).href)}); });`;
   return new Worker(code, { ...options, eval: true });
 }

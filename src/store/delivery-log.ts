@@ -229,7 +229,8 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       // a crash in between leaves the log as it was, not missing.
       await docs.corrupt(
         PATH,
-        `unreadable line${bad.length > 1 ? 's' : ''} ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}; the other ${parts.length - bad.length} kept`,
+        `unreadable line${bad.length > 1 ? 's' : ''} ${bad.slice(0, 5).join(', ')}${bad.length > 5 ? ', …' : ''}; ` +
+          `the other ${parts.length - bad.length} kept`,
         { keepLive: true },
       );
       rewriteDue = true;

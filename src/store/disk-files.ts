@@ -82,7 +82,8 @@ export function createDiskFiles(
         if (Date.now() - started > LOCK_WAIT_MS) {
           throw new StoreError(
             'io',
-            `${abs(path)} is locked by process ${holder?.pid ?? '?'} (its lock file ${file}); try again, or remove the lock file if that process is gone`,
+            `${abs(path)} is locked by process ${holder?.pid ?? '?'} (its lock file ${file}); try again, or remove ` +
+              `the lock file if that process is gone`,
           );
         }
         await sleep(wait);

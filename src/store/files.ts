@@ -5,7 +5,9 @@
 export interface Files {
   /** The file's text, or undefined if it does not exist. */
   read(path: string): Promise<string | undefined>;
-  /** Replaces the file atomically: readers see the old text or the new, never a mix. Resolves with the new file's stamp. */
+  /**
+   * Replaces the file atomically: readers see the old text or the new, never a mix. Resolves with the new file's stamp.
+   */
   write(path: string, text: string): Promise<string>;
   /** A string that changes whenever the file is replaced or edited (undefined if absent). */
   stamp(path: string): Promise<string | undefined>;
@@ -22,7 +24,9 @@ export interface Files {
   list(dir: string): Promise<string[]>;
   /** Renames the file to `<path>.corrupt-<timestamp>` and returns the new path (absolute on disk). */
   moveAside(path: string): Promise<string>;
-  /** Copies the file to `<path>.corrupt-<timestamp>`, leaving it in place; returns the copy's path (absolute on disk). */
+  /**
+   * Copies the file to `<path>.corrupt-<timestamp>`, leaving it in place; returns the copy's path (absolute on disk).
+   */
   copyAside(path: string): Promise<string>;
   /** Where `path` is, for messages (absolute on disk). */
   describe(path: string): string;

@@ -47,7 +47,10 @@ export interface OutboxEntry {
   createdAt: string;
 }
 
-/** An accepted message not yet answered (`raw` is never stored: null), and the preview its interrupted answer left (if any). */
+/**
+ * An accepted message not yet answered (`raw` is never stored: null), and the preview its interrupted answer left (if
+ * any).
+ */
 export interface PendingMessage {
   message: InboundMessage;
   previewMessageId?: string;
@@ -58,7 +61,10 @@ export interface PendingMessage {
  * replies in flight, so a restart neither answers twice nor loses an answer.
  */
 export interface DeliveryStore {
-  /** Marks the event id seen and journals the message (without `raw`) in one durable write; false when the id was seen within the dedupe window. */
+  /**
+   * Marks the event id seen and journals the message (without `raw`) in one durable write; false when the id was seen
+   * within the dedupe window.
+   */
   accept(message: InboundMessage): Promise<boolean>;
   /** Marks an accepted message answered. */
   finish(messageId: string): Promise<void>;
@@ -68,7 +74,10 @@ export interface DeliveryStore {
   notePreview(messageId: string, previewMessageId: string): Promise<void>;
   /** Writes a reply before its first chunk is sent; if `id` exists, the stored one (and its receipts) is kept. */
   putOutbox(entry: OutboxEntry): Promise<void>;
-  /** Records that chunk `index` was sent as platform message `platformMessageId` (StoreError `not-found` if no such chunk). */
+  /**
+   * Records that chunk `index` was sent as platform message `platformMessageId` (StoreError `not-found` if no such
+   * chunk).
+   */
   receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
   /** The reply was delivered; with `answeredMessageId`, that message is answered too (one write). */
   finishOutbox(entryId: string, answeredMessageId?: string): Promise<void>;

@@ -82,7 +82,9 @@ test('without the Message Content intent switched on, login fails and says where
   }
 });
 
-test('heartbeats are ACKed and the connection stays; unACKed heartbeats make discord.js resume on a new socket', async () => {
+const heartbeatsAckedConnectionTitle =
+  'heartbeats are ACKed and the connection stays; unACKed heartbeats make discord.js resume on a new socket';
+test(heartbeatsAckedConnectionTitle, async () => {
   // Short enough for a quick test, long enough that a busy machine does not delay an ACK past
   // the next heartbeat (which discord.js would take for a zombie connection).
   const { h, got } = await started({ emulator: { heartbeatIntervalMs: 300 } });
@@ -133,7 +135,9 @@ test('malformed dispatches are dropped and the same connection keeps delivering'
   }
 });
 
-test('after the gateway drops the socket, discord.js resumes: missed and later messages arrive once, in order', async () => {
+const gatewayDropsSocketTitle =
+  'after the gateway drops the socket, discord.js resumes: missed and later messages arrive once, in order';
+test(gatewayDropsSocketTitle, async () => {
   const { h, got } = await started();
   try {
     await h.userSays({ text: 'one', direct: true });

@@ -56,9 +56,13 @@ describe('discord routing', () => {
     for (const x of got) assert.equal(x.conversationKey, `discord:${h.guild.id}:${channel.id}`);
   });
 
-  test('threads: known at login, created later, or unknown to the cache all key under the parent; replies go into the thread', async () => {
+  const threadsKnownLoginTitle =
+    'threads: known at login, created later, or unknown to the cache all key under the parent; replies go into the ' +
+    'thread';
+  test(threadsKnownLoginTitle, async () => {
     const { emu, channel, guild } = h;
-    const known = emu.world.addThread(channel.id, 'was there before login'); // not dispatched: only a later GUILD_CREATE would list it
+    // not dispatched: only a later GUILD_CREATE would list it
+    const known = emu.world.addThread(channel.id, 'was there before login');
     const created = emu.addThread(channel.id, 'created while connected'); // THREAD_CREATE
     for (const thread of [created, known]) {
       emu.userMessage({ channelId: thread.id, content: 'in the thread', mentionBot: true });
@@ -129,7 +133,9 @@ describe('discord routing', () => {
     assert.equal(h.emu.world.messages.get(b.messageId)?.content, long);
   });
 
-  test('rendered markdown Discord refuses with 400 goes once more as written; text that renders as itself is not retried', async () => {
+  const renderedMarkdownDiscordTitle =
+    'rendered markdown Discord refuses with 400 goes once more as written; text that renders as itself is not retried';
+  test(renderedMarkdownDiscordTitle, async () => {
     const target = h.directTarget();
     const posts = () => h.emu.requests.filter((r) => r.method === 'POST' && r.path.endsWith('/messages'));
     let before = posts().length;
@@ -182,7 +188,9 @@ describe('discord routing', () => {
     assert.equal(h.emu.world.messages.get(sent.messageId)?.content, 'draft');
   });
 
-  test('a 5xx is a retryable AdapterApiError after one attempt; an unreachable API is an AdapterNetworkError', async () => {
+  const t5xxRetryableAdapterapierrorTitle =
+    'a 5xx is a retryable AdapterApiError after one attempt; an unreachable API is an AdapterNetworkError';
+  test(t5xxRetryableAdapterapierrorTitle, async () => {
     const target = h.directTarget();
     const before = h.emu.requests.length;
     h.emu.failNext(1, 502);

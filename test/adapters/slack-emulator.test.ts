@@ -40,7 +40,9 @@ describe('slack emulator wire protocol', () => {
     );
   });
 
-  test("Slack's refusals: not_authed, invalid_auth, not_allowed_token_type, no_text, msg_too_long, unknown_method", async () => {
+  const slackRefusalsAuthedTitle =
+    "Slack's refusals: not_authed, invalid_auth, not_allowed_token_type, no_text, msg_too_long, unknown_method";
+  test(slackRefusalsAuthedTitle, async () => {
     const json = { 'content-type': 'application/json' };
     const bot = { ...json, authorization: `Bearer ${emu.botToken}` };
     const errors = await Promise.all([

@@ -139,7 +139,9 @@ describe('slack HTTP events', () => {
 });
 
 describe('slack HTTP events with automatic redelivery', () => {
-  test("a delivery the sink refused is redelivered by the emulator's retry schedule and then delivered once", async () => {
+  const deliverySinkRefusedTitle =
+    "a delivery the sink refused is redelivered by the emulator's retry schedule and then delivered once";
+  test(deliverySinkRefusedTitle, async () => {
     const h = await slackHarness('http', { emulator: { httpRetryDelaysMs: [10, 10] } });
     const got: InboundMessage[] = [];
     let failures = 1;

@@ -60,7 +60,8 @@ describe('slack normalize (recorded payloads)', () => {
     assert.equal(m.messageId, '1515449600.000200');
     assert.equal(
       m.text,
-      'follow-up for : and the delta & the <estuary>? see the article (https://en.wikipedia.org/wiki/River) and ask @U0G9QF9C6',
+      'follow-up for : and the delta & the <estuary>? see the article (https://en.wikipedia.org/wiki/River) and ask ' +
+        '@U0G9QF9C6',
     );
   });
 

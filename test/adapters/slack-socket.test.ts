@@ -87,7 +87,10 @@ describe('slack Socket Mode', () => {
     );
   });
 
-  test('when Slack asks for a refresh and the first apps.connections.open fails, the adapter reconnects and keeps receiving', async () => {
+  const slackAsksRefreshTitle =
+    'when Slack asks for a refresh and the first apps.connections.open fails, the adapter reconnects and keeps ' +
+    'receiving';
+  test(slackAsksRefreshTitle, async () => {
     const opens = sink.h.emu.api.count('apps.connections.open');
     sink.h.emu.api.failNext('apps.connections.open', { httpStatus: 503 });
     sink.h.emu.link.refresh();

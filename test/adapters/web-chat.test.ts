@@ -56,7 +56,9 @@ async function browser(url: string, cookie?: string) {
   };
 }
 
-test('web chat sessions belong to the browser whose cookie created them: another cookie or none is refused 403', async (t) => {
+const webChatSessionsTitle =
+  'web chat sessions belong to the browser whose cookie created them: another cookie or none is refused 403';
+test(webChatSessionsTitle, async (t) => {
   const s = await serve(t);
   const token = s.adapter.apiToken;
   const alice = await browser(s.server.url);

@@ -48,7 +48,9 @@ const message = (id: string, text: string): InboundMessage => ({
   raw: null,
 });
 
-test('a run again of a message whose turn was saved answers from the history: no second model call, the turn kept once', async (t) => {
+const runAgainMessageTitle =
+  'a run again of a message whose turn was saved answers from the history: no second model call, the turn kept once';
+test(runAgainMessageTitle, async (t) => {
   const { runner, store } = runnerWith(t, [reply('Paris.'), reply('Rome.')]);
   const first = message('telegram:7:1', 'capital of France?');
   const policy = resolvePolicy(configSchema.parse({}), first);

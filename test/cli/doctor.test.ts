@@ -109,7 +109,8 @@ describe('boxbot doctor', () => {
     assert.match(
       r.stdout,
       new RegExp(
-        `^ok +tool shadowed +read: \\S+/tools/dist/read\\.wasm \\(bundled\\) is replaced by ${mine.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(extension\\)$`,
+        `^ok +tool shadowed +read: \\S+/tools/dist/read\\.wasm \\(bundled\\) is replaced ` +
+          `by ${mine.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} \\(extension\\)$`,
         'm',
       ),
     );

@@ -13,9 +13,11 @@ import { root } from '../helpers.ts';
  * packages the CommonJS loader has loaded (every chat SDK and express are CommonJS).
  */
 function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string; loaded: string[] } {
-  const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => {
+  const entry =
+    `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => {
     process.exitCode = await m.main(process.argv.slice(1));
-    const pkgs = Object.keys(require.cache).map((f) => /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(f)?.[1]).filter(Boolean);
+    const pkgs = Object.keys(require.cache)` +
+    `.map((f) => /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(f)?.[1]).filter(Boolean);
     process.stdout.write('\\nLOADED ' + JSON.stringify([...new Set(pkgs)]) + '\\n');
   })`;
   const r = spawnSync(

@@ -17,7 +17,9 @@ const RCAT = join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm');
 
 /** Runs the CLI entry (src/cli/main.ts `main`) in a child process, as bin/boxbot.js does. */
 function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
+  const entry =
+    `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => ` +
+    `{ process.exitCode = await m.main(process.argv.slice(1)); })`;
   const r = spawnSync(
     process.execPath,
     ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config],
@@ -39,7 +41,10 @@ describe('boxbot tool list', () => {
     dropTool(extensions, 'reg-multi', 'nofiles');
   });
 
-  it('lists each tool with name, level, source and about, then the refused files with reasons and the files whose name another took over', () => {
+  const listsEachToolTitle =
+    'lists each tool with name, level, source and about, then the refused files with reasons and the files whose ' +
+    'name another took over';
+  it(listsEachToolTitle, () => {
     const r = boxbot('tool', 'list', '--bundled', bundled);
     assert.equal(r.code, 0, r.stderr);
     const lines = r.stdout.split('\n');

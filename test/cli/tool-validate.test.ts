@@ -14,7 +14,9 @@ const dir = tempDir('boxbot-tools-');
 
 /** Runs the CLI entry (src/cli/main.ts `main`) in a child process, as bin/boxbot.js does. */
 function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
+  const entry =
+    `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => ` +
+    `{ process.exitCode = await m.main(process.argv.slice(1)); })`;
   const r = spawnSync(
     process.execPath,
     ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config],
@@ -100,13 +102,19 @@ describe('boxbot tool validate', () => {
     assert.match(out.reason, /broken\.wasm refused: it is not a usable WASI tool/);
   });
 
-  it('says that a tool importing wasi:http without a Network: line gets only the network the conversation allows', () => {
+  const saysToolImportingTitle =
+    'says that a tool importing wasi:http without a Network: line gets only the network the conversation allows';
+  it(saysToolImportingTitle, () => {
     const sneaky = dropTool(dir, 'reg-net', 'sneaky');
     const r = boxbot('tool', 'validate', sneaky);
     assert.equal(r.code, 0, r.stderr);
     assert.match(
       r.stdout,
-      /^ {2}note: {5}it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy allows \(network\.allow, empty by default\)$/m,
+      new RegExp(
+        '^ {2}note: {5}it imports wasi:http but prints no Network: line, ' +
+          "so it may reach only the hosts the conversation's policy allows \\(network\\.allow, empty by default\\)$",
+        'm',
+      ),
     );
   });
 

@@ -17,7 +17,9 @@ describe('config', () => {
     assert.deepEqual(config.sandbox.network, { allow: [], block: ['private'] });
   });
 
-  it('standalone commands (ask, chat, tool run) without a file keep data in the user data dir, never in the folder', () => {
+  const standaloneCommandsAskTitle =
+    'standalone commands (ask, chat, tool run) without a file keep data in the user data dir, never in the folder';
+  it(standaloneCommandsAskTitle, () => {
     const dir = tempDir();
     assert.equal(
       loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada' } }).dataDir,

@@ -41,7 +41,10 @@ export interface RestartableBoxbot {
 // shared folder are as safe as the cache itself, and save ~30 s of compiling per fresh start.
 const WARM_CACHE = join(tmpdir(), 'boxbot-e2e-warm-cache');
 
-/** Links every file of `from` missing in `to`; files before folders and meta.json last, so a reader never sees metadata without its modules. */
+/**
+ * Links every file of `from` missing in `to`; files before folders and meta.json last, so a reader never sees metadata
+ * without its modules.
+ */
 function linkTree(from: string, to: string): void {
   mkdirSync(to, { recursive: true });
   const entries = readdirSync(from, { withFileTypes: true }).filter(

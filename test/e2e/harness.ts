@@ -7,7 +7,10 @@ import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
 /** A running boxbot with its emulator and temp folder. */
 export type E2E = Pick<RestartableBoxbot, 'app' | 'llm' | 'dir' | 'logs' | 'close'>;
 
-/** Starts boxbot with `config` (merged over a temp dataDir, port 0, an OpenAI model on the emulator) and `env`; compiled tools come from the shared warm cache. */
+/**
+ * Starts boxbot with `config` (merged over a temp dataDir, port 0, an OpenAI model on the emulator) and `env`; compiled
+ * tools come from the shared warm cache.
+ */
 export function startE2E(config: Record<string, unknown> = {}, env: Record<string, string> = {}): Promise<E2E> {
   return bootBoxbot(config, env);
 }

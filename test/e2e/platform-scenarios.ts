@@ -164,8 +164,10 @@ export function platformScenarios(driver: PlatformDriver, opts: { only?: Scenari
         bb.llm.assertDone();
       });
 
+    const readOnlyChatTitle =
+      'in a read-only chat write is not offered, a forced write is refused, and the user still gets an answer';
     if (runs('read-only'))
-      test('in a read-only chat write is not offered, a forced write is refused, and the user still gets an answer', async () => {
+      test(readOnlyChatTitle, async () => {
         const chat = d.dm(READ_ONLY_USER);
         const answer = 'I can only read files here, so nothing was written.';
         const from = bb.llm.requests.length;

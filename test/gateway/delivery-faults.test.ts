@@ -147,7 +147,9 @@ const message = (text: string, id: string): InboundMessage => ({
   raw: {},
 });
 
-test('disk full when a message arrives: held unacknowledged, the user told once, answered once the disk has room', async () => {
+const diskFullMessageTitle =
+  'disk full when a message arrives: held unacknowledged, the user told once, answered once the disk has room';
+test(diskFullMessageTitle, async () => {
   const { disk, store, close } = fullableStore();
   const { adapter, gw } = setup({ store });
   await gw.start();
@@ -192,7 +194,10 @@ test('disk full when a message arrives, a newer one after the disk has room: ans
   await close();
 });
 
-test('disk full once the answer is ready: the user is told, and the answer follows when the disk has room, without a restart', async () => {
+const diskFullOnceTitle =
+  'disk full once the answer is ready: the user is told, and the answer follows when the disk has room, without a ' +
+  'restart';
+test(diskFullOnceTitle, async () => {
   const { disk, store, close } = fullableStore();
   const agent = new FakeAgent((r) => {
     disk.full = true; // fills up while the model works: the answer cannot be written to the outbox
@@ -212,7 +217,9 @@ test('disk full once the answer is ready: the user is told, and the answer follo
   await close();
 });
 
-test('disk full while the run saves the history: the answer arrives once the disk has room, not an apology', async (t) => {
+const diskFullWhileTitle =
+  'disk full while the run saves the history: the answer arrives once the disk has room, not an apology';
+test(diskFullWhileTitle, async (t) => {
   const { disk, store, raw, close } = fullableStore();
   // The model answers, then the disk fills before the run saves the conversation's history.
   const provider = scriptedModel(t, [
@@ -335,7 +342,10 @@ test('killed mid-stream on the real store: after the restart the preview the use
   await store.close();
 });
 
-test('disk full when the preview is shown, killed after the disk has room: the restart edits that preview, no second message', async () => {
+const diskFullPreviewTitle =
+  'disk full when the preview is shown, killed after the disk has room: the restart edits that preview, no second ' +
+  'message';
+test(diskFullPreviewTitle, async () => {
   const state = createMemoryState();
   const adapter = new FakeAdapter(); // the platform outlives the process
   const before = fullableStore(state);
@@ -370,7 +380,10 @@ test('disk full when the preview is shown, killed after the disk has room: the r
   await after.close();
 });
 
-test('killed while the disk is full: a preview whose id was not journaled never shows the whole answer, and no new preview starts meanwhile', async () => {
+const killedWhileDiskTitle =
+  'killed while the disk is full: a preview whose id was not journaled never shows the whole answer, and no new ' +
+  'preview starts meanwhile';
+test(killedWhileDiskTitle, async () => {
   const state = createMemoryState();
   const adapter = new FakeAdapter(); // the platform outlives the process
   const before = fullableStore(state);
@@ -425,7 +438,9 @@ test('killed while the disk is full: a preview whose id was not journaled never 
   await after.close();
 });
 
-test('started on a full disk (the delivery log cannot be repaired yet): the gateway waits for room, then resumes', async () => {
+const startedFullDiskTitle =
+  'started on a full disk (the delivery log cannot be repaired yet): the gateway waits for room, then resumes';
+test(startedFullDiskTitle, async () => {
   class FullAtStart extends MemoryGatewayStore {
     refusals = 3;
     override async pendingOutbox() {

@@ -63,8 +63,11 @@ test('telegram answering 5xx for many sends: every answer arrives once', async (
   );
 });
 
-test('an answer that renders longer than Telegram allows (rules) arrives whole, split by rendered length', async (t) => {
-  const rules = Array.from({ length: 500 }, (_, i) => `item ${i}\n---`).join('\n'); // ~4,400 raw; rules render to 10 characters
+const answerRendersLongerTitle =
+  'an answer that renders longer than Telegram allows (rules) arrives whole, split by rendered length';
+test(answerRendersLongerTitle, async (t) => {
+  // ~4,400 raw; rules render to 10 characters
+  const rules = Array.from({ length: 500 }, (_, i) => `item ${i}\n---`).join('\n');
   const h = await telegramHarness();
   const store = new MemoryGatewayStore();
   const gw = createGateway({
@@ -116,7 +119,9 @@ test('an answer that renders to nothing is sent as a placeholder, not refused at
   assert.deepEqual(await store.pendingOutbox(), []);
 });
 
-test('an answer Telegram refuses for good is marked failed, the user told once, and not retried after a restart', async (t) => {
+const answerTelegramRefusesTitle =
+  'an answer Telegram refuses for good is marked failed, the user told once, and not retried after a restart';
+test(answerTelegramRefusesTitle, async (t) => {
   const h = await telegramHarness();
   const store = new MemoryGatewayStore();
   let gw = createGateway({

@@ -171,7 +171,9 @@ test('/whoami shows the access mode and the tools permitted here', async () => {
   await gw.stop();
 });
 
-test('a user outside allowFrom gets a polite refusal, never the agent; silence in groups without a mention', async () => {
+const userOutsideAllowfromTitle =
+  'a user outside allowFrom gets a polite refusal, never the agent; silence in groups without a mention';
+test(userOutsideAllowfromTitle, async () => {
   const { adapter, agent, gw } = setup({ channels: { telegram: { allowFrom: ['7'] } } });
   await gw.start();
   await adapter.say('let me in');
@@ -276,7 +278,9 @@ test('post() delivers a scheduled text through the outbox and returns the platfo
   await gw.stop();
 });
 
-test('thread follow-ups: where the platform follows threads, a reply in a thread the bot answered needs no mention', async () => {
+const threadFollowUpsTitle =
+  'thread follow-ups: where the platform follows threads, a reply in a thread the bot answered needs no mention';
+test(threadFollowUpsTitle, async () => {
   const adapter = new FakeAdapter('slack', {
     edit: true,
     typing: false,

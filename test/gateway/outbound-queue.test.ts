@@ -11,7 +11,9 @@ import { waitUntil } from '../helpers.ts';
 
 const target = (chat: string): OutboundTarget => ({ conversationKey: `telegram:${chat}`, chatId: chat });
 
-/** An adapter recording calls; with `hold`, each call waits until the test releases it; `fail` decides a call's error. */
+/**
+ * An adapter recording calls; with `hold`, each call waits until the test releases it; `fail` decides a call's error.
+ */
 class HeldAdapter implements ChannelAdapter {
   readonly platform = 'telegram' as const;
   readonly calls: string[] = [];

@@ -9,7 +9,9 @@ const msg = (platform: string, over: { chatId?: string; threadId?: string; userI
   ({ platform, chatId: 'c1', userId: 'u1', ...over }) as Parameters<typeof resolvePolicy>[1];
 
 describe('resolvePolicy', () => {
-  test('defaults: web and terminal are full, chat platforms read-only; mention required; the sandbox network allow-list', () => {
+  const defaultsWebTerminalTitle =
+    'defaults: web and terminal are full, chat platforms read-only; mention required; the sandbox network allow-list';
+  test(defaultsWebTerminalTitle, () => {
     const config = configSchema.parse({ sandbox: { network: { allow: ['example.com'] } } });
     const table: [string, ResolvedPolicy['access']][] = [
       ['web', 'full'],

@@ -46,10 +46,10 @@ const TOOLS = {
   latin: {
     help: help('latin', 'Print French text in Latin-1', 'Keywords: latin1\nPermissionLevel: ReadOnly', '[OPTIONS]'),
     run: () => {
-      const text =
-        'Le café était très chaud, la crème brûlée était délicieuse et le garçon a répondu à toutes nos questions. '.repeat(
-          4,
-        );
+      const text = (
+        'Le café était très chaud, la crème brûlée était délicieuse et le garçon a répondu à toutes nos ' +
+        'questions. '
+      ).repeat(4);
       write(Uint8Array.from([...text].map((c) => c.charCodeAt(0))));
     },
   },
@@ -77,7 +77,12 @@ const TOOLS = {
   // Help in GBK (test/fixtures/help/clap-gbk.txt as bytes): must register.
   zhtool: {
     help: hex(
-      '7a68746f6f6c20302e312e300ab6c1c8a1cec4bcfeb2a2cdb3bcc6d6d0cec4d7d6b7fbb5c4cafdc1bf0a0a4b6579776f7264733a20cec4bcfe2ccdb3bcc60a5065726d697373696f6e4c6576656c3a20526561644f6e6c790a0a55736167653a207a68746f6f6c205b4f5054494f4e535d202d2d66696c652d70617468203c46494c455f504154483e0a0a4f7074696f6e733a0a20202d662c202d2d66696c652d70617468203c46494c455f504154483e2020d2aab6c1c8a1b5c4cec4bcfec2b7beb60a2020202020202d2d6c696d6974203c4e554d4245523e202020202020202020d7eeb6e0cdb3bcc6b5c4d0d0cafd205b64656661756c743a203130305d0a20202d682c202d2d68656c7020202020202020202020202020202020202020b4f2d3a1b0efd6fa0a',
+      '7a68746f6f6c20302e312e300ab6c1c8a1cec4bcfeb2a2cdb3bcc6d6d0cec4d7d6b7fbb5c4cafdc1bf0a0a4b6579776f7264' +
+        '733a20cec4bcfe2ccdb3bcc60a5065726d697373696f6e4c6576656c3a20526561644f6e6c790a0a55736167653a207a6874' +
+        '6f6f6c205b4f5054494f4e535d202d2d66696c652d70617468203c46494c455f504154483e0a0a4f7074696f6e733a0a2020' +
+        '2d662c202d2d66696c652d70617468203c46494c455f504154483e2020d2aab6c1c8a1b5c4cec4bcfec2b7beb60a20202020' +
+        '20202d2d6c696d6974203c4e554d4245523e202020202020202020d7eeb6e0cdb3bcc6b5c4d0d0cafd205b64656661756c74' +
+        '3a203130305d0a20202d682c202d2d68656c7020202020202020202020202020202020202020b4f2d3a1b0efd6fa0a',
     ),
     run: () => write('ok\n'),
   },

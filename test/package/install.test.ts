@@ -62,7 +62,9 @@ function importedPackages(dir: string): Map<string, string> {
 }
 
 describe('install', () => {
-  it('the lock file has an entry for every optional dependency of every locked package (npm ci refuses it otherwise)', () => {
+  const lockFileHasTitle =
+    'the lock file has an entry for every optional dependency of every locked package (npm ci refuses it otherwise)';
+  it(lockFileHasTitle, () => {
     const missing: string[] = [];
     for (const [path, entry] of Object.entries(lock.packages)) {
       for (const name of Object.keys(entry.optionalDependencies ?? {})) {

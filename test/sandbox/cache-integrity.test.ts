@@ -48,7 +48,8 @@ describe('sandbox: the compile cache is checked before it is loaded', () => {
     const glue = join(entryOf(cacheDir), 'guest.mjs');
     writeFileSync(
       glue,
-      `import { writeFileSync as __w } from 'node:fs'; __w(${JSON.stringify(marker)}, 'ran on the host');\n${readFileSync(glue, 'utf8')}`,
+      `import { writeFileSync as __w } from 'node:fs'; __w(${JSON.stringify(marker)}, 'ran on the ` +
+        `host');\n${readFileSync(glue, 'utf8')}`,
     );
 
     const { lines, log } = capture();

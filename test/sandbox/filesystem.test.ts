@@ -137,7 +137,8 @@ describe('sandbox: filesystem', () => {
       let swaps = 0;
       for (;;) {
         try { fs.renameSync(p.join(d, 'sub'), p.join(d, 'real')); fs.renameSync(p.join(d, 'evil'), p.join(d, 'sub'));
-              fs.renameSync(p.join(d, 'sub'), p.join(d, 'evil')); fs.renameSync(p.join(d, 'real'), p.join(d, 'sub')); swaps++; } catch {}
+              fs.renameSync(p.join(d, 'sub'), p.join(d, 'evil')); ` +
+          `fs.renameSync(p.join(d, 'real'), p.join(d, 'sub')); swaps++; } catch {}
         if (swaps % 1000 === 0) { const b = new SharedArrayBuffer(4); Atomics.wait(new Int32Array(b), 0, 0, 0); }
       }`,
       ],
@@ -149,7 +150,8 @@ describe('sandbox: filesystem', () => {
         mounts: [{ host: race, guest: '/', readOnly: true }],
       });
       g.limits.timeoutMs = 300_000;
-      g.limits.fuel = undefined; // 100,000 opens in an interpreter exceed the default budget; the timeout still bounds it
+      // 100,000 opens in an interpreter exceed the default budget; the timeout still bounds it
+      g.limits.fuel = undefined;
       const r = await sandbox.run(guest('fs-probe'), g);
       assert.equal(r.trap, undefined, JSON.stringify(r.trap));
       const counts = (JSON.parse(text(r.stdout)) as { value: Record<string, number> }).value;

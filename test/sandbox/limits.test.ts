@@ -50,7 +50,9 @@ describe('sandbox: limits', () => {
     await nextCallWorks();
   });
 
-  it('ten tables grown until growth fails end the call with trap "memory"; the host and the next call live on', async () => {
+  const tenTablesGrownTitle =
+    'ten tables grown until growth fails end the call with trap "memory"; the host and the next call live on';
+  it(tenTablesGrownTitle, async () => {
     // Unbounded, this exhausts the worker's heap inside one table.grow and V8 aborts the whole
     // process (exit 134), which would end this test file too.
     const r = await sandbox.run(guest('tablebomb'), grant());
@@ -58,7 +60,9 @@ describe('sandbox: limits', () => {
     await nextCallWorks();
   });
 
-  it('a worker that reaches its heap limit ends only its call, with trap "memory"; a new worker runs the next', async () => {
+  const workerReachesHeapTitle =
+    'a worker that reaches its heap limit ends only its call, with trap "memory"; a new worker runs the next';
+  it(workerReachesHeapTitle, async () => {
     // Host objects the guest keeps (here pollables) live in the worker's JS heap, outside the
     // guest's memory cap; a small heap makes the worker's own limit the one that is hit.
     const small = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1, workerHeapMb: 24 });

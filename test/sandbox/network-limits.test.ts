@@ -81,7 +81,9 @@ describe('sandbox: network limits per call', () => {
     assert.equal(out[2]!.error, 'HTTP-response-body-size');
   });
 
-  it('a request still in flight when the call exits normally is aborted (the server sees the socket close)', async () => {
+  const requestStillFlightTitle =
+    'a request still in flight when the call exits normally is aborted (the server sees the socket close)';
+  it(requestStillFlightTitle, async () => {
     let closed = false;
     let arrived = false;
     handler = (req, res) => {

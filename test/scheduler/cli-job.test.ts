@@ -21,7 +21,9 @@ function boxbot(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const entry = `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => { process.exitCode = await m.main(process.argv.slice(1)); })`;
+  const entry =
+    `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => ` +
+    `{ process.exitCode = await m.main(process.argv.slice(1)); })`;
   const child = spawn(
     process.execPath,
     ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config],
@@ -93,7 +95,8 @@ describe('boxbot job', () => {
     assert.match(
       text.stdout,
       new RegExp(
-        `^${id}\\s+Morning digest\\s+0 9 \\* \\* 1-5 Europe/Berlin\\s+telegram:-100123\\s+read-only\\s+\\d{4}-\\d\\d-\\d\\d 09:00 Europe/Berlin\\s+-$`,
+        `^${id}\\s+Morning digest\\s+0 9 \\* \\* 1-5 Europe/Berlin\\s+telegram:-100123\\s+read-only\\s+` +
+          `\\d{4}-\\d\\d-\\d\\d 09:00 Europe/Berlin\\s+-$`,
         'm',
       ),
     );

@@ -41,7 +41,10 @@ async function runAskingForBash(ctx: ReturnType<typeof setup>, id: string) {
   };
 }
 
-test('a channel that denies bash schedules a full-access job: the run is not offered bash and a forced bash call is refused', async () => {
+const channelDeniesBashTitle =
+  'a channel that denies bash schedules a full-access job: the run is not offered bash and a forced bash call is ' +
+  'refused';
+test(channelDeniesBashTitle, async () => {
   const dir = dataDir();
   const loaded = loadedConfig(dir, FULL_NO_BASH);
   const ctx = setup(emu, { dir, loaded });
@@ -102,7 +105,9 @@ test('a target whose policy was narrowed after the job was created binds the job
   }
 });
 
-test('run limits: the creator policy and the target policy both narrow; admin jobs are narrowed by the target only', () => {
+const runLimitsCreatorTitle =
+  'run limits: the creator policy and the target policy both narrow; admin jobs are narrowed by the target only';
+test(runLimitsCreatorTitle, () => {
   const loaded = loadedConfig('/nonexistent', {
     channels: {
       telegram: {

@@ -18,7 +18,9 @@ after(async () => {
   await emu.close();
 });
 
-test('a restart in the middle of a run runs the next occurrence once and never repeats the interrupted one', async () => {
+const restartMiddleRunTitle =
+  'a restart in the middle of a run runs the next occurrence once and never repeats the interrupted one';
+test(restartMiddleRunTitle, async () => {
   const dir = dataDir();
   const clock = new ManualClock('2030-01-07T08:59:30Z');
   const a = setup(emu, { dir, clock });

@@ -166,7 +166,10 @@ test("a digest job (/daily-digest) gets the target conversation's recent message
     assert.match(input, /Write a digest of the last day in this conversation/);
     assert.match(
       input,
-      /ada: The release moves to Friday\nboxbot: Noted: release on Friday\.\nbob: I will write the release notes\n {2}by Thursday/,
+      new RegExp(
+        'ada: The release moves to Friday\\nboxbot: Noted: release on Friday\\.\\n' +
+          'bob: I will write the release notes\\n {2}by Thursday',
+      ),
     );
     assert.doesNotMatch(input, /SECRET FILE CONTENT|another chat entirely/);
     assert.equal(report.text, '**Headline**: the release moves to Friday.');

@@ -37,7 +37,9 @@ test('only full access sees the tool: it is a Write-level tool', () => {
   assert.match(tool.description, /the target is this conversation unless the user is an admin/);
 });
 
-test('"every weekday at 9 post a digest of this channel here" through the agent creates a job for this conversation', async (t) => {
+const everyWeekday9Title =
+  '"every weekday at 9 post a digest of this channel here" through the agent creates a job for this conversation';
+test(everyWeekday9Title, async (t) => {
   const s = scheduler();
   const tool = createScheduleTool(s, { conversationKey: HERE, userId: 'U1' });
   const provider = scriptedModel(t, [
@@ -93,7 +95,8 @@ test('"every weekday at 9 post a digest of this channel here" through the agent 
   assert.match(
     result.content,
     new RegExp(
-      `^Scheduled\\. ${jobs[0]!.id} "channel digest": 0 9 \\* \\* 1-5 \\(Europe/Berlin\\) → this conversation; next run \\d{4}-\\d\\d-\\d\\d 09:00 Europe/Berlin;`,
+      `^Scheduled\\. ${jobs[0]!.id} "channel digest": 0 9 \\* \\* 1-5 \\(Europe/Berlin\\) → this conversation; ` +
+        `next run \\d{4}-\\d\\d-\\d\\d 09:00 Europe/Berlin;`,
     ),
   );
 });

@@ -117,7 +117,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const started = Date.now();
   const deadline = started + o.deadlineMs;
   const rng = seededRandom(o.seed);
-  const work = o.keep ? mkdtempSync(join(tmpdir(), 'boxbot-soak-')) : tempDir('boxbot-soak-'); // tempDir's is removed at exit
+  // tempDir's is removed at exit
+  const work = o.keep ? mkdtempSync(join(tmpdir(), 'boxbot-soak-')) : tempDir('boxbot-soak-');
   const dataDir = join(work, 'data');
   const logFile = join(work, 'gateway.log');
   const mounts: string[] = [];
@@ -265,7 +266,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       throw new Error(`the gateway did not start; see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
     keepToolCache(join(dataDir, 'cache'));
     say(
-      `gateway up after ${((Date.now() - started) / 1000).toFixed(1)} s; ${sends.length} messages over ${o.loadMs / 1000} s, ${o.kills} kills, ${o.storms} 429 storms`,
+      `gateway up after ${((Date.now() - started) / 1000).toFixed(1)} s; ${sends.length} messages ` +
+        `over ${o.loadMs / 1000} s, ${o.kills} kills, ${o.storms} 429 storms`,
     );
     const t0 = Date.now();
     const at = (ms: number) => sleep(t0 + ms - Date.now());
@@ -438,7 +440,10 @@ function transcript(tg: TelegramEmulator, slack: SlackEmulator, chats: Chat[]): 
   });
 }
 
-/** Makes the data folder: a small tmpfs when the disk fault is wanted and mounting works. Returns 'on', 'off' or why it is skipped. */
+/**
+ * Makes the data folder: a small tmpfs when the disk fault is wanted and mounting works. Returns 'on', 'off' or why it
+ * is skipped.
+ */
 function prepareDataDir(work: string, dataDir: string, wanted: boolean, mounts: string[]): string {
   mkdirSync(dataDir, { recursive: true });
   if (!wanted) {

@@ -52,7 +52,10 @@ test('a missing answer is lost, a second copy duplicated, an early later answer 
   );
 });
 
-test('a preview left showing part of an answer is stray; an answer in another conversation is misrouted; anything else is other', () => {
+const previewLeftShowingTitle =
+  'a preview left showing part of an answer is stray; an answer in another conversation is misrouted; anything else ' +
+  'is other';
+test(previewLeftShowingTitle, () => {
   const t = tally(
     [1, 1],
     [

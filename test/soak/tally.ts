@@ -59,7 +59,9 @@ const zero = (): Counts => ({
   other: 0,
 });
 
-/** Counts, per conversation `c` (0..conversations-1) that was sent `sent[c]` messages numbered 0.., what `shown` holds. */
+/**
+ * Counts, per conversation `c` (0..conversations-1) that was sent `sent[c]` messages numbered 0.., what `shown` holds.
+ */
 export function tally(sent: number[], shown: ShownMessage[]): Tally {
   const per = sent.map((count, conversation) => ({ ...zero(), conversation, sent: count }));
   const finals = new Map<string, { c: number; n: number }>();

@@ -394,7 +394,9 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.close();
   });
 
-  it('a corrupt kv.json is moved aside and reported; the values start over instead of failing the caller', async (h) => {
+  const corruptKvJsonTitle =
+    'a corrupt kv.json is moved aside and reported; the values start over instead of failing the caller';
+  it(corruptKvJsonTitle, async (h) => {
     const s = h.open();
     await s.kv.set('telegram.offset', 41);
     await s.close();
@@ -416,7 +418,9 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await r.close();
   });
 
-  it('accept marks the id seen and journals the message (without its raw payload) in one step; a seen id is refused', async (h) => {
+  const acceptMarksIdTitle =
+    'accept marks the id seen and journals the message (without its raw payload) in one step; a seen id is refused';
+  it(acceptMarksIdTitle, async (h) => {
     const s = h.open();
     assert.equal(await s.delivery.accept(inbound('telegram:1:5', 'telegram:1')), true);
     assert.equal(
@@ -523,7 +527,9 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await r.close();
   });
 
-  it('an unreadable line of the delivery log is reported and the file kept aside; every readable change survives', async (h) => {
+  const unreadableLineDeliveryTitle =
+    'an unreadable line of the delivery log is reported and the file kept aside; every readable change survives';
+  it(unreadableLineDeliveryTitle, async (h) => {
     const s = h.open();
     await s.delivery.accept(inbound('good'));
     await s.delivery.putOutbox(reply('reply', 'web:a', ['x']));
@@ -576,7 +582,11 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
   }
 
   for (const newline of [true, false]) {
-    it(`a whole but unreadable last line of the delivery log (${newline ? 'with' : 'without'} its newline) is damage, not a torn append: reported, copy kept, the rest pending`, async (h) => {
+    const wholeButUnreadableTitle =
+      `a whole but unreadable last line of the delivery log ` +
+      `(${newline ? 'with' : 'without'} its newline) is damage, not a torn append: reported, copy kept, the rest ` +
+      `pending`;
+    it(wholeButUnreadableTitle, async (h) => {
       const log = await acceptedTwo(h);
       // A record whose bytes were damaged after they were written (nothing cut short).
       const text = `${log}{"op":"accept","at":1,"record":{"id":"three"}} x${newline ? '\n' : ''}`;
@@ -598,7 +608,9 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     });
   }
 
-  it('a damaged line in the middle of the delivery log keeps the accepted messages on both sides pending', async (h) => {
+  const damagedLineMiddleTitle =
+    'a damaged line in the middle of the delivery log keeps the accepted messages on both sides pending';
+  it(damagedLineMiddleTitle, async (h) => {
     const log = await acceptedTwo(h);
     const [first, second] = log.split('\n');
     await h.writeRaw('delivery.log', `${first}\n{"op":"accept"\u0000\u0000\n${second}\n`);
@@ -611,7 +623,9 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.ok((await h.listRaw()).some((p) => p.startsWith('delivery.log.corrupt-')));
   });
 
-  it('a whole last record that lost only its newline is kept; a cut-short one is dropped without a report', async (h) => {
+  const wholeLastRecordTitle =
+    'a whole last record that lost only its newline is kept; a cut-short one is dropped without a report';
+  it(wholeLastRecordTitle, async (h) => {
     const log = await acceptedTwo(h);
     const [first, second] = log.split('\n');
     await h.writeRaw('delivery.log', `${first}\n${second}`);

@@ -51,7 +51,8 @@ describe('bash', () => {
       'bash',
       {
         command:
-          'grep -rl TODO src; find . -name "*.ts" | sort; wc -l < words.txt; tail -1 words.txt | cut -c1-2; jq -r ".users[] | select(.age > 40) | .name" data.json',
+          'grep -rl TODO src; find . -name "*.ts" | sort; wc -l < words.txt; tail -1 words.txt | cut -c1-2; jq -r ' +
+          '".users[] | select(.age > 40) | .name" data.json',
       },
       policyFor(ws),
     );
@@ -65,7 +66,8 @@ describe('bash', () => {
       'bash',
       {
         command:
-          'mkdir -p out/x && echo "first" > out/x/log.txt && echo "second" >> out/x/log.txt && cp words.txt out/ && mv out/words.txt out/w.txt && rm src/b.ts && echo done 2>/dev/null',
+          'mkdir -p out/x && echo "first" > out/x/log.txt && echo "second" >> out/x/log.txt && cp words.txt out/ && ' +
+          'mv out/words.txt out/w.txt && rm src/b.ts && echo done 2>/dev/null',
       },
       policyFor(ws),
     );

@@ -25,13 +25,17 @@ export function toolFile(name: string): string {
   const path = join(root, 'tools', 'dist', `${name}.wasm`);
   if (!existsSync(path)) {
     throw new Error(
-      `bundled tool ${name} is not built (${path} is missing): run npx tsx scripts/build-tools.ts (npm install does this)`,
+      `bundled tool ${name} is not built (${path} is missing): run npx tsx scripts/build-tools.ts (npm install does ` +
+        `this)`,
     );
   }
   return path;
 }
 
-/** Limits of test calls: the defaults (so the tests prove the default fuel suffices), with more time for a loaded machine. */
+/**
+ * Limits of test calls: the defaults (so the tests prove the default fuel suffices), with more time for a loaded
+ * machine.
+ */
 export const TEST_LIMITS = { ...DEFAULT_LIMITS, timeoutMs: 60_000 };
 
 /** A policy for `workspace`: full access, no network, test limits; `over` replaces fields. */

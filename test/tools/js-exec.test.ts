@@ -16,7 +16,8 @@ const run = (code: string, p = policy) => h.call('js_exec', { code }, p);
 describe('js_exec', () => {
   it('returns the value of the last expression and the console output', async () => {
     const r = await run(
-      'const xs = [3, 1, 2];\nconsole.log("sorting", xs.length);\nconsole.error("careful");\nxs.sort().map((x) => x * 10)',
+      'const xs = [3, 1, 2];\nconsole.log("sorting", xs.length);\nconsole.error("careful");\nxs.sort().map((x) => x ' +
+        '* 10)',
     );
     assert.equal(r.isError, false, r.content);
     assert.equal(r.content, 'sorting 3\n[error] careful\n=> [10, 20, 30]');

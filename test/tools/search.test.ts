@@ -85,7 +85,8 @@ describe('grep', () => {
     const r = await h.call('grep', { pattern: 'helper', output_mode: 'content', context: 1, path: 'src' }, policy);
     assert.equal(
       r.content,
-      'src/lib/util.ts-1-export const x = 1;\nsrc/lib/util.ts:2:export function helper() {\nsrc/lib/util.ts-3-  return x;',
+      'src/lib/util.ts-1-export const x = 1;\nsrc/lib/util.ts:2:export function helper() {\nsrc/lib/util.ts-3-  ' +
+        'return x;',
     );
   });
 

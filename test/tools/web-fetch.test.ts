@@ -67,7 +67,8 @@ describe('web_fetch', () => {
     assert.equal(r.isError, false, r.content);
     assert.equal(
       r.content,
-      'Title: Release notes\n\n# Version 2\n\nIt is **faster** and has [docs](https://example.com/docs).\n\n-   one\n-   two\n\n```\nnpm install\n```',
+      'Title: Release notes\n\n# Version 2\n\nIt is **faster** and has [docs](https://example.com/docs).\n\n-   ' +
+        'one\n-   two\n\n```\nnpm install\n```',
     );
     assert.equal(r.metadata.status, 200);
     assert.equal(r.metadata.title, 'Release notes');

@@ -64,13 +64,15 @@ export function handler(v) {
   const n = occurrences(text, oldS);
   if (n === 0) {
     throw new ToolError(
-      `--old-string was not found in ${path}; it must match exactly, including whitespace and indentation (read the file again to copy it)`,
+      `--old-string was not found in ${path}; it must match exactly, including whitespace and indentation (read the ` +
+        `file again to copy it)`,
       { path, occurrences: 0 },
     );
   }
   if (n > 1 && !v.replace_all) {
     throw new ToolError(
-      `--old-string occurs ${n} times in ${path}; add surrounding lines to make it unique, or pass --replace-all to change all ${n}`,
+      `--old-string occurs ${n} times in ${path}; add surrounding lines to make it unique, or pass --replace-all to ` +
+        `change all ${n}`,
       { path, occurrences: n },
     );
   }

@@ -73,7 +73,8 @@ export function inspect(v, depth = 0, seen = new Set()) {
     const body = keys
       .slice(0, 200)
       .map((k) => `${/^[A-Za-z_$][\w$]*$/.test(k) ? k : JSON.stringify(k)}: ${inner(v[k])}`);
-    return `${name}{${body.length ? ` ${body.join(', ')}${keys.length > 200 ? `, … ${keys.length - 200} more` : ''} ` : ''}}`;
+    const more = keys.length > 200 ? `, … ${keys.length - 200} more` : '';
+    return `${name}{${body.length ? ` ${body.join(', ')}${more} ` : ''}}`;
   } finally {
     seen.delete(v);
   }
@@ -107,7 +108,8 @@ export function handler(v) {
   const capture =
     (level) =>
     (...args) => {
-      const line = `${level === 'log' || level === 'info' || level === 'debug' ? '' : `[${level}] `}${args.map((a) => inspect(a)).join(' ')}`;
+      const tag = level === 'log' || level === 'info' || level === 'debug' ? '' : `[${level}] `;
+      const line = `${tag}${args.map((a) => inspect(a)).join(' ')}`;
       if (logChars < MAX_OUTPUT_CHARS) logs.push(line);
       logChars += line.length + 1;
     };

@@ -15,7 +15,8 @@ export const spec = {
   name: 'read',
   version: '0.1.0',
   about: 'Read a text file from the workspace, with line numbers',
-  long: `Reads a text file and returns its lines numbered like \`cat -n\` (number, tab, text), so a
+  long:
+    `Reads a text file and returns its lines numbered like \`cat -n\` (number, tab, text), so a
 later edit can quote them exactly (without the number prefix). Paths are relative to the
 workspace root '/' (absolute guest paths such as /src/main.rs work too); nothing outside the
 workspace exists for this tool.
@@ -24,7 +25,8 @@ Large files are paged: --offset is the 1-based line to start at and --limit the 
 lines (2000 by default). The result's metadata says which lines were shown (shownFrom,
 shownTo) and how many the file has (totalLines), so the next page starts at shownTo + 1.
 Lines longer than ${MAX_LINE_CHARS} characters are cut. Directories (use ls or glob), binary
-files and files over ${MAX_FILE_BYTES / 1024 / 1024} MiB (use grep, or bash with head/tail/sed -n) are refused with an error.`,
+files and files over ${MAX_FILE_BYTES / 1024 / 1024} MiB (use grep, or bash with head/tail/sed -n) ` +
+    `are refused with an error.`,
   keywords: ['file', 'read', 'cat', 'view', 'open', 'lines', 'text'],
   permission: 'ReadOnly',
   options: [
@@ -73,7 +75,8 @@ export function handler(v) {
   if (s.type !== 'regular-file') throw new ToolError(`${path} is not a regular file (${s.type})`, { path });
   if (s.size > MAX_FILE_BYTES) {
     throw new ToolError(
-      `${path} is ${s.size} bytes, over the ${MAX_FILE_BYTES / 1024 / 1024} MiB limit of read; search it with grep, or show parts with bash (head, tail, sed -n '100,200p')`,
+      `${path} is ${s.size} bytes, over the ${MAX_FILE_BYTES / 1024 / 1024} MiB limit of read; search it with grep, ` +
+        `or show parts with bash (head, tail, sed -n '100,200p')`,
       { path, size: s.size },
     );
   }

@@ -86,7 +86,8 @@ export function helpText(spec, long) {
   }
   lines.push('Options:');
   const opts = spec.options.map((o) => {
-    const left = `${o.short ? `-${o.short}, ` : '    '}--${o.long}${o.value ? ` <${o.value}>${o.multiple ? '...' : ''}` : ''}`;
+    const value = o.value ? ` <${o.value}>${o.multiple ? '...' : ''}` : '';
+    const left = `${o.short ? `-${o.short}, ` : '    '}--${o.long}${value}`;
     let text = (long && o.longHelp) || o.help;
     if (o.default !== undefined) text += ` [default: ${o.default}]`;
     if (o.values) text += ` [possible values: ${o.values.join(', ')}]`;

@@ -86,7 +86,9 @@ export async function handler(v) {
     customCommands: [...UNAVAILABLE].map((name) =>
       defineCommand(name, async () => ({
         stdout: '',
-        stderr: `bash: ${name}: command not found (the sandboxed shell runs only its built-in commands${name === 'node' || name === 'js-exec' ? '; use the js_exec tool for JavaScript' : ''})\n`,
+        stderr:
+          `bash: ${name}: command not found (the sandboxed shell runs only its built-in ` +
+          `commands${name === 'node' || name === 'js-exec' ? '; use the js_exec tool for JavaScript' : ''})\n`,
         exitCode: 127,
       })),
     ),

@@ -155,7 +155,8 @@ export function handler(v) {
     mime === '' || mime.startsWith('text/') || /json|xml|javascript|ecmascript|yaml|toml|csv|markdown|x-sh/.test(mime);
   if (!textual || looksBinary(res.body)) {
     throw new ToolError(
-      `${url.href} returned binary content (${mime || 'unknown type'}, ${res.body.length} bytes), which web_fetch does not show`,
+      `${url.href} returned binary content (${mime || 'unknown type'}, ${res.body.length} bytes), which web_fetch ` +
+        `does not show`,
       meta,
     );
   }
@@ -174,7 +175,9 @@ export function handler(v) {
   if (v.offset > 0 && v.offset >= converted.length)
     content = `(offset ${v.offset} is past the end: the content has ${converted.length} characters)`;
   if (shownTo < converted.length)
-    content += `\n\n[content cut at character ${shownTo} of ${converted.length}; fetch again with --offset ${shownTo} for more]`;
+    content +=
+      `\n\n[content cut at character ${shownTo} of ${converted.length}; fetch again with ` +
+      `--offset ${shownTo} for more]`;
   if (res.truncated) content += `\n\n[the body was cut at ${maxBytes} bytes]`;
   const metadata = {
     ...meta,

@@ -76,7 +76,8 @@ export function loginError(e: unknown): AdapterError {
     return new AdapterError(
       'discord',
       'disallowed-intents',
-      'Discord refused the privileged Message Content intent: switch it on in the Developer Portal (Bot → Privileged Gateway Intents)',
+      'Discord refused the privileged Message Content intent: switch it on in the Developer Portal (Bot → Privileged ' +
+        'Gateway Intents)',
     );
   }
   if (/invalid intents|sharding|invalid shard|api version/i.test(message))

@@ -57,7 +57,8 @@ export const SLACK_CAPABILITIES: AdapterCapabilities = Object.freeze({
 
 /**
  * Creates the Slack adapter.
- * @example createSlackAdapter({ mode: 'socket', botToken: secrets.SLACK_BOT_TOKEN!, appToken: secrets.SLACK_APP_TOKEN! })
+ * @example
+ * createSlackAdapter({ mode: 'socket', botToken: secrets.SLACK_BOT_TOKEN!, appToken: secrets.SLACK_APP_TOKEN! })
  */
 export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter {
   const mode = options.mode ?? 'socket';

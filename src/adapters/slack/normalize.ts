@@ -102,7 +102,10 @@ export function normalizeSlackEvent(body: unknown, ctx: SlackNormalizeContext): 
   return { kind: 'message', message };
 }
 
-/** Slack's markup in user text made readable: `<@U1>` → `@U1`, `<#C1|general>` → `#general`, `<url|label>` → `label (url)`, entities decoded. */
+/**
+ * Slack's markup in user text made readable: `<@U1>` → `@U1`, `<#C1|general>` → `#general`, `<url|label>` →
+ * `label (url)`, entities decoded.
+ */
 export function toPlainText(text: string): string {
   const plain = text.replace(/<([^<>]*)>/g, (_m, inner: string) => {
     const [target = '', label] = inner.split('|', 2);

@@ -45,7 +45,10 @@ export interface TelegramAdapterOptions {
   logger?: Logger;
   /** `polling` (default) or `webhook` (needs `webhook`). */
   mode?: 'polling' | 'webhook';
-  /** Webhook mode: the public URL Telegram posts to (ending in /webhooks/telegram) and the secret token (1-256 of A-Z a-z 0-9 _ -). */
+  /**
+   * Webhook mode: the public URL Telegram posts to (ending in /webhooks/telegram) and the secret token (1-256 of A-Z
+   * a-z 0-9 _ -).
+   */
   webhook?: { url: string; secret: string };
   /** Long-poll timeout of one getUpdates call, in seconds. Default 30. */
   pollTimeoutSeconds?: number;

@@ -154,7 +154,10 @@ function mentionsOf(
   return { mentioned, cuts };
 }
 
-/** A reply to one of the bot's messages. In forum topics every message "replies" to the topic's creation message; that is not a reply. */
+/**
+ * A reply to one of the bot's messages. In forum topics every message "replies" to the topic's creation message; that
+ * is not a reply.
+ */
 function repliesToBot(m: Obj, bot: TelegramBotIdentity, threadId: string | undefined): boolean {
   const r = m.reply_to_message;
   if (!isObj(r) || !isObj(r.from) || r.from.id !== bot.id) return false;
@@ -198,7 +201,8 @@ function attachmentsOf(m: Obj): Attachment[] {
       ...(isInt(f.file_size) ? { size: f.file_size } : {}),
     });
   };
-  if (Array.isArray(m.photo) && m.photo.length > 0) add(m.photo[m.photo.length - 1], 'photo.jpg'); // sizes ascend: take the largest
+  // sizes ascend: take the largest
+  if (Array.isArray(m.photo) && m.photo.length > 0) add(m.photo[m.photo.length - 1], 'photo.jpg');
   add(m.document);
   add(m.audio);
   add(m.voice, 'voice.ogg');

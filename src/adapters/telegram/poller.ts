@@ -37,7 +37,10 @@ export interface PollerOptions {
   allowedUpdates: string[];
   backoff: BackoffOptions;
   deliver(update: unknown): Promise<void>;
-  /** Test hooks: the wait between polls after a failure (default a timer that `signal` cuts short), and the jitter's source. */
+  /**
+   * Test hooks: the wait between polls after a failure (default a timer that `signal` cuts short), and the jitter's
+   * source.
+   */
   sleep?: (ms: number, signal: AbortSignal) => Promise<void>;
   random?: () => number;
 }
@@ -45,7 +48,9 @@ export interface PollerOptions {
 /** How often, at most, the offset is written while polling. */
 const SAVE_INTERVAL_MS = 1000;
 
-/** A running getUpdates loop; `stop()` aborts the pending request, waits for the update in hand and saves the offset. */
+/**
+ * A running getUpdates loop; `stop()` aborts the pending request, waits for the update in hand and saves the offset.
+ */
 export interface Poller {
   stop(): Promise<void>;
 }
@@ -92,7 +97,8 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
         const conflict = err instanceof AdapterApiError && err.status === 409;
         log.warn(
           { code: err.code, retryInMs: ms },
-          `getUpdates failed${conflict ? ' (another instance polls this bot, or a webhook is set)' : ''}: ${err.message}`,
+          `getUpdates ` +
+            `failed${conflict ? ' (another instance polls this bot, or a webhook is set)' : ''}: ${err.message}`,
         );
         await pause(ms);
         continue;

@@ -141,7 +141,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
           .status(401)
           .type('text/plain')
           .send(
-            'web chat: this server is reachable beyond this machine, so open the page with ?access=<BOXBOT_ADMIN_TOKEN>',
+            'web chat: this server is reachable beyond this machine, so open the page with ' +
+              '?access=<BOXBOT_ADMIN_TOKEN>',
           );
         return false;
       }
@@ -186,7 +187,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         if (!guard(req, res, false)) return;
         res.set(
           'Content-Security-Policy',
-          "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src 'self' data:; frame-ancestors 'none'",
+          "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src " +
+            "'self' data:; frame-ancestors 'none'",
         );
         res.set('X-Content-Type-Options', 'nosniff');
         // A browser without a (valid) cookie gets a new secret; its sessions are its own from now on.

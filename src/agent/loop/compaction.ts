@@ -75,7 +75,11 @@ function describeInput(input: unknown): string {
 /** The one-line summary that replaces an old tool result. */
 export function summarizeResult(p: Extract<ContentPart, { type: 'tool-result' }>, input: unknown): string {
   const first = oneLine(p.content, 100);
-  return `${MARK} ${p.name}(${describeInput(input)}) returned ${p.content.length.toLocaleString('en-US')} characters${p.isError ? ' (error)' : ''}, removed to save context${first ? `; first line: ${JSON.stringify(first)}` : ''}`;
+  return (
+    `${MARK} ${p.name}(${describeInput(input)}) returned ${p.content.length.toLocaleString('en-US')} ` +
+    `characters${p.isError ? ' (error)' : ''}, removed to save ` +
+    `context${first ? `; first line: ${JSON.stringify(first)}` : ''}`
+  );
 }
 
 /** Whether the history needs compacting before the next model call. */

@@ -30,7 +30,10 @@ function mergeUsage(a: Usage | undefined, b: Usage): Usage {
   return out;
 }
 
-/** Calls the model once. Throws the provider's error, or the signal's reason when aborted; `partial` then holds what arrived. */
+/**
+ * Calls the model once. Throws the provider's error, or the signal's reason when aborted; `partial` then holds what
+ * arrived.
+ */
 export async function modelStep(
   provider: Provider,
   request: ModelRequest,

@@ -23,7 +23,8 @@ export const DEFAULT_MAX_TURNS = 50;
 
 /** The user turn that asks a cut-off reply to go on. */
 export const CONTINUE_PROMPT =
-  'Your previous reply was cut off by the output token limit. Continue exactly where it stopped, without repeating anything.';
+  'Your previous reply was cut off by the output token limit. Continue exactly where it stopped, without repeating ' +
+  'anything.';
 
 /** Everything one run of the loop needs; no SDK or chat-platform types. */
 export interface LoopOptions {

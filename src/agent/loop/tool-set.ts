@@ -44,7 +44,10 @@ export interface ToolSet {
   levelOf(name: string): PermissionLevel | undefined;
   /** Runs one call; refusals, bad input and failures come back as error results. */
   call(req: ToolCallRequest, signal: AbortSignal): Promise<ToolCallOutcome>;
-  /** A narrower set for a sub-agent: `names` ∩ this set's permitted tools (never more), with `builtins` replacing this set's. */
+  /**
+   * A narrower set for a sub-agent: `names` ∩ this set's permitted tools (never more), with `builtins` replacing this
+   * set's.
+   */
   derive(names: string[], builtins: BuiltinTool[]): ToolSet;
 }
 
@@ -142,7 +145,9 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
       if (!t) {
         const names = set.permittedNames();
         return {
-          content: `there is no tool named ${JSON.stringify(req.name)}; available: ${names.slice(0, 30).join(', ') || '(none)'}`,
+          content:
+            `there is no tool named ${JSON.stringify(req.name)}; ` +
+            `available: ${names.slice(0, 30).join(', ') || '(none)'}`,
           isError: true,
         };
       }

@@ -94,7 +94,10 @@ function thinkingFor(request: ModelRequest): ThinkingParam | undefined {
   return budget === undefined ? undefined : { type: 'adaptive' };
 }
 
-/** For a built request: the `anthropic-beta` values it needs, and whether the thinking text it gets back is the model's notes for the user. */
+/**
+ * For a built request: the `anthropic-beta` values it needs, and whether the thinking text it gets back is the model's
+ * notes for the user.
+ */
 export function anthropicRequestExtras(params: Anthropic.Messages.MessageCreateParams): {
   betas: string[];
   notesForUser: boolean;

@@ -4,11 +4,19 @@ import { baseModelName } from './pricing.ts';
 
 /** How one model takes thinking. */
 export interface ClaudeThinking {
-  /** Thinking when asked for: a token budget (`type: 'enabled'`) or `adaptive` (Claude 4.6 and later reject or deprecate budgets). */
+  /**
+   * Thinking when asked for: a token budget (`type: 'enabled'`) or `adaptive` (Claude 4.6 and later reject or deprecate
+   * budgets).
+   */
   mode: 'budget' | 'adaptive';
-  /** The `thinking.type` that turns up-front thinking off; absent: no `thinking` field is sent (the model's default). */
+  /**
+   * The `thinking.type` that turns up-front thinking off; absent: no `thinking` field is sent (the model's default).
+   */
   off?: 'between_tools';
-  /** Text written between tool calls comes back in thinking blocks, empty unless asked for (`between_tools`, or `display: 'updates'`). */
+  /**
+   * Text written between tool calls comes back in thinking blocks, empty unless asked for (`between_tools`, or
+   * `display: 'updates'`).
+   */
   notesInThinking?: boolean;
 }
 

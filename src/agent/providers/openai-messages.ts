@@ -48,7 +48,9 @@ export function toOpenAIMessages(message: Message): ChatMessage[] {
   return out;
 }
 
-/** Which output-limit parameter a server understands: OpenAI's current one, or the older one compatible servers take. */
+/**
+ * Which output-limit parameter a server understands: OpenAI's current one, or the older one compatible servers take.
+ */
 export type MaxTokensParam = 'max_completion_tokens' | 'max_tokens';
 
 /** The streaming Chat Completions request for `request`, asking for usage in the last chunk. */

@@ -26,7 +26,8 @@ const MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
   'claude-sonnet-5-5': { input: 2, output: 10, cacheRead: 0.1, cacheWrite: 2.5, contextWindow: 1_000_000 },
   'claude-sonnet-5': { input: 2, output: 10, cacheRead: 0.2, cacheWrite: 2.5, contextWindow: 1_000_000 },
   'claude-opus-4-5': { input: 5, output: 25, cacheRead: 0.5, cacheWrite: 6.25, contextWindow: 200_000 },
-  'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 }, // end of life 2026-11-30
+  // end of life 2026-11-30
+  'claude-sonnet-4-5': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 },
   'claude-3-7-sonnet': { input: 3, output: 15, cacheRead: 0.3, cacheWrite: 3.75, contextWindow: 200_000 },
   'claude-haiku-4-5': { input: 1, output: 5, cacheRead: 0.1, cacheWrite: 1.25, contextWindow: 200_000 },
   'claude-3-5-haiku': { input: 0.8, output: 4, cacheRead: 0.08, cacheWrite: 1, contextWindow: 200_000 },
@@ -51,7 +52,10 @@ const MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
 /** Providers whose model names are the vendors' own; other prefixes (groq/, openrouter/...) price differently. */
 const VENDOR_PREFIXES = new Set(['anthropic', 'openai']);
 
-/** The model a dated snapshot or alias stands for: claude-sonnet-4-5-20250929, gpt-4o-2024-08-06, claude-3-5-haiku-latest. */
+/**
+ * The model a dated snapshot or alias stands for: claude-sonnet-4-5-20250929, gpt-4o-2024-08-06,
+ * claude-3-5-haiku-latest.
+ */
 export function baseModelName(name: string): string {
   return name.replace(/-(\d{8}|\d{4}-\d{2}-\d{2}|latest)$/, '');
 }

@@ -96,7 +96,8 @@ export function parseModelSpec(spec: string): { providerName: string; model: str
   const slash = spec.indexOf('/');
   if (slash <= 0 || slash === spec.length - 1) {
     throw new ModelConfigError(
-      `model "${spec}" must be written provider/model, e.g. anthropic/claude-sonnet-5-5, openai/gpt-5.4 or ollama/llama3.1`,
+      `model "${spec}" must be written provider/model, e.g. anthropic/claude-sonnet-5-5, openai/gpt-5.4 or ` +
+        `ollama/llama3.1`,
     );
   }
   return { providerName: spec.slice(0, slash), model: spec.slice(slash + 1) };
@@ -149,7 +150,8 @@ function readyStatus(
   if (!status) {
     const known = [...Object.keys(PROVIDER_PRESETS), ...Object.keys(ctx.config.providers ?? {})];
     throw new ModelConfigError(
-      `${spec}: unknown provider "${providerName}" (known: ${[...new Set(known)].join(', ')}; add others under "providers" in the config)`,
+      `${spec}: unknown provider "${providerName}" (known: ${[...new Set(known)].join(', ')}; add others under ` +
+        `"providers" in the config)`,
     );
   }
   if (!status.ready) {
@@ -216,7 +218,11 @@ function noProviderMessage(): string {
   const keyed = Object.entries(PROVIDER_PRESETS)
     .filter(([, p]) => p.keyRequired)
     .map(([, p]) => p.keyEnv);
-  return `no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or one of ${keyed.slice(2).join(', ')} and "model" in the config), or set "model" to a local server such as ollama/llama3.1`;
+  return (
+    `no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or one ` +
+    `of ${keyed.slice(2).join(', ')} and "model" in the config), or set "model" to a local server such as ` +
+    `ollama/llama3.1`
+  );
 }
 
 /** The one-line hint channels answer with when no model can run; undefined when the default model is usable. */

@@ -14,7 +14,10 @@ export interface RetryOptions {
   baseDelayMs?: number;
   /** Cap on one computed backoff in ms (default 8000). */
   maxDelayMs?: number;
-  /** A server asking to wait longer than this (default 60 s) is not waited for: the error goes up (and a fallback may take over). */
+  /**
+   * A server asking to wait longer than this (default 60 s) is not waited for: the error goes up (and a fallback may
+   * take over).
+   */
   maxRetryAfterMs?: number;
   /** Retry Anthropic's 529 "overloaded" (default true; off when a fallback model should take over at once). */
   retryOverloaded?: boolean;
@@ -28,13 +31,17 @@ export interface RetryOptions {
 /** Defaults used when a field of RetryOptions is left out. */
 export const DEFAULT_RETRY = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 } as const;
 
-/** The wait before retry number `attempt` (0-based): the server's word if it gave one, else capped exponential backoff with jitter. */
+/**
+ * The wait before retry number `attempt` (0-based): the server's word if it gave one, else capped exponential backoff
+ * with jitter.
+ */
 export function retryDelayMs(attempt: number, error: ProviderError, options: RetryOptions = {}): number {
   if (error.retryAfterMs !== undefined) return error.retryAfterMs;
   const base = options.baseDelayMs ?? DEFAULT_RETRY.baseDelayMs;
   const cap = options.maxDelayMs ?? DEFAULT_RETRY.maxDelayMs;
   const exp = Math.min(cap, base * 2 ** attempt);
-  return Math.round(exp / 2 + (exp / 2) * (options.random ?? Math.random)()); // "equal jitter": never less than half the step
+  // "equal jitter": never less than half the step
+  return Math.round(exp / 2 + (exp / 2) * (options.random ?? Math.random)());
 }
 
 /** Whether `error` on attempt `attempt` deserves another try under `options`. */
@@ -50,7 +57,9 @@ export function shouldRetry(attempt: number, error: ProviderError, options: Retr
   return true;
 }
 
-/** Wraps `provider` so failed calls are retried before any part is yielded; errors after that go up, marked mid-stream. */
+/**
+ * Wraps `provider` so failed calls are retried before any part is yielded; errors after that go up, marked mid-stream.
+ */
 export function withRetry(provider: Provider, options: RetryOptions = {}): Provider {
   const wait = options.sleep ?? sleep;
   const log = options.logger ?? silentLogger;

@@ -54,7 +54,8 @@ export function fromSdkError(provider: string, err: unknown, sdk: SdkErrorClasse
     return new ProviderError(
       provider,
       'api',
-      `the API sent an error in the stream (${type || 'unknown'}): ${e.error?.error?.message ?? e.error?.message ?? e.message}`,
+      `the API sent an error in the stream ` +
+        `(${type || 'unknown'}): ${e.error?.error?.message ?? e.error?.message ?? e.message}`,
       {
         status,
         cause: err,

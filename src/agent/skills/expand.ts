@@ -20,6 +20,9 @@ const asText = (v: unknown): string =>
         ? JSON.stringify(v)
         : String(v);
 
+/** How a missing argument is named to the model: its name, and its description if any. */
+const describeArg = (a: Skill['args'][number]) => `${a.name}${a.description ? ` (${a.description})` : ''}`;
+
 /** Expands the body, or says which required arguments are missing. */
 export function expandSkill(
   skill: Skill,
@@ -35,7 +38,7 @@ export function expandSkill(
   if (missing.length) {
     return {
       ok: false,
-      error: `skill ${skill.name} needs ${missing.map((a) => `${a.name}${a.description ? ` (${a.description})` : ''}`).join(', ')}; pass them in args`,
+      error: `skill ${skill.name} needs ${missing.map(describeArg).join(', ')}; pass them in args`,
     };
   }
   const declared = new Set(skill.args.map((a) => a.name));

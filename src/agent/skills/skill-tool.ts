@@ -13,7 +13,8 @@ export function createSkillTool(
   return {
     name: 'skill',
     description:
-      'Load a skill (a set of instructions for a kind of task) by name; the skills are listed in the system prompt. Returns the instructions to follow, with the arguments filled in.',
+      'Load a skill (a set of instructions for a kind of task) by name; the skills are listed in the system prompt. ' +
+      'Returns the instructions to follow, with the arguments filled in.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -49,9 +50,10 @@ export function createSkillTool(
       if (!r.ok) return { content: r.error, isError: true };
       const have = new Set(available());
       const missing = skill.tools.filter((t) => !have.has(t));
-      const note = skill.tools.length
-        ? `\n\n(This skill uses the tools ${skill.tools.join(', ')}${missing.length ? `; not available in this conversation: ${missing.join(', ')}, so do without them` : ''}.)`
+      const unavailable = missing.length
+        ? `; not available in this conversation: ${missing.join(', ')}, so do without them`
         : '';
+      const note = skill.tools.length ? `\n\n(This skill uses the tools ${skill.tools.join(', ')}${unavailable}.)` : '';
       return { content: `# Skill: ${skill.name}\n\n${r.text}${note}`, isError: false };
     },
   };

@@ -82,7 +82,9 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
   const agent: BuiltinTool = {
     name: 'agent',
     description:
-      'Start a sub-agent with its own context for a self-contained task (research, a search across many files, a review). Give it a complete prompt: it sees nothing of this conversation. Foreground (default) returns its final answer; background returns an id to pass to agent_result later, so you can work meanwhile.',
+      'Start a sub-agent with its own context for a self-contained task (research, a search across many files, a ' +
+      'review). Give it a complete prompt: it sees nothing of this conversation. Foreground (default) returns its ' +
+      'final answer; background returns an id to pass to agent_result later, so you can work meanwhile.',
     inputSchema: {
       type: 'object',
       properties: {
@@ -132,7 +134,9 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
         const allowed = [ctx.model.id, ...(ctx.models ?? []).filter((m) => m !== ctx.model.id)];
         if (!ctx.models?.includes(input.model.trim())) {
           return {
-            content: `model ${input.model.trim()} is not allowed in this conversation; sub-agents may use: ${allowed.join(', ')} (or leave model out to use ${ctx.model.id})`,
+            content:
+              `model ${input.model.trim()} is not allowed in this conversation; sub-agents may ` +
+              `use: ${allowed.join(', ')} (or leave model out to use ${ctx.model.id})`,
             isError: true,
           };
         }
@@ -212,7 +216,9 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
       if (job.error !== undefined) return { content: `sub-agent ${id} failed: ${job.error}`, isError: true };
       if (!job.result)
         return {
-          content: `sub-agent ${id} (${job.description}) is still running after ${Math.round(wait / 1000)} s; call agent_result again later`,
+          content:
+            `sub-agent ${id} (${job.description}) is still running after ${Math.round(wait / 1000)} s; call ` +
+            `agent_result again later`,
           isError: false,
         };
       return reportOf(job.result);

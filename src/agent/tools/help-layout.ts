@@ -25,8 +25,11 @@ export interface HelpLayout {
   sections: HelpSection[];
 }
 
-const SECTION_WORDS =
-  /^(usage|options|arguments|commands|subcommands|flags|global flags|positional arguments|optional arguments|available commands|additional commands)$/i;
+const SECTION_WORDS = new RegExp(
+  '^(usage|options|arguments|commands|subcommands|flags|global flags|positional arguments|optional arguments|' +
+    'available commands|additional commands)$',
+  'i',
+);
 const META = /^(keywords|permissionlevel|permission level|network)\s*:\s*(.*)$/i;
 
 /** Removes ANSI colour codes, carriage returns and tabs. */

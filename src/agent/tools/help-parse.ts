@@ -50,8 +50,12 @@ export class HelpError extends BoxbotError {
   }
 }
 
-const INTEGER_WORDS =
-  /^(n|num|number|int|integer|count|limit|offset|lines?|bytes|size|port|depth|max|min|seconds|secs|ms|millis|timeout|retries|jobs|threads|width|height|index|level|[ui](8|16|32|64|128|size))$|_(count|num|number|limit|size|bytes|lines|ms|secs|seconds)$|^(num|max|min)_/i;
+const INTEGER_WORDS = new RegExp(
+  '^(n|num|number|int|integer|count|limit|offset|lines?|bytes|size|port|depth|max|min|seconds|secs|ms|millis|' +
+    'timeout|retries|jobs|threads|width|height|index|level|[ui](8|16|32|64|128|size))$' +
+    '|_(count|num|number|limit|size|bytes|lines|ms|secs|seconds)$|^(num|max|min)_',
+  'i',
+);
 const NUMBER_WORDS = /^(float|f32|f64|decimal|double|ratio|fraction|temperature|rate|percent)$/i;
 const BOOLEAN_WORDS = /^(bool|boolean)$/i;
 const COBRA_TYPES: Record<string, { type: HelpParam['type']; multiple: boolean }> = {
@@ -80,7 +84,10 @@ const toKey = (s: string) =>
     .replace(/^_+|_+$/g, '')
     .toLowerCase();
 
-/** Pulls `[default: x]`, `(default: x)`, `(default "x")`, `[possible values: a, b]` and the long list form out of a description. */
+/**
+ * Pulls `[default: x]`, `(default: x)`, `(default "x")`, `[possible values: a, b]` and the long list form out of a
+ * description.
+ */
 function hints(lines: string[]): { description: string; default?: string; enum?: string[]; required: boolean } {
   let text = lines.join('\n');
   let dflt: string | undefined;
@@ -291,7 +298,8 @@ export function parseHelp(text: string): ParsedHelp {
   if (!looksLikeHelp(text)) {
     const first = text.trim().split('\n')[0]!.slice(0, 80);
     throw new HelpError(
-      `the output is not help: it has no Usage:, Options:, Arguments: or Commands: section (it starts with ${JSON.stringify(first)})`,
+      `the output is not help: it has no Usage:, Options:, Arguments: or Commands: section (it starts ` +
+        `with ${JSON.stringify(first)})`,
     );
   }
   const layout = layoutOf(text);

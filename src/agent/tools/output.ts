@@ -19,7 +19,9 @@ export function capContent(text: string, max: number): { text: string; cut: numb
   if (text.length <= max) return { text, cut: 0 };
   const cut = text.length - max;
   return {
-    text: `${text.slice(0, max)}\n\n[output truncated: ${cut.toLocaleString('en-US')} of ${text.length.toLocaleString('en-US')} characters cut]`,
+    text:
+      `${text.slice(0, max)}\n\n[output truncated: ${cut.toLocaleString('en-US')} ` +
+      `of ${text.length.toLocaleString('en-US')} characters cut]`,
     cut,
   };
 }

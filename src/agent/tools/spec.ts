@@ -23,7 +23,10 @@ export interface ToolSpec {
   longAbout: string;
   keywords: string[];
   permissionLevel: PermissionLevel;
-  /** Hosts the tool declares it needs (`*` = whatever the policy allows; also for a tool importing wasi:http without a Network: line). */
+  /**
+   * Hosts the tool declares it needs (`*` = whatever the policy allows; also for a tool importing wasi:http without a
+   * Network: line).
+   */
   network: string[];
   inputSchema: JsonSchema;
   commands: HelpCommand[];
@@ -157,7 +160,8 @@ export async function buildSpec(
   if (badHost !== undefined) {
     throw new ToolRefusedError(
       sourceFile,
-      `${sourceFile} refused: Network: ${JSON.stringify(badHost)} is not a host pattern (expected e.g. https://api.example.com or https://*.example.com)`,
+      `${sourceFile} refused: Network: ${JSON.stringify(badHost)} is not a host pattern (expected e.g. ` +
+        `https://api.example.com or https://*.example.com)`,
     );
   }
   const notes: string[] = [];
@@ -165,7 +169,8 @@ export async function buildSpec(
   if (help.name !== undefined && TOOL_NAME.test(help.name)) name = help.name;
   else if (help.name !== undefined)
     notes.push(
-      `its help names it ${JSON.stringify(help.name)}, which is not a tool name the model APIs accept, so it is named after its file`,
+      `its help names it ${JSON.stringify(help.name)}, which is not a tool name the model APIs accept, so it is ` +
+        `named after its file`,
     );
   if (!TOOL_NAME.test(name))
     throw new ToolRefusedError(
@@ -180,7 +185,8 @@ export async function buildSpec(
   if (undeclaredHttp(imports, network)) {
     network = ['*'];
     notes.push(
-      "it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy allows (network.allow, empty by default)",
+      "it imports wasi:http but prints no Network: line, so it may reach only the hosts the conversation's policy " +
+        'allows (network.allow, empty by default)',
     );
   }
   return {

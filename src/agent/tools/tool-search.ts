@@ -54,7 +54,8 @@ export function createToolSearch(visible: () => SearchableTool[], onFound?: (nam
   return {
     name: 'ToolSearch',
     description:
-      'Find tools by name, keyword or description. Returns matching tools with their input schemas; found tools become callable. Use it when no listed tool fits the task.',
+      'Find tools by name, keyword or description. Returns matching tools with their input schemas; found tools ' +
+      'become callable. Use it when no listed tool fits the task.',
     inputSchema: {
       type: 'object',
       properties: {

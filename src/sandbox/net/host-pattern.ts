@@ -18,7 +18,8 @@ export function parseHostPatterns(patterns: string[]): HostPattern[] {
     const m = /^(\*|https?):\/\/(\*\.)?([a-z0-9.-]+|\[[0-9a-f:.]+\])(?::(\*|\d{1,5}))?\/?$/i.exec(p);
     if (!m)
       throw new Error(
-        `bad host pattern ${JSON.stringify(p)}: expected e.g. https://api.example.com or https://*.example.com (no paths)`,
+        `bad host pattern ${JSON.stringify(p)}: expected e.g. https://api.example.com or https://*.example.com (no ` +
+          `paths)`,
       );
     const scheme = m[1]!.toLowerCase();
     const port =

@@ -71,7 +71,8 @@ function expandV6(addr: string): number[] | undefined {
   const dotted = /(\d+\.\d+\.\d+\.\d+)$/.exec(a);
   if (dotted) {
     const p = dotted[1]!.split('.').map(Number);
-    a = `${a.slice(0, -dotted[1]!.length)}${((p[0]! << 8) | p[1]!).toString(16)}:${((p[2]! << 8) | p[3]!).toString(16)}`;
+    const hex = (hi: number, lo: number) => ((hi << 8) | lo).toString(16);
+    a = `${a.slice(0, -dotted[1]!.length)}${hex(p[0]!, p[1]!)}:${hex(p[2]!, p[3]!)}`;
   }
   const [head, tail] = a.split('::');
   const h = head ? head.split(':') : [];

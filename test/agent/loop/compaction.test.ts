@@ -47,7 +47,8 @@ test('tool results past the character budget are summarized, keeping text and th
   assert.equal(rs.length, 4);
   assert.equal(
     rs[0]!.content,
-    '[compacted] read(file_path="a.txt") returned 3,018 characters, removed to save context; first line: "contents of a.txt"',
+    '[compacted] read(file_path="a.txt") returned 3,018 characters, removed to save context; first line: "contents ' +
+      'of a.txt"',
   );
   assert.match(rs[1]!.content, /^\[compacted\] read\(file_path="b\.txt"\)/);
   assert.ok(rs[2]!.content.startsWith('contents of c.txt\n...'), 'the last two turns stay whole');

@@ -51,7 +51,8 @@ test('the system prompt is the base, AGENTS.md, the skills and the conversation 
   await runAgent({ input: 'hi', policy: pol, deps: d });
   assert.equal(
     provider.requests[0]!.system,
-    'BASE\n\n# Workspace instructions (AGENTS.md)\n\nUse tabs in this repo.\n\n# Skills\n\nLoad one with the skill tool when the task matches:\n- haiku: Answer in a haiku.\n\n# This conversation\n\nYou are in #general.',
+    'BASE\n\n# Workspace instructions (AGENTS.md)\n\nUse tabs in this repo.\n\n# Skills\n\nLoad one with the skill ' +
+      'tool when the task matches:\n- haiku: Answer in a haiku.\n\n# This conversation\n\nYou are in #general.',
   );
   assert.deepEqual(
     provider.requests[0]!.tools.map((x) => x.name),

@@ -65,7 +65,9 @@ test('a registered WASM tool runs in the sandbox with a read-only grant of the w
   assert.match(escape.content, /cannot read \.\.\/\.\.\/\.\.\/\.\.\/etc\/passwd/);
 });
 
-test('a chat-only session does not list the ReadOnly WASM tool and refuses a call to it before the sandbox', async (t) => {
+const chatOnlySessionTitle =
+  'a chat-only session does not list the ReadOnly WASM tool and refuses a call to it before the sandbox';
+test(chatOnlySessionTitle, async (t) => {
   const provider = scriptedModel(t, [
     callTools([['peek', { file_path: 'notes.txt' }]]),
     reply('I cannot read files here.'),

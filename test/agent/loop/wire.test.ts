@@ -70,7 +70,9 @@ test('Anthropic: thinking and parallel tool calls round-trip through the loop', 
   ]);
 });
 
-test('Anthropic default model: notes written between tool calls reach the user and go back as the API sent them', async () => {
+const anthropicDefaultModelTitle =
+  'Anthropic default model: notes written between tool calls reach the user and go back as the API sent them';
+test(anthropicDefaultModelTitle, async () => {
   const read = builtin('read', 'ReadOnly');
   emu.script([
     llm.answer([

@@ -72,7 +72,9 @@ describe('the default Anthropic model', () => {
     emu.assertDone();
   });
 
-  it('with thinking asked: adaptive thinking that returns only the notes (beta header sent), never a budget', async () => {
+  const thinkingAskedAdaptiveTitle =
+    'with thinking asked: adaptive thinking that returns only the notes (beta header sent), never a budget';
+  it(thinkingAskedAdaptiveTitle, async () => {
     emu.script([llm.say('Thought it over.')]);
     const m = model(DEFAULT);
     const out = await collect(

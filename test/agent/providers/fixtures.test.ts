@@ -25,7 +25,8 @@ describe('recorded streams', () => {
           type: 'thinking',
           text: 'The user wants the weather in Paris. I should call get_weather with celsius.',
           signature:
-            'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds7UHbVMkEuTCGXGb2gsMZlpG7vSr2dx3Yt0Wy7nxsvcp0P5bjMHvOnRpcQ==',
+            'EqQBCgIYAhIM1gbcDa9GJwZA2b3hGgxBdjrkzLoky3dl1pkiMOYds7UHbVMkEuTCGXGb2gsMZlpG7vSr2dx3Yt0W' +
+            'y7nxsvcp0P5bjMHvOnRpcQ==',
         },
         {
           type: 'thinking',

@@ -58,7 +58,8 @@ describe('every OpenAI-compatible preset', () => {
   });
 
   for (const [name, preset] of compatible) {
-    it(`${name}: answers through <NAME>_BASE_URL, sending ${preset.keyRequired ? preset.keyEnv : 'no key'}`, async () => {
+    const sends = preset.keyRequired ? preset.keyEnv : 'no key';
+    it(`${name}: answers through <NAME>_BASE_URL, sending ${sends}`, async () => {
       const emu = await startLlmEmulator();
       try {
         emu.script([llm.say(`hi from ${name}`)]);

@@ -46,7 +46,10 @@ describe('resolveModel', () => {
   it('names unknown providers and lists the known ones', () => {
     assert.throws(
       () => resolveModel('acme/model-1', { config: none, secrets: {} }),
-      /acme\/model-1: unknown provider "acme" \(known: anthropic, openai, deepseek,.*vllm; add others under "providers"/,
+      new RegExp(
+        'acme\\/model-1: unknown provider "acme" \\(known: anthropic, openai, deepseek,.*vllm; ' +
+          'add others under "providers"',
+      ),
     );
   });
 

@@ -123,7 +123,8 @@ test('the skill tool returns the expanded body to the model, noting tools not av
   );
   assert.deepEqual(results[0], [
     false,
-    '# Skill: greet\n\nGreet Ada in a  tone. Raw request: Ada\nLeave {{unknown}} alone.\n\n(This skill uses the tools read, web_fetch; not available in this conversation: web_fetch, so do without them.)',
+    '# Skill: greet\n\nGreet Ada in a  tone. Raw request: Ada\nLeave {{unknown}} alone.\n\n(This skill uses the ' +
+      'tools read, web_fetch; not available in this conversation: web_fetch, so do without them.)',
   ]);
   assert.deepEqual(results[1], [true, 'skill greet needs who (the person to greet); pass them in args']);
   assert.deepEqual(results[2], [true, 'invalid input for skill: name: expected one of greet, got the string "nope"']);

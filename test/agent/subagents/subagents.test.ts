@@ -305,7 +305,9 @@ test('cancelling the parent cancels a running sub-agent; a finished run stops it
   assert.equal(bg.signal?.aborted, true, 'the background sub-agent was stopped with the run');
 });
 
-test('a sub-agent model the policy does not list is refused, naming the allowed ones, and no request reaches its provider', async (t) => {
+const subAgentModelTitle =
+  'a sub-agent model the policy does not list is refused, naming the allowed ones, and no request reaches its provider';
+test(subAgentModelTitle, async (t) => {
   const other = await startLlmEmulator();
   t.after(() => other.close());
   // A keyless local endpoint, as the lmstudio/ollama presets are: the host itself would POST there.

@@ -153,7 +153,9 @@ test('an unknown PermissionLevel is refused naming the value', () => {
 });
 
 describe('more real layouts', () => {
-  test('clap 4 wrapped help: continuation lines, fractional defaults, env/alias hints, optional values, short-only flags', () => {
+  const clap4WrappedTitle =
+    'clap 4 wrapped help: continuation lines, fractional defaults, env/alias hints, optional values, short-only flags';
+  test(clap4WrappedTitle, () => {
     const h = parseHelp(fixture('clap-wrapped.txt'));
     assert.equal(
       param(h, 'depth').description,
@@ -238,7 +240,8 @@ describe('more real layouts', () => {
 
 test('usage-only positionals ignore option groups and command placeholders', () => {
   const h = parseHelp(
-    'usage: tidy [-h] [-q] [--width WIDTH] <file> [out]\n\noptions:\n  -h, --help       show this help message and exit\n  -q               quiet\n  --width WIDTH    line width\n',
+    'usage: tidy [-h] [-q] [--width WIDTH] <file> [out]\n\noptions:\n  -h, --help       show this help message and ' +
+      'exit\n  -q               quiet\n  --width WIDTH    line width\n',
   );
   assert.deepEqual(
     h.params.map((p) => [p.key, p.kind, p.required]),

@@ -72,7 +72,8 @@ describe('input → argv', () => {
 
   test('a tool with commands gets the command and its args after the options', () => {
     const h = parseHelp(
-      'kv 1.0\nStore\n\nUsage: kv [OPTIONS] <COMMAND>\n\nCommands:\n  get  Get a key\n  set  Set a key\n\nOptions:\n  -s, --store <PATH>  Store file\n',
+      'kv 1.0\nStore\n\nUsage: kv [OPTIONS] <COMMAND>\n\nCommands:\n  get  Get a key\n  set  Set a ' +
+        'key\n\nOptions:\n  -s, --store <PATH>  Store file\n',
     );
     assert.deepEqual(inputToArgv({ store: 'kv.json', command: 'set', args: ['k', 'v'] }, h.params, true), [
       '--store',

@@ -48,7 +48,9 @@ describe('tool registry: names from help', () => {
     await sandbox.close();
   });
 
-  test('a user file whose help names a bundled tool takes the name over, and the shadowed file is listed and logged', async () => {
+  const userFileWhoseTitle =
+    'a user file whose help names a bundled tool takes the name over, and the shadowed file is listed and logged';
+  test(userFileWhoseTitle, async () => {
     assert.deepEqual(
       registry.list().map((t) => [t.spec.name, t.source, t.spec.file]),
       [

@@ -99,7 +99,9 @@ describe('tool registry: hot reload', () => {
     );
   });
 
-  test('a tool whose help exhausts its memory (ten tables grown to failure) is refused with the reason; the rest carry on', async () => {
+  const toolWhoseHelpTitle =
+    'a tool whose help exhausts its memory (ten tables grown to failure) is refused with the reason; the rest carry on';
+  test(toolWhoseHelpTitle, async () => {
     const refused = nextEvent(registry, (e) => e.name === 'bomb' && e.type === 'refused');
     dropTool(extensions, 'tablebomb', 'bomb');
     const e = await refused;

@@ -70,7 +70,9 @@ for (const form of ['module', 'component'] as const) {
     });
     after(() => sandbox.close());
 
-    test('validates: name and version from its help, level, keywords, typed, required and defaulted options, an enum', () => {
+    const validatesNameVersionTitle =
+      'validates: name and version from its help, level, keywords, typed, required and defaulted options, an enum';
+    test(validatesNameVersionTitle, () => {
       const { spec } = tool;
       assert.equal(spec.name, 'rcat');
       assert.equal(spec.version, '0.1.0');

@@ -83,7 +83,10 @@ describe('registering a tool file', () => {
     );
   });
 
-  test('a component importing wasi:http without declaring Network: registers with a note; it reaches only what the policy allows (nothing by default)', async () => {
+  const componentImportingWasiTitle =
+    'a component importing wasi:http without declaring Network: registers with a note; it reaches only what the ' +
+    'policy allows (nothing by default)';
+  test(componentImportingWasiTitle, async () => {
     const { spec, blob } = await register('reg-net', 'sneaky');
     assert.ok(
       spec.notes.some((n) => /imports wasi:http.*no Network: line.*network\.allow/.test(n)),
@@ -153,7 +156,9 @@ describe('registering a tool file', () => {
     );
   });
 
-  test("a tool is named by the first word of its help's first line, not by its file; calls still run as the file's name", async () => {
+  const toolNamedFirstTitle =
+    "a tool is named by the first word of its help's first line, not by its file; calls still run as the file's name";
+  test(toolNamedFirstTitle, async () => {
     const file = join(dir, 'my-cat.wasm');
     copyFileSync(RCAT, file);
     const { spec, blob } = await registerFile(sandbox, file, cache);
@@ -178,7 +183,9 @@ describe('registering a tool file', () => {
     assert.equal(r.content, 'one\ntwo\n');
   });
 
-  test('a help without a name line leaves the file name, and a file name that is not a valid tool name is refused', async () => {
+  const helpWithoutNameTitle =
+    'a help without a name line leaves the file name, and a file name that is not a valid tool name is refused';
+  test(helpWithoutNameTitle, async () => {
     // reg-v1 starts its help with argv[0]: "my tool 1.0.0" is no name line.
     assert.match(await refusal('reg-v1', 'my tool'), /the tool name "my tool" must be 1-64 letters, digits, _ or -/);
   });

@@ -56,10 +56,16 @@ export function anthropicRefusal(body: Body | undefined, headers: IncomingHttpHe
   if (!rules) return undefined;
   if (thinking?.type && !rules.thinking.includes(thinking.type)) {
     if (thinking.type === 'enabled') {
-      return '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and "output_config.effort" to control thinking behavior.';
+      return (
+        '"thinking.type.enabled" is not supported for this model. Use "thinking.type.adaptive" and ' +
+        '"output_config.effort" to control thinking behavior.'
+      );
     }
     if (thinking.type === 'disabled' && rules.thinking.includes('between_tools')) {
-      return 'To turn thinking off on this model, send "thinking": {"type": "between_tools"} instead of {"type": "disabled"}.';
+      return (
+        'To turn thinking off on this model, send "thinking": {"type": "between_tools"} instead of {"type": ' +
+        '"disabled"}.'
+      );
     }
     return `thinking.type "${thinking.type}" is not supported for this model.`;
   }

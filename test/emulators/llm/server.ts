@@ -45,7 +45,10 @@ export interface LlmEmulator {
   close(): Promise<void>;
 }
 
-/** Starts an emulator on 127.0.0.1, port 0. Example: `const emu = await startLlmEmulator(); emu.script([llm.say('hi')]);` */
+/**
+ * Starts an emulator on 127.0.0.1, port 0. Example:
+ * `const emu = await startLlmEmulator(); emu.script([llm.say('hi')]);`
+ */
 export async function startLlmEmulator(): Promise<LlmEmulator> {
   const queue: LlmReply[] = [];
   const requests: RecordedRequest[] = [];
@@ -214,7 +217,8 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
       const problems: string[] = [];
       if (queue.length > 0)
         problems.push(
-          `${queue.length} scripted repl${queue.length === 1 ? 'y was' : 'ies were'} never requested (${queue.map((r) => r.kind).join(', ')})`,
+          `${queue.length} scripted repl${queue.length === 1 ? 'y was' : 'ies were'} never requested ` +
+            `(${queue.map((r) => r.kind).join(', ')})`,
         );
       problems.push(...unanswered);
       if (problems.length > 0) throw new Error(`llm emulator: ${problems.join('; ')}`);

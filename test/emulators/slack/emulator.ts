@@ -22,11 +22,17 @@ export interface SlackEmulatorOptions {
   ackTimeoutMs?: number;
   /** Socket Mode: redeliveries of an unacked envelope (Slack 3). */
   maxRetries?: number;
-  /** Socket Mode: resend what a closed connection left unacknowledged at once (Slack waits for the ack timeout). Default false. */
+  /**
+   * Socket Mode: resend what a closed connection left unacknowledged at once (Slack waits for the ack timeout). Default
+   * false.
+   */
   redeliverOnClose?: boolean;
   /** HTTP: automatic redelivery delays after a failure (default none; Slack: 0, 60 s, 300 s). */
   httpRetryDelaysMs?: number[];
-  /** Subscribed to message.channels (a mention then arrives as both `message` and `app_mention`, as in Slack). Default true. */
+  /**
+   * Subscribed to message.channels (a mention then arrives as both `message` and `app_mention`, as in Slack). Default
+   * true.
+   */
   channelMessages?: boolean;
   /** Deliver the bot's own posts and edits back as message events (as Slack does). Default false. */
   echoBotMessages?: boolean;

@@ -54,7 +54,10 @@ export class HttpEvents {
     return this.attempt(rec, rec.attempts.length, reason);
   }
 
-  /** Posts any body signed (or with the given headers overriding the signature): for url_verification and signature tests. */
+  /**
+   * Posts any body signed (or with the given headers overriding the signature): for url_verification and signature
+   * tests.
+   */
   async post(body: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string }> {
     const ts = String(Math.floor(Date.now() / 1000));
     return this.request(body, { ...this.sign(body, ts), ...headers });

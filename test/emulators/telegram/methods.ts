@@ -141,7 +141,8 @@ function editMessageText(emu: TelegramEmulator, p: Params): unknown {
   if (body.text === m.text && JSON.stringify(body.entities) === JSON.stringify(m.entities)) {
     throw new BotApiError(
       400,
-      'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message',
+      'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as ' +
+        'a current content and reply markup of the message',
     );
   }
   m.text = body.text;

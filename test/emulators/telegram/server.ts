@@ -219,7 +219,9 @@ export class TelegramEmulator {
     });
   }
 
-  /** Injects a failure (e.g. `{ methods: ['getUpdates'], count: 1, error_code: 409, description: 'Conflict: ...' }`). */
+  /**
+   * Injects a failure (e.g. `{ methods: ['getUpdates'], count: 1, error_code: 409, description: 'Conflict: ...' }`).
+   */
   failNext(fault: Fault): void {
     this.faults.push(fault);
   }

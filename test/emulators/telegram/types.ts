@@ -68,7 +68,10 @@ export interface UserMessageOptions {
   threadId?: number;
   /** The message id this one replies to. */
   replyTo?: number;
-  /** The update field: `message` (default), `edited_message` (delivered with an edit_date) or `channel_post` (no sender). */
+  /**
+   * The update field: `message` (default), `edited_message` (delivered with an edit_date) or `channel_post` (no
+   * sender).
+   */
   kind?: 'message' | 'edited_message' | 'channel_post';
 }
 

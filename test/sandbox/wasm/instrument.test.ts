@@ -34,7 +34,8 @@ function run(bytes: Uint8Array, fuel = 1n << 62n, tables = 1 << 20) {
   return { exports: inst.exports as Record<string, any>, g };
 }
 
-const KITCHEN_SINK = `(module
+const KITCHEN_SINK =
+  `(module
   (import "env" "base" (global $base i32))
   (global $counter (mut i32) (i32.const 7))
   (global $start i32 (global.get $base))
@@ -59,7 +60,8 @@ const KITCHEN_SINK = `(module
     (global.get $counter))
   (func (export "data_at_base") (result i32) (i32.load (global.get $base)))
   (func (export "pick") (param i32) (result i32)
-    (block $c (block $b (block $a (br_table $a $b $c (local.get 0))) (return (i32.const 10))) (return (i32.const 20))) (i32.const 30))
+    (block $c (block $b (block $a (br_table $a $b $c (local.get 0))) (return (i32.const 10))) ` +
+  `(return (i32.const 20))) (i32.const 30))
   (func (export "simd") (result i32)
     (i32x4.extract_lane 2 (i32x4.add (v128.const i32x4 1 2 3 4) (v128.const i32x4 10 20 30 40))))
   (func (export "fill") (result i32)
