@@ -91,6 +91,21 @@ function table(rows: string[][]): string {
   return rows.map((r) => r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  ')).join('\n');
 }
 
+/** Flags of `job edit`: the fields to change, as `job add` takes them. */
+export type JobEditFlags = Partial<Omit<JobAddFlags, 'disabled'>>;
+
+/** The optional job fields `job add` and `job edit` share, from their flags (only those given). */
+function optionalFields(flags: JobEditFlags): Partial<JobInput> {
+  return {
+    ...(flags.timezone !== undefined ? { timezone: flags.timezone } : {}),
+    ...(flags.model !== undefined ? { model: flags.model } : {}),
+    ...(flags.access !== undefined ? { access: flags.access } : {}),
+    ...(flags.timeout !== undefined ? { timeoutMs: parseDuration('--timeout', flags.timeout) } : {}),
+    ...(flags.budget !== undefined ? { budgetUsd: parseBudget(flags.budget) } : {}),
+    ...(flags.overlap !== undefined ? { overlap: flags.overlap } : {}),
+  };
+}
+
 /** `job add`. */
 export async function jobAdd(flags: JobAddFlags, configFile?: string): Promise<number> {
   const fmt = format(flags.format);
@@ -99,12 +114,7 @@ export async function jobAdd(flags: JobAddFlags, configFile?: string): Promise<n
     cron: flags.cron,
     prompt: flags.prompt,
     target: flags.target,
-    ...(flags.timezone !== undefined ? { timezone: flags.timezone } : {}),
-    ...(flags.model !== undefined ? { model: flags.model } : {}),
-    ...(flags.access !== undefined ? { access: flags.access } : {}),
-    ...(flags.timeout !== undefined ? { timeoutMs: parseDuration('--timeout', flags.timeout) } : {}),
-    ...(flags.budget !== undefined ? { budgetUsd: parseBudget(flags.budget) } : {}),
-    ...(flags.overlap !== undefined ? { overlap: flags.overlap } : {}),
+    ...optionalFields(flags),
     ...(flags.disabled ? { enabled: false } : {}),
   };
   const job = await withScheduler(configFile, (s) => s.add(input));
@@ -112,9 +122,6 @@ export async function jobAdd(flags: JobAddFlags, configFile?: string): Promise<n
   else out(`added job ${job.id} (next run ${nextRun(job)}); a running gateway picks it up within a few seconds`);
   return 0;
 }
-
-/** Flags of `job edit`: the fields to change, as `job add` takes them. */
-export type JobEditFlags = Partial<Omit<JobAddFlags, 'disabled'>>;
 
 /** `job edit <id>`: changes the given fields, validated as `job add` validates them. */
 export async function jobEdit(id: string, flags: JobEditFlags, configFile?: string): Promise<number> {
@@ -124,12 +131,7 @@ export async function jobEdit(id: string, flags: JobEditFlags, configFile?: stri
     ...(flags.cron !== undefined ? { cron: flags.cron } : {}),
     ...(flags.prompt !== undefined ? { prompt: flags.prompt } : {}),
     ...(flags.target !== undefined ? { target: flags.target } : {}),
-    ...(flags.timezone !== undefined ? { timezone: flags.timezone } : {}),
-    ...(flags.model !== undefined ? { model: flags.model } : {}),
-    ...(flags.access !== undefined ? { access: flags.access } : {}),
-    ...(flags.timeout !== undefined ? { timeoutMs: parseDuration('--timeout', flags.timeout) } : {}),
-    ...(flags.budget !== undefined ? { budgetUsd: parseBudget(flags.budget) } : {}),
-    ...(flags.overlap !== undefined ? { overlap: flags.overlap } : {}),
+    ...optionalFields(flags),
   };
   if (!Object.keys(patch).length)
     throw new UsageError(
