@@ -97,3 +97,33 @@ export async function waitUntil(cond: () => boolean | Promise<boolean>, what: st
     await new Promise((r) => setTimeout(r, 15));
   }
 }
+
+/**
+ * Reads a Server-Sent Events body in the background: `onData` gets each event's parsed `data:`
+ * JSON, `onComment` each comment block (`: connected`). Ends quietly when the stream is aborted.
+ */
+export function readEventStream(
+  body: ReadableStream<Uint8Array>,
+  onData: (data: unknown) => void,
+  onComment: (comment: string) => void = () => {},
+): void {
+  void (async () => {
+    const decoder = new TextDecoder();
+    let buf = '';
+    try {
+      for await (const chunk of body as unknown as AsyncIterable<Uint8Array>) {
+        buf += decoder.decode(chunk, { stream: true });
+        let at: number;
+        while ((at = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, at);
+          buf = buf.slice(at + 2);
+          if (block.startsWith(':')) onComment(block.slice(1).trim());
+          const data = block.split('\n').find((l) => l.startsWith('data: '));
+          if (data) onData(JSON.parse(data.slice(6)));
+        }
+      }
+    } catch {
+      // aborted at close
+    }
+  })();
+}

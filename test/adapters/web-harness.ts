@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createWebAdapter, type WebAdapter } from '../../src/adapters/web/index.ts';
-import { waitUntil } from '../helpers.ts';
+import { readEventStream, waitUntil } from '../helpers.ts';
 import type { AdapterHarness, EmulatedBotMessage } from './contract.ts';
 
 /** A harness plus the adapter's own handle and the base URL. */
@@ -44,25 +44,13 @@ export async function webHarness(): Promise<WebHarness> {
       headers: { cookie },
     });
     if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status}`);
-    void (async () => {
-      const decoder = new TextDecoder();
-      let buf = '';
-      try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          buf += decoder.decode(chunk, { stream: true });
-          let at: number;
-          while ((at = buf.indexOf('\n\n')) >= 0) {
-            const block = buf.slice(0, at);
-            buf = buf.slice(at + 2);
-            if (block.startsWith(': connected')) connected = true;
-            const data = block.split('\n').find((l) => l.startsWith('data: '));
-            if (data) events.push(JSON.parse(data.slice(6)) as WebEvent);
-          }
-        }
-      } catch {
-        // aborted at close
-      }
-    })();
+    readEventStream(
+      res.body,
+      (data) => events.push(data as WebEvent),
+      (comment) => {
+        if (comment.startsWith('connected')) connected = true;
+      },
+    );
     await waitUntil(() => connected, 'the event stream', 5000);
   };
   await listen();

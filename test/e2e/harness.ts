@@ -1,7 +1,7 @@
 // End-to-end harness: a whole boxbot (startBoxbot, as `npm start` runs it) in a temp folder,
 // wired to the LLM emulator over HTTP, plus helpers to read the web chat's event stream.
 
-import { waitUntil } from '../helpers.ts';
+import { readEventStream, waitUntil } from '../helpers.ts';
 import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
 
 /** A running boxbot with its emulator and temp folder. */
@@ -45,24 +45,7 @@ export class WebChatClient {
       headers: { cookie },
     });
     if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status}`);
-    void (async () => {
-      const decoder = new TextDecoder();
-      let buf = '';
-      try {
-        for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-          buf += decoder.decode(chunk, { stream: true });
-          let at: number;
-          while ((at = buf.indexOf('\n\n')) >= 0) {
-            const block = buf.slice(0, at);
-            buf = buf.slice(at + 2);
-            const data = block.split('\n').find((l) => l.startsWith('data: '));
-            if (data) c.events.push(JSON.parse(data.slice(6)));
-          }
-        }
-      } catch {
-        // closed
-      }
-    })();
+    readEventStream(res.body, (data) => c.events.push(data as WebChatClient['events'][number]));
     return c;
   }
 
