@@ -27,7 +27,7 @@ import { createSequence } from '../../src/store/sequence.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
 import { reply, scriptedModel } from '../agent/loop/scripted.ts';
 import { tempDir } from '../helpers.ts';
-import { FakeAdapter, FakeAgent, MemoryGatewayStore, until } from './fakes.ts';
+import { FakeAdapter, FakeAgent, inboundMessage, MemoryGatewayStore, until } from './fakes.ts';
 
 function setup(o: { adapter?: FakeAdapter; agent?: FakeAgent; store?: GatewayStore; redriveMs?: number } = {}) {
   const adapter = o.adapter ?? new FakeAdapter();
@@ -131,21 +131,7 @@ test('an answer whose send failed unexpectedly is delivered again while the gate
 });
 
 /** A user message to the fake platform's chat 100, as the platform would deliver it (again). */
-const message = (text: string, id: string): InboundMessage => ({
-  id,
-  platform: 'telegram',
-  conversationKey: 'telegram:100',
-  chatId: '100',
-  messageId: `u-${id}`,
-  userId: '42',
-  userName: 'ada',
-  text,
-  isDirect: true,
-  mentionsBot: false,
-  attachments: [],
-  receivedAt: new Date().toISOString(),
-  raw: {},
-});
+const message = (text: string, id: string): InboundMessage => inboundMessage(text, { id, messageId: `u-${id}` });
 
 const diskFullMessageTitle =
   'disk full when a message arrives: held unacknowledged, the user told once, answered once the disk has room';

@@ -27,6 +27,28 @@ export interface FakePosted {
   edits: number;
 }
 
+/** A direct user message as a platform delivers it (chat 100 of `over.platform`, default telegram). */
+export function inboundMessage(text: string, over: Partial<InboundMessage> = {}): InboundMessage {
+  const platform = over.platform ?? 'telegram';
+  const chatId = over.chatId ?? '100';
+  return {
+    id: `${platform}:evt:0`,
+    platform,
+    conversationKey: `${platform}:${chatId}`,
+    chatId,
+    messageId: 'u0',
+    userId: '42',
+    userName: 'ada',
+    text,
+    isDirect: true,
+    mentionsBot: false,
+    attachments: [],
+    receivedAt: new Date().toISOString(),
+    raw: {},
+    ...over,
+  };
+}
+
 /** A fake chat platform. */
 export class FakeAdapter implements ChannelAdapter {
   readonly posted: FakePosted[] = [];
@@ -106,23 +128,12 @@ export class FakeAdapter implements ChannelAdapter {
   /** A user message as the platform would deliver it. */
   async say(text: string, over: Partial<InboundMessage> = {}): Promise<InboundMessage> {
     const n = this.next++;
-    const chatId = over.chatId ?? '100';
-    const msg: InboundMessage = {
+    const msg = inboundMessage(text, {
       id: `${this.platform}:evt:${n}`,
       platform: this.platform,
-      conversationKey: `${this.platform}:${chatId}`,
-      chatId,
       messageId: `u${n}`,
-      userId: '42',
-      userName: 'ada',
-      text,
-      isDirect: true,
-      mentionsBot: false,
-      attachments: [],
-      receivedAt: new Date().toISOString(),
-      raw: {},
       ...over,
-    };
+    });
     await this.sink!(msg);
     return msg;
   }
