@@ -4,13 +4,70 @@
 /** The platforms boxbot speaks (the first part of every conversation key). */
 export type Platform = 'telegram' | 'discord' | 'slack' | 'web' | 'terminal';
 
-/** A file attached to an inbound message; fetched lazily by whoever needs its bytes. */
+/** What an attachment is, as the platform labels it (the bytes are sniffed again after download). */
+export type AttachmentKind = 'image' | 'voice' | 'audio' | 'video' | 'document';
+
+/**
+ * A file attached to an inbound message; its bytes are fetched by the host through the adapter's
+ * `fetchAttachment`. `url` may carry a credential (Telegram's file URL holds the bot token): it is
+ * host-only and never reaches a model, a tool, a log or a chat.
+ */
 export interface Attachment {
   id: string;
+  kind?: AttachmentKind;
   name?: string;
   mimeType?: string;
   size?: number;
   url?: string;
+}
+
+/** The bytes of one inbound attachment as the host fetched them. */
+export interface FetchedFile {
+  bytes: Uint8Array;
+  name?: string;
+  /** As the platform declared it; the gateway trusts only what it sniffs from the bytes. */
+  mimeType?: string;
+}
+
+/** A file the bot sends (Telegram sendPhoto/sendDocument, Discord attachment, Slack upload, web chat link). */
+export interface OutboundFile {
+  name: string;
+  mimeType: string;
+  bytes: Uint8Array;
+  caption?: string;
+}
+
+/**
+ * A button under a message: Telegram inline keyboard (`callback_data`), Discord button component
+ * (`custom_id`), Slack block action (`action_id`), a web chat button. `id` is at most 64 bytes
+ * (Telegram's limit) and comes back as `InboundMessage.action.id` when pressed.
+ */
+export interface Button {
+  id: string;
+  label: string;
+  style?: 'primary' | 'danger';
+}
+
+/** A command as listed in the platform's own menu (Telegram setMyCommands, Discord application commands). */
+export interface CommandSpec {
+  /** Lower case, no slash: `model`. */
+  name: string;
+  description: string;
+  /** One optional free-text argument (`/model [name]`), with its description. */
+  argument?: { name: string; description: string };
+}
+
+/** A button press, delivered as an InboundMessage with empty text and this field set. */
+export interface ButtonPress {
+  /** The pressed button's `id`. */
+  id: string;
+  /** The platform message the button was under. */
+  messageId?: string;
+  /**
+   * Opaque adapter data for answering this press (Telegram callback query id, Discord interaction
+   * token, Slack response URL); host-only, never shown to a model or written to a log.
+   */
+  handle?: string;
 }
 
 /** Every platform event that should reach the agent becomes one of these */
@@ -35,6 +92,8 @@ export interface InboundMessage {
   /** The bot was @mentioned, replied to, or addressed by a command. */
   mentionsBot: boolean;
   attachments: Attachment[];
+  /** Set when this event is a button press (text is then empty). */
+  action?: ButtonPress;
   /** ISO timestamp. */
   receivedAt: string;
   /** The platform payload, for logs and debugging only (never sent to a tool or model). */
@@ -94,6 +153,8 @@ export interface SentMessage {
 export interface SendOptions {
   /** `markdown` (default): render to the platform's markup; `plain`: send as is. */
   format?: 'markdown' | 'plain';
+  /** One row of buttons under the message (on edit: replaces them; an empty list removes them). */
+  buttons?: Button[];
 }
 
 /** Receives every normalized message; resolves once the message is accepted (persisted). */
@@ -141,4 +202,18 @@ export interface ChannelAdapter {
   routes(): AdapterRoute[];
   /** The bot's own identity once started (for `/whoami` and logs). */
   identity(): { id: string; name: string } | undefined;
+  /**
+   * Downloads an inbound attachment (host side; the URL may carry the bot token). More than
+   * `maxBytes` rejects with AdapterError `too-large` without reading the rest.
+   */
+  fetchAttachment?(attachment: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<FetchedFile>;
+  /** Sends one file natively, with an optional caption. */
+  sendFile?(target: OutboundTarget, file: OutboundFile): Promise<SentMessage>;
+  /** Registers the bot's commands in the platform's own command menu (called once at start). */
+  setCommands?(commands: CommandSpec[]): Promise<void>;
+  /**
+   * Tells the user who pressed a button something only they see (Slack ephemeral message, Discord
+   * ephemeral reply, Telegram callback answer, the web chat session that pressed it).
+   */
+  answerPress?(press: InboundMessage, text: string): Promise<void>;
 }
