@@ -25,7 +25,7 @@ test('a file sent to a thread is shared in that thread, with its caption as the 
   }
 });
 
-test('the upload URL failing (503) is a retryable error and shares nothing; tried again, the file arrives once', async () => {
+test('the upload URL failing (503) is retryable and shares nothing; tried again, the file arrives once', async () => {
   const h = await slackHarness('socket');
   try {
     h.emu.api.uploadFaults.push(503);
