@@ -15,7 +15,7 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
-import { type AttachedFile, createSendFileTool } from './media/send-file-tool.ts';
+import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
 import { type AgentDeps, type AgentPolicy, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { Message } from './types.ts';
@@ -75,6 +75,22 @@ function answerInHistory(history: Message[], inboundId: string): string | undefi
     if (m.role === 'assistant') answer = m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('');
   }
   return answer;
+}
+
+/** The inputs of the turn's send_file calls that succeeded, in order (its files, to attach again on a replay). */
+function filesInHistory(history: Message[], inboundId: string): Record<string, unknown>[] {
+  const start = history.findIndex((m) => (m as TaggedMessage).inboundId === inboundId);
+  if (start < 0) return [];
+  const calls: { id: string; input: Record<string, unknown> }[] = [];
+  const attached = new Set<string>();
+  for (let i = start + 1; i < history.length && !isInput(history[i]!); i++) {
+    for (const p of history[i]!.content) {
+      if (p.type === 'tool-call' && p.name === SEND_FILE && typeof p.input === 'object' && p.input !== null)
+        calls.push({ id: p.id, input: p.input as Record<string, unknown> });
+      if (p.type === 'tool-result' && p.name === SEND_FILE && !p.isError) attached.add(p.id);
+    }
+  }
+  return calls.filter((c) => attached.has(c.id)).map((c) => c.input);
 }
 
 /** What tools bound to one message know about it. */
@@ -150,10 +166,19 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // saving it, before the answer reached the outbox) delivers that answer: no second model
       // call, no second copy of the turn.
       const earlier = answerInHistory(history, message.id);
-      if (earlier !== undefined) return { text: earlier, outcome: 'replayed' };
+      const files: AttachedFile[] = [];
+      if (earlier !== undefined) {
+        // Its files never reached the outbox either: they are read from the workspace again.
+        const tool = createSendFileTool({ workspace, maxBytes: maxFileBytes, attach: (f) => files.push(f) });
+        let missing = '';
+        for (const input of filesInHistory(history, message.id)) {
+          const r = await tool.run(input, { signal });
+          if (r.isError) missing += `\n\n(${r.content.replace(/^cannot send/, 'I could not attach again')}.)`;
+        }
+        return { text: earlier + missing, outcome: 'replayed', ...(files.length ? { files } : {}) };
+      }
       // In groups the model needs to know who is speaking.
       const input = message.isDirect ? message.text : `[${message.userName}]: ${message.text}`;
-      const files: AttachedFile[] = [];
       const result = await runAgent({
         history,
         input,

@@ -3,7 +3,7 @@
 // outside the workspace, a symlink out, a FIFO or an oversized file is refused with a clear error.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
@@ -136,4 +136,40 @@ test('at most ten files per answer', async () => {
   assert.equal(r.isError, true);
   assert.match(r.content, /at most 10 files per answer/);
   assert.equal(got.length, 10);
+});
+
+const replayTitle =
+  'a run again of a turn already saved (a crash before its answer reached the outbox) attaches its files again';
+test(replayTitle, async (t) => {
+  const { runner, workspace } = runnerWith(t, [
+    callTools([
+      ['send_file', { path: 'a.txt' }],
+      ['send_file', { path: 'gone.txt' }],
+      ['send_file', { path: 'missing.txt' }],
+    ]),
+    reply('Two files.'),
+  ]);
+  writeFileSync(join(workspace, 'a.txt'), 'alpha');
+  writeFileSync(join(workspace, 'gone.txt'), 'beta');
+  const m = message('files please');
+  const run = () =>
+    runner.run({
+      message: m,
+      policy: resolvePolicy(configSchema.parse({}), m),
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+    });
+  const first = await run();
+  assert.deepEqual(
+    first.files?.map((f) => f.name),
+    ['a.txt', 'gone.txt'],
+  );
+  rmSync(join(workspace, 'gone.txt')); // removed before the run again
+  const again = await run(); // no model call: the scripted model has no step left
+  assert.equal(again.outcome, 'replayed');
+  assert.deepEqual(
+    again.files?.map((f) => [f.name, Buffer.from(f.bytes).toString()]),
+    [['a.txt', 'alpha']],
+  );
+  assert.match(again.text, /^Two files\.\n\n\(I could not attach again gone\.txt: it does not exist\.\)$/);
 });

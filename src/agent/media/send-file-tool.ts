@@ -15,6 +15,9 @@ export interface AttachedFile {
   caption?: string;
 }
 
+/** The tool's name. */
+export const SEND_FILE = 'send_file';
+
 /** Most files one answer sends. */
 export const MAX_FILES_PER_ANSWER = 10;
 /** Longest caption (Telegram's limit for a photo or document caption). */
@@ -38,7 +41,7 @@ export function createSendFileTool(o: SendFileToolOptions): BuiltinTool {
       ? `${Math.round((o.maxBytes / (1024 * 1024)) * 10) / 10} MB`
       : `${Math.ceil(o.maxBytes / 1024)} KB`;
   return {
-    name: 'send_file',
+    name: SEND_FILE,
     description:
       'Send a file from the workspace to the user in this chat, attached after your answer (images are shown as ' +
       `images). Create the file first with another tool. At most ${MAX_FILES_PER_ANSWER} files per answer, ` +
