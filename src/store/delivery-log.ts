@@ -267,6 +267,15 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     }
   }
 
+  /** Runs a file copy's I/O; a failure is a retryable StoreError naming the file. */
+  async function io<T>(path: string, f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (e) {
+      throw new StoreError('io', `store I/O failed on ${files.describe(path)}: ${errorMessage(e)}`, { cause: e });
+    }
+  }
+
   /** Removes an ended entry's file copies; one left behind (a failing disk) goes at the next load. */
   async function dropFiles(entry: StoredOutbox | undefined): Promise<void> {
     for (const f of entry?.files ?? []) {
@@ -397,7 +406,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
           bytes: f.bytes,
         };
       });
-      for (const f of stemmed) await files.writeBytes(f.blob, f.bytes);
+      for (const f of stemmed) await io(f.blob, () => files.writeBytes(f.blob, f.bytes));
       if (outbox.has(entry.id)) return; // put meanwhile by another call
       const stored: StoredOutbox = {
         id: entry.id,
@@ -436,7 +445,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       await ready();
       const f = outbox.get(id)?.files?.[index];
       if (!f || outbox.get(id)?.state !== 'pending') return undefined;
-      return files.readBytes(f.blob);
+      return io(f.blob, () => files.readBytes(f.blob));
     },
     async finishOutbox(id, answered) {
       checkKey(id, 'outbox id');

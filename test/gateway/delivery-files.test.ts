@@ -7,8 +7,13 @@ import { AdapterApiError, type OutboundFile } from '../../src/adapters/index.ts'
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import type { GatewayStore } from '../../src/gateway/ports.ts';
+import { silentLogger } from '../../src/log.ts';
+import { createDeliveryLog } from '../../src/store/delivery-log.ts';
+import { createDocuments } from '../../src/store/documents.ts';
 import { createMemoryState, createMemoryStore, type MemoryFilesState } from '../../src/store/index.ts';
-import { FakeAdapter, FakeAgent, FakeFileAdapter, MemoryGatewayStore } from './fakes.ts';
+import { createMemoryFiles } from '../../src/store/memory-files.ts';
+import { createSequence } from '../../src/store/sequence.ts';
+import { FakeAdapter, FakeAgent, FakeFileAdapter, MemoryGatewayStore, until } from './fakes.ts';
 
 function setup(o: { adapter?: FakeAdapter; agent?: FakeAgent; store?: GatewayStore } = {}) {
   const adapter = o.adapter ?? new FakeFileAdapter();
@@ -224,4 +229,46 @@ test('a file whose stored copy is gone at the restart is named in a line instead
   assert.deepEqual(await store.delivery.pendingOutbox(), []);
   await second.gw.stop();
   await store.close();
+});
+
+test('a disk too full for the file copy delays the answer; once there is room, text and file arrive once', async () => {
+  const state = createMemoryState();
+  const disk = { full: true, refused: 0 };
+  const base = createMemoryFiles(state, { now: Date.now });
+  const docs = createDocuments(
+    {
+      ...base,
+      async writeBytes(path, bytes) {
+        if (disk.full) {
+          disk.refused++;
+          throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
+        }
+        return base.writeBytes(path, bytes);
+      },
+    },
+    { logger: silentLogger },
+  );
+  const { close, ...delivery } = createDeliveryLog(docs, {
+    now: Date.now,
+    seq: createSequence(Date.now),
+    logger: silentLogger,
+    maxAgeMs: 1e9,
+    maxCount: 1000,
+  });
+  const store: GatewayStore = { ...delivery, answered: async () => false };
+  const { adapter, gw } = setup({
+    store,
+    agent: new FakeAgent(() => ({ text: 'Saved it.', files: [file('big.csv', 'x,y')] })),
+  });
+  await gw.start();
+  await adapter.say('go');
+  await until(() => disk.refused >= 2, 'the copy refused while the disk is full');
+  assert.deepEqual((adapter as FakeFileAdapter).files, [], 'nothing sent before the entry is saved');
+  disk.full = false;
+  await gw.idle();
+  assert.equal(adapter.texts().filter((t) => t === 'Saved it.').length, 1);
+  assert.deepEqual((adapter as FakeFileAdapter).fileNames(), ['big.csv']);
+  assert.deepEqual(copies(state), []);
+  await gw.stop();
+  await close();
 });
