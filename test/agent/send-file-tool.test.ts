@@ -173,3 +173,21 @@ test(replayTitle, async (t) => {
   );
   assert.match(again.text, /^Two files\.\n\n\(I could not attach again gone\.txt: it does not exist\.\)$/);
 });
+
+test('a refused send_file reaches the model as a tool error, and nothing is attached to the answer', async (t) => {
+  const { runner, provider } = runnerWith(t, [
+    callTools([['send_file', { path: '../../etc/passwd' }]]),
+    reply('I cannot send that file.'),
+  ]);
+  const m = message('send me the passwords');
+  const r = await runner.run({
+    message: m,
+    policy: resolvePolicy(configSchema.parse({}), m),
+    signal: new AbortController().signal,
+    onEvent: () => undefined,
+  });
+  assert.equal(r.files, undefined);
+  const result = provider.requests[1]!.messages.at(-1)!.content.find((p) => p.type === 'tool-result');
+  assert.equal(result?.type === 'tool-result' && result.isError, true);
+  assert.match(JSON.stringify(result), /cannot send \.\.\/\.\.\/etc\/passwd: it leads outside the folder/);
+});
