@@ -194,6 +194,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         : {}),
       timeoutMs: loaded.config.gateway.runTimeoutMs,
       maxTurns: loaded.config.gateway.maxTurns,
+      maxFileBytes: loaded.config.media.maxFileMb * 1024 * 1024,
       metrics,
       log,
     });

@@ -18,6 +18,7 @@ export type {
   InboundMessage,
   InboundSink,
   NormalizeResult,
+  OutboundFile,
   OutboundTarget,
   Platform,
   SendOptions,

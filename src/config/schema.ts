@@ -95,6 +95,14 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** Files in chats. */
+    media: z
+      .object({
+        /** Largest file, in MiB, the bot sends to a chat (send_file) or takes from one. */
+        maxFileMb: z.number().positive().default(20),
+      })
+      .strict()
+      .default({}),
     channels: z
       .object({
         telegram: channelBase

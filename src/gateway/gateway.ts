@@ -8,7 +8,7 @@
 // messages are accepted after it); an entry left unfinished by an unexpected error is re-driven
 // every `redriveMs`.
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
-import type { ChannelAdapter, InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import type { ChannelAdapter, InboundMessage, OutboundFile, OutboundTarget } from '../adapters/index.ts';
 import { platformOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
@@ -220,12 +220,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const started = Date.now();
     let text!: string;
     let outcome!: RunOutcome;
+    let files: OutboundFile[] | undefined;
     let closing!: Promise<string | undefined>;
     await runs.run(async () => {
       state.running = controller;
       stream.start();
       try {
-        ({ text, outcome } = await opts.agent.run({
+        ({ text, outcome, files } = await opts.agent.run({
           message: msg,
           policy,
           signal: controller.signal,
@@ -255,12 +256,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
     metrics.agentRuns.inc({ outcome });
     metrics.runSeconds.observe((Date.now() - started) / 1000);
     const previewId = await closing;
-    const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown);
+    const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
     // Until the answer is in the outbox it exists only here: keep trying to write it (the
     // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
     await runPersist('outbox', () => opts.store.putOutbox(entry));
     await deliverEntry(deliveryOf(msg.platform), entry, msg.id);
-    metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length);
+    metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length + (entry.files?.length ?? 0));
     metrics.replySeconds.observe((Date.now() - Date.parse(msg.receivedAt)) / 1000, { platform: msg.platform });
   }
 

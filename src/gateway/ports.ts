@@ -1,7 +1,7 @@
 // What the gateway needs from the rest of boxbot, as small interfaces: the agent (one run per
 // message), and durable delivery state (dedupe, journal, outbox: the store's DeliveryStore,
 // re-exported below). main.ts plugs the real ones in; tests plug in fakes.
-import type { InboundMessage } from '../adapters/index.ts';
+import type { InboundMessage, OutboundFile } from '../adapters/index.ts';
 import type { Outcome } from '../agent/index.ts';
 import type { Persist } from './persist.ts';
 import type { ResolvedPolicy } from './policy.ts';
@@ -46,6 +46,8 @@ export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted';
 export interface AgentRunReply {
   text: string;
   outcome: RunOutcome;
+  /** Files the run attached to its answer (the `send_file` tool), sent after the text in this order. */
+  files?: OutboundFile[];
 }
 
 /** The agent as the gateway sees it. History lives behind it. */
@@ -58,4 +60,4 @@ export interface AgentRunner {
 }
 
 // Durable delivery state is the store's own interface: the store implements this port directly.
-export type { DeliveryStore as GatewayStore, OutboxEntry, PendingMessage } from '../store/index.ts';
+export type { DeliveryStore as GatewayStore, OutboxEntry, OutboxFile, PendingMessage } from '../store/index.ts';

@@ -25,6 +25,7 @@ export type {
   JsonValue,
   KvStore,
   OutboxEntry,
+  OutboxFile,
   PendingMessage,
   Store,
   StoreOptions,

@@ -64,6 +64,21 @@ export const outboxSchema = z
         .object({ text: z.string(), receipt: z.object({ messageId: z.string(), sentAt: iso }).optional() })
         .passthrough(),
     ),
+    /** Files sent after the chunks; their bytes are in the data dir under `blob` (absent in earlier versions). */
+    files: z
+      .array(
+        z
+          .object({
+            name: z.string(),
+            mimeType: z.string(),
+            caption: z.string().optional(),
+            size: z.number().int().min(0),
+            blob: z.string().min(1),
+            receipt: z.object({ messageId: z.string(), sentAt: iso }).optional(),
+          })
+          .passthrough(),
+      )
+      .optional(),
     state: z.enum(['pending', 'failed']),
     error: z.string().optional(),
     createdAt: iso,
@@ -80,6 +95,13 @@ export const deliveryRecordSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('put'), entry: outboxSchema }),
   z.object({
     op: z.literal('receipt'),
+    id: z.string().min(1),
+    index: z.number().int().min(0),
+    messageId: z.string(),
+    at: z.string(),
+  }),
+  z.object({
+    op: z.literal('file'),
     id: z.string().min(1),
     index: z.number().int().min(0),
     messageId: z.string(),

@@ -32,6 +32,19 @@ export interface ConversationStore {
   keys(): Promise<string[]>;
 }
 
+/**
+ * A file sent with a reply, after its text. Its bytes are copied into the data dir when the entry
+ * is written (the workspace file may change or vanish before it is sent).
+ */
+export interface OutboxFile {
+  name: string;
+  /** Sniffed from the bytes, never taken from the name. */
+  mimeType: string;
+  caption?: string;
+  /** Given to putOutbox; entries read back (pendingOutbox) carry none: see DeliveryStore.outboxFile. */
+  bytes?: Uint8Array;
+}
+
 /** A reply being delivered: chunks with receipts, so a restart resumes without resending. */
 export interface OutboxEntry {
   id: string;
@@ -42,6 +55,10 @@ export interface OutboxEntry {
   chunks: string[];
   /** Platform message id per delivered chunk (null = not yet). */
   receipts: (string | null)[];
+  /** Files sent after the last chunk, in order (absent: none, as in entries of earlier versions). */
+  files?: OutboxFile[];
+  /** Platform message id per delivered file (null = not yet), like `receipts`; present when `files` is. */
+  fileReceipts?: (string | null)[];
   /** What that streamed message shows now (not persisted: after a restart the edit is simply made). */
   previewShown?: string;
   createdAt: string;
@@ -79,11 +96,18 @@ export interface DeliveryStore {
    * chunk).
    */
   receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
-  /** The reply was delivered; with `answeredMessageId`, that message is answered too (one write). */
+  /** Records that file `index` was sent as platform message `platformMessageId` (StoreError `not-found` if none). */
+  fileReceipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
+  /** The stored copy of file `index` of a pending entry; undefined when it is gone (or the entry is done). */
+  outboxFile(entryId: string, index: number): Promise<Uint8Array | undefined>;
+  /**
+   * The reply was delivered (its stored file copies are removed); with `answeredMessageId`, that message is answered
+   * too (one write).
+   */
   finishOutbox(entryId: string, answeredMessageId?: string): Promise<void>;
   /**
-   * The platform refused the reply for good: it is kept for inspection but never resumed, and
-   * `answeredMessageId` (if given) is answered, so neither is tried again at the next start.
+   * The platform refused the reply for good: it is kept for inspection (without its file copies) but never resumed,
+   * and `answeredMessageId` (if given) is answered, so neither is tried again at the next start.
    */
   failOutbox(entryId: string, error: string, answeredMessageId?: string): Promise<void>;
   /** Replies still to deliver, oldest first. */

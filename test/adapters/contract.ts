@@ -2,7 +2,7 @@
 // file supplies a harness over its emulator, which speaks the platform's real wire protocol to
 // the real client library, and calls `adapterContract`. Platform specifics live in that file.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, type TestContext, test } from 'node:test';
 import {
   AdapterApiError,
   AdapterError,
@@ -19,6 +19,17 @@ export interface EmulatedBotMessage {
   messageId: string;
   text: string;
   edits: number;
+}
+
+/** A file the bot sent, as the platform's user receives it. */
+export interface EmulatedBotFile {
+  chatId: string;
+  messageId?: string;
+  name: string;
+  bytes: Uint8Array;
+  caption?: string;
+  /** How the platform presents it: inline as an image, or as a file to download. */
+  shownAs: 'image' | 'file';
 }
 
 /** What a platform test provides: its adapter wired to a running emulator. */
@@ -45,8 +56,18 @@ export interface AdapterHarness {
   typingCount(): number;
   /** The next `n` send calls are answered 429 with this retry-after. */
   rateLimitNext(n: number, retryAfterMs: number): void;
+  /** Files the bot sent, in order (platforms whose adapter sends files). */
+  botFiles?(): EmulatedBotFile[];
+  /** The next `n` file uploads are answered 429 with this retry-after. */
+  rateLimitFilesNext?(n: number, retryAfterMs: number): void;
   close(): Promise<void>;
 }
+
+/** A valid 1×1 PNG (what a chart a tool drew starts like). */
+export const PNG_1X1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** Waits until `pred` holds, polling; fails with `what` after `ms`. */
 export const until = (pred: () => boolean, what: string, ms = 5000): Promise<void> => waitUntil(pred, what, ms);
@@ -55,7 +76,7 @@ export const until = (pred: () => boolean, what: string, ms = 5000): Promise<voi
  * What a platform does not have, each with the reason; the contract cases that need it are
  * skipped saying so (the web chat has one local user, no groups, no other bots, no rate limits).
  */
-export type MissingFeatures = Partial<Record<'groups' | 'otherBots' | 'rateLimits' | 'userIds', string>>;
+export type MissingFeatures = Partial<Record<'groups' | 'otherBots' | 'rateLimits' | 'userIds' | 'files', string>>;
 
 /**
  * The start rule every adapter keeps: start() before stop() is refused with `already-started`
@@ -197,6 +218,66 @@ export function adapterContract(
         assert.equal(h.botMessages().length, before);
         await h.adapter.send(h.directTarget(), 'now fine', { format: 'plain' });
         await until(() => h.botMessages().at(-1)?.text === 'now fine', 'the message after the 429');
+      },
+    );
+
+    const files = missing.files ? { skip: missing.files } : {};
+    // A platform whose harness lists no files sends none (yet): the gateway tells the user so instead.
+    const noFiles = (t: TestContext): boolean => {
+      if (!h.botFiles) {
+        t.skip('this platform sends no files');
+        return true;
+      }
+      assert.ok(h.adapter.sendFile, 'the adapter has no sendFile');
+      return false;
+    };
+    test('files go natively: name, bytes and caption as sent, an image shown as an image', files, async (t) => {
+      if (noFiles(t)) return;
+      const botFiles = () => h.botFiles!();
+      const target = h.directTarget();
+      const before = botFiles().length;
+      const png = new Uint8Array([...PNG_1X1]);
+      const csv = new Uint8Array(Buffer.from('city,temp\nOslo,-3\n'));
+      const image = await h.adapter.sendFile!(target, {
+        name: 'chart.png',
+        mimeType: 'image/png',
+        bytes: png,
+        caption: 'Temperatures',
+      });
+      const doc = await h.adapter.sendFile!(target, { name: 'temps.csv', mimeType: 'text/plain', bytes: csv });
+      assert.ok(image.messageId && doc.messageId);
+      await until(() => botFiles().length === before + 2, 'both files');
+      const [a, b] = botFiles().slice(before);
+      assert.equal(a!.name, 'chart.png');
+      assert.deepEqual([...a!.bytes], [...png]);
+      assert.equal(a!.caption, 'Temperatures');
+      assert.equal(a!.shownAs, 'image');
+      assert.equal(a!.chatId, target.chatId);
+      assert.equal(b!.name, 'temps.csv');
+      assert.equal(Buffer.from(b!.bytes).toString(), 'city,temp\nOslo,-3\n');
+      assert.equal(b!.shownAs, 'file');
+      assert.ok(!b!.caption);
+    });
+
+    test(
+      'a 429 on a file upload surfaces as retryable with its retry-after, and no file is posted',
+      files,
+      async (t) => {
+        if (noFiles(t)) return;
+        if (!h.rateLimitFilesNext) return t.skip('the harness cannot rate limit uploads');
+        const before = h.botFiles!().length;
+        h.rateLimitFilesNext(1, 1500);
+        const file = { name: 'a.txt', mimeType: 'text/plain', bytes: new Uint8Array(Buffer.from('a')) };
+        await assert.rejects(h.adapter.sendFile!(h.directTarget(), file), (e: unknown) => {
+          assert.ok(e instanceof AdapterApiError, `expected AdapterApiError, got ${String(e)}`);
+          assert.equal(e.status, 429);
+          assert.equal(e.retryable, true);
+          assert.ok(e.retryAfterMs !== undefined && e.retryAfterMs >= 1000, `retryAfterMs ${e.retryAfterMs}`);
+          return true;
+        });
+        assert.equal(h.botFiles!().length, before);
+        await h.adapter.sendFile!(h.directTarget(), file);
+        await until(() => h.botFiles!().length === before + 1, 'the file after the 429');
       },
     );
 

@@ -68,6 +68,19 @@ export async function discordHarness(
     },
     typingCount: () => emu.typing.length,
     rateLimitNext: (n, ms) => emu.rateLimitNext(n, ms),
+    botFiles: () =>
+      emu.botMessages().flatMap((m) =>
+        (m.uploads ?? []).map((u) => ({
+          chatId: m.channel_id,
+          messageId: m.id,
+          name: u.filename,
+          bytes: u.bytes,
+          ...(m.content ? { caption: m.content } : {}),
+          // Discord shows an image attachment inline by its content type.
+          shownAs: u.contentType.startsWith('image/') ? ('image' as const) : ('file' as const),
+        })),
+      ),
+    rateLimitFilesNext: (n, ms) => emu.rateLimitNext(n, ms),
     close: () => emu.close(),
   };
 }

@@ -1,7 +1,8 @@
 // The Slack ChannelAdapter: Socket Mode or HTTP Events delivery in, Web API chat.postMessage /
-// chat.update out. Built on @slack/web-api and @slack/socket-mode (Bolt's own building blocks)
-// rather than Bolt's App: the gateway needs the raw event body, an ack only after its sink
-// accepted the event, and a route on its own HTTP server — all things Bolt's App owns itself.
+// chat.update out (files by the external upload flow, upload.ts). Built on @slack/web-api and
+// @slack/socket-mode (Bolt's own building blocks) rather than Bolt's App: the gateway needs the
+// raw event body, an ack only after its sink accepted the event, and a route on its own HTTP
+// server — all things Bolt's App owns itself.
 
 import { type Logger, silentLogger } from '../../log.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
@@ -12,6 +13,7 @@ import { slackEventsRoute } from './events-route.ts';
 import { escapeSlackText, slackMarkdownBlocks, toSlackMrkdwn } from './format.ts';
 import { SlackInbound, UserNames } from './inbound.ts';
 import { type SlackSocket, startSocketMode } from './socket-mode.ts';
+import { uploadFile } from './upload.ts';
 
 /** How the Slack adapter is wired; tokens come from readSecrets() and are never logged. */
 export interface SlackAdapterOptions {
@@ -177,6 +179,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
         return { messageId: res.ts };
       });
     },
+
+    sendFile: (target, file) => uploadFile(web, target, file, { timeoutMs: options.requestTimeoutMs ?? 30_000 }),
 
     async edit(target, messageId, text, opts) {
       await withMarkupFallback(mrkdwn, text, opts, (body, markup) =>

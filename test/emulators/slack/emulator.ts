@@ -7,7 +7,7 @@ import { type HttpDeliveryRecord, HttpEvents } from './http-events.ts';
 import { appMentionEvent, eventCallback, messageEvent, newEventId, type UserPost } from './payloads.ts';
 import { type EnvelopeRecord, SocketLink } from './socket-link.ts';
 import { WebApi } from './web-api.ts';
-import { type StoredMessage, Workspace, type WorkspaceIds } from './workspace.ts';
+import { type SlackFile, type StoredMessage, Workspace, type WorkspaceIds } from './workspace.ts';
 
 /** How the emulated workspace delivers events and how strict it is. */
 export interface SlackEmulatorOptions {
@@ -89,6 +89,7 @@ export class SlackEmulator {
       {
         openConnection: () => this.link.ticketUrl(`ws://127.0.0.1:${this.port}`),
         onBotMessage: (m, kind) => this.echoBot(m, kind),
+        uploadUrl: (fileId) => `http://127.0.0.1:${this.port}/upload/${fileId}`,
       },
     );
     this.link = new SocketLink({
@@ -114,6 +115,18 @@ export class SlackEmulator {
         const m = /^\/api\/([A-Za-z0-9._]+)$/.exec(path);
         if (m) {
           this.api.handle(req, res, m[1]!).catch(() => res.writeHead(500).end());
+          return;
+        }
+        const upload = /^\/upload\/([A-Z0-9]+)$/.exec(path);
+        if (upload && req.method === 'POST') {
+          const chunks: Buffer[] = [];
+          req.on('data', (c: Buffer) => chunks.push(c));
+          req.on('end', () => {
+            const status = this.api.receiveUpload(upload[1]!, new Uint8Array(Buffer.concat(chunks)));
+            const headers: Record<string, string> = { 'content-type': 'text/plain' };
+            if (status === 429) headers['retry-after'] = '2';
+            res.writeHead(status, headers).end(status === 200 ? `OK - ${Buffer.concat(chunks).length}` : 'failed');
+          });
           return;
         }
       }
@@ -216,6 +229,18 @@ export class SlackEmulator {
   /** Messages the bot posted, in order, with their latest text. */
   botMessages(): StoredMessage[] {
     return this.workspace.bot.slice();
+  }
+
+  /** Files the bot shared, in order, with the message they came with. */
+  botFiles(): (SlackFile & { channel: string; threadTs?: string; comment: string })[] {
+    return this.workspace.bot.flatMap((m) =>
+      (m.files ?? []).map((f) => ({
+        ...f,
+        channel: m.channel,
+        ...(m.threadTs ? { threadTs: m.threadTs } : {}),
+        comment: m.text,
+      })),
+    );
   }
 
   /** The next `n` chat.postMessage/chat.update calls get HTTP 429 with `Retry-After: retryAfterSec`. */

@@ -118,6 +118,17 @@ export async function telegramHarness(
     botMessages: () => emulator.botMessages(),
     typingCount: () => emulator.actions.filter((a) => a.action === 'typing').length,
     rateLimitNext: (n, retryAfterMs) => emulator.rateLimitNext(n, Math.ceil(retryAfterMs / 1000)),
+    botFiles: () =>
+      emulator.botFiles().map((f) => ({
+        chatId: f.chatId,
+        messageId: f.messageId,
+        name: f.name,
+        bytes: f.bytes,
+        ...(f.caption ? { caption: f.caption } : {}),
+        shownAs: f.kind === 'photo' ? ('image' as const) : ('file' as const),
+      })),
+    rateLimitFilesNext: (n, retryAfterMs) =>
+      emulator.rateLimitNext(n, Math.ceil(retryAfterMs / 1000), ['sendPhoto', 'sendDocument']),
     async close() {
       for (const a of all) await a.stop();
       await routesServer?.close();

@@ -12,6 +12,7 @@ import type {
   EmulatedMessage,
   Fault,
   RecordedCall,
+  SentFile,
   TelegramEmulatorOptions,
   UserMessageOptions,
 } from './types.ts';
@@ -132,6 +133,7 @@ export class TelegramEmulator {
       sentText?: string;
       parseMode?: string;
       date?: number;
+      file?: SentFile;
     },
   ): Record<string, unknown> {
     const state = this.addChat(chat);
@@ -148,6 +150,7 @@ export class TelegramEmulator {
       fromBot: from.id === this.bot.id,
       ...(fields.replyTo !== undefined ? { replyTo: String(fields.replyTo) } : {}),
       date: fields.date ?? Math.floor(Date.now() / 1000),
+      ...(fields.file ? { file: fields.file } : {}),
     };
     state.messages.set(id, stored);
     if (stored.fromBot) this.sent.push(stored);
@@ -181,8 +184,8 @@ export class TelegramEmulator {
       date: m.date,
       ...(threadId !== undefined ? { message_thread_id: threadId, is_topic_message: true } : {}),
       ...(reply ? { reply_to_message: reply } : {}),
-      text: m.text,
-      ...(m.entities.length > 0 ? { entities: m.entities } : {}),
+      ...(m.file ? fileFields(m) : { text: m.text }),
+      ...(m.entities.length > 0 && !m.file ? { entities: m.entities } : {}),
       ...(m.edits > 0 ? { edit_date: Math.floor(Date.now() / 1000) } : {}),
     };
   }
@@ -192,6 +195,13 @@ export class TelegramEmulator {
   /** Messages the bot sent (optionally in one chat), in order, with their latest text. */
   botMessages(chatId?: string): EmulatedMessage[] {
     return chatId === undefined ? [...this.sent] : this.sent.filter((m) => m.chatId === chatId);
+  }
+
+  /** Files (photos and documents) the bot sent, optionally in one chat, in order. */
+  botFiles(chatId?: string): (SentFile & { chatId: string; messageId: string; caption: string })[] {
+    return this.botMessages(chatId).flatMap((m) =>
+      m.file ? [{ ...m.file, chatId: m.chatId, messageId: m.messageId, caption: m.text }] : [],
+    );
   }
 
   /** 1 while a getUpdates call is being held open (long poll), else 0. */
@@ -415,4 +425,23 @@ export async function startTelegramEmulator(opts: TelegramEmulatorOptions = {}):
   const emulator = new TelegramEmulator(opts);
   await emulator.listen();
   return emulator;
+}
+
+/** The Bot API fields of a photo or document message (the caption in place of text). */
+function fileFields(m: EmulatedMessage): Record<string, unknown> {
+  const f = m.file!;
+  const id = `file-${m.chatId}-${m.messageId}`;
+  const media =
+    f.kind === 'photo'
+      ? { photo: [{ file_id: id, file_unique_id: id, width: 1, height: 1, file_size: f.bytes.byteLength }] }
+      : {
+          document: {
+            file_id: id,
+            file_unique_id: id,
+            file_name: f.name,
+            mime_type: f.contentType,
+            file_size: f.bytes.byteLength,
+          },
+        };
+  return { ...media, ...(m.text ? { caption: m.text } : {}) };
 }
