@@ -52,7 +52,7 @@ async function browser(url: string, cookie?: string) {
     page,
     set,
     cookie: cookie ?? set.map((c) => c.split(';')[0]!).join('; '),
-    owner: /OWNER="([^"]+)"/.exec(page)![1]!,
+    owner: /"OWNER":"([^"]+)"/.exec(page)![1]!,
   };
 }
 
@@ -105,9 +105,10 @@ test(webChatSessionsTitle, async (t) => {
 test('web chat: the page keeps its session per tab (sessionStorage), so a new tab starts its own', async (t) => {
   const s = await serve(t);
   const { page } = await browser(s.server.url);
+  const script = await (await fetch(`${s.server.url}/chat/assets/chat.js`)).text();
   // sessionStorage is per tab and survives a reload; localStorage would make every tab share one.
-  assert.match(page, /sessionStorage\.getItem\('boxbot\.session'\)/);
-  assert.doesNotMatch(page, /localStorage/);
+  assert.match(script, /sessionStorage\.getItem\('boxbot\.session'\)/);
+  assert.doesNotMatch(page + script, /localStorage/);
 });
 
 test('web chat: two tabs of one browser are two conversations, each seeing only its own answers', async (t) => {
