@@ -70,7 +70,7 @@ font-size:.9rem;max-width:92%}
 form{display:flex;gap:.5rem;padding:.6rem 1rem .8rem;border-top:1px solid var(--line);position:relative;
 align-items:flex-end;flex-wrap:wrap}
 #t{flex:1 1 10rem;min-width:0;resize:none;font:inherit;padding:.5rem;border-radius:8px;border:1px solid var(--line);
-background:var(--bot);color:inherit}
+background:var(--bot);color:inherit}#t::placeholder{color:var(--muted);opacity:1}
 #send{padding:.55rem 1.1rem;border:0;border-radius:8px;background:var(--accent);color:#fff}
 #stop{padding:.5rem .8rem;border:1px solid var(--danger);border-radius:8px;background:var(--bot);color:var(--danger)}
 #stop[hidden]{display:none}
@@ -106,8 +106,9 @@ export function chatPage(boot: PageBoot): string {
 <input id="file" type="file" multiple hidden>
 <button id="attach" type="button" aria-label="Attach files" title="Attach files (or drop them here)">+</button>
 <label for="t" class="sr-only">Message</label>
-<textarea id="t" rows="2" placeholder="Message boxbot (Enter to send, Shift+Enter for a new line, / for commands)"
-autofocus></textarea><button id="stop" type="button" hidden>Stop</button><button id="send" type="submit">Send</button>
+<textarea id="t" rows="2" placeholder="Message boxbot (/ for commands)" autofocus
+title="Enter sends, Shift+Enter starts a new line, / lists the commands"></textarea>
+<button id="stop" type="button" hidden>Stop</button><button id="send" type="submit">Send</button>
 </form></main></div>
 <script id="boot" type="application/json">${inert(boot)}</script>
 <script src="chat/assets/markdown-it.js"></script><script src="chat/assets/chat.js"></script>
