@@ -193,7 +193,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       case 'activity': working(true); activity(ev); return;
       case 'note': showNote(ev.text); return;
       case 'commands': boot.commands = ev.commands; return;
-      case 'message': case 'edit': typing.textContent = ''; showBot(ev); return;
+      case 'message': case 'edit': typing.textContent = ''; showBot(ev); listSoon(); return;
     }
   }
 
@@ -277,7 +277,13 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     loadSessions();
   }
 
-  // The conversation list: this browser's stored chats, the current one always shown.
+  // The conversation list: this browser's stored chats, the current one always shown; read again
+  // shortly after answers arrive (the final one comes after the history is saved).
+  var listTimer = 0;
+  function listSoon() {
+    clearTimeout(listTimer);
+    listTimer = setTimeout(loadSessions, 1000);
+  }
   async function loadSessions() {
     var items = [];
     try {
