@@ -97,7 +97,7 @@ describe('web chat page in Chromium', { skip: missing }, () => {
     await close();
   });
 
-  test('buttons under a message: a press reaches the sink as an action, the note shows only there, edits remove them', async () => {
+  test('buttons: a press reaches the sink as an action, the note shows only there, an edit removes them', async () => {
     const { page, session, target, close } = await open();
     const other = await open();
     const sent = await adapter.send(target, 'Deploy now?', {
@@ -251,7 +251,7 @@ describe('web chat page in Chromium', { skip: missing }, () => {
     await close();
   });
 
-  test('accessibility: labelled input, landmarks, favicon, text contrast at least 4.5:1 in light and dark', async () => {
+  test('accessibility: labelled input, landmarks, favicon, contrast at least 4.5:1 in light and dark', async () => {
     for (const scheme of ['light', 'dark'] as const) {
       const { page, target, close } = await open({ width: 1280, height: 800 }, scheme);
       await adapter.send(target, 'Some **bold** text, `code`, a [link](https://example.com).\n\n| x |\n|---|\n| y |', {
@@ -299,7 +299,7 @@ describe('web chat page in Chromium', { skip: missing }, () => {
     ['desktop', { width: 1280, height: 800 }],
     ['phone', { width: 390, height: 844, isMobile: true, hasTouch: true, deviceScaleFactor: 2 }],
   ] as const) {
-    test(`layout at ${name} size: no horizontal overflow, input and send inside the screen, readable messages`, async () => {
+    test(`layout at ${name} size: no sideways overflow, input and send on screen, readable messages`, async () => {
       const { page, target, close } = await open(viewport);
       await page.type('#t', 'A question with a long word: supercalifragilisticexpialidocious-and-more-and-more');
       await page.keyboard.press('Enter');

@@ -4,11 +4,11 @@
 // and the list of one browser's conversations for the sidebar.
 
 /** The parts of a stored message the page shows (a structural view of the agent's ContentPart). */
-type StoredPart =
+export type StoredPart =
   | { type: 'text'; text: string }
   | { type: 'tool-call'; id: string; name: string; input: unknown }
   | { type: 'tool-result'; id: string; name: string; content: string; isError: boolean }
-  | { type: string };
+  | { type: string; [key: string]: unknown };
 
 /** The store's view of one conversation, as far as the web chat reads it. */
 export interface StoredConversation {
