@@ -5,7 +5,7 @@ import type { InboundMessage } from '../../src/adapters/index.ts';
 import { createWebAdapter } from '../../src/adapters/web/index.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
 import { createMetrics } from '../../src/gateway/metrics.ts';
-import { tempDir } from '../helpers.ts';
+import { tempDir, waitUntil } from '../helpers.ts';
 
 async function serve(t: TestContext, opts: Parameters<typeof createWebAdapter>[0] = {}) {
   const adapter = createWebAdapter(opts);
@@ -214,4 +214,16 @@ test("web chat history, chat list, uploads and downloads answer only the session
   // A file id of another session is not found through one's own session either.
   const own = `${mallory.owner}-tab0123456789`;
   assert.equal((await get(`/chat/files/${file.id}?session=${own}`, mallory.cookie)).status, 404);
+});
+
+test('web chat message ids are not reused by the next process (a resumed answer edits its own preview)', async () => {
+  const target = { chatId: 'owner-tab0123456789', conversationKey: 'web:owner-tab0123456789' };
+  const before = createWebAdapter();
+  const old = [];
+  for (let i = 0; i < 3; i++) old.push((await before.send(target, `old ${i}`)).messageId);
+  const startedAt = Date.now();
+  await waitUntil(() => Date.now() > startedAt, 'the clock to move on', 1000);
+  const after = createWebAdapter();
+  const fresh = (await after.send(target, 'new')).messageId;
+  assert.ok(!old.includes(fresh), `new id ${fresh} is not one of ${old.join(', ')}`);
 });

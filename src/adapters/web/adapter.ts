@@ -118,7 +118,9 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   const buttons = new Map<string, { session: string; ids: Set<string> }>();
   let commands: CommandSpec[] = [];
   let sink: InboundSink | undefined;
-  let nextId = 1;
+  // Message ids go on from where a previous process left off (milliseconds × 1000): an answer
+  // resumed after a restart edits its old preview's id, which must not be a new message's.
+  let nextId = Date.now() * 1000;
 
   const session = (id: string): Session => {
     let s = sessions.get(id);
