@@ -22,7 +22,7 @@ const turn: StoredConversation['messages'] = [
   },
 ];
 
-test('a stored turn becomes the user line, the answer text, a tools entry with input and result, and the answer', () => {
+test('a stored turn becomes the user line, the answers, and a tools entry with input and result', () => {
   assert.deepEqual(transcriptOf(turn), [
     { role: 'user', text: 'save it' },
     { role: 'bot', text: 'On it.' },
@@ -31,7 +31,7 @@ test('a stored turn becomes the user line, the answer text, a tools entry with i
   ]);
 });
 
-test("a browser's list holds only its own conversations with messages, newest first, titled by the first words", async () => {
+test("a browser's list: its own non-empty chats, newest first, titled by their first words", async () => {
   const docs: StoredConversation[] = [
     { key: 'web:ownerAAAAAAAAAAA-1', updatedAt: '2026-01-01T00:00:00Z', messages: turn },
     { key: 'web:ownerAAAAAAAAAAA-2', updatedAt: '2026-01-02T00:00:00Z', messages: turn.slice(0, 2) },
