@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import { type StoredConversation, sessionsOf, transcriptOf } from '../../src/adapters/web/transcript.ts';
 
 const turn: StoredConversation['messages'] = [
-  { role: 'user', content: [{ type: 'text', text: 'save it' }] },
+  { role: 'user', content: [{ type: 'text', text: 'save it' }], inboundId: 'web:owner-tab1:m0001' },
   {
     role: 'assistant',
     content: [
@@ -24,7 +24,7 @@ const turn: StoredConversation['messages'] = [
 
 test('a stored turn becomes the user line, the answers, and a tools entry with input and result', () => {
   assert.deepEqual(transcriptOf(turn), [
-    { role: 'user', text: 'save it' },
+    { role: 'user', text: 'save it', id: 'm0001' },
     { role: 'bot', text: 'On it.' },
     { role: 'tools', tools: [{ name: 'write', input: '{\n  "file_path": "a.txt"\n}', result: 'ok', isError: false }] },
     { role: 'bot', text: 'Saved.' },

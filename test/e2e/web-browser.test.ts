@@ -73,9 +73,14 @@ describe('web chat end to end in Chromium', { skip: missing }, () => {
     bot.llm.assertDone();
   });
 
-  test('the stop button stops a running answer', async () => {
+  test('a reload mid-answer shows the run so far, and the stop button stops it', async () => {
     bot.llm.script([llm.answer([llm.text('Thinking about it'), llm.hang()])]);
     await say('write me a novel');
+    await waitText('.bot', 'Thinking about it');
+    // A reload while it runs still shows the question and the answer so far (not yet in the store).
+    await page.reload();
+    await connected();
+    await waitText('.me', 'write me a novel');
     await waitText('.bot', 'Thinking about it');
     await page.waitForSelector('#stop:not([hidden])');
     await page.click('#stop');

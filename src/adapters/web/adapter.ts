@@ -72,7 +72,7 @@ export interface WebAdapter extends ChannelAdapter {
 
 type FileRef = { id: string; name: string; size: number; mimeType: string };
 type WebEvent =
-  | { type: 'message' | 'edit'; id: string; text: string; buttons?: Button[]; file?: FileRef }
+  | { type: 'message' | 'edit'; id: string; for?: string; text: string; buttons?: Button[]; file?: FileRef }
   | { type: 'user'; id: string; text: string; files?: FileRef[] }
   | { type: 'activity'; for?: string; kind: 'tool-start' | 'tool-end'; text: string }
   | { type: 'note'; text: string }
@@ -150,6 +150,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     buttons.set(messageId, { session: sessionId, ids: new Set(list.map((b) => b.id)) });
     if (buttons.size > MAX_BUTTON_MESSAGES) buttons.delete(buttons.keys().next().value!);
   };
+  // Which user message an event answers: a page that drew that turn from the stored history skips it.
+  const answering = (target: OutboundTarget) => (target.replyToMessageId ? { for: target.replyToMessageId } : {});
   const cleanButtons = (list: Button[] | undefined): Button[] | undefined =>
     list?.map((b) => ({ id: b.id, label: b.label, ...(b.style ? { style: b.style } : {}) }));
 
@@ -225,14 +227,26 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       const id = String(nextId++);
       const list = cleanButtons(o?.buttons);
       rememberButtons(sessionId, id, list);
-      publish(sessionId, { type: 'message', id, text, ...(list?.length ? { buttons: list } : {}) });
+      publish(sessionId, {
+        type: 'message',
+        id,
+        text,
+        ...answering(target),
+        ...(list?.length ? { buttons: list } : {}),
+      });
       return { messageId: id };
     },
     async edit(target, messageId, text, o) {
       const sessionId = sessionOf(target);
       const list = cleanButtons(o?.buttons);
       rememberButtons(sessionId, messageId, list);
-      publish(sessionId, { type: 'edit', id: messageId, text, ...(list ? { buttons: list } : {}) });
+      publish(sessionId, {
+        type: 'edit',
+        id: messageId,
+        text,
+        ...answering(target),
+        ...(list ? { buttons: list } : {}),
+      });
     },
     async typing(target) {
       publish(sessionOf(target), { type: 'typing' });
@@ -268,7 +282,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         origin: 'sent',
       });
       const id = String(nextId++);
-      publish(sessionId, { type: 'message', id, text: file.caption ?? '', file: fileRef(meta) });
+      publish(sessionId, { type: 'message', id, text: file.caption ?? '', ...answering(target), file: fileRef(meta) });
       return { messageId: id };
     },
     async setCommands(list) {
@@ -348,8 +362,9 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
           s.clients.delete(res);
         });
       });
-      // The session's stored transcript (after a restart the in-memory backlog is gone), and the
-      // position in its event stream the page continues from.
+      // The session's stored transcript: after a restart the in-memory backlog is gone. The page
+      // draws it, then replays this process's backlog, skipping the turns the transcript holds
+      // (events name the user message they answer), so a turn still running shows up too.
       app.get(`${base}/chat/history`, async (req, res) => {
         if (!guard.allowed(req, res, true)) return;
         const id = String(req.query.session ?? '');
@@ -357,14 +372,13 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
           return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
         if (!guard.owns(req, res, id)) return;
         res.set('Cache-Control', 'no-store');
-        const cursor = sessions.get(id)?.seq ?? 0;
-        if (!opts.conversations) return void res.json({ entries: [], cursor: 0 });
+        if (!opts.conversations) return void res.json({ entries: [] });
         try {
           const c = await opts.conversations.get(`web:${id}`);
-          res.json({ entries: transcriptOf(c?.messages ?? []), cursor });
+          res.json({ entries: transcriptOf(c?.messages ?? []) });
         } catch (e) {
           log.warn({ err: errorMessage(e) }, 'web chat history not readable');
-          res.json({ entries: [], cursor: 0, note: 'The saved history of this chat could not be read.' });
+          res.json({ entries: [], note: 'The saved history of this chat could not be read.' });
         }
       });
       app.get(`${base}/chat/sessions`, async (req, res) => {

@@ -186,7 +186,10 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     if (on) typingTimer = setTimeout(function () { working(false); }, 4000);
   }
 
+  // User messages whose whole turn was drawn from the stored history: their live events are skipped.
+  var stored = new Set();
   function onEvent(ev) {
+    if (ev.for && stored.has(ev.for)) return;
     switch (ev.type) {
       case 'typing': working(true); return;
       case 'user': showUser(ev.id, ev.text, ev.files); return;
@@ -198,6 +201,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
   }
 
   function clearLog() {
+    stored.clear();
     nodes.clear();
     toolBlocks.clear();
     lastUser = null;
@@ -206,7 +210,11 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
   function drawHistory(entries) {
     var turn = 0;
     entries.forEach(function (e) {
-      if (e.role === 'user') { showUser('h' + (++turn), e.text); return; }
+      if (e.role === 'user') {
+        if (e.id) stored.add(e.id);
+        showUser(e.id || 'h' + (++turn), e.text);
+        return;
+      }
       if (e.role === 'bot') {
         var n = document.createElement('div');
         n.className = 'm bot';
@@ -242,7 +250,6 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     clearTimeout(retryTimer);
     if (es) { es.close(); es = null; }
     state.textContent = 'connecting…';
-    var after = 0;
     try {
       if (boot.history) {
         var r = await api('chat/history' + q({ session: session }));
@@ -253,7 +260,6 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
         clearLog();
         drawHistory(h.entries);
         if (h.note) showNote(h.note);
-        after = h.cursor;
       } else if (gen === generation) clearLog();
     } catch (err) {
       if (gen !== generation) return;
@@ -262,7 +268,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       return;
     }
     if (gen !== generation) return;
-    es = new EventSource('chat/events' + q({ session: session, token: boot.TOKEN, after: String(after) }));
+    es = new EventSource('chat/events' + q({ session: session, token: boot.TOKEN }));
     es.onopen = function () { state.textContent = 'connected'; };
     es.onerror = function () {
       state.textContent = 'reconnecting…';

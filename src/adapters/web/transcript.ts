@@ -14,7 +14,8 @@ export type StoredPart =
 export interface StoredConversation {
   key: string;
   updatedAt: string;
-  messages: { role: 'user' | 'assistant'; content: StoredPart[] }[];
+  /** `inboundId`: the gateway tags the message that started a turn with the inbound message's id. */
+  messages: { role: 'user' | 'assistant'; content: StoredPart[]; inboundId?: string }[];
 }
 
 /** Where stored conversations come from (the store's ConversationStore fits). */
@@ -33,7 +34,8 @@ export interface TranscriptTool {
 
 /** One entry of the transcript the page draws. */
 export type TranscriptEntry =
-  | { role: 'user'; text: string }
+  /** `id`: the page's id of the message that started this turn (its live events name it). */
+  | { role: 'user'; text: string; id?: string }
   | { role: 'bot'; text: string }
   | { role: 'tools'; tools: TranscriptTool[] };
 
@@ -65,7 +67,9 @@ export function transcriptOf(messages: StoredConversation['messages']): Transcri
         if (call) Object.assign(call, { result: clip(r.content), isError: r.isError });
       }
       const text = textOf(m.content);
-      if (text.trim()) out.push({ role: 'user', text });
+      // `web:<session>:<id>` → the id the page gave the message.
+      const id = m.inboundId?.slice(m.inboundId.lastIndexOf(':') + 1);
+      if (text.trim()) out.push({ role: 'user', text, ...(id ? { id } : {}) });
       continue;
     }
     const text = textOf(m.content);
