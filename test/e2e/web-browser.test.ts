@@ -3,11 +3,12 @@
 // across a gateway restart, the history restored after it, and the conversation list.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
+import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { llm } from '../emulators/llm/index.ts';
 import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
-import { browserMissing, launchChromium } from './browser.ts';
+import { browserMissing, launchChromium, screenshotDir } from './browser.ts';
 
 const missing = browserMissing();
 if (missing) test(`web chat end to end in a browser: skipped: ${missing}`, { skip: missing }, () => {});
@@ -140,6 +141,8 @@ describe('web chat end to end in Chromium', { skip: missing }, () => {
     for (const b of buttons)
       if ((await b.evaluate((e) => e.textContent ?? '')).startsWith('save "buy milk"')) await b.click();
     await waitText('.bot', 'Still here.');
+    await page.screenshot({ path: join(screenshotDir(), 'conversation-list.png') });
+    assert.equal(await page.$eval('#stop', (b) => (b as HTMLButtonElement).hidden), true, 'nothing runs in this chat');
     assert.equal(await page.evaluate(() => sessionStorage.getItem('boxbot.session')), first);
     assert.ok(!(await botTexts()).some((t) => t.includes('Hello in chat two.')), 'only the first chat is shown');
     bot.llm.assertDone();

@@ -201,6 +201,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
   }
 
   function clearLog() {
+    working(false);
     stored.clear();
     nodes.clear();
     toolBlocks.clear();
