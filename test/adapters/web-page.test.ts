@@ -287,6 +287,7 @@ describe('web chat page in Chromium', { skip: missing }, () => {
       const icon = await fetch(a11y.icon!);
       assert.equal(icon.status, 200);
       assert.match(icon.headers.get('content-type') ?? '', /^image\/svg\+xml/);
+      await page.screenshot({ path: join(screenshotDir(), `colours-${scheme}.png`) });
       const worst = await page.evaluate(contrastReport);
       assert.ok(worst.length > 10, 'texts were measured');
       const low = worst.filter((w) => w.ratio < 4.5);
