@@ -28,7 +28,7 @@ export function browserMissing(): string | false {
   if (findChromium()) return false;
   const env = process.env.CHROME_PATH;
   return env
-    ? `CHROME_PATH=${env} does not exist: point it at a Chromium or Chrome binary`
+    ? `CHROME_PATH=${env} does not exist: point it at a Chromium or Chrome binary (\`apt-get install chromium\`)`
     : 'no Chromium found (looked at CHROME_PATH and ' +
         `${CANDIDATES.slice(0, 3).join(', ')}): install it with \`apt-get install chromium\` or set CHROME_PATH`;
 }
