@@ -132,8 +132,12 @@ export function channelAdapters(
   let web: WebAdapter | undefined;
   if (channelEnabled(loaded.config, secrets, 'web')) {
     const exposed = !isLoopback(loaded.config.http.host);
+    const maxUploadMb = ch.web?.maxUploadMb;
     web = createWebAdapter({
       logger: log,
+      conversations: store.conversations,
+      filesDir: join(loaded.dataDir, 'web-files'),
+      ...(maxUploadMb ? { maxUploadBytes: Math.round(maxUploadMb * 1024 * 1024) } : {}),
       ...(exposed ? { accessToken: secrets.BOXBOT_ADMIN_TOKEN, anyHost: true } : {}),
     });
     adapters.push(web);

@@ -192,7 +192,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
             onEvent({ type: 'status', text: e.status });
           } else if (e.type === 'tool-end') {
             o.metrics?.toolCalls.inc({ tool: e.name, result: e.isError ? 'error' : 'ok' });
-            onEvent({ type: 'status-clear' });
+            onEvent({ type: 'status-clear', text: e.status });
           }
         },
       });

@@ -127,7 +127,13 @@ export const configSchema = z
           })
           .strict()
           .optional(),
-        web: channelBase.strict().optional(),
+        web: channelBase
+          .extend({
+            /** Largest upload in the web chat, per file and per message together (MB, default 20). */
+            maxUploadMb: z.number().positive().max(1024).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .default({}),

@@ -19,7 +19,7 @@ import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { type Persist, persister, type StoreHealth } from './persist.ts';
 import { type Admission, admit, type ResolvedPolicy, resolvePolicy } from './policy.ts';
-import type { RunOutcome } from './ports.ts';
+import type { GatewayAgentEvent, RunOutcome } from './ports.ts';
 import { type AgentRunner, GatewayStoppingError, type GatewayStore, type OutboxEntry } from './ports.ts';
 import { type Delivery, deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
@@ -73,6 +73,18 @@ const LATE_ANSWER = 'Your answer is delayed: it could not be saved (server stora
 const STRANGER_REPLY = (msg: InboundMessage) =>
   `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} ` +
   `(allowFrom in boxbot.config.json).`;
+
+/** Hands a tool's start or end to an adapter that shows them; a failure there never touches the run. */
+function showActivity(adapter: ChannelAdapter, target: OutboundTarget, e: GatewayAgentEvent): void {
+  try {
+    adapter.showActivity?.(
+      target,
+      e.type === 'status' ? { kind: 'tool-start', text: e.text } : { kind: 'tool-end', text: e.text ?? '' },
+    );
+  } catch {
+    // best effort by contract
+  }
+}
 
 /** Creates the gateway; call `start()`. */
 export function createGateway(opts: GatewayOptions): Gateway {
@@ -230,7 +242,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
           message: msg,
           policy,
           signal: controller.signal,
-          onEvent: (e) => stream.onEvent(e),
+          onEvent: (e) => {
+            stream.onEvent(e);
+            if (e.type !== 'text-delta') showActivity(adapter, target, e);
+          },
           persist: runPersist,
         }));
       } catch (e) {

@@ -20,7 +20,8 @@ export class GatewayStoppingError extends Error {
 export type GatewayAgentEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'status'; text: string }
-  | { type: 'status-clear' };
+  /** A tool ended; `text` says how (shown where a platform keeps a log of the work, see showActivity). */
+  | { type: 'status-clear'; text?: string };
 
 /** One agent run for one message. */
 export interface AgentRunRequest {
