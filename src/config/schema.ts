@@ -95,6 +95,28 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** Files users send (photos, voice notes, documents): limits, transcription, vision. */
+    media: z
+      .object({
+        /** Largest file accepted, in MB (larger ones are refused with a one-line reply). */
+        maxFileMb: z.number().positive().default(20),
+        /** Largest total of the files of one message, in MB. */
+        maxMessageMb: z.number().positive().default(20),
+        /** Speech to text for voice notes and audio (OpenAI-compatible POST /audio/transcriptions). */
+        transcription: z
+          .object({
+            /** `provider/model`, e.g. `openai/gpt-4o-mini-transcribe` or a local Whisper server's provider. */
+            model: z.string().optional(),
+            /** Language hint (ISO-639-1, e.g. `en`); default: the model detects it. */
+            language: z.string().optional(),
+          })
+          .strict()
+          .default({}),
+        /** More `provider/model`s that accept images, beyond the built-in table (e.g. `ollama/llava`). */
+        visionModels: z.array(z.string()).default([]),
+      })
+      .strict()
+      .default({}),
     channels: z
       .object({
         telegram: channelBase
