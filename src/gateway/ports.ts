@@ -3,6 +3,7 @@
 // re-exported below). main.ts plugs the real ones in; tests plug in fakes.
 import type { InboundMessage } from '../adapters/index.ts';
 import type { Outcome } from '../agent/index.ts';
+import type { PreparedMedia } from './media/index.ts';
 import type { Persist } from './persist.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
@@ -33,6 +34,8 @@ export interface AgentRunRequest {
    * a full disk. Without it a write is tried once.
    */
   persist?: Persist;
+  /** The message's files, saved in the workspace and read (the gateway's media step); absent without files. */
+  media?: PreparedMedia;
 }
 
 /**
