@@ -42,8 +42,10 @@ const DEFAULT_HINT =
   'boxbot.config.json (e.g. "openai/gpt-4o-mini-transcribe").';
 
 const MB = 1024 * 1024;
-const mb = (bytes: number): string =>
-  bytes < MB ? `${Math.round(bytes / 1024)} KB` : `${(bytes / MB).toFixed(bytes < 10 * MB ? 1 : 0).replace(/\.0$/, '')} MB`;
+const mb = (bytes: number): string => {
+  if (bytes < MB) return `${Math.round(bytes / 1024)} KB`;
+  return `${(bytes / MB).toFixed(bytes < 10 * MB ? 1 : 0).replace(/\.0$/, '')} MB`;
+};
 
 /**
  * Downloads, checks, saves and reads the attachments of `msg`.
