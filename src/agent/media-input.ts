@@ -49,7 +49,10 @@ export function mediaInput(
   const body = [said, ...(lines.length ? [lines.join('\n')] : [])].filter(Boolean).join('\n\n');
   const full = `${speaking}${body}`;
   const images = o.vision ? files.filter((f) => f.image) : [];
-  const usable = files.some((f) => f.family !== 'audio' || f.transcript);
+  // A recording nobody could transcribe gives the model nothing to answer (a Slack clip is a webm video).
+  const unheard = (f: InboxFile) =>
+    !f.transcript && (f.family === 'audio' || f.kind === 'voice' || (f.kind === 'audio' && f.family === 'video'));
+  const usable = files.some((f) => !unheard(f));
   return {
     text: full,
     parts: [

@@ -130,6 +130,11 @@ test('nothing readable (a voice note without transcription, a refused file): the
     notices: [hint],
   };
   assert.deepEqual(await run(message('telegram:7:1', ''), untranscribed), { text: hint, outcome: 'unavailable' });
+  const clip: PreparedMedia = {
+    files: [{ path: 'inbox/c.webm', mimeType: 'video/webm', size: 900, family: 'video', kind: 'voice' }],
+    notices: [hint],
+  };
+  assert.equal((await run(message('telegram:7:3', ''), clip)).text, hint, 'a recorded clip in a video container');
   const refused: PreparedMedia = { files: [], notices: ['I did not take "a.zip": files up to 20 MB are accepted.'] };
   assert.equal((await run(message('telegram:7:2', ''), refused)).text, refused.notices[0]);
 });
