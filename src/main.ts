@@ -237,7 +237,10 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       metrics,
       concurrency: loaded.config.gateway.concurrency,
       replyToStrangers: loaded.config.gateway.replyToStrangers,
-      media: mediaOptions(loaded, secrets, join(loaded.dataDir, 'workspaces'), log, o.fetch),
+      media: {
+        ...mediaOptions(loaded, secrets, join(loaded.dataDir, 'workspaces'), log, o.fetch),
+        ...(runtime.limits.maxDiskBytes ? { maxWorkspaceBytes: runtime.limits.maxDiskBytes } : {}),
+      },
     });
     const admin = createAdminApi({
       store,

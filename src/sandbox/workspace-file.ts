@@ -6,6 +6,7 @@
 // before reading a byte.
 import fs from 'node:fs';
 import { errorMessage } from '../errors.ts';
+import { mountUsage } from './host/fs-quota.ts';
 import { at, closeQuietly, lookup, type MountRoot, openMountRoot, Walk } from './host/fs-walk.ts';
 
 /** What reading a workspace file gave: the bytes, or why not (`missing`: nothing there at all). */
@@ -134,7 +135,13 @@ const SAFE_COMPONENT = /^(?!\.{1,2}$)[^/\0]{1,255}$/;
  * attachment again (a resumed message) replaces it whole. Never throws.
  * Example: writeWorkspaceFile(workspace, 'inbox', 'photo-1.jpg', bytes)
  */
-export function writeWorkspaceFile(root: string, dir: string, name: string, bytes: Uint8Array): WorkspaceWrite {
+export function writeWorkspaceFile(
+  root: string,
+  dir: string,
+  name: string,
+  bytes: Uint8Array,
+  opts: { maxWorkspaceBytes?: number } = {},
+): WorkspaceWrite {
   if (!SAFE_COMPONENT.test(dir) || !SAFE_COMPONENT.test(name) || Buffer.byteLength(name) > 255)
     return { ok: false, reason: 'the file name is not valid' };
   let mount: ReturnType<typeof rootOf>;
@@ -151,6 +158,9 @@ export function writeWorkspaceFile(root: string, dir: string, name: string, byte
   let file = -1;
   const temp = `.${name.slice(0, 200)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.part`;
   try {
+    // The same quota tools write under (sandbox.limits.maxWorkspaceMb), counted the same way.
+    if (opts.maxWorkspaceBytes !== undefined && mountUsage(mount.rootFd()) + bytes.length > opts.maxWorkspaceBytes)
+      return { ok: false, reason: `the workspace would exceed its quota of ${opts.maxWorkspaceBytes} bytes` };
     try {
       fs.mkdirSync(at(mount.rootFd(), dir), 0o755);
     } catch (e) {

@@ -43,6 +43,15 @@ describe('writeWorkspaceFile', () => {
     assert.equal(lstatSync(join(ws, 'inbox', 'a.txt')).isFile(), true);
   });
 
+  it('counts against the workspace quota: a file that would pass it is refused, nothing written', () => {
+    const ws = tempDir('boxbot-ws-');
+    writeFileSync(join(ws, 'big.bin'), new Uint8Array(64 * 1024));
+    const r = writeWorkspaceFile(ws, 'inbox', 'a.bin', new Uint8Array(32 * 1024), { maxWorkspaceBytes: 80 * 1024 });
+    assert.equal(r.ok, false);
+    assert.match(!r.ok ? r.reason : '', /quota of 81920 bytes/);
+    assert.equal(writeWorkspaceFile(ws, 'inbox', 'b.bin', bytes('small'), { maxWorkspaceBytes: 80 * 1024 }).ok, true);
+  });
+
   it('refuses names that are not one plain component', () => {
     const ws = tempDir('boxbot-ws-');
     for (const name of ['../x', 'a/b', '..', '.', '', 'a\0b'])

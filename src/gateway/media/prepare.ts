@@ -25,6 +25,8 @@ export interface MediaOptions {
   maxMessageBytes: number;
   /** The conversation's workspace folder (the same one its tools get). */
   workspaceOf(conversationKey: string): string;
+  /** The workspace quota tools write under (sandbox.limits.maxWorkspaceMb); saved files count against it. */
+  maxWorkspaceBytes?: number;
   /** Speech to text; absent: voice notes get `transcriptionHint`. */
   transcribe?: TranscribeFile;
   /** What a user is told when a voice note cannot be transcribed because nothing is configured. */
@@ -96,7 +98,9 @@ export async function prepareMedia(
     used += bytes.length;
     const type = sniffType(bytes);
     const name = inboxName(msg, index, msg.attachments.length, a.name, type);
-    const saved = writeWorkspaceFile(workspace, INBOX_DIR, name, bytes);
+    const saved = writeWorkspaceFile(workspace, INBOX_DIR, name, bytes, {
+      ...(o.maxWorkspaceBytes !== undefined ? { maxWorkspaceBytes: o.maxWorkspaceBytes } : {}),
+    });
     if (!saved.ok) {
       log.warn({ conversation: msg.conversationKey, reason: saved.reason }, 'attachment not saved');
       notices.push(`I could not save ${label} in this conversation's workspace: ${saved.reason}.`);
