@@ -26,7 +26,7 @@ function fileAdapter(store: MemoryGatewayStore) {
   return { adapter, journaledAtFetch };
 }
 
-test('files are fetched once the message is journaled, saved once, handed to the run; a restart redoes it', async () => {
+test('files are fetched once the message is journaled, saved once, given to the run; a restart redoes it', async () => {
   const root = tempDir('boxbot-gw-media-');
   const media: MediaOptions = {
     maxFileBytes: 1024 * 1024,
