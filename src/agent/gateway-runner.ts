@@ -156,9 +156,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         vision: visionOf(policy.model),
         ...(message.isDirect ? {} : { speaker: message.userName }),
       });
-      // Never an empty user turn: a message left with nothing to read (a refused file, a voice
-      // note nobody can transcribe) gets its notices, or one line, and no model call.
-      if (built.empty) {
+      // Never an empty user turn: a message whose files left nothing to read (a refused file, a
+      // voice note nobody can transcribe) gets its notices, or one line, and no model call.
+      // A message without files is run as before (a button press has empty text by design).
+      if (built.empty && (media || message.attachments.length > 0)) {
         const why = notices.trim() || 'I could not read anything in that message; please send it as text.';
         return { text: why, outcome: 'unavailable' };
       }
