@@ -69,7 +69,7 @@ function describe(f: InboxFile, vision: boolean): string {
   let what = '';
   if (f.image)
     what = vision ? ' — shown to you below' : ' — an image; you cannot see images, but tools can read the file';
-  else if (f.family === 'image') what = ' — an image in a format you are not shown';
+  else if (f.family === 'image') what = ' — an image you are not shown; tools can read the file';
   else if (f.transcript) what = ` — ${f.kind === 'voice' ? 'a voice note' : 'audio'}, transcribed above`;
   else if (f.text) what = ` — its text is below${f.text.pages ? ` (${f.text.pages} pages)` : ''}`;
   else if (f.family === 'executable') what = ' — an executable program (not run)';

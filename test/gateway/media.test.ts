@@ -59,6 +59,16 @@ describe('prepareMedia', () => {
     assert.deepEqual(new Uint8Array(readFileSync(join(workspace, f!.path))), PNG);
   });
 
+  it('an image too large for the providers is saved but not kept for the model', async () => {
+    const big = new Uint8Array(6 * MB);
+    big.set(PNG.subarray(0, 16));
+    const { adapter } = adapterWith({ p: big });
+    const media = await prepareMedia(withFiles([{ id: 'p', kind: 'image' }]), adapter, setup().options);
+    assert.equal(media.files[0]!.mimeType, 'image/png');
+    assert.equal(media.files[0]!.image, undefined);
+    assert.match(media.files[0]!.unreadable!, /too large to show/);
+  });
+
   it('types a fake .png by its bytes: an executable is saved as one and never becomes an image', async () => {
     const { adapter } = adapterWith({ x: ELF, t: textOf(50) });
     const { options } = setup();

@@ -39,6 +39,9 @@ export interface MediaOptions {
 /** Images the providers take as image parts (others are saved and listed only). */
 const VISION_TYPES = new Set(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
 
+/** The largest image sent as an image part: Anthropic refuses images over 5 MB (the whole call fails). */
+const MAX_IMAGE_PART_BYTES = 5 * 1024 * 1024;
+
 const DEFAULT_HINT =
   'I cannot listen to voice notes yet: an admin can enable it by setting media.transcription.model in ' +
   'boxbot.config.json (e.g. "openai/gpt-4o-mini-transcribe").';
@@ -114,8 +117,11 @@ export async function prepareMedia(
       family: type.family,
       ...(a.kind ? { kind: a.kind } : {}),
     };
-    if (type.family === 'image' && VISION_TYPES.has(type.mimeType))
-      file.image = { mediaType: type.mimeType, data: Buffer.from(bytes).toString('base64') };
+    if (type.family === 'image' && VISION_TYPES.has(type.mimeType)) {
+      if (bytes.length <= MAX_IMAGE_PART_BYTES)
+        file.image = { mediaType: type.mimeType, data: Buffer.from(bytes).toString('base64') };
+      else file.unreadable = `too large to show to the model (over ${mb(MAX_IMAGE_PART_BYTES)})`;
+    }
     if (type.family === 'audio' || (type.family === 'video' && isSpeech(a))) {
       if (o.transcribe) {
         try {
