@@ -8,7 +8,7 @@ export {
   platformOf,
   targetOf,
 } from './conversation-key.ts';
-export { isTooLarge } from './download.ts';
+export { downloadCapped, isTooLarge, tooLarge } from './download.ts';
 export { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from './errors.ts';
 export type {
   AdapterCapabilities,
