@@ -161,7 +161,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // A message without files is run as before (a button press has empty text by design).
       if (built.empty && (media || message.attachments.length > 0)) {
         const why = notices.trim() || 'I could not read anything in that message; please send it as text.';
-        return { text: why, outcome: 'unavailable' };
+        return { text: why, outcome: 'nothing-to-read' };
       }
       const input = built.text;
       const result = await runAgent({

@@ -41,9 +41,10 @@ export interface AgentRunRequest {
 /**
  * How a run ended: the agent loop's outcome, or one the runner decides before or after the loop
  * (`unavailable`: no model provider; `replayed`: the answer was already in the history;
- * `interrupted`: the gateway is stopping).
+ * `interrupted`: the gateway is stopping; `nothing-to-read`: the message's files left nothing to
+ * answer, and the user was told why).
  */
-export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted';
+export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted' | 'nothing-to-read';
 
 /** The outcome of a run; `text` is what the user reads (an error is a short message). */
 export interface AgentRunReply {

@@ -129,7 +129,7 @@ test('nothing readable (a voice note without transcription, a refused file): the
     files: [{ path: 'inbox/v.ogg', mimeType: 'audio/ogg', size: 900, family: 'audio', kind: 'voice' }],
     notices: [hint],
   };
-  assert.deepEqual(await run(message('telegram:7:1', ''), untranscribed), { text: hint, outcome: 'unavailable' });
+  assert.deepEqual(await run(message('telegram:7:1', ''), untranscribed), { text: hint, outcome: 'nothing-to-read' });
   const clip: PreparedMedia = {
     files: [{ path: 'inbox/c.webm', mimeType: 'video/webm', size: 900, family: 'video', kind: 'voice' }],
     notices: [hint],
