@@ -8,7 +8,8 @@ import { platformOf, targetOf } from './adapters/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
-import { type AgentRuntime, createAgentRunner, createAgentRuntime } from './agent/index.ts';
+import { type AgentRuntime, createAgentRunner, createAgentRuntime, workspaceOf } from './agent/index.ts';
+import { createTranscriber } from './agent/providers/index.ts';
 import { channelEnabled } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
@@ -17,6 +18,7 @@ import { errorMessage } from './errors.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
+import type { MediaOptions } from './gateway/media/index.ts';
 import { createMetrics } from './gateway/metrics.ts';
 import { createLogger, type Logger, registerSecrets } from './log.ts';
 import {
@@ -145,6 +147,34 @@ export function channelAdapters(
   return { adapters, ...(web ? { web } : {}) };
 }
 
+/** The gateway's media step from `media.*`: caps, the workspaces, and the transcriber when one is configured. */
+function mediaOptions(
+  loaded: LoadedConfig,
+  secrets: Secrets,
+  workspacesDir: string,
+  log: Logger,
+  fetchFn?: typeof fetch,
+): MediaOptions {
+  const m = loaded.config.media;
+  const MB = 1024 * 1024;
+  const base: MediaOptions = {
+    maxFileBytes: Math.round(m.maxFileMb * MB),
+    maxMessageBytes: Math.round(m.maxMessageMb * MB),
+    workspaceOf: (key) => workspaceOf(workspacesDir, key),
+  };
+  const spec = m.transcription.model;
+  if (!spec) return base;
+  try {
+    const ctx = { config: loaded.config, secrets, ...(fetchFn ? { fetch: fetchFn } : {}) };
+    return { ...base, transcribe: createTranscriber(spec, ctx, m.transcription.language) };
+  } catch (e) {
+    // A broken transcription setting must not keep the chat down: voice notes say what is wrong.
+    log.warn({ model: spec, err: errorMessage(e) }, 'voice notes will not be transcribed');
+    const why = errorMessage(e);
+    return { ...base, transcriptionHint: `I cannot listen to voice notes: media.transcription.model failed (${why}).` };
+  }
+}
+
 /** Starts the gateway on the config's defaults; resolves once every channel is up. */
 export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const loaded = loadConfig(o.configFile, o.cwd, o.http ? { http: o.http } : {});
@@ -201,6 +231,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       maxFileBytes: loaded.config.media.maxFileMb * 1024 * 1024,
       metrics,
       log,
+      visionModels: loaded.config.media.visionModels,
     });
     const gateway = createGateway({
       config: loaded.config,
@@ -211,6 +242,10 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       metrics,
       concurrency: loaded.config.gateway.concurrency,
       replyToStrangers: loaded.config.gateway.replyToStrangers,
+      media: {
+        ...mediaOptions(loaded, secrets, join(loaded.dataDir, 'workspaces'), log, o.fetch),
+        ...(runtime.limits.maxDiskBytes ? { maxWorkspaceBytes: runtime.limits.maxDiskBytes } : {}),
+      },
     });
     const admin = createAdminApi({
       store,

@@ -16,6 +16,8 @@ import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
+import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
+import { supportsVision } from './providers/index.ts';
 import { type AgentDeps, type AgentPolicy, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { Message } from './types.ts';
@@ -44,6 +46,8 @@ export interface AgentRunnerOptions {
   /** Counts tool calls by tool and result (the gateway's metrics fit). */
   metrics?: { toolCalls: { inc(labels: { tool: string; result: 'started' | 'ok' | 'error' }): void } };
   log?: Logger;
+  /** More `provider/model`s that take images (config `media.visionModels`). */
+  visionModels?: string[];
 }
 
 /** A history message; a turn's input carries the id of the inbound message it came from. */
@@ -137,9 +141,20 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
   });
 
+  /** Whether the run's model takes image parts (a model that cannot be resolved fails the run anyway). */
+  const visionOf = (spec: string | undefined): boolean => {
+    try {
+      return supportsVision(o.deps.resolveModel(spec).id, o.visionModels);
+    } catch {
+      return false;
+    }
+  };
+
   return {
-    async run({ message, policy, signal, onEvent, persist = once }) {
+    async run({ message, policy, signal, onEvent, persist = once, media }) {
       if (o.unavailableHint) return { text: o.unavailableHint, outcome: 'unavailable' };
+      // Files the user was told about (refused, not transcribed) lead the answer, one line each.
+      const notices = media?.notices.length ? `${media.notices.join('\n')}\n\n` : '';
       const key = message.conversationKey;
       const workspace = workspaceOf(o.workspacesDir, key);
       // A full disk or a failing volume is waited out, here and when the history is saved: an
@@ -178,10 +193,21 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         return { text: earlier + missing, outcome: 'replayed', ...(files.length ? { files } : {}) };
       }
       // In groups the model needs to know who is speaking.
-      const input = message.isDirect ? message.text : `[${message.userName}]: ${message.text}`;
+      const built = mediaInput(message.text, media, {
+        vision: visionOf(policy.model),
+        ...(message.isDirect ? {} : { speaker: message.userName }),
+      });
+      // Never an empty user turn: a message whose files left nothing to read (a refused file, a
+      // voice note nobody can transcribe) gets its notices, or one line, and no model call.
+      // A message without files is run as before (a button press has empty text by design).
+      if (built.empty && (media || message.attachments.length > 0)) {
+        const why = notices.trim() || 'I could not read anything in that message; please send it as text.';
+        return { text: why, outcome: 'nothing-to-read' };
+      }
+      const input = built.text;
       const result = await runAgent({
         history,
-        input,
+        input: built.parts,
         policy: agentPolicy(policy, workspace),
         deps: depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f)),
         signal,
@@ -199,10 +225,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
       if (result.outcome !== 'error') {
-        const turn = tagTurn(result.messages, input, message.id);
+        const turn = withoutImages(tagTurn(result.messages, input, message.id));
         await persist('history', () => o.store.conversations.setMessages(key, turn));
       }
-      const text = note + result.text.trim();
+      const text = note + notices + transcriptNote(media) + result.text.trim();
       // Whatever the outcome, what the run attached goes with its words.
       const withFiles = (reply: AgentRunReply): AgentRunReply => (files.length ? { ...reply, files } : reply);
       switch (result.outcome) {

@@ -9,6 +9,7 @@ import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
+  checkTranscriptionModel,
   createToolRegistry,
   defaultModelSpec,
   listProviders,
@@ -205,6 +206,22 @@ async function checkPort(host: string, port: number): Promise<Line> {
   return { ok: false, what: 'http port', detail };
 }
 
+/** Voice notes: the transcription model and whether it can be called, or how to turn transcription on. */
+function transcriptionLine(loaded: LoadedConfig, secrets: Secrets): Line {
+  const spec = loaded.config.media.transcription.model;
+  if (!spec)
+    return {
+      ok: true,
+      off: true,
+      what: 'voice notes',
+      detail: 'not transcribed: set media.transcription.model (e.g. "openai/gpt-4o-mini-transcribe")',
+    };
+  const problem = checkTranscriptionModel(spec, { config: loaded.config, secrets });
+  return problem
+    ? { ok: false, what: 'voice notes', detail: `media.transcription.model: ${problem}` }
+    : { ok: true, what: 'voice notes', detail: `transcribed by ${spec}` };
+}
+
 /** Runs every check and prints one line each (or, with format json, one document); exit 0 when nothing needs fixing. */
 export async function doctor(
   configFile: string | undefined,
@@ -220,6 +237,7 @@ export async function doctor(
   lines.push(...(await checkProviders(loaded, secrets, !opts.offline)));
   lines.push(...(await checkChannels(loaded, secrets, opts.offline === true)));
   lines.push(...offChannels(loaded, secrets));
+  lines.push(transcriptionLine(loaded, secrets));
   lines.push(await checkPort(loaded.config.http.host, loaded.config.http.port));
   const host = loaded.config.http.host;
   if (!isLoopback(host) && !secrets.BOXBOT_ADMIN_TOKEN)

@@ -95,11 +95,25 @@ export const configSchema = z
       })
       .strict()
       .default({}),
-    /** Files in chats. */
+    /** Files in chats (photos, voice notes, documents; send_file): limits, transcription, vision. */
     media: z
       .object({
-        /** Largest file, in MiB, the bot sends to a chat (send_file) or takes from one. */
+        /** Largest file, in MB, taken from a chat (larger ones are refused with a one-line reply) or sent to one. */
         maxFileMb: z.number().positive().default(20),
+        /** Largest total of the files of one message, in MB. */
+        maxMessageMb: z.number().positive().default(20),
+        /** Speech to text for voice notes and audio (OpenAI-compatible POST /audio/transcriptions). */
+        transcription: z
+          .object({
+            /** `provider/model`, e.g. `openai/gpt-4o-mini-transcribe` or a local Whisper server's provider. */
+            model: z.string().optional(),
+            /** Language hint (ISO-639-1, e.g. `en`); default: the model detects it. */
+            language: z.string().optional(),
+          })
+          .strict()
+          .default({}),
+        /** More `provider/model`s that accept images, beyond the built-in table (e.g. `ollama/llava`). */
+        visionModels: z.array(z.string()).default([]),
       })
       .strict()
       .default({}),

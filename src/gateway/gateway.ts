@@ -15,6 +15,7 @@ import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import { type Command, helpText, parseCommand, whoamiText } from './commands.ts';
+import { type MediaOptions, type PreparedMedia, prepareMedia } from './media/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { type Persist, persister, type StoreHealth } from './persist.ts';
@@ -38,6 +39,11 @@ export interface GatewayOptions {
   replyToStrangers?: boolean;
   /** How often unfinished outbox entries nobody is working on are delivered again (default 30 s). */
   redriveMs?: number;
+  /**
+   * The media step (download, caps, sniffing, the workspace inbox, transcription); without it a
+   * message's files are not fetched.
+   */
+  media?: MediaOptions;
   /** Outbound queue tuning (tests shorten the backoff); also the store-write retry's backoff. */
   outbound?: { backoffMs?: number; maxBackoffMs?: number; concurrency?: number };
 }
@@ -195,6 +201,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
   }
 
+  /** The media step for a message with files (undefined without files or without the step). */
+  async function mediaOf(msg: InboundMessage, signal: AbortSignal): Promise<PreparedMedia | undefined> {
+    if (!opts.media || msg.attachments.length === 0) return undefined;
+    const adapter = adapters.get(msg.platform)!;
+    return prepareMedia(msg, adapter, { log: log.child({ scope: 'media' }), ...opts.media }, signal);
+  }
+
   /** One agent run for one accepted message (holding a run slot), then its delivery (not holding one). */
   async function process(
     msg: InboundMessage,
@@ -238,6 +251,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       state.running = controller;
       stream.start();
       try {
+        // Files are fetched and saved here, after the message was journaled: a restart runs the
+        // message again from the journal and this step with it (saving the same names again).
+        const media = await mediaOf(msg, controller.signal);
         ({ text, outcome, files } = await opts.agent.run({
           message: msg,
           policy,
@@ -247,6 +263,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
             if (e.type !== 'text-delta') showActivity(adapter, target, e);
           },
           persist: runPersist,
+          ...(media ? { media } : {}),
         }));
       } catch (e) {
         log.error({ conversation: msg.conversationKey, err: errorMessage(e) }, 'agent run failed');

@@ -3,6 +3,7 @@
 // re-exported below). main.ts plugs the real ones in; tests plug in fakes.
 import type { InboundMessage, OutboundFile } from '../adapters/index.ts';
 import type { Outcome } from '../agent/index.ts';
+import type { PreparedMedia } from './media/index.ts';
 import type { Persist } from './persist.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
@@ -34,14 +35,17 @@ export interface AgentRunRequest {
    * a full disk. Without it a write is tried once.
    */
   persist?: Persist;
+  /** The message's files, saved in the workspace and read (the gateway's media step); absent without files. */
+  media?: PreparedMedia;
 }
 
 /**
  * How a run ended: the agent loop's outcome, or one the runner decides before or after the loop
  * (`unavailable`: no model provider; `replayed`: the answer was already in the history;
- * `interrupted`: the gateway is stopping).
+ * `interrupted`: the gateway is stopping; `nothing-to-read`: the message's files left nothing to
+ * answer, and the user was told why).
  */
-export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted';
+export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted' | 'nothing-to-read';
 
 /** The outcome of a run; `text` is what the user reads (an error is a short message). */
 export interface AgentRunReply {

@@ -6,6 +6,7 @@ import { after, before, describe, type TestContext, test } from 'node:test';
 import {
   AdapterApiError,
   AdapterError,
+  type AttachmentKind,
   type ChannelAdapter,
   decodeConversationKey,
   type InboundMessage,
@@ -44,6 +45,17 @@ export interface AdapterHarness {
     userName?: string;
     fromBot?: boolean;
     threadId?: string;
+  }): Promise<void>;
+  /**
+   * A user sends a file in the direct chat (with an optional caption), the way the platform
+   * delivers one; absent where the harness has no files yet (those contract cases are skipped).
+   */
+  userSendsFile?(file: {
+    kind: AttachmentKind;
+    name: string;
+    mimeType: string;
+    bytes: Uint8Array;
+    caption?: string;
   }): Promise<void>;
   /** An event the adapter must survive and drop (wrong shape, missing fields). */
   sendMalformed(): Promise<void>;
@@ -278,6 +290,56 @@ export function adapterContract(
         assert.equal(h.botFiles!().length, before);
         await h.adapter.sendFile!(h.directTarget(), file);
         await until(() => h.botFiles!().length === before + 1, 'the file after the 429');
+      },
+    );
+
+    const fileCase = (name: string, fn: (send: NonNullable<AdapterHarness['userSendsFile']>) => Promise<void>) =>
+      test(name, async (t) => {
+        if (!h.userSendsFile) return t.skip('this harness sends no files yet');
+        assert.ok(h.adapter.fetchAttachment, 'an adapter that receives files can fetch them');
+        await fn(h.userSendsFile.bind(h));
+      });
+
+    fileCase('a photo arrives as an image attachment, and fetchAttachment returns its bytes', async (send) => {
+      got.length = 0;
+      const bytes = Uint8Array.from({ length: 3000 }, (_, i) => (i * 7) % 256);
+      await send({ kind: 'image', name: 'cat.png', mimeType: 'image/png', bytes, caption: 'look at this' });
+      await until(() => got.length === 1, 'the photo message');
+      const m = got[0]!;
+      assert.equal(m.text, 'look at this');
+      assert.equal(m.attachments.length, 1, 'one attachment (a photo in several sizes is one file)');
+      const a = m.attachments[0]!;
+      assert.equal(a.kind, 'image');
+      const fetched = await h.adapter.fetchAttachment!(a, { maxBytes: 1024 * 1024 });
+      assert.deepEqual(new Uint8Array(fetched.bytes), bytes);
+    });
+
+    fileCase('a voice note or audio file arrives labelled as such, without text', async (send) => {
+      got.length = 0;
+      await send({ kind: 'voice', name: 'voice.ogg', mimeType: 'audio/ogg', bytes: new Uint8Array(500).fill(3) });
+      await until(() => got.length === 1, 'the voice message');
+      const a = got[0]!.attachments[0]!;
+      assert.ok(a.kind === 'voice' || a.kind === 'audio', `kind ${a.kind}`);
+      assert.equal(got[0]!.text, '');
+      assert.equal((await h.adapter.fetchAttachment!(a, { maxBytes: 1000 })).bytes.length, 500);
+    });
+
+    fileCase(
+      'a document past maxBytes is refused with AdapterError too-large, with or without its size',
+      async (send) => {
+        got.length = 0;
+        await send({ kind: 'document', name: 'big.log', mimeType: 'text/plain', bytes: new Uint8Array(64 * 1024) });
+        await until(() => got.length === 1, 'the document message');
+        const a = got[0]!.attachments[0]!;
+        assert.equal(a.kind, 'document');
+        const { size: _declared, ...undeclared } = a;
+        for (const att of [a, undeclared])
+          await assert.rejects(h.adapter.fetchAttachment!(att, { maxBytes: 1000 }), (e: unknown) => {
+            assert.ok(e instanceof AdapterError, `expected AdapterError, got ${String(e)}`);
+            assert.equal(e.code, 'too-large');
+            assert.equal(e.channel, platform);
+            return true;
+          });
       },
     );
 

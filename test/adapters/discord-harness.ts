@@ -48,6 +48,16 @@ export async function discordHarness(
         ...(o.mention ? { mentionBot: true } : {}),
       });
     },
+    async userSendsFile(f) {
+      emu.userFile({
+        channelId: dm.id,
+        filename: f.name,
+        contentType: f.mimeType,
+        bytes: f.bytes,
+        ...(f.caption ? { content: f.caption } : {}),
+        ...(f.kind === 'voice' ? { voice: true } : {}),
+      });
+    },
     async sendMalformed() {
       emu.gateway.sendDispatch('MESSAGE_CREATE', { id: 'not-a-snowflake', channel_id: dm.id, content: 42 });
     },

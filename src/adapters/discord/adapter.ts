@@ -10,6 +10,7 @@ import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
 import { createDiscordClient, loginError } from './client.ts';
+import { fetchDiscordFile } from './files.ts';
 import { toDiscordMarkdown } from './format.ts';
 import { type DiscordMessage, parseMessageCreate, THREAD_CHANNEL_TYPES, toInboundMessage } from './normalize.ts';
 
@@ -235,5 +236,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     },
     routes: () => [],
     identity: () => self,
+    fetchAttachment: fetchDiscordFile,
   };
 }

@@ -8,8 +8,9 @@ import { type Logger, silentLogger } from '../../log.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, SentMessage } from '../types.ts';
-import { createWebClient, toAdapterError } from './api.ts';
+import { createWebClient, DEFAULT_SLACK_API_URL, toAdapterError } from './api.ts';
 import { slackEventsRoute } from './events-route.ts';
+import { fetchSlackFile } from './files.ts';
 import { escapeSlackText, slackMarkdownBlocks, toSlackMrkdwn } from './format.ts';
 import { SlackInbound, UserNames } from './inbound.ts';
 import { type SlackSocket, startSocketMode } from './socket-mode.ts';
@@ -194,5 +195,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
     routes: () => (route ? [route] : []),
 
     identity: () => (me ? { id: me.userId, name: me.name } : undefined),
+
+    fetchAttachment: (attachment, opts) =>
+      fetchSlackFile({ botToken: options.botToken, apiUrl: options.apiUrl ?? DEFAULT_SLACK_API_URL }, attachment, opts),
   };
 }

@@ -17,6 +17,7 @@ import type {
   SentMessage,
 } from '../types.ts';
 import { isNotModified, isParseError, scrub, toAdapterError } from './api.ts';
+import { fetchTelegramFile } from './files.ts';
 import { markdownToTelegramHtml, telegramRenderedLength } from './format.ts';
 import { normalizeUpdate, type TelegramBotIdentity, updateIdOf } from './normalize.ts';
 import { type BackoffOptions, DEFAULT_BACKOFF, type Poller, startPoller } from './poller.ts';
@@ -238,6 +239,8 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     routes: () => routes,
 
     identity: () => (me ? { id: String(me.id), name: me.username } : undefined),
+
+    fetchAttachment: (attachment, opts) => fetchTelegramFile({ api, apiRoot, token }, attachment, opts),
   };
 }
 

@@ -3,6 +3,7 @@
 // tests, the gateway end-to-end tests and the gateway benchmark.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SlackFiles } from './files.ts';
 import { type HttpDeliveryRecord, HttpEvents } from './http-events.ts';
 import { appMentionEvent, eventCallback, messageEvent, newEventId, type UserPost } from './payloads.ts';
 import { type EnvelopeRecord, SocketLink } from './socket-link.ts';
@@ -66,6 +67,8 @@ export class SlackEmulator {
   readonly api: WebApi;
   readonly link: SocketLink;
   readonly events: HttpEvents;
+  /** Uploads, served at their url_private with the bot token. */
+  readonly files: SlackFiles;
   readonly botToken: string;
   readonly appToken: string;
   readonly signingSecret: string;
@@ -105,12 +108,14 @@ export class SlackEmulator {
       responseTimeoutMs: 3000,
     });
     if (opts.eventsUrl) this.events.url = opts.eventsUrl;
+    this.files = new SlackFiles(() => `http://127.0.0.1:${this.port}`, this.workspace.ids.teamId, this.botToken);
   }
 
   /** Listens on 127.0.0.1, port 0. */
   async listen(): Promise<this> {
     const server = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (req.method === 'GET' && this.files.handles(path)) return this.files.serve(req, res, path);
       if (req.method === 'POST' || req.method === 'GET') {
         const m = /^\/api\/([A-Za-z0-9._]+)$/.exec(path);
         if (m) {
@@ -206,6 +211,37 @@ export class SlackEmulator {
       await this.deliverBody(body, result);
     }
     return result;
+  }
+
+  /**
+   * A person shares a file in a channel or DM (a `message` event with subtype `file_share`);
+   * `voice` makes it a recorded audio clip (`slack_audio`).
+   */
+  async userSharesFile(p: {
+    channel: string;
+    name: string;
+    mimetype: string;
+    bytes: Uint8Array;
+    text?: string;
+    voice?: boolean;
+    user?: string;
+  }): Promise<void> {
+    const ids = this.workspace.ids;
+    const file = this.files.add({
+      name: p.name,
+      mimetype: p.mimetype,
+      bytes: p.bytes,
+      ...(p.voice ? { subtype: 'slack_audio' } : {}),
+    });
+    const post: UserPost = {
+      channel: p.channel,
+      channelType: p.channel.startsWith('D') ? 'im' : 'channel',
+      user: p.user ?? 'U0USER0001',
+      text: p.text ?? '',
+      ts: this.workspace.nextTs(),
+      subtype: 'file_share',
+    };
+    await this.deliverBody(eventCallback(ids, { ...messageEvent(ids, post), files: [file], upload: false }));
   }
 
   /** Delivers any event_callback body (or anything else, to test malformed input). */

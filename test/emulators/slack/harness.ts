@@ -52,6 +52,16 @@ export async function slackHarness(
         ...(o.threadId ? { threadTs: o.threadId } : {}),
       });
     },
+    async userSendsFile(f) {
+      await emu.userSharesFile({
+        channel: DM_CHANNEL,
+        name: f.name,
+        mimetype: f.mimeType,
+        bytes: f.bytes,
+        ...(f.caption ? { text: f.caption } : {}),
+        ...(f.kind === 'voice' ? { voice: true } : {}),
+      });
+    },
     async sendMalformed() {
       // An event with wrong field types, and (in Socket Mode) an envelope with no event at all.
       await emu.deliverBody(

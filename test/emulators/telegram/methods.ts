@@ -71,6 +71,8 @@ export function callMethod(emu: TelegramEmulator, method: string, p: Params): un
       emu.setHook({ url, ...(secret ? { secret } : {}) }, bool(p.drop_pending_updates));
       return true;
     }
+    case 'getFile':
+      return emu.files.getFile(p.file_id);
     case 'deleteWebhook':
       emu.setHook(undefined, bool(p.drop_pending_updates));
       return true;

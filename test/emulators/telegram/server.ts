@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Params, readParams } from './body.ts';
+import { EmulatedFiles, type UserFileOptions, userFileMessage } from './files.ts';
 import type { MessageEntity } from './html.ts';
 import { BotApiError, callMethod } from './methods.ts';
 import type {
@@ -46,6 +47,8 @@ export class TelegramEmulator {
   readonly sent: EmulatedMessage[] = [];
   readonly actions: ChatAction[] = [];
   readonly faults: Fault[] = [];
+  /** Files users sent, served by getFile and the download URL. */
+  readonly files = new EmulatedFiles();
   hook: { url: string; secret?: string } | undefined;
   allowedUpdates: string[] | undefined;
   private queue: Queued[] = [];
@@ -98,6 +101,11 @@ export class TelegramEmulator {
     const update = { update_id: this.nextUpdateId, [o.kind ?? 'message']: message };
     this.pushUpdate(update);
     return update;
+  }
+
+  /** A user sends a photo, document, voice note, audio or video note; returns the update. */
+  userFile(o: UserFileOptions): Record<string, unknown> {
+    return userFileMessage(this, o);
   }
 
   /** Creates a forum topic (its id is the id of its creation message) and returns the id. */
@@ -349,6 +357,11 @@ export class TelegramEmulator {
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+    if (download && req.method === 'GET') {
+      const tokenOk = decodeURIComponent(download[1]!) === this.token;
+      return this.files.serve(res, tokenOk, decodeURIComponent(download[2]!));
+    }
     const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!m) return this.answer(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     const method = m[2]!;
