@@ -9,9 +9,11 @@ import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
 import { type AgentRuntime, createAgentRunner, createAgentRuntime } from './agent/index.ts';
+import { createMcpHub } from './agent/mcp/index.ts';
 import { channelEnabled } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
+import { mcpConnection, mcpEntries } from './config/mcp.ts';
 import type { HttpOverride } from './config/overrides.ts';
 import { errorMessage } from './errors.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
@@ -156,7 +158,13 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     ...(o.fetch ? { fetch: o.fetch } : {}),
     ...(o.workers ? { workers: o.workers } : {}),
   });
-  const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close()];
+  const mcp = createMcpHub({
+    connectionOf: (name, server) => mcpConnection(name, server, secrets),
+    log: log.child({ scope: 'mcp' }),
+  });
+  // Tool lists are fetched in the background, so /whoami lists MCP tools before the first run.
+  for (const [name, server] of mcpEntries(loaded.config)) void mcp.toolsFor({ [name]: server });
+  const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close(), () => mcp.close()];
   const cleanup = async () => {
     for (const c of cleanups.reverse())
       await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));
@@ -185,6 +193,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     const agent = createAgentRunner({
       secretValues: secretValues(secrets),
       builtinsFor: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
+      mcp,
       store,
       deps: runtime.deps,
       workspacesDir: join(loaded.dataDir, 'workspaces'),

@@ -14,6 +14,7 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
+import type { McpHub } from './mcp/hub.ts';
 import { type AgentDeps, type AgentPolicy, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { Message } from './types.ts';
@@ -34,6 +35,8 @@ export interface AgentRunnerOptions {
    * scheduler's `schedule`, whose jobs carry the policy): the one place a gateway run gets them.
    */
   builtinsFor?: (ctx: ToolContext) => BuiltinTool[];
+  /** MCP servers: the policy's `mcp` servers' tools join each run's built-ins (filtered like any tool). */
+  mcp?: Pick<McpHub, 'toolsFor' | 'cachedToolsFor'>;
   /** Per-run limits. */
   timeoutMs?: number;
   maxTurns?: number;
@@ -91,8 +94,10 @@ export function workspaceOf(workspacesDir: string, conversationKey: string): str
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
-  const depsFor = (ctx: ToolContext) =>
-    o.builtinsFor ? { ...o.deps, builtins: [...(o.deps.builtins ?? []), ...o.builtinsFor(ctx)] } : o.deps;
+  const depsFor = (ctx: ToolContext, extra: BuiltinTool[] = []): AgentDeps =>
+    o.builtinsFor || extra.length
+      ? { ...o.deps, builtins: [...(o.deps.builtins ?? []), ...(o.builtinsFor?.(ctx) ?? []), ...extra] }
+      : o.deps;
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
     access: policy.access,
     tools: policy.tools,
@@ -138,11 +143,12 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       if (earlier !== undefined) return { text: earlier, outcome: 'replayed' };
       // In groups the model needs to know who is speaking.
       const input = message.isDirect ? message.text : `[${message.userName}]: ${message.text}`;
+      const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
       const result = await runAgent({
         history,
         input,
         policy: agentPolicy(policy, workspace),
-        deps: depsFor({ conversationKey: key, userId: message.userId, policy }),
+        deps: depsFor({ conversationKey: key, userId: message.userId, policy }, mcpTools),
         signal,
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
@@ -201,7 +207,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       await o.store.conversations.reset(key);
     },
     toolsFor(policy, message) {
-      const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId, policy });
+      const deps = depsFor(
+        { conversationKey: message.conversationKey, userId: message.userId, policy },
+        o.mcp?.cachedToolsFor(policy.mcp) ?? [],
+      );
       return offeredToolNames(agentPolicy(policy, workspaceOf(o.workspacesDir, message.conversationKey)), deps);
     },
   };
