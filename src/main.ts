@@ -10,6 +10,7 @@ import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
 import { type AgentRuntime, createAgentRunner, createAgentRuntime } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
+import { memoryCommands } from './agent/memory/index.ts';
 import { channelEnabled } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
@@ -194,6 +195,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       secretValues: secretValues(secrets),
       builtinsFor: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
       mcp,
+      ...(loaded.config.memory.enabled ? { memory: { digestChars: loaded.config.memory.digestChars } } : {}),
       store,
       deps: runtime.deps,
       workspacesDir: join(loaded.dataDir, 'workspaces'),
@@ -215,6 +217,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       metrics,
       concurrency: loaded.config.gateway.concurrency,
       replyToStrangers: loaded.config.gateway.replyToStrangers,
+      chatCommands: memoryCommands(store.memories, loaded.config.memory.enabled),
     });
     const admin = createAdminApi({
       store,

@@ -6,15 +6,17 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redactLine } from '../config/env.ts';
+import { errorMessage } from '../errors.ts';
 import type { Persist } from '../gateway/persist.ts';
 import type { PolicyLimits, ResolvedPolicy } from '../gateway/policy.ts';
-import type { AgentRunner } from '../gateway/ports.ts';
+import type { AgentRunner, AgentRunRequest } from '../gateway/ports.ts';
 import { GatewayStoppingError } from '../gateway/ports.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
 import type { McpHub } from './mcp/hub.ts';
+import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } from './memory/index.ts';
 import { type AgentDeps, type AgentPolicy, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { Message } from './types.ts';
@@ -37,6 +39,8 @@ export interface AgentRunnerOptions {
   builtinsFor?: (ctx: ToolContext) => BuiltinTool[];
   /** MCP servers: the policy's `mcp` servers' tools join each run's built-ins (filtered like any tool). */
   mcp?: Pick<McpHub, 'toolsFor' | 'cachedToolsFor'>;
+  /** Long-term memory: each run gets the memory tools and a digest of at most `digestChars` in its prompt. */
+  memory?: { digestChars: number };
   /** Per-run limits. */
   timeoutMs?: number;
   maxTurns?: number;
@@ -76,6 +80,9 @@ function answerInHistory(history: Message[], inboundId: string): string | undefi
   return answer;
 }
 
+/** The message a run answers. */
+type InboundMessage = AgentRunRequest['message'];
+
 /** What tools bound to one message know about it. */
 export interface ToolContext {
   conversationKey: string;
@@ -98,6 +105,22 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     o.builtinsFor || extra.length
       ? { ...o.deps, builtins: [...(o.deps.builtins ?? []), ...(o.builtinsFor?.(ctx) ?? []), ...extra] }
       : o.deps;
+  const memoryView = (m: InboundMessage): MemoryView => ({
+    conversationKey: m.conversationKey,
+    userKey: `${m.platform}:${m.userId}`,
+  });
+  const memoryTools = (m: InboundMessage): BuiltinTool[] =>
+    o.memory ? createMemoryTools(o.store.memories, memoryView(m)) : [];
+  /** The notes for this message's prompt; a store that fails costs the digest, never the answer. */
+  async function digestFor(m: InboundMessage): Promise<string | undefined> {
+    if (!o.memory) return undefined;
+    try {
+      return memoryDigest(await visibleMemories(o.store.memories, memoryView(m)), m.text, o.memory.digestChars);
+    } catch (e) {
+      log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
+      return undefined;
+    }
+  }
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
     access: policy.access,
     tools: policy.tools,
@@ -144,11 +167,13 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // In groups the model needs to know who is speaking.
       const input = message.isDirect ? message.text : `[${message.userName}]: ${message.text}`;
       const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
+      const memories = await digestFor(message);
       const result = await runAgent({
         history,
         input,
+        ...(memories ? { memories } : {}),
         policy: agentPolicy(policy, workspace),
-        deps: depsFor({ conversationKey: key, userId: message.userId, policy }, mcpTools),
+        deps: depsFor({ conversationKey: key, userId: message.userId, policy }, [...memoryTools(message), ...mcpTools]),
         signal,
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
@@ -207,10 +232,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       await o.store.conversations.reset(key);
     },
     toolsFor(policy, message) {
-      const deps = depsFor(
-        { conversationKey: message.conversationKey, userId: message.userId, policy },
-        o.mcp?.cachedToolsFor(policy.mcp) ?? [],
-      );
+      const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId, policy }, [
+        ...memoryTools(message),
+        ...(o.mcp?.cachedToolsFor(policy.mcp) ?? []),
+      ]);
       return offeredToolNames(agentPolicy(policy, workspaceOf(o.workspacesDir, message.conversationKey)), deps);
     },
   };
