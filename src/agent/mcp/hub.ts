@@ -74,8 +74,20 @@ export function createMcpHub(o: McpHubOptions): McpHub {
     return conn;
   }
 
-  const toolsOf = (cfg: McpServerConfig, conn: McpConnection, list: McpToolInfo[]): BuiltinTool[] =>
-    list.filter((t) => serverOffers(cfg, t.name)).map((t) => mcpTool(cfg, conn, t));
+  /** The server's offered tools; a second tool whose model-facing name is taken (`a.b` and `a_b`) is left out. */
+  function toolsOf(cfg: McpServerConfig, conn: McpConnection, list: McpToolInfo[]): BuiltinTool[] {
+    const out = new Map<string, BuiltinTool>();
+    for (const t of list) {
+      if (!serverOffers(cfg, t.name)) continue;
+      const tool = mcpTool(cfg, conn, t);
+      if (out.has(tool.name)) {
+        const key = `${conn.spec.key}:${t.name}`;
+        if (!warned.has(key)) log.warn({ server: conn.spec.name, tool: t.name }, 'MCP tool name taken; left out');
+        warned.add(key);
+      } else out.set(tool.name, tool);
+    }
+    return [...out.values()];
+  }
 
   return {
     async toolsFor(servers) {

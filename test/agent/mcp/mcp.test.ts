@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { type TestContext, test } from 'node:test';
+import { fileURLToPath } from 'node:url';
 import type { InboundMessage } from '../../../src/adapters/index.ts';
 import { createAgentRunner } from '../../../src/agent/gateway-runner.ts';
 import type { AgentDeps } from '../../../src/agent/index.ts';
@@ -209,6 +210,63 @@ test('the header secret reaches the server but never a log line or the model', a
   for (const l of [...lines, ...second.lines]) assert.equal(l.includes(SECRET), false, l);
   for (const req of [...emu.requests, ...second.emu.requests])
     assert.equal(JSON.stringify(req.body).includes(SECRET), false);
+});
+
+test('a server that restarted (its sessions gone) is reconnected; the call still goes through', async (t) => {
+  const server = await startMcpServer([{ name: 'echo', run: (a) => text(`echo: ${String(a.text)}`) }], {
+    stateful: true,
+  });
+  t.after(() => server.close());
+  const hub = createMcpHub({ connectionOf: (name, s) => mcpConnection(name, s, {}) });
+  t.after(() => hub.close());
+  const servers = { kb: configSchema.parse({ mcp: { servers: { kb: { url: server.url } } } }).mcp!.servers.kb! };
+  const [echo] = await hub.toolsFor(servers);
+  assert.deepEqual(await echo!.run({ text: 'one' }, {}), { content: 'echo: one', isError: false });
+  await server.restart();
+  assert.deepEqual(await echo!.run({ text: 'two' }, {}), { content: 'echo: two', isError: false });
+  assert.deepEqual(
+    server.calls.map((c) => c.args.text),
+    ['one', 'two'],
+    'each call ran once',
+  );
+});
+
+test('tool lists are cached and listed again once stale', async (t) => {
+  const server = await echoServer(t);
+  let clock = 0;
+  const hub = createMcpHub({
+    connectionOf: (name, s) => mcpConnection(name, s, {}),
+    listTtlMs: 60_000,
+    now: () => clock,
+  });
+  t.after(() => hub.close());
+  const servers = configSchema.parse({ mcp: { servers: { kb: { url: server.url } } } }).mcp!.servers;
+  await hub.toolsFor(servers);
+  await hub.toolsFor(servers);
+  assert.equal(server.lists, 1, 'the second run used the cached list');
+  clock += 60_001;
+  assert.equal((await hub.toolsFor(servers)).length, 3);
+  assert.equal(server.lists, 2);
+});
+
+test('a local stdio server named by the config runs, with its environment from named variables', async (t) => {
+  const script = fileURLToPath(new URL('stdio-server.ts', import.meta.url));
+  const config = configSchema.parse({
+    mcp: {
+      servers: {
+        local: { command: process.execPath, args: ['--import', 'tsx', script], env: { GREETING: 'MY_GREETING' } },
+      },
+    },
+  });
+  const secrets = readSecrets({ MY_GREETING: 'hello from the environment' }, configuredKeyNames(config));
+  const hub = createMcpHub({ connectionOf: (name, s) => mcpConnection(name, s, secrets) });
+  t.after(() => hub.close());
+  const tools = await hub.toolsFor(config.mcp!.servers);
+  assert.deepEqual(
+    tools.map((x) => [x.name, x.permissionLevel]),
+    [['local__greet', 'Execute']],
+  );
+  assert.deepEqual(await tools[0]!.run({}, {}), { content: 'greeting: hello from the environment', isError: false });
 });
 
 test('doctor lists servers and their tools; --offline lists them without contacting any', async (t) => {
