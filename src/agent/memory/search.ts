@@ -7,9 +7,13 @@ import { memoryLine } from './memory-book.ts';
 
 /** Words too common to say what a message is about. */
 const STOP = new Set(
-  'the and for are but not you your with this that have has had was were what when where which who why how can could would should will about from into our out all any its it they them then than there here just also been being does did doing'.split(
-    ' ',
-  ),
+  [
+    'the and for are but not you your with this that have has had was were what when where which who why',
+    'how can could would should will about from into our out all any its it they them then than there',
+    'here just also been being does did doing',
+  ]
+    .join(' ')
+    .split(' '),
 );
 
 function index(memories: MemoryRecord[]): MiniSearch<{ i: number; text: string }> {
