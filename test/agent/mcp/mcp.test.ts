@@ -172,6 +172,20 @@ test('a server that went down gives the model an error result; the run still ans
   assert.match(toolResult(emu, 1), /MCP server kb: /);
 });
 
+test('a tool that does not answer within the server timeout is an error result; the run goes on', async (t) => {
+  let release!: () => void;
+  const never = new Promise<void>((r) => (release = r));
+  t.after(() => release());
+  const server = await startMcpServer([{ name: 'slow', run: async () => (await never, text('late')) }]);
+  t.after(() => server.close());
+  const { emu, run } = await setup(t, { mcp: { servers: { kb: { url: server.url, timeoutMs: 300 } } } });
+  emu.script([llm.answer([llm.toolCalls(llm.call('kb__slow', {}))]), llm.say('It timed out.')]);
+  const r = await run(message('web', 'web:s1:1', 'slow'));
+  assert.equal(r.outcome, 'final');
+  assert.equal(r.text, 'It timed out.');
+  assert.match(toolResult(emu, 1), /MCP server kb: calling slow failed: .*timed out/i);
+});
+
 test('an oversized result is capped like tool output', async (t) => {
   const server = await echoServer(t);
   const { emu, run } = await setup(t, { mcp: { servers: { kb: { url: server.url } } } });
