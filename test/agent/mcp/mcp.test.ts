@@ -24,6 +24,7 @@ import { llm, startLlmEmulator } from '../../emulators/llm/index.ts';
 import { tempDir } from '../../helpers.ts';
 import { noSandbox, noWasm } from '../loop/helpers.ts';
 import { startMcpServer, type TestMcpServer } from './mcp-server.ts';
+import { startSseMcpServer } from './sse-server.ts';
 
 const text = (t: string) => ({ content: [{ type: 'text' as const, text: t }] });
 
@@ -243,6 +244,20 @@ test('a server that restarted (its sessions gone) is reconnected; the call still
     ['one', 'two'],
     'each call ran once',
   );
+});
+
+test('a server that speaks only the older HTTP+SSE transport is reached through the fallback', async (t) => {
+  const server = await startSseMcpServer();
+  t.after(() => server.close());
+  const hub = createMcpHub({ connectionOf: (name, s) => mcpConnection(name, s, {}) });
+  t.after(() => hub.close());
+  const servers = configSchema.parse({ mcp: { servers: { old: { url: server.url } } } }).mcp!.servers;
+  const tools = await hub.toolsFor(servers);
+  assert.deepEqual(
+    tools.map((x) => x.name),
+    ['old__ping'],
+  );
+  assert.deepEqual(await tools[0]!.run({}, {}), { content: 'pong', isError: false });
 });
 
 test('tool lists are cached and listed again once stale', async (t) => {
