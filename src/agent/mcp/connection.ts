@@ -157,26 +157,37 @@ export function createMcpConnection(spec: McpConnectionSpec, o: McpConnectionOpt
     }
   }
 
+  let listing: Promise<McpToolInfo[]> | undefined;
+  /** Lists every page of the server's tools and caches the result. */
+  async function list(): Promise<McpToolInfo[]> {
+    const tools = await withClient(async (c) => {
+      const out: McpToolInfo[] = []; // afresh on a second attempt
+      let cursor: string | undefined;
+      do {
+        const page = await c.listTools(cursor ? { cursor } : undefined, { timeout: spec.timeoutMs });
+        for (const t of page.tools)
+          out.push({
+            name: t.name,
+            description: t.description ?? t.title ?? '',
+            inputSchema: t.inputSchema as Record<string, unknown>,
+          });
+        cursor = page.nextCursor;
+      } while (cursor);
+      return out;
+    }, 'listing tools');
+    listed = { at: now(), tools };
+    return tools;
+  }
+
   return {
     spec,
     async tools() {
       if (listed && now() - listed.at < ttl) return listed.tools;
-      const tools: McpToolInfo[] = [];
-      await withClient(async (c) => {
-        let cursor: string | undefined;
-        do {
-          const page = await c.listTools(cursor ? { cursor } : undefined, { timeout: spec.timeoutMs });
-          for (const t of page.tools)
-            tools.push({
-              name: t.name,
-              description: t.description ?? t.title ?? '',
-              inputSchema: t.inputSchema as Record<string, unknown>,
-            });
-          cursor = page.nextCursor;
-        } while (cursor);
-      }, 'listing tools');
-      listed = { at: now(), tools };
-      return tools;
+      // Runs starting together share one listing.
+      listing ??= list().finally(() => {
+        listing = undefined;
+      });
+      return listing;
     },
     cachedTools: () => listed?.tools,
     async call(tool, args, signal) {
