@@ -55,9 +55,9 @@ export interface McpConnectionOptions {
 /** Errors after which the request cannot have reached the tool, so sending it again runs it at most once. */
 function notDelivered(e: unknown): boolean {
   const text = `${errorMessage(e)} ${String((e as { cause?: unknown })?.cause ?? '')}`;
-  // A restarted Streamable HTTP server no longer knows the session (404); a dropped
-  // connection refuses the next request before anything is sent.
-  return /\b404\b|session not found|ECONNREFUSED|ECONNRESET|Not connected|fetch failed/i.test(text);
+  // A restarted Streamable HTTP server no longer knows the session (404); a refused connection
+  // sent nothing. A reset or a timeout may come after the server started the tool: never retried.
+  return /\b404\b|session not found|ECONNREFUSED|Not connected/i.test(text);
 }
 
 /** Creates the (not yet opened) connection of one server. */
@@ -101,6 +101,11 @@ export function createMcpConnection(spec: McpConnectionSpec, o: McpConnectionOpt
         last = e;
         await c.close().catch(() => undefined);
         continue;
+      }
+      if (closed) {
+        // The hub closed while this connection was opening: a stdio server must not outlive it.
+        await c.close().catch(() => undefined);
+        throw new McpError(spec.name, 'connection closed');
       }
       c.setNotificationHandler(ToolListChangedNotificationSchema, async () => {
         listed = undefined;

@@ -34,6 +34,8 @@ export interface TestMcpServer {
   readonly lists: number;
   /** Stops and starts again on the same port, forgetting every session. */
   restart(): Promise<void>;
+  /** Forgets every session while running (as a server that expires them): their requests get 404. */
+  forgetSessions(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -130,6 +132,11 @@ export async function startMcpServer(
     calls,
     get lists() {
       return lists;
+    },
+    async forgetSessions() {
+      const old = sessions;
+      sessions = new Map();
+      for (const t of old.values()) await t.close();
     },
     async restart() {
       await stop();

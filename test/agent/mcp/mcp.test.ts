@@ -227,17 +227,17 @@ test('the header secret reaches the server but never a log line or the model', a
     assert.equal(JSON.stringify(req.body).includes(SECRET), false);
 });
 
-test('a server that restarted (its sessions gone) is reconnected; the call still goes through', async (t) => {
+test('a session the server forgot is opened again and the call sent once more: it runs once', async (t) => {
   const server = await startMcpServer([{ name: 'echo', run: (a) => text(`echo: ${String(a.text)}`) }], {
     stateful: true,
   });
   t.after(() => server.close());
   const hub = createMcpHub({ connectionOf: (name, s) => mcpConnection(name, s, {}) });
   t.after(() => hub.close());
-  const servers = { kb: configSchema.parse({ mcp: { servers: { kb: { url: server.url } } } }).mcp!.servers.kb! };
+  const servers = configSchema.parse({ mcp: { servers: { kb: { url: server.url } } } }).mcp!.servers;
   const [echo] = await hub.toolsFor(servers);
   assert.deepEqual(await echo!.run({ text: 'one' }, {}), { content: 'echo: one', isError: false });
-  await server.restart();
+  await server.forgetSessions();
   assert.deepEqual(await echo!.run({ text: 'two' }, {}), { content: 'echo: two', isError: false });
   assert.deepEqual(
     server.calls.map((c) => c.args.text),
@@ -246,6 +246,22 @@ test('a server that restarted (its sessions gone) is reconnected; the call still
   );
 });
 
+test('after a server restart the connection is opened again; a call that may have run is not sent twice', async (t) => {
+  const server = await startMcpServer([{ name: 'echo', run: (a) => text(`echo: ${String(a.text)}`) }], {
+    stateful: true,
+  });
+  t.after(() => server.close());
+  const hub = createMcpHub({ connectionOf: (name, s) => mcpConnection(name, s, {}) });
+  t.after(() => hub.close());
+  const servers = configSchema.parse({ mcp: { servers: { kb: { url: server.url } } } }).mcp!.servers;
+  const [echo] = await hub.toolsFor(servers);
+  assert.equal((await echo!.run({ text: 'one' }, {})).content, 'echo: one');
+  await server.restart();
+  // The old connection may fail this call (an error result the model reads), but never runs it twice.
+  await echo!.run({ text: 'two' }, {});
+  assert.deepEqual(await echo!.run({ text: 'three' }, {}), { content: 'echo: three', isError: false });
+  assert.ok(server.calls.filter((c) => c.args.text === 'two').length <= 1);
+});
 test('a server that speaks only the older HTTP+SSE transport is reached through the fallback', async (t) => {
   const server = await startSseMcpServer();
   t.after(() => server.close());
