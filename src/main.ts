@@ -9,10 +9,13 @@ import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
 import { type AgentRuntime, createAgentRunner, createAgentRuntime, workspaceOf } from './agent/index.ts';
+import { createMcpHub } from './agent/mcp/index.ts';
+import { memoryCommands } from './agent/memory/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
 import { channelEnabled } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
+import { mcpConnection, mcpEntries } from './config/mcp.ts';
 import type { HttpOverride } from './config/overrides.ts';
 import { errorMessage } from './errors.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
@@ -190,7 +193,13 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     ...(o.fetch ? { fetch: o.fetch } : {}),
     ...(o.workers ? { workers: o.workers } : {}),
   });
-  const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close()];
+  const mcp = createMcpHub({
+    connectionOf: (name, server) => mcpConnection(name, server, secrets),
+    log: log.child({ scope: 'mcp' }),
+  });
+  // Tool lists are fetched in the background, so /whoami lists MCP tools before the first run.
+  for (const [name, server] of mcpEntries(loaded.config)) void mcp.toolsFor({ [name]: server });
+  const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close(), () => mcp.close()];
   const cleanup = async () => {
     for (const c of cleanups.reverse())
       await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));
@@ -219,6 +228,8 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     const agent = createAgentRunner({
       secretValues: secretValues(secrets),
       builtinsFor: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
+      mcp,
+      ...(loaded.config.memory.enabled ? { memory: { digestChars: loaded.config.memory.digestChars } } : {}),
       store,
       deps: runtime.deps,
       workspacesDir: join(loaded.dataDir, 'workspaces'),
@@ -246,6 +257,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         ...mediaOptions(loaded, secrets, join(loaded.dataDir, 'workspaces'), log, o.fetch),
         ...(runtime.limits.maxDiskBytes ? { maxWorkspaceBytes: runtime.limits.maxDiskBytes } : {}),
       },
+      chatCommands: memoryCommands(store.memories, loaded.config.memory.enabled),
     });
     const admin = createAdminApi({
       store,

@@ -7,16 +7,19 @@
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redactLine } from '../config/env.ts';
+import { errorMessage } from '../errors.ts';
 import type { Persist } from '../gateway/persist.ts';
 import type { PolicyLimits, ResolvedPolicy } from '../gateway/policy.ts';
-import type { AgentRunner, AgentRunReply } from '../gateway/ports.ts';
+import type { AgentRunner, AgentRunReply, AgentRunRequest } from '../gateway/ports.ts';
 import { GatewayStoppingError } from '../gateway/ports.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
+import type { McpHub } from './mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
+import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } from './memory/index.ts';
 import { supportsVision } from './providers/index.ts';
 import { type AgentDeps, type AgentPolicy, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
@@ -40,6 +43,10 @@ export interface AgentRunnerOptions {
   builtinsFor?: (ctx: ToolContext) => BuiltinTool[];
   /** Largest file `send_file` sends (media.maxFileMb); default 20 MiB. */
   maxFileBytes?: number;
+  /** MCP servers: the policy's `mcp` servers' tools join each run's built-ins (filtered like any tool). */
+  mcp?: Pick<McpHub, 'toolsFor' | 'cachedToolsFor'>;
+  /** Long-term memory: each run gets the memory tools and a digest of at most `digestChars` in its prompt. */
+  memory?: { digestChars: number };
   /** Per-run limits. */
   timeoutMs?: number;
   maxTurns?: number;
@@ -97,6 +104,9 @@ function filesInHistory(history: Message[], inboundId: string): Record<string, u
   return calls.filter((c) => attached.has(c.id)).map((c) => c.input);
 }
 
+/** The message a run answers. */
+type InboundMessage = AgentRunRequest['message'];
+
 /** What tools bound to one message know about it. */
 export interface ToolContext {
   conversationKey: string;
@@ -120,14 +130,36 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
   const maxFileBytes = o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
   // `attach` collects the run's files; the send_file tool reads the conversation's own workspace.
-  const depsFor = (ctx: ToolContext, workspace: string, attach: (f: AttachedFile) => void): AgentDeps => ({
+  const depsFor = (
+    ctx: ToolContext,
+    workspace: string,
+    attach: (f: AttachedFile) => void,
+    extra: BuiltinTool[] = [],
+  ): AgentDeps => ({
     ...o.deps,
     builtins: [
       ...(o.deps.builtins ?? []),
       ...(o.builtinsFor?.(ctx) ?? []),
       createSendFileTool({ workspace, maxBytes: maxFileBytes, attach }),
+      ...extra,
     ],
   });
+  const memoryView = (m: InboundMessage): MemoryView => ({
+    conversationKey: m.conversationKey,
+    userKey: `${m.platform}:${m.userId}`,
+  });
+  const memoryTools = (m: InboundMessage): BuiltinTool[] =>
+    o.memory ? createMemoryTools(o.store.memories, memoryView(m)) : [];
+  /** The notes for this message's prompt; a store that fails costs the digest, never the answer. */
+  async function digestFor(m: InboundMessage): Promise<string | undefined> {
+    if (!o.memory) return undefined;
+    try {
+      return memoryDigest(await visibleMemories(o.store.memories, memoryView(m)), m.text, o.memory.digestChars);
+    } catch (e) {
+      log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
+      return undefined;
+    }
+  }
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
     access: policy.access,
     tools: policy.tools,
@@ -205,11 +237,17 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         return { text: why, outcome: 'nothing-to-read' };
       }
       const input = built.text;
+      const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
+      const memories = await digestFor(message);
       const result = await runAgent({
         history,
         input: built.parts,
+        ...(memories ? { memories } : {}),
         policy: agentPolicy(policy, workspace),
-        deps: depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f)),
+        deps: depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
+          ...memoryTools(message),
+          ...mcpTools,
+        ]),
         signal,
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
@@ -274,7 +312,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
       return offeredToolNames(
         agentPolicy(policy, workspace),
-        depsFor(ctx, workspace, () => undefined),
+        depsFor(ctx, workspace, () => undefined, [
+          ...memoryTools(message),
+          ...(o.mcp?.cachedToolsFor(policy.mcp) ?? []),
+        ]),
       );
     },
   };

@@ -25,6 +25,7 @@ import { errorMessage, UsageError } from '../errors.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { createFileStore } from '../store/index.ts';
+import { checkMcp } from './doctor-mcp.ts';
 
 /** One check; `off` marks a channel that is off (not a fault, but shown with how to turn it on). */
 type Line = { ok: boolean; what: string; detail: string; off?: boolean };
@@ -238,6 +239,7 @@ export async function doctor(
   lines.push(...(await checkChannels(loaded, secrets, opts.offline === true)));
   lines.push(...offChannels(loaded, secrets));
   lines.push(transcriptionLine(loaded, secrets));
+  lines.push(...(await checkMcp(loaded, secrets, opts.offline === true)));
   lines.push(await checkPort(loaded.config.http.host, loaded.config.http.port));
   const host = loaded.config.http.host;
   if (!isLoopback(host) && !secrets.BOXBOT_ADMIN_TOKEN)

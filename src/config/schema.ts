@@ -1,6 +1,7 @@
 // The shape of boxbot.config.json (README, "Configuration"). Every key is optional;
 // the defaults run. Secrets never live here: they come from the environment (see env.ts).
 import { z } from 'zod';
+import { mcpSchema, memorySchema } from './mcp.ts';
 
 const access = z.enum(['full', 'read-only', 'chat-only']);
 
@@ -21,6 +22,8 @@ const policyOverride = z
       .object({ allow: z.array(z.string()) })
       .strict()
       .optional(),
+    /** MCP servers offered here (merged by name over the wider levels'). */
+    mcp: mcpSchema.optional(),
   })
   .strict();
 
@@ -81,6 +84,10 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** MCP servers every conversation is offered (policy levels add, replace or turn off servers by name). */
+    mcp: mcpSchema.optional(),
+    /** Long-term memory: the memory tools and the prompt's digest. */
+    memory: memorySchema.default({}),
     /** Users who may target any conversation with scheduled jobs: `<platform>:<userId>` (or a bare id). */
     admins: z.array(z.string()).default([]),
     gateway: z

@@ -21,7 +21,13 @@ import { OutboundQueue } from './outbound-queue.ts';
 import { type Persist, persister, type StoreHealth } from './persist.ts';
 import { type Admission, admit, type ResolvedPolicy, resolvePolicy } from './policy.ts';
 import type { GatewayAgentEvent, RunOutcome } from './ports.ts';
-import { type AgentRunner, GatewayStoppingError, type GatewayStore, type OutboxEntry } from './ports.ts';
+import {
+  type AgentRunner,
+  type ChatCommands,
+  GatewayStoppingError,
+  type GatewayStore,
+  type OutboxEntry,
+} from './ports.ts';
 import { type Delivery, deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -46,6 +52,8 @@ export interface GatewayOptions {
   media?: MediaOptions;
   /** Outbound queue tuning (tests shorten the backoff); also the store-write retry's backoff. */
   outbound?: { backoffMs?: number; maxBackoffMs?: number; concurrency?: number };
+  /** More chat commands (memory's /memory and /forget), answered like the gateway's own. */
+  chatCommands?: ChatCommands;
 }
 
 /** A running gateway. */
@@ -186,7 +194,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     switch (cmd) {
       case 'help':
       case 'start':
-        return replyNow(msg, helpText());
+        return replyNow(
+          msg,
+          [helpText(), ...(opts.chatCommands?.help ?? []).map(([n, w]) => `/${n}: ${w}`)].join('\n'),
+        );
       case 'whoami':
         return replyNow(msg, whoamiText(msg, policy, opts.agent.toolsFor(policy, msg)));
       case 'stop':
@@ -467,6 +478,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
     if (cmd) {
       void track(after.then(() => runCommand(cmd, msg, policy))).catch((e: unknown) =>
         log.error({ err: errorMessage(e), cmd }, 'command failed'),
+      );
+      return;
+    }
+    const extra = opts.chatCommands;
+    if (extra?.matches(msg.text)) {
+      void track(after.then(async () => replyNow(msg, await extra.run(msg, policy)))).catch((e: unknown) =>
+        log.error({ err: errorMessage(e) }, 'command failed'),
       );
       return;
     }

@@ -64,5 +64,16 @@ export interface AgentRunner {
   toolsFor(policy: ResolvedPolicy, message: InboundMessage): string[];
 }
 
+/**
+ * Chat commands answered outside the gateway's own (e.g. /memory and /forget): the gateway asks
+ * whether a text is one, replies with `run`'s text at once (never behind a running turn), and
+ * lists `help` under /help.
+ */
+export interface ChatCommands {
+  help: [name: string, what: string][];
+  matches(text: string): boolean;
+  run(message: InboundMessage, policy: ResolvedPolicy): Promise<string>;
+}
+
 // Durable delivery state is the store's own interface: the store implements this port directly.
 export type { DeliveryStore as GatewayStore, OutboxEntry, OutboxFile, PendingMessage } from '../store/index.ts';

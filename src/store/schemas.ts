@@ -181,3 +181,27 @@ export const jobLogSchema = z
 
 /** `job-logs/<name>.json` */
 export const jobLogsSchema = z.object({ jobId: z.string().min(1), entries: z.array(jobLogSchema) }).passthrough();
+
+const memoryScopeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('conversation'), conversationKey: z.string().min(1) }).strict(),
+  z.object({ kind: z.literal('user'), userKey: z.string().min(1) }).strict(),
+]);
+
+/** One scope's long-term memories. */
+export const memoriesSchema = z
+  .object({
+    scope: memoryScopeSchema,
+    memories: z.array(
+      z
+        .object({
+          id: z.string().min(1),
+          scope: memoryScopeSchema,
+          text: z.string(),
+          createdAt: z.string(),
+          createdBy: z.string().optional(),
+          conversationKey: z.string().optional(),
+        })
+        .passthrough(),
+    ),
+  })
+  .passthrough();

@@ -187,12 +187,44 @@ export interface JobStore {
   logs(jobId: string, limit?: number): Promise<JobLogEntry[]>;
 }
 
+/**
+ * Who sees a long-term memory: everyone in one conversation, or one user (`<platform>:<userId>`)
+ * wherever they talk to the bot.
+ */
+export type MemoryScope = { kind: 'conversation'; conversationKey: string } | { kind: 'user'; userKey: string };
+
+/** One remembered note. Times are ISO 8601. */
+export interface MemoryRecord {
+  /** Unique within its scope (the memory tools make `m-<hex>` ids). */
+  id: string;
+  scope: MemoryScope;
+  text: string;
+  createdAt: string;
+  /** The user (`<platform>:<userId>`) whose conversation saved it. */
+  createdBy?: string;
+  /** The conversation it was saved in. */
+  conversationKey?: string;
+}
+
+/** Long-term memories, one list per scope (a write touches one scope only). */
+export interface MemoryStore {
+  /** The scope's memories, oldest first. */
+  list(scope: MemoryScope): Promise<MemoryRecord[]>;
+  /** Adds a memory to `record.scope` (StoreError `invalid` if the id is taken there). */
+  add(record: MemoryRecord): Promise<void>;
+  /** Removes one memory; false if the scope has no such id. */
+  remove(scope: MemoryScope, id: string): Promise<boolean>;
+  /** Removes every memory of the scope; returns how many there were. */
+  clear(scope: MemoryScope): Promise<number>;
+}
+
 /** Everything boxbot remembers. */
 export interface Store {
   readonly conversations: ConversationStore;
   readonly delivery: DeliveryStore;
   readonly kv: KvStore;
   readonly jobs: JobStore;
+  readonly memories: MemoryStore;
   /** Waits for writes in flight; later calls fail with StoreError `closed`. */
   close(): Promise<void>;
 }
