@@ -24,10 +24,11 @@ import {
   instrumentModule,
   listComponentImports,
   type MemoryImage,
+  patchPreview1Adapter,
 } from './wasm/index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 7;
+const PIPELINE_VERSION = 8;
 /** Modes of everything the cache writes: only boxbot's user may read or change it. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -245,7 +246,7 @@ async function toComponent(bytes: Uint8Array, label: string): Promise<Uint8Array
     readPreview1CommandAdapter(),
   ]);
   try {
-    return await componentNew(bytes, [['wasi_snapshot_preview1', adapter]]);
+    return await componentNew(bytes, [['wasi_snapshot_preview1', patchPreview1Adapter(adapter)]]);
   } catch (e) {
     throw new SandboxError('invalid-tool', `${label}: cannot wrap preview1 command: ${String(e)}`, label);
   }

@@ -1,4 +1,5 @@
 // Public names of the core-module tools: classification, limit instrumentation, memory images.
+export { patchPreview1Adapter } from './adapter-patch.ts';
 export { type CoreImport, classifyWasm, listCoreImports, type WasmKind } from './classify.ts';
 export { listComponentImports } from './component-imports.ts';
 export {
