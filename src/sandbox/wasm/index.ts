@@ -4,6 +4,7 @@ export { type CoreImport, classifyWasm, listCoreImports, type WasmKind } from '.
 export { listComponentImports } from './component-imports.ts';
 export {
   FUEL_IMPORT,
+  INVALID_OUTPUT,
   type InstrumentOptions,
   instrumentModule,
   OOM_IMPORT,
@@ -11,4 +12,10 @@ export {
   TABLES_SECTION,
   tableElementBudget,
 } from './instrument.ts';
+export {
+  restoreStubbedModules,
+  STUB_MIN_BYTES,
+  type StubbedComponent,
+  stubLargeCoreModules,
+} from './interface-stub.ts';
 export { decodeImage, encodeImage, externalizeMemory, MEMORY_IMPORT, type MemoryImage } from './memory-image.ts';
