@@ -22,9 +22,10 @@ import { type ConformanceOutcome, findPreview1Tests, runConformanceTest } from '
  *   `memory.size` when it first allocates, adapter pages included, and writes its free block's
  *   footer and tail at the very end, over the state's closing canary ("assertion failed at
  *   adapter line 2858"); later allocations would overwrite the stack and state outright. An exact
- *   fix needs the adapter's pages out of the module's address space (every memory access of the
- *   module shifted past them), not a patch of the adapter's code; the empty-write fd check is
- *   patched (see src/sandbox/wasm/adapter-patch.ts).
+ *   fix needs the adapter's pages out of the module's address space: every memory access of the
+ *   module shifted past them, and every pointer that crosses between module, adapter and jco's
+ *   glue (iovecs, argv, return areas) translated; a patch of the adapter's code cannot do it. The
+ *   empty-write fd check is patched (see src/sandbox/wasm/adapter-patch.ts).
  */
 const KNOWN_EXCEPTIONS: Readonly<Record<string, string>> = {
   'rust/fd_filestat_set': "nanosecond timestamps: Node's utimes takes seconds as a double",
