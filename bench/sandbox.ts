@@ -18,8 +18,10 @@
 // - Until 2026-11 the pool took a worker as ready as soon as its result arrived: sequential
 //   calls all went to the first worker and, of 150, 92 (componentize-js) and 37 (rcat) reached
 //   it before it had made the next instance, so they made their own on their critical path
-//   (now 1 and 0, calls spread over both workers). Same-run A/B, warm p50: 0.50x (js) and
-//   0.64x (rcat) at load 15, 0.87-0.95x at load 23, where waking the other worker costs more.
+//   (now 1 and 0, calls spread over both workers). Same-run A/B, componentize-js warm p50:
+//   0.50x at load 15, 0.58x at load 10-13 (p50 / cat spawn 0.70x -> 0.41x; CPU per call 0.8x),
+//   0.87-0.95x at load 23, where waking the other worker costs more. rcat, whose next instance
+//   is cheap: p50 0.64x-1.13x across runs (noise), p90 0.80x.
 //   The earlier "regression since 2bddf31" was not in the sandbox: A/B of 2bddf31 against the
 //   code before this change gave 0.92-1.03x and the same CPU per call (about 10 ms); the bench
 //   had started interleaving rcat in the same rounds, and the load differed between runs.
