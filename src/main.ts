@@ -13,6 +13,7 @@ import { channelEnabled } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
 import type { HttpOverride } from './config/overrides.ts';
+import { databaseUrl } from './config/store-url.ts';
 import { errorMessage } from './errors.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
@@ -26,7 +27,7 @@ import {
   jobsApi,
   type Scheduler,
 } from './scheduler/index.ts';
-import { createFileStore, type JsonValue, type Store } from './store/index.ts';
+import { type JsonValue, openStore, type Store } from './store/index.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -147,7 +148,11 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
   const log = o.log ?? createLogger();
-  const store = createFileStore(loaded.dataDir, { logger: log.child({ scope: 'store' }) });
+  const opened = await openStore(databaseUrl(loaded.config, secrets), loaded.dataDir, {
+    logger: log.child({ scope: 'store' }),
+  });
+  const store = opened.store;
+  log.info({ store: opened.where }, 'store open');
   const metrics = createMetrics();
   const runtime = await createAgentRuntime({
     loaded,
