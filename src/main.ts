@@ -1,6 +1,8 @@
 // The only place that wires everything together: config and secrets → store, agent runtime,
 // channel adapters, gateway, HTTP server (and the scheduler). `boxbot start` calls startBoxbot.
 // Example: const app = await startBoxbot({ configFile: 'boxbot.config.json' }); ...; await app.stop();
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createDiscordAdapter } from './adapters/discord/index.ts';
 import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
@@ -18,6 +20,7 @@ import { errorMessage } from './errors.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
+import { createLeadership } from './gateway/leadership.ts';
 import { createMetrics } from './gateway/metrics.ts';
 import { createLogger, type Logger, registerSecrets } from './log.ts';
 import {
@@ -26,6 +29,7 @@ import {
   createScheduleTool,
   jobsApi,
   type Scheduler,
+  type SchedulerOptions,
 } from './scheduler/index.ts';
 import { type JsonValue, openStore, type Store } from './store/index.ts';
 
@@ -171,7 +175,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     const running = new Set(adapters.map((a) => a.platform as string));
     // The gateway is created below; deliveries only happen after start, when it exists.
     let gatewayRef: Gateway | undefined;
-    const scheduler = createScheduler({
+    const schedulerOptions: SchedulerOptions = {
       store,
       loaded,
       secrets,
@@ -186,7 +190,8 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
           : configured;
       },
       log: log.child({ scope: 'scheduler' }),
-    });
+    };
+    const scheduler = createScheduler(schedulerOptions);
     const agent = createAgentRunner({
       secretValues: secretValues(secrets),
       builtinsFor: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
@@ -245,8 +250,29 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     gatewayRef = gateway;
     await gateway.start();
     cleanups.push(() => gateway.stop());
-    await scheduler.start();
-    cleanups.push(() => scheduler.stop());
+    if (store.leases) {
+      // Replicas on one database: only the leader schedules (each leadership term gets a fresh
+      // scheduler; `scheduler` above serves the admin API and the schedule tool everywhere).
+      let term: Scheduler | undefined;
+      const leadership = createLeadership({
+        leases: store.leases,
+        holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+        async onLead() {
+          term = createScheduler(schedulerOptions);
+          await term.start();
+        },
+        async onFollow() {
+          await term?.stop();
+          term = undefined;
+        },
+        log: log.child({ scope: 'leader' }),
+      });
+      await leadership.start();
+      cleanups.push(() => leadership.stop());
+    } else {
+      await scheduler.start();
+      cleanups.push(() => scheduler.stop());
+    }
     const spec = runtime.unavailableHint ? undefined : (loaded.config.model ?? runtime.deps.resolveModel(undefined).id);
     return {
       url: http.url,

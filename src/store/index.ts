@@ -25,6 +25,7 @@ export type {
   JsonObject,
   JsonValue,
   KvStore,
+  LeaseStore,
   OutboxEntry,
   PendingMessage,
   Store,

@@ -7,6 +7,7 @@ import { createDb, type Db } from './db.ts';
 import { createPgDelivery } from './delivery.ts';
 import { createPgJobs } from './jobs.ts';
 import { createPgKv } from './kv.ts';
+import { createPgLeases } from './leases.ts';
 import { migrate } from './migrations.ts';
 
 export { describeUrl } from './db.ts';
@@ -23,6 +24,7 @@ export function createPostgresStore(db: Db, opts: StoreOptions = {}): Store {
     }),
     kv: createPgKv(db),
     jobs: createPgJobs(db, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
+    leases: createPgLeases(db),
     close: () => db.close(),
   };
 }

@@ -69,5 +69,18 @@ export function createPgJobs(db: Db, logLimit: number): JobStore {
       );
       return rows.map((r) => JSON.parse(r.entry) as JobLogEntry).reverse();
     },
+    async claimTick(jobId, slot) {
+      checkKey(jobId, 'job id');
+      checkKey(slot, 'slot');
+      return db.tx(async (q) => {
+        // Claims older than a week can no longer be contested: keep the table small.
+        await q(`DELETE FROM boxbot_job_claims WHERE claimed_at < now() - interval '7 days'`);
+        const won = await q(
+          'INSERT INTO boxbot_job_claims (job_id, slot) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING slot',
+          [encodeKey(jobId), encodeKey(slot)],
+        );
+        return won.length > 0;
+      });
+    },
   };
 }

@@ -55,6 +55,25 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX boxbot_job_logs_job ON boxbot_job_logs (job_id, seq);
     `,
   },
+  {
+    version: 2,
+    name: 'leases and job tick claims',
+    sql: `
+      CREATE TABLE boxbot_leases (
+        name text PRIMARY KEY,
+        holder text NOT NULL,
+        fence bigint NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE TABLE boxbot_job_claims (
+        job_id text NOT NULL,
+        slot text NOT NULL,
+        claimed_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (job_id, slot)
+      );
+      CREATE INDEX boxbot_job_claims_at ON boxbot_job_claims (claimed_at);
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */
