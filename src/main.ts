@@ -21,6 +21,7 @@ import { createAdminApi } from './gateway/admin-api.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
 import { createLeadership } from './gateway/leadership.ts';
+import { checkSharedWorkspaces } from './gateway/shared-workspaces.ts';
 import { createMetrics } from './gateway/metrics.ts';
 import { createLogger, type Logger, registerSecrets } from './log.ts';
 import {
@@ -157,6 +158,11 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   });
   const store = opened.store;
   log.info({ store: opened.where }, 'store open');
+  if (store.leases)
+    await checkSharedWorkspaces(store.kv, join(loaded.dataDir, 'workspaces')).catch(async (e: unknown) => {
+      await store.close();
+      throw e;
+    });
   const metrics = createMetrics();
   const runtime = await createAgentRuntime({
     loaded,

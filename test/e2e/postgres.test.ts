@@ -51,3 +51,13 @@ test('start on PostgreSQL: answered, and the history survives a restart', { skip
     await app.close();
   }
 });
+
+test('a second replica whose workspaces folder is not the shared one is refused at start', { skip }, async () => {
+  const url = await (server as PostgresServer).database();
+  const first = await bootBoxbot({}, { BOXBOT_DATABASE_URL: url });
+  try {
+    await assert.rejects(bootBoxbot({}, { BOXBOT_DATABASE_URL: url }), /not the workspaces folder the other replicas/);
+  } finally {
+    await first.close();
+  }
+});
