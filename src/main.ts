@@ -21,8 +21,8 @@ import { createAdminApi } from './gateway/admin-api.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
 import { createLeadership } from './gateway/leadership.ts';
-import { checkSharedWorkspaces } from './gateway/shared-workspaces.ts';
 import { createMetrics } from './gateway/metrics.ts';
+import { checkSharedWorkspaces } from './gateway/shared-workspaces.ts';
 import { createLogger, type Logger, registerSecrets } from './log.ts';
 import {
   configuredTargetCheck,
@@ -213,6 +213,11 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       metrics,
       log,
     });
+    // Replicas on one database (README, "Running more than one"): conversations are shared out
+    // through leases, and the single connections (long polling, a gateway websocket, Socket Mode:
+    // adapters that serve no webhook route) run on the leader only.
+    const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    const single = (a: ChannelAdapter): boolean => a.platform !== 'web' && a.routes().length === 0;
     const gateway = createGateway({
       config: loaded.config,
       adapters,
@@ -222,6 +227,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       metrics,
       concurrency: loaded.config.gateway.concurrency,
       replyToStrangers: loaded.config.gateway.replyToStrangers,
+      ...(store.leases ? { cluster: { leases: store.leases, holder }, deferStart: single } : {}),
     });
     const admin = createAdminApi({
       store,
@@ -257,19 +263,27 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     await gateway.start();
     cleanups.push(() => gateway.stop());
     if (store.leases) {
-      // Replicas on one database: only the leader schedules (each leadership term gets a fresh
-      // scheduler; `scheduler` above serves the admin API and the schedule tool everywhere).
+      // Only the leader schedules (each leadership term gets a fresh scheduler; `scheduler` above
+      // serves the admin API and the schedule tool everywhere) and holds the single connections.
       let term: Scheduler | undefined;
       const leadership = createLeadership({
         leases: store.leases,
-        holder: `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`,
+        holder,
         async onLead() {
+          for (const a of adapters.filter(single)) {
+            await a.start(gateway.handle);
+            log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started (this replica leads)');
+          }
           term = createScheduler(schedulerOptions);
           await term.start();
         },
         async onFollow() {
           await term?.stop();
           term = undefined;
+          for (const a of adapters.filter(single))
+            await a
+              .stop()
+              .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'stop failed'));
         },
         log: log.child({ scope: 'leader' }),
       });
