@@ -14,6 +14,11 @@ import { fileURLToPath } from 'node:url';
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const npm = process.platform === 'win32' ? 'npm.cmd' : 'npm';
 const file = join(root, 'package-lock.json');
+// The inert entries of the last run go first: npm trips over them when it resolves (they have no version).
+const old = JSON.parse(readFileSync(file, 'utf8'));
+for (const [path, entry] of Object.entries(old.packages))
+  if (path && !entry.version && !entry.link) delete old.packages[path];
+writeFileSync(file, `${JSON.stringify(old, null, 2)}\n`);
 execFileSync(npm, ['install', '--package-lock-only', '--ignore-scripts', '--no-audit', '--no-fund'], {
   cwd: root,
   stdio: 'inherit',

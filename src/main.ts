@@ -1,6 +1,8 @@
 // The only place that wires everything together: config and secrets → store, agent runtime,
 // channel adapters, gateway, HTTP server (and the scheduler). `boxbot start` calls startBoxbot.
 // Example: const app = await startBoxbot({ configFile: 'boxbot.config.json' }); ...; await app.stop();
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createDiscordAdapter } from './adapters/discord/index.ts';
 import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
@@ -17,12 +19,15 @@ import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './c
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
 import { mcpConnection, mcpEntries } from './config/mcp.ts';
 import type { HttpOverride } from './config/overrides.ts';
+import { databaseUrl } from './config/store-url.ts';
 import { errorMessage } from './errors.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
+import { createLeadership } from './gateway/leadership.ts';
 import type { MediaOptions } from './gateway/media/index.ts';
 import { createMetrics } from './gateway/metrics.ts';
+import { checkSharedWorkspaces } from './gateway/shared-workspaces.ts';
 import { createLogger, type Logger, registerSecrets } from './log.ts';
 import {
   configuredTargetCheck,
@@ -30,8 +35,9 @@ import {
   createScheduleTool,
   jobsApi,
   type Scheduler,
+  type SchedulerOptions,
 } from './scheduler/index.ts';
-import { createFileStore, type JsonValue, type Store } from './store/index.ts';
+import { type JsonValue, openStore, type Store } from './store/index.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -184,7 +190,16 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
   const log = o.log ?? createLogger();
-  const store = createFileStore(loaded.dataDir, { logger: log.child({ scope: 'store' }) });
+  const opened = await openStore(databaseUrl(loaded.config, secrets), loaded.dataDir, {
+    logger: log.child({ scope: 'store' }),
+  });
+  const store = opened.store;
+  log.info({ store: opened.where }, 'store open');
+  if (store.leases)
+    await checkSharedWorkspaces(store.kv, join(loaded.dataDir, 'workspaces')).catch(async (e: unknown) => {
+      await store.close();
+      throw e;
+    });
   const metrics = createMetrics();
   const runtime = await createAgentRuntime({
     loaded,
@@ -209,7 +224,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     const running = new Set(adapters.map((a) => a.platform as string));
     // The gateway is created below; deliveries only happen after start, when it exists.
     let gatewayRef: Gateway | undefined;
-    const scheduler = createScheduler({
+    const schedulerOptions: SchedulerOptions = {
       store,
       loaded,
       secrets,
@@ -224,7 +239,8 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
           : configured;
       },
       log: log.child({ scope: 'scheduler' }),
-    });
+    };
+    const scheduler = createScheduler(schedulerOptions);
     const agent = createAgentRunner({
       secretValues: secretValues(secrets),
       builtinsFor: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
@@ -244,6 +260,11 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       log,
       visionModels: loaded.config.media.visionModels,
     });
+    // Replicas on one database (README, "Running more than one"): conversations are shared out
+    // through leases, and the single connections (long polling, a gateway websocket, Socket Mode:
+    // adapters that serve no webhook route) run on the leader only.
+    const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    const single = (a: ChannelAdapter): boolean => a.platform !== 'web' && a.routes().length === 0;
     const gateway = createGateway({
       config: loaded.config,
       adapters,
@@ -258,6 +279,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         ...(runtime.limits.maxDiskBytes ? { maxWorkspaceBytes: runtime.limits.maxDiskBytes } : {}),
       },
       chatCommands: memoryCommands(store.memories, loaded.config.memory.enabled),
+      ...(store.leases ? { cluster: { leases: store.leases, holder }, deferStart: single } : {}),
     });
     const admin = createAdminApi({
       store,
@@ -292,8 +314,37 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     gatewayRef = gateway;
     await gateway.start();
     cleanups.push(() => gateway.stop());
-    await scheduler.start();
-    cleanups.push(() => scheduler.stop());
+    if (store.leases) {
+      // Only the leader schedules (each leadership term gets a fresh scheduler; `scheduler` above
+      // serves the admin API and the schedule tool everywhere) and holds the single connections.
+      let term: Scheduler | undefined;
+      const leadership = createLeadership({
+        leases: store.leases,
+        holder,
+        async onLead() {
+          for (const a of adapters.filter(single)) {
+            await a.start(gateway.handle);
+            log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started (this replica leads)');
+          }
+          term = createScheduler(schedulerOptions);
+          await term.start();
+        },
+        async onFollow() {
+          await term?.stop();
+          term = undefined;
+          for (const a of adapters.filter(single))
+            await a
+              .stop()
+              .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'stop failed'));
+        },
+        log: log.child({ scope: 'leader' }),
+      });
+      await leadership.start();
+      cleanups.push(() => leadership.stop());
+    } else {
+      await scheduler.start();
+      cleanups.push(() => scheduler.stop());
+    }
     const spec = runtime.unavailableHint ? undefined : (loaded.config.model ?? runtime.deps.resolveModel(undefined).id);
     return {
       url: http.url,

@@ -21,10 +21,11 @@ import {
 import { CHANNEL_TOKENS, type ChannelName, channelEnabled } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
 import { type LoadedConfig, loadConfig } from '../config/load.ts';
+import { databaseUrl } from '../config/store-url.ts';
 import { errorMessage, UsageError } from '../errors.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
-import { createFileStore } from '../store/index.ts';
+import { openStore } from '../store/index.ts';
 import { checkMcp } from './doctor-mcp.ts';
 
 /** One check; `off` marks a channel that is off (not a fault, but shown with how to turn it on). */
@@ -257,10 +258,20 @@ export async function doctor(
   try {
     await mkdir(loaded.dataDir, { recursive: true });
     await access(loaded.dataDir, constants.W_OK);
-    const store = createFileStore(loaded.dataDir);
-    await store.kv.get('doctor.check');
-    await store.close();
-    lines.push({ ok: true, what: 'store', detail: `${loaded.dataDir} is writable` });
+    const url = databaseUrl(loaded.config, secrets);
+    if (url && opts.offline) {
+      const { describeUrl } = await import('../store/postgres/db.ts');
+      lines.push({ ok: true, what: 'store', detail: `PostgreSQL at ${describeUrl(url)} (not contacted: --offline)` });
+    } else {
+      const { store, where } = await openStore(url, loaded.dataDir);
+      await store.kv.get('doctor.check');
+      await store.close();
+      lines.push({
+        ok: true,
+        what: 'store',
+        detail: url ? `${where} is reachable, schema current` : `${loaded.dataDir} is writable`,
+      });
+    }
   } catch (e) {
     lines.push({ ok: false, what: 'store', detail: `${loaded.dataDir}: ${errorMessage(e)}` });
   }

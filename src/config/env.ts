@@ -16,6 +16,7 @@ export const SECRET_VARIABLES = [
   'SLACK_APP_TOKEN',
   'SLACK_SIGNING_SECRET',
   'BOXBOT_ADMIN_TOKEN',
+  'BOXBOT_DATABASE_URL',
 ] as const;
 
 /** Environment values by name; provider presets may name further key variables (e.g. GROQ_API_KEY). */

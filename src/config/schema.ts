@@ -53,6 +53,19 @@ export const configSchema = z
     /** The JSON Schema editors complete and check against (boxbot.schema.json); ignored by boxbot. */
     $schema: z.string().optional(),
     dataDir: z.string().default('./data'),
+    /**
+     * Where state lives: without `url` (the default), files under dataDir; `url: "postgres://..."`
+     * selects PostgreSQL (BOXBOT_DATABASE_URL overrides it and keeps the password out of the file).
+     */
+    store: z
+      .object({
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+          .optional(),
+      })
+      .strict()
+      .optional(),
     model: z.string().optional(),
     fallbackModel: z.string().optional(),
     providers: z

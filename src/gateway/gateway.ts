@@ -12,9 +12,11 @@ import type { ChannelAdapter, InboundMessage, OutboundFile, OutboundTarget } fro
 import { platformOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
+import { createKeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import { type Command, helpText, parseCommand, whoamiText } from './commands.ts';
+import { type ClusterOptions, createConversationOwner } from './conversation-owner.ts';
 import { type MediaOptions, type PreparedMedia, prepareMedia } from './media/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
@@ -54,6 +56,16 @@ export interface GatewayOptions {
   outbound?: { backoffMs?: number; maxBackoffMs?: number; concurrency?: number };
   /** More chat commands (memory's /memory and /forget), answered like the gateway's own. */
   chatCommands?: ChatCommands;
+  /**
+   * Replicas on one database: conversations are owned through leases, and a replica answers only
+   * the conversations it owns (README, "Running more than one"). Absent: this process owns all.
+   */
+  cluster?: ClusterOptions;
+  /**
+   * Adapters `start()` leaves to the caller (the leader starts the single connections: long
+   * polling, a gateway websocket, Socket Mode); they still send for every replica.
+   */
+  deferStart?: (adapter: ChannelAdapter) => boolean;
 }
 
 /** A running gateway. */
@@ -129,6 +141,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const acceptTails = new Map<string, Promise<void>>();
   let stopping = false;
   let redriveTimer: NodeJS.Timeout | undefined;
+  const owner = opts.cluster ? createConversationOwner(opts.cluster, log.child({ scope: 'cluster' })) : undefined;
+  const pumps = createKeyedLock();
   const stopped = new AbortController();
   const storeHealth: StoreHealth = { failing: 0 };
   const persist = persister({
@@ -328,7 +342,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     state.tail = track(run).finally(() => {
       active.delete(id);
       state.queued--;
-      if (state.queued === 0 && !state.running && conversations.get(key) === state) conversations.delete(key);
+      if (state.queued === 0 && !state.running && conversations.get(key) === state) {
+        conversations.delete(key);
+        if (owner?.owns(key)) void track(handOver(key)).catch(() => undefined);
+      }
     });
   }
 
@@ -336,9 +353,56 @@ export function createGateway(opts: GatewayOptions): Gateway {
     chain(
       msg.conversationKey,
       msg.id,
-      () => process(msg, policy, stateOf(msg.conversationKey), previewMessageId),
+      async () => {
+        // With replicas, read again at its turn: another path may have answered it meanwhile
+        // (a copy of the journal read just before the answer was saved).
+        if (owner && !(await stillPending(msg.id))) return;
+        await process(msg, policy, stateOf(msg.conversationKey), previewMessageId);
+      },
       'could not deliver an answer',
     );
+  }
+
+  async function stillPending(id: string): Promise<boolean> {
+    return (await opts.store.pending()).some((p) => p.message.id === id);
+  }
+
+  /**
+   * Replicas: runs the conversation's unanswered work here if this replica owns the conversation
+   * or can take it; otherwise its owner will (it looks again before giving it up).
+   */
+  function pump(key: string): Promise<void> {
+    return pumps.run(key, async () => {
+      if (stopping || !owner || !(await owner.claim(key))) return;
+      const [pending, outbox] = await Promise.all([opts.store.pending(), opts.store.pendingOutbox()]);
+      for (const entry of outbox) if (entry.conversationKey === key) resume(entry);
+      for (const { message, previewMessageId } of pending) {
+        if (message.conversationKey !== key || active.has(message.id) || !adapters.has(message.platform)) continue;
+        const policy = resolvePolicy(opts.config, message);
+        run(
+          message,
+          policy,
+          admit(policy, message, { replyToStrangers: opts.replyToStrangers ?? true }),
+          previewMessageId,
+        );
+      }
+      if (!conversations.has(key)) await handOver(key); // nothing to do here after all
+    });
+  }
+
+  /** The conversation's queue is empty: give it up, then look once more (a message accepted elsewhere meanwhile). */
+  async function handOver(key: string): Promise<void> {
+    if (!owner || stopping || conversations.has(key)) return;
+    await owner.release(key);
+    const more = (await opts.store.pending()).some((p) => p.message.conversationKey === key);
+    if (more) void track(pump(key)).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'conversation not taken'));
+  }
+
+  /** Replicas: takes the unanswered work no replica is working on (its owner died, or gave it up just then). */
+  async function sweep(): Promise<void> {
+    const [pending, outbox] = await Promise.all([opts.store.pending(), opts.store.pendingOutbox()]);
+    const keys = new Set([...pending.map((p) => p.message.conversationKey), ...outbox.map((e) => e.conversationKey)]);
+    for (const key of keys) if (adapters.has(platformOf(key) as never)) await pump(key);
   }
 
   /** Delivers an outbox entry left unfinished, in its conversation's order. */
@@ -474,21 +538,69 @@ export function createGateway(opts: GatewayOptions): Gateway {
       );
       return;
     }
-    const cmd = parseCommand(msg.text);
-    if (cmd) {
-      void track(after.then(() => runCommand(cmd, msg, policy))).catch((e: unknown) =>
-        log.error({ err: errorMessage(e), cmd }, 'command failed'),
+    if (owner) {
+      // Replicas: the conversation's owner runs it (commands too: /stop must reach the run).
+      void track(after.then(() => pump(msg.conversationKey))).catch((e: unknown) =>
+        log.error({ err: errorMessage(e) }, 'conversation not taken'),
       );
       return;
     }
-    const extra = opts.chatCommands;
-    if (extra?.matches(msg.text)) {
-      void track(after.then(async () => replyNow(msg, await extra.run(msg, policy)))).catch((e: unknown) =>
-        log.error({ err: errorMessage(e) }, 'command failed'),
-      );
+    run(msg, policy, admission, previewMessageId, after);
+  }
+
+  /** Runs an admitted, accepted message here: a command's reply at once, or an agent run in its queue. */
+  function run(
+    msg: InboundMessage,
+    policy: ResolvedPolicy,
+    admission: Admission,
+    previewMessageId?: string,
+    after: Promise<void> = Promise.resolve(),
+  ): void {
+    if (!admission.admitted) return dispatch(msg, policy, admission, previewMessageId, after);
+    const extra = opts.chatCommands?.matches(msg.text) ? opts.chatCommands : undefined;
+    const cmd = extra ? undefined : parseCommand(msg.text);
+    if (cmd || extra) {
+      if (active.has(msg.id)) return;
+      active.add(msg.id);
+      void track(
+        after.then(async () => {
+          if (owner && !(await stillPending(msg.id))) return; // answered by another path meanwhile
+          if (cmd) await runCommand(cmd, msg, policy);
+          else if (extra) await replyNow(msg, await extra.run(msg, policy));
+        }),
+      )
+        .catch((e: unknown) => log.error({ err: errorMessage(e), cmd }, 'command failed'))
+        .finally(() => active.delete(msg.id));
       return;
     }
     enqueue(msg, policy, previewMessageId);
+  }
+
+  let sweepTimer: NodeJS.Timeout | undefined;
+  /**
+   * Replicas: adapters first (a message they hand over is accepted and run by its conversation's
+   * owner), then the unanswered work is taken conversation by conversation, now and every
+   * sweepMs: what this replica owns is re-driven, what nobody owns (a dead replica's) is taken.
+   */
+  async function startReplica(): Promise<void> {
+    if (!owner) return;
+    owner.start((key) => log.warn({ conversation: key }, 'another replica now answers this conversation'));
+    for (const a of opts.adapters) {
+      if (opts.deferStart?.(a)) continue;
+      await a.start(handle);
+      log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
+    }
+    const tick = () => {
+      sweepTimer = setTimeout(
+        () =>
+          void sweep()
+            .catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'sweep failed'))
+            .finally(() => stopping || tick()),
+        owner.sweepMs,
+      ).unref();
+    };
+    await sweep().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'sweep failed'));
+    tick();
   }
 
   return {
@@ -496,6 +608,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     handle,
     adapter: (platform) => adapters.get(platform as never),
     async start() {
+      if (owner) return startReplica();
       // Unfinished work is read and queued before any adapter starts: a message an adapter hands
       // over while starting is accepted and queued by `handle` after it (per conversation), and
       // is not found again as "pending". The queued work waits until the adapters are up.
@@ -532,6 +645,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       try {
         for (const a of opts.adapters) {
+          if (opts.deferStart?.(a)) continue;
           await a.start(handle);
           log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
         }
@@ -569,12 +683,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
       stopping = true;
       stopped.abort();
       clearTimeout(redriveTimer);
+      clearTimeout(sweepTimer);
       for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
       for (const a of opts.adapters)
         await a
           .stop()
           .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'adapter stop failed'));
       await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, 5000).unref())]);
+      await owner?.stop();
       for (const q of queues.values()) q.close();
     },
   };

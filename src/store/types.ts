@@ -185,6 +185,25 @@ export interface JobStore {
   appendLog(entry: JobLogEntry): Promise<void>;
   /** The job's run logs, oldest first; `limit` keeps only the newest `limit`. */
   logs(jobId: string, limit?: number): Promise<JobLogEntry[]>;
+  /**
+   * Claims one occurrence (`slot`) of a job for this process: true for exactly one caller across
+   * every process on the store. Backends that serve one process only (files) leave it out.
+   */
+  claimTick?(jobId: string, slot: string): Promise<boolean>;
+}
+
+/**
+ * Named leases with fencing, for work only one replica may do at a time (long polling, a
+ * gateway websocket, the scheduler). Times are the database's, so replicas' clocks may differ.
+ */
+export interface LeaseStore {
+  /**
+   * Takes lease `name` for `holder`, or renews it, for `ttlMs`: its fence (a number that grows at
+   * every change of holder) while held, undefined while another holder's lease is unexpired.
+   */
+  acquire(name: string, holder: string, ttlMs: number): Promise<number | undefined>;
+  /** Gives the lease up if `holder` has it (a clean stop hands over at once). */
+  release(name: string, holder: string): Promise<void>;
 }
 
 /**
@@ -225,6 +244,8 @@ export interface Store {
   readonly kv: KvStore;
   readonly jobs: JobStore;
   readonly memories: MemoryStore;
+  /** Leases between replicas; absent for a backend that serves one process (files). */
+  readonly leases?: LeaseStore;
   /** Waits for writes in flight; later calls fail with StoreError `closed`. */
   close(): Promise<void>;
 }

@@ -1,5 +1,5 @@
 // The long-term memory part of the store contract: every backend runs it (file-store.test.ts,
-// memory-store.test.ts). Scopes are separate lists, notes survive a restart, a corrupt scope file
+// memory-store.test.ts, postgres-store.test.ts; the file cases only where there are files). Scopes are separate lists, notes survive a restart, a corrupt scope file
 // is moved aside and reported, and a write touches one scope's file only.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -20,7 +20,11 @@ const note = (id: string, scope: MemoryScope, text = `note ${id}`): MemoryRecord
 });
 
 /** Runs the memory contract against `makeHarness`'s backend. */
-export function memoriesContract(backend: string, makeHarness: () => Promise<StoreHarness>): void {
+export function memoriesContract(
+  backend: string,
+  makeHarness: () => Promise<StoreHarness>,
+  { files = true }: { files?: boolean } = {},
+): void {
   const it = (name: string, fn: (h: StoreHarness) => Promise<void>): void => {
     test(`${backend}: memories: ${name}`, async () => {
       const h = await makeHarness();
@@ -73,26 +77,28 @@ export function memoriesContract(backend: string, makeHarness: () => Promise<Sto
     assert.equal(await s.memories.clear(group), 0);
     assert.deepEqual(await s.memories.list(group), []);
     assert.equal((await s.memories.list(bob)).length, 1);
-    assert.deepEqual(
-      (await h.listRaw()).filter((p) => p.startsWith('memories/')).length,
-      1,
-      'only the non-empty scope keeps a file',
-    );
+    if (files)
+      assert.deepEqual(
+        (await h.listRaw()).filter((p) => p.startsWith('memories/')).length,
+        1,
+        'only the non-empty scope keeps a file',
+      );
     await s.close();
   });
 
-  it('a corrupt scope file is moved aside and reported, never silently reset', async (h) => {
-    const s = h.open();
-    await s.memories.add(note('m-1', ada));
-    const path = (await h.listRaw()).find((p) => p.startsWith('memories/user/'))!;
-    await h.writeRaw(path, '{"scope": 1');
-    await s.close();
-    const reports: string[] = [];
-    const r = h.open({ onCorrupt: (c) => reports.push(c.file) });
-    await assert.rejects(r.memories.list(ada), (e: unknown) => e instanceof StoreCorruptError);
-    assert.equal(reports.length, 1);
-    assert.ok((await h.listRaw()).some((p) => p.startsWith(`${path}.corrupt-`)));
-    assert.deepEqual(await r.memories.list(ada), [], 'then the scope starts fresh');
-    await r.close();
-  });
+  if (files)
+    it('a corrupt scope file is moved aside and reported, never silently reset', async (h) => {
+      const s = h.open();
+      await s.memories.add(note('m-1', ada));
+      const path = (await h.listRaw()).find((p) => p.startsWith('memories/user/'))!;
+      await h.writeRaw(path, '{"scope": 1');
+      await s.close();
+      const reports: string[] = [];
+      const r = h.open({ onCorrupt: (c) => reports.push(c.file) });
+      await assert.rejects(r.memories.list(ada), (e: unknown) => e instanceof StoreCorruptError);
+      assert.equal(reports.length, 1);
+      assert.ok((await h.listRaw()).some((p) => p.startsWith(`${path}.corrupt-`)));
+      assert.deepEqual(await r.memories.list(ada), [], 'then the scope starts fresh');
+      await r.close();
+    });
 }
