@@ -1,6 +1,7 @@
 // The long-term memory part of the store contract: every backend runs it (file-store.test.ts,
-// memory-store.test.ts, postgres-store.test.ts; the file cases only where there are files). Scopes are separate lists, notes survive a restart, a corrupt scope file
-// is moved aside and reported, and a write touches one scope's file only.
+// memory-store.test.ts, postgres-store.test.ts; the file cases only where there are files).
+// Scopes are separate lists, notes survive a restart, a corrupt scope file is moved aside and
+// reported, and a write touches one scope's file only.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type MemoryRecord, type MemoryScope, StoreCorruptError, StoreError } from '../../src/store/index.ts';

@@ -91,8 +91,8 @@ export function createPgDelivery(db: Db, now: () => number, dedupe: DedupeWindow
       await orderRun('seq', (d) =>
         d.tx(async (q) => {
           const put = await q(
-            `INSERT INTO boxbot_outbox (id, conversation_key, entry, receipts, file_receipts) VALUES ($1, $2, $3, $4, $5)
-             ON CONFLICT (id) DO NOTHING RETURNING id`,
+            `INSERT INTO boxbot_outbox (id, conversation_key, entry, receipts, file_receipts)
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING id`,
             [
               id,
               encodeKey(entry.conversationKey),
