@@ -226,7 +226,9 @@ export function adapterContract(
       return undefined;
     };
 
-    test('buttons are shown under a message, kept by a plain edit, replaced, and removed by an empty list', async (t) => {
+    const buttonsTitle =
+      'buttons are shown under a message, kept by a plain edit, replaced, and removed by an empty list';
+    test(buttonsTitle, async (t) => {
       const c = controls(t);
       if (!c) return;
       const target = h.directTarget();
