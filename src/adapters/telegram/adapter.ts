@@ -4,6 +4,7 @@
 // Buttons are an inline keyboard; their presses (callback queries) enter through handleUpdate too.
 import { Bot } from 'grammy';
 import { type Logger, silentLogger } from '../../log.ts';
+import { ButtonMemory } from '../button-memory.ts';
 import { AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type {
@@ -17,7 +18,7 @@ import type {
   SentMessage,
 } from '../types.ts';
 import { isNotModified, isParseError, scrub, toAdapterError } from './api.ts';
-import { inlineKeyboard, KeyboardMemory, PendingPresses } from './buttons.ts';
+import { inlineKeyboard, PendingPresses } from './buttons.ts';
 import { markdownToTelegramHtml, telegramRenderedLength } from './format.ts';
 import { normalizeUpdate, type TelegramBotIdentity, updateIdOf } from './normalize.ts';
 import { type BackoffOptions, DEFAULT_BACKOFF, type Poller, startPoller } from './poller.ts';
@@ -103,7 +104,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   let me: TelegramBotIdentity | undefined;
   let sink: InboundSink | undefined;
   let poller: Poller | undefined;
-  const keyboards = new KeyboardMemory();
+  const keyboards = new ButtonMemory();
   const presses = new PendingPresses(options.pressAnswerWindowMs ?? 8000, async (queryId) => {
     try {
       await api.answerCallbackQuery(queryId);

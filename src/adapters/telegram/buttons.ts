@@ -1,7 +1,5 @@
-// Buttons on Telegram: one row of an inline keyboard (callback_data = the button id), the
-// keyboards of recent messages (an editMessageText without reply_markup removes the keyboard, so
-// an edit that does not mention buttons sends the remembered one again), and the answers owed to
-// callback queries (Telegram shows a spinner on the pressed button until the query is answered).
+// Buttons on Telegram: one row of an inline keyboard (callback_data = the button id) and the
+// answers owed to callback queries (Telegram shows a spinner on the pressed button until the query is answered).
 import type { InlineKeyboardMarkup } from 'grammy/types';
 import type { Button } from '../types.ts';
 
@@ -10,30 +8,6 @@ export function inlineKeyboard(buttons: Button[]): InlineKeyboardMarkup {
   return {
     inline_keyboard: buttons.length > 0 ? [buttons.map((b) => ({ text: b.label, callback_data: b.id }))] : [],
   };
-}
-
-/** The last keyboard sent on each recent message (bounded: the oldest is forgotten first). */
-export class KeyboardMemory {
-  private readonly byMessage = new Map<string, Button[]>();
-
-  constructor(private readonly capacity = 2000) {}
-
-  /** Records the buttons now under `chatId`/`messageId` (an empty list forgets them). */
-  set(chatId: string, messageId: string, buttons: Button[]): void {
-    const key = `${chatId}:${messageId}`;
-    this.byMessage.delete(key);
-    if (buttons.length === 0) return;
-    this.byMessage.set(key, buttons);
-    if (this.byMessage.size > this.capacity) {
-      const oldest = this.byMessage.keys().next().value;
-      if (oldest !== undefined) this.byMessage.delete(oldest);
-    }
-  }
-
-  /** The buttons under a message, if the bot put some there recently. */
-  get(chatId: string, messageId: string): Button[] | undefined {
-    return this.byMessage.get(`${chatId}:${messageId}`);
-  }
 }
 
 // A pressed button spins until its callback query is answered, and a query is answered once.
