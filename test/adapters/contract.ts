@@ -310,7 +310,7 @@ export function adapterContract(
       assert.equal(h.botMessages().length, before, 'nothing was posted for everyone');
     });
 
-    test('commands are registered in the menu, and a native command reaches the sink as /name arg', async (t) => {
+    test('commands are registered in the platform menu, each with its argument where it takes one', async (t) => {
       const c = controls(t, 'setCommands');
       if (!c) return;
       await h.adapter.setCommands!([
@@ -329,15 +329,27 @@ export function adapterContract(
           .sort(),
         ['model:true', 'usage:false'],
       );
+    });
+
+    test('a native command reaches the sink as /name arg, addressed to the bot', async (t) => {
+      const c = controls(t);
+      if (!c) return;
+      // Platforms that register commands know them before they are used.
+      await h.adapter.setCommands?.([
+        { name: 'model', description: 'Show or switch the model', argument: { name: 'name', description: 'a model' } },
+        { name: 'usage', description: 'Show what this conversation cost' },
+      ]);
       got.length = 0;
       await c.runCommand({ name: 'model', arg: 'openai/gpt-4o', userId: '4242' });
+      await until(() => got.length === 1, 'the first command');
       await c.runCommand({ name: 'usage', userId: '4242' });
-      await until(() => got.length === 2, 'the two commands');
+      await until(() => got.length === 2, 'the second command');
       assert.deepEqual(
         got.map((m) => m.text),
         ['/model openai/gpt-4o', '/usage'],
       );
       assert.ok(got.every((m) => m.mentionsBot && !m.action));
+      if (!missing.userIds) assert.ok(got.every((m) => m.userId === '4242'));
     });
 
     test('start while started is refused, and messages keep reaching the first sink', async () => {

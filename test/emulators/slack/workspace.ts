@@ -13,6 +13,16 @@ export interface StoredMessage {
   edits: number;
   /** Raw request parameters of the post (for assertions on formatting flags). */
   params?: Record<string, unknown>;
+  /** The Block Kit blocks shown (latest after edits; chat.update without blocks keeps them). */
+  blocks?: unknown[];
+}
+
+/** A message only one user sees (chat.postEphemeral, or an ephemeral slash command answer). */
+export interface EphemeralMessage {
+  channel: string;
+  user: string;
+  text: string;
+  threadTs?: string;
 }
 
 /** Fixed identities of the emulated workspace. */
@@ -30,6 +40,7 @@ export class Workspace {
   readonly messages: StoredMessage[] = [];
   readonly bot: StoredMessage[] = [];
   readonly users = new Map<string, { name: string; displayName: string }>();
+  readonly ephemeral: EphemeralMessage[] = [];
   private readonly byKey = new Map<string, StoredMessage>();
   private lastTs = 0;
 
