@@ -8,6 +8,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EmulatedGateway, Intent, PRIVILEGED_INTENTS } from './gateway.ts';
+import { Interactions } from './interactions.ts';
 import { createRestHandler, type InjectedFault, type RateLimitedRoute, type RestRequestRecord } from './rest.ts';
 import {
   DiscordWorld,
@@ -57,6 +58,8 @@ export class DiscordEmulator {
   readonly bot: EmuUser;
   readonly world: DiscordWorld;
   readonly gateway: EmulatedGateway;
+  /** Application commands, interactions and ephemeral messages. */
+  readonly interactions: Interactions;
   /** Every REST request answered, in order. */
   readonly requests: RestRequestRecord[] = [];
   /** Channel ids of the typing signals received, in order. */
@@ -71,6 +74,7 @@ export class DiscordEmulator {
     bot: EmuUser,
     world: DiscordWorld,
     gateway: EmulatedGateway,
+    interactions: Interactions,
   ) {
     const { port } = server.address() as AddressInfo;
     this.restApi = `http://127.0.0.1:${port}/api`;
@@ -78,6 +82,7 @@ export class DiscordEmulator {
     this.bot = bot;
     this.world = world;
     this.gateway = gateway;
+    this.interactions = interactions;
   }
 
   /** Adds a guild with one text channel (`general`); connected clients get GUILD_CREATE on their next IDENTIFY. */
@@ -245,10 +250,15 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
       guildCreates: () => [...world.guilds.values()].map((g) => guildCreate(world, g)),
     },
   });
+  const interactions = new Interactions(world, {
+    botMessage: (m, kind) => emu!.botMessage(m, kind),
+    dispatch: (payload) => gateway.dispatch('INTERACTION_CREATE', () => payload),
+  });
   const server = createServer(
     createRestHandler({
       token,
       world,
+      interactions,
       gatewayUrl: () => emu!.gatewayUrl,
       takeFault: (route) => emu!.takeFault(route),
       botMessage: (m, kind) => emu!.botMessage(m, kind),
@@ -261,7 +271,7 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  emu = new DiscordEmulator(server, token, bot, world, gateway);
+  emu = new DiscordEmulator(server, token, bot, world, gateway, interactions);
   return emu;
 }
 

@@ -2,6 +2,7 @@
 // bot identity, channels, message create/edit, typing; `Authorization: Bot <token>` checked,
 // errors and 429s in Discord's JSON shapes and headers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Interactions } from './interactions.ts';
 import { type DiscordWorld, type EmuMessage, type EmuUser, wireMessage } from './store.ts';
 
 /** Which REST writes an injected rate limit applies to. */
@@ -24,6 +25,8 @@ export interface RestRequestRecord {
 export interface RestContext {
   token: string;
   world: DiscordWorld;
+  /** Application commands and interaction webhooks. */
+  interactions: Interactions;
   gatewayUrl(): string;
   /** Consumes one injected fault (429 or an error status) for `route`, if any. */
   takeFault(route: RateLimitedRoute): InjectedFault | undefined;
@@ -65,7 +68,9 @@ export function createRestHandler(ctx: RestContext): (req: IncomingMessage, res:
         } catch {
           throw new HttpError(400, { message: '400: Bad Request', code: 50109 });
         }
-        const out = route(ctx, req, method, path, body);
+        const hit = interactionRoute(ctx, req, method, path, body);
+        if (hit && hit.status >= 400) throw new HttpError(hit.status, hit.body as Json);
+        const out = hit ? hit.body : route(ctx, req, method, path, body);
         status = out === null ? 204 : 200;
         res.writeHead(status, out === null ? {} : { 'content-type': 'application/json' });
         res.end(out === null ? undefined : JSON.stringify(out));
@@ -78,6 +83,24 @@ export function createRestHandler(ctx: RestContext): (req: IncomingMessage, res:
       ctx.record({ method, path, body, status });
     });
   };
+}
+
+// Interaction callbacks and webhooks take the interaction token instead of the bot token.
+function interactionRoute(
+  ctx: RestContext,
+  req: IncomingMessage,
+  method: string,
+  path: string,
+  body: unknown,
+): { status: number; body: unknown } | undefined {
+  const m = /^\/api\/v\d+(\/.*)$/.exec(path);
+  if (!m) return undefined;
+  const hit = ctx.interactions.route(method, m[1]!, body);
+  if (hit) return hit;
+  if (!/^\/applications\/\d+\/commands$/.test(m[1]!)) return undefined;
+  if (req.headers.authorization !== `Bot ${ctx.token}`)
+    return { status: 401, body: { message: '401: Unauthorized', code: 0 } };
+  return ctx.interactions.commandsRoute(method, body);
 }
 
 function route(ctx: RestContext, req: IncomingMessage, method: string, path: string, body: unknown): unknown {
@@ -197,6 +220,7 @@ function createMessage(ctx: RestContext, channelId: string, raw: unknown): unkno
         }
       : {}),
     ...(body.allowed_mentions !== undefined ? { allowed_mentions: body.allowed_mentions } : {}),
+    ...(Array.isArray(body.components) && body.components.length > 0 ? { components: body.components } : {}),
   });
   ctx.botMessage(msg, 'create');
   return wireMessage(msg);
@@ -212,6 +236,9 @@ function editMessage(ctx: RestContext, channelId: string, id: string, raw: unkno
     msg.content = content;
     msg.mentions = mentionsIn(ctx, content);
   }
+  // Components an edit does not name stay; an empty list removes them.
+  const components = (raw as Json | undefined)?.components;
+  if (Array.isArray(components)) msg.components = components;
   msg.edited_timestamp = new Date().toISOString();
   msg.edits++;
   ctx.botMessage(msg, 'update');
