@@ -29,7 +29,10 @@ export interface SlackAdapterOptions {
   signingSecret?: string;
   /** Web API root (config `slack.apiUrl`); default https://slack.com/api/. */
   apiUrl?: string;
-  /** Path of the events route in HTTP mode; default `/webhooks/slack`. */
+  /**
+   * Path of the HTTP-mode route; default `/webhooks/slack`. Point the Events API, the `/boxbot`
+   * slash command and Interactivity request URLs all at it.
+   */
   webhookPath?: string;
   logger?: Logger;
   /** Per-request timeout of Web API calls (ms); default 30 s. */
