@@ -47,7 +47,9 @@ describe('discord interactions', () => {
     );
   });
 
-  test('a command is deferred at once; the answer fills in the deferral and its edits use the webhook', async () => {
+  const deferredTitle =
+    'a command is deferred at once; the answer to it fills in the deferral and its edits use the webhook';
+  test(deferredTitle, async () => {
     const i = h.emu.interactions.runCommand({
       channelId: h.channel.id,
       userId: '4242',
@@ -57,7 +59,10 @@ describe('discord interactions', () => {
     await until(() => got.length === 1, 'the command');
     assert.equal(i.response, 5);
     assert.deepEqual([got[0]!.text, got[0]!.isDirect, got[0]!.mentionsBot], ['/model gpt-4o', false, true]);
-    const target = h.groupTarget();
+    // The gateway replies to an inbound message with its messageId as replyToMessageId.
+    const other = await h.adapter.send({ ...h.groupTarget(), replyToMessageId: '1200000000000000001' }, 'unrelated');
+    assert.notEqual(other.messageId, i.originalId, 'an answer to another message leaves the deferral alone');
+    const target = { ...h.groupTarget(), replyToMessageId: got[0]!.messageId! };
     const sent = await h.adapter.send(target, 'Now using **gpt-4o**.');
     assert.equal(sent.messageId, i.originalId);
     await h.adapter.edit(target, sent.messageId, 'Now using gpt-4o (default for this channel).');

@@ -162,6 +162,8 @@ test('a slash command in a thread is /name value, keyed by the thread, by its me
   const m = interaction('command-thread');
   assert.equal(m.id, 'discord:interaction:1300000000000000101');
   assert.equal(m.text, '/model openai/gpt-4o');
+  // What the reply names (replyToMessageId) to fill in the deferred response.
+  assert.equal(m.messageId, 'interaction:1300000000000000101');
   assert.equal(m.conversationKey, `discord:${GUILD}:${CHANNEL}:${THREAD}`);
   assert.deepEqual(
     [m.chatId, m.threadId, m.userName, m.isDirect, m.mentionsBot],

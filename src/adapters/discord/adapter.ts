@@ -12,7 +12,7 @@ import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, 
 import { type DiscordRestOptions, discordRequest } from './api.ts';
 import { createDiscordClient, loginError } from './client.ts';
 import { toDiscordMarkdown } from './format.ts';
-import { InteractionReplies } from './interaction-replies.ts';
+import { InteractionReplies, isInteractionReplyKey } from './interaction-replies.ts';
 import { commandsBody, componentsOf, decodeHandle, type InteractionRef, parseInteraction } from './interactions.ts';
 import { type DiscordMessage, parseMessageCreate, THREAD_CHANNEL_TYPES, toInboundMessage } from './normalize.ts';
 
@@ -116,15 +116,16 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       if (result.kind === 'malformed') log.warn({ reason: result.reason }, 'dropped a malformed interaction');
       return;
     }
-    if (ref.kind === 'command') replies.deferred(channelId, ref);
+    const replyKey = result.message.messageId;
+    if (ref.kind === 'command' && replyKey) replies.deferred(replyKey, ref);
     enqueue(channelId, async () => {
-      if (!(await answered)) replies.drop(channelId);
+      if (!(await answered) && replyKey) replies.drop(replyKey);
       if (client !== c || !sink) return; // stopped meanwhile
       try {
         await sink(result.message);
       } catch (e) {
         if (ref.kind !== 'command') throw e;
-        replies.drop(channelId);
+        if (replyKey) replies.drop(replyKey);
         await followUp(ref, 'boxbot could not take that now; try again.', true).catch(() => undefined);
         throw e;
       }
@@ -242,12 +243,13 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     start,
     stop,
     async send(target, text, opts): Promise<SentMessage> {
-      const reply = target.replyToMessageId
-        ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
-        : {};
+      // The first answer to a slash command fills in its deferred response (interaction-replies.ts).
+      const hook = replies.take(target.replyToMessageId);
+      const reply =
+        target.replyToMessageId && !isInteractionReplyKey(target.replyToMessageId)
+          ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
+          : {};
       const components = opts?.buttons?.length ? { components: componentsOf(opts.buttons) } : {};
-      // The first answer after a slash command fills in its deferred response.
-      const hook = replies.take(channelOf(target));
       const sent = await withMarkupFallback(markdown, text, opts, (content) =>
         hook
           ? discordRequest<{ id?: unknown }>(

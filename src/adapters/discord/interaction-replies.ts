@@ -1,8 +1,10 @@
 // Where the answer to a slash command goes. The command is answered at once with a deferred
-// response ("boxbot is thinking…"), which only the interaction's webhook can fill in: the next
-// send to that channel edits it (@original) instead of posting a new message, and edits of that
-// message go through the same webhook. Interaction tokens live 15 minutes; after that, sends and
-// edits use the channel as usual.
+// response ("boxbot is thinking…"), which only the interaction's webhook can fill in. The
+// command's InboundMessage carries `interaction:<id>` as its messageId, so the gateway's reply
+// names it as replyToMessageId: the first send replying to it edits the deferral (@original)
+// instead of posting a new message (an answer to some other message in the channel never
+// does), and edits of that message go through the same webhook. Interaction tokens live 15
+// minutes; after that, sends and edits use the channel as usual.
 /** Interaction tokens are valid for 15 minutes. */
 const TOKEN_LIFETIME_MS = 15 * 60_000;
 
@@ -11,6 +13,16 @@ export interface InteractionWebhook {
   applicationId: string;
   token: string;
   until: number;
+}
+
+/** The messageId of a command's InboundMessage: what the gateway's reply names as replyToMessageId. */
+export function interactionReplyKey(interactionId: string): string {
+  return `interaction:${interactionId}`;
+}
+
+/** True for a replyToMessageId that names an interaction rather than a message. */
+export function isInteractionReplyKey(id: string): boolean {
+  return id.startsWith('interaction:');
 }
 
 /** Deferred command responses waiting for the answer, and the messages they became. */
@@ -23,23 +35,23 @@ export class InteractionReplies {
     private readonly capacity = 1000,
   ) {}
 
-  /** A command in `channelId` was deferred; its webhook waits for the first answer there. */
-  deferred(channelId: string, ref: { applicationId: string; token: string }): void {
-    this.waiting.delete(channelId);
-    this.waiting.set(channelId, { ...ref, until: this.now() + TOKEN_LIFETIME_MS });
+  /** The command with reply key `key` was deferred; its webhook waits for the first answer to it. */
+  deferred(key: string, ref: { applicationId: string; token: string }): void {
+    this.waiting.set(key, { ...ref, until: this.now() + TOKEN_LIFETIME_MS });
     trim(this.waiting, this.capacity);
   }
 
-  /** Takes the waiting webhook of `channelId`, if it is still valid. */
-  take(channelId: string): InteractionWebhook | undefined {
-    const hook = this.waiting.get(channelId);
-    this.waiting.delete(channelId);
+  /** Takes the waiting webhook of reply key `key`, if it is still valid. */
+  take(key: string | undefined): InteractionWebhook | undefined {
+    if (key === undefined) return undefined;
+    const hook = this.waiting.get(key);
+    this.waiting.delete(key);
     return hook && hook.until > this.now() ? hook : undefined;
   }
 
-  /** Drops the waiting webhook of `channelId` (the command was not accepted). */
-  drop(channelId: string): void {
-    this.waiting.delete(channelId);
+  /** Drops the waiting webhook of `key` (the command was not accepted). */
+  drop(key: string): void {
+    this.waiting.delete(key);
   }
 
   /** `messageId` is the deferred response filled in through `hook`. */

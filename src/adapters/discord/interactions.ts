@@ -4,6 +4,7 @@
 // rows) and commands (bulk overwrite), and the interaction handle answerPress decodes.
 import { encodeConversationKey } from '../conversation-key.ts';
 import type { Button, CommandSpec, InboundMessage, NormalizeResult } from '../types.ts';
+import { interactionReplyKey } from './interaction-replies.ts';
 import { THREAD_CHANNEL_TYPES } from './normalize.ts';
 
 /** Interaction types (Discord's numbers). */
@@ -88,7 +89,12 @@ export function parseInteraction(d: unknown, receivedAt = new Date()): ParsedInt
     if (!name) return { ref, result: { kind: 'malformed', reason: 'command without a name' } };
     const option = Array.isArray(data.options) ? (data.options as unknown[]).find(isObj) : undefined;
     const arg = typeof option?.value === 'string' ? option.value.trim() : undefined;
-    const message: InboundMessage = { ...base, text: `/${name}${arg ? ` ${arg}` : ''}` };
+    // Not a message id: the key the reply names to fill in the deferred response.
+    const message: InboundMessage = {
+      ...base,
+      messageId: interactionReplyKey(id),
+      text: `/${name}${arg ? ` ${arg}` : ''}`,
+    };
     return { ref, result: { kind: 'message', message } };
   }
   const customId = str(data.custom_id);
