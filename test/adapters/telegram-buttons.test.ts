@@ -66,3 +66,24 @@ test('the command menu lists each command with its argument named in the descrip
     await h.close();
   }
 });
+
+test('a press of a button the bot does not act on (a game) is answered at once, and not delivered', async () => {
+  const h = await telegramHarness();
+  const got: InboundMessage[] = [];
+  await h.adapter.start(async (m) => {
+    got.push(m);
+  });
+  try {
+    const sent = await h.adapter.send(h.directTarget(), 'pick', { buttons: [{ id: 'a', label: 'A' }] });
+    const chat = { id: ADA.id, type: 'private' as const, first_name: ADA.first_name };
+    const update = h.emulator.pressButton({ chat, from: ADA, messageId: sent.messageId, data: 'a' });
+    const { data: _none, ...game } = update.callback_query as Record<string, unknown>;
+    const gameQuery = h.emulator.callbacks.newQuery(String(ADA.id));
+    h.emulator.pushUpdate({ callback_query: { ...game, id: gameQuery, game_short_name: 'chess' } });
+    await until(() => h.emulator.callbacks.answers.some((a) => a.queryId === gameQuery), 'the game press answered');
+    await until(() => got.length === 1, 'the real press');
+    assert.equal(got.filter((m) => m.action).length, 1);
+  } finally {
+    await h.close();
+  }
+});

@@ -126,12 +126,13 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     // Not running: reject, so the update is not acknowledged and comes again after start.
     if (!me || !to) throw new AdapterError('telegram', 'not-running', 'the adapter is stopped');
     const result = normalizeUpdate(update, me);
-    if (result.kind === 'malformed') {
-      log.warn({ updateId: updateIdOf(update), reason: result.reason }, 'malformed telegram update dropped');
-      return;
-    }
-    if (result.kind === 'ignored') {
-      log.debug({ updateId: updateIdOf(update), reason: result.reason }, 'telegram update ignored');
+    if (result.kind !== 'message') {
+      if (result.kind === 'malformed')
+        log.warn({ updateId: updateIdOf(update), reason: result.reason }, 'malformed telegram update dropped');
+      else log.debug({ updateId: updateIdOf(update), reason: result.reason }, 'telegram update ignored');
+      // A press that goes nowhere (a game, an inline message) still stops spinning.
+      const queryId = (update as { callback_query?: { id?: unknown } }).callback_query?.id;
+      if (typeof queryId === 'string') presses.track(queryId, 0);
       return;
     }
     await to(result.message);

@@ -24,13 +24,13 @@ export class PendingPresses {
     private readonly answerEmpty: (queryId: string) => Promise<void>,
   ) {}
 
-  /** Starts the window of a query the sink accepted. */
-  track(queryId: string): void {
+  /** Starts the window of a query the sink accepted (`windowMs` 0: answer it empty at once). */
+  track(queryId: string, windowMs = this.windowMs): void {
     if (this.timers.has(queryId)) return;
     const timer = setTimeout(() => {
       this.timers.delete(queryId);
       void this.answerEmpty(queryId);
-    }, this.windowMs);
+    }, windowMs);
     timer.unref();
     this.timers.set(queryId, timer);
   }
