@@ -102,3 +102,16 @@ describe('discord interactions', () => {
     assert.equal(h.emu.interactions.ephemeral.at(-1)!.userId, '4242');
   });
 });
+
+test('setCommands works before start too (the application id is looked up)', async () => {
+  const h = await discordHarness();
+  try {
+    await h.adapter.setCommands!([{ name: 'usage', description: 'Show what this conversation cost' }]);
+    assert.deepEqual(
+      h.emu.interactions.commands.map((c) => c.name),
+      ['usage'],
+    );
+  } finally {
+    await h.close();
+  }
+});

@@ -291,8 +291,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     routes: () => [],
     identity: () => self,
     async setCommands(commands) {
-      const applicationId = client?.application?.id;
-      if (!applicationId) throw new AdapterError('discord', 'not-started', 'setCommands needs the adapter started');
+      // The application id comes with READY; before start, from the API.
+      const applicationId =
+        client?.application?.id ?? (await discordRequest<{ id?: unknown }>(rest, 'GET', '/applications/@me'))?.id;
+      if (typeof applicationId !== 'string')
+        throw new AdapterApiError('discord', 502, 'GET /applications/@me answered without an id');
       await discordRequest(rest, 'PUT', `/applications/${applicationId}/commands`, commandsBody(commands));
     },
     async answerPress(press, text) {

@@ -118,6 +118,8 @@ function route(ctx: RestContext, req: IncomingMessage, method: string, path: str
     };
   }
   if (p === '/users/@me' && method === 'GET') return ctx.world.bot;
+  if (p === '/applications/@me' && method === 'GET')
+    return { id: ctx.world.bot.id, name: ctx.world.bot.username, bot_public: true, flags: 0, bot: ctx.world.bot };
   if (p === '/users/@me/channels' && method === 'POST') {
     const recipient = (body as Json | undefined)?.recipient_id;
     if (typeof recipient !== 'string') throw formError('recipient_id', 'BASE_TYPE_REQUIRED', 'This field is required');
