@@ -95,6 +95,18 @@ describe('slack slash commands and buttons over Socket Mode', () => {
     assert.equal(sink.got[0]!.text, '/new');
   });
 
+  test('a refused command is answered in the envelope acknowledgement, to its sender only', async () => {
+    sink.behaviour = async () => {
+      throw new Error('store unavailable');
+    };
+    const d = await sink.h.emu.slashCommand({ channel: DM_CHANNEL, text: 'usage' });
+    await until(() => d.socket!.acked, 'the acknowledgement');
+    assert.deepEqual(d.socket!.response, {
+      response_type: 'ephemeral',
+      text: 'boxbot could not take that now; try again.',
+    });
+  });
+
   test('buttons follow a table in its markdown block; removing them clears the blocks', async () => {
     const table = '| a | b |\n|---|---|\n| 1 | 2 |';
     const sent = await sink.h.adapter.send(target, table, { buttons: [{ id: 'ok', label: 'OK' }] });
