@@ -244,7 +244,8 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     stop,
     async send(target, text, opts): Promise<SentMessage> {
       // The first answer to a slash command fills in its deferred response (interaction-replies.ts).
-      const hook = replies.take(target.replyToMessageId);
+      // Taken only once it worked: a failed attempt retried by the gateway fills it in then.
+      const hook = replies.waiting(target.replyToMessageId);
       const reply =
         target.replyToMessageId && !isInteractionReplyKey(target.replyToMessageId)
           ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
@@ -271,7 +272,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       );
       if (typeof sent?.id !== 'string')
         throw new AdapterApiError('discord', 502, 'message create answered without a message id');
-      if (hook) replies.answered(sent.id, hook);
+      if (hook) replies.answered(target.replyToMessageId!, sent.id, hook);
       return { messageId: sent.id };
     },
     async edit(target, messageId, text, opts): Promise<void> {

@@ -27,7 +27,7 @@ export function isInteractionReplyKey(id: string): boolean {
 
 /** Deferred command responses waiting for the answer, and the messages they became. */
 export class InteractionReplies {
-  private readonly waiting = new Map<string, InteractionWebhook>();
+  private readonly pending = new Map<string, InteractionWebhook>();
   private readonly messages = new Map<string, InteractionWebhook>();
 
   constructor(
@@ -37,25 +37,24 @@ export class InteractionReplies {
 
   /** The command with reply key `key` was deferred; its webhook waits for the first answer to it. */
   deferred(key: string, ref: { applicationId: string; token: string }): void {
-    this.waiting.set(key, { ...ref, until: this.now() + TOKEN_LIFETIME_MS });
-    trim(this.waiting, this.capacity);
+    this.pending.set(key, { ...ref, until: this.now() + TOKEN_LIFETIME_MS });
+    trim(this.pending, this.capacity);
   }
 
-  /** Takes the waiting webhook of reply key `key`, if it is still valid. */
-  take(key: string | undefined): InteractionWebhook | undefined {
-    if (key === undefined) return undefined;
-    const hook = this.waiting.get(key);
-    this.waiting.delete(key);
+  /** The waiting webhook of reply key `key`, if it is still valid (answered() takes it). */
+  waiting(key: string | undefined): InteractionWebhook | undefined {
+    const hook = key === undefined ? undefined : this.pending.get(key);
     return hook && hook.until > this.now() ? hook : undefined;
   }
 
   /** Drops the waiting webhook of `key` (the command was not accepted). */
   drop(key: string): void {
-    this.waiting.delete(key);
+    this.pending.delete(key);
   }
 
-  /** `messageId` is the deferred response filled in through `hook`. */
-  answered(messageId: string, hook: InteractionWebhook): void {
+  /** The deferral of `key` was filled in through `hook` and became `messageId`. */
+  answered(key: string, messageId: string, hook: InteractionWebhook): void {
+    this.pending.delete(key);
     this.messages.set(messageId, hook);
     trim(this.messages, this.capacity);
   }
