@@ -1,6 +1,7 @@
 // The Discord channel: discord.js keeps the gateway connection (heartbeats, resume, caches of
 // guilds, channels and threads); MESSAGE_CREATE dispatches are normalized into the sink in
-// order per channel; replies, edits and typing go out through the adapter's own REST calls.
+// order per channel; replies, edits, typing and files (a message with an attachment, uploaded
+// multipart) go out through the adapter's own REST calls.
 // Slash commands and button presses arrive as INTERACTION_CREATE, are answered at once
 // (deferred) and then reach the sink like messages; a command's answer fills in its deferral.
 import { type Client, Events } from 'discord.js';
@@ -11,6 +12,7 @@ import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
 import { createDiscordClient, loginError } from './client.ts';
+import { fetchDiscordFile } from './files.ts';
 import { toDiscordMarkdown } from './format.ts';
 import { InteractionReplies, isInteractionReplyKey } from './interaction-replies.ts';
 import { commandsBody, componentsOf, decodeHandle, type InteractionRef, parseInteraction } from './interactions.ts';
@@ -275,6 +277,33 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       if (hook) replies.answered(target.replyToMessageId!, sent.id, hook);
       return { messageId: sent.id };
     },
+    async sendFile(target, file): Promise<SentMessage> {
+      const reply = target.replyToMessageId
+        ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
+        : {};
+      // The caption is the message's text, sent as is (its own limit); the file is attachment 0.
+      const caption = file.caption ? [...file.caption].slice(0, MAX_CONTENT).join('') : undefined;
+      const form = new FormData();
+      form.append(
+        'payload_json',
+        JSON.stringify({
+          ...(caption ? { content: caption } : {}),
+          attachments: [{ id: 0, filename: file.name }],
+          allowed_mentions: noPings,
+          ...reply,
+        }),
+      );
+      form.append('files[0]', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.name);
+      const sent = await discordRequest<{ id?: unknown }>(
+        rest,
+        'POST',
+        `/channels/${channelOf(target)}/messages`,
+        form,
+      );
+      if (typeof sent?.id !== 'string')
+        throw new AdapterApiError('discord', 502, 'message create answered without a message id');
+      return { messageId: sent.id };
+    },
     async edit(target, messageId, text, opts): Promise<void> {
       // Absent buttons are left as they are (Discord keeps components an edit does not name).
       const components = opts?.buttons ? { components: componentsOf(opts.buttons) } : {};
@@ -304,5 +333,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       if (!hook) throw new AdapterError('discord', 'not-a-press', 'answerPress needs a button press');
       await followUp(hook, text.slice(0, MAX_CONTENT), true);
     },
+    fetchAttachment: fetchDiscordFile,
   };
 }

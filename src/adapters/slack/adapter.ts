@@ -1,21 +1,24 @@
 // The Slack ChannelAdapter, on Bolt's App: events, `/boxbot` slash commands and button presses
 // arrive over Socket Mode or the HTTP route, pass through App.processEvent to one listener each,
 // and are acknowledged only after the sink accepted them (receiver.ts). Web API calls out
-// (chat.postMessage / chat.update / chat.postEphemeral) go to the configurable `apiUrl`.
+// (chat.postMessage / chat.update / chat.postEphemeral, and files by the external upload flow,
+// upload.ts) go to the configurable `apiUrl`; so do attachment downloads that carry the bot token.
 import { App } from '@slack/bolt';
 import { type Logger, silentLogger } from '../../log.ts';
 import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, Button, ChannelAdapter, SentMessage } from '../types.ts';
-import { createWebClient, slackLogger, toAdapterError, webClientOptions } from './api.ts';
+import { createWebClient, DEFAULT_SLACK_API_URL, slackLogger, toAdapterError, webClientOptions } from './api.ts';
 import { messageBlocks } from './buttons.ts';
 import { slackEventsRoute } from './events-route.ts';
+import { fetchSlackFile } from './files.ts';
 import { escapeSlackText, slackMarkdownBlocks, toSlackMrkdwn } from './format.ts';
 import { type DeliveryInfo, SlackInbound, UserNames } from './inbound.ts';
 import { normalizeSlackAction, normalizeSlackCommand } from './interactions.ts';
 import { JournalFirstReceiver, SinkRefusedError } from './receiver.ts';
 import { type SlackSocket, startSocketMode } from './socket-mode.ts';
+import { uploadFile } from './upload.ts';
 
 /** How the Slack adapter is wired; tokens come from readSecrets() and are never logged. */
 export interface SlackAdapterOptions {
@@ -239,6 +242,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
       return sent;
     },
 
+    sendFile: (target, file) => uploadFile(web, target, file, { timeoutMs: options.requestTimeoutMs ?? 30_000 }),
+
     async edit(target, messageId, text, opts) {
       // New text means new blocks, so buttons an edit does not name are sent again to stay.
       const buttons = opts?.buttons ?? buttonsShown.get(target.chatId, messageId);
@@ -273,5 +278,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
     },
 
     identity: () => (me ? { id: me.userId, name: me.name } : undefined),
+
+    fetchAttachment: (attachment, opts) =>
+      fetchSlackFile({ botToken: options.botToken, apiUrl: options.apiUrl ?? DEFAULT_SLACK_API_URL }, attachment, opts),
   };
 }

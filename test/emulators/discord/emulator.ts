@@ -7,6 +7,7 @@
 //   emu.userMessage({ channelId: channel.id, content: 'hi', mentionBot: true });
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { EmulatedCdn } from './cdn.ts';
 import { EmulatedGateway, Intent, PRIVILEGED_INTENTS } from './gateway.ts';
 import { Interactions } from './interactions.ts';
 import { createRestHandler, type InjectedFault, type RateLimitedRoute, type RestRequestRecord } from './rest.ts';
@@ -45,7 +46,30 @@ export interface UserMessageInput {
   /** Reply to this message id (the reply pings its author unless `replyPing` is false). */
   replyTo?: string;
   replyPing?: boolean;
-  attachments?: { id: string; filename: string; size: number; url: string; content_type?: string }[];
+  attachments?: {
+    id: string;
+    filename: string;
+    size: number;
+    url: string;
+    content_type?: string;
+    /** Voice messages carry a waveform and a duration. */
+    waveform?: string;
+    duration_secs?: number;
+  }[];
+  /** Message flags (8192: IS_VOICE_MESSAGE). */
+  flags?: number;
+}
+
+/** A user uploads a file (optionally as a voice message) with an optional message text. */
+export interface UserFileInput {
+  channelId: string;
+  filename: string;
+  contentType: string;
+  bytes: Uint8Array;
+  content?: string;
+  voice?: boolean;
+  userId?: string;
+  userName?: string;
 }
 
 type BotMessageListener = (message: EmuMessage, kind: 'create' | 'update') => void;
@@ -67,6 +91,8 @@ export class DiscordEmulator {
   private readonly listeners = new Set<BotMessageListener>();
   private readonly faults: { routes: RateLimitedRoute[]; fault: InjectedFault }[] = [];
   private readonly botMessageIds: string[] = [];
+  /** Uploaded attachments, served at their signed URLs. */
+  readonly cdn: EmulatedCdn;
 
   constructor(
     private readonly server: Server,
@@ -75,6 +101,7 @@ export class DiscordEmulator {
     world: DiscordWorld,
     gateway: EmulatedGateway,
     interactions: Interactions,
+    cdn: EmulatedCdn,
   ) {
     const { port } = server.address() as AddressInfo;
     this.restApi = `http://127.0.0.1:${port}/api`;
@@ -83,6 +110,30 @@ export class DiscordEmulator {
     this.world = world;
     this.gateway = gateway;
     this.interactions = interactions;
+    this.cdn = cdn;
+  }
+
+  /** A user posts a file; it is stored on the CDN and its message dispatched. */
+  userFile(input: UserFileInput): EmuMessage {
+    const id = this.world.nextId();
+    const url = this.cdn.add(input.channelId, id, input.filename, input.bytes, input.contentType);
+    return this.userMessage({
+      channelId: input.channelId,
+      content: input.content ?? '',
+      ...(input.userId ? { userId: input.userId } : {}),
+      ...(input.userName ? { userName: input.userName } : {}),
+      ...(input.voice ? { flags: 8192 } : {}),
+      attachments: [
+        {
+          id,
+          filename: input.filename,
+          size: input.bytes.length,
+          url,
+          content_type: input.contentType,
+          ...(input.voice ? { waveform: 'AAAA', duration_secs: 2 } : {}),
+        },
+      ],
+    });
   }
 
   /** Adds a guild with one text channel (`general`); connected clients get GUILD_CREATE on their next IDENTIFY. */
@@ -132,6 +183,7 @@ export class DiscordEmulator {
       content,
       mentions,
       ...(input.attachments ? { attachments: input.attachments } : {}),
+      ...(input.flags ? { flags: input.flags } : {}),
       ...(referenced
         ? {
             message_reference: {
@@ -254,24 +306,26 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
     botMessage: (m, kind) => emu!.botMessage(m, kind),
     dispatch: (payload) => gateway.dispatch('INTERACTION_CREATE', () => payload),
   });
-  const server = createServer(
-    createRestHandler({
-      token,
-      world,
-      interactions,
-      gatewayUrl: () => emu!.gatewayUrl,
-      takeFault: (route) => emu!.takeFault(route),
-      botMessage: (m, kind) => emu!.botMessage(m, kind),
-      typing: (channelId) => emu!.typing.push(channelId),
-      record: (entry) => emu!.requests.push(entry),
-    }),
+  const cdn = new EmulatedCdn(() => emu!.restApi.replace(/\/api$/, ''));
+  const rest = createRestHandler({
+    token,
+    world,
+    interactions,
+    gatewayUrl: () => emu!.gatewayUrl,
+    takeFault: (route) => emu!.takeFault(route),
+    botMessage: (m, kind) => emu!.botMessage(m, kind),
+    typing: (channelId) => emu!.typing.push(channelId),
+    record: (entry) => emu!.requests.push(entry),
+  });
+  const server = createServer((req, res) =>
+    req.method === 'GET' && req.url?.startsWith('/attachments/') ? cdn.serve(req, res) : rest(req, res),
   );
   server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  emu = new DiscordEmulator(server, token, bot, world, gateway, interactions);
+  emu = new DiscordEmulator(server, token, bot, world, gateway, interactions, cdn);
   return emu;
 }
 

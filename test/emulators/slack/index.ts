@@ -6,6 +6,7 @@ export {
   type SlackEmulatorOptions,
   startSlackEmulator,
 } from './emulator.ts';
+export { type SlackFile, SlackFiles } from './files.ts';
 export type { HttpAttempt, HttpDeliveryRecord } from './http-events.ts';
 export { buttonsOf } from './interactivity.ts';
 export { type RouteServer, serveRoutes } from './route-server.ts';

@@ -15,6 +15,8 @@ export interface StoredMessage {
   params?: Record<string, unknown>;
   /** The Block Kit blocks shown (latest after edits; chat.update without blocks keeps them). */
   blocks?: unknown[];
+  /** Files shared with the message (files.completeUploadExternal), with the bytes uploaded. */
+  files?: SlackFile[];
 }
 
 /** A message only one user sees (chat.postEphemeral, or an ephemeral slash command answer). */
@@ -23,6 +25,14 @@ export interface EphemeralMessage {
   user: string;
   text: string;
   threadTs?: string;
+}
+
+/** A file the bot uploaded, as the channel shows it. */
+export interface SlackFile {
+  id: string;
+  name: string;
+  title: string;
+  bytes: Uint8Array;
 }
 
 /** Fixed identities of the emulated workspace. */

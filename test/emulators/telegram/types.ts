@@ -22,6 +22,17 @@ export interface EmulatedMessage {
   date: number;
   /** The inline keyboard under the message, row by row. */
   keyboard?: KeyboardButton[][];
+  /** A photo or document the bot uploaded (`text` is then its caption), with the bytes received. */
+  file?: SentFile;
+}
+
+/** A file the bot sent with sendPhoto or sendDocument, as the user receives it. */
+export interface SentFile {
+  kind: 'photo' | 'document';
+  name: string;
+  /** The part's declared type (grammY declares application/octet-stream). */
+  contentType: string;
+  bytes: Uint8Array;
 }
 
 /** A sendChatAction call. */
