@@ -77,6 +77,20 @@ describe('discord interactions', () => {
     assert.notEqual(next.messageId, sent.messageId, 'only the first answer fills in the deferral');
   });
 
+  test('a file answering a slash command goes to its channel (no reply reference to the interaction)', async () => {
+    h.emu.interactions.runCommand({ channelId: h.channel.id, userId: '4242', name: 'new' });
+    await until(() => got.length === 1, 'the command');
+    const target = { ...h.groupTarget(), replyToMessageId: got[0]!.messageId! };
+    const file = { name: 'notes.txt', mimeType: 'text/plain', bytes: new Uint8Array(Buffer.from('hello')) };
+    const sent = await h.adapter.sendFile!(target, file);
+    const m = h.emu.world.messages.get(sent.messageId)!;
+    assert.equal(m.channel_id, h.channel.id);
+    assert.deepEqual(
+      (m.uploads ?? []).map((u) => u.filename),
+      ['notes.txt'],
+    );
+  });
+
   test('a press is acknowledged with a deferred update; a replayed one is delivered and answered once', async () => {
     const sent = await h.adapter.send(h.directTarget(), 'approve?', {
       buttons: [{ id: 'approve:7', label: 'Approve', style: 'primary' }],

@@ -278,9 +278,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       return { messageId: sent.id };
     },
     async sendFile(target, file): Promise<SentMessage> {
-      const reply = target.replyToMessageId
-        ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
-        : {};
+      // A slash command's reply key is no message to reference; the file goes to its channel.
+      const reply =
+        target.replyToMessageId && !isInteractionReplyKey(target.replyToMessageId)
+          ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
+          : {};
       // The caption is the message's text, sent as is (its own limit); the file is attachment 0.
       const caption = file.caption ? [...file.caption].slice(0, MAX_CONTENT).join('') : undefined;
       const form = new FormData();

@@ -249,6 +249,9 @@ function createMessage(ctx: RestContext, channelId: string, raw: unknown, upload
   let reference: EmuMessage['message_reference'];
   let referenced: EmuMessage | undefined;
   if (ref && typeof ref.message_id === 'string') {
+    // The form is checked before the lookup: fail_if_not_exists does not excuse a malformed id.
+    if (!/^\d{1,20}$/.test(ref.message_id))
+      throw formError('message_reference', 'NUMBER_TYPE_COERCE', `Value "${ref.message_id}" is not snowflake.`);
     referenced = ctx.world.messages.get(ref.message_id);
     if (!referenced || referenced.channel_id !== channelId) {
       if (ref.fail_if_not_exists !== false)
