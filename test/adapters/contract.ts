@@ -73,6 +73,24 @@ export interface AdapterHarness {
   /** The next `n` file uploads are answered 429 with this retry-after. */
   rateLimitFilesNext?(n: number, retryAfterMs: number): void;
   close(): Promise<void>;
+  /** In-chat control (buttons, presses, native commands), where the adapter implements it. */
+  controls?: ControlHarness;
+}
+
+/** What the emulator shows and does for buttons and native commands (all in the direct chat). */
+export interface ControlHarness {
+  /** The buttons under a bot message as the platform shows them, in order (none: empty). */
+  buttonsOf(messageId: string): { id: string; label: string }[];
+  /** `userId` presses the button `buttonId` under the bot message `messageId`. */
+  press(o: { messageId: string; buttonId: string; userId: string }): Promise<void>;
+  /** The platform delivers the last press once more (a retry after a lost acknowledgement). */
+  redeliverLastPress(): Promise<void>;
+  /** Texts shown to single users only (ephemeral messages, callback answers), in order. */
+  privateAnswers(): { userId: string; text: string }[];
+  /** The commands in the platform's own menu, and whether each takes an argument. */
+  registeredCommands(): { name: string; argument: boolean }[];
+  /** `userId` runs a native command from the platform's menu, with an optional argument. */
+  runCommand(o: { name: string; arg?: string; userId: string }): Promise<void>;
 }
 
 /** A valid 1×1 PNG (what a chart a tool drew starts like). */
@@ -233,6 +251,139 @@ export function adapterContract(
       },
     );
 
+    // The control cases run where the adapter implements the method and the emulator has controls;
+    // elsewhere they are skipped at run time (the harness exists only once `before` ran).
+    const controls = (t: TestContext, what?: 'answerPress' | 'setCommands'): ControlHarness | undefined => {
+      if (h.controls && (!what || h.adapter[what])) return h.controls;
+      t.skip(`no in-chat controls${what ? ` (${what})` : ''} on this adapter or its emulator`);
+      return undefined;
+    };
+
+    const buttonsTitle =
+      'buttons are shown under a message, kept by a plain edit, replaced, and removed by an empty list';
+    test(buttonsTitle, async (t) => {
+      const c = controls(t);
+      if (!c) return;
+      const target = h.directTarget();
+      const sent = await h.adapter.send(target, 'approve the tool call?', {
+        format: 'plain',
+        buttons: [
+          { id: 'approve:1', label: 'Approve', style: 'primary' },
+          { id: 'deny:1', label: 'Deny', style: 'danger' },
+        ],
+      });
+      const shown = () => c.buttonsOf(sent.messageId).map((b) => `${b.id}=${b.label}`);
+      await until(() => shown().length === 2, 'the buttons');
+      assert.deepEqual(shown(), ['approve:1=Approve', 'deny:1=Deny']);
+      await h.adapter.edit(target, sent.messageId, 'approve the tool call? (waiting)', { format: 'plain' });
+      await until(() => h.botMessages().some((m) => m.text.endsWith('(waiting)')), 'the plain edit');
+      assert.deepEqual(shown(), ['approve:1=Approve', 'deny:1=Deny']);
+      await h.adapter.edit(target, sent.messageId, 'still waiting', {
+        format: 'plain',
+        buttons: [{ id: 'cancel:1', label: 'Cancel' }],
+      });
+      await until(() => shown().join() === 'cancel:1=Cancel', 'the replaced buttons');
+      await h.adapter.edit(target, sent.messageId, 'approved', { format: 'plain', buttons: [] });
+      await until(() => shown().length === 0, 'the buttons removed');
+      assert.equal(h.botMessages().find((m) => m.messageId === sent.messageId)?.text, 'approved');
+    });
+
+    test('a press reaches the sink once, with the presser and the message it was under', async (t) => {
+      const c = controls(t);
+      if (!c) return;
+      const sent = await h.adapter.send(h.directTarget(), 'pick one', {
+        format: 'plain',
+        buttons: [{ id: 'pick:a', label: 'A' }],
+      });
+      await until(() => c.buttonsOf(sent.messageId).length === 1, 'the button');
+      got.length = 0;
+      await c.press({ messageId: sent.messageId, buttonId: 'pick:a', userId: '4242' });
+      await until(() => got.length === 1, 'the press');
+      const m = got[0]!;
+      assert.equal(m.text, '');
+      assert.deepEqual(
+        { id: m.action?.id, messageId: m.action?.messageId },
+        { id: 'pick:a', messageId: sent.messageId },
+      );
+      if (!missing.userIds) assert.equal(m.userId, '4242');
+      assert.equal(m.conversationKey, h.directTarget().conversationKey);
+      assert.equal(m.mentionsBot, true);
+      // A redelivery is dropped here or carries the same id (the gateway's dedupe drops it then).
+      await c.redeliverLastPress();
+      await h.userSays({ text: 'after the press', direct: true });
+      await until(() => got.some((x) => x.text === 'after the press'), 'the message after the redelivery');
+      const presses = got.filter((x) => x.action);
+      assert.ok(
+        presses.every((x) => x.id === m.id),
+        'a redelivered press keeps its id',
+      );
+    });
+
+    test('answerPress is shown to the presser only', async (t) => {
+      const c = controls(t, 'answerPress');
+      if (!c) return;
+      const sent = await h.adapter.send(h.directTarget(), 'vote', {
+        format: 'plain',
+        buttons: [{ id: 'v', label: 'Vote' }],
+      });
+      await until(() => c.buttonsOf(sent.messageId).length === 1, 'the button');
+      got.length = 0;
+      await c.press({ messageId: sent.messageId, buttonId: 'v', userId: '4242' });
+      await until(() => got.length === 1, 'the press');
+      const before = h.botMessages().length;
+      await h.adapter.answerPress!(got[0]!, 'only you can see this');
+      await until(() => c.privateAnswers().some((a) => a.text === 'only you can see this'), 'the private answer');
+      assert.deepEqual(
+        c
+          .privateAnswers()
+          .filter((a) => a.text === 'only you can see this')
+          .map((a) => a.userId),
+        [missing.userIds ? got[0]!.userId : '4242'],
+      );
+      assert.equal(h.botMessages().length, before, 'nothing was posted for everyone');
+    });
+
+    test('commands are registered in the platform menu, each with its argument where it takes one', async (t) => {
+      const c = controls(t, 'setCommands');
+      if (!c) return;
+      await h.adapter.setCommands!([
+        {
+          name: 'model',
+          description: 'Show or switch the model',
+          argument: { name: 'name', description: 'a model' },
+        },
+        { name: 'usage', description: 'Show what this conversation cost' },
+      ]);
+      await until(() => c.registeredCommands().length === 2, 'the registered commands');
+      assert.deepEqual(
+        c
+          .registeredCommands()
+          .map((x) => `${x.name}:${x.argument}`)
+          .sort(),
+        ['model:true', 'usage:false'],
+      );
+    });
+
+    test('a native command reaches the sink as /name arg, addressed to the bot', async (t) => {
+      const c = controls(t);
+      if (!c) return;
+      // Platforms that register commands know them before they are used.
+      await h.adapter.setCommands?.([
+        { name: 'model', description: 'Show or switch the model', argument: { name: 'name', description: 'a model' } },
+        { name: 'usage', description: 'Show what this conversation cost' },
+      ]);
+      got.length = 0;
+      await c.runCommand({ name: 'model', arg: 'openai/gpt-4o', userId: '4242' });
+      await until(() => got.length === 1, 'the first command');
+      await c.runCommand({ name: 'usage', userId: '4242' });
+      await until(() => got.length === 2, 'the second command');
+      assert.deepEqual(
+        got.map((m) => m.text),
+        ['/model openai/gpt-4o', '/usage'],
+      );
+      assert.ok(got.every((m) => m.mentionsBot && !m.action));
+      if (!missing.userIds) assert.ok(got.every((m) => m.userId === '4242'));
+    });
     const files = missing.files ? { skip: missing.files } : {};
     // A platform whose harness lists no files sends none (yet): the gateway tells the user so instead.
     const noFiles = (t: TestContext): boolean => {

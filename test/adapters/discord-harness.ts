@@ -7,6 +7,7 @@ import {
   type DiscordEmulatorOptions,
   type EmuChannel,
   type EmuGuild,
+  type EmuInteraction,
   startDiscordEmulator,
 } from '../emulators/discord/index.ts';
 import type { AdapterHarness, EmulatedBotMessage } from './contract.ts';
@@ -28,6 +29,7 @@ export async function discordHarness(
   const { guild, channel } = emu.addGuild('boxbot test', 'general');
   const dm = emu.dmChannel('4242', 'ada');
   const adapter = createDiscordAdapter({ token: emu.token, restApi: emu.restApi, ...opts.adapter });
+  let lastPress: EmuInteraction | undefined;
   const key = (c: EmuChannel) => (c.guild_id ? `discord:${c.guild_id}:${c.id}` : `discord:dm:${c.id}`);
   return {
     emu,
@@ -78,6 +80,32 @@ export async function discordHarness(
     },
     typingCount: () => emu.typing.length,
     rateLimitNext: (n, ms) => emu.rateLimitNext(n, ms),
+    controls: {
+      buttonsOf: (messageId) =>
+        (emu.world.messages.get(messageId)?.components ?? []).flatMap((row) =>
+          ((row as { components?: { custom_id?: string; label?: string }[] }).components ?? []).map((b) => ({
+            id: String(b.custom_id),
+            label: String(b.label),
+          })),
+        ),
+      async press(o) {
+        lastPress = emu.interactions.press({ messageId: o.messageId, customId: o.buttonId, userId: o.userId });
+      },
+      async redeliverLastPress() {
+        if (lastPress) emu.interactions.replay(lastPress);
+      },
+      privateAnswers: () => emu.interactions.ephemeral.map((e) => ({ userId: e.userId, text: e.content })),
+      registeredCommands: () =>
+        emu.interactions.commands.map((c) => ({ name: c.name, argument: c.options.length > 0 })),
+      async runCommand(o) {
+        emu.interactions.runCommand({
+          channelId: dm.id,
+          userId: o.userId,
+          name: o.name,
+          ...(o.arg !== undefined ? { value: o.arg } : {}),
+        });
+      },
+    },
     botFiles: () =>
       emu.botMessages().flatMap((m) =>
         (m.uploads ?? []).map((u) => ({

@@ -7,6 +7,7 @@ import {
   type DiscordNormalizeResult,
   type NormalizeContext,
   normalizeMessageCreate,
+  parseInteraction,
 } from '../../src/adapters/discord/index.ts';
 import { decodeConversationKey, type InboundMessage } from '../../src/adapters/index.ts';
 
@@ -146,4 +147,46 @@ test('malformed payloads are reported, never thrown', () => {
   );
   assert.ok(r.kind === 'message');
   assert.deepEqual(r.message.attachments, []);
+});
+
+function interaction(name: string): InboundMessage {
+  const frame = JSON.parse(
+    readFileSync(new URL(`../fixtures/discord/interaction-${name}.json`, import.meta.url), 'utf8'),
+  ) as { d: unknown };
+  const parsed = parseInteraction(frame.d, new Date('2026-03-14T09:27:00Z'));
+  assert.ok(typeof parsed !== 'string', String(parsed));
+  assert.equal(parsed.result.kind, 'message');
+  return (parsed.result as { message: InboundMessage }).message;
+}
+
+test('a slash command in a thread is /name value, keyed by the thread, by its member name', () => {
+  const m = interaction('command-thread');
+  assert.equal(m.id, 'discord:interaction:1300000000000000101');
+  assert.equal(m.text, '/model openai/gpt-4o');
+  // What the reply names (replyToMessageId) to fill in the deferred response.
+  assert.equal(m.messageId, 'interaction:1300000000000000101');
+  assert.equal(m.conversationKey, `discord:${GUILD}:${CHANNEL}:${THREAD}`);
+  assert.deepEqual(
+    [m.chatId, m.threadId, m.userName, m.isDirect, m.mentionsBot],
+    [CHANNEL, THREAD, 'Mase', false, true],
+  );
+});
+
+test('a button press in a DM carries the custom_id, the message and an answer handle', () => {
+  const m = interaction('button-dm');
+  assert.equal(m.conversationKey, `discord:dm:${DM}`);
+  assert.equal(m.text, '');
+  assert.equal(m.userId, '53908232506183680');
+  assert.deepEqual(m.action, {
+    id: 'approve:42',
+    messageId: '1300000000000000150',
+    handle: `${BOT}:aW50ZXJhY3Rpb246MTMwMDAwMDAwMDAwMDAwMDIwMjpleGFtcGxl`,
+  });
+});
+
+test('malformed interactions are reported, never thrown', () => {
+  for (const bad of [null, 7, {}, { id: '1', application_id: '2', token: 't', type: 9 }])
+    assert.equal(typeof parseInteraction(bad), 'string', JSON.stringify(bad));
+  const noUser = parseInteraction({ id: '1', application_id: '2', token: 't', type: 2, channel_id: '3', data: {} });
+  assert.ok(typeof noUser !== 'string' && noUser.result.kind === 'malformed');
 });

@@ -4,7 +4,12 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { describe, test } from 'node:test';
 import { decodeConversationKey, type InboundMessage, type NormalizeResult } from '../../src/adapters/index.ts';
-import { normalizeSlackEvent, toPlainText } from '../../src/adapters/slack/index.ts';
+import {
+  normalizeSlackAction,
+  normalizeSlackCommand,
+  normalizeSlackEvent,
+  toPlainText,
+} from '../../src/adapters/slack/index.ts';
 
 // The fixtures' bot is U0LAN0Z89 in team T061EG9RZ.
 const ctx = { botUserId: 'U0LAN0Z89', teamId: 'T061EG9RZ', receivedAt: new Date('2024-04-01T10:00:00Z') };
@@ -142,5 +147,49 @@ describe('slack normalize (recorded payloads)', () => {
       toPlainText('<!here> see <#C123|general> &amp; <!subteam^S1|@oncall>'),
       '@here see #general & @oncall',
     );
+  });
+});
+
+describe('slack slash commands and block actions (recorded payloads)', () => {
+  test('`/boxbot model <name>` is the text /model <name>, keyed by the channel, with the trigger as id', () => {
+    const r = normalizeSlackCommand(fixture('slash-command'), ctx);
+    assert.equal(r.kind, 'message');
+    const m = (r as { message: InboundMessage }).message;
+    assert.equal(m.id, 'slack:command:13345224609.738474920.8088930838d88f008e0');
+    assert.equal(m.text, '/model anthropic/claude-sonnet-4-5');
+    assert.equal(m.conversationKey, 'slack:T061EG9RZ:C2147483705');
+    assert.deepEqual([m.userId, m.userName, m.isDirect, m.mentionsBot], ['U2147483697', 'Steve', false, true]);
+    const bare = normalizeSlackCommand({ ...(fixture('slash-command') as object), text: '  ' }, ctx);
+    assert.equal((bare as { message: InboundMessage }).message.text, '/help');
+  });
+
+  test('a button press is a message with the action, in the thread of the message it was under', () => {
+    const r = normalizeSlackAction(fixture('block-actions'), ctx);
+    assert.equal(r.kind, 'message');
+    const m = (r as { message: InboundMessage }).message;
+    assert.equal(m.id, 'slack:action:12466734323.1395872398.3a0e6e4a7e2b3c1d9f8a4c2e1b0d9f8a');
+    assert.equal(m.text, '');
+    assert.equal(m.conversationKey, 'slack:T061EG9RZ:C2147483705:1712000000.000100');
+    assert.deepEqual(m.action, {
+      id: 'approve:42',
+      messageId: '1712000100.000200',
+      handle: 'https://hooks.slack.com/actions/T061EG9RZ/1234/5678',
+    });
+    assert.equal(m.userId, 'U2147483697');
+  });
+
+  test('bad interactivity payloads are reported, never thrown', () => {
+    for (const bad of [
+      null,
+      42,
+      {},
+      { command: '/boxbot' },
+      { command: '/boxbot', channel_id: 'C1', user_id: 'U1', text: 7 },
+    ])
+      assert.equal(normalizeSlackCommand(bad, ctx).kind, 'malformed', JSON.stringify(bad));
+    const press = fixture('block-actions') as Record<string, unknown>;
+    assert.equal(normalizeSlackAction({ ...press, actions: [] }, ctx).kind, 'malformed');
+    assert.equal(normalizeSlackAction({ ...press, channel: null, container: {} }, ctx).kind, 'malformed');
+    assert.equal(normalizeSlackAction({ type: 'view_submission' }, ctx).kind, 'ignored');
   });
 });

@@ -153,7 +153,9 @@ test('an edit that changes nothing is not an error', async (t) => {
   );
 });
 
-test('edited messages, channel posts and other bots are not delivered; only messages are requested', async (t) => {
+const requestedOnlyTitle =
+  'edited messages, channel posts and other bots are not delivered; only messages and button presses are requested';
+test(requestedOnlyTitle, async (t) => {
   const { h, got, arrival } = await started(t);
   h.emulator.userMessage({ chat: DM, from: ADA, text: 'edited text', kind: 'edited_message' });
   h.emulator.userMessage({
@@ -173,7 +175,8 @@ test('edited messages, channel posts and other bots are not delivered; only mess
     got.map((m) => m.text),
     ['marker'],
   );
-  assert.deepEqual(h.emulator.calls.find((c) => c.method === 'getUpdates')?.params.allowed_updates, ['message']);
+  const requested = h.emulator.calls.find((c) => c.method === 'getUpdates')?.params.allowed_updates;
+  assert.deepEqual(requested, ['message', 'callback_query']);
 });
 
 test('text over 4,096 characters is refused by Telegram as a non-retryable error', async (t) => {

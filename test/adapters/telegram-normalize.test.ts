@@ -110,10 +110,30 @@ test('files become attachments; a caption is the text and its mention is strippe
   ]);
 });
 
-test('bots, edits, channel posts, service messages and callbacks are ignored, not delivered', () => {
-  for (const name of ['from-bot', 'edited-message', 'channel-post', 'service-new-members', 'callback-query']) {
+test('bots, edits, channel posts and service messages are ignored, not delivered', () => {
+  for (const name of ['from-bot', 'edited-message', 'channel-post', 'service-new-members']) {
     assert.equal(run(name).kind, 'ignored', name);
   }
+});
+
+test('a button press (callback_query) is a message with empty text and the action, keyed by its chat', () => {
+  const m = message('callback-query');
+  assert.equal(m.id, 'telegram:123456:100000025');
+  assert.equal(m.conversationKey, 'telegram:-1001234567890');
+  assert.equal(m.text, '');
+  assert.equal(m.userId, '4242');
+  assert.equal(m.isDirect, false);
+  assert.equal(m.mentionsBot, true);
+  assert.deepEqual(m.action, { id: 'option-1', messageId: '299', handle: '4382bfdwdsb323b2d9' });
+  const update = fixture('callback-query') as { callback_query: Record<string, unknown> };
+  const { message: _gone, ...inline } = update.callback_query;
+  assert.equal(
+    normalizeUpdate({ ...update, callback_query: { ...inline, inline_message_id: 'AAA' } }, BOT).kind,
+    'ignored',
+  );
+  const { data: _none, ...game } = update.callback_query;
+  assert.equal(normalizeUpdate({ ...update, callback_query: { ...game, game_short_name: 'g' } }, BOT).kind, 'ignored');
+  assert.equal(normalizeUpdate({ update_id: 5, callback_query: { id: 7 } }, BOT).kind, 'malformed');
 });
 
 test('malformed updates are reported as malformed and never throw', () => {

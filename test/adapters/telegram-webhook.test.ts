@@ -29,7 +29,7 @@ test('start sets the webhook with the configured URL, the secret and the update 
   await h.adapter.start(async () => undefined);
   assert.deepEqual(h.emulator.hook, { url: h.webhookUrl, secret: WEBHOOK_SECRET });
   const call = h.emulator.calls.find((c) => c.method === 'setWebhook');
-  assert.deepEqual(call?.params.allowed_updates, ['message']);
+  assert.deepEqual(call?.params.allowed_updates, ['message', 'callback_query']);
   assert.deepEqual(
     h.adapter.routes().map((r) => `${r.method} ${r.path}`),
     [`POST ${TELEGRAM_WEBHOOK_PATH}`],

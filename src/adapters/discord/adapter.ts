@@ -2,16 +2,20 @@
 // guilds, channels and threads); MESSAGE_CREATE dispatches are normalized into the sink in
 // order per channel; replies, edits, typing and files (a message with an attachment, uploaded
 // multipart) go out through the adapter's own REST calls.
+// Slash commands and button presses arrive as INTERACTION_CREATE, are answered at once
+// (deferred) and then reach the sink like messages; a command's answer fills in its deferral.
 import { type Client, Events } from 'discord.js';
 import { createKeyedLock } from '../../keyed-lock.ts';
 import { type Logger, silentLogger } from '../../log.ts';
-import { AdapterApiError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
+import { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
 import { createDiscordClient, loginError } from './client.ts';
 import { fetchDiscordFile } from './files.ts';
 import { toDiscordMarkdown } from './format.ts';
+import { InteractionReplies, isInteractionReplyKey } from './interaction-replies.ts';
+import { commandsBody, componentsOf, decodeHandle, type InteractionRef, parseInteraction } from './interactions.ts';
 import { type DiscordMessage, parseMessageCreate, THREAD_CHANNEL_TYPES, toInboundMessage } from './normalize.ts';
 
 /** Options of createDiscordAdapter. */
@@ -59,6 +63,9 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   let self: { id: string; name: string } | undefined;
   // Inbound order is kept per channel: a lookup for one channel never delays another.
   const chains = createKeyedLock();
+  const replies = new InteractionReplies();
+  // A resumed session may replay an interaction; it is answered and delivered once.
+  const seenInteractions = new Set<string>();
 
   function enqueue(channelId: string, job: () => Promise<void>): void {
     void chains.run(channelId, job).catch((e: unknown) => {
@@ -86,9 +93,65 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     }
   }
 
+  // Discord wants an answer within 3 s and never redelivers an interaction, so it is answered
+  // before the sink runs: a command with a deferred response, a press with a deferred update.
+  // A command the sink refused is told so (to its user only); nothing else can be done.
+  function onInteraction(c: Client, d: unknown): void {
+    const parsed = parseInteraction(d);
+    if (typeof parsed === 'string') {
+      log.warn({ reason: parsed }, 'dropped a malformed INTERACTION_CREATE');
+      return;
+    }
+    const { ref, result } = parsed;
+    if (seenInteractions.has(ref.id)) return;
+    seenInteractions.add(ref.id);
+    if (seenInteractions.size > 5000) seenInteractions.delete(seenInteractions.values().next().value!);
+    const channelId = result.kind === 'message' ? (result.message.threadId ?? result.message.chatId) : undefined;
+    const answered = callback(ref, ref.kind === 'command' ? 5 : 6).then(
+      () => true,
+      (e: unknown) => {
+        log.warn({ err: e instanceof Error ? e.message : String(e) }, 'could not answer a Discord interaction');
+        return false;
+      },
+    );
+    if (result.kind !== 'message' || channelId === undefined) {
+      if (result.kind === 'malformed') log.warn({ reason: result.reason }, 'dropped a malformed interaction');
+      return;
+    }
+    const replyKey = result.message.messageId;
+    if (ref.kind === 'command' && replyKey) replies.deferred(replyKey, ref);
+    enqueue(channelId, async () => {
+      if (!(await answered) && replyKey) replies.drop(replyKey);
+      if (client !== c || !sink) return; // stopped meanwhile
+      try {
+        await sink(result.message);
+      } catch (e) {
+        if (ref.kind !== 'command') throw e;
+        if (replyKey) replies.drop(replyKey);
+        await followUp(ref, 'boxbot could not take that now; try again.', true).catch(() => undefined);
+        throw e;
+      }
+    });
+  }
+
+  const callback = (ref: InteractionRef, type: number): Promise<unknown> =>
+    discordRequest(rest, 'POST', `/interactions/${ref.id}/${ref.token}/callback`, { type });
+  const followUp = (ref: { applicationId: string; token: string }, content: string, ephemeral: boolean) =>
+    discordRequest<{ id?: unknown }>(rest, 'POST', `/webhooks/${ref.applicationId}/${ref.token}`, {
+      content,
+      allowed_mentions: noPings,
+      ...(ephemeral ? { flags: 64 } : {}),
+    });
+
   function onDispatch(c: Client, packet: unknown): void {
     try {
-      if (typeof packet !== 'object' || packet === null || (packet as { t?: unknown }).t !== 'MESSAGE_CREATE') return;
+      if (typeof packet !== 'object' || packet === null) return;
+      const t = (packet as { t?: unknown }).t;
+      if (t === 'INTERACTION_CREATE') {
+        onInteraction(c, (packet as { d?: unknown }).d);
+        return;
+      }
+      if (t !== 'MESSAGE_CREATE') return;
       const parsed = parseMessageCreate((packet as { d?: unknown }).d);
       if (typeof parsed === 'string') {
         log.warn({ reason: parsed }, 'dropped a malformed MESSAGE_CREATE');
@@ -182,24 +245,44 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     start,
     stop,
     async send(target, text, opts): Promise<SentMessage> {
-      const reply = target.replyToMessageId
-        ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
-        : {};
+      // The first answer to a slash command fills in its deferred response (interaction-replies.ts).
+      // Taken only once it worked: a failed attempt retried by the gateway fills it in then.
+      const hook = replies.waiting(target.replyToMessageId);
+      const reply =
+        target.replyToMessageId && !isInteractionReplyKey(target.replyToMessageId)
+          ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
+          : {};
+      const components = opts?.buttons?.length ? { components: componentsOf(opts.buttons) } : {};
       const sent = await withMarkupFallback(markdown, text, opts, (content) =>
-        discordRequest<{ id?: unknown }>(rest, 'POST', `/channels/${channelOf(target)}/messages`, {
-          content,
-          allowed_mentions: noPings,
-          ...reply,
-        }),
+        hook
+          ? discordRequest<{ id?: unknown }>(
+              rest,
+              'PATCH',
+              `/webhooks/${hook.applicationId}/${hook.token}/messages/@original`,
+              {
+                content,
+                allowed_mentions: noPings,
+                ...components,
+              },
+            )
+          : discordRequest<{ id?: unknown }>(rest, 'POST', `/channels/${channelOf(target)}/messages`, {
+              content,
+              allowed_mentions: noPings,
+              ...reply,
+              ...components,
+            }),
       );
       if (typeof sent?.id !== 'string')
         throw new AdapterApiError('discord', 502, 'message create answered without a message id');
+      if (hook) replies.answered(target.replyToMessageId!, sent.id, hook);
       return { messageId: sent.id };
     },
     async sendFile(target, file): Promise<SentMessage> {
-      const reply = target.replyToMessageId
-        ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
-        : {};
+      // A slash command's reply key is no message to reference; the file goes to its channel.
+      const reply =
+        target.replyToMessageId && !isInteractionReplyKey(target.replyToMessageId)
+          ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
+          : {};
       // The caption is the message's text, sent as is (its own limit); the file is attachment 0.
       const caption = file.caption ? [...file.caption].slice(0, MAX_CONTENT).join('') : undefined;
       const form = new FormData();
@@ -224,11 +307,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       return { messageId: sent.id };
     },
     async edit(target, messageId, text, opts): Promise<void> {
+      // Absent buttons are left as they are (Discord keeps components an edit does not name).
+      const components = opts?.buttons ? { components: componentsOf(opts.buttons) } : {};
+      const hook = replies.forMessage(messageId);
+      const path = hook
+        ? `/webhooks/${hook.applicationId}/${hook.token}/messages/${messageId}`
+        : `/channels/${channelOf(target)}/messages/${messageId}`;
       await withMarkupFallback(markdown, text, opts, (content) =>
-        discordRequest(rest, 'PATCH', `/channels/${channelOf(target)}/messages/${messageId}`, {
-          content,
-          allowed_mentions: noPings,
-        }),
+        discordRequest(rest, 'PATCH', path, { content, allowed_mentions: noPings, ...components }),
       );
     },
     async typing(target): Promise<void> {
@@ -236,6 +322,19 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     },
     routes: () => [],
     identity: () => self,
+    async setCommands(commands) {
+      // The application id comes with READY; before start, from the API.
+      const applicationId =
+        client?.application?.id ?? (await discordRequest<{ id?: unknown }>(rest, 'GET', '/applications/@me'))?.id;
+      if (typeof applicationId !== 'string')
+        throw new AdapterApiError('discord', 502, 'GET /applications/@me answered without an id');
+      await discordRequest(rest, 'PUT', `/applications/${applicationId}/commands`, commandsBody(commands));
+    },
+    async answerPress(press, text) {
+      const hook = decodeHandle(press.action?.handle);
+      if (!hook) throw new AdapterError('discord', 'not-a-press', 'answerPress needs a button press');
+      await followUp(hook, text.slice(0, MAX_CONTENT), true);
+    },
     fetchAttachment: fetchDiscordFile,
   };
 }

@@ -18,7 +18,7 @@ const USER_AGENT = 'DiscordBot (https://github.com/boxbot/boxbot, 0.1.0)';
 /** Calls `method path` with a JSON body (or a multipart form: files); returns the parsed answer (undefined for 204). */
 export async function discordRequest<T>(
   opts: DiscordRestOptions,
-  method: 'GET' | 'POST' | 'PATCH',
+  method: 'GET' | 'POST' | 'PATCH' | 'PUT',
   path: string,
   body?: unknown,
 ): Promise<T> {

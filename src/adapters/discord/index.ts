@@ -2,6 +2,7 @@
 export { createDiscordAdapter, DISCORD_CAPABILITIES, type DiscordAdapterOptions } from './adapter.ts';
 export { DISCORD_INTENTS } from './client.ts';
 export { toDiscordMarkdown } from './format.ts';
+export { type ParsedInteraction, parseInteraction } from './interactions.ts';
 export {
   type DiscordMessage,
   type DiscordNormalizeResult,

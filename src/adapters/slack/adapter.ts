@@ -1,18 +1,22 @@
-// The Slack ChannelAdapter: Socket Mode or HTTP Events delivery in, Web API chat.postMessage /
-// chat.update out (files by the external upload flow, upload.ts). Built on @slack/web-api and
-// @slack/socket-mode (Bolt's own building blocks) rather than Bolt's App: the gateway needs the
-// raw event body, an ack only after its sink accepted the event, and a route on its own HTTP
-// server — all things Bolt's App owns itself.
-
+// The Slack ChannelAdapter, on Bolt's App: events, `/boxbot` slash commands and button presses
+// arrive over Socket Mode or the HTTP route, pass through App.processEvent to one listener each,
+// and are acknowledged only after the sink accepted them (receiver.ts). Web API calls out
+// (chat.postMessage / chat.update / chat.postEphemeral, and files by the external upload flow,
+// upload.ts) go to the configurable `apiUrl`; so do attachment downloads that carry the bot token.
+import { App } from '@slack/bolt';
 import { type Logger, silentLogger } from '../../log.ts';
+import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
-import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, SentMessage } from '../types.ts';
-import { createWebClient, DEFAULT_SLACK_API_URL, toAdapterError } from './api.ts';
+import type { AdapterCapabilities, AdapterRoute, Button, ChannelAdapter, SentMessage } from '../types.ts';
+import { createWebClient, DEFAULT_SLACK_API_URL, slackLogger, toAdapterError, webClientOptions } from './api.ts';
+import { messageBlocks } from './buttons.ts';
 import { slackEventsRoute } from './events-route.ts';
 import { fetchSlackFile } from './files.ts';
 import { escapeSlackText, slackMarkdownBlocks, toSlackMrkdwn } from './format.ts';
-import { SlackInbound, UserNames } from './inbound.ts';
+import { type DeliveryInfo, SlackInbound, UserNames } from './inbound.ts';
+import { normalizeSlackAction, normalizeSlackCommand } from './interactions.ts';
+import { JournalFirstReceiver, SinkRefusedError } from './receiver.ts';
 import { type SlackSocket, startSocketMode } from './socket-mode.ts';
 import { uploadFile } from './upload.ts';
 
@@ -28,7 +32,10 @@ export interface SlackAdapterOptions {
   signingSecret?: string;
   /** Web API root (config `slack.apiUrl`); default https://slack.com/api/. */
   apiUrl?: string;
-  /** Path of the events route in HTTP mode; default `/webhooks/slack`. */
+  /**
+   * Path of the HTTP-mode route; default `/webhooks/slack`. Point the Events API, the `/boxbot`
+   * slash command and Interactivity request URLs all at it.
+   */
   webhookPath?: string;
   logger?: Logger;
   /** Per-request timeout of Web API calls (ms); default 30 s. */
@@ -100,6 +107,64 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
     }),
     (id) => names.name(id),
   );
+
+  const receiver = new JournalFirstReceiver(log, {
+    async start() {
+      if (mode !== 'socket') return;
+      socket = await startSocketMode({
+        appToken: options.appToken!,
+        apiUrl: options.apiUrl,
+        logger: log,
+        onBody: (body, info) => receiver.dispatch(body, info),
+      });
+    },
+    async stop() {
+      const s = socket;
+      socket = undefined;
+      await s?.stop();
+    },
+  });
+  const app = new App({
+    receiver,
+    // One workspace, one bot token; the identity comes from our own auth.test at start.
+    authorize: async () => ({
+      botToken: options.botToken,
+      ...(me ? { botUserId: me.userId, ...(me.botId ? { botId: me.botId } : {}) } : {}),
+      ...(me?.teamId ? { teamId: me.teamId } : {}),
+    }),
+    // Bolt's own clients (say/respond, unused) would go to the same API root as ours.
+    clientOptions: webClientOptions({ apiUrl: options.apiUrl }),
+    logger: slackLogger(log),
+    // normalize.ts decides what is the bot's own message; the conversation store is not used.
+    ignoreSelf: false,
+    convoStore: false,
+  });
+  // A listener's failure is ours to judge (receiver.ts), not logged again by Bolt.
+  app.error(async (e) => {
+    throw e;
+  });
+  const infoOf = (context: { retryNum?: number; retryReason?: string; via?: unknown }): DeliveryInfo => ({
+    via: context.via === 'http' ? 'http' : 'socket',
+    ...(context.retryNum ? { retryNum: context.retryNum } : {}),
+    ...(context.retryReason ? { retryReason: context.retryReason } : {}),
+  });
+  app.event(/.*/, async ({ body, context }) => {
+    if (!(await inbound.dispatch(body, infoOf(context)))) throw new SinkRefusedError();
+  });
+  // Slack does not redeliver slash commands or presses: they are acknowledged either way, and a
+  // command the sink refused is answered (to its sender only) with a request to try again.
+  app.command(/.*/, async ({ body, context, ack }) => {
+    const accepted = await inbound.dispatch(body, infoOf(context), normalizeSlackCommand);
+    await ack(
+      accepted ? undefined : { response_type: 'ephemeral', text: 'boxbot could not take that now; try again.' },
+    );
+  });
+  app.action({ type: 'block_actions' }, async ({ body, context, ack }) => {
+    const accepted = await inbound.dispatch(body, infoOf(context), normalizeSlackAction);
+    if (!accepted) log.warn('a button press was not accepted; the user may press again');
+    await ack();
+  });
+
   const route: AdapterRoute | undefined =
     mode === 'http'
       ? slackEventsRoute({
@@ -107,9 +172,10 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
           signingSecret: options.signingSecret!,
           logger: log,
           isOpen: () => inbound.isOpen,
-          onEvent: (body, info) => inbound.dispatch(body, info),
+          onBody: (body, info) => receiver.dispatch(body, info),
         })
       : undefined;
+  const buttonsShown = new ButtonMemory();
 
   // Markdown is rendered as mrkdwn; if Slack rejects the markup, the same text goes once more
   // as escaped plain text. Plain text is only escaped (not sent with mrkdwn:false: chat.update
@@ -117,8 +183,9 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
   const mrkdwn: MarkupStyle = { render: toSlackMrkdwn, plain: escapeSlackText, refused: (e) => e.isMarkupError, log };
   // A table goes in a markdown block as well (mrkdwn has none); `text` stays the notification and
   // fallback text. The plain retry drops the block with the markup (invalid_blocks is a refusal).
-  const blocksOf = (text: string, markup: boolean) => {
-    const blocks = markup ? slackMarkdownBlocks(text) : undefined;
+  // Buttons add an actions block after the text (buttons.ts).
+  const blocksOf = (text: string, body: string, markup: boolean, buttons: Button[] | undefined) => {
+    const blocks = messageBlocks(body, markup ? slackMarkdownBlocks(text) : undefined, buttons);
     return blocks ? { blocks } : {};
   };
 
@@ -142,36 +209,28 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
       if (inbound.isOpen) throw alreadyStarted('slack');
       me = await authTest();
       inbound.open(sink);
-      if (mode === 'socket') {
-        try {
-          socket = await startSocketMode({
-            appToken: options.appToken!,
-            apiUrl: options.apiUrl,
-            logger: log,
-            onEvent: (body, info) => inbound.dispatch(body, info),
-          });
-        } catch (e) {
-          inbound.close();
-          throw toAdapterError(e);
-        }
+      try {
+        await app.start();
+      } catch (e) {
+        inbound.close();
+        throw toAdapterError(e);
       }
       log.info({ mode, bot: me.userId, team: me.teamId }, 'slack adapter started');
     },
 
     async stop() {
       inbound.close();
-      const s = socket;
-      socket = undefined;
-      await s?.stop();
+      await app.stop();
     },
 
     async send(target, text, opts): Promise<SentMessage> {
-      return withMarkupFallback(mrkdwn, text, opts, async (body, markup) => {
+      const buttons = opts?.buttons?.length ? opts.buttons : undefined;
+      const sent = await withMarkupFallback(mrkdwn, text, opts, async (body, markup) => {
         const res = await call(() =>
           web.chat.postMessage({
             channel: target.chatId,
             text: body,
-            ...blocksOf(text, markup),
+            ...blocksOf(text, body, markup, buttons),
             ...(target.threadId ? { thread_ts: target.threadId } : {}),
           }),
         );
@@ -179,20 +238,44 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
           throw new AdapterApiError('slack', 502, 'chat.postMessage answered without a ts');
         return { messageId: res.ts };
       });
+      if (buttons) buttonsShown.set(target.chatId, sent.messageId, buttons);
+      return sent;
     },
 
     sendFile: (target, file) => uploadFile(web, target, file, { timeoutMs: options.requestTimeoutMs ?? 30_000 }),
 
     async edit(target, messageId, text, opts) {
+      // New text means new blocks, so buttons an edit does not name are sent again to stay.
+      const buttons = opts?.buttons ?? buttonsShown.get(target.chatId, messageId);
       await withMarkupFallback(mrkdwn, text, opts, (body, markup) =>
-        call(() => web.chat.update({ channel: target.chatId, ts: messageId, text: body, ...blocksOf(text, markup) })),
+        call(() =>
+          web.chat.update({
+            channel: target.chatId,
+            ts: messageId,
+            text: body,
+            ...blocksOf(text, body, markup, buttons),
+          }),
+        ),
       );
+      if (opts?.buttons) buttonsShown.set(target.chatId, messageId, opts.buttons);
     },
 
     /** No-op: see SLACK_CAPABILITIES (the gateway does not call it while `typing` is false). */
     async typing() {},
 
     routes: () => (route ? [route] : []),
+
+    async answerPress(press, text) {
+      if (!press.action) throw new AdapterError('slack', 'not-a-press', 'answerPress needs a button press');
+      await call(() =>
+        web.chat.postEphemeral({
+          channel: press.chatId,
+          user: press.userId,
+          text: escapeSlackText(text),
+          ...(press.threadId ? { thread_ts: press.threadId } : {}),
+        }),
+      );
+    },
 
     identity: () => (me ? { id: me.userId, name: me.name } : undefined),
 

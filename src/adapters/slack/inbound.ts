@@ -1,9 +1,10 @@
-// The one entry point for Slack events (grammY's handleUpdate): Socket Mode envelopes and HTTP
-// event deliveries both end here. Normalizes, drops what is not for the agent, and hands each
-// message to the sink exactly once even when Slack redelivers it (RecentEvents), with the
-// sender's display name looked up when the payload carried none (UserNames).
+// The one entry point for Slack events (grammY's handleUpdate): every Bolt listener (events,
+// slash commands, button presses, over Socket Mode or HTTP) ends here. Normalizes, drops what is
+// not for the agent, and hands each message to the sink exactly once even when Slack redelivers
+// it (RecentEvents), with the sender's display name looked up when the payload carried none
+// (UserNames).
 import type { Logger } from '../../log.ts';
-import type { InboundSink } from '../types.ts';
+import type { InboundSink, NormalizeResult } from '../types.ts';
 import { normalizeSlackEvent, type SlackNormalizeContext } from './normalize.ts';
 
 /** Where a delivery came from, for logs. */
@@ -41,12 +42,17 @@ export class SlackInbound {
   }
 
   /**
-   * Handles one Events API body. True when Slack may consider it received (delivered before,
-   * delivered now, or deliberately dropped); false when Slack should deliver it again.
+   * Handles one body (an Events API body unless another normalizer is given). True when Slack may
+   * consider it received (delivered before, delivered now, or deliberately dropped); false when
+   * Slack should deliver it again.
    */
-  async dispatch(body: unknown, info: DeliveryInfo): Promise<boolean> {
+  async dispatch(
+    body: unknown,
+    info: DeliveryInfo,
+    normalize: (body: unknown, ctx: SlackNormalizeContext) => NormalizeResult = normalizeSlackEvent,
+  ): Promise<boolean> {
     if (!this.sink) return false;
-    const result = normalizeSlackEvent(body, { ...this.context(), receivedAt: new Date() });
+    const result = normalize(body, { ...this.context(), receivedAt: new Date() });
     if (result.kind === 'malformed') {
       this.log.warn({ via: info.via, reason: result.reason }, 'dropped a malformed Slack event');
       return true;

@@ -1,12 +1,18 @@
-// Socket Mode delivery: apps.connections.open (app-level token) → WebSocket → `events_api`
-// envelopes, each acknowledged by envelope_id only after the sink accepted it, so an event the
-// gateway did not persist is redelivered by Slack (with retry_attempt) instead of being lost.
+// Socket Mode delivery: apps.connections.open (app-level token) → WebSocket → envelopes
+// (`events_api`, `slash_commands`, `interactive`), each acknowledged by envelope_id only after the
+// Bolt App processed it (the sink accepted it), so an event the gateway did not persist is
+// redelivered by Slack (with retry_attempt) instead of being lost. The client is @slack/socket-mode's
+// (the one inside Bolt's SocketModeReceiver, which acks events before its listeners run).
 // Reconnects are ours, not the library's: its own loop turns a failed apps.connections.open
 // (network down, HTTP 5xx) into an unhandled rejection, and waits 5 s on every refresh.
 import { SocketModeClient } from '@slack/socket-mode';
 import type { Logger } from '../../log.ts';
 import { slackLogger, webClientOptions } from './api.ts';
 import type { DeliveryInfo } from './inbound.ts';
+import type { Delivery } from './receiver.ts';
+
+/** The envelope types that carry something for the App; others are acknowledged and dropped. */
+const DELIVERED_TYPES = new Set(['events_api', 'slash_commands', 'interactive']);
 
 /** Backoff between reconnect attempts: at once, then 1 s doubling to 30 s. */
 const reconnectDelayMs = (failures: number): number =>
@@ -27,12 +33,12 @@ interface SlackEventArgs {
   retry_reason?: string;
 }
 
-/** Connects and feeds every `events_api` body to `onEvent`; resolves once Slack said hello. */
+/** Connects and feeds every envelope's body to `onBody`; resolves once Slack said hello. */
 export async function startSocketMode(opts: {
   appToken: string;
   apiUrl?: string;
   logger: Logger;
-  onEvent: (body: unknown, info: DeliveryInfo) => Promise<boolean>;
+  onBody: (body: Record<string, unknown>, info: DeliveryInfo) => Promise<Delivery>;
 }): Promise<SlackSocket> {
   const log = opts.logger;
   const client = new SocketModeClient({
@@ -49,8 +55,8 @@ export async function startSocketMode(opts: {
     );
   });
   const handle = async (args: SlackEventArgs): Promise<void> => {
-    if (args.type !== 'events_api') {
-      // Slash commands and interactivity are not part of the chat flow: acknowledge and drop.
+    const body = args.body;
+    if (!DELIVERED_TYPES.has(args.type ?? '') || typeof body !== 'object' || body === null) {
       await args.ack();
       return;
     }
@@ -59,7 +65,14 @@ export async function startSocketMode(opts: {
       ...(args.retry_num ? { retryNum: args.retry_num } : {}),
       ...(args.retry_reason ? { retryReason: args.retry_reason } : {}),
     };
-    if (await opts.onEvent(args.body, info)) await args.ack();
+    const delivery = await opts.onBody(body as Record<string, unknown>, info);
+    if (!delivery.ok) return;
+    const payload = delivery.response;
+    if (typeof payload === 'string') await args.ack({ text: payload });
+    else
+      await args.ack(
+        typeof payload === 'object' && payload !== null ? (payload as Record<string, unknown>) : undefined,
+      );
   };
 
   let stopping = false;

@@ -2,14 +2,17 @@
 // or webhook, all entering through one `handleUpdate`; replies as Telegram HTML with a
 // plain-text fallback; files as photos (images) or documents, uploaded multipart. Edits,
 // channel posts and bots' messages are acknowledged and dropped.
+// Buttons are an inline keyboard; their presses (callback queries) enter through handleUpdate too.
 import { Bot, InputFile } from 'grammy';
 import { type Logger, silentLogger } from '../../log.ts';
+import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type {
   AdapterCapabilities,
   AdapterRoute,
   AdapterState,
+  Button,
   ChannelAdapter,
   InboundSink,
   OutboundFile,
@@ -17,6 +20,7 @@ import type {
   SentMessage,
 } from '../types.ts';
 import { isNotModified, isParseError, scrub, toAdapterError } from './api.ts';
+import { inlineKeyboard, PendingPresses } from './buttons.ts';
 import { fetchTelegramFile } from './files.ts';
 import { markdownToTelegramHtml, telegramRenderedLength } from './format.ts';
 import { normalizeUpdate, type TelegramBotIdentity, updateIdOf } from './normalize.ts';
@@ -34,14 +38,17 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = Object.freeze({
   renderedLength: telegramRenderedLength,
 });
 
+/** The update kinds requested: messages and button presses (edits and channel posts are not prompts). */
+const ALLOWED_UPDATES = ['message', 'callback_query'];
+
+/** Telegram's limit on the text of a callback query answer. */
+const MAX_PRESS_ANSWER = 200;
+
 /** Images Telegram shows as photos (up to 10 MB); anything else goes as a document. */
 const PHOTO_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
 const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
 /** Telegram's caption limit. */
 const MAX_CAPTION = 1024;
-
-/** The only update kind requested: edits and channel posts are not turned into prompts. */
-const ALLOWED_UPDATES = ['message'];
 
 /** Options of createTelegramAdapter. */
 export interface TelegramAdapterOptions {
@@ -63,6 +70,11 @@ export interface TelegramAdapterOptions {
   pollTimeoutSeconds?: number;
   /** Waits after polling failures (409, network, 5xx). Default 1 s doubling to 5 s, jittered. */
   backoff?: Partial<BackoffOptions>;
+  /**
+   * How long after a button press was accepted the gateway may still answer it with text
+   * (answerPress) before the press is answered empty so the button stops spinning. Default 8 s.
+   */
+  pressAnswerWindowMs?: number;
 }
 
 /** A Telegram ChannelAdapter that is also the one entry point for raw updates. */
@@ -101,6 +113,14 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
   let me: TelegramBotIdentity | undefined;
   let sink: InboundSink | undefined;
   let poller: Poller | undefined;
+  const keyboards = new ButtonMemory();
+  const presses = new PendingPresses(options.pressAnswerWindowMs ?? 8000, async (queryId) => {
+    try {
+      await api.answerCallbackQuery(queryId);
+    } catch (e) {
+      log.debug({ err: toAdapterError(e, token).message }, 'could not acknowledge a button press');
+    }
+  });
 
   const call = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
@@ -115,16 +135,25 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     // Not running: reject, so the update is not acknowledged and comes again after start.
     if (!me || !to) throw new AdapterError('telegram', 'not-running', 'the adapter is stopped');
     const result = normalizeUpdate(update, me);
-    if (result.kind === 'malformed') {
-      log.warn({ updateId: updateIdOf(update), reason: result.reason }, 'malformed telegram update dropped');
-      return;
-    }
-    if (result.kind === 'ignored') {
-      log.debug({ updateId: updateIdOf(update), reason: result.reason }, 'telegram update ignored');
+    if (result.kind !== 'message') {
+      if (result.kind === 'malformed')
+        log.warn({ updateId: updateIdOf(update), reason: result.reason }, 'malformed telegram update dropped');
+      else log.debug({ updateId: updateIdOf(update), reason: result.reason }, 'telegram update ignored');
+      // A press that goes nowhere (a game, an inline message) still stops spinning.
+      const queryId = (update as { callback_query?: { id?: unknown } }).callback_query?.id;
+      if (typeof queryId === 'string') presses.track(queryId, 0);
       return;
     }
     await to(result.message);
+    const handle = result.message.action?.handle;
+    if (handle) presses.track(handle);
   }
+
+  /** reply_markup of a send or edit: the buttons given, or on an edit those already there. */
+  const markupOf = (chatId: string, messageId: string | undefined, buttons: Button[] | undefined) => {
+    const shown = buttons ?? (messageId !== undefined ? keyboards.get(chatId, messageId) : undefined);
+    return shown && (shown.length > 0 || buttons) ? { reply_markup: inlineKeyboard(shown) } : {};
+  };
 
   const routes: AdapterRoute[] =
     mode === 'webhook' && options.webhook
@@ -181,6 +210,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       const stopped = p?.stop(); // aborts at once; waits for the update in hand
       sink = undefined;
       await stopped;
+      await presses.flush();
     },
 
     async send(target, text, opts) {
@@ -189,11 +219,18 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       const reply = target.replyToMessageId
         ? { reply_parameters: { message_id: Number(target.replyToMessageId), allow_sending_without_reply: true } }
         : {};
+      const keyboard = opts?.buttons?.length ? { reply_markup: inlineKeyboard(opts.buttons) } : {};
       const sent = await withMarkupFallback(html, text, opts, (body, markup) =>
         call(() =>
-          api.sendMessage(chatId, body, { ...thread, ...reply, ...(markup ? { parse_mode: 'HTML' as const } : {}) }),
+          api.sendMessage(chatId, body, {
+            ...thread,
+            ...reply,
+            ...keyboard,
+            ...(markup ? { parse_mode: 'HTML' as const } : {}),
+          }),
         ),
       );
+      if (opts?.buttons) keyboards.set(target.chatId, String(sent.message_id), opts.buttons);
       return { messageId: String(sent.message_id) } satisfies SentMessage;
     },
 
@@ -221,14 +258,22 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
 
     async edit(target, messageId, text, opts) {
       const chatId = chatIdOf(target);
+      // Without reply_markup Telegram removes the keyboard: an edit that names no buttons keeps them.
+      const keyboard = markupOf(target.chatId, messageId, opts?.buttons);
       try {
         await withMarkupFallback(html, text, opts, (body, markup) =>
-          call(() => api.editMessageText(chatId, Number(messageId), body, markup ? { parse_mode: 'HTML' } : {})),
+          call(() =>
+            api.editMessageText(chatId, Number(messageId), body, {
+              ...keyboard,
+              ...(markup ? { parse_mode: 'HTML' as const } : {}),
+            }),
+          ),
         );
       } catch (e) {
-        if (e instanceof AdapterError && isNotModified(e)) return; // same text again: nothing to do
-        throw e;
+        // Same text and buttons again: nothing to do.
+        if (!(e instanceof AdapterError && isNotModified(e))) throw e;
       }
+      if (opts?.buttons) keyboards.set(target.chatId, messageId, opts.buttons);
     },
 
     async typing(target) {
@@ -238,10 +283,29 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
 
     routes: () => routes,
 
+    async setCommands(commands) {
+      await call(() =>
+        api.setMyCommands(commands.map((c) => ({ command: c.name, description: describe(c.description, c.argument) }))),
+      );
+    },
+
+    async answerPress(press, text) {
+      const queryId = press.action?.handle;
+      if (!queryId) throw new AdapterError('telegram', 'not-a-press', 'answerPress needs a button press');
+      presses.take(queryId);
+      await call(() => api.answerCallbackQuery(queryId, { text: text.slice(0, MAX_PRESS_ANSWER), show_alert: true }));
+    },
+
     identity: () => (me ? { id: String(me.id), name: me.username } : undefined),
 
     fetchAttachment: (attachment, opts) => fetchTelegramFile({ api, apiRoot, token }, attachment, opts),
   };
+}
+
+/** A menu entry's description (1-256 characters), naming the argument the command takes. */
+function describe(description: string, argument: { name: string } | undefined): string {
+  const text = argument ? `${description} [${argument.name}]` : description;
+  return (text.trim() || 'command').slice(0, 256);
 }
 
 /** The upload of one file; grammY refuses names with line breaks, and quotes are kept out of the header. */

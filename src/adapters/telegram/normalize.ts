@@ -30,7 +30,6 @@ const IGNORED_KINDS = [
   'edited_channel_post',
   'business_message',
   'edited_business_message',
-  'callback_query',
   'inline_query',
   'my_chat_member',
   'chat_member',
@@ -46,6 +45,7 @@ const IGNORED_KINDS = [
 export function normalizeUpdate(update: unknown, bot: TelegramBotIdentity): NormalizeResult {
   const updateId = updateIdOf(update);
   if (updateId === undefined || !isObj(update)) return { kind: 'malformed', reason: 'no valid update_id' };
+  if ('callback_query' in update) return normalizeCallbackQuery(update, updateId, bot);
   if (!('message' in update)) {
     const kind = Object.keys(update).find((k) => k !== 'update_id');
     if (kind === undefined) return { kind: 'malformed', reason: 'update without content' };
@@ -99,6 +99,45 @@ export function normalizeUpdate(update: unknown, bot: TelegramBotIdentity): Norm
     mentionsBot: mentioned || repliesToBot(m, bot, threadId),
     attachments,
     receivedAt: new Date(m.date * 1000).toISOString(),
+    raw: update,
+  };
+  return { kind: 'message', message };
+}
+
+/**
+ * A press of an inline keyboard button: an InboundMessage with empty text and `action` (the
+ * button's callback_data, the message it was under, and the callback query id to answer). The id
+ * is the update's, like a message's, so a redelivered update is dropped the same way.
+ */
+function normalizeCallbackQuery(update: Obj, updateId: number, bot: TelegramBotIdentity): NormalizeResult {
+  const q = update.callback_query;
+  if (!isObj(q) || typeof q.id !== 'string' || !isObj(q.from) || !isInt(q.from.id))
+    return { kind: 'malformed', reason: 'callback_query lacks id or from' };
+  if (q.from.is_bot === true) return { kind: 'ignored', reason: 'pressed by a bot' };
+  if (typeof q.data !== 'string') return { kind: 'ignored', reason: 'callback_query without data (a game)' };
+  const m = q.message;
+  // Buttons under inline-mode messages come without the message: there is no chat to answer in.
+  if (!isObj(m)) return { kind: 'ignored', reason: 'callback_query without a message (inline mode)' };
+  const chat = m.chat;
+  if (!isInt(m.message_id) || !isObj(chat) || !isInt(chat.id) || typeof chat.type !== 'string')
+    return { kind: 'malformed', reason: 'callback_query message lacks message_id or chat' };
+  const threadId = m.is_topic_message === true && isInt(m.message_thread_id) ? String(m.message_thread_id) : undefined;
+  const chatId = String(chat.id);
+  const message: InboundMessage = {
+    id: `telegram:${bot.id}:${updateId}`,
+    platform: 'telegram',
+    conversationKey: encodeConversationKey({ platform: 'telegram', chatId, ...(threadId ? { threadId } : {}) }),
+    chatId,
+    ...(threadId ? { threadId } : {}),
+    userId: String(q.from.id),
+    userName: nameOf(q.from),
+    text: '',
+    isDirect: chat.type === 'private',
+    // Only this bot's buttons produce its callback queries: a press is always addressed to it.
+    mentionsBot: true,
+    attachments: [],
+    action: { id: q.data, messageId: String(m.message_id), handle: q.id },
+    receivedAt: new Date().toISOString(),
     raw: update,
   };
   return { kind: 'message', message };

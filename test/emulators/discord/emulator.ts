@@ -9,6 +9,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { EmulatedCdn } from './cdn.ts';
 import { EmulatedGateway, Intent, PRIVILEGED_INTENTS } from './gateway.ts';
+import { Interactions } from './interactions.ts';
 import { createRestHandler, type InjectedFault, type RateLimitedRoute, type RestRequestRecord } from './rest.ts';
 import {
   DiscordWorld,
@@ -81,6 +82,8 @@ export class DiscordEmulator {
   readonly bot: EmuUser;
   readonly world: DiscordWorld;
   readonly gateway: EmulatedGateway;
+  /** Application commands, interactions and ephemeral messages. */
+  readonly interactions: Interactions;
   /** Every REST request answered, in order. */
   readonly requests: RestRequestRecord[] = [];
   /** Channel ids of the typing signals received, in order. */
@@ -97,6 +100,7 @@ export class DiscordEmulator {
     bot: EmuUser,
     world: DiscordWorld,
     gateway: EmulatedGateway,
+    interactions: Interactions,
     cdn: EmulatedCdn,
   ) {
     const { port } = server.address() as AddressInfo;
@@ -105,6 +109,7 @@ export class DiscordEmulator {
     this.bot = bot;
     this.world = world;
     this.gateway = gateway;
+    this.interactions = interactions;
     this.cdn = cdn;
   }
 
@@ -297,10 +302,15 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
       guildCreates: () => [...world.guilds.values()].map((g) => guildCreate(world, g)),
     },
   });
+  const interactions = new Interactions(world, {
+    botMessage: (m, kind) => emu!.botMessage(m, kind),
+    dispatch: (payload) => gateway.dispatch('INTERACTION_CREATE', () => payload),
+  });
   const cdn = new EmulatedCdn(() => emu!.restApi.replace(/\/api$/, ''));
   const rest = createRestHandler({
     token,
     world,
+    interactions,
     gatewayUrl: () => emu!.gatewayUrl,
     takeFault: (route) => emu!.takeFault(route),
     botMessage: (m, kind) => emu!.botMessage(m, kind),
@@ -315,7 +325,7 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  emu = new DiscordEmulator(server, token, bot, world, gateway, cdn);
+  emu = new DiscordEmulator(server, token, bot, world, gateway, interactions, cdn);
   return emu;
 }
 

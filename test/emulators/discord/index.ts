@@ -9,5 +9,6 @@ export {
   type UserMessageInput,
 } from './emulator.ts';
 export { Close, type IdentifyRecord, Intent, Op, PRIVILEGED_INTENTS } from './gateway.ts';
+export { type EmuCommand, type EmuInteraction, type EphemeralMessage, Interactions } from './interactions.ts';
 export type { InjectedFault, RateLimitedRoute, RestRequestRecord } from './rest.ts';
 export type { EmuChannel, EmuGuild, EmuMessage, EmuUser } from './store.ts';

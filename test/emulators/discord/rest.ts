@@ -4,6 +4,7 @@
 // JSON shapes and headers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { boundaryOf, parseMultipart, type UploadedFile } from '../multipart.ts';
+import type { Interactions } from './interactions.ts';
 import { type DiscordWorld, type EmuMessage, type EmuUser, wireMessage } from './store.ts';
 
 /** Which REST writes an injected rate limit applies to. */
@@ -28,6 +29,8 @@ export interface RestRequestRecord {
 export interface RestContext {
   token: string;
   world: DiscordWorld;
+  /** Application commands and interaction webhooks. */
+  interactions: Interactions;
   gatewayUrl(): string;
   /** Consumes one injected fault (429 or an error status) for `route`, if any. */
   takeFault(route: RateLimitedRoute): InjectedFault | undefined;
@@ -77,7 +80,9 @@ export function createRestHandler(ctx: RestContext): (req: IncomingMessage, res:
         } catch {
           throw new HttpError(400, { message: '400: Bad Request', code: 50109 });
         }
-        const out = route(ctx, req, method, path, body, uploads);
+        const hit = interactionRoute(ctx, req, method, path, body);
+        if (hit && hit.status >= 400) throw new HttpError(hit.status, hit.body as Json);
+        const out = hit ? hit.body : route(ctx, req, method, path, body, uploads);
         status = out === null ? 204 : 200;
         res.writeHead(status, out === null ? {} : { 'content-type': 'application/json' });
         res.end(out === null ? undefined : JSON.stringify(out));
@@ -96,6 +101,24 @@ export function createRestHandler(ctx: RestContext): (req: IncomingMessage, res:
       });
     });
   };
+}
+
+// Interaction callbacks and webhooks take the interaction token instead of the bot token.
+function interactionRoute(
+  ctx: RestContext,
+  req: IncomingMessage,
+  method: string,
+  path: string,
+  body: unknown,
+): { status: number; body: unknown } | undefined {
+  const m = /^\/api\/v\d+(\/.*)$/.exec(path);
+  if (!m) return undefined;
+  const hit = ctx.interactions.route(method, m[1]!, body);
+  if (hit) return hit;
+  if (!/^\/applications\/\d+\/commands$/.test(m[1]!)) return undefined;
+  if (req.headers.authorization !== `Bot ${ctx.token}`)
+    return { status: 401, body: { message: '401: Unauthorized', code: 0 } };
+  return ctx.interactions.commandsRoute(method, body);
 }
 
 function route(
@@ -120,6 +143,8 @@ function route(
     };
   }
   if (p === '/users/@me' && method === 'GET') return ctx.world.bot;
+  if (p === '/applications/@me' && method === 'GET')
+    return { id: ctx.world.bot.id, name: ctx.world.bot.username, bot_public: true, flags: 0, bot: ctx.world.bot };
   if (p === '/users/@me/channels' && method === 'POST') {
     const recipient = (body as Json | undefined)?.recipient_id;
     if (typeof recipient !== 'string') throw formError('recipient_id', 'BASE_TYPE_REQUIRED', 'This field is required');
@@ -224,6 +249,9 @@ function createMessage(ctx: RestContext, channelId: string, raw: unknown, upload
   let reference: EmuMessage['message_reference'];
   let referenced: EmuMessage | undefined;
   if (ref && typeof ref.message_id === 'string') {
+    // The form is checked before the lookup: fail_if_not_exists does not excuse a malformed id.
+    if (!/^\d{1,20}$/.test(ref.message_id))
+      throw formError('message_reference', 'NUMBER_TYPE_COERCE', `Value "${ref.message_id}" is not snowflake.`);
     referenced = ctx.world.messages.get(ref.message_id);
     if (!referenced || referenced.channel_id !== channelId) {
       if (ref.fail_if_not_exists !== false)
@@ -251,6 +279,7 @@ function createMessage(ctx: RestContext, channelId: string, raw: unknown, upload
         }
       : {}),
     ...(body.allowed_mentions !== undefined ? { allowed_mentions: body.allowed_mentions } : {}),
+    ...(Array.isArray(body.components) && body.components.length > 0 ? { components: body.components } : {}),
     ...(files.length ? { attachments: files.map((f) => f.wire), uploads: files.map((f) => f.upload) } : {}),
   });
   ctx.botMessage(msg, 'create');
@@ -267,6 +296,9 @@ function editMessage(ctx: RestContext, channelId: string, id: string, raw: unkno
     msg.content = content;
     msg.mentions = mentionsIn(ctx, content);
   }
+  // Components an edit does not name stay; an empty list removes them.
+  const components = (raw as Json | undefined)?.components;
+  if (Array.isArray(components)) msg.components = components;
   msg.edited_timestamp = new Date().toISOString();
   msg.edits++;
   ctx.botMessage(msg, 'update');

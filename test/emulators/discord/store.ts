@@ -58,6 +58,8 @@ export interface EmuMessage {
   message_reference?: { type: number; message_id: string; channel_id: string; guild_id?: string };
   referenced_message?: Omit<EmuMessage, 'referenced_message' | 'edits'> | null;
   allowed_mentions?: unknown;
+  /** Action rows of buttons under the message. */
+  components?: unknown[];
   /** Emulator bookkeeping: how many times the message was edited. */
   edits: number;
   /** Emulator bookkeeping: the bytes of files the bot uploaded, in the order of `attachments`. */

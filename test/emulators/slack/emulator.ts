@@ -5,6 +5,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SlackFiles } from './files.ts';
 import { type HttpDeliveryRecord, HttpEvents } from './http-events.ts';
+import { blockActionsPayload, buttonsOf, slashCommandFields } from './interactivity.ts';
 import { appMentionEvent, eventCallback, messageEvent, newEventId, type UserPost } from './payloads.ts';
 import { type EnvelopeRecord, SocketLink } from './socket-link.ts';
 import { WebApi } from './web-api.ts';
@@ -38,6 +39,13 @@ export interface SlackEmulatorOptions {
   /** Deliver the bot's own posts and edits back as message events (as Slack does). Default false. */
   echoBotMessages?: boolean;
   ids?: Partial<WorkspaceIds>;
+}
+
+/** One slash command or button press as delivered (HTTP record or Socket Mode envelope). */
+export interface InteractionDelivery {
+  body: Record<string, unknown>;
+  http?: HttpDeliveryRecord;
+  socket?: EnvelopeRecord;
 }
 
 /** What one user post produced. */
@@ -253,6 +261,63 @@ export class SlackEmulator {
       const rec = await this.events.deliver(body);
       into?.http.push(rec);
     }
+  }
+
+  /**
+   * `user` types `/boxbot <text>` (or another `command`) in `channel`: form fields posted to the
+   * request URL, or a `slash_commands` envelope, signed and acknowledged like events.
+   */
+  async slashCommand(p: {
+    channel: string;
+    text: string;
+    user?: string;
+    command?: string;
+  }): Promise<InteractionDelivery> {
+    const user = p.user ?? 'U0USER0001';
+    const fields = slashCommandFields(this.workspace.ids, {
+      channel: p.channel,
+      user,
+      userName: this.workspace.users.get(user)?.name ?? user.toLowerCase(),
+      command: p.command ?? '/boxbot',
+      text: p.text,
+      responseUrl: `http://127.0.0.1:${this.port}/commands/${this.workspace.ids.teamId}/response`,
+    });
+    return this.deliverInteraction(fields, 'slash_commands', fields);
+  }
+
+  /**
+   * `user` presses the button `actionId` under the bot's message `ts` in `channel` (it must be
+   * shown there): a block_actions payload posted as `payload=<json>`, or an `interactive` envelope.
+   */
+  async pressButton(p: { channel: string; ts: string; actionId: string; user?: string }): Promise<InteractionDelivery> {
+    const m = this.workspace.find(p.channel, p.ts);
+    const button = m ? buttonsOf(m).find((b) => b.actionId === p.actionId) : undefined;
+    if (!m || !button) throw new Error(`no button ${p.actionId} under ${p.channel}/${p.ts}`);
+    const user = p.user ?? 'U0USER0001';
+    const payload = blockActionsPayload(this.workspace.ids, {
+      m,
+      user,
+      userName: this.workspace.users.get(user)?.name ?? user.toLowerCase(),
+      actionId: p.actionId,
+      blockId: button.blockId,
+      responseUrl: `http://127.0.0.1:${this.port}/actions/${this.workspace.ids.teamId}/response`,
+    });
+    return this.deliverInteraction(payload, 'interactive', { payload: JSON.stringify(payload) });
+  }
+
+  /** Delivers a slash command or press again (Socket Mode: a new envelope; HTTP: a retry). */
+  async redeliverInteraction(d: InteractionDelivery): Promise<void> {
+    if (d.socket) this.link.deliver(d.socket.payload, d.socket.type);
+    else if (d.http) await this.events.redeliver(d.http, 'http_timeout');
+  }
+
+  private async deliverInteraction(
+    body: Record<string, unknown>,
+    type: 'slash_commands' | 'interactive',
+    form: Record<string, string>,
+  ): Promise<InteractionDelivery> {
+    if (this.delivery === 'socket') return { body, socket: this.link.deliver(body, type) };
+    return { body, http: await this.events.deliver(body, form) };
   }
 
   /** Wraps `event` in an event_callback body with a fresh event id and delivers it. */

@@ -5,7 +5,13 @@ import type { ChannelAdapter, InboundMessage } from '../../../src/adapters/index
 import { createSlackAdapter, type SlackAdapterOptions, unescapeSlackText } from '../../../src/adapters/slack/index.ts';
 import { sniffType } from '../../../src/sniff-type.ts';
 import type { AdapterHarness } from '../../adapters/contract.ts';
-import { type SlackEmulator, type SlackEmulatorOptions, startSlackEmulator } from './emulator.ts';
+import {
+  type InteractionDelivery,
+  type SlackEmulator,
+  type SlackEmulatorOptions,
+  startSlackEmulator,
+} from './emulator.ts';
+import { buttonsOf } from './interactivity.ts';
 import { eventCallback } from './payloads.ts';
 import { type RouteServer, serveRoutes } from './route-server.ts';
 
@@ -38,6 +44,7 @@ export async function slackHarness(
     emu.setEventsUrl(`${routes.origin}/webhooks/slack`);
   }
   const team = emu.ids.teamId;
+  let lastPress: InteractionDelivery | undefined;
   return {
     emu,
     adapter,
@@ -81,6 +88,33 @@ export async function slackHarness(
       })),
     typingCount: () => emu.api.count('assistant.threads.setStatus'),
     rateLimitNext: (n, retryAfterMs) => emu.rateLimitNext(n, Math.ceil(retryAfterMs / 1000)),
+    controls: {
+      buttonsOf: (ts) => {
+        const m = emu.workspace.find(DM_CHANNEL, ts);
+        return m ? buttonsOf(m).map((b) => ({ id: b.actionId, label: b.label })) : [];
+      },
+      async press(o) {
+        lastPress = await emu.pressButton({
+          channel: DM_CHANNEL,
+          ts: o.messageId,
+          actionId: o.buttonId,
+          user: o.userId,
+        });
+      },
+      async redeliverLastPress() {
+        if (lastPress) await emu.redeliverInteraction(lastPress);
+      },
+      privateAnswers: () => emu.workspace.ephemeral.map((e) => ({ userId: e.user, text: unescapeSlackText(e.text) })),
+      // Slack has no API for an app's slash commands: one `/boxbot` command is declared in the app's manifest.
+      registeredCommands: () => [],
+      async runCommand(o) {
+        await emu.slashCommand({
+          channel: DM_CHANNEL,
+          text: o.arg ? `${o.name} ${o.arg}` : o.name,
+          user: o.userId,
+        });
+      },
+    },
     botFiles: () =>
       emu.botFiles().map((f) => ({
         chatId: f.channel,

@@ -14,6 +14,8 @@ export interface HttpAttempt {
 export interface HttpDeliveryRecord {
   eventId?: string;
   body: Record<string, unknown>;
+  /** Sent form-encoded (slash commands; interactivity as `payload=<json>`) instead of as JSON. */
+  form?: Record<string, string>;
   attempts: HttpAttempt[];
   delivered: boolean;
 }
@@ -36,11 +38,15 @@ export class HttpEvents {
 
   constructor(private readonly opts: HttpEventsOptions) {}
 
-  /** Delivers a body; resolves with the first attempt (automatic redeliveries follow on failure). */
-  async deliver(body: Record<string, unknown>): Promise<HttpDeliveryRecord> {
+  /**
+   * Delivers a body (JSON, or the `form` fields form-encoded); resolves with the first attempt
+   * (automatic redeliveries follow on failure).
+   */
+  async deliver(body: Record<string, unknown>, form?: Record<string, string>): Promise<HttpDeliveryRecord> {
     const rec: HttpDeliveryRecord = {
       ...(typeof body.event_id === 'string' ? { eventId: body.event_id } : {}),
       body,
+      ...(form ? { form } : {}),
       attempts: [],
       delivered: false,
     };
@@ -83,9 +89,10 @@ export class HttpEvents {
     reason: string | undefined,
     auto = false,
   ): Promise<HttpAttempt> {
-    const text = JSON.stringify(rec.body);
+    const text = rec.form ? new URLSearchParams(rec.form).toString() : JSON.stringify(rec.body);
     const ts = String(Math.floor(Date.now() / 1000));
     const headers = {
+      ...(rec.form ? { 'content-type': 'application/x-www-form-urlencoded' } : {}),
       ...this.sign(text, ts),
       ...(retryNum > 0
         ? { 'x-slack-retry-num': String(retryNum), 'x-slack-retry-reason': reason ?? 'http_error' }
@@ -118,6 +125,7 @@ export class HttpEvents {
           'user-agent': 'Slackbot 1.0 (+https://api.slack.com/robots)',
           ...headers,
         },
+
         body,
         signal: AbortSignal.timeout(this.opts.responseTimeoutMs),
       });

@@ -9,7 +9,11 @@ import { WebSocket, WebSocketServer } from 'ws';
 /** One event handed to Socket Mode, across its delivery attempts. */
 export interface EnvelopeRecord {
   eventId?: string;
+  /** `events_api`, `slash_commands` or `interactive`. */
+  type: string;
   payload: Record<string, unknown>;
+  /** The payload the app sent with its ack (a slash command's answer), if any. */
+  response?: unknown;
   /** Each envelope written so far (a redelivery gets a new envelope id, like Slack's). */
   sent: { envelopeId: string; retryAttempt: number; retryReason: string }[];
   /** How many times it was written to a socket. */
@@ -74,10 +78,11 @@ export class SocketLink {
     this.wss.handleUpgrade(req, socket, head, (ws) => this.accept(ws));
   }
 
-  /** Hands an event_callback body to Socket Mode (queued until a client is connected). */
-  deliver(payload: Record<string, unknown>): EnvelopeRecord {
+  /** Hands a body to Socket Mode (queued until a client is connected); `events_api` unless `type` says otherwise. */
+  deliver(payload: Record<string, unknown>, type = 'events_api'): EnvelopeRecord {
     const rec: EnvelopeRecord = {
       ...(typeof payload.event_id === 'string' ? { eventId: payload.event_id } : {}),
+      type,
       payload,
       sent: [],
       attempts: 0,
@@ -110,14 +115,17 @@ export class SocketLink {
   private accept(ws: WebSocket): void {
     ws.on('message', (data, isBinary) => {
       if (isBinary) return;
-      let msg: { envelope_id?: unknown };
+      let msg: { envelope_id?: unknown; payload?: unknown };
       try {
         msg = JSON.parse(String(data)) as typeof msg;
       } catch {
         return;
       }
       const rec = typeof msg.envelope_id === 'string' ? this.byEnvelope.get(msg.envelope_id) : undefined;
-      if (rec) rec.acked = true;
+      if (rec) {
+        rec.acked = true;
+        if (msg.payload !== undefined) rec.response = msg.payload;
+      }
     });
     ws.on('close', () => {
       const i = this.live.indexOf(ws);
@@ -162,8 +170,8 @@ export class SocketLink {
       JSON.stringify({
         envelope_id: envelopeId,
         payload: rec.payload,
-        type: 'events_api',
-        accepts_response_payload: false,
+        type: rec.type,
+        accepts_response_payload: rec.type !== 'events_api',
         retry_attempt: attempt,
         retry_reason: retryReason,
       }),

@@ -149,6 +149,8 @@ export class WebApi {
         if (!text && !p.blocks && !p.attachments) return { ok: false, error: 'no_text' };
         if (text.length > MAX_TEXT) return { ok: false, error: 'msg_too_long' };
         const threadTs = str(p.thread_ts);
+        const blocks = blocksParam(p.blocks);
+        if (blocks === null) return { ok: false, error: 'invalid_blocks' };
         const m = this.ws.add({
           channel,
           ts: this.ws.nextTs(),
@@ -158,6 +160,7 @@ export class WebApi {
           text,
           edits: 0,
           params: p,
+          ...(blocks && blocks.length > 0 ? { blocks } : {}),
         });
         this.hooks.onBotMessage(m, 'posted');
         return { ok: true, channel, ts: m.ts, message: this.view(m) };
@@ -172,10 +175,26 @@ export class WebApi {
         const text = str(p.text) ?? '';
         if (!text && !p.blocks) return { ok: false, error: 'no_text' };
         if (text.length > MAX_TEXT) return { ok: false, error: 'msg_too_long' };
+        // Slack keeps the blocks when an update names none; an empty list removes them.
+        const blocks = blocksParam(p.blocks);
+        if (blocks === null) return { ok: false, error: 'invalid_blocks' };
+        if (blocks && blocks.length > 0) m.blocks = blocks;
+        else if (blocks) delete m.blocks;
         m.text = text;
         m.edits += 1;
         this.hooks.onBotMessage(m, 'edited');
         return { ok: true, channel, ts: m.ts, text, message: this.view(m) };
+      }
+      case 'chat.postEphemeral': {
+        const channel = str(p.channel);
+        const user = str(p.user);
+        const text = str(p.text) ?? '';
+        if (!channel) return { ok: false, error: 'channel_not_found' };
+        if (!user) return { ok: false, error: 'user_not_found' };
+        if (!text && !p.blocks) return { ok: false, error: 'no_text' };
+        const threadTs = str(p.thread_ts);
+        this.ws.ephemeral.push({ channel, user, text, ...(threadTs ? { threadTs } : {}) });
+        return { ok: true, message_ts: this.ws.nextTs() };
       }
       case 'files.getUploadURLExternal': {
         const filename = str(p.filename);
@@ -238,6 +257,20 @@ export class WebApi {
       bot_profile: { id: ids.botId, name: ids.botName, app_id: ids.appId, team_id: ids.teamId, deleted: false },
     };
   }
+}
+
+// blocks arrive JSON-encoded in form bodies; null when they are not a list.
+function blocksParam(v: unknown): unknown[] | undefined | null {
+  if (v === undefined) return undefined;
+  let blocks: unknown = v;
+  if (typeof v === 'string') {
+    try {
+      blocks = JSON.parse(v) as unknown;
+    } catch {
+      return null;
+    }
+  }
+  return Array.isArray(blocks) ? blocks : null;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {

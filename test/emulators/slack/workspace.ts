@@ -13,8 +13,18 @@ export interface StoredMessage {
   edits: number;
   /** Raw request parameters of the post (for assertions on formatting flags). */
   params?: Record<string, unknown>;
+  /** The Block Kit blocks shown (latest after edits; chat.update without blocks keeps them). */
+  blocks?: unknown[];
   /** Files shared with the message (files.completeUploadExternal), with the bytes uploaded. */
   files?: SlackFile[];
+}
+
+/** A message only one user sees (chat.postEphemeral, or an ephemeral slash command answer). */
+export interface EphemeralMessage {
+  channel: string;
+  user: string;
+  text: string;
+  threadTs?: string;
 }
 
 /** A file the bot uploaded, as the channel shows it. */
@@ -40,6 +50,7 @@ export class Workspace {
   readonly messages: StoredMessage[] = [];
   readonly bot: StoredMessage[] = [];
   readonly users = new Map<string, { name: string; displayName: string }>();
+  readonly ephemeral: EphemeralMessage[] = [];
   private readonly byKey = new Map<string, StoredMessage>();
   private lastTs = 0;
 

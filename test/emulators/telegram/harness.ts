@@ -91,6 +91,9 @@ export async function telegramHarness(
     return current;
   };
   const adapter = newAdapter();
+  let lastPress: Record<string, unknown> | undefined;
+  const userOf = (userId: string): UserInfo =>
+    Number(userId) === ADA.id ? ADA : { id: Number(userId), is_bot: false, first_name: `User ${userId}` };
   emulator.addChat({ id: ADA.id, type: 'private', first_name: ADA.first_name });
   emulator.addChat(GROUP);
   return {
@@ -137,6 +140,30 @@ export async function telegramHarness(
     botMessages: () => emulator.botMessages(),
     typingCount: () => emulator.actions.filter((a) => a.action === 'typing').length,
     rateLimitNext: (n, retryAfterMs) => emulator.rateLimitNext(n, Math.ceil(retryAfterMs / 1000)),
+    controls: {
+      buttonsOf: (messageId) =>
+        (emulator.chats.get(String(ADA.id))?.messages.get(Number(messageId))?.keyboard ?? [])
+          .flat()
+          .map((b) => ({ id: b.data, label: b.text })),
+      async press(o) {
+        const from = userOf(o.userId);
+        const chat: ChatInfo = { id: ADA.id, type: 'private', first_name: ADA.first_name };
+        lastPress = emulator.pressButton({ chat, from, messageId: o.messageId, data: o.buttonId });
+      },
+      async redeliverLastPress() {
+        if (lastPress) emulator.pushUpdate(lastPress);
+      },
+      privateAnswers: () =>
+        emulator.callbacks.answers.flatMap((a) => (a.text ? [{ userId: a.userId, text: a.text }] : [])),
+      registeredCommands: () =>
+        emulator.callbacks.commands.map((c) => ({ name: c.command, argument: /\[[^\]]+\]$/.test(c.description) })),
+      async runCommand(o) {
+        // Telegram has no native command event: the menu sends the command as a message.
+        const from = userOf(o.userId);
+        const chat: ChatInfo = { id: from.id, type: 'private', first_name: from.first_name };
+        emulator.userMessage({ chat, from, text: o.arg ? `/${o.name} ${o.arg}` : `/${o.name}` });
+      },
+    },
     botFiles: () =>
       emulator.botFiles().map((f) => ({
         chatId: f.chatId,

@@ -1,6 +1,7 @@
 // The Bot API methods the emulator answers besides getUpdates, with the real API's checks and
 // error descriptions (chat not found, empty or too long text, message not modified, ...).
 import { bool, int, type Params, str, upload } from './body.ts';
+import { keyboardOf } from './callbacks.ts';
 import { type MessageEntity, parseTelegramHtml } from './html.ts';
 import type { TelegramEmulator } from './server.ts';
 
@@ -71,6 +72,12 @@ export function callMethod(emu: TelegramEmulator, method: string, p: Params): un
       emu.setHook({ url, ...(secret ? { secret } : {}) }, bool(p.drop_pending_updates));
       return true;
     }
+    case 'answerCallbackQuery':
+      return emu.callbacks.answer(p);
+    case 'setMyCommands':
+      return emu.callbacks.setCommands(p);
+    case 'getMyCommands':
+      return emu.callbacks.commands;
     case 'getFile':
       return emu.files.getFile(p.file_id);
     case 'deleteWebhook':
@@ -129,8 +136,10 @@ function sendMessage(emu: TelegramEmulator, p: Params): unknown {
       throw new BotApiError(400, 'Bad Request: message to be replied not found');
     replyTo = undefined;
   }
+  const keyboard = keyboardOf(p);
   return emu.storeMessage(state.chat, emu.bot, {
     ...body,
+    ...(keyboard?.some((row) => row.length > 0) ? { keyboard } : {}),
     ...(threadId !== undefined ? { threadId } : {}),
     ...(replyTo !== undefined ? { replyTo } : {}),
   });
@@ -186,7 +195,14 @@ function editMessageText(emu: TelegramEmulator, p: Params): unknown {
   if (!m) throw new BotApiError(400, 'Bad Request: message to edit not found');
   if (!m.fromBot) throw new BotApiError(400, "Bad Request: message can't be edited");
   const body = render(p);
-  if (body.text === m.text && JSON.stringify(body.entities) === JSON.stringify(m.entities)) {
+  // An edit without reply_markup removes the inline keyboard.
+  const given = keyboardOf(p);
+  const keyboard = given?.some((row) => row.length > 0) ? given : undefined;
+  if (
+    body.text === m.text &&
+    JSON.stringify(body.entities) === JSON.stringify(m.entities) &&
+    JSON.stringify(keyboard) === JSON.stringify(m.keyboard)
+  ) {
     throw new BotApiError(
       400,
       'Bad Request: message is not modified: specified new message content and reply markup are exactly the same as ' +
@@ -198,6 +214,8 @@ function editMessageText(emu: TelegramEmulator, p: Params): unknown {
   m.sentText = body.sentText;
   if (body.parseMode) m.parseMode = body.parseMode;
   else delete m.parseMode;
+  if (keyboard) m.keyboard = keyboard;
+  else delete m.keyboard;
   m.edits++;
   return emu.messageObject(state, m);
 }

@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Params, readParams } from './body.ts';
+import { Callbacks } from './callbacks.ts';
 import { EmulatedFiles, type UserFileOptions, userFileMessage } from './files.ts';
 import type { MessageEntity } from './html.ts';
 import { BotApiError, callMethod } from './methods.ts';
@@ -47,6 +48,8 @@ export class TelegramEmulator {
   readonly sent: EmulatedMessage[] = [];
   readonly actions: ChatAction[] = [];
   readonly faults: Fault[] = [];
+  /** Button presses, their answers and the command menu. */
+  readonly callbacks = new Callbacks();
   /** Files users sent, served by getFile and the download URL. */
   readonly files = new EmulatedFiles();
   hook: { url: string; secret?: string } | undefined;
@@ -141,6 +144,7 @@ export class TelegramEmulator {
       sentText?: string;
       parseMode?: string;
       date?: number;
+      keyboard?: EmulatedMessage['keyboard'];
       file?: SentFile;
     },
   ): Record<string, unknown> {
@@ -158,6 +162,7 @@ export class TelegramEmulator {
       fromBot: from.id === this.bot.id,
       ...(fields.replyTo !== undefined ? { replyTo: String(fields.replyTo) } : {}),
       date: fields.date ?? Math.floor(Date.now() / 1000),
+      ...(fields.keyboard ? { keyboard: fields.keyboard } : {}),
       ...(fields.file ? { file: fields.file } : {}),
     };
     state.messages.set(id, stored);
@@ -195,7 +200,37 @@ export class TelegramEmulator {
       ...(m.file ? fileFields(m) : { text: m.text }),
       ...(m.entities.length > 0 && !m.file ? { entities: m.entities } : {}),
       ...(m.edits > 0 ? { edit_date: Math.floor(Date.now() / 1000) } : {}),
+      ...(m.keyboard
+        ? {
+            reply_markup: {
+              inline_keyboard: m.keyboard.map((row) => row.map((b) => ({ text: b.text, callback_data: b.data }))),
+            },
+          }
+        : {}),
     };
+  }
+
+  /**
+   * A user presses the button with callback_data `data` under the bot's message `messageId` in
+   * `chat`; queues the callback_query update and returns it. Throws when no such button is shown.
+   */
+  pressButton(o: { chat: ChatInfo; from: UserInfo; messageId: string; data: string }): Record<string, unknown> {
+    const state = this.addChat(o.chat);
+    const m = state.messages.get(Number(o.messageId));
+    if (!m?.keyboard?.some((row) => row.some((b) => b.data === o.data)))
+      throw new Error(`no button ${o.data} under message ${o.messageId} in chat ${o.chat.id}`);
+    const update = {
+      update_id: this.nextUpdateId,
+      callback_query: {
+        id: this.callbacks.newQuery(String(o.from.id)),
+        from: o.from,
+        message: this.messageObject(state, m),
+        chat_instance: String(-Math.abs(o.chat.id * 7)),
+        data: o.data,
+      },
+    };
+    this.pushUpdate(update);
+    return update;
   }
 
   // ---- outbound observations -------------------------------------------------------------

@@ -1,6 +1,7 @@
 // The emulator's data shapes: stored messages, chat actions, injected faults, recorded calls,
 // chats and the options of user messages. Shared by server.ts, methods.ts and tests.
 import type { Params } from './body.ts';
+import type { KeyboardButton } from './callbacks.ts';
 import type { MessageEntity } from './html.ts';
 import type { ChatInfo, UserInfo } from './updates.ts';
 
@@ -19,6 +20,8 @@ export interface EmulatedMessage {
   fromBot: boolean;
   replyTo?: string;
   date: number;
+  /** The inline keyboard under the message, row by row. */
+  keyboard?: KeyboardButton[][];
   /** A photo or document the bot uploaded (`text` is then its caption), with the bytes received. */
   file?: SentFile;
 }
