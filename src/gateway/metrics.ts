@@ -89,7 +89,7 @@ export function createMetrics() {
     }),
     queueDepth: new Gauge({
       name: 'boxbot_queue_depth',
-      help: 'Accepted messages and resumed answers waiting for their turn (their conversation, a run slot), by platform',
+      help: 'Messages and resumed answers waiting for their turn (their conversation, a run slot), by platform',
       labelNames: ['platform'],
       registers: [registry],
     }),
