@@ -1,7 +1,9 @@
 // Where tools live: the bundled tools built into the package (tools/dist), the user's drop-in
-// folder (<dataDir>/extensions/tools) and the registry's cache (<dataDir>/cache/tools).
+// folder (<dataDir>/extensions/tools), the registry's cache (<dataDir>/cache/tools) and the
+// bundled tools' specs built at install (tools/dist/cache/specs, read-only, shared by every data dir).
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SHARED_CACHE_ROOT } from '../../sandbox/index.ts';
 import type { ToolSource } from './registry.ts';
 
 /** The package's built tools (`tools/dist`), from src/ and dist/ alike. */
@@ -9,6 +11,9 @@ export const BUNDLED_TOOLS_DIR = fileURLToPath(new URL('../../../tools/dist', im
 
 /** The folder users drop extra `.wasm` tools into (hot reloaded). */
 export const extensionToolsDir = (dataDir: string): string => join(dataDir, 'extensions', 'tools');
+
+/** The bundled tools' specs, built by the install step beside their compile cache. */
+export const SHARED_SPEC_CACHE = join(SHARED_CACHE_ROOT, 'specs');
 
 /** Snapshots and cached specs of registered tools. */
 export const toolCacheDir = (dataDir: string): string => join(dataDir, 'cache', 'tools');
