@@ -19,7 +19,7 @@ import {
 } from '../agent/index.ts';
 import { CHANNEL_TOKENS, type ChannelName, channelEnabled } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
-import { type LoadedConfig, loadConfig } from '../config/load.ts';
+import { describeDataDir, type LoadedConfig, loadConfig, strayDataDir } from '../config/load.ts';
 import { errorMessage, UsageError } from '../errors.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
@@ -240,10 +240,17 @@ export async function doctor(
     const store = createFileStore(loaded.dataDir);
     await store.kv.get('doctor.check');
     await store.close();
-    lines.push({ ok: true, what: 'store', detail: `${loaded.dataDir} is writable` });
+    lines.push({ ok: true, what: 'data', detail: `${describeDataDir(loaded)}, writable` });
   } catch (e) {
-    lines.push({ ok: false, what: 'store', detail: `${loaded.dataDir}: ${errorMessage(e)}` });
+    lines.push({ ok: false, what: 'data', detail: `${describeDataDir(loaded)}: ${errorMessage(e)}` });
   }
+  const stray = strayDataDir(loaded);
+  if (stray)
+    lines.push({
+      ok: true,
+      what: 'earlier data',
+      detail: `${stray} is not in use; to keep using it, put {"dataDir": "./data"} in boxbot.config.json here`,
+    });
   const sandbox = createSandbox({ cacheDir: join(loaded.dataDir, 'cache', 'sandbox'), workers: 1 });
   const registry = createToolRegistry({
     sandbox,
