@@ -83,7 +83,7 @@ describe('sandbox: the shared compile cache built at install', () => {
     assert.deepEqual(listing(shared), before, 'built only into the data dir cache');
   });
 
-  it('an entry that fails its check is not loaded; it is rebuilt in the data dir, the shared one untouched', async () => {
+  it('an entry failing its check is not loaded; it is rebuilt in the data dir, the shared one untouched', async () => {
     const shared = await installCache(['hello']);
     const marker = join(tempDir('boxbot-marker-'), 'pwned');
     const glue = join(shared, entries(shared)[0]!, 'guest.mjs');
