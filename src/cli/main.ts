@@ -175,7 +175,7 @@ export function buildProgram(): Command {
       const { dataDir } = (await config()).loadConfig(configFile());
       const [{ toolValidate }, { toolCacheDir }] = await Promise.all([
         import('./tool-validate.ts'),
-        import('../agent/index.ts'),
+        import('../agent/tools/locations.ts'),
       ]);
       process.exitCode = await toolValidate(file, flags, toolCacheDir(dataDir), join(dataDir, 'cache', 'sandbox'));
     });
