@@ -18,7 +18,7 @@ const args = rest.length ? rest : ['--unit'];
 // spawns (process.execPath) run on that Node.
 const r = spawnSync(
   'npm',
-  ['exec', '--yes', `--package=${pkg}`, '--', 'node', '-e', 'console.log(`tests on Node ${process.version}`)'],
+  ['exec', '--yes', `--package=${pkg}`, '--', 'node', '-e', "console.log('tests on Node', process.version)"],
   { cwd: root, stdio: 'inherit', shell: process.platform === 'win32' },
 );
 if (r.status !== 0) process.exit(r.status ?? 1);
