@@ -14,12 +14,14 @@ interface LockEntry {
   optional?: boolean;
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
+  hasInstallScript?: boolean;
 }
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   scripts: Record<string, string>;
   files: string[];
+  allowScripts?: Record<string, boolean>;
 };
 const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, LockEntry>;
@@ -76,6 +78,15 @@ describe('install', () => {
       [],
       'regenerate package-lock.json as the README says (npm 11.16+ leaves unpublished optional packages out)',
     );
+  });
+
+  it('every locked package with an install script has an allowScripts decision (npm 11.19+ skips it otherwise)', () => {
+    // Unreviewed scripts are skipped with a warning at every install; a decision says which run.
+    const undecided = Object.entries(lock.packages)
+      .filter(([path, entry]) => path && entry.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length))
+      .filter((name) => pkg.allowScripts?.[name] === undefined);
+    assert.deepEqual(undecided, [], 'decide with npm install-scripts approve|deny <pkg>');
   });
 
   it('every package src/ imports is a runtime dependency, so an --omit=dev install can run it', () => {
