@@ -67,6 +67,7 @@ export {
   type ToolSpec,
   toolCacheDir,
   toolDirs,
+  unlinkedBundledToolsHint,
 } from './tools/index.ts';
 export type {
   ContentPart,

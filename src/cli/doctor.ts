@@ -16,6 +16,7 @@ import {
   parseModelSpec,
   toolCacheDir,
   toolDirs,
+  unlinkedBundledToolsHint,
 } from '../agent/index.ts';
 import { CHANNEL_TOKENS, type ChannelName, channelEnabled } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
@@ -266,7 +267,7 @@ export async function doctor(
       what: 'tools',
       detail: tools.length
         ? `${tools.length} registered (${tools.map((t) => t.spec.name).join(', ')})`
-        : 'none registered: run npm install to build the bundled tools',
+        : (unlinkedBundledToolsHint() ?? 'none registered: run npm install to build the bundled tools'),
     });
     for (const p of registry.problems()) lines.push({ ok: false, what: 'tool refused', detail: p.message });
     // Not a fault (a user may mean to replace a bundled tool), but never silent.

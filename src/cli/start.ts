@@ -1,6 +1,8 @@
 // `boxbot start`: runs the gateway until Ctrl+C / SIGTERM, printing where to chat and what is
 // on. A second signal while stopping exits at once. `--port`, `--host` and `--log-level` (or
 // PORT and LOG_LEVEL) override the config file.
+
+import { unlinkedBundledToolsHint } from '../agent/tools/locations.ts';
 import { readEnvSettings } from '../config/env.ts';
 import { describeDataDir, strayDataDir } from '../config/load.ts';
 import { type StartFlags, startSettings } from '../config/overrides.ts';
@@ -22,6 +24,7 @@ export async function start(configFile: string | undefined, flags: StartFlags = 
   const web = app.channels.includes('web') ? `${app.url}/` : 'off';
   const refused = app.runtime.registry.problems().length;
   const stray = strayDataDir(app.loaded);
+  const unlinked = unlinkedBundledToolsHint();
   const lines = [
     'boxbot is running',
     `  web chat   ${web}`,
@@ -31,7 +34,7 @@ export async function start(configFile: string | undefined, flags: StartFlags = 
       app.runtime.registry
         .list()
         .map((t) => t.spec.name)
-        .join(', ') || 'none'
+        .join(', ') || `none${unlinked ? ` (${unlinked})` : ''}`
     }${refused ? ` (${refused} refused: boxbot tool list)` : ''}`,
     `  health     ${app.url}/healthz`,
     `  data       ${describeDataDir(app.loaded)}`,
