@@ -11,6 +11,7 @@ const benches: Record<string, string> = {
   gateway: 'gateway.ts',
   cli: 'cli.ts',
   'first-start': 'first-start.ts',
+  replicas: 'replicas.ts',
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(benches);

@@ -8,16 +8,20 @@ export {
   platformOf,
   targetOf,
 } from './conversation-key.ts';
+export { downloadCapped, isTooLarge, tooLarge } from './download.ts';
 export { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from './errors.ts';
 export type {
   AdapterCapabilities,
   AdapterRoute,
   AdapterState,
   Attachment,
+  AttachmentKind,
   ChannelAdapter,
+  FetchedFile,
   InboundMessage,
   InboundSink,
   NormalizeResult,
+  OutboundFile,
   OutboundTarget,
   Platform,
   SendOptions,

@@ -4,6 +4,7 @@
 import { decodeConversationKey } from '../adapters/conversation-key.ts';
 import type { InboundMessage } from '../adapters/index.ts';
 import { type AccessMode, intersectHosts } from '../agent/index.ts';
+import type { McpServerConfig } from '../config/mcp.ts';
 import type { Config } from '../config/schema.ts';
 
 /** The access modes (the agent's own type: which tool levels a conversation permits). */
@@ -21,6 +22,8 @@ export interface ResolvedPolicy {
   models?: string[];
   systemPrompt?: string;
   network: { allow: string[] };
+  /** MCP servers offered here, by name (an entry with `enabled: false` is off). */
+  mcp?: Record<string, McpServerConfig>;
 }
 
 /** The part of a policy that bounds what a run may do; what a job or sub-agent carries from its creator. */
@@ -40,6 +43,7 @@ type Override = {
   models?: string[];
   systemPrompt?: string;
   network?: { allow: string[] };
+  mcp?: { servers: Record<string, McpServerConfig> };
 };
 
 /**
@@ -71,6 +75,8 @@ function apply(base: ResolvedPolicy, o: Override | undefined): ResolvedPolicy {
     ...((o.models ?? base.models) ? { models: o.models ?? base.models } : {}),
     ...((o.systemPrompt ?? base.systemPrompt) ? { systemPrompt: o.systemPrompt ?? base.systemPrompt } : {}),
     network: o.network ?? base.network,
+    // A narrower level adds servers, or replaces or turns off (`enabled: false`) one of the same name.
+    ...(o.mcp || base.mcp ? { mcp: { ...base.mcp, ...o.mcp?.servers } } : {}),
   };
 }
 
@@ -102,6 +108,7 @@ export function resolvePolicy(
     tools: {},
     ...(config.model ? { model: config.model } : {}),
     network: { allow: config.sandbox.network.allow },
+    ...(config.mcp ? { mcp: { ...config.mcp.servers } } : {}),
   };
   p = apply(p, platformCfg);
   const chats = chatOverrides(config, msg.platform);

@@ -1,8 +1,9 @@
 // What the gateway needs from the rest of boxbot, as small interfaces: the agent (one run per
 // message), and durable delivery state (dedupe, journal, outbox: the store's DeliveryStore,
 // re-exported below). main.ts plugs the real ones in; tests plug in fakes.
-import type { InboundMessage } from '../adapters/index.ts';
+import type { InboundMessage, OutboundFile } from '../adapters/index.ts';
 import type { Outcome } from '../agent/index.ts';
+import type { PreparedMedia } from './media/index.ts';
 import type { Persist } from './persist.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
@@ -20,7 +21,8 @@ export class GatewayStoppingError extends Error {
 export type GatewayAgentEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'status'; text: string }
-  | { type: 'status-clear' };
+  /** A tool ended; `text` says how (shown where a platform keeps a log of the work, see showActivity). */
+  | { type: 'status-clear'; text?: string };
 
 /** One agent run for one message. */
 export interface AgentRunRequest {
@@ -33,19 +35,24 @@ export interface AgentRunRequest {
    * a full disk. Without it a write is tried once.
    */
   persist?: Persist;
+  /** The message's files, saved in the workspace and read (the gateway's media step); absent without files. */
+  media?: PreparedMedia;
 }
 
 /**
  * How a run ended: the agent loop's outcome, or one the runner decides before or after the loop
  * (`unavailable`: no model provider; `replayed`: the answer was already in the history;
- * `interrupted`: the gateway is stopping).
+ * `interrupted`: the gateway is stopping; `nothing-to-read`: the message's files left nothing to
+ * answer, and the user was told why).
  */
-export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted';
+export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted' | 'nothing-to-read';
 
 /** The outcome of a run; `text` is what the user reads (an error is a short message). */
 export interface AgentRunReply {
   text: string;
   outcome: RunOutcome;
+  /** Files the run attached to its answer (the `send_file` tool), sent after the text in this order. */
+  files?: OutboundFile[];
 }
 
 /** The agent as the gateway sees it. History lives behind it. */
@@ -57,5 +64,16 @@ export interface AgentRunner {
   toolsFor(policy: ResolvedPolicy, message: InboundMessage): string[];
 }
 
+/**
+ * Chat commands answered outside the gateway's own (e.g. /memory and /forget): the gateway asks
+ * whether a text is one, replies with `run`'s text at once (never behind a running turn), and
+ * lists `help` under /help.
+ */
+export interface ChatCommands {
+  help: [name: string, what: string][];
+  matches(text: string): boolean;
+  run(message: InboundMessage, policy: ResolvedPolicy): Promise<string>;
+}
+
 // Durable delivery state is the store's own interface: the store implements this port directly.
-export type { DeliveryStore as GatewayStore, OutboxEntry, PendingMessage } from '../store/index.ts';
+export type { DeliveryStore as GatewayStore, OutboxEntry, OutboxFile, PendingMessage } from '../store/index.ts';

@@ -8,6 +8,7 @@ import { createDocuments } from './documents.ts';
 import type { Files } from './files.ts';
 import { createJobs } from './jobs.ts';
 import { createKv } from './kv.ts';
+import { createMemories } from './memories.ts';
 import { createMemoryFiles, type MemoryFilesState } from './memory-files.ts';
 import { createSequence } from './sequence.ts';
 import type { Store, StoreOptions } from './types.ts';
@@ -44,6 +45,7 @@ function build(files: Files, opts: StoreOptions, now: () => number): Store {
     },
     kv: createKv(docs),
     jobs: createJobs(docs, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
+    memories: createMemories(docs),
     async close() {
       await closeDelivery();
       await docs.close();

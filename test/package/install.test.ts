@@ -10,6 +10,7 @@ import { root } from '../helpers.ts';
 
 interface LockEntry {
   version?: string;
+  link?: boolean;
   dev?: boolean;
   optional?: boolean;
   dependencies?: Record<string, string>;
@@ -78,6 +79,20 @@ describe('install', () => {
       [],
       'regenerate package-lock.json as the README says (npm 11.16+ leaves unpublished optional packages out)',
     );
+  });
+
+  it('entries without a version (npm run lock) stand only for optional packages a locked package names', () => {
+    // An inert entry makes npm ci skip the package: right for an unpublished platform binary,
+    // wrong for anything the install needs (npm ci would then quietly install without it).
+    const inert = Object.entries(lock.packages).filter(([path, e]) => path && !e.version && !e.link);
+    const wrong = inert
+      .filter(([path, e]) => {
+        const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+        const i = path.lastIndexOf('/node_modules/');
+        return !e.optional || !lock.packages[i < 0 ? '' : path.slice(0, i)]?.optionalDependencies?.[name];
+      })
+      .map(([path]) => path);
+    assert.deepEqual(wrong, []);
   });
 
   it('every locked package with an install script has an allowScripts decision (npm 11.19+ skips it otherwise)', () => {
