@@ -3,6 +3,9 @@
 // scripts/build-tools.ts, which a tarball install does not run) must be linked again. Run as
 // `postinstall`; plain JavaScript because tsx is a devDependency. Reads the same tool.json
 // manifests as build-tools.ts and only links components that are there; never fails an install.
+// Then, when the bundled tools' shared compile cache is missing (the tarball leaves it out: it
+// is larger than the tools), builds it with the compiled code in dist/, so a fresh data dir
+// starts without compiling; without it each data dir compiles on its first start instead.
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -33,4 +36,16 @@ try {
   if (linked) console.log(`boxbot: linked ${linked} bundled tool names`);
 } catch (e) {
   console.warn(`boxbot: could not link the bundled tools (${e.message}); boxbot tool list will show fewer tools`);
+}
+
+const cacheBuilder = fileURLToPath(new URL('../dist/agent/tools/bundled-cache.js', import.meta.url));
+if (existsSync(cacheBuilder) && !existsSync(join(distDir, 'cache', 'specs'))) {
+  try {
+    const { buildBundledToolCache } = await import(cacheBuilder);
+    await buildBundledToolCache();
+  } catch (e) {
+    console.warn(
+      `boxbot: could not prepare the bundled tools (${e.message}); each data dir compiles them at first start`,
+    );
+  }
 }

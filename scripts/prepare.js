@@ -1,5 +1,6 @@
 // `prepare` (run by `npm install`/`npm ci` in a source checkout and by `npm pack`): compiles
-// src/ into dist/ and builds the bundled tools into tools/dist/. Both need the dev dependencies
+// src/ into dist/, builds the bundled tools into tools/dist/ and compiles them for the sandbox
+// into the cache every data dir shares (tools/dist/cache). The first two need the dev dependencies
 // (TypeScript, tsx, esbuild, componentize-js). With them omitted (`npm install --omit=dev`) an
 // existing build is kept as it is, and a checkout with no build fails here with what to do,
 // rather than with "tsx: not found". Plain JavaScript because tsx may be absent. A consumer of
@@ -32,3 +33,4 @@ const run = (args) => {
 };
 run([join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
 run(['--import', 'tsx', join(root, 'scripts', 'build-tools.ts')]);
+run(['--import', 'tsx', join(root, 'scripts', 'build-tool-cache.ts')]);

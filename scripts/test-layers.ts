@@ -15,6 +15,7 @@ export const SLOW: readonly string[] = [
   'test/sandbox/inputs.test.ts',
   'test/sandbox/limits.test.ts',
   'test/sandbox/network.test.ts',
+  'test/sandbox/shared-cache.test.ts',
   'test/sandbox/fs/terminate.test.ts', // a worker thread killed mid-call
   'test/sandbox/fs/race.test.ts', // a child process races the host 100,000 times
   'test/tools/',
@@ -23,6 +24,7 @@ export const SLOW: readonly string[] = [
   'test/agent/tools/registry.test.ts',
   'test/agent/tools/registry-names.test.ts',
   'test/agent/tools/rust-clap.test.ts', // the committed Rust/clap module, also as a component
+  'test/agent/tools/shared-specs.test.ts',
   'test/agent/tools/spec.test.ts',
   // the CLI in a child process (several of them register the bundled tools)
   'test/cli/',
@@ -30,6 +32,7 @@ export const SLOW: readonly string[] = [
   // job runs in worker threads
   'test/scheduler/bree-timers.test.ts',
   'test/scheduler/jobs-api.test.ts',
+  'test/scheduler/log-format.test.ts', // a child process running a job in a worker thread
   'test/scheduler/overlap.test.ts',
   'test/scheduler/platforms.test.ts',
   'test/scheduler/restart.test.ts',

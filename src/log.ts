@@ -50,15 +50,29 @@ export interface LoggerOptions {
   pretty?: boolean;
 }
 
+/** Marks a logger (and, through the prototype chain, its children) as writing human lines. */
+const PRETTY = Symbol('boxbot.log.pretty');
+
 /** Creates the root logger: JSON lines, or human ones on a terminal. */
 export function createLogger(opts: LoggerOptions = {}): Logger {
   const paths = opts.verbose ? REDACT.filter((p) => !/text|content|input|prompt/.test(p)) : REDACT;
   const dest = opts.destination ?? destination(2);
   const isTTY = opts.destination ? (opts.destination as { isTTY?: boolean }).isTTY === true : process.stderr.isTTY;
-  return pino(
+  const pretty = opts.pretty ?? isTTY === true;
+  const log = pino(
     { level: opts.level ?? 'info', redact: { paths, censor: '[redacted]' }, base: undefined },
-    redacting(dest, opts.pretty ?? isTTY === true),
+    redacting(dest, pretty),
   );
+  (log as Logger & { [PRETTY]?: boolean })[PRETTY] = pretty;
+  return log;
+}
+
+/**
+ * Whether `log` (or the root it is a child of) writes human lines: a worker thread, whose stderr
+ * is never a terminal, is told so and writes lines like its parent's.
+ */
+export function isPretty(log: Logger): boolean {
+  return (log as Logger & { [PRETTY]?: boolean })[PRETTY] === true;
 }
 
 /** A logger that drops everything (tests, one-shot CLI commands). */

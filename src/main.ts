@@ -64,6 +64,8 @@ export interface Boxbot {
   scheduler: Scheduler;
   /** The model in use, or the hint shown instead of answers. */
   model: { spec?: string; hint?: string };
+  /** The config it runs on, and where its data lives (`loaded.dataDir`). */
+  loaded: LoadedConfig;
   stop(): Promise<void>;
 }
 
@@ -186,7 +188,10 @@ function mediaOptions(
 
 /** Starts the gateway on the config's defaults; resolves once every channel is up. */
 export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
-  const loaded = loadConfig(o.configFile, o.cwd, o.http ? { http: o.http } : {});
+  const loaded = loadConfig(o.configFile, o.cwd, {
+    ...(o.http ? { http: o.http } : {}),
+    ...(o.env ? { env: o.env } : {}),
+  });
   const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
   const log = o.log ?? createLogger();
@@ -354,6 +359,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       scheduler,
       channels: adapters.map((a) => a.platform),
       model: spec ? { spec } : { hint: runtime.unavailableHint! },
+      loaded,
       stop: cleanup,
     };
   } catch (e) {

@@ -73,6 +73,7 @@ export {
   type ToolSpec,
   toolCacheDir,
   toolDirs,
+  unlinkedBundledToolsHint,
 } from './tools/index.ts';
 export type {
   ContentPart,

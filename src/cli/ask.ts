@@ -69,8 +69,8 @@ async function withMcpTools(rt: AgentRuntime, loaded: LoadedConfig, secrets: Sec
 }
 
 async function runtimeFor(configFile: string | undefined): Promise<{ rt: AgentRuntime; loaded: LoadedConfig }> {
-  // Without a config file the data dir is the user's, never inside the folder tools see.
-  const loaded = loadConfig(configFile, process.cwd(), { standalone: true });
+  // Without a config file the data dir is the user's (loadConfig), never inside the folder tools see.
+  const loaded = loadConfig(configFile);
   const secrets = readSecrets(process.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
   const rt = await createAgentRuntime({ loaded, secrets, log: silentLogger, watch: false });

@@ -17,10 +17,11 @@ import {
   parseModelSpec,
   toolCacheDir,
   toolDirs,
+  unlinkedBundledToolsHint,
 } from '../agent/index.ts';
 import { CHANNEL_TOKENS, type ChannelName, channelEnabled } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
-import { type LoadedConfig, loadConfig } from '../config/load.ts';
+import { describeDataDir, type LoadedConfig, loadConfig, strayDataDir } from '../config/load.ts';
 import { databaseUrl } from '../config/store-url.ts';
 import { errorMessage, UsageError } from '../errors.ts';
 import { isLoopback } from '../gateway/http-server.ts';
@@ -255,10 +256,16 @@ export async function doctor(
       what: 'admin API',
       detail: secrets.BOXBOT_ADMIN_TOKEN ? 'on (bearer token)' : 'off (set BOXBOT_ADMIN_TOKEN to turn it on)',
     });
+  // The data dir holds workspaces, files and caches even when the store is PostgreSQL.
   try {
     await mkdir(loaded.dataDir, { recursive: true });
     await access(loaded.dataDir, constants.W_OK);
-    const url = databaseUrl(loaded.config, secrets);
+    lines.push({ ok: true, what: 'data', detail: `${describeDataDir(loaded)}, writable` });
+  } catch (e) {
+    lines.push({ ok: false, what: 'data', detail: `${describeDataDir(loaded)}: ${errorMessage(e)}` });
+  }
+  const url = databaseUrl(loaded.config, secrets);
+  try {
     if (url && opts.offline) {
       const { describeUrl } = await import('../store/postgres/db.ts');
       lines.push({ ok: true, what: 'store', detail: `PostgreSQL at ${describeUrl(url)} (not contacted: --offline)` });
@@ -269,12 +276,19 @@ export async function doctor(
       lines.push({
         ok: true,
         what: 'store',
-        detail: url ? `${where} is reachable, schema current` : `${loaded.dataDir} is writable`,
+        detail: url ? `${where} is reachable, schema current` : `${where} opens`,
       });
     }
   } catch (e) {
-    lines.push({ ok: false, what: 'store', detail: `${loaded.dataDir}: ${errorMessage(e)}` });
+    lines.push({ ok: false, what: 'store', detail: `${url ? 'PostgreSQL' : loaded.dataDir}: ${errorMessage(e)}` });
   }
+  const stray = strayDataDir(loaded);
+  if (stray)
+    lines.push({
+      ok: true,
+      what: 'earlier data',
+      detail: `${stray} is not in use; to keep using it, put {"dataDir": "./data"} in boxbot.config.json here`,
+    });
   const sandbox = createSandbox({ cacheDir: join(loaded.dataDir, 'cache', 'sandbox'), workers: 1 });
   const registry = createToolRegistry({
     sandbox,
@@ -290,7 +304,7 @@ export async function doctor(
       what: 'tools',
       detail: tools.length
         ? `${tools.length} registered (${tools.map((t) => t.spec.name).join(', ')})`
-        : 'none registered: run npm install to build the bundled tools',
+        : (unlinkedBundledToolsHint() ?? 'none registered: run npm install to build the bundled tools'),
     });
     for (const p of registry.problems()) lines.push({ ok: false, what: 'tool refused', detail: p.message });
     // Not a fault (a user may mean to replace a bundled tool), but never silent.

@@ -175,7 +175,7 @@ export function buildProgram(): Command {
       const { dataDir } = (await config()).loadConfig(configFile());
       const [{ toolValidate }, { toolCacheDir }] = await Promise.all([
         import('./tool-validate.ts'),
-        import('../agent/index.ts'),
+        import('../agent/tools/locations.ts'),
       ]);
       process.exitCode = await toolValidate(file, flags, toolCacheDir(dataDir), join(dataDir, 'cache', 'sandbox'));
     });
@@ -198,10 +198,8 @@ export function buildProgram(): Command {
     .option('--input <json>', 'tool input as JSON, mapped to flags')
     .option('--format <format>', 'text | json', 'text')
     .action(async (file: string, args: string[], flags: ToolRunFlags) => {
-      // Standalone: `--dir .` must not expose a ./data that holds the compile cache.
-      const loaded = (await config()).loadConfig(configFile(), process.cwd(), {
-        standalone: true,
-      });
+      // Without a config file the data dir is the user's (loadConfig): `--dir .` cannot expose it.
+      const loaded = (await config()).loadConfig(configFile());
       const [{ toolRun }, { toolCacheDir }] = await Promise.all([
         import('./tool-run.ts'),
         import('../agent/tools/locations.ts'),

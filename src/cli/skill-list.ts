@@ -1,6 +1,6 @@
 // `boxbot skill list`: the bundled and extension skills (name, source, one line), then every
 // SKILL.md that was skipped with its reason. `--format json` prints `{skills, problems}`.
-import { listSkills } from '../agent/index.ts';
+import { listSkills } from '../agent/skills/index.ts';
 import { UsageError } from '../errors.ts';
 
 /** Prints the skills; exit 0 (problems are reported, not fatal). */

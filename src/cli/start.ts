@@ -1,7 +1,10 @@
 // `boxbot start`: runs the gateway until Ctrl+C / SIGTERM, printing where to chat and what is
 // on. A second signal while stopping exits at once. `--port`, `--host` and `--log-level` (or
 // PORT and LOG_LEVEL) override the config file.
+
+import { unlinkedBundledToolsHint } from '../agent/tools/locations.ts';
 import { readEnvSettings } from '../config/env.ts';
+import { describeDataDir, strayDataDir } from '../config/load.ts';
 import { type StartFlags, startSettings } from '../config/overrides.ts';
 import { createLogger } from '../log.ts';
 import { startBoxbot } from '../main.ts';
@@ -20,6 +23,8 @@ export async function start(configFile: string | undefined, flags: StartFlags = 
   const app = await startBoxbot({ log, http: settings.http, ...(configFile ? { configFile } : {}) });
   const web = app.channels.includes('web') ? `${app.url}/` : 'off';
   const refused = app.runtime.registry.problems().length;
+  const stray = strayDataDir(app.loaded);
+  const unlinked = unlinkedBundledToolsHint();
   const lines = [
     'boxbot is running',
     `  web chat   ${web}`,
@@ -29,9 +34,16 @@ export async function start(configFile: string | undefined, flags: StartFlags = 
       app.runtime.registry
         .list()
         .map((t) => t.spec.name)
-        .join(', ') || 'none'
+        .join(', ') || `none${unlinked ? ` (${unlinked})` : ''}`
     }${refused ? ` (${refused} refused: boxbot tool list)` : ''}`,
     `  health     ${app.url}/healthz`,
+    `  data       ${describeDataDir(app.loaded)}`,
+    ...(stray
+      ? [
+          `  note       ${stray} holds data of an earlier run; to keep using it, put {"dataDir": "./data"} ` +
+            'in boxbot.config.json here (boxbot init writes one)',
+        ]
+      : []),
     'Press Ctrl+C to stop.',
   ];
   process.stdout.write(`${lines.join('\n')}\n`);

@@ -2,7 +2,7 @@
 // gateway does and prints each tool's name, level, source and about, then every refused file
 // with its reason, then every file whose tool name a later file took over.
 // `--format json` prints `{tools: [...], refused: [{file, reason}], shadowed: [{name, file, source, by, bySource}]}`.
-import { createToolRegistry, type RegisteredTool, toolCacheDir, toolDirs } from '../agent/index.ts';
+import { createToolRegistry, type RegisteredTool, toolCacheDir, toolDirs } from '../agent/tools/index.ts';
 import { UsageError } from '../errors.ts';
 import { createSandbox } from '../sandbox/index.ts';
 

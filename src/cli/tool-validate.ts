@@ -3,7 +3,7 @@
 // (exit 1). A missing file or a bad flag is a usage error (exit 2).
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { registerFile, ToolRefusedError, type ToolSpec } from '../agent/index.ts';
+import { registerFile, ToolRefusedError, type ToolSpec } from '../agent/tools/index.ts';
 import { UsageError } from '../errors.ts';
 import { createSandbox } from '../sandbox/index.ts';
 

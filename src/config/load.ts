@@ -65,9 +65,9 @@ export interface LoadedConfig {
 }
 
 /**
- * The per-user data folder: `$XDG_DATA_HOME/boxbot`, else `~/.local/share/boxbot`. Commands
- * that hand the current folder to tools (ask, chat, tool run) keep their data here when no
- * config file says otherwise, so a tool can never write the cache the host loads as code.
+ * The per-user data folder: `$XDG_DATA_HOME/boxbot`, else `~/.local/share/boxbot`. Every command
+ * keeps its data here when no config file says otherwise (see loadConfig), so a tool handed the
+ * current folder can never write the cache the host loads as code.
  */
 export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
   const xdg = env.XDG_DATA_HOME;
@@ -78,15 +78,18 @@ export function userDataDir(env: NodeJS.ProcessEnv = process.env): string {
 
 /** Options of loadConfig. */
 export interface LoadOptions {
-  /** Without a config file, keep data in userDataDir() instead of `<cwd>/data` (ask, chat, tool run). */
-  standalone?: boolean;
   /** The environment userDataDir() reads (tests). */
   env?: NodeJS.ProcessEnv;
   /** `--host`/`--port`/`PORT` over the file's `http` section (see overrides.ts). */
   http?: HttpOverride;
 }
 
-/** Loads `file`, or ./boxbot.config.json if present, or the defaults. */
+/**
+ * Loads `file`, or ./boxbot.config.json if present, or the defaults. Where data lives follows one
+ * rule for every command: a config file's `dataDir` (default `./data`, relative to the file's
+ * folder); without a config file, the per-user folder (userDataDir()). `boxbot init` writes a
+ * config file, which makes a folder a project with its data beside it.
+ */
 export function loadConfig(file?: string, cwd = process.cwd(), opts: LoadOptions = {}): LoadedConfig {
   const path = file ? resolve(cwd, file) : resolve(cwd, DEFAULT_FILE);
   let raw: unknown = {};
@@ -112,7 +115,25 @@ export function loadConfig(file?: string, cwd = process.cwd(), opts: LoadOptions
     throw new ConfigError(`invalid config ${where}:\n  ${parsed.error.issues.map(describe).join('\n  ')}`);
   }
   if (opts.http) parsed.data.http = { ...parsed.data.http, ...opts.http };
-  if (!used && opts.standalone) return { config: parsed.data, file: undefined, dataDir: userDataDir(opts.env) };
-  const base = used ? dirname(used) : cwd;
-  return { config: parsed.data, file: used, dataDir: resolve(base, parsed.data.dataDir) };
+  if (!used) return { config: parsed.data, file: undefined, dataDir: userDataDir(opts.env) };
+  return { config: parsed.data, file: used, dataDir: resolve(dirname(used), parsed.data.dataDir) };
+}
+
+/** Where data lives and why, for the start banner and doctor: `<dir> (<which rule>)`. */
+export function describeDataDir(loaded: LoadedConfig): string {
+  return loaded.file
+    ? `${loaded.dataDir} (dataDir of ${loaded.file})`
+    : `${loaded.dataDir} (per-user folder: no boxbot.config.json here)`;
+}
+
+/**
+ * A `./data` folder that an older boxbot (which kept data in the working folder without a config
+ * file) left in `cwd`, when no config file now says to use it; undefined otherwise. The start
+ * banner and doctor point at it, so conversations and jobs do not seem lost.
+ */
+export function strayDataDir(loaded: LoadedConfig, cwd = process.cwd()): string | undefined {
+  if (loaded.file) return undefined;
+  const old = resolve(cwd, 'data');
+  if (old === loaded.dataDir) return undefined;
+  return ['workspaces', 'cache', 'delivery.log'].some((n) => existsSync(join(old, n))) ? old : undefined;
 }

@@ -116,6 +116,7 @@ function showActivity(adapter: ChannelAdapter, target: OutboundTarget, e: Gatewa
 export function createGateway(opts: GatewayOptions): Gateway {
   const log = opts.log ?? silentLogger;
   const metrics = opts.metrics ?? createMetrics();
+  metrics.countOutboxWith(async () => (await opts.store.pendingOutbox()).length);
   const adapters = new Map(opts.adapters.map((a) => [a.platform, a]));
   const queues = new Map<string, OutboundQueue>();
   for (const a of opts.adapters) {
@@ -238,6 +239,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     msg: InboundMessage,
     policy: ResolvedPolicy,
     state: ConversationState,
+    begin: () => void,
     previewMessageId?: string,
   ): Promise<void> {
     const adapter = adapters.get(msg.platform)!;
@@ -273,6 +275,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
     let files: OutboundFile[] | undefined;
     let closing!: Promise<string | undefined>;
     await runs.run(async () => {
+      begin();
+      metrics.runsInFlight.inc();
       state.running = controller;
       stream.start();
       try {
@@ -296,6 +300,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         text = 'Sorry, something went wrong while answering. The details are in the gateway log.';
         outcome = 'error';
       } finally {
+        metrics.runsInFlight.dec();
         state.running = undefined;
         closing = stream.close(); // no preview after the run ended
       }
@@ -319,20 +324,28 @@ export function createGateway(opts: GatewayOptions): Gateway {
     await runPersist('outbox', () => opts.store.putOutbox(entry));
     await deliverEntry(deliveryOf(msg.platform), entry, msg.id);
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length + (entry.files?.length ?? 0));
-    metrics.replySeconds.observe((Date.now() - Date.parse(msg.receivedAt)) / 1000, { platform: msg.platform });
+    metrics.replySeconds.observe({ platform: msg.platform }, (Date.now() - Date.parse(msg.receivedAt)) / 1000);
   }
 
   /**
    * Runs `job` after everything already queued in the conversation `key` (so answers, resumed
    * ones included, leave in order); `id` (the message or outbox entry) runs at most once at a time.
+   * It counts in the platform's queue depth until it calls `begin` (or ends).
    */
-  function chain(key: string, id: string, job: () => Promise<void>, what: string): void {
+  function chain(key: string, id: string, job: (begin: () => void) => Promise<void>, what: string): void {
     if (active.has(id)) return;
     active.add(id);
     const state = stateOf(key);
     state.queued++;
+    const depth = { platform: platformOf(key) };
+    let waiting = true;
+    const begin = () => {
+      if (waiting) metrics.queueDepth.dec(depth);
+      waiting = false;
+    };
+    metrics.queueDepth.inc(depth);
     const run = state.tail.then(() =>
-      job().catch((e: unknown) => {
+      job(begin).catch((e: unknown) => {
         metrics.errors.inc({ scope: 'delivery' });
         // A refusal was marked failed and the user told (deliverEntry); anything else stays in
         // the outbox and the re-drive tries it again.
@@ -340,6 +353,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }),
     );
     state.tail = track(run).finally(() => {
+      begin();
       active.delete(id);
       state.queued--;
       if (state.queued === 0 && !state.running && conversations.get(key) === state) {
@@ -353,11 +367,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
     chain(
       msg.conversationKey,
       msg.id,
-      async () => {
+      async (begin) => {
         // With replicas, read again at its turn: another path may have answered it meanwhile
-        // (a copy of the journal read just before the answer was saved).
+        // (a copy of the journal read just before the answer was saved). Until the run starts,
+        // the message counts in the queue depth (chain ends that count if it returns here).
         if (owner && !(await stillPending(msg.id))) return;
-        await process(msg, policy, stateOf(msg.conversationKey), previewMessageId);
+        await process(msg, policy, stateOf(msg.conversationKey), begin, previewMessageId);
       },
       'could not deliver an answer',
     );
@@ -412,7 +427,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
     chain(
       entry.conversationKey,
       entry.id,
-      async () => {
+      async (begin) => {
+        begin();
         // Read again now that it is this entry's turn: the copy in hand may have been finished
         // (or gained receipts) by another path since it was read.
         const current = (await opts.store.pendingOutbox()).find((e) => e.id === entry.id);

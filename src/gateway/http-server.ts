@@ -91,8 +91,8 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
     '/metrics',
     hostCheck,
     (req, res, next) => (o.adminToken ? requireAdmin(o.adminToken)(req, res, next) : next()),
-    (_req, res) => {
-      res.type('text/plain; version=0.0.4').send(o.metrics.render());
+    async (_req, res) => {
+      res.type(o.metrics.contentType).send(await o.metrics.render());
     },
   );
   for (const route of o.routes) {

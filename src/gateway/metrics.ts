@@ -1,93 +1,117 @@
-// Prometheus metrics in the text exposition format: counters and histograms with labels,
-// enough for /metrics (messages in/out, agent runs, tool calls, errors, latencies).
+// The gateway's Prometheus metrics, through prom-client: message, run, tool and error counters,
+// latency histograms, gauges for the work in hand (agent runs in flight, queue depth per
+// platform, answers waiting in the outbox), and the process and Node runtime metrics.
+import { collectDefaultMetrics, Gauge, Histogram, Counter as PromCounter, Registry } from 'prom-client';
 
 type Labels = Record<string, string>;
 
-const key = (labels: Labels) =>
-  Object.keys(labels)
-    .sort()
-    .map((k) => `${k}="${String(labels[k]).replace(/\\/g, '\\\\').replace(/"/g, '\\"').replace(/\n/g, '\\n')}"`)
-    .join(',');
+/** Latency buckets (seconds): from a cached command's reply to a long tool-using run. */
+const SECONDS_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-/** A monotonically increasing count. */
+/** Labels in name order, so a series reads the same whichever order the caller wrote them in. */
+const sorted = (labels: Labels): Labels =>
+  Object.fromEntries(
+    Object.keys(labels)
+      .sort()
+      .map((k) => [k, labels[k]!]),
+  );
+
+/**
+ * A monotonically increasing count, exported through prom-client. It also keeps its values in
+ * hand, because prom-client reads them back only asynchronously and the gateway's tests (and
+ * anything that reports a count inline) read one synchronously.
+ */
 export class Counter {
   private readonly values = new Map<string, number>();
-  constructor(
-    readonly name: string,
-    readonly help: string,
-  ) {}
+  private readonly prom: PromCounter<string>;
+  constructor(registry: Registry, name: string, help: string, labelNames: string[]) {
+    this.prom = new PromCounter({ name, help, labelNames, registers: [registry] });
+  }
   /** Adds `n` (default 1) for `labels`. */
   inc(labels: Labels = {}, n = 1): void {
-    const k = key(labels);
+    const l = sorted(labels);
+    this.prom.inc(l, n);
+    const k = JSON.stringify(l);
     this.values.set(k, (this.values.get(k) ?? 0) + n);
   }
   /** The current value for `labels`. */
   get(labels: Labels = {}): number {
-    return this.values.get(key(labels)) ?? 0;
-  }
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    for (const [k, v] of this.values) lines.push(`${this.name}${k ? `{${k}}` : ''} ${v}`);
-    return lines.join('\n');
+    return this.values.get(JSON.stringify(sorted(labels))) ?? 0;
   }
 }
 
-/** Observations in cumulative buckets (seconds). */
-export class Histogram {
-  private readonly series = new Map<string, { counts: number[]; sum: number; count: number }>();
-  constructor(
-    readonly name: string,
-    readonly help: string,
-    readonly buckets: number[] = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60],
-  ) {}
-  /** Records one observation of `seconds`. */
-  observe(seconds: number, labels: Labels = {}): void {
-    const k = key(labels);
-    let s = this.series.get(k);
-    if (!s) this.series.set(k, (s = { counts: this.buckets.map(() => 0), sum: 0, count: 0 }));
-    this.buckets.forEach((b, i) => {
-      if (seconds <= b) s.counts[i]!++;
-    });
-    s.sum += seconds;
-    s.count++;
+// The process and Node metrics (CPU, memory, event-loop lag, GC, handles) describe the process,
+// not one gateway: they are collected once, into their own registry, whichever gateways a
+// process (a test run) creates.
+let processRegistry: Registry | undefined;
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
   }
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
-    for (const [k, s] of this.series) {
-      const sep = k ? `${k},` : '';
-      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket{${sep}le="${b}"} ${s.counts[i]}`));
-      lines.push(`${this.name}_bucket{${sep}le="+Inf"} ${s.count}`);
-      lines.push(`${this.name}_sum${k ? `{${k}}` : ''} ${s.sum}`);
-      lines.push(`${this.name}_count${k ? `{${k}}` : ''} ${s.count}`);
-    }
-    return lines.join('\n');
-  }
+  return processRegistry;
 }
 
 /** The gateway's metrics. */
 export function createMetrics() {
+  const registry = new Registry();
+  const counter = (name: string, help: string, labelNames: string[]) => new Counter(registry, name, help, labelNames);
+  let outboxSource: (() => Promise<number>) | undefined;
   const m = {
-    messagesIn: new Counter('boxbot_messages_in_total', 'Messages received, by platform'),
-    messagesOut: new Counter('boxbot_messages_out_total', 'Messages sent (final answer chunks), by platform'),
-    duplicates: new Counter('boxbot_duplicates_total', 'Redelivered events dropped, by platform'),
-    refused: new Counter('boxbot_refused_total', 'Messages refused by policy, by platform and reason'),
-    agentRuns: new Counter('boxbot_agent_runs_total', 'Agent runs, by outcome'),
-    toolCalls: new Counter('boxbot_tool_calls_total', 'Tool calls, by tool and result'),
-    errors: new Counter('boxbot_errors_total', 'Errors, by scope'),
-    rateLimited: new Counter('boxbot_rate_limited_total', 'Platform 429 answers, by platform'),
-    runSeconds: new Histogram('boxbot_agent_run_seconds', 'Agent run time'),
-    replySeconds: new Histogram(
-      'boxbot_reply_latency_seconds',
-      'Time from message received to answer delivered, by platform',
-    ),
+    messagesIn: counter('boxbot_messages_in_total', 'Messages received, by platform', ['platform']),
+    messagesOut: counter('boxbot_messages_out_total', 'Messages sent (final answer chunks), by platform', ['platform']),
+    duplicates: counter('boxbot_duplicates_total', 'Redelivered events dropped, by platform', ['platform']),
+    refused: counter('boxbot_refused_total', 'Messages refused by policy, by platform and reason', [
+      'platform',
+      'reason',
+    ]),
+    agentRuns: counter('boxbot_agent_runs_total', 'Agent runs, by outcome', ['outcome']),
+    toolCalls: counter('boxbot_tool_calls_total', 'Tool calls, by tool and result', ['result', 'tool']),
+    errors: counter('boxbot_errors_total', 'Errors, by scope', ['scope']),
+    rateLimited: counter('boxbot_rate_limited_total', 'Platform 429 answers, by platform', ['platform']),
+    runSeconds: new Histogram({
+      name: 'boxbot_agent_run_seconds',
+      help: 'Agent run time',
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    replySeconds: new Histogram({
+      name: 'boxbot_reply_latency_seconds',
+      help: 'Time from message received to answer delivered, by platform',
+      labelNames: ['platform'],
+      buckets: SECONDS_BUCKETS,
+      registers: [registry],
+    }),
+    runsInFlight: new Gauge({
+      name: 'boxbot_agent_runs_in_flight',
+      help: 'Agent runs executing now',
+      registers: [registry],
+    }),
+    queueDepth: new Gauge({
+      name: 'boxbot_queue_depth',
+      help: 'Messages and resumed answers waiting for their turn (their conversation, a run slot), by platform',
+      labelNames: ['platform'],
+      registers: [registry],
+    }),
+    outboxPending: new Gauge({
+      name: 'boxbot_outbox_pending',
+      help: 'Answers in the outbox not yet fully delivered',
+      registers: [registry],
+      async collect() {
+        if (outboxSource) this.set(await outboxSource());
+      },
+    }),
   };
   return {
     ...m,
-    /** The exposition text for /metrics. */
-    render: () =>
-      `${Object.values(m)
-        .map((x) => x.render())
-        .join('\n\n')}\n`,
+    /** Where the outbox gauge reads its count at each scrape (the gateway sets its store's). */
+    countOutboxWith(source: () => Promise<number>): void {
+      outboxSource = source;
+    },
+    /** The exposition's content type. */
+    contentType: registry.contentType,
+    /** The exposition text for /metrics: the gateway's series, then the process's. */
+    render: async (): Promise<string> => `${await registry.metrics()}\n${await processMetrics().metrics()}`,
   };
 }
 

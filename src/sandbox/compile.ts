@@ -7,7 +7,8 @@
 // the entry's meta.json when it is built and checked before the artefact is used, and the glue
 // reaches the workers as the verified bytes (a data: URL), never as a path read again later. A
 // mismatch is a cache miss: the entry is rebuilt and the mismatch reported. Folders are 0700,
-// files 0600.
+// files 0600. Shared caches (the bundled tools' entries, built at install: shared-cache.ts) are
+// read first, checked the same way, and never written: what they lack is built into `cacheDir`.
 import { createHash } from 'node:crypto';
 import { type BigIntStats, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
@@ -64,6 +65,8 @@ interface CacheMeta {
 /** Options that change what is compiled (and so are part of the cache key). */
 export interface CompileOptions {
   cacheDir: string;
+  /** Read-only caches looked in before `cacheDir` (entries checked alike; nothing is written there). */
+  sharedCacheDirs?: string[];
   maxMemoryBytes: number;
   /** Told the entry's key and glue URL once known, before the core modules are compiled. */
   onLocated?: (key: string, glueUrl: string) => void;
@@ -97,11 +100,13 @@ export async function prepare(file: string, opts: CompileOptions): Promise<Prepa
   const known = byStat.get(file);
   if (known?.id === id) return known.prepared;
   const prepared = (async () => {
-    // Hashing a 12 MB component costs ~20 ms: a fresh process asks the on-disk index first.
-    const sha256 = await lookupHash(opts.cacheDir, identity);
+    // Hashing a 12 MB component costs ~20 ms: a fresh process asks the on-disk indexes first.
+    let sha256: string | undefined;
+    for (const dir of cacheDirs(opts)) if (!sha256) sha256 = await lookupHash(dir, identity);
     if (sha256) {
       const key = cacheKey(sha256, opts);
-      const hit = memory.get(key) ?? (await readMeta(join(opts.cacheDir, key)));
+      let hit = memory.has(key);
+      for (const dir of cacheDirs(opts)) if (!hit) hit = (await readMeta(join(dir, key))) !== undefined;
       if (hit) return prepareHashed(sha256, undefined, file, opts);
     }
     let bytes: Uint8Array;
@@ -118,6 +123,9 @@ export async function prepare(file: string, opts: CompileOptions): Promise<Prepa
   prepared.catch(() => byStat.delete(file));
   return prepared;
 }
+
+/** Where entries are looked for: the shared (read-only) caches first, then the own one. */
+const cacheDirs = (opts: CompileOptions): string[] => [...(opts.sharedCacheDirs ?? []), opts.cacheDir];
 
 function cacheKey(sha256: string, opts: CompileOptions): string {
   return `${sha256}-p${PIPELINE_VERSION}-m${Math.ceil(opts.maxMemoryBytes / 65536)}`;
@@ -148,7 +156,8 @@ async function load(
   opts: CompileOptions,
 ): Promise<PreparedComponent> {
   const dir = join(opts.cacheDir, key);
-  let entry = await readEntry(dir, sha256, opts);
+  let entry: Entry | undefined;
+  for (const cache of cacheDirs(opts)) entry ??= await readEntry(join(cache, key), sha256, opts);
   if (!entry) {
     const source = bytes ?? (await readFile(label));
     if (createHash('sha256').update(source).digest('hex') !== sha256) {

@@ -4,6 +4,7 @@ export { clearCompiledCache, type PreparedComponent, prepare } from './compile.t
 export { SandboxError, type SandboxErrorCode } from './errors.ts';
 export { mountConflict, type ProtectedPaths, realPathOf } from './protected-paths.ts';
 export { createSandbox, type Sandbox, type SandboxOptions } from './sandbox.ts';
+export { SHARED_CACHE_ROOT, SHARED_COMPILE_CACHE } from './shared-cache.ts';
 export {
   DEFAULT_LIMITS,
   type Mount,

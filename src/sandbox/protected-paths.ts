@@ -3,7 +3,9 @@
 // and the node_modules it runs from: `npx boxbot ask --access full` in a project that installed
 // boxbot must not let a tool rewrite boxbot). A mount that would let a tool rewrite what the host
 // later loads or trusts is refused before any guest runs. Only the data dir's workspaces may be
-// mounted from inside it.
+// mounted from inside it. The bundled tools' shared compile cache (shared-cache.ts) is code the
+// workers import, so it is kept out of writable mounts; it holds nothing but what the package's
+// own tools compile to, so reading it (a read-only mount of a clone) is allowed.
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -13,12 +13,18 @@ import { validateGrant } from './grant.ts';
 import { createNetBroker, type NetBrokerOptions } from './net/broker.ts';
 import { WorkerPool } from './pool.ts';
 import { type ProtectedPaths, packageCodePaths } from './protected-paths.ts';
+import { SHARED_COMPILE_CACHE } from './shared-cache.ts';
 import { DEFAULT_LIMITS, type SandboxGrant, type SandboxResult } from './types.ts';
 
 /** How a sandbox is set up (not per call). */
 export interface SandboxOptions {
   /** Where transpiled and instrumented modules are cached (content-addressed). */
   cacheDir: string;
+  /**
+   * Read-only caches looked in first, never written (default: the bundled tools' cache built at
+   * install, SHARED_COMPILE_CACHE; the install step itself passes none).
+   */
+  sharedCacheDirs?: string[];
   /** Worker threads running guests; default: the number of cores. */
   workers?: number;
   /** Network broker settings (DNS resolver, response caps). */
@@ -55,13 +61,18 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
   const broker = createNetBroker(opts.net ?? {});
   const log = opts.log ?? silentLogger;
   const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker, opts.workerHeapMb);
+  const sharedCacheDirs = opts.sharedCacheDirs ?? [SHARED_COMPILE_CACHE];
   const protect: ProtectedPaths = {
     dirs: [opts.cacheDir, ...(opts.protect?.dirs ?? [])],
-    noWrite: [...packageCodePaths(), ...(opts.protect?.noWrite ?? [])],
+    // A shared cache holds only what is built from the package's own tools, so reading it reveals
+    // nothing (a clone stays mountable read-only); writing it would let a tool plant code the
+    // workers later import, so no writable mount may touch it.
+    noWrite: [...packageCodePaths(), ...sharedCacheDirs, ...(opts.protect?.noWrite ?? [])],
     mountableInside: opts.protect?.mountableInside ?? [],
   };
   const compileOpts = (maxMemoryBytes: number) => ({
     cacheDir: opts.cacheDir,
+    sharedCacheDirs,
     maxMemoryBytes,
     onLocated: (key: string, glueUrl: string) => pool.preload(key, glueUrl),
     onRejected: (entry: string, reason: string) =>

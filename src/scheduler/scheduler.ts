@@ -12,7 +12,7 @@ import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
+import { isPretty, silentLogger } from '../log.ts';
 import { encodeName, type JobRecord, type Store } from '../store/index.ts';
 import { JobBree } from './bree-jobs.ts';
 import { type SchedulerClock, systemClock } from './clock.ts';
@@ -298,6 +298,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       workspace: join(workspacesDir, encodeName(job.target)),
       transcript: transcriptOf(history),
       logLevel: log.level,
+      logPretty: isPretty(log),
       sandboxWorkers: o.sandboxWorkers ?? 1,
     };
     state.run = { ...pending, job, startedAt, request };

@@ -16,6 +16,8 @@ export interface RunRequest {
   /** The target conversation's recent messages (see job-prompt.ts). */
   transcript: string;
   logLevel: string;
+  /** Human log lines (the gateway's are: it runs on a terminal); the worker's stderr is never a TTY. */
+  logPretty: boolean;
   /** Sandbox threads of the worker's own runtime. */
   sandboxWorkers: number;
 }

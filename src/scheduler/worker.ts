@@ -19,7 +19,7 @@ port.on('message', (m: unknown) => {
 
 async function run(req: RunRequest): Promise<void> {
   registerSecrets(secretValues(req.secrets));
-  const log = createLogger({ level: req.logLevel }).child({ scope: 'job', job: req.job.id });
+  const log = createLogger({ level: req.logLevel, pretty: req.logPretty }).child({ scope: 'job', job: req.job.id });
   try {
     const result = await runJob(req, { signal: controller.signal, log, onStarted: () => post({ type: 'started' }) });
     post({ type: 'result', result });

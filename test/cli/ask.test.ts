@@ -137,9 +137,10 @@ describe('boxbot ask', () => {
     assert.equal(r.code, 0, r.stderr);
     assert.match(emu.requests.at(-1)!.body.messages.at(-1).content, /noon/);
     assert.deepEqual(readdirSync(cwd), ['notes.txt'], 'ask wrote into the folder it exposes to tools');
+    // The bundled tools come compiled from the package's shared cache; their snapshots are the data dir's.
     assert.ok(
-      existsSync(join(home, '.local', 'share', 'boxbot', 'cache', 'sandbox')),
-      'the compile cache is in ~/.local/share/boxbot',
+      existsSync(join(home, '.local', 'share', 'boxbot', 'cache', 'tools')),
+      'the tool cache is in ~/.local/share/boxbot',
     );
     assert.equal(statSync(join(home, '.local', 'share', 'boxbot')).mode & 0o777, 0o700, 'the data dir is private');
     const xdg = tempDir('boxbot-ask-xdg-');
@@ -149,7 +150,7 @@ describe('boxbot ask', () => {
       env: { HOME: home, XDG_DATA_HOME: xdg },
     });
     assert.equal(x.code, 0, x.stderr);
-    assert.ok(existsSync(join(xdg, 'boxbot', 'cache', 'sandbox')), 'XDG_DATA_HOME is honoured');
+    assert.ok(existsSync(join(xdg, 'boxbot', 'cache', 'tools')), 'XDG_DATA_HOME is honoured');
     assert.deepEqual(readdirSync(cwd), ['notes.txt']);
     emu.assertDone();
   });

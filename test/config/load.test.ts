@@ -10,33 +10,28 @@ import { tempDir } from '../helpers.ts';
 describe('config', () => {
   it('runs on defaults with no file', () => {
     const dir = tempDir();
-    const { config, file, dataDir } = loadConfig(undefined, dir);
+    const { config, file, dataDir } = loadConfig(undefined, dir, { env: { HOME: '/home/ada' } });
     assert.equal(file, undefined);
-    assert.equal(dataDir, join(dir, 'data'));
+    assert.equal(dataDir, '/home/ada/.local/share/boxbot');
     assert.deepEqual(config.http, { host: '127.0.0.1', port: 8787 });
     assert.deepEqual(config.sandbox.network, { allow: [], block: ['private'] });
   });
 
-  const standaloneCommandsAskTitle =
-    'standalone commands (ask, chat, tool run) without a file keep data in the user data dir, never in the folder';
-  it(standaloneCommandsAskTitle, () => {
+  it('without a file, data is in the user data dir (for every command), never in the folder', () => {
     const dir = tempDir();
+    assert.equal(loadConfig(undefined, dir, { env: { HOME: '/home/ada' } }).dataDir, '/home/ada/.local/share/boxbot');
     assert.equal(
-      loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada' } }).dataDir,
-      '/home/ada/.local/share/boxbot',
-    );
-    assert.equal(
-      loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada', XDG_DATA_HOME: '/xdg' } }).dataDir,
+      loadConfig(undefined, dir, { env: { HOME: '/home/ada', XDG_DATA_HOME: '/xdg' } }).dataDir,
       '/xdg/boxbot',
     );
     // A relative XDG_DATA_HOME is invalid by the spec and ignored.
     assert.equal(
-      loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada', XDG_DATA_HOME: 'rel' } }).dataDir,
+      loadConfig(undefined, dir, { env: { HOME: '/home/ada', XDG_DATA_HOME: 'rel' } }).dataDir,
       '/home/ada/.local/share/boxbot',
     );
     writeFileSync(join(dir, 'boxbot.config.json'), '{}');
     assert.equal(
-      loadConfig(undefined, dir, { standalone: true, env: { HOME: '/home/ada' } }).dataDir,
+      loadConfig(undefined, dir, { env: { HOME: '/home/ada' } }).dataDir,
       join(dir, 'data'),
       'a config file decides',
     );

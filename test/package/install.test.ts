@@ -10,16 +10,19 @@ import { root } from '../helpers.ts';
 
 interface LockEntry {
   version?: string;
+  link?: boolean;
   dev?: boolean;
   optional?: boolean;
   dependencies?: Record<string, string>;
   optionalDependencies?: Record<string, string>;
+  hasInstallScript?: boolean;
 }
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
   devDependencies: Record<string, string>;
   scripts: Record<string, string>;
   files: string[];
+  allowScripts?: Record<string, boolean>;
 };
 const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, LockEntry>;
@@ -76,6 +79,29 @@ describe('install', () => {
       [],
       'regenerate package-lock.json as the README says (npm 11.16+ leaves unpublished optional packages out)',
     );
+  });
+
+  it('entries without a version (npm run lock) stand only for optional packages a locked package names', () => {
+    // An inert entry makes npm ci skip the package: right for an unpublished platform binary,
+    // wrong for anything the install needs (npm ci would then quietly install without it).
+    const inert = Object.entries(lock.packages).filter(([path, e]) => path && !e.version && !e.link);
+    const wrong = inert
+      .filter(([path, e]) => {
+        const name = path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length);
+        const i = path.lastIndexOf('/node_modules/');
+        return !e.optional || !lock.packages[i < 0 ? '' : path.slice(0, i)]?.optionalDependencies?.[name];
+      })
+      .map(([path]) => path);
+    assert.deepEqual(wrong, []);
+  });
+
+  it('every locked package with an install script has an allowScripts decision (npm 11.19+ skips it otherwise)', () => {
+    // Unreviewed scripts are skipped with a warning at every install; a decision says which run.
+    const undecided = Object.entries(lock.packages)
+      .filter(([path, entry]) => path && entry.hasInstallScript)
+      .map(([path]) => path.slice(path.lastIndexOf('node_modules/') + 'node_modules/'.length))
+      .filter((name) => pkg.allowScripts?.[name] === undefined);
+    assert.deepEqual(undecided, [], 'decide with npm install-scripts approve|deny <pkg>');
   });
 
   it('every package src/ imports is a runtime dependency, so an --omit=dev install can run it', () => {

@@ -14,7 +14,13 @@ export {
 } from './grants.ts';
 export { type HelpCommand, HelpError, type HelpParam, mergeHelp, type ParsedHelp, parseHelp } from './help-parse.ts';
 export { invokeTool, type ToolCallGrant } from './invoke.ts';
-export { BUNDLED_TOOLS_DIR, extensionToolsDir, toolCacheDir, toolDirs } from './locations.ts';
+export {
+  BUNDLED_TOOLS_DIR,
+  extensionToolsDir,
+  toolCacheDir,
+  toolDirs,
+  unlinkedBundledToolsHint,
+} from './locations.ts';
 export { capContent, DEFAULT_MAX_CONTENT_CHARS, type ToolResult, toolResultOf } from './output.ts';
 export {
   createToolRegistry,

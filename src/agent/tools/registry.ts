@@ -15,6 +15,7 @@ import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
 import { sleep } from '../../sleep.ts';
+import { SHARED_SPEC_CACHE } from './locations.ts';
 import { readCachedSpec, snapshot, writeCachedSpec } from './snapshot.ts';
 import { buildSpec, ToolRefusedError, type ToolSpec } from './spec.ts';
 
@@ -76,12 +77,21 @@ export interface ToolRegistry {
   close(): Promise<void>;
 }
 
+/** How registerFile looks for cached specs and tells about slow work. */
+export interface RegisterOptions {
+  /** Read-only spec caches looked in first (default: the bundled tools' one, built at install). */
+  sharedSpecDirs?: string[];
+  /** Told once the tool must be compiled and run for its help (seconds for a new tool). */
+  onPrepare?: () => void;
+}
+
 /** Builds (or loads from cache) the spec of one file, run as `program`. Throws ToolRefusedError. */
 export async function registerFile(
   sandbox: Sandbox,
   file: string,
   cacheDir: string,
   program = basename(file, '.wasm'),
+  o: RegisterOptions = {},
 ): Promise<{ spec: ToolSpec; blob: string; cached: boolean }> {
   let snap;
   try {
@@ -90,8 +100,11 @@ export async function registerFile(
     throw new ToolRefusedError(file, `${file}: cannot read it: ${errorMessage(e)}`);
   }
   const specDir = join(cacheDir, 'specs');
-  const cached = await readCachedSpec(specDir, snap.sha256, program);
+  let cached: ToolSpec | undefined;
+  for (const dir of [...(o.sharedSpecDirs ?? [SHARED_SPEC_CACHE]), specDir])
+    cached ??= await readCachedSpec(dir, snap.sha256, program);
   if (cached) return { spec: { ...cached, file }, blob: snap.blob, cached: true };
+  o.onPrepare?.();
   let prepared;
   try {
     prepared = await sandbox.prepare(snap.blob, 256 * 1024 * 1024);
@@ -162,7 +175,10 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
       return;
     }
     try {
-      const reg = await registerFile(opts.sandbox, file, opts.cacheDir, name);
+      const reg = await registerFile(opts.sandbox, file, opts.cacheDir, name, {
+        // The first registration of a new tool compiles it: seconds, so the terminal says why it waits.
+        onPrepare: () => log.info({ tool: name, file }, 'preparing a new tool (compiled once per version)…'),
+      });
       if (closed) return;
       refused.delete(file);
       if (previous?.spec.sha256 === reg.spec.sha256) return;

@@ -1,0 +1,75 @@
+// Builds the bundled tools' shared cache (tools/dist/cache) at install: each bundled tool
+// compiled for the sandbox (cache/sandbox, entries as src/sandbox/compile.ts writes them, each
+// artefact's hash in its meta.json) and its spec from its help (cache/specs). Every data dir then
+// reads these instead of compiling on its first start; at run time nothing writes here. Run by
+// scripts/build-tool-cache.ts in a checkout, and from dist/ by scripts/link-tools.js after a
+// tarball install (the tarball ships no cache). Entries and specs of tools no longer bundled are
+// removed; an unchanged tool is checked, not rebuilt. Prints progress: a full build takes seconds.
+import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { basename, join } from 'node:path';
+import { createSandbox, DEFAULT_LIMITS, SHARED_CACHE_ROOT, SHARED_COMPILE_CACHE } from '../../sandbox/index.ts';
+import { BUNDLED_TOOLS_DIR, SHARED_SPEC_CACHE } from './locations.ts';
+import { registerFile } from './registry.ts';
+import { writeCachedSpec } from './snapshot.ts';
+import type { ToolSpec } from './spec.ts';
+
+/** The memory limits entries are built for: the registry's (256 MiB) and the default call limit. */
+const MEMORY_LIMITS = [...new Set([256 * 1024 * 1024, DEFAULT_LIMITS.maxMemoryBytes])];
+
+/** Builds (or checks and completes) the shared cache; `write` shows the progress (stdout by default). */
+export async function buildBundledToolCache(
+  write: (text: string) => void = (t) => process.stdout.write(t),
+): Promise<void> {
+  const files = (await readdir(BUNDLED_TOOLS_DIR).catch(() => [] as string[]))
+    .filter((f) => f.endsWith('.wasm'))
+    .sort();
+  const scratch = await mkdtemp(join(tmpdir(), 'boxbot-tool-cache-'));
+  const sandbox = createSandbox({ cacheDir: SHARED_COMPILE_CACHE, sharedCacheDirs: [], workers: 1 });
+  const keys = new Set<string>();
+  const specs: ToolSpec[] = [];
+  const started = Date.now();
+  try {
+    for (const [i, f] of files.entries()) {
+      const name = basename(f, '.wasm');
+      const t = Date.now();
+      write(`boxbot: preparing bundled tool ${name} (${i + 1}/${files.length})…`);
+      const { spec, blob } = await registerFile(sandbox, join(BUNDLED_TOOLS_DIR, f), scratch, name, {
+        sharedSpecDirs: [SHARED_SPEC_CACHE],
+      });
+      for (const limit of MEMORY_LIMITS) keys.add((await sandbox.prepare(blob, limit)).key);
+      specs.push(spec);
+      write(` ${Date.now() - t} ms\n`);
+    }
+  } finally {
+    await sandbox.close();
+    await rm(scratch, { recursive: true, force: true });
+  }
+  // Specs are rewritten whole (they are small); compile entries not built for this set go.
+  await rm(SHARED_SPEC_CACHE, { recursive: true, force: true });
+  for (const spec of specs) await writeCachedSpec(SHARED_SPEC_CACHE, spec);
+  for (const entry of await readdir(SHARED_COMPILE_CACHE).catch(() => [] as string[])) {
+    if (!keys.has(entry)) await rm(join(SHARED_COMPILE_CACHE, entry), { recursive: true, force: true });
+  }
+  await makeReadable(SHARED_CACHE_ROOT);
+  write(
+    files.length
+      ? `boxbot: bundled tools prepared for every data dir (${keys.size} compiled, ${Date.now() - started} ms)\n`
+      : 'boxbot: no bundled tools to prepare\n',
+  );
+}
+
+/**
+ * Folders 0755, files 0644: the cache is part of the package, read by whichever user runs boxbot
+ * (a service account, not the one that installed it) and written only here.
+ */
+async function makeReadable(path: string): Promise<void> {
+  const st = await stat(path).catch(() => undefined);
+  if (!st) return;
+  if (st.isDirectory()) {
+    await chmod(path, 0o755);
+    for (const name of await readdir(path)) await makeReadable(join(path, name));
+  } else {
+    await chmod(path, 0o644);
+  }
+}

@@ -1,0 +1,45 @@
+// Commands that only look at tools and skills load neither a model provider's SDK nor a chat
+// platform's: `tool list`, `skill list` and `tool validate` import the tool and skill modules,
+// not the agent's whole public surface. Checked on the command's module graph (every package it
+// resolves, ES modules and CommonJS alike).
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { boxbotArgv, guest, root, shareCache, tempDir } from '../helpers.ts';
+
+const SDKS = ['openai', '@anthropic-ai/sdk', 'discord.js', 'grammy', '@slack/web-api', '@slack/socket-mode', 'express'];
+
+const dataDir = shareCache(tempDir('boxbot-graph-'));
+const config = join(dataDir, 'boxbot.config.json');
+writeFileSync(config, JSON.stringify({ dataDir }));
+
+/** The packages `boxbot <args>` resolves, and its exit code. */
+function packagesOf(args: string[]): { code: number | null; packages: string[]; stderr: string } {
+  const r = spawnSync(
+    process.execPath,
+    ['--import', join(root, 'test', 'cli', 'module-trace.mjs'), ...boxbotArgv([...args, '--config', config])],
+    { cwd: root, encoding: 'utf8' },
+  );
+  const packages = [...r.stderr.matchAll(/^PKG (.+)$/gm)].map((m) => m[1]!);
+  return { code: r.status, packages, stderr: r.stderr };
+}
+
+describe('what a tool or skill command loads', () => {
+  for (const args of [
+    ['tool', 'list'],
+    ['skill', 'list'],
+    ['tool', 'validate', guest('reg-v1')],
+  ]) {
+    it(`boxbot ${args.slice(0, 2).join(' ')} loads no model or chat SDK`, () => {
+      const r = packagesOf(args);
+      assert.equal(r.code, 0, r.stderr);
+      assert.ok(r.packages.length > 0, 'the trace saw the packages');
+      assert.deepEqual(
+        r.packages.filter((p) => SDKS.includes(p)),
+        [],
+      );
+    });
+  }
+});
