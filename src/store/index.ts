@@ -13,6 +13,10 @@ export type { MemoryFilesState } from './memory-files.ts';
 export { decodeName, encodeName } from './names.ts';
 export { jobPolicySchema } from './schemas.ts';
 export type {
+  ApprovalRecord,
+  ApprovalState,
+  ApprovalStore,
+  ArchivedConversation,
   Conversation,
   ConversationStore,
   CorruptReport,
@@ -28,4 +32,10 @@ export type {
   PendingMessage,
   Store,
   StoreOptions,
+  UsageCharge,
+  UsageReport,
+  UsageStore,
+  UsageSubject,
+  UsageTotals,
 } from './types.ts';
+export { NO_USAGE_TOTALS } from './usage.ts';
