@@ -3,7 +3,7 @@
 // message reaches the agent at all (allowFrom, requireMention).
 import { decodeConversationKey } from '../adapters/conversation-key.ts';
 import type { InboundMessage } from '../adapters/index.ts';
-import { type AccessMode, intersectHosts } from '../agent/index.ts';
+import { type AccessMode, type ApprovalRules, intersectHosts } from '../agent/index.ts';
 import type { Config } from '../config/schema.ts';
 
 /** The access modes (the agent's own type: which tool levels a conversation permits). */
@@ -21,10 +21,20 @@ export interface ResolvedPolicy {
   models?: string[];
   systemPrompt?: string;
   network: { allow: string[] };
+  /** Daily spending limits in USD (UTC days). */
+  budget?: Budget;
+  /** Which tool calls wait for a person's yes, and who gives it. */
+  approvals?: ApprovalRules;
+}
+
+/** Policy `budget`. */
+export interface Budget {
+  conversationUsdPerDay?: number;
+  userUsdPerDay?: number;
 }
 
 /** The part of a policy that bounds what a run may do; what a job or sub-agent carries from its creator. */
-export type PolicyLimits = Pick<ResolvedPolicy, 'access' | 'tools' | 'network' | 'model' | 'models'>;
+export type PolicyLimits = Pick<ResolvedPolicy, 'access' | 'tools' | 'network' | 'model' | 'models' | 'approvals'>;
 
 /** Why a message does not reach the agent; `reply` says whether the user is told. */
 export type Admission =
@@ -40,6 +50,8 @@ type Override = {
   models?: string[];
   systemPrompt?: string;
   network?: { allow: string[] };
+  budget?: Budget;
+  approvals?: ApprovalRules;
 };
 
 /**
@@ -71,6 +83,9 @@ function apply(base: ResolvedPolicy, o: Override | undefined): ResolvedPolicy {
     ...((o.models ?? base.models) ? { models: o.models ?? base.models } : {}),
     ...((o.systemPrompt ?? base.systemPrompt) ? { systemPrompt: o.systemPrompt ?? base.systemPrompt } : {}),
     network: o.network ?? base.network,
+    // Field by field: a chat can lower its own limit without restating the platform's others.
+    ...(o.budget || base.budget ? { budget: { ...base.budget, ...o.budget } } : {}),
+    ...(o.approvals || base.approvals ? { approvals: { ...base.approvals, ...o.approvals } } : {}),
   };
 }
 
@@ -144,12 +159,40 @@ export function narrowPolicy(a: PolicyLimits, b: PolicyLimits): PolicyLimits {
   const bPermits = (m: string) => !b.model || m === b.model || !!b.models?.includes(m);
   const model = a.model && bPermits(a.model) ? a.model : (b.model ?? a.model);
   const models = both(a.models, b.models)?.filter((m) => bPermits(m));
+  const approvals = stricterApprovals(a.approvals, b.approvals);
   return {
     access: lowerAccess(a.access, b.access),
     tools: { ...(allow ? { allow } : {}), ...(deny ? { deny } : {}) },
     network: { allow: intersectHosts(a.network.allow, b.network.allow) },
     ...(model ? { model } : {}),
     ...(models ? { models } : {}),
+    ...(approvals ? { approvals } : {}),
+  };
+}
+
+const union = (a: string[] | undefined, b: string[] | undefined): string[] | undefined =>
+  a || b ? [...new Set([...(a ?? []), ...(b ?? [])])] : undefined;
+
+/**
+ * Approval rules that guard everything either guards: the levels and tools of both, afterUntrusted
+ * if either says so, escalation only if both allow it, the shorter timeout.
+ */
+export function stricterApprovals(
+  a: ApprovalRules | undefined,
+  b: ApprovalRules | undefined,
+): ApprovalRules | undefined {
+  if (!a || !b) return a ?? b;
+  const levels = union(a.levels, b.levels) as ApprovalRules['levels'];
+  const tools = union(a.tools, b.tools);
+  const timeoutMs = Math.min(a.timeoutMs ?? Infinity, b.timeoutMs ?? Infinity);
+  const approvers = a.approvers ?? b.approvers;
+  return {
+    ...(levels ? { levels } : {}),
+    ...(tools ? { tools } : {}),
+    ...(approvers ? { approvers } : {}),
+    ...(Number.isFinite(timeoutMs) ? { timeoutMs } : {}),
+    ...(a.afterUntrusted || b.afterUntrusted ? { afterUntrusted: true } : {}),
+    ...(a.allowEscalation && b.allowEscalation ? { allowEscalation: true } : {}),
   };
 }
 

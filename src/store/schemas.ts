@@ -118,6 +118,17 @@ export const jobPolicySchema = z
     network: z.object({ allow: z.array(z.string()) }),
     model: z.string().optional(),
     models: z.array(z.string()).optional(),
+    approvals: z
+      .object({
+        levels: z.array(z.enum(['None', 'ReadOnly', 'Write', 'Execute'])).optional(),
+        tools: z.array(z.string()).optional(),
+        approvers: z.union([z.array(z.string()), z.literal('requester')]).optional(),
+        timeoutMs: z.number().optional(),
+        afterUntrusted: z.boolean().optional(),
+        allowEscalation: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 

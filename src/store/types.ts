@@ -129,6 +129,15 @@ export interface JobPolicy {
   network: { allow: string[] };
   model?: string;
   models?: string[];
+  /** The creating conversation's approval rules (a job has nobody to ask: guarded calls are refused). */
+  approvals?: {
+    levels?: ('None' | 'ReadOnly' | 'Write' | 'Execute')[];
+    tools?: string[];
+    approvers?: string[] | 'requester';
+    timeoutMs?: number;
+    afterUntrusted?: boolean;
+    allowEscalation?: boolean;
+  };
 }
 
 export interface JobRecord {
