@@ -5,16 +5,19 @@
 // port and the policy types; main.ts hands it to the gateway.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { InboundMessage } from '../adapters/index.ts';
 import { redactLine } from '../config/env.ts';
 import type { Persist } from '../gateway/persist.ts';
 import type { PolicyLimits, ResolvedPolicy } from '../gateway/policy.ts';
-import type { AgentRunner } from '../gateway/ports.ts';
+import type { AgentRunner, UsageView } from '../gateway/ports.ts';
 import { GatewayStoppingError } from '../gateway/ports.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
-import { type AgentDeps, type AgentPolicy, offeredToolNames, runAgent } from './run-agent.ts';
+import { createDailySpend, utcDay } from './daily-spend.ts';
+import { summarizeHistory } from './loop/summarize.ts';
+import { type AgentDeps, type AgentPolicy, approvalToolNames, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { Message } from './types.ts';
 
@@ -40,21 +43,23 @@ export interface AgentRunnerOptions {
   /** Counts tool calls by tool and result (the gateway's metrics fit). */
   metrics?: { toolCalls: { inc(labels: { tool: string; result: 'started' | 'ok' | 'error' }): void } };
   log?: Logger;
+  /** The clock (tests): usage days and budgets. */
+  now?: () => number;
 }
 
-/** A history message; a turn's input carries the id of the inbound message it came from. */
-type TaggedMessage = Message & { inboundId?: string };
+/** A history message; a turn's input carries the id of the inbound message it came from, and its sender. */
+type TaggedMessage = Message & { inboundId?: string; userId?: string };
 
 /** A user message that starts a turn (not one carrying tool results). */
 const isInput = (m: Message): boolean => m.role === 'user' && !m.content.some((p) => p.type === 'tool-result');
 
-/** Tags the run's input (the last turn-starting message with that text) with the inbound id. */
-function tagTurn(messages: Message[], input: string, inboundId: string): Message[] {
+/** Tags the run's input (the last turn-starting message with that text) with the inbound id and sender. */
+function tagTurn(messages: Message[], input: string, inboundId: string, userId: string): Message[] {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
     if (isInput(m) && m.content.some((p) => p.type === 'text' && p.text === input)) {
       const out = [...messages];
-      out[i] = { ...m, inboundId } as TaggedMessage;
+      out[i] = { ...m, inboundId, userId } as TaggedMessage;
       return out;
     }
   }
@@ -83,6 +88,11 @@ export interface ToolContext {
 /** A store write tried once (when the caller gives no retry). */
 const once: Persist = (_what, write) => write();
 
+/** Dollars for people: cents, or more digits below one cent. */
+export function usd(n: number): string {
+  return n >= 0.01 || n === 0 ? `$${n.toFixed(2)}` : `$${n.toPrecision(2)}`;
+}
+
 /** The runner's workspace for a conversation (created on first use). */
 export function workspaceOf(workspacesDir: string, conversationKey: string): string {
   return join(workspacesDir, encodeName(conversationKey));
@@ -102,12 +112,28 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     ...(policy.model ? { model: policy.model } : {}),
     ...(policy.models ? { models: policy.models } : {}),
     ...(policy.systemPrompt ? { systemPrompt: policy.systemPrompt } : {}),
+    ...(policy.approvals ? { approvals: policy.approvals } : {}),
     ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
   });
+  const now = o.now ?? Date.now;
+  const spend = createDailySpend(o.store.usage, { now, log });
+  const userKeyOf = (m: InboundMessage) => `${m.platform}:${m.userId}`;
+  /** Why the message's conversation or user may not spend more today (undefined: they may). */
+  const overBudget = (message: InboundMessage, policy: ResolvedPolicy): string | undefined => {
+    const b = policy.budget;
+    const conv = spend.today({ conversationKey: message.conversationKey });
+    if (b?.conversationUsdPerDay !== undefined && conv >= b.conversationUsdPerDay)
+      return `this conversation has spent ${usd(conv)} today, its daily budget is ${usd(b.conversationUsdPerDay)}`;
+    const user = spend.today({ userKey: userKeyOf(message) });
+    if (b?.userUsdPerDay !== undefined && user >= b.userUsdPerDay)
+      return `you have spent ${usd(user)} today, your daily budget is ${usd(b.userUsdPerDay)}`;
+    return undefined;
+  };
+  const subjectsOf = (m: InboundMessage) => [{ conversationKey: m.conversationKey }, { userKey: userKeyOf(m) }];
 
   return {
-    async run({ message, policy, signal, onEvent, persist = once }) {
+    async run({ message, policy, signal, onEvent, persist = once, approve }) {
       if (o.unavailableHint) return { text: o.unavailableHint, outcome: 'unavailable' };
       const key = message.conversationKey;
       const workspace = workspaceOf(o.workspacesDir, key);
@@ -138,12 +164,35 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       if (earlier !== undefined) return { text: earlier, outcome: 'replayed' };
       // In groups the model needs to know who is speaking.
       const input = message.isDirect ? message.text : `[${message.userName}]: ${message.text}`;
+      await persist('usage', () => spend.prepare(subjectsOf(message)));
+      // Words of other people in a shared conversation are content the requester did not write.
+      const others = history.some(
+        (m) =>
+          isInput(m) && (m as TaggedMessage).userId !== undefined && (m as TaggedMessage).userId !== message.userId,
+      );
       const result = await runAgent({
         history,
         input,
         policy: agentPolicy(policy, workspace),
         deps: depsFor({ conversationKey: key, userId: message.userId, policy }),
         signal,
+        ...(approve ? { approve } : {}),
+        ...(others ? { untrusted: ['messages from other users in this conversation'] } : {}),
+        meterHooks: {
+          onCharge: (model, usage, costUsd) =>
+            spend.charge(
+              {
+                conversationKey: key,
+                userKey: userKeyOf(message),
+                model,
+                usage,
+                ...(costUsd !== undefined ? { costUsd } : {}),
+                at: new Date(now()).toISOString(),
+              },
+              persist,
+            ),
+          overBudget: () => overBudget(message, policy) !== undefined,
+        },
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
           else if (e.type === 'tool-start') {
@@ -155,10 +204,12 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           }
         },
       });
+      // Spending is durable before the answer is (a restart never forgets what was spent).
+      await spend.flush();
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
       if (result.outcome !== 'error') {
-        const turn = tagTurn(result.messages, input, message.id);
+        const turn = tagTurn(result.messages, input, message.id, message.userId);
         await persist('history', () => o.store.conversations.setMessages(key, turn));
       }
       const text = note + result.text.trim();
@@ -179,11 +230,11 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           };
         case 'max-tokens':
           return { text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome };
-        case 'budget-exceeded':
-          return {
-            text: `${text ? `${text}\n\n` : ''}(Stopped: this conversation's budget is spent.)`,
-            outcome: result.outcome,
-          };
+        case 'budget-exceeded': {
+          const why = overBudget(message, policy);
+          const stop = why ? `(Stopped: ${why}. /usage shows the figures.)` : "(Stopped: this run's budget is spent.)";
+          return { text: `${text ? `${text}\n\n` : ''}${stop}`, outcome: result.outcome };
+        }
         case 'error':
           log.error({ conversation: key, err: result.error }, 'agent run failed');
           return {
@@ -203,6 +254,54 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     toolsFor(policy, message) {
       const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId, policy });
       return offeredToolNames(agentPolicy(policy, workspaceOf(o.workspacesDir, message.conversationKey)), deps);
+    },
+    approvalToolsFor(policy, message) {
+      const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId, policy });
+      return approvalToolNames(agentPolicy(policy, workspaceOf(o.workspacesDir, message.conversationKey)), deps);
+    },
+    async newSession(key) {
+      const archived = await o.store.conversations.archive(key);
+      return { archivedMessages: archived?.messages.length ?? 0 };
+    },
+    async compact({ message, policy, signal }) {
+      const key = message.conversationKey;
+      const history = (await o.store.conversations.get(key))?.messages ?? [];
+      await spend.prepare(subjectsOf(message));
+      const why = overBudget(message, policy);
+      if (why) throw new Error(`not compacted: ${why}`);
+      const model = o.deps.resolveModel(policy.model);
+      const s = await summarizeHistory(model.provider, model.model, history, signal);
+      if (!s) return undefined;
+      const costUsd = s.usage ? o.deps.costOf(s.usageModel ?? model.id, s.usage) : undefined;
+      spend.charge(
+        {
+          conversationKey: key,
+          userKey: userKeyOf(message),
+          model: s.usageModel ?? model.id,
+          usage: s.usage ?? { inputTokens: 0, outputTokens: 0 },
+          ...(costUsd !== undefined ? { costUsd } : {}),
+          at: new Date(now()).toISOString(),
+        },
+        once,
+      );
+      await spend.flush();
+      await o.store.conversations.setMessages(key, s.messages);
+      return { before: history.length, after: s.messages.length };
+    },
+    async chosenModel(key) {
+      return (await o.store.conversations.get(key).catch(() => undefined))?.model;
+    },
+    async chooseModel(key, model) {
+      await o.store.conversations.setModel(key, model);
+    },
+    async usage(message, policy): Promise<UsageView> {
+      const day = utcDay(now());
+      await spend.flush();
+      const [conversation, user] = await Promise.all([
+        o.store.usage.get({ conversationKey: message.conversationKey }, day),
+        o.store.usage.get({ userKey: userKeyOf(message) }, day),
+      ]);
+      return { day, conversation, user, ...(policy.budget ? { budget: policy.budget } : {}) };
     },
   };
 }

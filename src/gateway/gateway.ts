@@ -14,7 +14,21 @@ import type { Config } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
-import { type Command, helpText, parseCommand, whoamiText } from './commands.ts';
+import type { ApprovalStore } from '../store/index.ts';
+import { createMemoryStore } from '../store/index.ts';
+import { createApprovalDesk, parseApprovalButton } from './approvals.ts';
+import {
+  allowedModels,
+  COMMAND_SPECS,
+  helpText,
+  matchModel,
+  modelListText,
+  type ParsedCommand,
+  parseChatCommand,
+  statusText,
+  usageText,
+  whoamiText,
+} from './commands.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { type Persist, persister, type StoreHealth } from './persist.ts';
@@ -40,6 +54,10 @@ export interface GatewayOptions {
   redriveMs?: number;
   /** Outbound queue tuning (tests shorten the backoff); also the store-write retry's backoff. */
   outbound?: { backoffMs?: number; maxBackoffMs?: number; concurrency?: number };
+  /** The approvals journal (default: in memory, so questions do not survive a restart). */
+  approvals?: ApprovalStore;
+  /** The clock of approval deadlines (tests). */
+  now?: () => number;
 }
 
 /** A running gateway. */
@@ -69,6 +87,8 @@ const UNSAVED_MESSAGE = 'Sorry, I could not save your message (server storage fa
 // Said once per message, when a store write its answer needs fails (the history, the outbox):
 // the answer is late, not lost, and "shortly" would be a promise the server cannot keep.
 const LATE_ANSWER = 'Your answer is delayed: it could not be saved (server storage failed); it follows once it can be.';
+
+const NOT_HERE = 'That command is not available here.';
 
 const STRANGER_REPLY = (msg: InboundMessage) =>
   `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} ` +
@@ -112,6 +132,21 @@ export function createGateway(opts: GatewayOptions): Gateway {
     backoffMs: opts.outbound?.backoffMs ?? 500,
     maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000,
   });
+
+  const desk = createApprovalDesk({
+    store: opts.approvals ?? createMemoryStore().approvals,
+    queueOf: (platform) => queueOf(platform),
+    hasButtons: (platform) => !!adapters.get(platform as never)?.answerPress,
+    maxTextLength: (platform) => adapters.get(platform as never)?.capabilities.maxTextLength ?? 4000,
+    log: log.child({ scope: 'approvals' }),
+    ...(opts.now ? { now: opts.now } : {}),
+  });
+
+  /** The policy with the model chosen by `/model`, while the policy still allows it. */
+  async function withChosenModel(key: string, policy: ResolvedPolicy): Promise<ResolvedPolicy> {
+    const chosen = await opts.agent.chosenModel?.(key).catch(() => undefined);
+    return chosen && allowedModels(policy).includes(chosen) ? { ...policy, model: chosen } : policy;
+  }
 
   const track = <T>(p: Promise<T>): Promise<T> => {
     inflight.add(p);
@@ -163,14 +198,90 @@ export function createGateway(opts: GatewayOptions): Gateway {
     ).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'notice not delivered'));
   }
 
-  async function runCommand(cmd: Command, msg: InboundMessage, policy: ResolvedPolicy): Promise<void> {
-    const state = stateOf(msg.conversationKey);
-    switch (cmd) {
+  async function runCommand(cmd: ParsedCommand, msg: InboundMessage, policy: ResolvedPolicy): Promise<void> {
+    const key = msg.conversationKey;
+    const state = stateOf(key);
+    const agent = opts.agent;
+    switch (cmd.name) {
       case 'help':
       case 'start':
         return replyNow(msg, helpText());
-      case 'whoami':
-        return replyNow(msg, whoamiText(msg, policy, opts.agent.toolsFor(policy, msg)));
+      case 'whoami': {
+        const p = await withChosenModel(key, policy);
+        return replyNow(msg, whoamiText(msg, p, agent.toolsFor(p, msg), agent.approvalToolsFor?.(p, msg)));
+      }
+      case 'new': {
+        if (!agent.newSession) return replyNow(msg, NOT_HERE);
+        state.running?.abort(new Error('new session'));
+        await state.tail;
+        const r = await agent.newSession(key);
+        return replyNow(
+          msg,
+          r.archivedMessages
+            ? `Started a new session. The previous one (${r.archivedMessages} messages) is archived, not deleted.`
+            : 'Started a new session.',
+        );
+      }
+      case 'model': {
+        const allowed = allowedModels(policy);
+        const current = (await withChosenModel(key, policy)).model;
+        if (!cmd.arg) return replyNow(msg, modelListText(allowed, current));
+        if (!agent.chooseModel) return replyNow(msg, NOT_HERE);
+        const chosen = matchModel(cmd.arg, allowed);
+        if (!chosen)
+          return replyNow(msg, `${cmd.arg} is not a model allowed here.\n${modelListText(allowed, current)}`);
+        await agent.chooseModel(key, chosen);
+        return replyNow(msg, `Model for this conversation: ${chosen}.`);
+      }
+      case 'usage':
+        if (!agent.usage) return replyNow(msg, NOT_HERE);
+        return replyNow(msg, usageText(await agent.usage(msg, policy)));
+      case 'status': {
+        const p = await withChosenModel(key, policy);
+        return replyNow(
+          msg,
+          statusText({
+            model: p.model,
+            access: p.access,
+            running: !!state.running,
+            queued: state.queued,
+            approvals: desk.waiting(key),
+          }),
+        );
+      }
+      case 'compact': {
+        const compact = agent.compact?.bind(agent);
+        if (!compact) return replyNow(msg, NOT_HERE);
+        // Behind the running turn: it rewrites the history that turn will save.
+        chain(
+          key,
+          `${msg.id}:compact`,
+          async () => {
+            let text: string;
+            try {
+              const r = await compact({
+                message: msg,
+                policy: await withChosenModel(key, policy),
+                signal: stopped.signal,
+              });
+              text = r
+                ? `Compacted: the ${r.before} messages of this conversation are now ${r.after}.`
+                : 'Nothing to compact yet.';
+            } catch (e) {
+              text = `Could not compact: ${errorMessage(e)}`;
+            }
+            await replyNow(msg, text);
+          },
+          'compact failed',
+        );
+        return;
+      }
+      case 'approve':
+      case 'deny': {
+        if (!cmd.arg) return replyNow(msg, `Which request? Type /${cmd.name} <id> (the id is in the question).`);
+        const r = await desk.decide(cmd.arg.toLowerCase(), cmd.name === 'approve', msg);
+        return replyNow(msg, r.text);
+      }
       case 'stop':
         if (!state.running) return replyNow(msg, 'Nothing is running.');
         state.running.abort(new Error('stopped by /stop'));
@@ -225,12 +336,20 @@ export function createGateway(opts: GatewayOptions): Gateway {
       state.running = controller;
       stream.start();
       try {
+        const effective = await withChosenModel(msg.conversationKey, policy);
+        const rules = effective.approvals;
         ({ text, outcome } = await opts.agent.run({
           message: msg,
-          policy,
+          policy: effective,
           signal: controller.signal,
           onEvent: (e) => stream.onEvent(e),
           persist: runPersist,
+          ...(rules
+            ? {
+                approve: (q, signal) =>
+                  desk.ask(msg, rules, q, signal, () => controller.signal.reason instanceof GatewayStoppingError),
+              }
+            : {}),
         }));
       } catch (e) {
         log.error({ conversation: msg.conversationKey, err: errorMessage(e) }, 'agent run failed');
@@ -325,11 +444,31 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
   }
 
+  /**
+   * A button press: decided at once, outside the conversation's queue (the run it answers is
+   * waiting in that queue). Not journaled: the approvals journal makes a second press harmless.
+   */
+  async function handlePress(msg: InboundMessage): Promise<void> {
+    const b = parseApprovalButton(msg.action!.id);
+    if (!b) {
+      log.debug({ platform: msg.platform }, 'press of an unknown button ignored');
+      return;
+    }
+    const r = await desk.decide(b.id, b.approve, msg);
+    const adapter = adapters.get(msg.platform)!;
+    if (adapter.answerPress)
+      await adapter
+        .answerPress(msg, r.text)
+        .catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'press not answered'));
+    else if (!r.ok) notify(msg.platform, targetOf(msg), r.text);
+  }
+
   async function handle(incoming: InboundMessage): Promise<void> {
     if (stopping) throw new Error('the gateway is stopping');
     const adapter = adapters.get(incoming.platform);
     if (!adapter) throw new Error(`no adapter for platform ${incoming.platform}`);
     metrics.messagesIn.inc({ platform: incoming.platform });
+    if (incoming.action) return handlePress(incoming);
     let msg = incoming;
     // A reply in a thread the bot is already part of needs no mention (where the platform works that way).
     if (
@@ -430,7 +569,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       );
       return;
     }
-    const cmd = parseCommand(msg.text);
+    const cmd = parseChatCommand(msg.text);
     if (cmd) {
       void track(after.then(() => runCommand(cmd, msg, policy))).catch((e: unknown) =>
         log.error({ err: errorMessage(e), cmd }, 'command failed'),
@@ -483,10 +622,16 @@ export function createGateway(opts: GatewayOptions): Gateway {
         for (const a of opts.adapters) {
           await a.start(handle);
           log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
+          // The platform's own command menu; a platform without one still answers typed commands.
+          await a
+            .setCommands?.(COMMAND_SPECS)
+            .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'commands not registered'));
         }
       } finally {
         up();
       }
+      // Questions asked before a restart stay answerable until their time, then expire (saying so).
+      await desk.resume().catch((e: unknown) => log.error({ err: errorMessage(e) }, 'pending approvals not resumed'));
       const every = opts.redriveMs ?? 30_000;
       const tick = () => {
         redriveTimer = setTimeout(
@@ -518,6 +663,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       stopping = true;
       stopped.abort();
       clearTimeout(redriveTimer);
+      desk.stop();
       for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
       for (const a of opts.adapters)
         await a
