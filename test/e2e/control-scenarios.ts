@@ -39,6 +39,7 @@ export interface ControlDriver {
 }
 
 const lastText = (chat: ControlChat) => chat.finals().at(-1) ?? '';
+const ADMIN_TOKEN = 'admin-token-of-the-control-scenarios';
 
 /** Registers the control scenarios for `d`. */
 export function controlScenarios(d: ControlDriver): void {
@@ -70,7 +71,7 @@ export function controlScenarios(d: ControlDriver): void {
             },
           },
         },
-        d.env?.() ?? {},
+        { BOXBOT_ADMIN_TOKEN: ADMIN_TOKEN, ...d.env?.() },
       );
     });
     after(async () => {
@@ -141,6 +142,17 @@ export function controlScenarios(d: ControlDriver): void {
       await until(() => lastText(again).startsWith('Usage'), 'the usage');
       assert.match(lastText(again), /You: today [\d,]+ tokens in, \d+ out, \$[1-9]/);
       assert.match(lastText(again), /Your budget: \$0\.00 left of \$1\.00 today/);
+      // The admin API shows the same spending.
+      const res = await fetch(
+        `${bb.app.url}/admin/api/usage/conversations/${encodeURIComponent(chat.conversationKey)}`,
+        {
+          headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+        },
+      );
+      const body = (await res.json()) as { today: { costUsd: number; calls: number }; total: { costUsd: number } };
+      assert.equal(res.status, 200);
+      assert.equal(body.today.calls, 1);
+      assert.ok(body.today.costUsd > 1, `the conversation's spending: ${JSON.stringify(body)}`);
       chat.close();
       again.close();
       bb.llm.assertDone();
