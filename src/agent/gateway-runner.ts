@@ -5,11 +5,10 @@
 // port and the policy types; main.ts hands it to the gateway.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { InboundMessage } from '../adapters/index.ts';
 import { redactLine } from '../config/env.ts';
 import type { Persist } from '../gateway/persist.ts';
 import type { PolicyLimits, ResolvedPolicy } from '../gateway/policy.ts';
-import type { AgentRunner, UsageView } from '../gateway/ports.ts';
+import type { AgentRunner, AgentRunRequest, UsageView } from '../gateway/ports.ts';
 import { GatewayStoppingError } from '../gateway/ports.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
@@ -87,6 +86,9 @@ export interface ToolContext {
 
 /** A store write tried once (when the caller gives no retry). */
 const once: Persist = (_what, write) => write();
+
+/** A message as the gateway hands it over (the agent never imports an adapter). */
+type InboundMessage = AgentRunRequest['message'];
 
 /** Dollars for people: cents, or more digits below one cent. */
 export function usd(n: number): string {
@@ -270,7 +272,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const why = overBudget(message, policy);
       if (why) throw new Error(`not compacted: ${why}`);
       const model = o.deps.resolveModel(policy.model);
-      const s = await summarizeHistory(model.provider, model.model, history, signal);
+      // Asked for by a person: everything but the last turn goes into the summary.
+      const s = await summarizeHistory(model.provider, model.model, history, signal, 1);
       if (!s) return undefined;
       const costUsd = s.usage ? o.deps.costOf(s.usageModel ?? model.id, s.usage) : undefined;
       spend.charge(

@@ -139,3 +139,12 @@ test('an approved call reports its result for the journal', async (t) => {
   await run(provider, tools);
   assert.deepEqual(ran, [{ content: 'write: a.txt', isError: false }]);
 });
+
+test('a sub-agent’s tool set keeps the run’s gate: its guarded calls ask too', async () => {
+  const { write, tools, asked } = setup('full', { levels: ['Write'] }, () => ({ approved: false, reason: 'no' }));
+  const child = tools.derive(['write'], [write]);
+  const r = await child.call({ id: 'c1', name: 'write', input: { file_path: 'a.txt' } }, new AbortController().signal);
+  assert.equal(r.isError, true);
+  assert.equal(asked.length, 1);
+  assert.equal(write.calls.length, 0);
+});
