@@ -416,3 +416,26 @@ test('/whoami names the tools that need approval', async () => {
   assert.match(adapter.texts().at(-1)!, /Needs approval: write\./);
   await gw.stop();
 });
+
+test('afterUntrusted in a group: once another user spoke, a write asks, naming their messages', async () => {
+  const model = new Model();
+  const write = tool('write', 'Write');
+  const { gw, adapter } = boot({
+    model,
+    state: createMemoryState(),
+    telegram: { approvals: { afterUntrusted: true } },
+    tools: [write.t],
+  });
+  await gw.start();
+  const group = { chatId: '-100', conversationKey: 'telegram:-100', isDirect: false, mentionsBot: true };
+  model.script(callTools([['write', { path: 'mine' }]]), reply('Saved yours.'));
+  await adapter.say('save mine', { ...group, userId: 'ann', userName: 'ann' });
+  await gw.idle();
+  assert.equal(write.runs.length, 1, 'alone in the history: no question');
+  model.script(callTools([['write', { path: 'theirs' }]]));
+  await adapter.say('save theirs', { ...group, userId: 'bob', userName: 'bob' });
+  await until(() => adapter.posted.some((p) => p.buttons?.length), 'the question');
+  assert.match(adapter.posted.find((p) => p.buttons?.length)!.text, /Read before: messages from other users/);
+  assert.equal(write.runs.length, 1);
+  await gw.stop();
+});
