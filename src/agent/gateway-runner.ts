@@ -7,7 +7,7 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redactLine } from '../config/env.ts';
 import type { Persist } from '../gateway/persist.ts';
-import type { PolicyLimits, ResolvedPolicy } from '../gateway/policy.ts';
+import { type PolicyLimits, type ResolvedPolicy, withModelChoice } from '../gateway/policy.ts';
 import type { AgentRunner, AgentRunRequest, UsageView } from '../gateway/ports.ts';
 import { GatewayStoppingError } from '../gateway/ports.ts';
 import type { Logger } from '../log.ts';
@@ -135,7 +135,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const subjectsOf = (m: InboundMessage) => [{ conversationKey: m.conversationKey }, { userKey: userKeyOf(m) }];
 
   return {
-    async run({ message, policy, signal, onEvent, persist = once, approve }) {
+    async run({ message, policy: given, signal, onEvent, persist = once, approve }) {
       if (o.unavailableHint) return { text: o.unavailableHint, outcome: 'unavailable' };
       const key = message.conversationKey;
       const workspace = workspaceOf(o.workspacesDir, key);
@@ -146,8 +146,11 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       await persist('workspace', () => mkdir(workspace, { recursive: true }));
       let history: Message[] = [];
       let note = '';
+      let chosen: string | undefined;
       try {
-        history = (await persist('history', () => o.store.conversations.get(key)))?.messages ?? [];
+        const conversation = await persist('history', () => o.store.conversations.get(key));
+        history = conversation?.messages ?? [];
+        chosen = conversation?.model;
       } catch (e) {
         if (!(e instanceof StoreCorruptError)) throw e;
         // The store moved the file aside; answer on a fresh history and say so once.
@@ -159,6 +162,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           '(Note: this conversation’s saved history was unreadable; it was set aside for an admin, so I start ' +
           'fresh.)\n\n';
       }
+      // The model chosen with /model, while the policy still allows it.
+      const policy = withModelChoice(given, chosen);
       // A run again of a message whose turn is already in the history (the process died after
       // saving it, before the answer reached the outbox) delivers that answer: no second model
       // call, no second copy of the turn.

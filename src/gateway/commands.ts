@@ -103,11 +103,6 @@ export function whoamiText(
   ].join('\n');
 }
 
-/** The models `/model` may choose under `policy`: its `model` first, then its `models`. */
-export function allowedModels(policy: Pick<ResolvedPolicy, 'model' | 'models'>): string[] {
-  return [...new Set([...(policy.model ? [policy.model] : []), ...(policy.models ?? [])])];
-}
-
 /** The allowed model `name` means (`openai/gpt-4o`, or `gpt-4o` when only one provider has it). */
 export function matchModel(name: string, allowed: string[]): string | undefined {
   const exact = allowed.find((m) => m.toLowerCase() === name.toLowerCase());

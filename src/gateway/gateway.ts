@@ -18,7 +18,6 @@ import type { ApprovalStore } from '../store/index.ts';
 import { createMemoryStore } from '../store/index.ts';
 import { createApprovalDesk, parseApprovalButton } from './approvals.ts';
 import {
-  allowedModels,
   COMMAND_SPECS,
   helpText,
   matchModel,
@@ -32,7 +31,7 @@ import {
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { type Persist, persister, type StoreHealth } from './persist.ts';
-import { type Admission, admit, type ResolvedPolicy, resolvePolicy } from './policy.ts';
+import { type Admission, admit, allowedModels, type ResolvedPolicy, resolvePolicy, withModelChoice } from './policy.ts';
 import type { RunOutcome } from './ports.ts';
 import { type AgentRunner, GatewayStoppingError, type GatewayStore, type OutboxEntry } from './ports.ts';
 import { type Delivery, deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
@@ -142,10 +141,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
     ...(opts.now ? { now: opts.now } : {}),
   });
 
-  /** The policy with the model chosen by `/model`, while the policy still allows it. */
+  /** The policy with the model chosen by `/model` (for commands; a run applies it as it loads the history). */
   async function withChosenModel(key: string, policy: ResolvedPolicy): Promise<ResolvedPolicy> {
-    const chosen = await opts.agent.chosenModel?.(key).catch(() => undefined);
-    return chosen && allowedModels(policy).includes(chosen) ? { ...policy, model: chosen } : policy;
+    return withModelChoice(policy, await opts.agent.chosenModel?.(key).catch(() => undefined));
   }
 
   const track = <T>(p: Promise<T>): Promise<T> => {
@@ -336,11 +334,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       state.running = controller;
       stream.start();
       try {
-        const effective = await withChosenModel(msg.conversationKey, policy);
-        const rules = effective.approvals;
+        const rules = policy.approvals;
         ({ text, outcome } = await opts.agent.run({
           message: msg,
-          policy: effective,
+          policy,
           signal: controller.signal,
           onEvent: (e) => stream.onEvent(e),
           persist: runPersist,

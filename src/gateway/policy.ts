@@ -137,6 +137,16 @@ export function conversationPolicy(config: Config, conversationKey: string): Res
   });
 }
 
+/** The models `/model` may choose under `policy`: its `model` first, then its `models`. */
+export function allowedModels(policy: Pick<ResolvedPolicy, 'model' | 'models'>): string[] {
+  return [...new Set([...(policy.model ? [policy.model] : []), ...(policy.models ?? [])])];
+}
+
+/** The policy with the model chosen in chat, while the policy still allows that model. */
+export function withModelChoice(policy: ResolvedPolicy, chosen: string | undefined): ResolvedPolicy {
+  return chosen && allowedModels(policy).includes(chosen) ? { ...policy, model: chosen } : policy;
+}
+
 const ACCESS_ORDER: AccessMode[] = ['chat-only', 'read-only', 'full'];
 
 /** The lower of two access modes. */
