@@ -10,6 +10,7 @@ const benches: Record<string, string> = {
   store: 'store.ts',
   gateway: 'gateway.ts',
   cli: 'cli.ts',
+  replicas: 'replicas.ts',
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(benches);

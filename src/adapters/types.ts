@@ -157,6 +157,16 @@ export interface SendOptions {
   buttons?: Button[];
 }
 
+/**
+ * One step of the agent's work while it answers (a tool starting or finishing), with the status
+ * line the gateway also shows in the streamed preview; for platforms that keep a visible log of it.
+ */
+export interface AgentActivity {
+  kind: 'tool-start' | 'tool-end';
+  /** `Reading notes.txt…`, or at the end what happened (`write: done`); may be empty at the end. */
+  text: string;
+}
+
 /** Receives every normalized message; resolves once the message is accepted (persisted). */
 export type InboundSink = (message: InboundMessage) => Promise<void>;
 
@@ -216,4 +226,9 @@ export interface ChannelAdapter {
    * ephemeral reply, Telegram callback answer, the web chat session that pressed it).
    */
   answerPress?(press: InboundMessage, text: string): Promise<void>;
+  /**
+   * Shows one step of the agent's work in the conversation `target` is the answer to (the web
+   * chat keeps it as a collapsible entry). Best effort: it never delays or fails the run.
+   */
+  showActivity?(target: OutboundTarget, activity: AgentActivity): void;
 }

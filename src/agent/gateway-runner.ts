@@ -1,14 +1,16 @@
 // The agent as the gateway runs it: loads the conversation's history from the store, gives the
 // run its workspace and the policy's grants, maps the loop's events to status lines and text
-// deltas, saves the history, and turns every outcome into words a user understands.
+// deltas, saves the history, and turns every outcome into words a user understands. Files the
+// run attaches with `send_file` come back with the answer (the gateway sends them after its text).
 // It implements the gateway's port (gateway/ports.ts) and imports from the gateway only that
 // port and the policy types; main.ts hands it to the gateway.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { redactLine } from '../config/env.ts';
+import { errorMessage } from '../errors.ts';
 import type { Persist } from '../gateway/persist.ts';
 import { type PolicyLimits, type ResolvedPolicy, withModelChoice } from '../gateway/policy.ts';
-import type { AgentRunner, AgentRunRequest, UsageView } from '../gateway/ports.ts';
+import type { AgentRunner, AgentRunReply, AgentRunRequest, UsageView } from '../gateway/ports.ts';
 import { GatewayStoppingError } from '../gateway/ports.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
@@ -16,6 +18,11 @@ import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
 import { createDailySpend, utcDay } from './daily-spend.ts';
 import { summarizeHistory } from './loop/summarize.ts';
+import type { McpHub } from './mcp/hub.ts';
+import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
+import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
+import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } from './memory/index.ts';
+import { supportsVision } from './providers/index.ts';
 import { type AgentDeps, type AgentPolicy, approvalToolNames, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { Message } from './types.ts';
@@ -36,6 +43,12 @@ export interface AgentRunnerOptions {
    * scheduler's `schedule`, whose jobs carry the policy): the one place a gateway run gets them.
    */
   builtinsFor?: (ctx: ToolContext) => BuiltinTool[];
+  /** Largest file `send_file` sends (media.maxFileMb); default 20 MiB. */
+  maxFileBytes?: number;
+  /** MCP servers: the policy's `mcp` servers' tools join each run's built-ins (filtered like any tool). */
+  mcp?: Pick<McpHub, 'toolsFor' | 'cachedToolsFor'>;
+  /** Long-term memory: each run gets the memory tools and a digest of at most `digestChars` in its prompt. */
+  memory?: { digestChars: number };
   /** Per-run limits. */
   timeoutMs?: number;
   maxTurns?: number;
@@ -44,6 +57,8 @@ export interface AgentRunnerOptions {
   log?: Logger;
   /** The clock (tests): usage days and budgets. */
   now?: () => number;
+  /** More `provider/model`s that take images (config `media.visionModels`). */
+  visionModels?: string[];
 }
 
 /** A history message; a turn's input carries the id of the inbound message it came from, and its sender. */
@@ -77,6 +92,25 @@ function answerInHistory(history: Message[], inboundId: string): string | undefi
   return answer;
 }
 
+/** The inputs of the turn's send_file calls that succeeded, in order (its files, to attach again on a replay). */
+function filesInHistory(history: Message[], inboundId: string): Record<string, unknown>[] {
+  const start = history.findIndex((m) => (m as TaggedMessage).inboundId === inboundId);
+  if (start < 0) return [];
+  const calls: { id: string; input: Record<string, unknown> }[] = [];
+  const attached = new Set<string>();
+  for (let i = start + 1; i < history.length && !isInput(history[i]!); i++) {
+    for (const p of history[i]!.content) {
+      if (p.type === 'tool-call' && p.name === SEND_FILE && typeof p.input === 'object' && p.input !== null)
+        calls.push({ id: p.id, input: p.input as Record<string, unknown> });
+      if (p.type === 'tool-result' && p.name === SEND_FILE && !p.isError) attached.add(p.id);
+    }
+  }
+  return calls.filter((c) => attached.has(c.id)).map((c) => c.input);
+}
+
+/** The message a run answers. */
+type InboundMessage = AgentRunRequest['message'];
+
 /** What tools bound to one message know about it. */
 export interface ToolContext {
   conversationKey: string;
@@ -84,11 +118,11 @@ export interface ToolContext {
   policy: PolicyLimits;
 }
 
+/** Largest file `send_file` sends unless configured (media.maxFileMb's default). */
+export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
+
 /** A store write tried once (when the caller gives no retry). */
 const once: Persist = (_what, write) => write();
-
-/** A message as the gateway hands it over (the agent never imports an adapter). */
-type InboundMessage = AgentRunRequest['message'];
 
 /** Dollars for people: cents, or more digits below one cent. */
 export function usd(n: number): string {
@@ -103,8 +137,38 @@ export function workspaceOf(workspacesDir: string, conversationKey: string): str
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
-  const depsFor = (ctx: ToolContext) =>
-    o.builtinsFor ? { ...o.deps, builtins: [...(o.deps.builtins ?? []), ...o.builtinsFor(ctx)] } : o.deps;
+  const maxFileBytes = o.maxFileBytes ?? DEFAULT_MAX_FILE_BYTES;
+  // `attach` collects the run's files; the send_file tool reads the conversation's own workspace.
+  const depsFor = (
+    ctx: ToolContext,
+    workspace: string,
+    attach: (f: AttachedFile) => void,
+    extra: BuiltinTool[] = [],
+  ): AgentDeps => ({
+    ...o.deps,
+    builtins: [
+      ...(o.deps.builtins ?? []),
+      ...(o.builtinsFor?.(ctx) ?? []),
+      createSendFileTool({ workspace, maxBytes: maxFileBytes, attach }),
+      ...extra,
+    ],
+  });
+  const memoryView = (m: InboundMessage): MemoryView => ({
+    conversationKey: m.conversationKey,
+    userKey: `${m.platform}:${m.userId}`,
+  });
+  const memoryTools = (m: InboundMessage): BuiltinTool[] =>
+    o.memory ? createMemoryTools(o.store.memories, memoryView(m)) : [];
+  /** The notes for this message's prompt; a store that fails costs the digest, never the answer. */
+  async function digestFor(m: InboundMessage): Promise<string | undefined> {
+    if (!o.memory) return undefined;
+    try {
+      return memoryDigest(await visibleMemories(o.store.memories, memoryView(m)), m.text, o.memory.digestChars);
+    } catch (e) {
+      log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
+      return undefined;
+    }
+  }
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
     access: policy.access,
     tools: policy.tools,
@@ -134,9 +198,20 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   };
   const subjectsOf = (m: InboundMessage) => [{ conversationKey: m.conversationKey }, { userKey: userKeyOf(m) }];
 
+  /** Whether the run's model takes image parts (a model that cannot be resolved fails the run anyway). */
+  const visionOf = (spec: string | undefined): boolean => {
+    try {
+      return supportsVision(o.deps.resolveModel(spec).id, o.visionModels);
+    } catch {
+      return false;
+    }
+  };
+
   return {
-    async run({ message, policy: given, signal, onEvent, persist = once, approve }) {
+    async run({ message, policy: given, signal, onEvent, persist = once, approve, media }) {
       if (o.unavailableHint) return { text: o.unavailableHint, outcome: 'unavailable' };
+      // Files the user was told about (refused, not transcribed) lead the answer, one line each.
+      const notices = media?.notices.length ? `${media.notices.join('\n')}\n\n` : '';
       const key = message.conversationKey;
       const workspace = workspaceOf(o.workspacesDir, key);
       // A full disk or a failing volume is waited out, here and when the history is saved: an
@@ -168,20 +243,47 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // saving it, before the answer reached the outbox) delivers that answer: no second model
       // call, no second copy of the turn.
       const earlier = answerInHistory(history, message.id);
-      if (earlier !== undefined) return { text: earlier, outcome: 'replayed' };
+      const files: AttachedFile[] = [];
+      if (earlier !== undefined) {
+        // Its files never reached the outbox either: they are read from the workspace again.
+        const tool = createSendFileTool({ workspace, maxBytes: maxFileBytes, attach: (f) => files.push(f) });
+        let missing = '';
+        for (const input of filesInHistory(history, message.id)) {
+          const r = await tool.run(input, { signal });
+          if (r.isError) missing += `\n\n(${r.content.replace(/^cannot send/, 'I could not attach again')}.)`;
+        }
+        return { text: earlier + missing, outcome: 'replayed', ...(files.length ? { files } : {}) };
+      }
       // In groups the model needs to know who is speaking.
-      const input = message.isDirect ? message.text : `[${message.userName}]: ${message.text}`;
+      const built = mediaInput(message.text, media, {
+        vision: visionOf(policy.model),
+        ...(message.isDirect ? {} : { speaker: message.userName }),
+      });
+      // Never an empty user turn: a message whose files left nothing to read (a refused file, a
+      // voice note nobody can transcribe) gets its notices, or one line, and no model call.
+      // A message without files is run as before (a button press has empty text by design).
+      if (built.empty && (media || message.attachments.length > 0)) {
+        const why = notices.trim() || 'I could not read anything in that message; please send it as text.';
+        return { text: why, outcome: 'nothing-to-read' };
+      }
+      const input = built.text;
       await persist('usage', () => spend.prepare(subjectsOf(message)));
       // Words of other people in a shared conversation are content the requester did not write.
       const others = history.some(
         (m) =>
           isInput(m) && (m as TaggedMessage).userId !== undefined && (m as TaggedMessage).userId !== message.userId,
       );
+      const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
+      const memories = await digestFor(message);
       const result = await runAgent({
         history,
-        input,
+        input: built.parts,
+        ...(memories ? { memories } : {}),
         policy: agentPolicy(policy, workspace),
-        deps: depsFor({ conversationKey: key, userId: message.userId, policy }),
+        deps: depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
+          ...memoryTools(message),
+          ...mcpTools,
+        ]),
         signal,
         ...(approve ? { approve } : {}),
         ...(others ? { untrusted: ['messages from other users in this conversation'] } : {}),
@@ -207,7 +309,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
             onEvent({ type: 'status', text: e.status });
           } else if (e.type === 'tool-end') {
             o.metrics?.toolCalls.inc({ tool: e.name, result: e.isError ? 'error' : 'ok' });
-            onEvent({ type: 'status-clear' });
+            onEvent({ type: 'status-clear', text: e.status });
           }
         },
       });
@@ -216,38 +318,40 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
       if (result.outcome !== 'error') {
-        const turn = tagTurn(result.messages, input, message.id, message.userId);
+        const turn = withoutImages(tagTurn(result.messages, input, message.id, message.userId));
         await persist('history', () => o.store.conversations.setMessages(key, turn));
       }
-      const text = note + result.text.trim();
+      const text = note + notices + transcriptNote(media) + result.text.trim();
+      // Whatever the outcome, what the run attached goes with its words.
+      const withFiles = (reply: AgentRunReply): AgentRunReply => (files.length ? { ...reply, files } : reply);
       switch (result.outcome) {
         case 'final':
-          return { text, outcome: result.outcome };
+          return withFiles({ text, outcome: result.outcome });
         case 'cancelled':
-          return { text: text ? `${text}\n\n(stopped)` : 'Stopped.', outcome: result.outcome };
+          return withFiles({ text: text ? `${text}\n\n(stopped)` : 'Stopped.', outcome: result.outcome });
         case 'timeout':
-          return {
+          return withFiles({
             text: `${text ? `${text}\n\n` : ''}(I ran out of time for this one; ask me to continue.)`,
             outcome: result.outcome,
-          };
+          });
         case 'max-turns':
-          return {
+          return withFiles({
             text: `${text ? `${text}\n\n` : ''}(I stopped after too many steps; ask me to continue.)`,
             outcome: result.outcome,
-          };
+          });
         case 'max-tokens':
-          return { text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome };
+          return withFiles({ text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome });
         case 'budget-exceeded': {
           const why = overBudget(message, policy);
           const stop = why ? `(Stopped: ${why}. /usage shows the figures.)` : "(Stopped: this run's budget is spent.)";
-          return { text: `${text ? `${text}\n\n` : ''}${stop}`, outcome: result.outcome };
+          return withFiles({ text: `${text ? `${text}\n\n` : ''}${stop}`, outcome: result.outcome });
         }
         case 'error':
           log.error({ conversation: key, err: result.error }, 'agent run failed');
-          return {
+          return withFiles({
             text: `Sorry, I could not answer: ${redactLine(result.error ?? 'unknown error', o.secretValues)}`,
             outcome: result.outcome,
-          };
+          });
         default: {
           // Every outcome of the loop has words here: a new one fails the typecheck, not a user.
           const unhandled: never = result.outcome;
@@ -259,12 +363,26 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       await o.store.conversations.reset(key);
     },
     toolsFor(policy, message) {
-      const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId, policy });
-      return offeredToolNames(agentPolicy(policy, workspaceOf(o.workspacesDir, message.conversationKey)), deps);
+      const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
+      const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
+      return offeredToolNames(
+        agentPolicy(policy, workspace),
+        depsFor(ctx, workspace, () => undefined, [
+          ...memoryTools(message),
+          ...(o.mcp?.cachedToolsFor(policy.mcp) ?? []),
+        ]),
+      );
     },
     approvalToolsFor(policy, message) {
-      const deps = depsFor({ conversationKey: message.conversationKey, userId: message.userId, policy });
-      return approvalToolNames(agentPolicy(policy, workspaceOf(o.workspacesDir, message.conversationKey)), deps);
+      const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
+      const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
+      return approvalToolNames(
+        agentPolicy(policy, workspace),
+        depsFor(ctx, workspace, () => undefined, [
+          ...memoryTools(message),
+          ...(o.mcp?.cachedToolsFor(policy.mcp) ?? []),
+        ]),
+      );
     },
     async newSession(key) {
       const archived = await o.store.conversations.archive(key);

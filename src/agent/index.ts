@@ -28,7 +28,13 @@ export {
   totalUsd,
   type WasmToolSource,
 } from './loop/index.ts';
-export { defaultModelSpec, listProviders, ModelConfigError, parseModelSpec } from './providers/index.ts';
+export {
+  checkTranscriptionModel,
+  defaultModelSpec,
+  listProviders,
+  ModelConfigError,
+  parseModelSpec,
+} from './providers/index.ts';
 export {
   type AgentDeps,
   type AgentPolicy,

@@ -76,6 +76,8 @@ export interface RunAgentOptions {
   /** Earlier messages of the conversation (not modified). */
   history?: Message[];
   input: string | ContentPart[];
+  /** Remembered notes for the system prompt (a bounded digest; see agent/memory). */
+  memories?: string;
   policy: AgentPolicy;
   deps: AgentDeps;
   signal?: AbortSignal;
@@ -126,6 +128,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
     base: deps.basePrompt ?? BASE_PROMPT,
     ...(agentsMd ? { agentsMd } : {}),
     skills,
+    ...(o.memories ? { memories: o.memories } : {}),
     ...(policy.systemPrompt ? { configured: policy.systemPrompt } : {}),
   });
 

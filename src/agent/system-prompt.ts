@@ -1,5 +1,6 @@
 // The system prompt of a run, assembled in a fixed order: the base prompt, the workspace's
-// AGENTS.md (if present), the skills (name + one line), and the conversation's configured prompt.
+// AGENTS.md (if present), the skills (name + one line), the remembered notes' digest, and the
+// conversation's configured prompt.
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import { readWorkspaceFile } from '../sandbox/index.ts';
@@ -29,6 +30,8 @@ export interface PromptParts {
   base: string;
   agentsMd?: string;
   skills?: { name: string; description: string }[];
+  /** The digest of remembered notes (memoryDigest: already bounded, heading included). */
+  memories?: string;
   configured?: string;
 }
 
@@ -57,6 +60,7 @@ export function buildSystemPrompt(p: PromptParts): string {
     const lines = p.skills.map((s) => `- ${s.name}: ${s.description.split('\n')[0]}`);
     sections.push(`# Skills\n\nLoad one with the skill tool when the task matches:\n${lines.join('\n')}`);
   }
+  if (p.memories?.trim()) sections.push(p.memories.trim());
   if (p.configured?.trim()) sections.push(`# This conversation\n\n${p.configured.trim()}`);
   return sections.join('\n\n');
 }

@@ -14,8 +14,10 @@ import {
   offeredToolNames,
   runAgent,
 } from '../agent/index.ts';
-import { configuredKeyNames, readSecrets, secretValues } from '../config/env.ts';
+import { createMcpHub } from '../agent/mcp/index.ts';
+import { configuredKeyNames, readSecrets, type Secrets, secretValues } from '../config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from '../config/load.ts';
+import { mcpConnection } from '../config/mcp.ts';
 import { UsageError } from '../errors.ts';
 import { accessLines, commandHelp, parseCommand } from '../gateway/commands.ts';
 import { redactSecrets, registerSecrets, silentLogger } from '../log.ts';
@@ -50,13 +52,29 @@ function policyOf(flags: AskFlags, rt: AgentRuntime): AgentPolicy {
   };
 }
 
+/**
+ * The runtime with the config's top-level MCP servers' tools among its built-ins (listed once, at
+ * start; filtered by --access like any tool). A server that is down contributes no tools.
+ */
+async function withMcpTools(rt: AgentRuntime, loaded: LoadedConfig, secrets: Secrets): Promise<AgentRuntime> {
+  const servers = loaded.config.mcp?.servers;
+  if (!servers || !Object.keys(servers).length) return rt;
+  const hub = createMcpHub({ connectionOf: (name, server) => mcpConnection(name, server, secrets) });
+  const tools = await hub.toolsFor(servers);
+  return {
+    ...rt,
+    deps: { ...rt.deps, builtins: [...(rt.deps.builtins ?? []), ...tools] },
+    close: () => Promise.all([hub.close(), rt.close()]).then(() => undefined),
+  };
+}
+
 async function runtimeFor(configFile: string | undefined): Promise<{ rt: AgentRuntime; loaded: LoadedConfig }> {
   // Without a config file the data dir is the user's, never inside the folder tools see.
   const loaded = loadConfig(configFile, process.cwd(), { standalone: true });
   const secrets = readSecrets(process.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
   const rt = await createAgentRuntime({ loaded, secrets, log: silentLogger, watch: false });
-  return { rt, loaded };
+  return { rt: await withMcpTools(rt, loaded, secrets), loaded };
 }
 
 /**

@@ -9,6 +9,7 @@ import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
+  checkTranscriptionModel,
   createToolRegistry,
   defaultModelSpec,
   listProviders,
@@ -20,10 +21,12 @@ import {
 import { CHANNEL_TOKENS, type ChannelName, channelEnabled } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
 import { type LoadedConfig, loadConfig } from '../config/load.ts';
+import { databaseUrl } from '../config/store-url.ts';
 import { errorMessage, UsageError } from '../errors.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
-import { createFileStore } from '../store/index.ts';
+import { openStore } from '../store/index.ts';
+import { checkMcp } from './doctor-mcp.ts';
 
 /** One check; `off` marks a channel that is off (not a fault, but shown with how to turn it on). */
 type Line = { ok: boolean; what: string; detail: string; off?: boolean };
@@ -205,6 +208,22 @@ async function checkPort(host: string, port: number): Promise<Line> {
   return { ok: false, what: 'http port', detail };
 }
 
+/** Voice notes: the transcription model and whether it can be called, or how to turn transcription on. */
+function transcriptionLine(loaded: LoadedConfig, secrets: Secrets): Line {
+  const spec = loaded.config.media.transcription.model;
+  if (!spec)
+    return {
+      ok: true,
+      off: true,
+      what: 'voice notes',
+      detail: 'not transcribed: set media.transcription.model (e.g. "openai/gpt-4o-mini-transcribe")',
+    };
+  const problem = checkTranscriptionModel(spec, { config: loaded.config, secrets });
+  return problem
+    ? { ok: false, what: 'voice notes', detail: `media.transcription.model: ${problem}` }
+    : { ok: true, what: 'voice notes', detail: `transcribed by ${spec}` };
+}
+
 /** Runs every check and prints one line each (or, with format json, one document); exit 0 when nothing needs fixing. */
 export async function doctor(
   configFile: string | undefined,
@@ -220,6 +239,8 @@ export async function doctor(
   lines.push(...(await checkProviders(loaded, secrets, !opts.offline)));
   lines.push(...(await checkChannels(loaded, secrets, opts.offline === true)));
   lines.push(...offChannels(loaded, secrets));
+  lines.push(transcriptionLine(loaded, secrets));
+  lines.push(...(await checkMcp(loaded, secrets, opts.offline === true)));
   lines.push(await checkPort(loaded.config.http.host, loaded.config.http.port));
   const host = loaded.config.http.host;
   if (!isLoopback(host) && !secrets.BOXBOT_ADMIN_TOKEN)
@@ -237,10 +258,20 @@ export async function doctor(
   try {
     await mkdir(loaded.dataDir, { recursive: true });
     await access(loaded.dataDir, constants.W_OK);
-    const store = createFileStore(loaded.dataDir);
-    await store.kv.get('doctor.check');
-    await store.close();
-    lines.push({ ok: true, what: 'store', detail: `${loaded.dataDir} is writable` });
+    const url = databaseUrl(loaded.config, secrets);
+    if (url && opts.offline) {
+      const { describeUrl } = await import('../store/postgres/db.ts');
+      lines.push({ ok: true, what: 'store', detail: `PostgreSQL at ${describeUrl(url)} (not contacted: --offline)` });
+    } else {
+      const { store, where } = await openStore(url, loaded.dataDir);
+      await store.kv.get('doctor.check');
+      await store.close();
+      lines.push({
+        ok: true,
+        what: 'store',
+        detail: url ? `${where} is reachable, schema current` : `${loaded.dataDir} is writable`,
+      });
+    }
   } catch (e) {
     lines.push({ ok: false, what: 'store', detail: `${loaded.dataDir}: ${errorMessage(e)}` });
   }

@@ -5,6 +5,7 @@
 // Example: boxbot job add --name digest --cron "0 9 * * 1-5" --prompt "/daily-digest" --target slack:T01:C02
 import { readSecrets } from '../config/env.ts';
 import { loadConfig } from '../config/load.ts';
+import { databaseUrl } from '../config/store-url.ts';
 import { UsageError } from '../errors.ts';
 import {
   configuredTargetCheck,
@@ -15,7 +16,7 @@ import {
   nextRunText,
   type Scheduler,
 } from '../scheduler/index.ts';
-import { createFileStore, type Store } from '../store/index.ts';
+import { openStore, type Store } from '../store/index.ts';
 
 /** Flags of `job add`: the JobInput fields given as they are, plus the ones that need parsing. */
 export type JobAddFlags = Pick<
@@ -59,7 +60,7 @@ async function withScheduler<T>(
 ): Promise<T> {
   const loaded = loadConfig(configFile);
   const secrets = readSecrets();
-  const store = createFileStore(loaded.dataDir);
+  const { store } = await openStore(databaseUrl(loaded.config, secrets), loaded.dataDir);
   const scheduler = createScheduler({
     store,
     loaded,

@@ -1,6 +1,7 @@
 // Secrets, endpoint overrides and start settings (LOG_LEVEL, PORT, BOXBOT_CONFIG) from the
 // environment: the only reader of process.env besides load.ts. Secrets never live in the
 // config file, and nothing here is ever logged.
+import { mcpEnvNames } from './mcp.ts';
 
 /** The variables boxbot reads (README, "Configuration"). */
 export const SECRET_VARIABLES = [
@@ -15,6 +16,7 @@ export const SECRET_VARIABLES = [
   'SLACK_APP_TOKEN',
   'SLACK_SIGNING_SECRET',
   'BOXBOT_ADMIN_TOKEN',
+  'BOXBOT_DATABASE_URL',
 ] as const;
 
 /** Environment values by name; provider presets may name further key variables (e.g. GROQ_API_KEY). */
@@ -69,11 +71,19 @@ export function redactLine(text: string, secrets: string[] = []): string {
   return redactText(line, secrets).slice(0, 300);
 }
 
-/** The key variables the config names for custom providers (read besides the standard ones). */
-export function configuredKeyNames(config: {
-  providers?: Record<string, { apiKeyEnv?: string | undefined }> | undefined;
-}): string[] {
-  return Object.values(config.providers ?? {}).flatMap((p) => (p.apiKeyEnv ? [p.apiKeyEnv] : []));
+/**
+ * The key variables the config names for custom providers and MCP servers (read besides the standard ones, and
+ * redacted like them).
+ */
+export function configuredKeyNames(
+  config: { providers?: Record<string, { apiKeyEnv?: string | undefined }> | undefined } & Parameters<
+    typeof mcpEnvNames
+  >[0],
+): string[] {
+  return [
+    ...Object.values(config.providers ?? {}).flatMap((p) => (p.apiKeyEnv ? [p.apiKeyEnv] : [])),
+    ...mcpEnvNames(config),
+  ];
 }
 
 /** Settings the environment may give instead of a flag (README, "Configuration"). */

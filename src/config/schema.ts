@@ -1,6 +1,7 @@
 // The shape of boxbot.config.json (README, "Configuration"). Every key is optional;
 // the defaults run. Secrets never live here: they come from the environment (see env.ts).
 import { z } from 'zod';
+import { mcpSchema, memorySchema } from './mcp.ts';
 
 const access = z.enum(['full', 'read-only', 'chat-only']);
 
@@ -49,6 +50,8 @@ const policyOverride = z
       .optional(),
     budget: budget.optional(),
     approvals: approvals.optional(),
+    /** MCP servers offered here (merged by name over the wider levels'). */
+    mcp: mcpSchema.optional(),
   })
   .strict();
 
@@ -78,6 +81,19 @@ export const configSchema = z
     /** The JSON Schema editors complete and check against (boxbot.schema.json); ignored by boxbot. */
     $schema: z.string().optional(),
     dataDir: z.string().default('./data'),
+    /**
+     * Where state lives: without `url` (the default), files under dataDir; `url: "postgres://..."`
+     * selects PostgreSQL (BOXBOT_DATABASE_URL overrides it and keeps the password out of the file).
+     */
+    store: z
+      .object({
+        url: z
+          .string()
+          .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
+          .optional(),
+      })
+      .strict()
+      .optional(),
     model: z.string().optional(),
     fallbackModel: z.string().optional(),
     providers: z
@@ -109,6 +125,10 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** MCP servers every conversation is offered (policy levels add, replace or turn off servers by name). */
+    mcp: mcpSchema.optional(),
+    /** Long-term memory: the memory tools and the prompt's digest. */
+    memory: memorySchema.default({}),
     /** Users who may target any conversation with scheduled jobs: `<platform>:<userId>` (or a bare id). */
     admins: z.array(z.string()).default([]),
     gateway: z
@@ -120,6 +140,28 @@ export const configSchema = z
         /** Limits of one agent run answering a chat message. */
         runTimeoutMs: z.number().int().positive().default(600_000),
         maxTurns: z.number().int().positive().default(30),
+      })
+      .strict()
+      .default({}),
+    /** Files in chats (photos, voice notes, documents; send_file): limits, transcription, vision. */
+    media: z
+      .object({
+        /** Largest file, in MB, taken from a chat (larger ones are refused with a one-line reply) or sent to one. */
+        maxFileMb: z.number().positive().default(20),
+        /** Largest total of the files of one message, in MB. */
+        maxMessageMb: z.number().positive().default(20),
+        /** Speech to text for voice notes and audio (OpenAI-compatible POST /audio/transcriptions). */
+        transcription: z
+          .object({
+            /** `provider/model`, e.g. `openai/gpt-4o-mini-transcribe` or a local Whisper server's provider. */
+            model: z.string().optional(),
+            /** Language hint (ISO-639-1, e.g. `en`); default: the model detects it. */
+            language: z.string().optional(),
+          })
+          .strict()
+          .default({}),
+        /** More `provider/model`s that accept images, beyond the built-in table (e.g. `ollama/llava`). */
+        visionModels: z.array(z.string()).default([]),
       })
       .strict()
       .default({}),
@@ -147,7 +189,13 @@ export const configSchema = z
           })
           .strict()
           .optional(),
-        web: channelBase.strict().optional(),
+        web: channelBase
+          .extend({
+            /** Largest upload in the web chat, per file and per message together (MB, default 20). */
+            maxUploadMb: z.number().positive().max(1024).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .default({}),

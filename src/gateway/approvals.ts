@@ -82,6 +82,10 @@ const REASON_WORDS: Record<ApprovalQuestion['reasons'][number], string> = {
 
 /** The folder as people should see it: the last two segments (the server's layout stays private). */
 const shortPath = (p: string) => `…/${p.split(/[\\/]/).filter(Boolean).slice(-2).join('/')}`;
+const folderList = (folders: ApprovalQuestion['folders']) =>
+  folders.length
+    ? folders.map((f) => `${shortPath(f.path)} (${f.readOnly ? 'read-only' : 'read-write'})`).join(', ')
+    : 'none';
 
 /** The question as posted: the exact call, what it would get, why it asks, and who decides. */
 export function questionText(
@@ -90,7 +94,7 @@ export function questionText(
 ): string {
   const head = [`Approval needed (${o.id}): run ${q.tool} (${q.level})?`];
   const tail = [
-    `Folders: ${q.folders.length ? q.folders.map((f) => `${shortPath(f.path)} (${f.readOnly ? 'read-only' : 'read-write'})`).join(', ') : 'none'}`,
+    `Folders: ${folderList(q.folders)}`,
     `Hosts: ${q.hosts.length ? q.hosts.join(', ') : 'none'}`,
     `Why: ${q.reasons.map((r) => REASON_WORDS[r]).join('; ')}.`,
     ...(q.untrusted.length ? [`Read before: ${q.untrusted.join('; ')}.`] : []),

@@ -8,10 +8,11 @@
 // messages are accepted after it); an entry left unfinished by an unexpected error is re-driven
 // every `redriveMs`.
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
-import type { ChannelAdapter, InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import type { ChannelAdapter, CommandSpec, InboundMessage, OutboundFile, OutboundTarget } from '../adapters/index.ts';
 import { platformOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
+import { createKeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { ApprovalStore } from '../store/index.ts';
@@ -28,12 +29,20 @@ import {
   usageText,
   whoamiText,
 } from './commands.ts';
+import { type ClusterOptions, createConversationOwner } from './conversation-owner.ts';
+import { type MediaOptions, type PreparedMedia, prepareMedia } from './media/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { type Persist, persister, type StoreHealth } from './persist.ts';
 import { type Admission, admit, allowedModels, type ResolvedPolicy, resolvePolicy, withModelChoice } from './policy.ts';
-import type { RunOutcome } from './ports.ts';
-import { type AgentRunner, GatewayStoppingError, type GatewayStore, type OutboxEntry } from './ports.ts';
+import type { GatewayAgentEvent, RunOutcome } from './ports.ts';
+import {
+  type AgentRunner,
+  type ChatCommands,
+  GatewayStoppingError,
+  type GatewayStore,
+  type OutboxEntry,
+} from './ports.ts';
 import { type Delivery, deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
 
@@ -51,12 +60,29 @@ export interface GatewayOptions {
   replyToStrangers?: boolean;
   /** How often unfinished outbox entries nobody is working on are delivered again (default 30 s). */
   redriveMs?: number;
+  /**
+   * The media step (download, caps, sniffing, the workspace inbox, transcription); without it a
+   * message's files are not fetched.
+   */
+  media?: MediaOptions;
   /** Outbound queue tuning (tests shorten the backoff); also the store-write retry's backoff. */
   outbound?: { backoffMs?: number; maxBackoffMs?: number; concurrency?: number };
   /** The approvals journal (default: in memory, so questions do not survive a restart). */
   approvals?: ApprovalStore;
   /** The clock of approval deadlines (tests). */
   now?: () => number;
+  /** More chat commands (memory's /memory and /forget), answered like the gateway's own. */
+  chatCommands?: ChatCommands;
+  /**
+   * Replicas on one database: conversations are owned through leases, and a replica answers only
+   * the conversations it owns (README, "Running more than one"). Absent: this process owns all.
+   */
+  cluster?: ClusterOptions;
+  /**
+   * Adapters `start()` leaves to the caller (the leader starts the single connections: long
+   * polling, a gateway websocket, Socket Mode); they still send for every replica.
+   */
+  deferStart?: (adapter: ChannelAdapter) => boolean;
 }
 
 /** A running gateway. */
@@ -93,6 +119,18 @@ const STRANGER_REPLY = (msg: InboundMessage) =>
   `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} ` +
   `(allowFrom in boxbot.config.json).`;
 
+/** Hands a tool's start or end to an adapter that shows them; a failure there never touches the run. */
+function showActivity(adapter: ChannelAdapter, target: OutboundTarget, e: GatewayAgentEvent): void {
+  try {
+    adapter.showActivity?.(
+      target,
+      e.type === 'status' ? { kind: 'tool-start', text: e.text } : { kind: 'tool-end', text: e.text ?? '' },
+    );
+  } catch {
+    // best effort by contract
+  }
+}
+
 /** Creates the gateway; call `start()`. */
 export function createGateway(opts: GatewayOptions): Gateway {
   const log = opts.log ?? silentLogger;
@@ -122,6 +160,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const acceptTails = new Map<string, Promise<void>>();
   let stopping = false;
   let redriveTimer: NodeJS.Timeout | undefined;
+  const owner = opts.cluster ? createConversationOwner(opts.cluster, log.child({ scope: 'cluster' })) : undefined;
+  const pumps = createKeyedLock();
   const stopped = new AbortController();
   const storeHealth: StoreHealth = { failing: 0 };
   const persist = persister({
@@ -203,7 +243,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     switch (cmd.name) {
       case 'help':
       case 'start':
-        return replyNow(msg, helpText());
+        return replyNow(
+          msg,
+          [helpText(), ...(opts.chatCommands?.help ?? []).map(([n, w]) => `/${n}: ${w}`)].join('\n'),
+        );
       case 'whoami': {
         const p = await withChosenModel(key, policy);
         return replyNow(msg, whoamiText(msg, p, agent.toolsFor(p, msg), agent.approvalToolsFor?.(p, msg)));
@@ -292,6 +335,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
   }
 
+  /** The media step for a message with files (undefined without files or without the step). */
+  async function mediaOf(msg: InboundMessage, signal: AbortSignal): Promise<PreparedMedia | undefined> {
+    if (!opts.media || msg.attachments.length === 0) return undefined;
+    const adapter = adapters.get(msg.platform)!;
+    return prepareMedia(msg, adapter, { log: log.child({ scope: 'media' }), ...opts.media }, signal);
+  }
+
   /** One agent run for one accepted message (holding a run slot), then its delivery (not holding one). */
   async function process(
     msg: InboundMessage,
@@ -329,17 +379,24 @@ export function createGateway(opts: GatewayOptions): Gateway {
     const started = Date.now();
     let text!: string;
     let outcome!: RunOutcome;
+    let files: OutboundFile[] | undefined;
     let closing!: Promise<string | undefined>;
     await runs.run(async () => {
       state.running = controller;
       stream.start();
       try {
+        // Files are fetched and saved here, after the message was journaled: a restart runs the
+        // message again from the journal and this step with it (saving the same names again).
+        const media = await mediaOf(msg, controller.signal);
         const rules = policy.approvals;
-        ({ text, outcome } = await opts.agent.run({
+        ({ text, outcome, files } = await opts.agent.run({
           message: msg,
           policy,
           signal: controller.signal,
-          onEvent: (e) => stream.onEvent(e),
+          onEvent: (e) => {
+            stream.onEvent(e);
+            if (e.type !== 'text-delta') showActivity(adapter, target, e);
+          },
           persist: runPersist,
           ...(rules
             ? {
@@ -347,6 +404,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
                   desk.ask(msg, rules, q, signal, () => controller.signal.reason instanceof GatewayStoppingError),
               }
             : {}),
+          ...(media ? { media } : {}),
         }));
       } catch (e) {
         log.error({ conversation: msg.conversationKey, err: errorMessage(e) }, 'agent run failed');
@@ -371,12 +429,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
     metrics.agentRuns.inc({ outcome });
     metrics.runSeconds.observe((Date.now() - started) / 1000);
     const previewId = await closing;
-    const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown);
+    const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
     // Until the answer is in the outbox it exists only here: keep trying to write it (the
     // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
     await runPersist('outbox', () => opts.store.putOutbox(entry));
     await deliverEntry(deliveryOf(msg.platform), entry, msg.id);
-    metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length);
+    metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length + (entry.files?.length ?? 0));
     metrics.replySeconds.observe((Date.now() - Date.parse(msg.receivedAt)) / 1000, { platform: msg.platform });
   }
 
@@ -400,7 +458,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     state.tail = track(run).finally(() => {
       active.delete(id);
       state.queued--;
-      if (state.queued === 0 && !state.running && conversations.get(key) === state) conversations.delete(key);
+      if (state.queued === 0 && !state.running && conversations.get(key) === state) {
+        conversations.delete(key);
+        if (owner?.owns(key)) void track(handOver(key)).catch(() => undefined);
+      }
     });
   }
 
@@ -408,9 +469,56 @@ export function createGateway(opts: GatewayOptions): Gateway {
     chain(
       msg.conversationKey,
       msg.id,
-      () => process(msg, policy, stateOf(msg.conversationKey), previewMessageId),
+      async () => {
+        // With replicas, read again at its turn: another path may have answered it meanwhile
+        // (a copy of the journal read just before the answer was saved).
+        if (owner && !(await stillPending(msg.id))) return;
+        await process(msg, policy, stateOf(msg.conversationKey), previewMessageId);
+      },
       'could not deliver an answer',
     );
+  }
+
+  async function stillPending(id: string): Promise<boolean> {
+    return (await opts.store.pending()).some((p) => p.message.id === id);
+  }
+
+  /**
+   * Replicas: runs the conversation's unanswered work here if this replica owns the conversation
+   * or can take it; otherwise its owner will (it looks again before giving it up).
+   */
+  function pump(key: string): Promise<void> {
+    return pumps.run(key, async () => {
+      if (stopping || !owner || !(await owner.claim(key))) return;
+      const [pending, outbox] = await Promise.all([opts.store.pending(), opts.store.pendingOutbox()]);
+      for (const entry of outbox) if (entry.conversationKey === key) resume(entry);
+      for (const { message, previewMessageId } of pending) {
+        if (message.conversationKey !== key || active.has(message.id) || !adapters.has(message.platform)) continue;
+        const policy = resolvePolicy(opts.config, message);
+        run(
+          message,
+          policy,
+          admit(policy, message, { replyToStrangers: opts.replyToStrangers ?? true }),
+          previewMessageId,
+        );
+      }
+      if (!conversations.has(key)) await handOver(key); // nothing to do here after all
+    });
+  }
+
+  /** The conversation's queue is empty: give it up, then look once more (a message accepted elsewhere meanwhile). */
+  async function handOver(key: string): Promise<void> {
+    if (!owner || stopping || conversations.has(key)) return;
+    await owner.release(key);
+    const more = (await opts.store.pending()).some((p) => p.message.conversationKey === key);
+    if (more) void track(pump(key)).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'conversation not taken'));
+  }
+
+  /** Replicas: takes the unanswered work no replica is working on (its owner died, or gave it up just then). */
+  async function sweep(): Promise<void> {
+    const [pending, outbox] = await Promise.all([opts.store.pending(), opts.store.pendingOutbox()]);
+    const keys = new Set([...pending.map((p) => p.message.conversationKey), ...outbox.map((e) => e.conversationKey)]);
+    for (const key of keys) if (adapters.has(platformOf(key) as never)) await pump(key);
   }
 
   /** Delivers an outbox entry left unfinished, in its conversation's order. */
@@ -566,14 +674,86 @@ export function createGateway(opts: GatewayOptions): Gateway {
       );
       return;
     }
-    const cmd = parseChatCommand(msg.text);
-    if (cmd) {
-      void track(after.then(() => runCommand(cmd, msg, policy))).catch((e: unknown) =>
-        log.error({ err: errorMessage(e), cmd }, 'command failed'),
+    if (owner) {
+      // Replicas: the conversation's owner runs it (commands too: /stop must reach the run).
+      void track(after.then(() => pump(msg.conversationKey))).catch((e: unknown) =>
+        log.error({ err: errorMessage(e) }, 'conversation not taken'),
       );
       return;
     }
+    run(msg, policy, admission, previewMessageId, after);
+  }
+
+  /** Runs an admitted, accepted message here: a command's reply at once, or an agent run in its queue. */
+  function run(
+    msg: InboundMessage,
+    policy: ResolvedPolicy,
+    admission: Admission,
+    previewMessageId?: string,
+    after: Promise<void> = Promise.resolve(),
+  ): void {
+    if (!admission.admitted) return dispatch(msg, policy, admission, previewMessageId, after);
+    const extra = opts.chatCommands?.matches(msg.text) ? opts.chatCommands : undefined;
+    const cmd = extra ? undefined : parseChatCommand(msg.text);
+    if (cmd || extra) {
+      if (active.has(msg.id)) return;
+      active.add(msg.id);
+      void track(
+        after.then(async () => {
+          if (owner && !(await stillPending(msg.id))) return; // answered by another path meanwhile
+          if (cmd) await runCommand(cmd, msg, policy);
+          else if (extra) await replyNow(msg, await extra.run(msg, policy));
+        }),
+      )
+        .catch((e: unknown) => log.error({ err: errorMessage(e), cmd }, 'command failed'))
+        .finally(() => active.delete(msg.id));
+      return;
+    }
     enqueue(msg, policy, previewMessageId);
+  }
+
+  /** The platform's own command menu (the gateway's commands and the extra ones); typed commands work without it. */
+  async function registerCommands(a: ChannelAdapter): Promise<void> {
+    // Help names may carry their argument (`forget <id|all>`): the menu takes the word before it.
+    const extra: CommandSpec[] = (opts.chatCommands?.help ?? [])
+      .map(([usage, description]): CommandSpec => {
+        const [name = '', arg] = usage.split(/\s+(.*)/);
+        return { name, description, ...(arg ? { argument: { name: arg, description: arg } } : {}) };
+      })
+      .filter((c) => c.name && !COMMAND_SPECS.some((own) => own.name === c.name));
+    await a
+      .setCommands?.([...COMMAND_SPECS, ...extra])
+      .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'commands not registered'));
+  }
+
+  let sweepTimer: NodeJS.Timeout | undefined;
+  /**
+   * Replicas: adapters first (a message they hand over is accepted and run by its conversation's
+   * owner), then the unanswered work is taken conversation by conversation, now and every
+   * sweepMs: what this replica owns is re-driven, what nobody owns (a dead replica's) is taken.
+   */
+  async function startReplica(): Promise<void> {
+    if (!owner) return;
+    owner.start((key) => log.warn({ conversation: key }, 'another replica now answers this conversation'));
+    for (const a of opts.adapters) {
+      if (opts.deferStart?.(a)) continue;
+      await a.start(handle);
+      log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
+      await registerCommands(a);
+    }
+    // Questions asked before a restart stay answerable until their time, then expire (saying so).
+    await desk.resume().catch((e: unknown) => log.error({ err: errorMessage(e) }, 'pending approvals not resumed'));
+    const tick = () => {
+      sweepTimer = setTimeout(
+        () =>
+          void sweep()
+            .catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'sweep failed'))
+            .finally(() => stopping || tick()),
+        owner.sweepMs,
+      ).unref();
+    };
+    await sweep().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'sweep failed'));
+    tick();
   }
 
   return {
@@ -581,6 +761,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     handle,
     adapter: (platform) => adapters.get(platform as never),
     async start() {
+      if (owner) return startReplica();
       // Unfinished work is read and queued before any adapter starts: a message an adapter hands
       // over while starting is accepted and queued by `handle` after it (per conversation), and
       // is not found again as "pending". The queued work waits until the adapters are up.
@@ -617,12 +798,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       }
       try {
         for (const a of opts.adapters) {
+          if (opts.deferStart?.(a)) continue;
           await a.start(handle);
           log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
-          // The platform's own command menu; a platform without one still answers typed commands.
-          await a
-            .setCommands?.(COMMAND_SPECS)
-            .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'commands not registered'));
+          await registerCommands(a);
         }
       } finally {
         up();
@@ -661,12 +840,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
       stopped.abort();
       clearTimeout(redriveTimer);
       desk.stop();
+      clearTimeout(sweepTimer);
       for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
       for (const a of opts.adapters)
         await a
           .stop()
           .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'adapter stop failed'));
       await Promise.race([Promise.allSettled([...inflight]), new Promise((r) => setTimeout(r, 5000).unref())]);
+      await owner?.stop();
       for (const q of queues.values()) q.close();
     },
   };

@@ -5,8 +5,9 @@
 // is never dropped because the platform was down for a while): 429s after their retry-after and
 // without counting as failures, the others with doubling backoff capped at `maxBackoffMs`
 // (holding only their conversation).
+// File sends are sends: the same order, priority and retries.
 // Only a refusal (4xx) or an unknown error reaches the caller, and `close()`.
-import type { ChannelAdapter, OutboundTarget, SendOptions, SentMessage } from '../adapters/index.ts';
+import type { ChannelAdapter, OutboundFile, OutboundTarget, SendOptions, SentMessage } from '../adapters/index.ts';
 import { AdapterError } from '../adapters/index.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
@@ -70,6 +71,20 @@ export class OutboundQueue {
   send(target: OutboundTarget, text: string, opts?: SendOptions): Promise<SentMessage> {
     return this.push('send', target.conversationKey, () =>
       this.adapter.send(target, text, opts),
+    ) as Promise<SentMessage>;
+  }
+
+  /** Whether the platform takes files (the adapter has `sendFile`). */
+  get sendsFiles(): boolean {
+    return typeof this.adapter.sendFile === 'function';
+  }
+
+  /** Sends a file natively; resolves with its platform message id once delivered. */
+  sendFile(target: OutboundTarget, file: OutboundFile): Promise<SentMessage> {
+    const send = this.adapter.sendFile;
+    if (!send) return Promise.reject(new Error(`the ${this.adapter.platform} adapter cannot send files`));
+    return this.push('send', target.conversationKey, () =>
+      send.call(this.adapter, target, file),
     ) as Promise<SentMessage>;
   }
 

@@ -4,6 +4,7 @@
 import { decodeConversationKey } from '../adapters/conversation-key.ts';
 import type { InboundMessage } from '../adapters/index.ts';
 import { type AccessMode, type ApprovalRules, intersectHosts } from '../agent/index.ts';
+import type { McpServerConfig } from '../config/mcp.ts';
 import type { Config } from '../config/schema.ts';
 
 /** The access modes (the agent's own type: which tool levels a conversation permits). */
@@ -25,6 +26,8 @@ export interface ResolvedPolicy {
   budget?: Budget;
   /** Which tool calls wait for a person's yes, and who gives it. */
   approvals?: ApprovalRules;
+  /** MCP servers offered here, by name (an entry with `enabled: false` is off). */
+  mcp?: Record<string, McpServerConfig>;
 }
 
 /** Policy `budget`. */
@@ -52,6 +55,7 @@ type Override = {
   network?: { allow: string[] };
   budget?: Budget;
   approvals?: ApprovalRules;
+  mcp?: { servers: Record<string, McpServerConfig> };
 };
 
 /**
@@ -86,6 +90,8 @@ function apply(base: ResolvedPolicy, o: Override | undefined): ResolvedPolicy {
     // Field by field: a chat can lower its own limit without restating the platform's others.
     ...(o.budget || base.budget ? { budget: { ...base.budget, ...o.budget } } : {}),
     ...(o.approvals || base.approvals ? { approvals: { ...base.approvals, ...o.approvals } } : {}),
+    // A narrower level adds servers, or replaces or turns off (`enabled: false`) one of the same name.
+    ...(o.mcp || base.mcp ? { mcp: { ...base.mcp, ...o.mcp?.servers } } : {}),
   };
 }
 
@@ -117,6 +123,7 @@ export function resolvePolicy(
     tools: {},
     ...(config.model ? { model: config.model } : {}),
     network: { allow: config.sandbox.network.allow },
+    ...(config.mcp ? { mcp: { ...config.mcp.servers } } : {}),
   };
   p = apply(p, platformCfg);
   const chats = chatOverrides(config, msg.platform);

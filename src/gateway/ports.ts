@@ -1,9 +1,10 @@
 // What the gateway needs from the rest of boxbot, as small interfaces: the agent (one run per
 // message), and durable delivery state (dedupe, journal, outbox: the store's DeliveryStore,
 // re-exported below). main.ts plugs the real ones in; tests plug in fakes.
-import type { InboundMessage } from '../adapters/index.ts';
+import type { InboundMessage, OutboundFile } from '../adapters/index.ts';
 import type { AskApproval, Outcome } from '../agent/index.ts';
 import type { UsageReport } from '../store/index.ts';
+import type { PreparedMedia } from './media/index.ts';
 import type { Persist } from './persist.ts';
 import type { Budget, ResolvedPolicy } from './policy.ts';
 
@@ -21,7 +22,8 @@ export class GatewayStoppingError extends Error {
 export type GatewayAgentEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'status'; text: string }
-  | { type: 'status-clear' };
+  /** A tool ended; `text` says how (shown where a platform keeps a log of the work, see showActivity). */
+  | { type: 'status-clear'; text?: string };
 
 /** One agent run for one message. */
 export interface AgentRunRequest {
@@ -36,6 +38,8 @@ export interface AgentRunRequest {
   persist?: Persist;
   /** Asks a person about a tool call the policy's `approvals` guard (the gateway's buttons). */
   approve?: AskApproval;
+  /** The message's files, saved in the workspace and read (the gateway's media step); absent without files. */
+  media?: PreparedMedia;
 }
 
 /** What `/usage` shows: spending of the conversation and of the user, today (UTC) and in total. */
@@ -49,14 +53,17 @@ export interface UsageView {
 /**
  * How a run ended: the agent loop's outcome, or one the runner decides before or after the loop
  * (`unavailable`: no model provider; `replayed`: the answer was already in the history;
- * `interrupted`: the gateway is stopping).
+ * `interrupted`: the gateway is stopping; `nothing-to-read`: the message's files left nothing to
+ * answer, and the user was told why).
  */
-export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted';
+export type RunOutcome = Outcome | 'unavailable' | 'replayed' | 'interrupted' | 'nothing-to-read';
 
 /** The outcome of a run; `text` is what the user reads (an error is a short message). */
 export interface AgentRunReply {
   text: string;
   outcome: RunOutcome;
+  /** Files the run attached to its answer (the `send_file` tool), sent after the text in this order. */
+  files?: OutboundFile[];
 }
 
 /** The agent as the gateway sees it. History lives behind it. */
@@ -86,5 +93,16 @@ export interface AgentRunner {
   usage?(message: InboundMessage, policy: ResolvedPolicy): Promise<UsageView>;
 }
 
+/**
+ * Chat commands answered outside the gateway's own (e.g. /memory and /forget): the gateway asks
+ * whether a text is one, replies with `run`'s text at once (never behind a running turn), and
+ * lists `help` under /help.
+ */
+export interface ChatCommands {
+  help: [name: string, what: string][];
+  matches(text: string): boolean;
+  run(message: InboundMessage, policy: ResolvedPolicy): Promise<string>;
+}
+
 // Durable delivery state is the store's own interface: the store implements this port directly.
-export type { DeliveryStore as GatewayStore, OutboxEntry, PendingMessage } from '../store/index.ts';
+export type { DeliveryStore as GatewayStore, OutboxEntry, OutboxFile, PendingMessage } from '../store/index.ts';

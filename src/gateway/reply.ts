@@ -1,8 +1,9 @@
 // Delivery of one answer: while the agent works, a typing indicator (renewed, always stopped)
 // and, where the platform can edit, a preview message edited as text arrives (throttled to the
 // platform's edit interval) with a one-line tool status; at the end the final answer goes
-// through the outbox in chunks with receipts, the first chunk replacing the preview.
-import type { AdapterCapabilities, OutboundTarget } from '../adapters/index.ts';
+// through the outbox in chunks with receipts, the first chunk replacing the preview, then the
+// files the run attached, each with its own receipt.
+import type { AdapterCapabilities, OutboundFile, OutboundTarget } from '../adapters/index.ts';
 import { AdapterApiError } from '../adapters/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -169,7 +170,7 @@ export class ReplyStream {
   }
 }
 
-/** Builds the outbox entry of a final answer. */
+/** Builds the outbox entry of a final answer (and the files it sends after its text). */
 export function outboxEntryOf(
   id: string,
   target: OutboundTarget,
@@ -177,14 +178,18 @@ export function outboxEntryOf(
   caps: AdapterCapabilities,
   streamMessageId?: string,
   previewShown?: string,
+  files: OutboundFile[] = [],
 ): OutboxEntry {
-  const chunks = splitRendered(text.trim() || '(no answer)', caps.maxTextLength, caps.renderedLength);
+  // An answer that is only files still says so in words (and replaces the preview's status line).
+  const fallback = files.length ? `(attached: ${files.map((f) => f.name).join(', ')})` : '(no answer)';
+  const chunks = splitRendered(text.trim() || fallback, caps.maxTextLength, caps.renderedLength);
   return {
     id,
     conversationKey: target.conversationKey,
     target,
     chunks,
     receipts: chunks.map(() => null),
+    ...(files.length ? { files: files.map((f) => ({ ...f })), fileReceipts: files.map(() => null) } : {}),
     ...(streamMessageId ? { streamMessageId } : {}),
     ...(streamMessageId && previewShown !== undefined ? { previewShown } : {}),
     createdAt: new Date().toISOString(),
@@ -235,7 +240,8 @@ async function putChunk(queue: OutboundQueue, target: OutboundTarget, chunk: str
 }
 
 /**
- * Delivers an outbox entry's missing chunks, recording each receipt; resumable after a crash.
+ * Delivers an outbox entry's missing chunks, then its missing files, recording each receipt;
+ * resumable after a crash (what has a receipt is not sent again).
  * `answers` is the inbound message the entry answers: marked answered with the entry's end.
  * Sends that fail for a while (429, 5xx, network) and store writes that fail are retried until
  * they succeed, so this resolves only once the whole answer is out (or the gateway stops).
@@ -244,6 +250,7 @@ async function putChunk(queue: OutboundQueue, target: OutboundTarget, chunk: str
  */
 export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: string): Promise<string[]> {
   const { queue, log } = d;
+  const files = entry.files ?? [];
   for (let i = 0; i < entry.chunks.length; i++) {
     if (entry.receipts[i]) continue;
     const chunk = entry.chunks[i]!;
@@ -268,10 +275,52 @@ export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: st
     }
     entry.receipts[i] = id;
     // The last receipt is implied by finishing the entry (one write fewer, same crash window).
-    if (i < entry.chunks.length - 1) await d.persist('receipt', () => d.store.receipt(entry.id, i, id));
+    if (i < entry.chunks.length - 1 || files.length) await d.persist('receipt', () => d.store.receipt(entry.id, i, id));
+  }
+  const fileReceipts = (entry.fileReceipts ??= files.map(() => null));
+  for (let j = 0; j < files.length; j++) {
+    if (fileReceipts[j]) continue;
+    const id = await putFile(d, entry, j, answers);
+    fileReceipts[j] = id;
+    if (j < files.length - 1) await d.persist('file receipt', () => d.store.fileReceipt(entry.id, j, id));
   }
   await d.persist('finish outbox', () => d.store.finishOutbox(entry.id, answers));
-  return entry.receipts as string[];
+  return [...(entry.receipts as string[]), ...(fileReceipts as string[])];
+}
+
+/**
+ * Sends file `j` of an entry; resolves with the id of the message the user got. Where the file
+ * cannot go (no file sending on this platform, the stored copy gone, a refusal) the user gets
+ * one line saying so instead: a file is never dropped silently.
+ */
+async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: string): Promise<string> {
+  const { queue, log } = d;
+  const meta = (entry.files ?? [])[j]!;
+  let why: string;
+  if (!queue.sendsFiles) why = 'this platform does not take files from me';
+  else {
+    const bytes = meta.bytes ?? (await d.persist('outbox file', () => d.store.outboxFile(entry.id, j)));
+    if (!bytes) why = 'its stored copy is gone';
+    else {
+      const file: OutboundFile = { name: meta.name, mimeType: meta.mimeType, bytes };
+      if (meta.caption) file.caption = meta.caption;
+      try {
+        return (await queue.sendFile(entry.target, file)).messageId;
+      } catch (e) {
+        if (!isPermanent(e)) throw e;
+        log.warn({ entry: entry.id, file: meta.name, err: (e as Error).message }, 'the platform refused a file');
+        why = `the platform refused it (${(e as AdapterApiError).description.slice(0, 200)})`;
+      }
+    }
+  }
+  const notice = `(I could not attach the file ${meta.name}: ${why}.)`;
+  try {
+    return (await queue.send(entry.target, notice, { format: 'plain' })).messageId;
+  } catch (e) {
+    if (!isPermanent(e)) throw e;
+    await fail(d, entry, answers, e as AdapterApiError);
+    throw e;
+  }
 }
 
 /** Gives up on an entry the platform refuses for good: recorded, answered, and the user told once. */

@@ -21,13 +21,17 @@ import {
   decodeImage,
   encodeImage,
   externalizeMemory,
+  INVALID_OUTPUT,
   instrumentModule,
   listComponentImports,
   type MemoryImage,
+  patchPreview1Adapter,
+  restoreStubbedModules,
+  stubLargeCoreModules,
 } from './wasm/index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 7;
+const PIPELINE_VERSION = 9;
 /** Modes of everything the cache writes: only boxbot's user may read or change it. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -245,9 +249,28 @@ async function toComponent(bytes: Uint8Array, label: string): Promise<Uint8Array
     readPreview1CommandAdapter(),
   ]);
   try {
-    return await componentNew(bytes, [['wasi_snapshot_preview1', adapter]]);
+    return await componentNew(bytes, [['wasi_snapshot_preview1', patchPreview1Adapter(adapter)]]);
   } catch (e) {
     throw new SandboxError('invalid-tool', `${label}: cannot wrap preview1 command: ${String(e)}`, label);
+  }
+}
+
+/** jco's output files for `component`: the glue module and its core modules. */
+async function transpile(component: Uint8Array, label: string): Promise<Record<string, Uint8Array>> {
+  // jco-transpile is the part of jco that transpiles; jco's wrapper adds only defaults for ESM
+  // output and wraps result errors in ComponentError (kept here). Its `noTypescript` never
+  // reached jco-transpile, whose option is `emitTypescriptDeclarations`.
+  const { transpileBytes } = await import('@bytecodealliance/jco-transpile');
+  try {
+    const out = await transpileBytes(component, {
+      name: 'guest',
+      instantiation: 'async',
+      emitTypescriptDeclarations: false,
+      noComponentErrorWrapping: false,
+    });
+    return out.files;
+  } catch (e) {
+    throw new SandboxError('invalid-tool', `${label}: jco cannot transpile it: ${String(e)}`, label);
   }
 }
 
@@ -259,33 +282,38 @@ async function build(
   opts: CompileOptions,
 ): Promise<Entry> {
   const component = await toComponent(bytes, label);
-  // jco-transpile is the part of jco that transpiles; jco's wrapper adds only defaults for ESM
-  // output and wraps result errors in ComponentError (kept here). Its `noTypescript` never
-  // reached jco-transpile, whose option is `emitTypescriptDeclarations`.
-  const { transpileBytes } = await import('@bytecodealliance/jco-transpile');
-  let out: Awaited<ReturnType<typeof transpileBytes>>;
-  try {
-    out = await transpileBytes(component, {
-      name: 'guest',
-      instantiation: 'async',
-      emitTypescriptDeclarations: false,
-      noComponentErrorWrapping: false,
-    });
-  } catch (e) {
-    throw new SandboxError('invalid-tool', `${label}: jco cannot transpile it: ${String(e)}`, label);
+  // jco reads only the interface of a core module and copies its bytes out: large ones go in as
+  // stubs, and the originals take their place in the output (see wasm/interface-stub.ts).
+  const stubbed = stubLargeCoreModules(component);
+  let transpiled: Record<string, Uint8Array> | undefined;
+  if (stubbed.stubs.length > 0) {
+    try {
+      transpiled = restoreStubbedModules(await transpile(stubbed.component, label), stubbed.stubs);
+    } catch {
+      // The original component is transpiled below, and says what is wrong with it.
+    }
   }
+  transpiled ??= await transpile(component, label);
   const cores: string[] = [];
   const images: string[] = [];
   const files: Record<string, Uint8Array> = {};
-  for (const [name, data] of Object.entries(out.files)) {
+  for (const [name, data] of Object.entries(transpiled)) {
     if (name.endsWith('.wasm')) {
       let instrumented: Uint8Array;
       try {
-        instrumented = instrumentModule(data, { fuel: true, maxMemoryBytes: opts.maxMemoryBytes });
+        // Validated once, below: the externalized module only validates if its code does.
+        instrumented = instrumentModule(data, { fuel: true, maxMemoryBytes: opts.maxMemoryBytes, validate: false });
       } catch (e) {
         throw new SandboxError('invalid-tool', `${label}: ${errorMessage(e)}`, label);
       }
       const external = externalizeMemory(instrumented);
+      if (!external && !WebAssembly.validate(instrumented as Uint8Array<ArrayBuffer>)) {
+        // jco saw only a stub of a large module: an invalid one is first noticed here.
+        const why = WebAssembly.validate(data as Uint8Array<ArrayBuffer>)
+          ? INVALID_OUTPUT
+          : `its core module ${name} is not valid WebAssembly`;
+        throw new SandboxError('invalid-tool', `${label}: ${why}`, label);
+      }
       if (external) {
         files[`${name}.mem`] = encodeImage(external.image);
         images.push(name);

@@ -13,4 +13,9 @@ export {
   type SandboxResult,
   type TrapKind,
 } from './types.ts';
-export { readWorkspaceFile, type WorkspaceRead } from './workspace-file.ts';
+export {
+  readWorkspaceFile,
+  type WorkspaceRead,
+  type WorkspaceWrite,
+  writeWorkspaceFile,
+} from './workspace-file.ts';

@@ -48,8 +48,11 @@ class Slot {
   readonly worker: Worker;
   readonly loaded = new Map<string, Promise<void>>();
   private readonly preloaded = new Set<string>();
-  /** Tools this worker holds (or is making) a pre-created instance of: calls go there first. */
+  /** Tools this worker holds a pre-created instance of (it said so): calls go there first. */
   readonly spares = new Set<string>();
+  /** When the worker last finished a call: of two busy making spares, the earlier is done first. */
+  lastDone = 0;
+  private lastCallId = -1;
   readonly ready: Promise<void>;
   busy = false;
   dead = false;
@@ -83,6 +86,9 @@ class Slot {
         else if (msg.type === 'loaded') {
           this.spares.add(msg.key);
           this.loadWaiters.get(msg.key)?.();
+        } else if (msg.type === 'spare') {
+          // Said after an earlier call, it is stale once another call was sent (that one took it).
+          if (msg.after === this.lastCallId) this.spares.add(msg.key);
         } else if (msg.type === 'result') {
           const w = this.waiters.get(msg.id);
           this.waiters.delete(msg.id);
@@ -127,10 +133,12 @@ class Slot {
 
   call(msg: CallMessage): Promise<SandboxResult> {
     this.spares.delete(msg.key);
+    this.lastCallId = msg.id;
     return new Promise((resolve) => {
       this.waiters.set(msg.id, (result) => {
-        // The worker makes the next instance as soon as the result is out (no message for it).
-        this.spares.add(msg.key);
+        // The worker now resets memories and makes the next instance, which takes it longer than
+        // many calls: until it says `spare`, calls go to another worker that has one.
+        this.lastDone = performance.now();
         resolve(result);
       });
       this.worker.postMessage(msg);
@@ -234,7 +242,7 @@ export class WorkerPool {
     const idle = this.slots.filter((s) => !s.busy && !s.dead);
     const ready = idle.find((s) => s.spares.has(key));
     if (ready) return ready;
-    const warm = idle.find((s) => s.loaded.has(key));
+    const warm = idle.filter((s) => s.loaded.has(key)).sort((a, b) => a.lastDone - b.lastDone)[0];
     if (warm) return warm;
     if (this.slots.length < this.size) {
       const s = this.spawn();
@@ -342,6 +350,11 @@ export class WorkerPool {
   /** Calls handed to a worker and not yet settled (tests: a call is running, no longer queued). */
   get busyCount(): number {
     return this.slots.filter((s) => s.busy).length;
+  }
+
+  /** Idle workers that hold a ready instance of tool `key` (tests: where the next call can go at once). */
+  readyFor(key: string): number {
+    return this.slots.filter((s) => !s.busy && !s.dead && s.spares.has(key)).length;
   }
 
   /** Thread ids of live workers (bench: memory per worker). */

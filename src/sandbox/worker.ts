@@ -51,6 +51,8 @@ export interface CallMessage {
 export type WorkerReply =
   | { type: 'ready' }
   | { type: 'loaded'; key: string }
+  /** The worker is done with the aftermath of call `after` and holds an instance of `key`. */
+  | { type: 'spare'; key: string; after: number }
   | { type: 'result'; id: number; result: SandboxResult };
 
 const MAX_I64 = 2n ** 63n - 1n;
@@ -128,11 +130,14 @@ function call(msg: CallMessage): SandboxResult {
   // A limit that only refused an operation still names itself, unless a trap ended the call.
   if (!outcome.trap && ctx.refused)
     outcome = { exitCode: outcome.exitCode, trap: { kind: ctx.refused.trap, message: ctx.refused.message } };
-  // Reset and keep its memories, then make the next spare, once the result is on its way.
+  // Reset and keep its memories, then make the next spare, once the result is on its way; the
+  // pool sends calls elsewhere until this worker says it has one.
   if (tool)
     setImmediate(() => {
       if (inst) release(inst);
       prewarm(msg.key);
+      if (tool.spares.length > 0 && loaded.get(msg.key) === tool)
+        port.postMessage({ type: 'spare', key: msg.key, after: msg.id } satisfies WorkerReply);
     });
   return {
     exitCode: outcome.exitCode,

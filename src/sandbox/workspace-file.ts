@@ -6,7 +6,8 @@
 // before reading a byte.
 import fs from 'node:fs';
 import { errorMessage } from '../errors.ts';
-import { closeQuietly, lookup, type MountRoot, openMountRoot, Walk } from './host/fs-walk.ts';
+import { mountUsage } from './host/fs-quota.ts';
+import { at, closeQuietly, lookup, type MountRoot, openMountRoot, Walk } from './host/fs-walk.ts';
 
 /** What reading a workspace file gave: the bytes, or why not (`missing`: nothing there at all). */
 export type WorkspaceRead = { ok: true; bytes: Uint8Array } | { ok: false; missing: boolean; reason: string };
@@ -117,4 +118,81 @@ function kindOf(st: fs.Stats): string {
   if (st.isCharacterDevice() || st.isBlockDevice()) return 'a device';
   if (st.isSocket()) return 'a socket';
   return 'not a file';
+}
+
+/** What saving a file into a workspace folder gave: its path below the root, or why not. */
+export type WorkspaceWrite = { ok: true; path: string } | { ok: false; reason: string };
+
+/** One path component the host may create: no separators, no `.`/`..`, no NUL, at most 255 bytes. */
+const SAFE_COMPONENT = /^(?!\.{1,2}$)[^/\0]{1,255}$/;
+
+/**
+ * Saves `bytes` as `dir/name` below the folder `root` (attachments into `inbox/`). Both are one
+ * path component. Unlike a read, nothing here follows a symlink: a tool that turned `dir` into a
+ * link (to another folder of the workspace, or out of it) gets a refusal, not a redirected write,
+ * and a link at `dir/name` is replaced, never written through. The file is written under a
+ * temporary name and renamed into place, so a reader never sees half a file and saving the same
+ * attachment again (a resumed message) replaces it whole. Never throws.
+ * Example: writeWorkspaceFile(workspace, 'inbox', 'photo-1.jpg', bytes)
+ */
+export function writeWorkspaceFile(
+  root: string,
+  dir: string,
+  name: string,
+  bytes: Uint8Array,
+  opts: { maxWorkspaceBytes?: number } = {},
+): WorkspaceWrite {
+  if (!SAFE_COMPONENT.test(dir) || !SAFE_COMPONENT.test(name) || Buffer.byteLength(name) > 255)
+    return { ok: false, reason: 'the file name is not valid' };
+  let mount: ReturnType<typeof rootOf>;
+  try {
+    fs.mkdirSync(root, { recursive: true });
+    mount = rootOf(root);
+  } catch (e) {
+    return {
+      ok: false,
+      reason: `cannot open the folder ${root}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`,
+    };
+  }
+  let dirFd = -1;
+  let file = -1;
+  const temp = `.${name.slice(0, 200)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.part`;
+  try {
+    // The same quota tools write under (sandbox.limits.maxWorkspaceMb), counted the same way.
+    if (opts.maxWorkspaceBytes !== undefined && mountUsage(mount.rootFd()) + bytes.length > opts.maxWorkspaceBytes)
+      return { ok: false, reason: `the workspace would exceed its quota of ${opts.maxWorkspaceBytes} bytes` };
+    try {
+      fs.mkdirSync(at(mount.rootFd(), dir), 0o755);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'EEXIST') throw e;
+    }
+    dirFd = lookup(mount, mount.rootFd(), dir);
+    const st = fs.fstatSync(dirFd);
+    if (!st.isDirectory())
+      return {
+        ok: false,
+        reason: `${dir} in the workspace is not a folder (${st.isSymbolicLink() ? 'a symlink' : kindOf(st)})`,
+      };
+    const C = fs.constants;
+    file = fs.openSync(at(dirFd, temp), C.O_WRONLY | C.O_CREAT | C.O_EXCL | C.O_NOFOLLOW | C.O_NOCTTY, 0o644);
+    let off = 0;
+    while (off < bytes.length) off += fs.writeSync(file, bytes, off, bytes.length - off);
+    fs.closeSync(file);
+    file = -1;
+    // rename replaces whatever `name` is (a symlink included) and never follows it.
+    fs.renameSync(at(dirFd, temp), at(dirFd, name));
+    return { ok: true, path: `${dir}/${name}` };
+  } catch (e) {
+    if (file >= 0) {
+      closeQuietly(file);
+      file = -1;
+    }
+    if (dirFd >= 0) fs.rmSync(at(dirFd, temp), { force: true });
+    if (typeof e === 'string') return { ok: false, reason: REASONS[e] ?? e };
+    return { ok: false, reason: `it cannot be written: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}` };
+  } finally {
+    if (file >= 0) closeQuietly(file);
+    if (dirFd >= 0) closeQuietly(dirFd);
+    mount.close();
+  }
 }

@@ -16,7 +16,7 @@ import { silentLogger } from '../log.ts';
 import { encodeName, type JobRecord, type Store } from '../store/index.ts';
 import { JobBree } from './bree-jobs.ts';
 import { type SchedulerClock, systemClock } from './clock.ts';
-import { missedRun } from './cron.ts';
+import { cronFields, missedRun } from './cron.ts';
 import { SchedulerError } from './errors.ts';
 import { transcriptOf } from './job-prompt.ts';
 import { oneLine, runText, type WorkerRunResult } from './run-text.ts';
@@ -129,6 +129,18 @@ interface JobState {
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 const scheduleOf = (j: JobRecord) => `${j.cron}|${j.timezone ?? ''}|${j.enabled}`;
+
+/**
+ * The occurrence a run is for, named alike by every replica: the scheduled minute (second, for a
+ * cron with seconds), the nearest one since timers fire a little off; or the catch-up after the
+ * job's last run; none for a manual run (each of those is wanted).
+ */
+function slotOf(trigger: RunTrigger, job: JobRecord, now: Date): string | undefined {
+  const unit = cronFields(job.cron) === 6 ? 1000 : 60_000;
+  if (trigger === 'schedule') return `at:${new Date(Math.round(now.getTime() / unit) * unit).toISOString()}`;
+  if (trigger === 'catch-up') return `catch-up:${job.lastRunAt ?? job.createdAt ?? 'never'}`;
+  return undefined;
+}
 
 /** Creates a scheduler; call `start()` to schedule, or use `runNow` alone (CLI). */
 export function createScheduler(o: SchedulerOptions): Scheduler {
@@ -264,6 +276,16 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     if (!stored) throw new SchedulerError('not-found', `no job "${id}"`);
     if (stopping) throw new SchedulerError('stopped', 'the scheduler stopped before the run started');
     const startedAt = clock.now().toISOString();
+    // Several replicas on one database: only the one that claims this occurrence runs it (the
+    // leader's scheduler normally, but also when two briefly both think they lead).
+    const slot = slotOf(pending.trigger, stored, clock.now());
+    if (slot && o.store.jobs.claimTick && !(await o.store.jobs.claimTick(id, slot))) {
+      log.info({ job: id, slot }, 'this occurrence was run by another replica');
+      state.busy = false;
+      emit({ type: 'skipped', jobId: id });
+      next(id, state);
+      return;
+    }
     // Recorded before the worker starts: a restart after this point never runs this tick again.
     const job = await o.store.jobs.update(id, { lastRunAt: startedAt });
     known.set(id, job);

@@ -9,6 +9,7 @@ import { createDocuments } from './documents.ts';
 import type { Files } from './files.ts';
 import { createJobs } from './jobs.ts';
 import { createKv } from './kv.ts';
+import { createMemories } from './memories.ts';
 import { createMemoryFiles, type MemoryFilesState } from './memory-files.ts';
 import { createSequence } from './sequence.ts';
 import type { Store, StoreOptions } from './types.ts';
@@ -48,6 +49,7 @@ function build(files: Files, opts: StoreOptions, now: () => number): Store {
     jobs: createJobs(docs, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
     usage: createUsage(docs),
     approvals: createApprovals(docs, now),
+    memories: createMemories(docs),
     async close() {
       await closeDelivery();
       await docs.close();

@@ -13,6 +13,9 @@
 // is dropped. Any other unreadable line, the last one included, is reported and a copy of the
 // file set aside for an admin; every readable line is kept.
 // Data written by earlier versions is folded in once, then removed (delivery-legacy.ts).
+// The bytes of files a reply sends are copied to `outbox-files/` before the entry's line is
+// written, and removed once the entry is finished or failed; copies no pending entry names (a
+// crash between those steps) are removed at load.
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -20,12 +23,14 @@ import { foldInLegacy, removeLegacy } from './delivery-legacy.ts';
 import type { Documents } from './documents.ts';
 import { StoreError } from './errors.ts';
 import type { AppendLog } from './files.ts';
-import { checkKey } from './names.ts';
+import { checkKey, encodeName } from './names.ts';
 import { type DeliveryRecord, deliveryRecordSchema, type StoredInbound, type StoredOutbox } from './schemas.ts';
 import { isTornJson } from './torn-line.ts';
 import type { DeliveryStore, JsonObject, OutboxEntry } from './types.ts';
 
 const PATH = 'delivery.log';
+/** Where the copies of outbound files wait until their entry is done. */
+const FILES_DIR = 'outbox-files';
 
 /** The gateway's delivery state the log backs (all but `answered`, which the conversations know), and its shutdown. */
 export interface DeliveryLog extends Omit<DeliveryStore, 'answered'> {
@@ -96,6 +101,15 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
           i === r.index ? { ...c, receipt: { messageId: r.messageId, sentAt: r.at } } : c,
         );
         outbox.set(r.id, { ...e, chunks, updatedAt: r.at });
+        return;
+      }
+      case 'file': {
+        const e = outbox.get(r.id);
+        if (!e?.files?.[r.index]) return;
+        const files = e.files.map((f, i) =>
+          i === r.index ? { ...f, receipt: { messageId: r.messageId, sentAt: r.at } } : f,
+        );
+        outbox.set(r.id, { ...e, files, updatedAt: r.at });
         return;
       }
       case 'sent':
@@ -240,6 +254,37 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     prune(opts.now());
     if (last !== '' || rewriteDue || oversized()) await rewrite();
     await removeLegacy(docs, legacy);
+    await sweepFiles();
+  }
+
+  /** Removes file copies no pending entry names (left by a crash before their entry was written or after it ended). */
+  async function sweepFiles(): Promise<void> {
+    const live = new Set<string>();
+    for (const e of outbox.values()) if (e.state === 'pending') for (const f of e.files ?? []) live.add(f.blob);
+    for (const name of await files.list(FILES_DIR)) {
+      const path = `${FILES_DIR}/${name}`;
+      if (!live.has(path)) await files.remove(path);
+    }
+  }
+
+  /** Runs a file copy's I/O; a failure is a retryable StoreError naming the file. */
+  async function io<T>(path: string, f: () => Promise<T>): Promise<T> {
+    try {
+      return await f();
+    } catch (e) {
+      throw new StoreError('io', `store I/O failed on ${files.describe(path)}: ${errorMessage(e)}`, { cause: e });
+    }
+  }
+
+  /** Removes an ended entry's file copies; one left behind (a failing disk) goes at the next load. */
+  async function dropFiles(entry: StoredOutbox | undefined): Promise<void> {
+    for (const f of entry?.files ?? []) {
+      await files
+        .remove(f.blob)
+        .catch((e: unknown) =>
+          opts.logger.warn({ file: files.describe(f.blob), err: errorMessage(e) }, 'store: an outbox file copy stayed'),
+        );
+    }
   }
 
   /** Loads once; a failed load (not corruption, which is handled) is retried on the next call. */
@@ -346,11 +391,29 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         ...entry.target,
         ...(entry.streamMessageId ? { streamMessageId: entry.streamMessageId } : {}),
       } as JsonObject;
+      // The copies are durable before the line that names them: a crash in between leaves only
+      // copies no entry names, removed at the next load.
+      const stem = encodeName(entry.id);
+      const stemmed = (entry.files ?? []).map((f, i) => {
+        if (!f.bytes)
+          throw new StoreError('invalid', `outbox entry ${JSON.stringify(entry.id)}: file ${i} has no bytes`);
+        return {
+          name: f.name,
+          mimeType: f.mimeType,
+          ...(f.caption !== undefined ? { caption: f.caption } : {}),
+          size: f.bytes.byteLength,
+          blob: `${FILES_DIR}/${stem}.${i}`,
+          bytes: f.bytes,
+        };
+      });
+      for (const f of stemmed) await io(f.blob, () => files.writeBytes(f.blob, f.bytes));
+      if (outbox.has(entry.id)) return; // put meanwhile by another call
       const stored: StoredOutbox = {
         id: entry.id,
         conversationKey: entry.conversationKey,
         target,
         chunks: entry.chunks.map((text) => ({ text })),
+        ...(stemmed.length ? { files: stemmed.map(({ bytes: _bytes, ...f }) => f) } : {}),
         state: 'pending',
         createdAt: at,
         updatedAt: at,
@@ -368,6 +431,22 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       }
       await changeOutbox(id, { op: 'receipt', id, index, messageId, at: stamp() });
     },
+    async fileReceipt(id, index, messageId) {
+      checkKey(id, 'outbox id');
+      await ready();
+      const e = outboxEntry(id);
+      if (!Number.isInteger(index) || index < 0 || index >= (e.files?.length ?? 0)) {
+        throw new StoreError('not-found', `outbox entry ${JSON.stringify(id)} has no file ${index}`);
+      }
+      await changeOutbox(id, { op: 'file', id, index, messageId, at: stamp() });
+    },
+    async outboxFile(id, index) {
+      checkKey(id, 'outbox id');
+      await ready();
+      const f = outbox.get(id)?.files?.[index];
+      if (!f || outbox.get(id)?.state !== 'pending') return undefined;
+      return io(f.blob, () => files.readBytes(f.blob));
+    },
     async finishOutbox(id, answered) {
       checkKey(id, 'outbox id');
       if (answered !== undefined) checkKey(answered, 'message id');
@@ -382,6 +461,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         if (before) outbox.set(id, before);
         if (pending) inbound.set(pending.id, pending);
       });
+      await dropFiles(before);
     },
     async failOutbox(id, error, answered) {
       checkKey(id, 'outbox id');
@@ -390,7 +470,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       // The message first: a crash between the two writes resumes the entry (refused again,
       // the user told twice) rather than running the message again.
       if (answered !== undefined) await done(answered);
-      if (outbox.has(id)) await changeOutbox(id, { op: 'failed', id, error, at: stamp() });
+      const before = outbox.get(id);
+      if (before) {
+        await changeOutbox(id, { op: 'failed', id, error, at: stamp() });
+        await dropFiles(before);
+      }
     },
     async pendingOutbox() {
       await ready();
@@ -405,6 +489,16 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
             target,
             chunks: e.chunks.map((c) => c.text),
             receipts: e.chunks.map((c) => c.receipt?.messageId ?? null),
+            ...(e.files?.length
+              ? {
+                  files: e.files.map((f) => ({
+                    name: f.name,
+                    mimeType: f.mimeType,
+                    ...(f.caption !== undefined ? { caption: f.caption } : {}),
+                  })),
+                  fileReceipts: e.files.map((f) => f.receipt?.messageId ?? null),
+                }
+              : {}),
             ...(streamMessageId ? { streamMessageId } : {}),
             createdAt: e.createdAt,
           };

@@ -34,32 +34,41 @@ export function createDiskFiles(
     }
   }
 
+  /** Writes a temp file, syncs it, then renames it over `path`; resolves with the new file's stamp. */
+  async function replace(path: string, data: string | Uint8Array): Promise<string> {
+    const file = abs(path);
+    const dir = dirname(file);
+    await ensureDir(dir);
+    const tmp = join(dir, `.${file.slice(dir.length + 1)}.${process.pid}.${++tempSeq}.tmp`);
+    try {
+      const fh = await open(tmp, 'w', 0o600);
+      let stamp: string;
+      try {
+        await fh.writeFile(data);
+        await fh.sync();
+        stamp = stampOf(await fh.stat()); // a rename keeps inode, size and mtime
+      } finally {
+        await fh.close();
+      }
+      await opts.beforeCommit?.(path);
+      await rename(tmp, file);
+      return stamp;
+    } catch (e) {
+      await rm(tmp, { force: true });
+      throw e;
+    }
+  }
+
   return {
     read: (path) => missingOk(() => readFile(abs(path), 'utf8'), undefined),
 
-    async write(path, text) {
-      const file = abs(path);
-      const dir = dirname(file);
-      await ensureDir(dir);
-      const tmp = join(dir, `.${file.slice(dir.length + 1)}.${process.pid}.${++tempSeq}.tmp`);
-      try {
-        const fh = await open(tmp, 'w', 0o600);
-        let stamp: string;
-        try {
-          await fh.writeFile(text, 'utf8');
-          await fh.sync();
-          stamp = stampOf(await fh.stat()); // a rename keeps inode, size and mtime
-        } finally {
-          await fh.close();
-        }
-        await opts.beforeCommit?.(path);
-        await rename(tmp, file);
-        return stamp;
-      } catch (e) {
-        await rm(tmp, { force: true });
-        throw e;
-      }
+    write: (path, text) => replace(path, text),
+
+    async writeBytes(path, bytes) {
+      await replace(path, bytes);
     },
+
+    readBytes: (path) => missingOk(async () => new Uint8Array(await readFile(abs(path))), undefined),
 
     async lock(path) {
       const file = `${abs(path)}.lock`;

@@ -1,4 +1,5 @@
-// The byte layer under the store: named text files under one root, with atomic replacement.
+// The byte layer under the store: named text files (and a few binary blobs) under one root,
+// with atomic replacement.
 // The disk implementation is the real one; the memory one lets tests run the same logic.
 
 /** Text files addressed by `/`-separated paths relative to the store's root. */
@@ -16,6 +17,10 @@ export interface Files {
    * running gateway); resolves with its release. A lock left by a dead process is broken.
    */
   lock(path: string): Promise<() => Promise<void>>;
+  /** Replaces the file atomically with `bytes` (a binary blob: the outbox's copies of files to send). */
+  writeBytes(path: string, bytes: Uint8Array): Promise<void>;
+  /** The file's bytes, or undefined if it does not exist. */
+  readBytes(path: string): Promise<Uint8Array | undefined>;
   /** Opens the file for appending (creating it); see AppendLog. Reopen after `write` replaces it. */
   openLog(path: string): Promise<AppendLog>;
   /** Deletes the file; true if it existed. */

@@ -11,6 +11,7 @@ export {
 export { StoreCorruptError, StoreError, type StoreErrorCode } from './errors.ts';
 export type { MemoryFilesState } from './memory-files.ts';
 export { decodeName, encodeName } from './names.ts';
+export { type OpenedStore, openStore } from './open.ts';
 export { jobPolicySchema } from './schemas.ts';
 export type {
   ApprovalRecord,
@@ -28,7 +29,12 @@ export type {
   JsonObject,
   JsonValue,
   KvStore,
+  LeaseStore,
+  MemoryRecord,
+  MemoryScope,
+  MemoryStore,
   OutboxEntry,
+  OutboxFile,
   PendingMessage,
   Store,
   StoreOptions,

@@ -21,7 +21,7 @@ function logSpec(jobId: string): DocSpec {
   };
 }
 
-function checkJob(job: unknown): asserts job is JobRecord {
+export function checkJob(job: unknown): asserts job is JobRecord {
   const parsed = jobSchema.safeParse(job);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];

@@ -17,6 +17,15 @@ export function createMemoryFiles(
       state.set(path, text);
       return text;
     },
+    // Blobs are kept as base64 text: the state stays a Map of strings (nothing aliases).
+    async writeBytes(path, bytes) {
+      await opts.beforeCommit?.(path);
+      state.set(path, Buffer.from(bytes).toString('base64'));
+    },
+    readBytes: async (path) => {
+      const text = state.get(path);
+      return text === undefined ? undefined : new Uint8Array(Buffer.from(text, 'base64'));
+    },
     stamp: async (path) => state.get(path),
     // One process holds a memory store: the in-process lock of Documents is enough.
     lock: async () => async () => undefined,

@@ -76,6 +76,21 @@ export const outboxSchema = z
         .object({ text: z.string(), receipt: z.object({ messageId: z.string(), sentAt: iso }).optional() })
         .passthrough(),
     ),
+    /** Files sent after the chunks; their bytes are in the data dir under `blob` (absent in earlier versions). */
+    files: z
+      .array(
+        z
+          .object({
+            name: z.string(),
+            mimeType: z.string(),
+            caption: z.string().optional(),
+            size: z.number().int().min(0),
+            blob: z.string().min(1),
+            receipt: z.object({ messageId: z.string(), sentAt: iso }).optional(),
+          })
+          .passthrough(),
+      )
+      .optional(),
     state: z.enum(['pending', 'failed']),
     error: z.string().optional(),
     createdAt: iso,
@@ -92,6 +107,13 @@ export const deliveryRecordSchema = z.discriminatedUnion('op', [
   z.object({ op: z.literal('put'), entry: outboxSchema }),
   z.object({
     op: z.literal('receipt'),
+    id: z.string().min(1),
+    index: z.number().int().min(0),
+    messageId: z.string(),
+    at: z.string(),
+  }),
+  z.object({
+    op: z.literal('file'),
     id: z.string().min(1),
     index: z.number().int().min(0),
     messageId: z.string(),
@@ -226,3 +248,27 @@ const approval = z
 
 /** `approvals.json`: the approvals journal. */
 export const approvalsSchema = z.object({ approvals: z.record(approval) }).passthrough();
+
+const memoryScopeSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('conversation'), conversationKey: z.string().min(1) }).strict(),
+  z.object({ kind: z.literal('user'), userKey: z.string().min(1) }).strict(),
+]);
+
+/** One scope's long-term memories. */
+export const memoriesSchema = z
+  .object({
+    scope: memoryScopeSchema,
+    memories: z.array(
+      z
+        .object({
+          id: z.string().min(1),
+          scope: memoryScopeSchema,
+          text: z.string(),
+          createdAt: z.string(),
+          createdBy: z.string().optional(),
+          conversationKey: z.string().optional(),
+        })
+        .passthrough(),
+    ),
+  })
+  .passthrough();

@@ -53,6 +53,19 @@ export interface ConversationStore {
   archived(key: string): Promise<ArchivedConversation[]>;
 }
 
+/**
+ * A file sent with a reply, after its text. Its bytes are copied into the data dir when the entry
+ * is written (the workspace file may change or vanish before it is sent).
+ */
+export interface OutboxFile {
+  name: string;
+  /** Sniffed from the bytes, never taken from the name. */
+  mimeType: string;
+  caption?: string;
+  /** Given to putOutbox; entries read back (pendingOutbox) carry none: see DeliveryStore.outboxFile. */
+  bytes?: Uint8Array;
+}
+
 /** A reply being delivered: chunks with receipts, so a restart resumes without resending. */
 export interface OutboxEntry {
   id: string;
@@ -63,6 +76,10 @@ export interface OutboxEntry {
   chunks: string[];
   /** Platform message id per delivered chunk (null = not yet). */
   receipts: (string | null)[];
+  /** Files sent after the last chunk, in order (absent: none, as in entries of earlier versions). */
+  files?: OutboxFile[];
+  /** Platform message id per delivered file (null = not yet), like `receipts`; present when `files` is. */
+  fileReceipts?: (string | null)[];
   /** What that streamed message shows now (not persisted: after a restart the edit is simply made). */
   previewShown?: string;
   createdAt: string;
@@ -100,11 +117,18 @@ export interface DeliveryStore {
    * chunk).
    */
   receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
-  /** The reply was delivered; with `answeredMessageId`, that message is answered too (one write). */
+  /** Records that file `index` was sent as platform message `platformMessageId` (StoreError `not-found` if none). */
+  fileReceipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
+  /** The stored copy of file `index` of a pending entry; undefined when it is gone (or the entry is done). */
+  outboxFile(entryId: string, index: number): Promise<Uint8Array | undefined>;
+  /**
+   * The reply was delivered (its stored file copies are removed); with `answeredMessageId`, that message is answered
+   * too (one write).
+   */
   finishOutbox(entryId: string, answeredMessageId?: string): Promise<void>;
   /**
-   * The platform refused the reply for good: it is kept for inspection but never resumed, and
-   * `answeredMessageId` (if given) is answered, so neither is tried again at the next start.
+   * The platform refused the reply for good: it is kept for inspection (without its file copies) but never resumed,
+   * and `answeredMessageId` (if given) is answered, so neither is tried again at the next start.
    */
   failOutbox(entryId: string, error: string, answeredMessageId?: string): Promise<void>;
   /** Replies still to deliver, oldest first. */
@@ -191,6 +215,56 @@ export interface JobStore {
   appendLog(entry: JobLogEntry): Promise<void>;
   /** The job's run logs, oldest first; `limit` keeps only the newest `limit`. */
   logs(jobId: string, limit?: number): Promise<JobLogEntry[]>;
+  /**
+   * Claims one occurrence (`slot`) of a job for this process: true for exactly one caller across
+   * every process on the store. Backends that serve one process only (files) leave it out.
+   */
+  claimTick?(jobId: string, slot: string): Promise<boolean>;
+}
+
+/**
+ * Named leases with fencing, for work only one replica may do at a time (long polling, a
+ * gateway websocket, the scheduler). Times are the database's, so replicas' clocks may differ.
+ */
+export interface LeaseStore {
+  /**
+   * Takes lease `name` for `holder`, or renews it, for `ttlMs`: its fence (a number that grows at
+   * every change of holder) while held, undefined while another holder's lease is unexpired.
+   */
+  acquire(name: string, holder: string, ttlMs: number): Promise<number | undefined>;
+  /** Gives the lease up if `holder` has it (a clean stop hands over at once). */
+  release(name: string, holder: string): Promise<void>;
+}
+
+/**
+ * Who sees a long-term memory: everyone in one conversation, or one user (`<platform>:<userId>`)
+ * wherever they talk to the bot.
+ */
+export type MemoryScope = { kind: 'conversation'; conversationKey: string } | { kind: 'user'; userKey: string };
+
+/** One remembered note. Times are ISO 8601. */
+export interface MemoryRecord {
+  /** Unique within its scope (the memory tools make `m-<hex>` ids). */
+  id: string;
+  scope: MemoryScope;
+  text: string;
+  createdAt: string;
+  /** The user (`<platform>:<userId>`) whose conversation saved it. */
+  createdBy?: string;
+  /** The conversation it was saved in. */
+  conversationKey?: string;
+}
+
+/** Long-term memories, one list per scope (a write touches one scope only). */
+export interface MemoryStore {
+  /** The scope's memories, oldest first. */
+  list(scope: MemoryScope): Promise<MemoryRecord[]>;
+  /** Adds a memory to `record.scope` (StoreError `invalid` if the id is taken there). */
+  add(record: MemoryRecord): Promise<void>;
+  /** Removes one memory; false if the scope has no such id. */
+  remove(scope: MemoryScope, id: string): Promise<boolean>;
+  /** Removes every memory of the scope; returns how many there were. */
+  clear(scope: MemoryScope): Promise<number>;
 }
 
 /** Tokens and money summed over model calls. `costUsd` counts the calls whose price is known. */
@@ -302,6 +376,9 @@ export interface Store {
   readonly jobs: JobStore;
   readonly usage: UsageStore;
   readonly approvals: ApprovalStore;
+  readonly memories: MemoryStore;
+  /** Leases between replicas; absent for a backend that serves one process (files). */
+  readonly leases?: LeaseStore;
   /** Waits for writes in flight; later calls fail with StoreError `closed`. */
   close(): Promise<void>;
 }

@@ -2,10 +2,11 @@
 // file supplies a harness over its emulator, which speaks the platform's real wire protocol to
 // the real client library, and calls `adapterContract`. Platform specifics live in that file.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { after, before, describe, type TestContext, test } from 'node:test';
 import {
   AdapterApiError,
   AdapterError,
+  type AttachmentKind,
   type ChannelAdapter,
   decodeConversationKey,
   type InboundMessage,
@@ -21,6 +22,17 @@ export interface EmulatedBotMessage {
   edits: number;
 }
 
+/** A file the bot sent, as the platform's user receives it. */
+export interface EmulatedBotFile {
+  chatId: string;
+  messageId?: string;
+  name: string;
+  bytes: Uint8Array;
+  caption?: string;
+  /** How the platform presents it: inline as an image, or as a file to download. */
+  shownAs: 'image' | 'file';
+}
+
 /** What a platform test provides: its adapter wired to a running emulator. */
 export interface AdapterHarness {
   adapter: ChannelAdapter;
@@ -34,6 +46,17 @@ export interface AdapterHarness {
     fromBot?: boolean;
     threadId?: string;
   }): Promise<void>;
+  /**
+   * A user sends a file in the direct chat (with an optional caption), the way the platform
+   * delivers one; absent where the harness has no files yet (those contract cases are skipped).
+   */
+  userSendsFile?(file: {
+    kind: AttachmentKind;
+    name: string;
+    mimeType: string;
+    bytes: Uint8Array;
+    caption?: string;
+  }): Promise<void>;
   /** An event the adapter must survive and drop (wrong shape, missing fields). */
   sendMalformed(): Promise<void>;
   /** The target of the direct chat and of the group chat userSays uses. */
@@ -45,8 +68,18 @@ export interface AdapterHarness {
   typingCount(): number;
   /** The next `n` send calls are answered 429 with this retry-after. */
   rateLimitNext(n: number, retryAfterMs: number): void;
+  /** Files the bot sent, in order (platforms whose adapter sends files). */
+  botFiles?(): EmulatedBotFile[];
+  /** The next `n` file uploads are answered 429 with this retry-after. */
+  rateLimitFilesNext?(n: number, retryAfterMs: number): void;
   close(): Promise<void>;
 }
+
+/** A valid 1×1 PNG (what a chart a tool drew starts like). */
+export const PNG_1X1 = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+  'base64',
+);
 
 /** Waits until `pred` holds, polling; fails with `what` after `ms`. */
 export const until = (pred: () => boolean, what: string, ms = 5000): Promise<void> => waitUntil(pred, what, ms);
@@ -55,7 +88,7 @@ export const until = (pred: () => boolean, what: string, ms = 5000): Promise<voi
  * What a platform does not have, each with the reason; the contract cases that need it are
  * skipped saying so (the web chat has one local user, no groups, no other bots, no rate limits).
  */
-export type MissingFeatures = Partial<Record<'groups' | 'otherBots' | 'rateLimits' | 'userIds', string>>;
+export type MissingFeatures = Partial<Record<'groups' | 'otherBots' | 'rateLimits' | 'userIds' | 'files', string>>;
 
 /**
  * The start rule every adapter keeps: start() before stop() is refused with `already-started`
@@ -197,6 +230,116 @@ export function adapterContract(
         assert.equal(h.botMessages().length, before);
         await h.adapter.send(h.directTarget(), 'now fine', { format: 'plain' });
         await until(() => h.botMessages().at(-1)?.text === 'now fine', 'the message after the 429');
+      },
+    );
+
+    const files = missing.files ? { skip: missing.files } : {};
+    // A platform whose harness lists no files sends none (yet): the gateway tells the user so instead.
+    const noFiles = (t: TestContext): boolean => {
+      if (!h.botFiles) {
+        t.skip('this platform sends no files');
+        return true;
+      }
+      assert.ok(h.adapter.sendFile, 'the adapter has no sendFile');
+      return false;
+    };
+    test('files go natively: name, bytes and caption as sent, an image shown as an image', files, async (t) => {
+      if (noFiles(t)) return;
+      const botFiles = () => h.botFiles!();
+      const target = h.directTarget();
+      const before = botFiles().length;
+      const png = new Uint8Array([...PNG_1X1]);
+      const csv = new Uint8Array(Buffer.from('city,temp\nOslo,-3\n'));
+      const image = await h.adapter.sendFile!(target, {
+        name: 'chart.png',
+        mimeType: 'image/png',
+        bytes: png,
+        caption: 'Temperatures',
+      });
+      const doc = await h.adapter.sendFile!(target, { name: 'temps.csv', mimeType: 'text/plain', bytes: csv });
+      assert.ok(image.messageId && doc.messageId);
+      await until(() => botFiles().length === before + 2, 'both files');
+      const [a, b] = botFiles().slice(before);
+      assert.equal(a!.name, 'chart.png');
+      assert.deepEqual([...a!.bytes], [...png]);
+      assert.equal(a!.caption, 'Temperatures');
+      assert.equal(a!.shownAs, 'image');
+      assert.equal(a!.chatId, target.chatId);
+      assert.equal(b!.name, 'temps.csv');
+      assert.equal(Buffer.from(b!.bytes).toString(), 'city,temp\nOslo,-3\n');
+      assert.equal(b!.shownAs, 'file');
+      assert.ok(!b!.caption);
+    });
+
+    test(
+      'a 429 on a file upload surfaces as retryable with its retry-after, and no file is posted',
+      files,
+      async (t) => {
+        if (noFiles(t)) return;
+        if (!h.rateLimitFilesNext) return t.skip('the harness cannot rate limit uploads');
+        const before = h.botFiles!().length;
+        h.rateLimitFilesNext(1, 1500);
+        const file = { name: 'a.txt', mimeType: 'text/plain', bytes: new Uint8Array(Buffer.from('a')) };
+        await assert.rejects(h.adapter.sendFile!(h.directTarget(), file), (e: unknown) => {
+          assert.ok(e instanceof AdapterApiError, `expected AdapterApiError, got ${String(e)}`);
+          assert.equal(e.status, 429);
+          assert.equal(e.retryable, true);
+          assert.ok(e.retryAfterMs !== undefined && e.retryAfterMs >= 1000, `retryAfterMs ${e.retryAfterMs}`);
+          return true;
+        });
+        assert.equal(h.botFiles!().length, before);
+        await h.adapter.sendFile!(h.directTarget(), file);
+        await until(() => h.botFiles!().length === before + 1, 'the file after the 429');
+      },
+    );
+
+    const fileCase = (name: string, fn: (send: NonNullable<AdapterHarness['userSendsFile']>) => Promise<void>) =>
+      test(name, async (t) => {
+        if (!h.userSendsFile) return t.skip('this harness sends no files yet');
+        assert.ok(h.adapter.fetchAttachment, 'an adapter that receives files can fetch them');
+        await fn(h.userSendsFile.bind(h));
+      });
+
+    fileCase('a photo arrives as an image attachment, and fetchAttachment returns its bytes', async (send) => {
+      got.length = 0;
+      const bytes = Uint8Array.from({ length: 3000 }, (_, i) => (i * 7) % 256);
+      await send({ kind: 'image', name: 'cat.png', mimeType: 'image/png', bytes, caption: 'look at this' });
+      await until(() => got.length === 1, 'the photo message');
+      const m = got[0]!;
+      assert.equal(m.text, 'look at this');
+      assert.equal(m.attachments.length, 1, 'one attachment (a photo in several sizes is one file)');
+      const a = m.attachments[0]!;
+      assert.equal(a.kind, 'image');
+      const fetched = await h.adapter.fetchAttachment!(a, { maxBytes: 1024 * 1024 });
+      assert.deepEqual(new Uint8Array(fetched.bytes), bytes);
+    });
+
+    fileCase('a voice note or audio file arrives labelled as such, without text', async (send) => {
+      got.length = 0;
+      await send({ kind: 'voice', name: 'voice.ogg', mimeType: 'audio/ogg', bytes: new Uint8Array(500).fill(3) });
+      await until(() => got.length === 1, 'the voice message');
+      const a = got[0]!.attachments[0]!;
+      assert.ok(a.kind === 'voice' || a.kind === 'audio', `kind ${a.kind}`);
+      assert.equal(got[0]!.text, '');
+      assert.equal((await h.adapter.fetchAttachment!(a, { maxBytes: 1000 })).bytes.length, 500);
+    });
+
+    fileCase(
+      'a document past maxBytes is refused with AdapterError too-large, with or without its size',
+      async (send) => {
+        got.length = 0;
+        await send({ kind: 'document', name: 'big.log', mimeType: 'text/plain', bytes: new Uint8Array(64 * 1024) });
+        await until(() => got.length === 1, 'the document message');
+        const a = got[0]!.attachments[0]!;
+        assert.equal(a.kind, 'document');
+        const { size: _declared, ...undeclared } = a;
+        for (const att of [a, undeclared])
+          await assert.rejects(h.adapter.fetchAttachment!(att, { maxBytes: 1000 }), (e: unknown) => {
+            assert.ok(e instanceof AdapterError, `expected AdapterError, got ${String(e)}`);
+            assert.equal(e.code, 'too-large');
+            assert.equal(e.channel, platform);
+            return true;
+          });
       },
     );
 

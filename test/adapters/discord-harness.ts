@@ -48,6 +48,16 @@ export async function discordHarness(
         ...(o.mention ? { mentionBot: true } : {}),
       });
     },
+    async userSendsFile(f) {
+      emu.userFile({
+        channelId: dm.id,
+        filename: f.name,
+        contentType: f.mimeType,
+        bytes: f.bytes,
+        ...(f.caption ? { content: f.caption } : {}),
+        ...(f.kind === 'voice' ? { voice: true } : {}),
+      });
+    },
     async sendMalformed() {
       emu.gateway.sendDispatch('MESSAGE_CREATE', { id: 'not-a-snowflake', channel_id: dm.id, content: 42 });
     },
@@ -68,6 +78,19 @@ export async function discordHarness(
     },
     typingCount: () => emu.typing.length,
     rateLimitNext: (n, ms) => emu.rateLimitNext(n, ms),
+    botFiles: () =>
+      emu.botMessages().flatMap((m) =>
+        (m.uploads ?? []).map((u) => ({
+          chatId: m.channel_id,
+          messageId: m.id,
+          name: u.filename,
+          bytes: u.bytes,
+          ...(m.content ? { caption: m.content } : {}),
+          // Discord shows an image attachment inline by its content type.
+          shownAs: u.contentType.startsWith('image/') ? ('image' as const) : ('file' as const),
+        })),
+      ),
+    rateLimitFilesNext: (n, ms) => emu.rateLimitNext(n, ms),
     close: () => emu.close(),
   };
 }

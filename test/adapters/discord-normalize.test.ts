@@ -101,6 +101,7 @@ test('attachments are listed (a file without text still arrives)', () => {
   assert.deepEqual(m.attachments, [
     {
       id: '1350124399000000001',
+      kind: 'document',
       name: 'report.pdf',
       mimeType: 'application/pdf',
       size: 48213,

@@ -94,6 +94,7 @@ describe('slack normalize (recorded payloads)', () => {
     assert.deepEqual(m.attachments, [
       {
         id: 'F0S43PZDF',
+        kind: 'document',
         name: 'build.log',
         mimeType: 'text/plain',
         size: 1234,

@@ -100,11 +100,13 @@ test('files become attachments; a caption is the text and its mention is strippe
   const photo = message('photo-with-caption');
   assert.equal(photo.text, 'what is in this picture?');
   assert.equal(photo.mentionsBot, true);
-  assert.deepEqual(photo.attachments, [{ id: 'AgACAgQAAxkBAAIBsmS_large', name: 'photo.jpg', size: 98231 }]);
+  assert.deepEqual(photo.attachments, [
+    { id: 'AgACAgQAAxkBAAIBsmS_large', kind: 'image', name: 'photo.jpg', size: 98231 },
+  ]);
   const doc = message('private-document');
   assert.equal(doc.text, '');
   assert.deepEqual(doc.attachments, [
-    { id: 'BQACAgQAAxkBAAIBs2S_doc', name: 'report.pdf', mimeType: 'application/pdf', size: 48213 },
+    { id: 'BQACAgQAAxkBAAIBs2S_doc', kind: 'document', name: 'report.pdf', mimeType: 'application/pdf', size: 48213 },
   ]);
 });
 

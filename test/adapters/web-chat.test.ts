@@ -5,6 +5,7 @@ import type { InboundMessage } from '../../src/adapters/index.ts';
 import { createWebAdapter } from '../../src/adapters/web/index.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
 import { createMetrics } from '../../src/gateway/metrics.ts';
+import { tempDir, waitUntil } from '../helpers.ts';
 
 async function serve(t: TestContext, opts: Parameters<typeof createWebAdapter>[0] = {}) {
   const adapter = createWebAdapter(opts);
@@ -52,7 +53,7 @@ async function browser(url: string, cookie?: string) {
     page,
     set,
     cookie: cookie ?? set.map((c) => c.split(';')[0]!).join('; '),
-    owner: /OWNER="([^"]+)"/.exec(page)![1]!,
+    owner: /"OWNER":"([^"]+)"/.exec(page)![1]!,
   };
 }
 
@@ -105,9 +106,10 @@ test(webChatSessionsTitle, async (t) => {
 test('web chat: the page keeps its session per tab (sessionStorage), so a new tab starts its own', async (t) => {
   const s = await serve(t);
   const { page } = await browser(s.server.url);
+  const script = await (await fetch(`${s.server.url}/chat/assets/chat.js`)).text();
   // sessionStorage is per tab and survives a reload; localStorage would make every tab share one.
-  assert.match(page, /sessionStorage\.getItem\('boxbot\.session'\)/);
-  assert.doesNotMatch(page, /localStorage/);
+  assert.match(script, /sessionStorage\.getItem\('boxbot\.session'\)/);
+  assert.doesNotMatch(page + script, /localStorage/);
 });
 
 test('web chat: two tabs of one browser are two conversations, each seeing only its own answers', async (t) => {
@@ -158,4 +160,70 @@ test('web chat: two tabs of one browser are two conversations, each seeing only 
   assert.equal((await nextA()).text, 'answer for tab a');
   // Had tab A's events reached tab B, they would come before tab B's own message.
   assert.equal((await nextB()).text, 'from tab b');
+});
+
+test("web chat history, chat list, uploads and downloads answer only the session owner's cookie", async (t) => {
+  const stored = new Map<string, { key: string; updatedAt: string; messages: never[] }>();
+  const s = await serve(t, {
+    filesDir: tempDir('boxbot-web-files-'),
+    conversations: { keys: async () => [...stored.keys()], get: async (k) => stored.get(k) },
+  });
+  const token = s.adapter.apiToken;
+  const alice = await browser(s.server.url);
+  const mallory = await browser(s.server.url);
+  const session = `${alice.owner}-tab0123456789`;
+  stored.set(`web:${session}`, {
+    key: `web:${session}`,
+    updatedAt: '2026-01-01T00:00:00Z',
+    messages: [{ role: 'user', content: [{ type: 'text', text: 'secret plans' }] }] as never[],
+  });
+  const get = (path: string, cookie: string) =>
+    fetch(`${s.server.url}${path}`, { headers: { cookie, 'x-boxbot-token': token } });
+  const history = await get(`/chat/history?session=${session}`, alice.cookie);
+  assert.equal(history.status, 200);
+  assert.deepEqual((await history.json()).entries, [{ role: 'user', text: 'secret plans' }]);
+  const list = await (await get('/chat/sessions', alice.cookie)).json();
+  assert.deepEqual(list.sessions, [{ session, title: 'secret plans', updatedAt: '2026-01-01T00:00:00Z' }]);
+  assert.deepEqual((await (await get('/chat/sessions', mallory.cookie)).json()).sessions, []);
+
+  const upload = (cookie: string) =>
+    fetch(`${s.server.url}/chat/upload?session=${session}&name=a.txt`, {
+      method: 'POST',
+      headers: { cookie, 'x-boxbot-token': token, 'content-type': 'text/plain' },
+      body: 'alice file',
+    });
+  const up = await upload(alice.cookie);
+  assert.equal(up.status, 201);
+  const file = (await up.json()) as { id: string };
+  await s.adapter.sendFile!(
+    { chatId: session, conversationKey: `web:${session}` },
+    { name: 'r.txt', mimeType: 'text/plain', bytes: new TextEncoder().encode('for alice') },
+  );
+  const download = await get(`/chat/files/${file.id}?session=${session}`, alice.cookie);
+  assert.equal(await download.text(), 'alice file');
+  assert.match(download.headers.get('content-disposition') ?? '', /^attachment; filename\*=UTF-8''a\.txt$/);
+
+  for (const [what, res] of [
+    ['history', await get(`/chat/history?session=${session}`, mallory.cookie)],
+    ['upload', await upload(mallory.cookie)],
+    ['download', await get(`/chat/files/${file.id}?session=${session}`, mallory.cookie)],
+  ] as const) {
+    assert.equal(res.status, 403, what);
+    assert.doesNotMatch(await res.text(), /secret plans|alice file/, what);
+  }
+  // A file id of another session is not found through one's own session either.
+  const own = `${mallory.owner}-tab0123456789`;
+  assert.equal((await get(`/chat/files/${file.id}?session=${own}`, mallory.cookie)).status, 404);
+});
+
+test('web chat message ids are not reused by the next process (a resumed answer edits its own preview)', async () => {
+  const target = { chatId: 'owner-tab0123456789', conversationKey: 'web:owner-tab0123456789' };
+  const before = createWebAdapter();
+  const old = [];
+  for (let i = 0; i < 3; i++) old.push((await before.send(target, `old ${i}`)).messageId);
+  const startedAt = Date.now();
+  await waitUntil(() => Date.now() > startedAt, 'the clock to move on', 1000);
+  const after = createWebAdapter();
+  const fresh = (await after.send(target, 'new')).messageId;
+  assert.ok(!old.includes(fresh), `new id ${fresh} is not one of ${old.join(', ')}`);
 });

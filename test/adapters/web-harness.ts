@@ -27,7 +27,7 @@ export async function webHarness(): Promise<WebHarness> {
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   // Like a browser: the page sets the cookie that owns this browser's sessions (`<owner>-<tab>`).
   const pageRes = await fetch(`${base}/`);
-  const owner = /OWNER="([^"]+)"/.exec(await pageRes.text())?.[1];
+  const owner = /"OWNER":"([^"]+)"/.exec(await pageRes.text())?.[1];
   const cookie = pageRes.headers
     .getSetCookie()
     .map((c) => c.split(';')[0]!)

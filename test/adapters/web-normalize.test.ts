@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { decodeConversationKey } from '../../src/adapters/index.ts';
-import { normalizeWebMessage } from '../../src/adapters/web/index.ts';
+import { normalizeWebMessage, normalizeWebPress } from '../../src/adapters/web/index.ts';
 
 const at = new Date('2026-03-14T09:27:00Z');
 
@@ -53,3 +53,29 @@ for (const [body, fields] of bad) {
       assert.equal(reason.includes(`${f} must`), fields.includes(f), `${f} in ${reason}`);
   });
 }
+
+test('attachments are uploaded file ids of the session; with files the text may be empty', () => {
+  const id = 'a'.repeat(24);
+  const r = normalizeWebMessage({ session: 'tab_1234', text: '', id: 'msg-0002', attachments: [id, id] }, at);
+  assert.ok(r.kind === 'message');
+  assert.deepEqual(r.message.attachments, [{ id: `tab_1234:${id}` }], 'one attachment per file, named by session');
+  const bad = normalizeWebMessage({ session: 'tab_1234', text: 'x', id: 'msg-0003', attachments: ['../etc'] }, at);
+  assert.deepEqual(bad, { kind: 'malformed', reason: 'attachments must be at most 10 uploaded file ids' });
+  const empty = normalizeWebMessage({ session: 'tab_1234', text: ' ', id: 'msg-0004' }, at);
+  assert.equal(empty.kind, 'malformed');
+});
+
+test('a button press is an empty message with the action set; bad ids are named', () => {
+  const r = normalizeWebPress({ session: 'tab_1234', messageId: '17', button: 'deploy:yes' }, 'p1', at);
+  assert.ok(r.kind === 'message');
+  assert.equal(r.message.text, '');
+  assert.equal(r.message.id, 'web:tab_1234:press:p1');
+  assert.deepEqual(r.message.action, { id: 'deploy:yes', messageId: '17' });
+  const bad = normalizeWebPress({ session: 'x', messageId: 'abc', button: 'b'.repeat(65) }, 'p2', at);
+  assert.deepEqual(bad, {
+    kind: 'malformed',
+    reason:
+      'session must be 8-64 letters, digits, _ or -; messageId must be a message id of this chat; ' +
+      'button must be a button id (1-64 bytes)',
+  });
+});

@@ -116,6 +116,30 @@ describe('boxbot doctor', () => {
     );
   });
 
+  it('voice notes: off says how to turn transcription on; a transcription model without its key is a FIX', async () => {
+    const env = { OPENAI_API_KEY: 'sk-doctor-0000000000' };
+    const off = await doctor({ model: 'openai/gpt-4o-mini' }, env, undefined, ['--offline']);
+    assert.match(off.stdout, /^off +voice notes +not transcribed: set media\.transcription\.model/m);
+    const broken = await doctor(
+      { model: 'openai/gpt-4o-mini', media: { transcription: { model: 'groq/whisper-large-v3' } } },
+      env,
+      undefined,
+      ['--offline'],
+    );
+    assert.equal(broken.code, 1);
+    assert.match(
+      broken.stdout,
+      /^FIX +voice notes +media\.transcription\.model: groq\/whisper-large-v3 needs GROQ_API_KEY/m,
+    );
+    const good = await doctor(
+      { model: 'openai/gpt-4o-mini', media: { transcription: { model: 'openai/gpt-4o-mini-transcribe' } } },
+      env,
+      undefined,
+      ['--offline'],
+    );
+    assert.match(good.stdout, /^ok +voice notes +transcribed by openai\/gpt-4o-mini-transcribe/m);
+  });
+
   it('a bad config is a usage error naming the field (exit 2)', async () => {
     const r = await doctor({ http: { port: 'eighty' } }, {});
     assert.equal(r.code, 2);

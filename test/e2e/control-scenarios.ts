@@ -120,7 +120,7 @@ export function controlScenarios(d: ControlDriver): void {
       bb.llm.assertDone();
     });
 
-    test('a daily budget stops the run before the model call that would pass it; /usage survives a restart', async () => {
+    test('a daily budget stops the run before the call that would pass it; /usage survives a restart', async () => {
       const chat = await d.open(bb.app);
       // 10,000,000 input tokens of gpt-4o-mini cost more than the $1 budget.
       bb.llm.script([llm.say('An expensive answer.', { usage: { input: 10_000_000, output: 5 } })]);

@@ -44,6 +44,17 @@ function discordDriver(): PlatformDriver {
       const m = emu.userMessage({ ...author(chat), content: text });
       emu.gateway.dispatch('MESSAGE_CREATE', () => ({ ...wireMessage(m), channel_type: 1 }));
     },
+    botFiles: (chat) =>
+      emu
+        .botMessages()
+        .filter((m) => m.channel_id === chat.chatId)
+        .flatMap((m) =>
+          (m.uploads ?? []).map((u) => ({
+            name: u.filename,
+            bytes: u.bytes,
+            ...(m.content ? { caption: m.content } : {}),
+          })),
+        ),
     botMessages: (chat) =>
       emu
         .botMessages()

@@ -31,8 +31,8 @@ export class WebChatClient {
   static async open(base: string, tab = `s${Math.random().toString(36).slice(2, 12)}`): Promise<WebChatClient> {
     const pageRes = await fetch(`${base}/`);
     const page = await pageRes.text();
-    const token = /const TOKEN="([^"]+)"/.exec(page)?.[1];
-    const owner = /OWNER="([^"]+)"/.exec(page)?.[1];
+    const token = /"TOKEN":"([^"]+)"/.exec(page)?.[1];
+    const owner = /"OWNER":"([^"]+)"/.exec(page)?.[1];
     const cookie = pageRes.headers
       .getSetCookie()
       .map((c) => c.split(';')[0]!)

@@ -43,6 +43,8 @@ export interface PlatformDriver {
   sayTwice?(chat: E2EChat, text: string): Promise<void>;
   /** The bot's messages in the chat, oldest first. */
   botMessages(chat: E2EChat): ShownMessage[];
+  /** The files the bot sent to the chat, oldest first, as the user receives them. */
+  botFiles(chat: E2EChat): { name: string; bytes: Uint8Array; caption?: string }[];
   /** The next `n` message sends/edits are answered 429 with a short retry-after. */
   rateLimitSends(n: number): void;
   /** Delivers events the adapter must drop (wrong shapes). */
@@ -60,7 +62,8 @@ export type ScenarioName =
   | 'duplicate'
   | 'restart'
   | 'rate-limit'
-  | 'malformed';
+  | 'malformed'
+  | 'send-file';
 
 const READ_ONLY_USER = 2;
 const STRANGER = 9;
@@ -87,7 +90,7 @@ export function platformScenarios(driver: PlatformDriver, opts: { only?: Scenari
 
     before(async () => {
       await d.setup();
-      const allowed = [1, 2, 3, 4, 5, 6].map((n) => d.dm(n).userId);
+      const allowed = [1, 2, 3, 4, 5, 6, 7].map((n) => d.dm(n).userId);
       d.dm(STRANGER);
       const { channel, top } = d.config();
       bb = await bootBoxbot(
@@ -267,6 +270,31 @@ export function platformScenarios(driver: PlatformDriver, opts: { only?: Scenari
           3,
           'every 429 was met and retried',
         );
+        bb.llm.assertDone();
+      });
+
+    if (runs('send-file'))
+      test('a file a tool wrote goes back with send_file: the user gets its name, bytes and caption', async () => {
+        const chat = d.dm(7);
+        const csv = 'city,temp\nOslo,-3\nLima,19\n';
+        const answer = 'Here is the report.';
+        const from = bb.llm.requests.length;
+        bb.llm.script([
+          llm.answer([llm.toolCalls(llm.call('write', { file_path: 'out/report.csv', content: csv }))]),
+          llm.answer([llm.toolCalls(llm.call('send_file', { path: '/out/report.csv', caption: 'Temperatures' }))]),
+          llm.say(answer),
+        ]);
+        await d.say(chat, 'make me a report file');
+        await waitChat(chat, () => finals(chat).includes(answer) && d.botFiles(chat).length === 1, 'answer and file');
+        await bb.app.gateway.idle();
+        const [file] = d.botFiles(chat);
+        assert.equal(file!.name, 'report.csv');
+        assert.equal(Buffer.from(file!.bytes).toString(), csv);
+        assert.equal(file!.caption, 'Temperatures');
+        const reqs = newRequests(from);
+        assert.ok(toolNames(reqs[0]!).includes('send_file'), 'send_file is offered');
+        assert.match(asText(lastMessage(reqs[2]!).content), /attached report\.csv \(text\/plain/);
+        assert.equal(d.botFiles(chat).length, 1, 'sent once');
         bb.llm.assertDone();
       });
 

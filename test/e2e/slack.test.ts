@@ -35,6 +35,11 @@ function slackDriver(): PlatformDriver {
         'both deliveries acknowledged',
       );
     },
+    botFiles: (chat) =>
+      emu
+        .botFiles()
+        .filter((f) => f.channel === chat.chatId)
+        .map((f) => ({ name: f.name, bytes: f.bytes, ...(f.comment ? { caption: f.comment } : {}) })),
     botMessages: (chat) =>
       emu
         .botMessages()

@@ -74,6 +74,10 @@ function telegramDriver(mode: 'polling' | 'webhook'): PlatformDriver {
           },
         }
       : {}),
+    botFiles: (chat) =>
+      emu
+        .botFiles(chat.chatId)
+        .map((f) => ({ name: f.name, bytes: f.bytes, ...(f.caption ? { caption: f.caption } : {}) })),
     botMessages(chat): ShownMessage[] {
       const sends = emu.calls.filter((c) => ok(c, 'sendMessage', chat));
       return emu.botMessages(chat.chatId).map((m, i) => {

@@ -54,7 +54,7 @@ test('button ids carry the approval id and the decision, within 64 bytes', () =>
   assert.equal(parseApprovalButton('other:thing'), undefined);
 });
 
-test('an approved call that ran is replayed when the same message asks again; one that died mid-call is refused', async () => {
+test('an approved call that ran is replayed when the message asks again; one that died mid-call is not', async () => {
   const { d, adapter } = desk();
   const msg = inboundMessage('save', { id: 'telegram:evt:1' });
   const rules = { levels: ['Write' as const] };

@@ -165,7 +165,7 @@ test('/model lists the allowed models, switches, and the provider then sees the 
   await again.gw.stop();
 });
 
-test('a daily budget stops a run before the model call that would pass it; /usage shows it, also after a restart', async () => {
+test('a daily budget stops a run before the call that would pass it; /usage shows it after a restart', async () => {
   const model = new Model();
   const state = createMemoryState();
   const look = tool('look', 'ReadOnly');

@@ -7,6 +7,7 @@ import type {
   CommandSpec,
   InboundMessage,
   InboundSink,
+  OutboundFile,
   OutboundTarget,
   Platform,
   SendOptions,
@@ -99,6 +100,12 @@ export class FakeAdapter implements ChannelAdapter {
   async stop() {
     this.sink = undefined;
   }
+  protected nextId(): number {
+    return this.next++;
+  }
+  protected gateFile(): void {
+    this.gate();
+  }
   private gate(): void {
     if (this.rateLimits > 0) {
       this.rateLimits--;
@@ -180,17 +187,58 @@ export class FakeAdapter implements ChannelAdapter {
   }
 }
 
+/** A file as the fake platform received it. */
+export interface FakeFile {
+  chatId: string;
+  messageId: string;
+  name: string;
+  mimeType: string;
+  bytes: Uint8Array;
+  caption?: string;
+}
+
+/** A fake platform that takes files too (`sendFile`), sharing the message ids and faults of sends. */
+export class FakeFileAdapter extends FakeAdapter {
+  readonly files: FakeFile[] = [];
+  /** Called before each file send; may throw. */
+  beforeFile: ((file: OutboundFile) => void) | undefined;
+  async sendFile(target: OutboundTarget, file: OutboundFile) {
+    this.calls.push(`file:${file.name}`);
+    this.gateFile();
+    this.beforeFile?.(file);
+    const messageId = String(this.nextId());
+    this.files.push({
+      chatId: target.chatId,
+      messageId,
+      name: file.name,
+      mimeType: file.mimeType,
+      bytes: new Uint8Array(file.bytes),
+      ...(file.caption ? { caption: file.caption } : {}),
+    });
+    return { messageId };
+  }
+  /** Names of the files sent to a chat, in order. */
+  fileNames(chatId = '100'): string[] {
+    return this.files.filter((f) => f.chatId === chatId).map((f) => f.name);
+  }
+}
+
+/** What a FakeAgent answer may be: the text, or the text with files. */
+export type FakeAnswer = string | { text: string; files?: OutboundFile[] };
+
 /** An agent answering from a function; records what it was asked. */
 export class FakeAgent implements AgentRunner {
   readonly seen: AgentRunRequest[] = [];
   readonly resets: string[] = [];
   constructor(
-    private readonly answer: (req: AgentRunRequest) => Promise<string> | string = (r) => `echo: ${r.message.text}`,
+    private readonly answer: (req: AgentRunRequest) => Promise<FakeAnswer> | FakeAnswer = (r) =>
+      `echo: ${r.message.text}`,
   ) {}
   async run(req: AgentRunRequest): Promise<AgentRunReply> {
     this.seen.push(req);
     try {
-      return { text: await this.answer(req), outcome: 'final' };
+      const a = await this.answer(req);
+      return typeof a === 'string' ? { text: a, outcome: 'final' } : { ...a, outcome: 'final' };
     } catch (e) {
       if (req.signal.aborted) return { text: 'Stopped.', outcome: 'cancelled' };
       throw e;
@@ -252,6 +300,14 @@ export class MemoryGatewayStore implements GatewayStore {
   answeredKeys = new Set<string>();
   async answered(key: string) {
     return this.answeredKeys.has(key);
+  }
+  async fileReceipt(id: string, i: number, mid: string) {
+    const e = this.outbox.get(id);
+    if (e?.fileReceipts) e.fileReceipts[i] = mid;
+  }
+  /** File copies by entry id (the bytes put with the entry; deleting one simulates a lost copy). */
+  async outboxFile(id: string, i: number) {
+    return this.outbox.get(id)?.files?.[i]?.bytes;
   }
   async pendingOutbox() {
     return [...this.outbox.values()].map((e) => structuredClone(e));

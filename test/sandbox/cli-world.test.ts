@@ -32,6 +32,13 @@ describe('sandbox: CLI world', () => {
     assert.equal(text(r.stdout), 'bye\n');
   });
 
+  it('an empty write to an fd that is not open is EBADF, to stdout it succeeds (preview1 tools)', async () => {
+    const r = await sandbox.run(guest('fd-write-badfd'), grant());
+    assert.equal(r.exitCode, 0, text(r.stderr));
+    // The check borrows the guest's first 24 bytes of memory: they read the same afterwards.
+    assert.equal(text(r.stdout), 'badfd 8 stdout 0 kept 1\n');
+  });
+
   it('a componentize-js component runs and prints', async () => {
     const r = await sandbox.run(guest('hello'), grant());
     assert.equal(r.exitCode, 0, text(r.stderr));

@@ -54,6 +54,10 @@ export interface SoakOptions {
   deadlineMs: number;
   /** Keep the work folder (data, config, gateway log) for a look afterwards. */
   keep?: boolean;
+  /** Gateway processes on one database (`databaseUrl` needed when more than 1); a kill hits the leader. */
+  replicas?: number;
+  /** A PostgreSQL URL: the replicas share it (BOXBOT_DATABASE_URL); absent, the file store. */
+  databaseUrl?: string;
   /** Progress lines. */
   say?: (line: string) => void;
 }
@@ -170,22 +174,25 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     TELEGRAM_BOT_TOKEN: tg.token,
     SLACK_BOT_TOKEN: slack.botToken,
     SLACK_APP_TOKEN: slack.appToken,
+    ...(o.databaseUrl ? { BOXBOT_DATABASE_URL: o.databaseUrl } : {}),
   };
+  const replicas = o.replicas ?? 1;
+  if (replicas > 1 && !o.databaseUrl) throw new Error('several replicas need a databaseUrl');
 
   let stopping = false;
   let crashes = 0;
-  let current: Gateway | undefined;
-  let restartTimer: NodeJS.Timeout | undefined;
-  /** Waits for a gateway that is up (across crashes and restarts); false past the deadline or the crash limit. */
+  const slots: (Gateway | undefined)[] = Array.from({ length: replicas }, () => undefined);
+  const restartTimers: (NodeJS.Timeout | undefined)[] = slots.map(() => undefined);
+  /** Waits until every replica is up (across crashes and restarts); false past the deadline or the crash limit. */
   const up = async (): Promise<boolean> => {
     while (Date.now() < deadline && crashes <= MAX_CRASHES) {
-      const g = current;
-      if (g && (await within(g.ready, deadline - Date.now(), false))) return true;
+      const ready = await Promise.all(slots.map((g) => (g ? within(g.ready, deadline - Date.now(), false) : false)));
+      if (ready.every(Boolean)) return true;
       await sleep(200);
     }
     return false;
   };
-  const launch = (): Gateway => {
+  const launch = (i: number): Gateway => {
     const fd = openSync(logFile, 'a');
     const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'test', 'soak', 'child.ts'), configFile], {
       cwd: root,
@@ -203,33 +210,41 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       exited: new Promise((resolve) => proc.once('exit', () => resolve())),
     };
     void g.exited.then(() => {
-      if (g.planned || stopping || current !== g) return;
+      if (g.planned || stopping || slots[i] !== g) return;
       crashes++;
-      say(`the gateway exited by itself (${proc.exitCode ?? proc.signalCode}); restarting it (see ${logFile})`);
+      say(`gateway ${i} exited by itself (${proc.exitCode ?? proc.signalCode}); restarting it (see ${logFile})`);
       // A start that fails (say, on a full disk) is tried again a little later, a bounded number of times.
-      current = undefined;
+      slots[i] = undefined;
       if (crashes <= MAX_CRASHES) {
-        restartTimer = setTimeout(() => {
-          restartTimer = undefined;
-          if (!stopping && !current) current = launch();
+        restartTimers[i] = setTimeout(() => {
+          restartTimers[i] = undefined;
+          if (!stopping && !slots[i]) slots[i] = launch(i);
         }, 500);
       }
     });
     return g;
   };
+  /** The replica to kill: the leader (from the database's lease) when there are several. */
+  const victim = async (): Promise<number> => {
+    if (replicas === 1 || !o.databaseUrl) return 0;
+    const pid = await leaderPid(o.databaseUrl).catch(() => undefined);
+    const i = slots.findIndex((g) => g && g.proc.pid === pid);
+    return i >= 0 ? i : Math.floor(rng() * replicas);
+  };
   const kill = async (): Promise<void> => {
-    const g = current;
+    const i = await victim();
+    const g = slots[i];
     if (!g) {
       // Between a crash and its restart: the kill lands on the restart instead.
-      clearTimeout(restartTimer);
-      restartTimer = undefined;
-      current = launch();
+      clearTimeout(restartTimers[i]);
+      restartTimers[i] = undefined;
+      slots[i] = launch(i);
       return;
     }
     g.planned = true;
     g.proc.kill('SIGKILL');
     await g.exited;
-    current = launch();
+    slots[i] = launch(i);
   };
 
   // The plan: when each message is sent and when each fault starts, all from the seed.
@@ -252,7 +267,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   // Ctrl-C: no mount may outlive the run.
   const interrupted = (): void => {
     stopping = true;
-    current?.proc.kill('SIGKILL');
+    for (const g of slots) g?.proc.kill('SIGKILL');
     for (const m of [...mounts].reverse()) spawnSync('umount', ['-l', m]);
     process.exit(130);
   };
@@ -261,7 +276,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const sentCount = chats.map(() => 0);
   let quiescent = false;
   try {
-    current = launch();
+    for (let i = 0; i < replicas; i++) slots[i] = launch(i);
     if (!(await up()))
       throw new Error(`the gateway did not start; see ${logFile}:\n${readFileSync(logFile, 'utf8').slice(-2000)}`);
     keepToolCache(join(dataDir, 'cache'));
@@ -353,15 +368,17 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   } finally {
     process.off('SIGINT', interrupted);
     stopping = true;
-    clearTimeout(restartTimer);
-    const g = current;
-    if (g && g.proc.exitCode === null && g.proc.signalCode === null) {
-      g.planned = true;
-      g.proc.kill('SIGTERM');
-      await within(g.exited, 10_000, undefined);
-      if (g.proc.exitCode === null && g.proc.signalCode === null) g.proc.kill('SIGKILL');
-      await g.exited;
-    }
+    for (const t of restartTimers) clearTimeout(t);
+    await Promise.all(
+      slots.map(async (g) => {
+        if (!g || g.proc.exitCode !== null || g.proc.signalCode !== null) return;
+        g.planned = true;
+        g.proc.kill('SIGTERM');
+        await within(g.exited, 10_000, undefined);
+        if (g.proc.exitCode === null && g.proc.signalCode === null) g.proc.kill('SIGKILL');
+        await g.exited;
+      }),
+    );
     await tg.close();
     await slack.close();
     await model.close();
@@ -381,6 +398,20 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     seconds: Math.round((Date.now() - started) / 1000),
     ...(o.keep ? { workDir: work } : {}),
   };
+}
+
+/** The pid of the replica holding the leader lease (its holder id is `<host>:<pid>:<random>`). */
+async function leaderPid(url: string): Promise<number | undefined> {
+  const { createDb } = await import('../../src/store/postgres/db.ts');
+  const db = createDb(url, { max: 1 });
+  try {
+    const [row] = await db.query<{ holder: string }>(
+      `SELECT holder FROM boxbot_leases WHERE name = 'leader' AND expires_at > clock_timestamp()`,
+    );
+    return row ? Number(row.holder.split(':')[1]) : undefined;
+  } finally {
+    await db.close();
+  }
 }
 
 interface Chat {

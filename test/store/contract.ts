@@ -1,5 +1,7 @@
-// The store contract suite: every backend runs it (file-store.test.ts, memory-store.test.ts).
-// A harness opens stores on one persistent location and gives raw access to the stored bytes.
+// The store contract suite: every backend runs it (file-store.test.ts, memory-store.test.ts,
+// postgres-store.test.ts). A harness opens stores on one persistent location; the file-family
+// backends also give raw access to the stored bytes, for the cases only files have (a torn or
+// corrupt file, the previous layout), which are registered for them alone.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Message } from '../../src/agent/types.ts';
@@ -69,8 +71,15 @@ async function conversationPath(h: StoreHarness, key: string): Promise<string> {
   return path;
 }
 
-/** Registers the contract tests for one backend. */
-export function storeContract(backend: string, makeHarness: () => Promise<StoreHarness>): void {
+/**
+ * Registers the contract tests for one backend. `files`: the backend keeps files (raw access
+ * works), so the cases about bytes on disk apply too.
+ */
+export function storeContract(
+  backend: string,
+  makeHarness: () => Promise<StoreHarness>,
+  { files = true }: { files?: boolean } = {},
+): void {
   async function withHarness(fn: (h: StoreHarness) => Promise<void>): Promise<void> {
     const h = await makeHarness();
     try {
@@ -81,6 +90,10 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
   }
   const it = (name: string, fn: (h: StoreHarness) => Promise<void>): void => {
     test(`${backend}: ${name}`, () => withHarness(fn));
+  };
+  /** A case about the bytes of files: only for file-family backends. */
+  const itFiles = (name: string, fn: (h: StoreHarness) => Promise<void>): void => {
+    if (files) it(name, fn);
   };
 
   it('conversations: get, replace, reset and list keys', async (h) => {
@@ -235,7 +248,12 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
       (e: unknown) => e instanceof StoreError && e.code === 'not-found',
     );
     await r.close();
-    assert.match((await h.readRaw('delivery.log')) ?? '', /chat not found/, 'the failed reply is kept for inspection');
+    if (files)
+      assert.match(
+        (await h.readRaw('delivery.log')) ?? '',
+        /chat not found/,
+        'the failed reply is kept for inspection',
+      );
   });
 
   it('inbound journal: pending in acceptance order, a redelivery keeps the first record, finish removes', async (h) => {
@@ -299,7 +317,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.close();
   });
 
-  it('a failure between writing the new version and committing it leaves the old one readable', async (h) => {
+  itFiles('a failure between writing the new version and committing it leaves the old one readable', async (h) => {
     let failNext = false;
     const s = h.open({
       beforeCommit: () => {
@@ -345,7 +363,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.close();
   });
 
-  it('a corrupt conversation file is moved aside and reported, then the conversation starts fresh', async (h) => {
+  itFiles('a corrupt conversation file is moved aside and reported, then the conversation starts fresh', async (h) => {
     const reports: CorruptReport[] = [];
     const s = h.open({ onCorrupt: (r) => reports.push(r) });
     await s.conversations.setMessages('telegram:7', [msg('user', 'hi')]);
@@ -369,7 +387,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.close();
   });
 
-  it('wrong-shaped files are corrupt too: jobs, kv, a conversation holding another key', async (h) => {
+  itFiles('wrong-shaped files are corrupt too: jobs, kv, a conversation holding another key', async (h) => {
     const reports: CorruptReport[] = [];
     const s = h.open({ onCorrupt: (r) => reports.push(r) });
     await s.jobs.put(job('a'));
@@ -396,7 +414,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
   const corruptKvJsonTitle =
     'a corrupt kv.json is moved aside and reported; the values start over instead of failing the caller';
-  it(corruptKvJsonTitle, async (h) => {
+  itFiles(corruptKvJsonTitle, async (h) => {
     const s = h.open();
     await s.kv.set('telegram.offset', 41);
     await s.close();
@@ -435,7 +453,8 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
       'a redelivery after the answer',
     );
     await s.close();
-    assert.doesNotMatch((await h.readRaw('delivery.log')) ?? '', /platform payload/, 'the raw payload is not stored');
+    if (files)
+      assert.doesNotMatch((await h.readRaw('delivery.log')) ?? '', /platform payload/, 'the raw payload is not stored');
     const r = h.open();
     assert.equal(
       await r.delivery.accept(inbound('telegram:1:5', 'telegram:1')),
@@ -474,6 +493,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await r.delivery.finish('m1');
     await r.delivery.notePreview('m1', 'p9');
     await r.close();
+    if (!files) return;
     assert.doesNotMatch(
       (await h.readRaw('delivery.log')) ?? '',
       /"p8"|"p9"/,
@@ -490,11 +510,12 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.delivery.finishOutbox('never-put', 'm2'); // no such entry, but m2 is answered
     await s.delivery.finishOutbox('m1', 'm1');
     await s.close();
-    assert.match(
-      (await h.readRaw('delivery.log')) ?? '',
-      /\{"op":"sent","id":"m1","answered":"m1"\}\n/,
-      'one line for both',
-    );
+    if (files)
+      assert.match(
+        (await h.readRaw('delivery.log')) ?? '',
+        /\{"op":"sent","id":"m1","answered":"m1"\}\n/,
+        'one line for both',
+      );
     const r = h.open();
     assert.deepEqual(await r.delivery.pending(), []);
     assert.deepEqual(await r.delivery.pendingOutbox(), []);
@@ -529,7 +550,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
   const unreadableLineDeliveryTitle =
     'an unreadable line of the delivery log is reported and the file kept aside; every readable change survives';
-  it(unreadableLineDeliveryTitle, async (h) => {
+  itFiles(unreadableLineDeliveryTitle, async (h) => {
     const s = h.open();
     await s.delivery.accept(inbound('good'));
     await s.delivery.putOutbox(reply('reply', 'web:a', ['x']));
@@ -557,7 +578,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await t.close();
   });
 
-  it('a half-written last line of the delivery log (a crash while appending) is dropped silently', async (h) => {
+  itFiles('a half-written last line of the delivery log (a crash while appending) is dropped silently', async (h) => {
     const s = h.open();
     await seen(s, 'a');
     await seen(s, 'b');
@@ -586,7 +607,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
       `a whole but unreadable last line of the delivery log ` +
       `(${newline ? 'with' : 'without'} its newline) is damage, not a torn append: reported, copy kept, the rest ` +
       `pending`;
-    it(wholeButUnreadableTitle, async (h) => {
+    itFiles(wholeButUnreadableTitle, async (h) => {
       const log = await acceptedTwo(h);
       // A record whose bytes were damaged after they were written (nothing cut short).
       const text = `${log}{"op":"accept","at":1,"record":{"id":"three"}} x${newline ? '\n' : ''}`;
@@ -610,7 +631,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
   const damagedLineMiddleTitle =
     'a damaged line in the middle of the delivery log keeps the accepted messages on both sides pending';
-  it(damagedLineMiddleTitle, async (h) => {
+  itFiles(damagedLineMiddleTitle, async (h) => {
     const log = await acceptedTwo(h);
     const [first, second] = log.split('\n');
     await h.writeRaw('delivery.log', `${first}\n{"op":"accept"\u0000\u0000\n${second}\n`);
@@ -625,7 +646,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
 
   const wholeLastRecordTitle =
     'a whole last record that lost only its newline is kept; a cut-short one is dropped without a report';
-  it(wholeLastRecordTitle, async (h) => {
+  itFiles(wholeLastRecordTitle, async (h) => {
     const log = await acceptedTwo(h);
     const [first, second] = log.split('\n');
     await h.writeRaw('delivery.log', `${first}\n${second}`);
@@ -642,7 +663,7 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.ok(!(await h.listRaw()).some((p) => p.includes('.corrupt-')), 'nothing set aside for a torn append');
   });
 
-  it('a delivery log written by the previous version loads as it was', async (h) => {
+  itFiles('a delivery log written by the previous version loads as it was', async (h) => {
     // Lines exactly as the version before the one delivery record wrote them.
     const message = {
       id: 'telegram:9:1',
@@ -705,53 +726,56 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     await s.close();
   });
 
-  it('gateway state written by the previous layout (dedupe.log, inbound/, outbox/) is folded in once', async (h) => {
-    await h.writeRaw('dedupe.log', '[1700000000000,"old-event"]\n[1700000000001,"torn');
-    await h.writeRaw(
-      'inbound/old-msg.json',
-      JSON.stringify({
-        id: 'old-msg',
-        conversationKey: 'web:a',
-        acceptedAt: '2026-11-01T00:00:00.000Z',
-        seq: 5,
-        message: { text: 'before the upgrade' },
-      }),
-    );
-    await h.writeRaw(
-      'outbox/old-reply.json',
-      JSON.stringify({
-        id: 'old-reply',
-        conversationKey: 'web:a',
-        target: { chatId: 'a' },
-        chunks: [{ text: 'p1', receipt: { messageId: 'm1', sentAt: '2026-11-01T00:00:00.000Z' } }, { text: 'p2' }],
-        state: 'pending',
-        createdAt: '2026-11-01T00:00:00.000Z',
-        updatedAt: '2026-11-01T00:00:00.000Z',
-        seq: 6,
-      }),
-    );
-    const now = () => Date.parse('2026-11-02T00:00:00.000Z');
-    const s = h.open({ now, dedupe: { maxAgeMs: 1e12, maxCount: 100 } });
-    assert.deepEqual(
-      (await s.delivery.pending()).map((p) => p.message.text),
-      ['before the upgrade'],
-    );
-    assert.deepEqual(
-      (await s.delivery.pendingOutbox()).map((e) => [e.target, e.receipts]),
-      [[{ chatId: 'a' }, ['m1', null]]],
-    );
-    assert.equal(await s.delivery.accept(inbound('old-event')), false);
-    assert.equal(await s.delivery.accept(inbound('old-msg')), false);
-    await s.close();
-    const left = (await h.listRaw()).filter(
-      (p) => p === 'dedupe.log' || p.startsWith('inbound/') || p.startsWith('outbox/'),
-    );
-    assert.deepEqual(left, [], 'the old files are gone once folded in');
-    const r = h.open({ now, dedupe: { maxAgeMs: 1e12, maxCount: 100 } });
-    assert.equal((await r.delivery.pending()).length, 1, 'nothing is folded in twice');
-    assert.equal((await r.delivery.pendingOutbox()).length, 1);
-    await r.close();
-  });
+  itFiles(
+    'gateway state written by the previous layout (dedupe.log, inbound/, outbox/) is folded in once',
+    async (h) => {
+      await h.writeRaw('dedupe.log', '[1700000000000,"old-event"]\n[1700000000001,"torn');
+      await h.writeRaw(
+        'inbound/old-msg.json',
+        JSON.stringify({
+          id: 'old-msg',
+          conversationKey: 'web:a',
+          acceptedAt: '2026-11-01T00:00:00.000Z',
+          seq: 5,
+          message: { text: 'before the upgrade' },
+        }),
+      );
+      await h.writeRaw(
+        'outbox/old-reply.json',
+        JSON.stringify({
+          id: 'old-reply',
+          conversationKey: 'web:a',
+          target: { chatId: 'a' },
+          chunks: [{ text: 'p1', receipt: { messageId: 'm1', sentAt: '2026-11-01T00:00:00.000Z' } }, { text: 'p2' }],
+          state: 'pending',
+          createdAt: '2026-11-01T00:00:00.000Z',
+          updatedAt: '2026-11-01T00:00:00.000Z',
+          seq: 6,
+        }),
+      );
+      const now = () => Date.parse('2026-11-02T00:00:00.000Z');
+      const s = h.open({ now, dedupe: { maxAgeMs: 1e12, maxCount: 100 } });
+      assert.deepEqual(
+        (await s.delivery.pending()).map((p) => p.message.text),
+        ['before the upgrade'],
+      );
+      assert.deepEqual(
+        (await s.delivery.pendingOutbox()).map((e) => [e.target, e.receipts]),
+        [[{ chatId: 'a' }, ['m1', null]]],
+      );
+      assert.equal(await s.delivery.accept(inbound('old-event')), false);
+      assert.equal(await s.delivery.accept(inbound('old-msg')), false);
+      await s.close();
+      const left = (await h.listRaw()).filter(
+        (p) => p === 'dedupe.log' || p.startsWith('inbound/') || p.startsWith('outbox/'),
+      );
+      assert.deepEqual(left, [], 'the old files are gone once folded in');
+      const r = h.open({ now, dedupe: { maxAgeMs: 1e12, maxCount: 100 } });
+      assert.equal((await r.delivery.pending()).length, 1, 'nothing is folded in twice');
+      assert.equal((await r.delivery.pendingOutbox()).length, 1);
+      await r.close();
+    },
+  );
 
   it('hostile keys stay inside their folder, round-trip and never collide', async (h) => {
     const hostile = [
@@ -795,18 +819,20 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
       ['../../jobs'],
     );
 
-    const paths = await h.listRaw();
-    const conv = paths.filter((p) => p.startsWith('conversations/'));
-    assert.equal(conv.length, hostile.length);
-    for (const p of conv)
-      assert.match(p, /^conversations\/[0-9a-f]{2}\/(?:[a-z0-9_-]|%[0-9A-F]{2}|~[0-9a-f]{64})+\.json$/);
-    assert.equal(
-      new Set(conv.map((p) => p.toLowerCase())).size,
-      conv.length,
-      'distinct even on a case-insensitive file system',
-    );
-    for (const p of paths)
-      assert.match(p, /^(conversations\/[0-9a-f]{2}|job-logs)\/[^/]+$|^(kv|jobs)\.json$|^delivery\.log$/, p);
+    if (files) {
+      const paths = await h.listRaw();
+      const conv = paths.filter((p) => p.startsWith('conversations/'));
+      assert.equal(conv.length, hostile.length);
+      for (const p of conv)
+        assert.match(p, /^conversations\/[0-9a-f]{2}\/(?:[a-z0-9_-]|%[0-9A-F]{2}|~[0-9a-f]{64})+\.json$/);
+      assert.equal(
+        new Set(conv.map((p) => p.toLowerCase())).size,
+        conv.length,
+        'distinct even on a case-insensitive file system',
+      );
+      for (const p of paths)
+        assert.match(p, /^(conversations\/[0-9a-f]{2}|job-logs)\/[^/]+$|^(kv|jobs)\.json$|^delivery\.log$/, p);
+    }
 
     for (const bad of ['', 'web:\uD800']) {
       await assert.rejects(
@@ -838,8 +864,10 @@ export function storeContract(backend: string, makeHarness: () => Promise<StoreH
     assert.equal(await seen(r, 'e9'), true, 'e9 is older than maxAgeMs');
     for (let i = 0; i < 500; i++) await seen(r, `flood${i}`);
     await r.close();
-    const lines = ((await h.readRaw('delivery.log')) ?? '').split('\n').filter(Boolean).length;
-    assert.ok(lines <= 2 * 5 + 64 + 1, `delivery.log holds ${lines} lines`);
+    if (files) {
+      const lines = ((await h.readRaw('delivery.log')) ?? '').split('\n').filter(Boolean).length;
+      assert.ok(lines <= 2 * 5 + 64 + 1, `delivery.log holds ${lines} lines`);
+    }
     const t = h.open(opts);
     assert.equal(await seen(t, 'flood499'), false);
     assert.equal(await seen(t, 'flood0'), true);

@@ -8,8 +8,9 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createFileStore } from '../../src/store/index.ts';
-import { storeContract } from './contract.ts';
+import { type StoreHarness, storeContract } from './contract.ts';
 import { inbound, pendingIds } from './delivery-fixtures.ts';
+import { memoriesContract } from './memories-contract.ts';
 
 async function walk(root: string, rel = ''): Promise<string[]> {
   const out: string[] = [];
@@ -21,7 +22,7 @@ async function walk(root: string, rel = ''): Promise<string[]> {
   return out;
 }
 
-storeContract('file', async () => {
+const harness = async (): Promise<StoreHarness> => {
   // The store lives in data/; a sibling file shows that nothing escapes it.
   const base = await mkdtemp(join(tmpdir(), 'boxbot-store-'));
   const dir = join(base, 'data');
@@ -39,7 +40,9 @@ storeContract('file', async () => {
     },
     cleanup: () => rm(base, { recursive: true, force: true }),
   };
-});
+};
+storeContract('file', harness);
+memoriesContract('file', harness);
 
 test('file: a process killed between the temp write and the rename leaves the old content readable', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));

@@ -1,8 +1,9 @@
 // The store contract against the memory backend (its state Map plays the data directory).
 import { createMemoryState, createMemoryStore } from '../../src/store/index.ts';
-import { storeContract } from './contract.ts';
+import { type StoreHarness, storeContract } from './contract.ts';
+import { memoriesContract } from './memories-contract.ts';
 
-storeContract('memory', async () => {
+const harness = async (): Promise<StoreHarness> => {
   const state = createMemoryState();
   return {
     open: (opts) => createMemoryStore({ ...opts, state }),
@@ -11,4 +12,6 @@ storeContract('memory', async () => {
     writeRaw: async (path, text) => void state.set(path, text),
     cleanup: async () => state.clear(),
   };
-});
+};
+storeContract('memory', harness);
+memoriesContract('memory', harness);

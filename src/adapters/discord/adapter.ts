@@ -1,6 +1,7 @@
 // The Discord channel: discord.js keeps the gateway connection (heartbeats, resume, caches of
 // guilds, channels and threads); MESSAGE_CREATE dispatches are normalized into the sink in
-// order per channel; replies, edits and typing go out through the adapter's own REST calls.
+// order per channel; replies, edits, typing and files (a message with an attachment, uploaded
+// multipart) go out through the adapter's own REST calls.
 import { type Client, Events } from 'discord.js';
 import { createKeyedLock } from '../../keyed-lock.ts';
 import { type Logger, silentLogger } from '../../log.ts';
@@ -9,6 +10,7 @@ import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
 import { createDiscordClient, loginError } from './client.ts';
+import { fetchDiscordFile } from './files.ts';
 import { toDiscordMarkdown } from './format.ts';
 import { type DiscordMessage, parseMessageCreate, THREAD_CHANNEL_TYPES, toInboundMessage } from './normalize.ts';
 
@@ -194,6 +196,33 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
         throw new AdapterApiError('discord', 502, 'message create answered without a message id');
       return { messageId: sent.id };
     },
+    async sendFile(target, file): Promise<SentMessage> {
+      const reply = target.replyToMessageId
+        ? { message_reference: { message_id: target.replyToMessageId, fail_if_not_exists: false } }
+        : {};
+      // The caption is the message's text, sent as is (its own limit); the file is attachment 0.
+      const caption = file.caption ? [...file.caption].slice(0, MAX_CONTENT).join('') : undefined;
+      const form = new FormData();
+      form.append(
+        'payload_json',
+        JSON.stringify({
+          ...(caption ? { content: caption } : {}),
+          attachments: [{ id: 0, filename: file.name }],
+          allowed_mentions: noPings,
+          ...reply,
+        }),
+      );
+      form.append('files[0]', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.name);
+      const sent = await discordRequest<{ id?: unknown }>(
+        rest,
+        'POST',
+        `/channels/${channelOf(target)}/messages`,
+        form,
+      );
+      if (typeof sent?.id !== 'string')
+        throw new AdapterApiError('discord', 502, 'message create answered without a message id');
+      return { messageId: sent.id };
+    },
     async edit(target, messageId, text, opts): Promise<void> {
       await withMarkupFallback(markdown, text, opts, (content) =>
         discordRequest(rest, 'PATCH', `/channels/${channelOf(target)}/messages/${messageId}`, {
@@ -207,5 +236,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     },
     routes: () => [],
     identity: () => self,
+    fetchAttachment: fetchDiscordFile,
   };
 }

@@ -15,7 +15,7 @@ export interface DiscordRestOptions {
 export const DISCORD_API_VERSION = 10;
 const USER_AGENT = 'DiscordBot (https://github.com/boxbot/boxbot, 0.1.0)';
 
-/** Calls `method path` with a JSON body; returns the parsed answer (undefined for 204). */
+/** Calls `method path` with a JSON body (or a multipart form: files); returns the parsed answer (undefined for 204). */
 export async function discordRequest<T>(
   opts: DiscordRestOptions,
   method: 'GET' | 'POST' | 'PATCH',
@@ -30,9 +30,10 @@ export async function discordRequest<T>(
       headers: {
         authorization: `Bot ${opts.token}`,
         'user-agent': USER_AGENT,
-        ...(body !== undefined ? { 'content-type': 'application/json' } : {}),
+        // A form sets its own multipart content type (with the boundary).
+        ...(body !== undefined && !(body instanceof FormData) ? { 'content-type': 'application/json' } : {}),
       },
-      ...(body !== undefined ? { body: JSON.stringify(body) } : {}),
+      ...(body !== undefined ? { body: body instanceof FormData ? body : JSON.stringify(body) } : {}),
       signal: AbortSignal.timeout(opts.timeoutMs),
     });
   } catch (e) {

@@ -2,7 +2,7 @@
 // wrong shape is reported (never thrown), and messages from the bot itself, other bots and
 // system messages are skipped with a reason.
 import { encodeConversationKey } from '../conversation-key.ts';
-import type { Attachment, NormalizeResult } from '../types.ts';
+import type { Attachment, AttachmentKind, NormalizeResult } from '../types.ts';
 
 /** The fields of a MESSAGE_CREATE the adapter relies on, checked. */
 export interface DiscordMessage {
@@ -175,6 +175,7 @@ function attachmentsOf(v: unknown): Attachment[] {
     if (!isObj(a) || !snowflake(a.id)) continue;
     out.push({
       id: a.id as string,
+      kind: kindOf(a),
       ...(str(a.filename) ? { name: a.filename as string } : {}),
       ...(str(a.content_type) ? { mimeType: a.content_type as string } : {}),
       ...(typeof a.size === 'number' ? { size: a.size } : {}),
@@ -182,4 +183,14 @@ function attachmentsOf(v: unknown): Attachment[] {
     });
   }
   return out;
+}
+
+/** A voice message's attachment has a waveform; otherwise the declared content type decides. */
+function kindOf(a: Record<string, unknown>): AttachmentKind {
+  if (typeof a.waveform === 'string') return 'voice';
+  const type = typeof a.content_type === 'string' ? a.content_type : '';
+  if (type.startsWith('image/')) return 'image';
+  if (type.startsWith('audio/')) return 'audio';
+  if (type.startsWith('video/')) return 'video';
+  return 'document';
 }

@@ -1,17 +1,20 @@
 // The Slack ChannelAdapter: Socket Mode or HTTP Events delivery in, Web API chat.postMessage /
-// chat.update out. Built on @slack/web-api and @slack/socket-mode (Bolt's own building blocks)
-// rather than Bolt's App: the gateway needs the raw event body, an ack only after its sink
-// accepted the event, and a route on its own HTTP server — all things Bolt's App owns itself.
+// chat.update out (files by the external upload flow, upload.ts). Built on @slack/web-api and
+// @slack/socket-mode (Bolt's own building blocks) rather than Bolt's App: the gateway needs the
+// raw event body, an ack only after its sink accepted the event, and a route on its own HTTP
+// server — all things Bolt's App owns itself.
 
 import { type Logger, silentLogger } from '../../log.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, ChannelAdapter, SentMessage } from '../types.ts';
-import { createWebClient, toAdapterError } from './api.ts';
+import { createWebClient, DEFAULT_SLACK_API_URL, toAdapterError } from './api.ts';
 import { slackEventsRoute } from './events-route.ts';
+import { fetchSlackFile } from './files.ts';
 import { escapeSlackText, slackMarkdownBlocks, toSlackMrkdwn } from './format.ts';
 import { SlackInbound, UserNames } from './inbound.ts';
 import { type SlackSocket, startSocketMode } from './socket-mode.ts';
+import { uploadFile } from './upload.ts';
 
 /** How the Slack adapter is wired; tokens come from readSecrets() and are never logged. */
 export interface SlackAdapterOptions {
@@ -178,6 +181,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
       });
     },
 
+    sendFile: (target, file) => uploadFile(web, target, file, { timeoutMs: options.requestTimeoutMs ?? 30_000 }),
+
     async edit(target, messageId, text, opts) {
       await withMarkupFallback(mrkdwn, text, opts, (body, markup) =>
         call(() => web.chat.update({ channel: target.chatId, ts: messageId, text: body, ...blocksOf(text, markup) })),
@@ -190,5 +195,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
     routes: () => (route ? [route] : []),
 
     identity: () => (me ? { id: me.userId, name: me.name } : undefined),
+
+    fetchAttachment: (attachment, opts) =>
+      fetchSlackFile({ botToken: options.botToken, apiUrl: options.apiUrl ?? DEFAULT_SLACK_API_URL }, attachment, opts),
   };
 }

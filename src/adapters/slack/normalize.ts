@@ -2,7 +2,7 @@
 // InboundMessage. Pure and defensive: anything unexpected is an `ignored` or `malformed` result,
 // never an exception.
 import { encodeConversationKey } from '../conversation-key.ts';
-import type { Attachment, InboundMessage, NormalizeResult } from '../types.ts';
+import type { Attachment, AttachmentKind, InboundMessage, NormalizeResult } from '../types.ts';
 import { unescapeSlackText } from './format.ts';
 
 /** Who the bot is (from auth.test) and when the event arrived. */
@@ -135,6 +135,7 @@ function attachments(files: unknown): Attachment[] {
     const url = str(f.url_private_download) ?? str(f.url_private);
     out.push({
       id: f.id as string,
+      kind: kindOf(f, mimeType),
       ...(name ? { name } : {}),
       ...(mimeType ? { mimeType } : {}),
       ...(typeof f.size === 'number' ? { size: f.size } : {}),
@@ -142,6 +143,16 @@ function attachments(files: unknown): Attachment[] {
     });
   }
   return out;
+}
+
+/** Slack's recorded audio clips are voice notes; otherwise the declared type decides. */
+function kindOf(f: Obj, mimeType: string | undefined): AttachmentKind {
+  if (f.subtype === 'slack_audio') return 'voice';
+  const type = mimeType ?? '';
+  if (type.startsWith('image/')) return 'image';
+  if (type.startsWith('audio/')) return 'audio';
+  if (type.startsWith('video/')) return 'video';
+  return 'document';
 }
 
 function escapeRe(s: string): string {

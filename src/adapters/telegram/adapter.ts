@@ -1,9 +1,10 @@
 // The Telegram channel: grammY's API client against `apiRoot`, updates by long polling (default)
 // or webhook, all entering through one `handleUpdate`; replies as Telegram HTML with a
-// plain-text fallback. Edits, channel posts and bots' messages are acknowledged and dropped.
-import { Bot } from 'grammy';
+// plain-text fallback; files as photos (images) or documents, uploaded multipart. Edits,
+// channel posts and bots' messages are acknowledged and dropped.
+import { Bot, InputFile } from 'grammy';
 import { type Logger, silentLogger } from '../../log.ts';
-import { AdapterError, alreadyStarted } from '../errors.ts';
+import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type {
   AdapterCapabilities,
@@ -11,10 +12,12 @@ import type {
   AdapterState,
   ChannelAdapter,
   InboundSink,
+  OutboundFile,
   OutboundTarget,
   SentMessage,
 } from '../types.ts';
 import { isNotModified, isParseError, scrub, toAdapterError } from './api.ts';
+import { fetchTelegramFile } from './files.ts';
 import { markdownToTelegramHtml, telegramRenderedLength } from './format.ts';
 import { normalizeUpdate, type TelegramBotIdentity, updateIdOf } from './normalize.ts';
 import { type BackoffOptions, DEFAULT_BACKOFF, type Poller, startPoller } from './poller.ts';
@@ -30,6 +33,12 @@ export const TELEGRAM_CAPABILITIES: AdapterCapabilities = Object.freeze({
   typingIntervalMs: 5000,
   renderedLength: telegramRenderedLength,
 });
+
+/** Images Telegram shows as photos (up to 10 MB); anything else goes as a document. */
+const PHOTO_TYPES = new Set(['image/jpeg', 'image/png', 'image/webp']);
+const MAX_PHOTO_BYTES = 10 * 1024 * 1024;
+/** Telegram's caption limit. */
+const MAX_CAPTION = 1024;
 
 /** The only update kind requested: edits and channel posts are not turned into prompts. */
 const ALLOWED_UPDATES = ['message'];
@@ -188,6 +197,28 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       return { messageId: String(sent.message_id) } satisfies SentMessage;
     },
 
+    async sendFile(target, file) {
+      const chatId = chatIdOf(target);
+      const extra = {
+        ...(target.threadId ? { message_thread_id: Number(target.threadId) } : {}),
+        ...(target.replyToMessageId
+          ? { reply_parameters: { message_id: Number(target.replyToMessageId), allow_sending_without_reply: true } }
+          : {}),
+        ...(file.caption ? { caption: file.caption.slice(0, MAX_CAPTION) } : {}),
+      };
+      const document = () => call(() => api.sendDocument(chatId, inputFile(file), extra));
+      if (!PHOTO_TYPES.has(file.mimeType) || file.bytes.byteLength > MAX_PHOTO_BYTES)
+        return { messageId: String((await document()).message_id) };
+      try {
+        return { messageId: String((await call(() => api.sendPhoto(chatId, inputFile(file), extra))).message_id) };
+      } catch (e) {
+        // An image Telegram cannot process as a photo (dimensions, ratio) still reaches the user as a file.
+        if (!(e instanceof AdapterApiError && e.status === 400 && /IMAGE|PHOTO/i.test(e.description))) throw e;
+        log.debug({ err: e.description }, 'photo refused; sending it as a document');
+        return { messageId: String((await document()).message_id) };
+      }
+    },
+
     async edit(target, messageId, text, opts) {
       const chatId = chatIdOf(target);
       try {
@@ -208,7 +239,14 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     routes: () => routes,
 
     identity: () => (me ? { id: String(me.id), name: me.username } : undefined),
+
+    fetchAttachment: (attachment, opts) => fetchTelegramFile({ api, apiRoot, token }, attachment, opts),
   };
+}
+
+/** The upload of one file; grammY refuses names with line breaks, and quotes are kept out of the header. */
+function inputFile(file: OutboundFile): InputFile {
+  return new InputFile(file.bytes, file.name.replace(/[\r\n"\\]/g, '_') || 'file');
 }
 
 /** Numeric chat ids go out as numbers, `@channelname` ids as strings. */

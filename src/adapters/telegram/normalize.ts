@@ -2,7 +2,7 @@
 // field is checked; a bad update becomes `malformed` (logged and dropped by the adapter), an
 // update boxbot does not act on becomes `ignored`. Nothing here throws.
 import { encodeConversationKey } from '../conversation-key.ts';
-import type { Attachment, InboundMessage, NormalizeResult } from '../types.ts';
+import type { Attachment, AttachmentKind, InboundMessage, NormalizeResult } from '../types.ts';
 
 /** The bot's own identity (from getMe), needed to recognise mentions and replies to it. */
 export interface TelegramBotIdentity {
@@ -191,23 +191,24 @@ function nameOf(from: Obj): string {
 /** Files on the message; ids are Telegram `file_id`s (fetched later with getFile; no URL, it would carry the token). */
 function attachmentsOf(m: Obj): Attachment[] {
   const out: Attachment[] = [];
-  const add = (f: unknown, fallbackName?: string): void => {
+  const add = (f: unknown, kind: AttachmentKind, fallbackName?: string): void => {
     if (!isObj(f) || typeof f.file_id !== 'string') return;
     const name = typeof f.file_name === 'string' ? f.file_name : fallbackName;
     out.push({
       id: f.file_id,
+      kind,
       ...(name ? { name } : {}),
       ...(typeof f.mime_type === 'string' ? { mimeType: f.mime_type } : {}),
       ...(isInt(f.file_size) ? { size: f.file_size } : {}),
     });
   };
   // sizes ascend: take the largest
-  if (Array.isArray(m.photo) && m.photo.length > 0) add(m.photo[m.photo.length - 1], 'photo.jpg');
-  add(m.document);
-  add(m.audio);
-  add(m.voice, 'voice.ogg');
-  add(m.video);
-  add(m.video_note, 'video-note.mp4');
-  add(m.animation);
+  if (Array.isArray(m.photo) && m.photo.length > 0) add(m.photo[m.photo.length - 1], 'image', 'photo.jpg');
+  add(m.document, 'document');
+  add(m.audio, 'audio');
+  add(m.voice, 'voice', 'voice.ogg');
+  add(m.video, 'video');
+  add(m.video_note, 'video', 'video-note.mp4');
+  add(m.animation, 'video');
   return out;
 }

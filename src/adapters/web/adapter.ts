@@ -1,21 +1,37 @@
 // The built-in web chat: a page served by the gateway's HTTP server, messages in by POST,
-// answers out by Server-Sent Events (sends, streamed edits, typing). Each tab keeps a session id;
-// its conversation key is `web:<sessionId>`. A per-process token embedded in the page guards the
-// API, and only loopback Host headers are served (no DNS rebinding). Sessions belong to a browser:
-// the page's first load sets an HttpOnly cookie holding a random browser secret, and a session id
-// starts with the digest of that secret (`<owner>-<tab>`), so a request whose cookie does not own
-// the session is refused (403) even with the page token, and ownership survives restarts.
-import { createHash, randomBytes } from 'node:crypto';
+// answers out by Server-Sent Events (sends, streamed edits, typing, tool activity, files,
+// buttons). Each tab keeps a session id; its conversation key is `web:<sessionId>`. A
+// per-process token guards the API (the page fetches a fresh one after a restart), and only
+// loopback Host headers are served (no DNS rebinding). Sessions belong to a browser: the page's
+// first load sets an HttpOnly cookie holding a random browser secret, and a session id starts
+// with the digest of that secret (`<owner>-<tab>`), so a request whose cookie does not own the
+// session is refused (403) even with the page token, and ownership survives restarts: the stored
+// history, the conversation list, uploads and downloads are all checked against it.
+import { randomBytes } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import express from 'express';
-import { constantTimeEqual } from '../../constant-time-equal.ts';
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
-import { AdapterApiError, alreadyStarted } from '../errors.ts';
-import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget } from '../types.ts';
-import { normalizeWebMessage, WEB_ID } from './normalize.ts';
+import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
+import type {
+  AdapterCapabilities,
+  Attachment,
+  AttachmentKind,
+  Button,
+  ChannelAdapter,
+  CommandSpec,
+  InboundSink,
+  OutboundTarget,
+} from '../types.ts';
+import { webAsset } from './assets.ts';
+import { createWebFiles, type WebFileMeta } from './files.ts';
+import { BROWSER_COOKIE, browserSecretOf, httpGuard, sessionOwner } from './http-guard.ts';
+import { normalizeWebMessage, normalizeWebPress, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
+import { type ConversationSource, sessionsOf, transcriptOf } from './transcript.ts';
+
+export { BROWSER_COOKIE, isLoopbackHostHeader, sessionOwner } from './http-guard.ts';
 
 /** The web chat: streamed by edits every 100 ms, typing shown, long answers kept whole. */
 export const WEB_CAPABILITIES: AdapterCapabilities = Object.freeze({
@@ -27,6 +43,9 @@ export const WEB_CAPABILITIES: AdapterCapabilities = Object.freeze({
   typingIntervalMs: 3000,
 });
 
+/** The default cap of one uploaded file and of one message's files together. */
+export const DEFAULT_MAX_UPLOAD_BYTES = 20 * 1024 * 1024;
+
 /** Options of the web chat adapter. */
 export interface WebAdapterOptions {
   logger?: Logger;
@@ -36,6 +55,12 @@ export interface WebAdapterOptions {
   anyHost?: boolean;
   /** Messages kept per session for reconnecting tabs. */
   backlog?: number;
+  /** Stored conversations (the store's): restores a tab's history after a restart and lists the browser's chats. */
+  conversations?: ConversationSource;
+  /** Where uploads and sent files are kept (a folder in the data dir); without it files are refused. */
+  filesDir?: string;
+  /** Largest upload, per file and per message together (default 20 MB). */
+  maxUploadBytes?: number;
 }
 
 /** The web chat adapter, plus `attach` to mount its routes on the gateway's express app. */
@@ -45,7 +70,14 @@ export interface WebAdapter extends ChannelAdapter {
   readonly apiToken: string;
 }
 
-type WebEvent = { type: 'message' | 'edit' | 'user'; id: string; text: string } | { type: 'typing' };
+type FileRef = { id: string; name: string; size: number; mimeType: string };
+type WebEvent =
+  | { type: 'message' | 'edit'; id: string; for?: string; text: string; buttons?: Button[]; file?: FileRef }
+  | { type: 'user'; id: string; text: string; files?: FileRef[] }
+  | { type: 'activity'; for?: string; kind: 'tool-start' | 'tool-end'; text: string }
+  | { type: 'note'; text: string }
+  | { type: 'commands'; commands: CommandSpec[] }
+  | { type: 'typing' };
 
 interface Session {
   clients: Set<Response>;
@@ -54,47 +86,49 @@ interface Session {
 }
 
 const SESSION = WEB_ID;
-/** The cookie holding the browser secret. */
-export const BROWSER_COOKIE = 'boxbot_browser';
-const SECRET = /^[A-Za-z0-9_-]{32,64}$/;
+/** Messages whose buttons are remembered for presses (the oldest are forgotten first). */
+const MAX_BUTTON_MESSAGES = 5000;
 
-/** The owner prefix of a browser's session ids: 16 characters of the digest of its secret. */
-export function sessionOwner(browserSecret: string): string {
-  return createHash('sha256').update(`boxbot-web-session:${browserSecret}`).digest('base64url').slice(0, 16);
-}
-
-/** The browser secret of a request's cookie, if it has a well-formed one. */
-function browserSecretOf(req: Request): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const at = part.indexOf('=');
-    if (at > 0 && part.slice(0, at).trim() === BROWSER_COOKIE) {
-      const v = part.slice(at + 1).trim();
-      return SECRET.test(v) ? v : undefined;
-    }
-  }
-  return undefined;
-}
-const LOOPBACK_HOST = /^(localhost|127\.\d+\.\d+\.\d+|\[::1\])(:\d+)?$/i;
-
-/** Whether a request's Host header names this machine (a DNS-rebinding page arrives with its own name). */
-export function isLoopbackHostHeader(host: string | undefined): boolean {
-  return LOOPBACK_HOST.test(host ?? '');
-}
+const kindOf = (mimeType: string): AttachmentKind =>
+  mimeType.startsWith('image/')
+    ? 'image'
+    : mimeType.startsWith('audio/')
+      ? 'audio'
+      : mimeType.startsWith('video/')
+        ? 'video'
+        : 'document';
+const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
+const fileRef = (m: WebFileMeta): FileRef => ({ id: m.id, name: m.name, size: m.size, mimeType: m.mimeType });
 
 /** Creates the web chat adapter. */
 export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   const log = (opts.logger ?? silentLogger).child({ scope: 'adapter:web' });
   const apiToken = randomBytes(24).toString('base64url');
+  const guard = httpGuard({
+    apiToken,
+    ...(opts.accessToken ? { accessToken: opts.accessToken } : {}),
+    ...(opts.anyHost ? { anyHost: true } : {}),
+  });
   const sessions = new Map<string, Session>();
   const backlogSize = opts.backlog ?? 200;
+  const maxUpload = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+  const files = opts.filesDir ? createWebFiles(opts.filesDir) : undefined;
+  // The buttons under each message the bot sent, by message id: a press is accepted only for a
+  // button that is shown under a message of the pressing session.
+  const buttons = new Map<string, { session: string; ids: Set<string> }>();
+  let commands: CommandSpec[] = [];
   let sink: InboundSink | undefined;
-  let nextId = 1;
+  // Message ids go on from where a previous process left off (milliseconds × 1000): an answer
+  // resumed after a restart edits its old preview's id, which must not be a new message's.
+  let nextId = Date.now() * 1000;
 
   const session = (id: string): Session => {
     let s = sessions.get(id);
     if (!s) sessions.set(id, (s = { clients: new Set(), backlog: [], seq: 0 }));
     return s;
   };
+  const write = (res: Response, seq: number | undefined, event: WebEvent) =>
+    res.write(`${seq === undefined ? '' : `id: ${seq}\n`}data: ${JSON.stringify(event)}\n\n`);
   const publish = (sessionId: string, event: WebEvent) => {
     const s = session(sessionId);
     const seq = ++s.seq;
@@ -102,59 +136,78 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       s.backlog.push({ seq, event });
       if (s.backlog.length > backlogSize) s.backlog.splice(0, s.backlog.length - backlogSize);
     }
-    for (const res of s.clients) res.write(`id: ${seq}\ndata: ${JSON.stringify(event)}\n\n`);
+    for (const res of s.clients) write(res, seq, event);
   };
   const sessionOf = (target: OutboundTarget) => {
     if (!SESSION.test(target.chatId))
       throw new AdapterApiError('web', 400, `bad web session id ${JSON.stringify(target.chatId)}`);
     return target.chatId;
   };
+  const rememberButtons = (sessionId: string, messageId: string, list: Button[] | undefined) => {
+    if (list === undefined) return;
+    buttons.delete(messageId);
+    if (!list.length) return;
+    buttons.set(messageId, { session: sessionId, ids: new Set(list.map((b) => b.id)) });
+    if (buttons.size > MAX_BUTTON_MESSAGES) buttons.delete(buttons.keys().next().value!);
+  };
+  // Which user message an event answers: a page that drew that turn from the stored history skips it.
+  const answering = (target: OutboundTarget) => (target.replyToMessageId ? { for: target.replyToMessageId } : {});
+  const cleanButtons = (list: Button[] | undefined): Button[] | undefined =>
+    list?.map((b) => ({ id: b.id, label: b.label, ...(b.style ? { style: b.style } : {}) }));
 
-  /** Refuses (403) a request for `sessionId` whose browser cookie does not own it. */
-  const owns = (req: Request, res: Response, sessionId: string): boolean => {
-    const secret = browserSecretOf(req);
-    if (!secret) {
-      res.status(403).json({ error: 'web chat: no browser cookie: reload the page' });
-      return false;
+  /** The page's settings: the token it needs now, its owner prefix, the commands and the upload cap. */
+  const bootOf = (owner: string, access: string) => ({
+    TOKEN: apiToken,
+    ACCESS: access,
+    OWNER: owner,
+    commands,
+    maxUploadBytes: files ? maxUpload : 0,
+    history: Boolean(opts.conversations),
+  });
+
+  /** Reads a request body up to `limit` bytes; undefined (after a 413 naming the limit) when it is larger. */
+  const readCapped = async (req: Request, res: Response, limit: number): Promise<Buffer | undefined> => {
+    const refuse = () =>
+      void res.status(413).json({ error: `File too large: the limit is ${mb(limit)} per file.`, limit });
+    if (Number(req.headers['content-length'] ?? 0) > limit) {
+      refuse();
+      req.resume();
+      return undefined;
     }
-    if (!sessionId.startsWith(`${sessionOwner(secret)}-`)) {
-      res.status(403).json({ error: 'web chat: this conversation belongs to another browser' });
-      return false;
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of req as AsyncIterable<Buffer>) {
+      size += chunk.length;
+      if (size > limit) {
+        refuse();
+        req.resume();
+        return undefined;
+      }
+      chunks.push(chunk);
     }
-    return true;
+    return Buffer.concat(chunks);
   };
 
-  /** Refuses requests from foreign Hosts (DNS rebinding) and without the access token. */
-  const guard = (req: Request, res: Response, needApiToken: boolean): boolean => {
-    const host = req.headers.host ?? '';
-    if (!opts.anyHost && !isLoopbackHostHeader(host)) {
-      res
-        .status(403)
-        .type('text/plain')
-        .send(`web chat: refused Host ${JSON.stringify(host)}: open it as http://127.0.0.1:<port>/`);
-      return false;
+  /** The message's file ids checked against this session's uploads and the cap, then described. */
+  const describeFiles = async (
+    sessionId: string,
+    attachments: Attachment[],
+  ): Promise<{ ok: Attachment[]; refs: FileRef[] } | { error: string; status: number }> => {
+    if (!attachments.length) return { ok: [], refs: [] };
+    if (!files) return { error: 'this web chat takes no files (no files folder is configured)', status: 400 };
+    const ok: Attachment[] = [];
+    const refs: FileRef[] = [];
+    let total = 0;
+    for (const a of attachments) {
+      const fileId = a.id.slice(a.id.lastIndexOf(':') + 1);
+      const meta = await files.meta(sessionId, fileId);
+      if (meta?.origin !== 'upload') return { error: `no uploaded file ${fileId} in this chat`, status: 400 };
+      total += meta.size;
+      ok.push({ id: a.id, kind: kindOf(meta.mimeType), name: meta.name, mimeType: meta.mimeType, size: meta.size });
+      refs.push(fileRef(meta));
     }
-    if (opts.accessToken) {
-      const given = String(req.query.access ?? req.headers['x-boxbot-access'] ?? '');
-      if (!constantTimeEqual(given, opts.accessToken)) {
-        res
-          .status(401)
-          .type('text/plain')
-          .send(
-            'web chat: this server is reachable beyond this machine, so open the page with ' +
-              '?access=<BOXBOT_ADMIN_TOKEN>',
-          );
-        return false;
-      }
-    }
-    if (needApiToken) {
-      const given = String(req.headers['x-boxbot-token'] ?? req.query.token ?? '');
-      if (!constantTimeEqual(given, apiToken)) {
-        res.status(401).json({ error: 'missing or wrong page token: reload the page' });
-        return false;
-      }
-    }
-    return true;
+    if (total > maxUpload) return { error: `Files too large: the limit is ${mb(maxUpload)} per message.`, status: 413 };
+    return { ok, refs };
   };
 
   const adapter: WebAdapter = {
@@ -169,26 +222,91 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       sink = undefined;
       for (const s of sessions.values()) for (const res of s.clients) res.end();
     },
-    async send(target, text) {
+    async send(target, text, o) {
+      const sessionId = sessionOf(target);
       const id = String(nextId++);
-      publish(sessionOf(target), { type: 'message', id, text });
+      const list = cleanButtons(o?.buttons);
+      rememberButtons(sessionId, id, list);
+      publish(sessionId, {
+        type: 'message',
+        id,
+        text,
+        ...answering(target),
+        ...(list?.length ? { buttons: list } : {}),
+      });
       return { messageId: id };
     },
-    async edit(target, messageId, text) {
-      publish(sessionOf(target), { type: 'edit', id: messageId, text });
+    async edit(target, messageId, text, o) {
+      const sessionId = sessionOf(target);
+      const list = cleanButtons(o?.buttons);
+      rememberButtons(sessionId, messageId, list);
+      publish(sessionId, {
+        type: 'edit',
+        id: messageId,
+        text,
+        ...answering(target),
+        ...(list ? { buttons: list } : {}),
+      });
     },
     async typing(target) {
       publish(sessionOf(target), { type: 'typing' });
+    },
+    showActivity(target, activity) {
+      if (!SESSION.test(target.chatId)) return;
+      publish(target.chatId, {
+        type: 'activity',
+        kind: activity.kind,
+        text: activity.text,
+        ...(target.replyToMessageId ? { for: target.replyToMessageId } : {}),
+      });
+    },
+    async fetchAttachment(attachment, o) {
+      const at = attachment.id.lastIndexOf(':');
+      const sessionId = attachment.id.slice(0, at);
+      const fileId = attachment.id.slice(at + 1);
+      if (!files || at < 0 || !SESSION.test(sessionId))
+        throw new AdapterError('web', 'not-found', `no web chat file ${JSON.stringify(attachment.id)}`);
+      const meta = await files.meta(sessionId, fileId);
+      if (!meta) throw new AdapterError('web', 'not-found', `no web chat file ${JSON.stringify(attachment.id)}`);
+      if (meta.size > o.maxBytes)
+        throw new AdapterError('web', 'too-large', `the file is ${meta.size} bytes, more than ${o.maxBytes}`);
+      o.signal?.throwIfAborted();
+      return { bytes: await files.read(sessionId, fileId), name: meta.name, mimeType: meta.mimeType };
+    },
+    async sendFile(target, file) {
+      const sessionId = sessionOf(target);
+      if (!files) throw new AdapterApiError('web', 400, 'this web chat keeps no files (no files folder is configured)');
+      const meta = await files.save(sessionId, file.bytes, {
+        name: file.name,
+        mimeType: file.mimeType,
+        origin: 'sent',
+      });
+      const id = String(nextId++);
+      publish(sessionId, { type: 'message', id, text: file.caption ?? '', ...answering(target), file: fileRef(meta) });
+      return { messageId: id };
+    },
+    async setCommands(list) {
+      commands = list.map((c) => ({
+        name: c.name,
+        description: c.description,
+        ...(c.argument ? { argument: { ...c.argument } } : {}),
+      }));
+      for (const s of sessions.values())
+        for (const res of s.clients) write(res, undefined, { type: 'commands', commands });
+    },
+    async answerPress(press, text) {
+      if (!SESSION.test(press.chatId)) return;
+      publish(press.chatId, { type: 'note', text });
     },
     routes: () => [],
     identity: () => ({ id: 'web', name: 'boxbot' }),
     attach(app, base = '') {
       app.get(`${base}/`, (req, res) => {
-        if (!guard(req, res, false)) return;
+        if (!guard.allowed(req, res, false)) return;
         res.set(
           'Content-Security-Policy',
-          "default-src 'self'; script-src 'unsafe-inline'; style-src 'unsafe-inline'; connect-src 'self'; img-src " +
-            "'self' data:; frame-ancestors 'none'",
+          "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src " +
+            "'self' data:; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
         );
         res.set('X-Content-Type-Options', 'nosniff');
         // A browser without a (valid) cookie gets a new secret; its sessions are its own from now on.
@@ -198,24 +316,45 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
           res.append('Set-Cookie', `${BROWSER_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Strict`);
         }
         res.set('Cache-Control', 'no-store');
-        res.type('html').send(chatPage(apiToken, String(req.query.access ?? ''), sessionOwner(secret)));
+        res.type('html').send(chatPage(bootOf(sessionOwner(secret), String(req.query.access ?? ''))));
+      });
+      app.get(`${base}/chat/assets/:name`, (req, res) => {
+        if (!guard.allowed(req, res, false)) return;
+        const asset = webAsset(String(req.params.name));
+        if (!asset) return void res.status(404).type('text/plain').send('no such asset');
+        res.set('X-Content-Type-Options', 'nosniff');
+        res.set('Cache-Control', 'no-cache');
+        res.type(asset.type).send(asset.body);
+      });
+      app.get(`${base}/favicon.ico`, (req, res) => {
+        if (!guard.allowed(req, res, false)) return;
+        res.type('image/svg+xml').send(webAsset('favicon.svg')!.body);
+      });
+      // The page's settings again, for a tab open across a restart (the page token is per process).
+      app.get(`${base}/chat/boot`, (req, res) => {
+        if (!guard.allowed(req, res, false)) return;
+        const owner = guard.ownerOf(req, res);
+        if (!owner) return;
+        res.set('Cache-Control', 'no-store');
+        res.json(bootOf(owner, String(req.query.access ?? '')));
       });
       app.get(`${base}/chat/events`, (req, res) => {
-        if (!guard(req, res, true)) return;
+        if (!guard.allowed(req, res, true)) return;
         const id = String(req.query.session ?? '');
         if (!SESSION.test(id))
           return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
-        if (!owns(req, res, id)) return;
+        if (!guard.owns(req, res, id)) return;
         res.writeHead(200, {
           'Content-Type': 'text/event-stream',
           'Cache-Control': 'no-store',
           Connection: 'keep-alive',
           'X-Accel-Buffering': 'no',
         });
-        res.write(': connected\n\n');
+        // A short retry: a tab open across a gateway restart comes back within a second or so.
+        res.write(': connected\n\nretry: 1000\n\n');
         const s = session(id);
-        const after = Number(req.headers['last-event-id'] ?? req.query.after ?? 0);
-        for (const b of s.backlog) if (b.seq > after) res.write(`id: ${b.seq}\ndata: ${JSON.stringify(b.event)}\n\n`);
+        const after = Number(req.headers['last-event-id'] ?? req.query.after ?? 0) || 0;
+        for (const b of s.backlog) if (b.seq > after) write(res, b.seq, b.event);
         s.clients.add(res);
         const ping = setInterval(() => res.write(': ping\n\n'), 25_000);
         req.on('close', () => {
@@ -223,20 +362,116 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
           s.clients.delete(res);
         });
       });
+      // The session's stored transcript: after a restart the in-memory backlog is gone. The page
+      // draws it, then replays this process's backlog, skipping the turns the transcript holds
+      // (events name the user message they answer), so a turn still running shows up too.
+      app.get(`${base}/chat/history`, async (req, res) => {
+        if (!guard.allowed(req, res, true)) return;
+        const id = String(req.query.session ?? '');
+        if (!SESSION.test(id))
+          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
+        if (!guard.owns(req, res, id)) return;
+        res.set('Cache-Control', 'no-store');
+        if (!opts.conversations) return void res.json({ entries: [] });
+        try {
+          const c = await opts.conversations.get(`web:${id}`);
+          res.json({ entries: transcriptOf(c?.messages ?? []) });
+        } catch (e) {
+          log.warn({ err: errorMessage(e) }, 'web chat history not readable');
+          res.json({ entries: [], note: 'The saved history of this chat could not be read.' });
+        }
+      });
+      app.get(`${base}/chat/sessions`, async (req, res) => {
+        if (!guard.allowed(req, res, true)) return;
+        const owner = guard.ownerOf(req, res);
+        if (!owner) return;
+        res.set('Cache-Control', 'no-store');
+        if (!opts.conversations) return void res.json({ sessions: [] });
+        try {
+          res.json({ sessions: await sessionsOf(opts.conversations, owner) });
+        } catch (e) {
+          log.warn({ err: errorMessage(e) }, 'web chat list not readable');
+          res.status(503).json({ error: 'the conversation list could not be read' });
+        }
+      });
+      app.post(`${base}/chat/upload`, async (req, res) => {
+        if (!guard.allowed(req, res, true)) return;
+        const id = String(req.query.session ?? '');
+        if (!SESSION.test(id))
+          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
+        if (!guard.owns(req, res, id)) return;
+        if (!files) return void res.status(400).json({ error: 'this web chat takes no files' });
+        const bytes = await readCapped(req, res, maxUpload);
+        if (!bytes) return;
+        const mimeType = String(req.headers['content-type'] ?? 'application/octet-stream')
+          .split(';')[0]!
+          .trim();
+        const meta = await files.save(id, bytes, {
+          name: String(req.query.name ?? 'file'),
+          mimeType: /^[\w.+-]+\/[\w.+-]+$/.test(mimeType) ? mimeType : 'application/octet-stream',
+          origin: 'upload',
+        });
+        res.status(201).json(fileRef(meta));
+      });
+      // Downloads need the owning cookie (SameSite=Strict: never sent from another site) but not the
+      // page token, so a link keeps working across restarts. Always an attachment, never rendered.
+      app.get(`${base}/chat/files/:id`, async (req, res) => {
+        if (!guard.allowed(req, res, false)) return;
+        const id = String(req.query.session ?? '');
+        if (!SESSION.test(id))
+          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
+        if (!guard.owns(req, res, id)) return;
+        const meta = files ? await files.meta(id, String(req.params.id)) : undefined;
+        if (!files || !meta) return void res.status(404).json({ error: 'no such file in this chat' });
+        res.set({
+          'Content-Type': 'application/octet-stream',
+          'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(meta.name)}`,
+          'X-Content-Type-Options': 'nosniff',
+          'Content-Security-Policy': "default-src 'none'; sandbox",
+          'Cache-Control': 'no-store',
+        });
+        res.send(Buffer.from(await files.read(id, meta.id)));
+      });
       app.post(`${base}/chat/messages`, express.json({ limit: '256kb' }), async (req, res) => {
-        if (!guard(req, res, true)) return;
+        if (!guard.allowed(req, res, true)) return;
         const result = normalizeWebMessage(req.body, new Date());
         if (result.kind !== 'message') return void res.status(400).json({ error: result.reason });
-        const msg = result.message;
-        if (!owns(req, res, msg.chatId)) return;
+        let msg = result.message;
+        if (!guard.owns(req, res, msg.chatId)) return;
         if (!sink) return void res.status(503).json({ error: 'the web chat is not running' });
+        const described = await describeFiles(msg.chatId, msg.attachments);
+        if ('error' in described) return void res.status(described.status).json({ error: described.error });
+        msg = { ...msg, attachments: described.ok };
         try {
           await sink(msg);
           // Echoed so other tabs and a reloaded page show the user's side too.
-          publish(msg.chatId, { type: 'user', id: msg.messageId!, text: msg.text });
+          publish(msg.chatId, {
+            type: 'user',
+            id: msg.messageId!,
+            text: msg.text,
+            ...(described.refs.length ? { files: described.refs } : {}),
+          });
           res.status(202).json({ accepted: true });
         } catch (e) {
           log.error({ err: errorMessage(e) }, 'web message not accepted');
+          res.status(503).json({ error: 'not accepted, try again' });
+        }
+      });
+      app.post(`${base}/chat/press`, express.json({ limit: '16kb' }), async (req, res) => {
+        if (!guard.allowed(req, res, true)) return;
+        const result = normalizeWebPress(req.body, randomBytes(9).toString('base64url'), new Date());
+        if (result.kind !== 'message') return void res.status(400).json({ error: result.reason });
+        const msg = result.message;
+        if (!guard.owns(req, res, msg.chatId)) return;
+        const shown = buttons.get(msg.action!.messageId!);
+        if (!shown || shown.session !== msg.chatId || !shown.ids.has(msg.action!.id))
+          return void res.status(404).json({ error: 'this button is no longer offered' });
+        if (!sink) return void res.status(503).json({ error: 'the web chat is not running' });
+        try {
+          await sink(msg);
+          res.status(202).json({ accepted: true });
+        } catch (e) {
+          log.error({ err: errorMessage(e) }, 'web button press not accepted');
           res.status(503).json({ error: 'not accepted, try again' });
         }
       });

@@ -2,10 +2,12 @@
 export {
   BROWSER_COOKIE,
   createWebAdapter,
+  DEFAULT_MAX_UPLOAD_BYTES,
   isLoopbackHostHeader,
   sessionOwner,
   WEB_CAPABILITIES,
   type WebAdapter,
   type WebAdapterOptions,
 } from './adapter.ts';
-export { normalizeWebMessage } from './normalize.ts';
+export { normalizeWebMessage, normalizeWebPress } from './normalize.ts';
+export type { ConversationSource } from './transcript.ts';

@@ -10,9 +10,20 @@ export const WEB_ID = /^[A-Za-z0-9_-]{8,64}$/;
 /** Longest text kept of one message (characters). */
 const MAX_TEXT = 100_000;
 
+/** Most files one message may carry. */
+export const MAX_ATTACHMENTS = 10;
+
+/** Uploaded file ids (see files.ts): 24 hex digits. */
+const FILE_REF = /^[0-9a-f]{24}$/;
+
+/** The attachment id of an uploaded file: its session and file id (fetchAttachment finds it by this). */
+export const attachmentId = (sessionId: string, fileId: string): string => `${sessionId}:${fileId}`;
+
 /**
- * Checks `{ session, text, id }` and builds the message; the person at the page is the local
- * user, and every message is addressed to the bot.
+ * Checks `{ session, text, id, attachments? }` (attachments: ids of files uploaded to this
+ * session; the adapter checks they exist and fills in their name, type and size) and builds the
+ * message; the person at the page is the local user, and every message is addressed to the bot.
+ * Text may be empty when files are attached.
  * @example normalizeWebMessage({ session: 'tab-1234', text: 'hi', id: 'msg-0001' }, new Date())
  */
 export function normalizeWebMessage(body: unknown, receivedAt: Date): NormalizeResult {
@@ -20,11 +31,20 @@ export function normalizeWebMessage(body: unknown, receivedAt: Date): NormalizeR
     session?: unknown;
     text?: unknown;
     id?: unknown;
+    attachments?: unknown;
   };
   const problems: string[] = [];
+  const files = b.attachments ?? [];
+  const filesOk =
+    Array.isArray(files) &&
+    files.length <= MAX_ATTACHMENTS &&
+    files.every((f) => typeof f === 'string' && FILE_REF.test(f));
+  if (!filesOk) problems.push(`attachments must be at most ${MAX_ATTACHMENTS} uploaded file ids`);
+  const hasFiles = filesOk && (files as string[]).length > 0;
   if (typeof b.session !== 'string' || !WEB_ID.test(b.session))
     problems.push('session must be 8-64 letters, digits, _ or -');
-  if (typeof b.text !== 'string' || !b.text.trim()) problems.push('text must be a non-empty string');
+  if (typeof b.text !== 'string' || (!b.text.trim() && !hasFiles))
+    problems.push('text must be a non-empty string (or empty with attachments)');
   if (typeof b.id !== 'string' || !WEB_ID.test(b.id)) problems.push('id must be 8-64 letters, digits, _ or -');
   if (problems.length) return { kind: 'malformed', reason: problems.join('; ') };
   const sessionId = b.session as string;
@@ -42,7 +62,46 @@ export function normalizeWebMessage(body: unknown, receivedAt: Date): NormalizeR
       text: (b.text as string).slice(0, MAX_TEXT),
       isDirect: true,
       mentionsBot: true,
+      attachments: [...new Set(files as string[])].map((f) => ({ id: attachmentId(sessionId, f) })),
+      receivedAt: receivedAt.toISOString(),
+      raw: null,
+    },
+  };
+}
+
+/**
+ * Checks a button press `{ session, messageId, button }` and builds its message (empty text,
+ * `action` set). Whether the message and button exist in this session is the adapter's check.
+ */
+export function normalizeWebPress(body: unknown, pressId: string, receivedAt: Date): NormalizeResult {
+  const b = (typeof body === 'object' && body !== null ? body : {}) as {
+    session?: unknown;
+    messageId?: unknown;
+    button?: unknown;
+  };
+  const problems: string[] = [];
+  if (typeof b.session !== 'string' || !WEB_ID.test(b.session))
+    problems.push('session must be 8-64 letters, digits, _ or -');
+  if (typeof b.messageId !== 'string' || !/^[0-9]{1,16}$/.test(b.messageId))
+    problems.push('messageId must be a message id of this chat');
+  if (typeof b.button !== 'string' || !b.button || Buffer.byteLength(b.button) > 64)
+    problems.push('button must be a button id (1-64 bytes)');
+  if (problems.length) return { kind: 'malformed', reason: problems.join('; ') };
+  const sessionId = b.session as string;
+  return {
+    kind: 'message',
+    message: {
+      id: `web:${sessionId}:press:${pressId}`,
+      platform: 'web',
+      conversationKey: encodeConversationKey({ platform: 'web', chatId: sessionId }),
+      chatId: sessionId,
+      userId: 'local',
+      userName: 'you',
+      text: '',
+      isDirect: true,
+      mentionsBot: true,
       attachments: [],
+      action: { id: b.button as string, messageId: b.messageId as string },
       receivedAt: receivedAt.toISOString(),
       raw: null,
     },

@@ -40,7 +40,10 @@ function transcript(messages: Message[]): string {
     .join('\n\n');
 }
 
-/** Where the kept tail starts: the `keep`-th last turn's input; 0 (nothing to summarise) if there are not more turns. */
+/**
+ * Where the kept tail starts: the `keep`-th last turn's input; 0 (nothing to summarise) if there
+ * are not more turns.
+ */
 export function summaryCut(messages: Message[], keep = SUMMARY_KEEP_TURNS): number {
   const inputs: number[] = [];
   messages.forEach((m, i) => isInput(m) && inputs.push(i));

@@ -93,6 +93,14 @@ const searchable = (t: RegisteredTool): SearchableTool => ({
   inputSchema: t.spec.inputSchema,
 });
 
+/** The input as an object, unchecked otherwise (a tool that checks its own input). */
+function objectInput(input: unknown): { value: Record<string, unknown>; errors: string[] } {
+  const v = input ?? {};
+  return typeof v === 'object' && !Array.isArray(v)
+    ? { value: v as Record<string, unknown>, errors: [] }
+    : { value: {}, errors: ['input: expected a JSON object'] };
+}
+
 /** Creates the tool set of a session. */
 export function createToolSet(opts: ToolSetOptions): ToolSet {
   const maxChars = opts.maxResultChars ?? DEFAULT_MAX_CONTENT_CHARS;
@@ -227,7 +235,9 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
       return { content: r.content, isError: r.isError };
     }
     if (!('builtin' in t)) throw new Error(`no grant for ${req.name}`);
-    const { value, errors } = checkInput(req.input ?? {}, t.builtin.inputSchema as JsonSchema);
+    const { value, errors } = t.builtin.checksOwnInput
+      ? objectInput(req.input)
+      : checkInput(req.input ?? {}, t.builtin.inputSchema as JsonSchema);
     if (errors.length) return { content: `invalid input for ${req.name}: ${errors.join('; ')}`, isError: true };
     try {
       const r = await t.builtin.run(value, { signal });

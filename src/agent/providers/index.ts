@@ -29,3 +29,11 @@ export {
   resolveModelWithFallback,
 } from './resolve.ts';
 export { DEFAULT_RETRY, type RetryOptions, retryDelayMs, shouldRetry, withRetry } from './retry.ts';
+export {
+  type AudioFile,
+  checkTranscriptionModel,
+  createTranscriber,
+  type Transcriber,
+  type TranscriberContext,
+} from './transcribe.ts';
+export { supportsVision } from './vision.ts';

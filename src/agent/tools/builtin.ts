@@ -17,5 +17,7 @@ export interface BuiltinTool {
   description: string;
   inputSchema: JsonSchema | Record<string, unknown>;
   permissionLevel: PermissionLevel;
+  /** The input goes to the tool unchecked (an MCP server checks it against its own, richer schema). */
+  checksOwnInput?: boolean;
   run(input: Record<string, unknown>, ctx: { signal?: AbortSignal }): Promise<BuiltinResult>;
 }

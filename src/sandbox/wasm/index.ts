@@ -1,8 +1,10 @@
 // Public names of the core-module tools: classification, limit instrumentation, memory images.
+export { patchPreview1Adapter } from './adapter-patch.ts';
 export { type CoreImport, classifyWasm, listCoreImports, type WasmKind } from './classify.ts';
 export { listComponentImports } from './component-imports.ts';
 export {
   FUEL_IMPORT,
+  INVALID_OUTPUT,
   type InstrumentOptions,
   instrumentModule,
   OOM_IMPORT,
@@ -10,4 +12,10 @@ export {
   TABLES_SECTION,
   tableElementBudget,
 } from './instrument.ts';
+export {
+  restoreStubbedModules,
+  STUB_MIN_BYTES,
+  type StubbedComponent,
+  stubLargeCoreModules,
+} from './interface-stub.ts';
 export { decodeImage, encodeImage, externalizeMemory, MEMORY_IMPORT, type MemoryImage } from './memory-image.ts';

@@ -44,6 +44,11 @@ export function tableElementBudget(maxMemoryBytes: number | undefined): number {
 export interface InstrumentOptions {
   fuel: boolean;
   maxMemoryBytes?: number;
+  /**
+   * Validate the result (default true). A caller that validates it, or a module derived from
+   * it, itself may skip this: validating a 16 MB module is a good part of a first compile.
+   */
+  validate?: boolean;
 }
 
 class Writer {
@@ -59,11 +64,26 @@ class Writer {
   }
   bytes(b: ArrayLike<number>): void {
     this.room(b.length);
-    this.buf.set(b, this.len);
+    // A few bytes at a time (most writes): a plain loop beats TypedArray.set's setup.
+    if (b.length <= 16) for (let i = 0; i < b.length; i++) this.buf[this.len + i] = b[i]!;
+    else this.buf.set(b, this.len);
     this.len += b.length;
   }
+  /** One unsigned LEB128, written in place. */
+  u32(n: number): void {
+    this.room(5);
+    do {
+      let b = n % 128;
+      n = Math.floor(n / 128);
+      if (n !== 0) b |= 0x80;
+      this.buf[this.len++] = b;
+    } while (n !== 0);
+  }
   range(src: Uint8Array, start: number, end: number): void {
-    this.bytes(src.subarray(start, end));
+    if (end - start <= 16) {
+      this.room(end - start);
+      for (let i = start; i < end; i++) this.buf[this.len++] = src[i]!;
+    } else this.bytes(src.subarray(start, end));
   }
   result(): Uint8Array {
     return this.buf.subarray(0, this.len);
@@ -166,6 +186,17 @@ function encU64(v: bigint): number[] {
 /** Opcodes after which a metered segment starts: loop, if, else, end, br_if. */
 const SEGMENT_START = new Set([0x03, 0x04, 0x05, 0x0b, 0x0d]);
 
+/** Why a rewritten module is refused when it does not validate. */
+export const INVALID_OUTPUT = 'instrumentation produced an invalid module (please report this tool)';
+
+/** Signed LEB128 of a segment's cost (small, non-negative), cached: most costs repeat. */
+const costLebs: number[][] = [];
+function costLeb(cost: number): number[] {
+  if (cost >= 4096) return encS64(BigInt(cost));
+  costLebs[cost] ??= encS64(BigInt(cost));
+  return costLebs[cost]!;
+}
+
 /** Instruments one core module; throws with a clear message if it cannot. */
 export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Uint8Array {
   const sections = readSections(bytes);
@@ -219,7 +250,7 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
    * at the same point of the same path every time.
    */
   const fuelPrologue = (w: Writer, cost: number, check: boolean) => {
-    w.bytes([0x23, ...fuelGlobal, 0x42, ...encS64(BigInt(Math.max(1, cost))), 0x7d, 0x24, ...fuelGlobal]);
+    w.bytes([0x23, ...fuelGlobal, 0x42, ...costLeb(Math.max(1, cost)), 0x7d, 0x24, ...fuelGlobal]);
     if (check) w.bytes([0x23, ...fuelGlobal, 0x42, 0x00, 0x53, 0x04, 0x40, 0x00, 0x0b]);
   };
 
@@ -328,24 +359,39 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
       seg.len = 0;
       let count = 0;
       let check = true;
+      // Instructions kept as they are, [runStart, runEnd), are copied in one go when something
+      // else is written: most of a body is copied unchanged, one small copy each was slow.
+      let runStart = -1;
+      let runEnd = 0;
+      const flushRun = () => {
+        if (runStart < 0) return;
+        seg.range(bytes, runStart, runEnd);
+        runStart = -1;
+      };
       while (r.pos < end) {
         const ins = readInstr(r);
         count++;
         if (ins.op === 0x23 || ins.op === 0x24) {
-          seg.bytes([ins.op, ...encU32(remap(new Reader(bytes, ins.start + 1).u32()))]);
+          flushRun();
+          seg.bytes([ins.op]);
+          seg.u32(remap(new Reader(bytes, ins.start + 1).u32()));
         } else if (ins.op === 0x40 && canWrapGrow) {
+          flushRun();
           const mem = new Reader(bytes, ins.start + 1).u32();
           if (lay.memory64[mem]) seg.range(bytes, ins.start, ins.end);
           else seg.bytes([0x10, ...encU32(wrapperFunc('memory', mem))]);
         } else if (ins.op === 0xfc && ins.sub === 15 && canWrapTable(tableOf(ins))) {
+          flushRun();
           seg.bytes([0x10, ...encU32(wrapperFunc('table', tableOf(ins)))]);
         } else {
-          seg.range(bytes, ins.start, ins.end);
+          if (runStart < 0) runStart = ins.start;
+          runEnd = ins.end;
           // A new straight-line segment starts where control can enter other than by falling
           // through: a loop header, an if/else arm, after an end (branch target), after br_if.
           // Each segment is charged its own instruction count when entered, so an interpreter's
           // dispatch loop pays for the path it runs, not for the whole switch.
           if (opts.fuel && SEGMENT_START.has(ins.op) && r.pos < end) {
+            flushRun();
             fuelPrologue(body, count, check);
             body.bytes(seg.result());
             seg.len = 0;
@@ -354,6 +400,7 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
           }
         }
       }
+      flushRun();
       if (opts.fuel) {
         fuelPrologue(body, count, check);
         body.bytes(seg.result());
@@ -571,7 +618,6 @@ export function instrumentModule(bytes: Uint8Array, opts: InstrumentOptions): Ui
   tablesInfo.setUint32(4, tableMins, true);
   emit(0, [...encName(TABLES_SECTION), ...new Uint8Array(tablesInfo.buffer)]);
   const result = out.result().slice();
-  if (!WebAssembly.validate(result))
-    throw new Error('instrumentation produced an invalid module (please report this tool)');
+  if (opts.validate !== false && !WebAssembly.validate(result)) throw new Error(INVALID_OUTPUT);
   return result;
 }

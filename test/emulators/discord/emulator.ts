@@ -7,6 +7,7 @@
 //   emu.userMessage({ channelId: channel.id, content: 'hi', mentionBot: true });
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { EmulatedCdn } from './cdn.ts';
 import { EmulatedGateway, Intent, PRIVILEGED_INTENTS } from './gateway.ts';
 import { createRestHandler, type InjectedFault, type RateLimitedRoute, type RestRequestRecord } from './rest.ts';
 import {
@@ -44,7 +45,30 @@ export interface UserMessageInput {
   /** Reply to this message id (the reply pings its author unless `replyPing` is false). */
   replyTo?: string;
   replyPing?: boolean;
-  attachments?: { id: string; filename: string; size: number; url: string; content_type?: string }[];
+  attachments?: {
+    id: string;
+    filename: string;
+    size: number;
+    url: string;
+    content_type?: string;
+    /** Voice messages carry a waveform and a duration. */
+    waveform?: string;
+    duration_secs?: number;
+  }[];
+  /** Message flags (8192: IS_VOICE_MESSAGE). */
+  flags?: number;
+}
+
+/** A user uploads a file (optionally as a voice message) with an optional message text. */
+export interface UserFileInput {
+  channelId: string;
+  filename: string;
+  contentType: string;
+  bytes: Uint8Array;
+  content?: string;
+  voice?: boolean;
+  userId?: string;
+  userName?: string;
 }
 
 type BotMessageListener = (message: EmuMessage, kind: 'create' | 'update') => void;
@@ -64,6 +88,8 @@ export class DiscordEmulator {
   private readonly listeners = new Set<BotMessageListener>();
   private readonly faults: { routes: RateLimitedRoute[]; fault: InjectedFault }[] = [];
   private readonly botMessageIds: string[] = [];
+  /** Uploaded attachments, served at their signed URLs. */
+  readonly cdn: EmulatedCdn;
 
   constructor(
     private readonly server: Server,
@@ -71,6 +97,7 @@ export class DiscordEmulator {
     bot: EmuUser,
     world: DiscordWorld,
     gateway: EmulatedGateway,
+    cdn: EmulatedCdn,
   ) {
     const { port } = server.address() as AddressInfo;
     this.restApi = `http://127.0.0.1:${port}/api`;
@@ -78,6 +105,30 @@ export class DiscordEmulator {
     this.bot = bot;
     this.world = world;
     this.gateway = gateway;
+    this.cdn = cdn;
+  }
+
+  /** A user posts a file; it is stored on the CDN and its message dispatched. */
+  userFile(input: UserFileInput): EmuMessage {
+    const id = this.world.nextId();
+    const url = this.cdn.add(input.channelId, id, input.filename, input.bytes, input.contentType);
+    return this.userMessage({
+      channelId: input.channelId,
+      content: input.content ?? '',
+      ...(input.userId ? { userId: input.userId } : {}),
+      ...(input.userName ? { userName: input.userName } : {}),
+      ...(input.voice ? { flags: 8192 } : {}),
+      attachments: [
+        {
+          id,
+          filename: input.filename,
+          size: input.bytes.length,
+          url,
+          content_type: input.contentType,
+          ...(input.voice ? { waveform: 'AAAA', duration_secs: 2 } : {}),
+        },
+      ],
+    });
   }
 
   /** Adds a guild with one text channel (`general`); connected clients get GUILD_CREATE on their next IDENTIFY. */
@@ -127,6 +178,7 @@ export class DiscordEmulator {
       content,
       mentions,
       ...(input.attachments ? { attachments: input.attachments } : {}),
+      ...(input.flags ? { flags: input.flags } : {}),
       ...(referenced
         ? {
             message_reference: {
@@ -245,23 +297,25 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
       guildCreates: () => [...world.guilds.values()].map((g) => guildCreate(world, g)),
     },
   });
-  const server = createServer(
-    createRestHandler({
-      token,
-      world,
-      gatewayUrl: () => emu!.gatewayUrl,
-      takeFault: (route) => emu!.takeFault(route),
-      botMessage: (m, kind) => emu!.botMessage(m, kind),
-      typing: (channelId) => emu!.typing.push(channelId),
-      record: (entry) => emu!.requests.push(entry),
-    }),
+  const cdn = new EmulatedCdn(() => emu!.restApi.replace(/\/api$/, ''));
+  const rest = createRestHandler({
+    token,
+    world,
+    gatewayUrl: () => emu!.gatewayUrl,
+    takeFault: (route) => emu!.takeFault(route),
+    botMessage: (m, kind) => emu!.botMessage(m, kind),
+    typing: (channelId) => emu!.typing.push(channelId),
+    record: (entry) => emu!.requests.push(entry),
+  });
+  const server = createServer((req, res) =>
+    req.method === 'GET' && req.url?.startsWith('/attachments/') ? cdn.serve(req, res) : rest(req, res),
   );
   server.on('upgrade', (req, socket, head) => gateway.handleUpgrade(req, socket, head));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  emu = new DiscordEmulator(server, token, bot, world, gateway);
+  emu = new DiscordEmulator(server, token, bot, world, gateway, cdn);
   return emu;
 }
 

@@ -1,7 +1,9 @@
 // The emulator's REST API under /api/v10: what discord.js calls at login (GET /gateway/bot), the
-// bot identity, channels, message create/edit, typing; `Authorization: Bot <token>` checked,
-// errors and 429s in Discord's JSON shapes and headers.
+// bot identity, channels, message create/edit (JSON, or multipart with `payload_json` and
+// `files[n]` uploads), typing; `Authorization: Bot <token>` checked, errors and 429s in Discord's
+// JSON shapes and headers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { boundaryOf, parseMultipart, type UploadedFile } from '../multipart.ts';
 import { type DiscordWorld, type EmuMessage, type EmuUser, wireMessage } from './store.ts';
 
 /** Which REST writes an injected rate limit applies to. */
@@ -18,6 +20,8 @@ export interface RestRequestRecord {
   path: string;
   body: unknown;
   status: number;
+  /** The files of a multipart request. */
+  files?: { filename: string; size: number }[];
 }
 
 /** What the REST handler needs from the emulator. */
@@ -58,14 +62,22 @@ export function createRestHandler(ctx: RestContext): (req: IncomingMessage, res:
       const method = req.method ?? 'GET';
       let body: unknown;
       let status = 500;
+      let uploads: UploadedFile[] = [];
       try {
-        const text = Buffer.concat(chunks).toString('utf8');
+        const raw = Buffer.concat(chunks);
+        const boundary = boundaryOf(req.headers);
+        let text = raw.toString('utf8');
+        if (boundary) {
+          const form = parseMultipart(raw, boundary);
+          text = form.fields.payload_json ?? '{}';
+          uploads = form.files;
+        }
         try {
           body = text ? JSON.parse(text) : undefined;
         } catch {
           throw new HttpError(400, { message: '400: Bad Request', code: 50109 });
         }
-        const out = route(ctx, req, method, path, body);
+        const out = route(ctx, req, method, path, body, uploads);
         status = out === null ? 204 : 200;
         res.writeHead(status, out === null ? {} : { 'content-type': 'application/json' });
         res.end(out === null ? undefined : JSON.stringify(out));
@@ -75,12 +87,25 @@ export function createRestHandler(ctx: RestContext): (req: IncomingMessage, res:
         res.writeHead(err.status, { 'content-type': 'application/json', ...err.headers });
         res.end(JSON.stringify(err.body));
       }
-      ctx.record({ method, path, body, status });
+      ctx.record({
+        method,
+        path,
+        body,
+        status,
+        ...(uploads.length ? { files: uploads.map((f) => ({ filename: f.filename, size: f.bytes.byteLength })) } : {}),
+      });
     });
   };
 }
 
-function route(ctx: RestContext, req: IncomingMessage, method: string, path: string, body: unknown): unknown {
+function route(
+  ctx: RestContext,
+  req: IncomingMessage,
+  method: string,
+  path: string,
+  body: unknown,
+  uploads: UploadedFile[] = [],
+): unknown {
   const m = /^\/api\/v(\d+)(\/.*)$/.exec(path);
   if (!m) throw new HttpError(404, { message: '404: Not Found', code: 0 });
   const p = m[2]!;
@@ -110,7 +135,7 @@ function route(ctx: RestContext, req: IncomingMessage, method: string, path: str
     return null;
   }
   r = /^\/channels\/(\d+)\/messages$/.exec(p);
-  if (r && method === 'POST') return createMessage(ctx, r[1]!, body);
+  if (r && method === 'POST') return createMessage(ctx, r[1]!, body, uploads);
   r = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(p);
   if (r && method === 'GET') return wireMessage(message(ctx, r[1]!, r[2]!));
   if (r && method === 'PATCH') return editMessage(ctx, r[1]!, r[2]!, body);
@@ -162,10 +187,39 @@ function mentionsIn(ctx: RestContext, content: string): EmuUser[] {
   return out;
 }
 
-function createMessage(ctx: RestContext, channelId: string, raw: unknown): unknown {
+/** Discord's upload limit per file for a bot without boosts (25 MiB). */
+const MAX_UPLOAD = 25 * 1024 * 1024;
+
+/** The attachment objects of uploaded files: `payload_json.attachments[].id` names the part `files[id]`. */
+function attachmentsOf(ctx: RestContext, body: Json, uploads: UploadedFile[]) {
+  const declared = Array.isArray(body.attachments) ? (body.attachments as Json[]) : [];
+  return uploads.map((f) => {
+    const index = /^files\[(\d+)\]$/.exec(f.field)?.[1];
+    if (index === undefined) throw formError('files', 'BASE_TYPE_BAD', `Unexpected form field ${f.field}`);
+    if (f.bytes.byteLength > MAX_UPLOAD) throw new HttpError(413, { message: 'Request entity too large', code: 40005 });
+    const meta = declared.find((a) => String(a.id) === index) ?? {};
+    const filename = typeof meta.filename === 'string' ? meta.filename : f.filename;
+    const id = ctx.world.nextId();
+    return {
+      wire: {
+        id,
+        filename,
+        size: f.bytes.byteLength,
+        url: `https://cdn.discordapp.com/attachments/${id}/${filename}`,
+        proxy_url: `https://media.discordapp.net/attachments/${id}/${filename}`,
+        content_type: f.contentType,
+      },
+      upload: { filename, contentType: f.contentType, bytes: f.bytes },
+    };
+  });
+}
+
+function createMessage(ctx: RestContext, channelId: string, raw: unknown, uploads: UploadedFile[] = []): unknown {
   const ch = channel(ctx, channelId);
   const body = (raw ?? {}) as Json;
-  const content = checkContent(body.content, true)!;
+  const files = attachmentsOf(ctx, body, uploads);
+  // A message with files may have no text.
+  const content = checkContent(body.content, files.length === 0) ?? '';
   const ref = body.message_reference as Json | undefined;
   let reference: EmuMessage['message_reference'];
   let referenced: EmuMessage | undefined;
@@ -197,6 +251,7 @@ function createMessage(ctx: RestContext, channelId: string, raw: unknown): unkno
         }
       : {}),
     ...(body.allowed_mentions !== undefined ? { allowed_mentions: body.allowed_mentions } : {}),
+    ...(files.length ? { attachments: files.map((f) => f.wire), uploads: files.map((f) => f.upload) } : {}),
   });
   ctx.botMessage(msg, 'create');
   return wireMessage(msg);

@@ -60,6 +60,8 @@ export interface EmuMessage {
   allowed_mentions?: unknown;
   /** Emulator bookkeeping: how many times the message was edited. */
   edits: number;
+  /** Emulator bookkeeping: the bytes of files the bot uploaded, in the order of `attachments`. */
+  uploads?: { filename: string; contentType: string; bytes: Uint8Array }[];
 }
 
 const DISCORD_EPOCH = 1420070400000n;
@@ -234,7 +236,7 @@ export class DiscordWorld {
 }
 
 /** A message as the API returns it (without the emulator's bookkeeping). */
-export function wireMessage(m: EmuMessage): Omit<EmuMessage, 'edits' | 'allowed_mentions'> {
-  const { edits: _edits, allowed_mentions: _am, ...wire } = m;
+export function wireMessage(m: EmuMessage): Omit<EmuMessage, 'edits' | 'allowed_mentions' | 'uploads'> {
+  const { edits: _edits, allowed_mentions: _am, uploads: _uploads, ...wire } = m;
   return wire;
 }

@@ -17,3 +17,4 @@ export {
   type RecordedRequest,
   startLlmEmulator,
 } from './server.ts';
+export type { TranscriptionForm } from './transcription.ts';

@@ -7,9 +7,10 @@ import { anthropicError, anthropicMessage, anthropicStream } from './anthropic-w
 import type { Frame } from './frames.ts';
 import { openaiCompletion, openaiError, openaiStream } from './openai-wire.ts';
 import type { LlmReply } from './script.ts';
+import { readTranscriptionForm } from './transcription.ts';
 
-/** Which API a request was addressed to (by path: `.../chat/completions` or `.../messages`). */
-export type LlmApi = 'openai' | 'anthropic';
+/** Which API a request was addressed to, by path: `…/chat/completions`, `…/messages`, `…/audio/transcriptions`. */
+export type LlmApi = 'openai' | 'anthropic' | 'transcription';
 
 /** How a response ended: written in full, cut by the client (e.g. an abort), or dropped by the server on purpose. */
 export type LlmResponseEnd = 'complete' | 'client-closed' | 'server-closed';
@@ -40,6 +41,8 @@ export interface LlmEmulator {
   respond(responder: LlmResponder | undefined): void;
   /** Every request received so far, in order. */
   readonly requests: RecordedRequest[];
+  /** Queues transcripts; each answers exactly one `POST .../audio/transcriptions`, in order. */
+  transcripts(texts: string[]): void;
   /** Throws if scripted replies were left unused or a request found nothing to answer it. */
   assertDone(): void;
   close(): Promise<void>;
@@ -51,6 +54,7 @@ export interface LlmEmulator {
  */
 export async function startLlmEmulator(): Promise<LlmEmulator> {
   const queue: LlmReply[] = [];
+  const heard: string[] = [];
   const requests: RecordedRequest[] = [];
   const unanswered: string[] = [];
   let responder: LlmResponder | undefined;
@@ -60,14 +64,19 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const raw = Buffer.concat(chunks).toString('utf8');
+      const bytes = Buffer.concat(chunks);
+      const path = (req.url ?? '/').split('?')[0]!;
+      if (path.endsWith('/audio/transcriptions')) {
+        void transcribe(bytes, String(req.headers['content-type'] ?? ''), req.method ?? 'POST', path, req.headers, res);
+        return;
+      }
+      const raw = bytes.toString('utf8');
       let body: unknown;
       try {
         body = raw ? (JSON.parse(raw) as unknown) : undefined;
       } catch {
         body = raw;
       }
-      const path = (req.url ?? '/').split('?')[0]!;
       const api: RecordedRequest['api'] = path.endsWith('/chat/completions')
         ? 'openai'
         : path.endsWith('/messages')
@@ -88,6 +97,32 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
       });
     });
   });
+
+  /** `POST .../audio/transcriptions`: the form recorded as the body, the next scripted transcript as the answer. */
+  async function transcribe(
+    raw: Buffer,
+    contentType: string,
+    method: string,
+    path: string,
+    headers: IncomingHttpHeaders,
+    res: ServerResponse,
+  ): Promise<void> {
+    const form = await readTranscriptionForm(raw, contentType);
+    const ended = new Promise<LlmResponseEnd>((resolve) =>
+      res.on('close', () => resolve(res.writableFinished ? 'complete' : 'client-closed')),
+    );
+    requests.push({ api: 'transcription', method, path, headers, body: form, ended });
+    const json = (status: number, body: unknown): void => {
+      res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
+    };
+    if (typeof form === 'string') return json(400, openaiError(400, 'invalid_request_error', form));
+    const text = heard.shift();
+    if (text === undefined) {
+      unanswered.push(`${method} ${path} found no scripted transcript`);
+      return json(500, openaiError(500, 'server_error', 'llm emulator: no transcript scripted'));
+    }
+    json(200, { text, usage: { type: 'duration', seconds: 2 } });
+  }
 
   async function answer(record: RecordedRequest, res: ServerResponse, markServerClosed: () => void): Promise<void> {
     const n = ++seq;
@@ -212,9 +247,13 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     respond(fn) {
       responder = fn;
     },
+    transcripts(texts) {
+      heard.push(...texts);
+    },
     requests,
     assertDone() {
       const problems: string[] = [];
+      if (heard.length > 0) problems.push(`${heard.length} scripted transcript(s) never requested`);
       if (queue.length > 0)
         problems.push(
           `${queue.length} scripted repl${queue.length === 1 ? 'y was' : 'ies were'} never requested ` +

@@ -3,11 +3,12 @@
 // tests, the gateway end-to-end tests and the gateway benchmark.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { SlackFiles } from './files.ts';
 import { type HttpDeliveryRecord, HttpEvents } from './http-events.ts';
 import { appMentionEvent, eventCallback, messageEvent, newEventId, type UserPost } from './payloads.ts';
 import { type EnvelopeRecord, SocketLink } from './socket-link.ts';
 import { WebApi } from './web-api.ts';
-import { type StoredMessage, Workspace, type WorkspaceIds } from './workspace.ts';
+import { type SlackFile, type StoredMessage, Workspace, type WorkspaceIds } from './workspace.ts';
 
 /** How the emulated workspace delivers events and how strict it is. */
 export interface SlackEmulatorOptions {
@@ -66,6 +67,8 @@ export class SlackEmulator {
   readonly api: WebApi;
   readonly link: SocketLink;
   readonly events: HttpEvents;
+  /** Uploads, served at their url_private with the bot token. */
+  readonly files: SlackFiles;
   readonly botToken: string;
   readonly appToken: string;
   readonly signingSecret: string;
@@ -89,6 +92,7 @@ export class SlackEmulator {
       {
         openConnection: () => this.link.ticketUrl(`ws://127.0.0.1:${this.port}`),
         onBotMessage: (m, kind) => this.echoBot(m, kind),
+        uploadUrl: (fileId) => `http://127.0.0.1:${this.port}/upload/${fileId}`,
       },
     );
     this.link = new SocketLink({
@@ -104,16 +108,30 @@ export class SlackEmulator {
       responseTimeoutMs: 3000,
     });
     if (opts.eventsUrl) this.events.url = opts.eventsUrl;
+    this.files = new SlackFiles(() => `http://127.0.0.1:${this.port}`, this.workspace.ids.teamId, this.botToken);
   }
 
   /** Listens on 127.0.0.1, port 0. */
   async listen(): Promise<this> {
     const server = createServer((req, res) => {
       const path = new URL(req.url ?? '/', 'http://x').pathname;
+      if (req.method === 'GET' && this.files.handles(path)) return this.files.serve(req, res, path);
       if (req.method === 'POST' || req.method === 'GET') {
         const m = /^\/api\/([A-Za-z0-9._]+)$/.exec(path);
         if (m) {
           this.api.handle(req, res, m[1]!).catch(() => res.writeHead(500).end());
+          return;
+        }
+        const upload = /^\/upload\/([A-Z0-9]+)$/.exec(path);
+        if (upload && req.method === 'POST') {
+          const chunks: Buffer[] = [];
+          req.on('data', (c: Buffer) => chunks.push(c));
+          req.on('end', () => {
+            const status = this.api.receiveUpload(upload[1]!, new Uint8Array(Buffer.concat(chunks)));
+            const headers: Record<string, string> = { 'content-type': 'text/plain' };
+            if (status === 429) headers['retry-after'] = '2';
+            res.writeHead(status, headers).end(status === 200 ? `OK - ${Buffer.concat(chunks).length}` : 'failed');
+          });
           return;
         }
       }
@@ -195,6 +213,37 @@ export class SlackEmulator {
     return result;
   }
 
+  /**
+   * A person shares a file in a channel or DM (a `message` event with subtype `file_share`);
+   * `voice` makes it a recorded audio clip (`slack_audio`).
+   */
+  async userSharesFile(p: {
+    channel: string;
+    name: string;
+    mimetype: string;
+    bytes: Uint8Array;
+    text?: string;
+    voice?: boolean;
+    user?: string;
+  }): Promise<void> {
+    const ids = this.workspace.ids;
+    const file = this.files.add({
+      name: p.name,
+      mimetype: p.mimetype,
+      bytes: p.bytes,
+      ...(p.voice ? { subtype: 'slack_audio' } : {}),
+    });
+    const post: UserPost = {
+      channel: p.channel,
+      channelType: p.channel.startsWith('D') ? 'im' : 'channel',
+      user: p.user ?? 'U0USER0001',
+      text: p.text ?? '',
+      ts: this.workspace.nextTs(),
+      subtype: 'file_share',
+    };
+    await this.deliverBody(eventCallback(ids, { ...messageEvent(ids, post), files: [file], upload: false }));
+  }
+
   /** Delivers any event_callback body (or anything else, to test malformed input). */
   async deliverBody(body: Record<string, unknown>, into?: PostResult): Promise<void> {
     if (this.delivery === 'socket') {
@@ -216,6 +265,18 @@ export class SlackEmulator {
   /** Messages the bot posted, in order, with their latest text. */
   botMessages(): StoredMessage[] {
     return this.workspace.bot.slice();
+  }
+
+  /** Files the bot shared, in order, with the message they came with. */
+  botFiles(): (SlackFile & { channel: string; threadTs?: string; comment: string })[] {
+    return this.workspace.bot.flatMap((m) =>
+      (m.files ?? []).map((f) => ({
+        ...f,
+        channel: m.channel,
+        ...(m.threadTs ? { threadTs: m.threadTs } : {}),
+        comment: m.text,
+      })),
+    );
   }
 
   /** The next `n` chat.postMessage/chat.update calls get HTTP 429 with `Retry-After: retryAfterSec`. */

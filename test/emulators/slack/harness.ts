@@ -3,6 +3,7 @@
 import { after, before, beforeEach } from 'node:test';
 import type { ChannelAdapter, InboundMessage } from '../../../src/adapters/index.ts';
 import { createSlackAdapter, type SlackAdapterOptions, unescapeSlackText } from '../../../src/adapters/slack/index.ts';
+import { sniffType } from '../../../src/sniff-type.ts';
 import type { AdapterHarness } from '../../adapters/contract.ts';
 import { type SlackEmulator, type SlackEmulatorOptions, startSlackEmulator } from './emulator.ts';
 import { eventCallback } from './payloads.ts';
@@ -51,6 +52,16 @@ export async function slackHarness(
         ...(o.threadId ? { threadTs: o.threadId } : {}),
       });
     },
+    async userSendsFile(f) {
+      await emu.userSharesFile({
+        channel: DM_CHANNEL,
+        name: f.name,
+        mimetype: f.mimeType,
+        bytes: f.bytes,
+        ...(f.caption ? { text: f.caption } : {}),
+        ...(f.kind === 'voice' ? { voice: true } : {}),
+      });
+    },
     async sendMalformed() {
       // An event with wrong field types, and (in Socket Mode) an envelope with no event at all.
       await emu.deliverBody(
@@ -70,6 +81,18 @@ export async function slackHarness(
       })),
     typingCount: () => emu.api.count('assistant.threads.setStatus'),
     rateLimitNext: (n, retryAfterMs) => emu.rateLimitNext(n, Math.ceil(retryAfterMs / 1000)),
+    botFiles: () =>
+      emu.botFiles().map((f) => ({
+        chatId: f.channel,
+        messageId: f.id,
+        name: f.name,
+        bytes: f.bytes,
+        ...(f.comment ? { caption: f.comment } : {}),
+        // Slack previews a file inline when its content is an image.
+        shownAs: sniffType(f.bytes).startsWith('image/') ? ('image' as const) : ('file' as const),
+      })),
+    rateLimitFilesNext: (n, retryAfterMs) =>
+      emu.rateLimitNext(n, Math.ceil(retryAfterMs / 1000), ['files.getUploadURLExternal']),
     async close() {
       await routes?.close();
       await emu.close();

@@ -1,6 +1,8 @@
 // The emulated Slack Web API: `POST /api/<method>` with form-encoded or JSON bodies (as Slack
 // accepts), the token as `Authorization: Bearer` or a `token` parameter, answers
 // `{ok:true,...}` / `{ok:false,error}` with HTTP 200, and HTTP 429 + Retry-After when limited.
+// Files go by the external upload flow: getUploadURLExternal answers a one-time URL served by
+// the emulator itself (`receiveUpload`), completeUploadExternal shares what arrived there.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StoredMessage, Workspace } from './workspace.ts';
 
@@ -16,6 +18,15 @@ export interface WebApiHooks {
   openConnection(): string;
   /** Called after the bot posted or edited (echo as events, if enabled). */
   onBotMessage(m: StoredMessage, kind: 'posted' | 'edited'): void;
+  /** The one-time upload URL of a file id. */
+  uploadUrl(fileId: string): string;
+}
+
+/** An upload started by getUploadURLExternal. */
+interface PendingUpload {
+  filename: string;
+  length: number;
+  bytes?: Uint8Array;
 }
 
 /** Slack's limit on `text`. */
@@ -28,6 +39,20 @@ export class WebApi {
   private readonly counts = new Map<string, number>();
   private rateLimits: { methods: Set<string>; retryAfterSec: number }[] = [];
   private failures: { method: string; error?: string; httpStatus?: number }[] = [];
+  private readonly uploads = new Map<string, PendingUpload>();
+  private nextFile = 1;
+  /** Statuses the next uploads to the one-time URL are answered with (429 and 5xx faults). */
+  readonly uploadFaults: number[] = [];
+
+  /** Takes the bytes POSTed to a one-time upload URL; answers the HTTP status Slack would. */
+  receiveUpload(fileId: string, bytes: Uint8Array): number {
+    const fault = this.uploadFaults.shift();
+    if (fault) return fault;
+    const upload = this.uploads.get(fileId);
+    if (!upload || upload.bytes) return 404; // unknown or already used
+    upload.bytes = bytes;
+    return 200;
+  }
 
   constructor(
     private readonly ws: Workspace,
@@ -152,6 +177,46 @@ export class WebApi {
         this.hooks.onBotMessage(m, 'edited');
         return { ok: true, channel, ts: m.ts, text, message: this.view(m) };
       }
+      case 'files.getUploadURLExternal': {
+        const filename = str(p.filename);
+        const length = Number(p.length);
+        if (!filename || !Number.isInteger(length) || length < 0) return { ok: false, error: 'invalid_arguments' };
+        const id = `F${String(this.nextFile++).padStart(9, '0')}`;
+        this.uploads.set(id, { filename, length });
+        return { ok: true, upload_url: this.hooks.uploadUrl(id), file_id: id };
+      }
+      case 'files.completeUploadExternal': {
+        const files = typeof p.files === 'string' ? safeJson(p.files) : p.files;
+        const channel = str(p.channel_id);
+        if (!Array.isArray(files) || files.length === 0) return { ok: false, error: 'invalid_arguments' };
+        if (!channel) return { ok: false, error: 'channel_not_found' };
+        const shared: { id: string; name: string; title: string; bytes: Uint8Array }[] = [];
+        for (const f of files as { id?: unknown; title?: unknown }[]) {
+          const id = typeof f.id === 'string' ? f.id : '';
+          const upload = this.uploads.get(id);
+          if (!upload?.bytes) return { ok: false, error: 'file_not_found' };
+          if (upload.bytes.byteLength !== upload.length) return { ok: false, error: 'file_upload_size_mismatch' };
+          shared.push({ id, name: upload.filename, title: str(f.title) ?? upload.filename, bytes: upload.bytes });
+        }
+        for (const f of shared) this.uploads.delete(f.id);
+        const threadTs = str(p.thread_ts);
+        const m = this.ws.add({
+          channel,
+          ts: this.ws.nextTs(),
+          ...(threadTs ? { threadTs } : {}),
+          user: ids.botUserId,
+          botId: ids.botId,
+          text: str(p.initial_comment) ?? '',
+          edits: 0,
+          params: p,
+          files: shared,
+        });
+        this.hooks.onBotMessage(m, 'posted');
+        return {
+          ok: true,
+          files: shared.map((f) => ({ id: f.id, name: f.name, title: f.title, size: f.bytes.length })),
+        };
+      }
       case 'assistant.threads.setStatus':
         return str(p.channel_id) && str(p.thread_ts) ? { ok: true } : { ok: false, error: 'invalid_arguments' };
       default:
@@ -202,6 +267,14 @@ function parseParams(req: IncomingMessage, raw: Buffer): Record<string, unknown>
     for (const [k, v] of new URLSearchParams(raw.toString('utf8'))) out[k] = v;
   }
   return out;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
 }
 
 function bearer(h: string | undefined): string | undefined {

@@ -13,6 +13,16 @@ export interface StoredMessage {
   edits: number;
   /** Raw request parameters of the post (for assertions on formatting flags). */
   params?: Record<string, unknown>;
+  /** Files shared with the message (files.completeUploadExternal), with the bytes uploaded. */
+  files?: SlackFile[];
+}
+
+/** A file the bot uploaded, as the channel shows it. */
+export interface SlackFile {
+  id: string;
+  name: string;
+  title: string;
+  bytes: Uint8Array;
 }
 
 /** Fixed identities of the emulated workspace. */

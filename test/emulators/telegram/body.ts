@@ -2,6 +2,7 @@
 // JSON, urlencoded or multipart/form-data body. Form values are strings; JSON-looking ones
 // (objects, arrays) are decoded, as Telegram does for reply_parameters or allowed_updates.
 import type { IncomingMessage } from 'node:http';
+import { boundaryOf, parseMultipart, type UploadedFile } from '../multipart.ts';
 
 /** Parameters of one call. */
 export type Params = Record<string, unknown>;
@@ -26,9 +27,15 @@ export async function readParams(req: IncomingMessage, url: URL): Promise<Params
     return params;
   }
   if (type.startsWith('multipart/form-data')) {
-    // The boundary keeps its case: read it from the original header.
-    const m = /boundary=(?:"([^"]+)"|([^;\s]+))/i.exec(req.headers['content-type'] ?? '');
-    for (const [k, v] of multipart(body, m?.[1] ?? m?.[2] ?? '')) params[k] = formValue(v);
+    const form = parseMultipart(body, boundaryOf(req.headers) ?? '');
+    for (const [k, v] of Object.entries(form.fields)) params[k] = formValue(v);
+    // A file goes in its own part; the parameter names it `attach://<part name>`.
+    for (const [k, v] of Object.entries(params)) {
+      const attached = typeof v === 'string' && v.startsWith('attach://') ? v.slice('attach://'.length) : undefined;
+      const file = attached !== undefined ? form.files.find((f) => f.field === attached) : undefined;
+      if (file) params[k] = file;
+    }
+    for (const f of form.files) if (!(f.field in params)) params[f.field] = f;
     return params;
   }
   throw new Error('Bad Request: unsupported content type');
@@ -46,19 +53,6 @@ function formValue(v: string): unknown {
   return v;
 }
 
-/** Text fields of a multipart body (file parts are kept as their text; the emulator stores no files). */
-function multipart(body: Buffer, boundary: string): [string, string][] {
-  if (!boundary) return [];
-  const out: [string, string][] = [];
-  for (const part of body.toString('utf8').split(`--${boundary}`)) {
-    const sep = part.indexOf('\r\n\r\n');
-    if (sep < 0) continue;
-    const name = /name="([^"]*)"/.exec(part.slice(0, sep))?.[1];
-    if (name !== undefined) out.push([name, part.slice(sep + 4).replace(/\r\n$/, '')]);
-  }
-  return out;
-}
-
 /** A parameter as an integer (numbers and numeric strings), else undefined. */
 export function int(v: unknown): number | undefined {
   const n = typeof v === 'number' ? v : typeof v === 'string' && /^-?\d+$/.test(v.trim()) ? Number(v) : NaN;
@@ -68,6 +62,13 @@ export function int(v: unknown): number | undefined {
 /** A parameter as a boolean (`true`/`"true"`). */
 export function bool(v: unknown): boolean {
   return v === true || v === 'true' || v === '1' || v === 1;
+}
+
+/** A parameter as an uploaded file (a multipart part), else undefined. */
+export function upload(v: unknown): UploadedFile | undefined {
+  return typeof v === 'object' && v !== null && 'bytes' in v && (v as UploadedFile).bytes instanceof Uint8Array
+    ? (v as UploadedFile)
+    : undefined;
 }
 
 /** A parameter as a string (numbers are stringified), else undefined. */

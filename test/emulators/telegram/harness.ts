@@ -110,6 +110,25 @@ export async function telegramHarness(
       const text = o.mention ? `@${emulator.bot.username} ${o.text}` : o.text;
       emulator.userMessage({ chat, from, text, ...(o.threadId ? { threadId: Number(o.threadId) } : {}) });
     },
+    async userSendsFile(f) {
+      const chat: ChatInfo = { id: ADA.id, type: 'private', first_name: ADA.first_name };
+      const kind = {
+        image: 'photo',
+        voice: 'voice',
+        audio: 'audio',
+        video: 'video_note',
+        document: 'document',
+      } as const;
+      emulator.userFile({
+        chat,
+        from: ADA,
+        kind: kind[f.kind],
+        bytes: f.bytes,
+        fileName: f.name,
+        mimeType: f.mimeType,
+        ...(f.caption ? { caption: f.caption } : {}),
+      });
+    },
     async sendMalformed() {
       emulator.pushUpdate({ message: { message_id: 'x', chat: 'nope', text: 42 } });
     },
@@ -118,6 +137,17 @@ export async function telegramHarness(
     botMessages: () => emulator.botMessages(),
     typingCount: () => emulator.actions.filter((a) => a.action === 'typing').length,
     rateLimitNext: (n, retryAfterMs) => emulator.rateLimitNext(n, Math.ceil(retryAfterMs / 1000)),
+    botFiles: () =>
+      emulator.botFiles().map((f) => ({
+        chatId: f.chatId,
+        messageId: f.messageId,
+        name: f.name,
+        bytes: f.bytes,
+        ...(f.caption ? { caption: f.caption } : {}),
+        shownAs: f.kind === 'photo' ? ('image' as const) : ('file' as const),
+      })),
+    rateLimitFilesNext: (n, retryAfterMs) =>
+      emulator.rateLimitNext(n, Math.ceil(retryAfterMs / 1000), ['sendPhoto', 'sendDocument']),
     async close() {
       for (const a of all) await a.stop();
       await routesServer?.close();

@@ -1,6 +1,6 @@
 // The Bot API methods the emulator answers besides getUpdates, with the real API's checks and
 // error descriptions (chat not found, empty or too long text, message not modified, ...).
-import { bool, int, type Params, str } from './body.ts';
+import { bool, int, type Params, str, upload } from './body.ts';
 import { type MessageEntity, parseTelegramHtml } from './html.ts';
 import type { TelegramEmulator } from './server.ts';
 
@@ -37,6 +37,10 @@ export function callMethod(emu: TelegramEmulator, method: string, p: Params): un
       return { ...emu.bot, can_join_groups: true, can_read_all_group_messages: false, supports_inline_queries: false };
     case 'sendMessage':
       return sendMessage(emu, p);
+    case 'sendPhoto':
+      return sendFile(emu, p, 'photo');
+    case 'sendDocument':
+      return sendFile(emu, p, 'document');
     case 'editMessageText':
       return editMessageText(emu, p);
     case 'sendChatAction': {
@@ -67,6 +71,8 @@ export function callMethod(emu: TelegramEmulator, method: string, p: Params): un
       emu.setHook({ url, ...(secret ? { secret } : {}) }, bool(p.drop_pending_updates));
       return true;
     }
+    case 'getFile':
+      return emu.files.getFile(p.file_id);
     case 'deleteWebhook':
       emu.setHook(undefined, bool(p.drop_pending_updates));
       return true;
@@ -127,6 +133,48 @@ function sendMessage(emu: TelegramEmulator, p: Params): unknown {
     ...body,
     ...(threadId !== undefined ? { threadId } : {}),
     ...(replyTo !== undefined ? { replyTo } : {}),
+  });
+}
+
+// The Bot API's upload limits: 10 MB for a photo, 50 MB for other files; 1,024 caption characters.
+const MAX_PHOTO = 10 * 1024 * 1024;
+const MAX_DOCUMENT = 50 * 1024 * 1024;
+const MAX_CAPTION = 1024;
+const IMAGE_MAGIC = [
+  [0x89, 0x50, 0x4e, 0x47],
+  [0xff, 0xd8, 0xff],
+  [0x52, 0x49, 0x46, 0x46],
+  [0x47, 0x49, 0x46],
+];
+
+/** sendPhoto / sendDocument with a multipart upload (file ids and URLs are not emulated). */
+function sendFile(emu: TelegramEmulator, p: Params, kind: 'photo' | 'document'): unknown {
+  const state = chatOf(emu, p);
+  const value = p[kind];
+  const file = upload(value);
+  if (value === undefined || value === '')
+    throw new BotApiError(400, `Bad Request: there is no ${kind} in the request`);
+  if (!file) throw new BotApiError(400, 'Bad Request: wrong file identifier/HTTP URL specified');
+  if (file.bytes.byteLength > (kind === 'photo' ? MAX_PHOTO : MAX_DOCUMENT))
+    throw new BotApiError(413, 'Request Entity Too Large');
+  if (kind === 'photo' && !IMAGE_MAGIC.some((m) => m.every((b, i) => file.bytes[i] === b)))
+    throw new BotApiError(400, 'Bad Request: IMAGE_PROCESS_FAILED');
+  const caption = str(p.caption) ?? '';
+  if (caption.length > MAX_CAPTION) throw new BotApiError(400, 'Bad Request: message caption is too long');
+  let threadId = int(p.message_thread_id);
+  if (threadId !== undefined && !state.chat.is_forum) threadId = undefined;
+  if (threadId !== undefined && !state.topics.has(threadId))
+    throw new BotApiError(400, 'Bad Request: message thread not found');
+  const rp =
+    typeof p.reply_parameters === 'object' && p.reply_parameters !== null ? (p.reply_parameters as Params) : {};
+  let replyTo = int(rp.message_id);
+  if (replyTo !== undefined && !state.messages.has(replyTo)) replyTo = undefined;
+  return emu.storeMessage(state.chat, emu.bot, {
+    text: caption,
+    entities: [],
+    ...(threadId !== undefined ? { threadId } : {}),
+    ...(replyTo !== undefined ? { replyTo } : {}),
+    file: { kind, name: file.filename, contentType: file.contentType, bytes: file.bytes },
   });
 }
 

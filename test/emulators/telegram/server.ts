@@ -4,6 +4,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { type Params, readParams } from './body.ts';
+import { EmulatedFiles, type UserFileOptions, userFileMessage } from './files.ts';
 import type { MessageEntity } from './html.ts';
 import { BotApiError, callMethod } from './methods.ts';
 import type {
@@ -12,6 +13,7 @@ import type {
   EmulatedMessage,
   Fault,
   RecordedCall,
+  SentFile,
   TelegramEmulatorOptions,
   UserMessageOptions,
 } from './types.ts';
@@ -45,6 +47,8 @@ export class TelegramEmulator {
   readonly sent: EmulatedMessage[] = [];
   readonly actions: ChatAction[] = [];
   readonly faults: Fault[] = [];
+  /** Files users sent, served by getFile and the download URL. */
+  readonly files = new EmulatedFiles();
   hook: { url: string; secret?: string } | undefined;
   allowedUpdates: string[] | undefined;
   private queue: Queued[] = [];
@@ -99,6 +103,11 @@ export class TelegramEmulator {
     return update;
   }
 
+  /** A user sends a photo, document, voice note, audio or video note; returns the update. */
+  userFile(o: UserFileOptions): Record<string, unknown> {
+    return userFileMessage(this, o);
+  }
+
   /** Creates a forum topic (its id is the id of its creation message) and returns the id. */
   createTopic(chat: ChatInfo, name: string, creator: UserInfo, id?: number): number {
     const state = this.addChat({ ...chat, is_forum: true });
@@ -132,6 +141,7 @@ export class TelegramEmulator {
       sentText?: string;
       parseMode?: string;
       date?: number;
+      file?: SentFile;
     },
   ): Record<string, unknown> {
     const state = this.addChat(chat);
@@ -148,6 +158,7 @@ export class TelegramEmulator {
       fromBot: from.id === this.bot.id,
       ...(fields.replyTo !== undefined ? { replyTo: String(fields.replyTo) } : {}),
       date: fields.date ?? Math.floor(Date.now() / 1000),
+      ...(fields.file ? { file: fields.file } : {}),
     };
     state.messages.set(id, stored);
     if (stored.fromBot) this.sent.push(stored);
@@ -181,8 +192,8 @@ export class TelegramEmulator {
       date: m.date,
       ...(threadId !== undefined ? { message_thread_id: threadId, is_topic_message: true } : {}),
       ...(reply ? { reply_to_message: reply } : {}),
-      text: m.text,
-      ...(m.entities.length > 0 ? { entities: m.entities } : {}),
+      ...(m.file ? fileFields(m) : { text: m.text }),
+      ...(m.entities.length > 0 && !m.file ? { entities: m.entities } : {}),
       ...(m.edits > 0 ? { edit_date: Math.floor(Date.now() / 1000) } : {}),
     };
   }
@@ -192,6 +203,13 @@ export class TelegramEmulator {
   /** Messages the bot sent (optionally in one chat), in order, with their latest text. */
   botMessages(chatId?: string): EmulatedMessage[] {
     return chatId === undefined ? [...this.sent] : this.sent.filter((m) => m.chatId === chatId);
+  }
+
+  /** Files (photos and documents) the bot sent, optionally in one chat, in order. */
+  botFiles(chatId?: string): (SentFile & { chatId: string; messageId: string; caption: string })[] {
+    return this.botMessages(chatId).flatMap((m) =>
+      m.file ? [{ ...m.file, chatId: m.chatId, messageId: m.messageId, caption: m.text }] : [],
+    );
   }
 
   /** 1 while a getUpdates call is being held open (long poll), else 0. */
@@ -339,6 +357,11 @@ export class TelegramEmulator {
 
   private async serve(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://127.0.0.1');
+    const download = /^\/file\/bot([^/]+)\/(.+)$/.exec(url.pathname);
+    if (download && req.method === 'GET') {
+      const tokenOk = decodeURIComponent(download[1]!) === this.token;
+      return this.files.serve(res, tokenOk, decodeURIComponent(download[2]!));
+    }
     const m = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(url.pathname);
     if (!m) return this.answer(res, 404, { ok: false, error_code: 404, description: 'Not Found' });
     const method = m[2]!;
@@ -415,4 +438,23 @@ export async function startTelegramEmulator(opts: TelegramEmulatorOptions = {}):
   const emulator = new TelegramEmulator(opts);
   await emulator.listen();
   return emulator;
+}
+
+/** The Bot API fields of a photo or document message (the caption in place of text). */
+function fileFields(m: EmulatedMessage): Record<string, unknown> {
+  const f = m.file!;
+  const id = `file-${m.chatId}-${m.messageId}`;
+  const media =
+    f.kind === 'photo'
+      ? { photo: [{ file_id: id, file_unique_id: id, width: 1, height: 1, file_size: f.bytes.byteLength }] }
+      : {
+          document: {
+            file_id: id,
+            file_unique_id: id,
+            file_name: f.name,
+            mime_type: f.contentType,
+            file_size: f.bytes.byteLength,
+          },
+        };
+  return { ...media, ...(m.text ? { caption: m.text } : {}) };
 }

@@ -19,6 +19,17 @@ export interface EmulatedMessage {
   fromBot: boolean;
   replyTo?: string;
   date: number;
+  /** A photo or document the bot uploaded (`text` is then its caption), with the bytes received. */
+  file?: SentFile;
+}
+
+/** A file the bot sent with sendPhoto or sendDocument, as the user receives it. */
+export interface SentFile {
+  kind: 'photo' | 'document';
+  name: string;
+  /** The part's declared type (grammY declares application/octet-stream). */
+  contentType: string;
+  bytes: Uint8Array;
 }
 
 /** A sendChatAction call. */

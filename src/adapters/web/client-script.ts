@@ -1,0 +1,484 @@
+// The web chat page's behaviour, served as /chat/assets/chat.js (the page's CSP allows scripts
+// from this server only). Plain browser JavaScript kept as a string so it ships with the build;
+// it holds no backticks or template placeholders. It draws answers with markdown-it (raw HTML
+// off, http(s) links only), keeps tool calls as collapsible entries, restores the stored history,
+// reconnects across gateway restarts, lists the browser's chats, uploads files, presses buttons
+// and suggests commands.
+
+/** The page script. */
+export const CLIENT_SCRIPT = String.raw`'use strict';
+(function () {
+  var boot = JSON.parse(document.getElementById('boot').textContent);
+  var $ = function (id) { return document.getElementById(id); };
+  var log = $('log'), typing = $('typing'), state = $('state'), form = $('f'), input = $('t');
+  var stopBtn = $('stop'), list = $('sessions'), cmds = $('cmds'), pendingBox = $('pending'), fileInput = $('file');
+  var rid = function () {
+    var a = new Uint8Array(12);
+    crypto.getRandomValues(a);
+    return Array.from(a, function (b) { return b.toString(16).padStart(2, '0'); }).join('');
+  };
+  var newSession = function () { return boot.OWNER + '-' + rid(); };
+  var session = sessionStorage.getItem('boxbot.session') || '';
+  if (session.indexOf(boot.OWNER + '-') !== 0) session = newSession();
+  sessionStorage.setItem('boxbot.session', session);
+
+  // Markdown: markdown-it with raw HTML off; links only to http(s), opened in a new tab.
+  var md = window.markdownit({ html: false, linkify: true, breaks: true });
+  md.disable('image');
+  md.validateLink = function (url) { return /^https?:\/\//i.test(String(url).trim()); };
+  var linkOpen = md.renderer.rules.link_open || function (t, i, o, e, self) { return self.renderToken(t, i, o); };
+  md.renderer.rules.link_open = function (tokens, i, o, e, self) {
+    tokens[i].attrSet('target', '_blank');
+    tokens[i].attrSet('rel', 'noopener noreferrer');
+    return linkOpen(tokens, i, o, e, self);
+  };
+
+  var q = function (extra) {
+    var p = new URLSearchParams(extra || {});
+    if (boot.ACCESS) p.set('access', boot.ACCESS);
+    var s = p.toString();
+    return s ? '?' + s : '';
+  };
+  var api = function (path, init) {
+    init = init || {};
+    init.headers = Object.assign({ 'x-boxbot-token': boot.TOKEN }, init.headers || {});
+    return fetch(path, init);
+  };
+
+  var nodes = new Map(), toolBlocks = new Map(), lastUser = null, typingTimer = 0;
+  var scrollDown = function () { log.scrollTop = log.scrollHeight; };
+  var add = function (el, after) {
+    if (after && after.parentNode === log) after.after(el); else log.appendChild(el);
+    scrollDown();
+    return el;
+  };
+
+  function copyText(text, button) {
+    var done = function () {
+      button.textContent = 'Copied';
+      setTimeout(function () { button.textContent = 'Copy'; }, 1500);
+    };
+    if (navigator.clipboard && window.isSecureContext) {
+      navigator.clipboard.writeText(text).then(done, function () { fallbackCopy(text); done(); });
+    } else { fallbackCopy(text); done(); }
+  }
+  function fallbackCopy(text) {
+    var ta = document.createElement('textarea');
+    ta.value = text;
+    document.body.appendChild(ta);
+    ta.select();
+    document.execCommand('copy');
+    ta.remove();
+  }
+
+  function renderBot(n, text) {
+    n.innerHTML = md.render(text || '');
+    n.querySelectorAll('pre').forEach(function (pre) {
+      var wrap = document.createElement('div');
+      wrap.className = 'code';
+      pre.replaceWith(wrap);
+      wrap.appendChild(pre);
+      var b = document.createElement('button');
+      b.type = 'button';
+      b.className = 'copy';
+      b.textContent = 'Copy';
+      b.setAttribute('aria-label', 'Copy code');
+      b.onclick = function () { copyText(pre.textContent, b); };
+      wrap.appendChild(b);
+    });
+  }
+  function fileLink(f) {
+    var p = document.createElement('p');
+    p.className = 'file';
+    var a = document.createElement('a');
+    a.href = 'chat/files/' + encodeURIComponent(f.id) + q({ session: session });
+    a.setAttribute('download', f.name);
+    a.textContent = f.name + ' (' + Math.max(1, Math.round(f.size / 1024)) + ' KB)';
+    p.appendChild(a);
+    return p;
+  }
+  function renderButtons(n, id, buttons) {
+    var old = n.querySelector('.buttons');
+    if (old) old.remove();
+    if (!buttons || !buttons.length) return;
+    var row = document.createElement('div');
+    row.className = 'buttons';
+    buttons.forEach(function (b) {
+      var el = document.createElement('button');
+      el.type = 'button';
+      el.textContent = b.label;
+      if (b.style) el.className = b.style;
+      el.onclick = function () { press(id, b.id, el); };
+      row.appendChild(el);
+    });
+    n.appendChild(row);
+  }
+  function showBot(ev) {
+    var key = 'b' + ev.id, n = nodes.get(key);
+    if (!n) {
+      n = document.createElement('div');
+      n.className = 'm bot';
+      nodes.set(key, n);
+      add(n);
+    }
+    if (ev.text !== undefined) n.dataset.text = ev.text;
+    if (ev.file) n.dataset.file = JSON.stringify(ev.file);
+    renderBot(n, n.dataset.text);
+    if (n.dataset.file) n.appendChild(fileLink(JSON.parse(n.dataset.file)));
+    if (ev.buttons !== undefined) n.dataset.buttons = JSON.stringify(ev.buttons);
+    renderButtons(n, ev.id, n.dataset.buttons ? JSON.parse(n.dataset.buttons) : []);
+    scrollDown();
+  }
+  function showUser(id, text, files) {
+    var key = 'u' + id;
+    if (nodes.has(key)) return nodes.get(key);
+    var n = document.createElement('div');
+    n.className = 'm me';
+    n.textContent = text;
+    (files || []).forEach(function (f) { n.appendChild(fileLink(f)); });
+    nodes.set(key, n);
+    lastUser = add(n);
+    return n;
+  }
+  function showNote(text) {
+    var n = document.createElement('div');
+    n.className = 'note';
+    n.setAttribute('role', 'note');
+    n.textContent = text;
+    add(n);
+  }
+  function toolBlock(forId) {
+    var key = forId || '';
+    var block = toolBlocks.get(key);
+    if (block) return block;
+    block = document.createElement('div');
+    block.className = 'tools';
+    block.setAttribute('aria-label', 'Tool calls');
+    toolBlocks.set(key, block);
+    add(block, forId ? nodes.get('u' + forId) : null);
+    return block;
+  }
+  function toolEntry(block, summaryText, bodyText) {
+    var d = document.createElement('details');
+    var s = document.createElement('summary');
+    s.textContent = summaryText;
+    d.appendChild(s);
+    var pre = document.createElement('pre');
+    pre.textContent = bodyText || 'running…';
+    d.appendChild(pre);
+    block.appendChild(d);
+    scrollDown();
+    return d;
+  }
+  function activity(ev) {
+    var block = toolBlock(ev.for);
+    if (ev.kind === 'tool-start') { toolEntry(block, ev.text, ''); return; }
+    var open = Array.from(block.querySelectorAll('details')).filter(function (d) { return !d.dataset.done; });
+    var d = open[0];
+    if (!d) return;
+    d.dataset.done = '1';
+    d.querySelector('pre').textContent = ev.text || 'done';
+  }
+  function working(on) {
+    clearTimeout(typingTimer);
+    typing.textContent = on ? 'boxbot is working…' : '';
+    stopBtn.hidden = !on;
+    if (on) typingTimer = setTimeout(function () { working(false); }, 4000);
+  }
+
+  // User messages whose whole turn was drawn from the stored history: their live events are skipped.
+  var stored = new Set();
+  function onEvent(ev) {
+    if (ev.for && stored.has(ev.for)) return;
+    switch (ev.type) {
+      case 'typing': working(true); return;
+      case 'user': showUser(ev.id, ev.text, ev.files); return;
+      case 'activity': working(true); activity(ev); return;
+      case 'note': showNote(ev.text); return;
+      case 'commands': boot.commands = ev.commands; return;
+      case 'message': case 'edit': typing.textContent = ''; showBot(ev); listSoon(); return;
+    }
+  }
+
+  function clearLog() {
+    working(false);
+    stored.clear();
+    nodes.clear();
+    toolBlocks.clear();
+    lastUser = null;
+    log.textContent = '';
+  }
+  function drawHistory(entries) {
+    var turn = 0;
+    entries.forEach(function (e) {
+      if (e.role === 'user') {
+        if (e.id) stored.add(e.id);
+        showUser(e.id || 'h' + (++turn), e.text);
+        return;
+      }
+      if (e.role === 'bot') {
+        var n = document.createElement('div');
+        n.className = 'm bot';
+        renderBot(n, e.text);
+        add(n);
+        return;
+      }
+      var block = document.createElement('div');
+      block.className = 'tools';
+      block.setAttribute('aria-label', 'Tool calls');
+      add(block);
+      e.tools.forEach(function (t) {
+        var body = 'input: ' + t.input + (t.result !== undefined ? '\n\nresult: ' + t.result : '');
+        toolEntry(block, t.name + (t.isError ? ' (failed)' : ''), body);
+      });
+    });
+  }
+
+  // The event stream: a tab open across a gateway restart gets a fresh page token and the stored
+  // history, then follows the new process's events, instead of retrying with a stale token forever.
+  var es = null, generation = 0, retryTimer = 0;
+  async function refreshBoot() {
+    var r = await fetch('chat/boot' + q(), { cache: 'no-store' });
+    if (!r.ok) throw new Error('boot ' + r.status);
+    var b = await r.json();
+    boot.TOKEN = b.TOKEN;
+    boot.commands = b.commands;
+    boot.maxUploadBytes = b.maxUploadBytes;
+    boot.history = b.history;
+  }
+  async function connect() {
+    var gen = ++generation;
+    clearTimeout(retryTimer);
+    if (es) { es.close(); es = null; }
+    state.textContent = 'connecting…';
+    try {
+      if (boot.history) {
+        var r = await api('chat/history' + q({ session: session }));
+        if (r.status === 401) { await refreshBoot(); r = await api('chat/history' + q({ session: session })); }
+        if (!r.ok) throw new Error('history ' + r.status);
+        var h = await r.json();
+        if (gen !== generation) return;
+        clearLog();
+        drawHistory(h.entries);
+        if (h.note) showNote(h.note);
+      } else if (gen === generation) clearLog();
+    } catch (err) {
+      if (gen !== generation) return;
+      state.textContent = 'reconnecting…';
+      retryTimer = setTimeout(connect, 1500);
+      return;
+    }
+    if (gen !== generation) return;
+    es = new EventSource('chat/events' + q({ session: session, token: boot.TOKEN }));
+    es.onopen = function () { state.textContent = 'connected'; };
+    es.onerror = function () {
+      state.textContent = 'reconnecting…';
+      // CLOSED: the server refused the stream (a new process with a new token); start over.
+      if (es && es.readyState === EventSource.CLOSED && gen === generation) {
+        retryTimer = setTimeout(function () {
+          refreshBoot().then(connect, function () { retryTimer = setTimeout(connect, 1500); });
+        }, 500);
+      }
+    };
+    es.onmessage = function (e) { onEvent(JSON.parse(e.data)); };
+    loadSessions();
+  }
+
+  // The conversation list: this browser's stored chats, the current one always shown; read again
+  // shortly after answers arrive (the final one comes after the history is saved).
+  var listTimer = 0;
+  function listSoon() {
+    clearTimeout(listTimer);
+    listTimer = setTimeout(loadSessions, 1000);
+  }
+  async function loadSessions() {
+    var items = [];
+    try {
+      var r = await api('chat/sessions' + q());
+      if (r.ok) items = (await r.json()).sessions;
+    } catch (e) { /* the list is a convenience; the chat works without it */ }
+    var current = items.some(function (s) { return s.session === session; });
+    if (!current) items.unshift({ session: session, title: 'This chat' });
+    list.textContent = '';
+    items.forEach(function (s) {
+      var li = document.createElement('li');
+      var b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = s.title;
+      b.title = s.title;
+      if (s.session === session) b.setAttribute('aria-current', 'true');
+      b.onclick = function () { switchTo(s.session); };
+      li.appendChild(b);
+      list.appendChild(li);
+    });
+  }
+  function switchTo(id) {
+    session = id;
+    sessionStorage.setItem('boxbot.session', session);
+    pending = [];
+    drawPending();
+    document.body.classList.remove('side');
+    $('menu').setAttribute('aria-expanded', 'false');
+    connect();
+  }
+  $('new').onclick = function () { switchTo(newSession()); };
+  $('menu').onclick = function () {
+    var open = document.body.classList.toggle('side');
+    $('menu').setAttribute('aria-expanded', String(open));
+  };
+
+  // Posting, with a fresh token after a restart and a few retries while the gateway is away.
+  async function post(path, body) {
+    for (var i = 0; i < 4; i++) {
+      try {
+        var init = { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) };
+        var r = await api(path + q(), init);
+        if (r.status === 401 && i === 0) { await refreshBoot(); continue; }
+        return r;
+      } catch (e) { await new Promise(function (res) { setTimeout(res, 500 * (i + 1)); }); }
+    }
+    return null;
+  }
+  async function failed(r) {
+    if (!r) return 'the gateway is unreachable';
+    var j = await r.json().catch(function () { return {}; });
+    return j.error || ('HTTP ' + r.status);
+  }
+  async function press(messageId, buttonId, el) {
+    el.disabled = true;
+    var r = await post('chat/press', { session: session, messageId: messageId, button: buttonId });
+    el.disabled = false;
+    if (!r || !r.ok) showNote('Not sent: ' + (await failed(r)));
+  }
+
+  // Files: picked or dropped, uploaded at once (each checked against the cap first), sent with the next message.
+  var pending = [];
+  function drawPending() {
+    pendingBox.textContent = '';
+    pending.forEach(function (f) {
+      var s = document.createElement('span');
+      s.textContent = f.name;
+      pendingBox.appendChild(s);
+    });
+  }
+  var limitText = function () { return Math.round(boot.maxUploadBytes / 1048576 * 10) / 10 + ' MB'; };
+  async function upload(files) {
+    if (!boot.maxUploadBytes) { showNote('This chat takes no files.'); return; }
+    var total = pending.reduce(function (n, f) { return n + f.size; }, 0);
+    for (var i = 0; i < files.length; i++) {
+      var file = files[i];
+      if (file.size > boot.maxUploadBytes) {
+        showNote('Not attached: ' + file.name + ' is larger than the limit of ' + limitText() + ' per file.');
+        continue;
+      }
+      if (total + file.size > boot.maxUploadBytes) {
+        showNote('Not attached: ' + file.name + ' would pass the limit of ' + limitText() + ' per message.');
+        continue;
+      }
+      var r = null;
+      for (var k = 0; k < 2; k++) {
+        var type = file.type || 'application/octet-stream';
+        r = await api('chat/upload' + q({ session: session, name: file.name }), {
+          method: 'POST', headers: { 'content-type': type }, body: file,
+        }).catch(function () { return null; });
+        if (r && r.status === 401 && k === 0) { await refreshBoot(); continue; }
+        break;
+      }
+      if (!r || !r.ok) { showNote('Not attached: ' + file.name + ': ' + (await failed(r))); continue; }
+      var meta = await r.json();
+      total += meta.size;
+      pending.push(meta);
+    }
+    drawPending();
+  }
+  $('attach').onclick = function () { fileInput.click(); };
+  fileInput.onchange = function () { upload(Array.from(fileInput.files)); fileInput.value = ''; };
+  document.addEventListener('dragover', function (e) { e.preventDefault(); document.body.classList.add('drag'); });
+  document.addEventListener('dragleave', function (e) {
+    if (!e.relatedTarget) document.body.classList.remove('drag');
+  });
+  document.addEventListener('drop', function (e) {
+    e.preventDefault();
+    document.body.classList.remove('drag');
+    if (e.dataTransfer && e.dataTransfer.files.length) upload(Array.from(e.dataTransfer.files));
+  });
+
+  // Commands: typing "/" lists the bot's commands; arrows move, Tab or Enter takes one.
+  var selected = 0, shown = [];
+  function drawCommands() {
+    var v = input.value;
+    var m = /^\/(\w*)$/.exec(v);
+    shown = m ? boot.commands.filter(function (c) { return c.name.indexOf(m[1].toLowerCase()) === 0; }) : [];
+    cmds.textContent = '';
+    cmds.hidden = !shown.length;
+    input.setAttribute('aria-expanded', String(!cmds.hidden));
+    if (selected >= shown.length) selected = 0;
+    shown.forEach(function (c, i) {
+      var li = document.createElement('li');
+      li.setAttribute('role', 'option');
+      li.id = 'cmd-' + c.name;
+      li.setAttribute('aria-selected', String(i === selected));
+      li.textContent = '/' + c.name + (c.argument ? ' [' + c.argument.name + ']' : '');
+      var small = document.createElement('small');
+      small.textContent = c.description;
+      li.appendChild(small);
+      li.onmousedown = function (e) { e.preventDefault(); take(c); };
+      cmds.appendChild(li);
+    });
+    if (shown.length) input.setAttribute('aria-activedescendant', 'cmd-' + shown[selected].name);
+    else input.removeAttribute('aria-activedescendant');
+  }
+  function take(c) {
+    input.value = '/' + c.name + (c.argument ? ' ' : '');
+    drawCommands();
+    input.focus();
+  }
+  input.setAttribute('role', 'combobox');
+  input.setAttribute('aria-controls', 'cmds');
+  input.setAttribute('aria-autocomplete', 'list');
+  input.addEventListener('input', drawCommands);
+  input.addEventListener('keydown', function (e) {
+    if (shown.length) {
+      if (e.key === 'ArrowDown' || e.key === 'ArrowUp') {
+        e.preventDefault();
+        selected = (selected + (e.key === 'ArrowDown' ? 1 : shown.length - 1)) % shown.length;
+        drawCommands();
+        return;
+      }
+      if (e.key === 'Tab' || (e.key === 'Enter' && !e.shiftKey && input.value !== '/' + shown[selected].name)) {
+        e.preventDefault();
+        take(shown[selected]);
+        return;
+      }
+      if (e.key === 'Escape') { shown = []; cmds.hidden = true; return; }
+    }
+    if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
+  });
+
+  async function sendText(text, files) {
+    var id = rid();
+    showUser(id, text, files);
+    working(true);
+    var ids = files.map(function (f) { return f.id; });
+    var r = await post('chat/messages', { session: session, text: text, id: id, attachments: ids });
+    if (r && r.ok) { loadSessions(); return; }
+    working(false);
+    showNote('Not sent: ' + (await failed(r)));
+  }
+  form.onsubmit = function (e) {
+    e.preventDefault();
+    var text = input.value.trim();
+    if (!text && !pending.length) return;
+    var files = pending;
+    pending = [];
+    drawPending();
+    input.value = '';
+    drawCommands();
+    sendText(text, files);
+  };
+  // Stop is the /stop command, so it works on every path the command does.
+  stopBtn.onclick = function () { post('chat/messages', { session: session, text: '/stop', id: rid() }); };
+
+  connect();
+})();
+`;

@@ -1,0 +1,104 @@
+// What the web chat shows of a stored conversation: the saved history (the store's messages,
+// read through a structural view so the adapter imports neither the store nor the agent) turned
+// into what the page draws (the user's words, tool calls as collapsible entries, the bot's answers),
+// and the list of one browser's conversations for the sidebar.
+
+/** The parts of a stored message the page shows (a structural view of the agent's ContentPart). */
+export type StoredPart =
+  | { type: 'text'; text: string }
+  | { type: 'tool-call'; id: string; name: string; input: unknown }
+  | { type: 'tool-result'; id: string; name: string; content: string; isError: boolean }
+  | { type: string; [key: string]: unknown };
+
+/** The store's view of one conversation, as far as the web chat reads it. */
+export interface StoredConversation {
+  key: string;
+  updatedAt: string;
+  /** `inboundId`: the gateway tags the message that started a turn with the inbound message's id. */
+  messages: { role: 'user' | 'assistant'; content: StoredPart[]; inboundId?: string }[];
+}
+
+/** Where stored conversations come from (the store's ConversationStore fits). */
+export interface ConversationSource {
+  get(key: string): Promise<StoredConversation | undefined>;
+  keys(): Promise<string[]>;
+}
+
+/** One tool call as the page shows it. */
+export interface TranscriptTool {
+  name: string;
+  input: string;
+  result?: string;
+  isError?: boolean;
+}
+
+/** One entry of the transcript the page draws. */
+export type TranscriptEntry =
+  /** `id`: the page's id of the message that started this turn (its live events name it). */
+  | { role: 'user'; text: string; id?: string }
+  | { role: 'bot'; text: string }
+  | { role: 'tools'; tools: TranscriptTool[] };
+
+/** One conversation in the sidebar. */
+export interface SessionSummary {
+  session: string;
+  title: string;
+  updatedAt: string;
+}
+
+const MAX_TOOL_TEXT = 4000;
+const clip = (s: string) => (s.length > MAX_TOOL_TEXT ? `${s.slice(0, MAX_TOOL_TEXT)}…` : s);
+const textOf = (parts: StoredPart[]) =>
+  parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join('');
+
+/**
+ * The page's transcript of a stored history: user inputs, each model turn's tool calls (with
+ * their results) as one tools entry, and the text of every answer.
+ */
+export function transcriptOf(messages: StoredConversation['messages']): TranscriptEntry[] {
+  const out: TranscriptEntry[] = [];
+  const calls = new Map<string, TranscriptTool>();
+  for (const m of messages) {
+    if (m.role === 'user') {
+      for (const p of m.content) {
+        if (p.type !== 'tool-result') continue;
+        const r = p as Extract<StoredPart, { type: 'tool-result' }>;
+        const call = calls.get(r.id);
+        if (call) Object.assign(call, { result: clip(r.content), isError: r.isError });
+      }
+      const text = textOf(m.content);
+      // `web:<session>:<id>` → the id the page gave the message.
+      const id = m.inboundId?.slice(m.inboundId.lastIndexOf(':') + 1);
+      if (text.trim()) out.push({ role: 'user', text, ...(id ? { id } : {}) });
+      continue;
+    }
+    const text = textOf(m.content);
+    if (text.trim()) out.push({ role: 'bot', text });
+    const tools: TranscriptTool[] = [];
+    for (const p of m.content) {
+      if (p.type !== 'tool-call') continue;
+      const c = p as Extract<StoredPart, { type: 'tool-call' }>;
+      const tool: TranscriptTool = { name: c.name, input: clip(JSON.stringify(c.input, null, 2) ?? '') };
+      calls.set(c.id, tool);
+      tools.push(tool);
+    }
+    if (tools.length) out.push({ role: 'tools', tools });
+  }
+  return out;
+}
+
+/** The conversations of one browser (`web:<owner>-…`), most recent first, each titled by its first words. */
+export async function sessionsOf(source: ConversationSource, owner: string, limit = 50): Promise<SessionSummary[]> {
+  const prefix = `web:${owner}-`;
+  const keys = (await source.keys()).filter((k) => k.startsWith(prefix));
+  const found = await Promise.all(keys.map((k) => source.get(k).catch(() => undefined)));
+  return found
+    .filter((c): c is StoredConversation => c !== undefined && c.messages.length > 0)
+    .map((c) => {
+      const first = transcriptOf(c.messages).find((e) => e.role === 'user');
+      const title = first && first.role === 'user' ? first.text.replace(/\s+/g, ' ').trim().slice(0, 80) : '';
+      return { session: c.key.slice('web:'.length), title: title || 'Conversation', updatedAt: c.updatedAt };
+    })
+    .sort((a, b) => b.updatedAt.localeCompare(a.updatedAt))
+    .slice(0, limit);
+}

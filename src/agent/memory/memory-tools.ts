@@ -1,0 +1,94 @@
+// The memory tools of one run, bound to its speaker and conversation. One tool has one level, so
+// memory is three tools: `memory_recall` (ReadOnly: a read-only chat may look notes up) and
+// `memory_remember` / `memory_forget` (Write: only a chat with full access changes them).
+import { errorMessage } from '../../errors.ts';
+import type { MemoryStore } from '../../store/index.ts';
+import type { BuiltinTool } from '../tools/builtin.ts';
+import { forget, MAX_MEMORY_CHARS, type MemoryView, memoryLine, remember, visibleMemories } from './memory-book.ts';
+import { searchMemories } from './search.ts';
+
+/** Most notes one recall returns. */
+const MAX_RECALL = 20;
+
+const failed = (what: string, e: unknown) => ({ content: `${what} failed: ${errorMessage(e)}`, isError: true });
+
+/** memory_recall, memory_remember and memory_forget for `view`. */
+export function createMemoryTools(store: MemoryStore, view: MemoryView): BuiltinTool[] {
+  const recall: BuiltinTool = {
+    name: 'memory_recall',
+    description:
+      'Search the notes saved in earlier conversations (by this user, or in this conversation) by keywords. ' +
+      'An empty query lists the newest. Each line starts with the note id.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        query: { type: 'string', description: 'Keywords to look for' },
+        limit: { type: 'integer', description: `Most notes to return (default 10, at most ${MAX_RECALL})` },
+      },
+      additionalProperties: false,
+    },
+    permissionLevel: 'ReadOnly',
+    async run(input) {
+      try {
+        const limit = Math.max(1, Math.min(MAX_RECALL, Number(input.limit ?? 10) || 10));
+        const found = searchMemories(await visibleMemories(store, view), String(input.query ?? ''), limit);
+        return {
+          content: found.length ? found.map((m) => memoryLine(m)).join('\n') : 'No notes found.',
+          isError: false,
+        };
+      } catch (e) {
+        return failed('recall', e);
+      }
+    },
+  };
+  const rememberTool: BuiltinTool = {
+    name: 'memory_remember',
+    description:
+      'Save a short note for later conversations: a fact, preference or decision worth keeping. Scope "user" ' +
+      '(default): only this user sees it, in any conversation with them; "conversation": everyone here sees it. ' +
+      'Never save passwords, keys or other secrets.',
+    inputSchema: {
+      type: 'object',
+      properties: {
+        text: { type: 'string', description: `The note (at most ${MAX_MEMORY_CHARS} characters)` },
+        scope: { type: 'string', enum: ['user', 'conversation'], description: 'Who sees it (default user)' },
+      },
+      required: ['text'],
+      additionalProperties: false,
+    },
+    permissionLevel: 'Write',
+    async run(input) {
+      try {
+        const scope = input.scope === 'conversation' ? 'conversation' : 'user';
+        const r = await remember(store, view, String(input.text ?? ''), scope);
+        return r.ok
+          ? { content: `Saved as ${r.record.id}.`, isError: false }
+          : { content: `not saved: ${r.reason}`, isError: true };
+      } catch (e) {
+        return failed('remember', e);
+      }
+    },
+  };
+  const forgetTool: BuiltinTool = {
+    name: 'memory_forget',
+    description: 'Delete one saved note by its id (as memory_recall lists it).',
+    inputSchema: {
+      type: 'object',
+      properties: { id: { type: 'string', description: 'The note id, e.g. m-1a2b3c4d' } },
+      required: ['id'],
+      additionalProperties: false,
+    },
+    permissionLevel: 'Write',
+    async run(input) {
+      try {
+        const id = String(input.id ?? '').trim();
+        return (await forget(store, view, id))
+          ? { content: `Forgot ${id}.`, isError: false }
+          : { content: `no note ${id} is visible here`, isError: true };
+      } catch (e) {
+        return failed('forget', e);
+      }
+    },
+  };
+  return [recall, rememberTool, forgetTool];
+}

@@ -1,0 +1,4 @@
+// Public names of the gateway's media step: inbound files downloaded, checked, saved and read.
+export { INBOX_DIR, type MediaOptions, prepareMedia } from './prepare.ts';
+export { type Sniffed, sniffType } from './sniff.ts';
+export type { FileFamily, InboxFile, PreparedMedia, TranscribeFile } from './types.ts';

@@ -1,0 +1,203 @@
+// The delivery state as rows: seen ids (the dedupe window), the inbound journal and the outbox
+// with receipts. Each call is one statement or one transaction, so replicas sharing a database
+// see one truth: a redelivered event is accepted by exactly one of them (the seen id's primary
+// key decides), and a reply's receipts are never reset.
+
+import type { InboundMessage } from '../../adapters/index.ts';
+import { createKeyedLock } from '../../keyed-lock.ts';
+import { StoreError } from '../errors.ts';
+import { checkKey } from '../names.ts';
+import type { DeliveryStore, OutboxEntry, PendingMessage } from '../types.ts';
+import type { Db } from './db.ts';
+import { decodeKey, encodeKey } from './text-codec.ts';
+
+/** Dedupe retention, as the file backend's. */
+export interface DedupeWindow {
+  maxAgeMs: number;
+  maxCount: number;
+}
+
+/** What is stored of an outbox entry besides its receipts (the preview shown and file bytes are not in it). */
+type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'previewShown'>;
+
+/** The delivery store in PostgreSQL. */
+export function createPgDelivery(db: Db, now: () => number, dedupe: DedupeWindow): DeliveryStore {
+  const stamp = (): string => new Date(now()).toISOString();
+  // Accepted messages are journaled in call order (their seq is the resume order), and a reply's
+  // changes in the order made; the pool alone would let a later call overtake an earlier one.
+  const order = createKeyedLock();
+  /** `fn` in call order with the earlier calls of `key`, counted as one store call from now on. */
+  const orderRun = <T>(key: string, fn: (d: Pick<Db, 'query' | 'tx'>) => Promise<T>): Promise<T> =>
+    db.run((d) => order.run(key, () => fn(d)));
+
+  return {
+    async accept(message) {
+      checkKey(message.id, 'message id');
+      checkKey(message.conversationKey, 'conversation key');
+      const id = encodeKey(message.id);
+      const stored: InboundMessage = { ...message, raw: null };
+      return orderRun('seq', (d) =>
+        d.tx(async (q) => {
+          await q('DELETE FROM boxbot_seen WHERE seen_at < $1', [now() - dedupe.maxAgeMs]);
+          const fresh = await q(
+            'INSERT INTO boxbot_seen (id, seen_at) VALUES ($1, $2) ON CONFLICT DO NOTHING RETURNING id',
+            [id, now()],
+          );
+          if (!fresh.length) return false;
+          await q('INSERT INTO boxbot_inbound (id, message) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
+            id,
+            JSON.stringify(stored),
+          ]);
+          await q(
+            `DELETE FROM boxbot_seen WHERE seq <= (SELECT seq FROM boxbot_seen ORDER BY seq DESC OFFSET $1 LIMIT 1)`,
+            [dedupe.maxCount],
+          );
+          return true;
+        }),
+      );
+    },
+    async finish(messageId) {
+      checkKey(messageId, 'message id');
+      await db.query('DELETE FROM boxbot_inbound WHERE id = $1', [encodeKey(messageId)]);
+    },
+    async pending() {
+      const rows = await db.query<{ message: string; preview_id: string | null }>(
+        'SELECT message, preview_id FROM boxbot_inbound ORDER BY seq',
+      );
+      return rows.map(
+        (r): PendingMessage => ({
+          message: JSON.parse(r.message) as InboundMessage,
+          ...(r.preview_id !== null ? { previewMessageId: decodeKey(r.preview_id) } : {}),
+        }),
+      );
+    },
+    async notePreview(messageId, previewMessageId) {
+      checkKey(messageId, 'message id');
+      await db.query('UPDATE boxbot_inbound SET preview_id = $2 WHERE id = $1', [
+        encodeKey(messageId),
+        encodeKey(previewMessageId),
+      ]);
+    },
+    async putOutbox(entry) {
+      checkKey(entry.id, 'outbox id');
+      checkKey(entry.conversationKey, 'conversation key');
+      const { receipts: _r, fileReceipts: _f, previewShown: _p, files, ...rest } = entry;
+      const stored: StoredEntry = {
+        ...rest,
+        ...(files ? { files: files.map(({ bytes: _b, ...meta }) => meta) } : {}),
+        createdAt: stamp(),
+      };
+      const id = encodeKey(entry.id);
+      await orderRun('seq', (d) =>
+        d.tx(async (q) => {
+          const put = await q(
+            `INSERT INTO boxbot_outbox (id, conversation_key, entry, receipts, file_receipts)
+             VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING id`,
+            [
+              id,
+              encodeKey(entry.conversationKey),
+              JSON.stringify(stored),
+              JSON.stringify(entry.chunks.map(() => null)),
+              files ? JSON.stringify(files.map(() => null)) : null,
+            ],
+          );
+          // A repeated put keeps the stored entry, its receipts and its file copies.
+          if (!put.length) return;
+          for (const [idx, f] of (files ?? []).entries())
+            await q('INSERT INTO boxbot_outbox_files (entry_id, idx, bytes) VALUES ($1, $2, $3)', [
+              id,
+              idx,
+              Buffer.from(f.bytes ?? new Uint8Array()),
+            ]);
+        }),
+      );
+    },
+    async fileReceipt(entryId, index, platformMessageId) {
+      checkKey(entryId, 'outbox id');
+      await orderRun(`entry:${entryId}`, (d) =>
+        d.tx(async (q) => {
+          const [row] = await q<{ file_receipts: string | null }>(
+            'SELECT file_receipts FROM boxbot_outbox WHERE id = $1 FOR UPDATE',
+            [encodeKey(entryId)],
+          );
+          const receipts = row?.file_receipts ? (JSON.parse(row.file_receipts) as (string | null)[]) : [];
+          if (!row || !Number.isInteger(index) || index < 0 || index >= receipts.length)
+            throw new StoreError('not-found', `outbox entry ${JSON.stringify(entryId)} has no file ${index}`);
+          receipts[index] = platformMessageId;
+          await q('UPDATE boxbot_outbox SET file_receipts = $2 WHERE id = $1', [
+            encodeKey(entryId),
+            JSON.stringify(receipts),
+          ]);
+        }),
+      );
+    },
+    async outboxFile(entryId, index) {
+      checkKey(entryId, 'outbox id');
+      const [row] = await db.query<{ bytes: Buffer }>(
+        `SELECT f.bytes FROM boxbot_outbox_files f JOIN boxbot_outbox o ON o.id = f.entry_id
+         WHERE f.entry_id = $1 AND f.idx = $2 AND o.state = 'pending'`,
+        [encodeKey(entryId), index],
+      );
+      return row ? new Uint8Array(row.bytes) : undefined;
+    },
+    async receipt(entryId, index, platformMessageId) {
+      checkKey(entryId, 'outbox id');
+      await orderRun(`entry:${entryId}`, (d) =>
+        d.tx(async (q) => {
+          const [row] = await q<{ receipts: string }>('SELECT receipts FROM boxbot_outbox WHERE id = $1 FOR UPDATE', [
+            encodeKey(entryId),
+          ]);
+          const receipts = row ? (JSON.parse(row.receipts) as (string | null)[]) : [];
+          if (!row || !Number.isInteger(index) || index < 0 || index >= receipts.length)
+            throw new StoreError('not-found', `outbox entry ${JSON.stringify(entryId)} has no chunk ${index}`);
+          receipts[index] = platformMessageId;
+          await q('UPDATE boxbot_outbox SET receipts = $2 WHERE id = $1', [
+            encodeKey(entryId),
+            JSON.stringify(receipts),
+          ]);
+        }),
+      );
+    },
+    async finishOutbox(entryId, answeredMessageId) {
+      checkKey(entryId, 'outbox id');
+      if (answeredMessageId !== undefined) checkKey(answeredMessageId, 'message id');
+      await db.tx(async (q) => {
+        const gone = await q(`DELETE FROM boxbot_outbox WHERE id = $1 AND state = 'pending' RETURNING id`, [
+          encodeKey(entryId),
+        ]);
+        if (gone.length) await q('DELETE FROM boxbot_outbox_files WHERE entry_id = $1', [encodeKey(entryId)]);
+        if (answeredMessageId !== undefined)
+          await q('DELETE FROM boxbot_inbound WHERE id = $1', [encodeKey(answeredMessageId)]);
+      });
+    },
+    async failOutbox(entryId, error, answeredMessageId) {
+      checkKey(entryId, 'outbox id');
+      if (answeredMessageId !== undefined) checkKey(answeredMessageId, 'message id');
+      await db.tx(async (q) => {
+        await q(`UPDATE boxbot_outbox SET state = 'failed', error = $2 WHERE id = $1`, [encodeKey(entryId), error]);
+        await q('DELETE FROM boxbot_outbox_files WHERE entry_id = $1', [encodeKey(entryId)]);
+        if (answeredMessageId !== undefined)
+          await q('DELETE FROM boxbot_inbound WHERE id = $1', [encodeKey(answeredMessageId)]);
+      });
+    },
+    async pendingOutbox() {
+      const rows = await db.query<{ entry: string; receipts: string; file_receipts: string | null }>(
+        `SELECT entry, receipts, file_receipts FROM boxbot_outbox WHERE state = 'pending' ORDER BY seq`,
+      );
+      return rows.map(
+        (r): OutboxEntry => ({
+          ...(JSON.parse(r.entry) as StoredEntry),
+          receipts: JSON.parse(r.receipts),
+          ...(r.file_receipts ? { fileReceipts: JSON.parse(r.file_receipts) } : {}),
+        }),
+      );
+    },
+    async answered(conversationKey) {
+      checkKey(conversationKey, 'conversation key');
+      const rows = await db.query('SELECT 1 FROM boxbot_conversations WHERE key = $1 AND has_answer', [
+        encodeKey(conversationKey),
+      ]);
+      return rows.length > 0;
+    },
+  };
+}

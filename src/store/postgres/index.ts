@@ -1,0 +1,58 @@
+// The PostgreSQL backend: the same Store contract as the file backend, for teams that run several
+// gateway replicas on one database. `openPostgresStore` connects and migrates before it resolves.
+import { DEFAULT_DEDUPE, DEFAULT_JOB_LOG_LIMIT } from '../create.ts';
+import type { Store, StoreOptions } from '../types.ts';
+import { createPgApprovals } from './approvals.ts';
+import { createPgConversations } from './conversations.ts';
+import { createDb, type Db } from './db.ts';
+import { createPgDelivery } from './delivery.ts';
+import { createPgJobs } from './jobs.ts';
+import { createPgKv } from './kv.ts';
+import { createPgLeases } from './leases.ts';
+import { createPgMemories } from './memories.ts';
+import { migrate } from './migrations.ts';
+import { createPgUsage } from './usage.ts';
+
+export { describeUrl } from './db.ts';
+export { MIGRATIONS } from './migrations.ts';
+
+/** A store on an open pool whose schema is current. */
+export function createPostgresStore(db: Db, opts: StoreOptions = {}): Store {
+  const now = opts.now ?? Date.now;
+  return {
+    conversations: createPgConversations(db, now),
+    delivery: createPgDelivery(db, now, {
+      maxAgeMs: opts.dedupe?.maxAgeMs ?? DEFAULT_DEDUPE.maxAgeMs,
+      maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
+    }),
+    kv: createPgKv(db),
+    jobs: createPgJobs(db, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
+    memories: createPgMemories(db),
+    leases: createPgLeases(db),
+    usage: createPgUsage(db),
+    approvals: createPgApprovals(db, now),
+    close: () => db.close(),
+  };
+}
+
+/**
+ * Connects to `url`, applies the migrations this database lacks (under an advisory lock, so
+ * replicas starting together apply each once) and returns the store.
+ * @example const store = await openPostgresStore(process.env.BOXBOT_DATABASE_URL, { logger });
+ */
+export async function openPostgresStore(url: string, opts: StoreOptions = {}): Promise<Store> {
+  const db = createDb(url);
+  try {
+    const client = await db.connect();
+    try {
+      const applied = await migrate(client);
+      if (applied.length) opts.logger?.info({ versions: applied }, 'database schema migrated');
+    } finally {
+      client.release();
+    }
+  } catch (e) {
+    await db.close().catch(() => {});
+    throw e;
+  }
+  return createPostgresStore(db, opts);
+}

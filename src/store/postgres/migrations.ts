@@ -1,0 +1,160 @@
+// The PostgreSQL schema as numbered migrations, applied in order at start. Every replica runs
+// them under one advisory lock, so two processes starting at once never apply one twice.
+// Text columns hold JSON (not jsonb): jsonb refuses U+0000, which a chat message may contain.
+import type { PoolClient } from 'pg';
+
+/** One schema change; `version` only grows, and a released migration is never edited. */
+interface Migration {
+  version: number;
+  name: string;
+  sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'conversations, delivery, kv, jobs',
+    sql: `
+      CREATE TABLE boxbot_conversations (
+        key text PRIMARY KEY,
+        platform text NOT NULL,
+        created_at text NOT NULL,
+        updated_at text NOT NULL,
+        messages text NOT NULL,
+        has_answer boolean NOT NULL DEFAULT false
+      );
+      CREATE TABLE boxbot_seen (
+        id text PRIMARY KEY,
+        seq bigserial UNIQUE,
+        seen_at bigint NOT NULL
+      );
+      CREATE INDEX boxbot_seen_at ON boxbot_seen (seen_at);
+      CREATE TABLE boxbot_inbound (
+        id text PRIMARY KEY,
+        seq bigserial UNIQUE,
+        message text NOT NULL,
+        preview_id text
+      );
+      CREATE TABLE boxbot_outbox (
+        id text PRIMARY KEY,
+        seq bigserial UNIQUE,
+        conversation_key text NOT NULL,
+        entry text NOT NULL,
+        receipts text NOT NULL,
+        state text NOT NULL DEFAULT 'pending' CHECK (state IN ('pending', 'sent', 'failed')),
+        error text
+      );
+      CREATE INDEX boxbot_outbox_pending ON boxbot_outbox (seq) WHERE state = 'pending';
+      CREATE TABLE boxbot_kv (key text PRIMARY KEY, value text NOT NULL);
+      CREATE TABLE boxbot_jobs (id text PRIMARY KEY, record text NOT NULL);
+      CREATE TABLE boxbot_job_logs (
+        seq bigserial PRIMARY KEY,
+        job_id text NOT NULL,
+        entry text NOT NULL
+      );
+      CREATE INDEX boxbot_job_logs_job ON boxbot_job_logs (job_id, seq);
+    `,
+  },
+  {
+    version: 2,
+    name: 'leases and job tick claims',
+    sql: `
+      CREATE TABLE boxbot_leases (
+        name text PRIMARY KEY,
+        holder text NOT NULL,
+        fence bigint NOT NULL,
+        expires_at timestamptz NOT NULL
+      );
+      CREATE TABLE boxbot_job_claims (
+        job_id text NOT NULL,
+        slot text NOT NULL,
+        claimed_at timestamptz NOT NULL DEFAULT now(),
+        PRIMARY KEY (job_id, slot)
+      );
+      CREATE INDEX boxbot_job_claims_at ON boxbot_job_claims (claimed_at);
+    `,
+  },
+  {
+    version: 3,
+    name: 'outbox files and long-term memories',
+    sql: `
+      ALTER TABLE boxbot_outbox ADD COLUMN file_receipts text;
+      CREATE TABLE boxbot_outbox_files (
+        entry_id text NOT NULL,
+        idx integer NOT NULL,
+        bytes bytea NOT NULL,
+        PRIMARY KEY (entry_id, idx)
+      );
+      CREATE TABLE boxbot_memories (
+        scope text NOT NULL,
+        id text NOT NULL,
+        seq bigserial UNIQUE,
+        record text NOT NULL,
+        PRIMARY KEY (scope, id)
+      );
+    `,
+  },
+  {
+    version: 4,
+    name: 'chosen model, archived sessions, usage, approvals',
+    sql: `
+      ALTER TABLE boxbot_conversations ADD COLUMN model text;
+      CREATE TABLE boxbot_archives (
+        key text NOT NULL,
+        id text NOT NULL,
+        record text NOT NULL,
+        PRIMARY KEY (key, id)
+      );
+      CREATE TABLE boxbot_usage (
+        subject text NOT NULL,
+        day text NOT NULL,
+        totals text NOT NULL,
+        PRIMARY KEY (subject, day)
+      );
+      CREATE TABLE boxbot_approvals (
+        id text PRIMARY KEY,
+        inbound_id text NOT NULL,
+        state text NOT NULL,
+        created_at text NOT NULL,
+        record text NOT NULL
+      );
+      CREATE INDEX boxbot_approvals_pending ON boxbot_approvals (created_at) WHERE state = 'pending';
+      CREATE INDEX boxbot_approvals_inbound ON boxbot_approvals (inbound_id);
+    `,
+  },
+];
+
+/** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */
+const MIGRATION_LOCK = 0x626f7862; // "boxb"
+
+/** Applies the migrations this database lacks, in one transaction; returns the versions applied. */
+export async function migrate(client: PoolClient): Promise<number[]> {
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [MIGRATION_LOCK]);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS boxbot_migrations (
+         version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+    );
+    const { rows } = await client.query<{ version: number }>('SELECT version FROM boxbot_migrations');
+    const have = new Set(rows.map((r) => r.version));
+    const newest = Math.max(0, ...have);
+    const known = MIGRATIONS.at(-1)?.version ?? 0;
+    if (newest > known)
+      throw new Error(
+        `the database schema is at version ${newest}, newer than this boxbot knows (${known}): upgrade boxbot`,
+      );
+    const applied: number[] = [];
+    for (const m of MIGRATIONS) {
+      if (have.has(m.version)) continue;
+      await client.query(m.sql);
+      await client.query('INSERT INTO boxbot_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+      applied.push(m.version);
+    }
+    await client.query('COMMIT');
+    return applied;
+  } catch (e) {
+    await client.query('ROLLBACK').catch(() => {});
+    throw e;
+  }
+}

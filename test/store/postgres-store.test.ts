@@ -1,0 +1,138 @@
+// The store contract against the PostgreSQL backend on a real server, plus what only a shared
+// database shows: replicas starting together migrate once, and a redelivery accepted by one
+// replica is a duplicate for the others.
+import assert from 'node:assert/strict';
+import { after, test } from 'node:test';
+import { StoreError } from '../../src/store/index.ts';
+import { createDb } from '../../src/store/postgres/db.ts';
+import { createPostgresStore, MIGRATIONS, openPostgresStore } from '../../src/store/postgres/index.ts';
+import { type StoreHarness, storeContract } from './contract.ts';
+import { inbound, reply } from './delivery-fixtures.ts';
+import { memoriesContract } from './memories-contract.ts';
+import { type PostgresServer, startPostgres } from './postgres-server.ts';
+
+const started = await startPostgres();
+const server: PostgresServer | undefined = 'missing' in started ? undefined : started;
+const skip = 'missing' in started ? `PostgreSQL tests skipped: ${started.missing}` : false;
+if (skip) console.log(`# ${skip}`);
+after(() => server?.stop());
+
+const noRaw = (): never => {
+  throw new Error('a database backend has no files');
+};
+
+const harness = async (): Promise<StoreHarness> => {
+  const url = await (server as PostgresServer).database();
+  await (await openPostgresStore(url)).close(); // migrated once, as at start
+  const dbs: ReturnType<typeof createDb>[] = [];
+  return {
+    open: (opts) => {
+      const db = createDb(url);
+      dbs.push(db);
+      return createPostgresStore(db, opts);
+    },
+    listRaw: noRaw,
+    readRaw: noRaw,
+    writeRaw: noRaw,
+    cleanup: async () => {
+      await Promise.allSettled(dbs.map((d) => d.close()));
+    },
+  };
+};
+if (server) {
+  storeContract('postgres', harness, { files: false });
+  memoriesContract('postgres', harness, { files: false });
+}
+
+test('postgres: replicas starting together apply each migration once', { skip }, async () => {
+  const url = await (server as PostgresServer).database();
+  const stores = await Promise.all(Array.from({ length: 4 }, () => openPostgresStore(url)));
+  const db = createDb(url);
+  const rows = await db.query<{ version: number }>('SELECT version FROM boxbot_migrations ORDER BY version');
+  assert.deepEqual(
+    rows.map((r) => r.version),
+    MIGRATIONS.map((m) => m.version),
+  );
+  await db.close();
+  await Promise.all(stores.map((s) => s.close()));
+});
+
+test('postgres: one event redelivered to three replicas is accepted by exactly one', { skip }, async () => {
+  const url = await (server as PostgresServer).database();
+  const replicas = await Promise.all(Array.from({ length: 3 }, () => openPostgresStore(url)));
+  for (let i = 0; i < 50; i++) {
+    const accepted = await Promise.all(replicas.map((r) => r.delivery.accept(inbound(`slack:Ev${i}`))));
+    assert.equal(accepted.filter(Boolean).length, 1, `event ${i}`);
+  }
+  assert.equal((await replicas[0]!.delivery.pending()).length, 50, 'each journaled once');
+  await Promise.all(replicas.map((s) => s.close()));
+});
+
+test('postgres: an unreachable database is a retryable io error naming it without the password', { skip }, async () => {
+  const err = await openPostgresStore('postgres://boxbot:s3cret@127.0.0.1:1/boxbot').then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  assert.ok(err instanceof StoreError && err.code === 'io' && err.retryable, String(err));
+  assert.match(err.message, /127\.0\.0\.1:1/);
+  assert.doesNotMatch(err.message, /s3cret/);
+});
+
+test('postgres: messages and keys holding U+0000 round-trip', { skip }, async () => {
+  const url = await (server as PostgresServer).database();
+  const s = await openPostgresStore(url);
+  await s.conversations.setMessages('web:\u0000a\\0', [
+    { role: 'user', content: [{ type: 'text', text: 'a\u0000b' }] },
+  ]);
+  await s.conversations.setMessages('web:\\0a\u0000', []);
+  const c = await s.conversations.get('web:\u0000a\\0');
+  assert.deepEqual(c?.messages[0]?.content[0], { type: 'text', text: 'a\u0000b' });
+  assert.deepEqual(await s.conversations.keys(), ['web:\u0000a\\0', 'web:\\0a\u0000'].sort());
+  await s.close();
+});
+
+test('postgres: the raw platform payload of an accepted message is not stored', { skip }, async () => {
+  const url = await (server as PostgresServer).database();
+  const s = await openPostgresStore(url);
+  await s.delivery.accept(inbound('telegram:1:5', 'telegram:1'));
+  await s.close();
+  const db = createDb(url);
+  const rows = await db.query<{ message: string }>('SELECT message FROM boxbot_inbound');
+  await db.close();
+  assert.equal(rows.length, 1);
+  assert.doesNotMatch(rows[0]!.message, /platform payload/);
+});
+
+test('postgres: outbox files are kept with their receipts across a restart and dropped when done', {
+  skip,
+}, async () => {
+  const url = await (server as PostgresServer).database();
+  let s = await openPostgresStore(url);
+  const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0, 255, 7]);
+  const entry = reply('m1', 'web:a', ['text'], {
+    files: [
+      { name: 'a.png', mimeType: 'image/png', bytes: png, caption: 'chart' },
+      { name: 'b.txt', mimeType: 'text/plain', bytes: new Uint8Array(Buffer.from('bee')) },
+    ],
+  });
+  await s.delivery.putOutbox(entry);
+  png.fill(0); // the caller's buffer may change: the copy does not
+  await s.delivery.fileReceipt('m1', 0, 'p2');
+  await assert.rejects(s.delivery.fileReceipt('m1', 2, 'p3'), (e: unknown) => e instanceof StoreError);
+  await s.close();
+  s = await openPostgresStore(url);
+  const [back] = await s.delivery.pendingOutbox();
+  assert.deepEqual(
+    back?.files?.map((f) => [f.name, f.mimeType, f.caption, f.bytes]),
+    [
+      ['a.png', 'image/png', 'chart', undefined],
+      ['b.txt', 'text/plain', undefined, undefined],
+    ],
+  );
+  assert.deepEqual(back?.fileReceipts, ['p2', null]);
+  assert.deepEqual([...((await s.delivery.outboxFile('m1', 0)) ?? [])], [0x89, 0x50, 0x4e, 0x47, 0, 255, 7]);
+  assert.equal(Buffer.from((await s.delivery.outboxFile('m1', 1)) ?? []).toString(), 'bee');
+  await s.delivery.finishOutbox('m1');
+  assert.equal(await s.delivery.outboxFile('m1', 0), undefined);
+  await s.close();
+});
