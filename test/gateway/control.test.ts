@@ -9,6 +9,7 @@ import type { AgentDeps, ModelRequest, Provider, StreamPart } from '../../src/ag
 import type { BuiltinTool } from '../../src/agent/tools/builtin.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.ts';
+import type { ChatCommands } from '../../src/gateway/ports.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryState, createMemoryStore, type Store } from '../../src/store/index.ts';
 import type { MemoryFilesState } from '../../src/store/memory-files.ts';
@@ -68,6 +69,9 @@ function boot(o: {
   tools?: BuiltinTool[];
   costUsd?: number;
   adapter?: FakeAdapter;
+  /** A store shared with another boot (replicas on one database). */
+  store?: Store;
+  chatCommands?: ChatCommands;
 }): Boot {
   const adapter =
     o.adapter ??
@@ -79,7 +83,7 @@ function boot(o: {
       editIntervalMs: 5,
       typingIntervalMs: 5000,
     });
-  const store = createMemoryStore({ state: o.state });
+  const store = o.store ?? createMemoryStore({ state: o.state });
   const provider = o.model.provider();
   const deps: AgentDeps = {
     resolveModel: (spec) => ({ provider, model: (spec ?? 'test/default').split('/')[1]!, id: spec ?? 'test/default' }),
@@ -101,6 +105,7 @@ function boot(o: {
     store: store.delivery,
     approvals: store.approvals,
     outbound: { backoffMs: 5 },
+    ...(o.chatCommands ? { chatCommands: o.chatCommands } : {}),
   });
   return { gw, adapter, store };
 }
@@ -198,6 +203,63 @@ test('a daily budget stops a run before the call that would pass it; /usage show
   assert.match(usage, /You: today .*\$2\.00/);
   assert.match(usage, /Conversation budget: \$0\.00 left of \$1\.50 today/);
   await again.gw.stop();
+});
+
+test('replicas on one store share a daily budget: what one spent stops the other', async () => {
+  const model = new Model();
+  const state = createMemoryState();
+  const store = createMemoryStore({ state });
+  const telegram = { budget: { userUsdPerDay: 2.5 } };
+  const a = boot({ model, state, telegram, costUsd: 1, store });
+  const b = boot({ model, state, telegram, costUsd: 1, store });
+  await a.gw.start();
+  await b.gw.start();
+  model.script(reply('one'), reply('two'), reply('three'));
+  await b.adapter.say('first, on the second replica', { id: 'b1' }); // it reads today's spending: none yet
+  await b.gw.idle();
+  await a.adapter.say('on the first replica');
+  await a.gw.idle();
+  await a.adapter.say('again on the first');
+  await a.gw.idle();
+  assert.equal(model.requests.length, 3, 'both replicas answered while under the budget');
+  await b.adapter.say('back on the second replica', { id: 'b2' });
+  await b.gw.idle();
+  assert.equal(model.requests.length, 3, 'the second replica counts what the first spent');
+  assert.match(b.adapter.texts().at(-1)!, /you have spent \$3\.00 today, your daily budget is \$2\.50/);
+  await a.gw.stop();
+  await b.gw.stop();
+});
+
+test('extra chat commands (memory) and the gateway commands answer side by side, in /help and the menu', async () => {
+  const ran: string[] = [];
+  const chatCommands: ChatCommands = {
+    help: [
+      ['memory', 'the notes I keep'],
+      ['forget <id|all>', 'delete notes'],
+    ],
+    matches: (text) => /^\/(memory|forget)\b/.test(text),
+    run: async (message) => {
+      ran.push(message.text);
+      return 'no notes';
+    },
+  };
+  const { gw, adapter } = boot({ model: new Model(), state: createMemoryState(), chatCommands });
+  await gw.start();
+  const menu = adapter.menus[0]?.map((c) => c.name) ?? [];
+  assert.ok(menu.includes('model') && menu.includes('memory') && menu.includes('forget'), menu.join(' '));
+  assert.equal(adapter.menus[0]?.find((c) => c.name === 'forget')?.argument?.name, '<id|all>');
+  await adapter.say('/help');
+  await gw.idle();
+  for (const c of ['/model [name]', '/usage', '/memory', '/forget <id|all>'])
+    assert.ok(adapter.texts().at(-1)!.includes(c), `/help lists ${c}`);
+  await adapter.say('/memory');
+  await gw.idle();
+  assert.equal(adapter.texts().at(-1), 'no notes');
+  await adapter.say('/usage');
+  await gw.idle();
+  assert.match(adapter.texts().at(-1)!, /This conversation: today/);
+  assert.deepEqual(ran, ['/memory'], 'the gateway command did not reach the extra ones');
+  await gw.stop();
 });
 
 const approvals = (over: Record<string, unknown> = {}) => ({
