@@ -25,6 +25,11 @@ export interface ApprovalDeskOptions {
   maxTextLength(platform: string): number;
   log: Logger;
   now?: () => number;
+  /**
+   * Replicas: how often the questions runs here wait on are read again from the store, where a
+   * press or /approve taken by another replica decided them. Absent: decisions are made here only.
+   */
+  pollMs?: number;
 }
 
 /** What a decision attempt came to, in words for the person who tried. */
@@ -143,13 +148,32 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
     void closeQuestion(r);
   }
 
+  let poller: NodeJS.Timeout | undefined;
+  /** Replicas: settles the waiting questions another replica decided. */
+  function poll(): void {
+    if (!o.pollMs || poller) return;
+    poller = setInterval(() => {
+      if (!waiters.size) {
+        clearInterval(poller);
+        poller = undefined;
+        return;
+      }
+      for (const id of waiters.keys())
+        void o.store
+          .get(id)
+          .then((r) => r && r.state !== 'pending' && waiters.has(id) && settled(r))
+          .catch((e: unknown) => o.log.warn({ err: errorMessage(e), approval: id }, 'approval not read'));
+    }, o.pollMs).unref();
+  }
+
   function arm(r: Pick<ApprovalRecord, 'id' | 'expiresAt'>): void {
     clearTimeout(timers.get(r.id));
     const t = setTimeout(
       () =>
         void o.store
           .decide(r.id, 'expired', iso())
-          .then((after) => after && after.state === 'expired' && settled(after))
+          // Decided meanwhile elsewhere (another replica): that decision stands, and wakes the run.
+          .then((after) => after && after.state !== 'pending' && settled(after))
           .catch((e: unknown) => o.log.error({ err: errorMessage(e), approval: r.id }, 'approval not expired')),
       Math.max(0, Date.parse(r.expiresAt) - now()),
     );
@@ -203,6 +227,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       };
       list.push(entry);
       waiters.set(r.id, list);
+      poll();
       if (signal.aborted) onAbort();
       else signal.addEventListener('abort', onAbort, { once: true });
     });
@@ -322,6 +347,8 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
     },
 
     stop() {
+      clearInterval(poller);
+      poller = undefined;
       for (const t of timers.values()) clearTimeout(t);
       timers.clear();
     },

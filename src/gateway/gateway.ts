@@ -179,6 +179,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
     maxTextLength: (platform) => adapters.get(platform as never)?.capabilities.maxTextLength ?? 4000,
     log: log.child({ scope: 'approvals' }),
     ...(opts.now ? { now: opts.now } : {}),
+    // A press may reach a replica that does not own the conversation (a leader's long polling).
+    ...(owner ? { pollMs: owner.sweepMs } : {}),
   });
 
   /** The policy with the model chosen by `/model` (for commands; a run applies it as it loads the history). */

@@ -34,6 +34,7 @@ function desk(
   now: () => number = Date.now,
   store = createMemoryStore(),
   adapter = new FakeAdapter('telegram', capabilities),
+  pollMs?: number,
 ) {
   const queue = new OutboundQueue(adapter, { backoffMs: 5 });
   const d = createApprovalDesk({
@@ -43,6 +44,7 @@ function desk(
     maxTextLength: () => 4000,
     log: silentLogger,
     now,
+    ...(pollMs ? { pollMs } : {}),
   });
   return { d, adapter, store };
 }
@@ -74,6 +76,21 @@ test('an approved call that ran is replayed when the message asks again; one tha
   assert.deepEqual(replayed, { approved: true, replay: { content: 'wrote a.txt', isError: false } });
   assert.equal(adapter.posted.length, 1, 'no second question');
   d.stop();
+});
+
+test('replicas: a press taken by another replica wakes the run waiting here', async () => {
+  const store = createMemoryStore();
+  const here = desk(Date.now, store, undefined, 10);
+  const there = desk(Date.now, store, undefined, 10);
+  const msg = inboundMessage('save', { id: 'telegram:evt:1' });
+  const asked = here.d.ask(msg, { levels: ['Write' as const] }, question, new AbortController().signal);
+  await until(() => here.adapter.posted.length === 1, 'the question');
+  const id = /\(([a-z0-9]+)\)/.exec(here.adapter.posted[0]!.text)![1]!;
+  assert.equal((await there.d.decide(id, true, msg)).ok, true);
+  const answer = await asked;
+  assert.ok(answer.approved, 'approved on the other replica, run here');
+  here.d.stop();
+  there.d.stop();
 });
 
 test('a question whose time ran out while boxbot was down expires at start, saying so', async () => {
