@@ -275,6 +275,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       adapters,
       agent,
       store: store.delivery,
+      approvals: store.approvals,
       log,
       metrics,
       concurrency: loaded.config.gateway.concurrency,

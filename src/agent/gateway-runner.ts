@@ -9,19 +9,21 @@ import { join } from 'node:path';
 import { redactLine } from '../config/env.ts';
 import { errorMessage } from '../errors.ts';
 import type { Persist } from '../gateway/persist.ts';
-import type { PolicyLimits, ResolvedPolicy } from '../gateway/policy.ts';
-import type { AgentRunner, AgentRunReply, AgentRunRequest } from '../gateway/ports.ts';
+import { type PolicyLimits, type ResolvedPolicy, withModelChoice } from '../gateway/policy.ts';
+import type { AgentRunner, AgentRunReply, AgentRunRequest, UsageView } from '../gateway/ports.ts';
 import { GatewayStoppingError } from '../gateway/ports.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
+import { createDailySpend, utcDay } from './daily-spend.ts';
+import { summarizeHistory } from './loop/summarize.ts';
 import type { McpHub } from './mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
 import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } from './memory/index.ts';
 import { supportsVision } from './providers/index.ts';
-import { type AgentDeps, type AgentPolicy, offeredToolNames, runAgent } from './run-agent.ts';
+import { type AgentDeps, type AgentPolicy, approvalToolNames, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { Message } from './types.ts';
 
@@ -53,23 +55,25 @@ export interface AgentRunnerOptions {
   /** Counts tool calls by tool and result (the gateway's metrics fit). */
   metrics?: { toolCalls: { inc(labels: { tool: string; result: 'started' | 'ok' | 'error' }): void } };
   log?: Logger;
+  /** The clock (tests): usage days and budgets. */
+  now?: () => number;
   /** More `provider/model`s that take images (config `media.visionModels`). */
   visionModels?: string[];
 }
 
-/** A history message; a turn's input carries the id of the inbound message it came from. */
-type TaggedMessage = Message & { inboundId?: string };
+/** A history message; a turn's input carries the id of the inbound message it came from, and its sender. */
+type TaggedMessage = Message & { inboundId?: string; userId?: string };
 
 /** A user message that starts a turn (not one carrying tool results). */
 const isInput = (m: Message): boolean => m.role === 'user' && !m.content.some((p) => p.type === 'tool-result');
 
-/** Tags the run's input (the last turn-starting message with that text) with the inbound id. */
-function tagTurn(messages: Message[], input: string, inboundId: string): Message[] {
+/** Tags the run's input (the last turn-starting message with that text) with the inbound id and sender. */
+function tagTurn(messages: Message[], input: string, inboundId: string, userId: string): Message[] {
   for (let i = messages.length - 1; i >= 0; i--) {
     const m = messages[i]!;
     if (isInput(m) && m.content.some((p) => p.type === 'text' && p.text === input)) {
       const out = [...messages];
-      out[i] = { ...m, inboundId } as TaggedMessage;
+      out[i] = { ...m, inboundId, userId } as TaggedMessage;
       return out;
     }
   }
@@ -120,6 +124,11 @@ export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
 /** A store write tried once (when the caller gives no retry). */
 const once: Persist = (_what, write) => write();
 
+/** Dollars for people: cents, or more digits below one cent. */
+export function usd(n: number): string {
+  return n >= 0.01 || n === 0 ? `$${n.toFixed(2)}` : `$${n.toPrecision(2)}`;
+}
+
 /** The runner's workspace for a conversation (created on first use). */
 export function workspaceOf(workspacesDir: string, conversationKey: string): string {
   return join(workspacesDir, encodeName(conversationKey));
@@ -169,9 +178,25 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     ...(policy.model ? { model: policy.model } : {}),
     ...(policy.models ? { models: policy.models } : {}),
     ...(policy.systemPrompt ? { systemPrompt: policy.systemPrompt } : {}),
+    ...(policy.approvals ? { approvals: policy.approvals } : {}),
     ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
     ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
   });
+  const now = o.now ?? Date.now;
+  const spend = createDailySpend(o.store.usage, { now, log });
+  const userKeyOf = (m: InboundMessage) => `${m.platform}:${m.userId}`;
+  /** Why the message's conversation or user may not spend more today (undefined: they may). */
+  const overBudget = (message: InboundMessage, policy: ResolvedPolicy): string | undefined => {
+    const b = policy.budget;
+    const conv = spend.today({ conversationKey: message.conversationKey });
+    if (b?.conversationUsdPerDay !== undefined && conv >= b.conversationUsdPerDay)
+      return `this conversation has spent ${usd(conv)} today, its daily budget is ${usd(b.conversationUsdPerDay)}`;
+    const user = spend.today({ userKey: userKeyOf(message) });
+    if (b?.userUsdPerDay !== undefined && user >= b.userUsdPerDay)
+      return `you have spent ${usd(user)} today, your daily budget is ${usd(b.userUsdPerDay)}`;
+    return undefined;
+  };
+  const subjectsOf = (m: InboundMessage) => [{ conversationKey: m.conversationKey }, { userKey: userKeyOf(m) }];
 
   /** Whether the run's model takes image parts (a model that cannot be resolved fails the run anyway). */
   const visionOf = (spec: string | undefined): boolean => {
@@ -183,7 +208,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   };
 
   return {
-    async run({ message, policy, signal, onEvent, persist = once, media }) {
+    async run({ message, policy: given, signal, onEvent, persist = once, approve, media }) {
       if (o.unavailableHint) return { text: o.unavailableHint, outcome: 'unavailable' };
       // Files the user was told about (refused, not transcribed) lead the answer, one line each.
       const notices = media?.notices.length ? `${media.notices.join('\n')}\n\n` : '';
@@ -196,8 +221,11 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       await persist('workspace', () => mkdir(workspace, { recursive: true }));
       let history: Message[] = [];
       let note = '';
+      let chosen: string | undefined;
       try {
-        history = (await persist('history', () => o.store.conversations.get(key)))?.messages ?? [];
+        const conversation = await persist('history', () => o.store.conversations.get(key));
+        history = conversation?.messages ?? [];
+        chosen = conversation?.model;
       } catch (e) {
         if (!(e instanceof StoreCorruptError)) throw e;
         // The store moved the file aside; answer on a fresh history and say so once.
@@ -209,6 +237,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           '(Note: this conversation’s saved history was unreadable; it was set aside for an admin, so I start ' +
           'fresh.)\n\n';
       }
+      // The model chosen with /model, while the policy still allows it.
+      const policy = withModelChoice(given, chosen);
       // A run again of a message whose turn is already in the history (the process died after
       // saving it, before the answer reached the outbox) delivers that answer: no second model
       // call, no second copy of the turn.
@@ -237,6 +267,12 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         return { text: why, outcome: 'nothing-to-read' };
       }
       const input = built.text;
+      await persist('usage', () => spend.prepare(subjectsOf(message)));
+      // Words of other people in a shared conversation are content the requester did not write.
+      const others = history.some(
+        (m) =>
+          isInput(m) && (m as TaggedMessage).userId !== undefined && (m as TaggedMessage).userId !== message.userId,
+      );
       const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
       const memories = await digestFor(message);
       const result = await runAgent({
@@ -249,6 +285,23 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           ...mcpTools,
         ]),
         signal,
+        ...(approve ? { approve } : {}),
+        ...(others ? { untrusted: ['messages from other users in this conversation'] } : {}),
+        meterHooks: {
+          onCharge: (model, usage, costUsd) =>
+            spend.charge(
+              {
+                conversationKey: key,
+                userKey: userKeyOf(message),
+                model,
+                usage,
+                ...(costUsd !== undefined ? { costUsd } : {}),
+                at: new Date(now()).toISOString(),
+              },
+              persist,
+            ),
+          overBudget: () => overBudget(message, policy) !== undefined,
+        },
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
           else if (e.type === 'tool-start') {
@@ -260,10 +313,12 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           }
         },
       });
+      // Spending is durable before the answer is (a restart never forgets what was spent).
+      await spend.flush();
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
       if (result.outcome !== 'error') {
-        const turn = withoutImages(tagTurn(result.messages, input, message.id));
+        const turn = withoutImages(tagTurn(result.messages, input, message.id, message.userId));
         await persist('history', () => o.store.conversations.setMessages(key, turn));
       }
       const text = note + notices + transcriptNote(media) + result.text.trim();
@@ -286,11 +341,11 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           });
         case 'max-tokens':
           return withFiles({ text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome });
-        case 'budget-exceeded':
-          return withFiles({
-            text: `${text ? `${text}\n\n` : ''}(Stopped: this conversation's budget is spent.)`,
-            outcome: result.outcome,
-          });
+        case 'budget-exceeded': {
+          const why = overBudget(message, policy);
+          const stop = why ? `(Stopped: ${why}. /usage shows the figures.)` : "(Stopped: this run's budget is spent.)";
+          return withFiles({ text: `${text ? `${text}\n\n` : ''}${stop}`, outcome: result.outcome });
+        }
         case 'error':
           log.error({ conversation: key, err: result.error }, 'agent run failed');
           return withFiles({
@@ -317,6 +372,62 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           ...(o.mcp?.cachedToolsFor(policy.mcp) ?? []),
         ]),
       );
+    },
+    approvalToolsFor(policy, message) {
+      const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
+      const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
+      return approvalToolNames(
+        agentPolicy(policy, workspace),
+        depsFor(ctx, workspace, () => undefined, [
+          ...memoryTools(message),
+          ...(o.mcp?.cachedToolsFor(policy.mcp) ?? []),
+        ]),
+      );
+    },
+    async newSession(key) {
+      const archived = await o.store.conversations.archive(key);
+      return { archivedMessages: archived?.messages.length ?? 0 };
+    },
+    async compact({ message, policy, signal }) {
+      const key = message.conversationKey;
+      const history = (await o.store.conversations.get(key))?.messages ?? [];
+      await spend.prepare(subjectsOf(message));
+      const why = overBudget(message, policy);
+      if (why) throw new Error(`not compacted: ${why}`);
+      const model = o.deps.resolveModel(policy.model);
+      // Asked for by a person: everything but the last turn goes into the summary.
+      const s = await summarizeHistory(model.provider, model.model, history, signal, 1);
+      if (!s) return undefined;
+      const costUsd = s.usage ? o.deps.costOf(s.usageModel ?? model.id, s.usage) : undefined;
+      spend.charge(
+        {
+          conversationKey: key,
+          userKey: userKeyOf(message),
+          model: s.usageModel ?? model.id,
+          usage: s.usage ?? { inputTokens: 0, outputTokens: 0 },
+          ...(costUsd !== undefined ? { costUsd } : {}),
+          at: new Date(now()).toISOString(),
+        },
+        once,
+      );
+      await spend.flush();
+      await o.store.conversations.setMessages(key, s.messages);
+      return { before: history.length, after: s.messages.length };
+    },
+    async chosenModel(key) {
+      return (await o.store.conversations.get(key).catch(() => undefined))?.model;
+    },
+    async chooseModel(key, model) {
+      await o.store.conversations.setModel(key, model);
+    },
+    async usage(message, policy): Promise<UsageView> {
+      const day = utcDay(now());
+      await spend.flush();
+      const [conversation, user] = await Promise.all([
+        o.store.usage.get({ conversationKey: message.conversationKey }, day),
+        o.store.usage.get({ userKey: userKeyOf(message) }, day),
+      ]);
+      return { day, conversation, user, ...(policy.budget ? { budget: policy.budget } : {}) };
     },
   };
 }

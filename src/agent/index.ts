@@ -18,6 +18,7 @@ export {
   DEFAULT_TOOL_RESULT_CHAR_BUDGET,
   type EventSink,
   type LoopOptions,
+  type MeterHooks,
   type NextStep,
   type Outcome,
   runLoop,
@@ -37,6 +38,7 @@ export {
 export {
   type AgentDeps,
   type AgentPolicy,
+  approvalToolNames,
   offeredToolNames,
   type RunAgentOptions,
   runAgent,
@@ -63,6 +65,11 @@ export { createAgentTools, DEFAULT_MAX_DEPTH, type ResolvedModel } from './subag
 export { BASE_PROMPT, buildSystemPrompt, readAgentsMd, SUBAGENT_PROMPT } from './system-prompt.ts';
 export {
   type AccessMode,
+  type ApprovalAnswer,
+  type ApprovalQuestion,
+  type ApprovalReason,
+  type ApprovalRules,
+  type AskApproval,
   type BuiltinResult,
   type BuiltinTool,
   createToolRegistry,

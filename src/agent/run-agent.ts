@@ -9,7 +9,7 @@ import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { Sandbox } from '../sandbox/index.ts';
-import { type CostOf, createCostMeter, totalUsd } from './loop/cost-meter.ts';
+import { type CostOf, createCostMeter, type MeterHooks, totalUsd } from './loop/cost-meter.ts';
 import { runLoop } from './loop/run-loop.ts';
 import { createToolSet, type ToolSet, type WasmToolSource } from './loop/tool-set.ts';
 import type { AgentResult, EventSink } from './loop/types.ts';
@@ -23,6 +23,13 @@ import {
 } from './subagents/agent-tool.ts';
 import { createBackgroundJobs } from './subagents/background-jobs.ts';
 import { BASE_PROMPT, buildSystemPrompt, readAgentsMd, SUBAGENT_PROMPT } from './system-prompt.ts';
+import {
+  type ApprovalGate,
+  type AskApproval,
+  createApprovalGate,
+  permitsWithApproval,
+  toolsNeedingApproval,
+} from './tools/approvals.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import type { ToolPolicy } from './tools/grants.ts';
 import type { ContentPart, Message } from './types.ts';
@@ -75,6 +82,14 @@ export interface RunAgentOptions {
   deps: AgentDeps;
   signal?: AbortSignal;
   onEvent?: EventSink;
+  /** Asks a person about a call the policy's `approvals` guard; without it such calls are refused. */
+  approve?: AskApproval;
+  /** The refusal's reason when `approve` is absent (e.g. "a scheduled job has nobody to ask"). */
+  nobodyToAsk?: string;
+  /** Untrusted content the run starts with (messages from other users), for `approvals.afterUntrusted`. */
+  untrusted?: string[];
+  /** Durable usage and daily budgets (the gateway's ledger). */
+  meterHooks?: MeterHooks;
 }
 
 const errorResult = (messages: Message[], error: string): AgentResult => ({
@@ -104,7 +119,9 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   } catch (e) {
     return errorResult(messages, errorMessage(e));
   }
-  const meter = createCostMeter(deps.costOf, policy.budgetUsd);
+  const meter = createCostMeter(deps.costOf, policy.budgetUsd, o.meterHooks);
+  const gate = createApprovalGate(policy.approvals, o.approve, o.nobodyToAsk);
+  for (const u of o.untrusted ?? []) gate.tookIn(u);
   const skills = deps.skills?.list() ?? [];
   const agentsMd = await readAgentsMd(policy.workspace, log);
   const system = buildSystemPrompt({
@@ -128,6 +145,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
       }),
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
     logger: log,
+    gate,
   });
   const contextWindow = deps.contextWindowOf?.(model.id);
   const result = await runLoop({
@@ -153,7 +171,9 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
 }
 
 /** What the sub-agent tools of a top-level run are bound to (the run's model, meter and jobs). */
-type RunBinding = Pick<SubagentContext, 'model' | 'meter' | 'jobs' | 'childSystem' | 'onEvent' | 'logger'>;
+type RunBinding = Pick<SubagentContext, 'model' | 'meter' | 'jobs' | 'childSystem' | 'onEvent' | 'logger'> & {
+  gate?: ApprovalGate;
+};
 
 /**
  * The tool set a top-level run offers the model: the skill tool (when skills exist), the deps'
@@ -169,10 +189,11 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
     ...(deps.builtins ?? []),
   ];
   const maxDepth = policy.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;
+  const { gate, ...binding } = run ?? {};
   const agentTools =
     run && maxDepth > 0
       ? createAgentTools({
-          ...run,
+          ...(binding as Omit<RunBinding, 'gate'>),
           depth: 0,
           maxDepth,
           tools: () => tools!,
@@ -189,6 +210,7 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
     policy,
     sandbox: deps.sandbox,
     ...(deps.maxResultChars !== undefined ? { maxResultChars: deps.maxResultChars } : {}),
+    ...(gate ? { gate } : {}),
   });
   return tools;
 }
@@ -199,11 +221,29 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
  * starts at all; the list then leaves out the sub-agent tools, which need one.
  */
 export function offeredToolNames(policy: AgentPolicy, deps: AgentDeps): string[] {
+  return offeredSet(policy, deps).permittedNames().sort();
+}
+
+/** Of the tools a run under `policy` may call, those whose every call waits for approval, sorted (for /whoami). */
+export function approvalToolNames(policy: AgentPolicy, deps: AgentDeps): string[] {
+  const set = offeredSet(policy, deps);
+  return toolsNeedingApproval(
+    policy.approvals,
+    set.permittedNames().flatMap((name) => {
+      const level = set.levelOf(name);
+      if (!level) return [];
+      const p = permitsWithApproval(policy, policy.approvals, name, level);
+      return [{ name, level, escalation: p.ok && p.escalation }];
+    }),
+  ).sort();
+}
+
+function offeredSet(policy: AgentPolicy, deps: AgentDeps): ToolSet {
   let model: ResolvedModel;
   try {
     model = deps.resolveModel(policy.model);
   } catch {
-    return runTools(policy, deps, undefined).permittedNames().sort();
+    return runTools(policy, deps, undefined);
   }
   const binding: RunBinding = {
     model,
@@ -211,5 +251,5 @@ export function offeredToolNames(policy: AgentPolicy, deps: AgentDeps): string[]
     jobs: createBackgroundJobs(),
     childSystem: () => '',
   };
-  return runTools(policy, deps, binding).permittedNames().sort();
+  return runTools(policy, deps, binding);
 }

@@ -7,6 +7,32 @@ const access = z.enum(['full', 'read-only', 'chat-only']);
 
 const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
 
+/** Daily spending limits in USD (UTC days); a run stops before the model call that would pass one. */
+const budget = z
+  .object({
+    conversationUsdPerDay: z.number().nonnegative().optional(),
+    userUsdPerDay: z.number().nonnegative().optional(),
+  })
+  .strict();
+
+/** Which tool calls wait for a person's yes, and who gives it. */
+const approvals = z
+  .object({
+    /** Tool levels whose calls need approval. */
+    levels: z.array(z.enum(['None', 'ReadOnly', 'Write', 'Execute'])).optional(),
+    /** Tool names whose calls need approval (whatever their level). */
+    tools: z.array(z.string()).optional(),
+    /** Platform user ids who may decide, or "requester" (whoever asked for the run; the default). */
+    approvers: z.union([z.array(z.string()).min(1), z.literal('requester')]).optional(),
+    /** How long a question waits before it counts as denied (default 10 minutes). */
+    timeoutMs: z.number().int().positive().optional(),
+    /** After a run took in content it cannot trust (a web page), every Write/Execute call needs approval. */
+    afterUntrusted: z.boolean().optional(),
+    /** A read-only chat may run single Write/Execute calls once approved. */
+    allowEscalation: z.boolean().optional(),
+  })
+  .strict();
+
 /** Per-chat / per-channel / per-user overrides. */
 const policyOverride = z
   .object({
@@ -22,6 +48,8 @@ const policyOverride = z
       .object({ allow: z.array(z.string()) })
       .strict()
       .optional(),
+    budget: budget.optional(),
+    approvals: approvals.optional(),
     /** MCP servers offered here (merged by name over the wider levels'). */
     mcp: mcpSchema.optional(),
   })

@@ -1,5 +1,5 @@
-// The admin JSON API (mounted under /admin/api behind the admin token): sessions, tools,
-// skills, and whatever routers other parts add (the scheduler's jobs).
+// The admin JSON API (mounted under /admin/api behind the admin token): sessions, spending,
+// tools, skills, and whatever routers other parts add (the scheduler's jobs).
 import { Router } from 'express';
 import { platformOf } from '../adapters/index.ts';
 import type { Store } from '../store/index.ts';
@@ -37,6 +37,19 @@ export function createAdminApi(o: AdminApiOptions): Router {
     const c = await o.store.conversations.get(req.params.key!);
     if (!c) return void res.status(404).json({ error: `no session ${req.params.key}` });
     res.json(c);
+  });
+  // Spending today (UTC, or ?day=YYYY-MM-DD) and in total, of a conversation or a user (`<platform>:<id>`).
+  const dayOf = (q: unknown) =>
+    typeof q === 'string' && /^\d{4}-\d{2}-\d{2}$/.test(q) ? q : new Date().toISOString().slice(0, 10);
+  r.get('/usage/conversations/:key', async (req, res) => {
+    const day = dayOf(req.query.day);
+    const u = await o.store.usage.get({ conversationKey: req.params.key! }, day);
+    res.json({ key: req.params.key, date: day, today: u.day, total: u.total });
+  });
+  r.get('/usage/users/:user', async (req, res) => {
+    const day = dayOf(req.query.day);
+    const u = await o.store.usage.get({ userKey: req.params.user! }, day);
+    res.json({ user: req.params.user, date: day, today: u.day, total: u.total });
   });
   r.delete('/sessions/:key', async (req, res) => {
     await o.store.conversations.reset(req.params.key!);

@@ -8,20 +8,33 @@
 // messages are accepted after it); an entry left unfinished by an unexpected error is re-driven
 // every `redriveMs`.
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
-import type { ChannelAdapter, InboundMessage, OutboundFile, OutboundTarget } from '../adapters/index.ts';
+import type { ChannelAdapter, CommandSpec, InboundMessage, OutboundFile, OutboundTarget } from '../adapters/index.ts';
 import { platformOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
 import { errorMessage } from '../errors.ts';
 import { createKeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
-import { type Command, helpText, parseCommand, whoamiText } from './commands.ts';
+import type { ApprovalStore } from '../store/index.ts';
+import { createMemoryStore } from '../store/index.ts';
+import { createApprovalDesk, parseApprovalButton } from './approvals.ts';
+import {
+  COMMAND_SPECS,
+  helpText,
+  matchModel,
+  modelListText,
+  type ParsedCommand,
+  parseChatCommand,
+  statusText,
+  usageText,
+  whoamiText,
+} from './commands.ts';
 import { type ClusterOptions, createConversationOwner } from './conversation-owner.ts';
 import { type MediaOptions, type PreparedMedia, prepareMedia } from './media/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { type Persist, persister, type StoreHealth } from './persist.ts';
-import { type Admission, admit, type ResolvedPolicy, resolvePolicy } from './policy.ts';
+import { type Admission, admit, allowedModels, type ResolvedPolicy, resolvePolicy, withModelChoice } from './policy.ts';
 import type { GatewayAgentEvent, RunOutcome } from './ports.ts';
 import {
   type AgentRunner,
@@ -54,6 +67,10 @@ export interface GatewayOptions {
   media?: MediaOptions;
   /** Outbound queue tuning (tests shorten the backoff); also the store-write retry's backoff. */
   outbound?: { backoffMs?: number; maxBackoffMs?: number; concurrency?: number };
+  /** The approvals journal (default: in memory, so questions do not survive a restart). */
+  approvals?: ApprovalStore;
+  /** The clock of approval deadlines (tests). */
+  now?: () => number;
   /** More chat commands (memory's /memory and /forget), answered like the gateway's own. */
   chatCommands?: ChatCommands;
   /**
@@ -95,6 +112,8 @@ const UNSAVED_MESSAGE = 'Sorry, I could not save your message (server storage fa
 // Said once per message, when a store write its answer needs fails (the history, the outbox):
 // the answer is late, not lost, and "shortly" would be a promise the server cannot keep.
 const LATE_ANSWER = 'Your answer is delayed: it could not be saved (server storage failed); it follows once it can be.';
+
+const NOT_HERE = 'That command is not available here.';
 
 const STRANGER_REPLY = (msg: InboundMessage) =>
   `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} ` +
@@ -154,6 +173,22 @@ export function createGateway(opts: GatewayOptions): Gateway {
     maxBackoffMs: opts.outbound?.maxBackoffMs ?? 30_000,
   });
 
+  const desk = createApprovalDesk({
+    store: opts.approvals ?? createMemoryStore().approvals,
+    queueOf: (platform) => queueOf(platform),
+    hasButtons: (platform) => !!adapters.get(platform as never)?.answerPress,
+    maxTextLength: (platform) => adapters.get(platform as never)?.capabilities.maxTextLength ?? 4000,
+    log: log.child({ scope: 'approvals' }),
+    ...(opts.now ? { now: opts.now } : {}),
+    // A press may reach a replica that does not own the conversation (a leader's long polling).
+    ...(owner ? { pollMs: owner.sweepMs } : {}),
+  });
+
+  /** The policy with the model chosen by `/model` (for commands; a run applies it as it loads the history). */
+  async function withChosenModel(key: string, policy: ResolvedPolicy): Promise<ResolvedPolicy> {
+    return withModelChoice(policy, await opts.agent.chosenModel?.(key).catch(() => undefined));
+  }
+
   const track = <T>(p: Promise<T>): Promise<T> => {
     inflight.add(p);
     void p.finally(() => inflight.delete(p)).catch(() => undefined);
@@ -204,17 +239,93 @@ export function createGateway(opts: GatewayOptions): Gateway {
     ).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'notice not delivered'));
   }
 
-  async function runCommand(cmd: Command, msg: InboundMessage, policy: ResolvedPolicy): Promise<void> {
-    const state = stateOf(msg.conversationKey);
-    switch (cmd) {
+  async function runCommand(cmd: ParsedCommand, msg: InboundMessage, policy: ResolvedPolicy): Promise<void> {
+    const key = msg.conversationKey;
+    const state = stateOf(key);
+    const agent = opts.agent;
+    switch (cmd.name) {
       case 'help':
       case 'start':
         return replyNow(
           msg,
           [helpText(), ...(opts.chatCommands?.help ?? []).map(([n, w]) => `/${n}: ${w}`)].join('\n'),
         );
-      case 'whoami':
-        return replyNow(msg, whoamiText(msg, policy, opts.agent.toolsFor(policy, msg)));
+      case 'whoami': {
+        const p = await withChosenModel(key, policy);
+        return replyNow(msg, whoamiText(msg, p, agent.toolsFor(p, msg), agent.approvalToolsFor?.(p, msg)));
+      }
+      case 'new': {
+        if (!agent.newSession) return replyNow(msg, NOT_HERE);
+        state.running?.abort(new Error('new session'));
+        await state.tail;
+        const r = await agent.newSession(key);
+        return replyNow(
+          msg,
+          r.archivedMessages
+            ? `Started a new session. The previous one (${r.archivedMessages} messages) is archived, not deleted.`
+            : 'Started a new session.',
+        );
+      }
+      case 'model': {
+        const allowed = allowedModels(policy);
+        const current = (await withChosenModel(key, policy)).model;
+        if (!cmd.arg) return replyNow(msg, modelListText(allowed, current));
+        if (!agent.chooseModel) return replyNow(msg, NOT_HERE);
+        const chosen = matchModel(cmd.arg, allowed);
+        if (!chosen)
+          return replyNow(msg, `${cmd.arg} is not a model allowed here.\n${modelListText(allowed, current)}`);
+        await agent.chooseModel(key, chosen);
+        return replyNow(msg, `Model for this conversation: ${chosen}.`);
+      }
+      case 'usage':
+        if (!agent.usage) return replyNow(msg, NOT_HERE);
+        return replyNow(msg, usageText(await agent.usage(msg, policy)));
+      case 'status': {
+        const p = await withChosenModel(key, policy);
+        return replyNow(
+          msg,
+          statusText({
+            model: p.model,
+            access: p.access,
+            running: !!state.running,
+            queued: state.queued,
+            approvals: desk.waiting(key),
+          }),
+        );
+      }
+      case 'compact': {
+        const compact = agent.compact?.bind(agent);
+        if (!compact) return replyNow(msg, NOT_HERE);
+        // Behind the running turn: it rewrites the history that turn will save.
+        chain(
+          key,
+          `${msg.id}:compact`,
+          async () => {
+            let text: string;
+            try {
+              const r = await compact({
+                message: msg,
+                policy: await withChosenModel(key, policy),
+                signal: stopped.signal,
+              });
+              text = r
+                ? `Compacted: the ${r.before} messages of this conversation are now ${r.after}.`
+                : 'Nothing to compact yet.';
+            } catch (e) {
+              text = `Could not compact: ${errorMessage(e)}`;
+            }
+            await replyNow(msg, text);
+          },
+          'compact failed',
+        );
+        return;
+      }
+      case 'approve':
+      case 'deny': {
+        if (!cmd.arg) return replyNow(msg, `Which request? Type /${cmd.name} <id> (the id is in the question).`);
+        const r = await desk.decide(cmd.arg.toLowerCase(), cmd.name === 'approve', msg);
+        return replyNow(msg, r.text);
+      }
       case 'stop':
         if (!state.running) return replyNow(msg, 'Nothing is running.');
         state.running.abort(new Error('stopped by /stop'));
@@ -283,6 +394,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         // Files are fetched and saved here, after the message was journaled: a restart runs the
         // message again from the journal and this step with it (saving the same names again).
         const media = await mediaOf(msg, controller.signal);
+        const rules = policy.approvals;
         ({ text, outcome, files } = await opts.agent.run({
           message: msg,
           policy,
@@ -292,6 +404,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
             if (e.type !== 'text-delta') showActivity(adapter, target, e);
           },
           persist: runPersist,
+          ...(rules
+            ? {
+                approve: (q, signal) =>
+                  desk.ask(msg, rules, q, signal, () => controller.signal.reason instanceof GatewayStoppingError),
+              }
+            : {}),
           ...(media ? { media } : {}),
         }));
       } catch (e) {
@@ -449,11 +567,31 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
   }
 
+  /**
+   * A button press: decided at once, outside the conversation's queue (the run it answers is
+   * waiting in that queue). Not journaled: the approvals journal makes a second press harmless.
+   */
+  async function handlePress(msg: InboundMessage): Promise<void> {
+    const b = parseApprovalButton(msg.action!.id);
+    if (!b) {
+      log.debug({ platform: msg.platform }, 'press of an unknown button ignored');
+      return;
+    }
+    const r = await desk.decide(b.id, b.approve, msg);
+    const adapter = adapters.get(msg.platform)!;
+    if (adapter.answerPress)
+      await adapter
+        .answerPress(msg, r.text)
+        .catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'press not answered'));
+    else if (!r.ok) notify(msg.platform, targetOf(msg), r.text);
+  }
+
   async function handle(incoming: InboundMessage): Promise<void> {
     if (stopping) throw new Error('the gateway is stopping');
     const adapter = adapters.get(incoming.platform);
     if (!adapter) throw new Error(`no adapter for platform ${incoming.platform}`);
     metrics.messagesIn.inc({ platform: incoming.platform });
+    if (incoming.action) return handlePress(incoming);
     let msg = incoming;
     // A reply in a thread the bot is already part of needs no mention (where the platform works that way).
     if (
@@ -574,7 +712,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   ): void {
     if (!admission.admitted) return dispatch(msg, policy, admission, previewMessageId, after);
     const extra = opts.chatCommands?.matches(msg.text) ? opts.chatCommands : undefined;
-    const cmd = extra ? undefined : parseCommand(msg.text);
+    const cmd = extra ? undefined : parseChatCommand(msg.text);
     if (cmd || extra) {
       if (active.has(msg.id)) return;
       active.add(msg.id);
@@ -592,6 +730,20 @@ export function createGateway(opts: GatewayOptions): Gateway {
     enqueue(msg, policy, previewMessageId);
   }
 
+  /** The platform's own command menu (the gateway's commands and the extra ones); typed commands work without it. */
+  async function registerCommands(a: ChannelAdapter): Promise<void> {
+    // Help names may carry their argument (`forget <id|all>`): the menu takes the word before it.
+    const extra: CommandSpec[] = (opts.chatCommands?.help ?? [])
+      .map(([usage, description]): CommandSpec => {
+        const [name = '', arg] = usage.split(/\s+(.*)/);
+        return { name, description, ...(arg ? { argument: { name: arg, description: arg } } : {}) };
+      })
+      .filter((c) => c.name && !COMMAND_SPECS.some((own) => own.name === c.name));
+    await a
+      .setCommands?.([...COMMAND_SPECS, ...extra])
+      .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'commands not registered'));
+  }
+
   let sweepTimer: NodeJS.Timeout | undefined;
   /**
    * Replicas: adapters first (a message they hand over is accepted and run by its conversation's
@@ -605,7 +757,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       if (opts.deferStart?.(a)) continue;
       await a.start(handle);
       log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
+      await registerCommands(a);
     }
+    // Questions asked before a restart stay answerable until their time, then expire (saying so).
+    await desk.resume().catch((e: unknown) => log.error({ err: errorMessage(e) }, 'pending approvals not resumed'));
     const tick = () => {
       sweepTimer = setTimeout(
         () =>
@@ -664,10 +819,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
           if (opts.deferStart?.(a)) continue;
           await a.start(handle);
           log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started');
+          await registerCommands(a);
         }
       } finally {
         up();
       }
+      // Questions asked before a restart stay answerable until their time, then expire (saying so).
+      await desk.resume().catch((e: unknown) => log.error({ err: errorMessage(e) }, 'pending approvals not resumed'));
       const every = opts.redriveMs ?? 30_000;
       const tick = () => {
         redriveTimer = setTimeout(
@@ -699,6 +857,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       stopping = true;
       stopped.abort();
       clearTimeout(redriveTimer);
+      desk.stop();
       clearTimeout(sweepTimer);
       for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
       for (const a of opts.adapters)

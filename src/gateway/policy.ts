@@ -3,7 +3,7 @@
 // message reaches the agent at all (allowFrom, requireMention).
 import { decodeConversationKey } from '../adapters/conversation-key.ts';
 import type { InboundMessage } from '../adapters/index.ts';
-import { type AccessMode, intersectHosts } from '../agent/index.ts';
+import { type AccessMode, type ApprovalRules, intersectHosts } from '../agent/index.ts';
 import type { McpServerConfig } from '../config/mcp.ts';
 import type { Config } from '../config/schema.ts';
 
@@ -22,12 +22,22 @@ export interface ResolvedPolicy {
   models?: string[];
   systemPrompt?: string;
   network: { allow: string[] };
+  /** Daily spending limits in USD (UTC days). */
+  budget?: Budget;
+  /** Which tool calls wait for a person's yes, and who gives it. */
+  approvals?: ApprovalRules;
   /** MCP servers offered here, by name (an entry with `enabled: false` is off). */
   mcp?: Record<string, McpServerConfig>;
 }
 
+/** Policy `budget`. */
+export interface Budget {
+  conversationUsdPerDay?: number;
+  userUsdPerDay?: number;
+}
+
 /** The part of a policy that bounds what a run may do; what a job or sub-agent carries from its creator. */
-export type PolicyLimits = Pick<ResolvedPolicy, 'access' | 'tools' | 'network' | 'model' | 'models'>;
+export type PolicyLimits = Pick<ResolvedPolicy, 'access' | 'tools' | 'network' | 'model' | 'models' | 'approvals'>;
 
 /** Why a message does not reach the agent; `reply` says whether the user is told. */
 export type Admission =
@@ -43,6 +53,8 @@ type Override = {
   models?: string[];
   systemPrompt?: string;
   network?: { allow: string[] };
+  budget?: Budget;
+  approvals?: ApprovalRules;
   mcp?: { servers: Record<string, McpServerConfig> };
 };
 
@@ -75,6 +87,9 @@ function apply(base: ResolvedPolicy, o: Override | undefined): ResolvedPolicy {
     ...((o.models ?? base.models) ? { models: o.models ?? base.models } : {}),
     ...((o.systemPrompt ?? base.systemPrompt) ? { systemPrompt: o.systemPrompt ?? base.systemPrompt } : {}),
     network: o.network ?? base.network,
+    // Field by field: a chat can lower its own limit without restating the platform's others.
+    ...(o.budget || base.budget ? { budget: { ...base.budget, ...o.budget } } : {}),
+    ...(o.approvals || base.approvals ? { approvals: { ...base.approvals, ...o.approvals } } : {}),
     // A narrower level adds servers, or replaces or turns off (`enabled: false`) one of the same name.
     ...(o.mcp || base.mcp ? { mcp: { ...base.mcp, ...o.mcp?.servers } } : {}),
   };
@@ -129,6 +144,16 @@ export function conversationPolicy(config: Config, conversationKey: string): Res
   });
 }
 
+/** The models `/model` may choose under `policy`: its `model` first, then its `models`. */
+export function allowedModels(policy: Pick<ResolvedPolicy, 'model' | 'models'>): string[] {
+  return [...new Set([...(policy.model ? [policy.model] : []), ...(policy.models ?? [])])];
+}
+
+/** The policy with the model chosen in chat, while the policy still allows that model. */
+export function withModelChoice(policy: ResolvedPolicy, chosen: string | undefined): ResolvedPolicy {
+  return chosen && allowedModels(policy).includes(chosen) ? { ...policy, model: chosen } : policy;
+}
+
 const ACCESS_ORDER: AccessMode[] = ['chat-only', 'read-only', 'full'];
 
 /** The lower of two access modes. */
@@ -151,12 +176,40 @@ export function narrowPolicy(a: PolicyLimits, b: PolicyLimits): PolicyLimits {
   const bPermits = (m: string) => !b.model || m === b.model || !!b.models?.includes(m);
   const model = a.model && bPermits(a.model) ? a.model : (b.model ?? a.model);
   const models = both(a.models, b.models)?.filter((m) => bPermits(m));
+  const approvals = stricterApprovals(a.approvals, b.approvals);
   return {
     access: lowerAccess(a.access, b.access),
     tools: { ...(allow ? { allow } : {}), ...(deny ? { deny } : {}) },
     network: { allow: intersectHosts(a.network.allow, b.network.allow) },
     ...(model ? { model } : {}),
     ...(models ? { models } : {}),
+    ...(approvals ? { approvals } : {}),
+  };
+}
+
+const union = (a: string[] | undefined, b: string[] | undefined): string[] | undefined =>
+  a || b ? [...new Set([...(a ?? []), ...(b ?? [])])] : undefined;
+
+/**
+ * Approval rules that guard everything either guards: the levels and tools of both, afterUntrusted
+ * if either says so, escalation only if both allow it, the shorter timeout.
+ */
+export function stricterApprovals(
+  a: ApprovalRules | undefined,
+  b: ApprovalRules | undefined,
+): ApprovalRules | undefined {
+  if (!a || !b) return a ?? b;
+  const levels = union(a.levels, b.levels) as ApprovalRules['levels'];
+  const tools = union(a.tools, b.tools);
+  const timeoutMs = Math.min(a.timeoutMs ?? Infinity, b.timeoutMs ?? Infinity);
+  const approvers = a.approvers ?? b.approvers;
+  return {
+    ...(levels ? { levels } : {}),
+    ...(tools ? { tools } : {}),
+    ...(approvers ? { approvers } : {}),
+    ...(Number.isFinite(timeoutMs) ? { timeoutMs } : {}),
+    ...(a.afterUntrusted || b.afterUntrusted ? { afterUntrusted: true } : {}),
+    ...(a.allowEscalation && b.allowEscalation ? { allowEscalation: true } : {}),
   };
 }
 

@@ -2,10 +2,11 @@
 // message), and durable delivery state (dedupe, journal, outbox: the store's DeliveryStore,
 // re-exported below). main.ts plugs the real ones in; tests plug in fakes.
 import type { InboundMessage, OutboundFile } from '../adapters/index.ts';
-import type { Outcome } from '../agent/index.ts';
+import type { AskApproval, Outcome } from '../agent/index.ts';
+import type { UsageReport } from '../store/index.ts';
 import type { PreparedMedia } from './media/index.ts';
 import type { Persist } from './persist.ts';
-import type { ResolvedPolicy } from './policy.ts';
+import type { Budget, ResolvedPolicy } from './policy.ts';
 
 /**
  * The abort reason when the gateway shuts down: the run is interrupted, not answered; it runs again at the next start.
@@ -35,8 +36,18 @@ export interface AgentRunRequest {
    * a full disk. Without it a write is tried once.
    */
   persist?: Persist;
+  /** Asks a person about a tool call the policy's `approvals` guard (the gateway's buttons). */
+  approve?: AskApproval;
   /** The message's files, saved in the workspace and read (the gateway's media step); absent without files. */
   media?: PreparedMedia;
+}
+
+/** What `/usage` shows: spending of the conversation and of the user, today (UTC) and in total. */
+export interface UsageView {
+  day: string;
+  conversation: UsageReport;
+  user: UsageReport;
+  budget?: Budget;
 }
 
 /**
@@ -62,6 +73,24 @@ export interface AgentRunner {
   reset(conversationKey: string): Promise<void>;
   /** The tools `message`'s sender may use under `policy`, by name (for `/whoami`). */
   toolsFor(policy: ResolvedPolicy, message: InboundMessage): string[];
+  // The conversation controls behind chat commands. Optional: a command whose method is missing
+  // answers that it is not available here.
+  /** Of `toolsFor`, those whose every call waits for approval (for `/whoami`). */
+  approvalToolsFor?(policy: ResolvedPolicy, message: InboundMessage): string[];
+  /** Starts a fresh session (`/new`); the old history is archived, not lost. */
+  newSession?(conversationKey: string): Promise<{ archivedMessages: number }>;
+  /** Has the model summarise the older turns into one (`/compact`); undefined when there is too little to. */
+  compact?(req: {
+    message: InboundMessage;
+    policy: ResolvedPolicy;
+    signal: AbortSignal;
+  }): Promise<{ before: number; after: number } | undefined>;
+  /** The model chosen with `/model` in this conversation, if any. */
+  chosenModel?(conversationKey: string): Promise<string | undefined>;
+  /** Records the model chosen with `/model` (undefined: back to the policy's). */
+  chooseModel?(conversationKey: string, model: string | undefined): Promise<void>;
+  /** Spending of the message's conversation and user (`/usage`). */
+  usage?(message: InboundMessage, policy: ResolvedPolicy): Promise<UsageView>;
 }
 
 /**

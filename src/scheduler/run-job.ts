@@ -77,9 +77,18 @@ export async function runJob(
       ...(limits.model ? { model: limits.model } : {}),
       ...(limits.models ? { models: limits.models } : {}),
       ...(req.job.budgetUsd !== undefined ? { budgetUsd: req.job.budgetUsd } : {}),
+      // No escalation: nobody could approve it.
+      ...(limits.approvals ? { approvals: { ...limits.approvals, allowEscalation: false } } : {}),
     };
     o.onStarted?.();
-    const r = await runAgent({ input: input.input, policy, deps: runtime.deps, signal: o.signal });
+    const r = await runAgent({
+      input: input.input,
+      policy,
+      deps: runtime.deps,
+      signal: o.signal,
+      // The approval rules stay; the people to ask do not exist in a scheduled run.
+      nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
+    });
     // An unknown price (a model missing from the table) counts what is known.
     return {
       outcome: r.outcome,

@@ -36,6 +36,7 @@ function jobPolicyOf(p: JobPolicy): JobPolicy {
     network: { allow: [...p.network.allow] },
     ...(p.model ? { model: p.model } : {}),
     ...(p.models ? { models: [...p.models] } : {}),
+    ...(p.approvals ? { approvals: structuredClone(p.approvals) } : {}),
   };
 }
 

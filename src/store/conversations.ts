@@ -4,11 +4,15 @@ import { platformOf } from '../adapters/index.ts';
 import type { Message } from '../agent/index.ts';
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
+import { fileStamp } from './files.ts';
 import { checkKey, decodeName, encodeName, SHARDS, shardOf } from './names.ts';
-import { conversationSchema } from './schemas.ts';
-import type { Conversation, ConversationStore } from './types.ts';
+import { archivedConversationSchema, conversationSchema } from './schemas.ts';
+import type { ArchivedConversation, Conversation, ConversationStore } from './types.ts';
 
 const DIR = 'conversations';
+// Archived sessions: one folder per conversation, one document per session.
+const ARCHIVE = 'archive';
+const archiveDir = (key: string) => `${ARCHIVE}/${shardOf(key)}/${encodeName(key)}`;
 
 function spec(key: string): DocSpec {
   checkKey(key, 'conversation key');
@@ -46,6 +50,50 @@ export function createConversations(docs: Documents, now: () => number): Convers
   return {
     get: async (key) => docs.read<Conversation>(spec(key)),
     setMessages: (key, messages) => write(key, messages),
+    async setModel(key, model) {
+      await docs.update<Conversation>(spec(key), (cur) => {
+        const at = stamp();
+        const base = cur ?? { key, platform: platformOf(key), createdAt: at, updatedAt: at, messages: [] };
+        const { model: _old, ...rest } = base;
+        return { ...rest, updatedAt: at, ...(model ? { model } : {}) };
+      });
+    },
+    async archive(key) {
+      const cur = await docs.read<Conversation>(spec(key));
+      if (!cur?.messages.length) return undefined;
+      const archivedAt = stamp();
+      // The id sorts by time; the count of earlier archives breaks a tie within one millisecond.
+      const earlier = await docs.files.list(archiveDir(key));
+      const id = `${fileStamp(now())}-${String(earlier.length).padStart(4, '0')}`;
+      const record: ArchivedConversation = { key, id, createdAt: cur.createdAt, archivedAt, messages: cur.messages };
+      await docs.update<ArchivedConversation>(
+        { path: `${archiveDir(key)}/${id}.json`, schema: archivedConversationSchema },
+        () => record,
+      );
+      // Cleared only once the copy is durable.
+      await docs.update<Conversation>(spec(key), (c) =>
+        c ? { ...c, createdAt: archivedAt, updatedAt: archivedAt, messages: [] } : UNCHANGED,
+      );
+      return record;
+    },
+    async archived(key) {
+      checkKey(key, 'conversation key');
+      const dir = archiveDir(key);
+      const names = (await docs.files.list(dir)).filter((n) => n.endsWith('.json')).sort();
+      const out: ArchivedConversation[] = [];
+      for (const name of names) {
+        try {
+          const a = await docs.read<ArchivedConversation>({
+            path: `${dir}/${name}`,
+            schema: archivedConversationSchema,
+          });
+          if (a) out.push(a);
+        } catch (e) {
+          if (!(e instanceof StoreCorruptError)) throw e;
+        }
+      }
+      return out;
+    },
     async reset(key) {
       await docs.update<Conversation>(spec(key), (cur) =>
         cur ? { ...cur, updatedAt: stamp(), messages: [] } : UNCHANGED,

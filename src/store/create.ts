@@ -1,6 +1,7 @@
 // The two backends: files under a data directory (the default, through lowdb) and memory
 // (tests). Both run the same store logic over a different byte layer.
 import { silentLogger } from '../log.ts';
+import { createApprovals } from './approvals.ts';
 import { createConversations } from './conversations.ts';
 import { createDeliveryLog } from './delivery-log.ts';
 import { createDiskFiles } from './disk-files.ts';
@@ -12,6 +13,7 @@ import { createMemories } from './memories.ts';
 import { createMemoryFiles, type MemoryFilesState } from './memory-files.ts';
 import { createSequence } from './sequence.ts';
 import type { Store, StoreOptions } from './types.ts';
+import { createUsage } from './usage.ts';
 
 /** Default dedupe retention: ids are remembered for 3 days, at most 20,000 of them. */
 export const DEFAULT_DEDUPE = { maxAgeMs: 3 * 24 * 3600_000, maxCount: 20_000 } as const;
@@ -45,6 +47,8 @@ function build(files: Files, opts: StoreOptions, now: () => number): Store {
     },
     kv: createKv(docs),
     jobs: createJobs(docs, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
+    usage: createUsage(docs),
+    approvals: createApprovals(docs, now),
     memories: createMemories(docs),
     async close() {
       await closeDelivery();

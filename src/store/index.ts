@@ -14,6 +14,10 @@ export { decodeName, encodeName } from './names.ts';
 export { type OpenedStore, openStore } from './open.ts';
 export { jobPolicySchema } from './schemas.ts';
 export type {
+  ApprovalRecord,
+  ApprovalState,
+  ApprovalStore,
+  ArchivedConversation,
   Conversation,
   ConversationStore,
   CorruptReport,
@@ -34,4 +38,10 @@ export type {
   PendingMessage,
   Store,
   StoreOptions,
+  UsageCharge,
+  UsageReport,
+  UsageStore,
+  UsageSubject,
+  UsageTotals,
 } from './types.ts';
+export { NO_USAGE_TOTALS } from './usage.ts';

@@ -38,6 +38,18 @@ export const conversationSchema = z
     createdAt: iso,
     updatedAt: iso,
     messages: z.array(messageSchema),
+    model: z.string().optional(),
+  })
+  .passthrough();
+
+/** `archive/<shard>/<name>/<id>.json`: a session set aside by `/new`. */
+export const archivedConversationSchema = z
+  .object({
+    key: z.string().min(1),
+    id: z.string().min(1),
+    createdAt: iso,
+    archivedAt: iso,
+    messages: z.array(messageSchema),
   })
   .passthrough();
 
@@ -128,6 +140,17 @@ export const jobPolicySchema = z
     network: z.object({ allow: z.array(z.string()) }),
     model: z.string().optional(),
     models: z.array(z.string()).optional(),
+    approvals: z
+      .object({
+        levels: z.array(z.enum(['None', 'ReadOnly', 'Write', 'Execute'])).optional(),
+        tools: z.array(z.string()).optional(),
+        approvers: z.union([z.array(z.string()), z.literal('requester')]).optional(),
+        timeoutMs: z.number().optional(),
+        afterUntrusted: z.boolean().optional(),
+        allowEscalation: z.boolean().optional(),
+      })
+      .strict()
+      .optional(),
   })
   .strict();
 
@@ -181,6 +204,50 @@ export const jobLogSchema = z
 
 /** `job-logs/<name>.json` */
 export const jobLogsSchema = z.object({ jobId: z.string().min(1), entries: z.array(jobLogSchema) }).passthrough();
+
+const totals = z
+  .object({
+    calls: z.number(),
+    inputTokens: z.number(),
+    outputTokens: z.number(),
+    cacheReadTokens: z.number(),
+    cacheWriteTokens: z.number(),
+    costUsd: z.number(),
+    unknownCostCalls: z.number(),
+  })
+  .passthrough();
+
+/** `usage/<kind>/<shard>/<name>.json`: one subject's totals, per UTC day and overall. */
+export const usageSchema = z
+  .object({ subject: z.string().min(1), total: totals, days: z.record(totals) })
+  .passthrough();
+
+const approval = z
+  .object({
+    id: z.string().min(1),
+    conversationKey: z.string().min(1),
+    inboundId: z.string().min(1),
+    requesterId: z.string(),
+    approvers: z.array(z.string()),
+    tool: z.string(),
+    input: json,
+    question: z.string(),
+    target: jsonObject,
+    promptMessageId: z.string().optional(),
+    state: z.enum(['pending', 'approved', 'denied', 'expired']),
+    createdAt: iso,
+    expiresAt: iso,
+    decidedAt: iso.optional(),
+    decidedBy: z.string().optional(),
+    ran: z
+      .object({ at: iso, result: z.object({ content: z.string(), isError: z.boolean() }).optional() })
+      .passthrough()
+      .optional(),
+  })
+  .passthrough();
+
+/** `approvals.json`: the approvals journal. */
+export const approvalsSchema = z.object({ approvals: z.record(approval) }).passthrough();
 
 const memoryScopeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('conversation'), conversationKey: z.string().min(1) }).strict(),

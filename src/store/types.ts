@@ -18,6 +18,18 @@ export interface Conversation {
   createdAt: string;
   updatedAt: string;
   messages: Message[];
+  /** The `provider/model` chosen in chat with `/model` (absent: the policy's). */
+  model?: string;
+}
+
+/** An earlier session of a conversation, set aside by `/new` (never deleted by it). */
+export interface ArchivedConversation {
+  key: string;
+  /** Unique within the key; sorts in archiving order. */
+  id: string;
+  createdAt: string;
+  archivedAt: string;
+  messages: Message[];
 }
 
 /** Sessions per conversation key (`telegram:-100123:45`, `slack:T1:C9:1712.33`, `web:abc`). */
@@ -30,6 +42,15 @@ export interface ConversationStore {
   reset(key: string): Promise<void>;
   /** Every stored conversation key, sorted. */
   keys(): Promise<string[]>;
+  /** Records the model chosen in chat (undefined: back to the policy's), creating the conversation if needed. */
+  setModel(key: string, model: string | undefined): Promise<void>;
+  /**
+   * Starts a fresh session: the history is copied to the archive first, then cleared (a crash in
+   * between leaves it in both places, never in neither). Undefined when there was nothing to archive.
+   */
+  archive(key: string): Promise<ArchivedConversation | undefined>;
+  /** The archived sessions of a conversation, oldest first. */
+  archived(key: string): Promise<ArchivedConversation[]>;
 }
 
 /**
@@ -132,6 +153,15 @@ export interface JobPolicy {
   network: { allow: string[] };
   model?: string;
   models?: string[];
+  /** The creating conversation's approval rules (a job has nobody to ask: guarded calls are refused). */
+  approvals?: {
+    levels?: ('None' | 'ReadOnly' | 'Write' | 'Execute')[];
+    tools?: string[];
+    approvers?: string[] | 'requester';
+    timeoutMs?: number;
+    afterUntrusted?: boolean;
+    allowEscalation?: boolean;
+  };
 }
 
 export interface JobRecord {
@@ -237,12 +267,115 @@ export interface MemoryStore {
   clear(scope: MemoryScope): Promise<number>;
 }
 
+/** Tokens and money summed over model calls. `costUsd` counts the calls whose price is known. */
+export interface UsageTotals {
+  calls: number;
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  costUsd: number;
+  /** Calls whose price is unknown (a model missing from the price table): not counted as zero. */
+  unknownCostCalls: number;
+}
+
+/** One model call to charge: to its conversation and to its user (`<platform>:<userId>`). */
+export interface UsageCharge {
+  conversationKey: string;
+  /** The platform-qualified user id (`telegram:42`); absent for runs nobody asked for (jobs). */
+  userKey?: string;
+  /** `provider/model`. */
+  model: string;
+  usage: Usage;
+  /** Undefined when the price is unknown. */
+  costUsd?: number;
+  /** ISO 8601; its UTC date is the day charged. */
+  at: string;
+}
+
+/** Whose spending: a conversation's or a user's. */
+export type UsageSubject = { conversationKey: string } | { userKey: string };
+
+/** A subject's spending on one UTC day and since the first record. */
+export interface UsageReport {
+  day: UsageTotals;
+  total: UsageTotals;
+}
+
+/** Durable usage per conversation and per user, per UTC day (budgets and `/usage`). */
+export interface UsageStore {
+  /** Adds one model call to its conversation's and its user's totals (today's and all-time). */
+  add(charge: UsageCharge): Promise<void>;
+  /** The subject's totals on `day` (`YYYY-MM-DD`, UTC) and overall; zeros if nothing was charged. */
+  get(subject: UsageSubject, day: string): Promise<UsageReport>;
+}
+
+/** Where an approval stands. `expired`: its time ran out or boxbot restarted while it waited. */
+export type ApprovalState = 'pending' | 'approved' | 'denied' | 'expired';
+
+/** One tool call waiting for (or given) a person's decision; the journal behind the buttons. */
+export interface ApprovalRecord {
+  /** Short (it travels in button ids of at most 64 bytes). */
+  id: string;
+  conversationKey: string;
+  /** The inbound message whose run made the call. */
+  inboundId: string;
+  /** The platform user id of who asked for the run. */
+  requesterId: string;
+  /** Platform user ids who may decide. */
+  approvers: string[];
+  tool: string;
+  input: JsonValue;
+  /** The exact text of the question as posted. */
+  question: string;
+  /** Where the question was posted (for editing it once decided). */
+  target: JsonObject;
+  /** The platform message holding the question, once posted. */
+  promptMessageId?: string;
+  state: ApprovalState;
+  createdAt: string;
+  expiresAt: string;
+  decidedAt?: string;
+  /** Platform user id of who decided (absent for an expiry). */
+  decidedBy?: string;
+  /** Set when an approved call was started; `result` once it finished (a run again replays it). */
+  ran?: { at: string; result?: { content: string; isError: boolean } };
+}
+
+/** The approvals journal: a decision is made once, and an approved call runs at most once. */
+export interface ApprovalStore {
+  /** Writes a new approval (or replaces one with the same id). */
+  put(record: ApprovalRecord): Promise<void>;
+  get(id: string): Promise<ApprovalRecord | undefined>;
+  /**
+   * Decides a pending approval; returns the record as it is after the call (unchanged when it
+   * was already decided: the first decision wins). Undefined if there is no such approval.
+   */
+  decide(
+    id: string,
+    decision: Exclude<ApprovalState, 'pending'>,
+    at: string,
+    by?: string,
+  ): Promise<ApprovalRecord | undefined>;
+  /** Changes fields of an existing approval other than its decision (prompt message id, run record). */
+  update(
+    id: string,
+    patch: Pick<Partial<ApprovalRecord>, 'promptMessageId' | 'ran'>,
+  ): Promise<ApprovalRecord | undefined>;
+  /** Approvals still pending, oldest first. */
+  pending(): Promise<ApprovalRecord[]>;
+  /** Approvals asked for by the run of one inbound message, oldest first. */
+  forMessage(inboundId: string): Promise<ApprovalRecord[]>;
+}
+
 /** Everything boxbot remembers. */
 export interface Store {
   readonly conversations: ConversationStore;
   readonly delivery: DeliveryStore;
   readonly kv: KvStore;
   readonly jobs: JobStore;
+  readonly usage: UsageStore;
+  readonly approvals: ApprovalStore;
   readonly memories: MemoryStore;
   /** Leases between replicas; absent for a backend that serves one process (files). */
   readonly leases?: LeaseStore;

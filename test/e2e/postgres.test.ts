@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { after, test } from 'node:test';
 import { openPostgresStore } from '../../src/store/postgres/index.ts';
 import { llm } from '../emulators/llm/index.ts';
+import { waitUntil } from '../helpers.ts';
 import { type PostgresServer, startPostgres } from '../store/postgres-server.ts';
 import { bootBoxbot } from './boot.ts';
 import { until, WebChatClient } from './harness.ts';
@@ -31,8 +32,11 @@ test('start on PostgreSQL: answered, and the history survives a restart', { skip
     );
     assert.equal(JSON.stringify(app.logs).includes(url), false, 'the URL with its password is never logged');
 
-    await app.restart();
     const store = await openPostgresStore(url);
+    // The page shows the answer as it streams, before the turn is saved: a restart before the
+    // save would run the message again instead.
+    await waitUntil(async () => (await store.conversations.keys()).length > 0, 'the turn saved', 20_000);
+    await app.restart();
     const [key] = await store.conversations.keys();
     const kept = await store.conversations.get(key as string);
     await store.close();

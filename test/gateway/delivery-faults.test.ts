@@ -24,6 +24,7 @@ import {
 } from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
+import { createUsage } from '../../src/store/usage.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
 import { reply, scriptedModel } from '../agent/loop/scripted.ts';
 import { tempDir } from '../helpers.ts';
@@ -82,7 +83,7 @@ function fullableStore(state: MemoryFilesState = createMemoryState()) {
     answered: async (key) => !!(await conversations.get(key))?.messages.some((m) => m.role === 'assistant'),
   };
   // The whole store as the agent runner sees it (it reads and saves conversations).
-  const raw = { delivery: store, conversations } as unknown as Store;
+  const raw = { delivery: store, conversations, usage: createUsage(docs) } as unknown as Store;
   return { disk, store, raw, close };
 }
 

@@ -2,12 +2,15 @@
 // injectable 429s and failures), an agent that answers from a function, and a gateway store.
 import type {
   AdapterCapabilities,
+  Button,
   ChannelAdapter,
+  CommandSpec,
   InboundMessage,
   InboundSink,
   OutboundFile,
   OutboundTarget,
   Platform,
+  SendOptions,
 } from '../../src/adapters/index.ts';
 import { AdapterApiError } from '../../src/adapters/index.ts';
 import type {
@@ -26,6 +29,8 @@ export interface FakePosted {
   messageId: string;
   text: string;
   edits: number;
+  /** The buttons under it now (the last send or edit that set them). */
+  buttons?: Button[];
 }
 
 /** A direct user message as a platform delivers it (chat 100 of `over.platform`, default telegram). */
@@ -64,6 +69,18 @@ export class FakeAdapter implements ChannelAdapter {
   /** Called before each send; may throw. */
   beforeSend: ((text: string) => void) | undefined;
   calls: string[] = [];
+  /** What each press was answered, privately (answerPress). */
+  readonly pressAnswers: { userId: string; buttonId: string; text: string }[] = [];
+  /** The command menus registered (setCommands). */
+  readonly menus: CommandSpec[][] = [];
+  /** Set to undefined for a platform without buttons (the gateway then asks for typed answers). */
+  answerPress: ((press: InboundMessage, text: string) => Promise<void>) | undefined = async (press, text) => {
+    this.pressAnswers.push({ userId: press.userId, buttonId: press.action?.id ?? '', text });
+  };
+  /** Set to undefined for a platform without a command menu. */
+  setCommands: ((commands: CommandSpec[]) => Promise<void>) | undefined = async (commands) => {
+    this.menus.push(structuredClone(commands));
+  };
 
   constructor(
     readonly platform: Platform = 'telegram',
@@ -99,7 +116,7 @@ export class FakeAdapter implements ChannelAdapter {
       throw new AdapterApiError(this.platform, 503, 'Service Unavailable');
     }
   }
-  async send(target: OutboundTarget, text: string) {
+  async send(target: OutboundTarget, text: string, opts?: SendOptions) {
     this.calls.push(`send:${text.slice(0, 20)}`);
     this.gate();
     this.beforeSend?.(text);
@@ -112,16 +129,21 @@ export class FakeAdapter implements ChannelAdapter {
       messageId,
       text,
       edits: 0,
+      ...(opts?.buttons?.length ? { buttons: structuredClone(opts.buttons) } : {}),
     });
     return { messageId };
   }
-  async edit(_target: OutboundTarget, messageId: string, text: string) {
+  async edit(_target: OutboundTarget, messageId: string, text: string, opts?: SendOptions) {
     this.calls.push(`edit:${text.slice(0, 20)}`);
     this.gate();
     const m = this.posted.find((p) => p.messageId === messageId);
     if (!m) throw new AdapterApiError(this.platform, 400, 'message to edit not found');
     m.text = text;
     m.edits++;
+    if (opts?.buttons) {
+      if (opts.buttons.length) m.buttons = structuredClone(opts.buttons);
+      else delete m.buttons;
+    }
   }
   async typing() {
     this.typings++;
@@ -143,6 +165,21 @@ export class FakeAdapter implements ChannelAdapter {
     });
     await this.sink!(msg);
     return msg;
+  }
+  /** A user presses a button (by its label) under the bot's message; resolves once the gateway took the press. */
+  async press(label: string, over: Partial<InboundMessage> = {}): Promise<void> {
+    const m = [...this.posted].reverse().find((p) => p.buttons?.some((b) => b.label === label));
+    if (!m) throw new Error(`no message shows a ${label} button: ${JSON.stringify(this.posted)}`);
+    const button = m.buttons!.find((b) => b.label === label)!;
+    const n = this.next++;
+    await this.sink!(
+      inboundMessage('', {
+        id: `${this.platform}:press:${n}`,
+        platform: this.platform,
+        action: { id: button.id, messageId: m.messageId, handle: `h${n}` },
+        ...over,
+      }),
+    );
   }
   /** Texts the bot posted in a chat, in order. */
   texts(chatId = '100'): string[] {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
-import { admit, type ResolvedPolicy, resolvePolicy } from '../../src/gateway/policy.ts';
+import { admit, narrowPolicy, type ResolvedPolicy, resolvePolicy } from '../../src/gateway/policy.ts';
 
 const msg = (platform: string, over: { chatId?: string; threadId?: string; userId?: string } = {}) =>
   ({ platform, chatId: 'c1', userId: 'u1', ...over }) as Parameters<typeof resolvePolicy>[1];
@@ -215,4 +215,45 @@ describe('admit', () => {
       assert.deepEqual(admit(c.policy, c.m, { replyToStrangers: c.replyToStrangers ?? true }), c.want);
     });
   }
+});
+
+describe('budget and approvals', () => {
+  test('a chat override changes only the fields it names', () => {
+    const config = configSchema.parse({
+      channels: {
+        telegram: {
+          budget: { conversationUsdPerDay: 5, userUsdPerDay: 10 },
+          approvals: { levels: ['Execute'], approvers: ['boss'] },
+          chats: { c1: { budget: { conversationUsdPerDay: 1 }, approvals: { afterUntrusted: true } } },
+        },
+      },
+    });
+    const p = resolvePolicy(config, msg('telegram'));
+    assert.deepEqual(p.budget, { conversationUsdPerDay: 1, userUsdPerDay: 10 });
+    assert.deepEqual(p.approvals, { levels: ['Execute'], approvers: ['boss'], afterUntrusted: true });
+    assert.equal(resolvePolicy(config, msg('discord')).approvals, undefined);
+  });
+
+  test('what a job or sub-agent carries keeps the stricter approval rules of both policies', () => {
+    const base = { access: 'full' as const, tools: {}, network: { allow: [] } };
+    const n = narrowPolicy(
+      { ...base, approvals: { levels: ['Write'], allowEscalation: true, timeoutMs: 1000 } },
+      { ...base, approvals: { tools: ['bash'], afterUntrusted: true, timeoutMs: 500 } },
+    );
+    assert.deepEqual(n.approvals, { levels: ['Write'], tools: ['bash'], timeoutMs: 500, afterUntrusted: true });
+    assert.deepEqual(narrowPolicy(base, { ...base, approvals: { levels: ['Execute'] } }).approvals, {
+      levels: ['Execute'],
+    });
+  });
+
+  test('bad budget and approval settings are refused at start, naming the field', () => {
+    assert.throws(
+      () => configSchema.parse({ channels: { telegram: { budget: { userUsdPerDay: -1 } } } }),
+      /userUsdPerDay/,
+    );
+    assert.throws(
+      () => configSchema.parse({ channels: { telegram: { approvals: { levels: ['Everything'] } } } }),
+      /levels/,
+    );
+  });
 });

@@ -177,3 +177,25 @@ test('jobs stored before creator policies were kept still load', async () => {
     await store.close();
   }
 });
+
+test('a job keeps the approval rules of the conversation that made it and of its target', () => {
+  const loaded = loadedConfig('/nonexistent', {
+    channels: { telegram: { chats: { [CHAT]: { access: 'full', approvals: { tools: ['bash'] } } } } },
+  });
+  const limits = runLimits({
+    job: {
+      id: 'j',
+      name: 'j',
+      cron: '0 3 * * *',
+      prompt: 'p',
+      target: TARGET,
+      access: 'full',
+      timeoutMs: 1000,
+      enabled: true,
+      overlap: 'skip',
+      policy: { access: 'full', tools: {}, network: { allow: [] }, approvals: { levels: ['Write'] } },
+    },
+    loaded,
+  });
+  assert.deepEqual(limits.approvals, { levels: ['Write'], tools: ['bash'] });
+});

@@ -903,4 +903,103 @@ export function storeContract(
     assert.equal((await pending).messages.length, 1, 'close waits for writes in flight');
     await assert.rejects(s.kv.set('a', 1), (e: unknown) => e instanceof StoreError && e.code === 'closed');
   });
+
+  it('conversations: /new archives the session (nothing lost) and the chosen model is kept', async (h) => {
+    const s = h.open();
+    assert.equal(await s.conversations.archive('web:a'), undefined, 'nothing to archive');
+    await s.conversations.setMessages('web:a', [msg('user', 'one'), msg('assistant', 'two')]);
+    await s.conversations.setModel('web:a', 'openai/gpt-4o');
+    const a = await s.conversations.archive('web:a');
+    assert.deepEqual(texts(a?.messages), ['one', 'two']);
+    await s.conversations.setMessages('web:a', [msg('user', 'three')]);
+    await s.conversations.archive('web:a');
+    await s.close();
+    const r = h.open();
+    const c = await r.conversations.get('web:a');
+    assert.deepEqual(c?.messages, []);
+    assert.equal(c?.model, 'openai/gpt-4o');
+    const archived = await r.conversations.archived('web:a');
+    assert.deepEqual(
+      archived.map((x) => texts(x.messages)),
+      [['one', 'two'], ['three']],
+    );
+    await r.conversations.setModel('web:a', undefined);
+    assert.equal((await r.conversations.get('web:a'))?.model, undefined);
+    await r.close();
+  });
+
+  it('usage: per conversation and per user, per UTC day and in total, across a restart', async (h) => {
+    const s = h.open();
+    const u = { inputTokens: 100, outputTokens: 10 };
+    await s.usage.add({
+      conversationKey: 'web:a',
+      userKey: 'web:u1',
+      model: 'm',
+      usage: u,
+      costUsd: 0.5,
+      at: '2026-01-01T10:00:00Z',
+    });
+    await s.usage.add({
+      conversationKey: 'web:a',
+      userKey: 'web:u1',
+      model: 'm',
+      usage: u,
+      costUsd: 0.25,
+      at: '2026-01-02T10:00:00Z',
+    });
+    await s.usage.add({
+      conversationKey: 'web:b',
+      userKey: 'web:u1',
+      model: 'm',
+      usage: u,
+      at: '2026-01-02T11:00:00Z',
+    });
+    await s.close();
+    const r = h.open();
+    const conv = await r.usage.get({ conversationKey: 'web:a' }, '2026-01-02');
+    assert.equal(conv.day.costUsd, 0.25);
+    assert.equal(conv.total.costUsd, 0.75);
+    assert.equal(conv.total.inputTokens, 200);
+    const user = await r.usage.get({ userKey: 'web:u1' }, '2026-01-02');
+    assert.equal(user.day.calls, 2);
+    assert.equal(user.day.unknownCostCalls, 1, 'an unknown price is counted apart, not as zero');
+    assert.equal(user.total.calls, 3);
+    assert.equal((await r.usage.get({ conversationKey: 'web:none' }, '2026-01-02')).total.calls, 0);
+    await r.close();
+  });
+
+  it('approvals: the first decision wins, and the journal survives a restart', async (h) => {
+    const s = h.open();
+    const base = {
+      conversationKey: 'web:a',
+      inboundId: 'web:m1',
+      requesterId: 'u1',
+      approvers: ['u1'],
+      tool: 'write',
+      input: { file_path: 'a.txt' },
+      question: 'May I?',
+      target: { conversationKey: 'web:a', chatId: 'a' },
+      state: 'pending' as const,
+      createdAt: new Date().toISOString(),
+      expiresAt: new Date(Date.now() + 60_000).toISOString(),
+    };
+    await s.approvals.put({ ...base, id: 'ab12' });
+    await s.approvals.put({ ...base, id: 'cd34', inboundId: 'web:m2' });
+    assert.equal((await s.approvals.decide('ab12', 'approved', new Date().toISOString(), 'u1'))?.state, 'approved');
+    const again = await s.approvals.decide('ab12', 'denied', new Date().toISOString(), 'u2');
+    assert.equal(again?.state, 'approved', 'a later decision changes nothing');
+    assert.equal(again?.decidedBy, 'u1');
+    await s.approvals.update('ab12', {
+      ran: { at: new Date().toISOString(), result: { content: 'ok', isError: false } },
+    });
+    await s.close();
+    const r = h.open();
+    assert.deepEqual(
+      (await r.approvals.pending()).map((a) => a.id),
+      ['cd34'],
+    );
+    assert.equal((await r.approvals.forMessage('web:m1'))[0]?.ran?.result?.content, 'ok');
+    assert.equal(await r.approvals.decide('nope', 'denied', new Date().toISOString()), undefined);
+    await r.close();
+  });
 }

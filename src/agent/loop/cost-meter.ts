@@ -29,12 +29,25 @@ export function addUsage(a: Usage, b: Usage): Usage {
   return out;
 }
 
-/** Creates a root meter. */
-export function createCostMeter(costOf: CostOf, limitUsd?: number): CostMeter {
-  return makeMeter(costOf, limitUsd, undefined);
+/** What a root meter reports to and consults beyond its own limit (durable usage, daily budgets). */
+export interface MeterHooks {
+  /** Every model call of the session, children's included, as it is recorded. */
+  onCharge?(model: string, usage: Usage, costUsd: number | undefined): void;
+  /** Spending outside this session (today's, in the store) has reached a limit. */
+  overBudget?(): boolean;
 }
 
-function makeMeter(costOf: CostOf, limitUsd: number | undefined, parent: CostMeter | undefined): CostMeter {
+/** Creates a root meter. */
+export function createCostMeter(costOf: CostOf, limitUsd?: number, hooks?: MeterHooks): CostMeter {
+  return makeMeter(costOf, limitUsd, undefined, hooks);
+}
+
+function makeMeter(
+  costOf: CostOf,
+  limitUsd: number | undefined,
+  parent: CostMeter | undefined,
+  hooks?: MeterHooks,
+): CostMeter {
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let knownUsd = 0;
   let unknownCalls = 0;
@@ -49,10 +62,12 @@ function makeMeter(costOf: CostOf, limitUsd: number | undefined, parent: CostMet
       usage = addUsage(usage, u);
       if (cost === undefined || !Number.isFinite(cost)) unknownCalls++;
       else knownUsd += cost;
-      (parent as typeof meter | undefined)?.record(_model, u, cost);
+      if (parent) (parent as typeof meter).record(_model, u, cost);
+      else hooks?.onCharge?.(_model, u, cost === undefined || !Number.isFinite(cost) ? undefined : cost);
     },
     figures: () => ({ knownUsd, unknownCalls, ...(limitUsd !== undefined ? { limitUsd } : {}) }),
-    exceeded: () => (parent ? parent.exceeded() : limitUsd !== undefined && knownUsd >= limitUsd),
+    exceeded: () =>
+      parent ? parent.exceeded() : (limitUsd !== undefined && knownUsd >= limitUsd) || !!hooks?.overBudget?.(),
     child: () => makeMeter(costOf, undefined, meter),
   };
   return meter;

@@ -9,11 +9,12 @@ export {
   needsCompaction,
   summarizeResult,
 } from './compaction.ts';
-export { type CostMeter, type CostOf, createCostMeter, totalUsd } from './cost-meter.ts';
+export { type CostMeter, type CostOf, createCostMeter, type MeterHooks, totalUsd } from './cost-meter.ts';
 export { MAX_TOKEN_RECOVERIES, nextStep, type StepFacts } from './next-step.ts';
 export { CONTINUE_PROMPT, DEFAULT_MAX_TURNS, type LoopOptions, runLoop } from './run-loop.ts';
 export { RunAbortedError } from './run-signal.ts';
 export { toolEndStatus, toolStatus } from './status-line.ts';
+export { SUMMARY_MARK, type Summarized, summarizeHistory, summaryCut } from './summarize.ts';
 export {
   createToolSet,
   type ToolCallOutcome,

@@ -9,14 +9,18 @@ import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import type { Message, Provider } from '../types.ts';
-import { compact, DEFAULT_CONTEXT_WINDOW, needsCompaction } from './compaction.ts';
+import { compact, DEFAULT_CONTEXT_WINDOW, estimateTokens, needsCompaction } from './compaction.ts';
 import { type CostMeter, totalUsd } from './cost-meter.ts';
 import { type ModelTurn, modelStep } from './model-step.ts';
 import { nextStep } from './next-step.ts';
 import { createRunSignal } from './run-signal.ts';
+import { summarizeHistory } from './summarize.ts';
 import type { ToolSet } from './tool-set.ts';
 import { skippedResults, toolStep } from './tool-step.ts';
 import type { AgentEvent, AgentResult, EventSink, Outcome, ToolCallRecord } from './types.ts';
+
+/** Fraction of the context window above which the older turns are summarised (after tool-result compaction). */
+const SUMMARY_THRESHOLD = 0.8;
 
 /** Default limit on model calls per run. */
 export const DEFAULT_MAX_TURNS = 50;
@@ -102,6 +106,19 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
         const c = compact(messages);
         messages = c.messages;
         if (c.results) emit({ type: 'compacted', removedChars: c.removedChars, results: c.results });
+        // Still near the window with tool results shortened: the model summarises the older turns.
+        if (estimateTokens(o.system, messages, tools) > SUMMARY_THRESHOLD * compaction.contextWindow) {
+          const s = await summarizeHistory(o.provider, o.model, messages, run.signal).catch((e: unknown) => {
+            if (run.reason()) throw e;
+            log.warn({ err: errorMessage(e) }, 'could not summarise the history; going on without');
+            return undefined;
+          });
+          if (s) {
+            o.meter.add(s.usageModel ?? modelId, s.usage);
+            messages = s.messages;
+            emit({ type: 'summarized', replaced: s.replaced });
+          }
+        }
       }
       turns++;
       emit({ type: 'turn-start', turn: turns });

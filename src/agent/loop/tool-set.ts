@@ -5,9 +5,16 @@
 
 import { errorMessage } from '../../errors.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
+import {
+  type ApprovalAnswer,
+  type ApprovalGate,
+  approvalReasons,
+  createApprovalGate,
+  permitsWithApproval,
+} from '../tools/approvals.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
 import type { PermissionLevel } from '../tools/grants.ts';
-import { grantFor, permits, type ToolPolicy } from '../tools/grants.ts';
+import { grantFor, type ToolPolicy } from '../tools/grants.ts';
 import { invokeTool } from '../tools/invoke.ts';
 import { capContent, DEFAULT_MAX_CONTENT_CHARS } from '../tools/output.ts';
 import type { RegisteredTool } from '../tools/registry.ts';
@@ -63,6 +70,18 @@ export interface ToolSetOptions {
   maxResultChars?: number;
   /** With more permitted WASM tools than this, only built-ins, ToolSearch and found tools are listed (default 40). */
   maxListed?: number;
+  /** The run's approval gate (default: the policy's rules with nobody to ask). Derived sets share it. */
+  gate?: ApprovalGate;
+}
+
+/** A short description of one call for people (`web_fetch(url="https://example.com")`). */
+export function describeCall(name: string, input: unknown): string {
+  if (!input || typeof input !== 'object') return `${name}()`;
+  const parts = Object.entries(input as Record<string, unknown>)
+    .filter(([, v]) => typeof v === 'string' || typeof v === 'number' || typeof v === 'boolean')
+    .slice(0, 3)
+    .map(([k, v]) => `${k}=${JSON.stringify(typeof v === 'string' && v.length > 80 ? `${v.slice(0, 79)}…` : v)}`);
+  return `${name}(${parts.join(', ')})`;
 }
 
 const searchable = (t: RegisteredTool): SearchableTool => ({
@@ -89,18 +108,18 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
   const found = new Set<string>();
   const inSubset = (name: string) => !opts.only || opts.only.has(name);
   const builtins = new Map(opts.builtins.map((b) => [b.name, b]));
+  const gate = opts.gate ?? createApprovalGate(opts.policy.approvals, undefined);
+  const allows = (name: string, level: PermissionLevel) =>
+    permitsWithApproval(opts.policy, opts.policy.approvals, name, level);
 
   const permittedWasm = (): RegisteredTool[] =>
     opts.wasm
       .list()
       .filter(
-        (t) =>
-          !builtins.has(t.spec.name) &&
-          inSubset(t.spec.name) &&
-          permits(opts.policy, t.spec.name, t.spec.permissionLevel).ok,
+        (t) => !builtins.has(t.spec.name) && inSubset(t.spec.name) && allows(t.spec.name, t.spec.permissionLevel).ok,
       );
   const permittedBuiltins = (): BuiltinTool[] =>
-    opts.builtins.filter((b) => inSubset(b.name) && permits(opts.policy, b.name, b.permissionLevel).ok);
+    opts.builtins.filter((b) => inSubset(b.name) && allows(b.name, b.permissionLevel).ok);
   const toolSearch = createToolSearch(
     () => permittedWasm().map(searchable),
     (names) => names.forEach((n) => found.add(n)),
@@ -162,36 +181,72 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
       if (!inSubset(req.name))
         return { content: `refused: ${req.name} is not among this sub-agent's tools`, isError: true };
       const level = 'builtin' in t ? t.builtin.permissionLevel : t.wasm.spec.permissionLevel;
-      const allowed = permits(opts.policy, req.name, level);
+      const allowed = allows(req.name, level);
       if (!allowed.ok) return { content: `refused: ${allowed.reason}`, isError: true };
-      if ('wasm' in t) {
-        const r = await invokeTool(
-          opts.sandbox,
-          t.wasm,
-          req.input,
-          grantFor(level, t.wasm.spec.network, opts.policy),
-          maxChars,
+      const grant = 'wasm' in t ? grantFor(level, t.wasm.spec.network, opts.policy) : undefined;
+      const reasons = approvalReasons(
+        opts.policy.approvals,
+        req.name,
+        level,
+        allowed.escalation,
+        gate.untrusted.length > 0,
+      );
+      let answer: Extract<ApprovalAnswer, { approved: true }> | undefined;
+      if (reasons.length) {
+        if (!gate.ask) return { content: `refused: ${req.name} was not run: ${gate.nobodyToAsk}`, isError: true };
+        const decided = await gate.ask(
+          {
+            tool: req.name,
+            input: req.input,
+            level,
+            folders: grant?.mounts.map((m) => ({ path: m.host, readOnly: m.readOnly })) ?? [],
+            hosts: grant?.network.allow ?? [],
+            reasons,
+            untrusted: [...gate.untrusted],
+          },
           signal,
         );
-        return { content: r.content, isError: r.isError };
+        if (!decided.approved) return { content: `refused: ${decided.reason}`, isError: true };
+        if (decided.replay) return decided.replay;
+        answer = decided;
       }
-      const { value, errors } = t.builtin.checksOwnInput
-        ? objectInput(req.input)
-        : checkInput(req.input ?? {}, t.builtin.inputSchema as JsonSchema);
-      if (errors.length) return { content: `invalid input for ${req.name}: ${errors.join('; ')}`, isError: true };
-      try {
-        const r = await t.builtin.run(value, { signal });
-        return { content: capContent(r.content, maxChars).text, isError: r.isError };
-      } catch (e) {
-        if (signal.aborted) throw e;
-        return { content: `${req.name} failed: ${errorMessage(e)}`, isError: true };
-      }
+      const outcome = await runCall(t, req, grant, signal);
+      // An approved call's result is journaled, so a run again after a restart replays it instead of running it twice.
+      await answer?.ran?.(outcome);
+      return outcome;
     },
     derive(names, childBuiltins) {
       const mine = new Set(set.permittedNames());
       const only = new Set(names.filter((n) => mine.has(n)));
-      return createToolSet({ ...opts, builtins: childBuiltins, only });
+      return createToolSet({ ...opts, builtins: childBuiltins, only, gate });
     },
   };
+
+  async function runCall(
+    t: { builtin: BuiltinTool } | { wasm: RegisteredTool },
+    req: ToolCallRequest,
+    grant: ReturnType<typeof grantFor> | undefined,
+    signal: AbortSignal,
+  ): Promise<ToolCallOutcome> {
+    if ('wasm' in t && grant) {
+      const r = await invokeTool(opts.sandbox, t.wasm, req.input, grant, maxChars, signal);
+      // What came over the network is content the run cannot trust (policy `approvals.afterUntrusted`).
+      if (grant.network.allow.length) gate.tookIn(`the result of ${describeCall(req.name, req.input)}`);
+      return { content: r.content, isError: r.isError };
+    }
+    if (!('builtin' in t)) throw new Error(`no grant for ${req.name}`);
+    const { value, errors } = t.builtin.checksOwnInput
+      ? objectInput(req.input)
+      : checkInput(req.input ?? {}, t.builtin.inputSchema as JsonSchema);
+    if (errors.length) return { content: `invalid input for ${req.name}: ${errors.join('; ')}`, isError: true };
+    try {
+      const r = await t.builtin.run(value, { signal });
+      if (r.untrusted) gate.tookIn(r.untrusted);
+      return { content: capContent(r.content, maxChars).text, isError: r.isError };
+    } catch (e) {
+      if (signal.aborted) throw e;
+      return { content: `${req.name} failed: ${errorMessage(e)}`, isError: true };
+    }
+  }
   return set;
 }

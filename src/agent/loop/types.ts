@@ -67,6 +67,8 @@ export type AgentEvent =
       agentId?: string;
     }
   | { type: 'compacted'; removedChars: number; results: number }
+  /** The model summarised the older turns (`replaced` messages) into one. */
+  | { type: 'summarized'; replaced: number }
   | { type: 'recovering'; attempt: number }
   | { type: 'done'; outcome: Outcome };
 

@@ -7,6 +7,8 @@ import type { JsonSchema } from './schema.ts';
 export interface BuiltinResult {
   content: string;
   isError: boolean;
+  /** Set when the content came from somewhere the run cannot trust (says what, for `approvals.afterUntrusted`). */
+  untrusted?: string;
 }
 
 /** A tool that runs in the host process (it must not touch files, network or code itself). */

@@ -4,6 +4,7 @@
 
 import type { SandboxLimits } from '../../sandbox/index.ts';
 import { type HostPattern, parseHostPatterns } from '../../sandbox/net/host-pattern.ts';
+import type { ApprovalRules } from './approvals.ts';
 import type { ToolCallGrant } from './invoke.ts';
 
 /** The levels a tool can declare, weakest first. */
@@ -22,6 +23,8 @@ export interface ToolPolicy {
   workspace: string;
   network: { allow: string[]; block: string[] };
   limits: SandboxLimits;
+  /** Which calls wait for a person's yes (policy `approvals`). */
+  approvals?: ApprovalRules;
 }
 
 const LEVELS_BY_ACCESS: Record<AccessMode, PermissionLevel[]> = {

@@ -1,5 +1,17 @@
 // Public names of the tool layer: self-describing WASM tools, the registry, permissions and grants.
 
+export {
+  type ApprovalAnswer,
+  type ApprovalGate,
+  type ApprovalQuestion,
+  type ApprovalReason,
+  type ApprovalRules,
+  type AskApproval,
+  approvalReasons,
+  createApprovalGate,
+  permitsWithApproval,
+  toolsNeedingApproval,
+} from './approvals.ts';
 export { inputToArgv } from './argv.ts';
 export type { BuiltinResult, BuiltinTool } from './builtin.ts';
 export { decodeText } from './decode.ts';

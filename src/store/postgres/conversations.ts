@@ -3,8 +3,9 @@
 import { platformOf } from '../../adapters/index.ts';
 import type { Message } from '../../agent/index.ts';
 import { createKeyedLock } from '../../keyed-lock.ts';
+import { fileStamp } from '../files.ts';
 import { checkKey } from '../names.ts';
-import type { Conversation, ConversationStore } from '../types.ts';
+import type { ArchivedConversation, Conversation, ConversationStore } from '../types.ts';
 import type { Db } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
 
@@ -14,6 +15,7 @@ interface Row {
   created_at: string;
   updated_at: string;
   messages: string;
+  model: string | null;
 }
 
 const fromRow = (r: Row): Conversation => ({
@@ -22,6 +24,7 @@ const fromRow = (r: Row): Conversation => ({
   createdAt: r.created_at,
   updatedAt: r.updated_at,
   messages: JSON.parse(r.messages) as Message[],
+  ...(r.model ? { model: r.model } : {}),
 });
 
 /** Conversations in PostgreSQL. */
@@ -60,6 +63,59 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
           stamp(),
         ]),
       );
+    },
+    async setModel(key, model) {
+      checkKey(key, 'conversation key');
+      await lockRun(key, (d) =>
+        d.query(
+          `INSERT INTO boxbot_conversations (key, platform, created_at, updated_at, messages, model)
+         VALUES ($1, $2, $3, $3, '[]', $4)
+         ON CONFLICT (key) DO UPDATE SET updated_at = $3, model = $4`,
+          [encodeKey(key), platformOf(key), stamp(), model ?? null],
+        ),
+      );
+    },
+    async archive(key) {
+      checkKey(key, 'conversation key');
+      // One transaction: the copy and the clearing happen together or not at all.
+      return lockRun(key, (d) =>
+        d.tx(async (q) => {
+          const [row] = await q<Row>('SELECT * FROM boxbot_conversations WHERE key = $1 FOR UPDATE', [encodeKey(key)]);
+          const cur = row ? fromRow(row) : undefined;
+          if (!cur?.messages.length) return undefined;
+          const archivedAt = stamp();
+          const [{ n }] = (await q<{ n: string }>('SELECT count(*) AS n FROM boxbot_archives WHERE key = $1', [
+            encodeKey(key),
+          ])) as [{ n: string }];
+          // The id sorts by time; the count of earlier archives breaks a tie within one millisecond.
+          const id = `${fileStamp(now())}-${String(Number(n)).padStart(4, '0')}`;
+          const record: ArchivedConversation = {
+            key,
+            id,
+            createdAt: cur.createdAt,
+            archivedAt,
+            messages: cur.messages,
+          };
+          await q('INSERT INTO boxbot_archives (key, id, record) VALUES ($1, $2, $3)', [
+            encodeKey(key),
+            id,
+            JSON.stringify(record),
+          ]);
+          await q(
+            `UPDATE boxbot_conversations SET created_at = $2, updated_at = $2, messages = '[]', has_answer = false
+             WHERE key = $1`,
+            [encodeKey(key), archivedAt],
+          );
+          return record;
+        }),
+      );
+    },
+    async archived(key) {
+      checkKey(key, 'conversation key');
+      const rows = await db.query<{ record: string }>('SELECT record FROM boxbot_archives WHERE key = $1 ORDER BY id', [
+        encodeKey(key),
+      ]);
+      return rows.map((r) => JSON.parse(r.record) as ArchivedConversation);
     },
     async keys() {
       const rows = await db.query<{ key: string }>('SELECT key FROM boxbot_conversations');

@@ -2,6 +2,7 @@
 // gateway replicas on one database. `openPostgresStore` connects and migrates before it resolves.
 import { DEFAULT_DEDUPE, DEFAULT_JOB_LOG_LIMIT } from '../create.ts';
 import type { Store, StoreOptions } from '../types.ts';
+import { createPgApprovals } from './approvals.ts';
 import { createPgConversations } from './conversations.ts';
 import { createDb, type Db } from './db.ts';
 import { createPgDelivery } from './delivery.ts';
@@ -10,6 +11,7 @@ import { createPgKv } from './kv.ts';
 import { createPgLeases } from './leases.ts';
 import { createPgMemories } from './memories.ts';
 import { migrate } from './migrations.ts';
+import { createPgUsage } from './usage.ts';
 
 export { describeUrl } from './db.ts';
 export { MIGRATIONS } from './migrations.ts';
@@ -27,6 +29,8 @@ export function createPostgresStore(db: Db, opts: StoreOptions = {}): Store {
     jobs: createPgJobs(db, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
     memories: createPgMemories(db),
     leases: createPgLeases(db),
+    usage: createPgUsage(db),
+    approvals: createPgApprovals(db, now),
     close: () => db.close(),
   };
 }

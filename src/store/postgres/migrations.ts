@@ -94,6 +94,34 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'chosen model, archived sessions, usage, approvals',
+    sql: `
+      ALTER TABLE boxbot_conversations ADD COLUMN model text;
+      CREATE TABLE boxbot_archives (
+        key text NOT NULL,
+        id text NOT NULL,
+        record text NOT NULL,
+        PRIMARY KEY (key, id)
+      );
+      CREATE TABLE boxbot_usage (
+        subject text NOT NULL,
+        day text NOT NULL,
+        totals text NOT NULL,
+        PRIMARY KEY (subject, day)
+      );
+      CREATE TABLE boxbot_approvals (
+        id text PRIMARY KEY,
+        inbound_id text NOT NULL,
+        state text NOT NULL,
+        created_at text NOT NULL,
+        record text NOT NULL
+      );
+      CREATE INDEX boxbot_approvals_pending ON boxbot_approvals (created_at) WHERE state = 'pending';
+      CREATE INDEX boxbot_approvals_inbound ON boxbot_approvals (inbound_id);
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */

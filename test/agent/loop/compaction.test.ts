@@ -92,3 +92,32 @@ test('estimateTokens counts characters / 4 and compact() leaves a short history 
   assert.equal(estimateTokens('y'.repeat(400), m, []), 200);
   assert.deepEqual(compact(m), { messages: m, removedChars: 0, results: 0 });
 });
+
+test('still near the window after shortening tool results, the model summarises the older turns', async (t) => {
+  const long = (n: number): Message[] => [
+    { role: 'user', content: [{ type: 'text', text: `question ${n} ${'x'.repeat(2000)}` }] },
+    { role: 'assistant', content: [{ type: 'text', text: `answer ${n}` }] },
+  ];
+  const history = [...long(1), ...long(2), ...long(3), ...ask];
+  const provider = scriptedModel(t, [reply('The user asked three long questions.'), reply('Done.')]);
+  const events: AgentEvent[] = [];
+  const tools = createToolSet({ wasm: noWasm, builtins: [], policy: policy('read-only'), sandbox: noSandbox });
+  const r = await runLoop({
+    provider,
+    model: 'm',
+    system: '',
+    messages: history,
+    tools,
+    meter: createCostMeter(() => 0),
+    contextWindow: 1500,
+    onEvent: (e) => events.push(e),
+  });
+  assert.equal(r.outcome, 'final');
+  assert.equal(provider.requests[0]!.tools.length, 0, 'the summary call offers no tools');
+  const sent = provider.requests[1]!.messages;
+  assert.ok(sent.length < history.length, 'the answering call saw a shorter history');
+  assert.match(JSON.stringify(sent[0]), /Summary of the earlier conversation.*three long questions/);
+  assert.match(JSON.stringify(sent.at(-1)), /read the four files/, 'the last turn is kept whole');
+  assert.ok(events.some((e) => e.type === 'summarized'));
+  assert.equal(r.usage.inputTokens, 200, 'the summary call is metered');
+});

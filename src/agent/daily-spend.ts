@@ -1,0 +1,97 @@
+// Today's spending per conversation and per user, for daily budgets: read from the store at the
+// start of every run (so replicas sharing a database share one budget, each seeing the others'
+// spending as of its run's start), then kept current in memory as each model call is charged (so
+// a check before every model call is a lookup, and concurrent runs of one user see each other's
+// spending), while the charges are written to the store in order, through the caller's retry.
+import { errorMessage } from '../errors.ts';
+import type { Persist } from '../gateway/persist.ts';
+import type { Logger } from '../log.ts';
+import type { UsageCharge, UsageStore, UsageSubject } from '../store/index.ts';
+
+/** The ledger of one process over the shared store. */
+export interface DailySpend {
+  /** Reads today's spending of these subjects from the store again (other processes' included). */
+  prepare(subjects: UsageSubject[]): Promise<void>;
+  /** Counts one charge now and queues its durable write. */
+  charge(c: UsageCharge, persist: Persist): void;
+  /** Known USD spent today by the subject (as read plus charged here since). */
+  today(subject: UsageSubject): number;
+  /** Resolves once every queued write has finished. */
+  flush(): Promise<void>;
+}
+
+/** The UTC day of a time, `YYYY-MM-DD`. */
+export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
+
+const keyOf = (s: UsageSubject, day: string) =>
+  'conversationKey' in s ? `${day}|c|${s.conversationKey}` : `${day}|u|${s.userKey}`;
+
+/** Creates the ledger over `usage`. */
+export function createDailySpend(usage: UsageStore, o: { now?: () => number; log: Logger }): DailySpend {
+  const now = o.now ?? Date.now;
+  // Per subject and day: the store's figure at the last read, this process's charges not yet
+  // written, and those written since (each with the count of writes finished when it finished).
+  // A read drops the written ones it must include (finished before it began): never counted twice
+  // for longer than until the next read, never missed.
+  const stored = new Map<string, { usd: number; epoch: number }>();
+  const unwritten = new Map<string, number>();
+  const written = new Map<string, { usd: number; epoch: number }[]>();
+  const reading = new Map<string, Promise<void>>();
+  let epoch = 0;
+  let tail: Promise<void> = Promise.resolve();
+  const bump = (k: string, by: number) => unwritten.set(k, (unwritten.get(k) ?? 0) + by);
+  return {
+    async prepare(subjects) {
+      const day = utcDay(now());
+      await Promise.all(
+        subjects.map((s) => {
+          const k = keyOf(s, day);
+          let p = reading.get(k);
+          if (!p) {
+            const start = epoch;
+            p = usage
+              .get(s, day)
+              .then((r) => {
+                if (start < (stored.get(k)?.epoch ?? 0)) return; // a later read already answered
+                stored.set(k, { usd: r.day.costUsd, epoch: start });
+                written.set(
+                  k,
+                  (written.get(k) ?? []).filter((w) => w.epoch > start),
+                );
+              })
+              .finally(() => reading.delete(k));
+            reading.set(k, p);
+          }
+          return p;
+        }),
+      );
+    },
+    charge(c, persist) {
+      const day = c.at.slice(0, 10);
+      const usd = c.costUsd ?? 0;
+      const keys = [keyOf({ conversationKey: c.conversationKey }, day)];
+      if (c.userKey) keys.push(keyOf({ userKey: c.userKey }, day));
+      for (const k of keys) bump(k, usd);
+      tail = tail
+        .then(() => persist('usage', () => usage.add(c)))
+        .then(() => {
+          epoch++;
+          for (const k of keys) written.set(k, [...(written.get(k) ?? []), { usd, epoch }]);
+        })
+        .catch((e: unknown) => {
+          o.log.error({ err: errorMessage(e) }, 'usage not recorded');
+          // Not in the store, still spent: counted here for the rest of the day.
+          for (const k of keys) written.set(k, [...(written.get(k) ?? []), { usd, epoch: Number.POSITIVE_INFINITY }]);
+        })
+        .finally(() => {
+          for (const k of keys) bump(k, -usd);
+        });
+    },
+    today: (s) => {
+      const k = keyOf(s, utcDay(now()));
+      const later = (written.get(k) ?? []).reduce((sum, w) => sum + w.usd, 0);
+      return (stored.get(k)?.usd ?? 0) + (unwritten.get(k) ?? 0) + later;
+    },
+    flush: () => tail,
+  };
+}

@@ -1,0 +1,66 @@
+// The approvals journal in one document, `approvals.json`: approvals are few (one per guarded
+// tool call), and decided ones are dropped after RETENTION_MS, so the document stays small.
+// Every transition runs under the document's lock: the first decision wins, once.
+import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
+import { checkKey } from './names.ts';
+import { approvalsSchema } from './schemas.ts';
+import type { ApprovalRecord, ApprovalStore } from './types.ts';
+
+const SPEC: DocSpec = { path: 'approvals.json', schema: approvalsSchema };
+/** Decided approvals are kept this long (for the journal and a run again's replay). */
+const RETENTION_MS = 7 * 24 * 3600_000;
+type Doc = { approvals: Record<string, ApprovalRecord> };
+
+const byAge = (a: ApprovalRecord, b: ApprovalRecord) =>
+  a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0;
+
+/** Approvals kept as one document. */
+export function createApprovals(docs: Documents, now: () => number): ApprovalStore {
+  const all = async (): Promise<ApprovalRecord[]> =>
+    Object.values((await docs.read<Doc>(SPEC))?.approvals ?? {}).sort(byAge);
+  const prune = (approvals: Record<string, ApprovalRecord>): Record<string, ApprovalRecord> => {
+    const cutoff = now() - RETENTION_MS;
+    return Object.fromEntries(
+      Object.entries(approvals).filter(([, a]) => a.state === 'pending' || Date.parse(a.createdAt) >= cutoff),
+    );
+  };
+  return {
+    async put(record) {
+      checkKey(record.id, 'approval id');
+      await docs.update<Doc>(SPEC, (cur) => ({
+        ...cur,
+        approvals: { ...prune(cur?.approvals ?? {}), [record.id]: record },
+      }));
+    },
+    async get(id) {
+      checkKey(id, 'approval id');
+      const doc = await docs.read<Doc>(SPEC);
+      return doc && Object.hasOwn(doc.approvals, id) ? doc.approvals[id] : undefined;
+    },
+    async decide(id, decision, at, by) {
+      checkKey(id, 'approval id');
+      let out: ApprovalRecord | undefined;
+      await docs.update<Doc>(SPEC, (cur) => {
+        const a = cur && Object.hasOwn(cur.approvals, id) ? cur.approvals[id] : undefined;
+        out = a;
+        if (!cur || !a || a.state !== 'pending') return UNCHANGED;
+        out = { ...a, state: decision, decidedAt: at, ...(by ? { decidedBy: by } : {}) };
+        return { ...cur, approvals: { ...cur.approvals, [id]: out } };
+      });
+      return out;
+    },
+    async update(id, patch) {
+      checkKey(id, 'approval id');
+      let out: ApprovalRecord | undefined;
+      await docs.update<Doc>(SPEC, (cur) => {
+        const a = cur && Object.hasOwn(cur.approvals, id) ? cur.approvals[id] : undefined;
+        if (!cur || !a) return UNCHANGED;
+        out = { ...a, ...patch };
+        return { ...cur, approvals: { ...cur.approvals, [id]: out } };
+      });
+      return out;
+    },
+    pending: async () => (await all()).filter((a) => a.state === 'pending'),
+    forMessage: async (inboundId) => (await all()).filter((a) => a.inboundId === inboundId),
+  };
+}

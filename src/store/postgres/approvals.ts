@@ -1,0 +1,70 @@
+// The approvals journal as rows, one per approval (JSON text), with its state, inbound id and age
+// beside it for the queries. A decision is made under the row's lock: the first one wins, once,
+// whichever replica makes it.
+import { checkKey } from '../names.ts';
+import type { ApprovalRecord, ApprovalStore } from '../types.ts';
+import type { Db } from './db.ts';
+import { encodeKey } from './text-codec.ts';
+
+/** Decided approvals are kept this long (for the journal and a run again's replay), as in the file backend. */
+const RETENTION_MS = 7 * 24 * 3600_000;
+
+/** Approvals in PostgreSQL. */
+export function createPgApprovals(db: Db, now: () => number): ApprovalStore {
+  const records = (rows: { record: string }[]) => rows.map((r) => JSON.parse(r.record) as ApprovalRecord);
+  /** Changes one approval under its row lock; `change` returns undefined to leave it as it is. */
+  const change = (id: string, fn: (a: ApprovalRecord) => ApprovalRecord | undefined) =>
+    db.tx(async (q) => {
+      const [row] = await q<{ record: string }>('SELECT record FROM boxbot_approvals WHERE id = $1 FOR UPDATE', [
+        encodeKey(id),
+      ]);
+      if (!row) return undefined;
+      const cur = JSON.parse(row.record) as ApprovalRecord;
+      const next = fn(cur);
+      if (!next) return cur;
+      await q('UPDATE boxbot_approvals SET state = $2, record = $3 WHERE id = $1', [
+        encodeKey(id),
+        next.state,
+        JSON.stringify(next),
+      ]);
+      return next;
+    });
+  return {
+    async put(record) {
+      checkKey(record.id, 'approval id');
+      const cutoff = new Date(now() - RETENTION_MS).toISOString();
+      await db.tx(async (q) => {
+        await q(`DELETE FROM boxbot_approvals WHERE state <> 'pending' AND created_at < $1`, [cutoff]);
+        await q(
+          `INSERT INTO boxbot_approvals (id, inbound_id, state, created_at, record) VALUES ($1, $2, $3, $4, $5)
+           ON CONFLICT (id) DO UPDATE SET inbound_id = $2, state = $3, created_at = $4, record = $5`,
+          [encodeKey(record.id), encodeKey(record.inboundId), record.state, record.createdAt, JSON.stringify(record)],
+        );
+      });
+    },
+    async get(id) {
+      checkKey(id, 'approval id');
+      return records(await db.query('SELECT record FROM boxbot_approvals WHERE id = $1', [encodeKey(id)]))[0];
+    },
+    async decide(id, decision, at, by) {
+      checkKey(id, 'approval id');
+      return change(id, (a) =>
+        a.state === 'pending' ? { ...a, state: decision, decidedAt: at, ...(by ? { decidedBy: by } : {}) } : undefined,
+      );
+    },
+    async update(id, patch) {
+      checkKey(id, 'approval id');
+      return change(id, (a) => ({ ...a, ...patch }));
+    },
+    pending: async () =>
+      records(
+        await db.query(`SELECT record FROM boxbot_approvals WHERE state = 'pending' ORDER BY created_at, id`, []),
+      ),
+    forMessage: async (inboundId) =>
+      records(
+        await db.query('SELECT record FROM boxbot_approvals WHERE inbound_id = $1 ORDER BY created_at, id', [
+          encodeKey(inboundId),
+        ]),
+      ),
+  };
+}

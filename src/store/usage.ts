@@ -1,0 +1,93 @@
+// Usage per conversation and per user: one small document per subject at
+// `usage/<conversations|users>/<shard>/<name>.json`, holding the all-time totals and one entry
+// per UTC day (the last DAYS_KEPT days), so a charge touches two small files however many
+// conversations exist, and budgets survive a restart.
+import type { Usage } from '../agent/index.ts';
+import type { DocSpec, Documents } from './documents.ts';
+import { StoreCorruptError } from './errors.ts';
+import { checkKey, encodeName, shardOf } from './names.ts';
+import { usageSchema } from './schemas.ts';
+import type { UsageCharge, UsageStore, UsageSubject, UsageTotals } from './types.ts';
+
+/** Days of per-day totals kept per subject (budgets look at today; /usage at today and the total). */
+const DAYS_KEPT = 62;
+
+type Doc = { subject: string; total: UsageTotals; days: Record<string, UsageTotals> };
+
+/** All zeros. */
+export const NO_USAGE_TOTALS: UsageTotals = {
+  calls: 0,
+  inputTokens: 0,
+  outputTokens: 0,
+  cacheReadTokens: 0,
+  cacheWriteTokens: 0,
+  costUsd: 0,
+  unknownCostCalls: 0,
+};
+
+function subjectName(s: UsageSubject): { dir: string; id: string } {
+  return 'conversationKey' in s ? { dir: 'conversations', id: s.conversationKey } : { dir: 'users', id: s.userKey };
+}
+
+function spec(s: UsageSubject): DocSpec {
+  const { dir, id } = subjectName(s);
+  checkKey(id, 'usage subject');
+  return {
+    path: `usage/${dir}/${shardOf(id)}/${encodeName(id)}.json`,
+    schema: usageSchema,
+    check: (data) =>
+      (data as Doc).subject === id ? undefined : `holds usage of ${JSON.stringify((data as Doc).subject)}`,
+  };
+}
+
+function plus(t: UsageTotals, u: Usage, costUsd: number | undefined): UsageTotals {
+  const known = costUsd !== undefined && Number.isFinite(costUsd);
+  return {
+    calls: t.calls + 1,
+    inputTokens: t.inputTokens + u.inputTokens,
+    outputTokens: t.outputTokens + u.outputTokens,
+    cacheReadTokens: t.cacheReadTokens + (u.cacheReadTokens ?? 0),
+    cacheWriteTokens: t.cacheWriteTokens + (u.cacheWriteTokens ?? 0),
+    costUsd: known ? t.costUsd + costUsd : t.costUsd,
+    unknownCostCalls: t.unknownCostCalls + (known ? 0 : 1),
+  };
+}
+
+/** Usage kept as documents. */
+export function createUsage(docs: Documents): UsageStore {
+  async function charge(s: UsageSubject, c: UsageCharge): Promise<void> {
+    const day = c.at.slice(0, 10);
+    const write = () =>
+      docs.update<Doc>(spec(s), (cur) => {
+        const days = { ...cur?.days, [day]: plus(cur?.days[day] ?? NO_USAGE_TOTALS, c.usage, c.costUsd) };
+        const kept = Object.keys(days).sort().slice(-DAYS_KEPT);
+        return {
+          subject: subjectName(s).id,
+          total: plus(cur?.total ?? NO_USAGE_TOTALS, c.usage, c.costUsd),
+          days: Object.fromEntries(kept.map((d) => [d, days[d]!])),
+        };
+      });
+    try {
+      await write();
+    } catch (e) {
+      // Moved aside and reported; counting starts again rather than refusing every later charge.
+      if (!(e instanceof StoreCorruptError)) throw e;
+      await write();
+    }
+  }
+  return {
+    async add(c) {
+      await charge({ conversationKey: c.conversationKey }, c);
+      if (c.userKey) await charge({ userKey: c.userKey }, c);
+    },
+    async get(s, day) {
+      let doc: Doc | undefined;
+      try {
+        doc = await docs.read<Doc>(spec(s));
+      } catch (e) {
+        if (!(e instanceof StoreCorruptError)) throw e;
+      }
+      return { day: doc?.days[day] ?? NO_USAGE_TOTALS, total: doc?.total ?? NO_USAGE_TOTALS };
+    },
+  };
+}
