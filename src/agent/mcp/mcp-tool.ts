@@ -44,6 +44,11 @@ export function resultText(r: CallToolResult): string {
   return parts.join('\n');
 }
 
+/** How an MCP result is named when it taints a run (approvals.afterUntrusted). */
+export function untrustedFrom(server: string, tool: string): string {
+  return `a result of ${mcpToolName(server, tool)} (MCP server "${server}")`;
+}
+
 /** The built-in that calls `tool` on `conn`. */
 export function mcpTool(cfg: McpServerConfig, conn: McpConnection, tool: McpToolInfo): BuiltinTool {
   const server = conn.spec.name;
@@ -58,7 +63,9 @@ export function mcpTool(cfg: McpServerConfig, conn: McpConnection, tool: McpTool
     async run(input, { signal }) {
       try {
         const r = await conn.call(tool.name, input, signal);
-        return { content: resultText(r), isError: r.isError === true };
+        // What a server returns may carry someone else's instructions (a web page, an issue
+        // comment): with approvals.afterUntrusted, writes after it need a person's yes.
+        return { content: resultText(r), isError: r.isError === true, untrusted: untrustedFrom(server, tool.name) };
       } catch (e) {
         if (signal?.aborted) throw e;
         return { content: redactSecrets(errorMessage(e)), isError: true };

@@ -11,6 +11,7 @@ import type { InboundMessage } from '../../../src/adapters/index.ts';
 import { createAgentRunner } from '../../../src/agent/gateway-runner.ts';
 import type { AgentDeps } from '../../../src/agent/index.ts';
 import { createMcpHub } from '../../../src/agent/mcp/index.ts';
+import { untrustedFrom } from '../../../src/agent/mcp/mcp-tool.ts';
 import { resolveModel } from '../../../src/agent/providers/index.ts';
 import { checkMcp } from '../../../src/cli/doctor-mcp.ts';
 import { configuredKeyNames, readSecrets, secretValues } from '../../../src/config/env.ts';
@@ -236,9 +237,17 @@ test('a session the server forgot is opened again and the call sent once more: i
   t.after(() => hub.close());
   const servers = configSchema.parse({ mcp: { servers: { kb: { url: server.url } } } }).mcp!.servers;
   const [echo] = await hub.toolsFor(servers);
-  assert.deepEqual(await echo!.run({ text: 'one' }, {}), { content: 'echo: one', isError: false });
+  assert.deepEqual(await echo!.run({ text: 'one' }, {}), {
+    content: 'echo: one',
+    isError: false,
+    untrusted: untrustedFrom('kb', 'echo'),
+  });
   await server.forgetSessions();
-  assert.deepEqual(await echo!.run({ text: 'two' }, {}), { content: 'echo: two', isError: false });
+  assert.deepEqual(await echo!.run({ text: 'two' }, {}), {
+    content: 'echo: two',
+    isError: false,
+    untrusted: untrustedFrom('kb', 'echo'),
+  });
   assert.deepEqual(
     server.calls.map((c) => c.args.text),
     ['one', 'two'],
@@ -259,7 +268,11 @@ test('after a server restart the connection is opened again; a call that may hav
   await server.restart();
   // The old connection may fail this call (an error result the model reads), but never runs it twice.
   await echo!.run({ text: 'two' }, {});
-  assert.deepEqual(await echo!.run({ text: 'three' }, {}), { content: 'echo: three', isError: false });
+  assert.deepEqual(await echo!.run({ text: 'three' }, {}), {
+    content: 'echo: three',
+    isError: false,
+    untrusted: untrustedFrom('kb', 'echo'),
+  });
   assert.ok(server.calls.filter((c) => c.args.text === 'two').length <= 1);
 });
 test('a server that speaks only the older HTTP+SSE transport is reached through the fallback', async (t) => {
@@ -273,7 +286,11 @@ test('a server that speaks only the older HTTP+SSE transport is reached through 
     tools.map((x) => x.name),
     ['old__ping'],
   );
-  assert.deepEqual(await tools[0]!.run({}, {}), { content: 'pong', isError: false });
+  assert.deepEqual(await tools[0]!.run({}, {}), {
+    content: 'pong',
+    isError: false,
+    untrusted: untrustedFrom('old', 'ping'),
+  });
 });
 
 test('tool lists are cached and listed again once stale', async (t) => {
@@ -311,7 +328,11 @@ test('a local stdio server named by the config runs, with its environment from n
     tools.map((x) => [x.name, x.permissionLevel]),
     [['local__greet', 'Execute']],
   );
-  assert.deepEqual(await tools[0]!.run({}, {}), { content: 'greeting: hello from the environment', isError: false });
+  assert.deepEqual(await tools[0]!.run({}, {}), {
+    content: 'greeting: hello from the environment',
+    isError: false,
+    untrusted: untrustedFrom('local', 'greet'),
+  });
 });
 
 test('doctor lists servers and their tools; --offline lists them without contacting any', async (t) => {
