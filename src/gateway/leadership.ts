@@ -1,8 +1,8 @@
-// One leader among the replicas on a shared store, for the work only one may do (the scheduler
-// today; long polling and gateway websockets next). The lease is renewed every `everyMs`; a
-// leader that cannot renew for a whole `ttlMs` (a lost database, a long pause) steps down
-// before another replica can take over, so two never lead at once by their own account, and
-// the fence tells a late write from a deposed leader apart (job tick claims do the same for runs).
+// One leader among the replicas on a shared store, for the work only one may do: the scheduler,
+// long polling, a gateway websocket, Socket Mode. The lease is renewed every `everyMs`; a leader
+// that cannot renew (a lost database, a long pause) steps down after half of `ttlMs`, before
+// another replica can take the lease, so two never lead at once by their own account, and the
+// fence tells a late write from a deposed leader apart (job tick claims do the same for runs).
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { LeaseStore } from '../store/index.ts';
@@ -59,8 +59,9 @@ export function createLeadership(o: LeadershipOptions): Leadership {
     try {
       got = await o.leases.acquire(name, o.holder, ttlMs);
     } catch (e) {
-      // Unknown whether the lease was renewed: lead on only while the last one surely runs.
-      if (fence !== undefined && Date.now() - heldSince > ttlMs - everyMs)
+      // Unknown whether the lease was renewed: lead on only while the last one surely runs, with
+      // half the lease to spare (timers run late on a busy machine; fencing covers the rest).
+      if (fence !== undefined && Date.now() - heldSince > ttlMs / 2)
         await stepDown(`the lease could not be renewed: ${errorMessage(e)}`);
       else o.log.warn({ lease: name, err: errorMessage(e) }, 'lease not renewed; trying again');
       return;

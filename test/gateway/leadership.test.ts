@@ -65,7 +65,7 @@ test('a leader that cannot renew steps down before another can take the lease', 
   const a = createLeadership({
     leases,
     holder: 'a',
-    ttlMs: 300,
+    ttlMs: 2000,
     everyMs: 50,
     onLead: async () => {},
     onFollow: async () => {
