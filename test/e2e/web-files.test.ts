@@ -1,6 +1,7 @@
 // Files in the web chat end to end, over plain HTTP the way the page talks (upload, then a message
 // naming the upload; download links followed with the browser's cookie): a PNG reaches the vision
-// model as an image part and is kept in the conversation's inbox/, a file a tool wrote comes back
+// model as an image part and is kept in the conversation's inbox/ (a reloaded page shows the
+// user's words and the file's name, not the note the model got), a file a tool wrote comes back
 // through send_file as a link only the owning browser can follow, and an oversized upload is
 // refused in one line without a model call.
 import assert from 'node:assert/strict';
@@ -48,6 +49,16 @@ describe('files in the web chat, end to end', () => {
     const inbox = join(workspaceOf(join(bb.dir, 'data', 'workspaces'), `web:${chat.session}`), 'inbox');
     assert.deepEqual(readdirSync(inbox), [named[1]]);
     assert.deepEqual(new Uint8Array(readFileSync(join(inbox, named[1]!))), PNG);
+    // A reloaded page draws the user's words and the file's name, not the note the model got.
+    await bb.app.gateway.idle();
+    const history = await fetch(`${bb.app.url}/chat/history?session=${chat.session}`, {
+      headers: { cookie: chat.cookie, 'x-boxbot-token': chat.token },
+    });
+    const entries = ((await history.json()) as { entries: { role: string; text?: string }[] }).entries;
+    assert.deepEqual(
+      entries.map((e) => `${e.role}: ${e.text}`),
+      ['user: what is in this picture?\n📎 cat.png', 'bot: A tiny grey square.'],
+    );
     bb.llm.assertDone();
   });
 
