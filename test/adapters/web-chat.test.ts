@@ -216,6 +216,50 @@ test("web chat history, chat list, uploads and downloads answer only the session
   assert.equal((await get(`/chat/files/${file.id}?session=${own}`, mallory.cookie)).status, 404);
 });
 
+test('web chat previews a sent raster image inline; an SVG or any other file only downloads', async (t) => {
+  const s = await serve(t, { filesDir: tempDir('boxbot-web-files-') });
+  const alice = await browser(s.server.url);
+  const session = `${alice.owner}-tab0123456789`;
+  const target = { chatId: session, conversationKey: `web:${session}` };
+  const svg = '<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>';
+  const png = Buffer.from(
+    'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==',
+    'base64',
+  );
+  const shown: Record<string, string> = {};
+  for (const [name, mimeType, bytes] of [
+    ['chart.png', 'image/png', png],
+    ['logo.svg', 'image/svg+xml', Buffer.from(svg)],
+    ['page.html', 'text/html', Buffer.from('<b>hi</b>')],
+  ] as const) {
+    await s.adapter.sendFile!(target, { name, mimeType, bytes });
+  }
+  // The links the tab is given, read from its event stream (the three sends wait in its backlog).
+  const stream = new AbortController();
+  t.after(() => stream.abort());
+  const events = await fetch(`${s.server.url}/chat/events?session=${session}&token=${s.adapter.apiToken}`, {
+    headers: { cookie: alice.cookie },
+    signal: stream.signal,
+  });
+  const reader = events.body!.pipeThrough(new TextDecoderStream()).getReader();
+  let text = '';
+  while (!text.includes('page.html')) text += (await reader.read()).value ?? '';
+  for (const m of text.matchAll(/"file":\{"id":"([0-9a-f]+)","name":"([^"]+)"/g)) {
+    const res = await fetch(`${s.server.url}/chat/files/${m[1]}?session=${session}&inline=1`, {
+      headers: { cookie: alice.cookie },
+    });
+    assert.equal(res.status, 200);
+    await res.arrayBuffer();
+    shown[m[2]!] =
+      `${res.headers.get('content-type')?.split(';')[0]} ${res.headers.get('content-disposition')?.split(';')[0]}`;
+  }
+  assert.deepEqual(shown, {
+    'chart.png': 'image/png inline',
+    'logo.svg': 'application/octet-stream attachment',
+    'page.html': 'application/octet-stream attachment',
+  });
+});
+
 test('web chat message ids are not reused by the next process (a resumed answer edits its own preview)', async () => {
   const target = { chatId: 'owner-tab0123456789', conversationKey: 'web:owner-tab0123456789' };
   const before = createWebAdapter();

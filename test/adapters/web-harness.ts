@@ -1,12 +1,13 @@
 // The web chat adapter mounted on a real express server on 127.0.0.1:0, with one browser tab
 // as the contract's AdapterHarness: messages posted the way the page posts them, and the bot's
-// side read from the tab's Server-Sent Events stream.
+// side read from the tab's Server-Sent Events stream. Files go the page's way too: uploaded,
+// then named by id in the message; the bot's files are fetched through their download links.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createWebAdapter, type WebAdapter } from '../../src/adapters/web/index.ts';
-import { readEventStream, waitUntil } from '../helpers.ts';
-import type { AdapterHarness, EmulatedBotMessage } from './contract.ts';
+import { readEventStream, tempDir, waitUntil } from '../helpers.ts';
+import type { AdapterHarness, EmulatedBotFile, EmulatedBotMessage } from './contract.ts';
 
 /** A harness plus the adapter's own handle and the base URL. */
 export interface WebHarness extends AdapterHarness {
@@ -14,11 +15,12 @@ export interface WebHarness extends AdapterHarness {
   base: string;
 }
 
-type WebEvent = { type: string; id?: string; text?: string };
+type FileRef = { id: string; name: string; size: number; mimeType: string };
+type WebEvent = { type: string; id?: string; text?: string; file?: FileRef };
 
 /** Starts the server, loads the page as a browser would (for its cookie) and opens one tab's event stream. */
 export async function webHarness(): Promise<WebHarness> {
-  const adapter = createWebAdapter();
+  const adapter = createWebAdapter({ filesDir: tempDir('boxbot-web-files-') });
   const app = express();
   adapter.attach(app);
   const server: Server = await new Promise((resolve) => {
@@ -37,6 +39,26 @@ export async function webHarness(): Promise<WebHarness> {
   const events: WebEvent[] = [];
   const stream = new AbortController();
   let connected = false;
+  // The bot's files as the user gets them: each link followed with the browser's cookie, in the
+  // order the messages came (one download at a time keeps that order).
+  const files: EmulatedBotFile[] = [];
+  let downloads = Promise.resolve();
+  const download = (id: string, f: FileRef, caption: string) => {
+    downloads = downloads.then(async () => {
+      const res = await fetch(`${base}/chat/files/${f.id}?session=${session}`, { headers: { cookie } });
+      if (!res.ok) throw new Error(`download of ${f.name}: HTTP ${res.status}`);
+      const bytes = new Uint8Array(await res.arrayBuffer());
+      // The page shows an image inline when its link answers with an image type, else a link.
+      const preview = await fetch(`${base}/chat/files/${f.id}?session=${session}&inline=1`, { headers: { cookie } });
+      await preview.arrayBuffer();
+      const shownAs = preview.ok && preview.headers.get('content-type')?.startsWith('image/') ? 'image' : 'file';
+      files.push({ chatId: session, messageId: id, name: f.name, bytes, shownAs, ...(caption ? { caption } : {}) });
+    });
+  };
+  const onEvent = (e: WebEvent) => {
+    events.push(e);
+    if (e.type === 'message' && e.id && e.file) download(e.id, e.file, e.text ?? '');
+  };
 
   const listen = async () => {
     const res = await fetch(`${base}/chat/events?session=${session}&token=${encodeURIComponent(adapter.apiToken)}`, {
@@ -46,7 +68,7 @@ export async function webHarness(): Promise<WebHarness> {
     if (!res.ok || !res.body) throw new Error(`event stream: HTTP ${res.status}`);
     readEventStream(
       res.body,
-      (data) => events.push(data as WebEvent),
+      (data) => onEvent(data as WebEvent),
       (comment) => {
         if (comment.startsWith('connected')) connected = true;
       },
@@ -79,6 +101,23 @@ export async function webHarness(): Promise<WebHarness> {
       const status = await post({ session, text: o.text, id: `msg-${Date.now()}-${++n}` });
       if (status !== 202) throw new Error(`the web chat answered ${status}`);
     },
+    async userSendsFile(f) {
+      const up = await fetch(`${base}/chat/upload?session=${session}&name=${encodeURIComponent(f.name)}`, {
+        method: 'POST',
+        headers: { 'content-type': f.mimeType, 'x-boxbot-token': adapter.apiToken, cookie },
+        body: Buffer.from(f.bytes),
+      });
+      if (up.status !== 201) throw new Error(`the upload answered ${up.status}: ${await up.text()}`);
+      const ref = (await up.json()) as FileRef;
+      const status = await post({
+        session,
+        text: f.caption ?? '',
+        id: `msg-${Date.now()}-${++n}`,
+        attachments: [ref.id],
+      });
+      if (status !== 202) throw new Error(`the web chat answered ${status}`);
+    },
+    botFiles: () => [...files],
     async sendMalformed() {
       await post({ session, text: 42, id: 'x' });
     },

@@ -13,6 +13,7 @@ import { type HttpServer, startHttpServer } from '../../src/gateway/http-server.
 import { createMetrics } from '../../src/gateway/metrics.ts';
 import { browserMissing, launchChromium, screenshotDir } from '../e2e/browser.ts';
 import { tempDir, waitUntil } from '../helpers.ts';
+import { PNG_1X1 } from './contract.ts';
 
 const missing = browserMissing();
 if (missing) test(`web chat in a browser: skipped: ${missing}`, { skip: missing }, () => {});
@@ -248,6 +249,26 @@ describe('web chat page in Chromium', { skip: missing }, () => {
     assert.equal(await other.page.evaluate(async (u) => (await fetch(u)).status, href), 403);
     assert.equal((await fetch(href)).status, 403, 'no cookie, no file');
     await other.close();
+    await close();
+  });
+
+  test('a PNG the bot sends is shown as an image above its link; an SVG only as a link', async () => {
+    const { page, target, close } = await open();
+    await adapter.sendFile!(target, { name: 'chart.png', mimeType: 'image/png', bytes: PNG_1X1 });
+    await adapter.sendFile!(target, {
+      name: 'logo.svg',
+      mimeType: 'image/svg+xml',
+      bytes: new TextEncoder().encode('<svg xmlns="http://www.w3.org/2000/svg"/>'),
+    });
+    await page.waitForFunction(() => document.querySelectorAll('.bot .file a').length === 2);
+    await page.waitForFunction(() => {
+      const img = document.querySelector('.bot .file img') as HTMLImageElement | null;
+      return img?.complete && img.naturalWidth > 0;
+    });
+    const shown = await page.$$eval('.bot .file', (ps) =>
+      ps.map((p) => `${p.querySelector('a')!.textContent} ${p.querySelectorAll('img').length}`),
+    );
+    assert.deepEqual(shown, ['chart.png (1 KB) 1', 'logo.svg (1 KB) 0']);
     await close();
   });
 

@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type StoredConversation, sessionsOf, transcriptOf } from '../../src/adapters/web/transcript.ts';
+import { mediaInput } from '../../src/agent/media-input.ts';
 
 const turn: StoredConversation['messages'] = [
   { role: 'user', content: [{ type: 'text', text: 'save it' }], inboundId: 'web:owner-tab1:m0001' },
@@ -46,5 +47,46 @@ test("a browser's list: its own non-empty chats, newest first, titled by their f
   assert.deepEqual(await sessionsOf(source, 'ownerAAAAAAAAAAA'), [
     { session: 'ownerAAAAAAAAAAA-2', title: 'save it', updatedAt: '2026-01-02T00:00:00Z' },
     { session: 'ownerAAAAAAAAAAA-1', title: 'save it', updatedAt: '2026-01-01T00:00:00Z' },
+  ]);
+});
+
+test("a turn that brought files shows the user's words and the files' names, not the note for the model", () => {
+  // The stored text as the gateway writes it: the user's words, the saved files, a document's text.
+  const stored = (said: string) =>
+    mediaInput(
+      said,
+      {
+        notices: [],
+        files: [
+          {
+            path: 'inbox/20261124-093000-3f2a-cat-1.png',
+            originalName: 'cat.png',
+            mimeType: 'image/png',
+            size: 2048,
+            family: 'image',
+            kind: 'image',
+            image: { mediaType: 'image/png', data: 'AAAA' },
+          },
+          {
+            path: 'inbox/20261124-093000-3f2a-plans-2.txt',
+            mimeType: 'text/plain',
+            size: 40,
+            family: 'text',
+            kind: 'document',
+            text: { content: 'secret plans inside', truncated: false },
+          },
+        ],
+      },
+      { vision: true },
+    ).text;
+  const entries = transcriptOf([
+    { role: 'user', content: [{ type: 'text', text: stored('what are these?') }], inboundId: 'web:o-tab1:m0001' },
+    { role: 'assistant', content: [{ type: 'text', text: 'A cat and a plan.' }] },
+    { role: 'user', content: [{ type: 'text', text: stored('') }], inboundId: 'web:o-tab1:m0002' },
+  ]);
+  assert.deepEqual(entries, [
+    { role: 'user', text: 'what are these?\n📎 cat.png\n📎 plans-2.txt', id: 'm0001' },
+    { role: 'bot', text: 'A cat and a plan.' },
+    { role: 'user', text: '📎 cat.png\n📎 plans-2.txt', id: 'm0002' },
   ]);
 });

@@ -15,9 +15,17 @@ export function startE2E(config: Record<string, unknown> = {}, env: Record<strin
   return bootBoxbot(config, env);
 }
 
+/** A file in the web chat as the page lists it (an upload, or a file the bot sent). */
+export interface WebChatFile {
+  id: string;
+  name: string;
+  size: number;
+  mimeType: string;
+}
+
 /** Events of one web chat session, read from its SSE stream. */
 export class WebChatClient {
-  readonly events: { type: string; id?: string; text?: string }[] = [];
+  readonly events: { type: string; id?: string; text?: string; file?: WebChatFile }[] = [];
   private controller = new AbortController();
   private constructor(
     readonly base: string,
@@ -58,6 +66,45 @@ export class WebChatClient {
     });
     await res.text();
     return res.status;
+  }
+
+  /** Uploads a file the way the page does (before the message naming it); resolves with the answer. */
+  async upload(name: string, mimeType: string, bytes: Uint8Array): Promise<{ status: number; body: unknown }> {
+    const res = await fetch(`${this.base}/chat/upload?session=${this.session}&name=${encodeURIComponent(name)}`, {
+      method: 'POST',
+      headers: { 'content-type': mimeType, 'x-boxbot-token': this.token, cookie: this.cookie },
+      body: Buffer.from(bytes),
+    });
+    return { status: res.status, body: await res.json() };
+  }
+
+  /** Posts a message carrying uploaded files (by id); resolves with the HTTP status. */
+  async sayWithFiles(text: string, fileIds: string[]): Promise<number> {
+    const res = await fetch(`${this.base}/chat/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-boxbot-token': this.token, cookie: this.cookie },
+      body: JSON.stringify({
+        session: this.session,
+        text,
+        id: `m${Math.random().toString(36).slice(2, 12)}`,
+        attachments: fileIds,
+      }),
+    });
+    await res.text();
+    return res.status;
+  }
+
+  /** The files the bot sent to this session, in order, as the page links them. */
+  botFiles(): WebChatFile[] {
+    return this.events.flatMap((e) => (e.type === 'message' && e.file ? [e.file] : []));
+  }
+
+  /** Follows a file's download link with `cookie` (default: this browser's), from `session` (default: this one). */
+  download(fileId: string, o: { cookie?: string; session?: string } = {}): Promise<Response> {
+    const session = o.session ?? this.session;
+    return fetch(`${this.base}/chat/files/${fileId}?session=${session}`, {
+      headers: { cookie: o.cookie ?? this.cookie },
+    });
   }
 
   /** The bot's messages as the page shows them (edits applied), in order. */

@@ -97,6 +97,8 @@ const kindOf = (mimeType: string): AttachmentKind =>
       : mimeType.startsWith('video/')
         ? 'video'
         : 'document';
+/** Image types the page previews inline (raster only: an SVG is a document that can run script). */
+const INLINE_IMAGE = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 const mb = (bytes: number) => `${Math.round((bytes / 1024 / 1024) * 10) / 10} MB`;
 const fileRef = (m: WebFileMeta): FileRef => ({ id: m.id, name: m.name, size: m.size, mimeType: m.mimeType });
 
@@ -414,7 +416,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         res.status(201).json(fileRef(meta));
       });
       // Downloads need the owning cookie (SameSite=Strict: never sent from another site) but not the
-      // page token, so a link keeps working across restarts. Always an attachment, never rendered.
+      // page token, so a link keeps working across restarts. An attachment, never rendered, except
+      // a raster image's inline preview.
       app.get(`${base}/chat/files/:id`, async (req, res) => {
         if (!guard.allowed(req, res, false)) return;
         const id = String(req.query.session ?? '');
@@ -423,9 +426,11 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         if (!guard.owns(req, res, id)) return;
         const meta = files ? await files.meta(id, String(req.params.id)) : undefined;
         if (!files || !meta) return void res.status(404).json({ error: 'no such file in this chat' });
+        // `inline=1` on a raster image (never SVG, which can carry script) is the page's preview of it.
+        const inline = req.query.inline === '1' && INLINE_IMAGE.has(meta.mimeType);
         res.set({
-          'Content-Type': 'application/octet-stream',
-          'Content-Disposition': `attachment; filename*=UTF-8''${encodeURIComponent(meta.name)}`,
+          'Content-Type': inline ? meta.mimeType : 'application/octet-stream',
+          'Content-Disposition': `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(meta.name)}`,
           'X-Content-Type-Options': 'nosniff',
           'Content-Security-Policy': "default-src 'none'; sandbox",
           'Cache-Control': 'no-store',

@@ -94,6 +94,15 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     a.href = 'chat/files/' + encodeURIComponent(f.id) + q({ session: session });
     a.setAttribute('download', f.name);
     a.textContent = f.name + ' (' + Math.max(1, Math.round(f.size / 1024)) + ' KB)';
+    // A raster image is shown as well as offered (the server previews only these types inline).
+    if (/^image\/(png|jpeg|gif|webp)$/.test(f.mimeType || '')) {
+      var img = document.createElement('img');
+      img.src = 'chat/files/' + encodeURIComponent(f.id) + q({ session: session, inline: '1' });
+      img.alt = f.name;
+      img.className = 'preview';
+      p.appendChild(img);
+      p.appendChild(document.createElement('br'));
+    }
     p.appendChild(a);
     return p;
   }

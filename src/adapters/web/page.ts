@@ -65,7 +65,7 @@ padding:.2rem .7rem}.buttons button.primary{background:var(--accent);color:#fff}
 background:var(--code);color:var(--fg);padding:.4rem;border-radius:6px;margin:.3rem 0;font-size:.85em}
 .note{align-self:center;background:var(--note);color:var(--note-fg);border-radius:8px;padding:.3rem .8rem;
 font-size:.9rem;max-width:92%}
-.file a{color:var(--link)}.me .file a{color:#fff}
+.file a{color:var(--link)}.me .file a{color:#fff}.file img.preview{max-width:100%;max-height:320px;border-radius:6px}
 #typing{color:var(--muted);font-size:.85rem;padding:0 1rem;min-height:1.3rem}
 form{display:flex;gap:.5rem;padding:.6rem 1rem .8rem;border-top:1px solid var(--line);position:relative;
 align-items:flex-end;flex-wrap:wrap}

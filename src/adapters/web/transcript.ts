@@ -52,6 +52,29 @@ const textOf = (parts: StoredPart[]) =>
   parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join('');
 
 /**
+ * Where the gateway's note on the files of a stored user turn starts (agent/media-input.ts writes
+ * it for the model: saved paths, then any document text); the page shows the user's side instead.
+ */
+const FILES_NOTE = '[The user sent files; they are saved in your workspace:';
+/** One file line of that note: `- inbox/<saved name> (<type>, <size>[, sent as "<name>"])…`. */
+const FILE_LINE = /^- inbox\/(\S+) \([^,\n]*, [^,)\n]*(?:, sent as "([^"\n]*)")?\)/gm;
+/** The saved name's prefix the gateway adds (`<date>-<time>-<tag>-`, see media/file-name.ts). */
+const SAVED_PREFIX = /^\d{8}-\d{6}-[0-9a-f]{4}-/;
+
+/**
+ * A stored user turn as the user sent it: their words, then one `📎 name` line per file, without
+ * the note for the model (which may hold whole documents).
+ * Example: userSide('hi\n\n[The user sent files; …:\n- inbox/20261124-093000-3f2a-cat.png (image/png, 1 KB)\n]') → 'hi\n📎 cat.png'
+ */
+function userSide(text: string): string {
+  const at = text.indexOf(FILES_NOTE);
+  if (at < 0) return text;
+  const note = text.slice(at, text.indexOf('\n]', at) + 1 || undefined);
+  const names = [...note.matchAll(FILE_LINE)].map((m) => m[2] ?? m[1]!.replace(SAVED_PREFIX, ''));
+  return [text.slice(0, at).trimEnd(), ...names.map((n) => `📎 ${n}`)].filter(Boolean).join('\n');
+}
+
+/**
  * The page's transcript of a stored history: user inputs, each model turn's tool calls (with
  * their results) as one tools entry, and the text of every answer.
  */
@@ -66,7 +89,7 @@ export function transcriptOf(messages: StoredConversation['messages']): Transcri
         const call = calls.get(r.id);
         if (call) Object.assign(call, { result: clip(r.content), isError: r.isError });
       }
-      const text = textOf(m.content);
+      const text = userSide(textOf(m.content));
       // `web:<session>:<id>` → the id the page gave the message.
       const id = m.inboundId?.slice(m.inboundId.lastIndexOf(':') + 1);
       if (text.trim()) out.push({ role: 'user', text, ...(id ? { id } : {}) });
