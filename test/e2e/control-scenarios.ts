@@ -38,6 +38,8 @@ export interface ControlChat {
 /** What a surface's test file provides. */
 export interface ControlDriver {
   platform: 'web' | 'telegram' | 'discord' | 'slack';
+  /** Names a second run on the same platform (e.g. in a group). */
+  label?: string;
   /** Starts the surface's emulator (before `config`). */
   setup?(): Promise<void>;
   /** Config of the surface's channel (merged under the scenario's policy), and top-level extras. */
@@ -64,7 +66,7 @@ const ADMIN_TOKEN = 'admin-token-of-the-control-scenarios';
 
 /** Registers the control scenarios for `d`. */
 export function controlScenarios(d: ControlDriver): void {
-  describe(`${d.platform} in-chat control end to end`, () => {
+  describe(`${d.platform}${d.label ? ` (${d.label})` : ''} in-chat control end to end`, () => {
     let bb: RestartableBoxbot;
     let page: Server;
     let pageUrl: string;
