@@ -15,7 +15,13 @@ export interface Snapshot {
   sha256: string;
 }
 
+/** Snapshots known in this process, by cache folder and file identity (see `memoKey`). */
 const byIdentity = new Map<string, Snapshot>();
+
+// Keyed by the cache folder too: a snapshot names a blob inside one folder, and another folder
+// (a second instance in this process, a fresh data folder) must get its own copy, not a path into
+// a folder that may be gone.
+const memoKey = (dir: string, identity: string) => `${dir}\0${identity}`;
 
 /**
  * A file's identity (path, device, inode, size, mtime) → its snapshot, remembered on disk so a
@@ -52,9 +58,9 @@ async function rememberSnapshot(dir: string, identity: string, snap: Snapshot): 
 export async function snapshot(file: string, dir: string): Promise<Snapshot> {
   const st = await stat(file);
   const identity = `${file}\0${st.dev}:${st.ino}:${st.size}:${st.mtimeMs}`;
-  const known = byIdentity.get(identity) ?? (await knownSnapshot(dir, identity, st.size));
+  const known = byIdentity.get(memoKey(dir, identity)) ?? (await knownSnapshot(dir, identity, st.size));
   if (known) {
-    byIdentity.set(identity, known);
+    byIdentity.set(memoKey(dir, identity), known);
     return known;
   }
   await mkdir(dir, { recursive: true });
@@ -78,7 +84,7 @@ export async function snapshot(file: string, dir: string): Promise<Snapshot> {
     // Only when the file did not change while it was copied is the identity worth remembering.
     const after = await stat(file);
     if (after.size === st.size && after.mtimeMs === st.mtimeMs && after.size === (await stat(blob)).size) {
-      byIdentity.set(identity, snap);
+      byIdentity.set(memoKey(dir, identity), snap);
       await rememberSnapshot(dir, identity, snap);
     }
     return snap;
