@@ -64,7 +64,8 @@ const SAVED_PREFIX = /^\d{8}-\d{6}-[0-9a-f]{4}-/;
 /**
  * A stored user turn as the user sent it: their words, then one `📎 name` line per file, without
  * the note for the model (which may hold whole documents).
- * Example: userSide('hi\n\n[The user sent files; …:\n- inbox/20261124-093000-3f2a-cat.png (image/png, 1 KB)\n]') → 'hi\n📎 cat.png'
+ * Example: userSide('hi\n\n[The user sent files; …:\n- inbox/20261124-093000-3f2a-cat.png (image/png, 1 KB)\n]')
+ *   → 'hi\n📎 cat.png'
  */
 function userSide(text: string): string {
   const at = text.indexOf(FILES_NOTE);
