@@ -428,9 +428,10 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         if (!files || !meta) return void res.status(404).json({ error: 'no such file in this chat' });
         // `inline=1` on a raster image (never SVG, which can carry script) is the page's preview of it.
         const inline = req.query.inline === '1' && INLINE_IMAGE.has(meta.mimeType);
+        const disposition = inline ? 'inline' : 'attachment';
         res.set({
           'Content-Type': inline ? meta.mimeType : 'application/octet-stream',
-          'Content-Disposition': `${inline ? 'inline' : 'attachment'}; filename*=UTF-8''${encodeURIComponent(meta.name)}`,
+          'Content-Disposition': `${disposition}; filename*=UTF-8''${encodeURIComponent(meta.name)}`,
           'X-Content-Type-Options': 'nosniff',
           'Content-Security-Policy': "default-src 'none'; sandbox",
           'Cache-Control': 'no-store',
