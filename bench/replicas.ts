@@ -2,12 +2,15 @@
 // stored conversations (a write must not grow with their number; target <= 2x), against a bare
 // single-row upsert of the same bytes and a `SELECT 1` round trip on the same server, interleaved
 // in the same run. Runs on the embedded PostgreSQL the tests use.
+// Then messages per second with 1 and with 3 gateway replicas (replicas-throughput.ts), the
+// 1-replica runs being the baseline of the 3-replica ones, all in this run.
 import { randomInt } from 'node:crypto';
 import type { Message } from '../src/agent/types.ts';
 import type { Store } from '../src/store/index.ts';
 import { createDb } from '../src/store/postgres/db.ts';
 import { openPostgresStore } from '../src/store/postgres/index.ts';
 import { startPostgres } from '../test/store/postgres-server.ts';
+import { measureThroughput, type Throughput } from './replicas-throughput.ts';
 import { quantile, r2 } from './stats.ts';
 
 const SMALL = 100;
@@ -112,7 +115,37 @@ try {
       `store / bare upsert = ${figures.storeVsPlainP50}x`,
   );
   console.log(`  seeding took ${figures.seedSec} s`);
-  console.log(JSON.stringify(figures));
+
+  // Each run on its own fresh database, so none inherits another's rows; in the order 1, 3, 3, 1
+  // so a machine getting busier or quieter during the bench weighs on both counts alike.
+  const load = { conversations: 60, messages: 5, inFlight: 16 };
+  const runs = { 1: [] as Throughput[], 3: [] as Throughput[] };
+  for (const n of [1, 3, 3, 1] as const) runs[n].push(await measureThroughput(n, await server.database(), load));
+  const pooled = (rs: Throughput[]) => {
+    const messages = rs.reduce((s, r) => s + r.messages, 0);
+    const seconds = rs.reduce((s, r) => s + r.seconds, 0);
+    return { messages, seconds, perSecond: messages / seconds };
+  };
+  const one = pooled(runs[1]);
+  const three = pooled(runs[3]);
+  const throughput = {
+    msgPerSec1: r2(one.perSecond),
+    msgPerSec3: r2(three.perSecond),
+    ratio3to1: r2(three.perSecond / one.perSecond),
+    messages: one.messages,
+    seconds1: r2(one.seconds),
+    seconds3: r2(three.seconds),
+  };
+  console.log(
+    `replicas bench: throughput (${load.conversations} conversations x ${load.messages} messages, ` +
+      `Telegram webhooks round-robin, ${load.inFlight} in flight; two runs of each, 1 3 3 1)`,
+  );
+  console.log(
+    `  1 replica:  ${throughput.msgPerSec1} msg/s (${one.messages} messages in ${throughput.seconds1} s)  [baseline]`,
+  );
+  console.log(`  3 replicas: ${throughput.msgPerSec3} msg/s (${three.messages} messages in ${throughput.seconds3} s)`);
+  console.log(`  3 / 1 = ${throughput.ratio3to1}x`);
+  console.log(JSON.stringify({ ...figures, ...throughput }));
 } finally {
   await server.stop();
 }

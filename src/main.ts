@@ -286,6 +286,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       },
       chatCommands: memoryCommands(store.memories, loaded.config.memory.enabled),
       ...(store.leases ? { cluster: { leases: store.leases, holder }, deferStart: single } : {}),
+      ...(store.rateGates ? { rateGates: store.rateGates } : {}),
     });
     const admin = createAdminApi({
       store,

@@ -15,7 +15,7 @@ import { errorMessage } from '../errors.ts';
 import { createKeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
-import type { ApprovalStore } from '../store/index.ts';
+import type { ApprovalStore, RateGateStore } from '../store/index.ts';
 import { createMemoryStore } from '../store/index.ts';
 import { createApprovalDesk, parseApprovalButton } from './approvals.ts';
 import {
@@ -78,6 +78,8 @@ export interface GatewayOptions {
    * the conversations it owns (README, "Running more than one"). Absent: this process owns all.
    */
   cluster?: ClusterOptions;
+  /** Send pauses shared by the replicas (a 429 seen by one holds every replica's sends to that bot). */
+  rateGates?: RateGateStore;
   /**
    * Adapters `start()` leaves to the caller (the leader starts the single connections: long
    * polling, a gateway websocket, Socket Mode); they still send for every replica.
@@ -145,6 +147,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         ...opts.outbound,
         log: log.child({ scope: `outbound:${a.platform}` }),
         onRateLimited: () => metrics.rateLimited.inc({ platform: a.platform }),
+        ...(opts.rateGates ? { gate: opts.rateGates } : {}),
       }),
     );
   }

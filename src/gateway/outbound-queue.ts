@@ -6,11 +6,15 @@
 // without counting as failures, the others with doubling backoff capped at `maxBackoffMs`
 // (holding only their conversation).
 // File sends are sends: the same order, priority and retries.
+// With a rate gate (replicas on one database), the 429 pause is the bot's, not this process's:
+// every call first asks the gate whether another replica was told to wait, and a 429 seen here
+// is written to it.
 // Only a refusal (4xx) or an unknown error reaches the caller, and `close()`.
 import type { ChannelAdapter, OutboundFile, OutboundTarget, SendOptions, SentMessage } from '../adapters/index.ts';
 import { AdapterError } from '../adapters/index.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
+import type { RateGateStore } from '../store/index.ts';
 
 type Kind = 'send' | 'edit' | 'typing';
 const PRIORITY: Record<Kind, number> = { send: 0, edit: 1, typing: 2 };
@@ -40,6 +44,13 @@ export interface OutboundQueueOptions {
   log?: Logger;
   /** Called on every 429 (metrics). */
   onRateLimited?: () => void;
+  /**
+   * The send pause shared with other replicas of this bot (absent: the pause is this process's).
+   * A gate that cannot be read does not hold sends: a database hiccup must not silence the bot.
+   */
+  gate?: RateGateStore;
+  /** The bot's name in the gate (default: the adapter's platform, which has one bot per gateway). */
+  gateKey?: string;
 }
 
 /** Serializes and retries an adapter's outbound calls. */
@@ -194,8 +205,31 @@ export class OutboundQueue {
     if (wake.at < Infinity) this.wakeAt(wake.at);
   }
 
+  /** How long the bot's shared pause still holds sends (0 without a gate or when it cannot be read). */
+  private async gateWait(): Promise<number> {
+    const gate = this.opts.gate;
+    if (!gate) return 0;
+    try {
+      return await gate.remaining(this.gateKey);
+    } catch (e) {
+      this.log.warn({ channel: this.adapter.platform, err: (e as Error).message }, 'rate gate unreadable; sending');
+      return 0;
+    }
+  }
+
+  private get gateKey(): string {
+    return this.opts.gateKey ?? this.adapter.platform;
+  }
+
   private async attempt(item: Item): Promise<void> {
     try {
+      const wait = await this.gateWait();
+      if (wait > 0 && !this.closed) {
+        // Another replica was told to wait: this one waits as long, without counting a failure.
+        this.pausedUntil = Math.max(this.pausedUntil, Date.now() + wait);
+        this.items.unshift(item);
+        return;
+      }
       const v = await item.run();
       for (const w of item.waiters) w.resolve(v);
     } catch (e) {
@@ -208,6 +242,10 @@ export class OutboundQueue {
           delay = err.retryAfterMs;
           this.pausedUntil = Math.max(this.pausedUntil, Date.now() + delay);
           this.opts.onRateLimited?.();
+          // Written before the retry is queued, so the other replicas hold from now on too.
+          await this.opts.gate?.pause(this.gateKey, delay).catch((ge: unknown) => {
+            this.log.warn({ channel: this.adapter.platform, err: (ge as Error).message }, 'rate gate not written');
+          });
         } else {
           // Only this conversation waits: one chat the platform fails on does not slow the others.
           item.failures++;

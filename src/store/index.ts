@@ -36,6 +36,7 @@ export type {
   OutboxEntry,
   OutboxFile,
   PendingMessage,
+  RateGateStore,
   Store,
   StoreOptions,
   UsageCharge,

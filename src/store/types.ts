@@ -237,6 +237,18 @@ export interface LeaseStore {
 }
 
 /**
+ * One send pause per bot shared by every replica on a database: a platform's 429 seen by one
+ * replica holds the others' sends too, since the platform counts the bot's calls, not a replica's.
+ * Times are the database's, so replicas' clocks may differ.
+ */
+export interface RateGateStore {
+  /** Holds `bot`'s sends for `ms` from now; a pause already set to end later stands. */
+  pause(bot: string, ms: number): Promise<void>;
+  /** How long `bot`'s sends must still wait, in ms (0 when not paused). */
+  remaining(bot: string): Promise<number>;
+}
+
+/**
  * Who sees a long-term memory: everyone in one conversation, or one user (`<platform>:<userId>`)
  * wherever they talk to the bot.
  */
@@ -379,6 +391,8 @@ export interface Store {
   readonly memories: MemoryStore;
   /** Leases between replicas; absent for a backend that serves one process (files). */
   readonly leases?: LeaseStore;
+  /** The bots' shared send pauses; absent for a backend that serves one process (files). */
+  readonly rateGates?: RateGateStore;
   /** Waits for writes in flight; later calls fail with StoreError `closed`. */
   close(): Promise<void>;
 }

@@ -213,6 +213,21 @@ describe('OutboundQueue', () => {
     assert.equal(limited, 1);
   });
 
+  test('a rate gate that cannot be read does not hold sends (the database being down must not silence the bot)', async () => {
+    const a = new HeldAdapter();
+    const gate = {
+      remaining: async (): Promise<number> => {
+        throw new Error('connection refused');
+      },
+      pause: async (): Promise<void> => {
+        throw new Error('connection refused');
+      },
+    };
+    const q = new OutboundQueue(a, { gate });
+    assert.deepEqual(await q.send(target('1'), 'one'), { messageId: 'm-one' });
+    assert.deepEqual(a.calls, ['send 1 one']);
+  });
+
   test('close() rejects what still waits', async () => {
     const a = new HeldAdapter();
     a.hold = true;

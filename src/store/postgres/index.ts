@@ -11,6 +11,7 @@ import { createPgKv } from './kv.ts';
 import { createPgLeases } from './leases.ts';
 import { createPgMemories } from './memories.ts';
 import { migrate } from './migrations.ts';
+import { createPgRateGates } from './rate-gates.ts';
 import { createPgUsage } from './usage.ts';
 
 export { describeUrl } from './db.ts';
@@ -29,6 +30,7 @@ export function createPostgresStore(db: Db, opts: StoreOptions = {}): Store {
     jobs: createPgJobs(db, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
     memories: createPgMemories(db),
     leases: createPgLeases(db),
+    rateGates: createPgRateGates(db),
     usage: createPgUsage(db),
     approvals: createPgApprovals(db, now),
     close: () => db.close(),

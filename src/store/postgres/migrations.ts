@@ -122,6 +122,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX boxbot_approvals_inbound ON boxbot_approvals (inbound_id);
     `,
   },
+  {
+    version: 5,
+    name: 'shared send pauses per bot',
+    sql: `
+      CREATE TABLE boxbot_rate_gates (
+        bot text PRIMARY KEY,
+        paused_until timestamptz NOT NULL
+      );
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */
