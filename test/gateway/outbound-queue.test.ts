@@ -213,7 +213,7 @@ describe('OutboundQueue', () => {
     assert.equal(limited, 1);
   });
 
-  test('a rate gate that cannot be read does not hold sends (the database being down must not silence the bot)', async () => {
+  test('a rate gate that cannot be read does not hold sends (a database down must not silence the bot)', async () => {
     const a = new HeldAdapter();
     const gate = {
       remaining: async (): Promise<number> => {
