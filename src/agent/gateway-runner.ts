@@ -159,14 +159,25 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   });
   const memoryTools = (m: InboundMessage): BuiltinTool[] =>
     o.memory ? createMemoryTools(o.store.memories, memoryView(m)) : [];
-  /** The notes for this message's prompt; a store that fails costs the digest, never the answer. */
-  async function digestFor(m: InboundMessage): Promise<string | undefined> {
-    if (!o.memory) return undefined;
+  /**
+   * The notes for this message's prompt, and whether any of them another user saved (the
+   * conversation's notes are everyone's: their words are as untrusted as that user's messages).
+   * A store that fails costs the digest, never the answer.
+   */
+  async function digestFor(m: InboundMessage): Promise<{ digest?: string; byOthers: boolean }> {
+    if (!o.memory) return { byOthers: false };
     try {
-      return memoryDigest(await visibleMemories(o.store.memories, memoryView(m)), m.text, o.memory.digestChars);
+      const view = memoryView(m);
+      const notes = await visibleMemories(o.store.memories, view);
+      const digest = memoryDigest(notes, m.text, o.memory.digestChars);
+      if (!digest) return { byOthers: false };
+      const byOthers = notes.some(
+        (n) => n.scope.kind === 'conversation' && n.createdBy !== view.userKey && digest.includes(`[${n.id}]`),
+      );
+      return { digest, byOthers };
     } catch (e) {
       log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
-      return undefined;
+      return { byOthers: false };
     }
   }
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
@@ -275,10 +286,14 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       );
       const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
       const memories = await digestFor(message);
+      const untrusted = [
+        ...(others ? ['messages from other users in this conversation'] : []),
+        ...(memories.byOthers ? ['notes other users saved for this conversation'] : []),
+      ];
       const result = await runAgent({
         history,
         input: built.parts,
-        ...(memories ? { memories } : {}),
+        ...(memories.digest ? { memories: memories.digest } : {}),
         policy: agentPolicy(policy, workspace),
         deps: depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
           ...memoryTools(message),
@@ -286,7 +301,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         ]),
         signal,
         ...(approve ? { approve } : {}),
-        ...(others ? { untrusted: ['messages from other users in this conversation'] } : {}),
+        ...(untrusted.length ? { untrusted } : {}),
         meterHooks: {
           onCharge: (model, usage, costUsd) =>
             spend.charge(
