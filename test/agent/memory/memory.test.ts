@@ -13,7 +13,7 @@ import { createGateway } from '../../../src/gateway/gateway.ts';
 import { resolvePolicy } from '../../../src/gateway/policy.ts';
 import { DEFAULT_LIMITS } from '../../../src/sandbox/index.ts';
 import { createMemoryState, createMemoryStore, type MemoryRecord, type Store } from '../../../src/store/index.ts';
-import { FakeAdapter } from '../../gateway/fakes.ts';
+import { FakeAdapter, inboundMessage } from '../../gateway/fakes.ts';
 import { tempDir } from '../../helpers.ts';
 import { noSandbox, noWasm } from '../loop/helpers.ts';
 import { callTools, reply, type ScriptStep, scriptedModel } from '../loop/scripted.ts';
@@ -219,20 +219,8 @@ test('the runner puts a digest no longer than the configured budget into the pro
 });
 
 /** A message from telegram user `userId` in the group -500. */
-const groupMessage = (id: string, userId: string, text = 'hi'): InboundMessage => ({
-  id,
-  platform: 'telegram',
-  conversationKey: 'telegram:-500',
-  chatId: '-500',
-  userId,
-  userName: userId,
-  text,
-  isDirect: false,
-  mentionsBot: true,
-  attachments: [],
-  receivedAt: new Date().toISOString(),
-  raw: null,
-});
+const groupMessage = (id: string, userId: string): InboundMessage =>
+  inboundMessage('hi', { id, chatId: '-500', userId, userName: userId, isDirect: false, mentionsBot: true });
 
 test('afterUntrusted: a conversation note by another user taints the run; the speaker’s own do not', async (t) => {
   const store = createMemoryStore();
