@@ -218,6 +218,14 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     }
   };
 
+  /** What a run for `message` would be offered, built without running anything (for /whoami). */
+  const offered = (policy: ResolvedPolicy, message: InboundMessage): [AgentPolicy, AgentDeps] => {
+    const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
+    const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
+    const extra = [...memoryTools(message), ...(o.mcp?.cachedToolsFor(policy.mcp) ?? [])];
+    return [agentPolicy(policy, workspace), depsFor(ctx, workspace, () => undefined, extra)];
+  };
+
   return {
     async run({ message, policy: given, signal, onEvent, persist = once, approve, media }) {
       if (o.unavailableHint) return { text: o.unavailableHint, outcome: 'unavailable' };
@@ -378,26 +386,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       await o.store.conversations.reset(key);
     },
     toolsFor(policy, message) {
-      const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
-      const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
-      return offeredToolNames(
-        agentPolicy(policy, workspace),
-        depsFor(ctx, workspace, () => undefined, [
-          ...memoryTools(message),
-          ...(o.mcp?.cachedToolsFor(policy.mcp) ?? []),
-        ]),
-      );
+      return offeredToolNames(...offered(policy, message));
     },
     approvalToolsFor(policy, message) {
-      const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
-      const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
-      return approvalToolNames(
-        agentPolicy(policy, workspace),
-        depsFor(ctx, workspace, () => undefined, [
-          ...memoryTools(message),
-          ...(o.mcp?.cachedToolsFor(policy.mcp) ?? []),
-        ]),
-      );
+      return approvalToolNames(...offered(policy, message));
     },
     async newSession(key) {
       const archived = await o.store.conversations.archive(key);
