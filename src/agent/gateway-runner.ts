@@ -159,14 +159,25 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   });
   const memoryTools = (m: InboundMessage): BuiltinTool[] =>
     o.memory ? createMemoryTools(o.store.memories, memoryView(m)) : [];
-  /** The notes for this message's prompt; a store that fails costs the digest, never the answer. */
-  async function digestFor(m: InboundMessage): Promise<string | undefined> {
-    if (!o.memory) return undefined;
+  /**
+   * The notes for this message's prompt, and whether any of them another user saved (the
+   * conversation's notes are everyone's: their words are as untrusted as that user's messages).
+   * A store that fails costs the digest, never the answer.
+   */
+  async function digestFor(m: InboundMessage): Promise<{ digest?: string; byOthers: boolean }> {
+    if (!o.memory) return { byOthers: false };
     try {
-      return memoryDigest(await visibleMemories(o.store.memories, memoryView(m)), m.text, o.memory.digestChars);
+      const view = memoryView(m);
+      const notes = await visibleMemories(o.store.memories, view);
+      const digest = memoryDigest(notes, m.text, o.memory.digestChars);
+      if (!digest) return { byOthers: false };
+      const byOthers = notes.some(
+        (n) => n.scope.kind === 'conversation' && n.createdBy !== view.userKey && digest.includes(`[${n.id}]`),
+      );
+      return { digest, byOthers };
     } catch (e) {
       log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
-      return undefined;
+      return { byOthers: false };
     }
   }
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
@@ -205,6 +216,14 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     } catch {
       return false;
     }
+  };
+
+  /** What a run for `message` would be offered, built without running anything (for /whoami). */
+  const offered = (policy: ResolvedPolicy, message: InboundMessage): [AgentPolicy, AgentDeps] => {
+    const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
+    const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
+    const extra = [...memoryTools(message), ...(o.mcp?.cachedToolsFor(policy.mcp) ?? [])];
+    return [agentPolicy(policy, workspace), depsFor(ctx, workspace, () => undefined, extra)];
   };
 
   return {
@@ -275,10 +294,14 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       );
       const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
       const memories = await digestFor(message);
+      const untrusted = [
+        ...(others ? ['messages from other users in this conversation'] : []),
+        ...(memories.byOthers ? ['notes other users saved for this conversation'] : []),
+      ];
       const result = await runAgent({
         history,
         input: built.parts,
-        ...(memories ? { memories } : {}),
+        ...(memories.digest ? { memories: memories.digest } : {}),
         policy: agentPolicy(policy, workspace),
         deps: depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
           ...memoryTools(message),
@@ -286,7 +309,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         ]),
         signal,
         ...(approve ? { approve } : {}),
-        ...(others ? { untrusted: ['messages from other users in this conversation'] } : {}),
+        ...(untrusted.length ? { untrusted } : {}),
         meterHooks: {
           onCharge: (model, usage, costUsd) =>
             spend.charge(
@@ -363,26 +386,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       await o.store.conversations.reset(key);
     },
     toolsFor(policy, message) {
-      const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
-      const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
-      return offeredToolNames(
-        agentPolicy(policy, workspace),
-        depsFor(ctx, workspace, () => undefined, [
-          ...memoryTools(message),
-          ...(o.mcp?.cachedToolsFor(policy.mcp) ?? []),
-        ]),
-      );
+      return offeredToolNames(...offered(policy, message));
     },
     approvalToolsFor(policy, message) {
-      const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
-      const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
-      return approvalToolNames(
-        agentPolicy(policy, workspace),
-        depsFor(ctx, workspace, () => undefined, [
-          ...memoryTools(message),
-          ...(o.mcp?.cachedToolsFor(policy.mcp) ?? []),
-        ]),
-      );
+      return approvalToolNames(...offered(policy, message));
     },
     async newSession(key) {
       const archived = await o.store.conversations.archive(key);

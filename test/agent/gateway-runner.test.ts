@@ -10,6 +10,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { resolvePolicy } from '../../src/gateway/policy.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
+import { inboundMessage } from '../gateway/fakes.ts';
 import { tempDir } from '../helpers.ts';
 import { noSandbox, noWasm } from './loop/helpers.ts';
 import { reply, type ScriptStep, scriptedModel } from './loop/scripted.ts';
@@ -33,20 +34,7 @@ function runnerWith(t: TestContext, steps: ScriptStep[], skills?: AgentDeps['ski
   return { runner, store, provider };
 }
 
-const message = (id: string, text: string): InboundMessage => ({
-  id,
-  platform: 'telegram',
-  conversationKey: 'telegram:7',
-  chatId: '7',
-  userId: '7',
-  userName: 'ada',
-  text,
-  isDirect: true,
-  mentionsBot: false,
-  attachments: [],
-  receivedAt: new Date().toISOString(),
-  raw: null,
-});
+const message = (id: string, text: string): InboundMessage => inboundMessage(text, { id, chatId: '7', userId: '7' });
 
 const runAgainMessageTitle =
   'a run again of a message whose turn was saved answers from the history: no second model call, the turn kept once';

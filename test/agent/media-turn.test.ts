@@ -12,6 +12,7 @@ import type { PreparedMedia } from '../../src/gateway/media/index.ts';
 import { resolvePolicy } from '../../src/gateway/policy.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
+import { inboundMessage } from '../gateway/fakes.ts';
 import { tempDir } from '../helpers.ts';
 import { noSandbox, noWasm } from './loop/helpers.ts';
 import { reply, type ScriptStep, scriptedModel } from './loop/scripted.ts';
@@ -42,20 +43,8 @@ function runnerWith(t: TestContext, modelId: string, steps: ScriptStep[]) {
   return { run, store, provider };
 }
 
-const message = (id: string, text: string): InboundMessage => ({
-  id,
-  platform: 'telegram',
-  conversationKey: 'telegram:7',
-  chatId: '7',
-  userId: '7',
-  userName: 'ada',
-  text,
-  isDirect: true,
-  mentionsBot: false,
-  attachments: [{ id: 'f1', kind: 'image' }],
-  receivedAt: new Date().toISOString(),
-  raw: null,
-});
+const message = (id: string, text: string): InboundMessage =>
+  inboundMessage(text, { id, chatId: '7', userId: '7', attachments: [{ id: 'f1', kind: 'image' }] });
 
 const photo: PreparedMedia = {
   files: [

@@ -14,27 +14,15 @@ import { configSchema } from '../../src/config/schema.ts';
 import { resolvePolicy } from '../../src/gateway/policy.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
+import { inboundMessage } from '../gateway/fakes.ts';
 import { tempDir } from '../helpers.ts';
 import { noSandbox, noWasm } from './loop/helpers.ts';
 import { callTools, reply, type ScriptStep, scriptedModel } from './loop/scripted.ts';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
 
-const message = (text: string, over: Partial<InboundMessage> = {}): InboundMessage => ({
-  id: 'telegram:7:1',
-  platform: 'telegram',
-  conversationKey: 'telegram:7',
-  chatId: '7',
-  userId: '7',
-  userName: 'ada',
-  text,
-  isDirect: true,
-  mentionsBot: false,
-  attachments: [],
-  receivedAt: new Date().toISOString(),
-  raw: null,
-  ...over,
-});
+const message = (text: string, over: Partial<InboundMessage> = {}): InboundMessage =>
+  inboundMessage(text, { id: 'telegram:7:1', chatId: '7', userId: '7', ...over });
 
 function runnerWith(t: TestContext, steps: ScriptStep[], maxFileBytes?: number) {
   const provider = scriptedModel(t, steps, 'test');

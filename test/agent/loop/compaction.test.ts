@@ -1,10 +1,10 @@
 // Context compaction: old tool results become one-line summaries when the history grows past
 // the tool-result budget or near the context window; text and the last turns stay whole.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { compact, estimateTokens } from '../../../src/agent/loop/compaction.ts';
 import { createCostMeter } from '../../../src/agent/loop/cost-meter.ts';
-import { runLoop } from '../../../src/agent/loop/run-loop.ts';
+import { type LoopOptions, runLoop } from '../../../src/agent/loop/run-loop.ts';
 import { createToolSet } from '../../../src/agent/loop/tool-set.ts';
 import type { AgentEvent } from '../../../src/agent/loop/types.ts';
 import type { ContentPart, Message } from '../../../src/agent/types.ts';
@@ -27,20 +27,17 @@ function script() {
     .concat([reply('All read.')]);
 }
 
-test('tool results past the character budget are summarized, keeping text and the last two turns', async (t) => {
+/** The four-file run in a read-only chat with `read` and free calls, under `o`; its provider holds the requests. */
+async function readFour(t: TestContext, o: Partial<LoopOptions> = {}) {
   const provider = scriptedModel(t, script());
-  const events: AgentEvent[] = [];
   const tools = createToolSet({ wasm: noWasm, builtins: [read], policy: policy('read-only'), sandbox: noSandbox });
-  const r = await runLoop({
-    provider,
-    model: 'm',
-    system: '',
-    messages: ask,
-    tools,
-    meter: createCostMeter(() => 0),
-    toolResultCharBudget: 7000,
-    onEvent: (e) => events.push(e),
-  });
+  const meter = createCostMeter(() => 0);
+  return { provider, r: await runLoop({ provider, model: 'm', system: '', messages: ask, tools, meter, ...o }) };
+}
+
+test('tool results past the character budget are summarized, keeping text and the last two turns', async (t) => {
+  const events: AgentEvent[] = [];
+  const { provider, r } = await readFour(t, { toolResultCharBudget: 7000, onEvent: (e) => events.push(e) });
   assert.equal(r.outcome, 'final');
   const last = provider.requests.at(-1)!.messages;
   const rs = results(last);
@@ -63,17 +60,7 @@ test('tool results past the character budget are summarized, keeping text and th
 });
 
 test('nearing 80% of the context window compacts even under the character budget', async (t) => {
-  const provider = scriptedModel(t, script());
-  const tools = createToolSet({ wasm: noWasm, builtins: [read], policy: policy('read-only'), sandbox: noSandbox });
-  const r = await runLoop({
-    provider,
-    model: 'm',
-    system: '',
-    messages: ask,
-    tools,
-    meter: createCostMeter(() => 0),
-    contextWindow: 3000,
-  });
+  const { provider, r } = await readFour(t, { contextWindow: 3000 });
   const rs = results(provider.requests.at(-1)!.messages);
   assert.match(rs[0]!.content, /^\[compacted\]/);
   assert.match(rs[3]!.content, /^contents of d\.txt/);
@@ -81,9 +68,7 @@ test('nearing 80% of the context window compacts even under the character budget
 });
 
 test('below both limits nothing is compacted', async (t) => {
-  const provider = scriptedModel(t, script());
-  const tools = createToolSet({ wasm: noWasm, builtins: [read], policy: policy('read-only'), sandbox: noSandbox });
-  await runLoop({ provider, model: 'm', system: '', messages: ask, tools, meter: createCostMeter(() => 0) });
+  const { provider } = await readFour(t);
   assert.ok(results(provider.requests.at(-1)!.messages).every((p) => p.content.startsWith('contents of')));
 });
 

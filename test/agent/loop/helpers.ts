@@ -47,17 +47,3 @@ export function builtin(
     },
   };
 }
-
-/** Resolves after `ms` or rejects when `signal` fires. */
-export const sleep = (ms: number, signal?: AbortSignal): Promise<void> =>
-  new Promise((resolve, reject) => {
-    const t = setTimeout(resolve, ms);
-    signal?.addEventListener(
-      'abort',
-      () => {
-        clearTimeout(t);
-        reject(signal.reason as Error);
-      },
-      { once: true },
-    );
-  });

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { createCostMeter } from '../../../src/agent/loop/cost-meter.ts';
-import { CONTINUE_PROMPT, runLoop } from '../../../src/agent/loop/run-loop.ts';
+import { CONTINUE_PROMPT, type LoopOptions, runLoop } from '../../../src/agent/loop/run-loop.ts';
 import { createToolSet } from '../../../src/agent/loop/tool-set.ts';
 import type { BuiltinTool } from '../../../src/agent/tools/builtin.ts';
 import type { Message } from '../../../src/agent/types.ts';
@@ -12,15 +12,15 @@ import { callTools, cutOff, hangAfter, reply, scriptedModel } from './scripted.t
 const ask = (text: string): Message[] => [{ role: 'user', content: [{ type: 'text', text }] }];
 const toolsOf = (...b: BuiltinTool[]) =>
   createToolSet({ wasm: noWasm, builtins: b, policy: policy('full'), sandbox: noSandbox });
+/** A run of `provider` on the question 'go', with no tools and free calls unless `o` says otherwise. */
+const go = (o: Pick<LoopOptions, 'provider'> & Partial<LoopOptions>) =>
+  runLoop({ model: 'm', system: '', messages: ask('go'), tools: toolsOf(), meter: createCostMeter(() => 0), ...o });
 
 test('spending past the budget stops the run with outcome budget-exceeded and the figures', async (t) => {
   const echo = builtin('echo', 'None');
   const provider = scriptedModel(t, [callTools([['echo', { text: '1' }]]), callTools([['echo', { text: '2' }]])]);
-  const r = await runLoop({
+  const r = await go({
     provider,
-    model: 'm',
-    system: '',
-    messages: ask('go'),
     tools: toolsOf(echo),
     meter: createCostMeter(() => 0.03, 0.05),
   });
@@ -36,21 +36,14 @@ test('a session already over budget does not call the model at all', async (t) =
   const provider = scriptedModel(t, []);
   const meter = createCostMeter(() => 1, 0.5);
   meter.add('m', { inputTokens: 1, outputTokens: 1 });
-  const r = await runLoop({ provider, model: 'm', system: '', messages: ask('go'), tools: toolsOf(), meter });
+  const r = await go({ provider, meter });
   assert.equal(r.outcome, 'budget-exceeded');
   assert.equal(r.turns, 0);
 });
 
 test('an unknown price is counted as unknown, not as zero', async (t) => {
   const provider = scriptedModel(t, [reply('hi')]);
-  const r = await runLoop({
-    provider,
-    model: 'm',
-    system: '',
-    messages: ask('go'),
-    tools: toolsOf(),
-    meter: createCostMeter(() => undefined, 0.01),
-  });
+  const r = await go({ provider, meter: createCostMeter(() => undefined, 0.01) });
   assert.equal(r.outcome, 'final');
   assert.equal(r.costUsd, null);
   assert.deepEqual(r.cost, { knownUsd: 0, unknownCalls: 1, limitUsd: 0.01 });
@@ -58,14 +51,7 @@ test('an unknown price is counted as unknown, not as zero', async (t) => {
 
 test('a reply cut off by the output limit is continued, and the parts are joined', async (t) => {
   const provider = scriptedModel(t, [cutOff('The first half, '), reply('and the second half.')]);
-  const r = await runLoop({
-    provider,
-    model: 'm',
-    system: '',
-    messages: ask('go'),
-    tools: toolsOf(),
-    meter: createCostMeter(() => 0),
-  });
+  const r = await go({ provider });
   assert.equal(r.outcome, 'final');
   assert.equal(r.text, 'The first half, and the second half.');
   assert.deepEqual(provider.requests[1]!.messages.at(-1), {
@@ -77,13 +63,8 @@ test('a reply cut off by the output limit is continued, and the parts are joined
 test('output-token recovery asks at most 3 times, then returns what there is', async (t) => {
   const provider = scriptedModel(t, [cutOff('a'), cutOff('b'), cutOff('c'), cutOff('d')]);
   const events: string[] = [];
-  const r = await runLoop({
+  const r = await go({
     provider,
-    model: 'm',
-    system: '',
-    messages: ask('go'),
-    tools: toolsOf(),
-    meter: createCostMeter(() => 0),
     onEvent: (e) => events.push(e.type),
   });
   assert.equal(r.outcome, 'max-tokens');
@@ -96,13 +77,8 @@ test('cancelling stops the model stream promptly: outcome cancelled, partial tex
   const seen: { signal?: AbortSignal } = {};
   const provider = scriptedModel(t, [hangAfter('Partial ans', seen)]);
   const ctl = new AbortController();
-  const r = await runLoop({
+  const r = await go({
     provider,
-    model: 'm',
-    system: '',
-    messages: ask('go'),
-    tools: toolsOf(),
-    meter: createCostMeter(() => 0),
     signal: ctl.signal,
     onEvent: (e) => e.type === 'text-delta' && ctl.abort(),
   });
@@ -134,13 +110,9 @@ test('cancelling stops running tools: the tool sees the signal, one ignoring it 
   ]);
   const ctl = new AbortController();
   let started = 0;
-  const r = await runLoop({
+  const r = await go({
     provider,
-    model: 'm',
-    system: '',
-    messages: ask('go'),
     tools: toolsOf(polite, stubborn),
-    meter: createCostMeter(() => 0),
     signal: ctl.signal,
     onEvent: (e) => e.type === 'tool-start' && ++started === 2 && ctl.abort(),
   });
@@ -153,15 +125,7 @@ test('cancelling stops running tools: the tool sees the signal, one ignoring it 
 test('the total timeout ends a run that hangs with outcome timeout', async (t) => {
   const seen: { signal?: AbortSignal } = {};
   const provider = scriptedModel(t, [hangAfter('still thinking', seen)]);
-  const r = await runLoop({
-    provider,
-    model: 'm',
-    system: '',
-    messages: ask('go'),
-    tools: toolsOf(),
-    meter: createCostMeter(() => 0),
-    timeoutMs: 30,
-  });
+  const r = await go({ provider, timeoutMs: 30 });
   assert.equal(r.outcome, 'timeout');
   assert.equal(seen.signal?.aborted, true);
 });
@@ -170,15 +134,7 @@ test('an already-aborted signal cancels before anything runs', async (t) => {
   const provider = scriptedModel(t, []);
   const ctl = new AbortController();
   ctl.abort();
-  const r = await runLoop({
-    provider,
-    model: 'm',
-    system: '',
-    messages: ask('go'),
-    tools: toolsOf(),
-    meter: createCostMeter(() => 0),
-    signal: ctl.signal,
-  });
+  const r = await go({ provider, signal: ctl.signal });
   assert.equal(r.outcome, 'cancelled');
   assert.equal(r.turns, 0);
 });

@@ -22,6 +22,7 @@ import { createLogger, registerSecrets } from '../../../src/log.ts';
 import { DEFAULT_LIMITS } from '../../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../../src/store/index.ts';
 import { llm, startLlmEmulator } from '../../emulators/llm/index.ts';
+import { inboundMessage } from '../../gateway/fakes.ts';
 import { tempDir } from '../../helpers.ts';
 import { noSandbox, noWasm } from '../loop/helpers.ts';
 import { startMcpServer, type TestMcpServer } from './mcp-server.ts';
@@ -47,20 +48,8 @@ async function echoServer(t: TestContext, o: { requireAuth?: string } = {}): Pro
   return server;
 }
 
-const message = (platform: 'web' | 'telegram', id: string, msgText: string): InboundMessage => ({
-  id,
-  platform,
-  conversationKey: platform === 'web' ? 'web:s1' : 'telegram:7',
-  chatId: platform === 'web' ? 's1' : '7',
-  userId: '7',
-  userName: 'ada',
-  text: msgText,
-  isDirect: true,
-  mentionsBot: false,
-  attachments: [],
-  receivedAt: new Date().toISOString(),
-  raw: null,
-});
+const message = (platform: 'web' | 'telegram', id: string, msgText: string): InboundMessage =>
+  inboundMessage(msgText, { platform, id, chatId: platform === 'web' ? 's1' : '7', userId: '7' });
 
 /** A runner over the LLM emulator with the config's MCP servers; `lines` collects the log. */
 async function setup(t: TestContext, raw: Record<string, unknown>, env: Record<string, string> = {}) {

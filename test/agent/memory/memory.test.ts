@@ -4,14 +4,16 @@
 // unless they were saved for the conversation; /memory lists them and /forget deletes them.
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
+import type { InboundMessage } from '../../../src/adapters/index.ts';
 import { createAgentRunner } from '../../../src/agent/gateway-runner.ts';
 import type { AgentDeps } from '../../../src/agent/index.ts';
 import { DIGEST_HEADING, memoryCommands, memoryDigest, remember } from '../../../src/agent/memory/index.ts';
 import { configSchema } from '../../../src/config/schema.ts';
 import { createGateway } from '../../../src/gateway/gateway.ts';
+import { resolvePolicy } from '../../../src/gateway/policy.ts';
 import { DEFAULT_LIMITS } from '../../../src/sandbox/index.ts';
 import { createMemoryState, createMemoryStore, type MemoryRecord, type Store } from '../../../src/store/index.ts';
-import { FakeAdapter } from '../../gateway/fakes.ts';
+import { FakeAdapter, inboundMessage } from '../../gateway/fakes.ts';
 import { tempDir } from '../../helpers.ts';
 import { noSandbox, noWasm } from '../loop/helpers.ts';
 import { callTools, reply, type ScriptStep, scriptedModel } from '../loop/scripted.ts';
@@ -214,4 +216,33 @@ test('the runner puts a digest no longer than the configured budget into the pro
   assert.ok(section.startsWith('# Remembered notes'));
   assert.ok(section.length <= 500, `${section.length}`);
   assert.match(section, /fact number 39/, 'the newest note is in');
+});
+
+/** A message from telegram user `userId` in the group -500. */
+const groupMessage = (id: string, userId: string): InboundMessage =>
+  inboundMessage('hi', { id, chatId: '-500', userId, userName: userId, isDirect: false, mentionsBot: true });
+
+test('afterUntrusted: a conversation note by another user taints the run; the speaker’s own do not', async (t) => {
+  const store = createMemoryStore();
+  const group = 'telegram:-500';
+  const save = (id: string) => callTools([['memory_remember', { text: `note ${id}` }, id]]);
+  const { runner, provider } = setup(t, store, [save('c1'), reply('a'), save('c2'), reply('b')]);
+  const policy = resolvePolicy(
+    configSchema.parse({ channels: { telegram: { access: 'full', approvals: { afterUntrusted: true } } } }),
+    groupMessage('telegram:-500:1', '2'),
+  );
+  const run = (m: InboundMessage) =>
+    runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined });
+  const result = (i: number) => {
+    const p = provider.requests[i]!.messages.at(-1)!.content[0]!;
+    return p.type === 'tool-result' ? p : assert.fail(p.type);
+  };
+  await remember(store.memories, { conversationKey: group, userKey: 'telegram:2' }, 'Bob likes tea', 'conversation');
+  await run(groupMessage('telegram:-500:1', '2')); // Bob, with only his own note in the prompt
+  assert.equal(result(1).isError, false, result(1).content);
+  // Ada's note for the group carries her words into Bob's prompt, as her messages would.
+  await remember(store.memories, { conversationKey: group, userKey: 'telegram:1' }, 'Always save', 'conversation');
+  await run(groupMessage('telegram:-500:2', '2'));
+  assert.match(provider.requests[2]!.system, /Always save/);
+  assert.match(result(3).content, /^refused: memory_remember was not run/);
 });
