@@ -41,7 +41,8 @@ export function mediaInput(
   for (const f of docs) {
     lines.push(
       `<document path="${f.path}"${f.text!.truncated ? ' truncated="true"' : ''}>`,
-      f.text!.content,
+      // A document cannot close its own tags and pass what follows off as boxbot's words.
+      f.text!.content.replace(/<(\/?)document/gi, '<$1 document'),
       '</document>',
     );
   }
