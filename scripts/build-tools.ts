@@ -8,9 +8,10 @@
 // tools/dist/adapters/. A tarball install recreates the links with scripts/link-tools.js.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { PREVIEW1_COMMAND_ADAPTER, SHIPPED_ADAPTER_PATH } from '../src/sandbox/preview1-adapter.ts';
 import { buildGuest, packageDir } from './componentize.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -92,11 +93,8 @@ for (const component of components) {
 }
 // The preview1 adapter that wraps preview1 command tools (src/sandbox/preview1-adapter.ts):
 // copied from jco, a build-time package, so a production install needs no jco.
-await mkdir(join(distDir, 'adapters'), { recursive: true });
-await copyFile(
-  join(packageDir('@bytecodealliance/jco'), 'lib', 'wasi_snapshot_preview1.command.wasm'),
-  join(distDir, 'adapters', 'wasi_snapshot_preview1.command.wasm'),
-);
+await mkdir(dirname(SHIPPED_ADAPTER_PATH), { recursive: true });
+await copyFile(join(packageDir('@bytecodealliance/jco'), 'lib', PREVIEW1_COMMAND_ADAPTER), SHIPPED_ADAPTER_PATH);
 console.log(
   names.length ? `bundled tools: ${names.sort().join(', ')} (${built} components rebuilt)` : 'bundled tools: none yet',
 );

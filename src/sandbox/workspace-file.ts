@@ -156,7 +156,8 @@ export function writeWorkspaceFile(
   }
   let dirFd = -1;
   let file = -1;
-  const temp = `.${name.slice(0, 200)}.${process.pid}.${Math.random().toString(36).slice(2, 10)}.part`;
+  // Not derived from `name`: a name near the 255-byte limit (a long non-ASCII one) would push it past.
+  const temp = `.boxbot-${process.pid}-${Math.random().toString(36).slice(2, 10)}.part`;
   try {
     // The same quota tools write under (sandbox.limits.maxWorkspaceMb), counted the same way.
     if (opts.maxWorkspaceBytes !== undefined && mountUsage(mount.rootFd()) + bytes.length > opts.maxWorkspaceBytes)

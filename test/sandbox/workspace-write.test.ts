@@ -52,6 +52,14 @@ describe('writeWorkspaceFile', () => {
     assert.equal(writeWorkspaceFile(ws, 'inbox', 'b.bin', bytes('small'), { maxWorkspaceBytes: 80 * 1024 }).ok, true);
   });
 
+  it('saves a name near the 255-byte limit, non-ASCII ones too', () => {
+    const ws = tempDir('boxbot-ws-');
+    for (const name of ['写'.repeat(85), `${'a'.repeat(251)}.txt`]) {
+      assert.deepEqual(writeWorkspaceFile(ws, 'inbox', name, bytes('x')), { ok: true, path: `inbox/${name}` });
+      assert.equal(readFileSync(join(ws, 'inbox', name), 'utf8'), 'x');
+    }
+  });
+
   it('refuses names that are not one plain component', () => {
     const ws = tempDir('boxbot-ws-');
     for (const name of ['../x', 'a/b', '..', '.', '', 'a\0b'])

@@ -1,6 +1,7 @@
 // wasi:io (error, poll, streams) for guests. Streams are thin wrappers over a byte source or
 // sink supplied by whichever interface created them (stdio, files, HTTP bodies); every call
 // here is synchronous because the guest is.
+import { errorMessage } from '../../errors.ts';
 import { GuestAbort } from './context.ts';
 
 /** A stream error value as the guest sees it (`stream-error` variant). */
@@ -67,7 +68,7 @@ const failed = (message: string): StreamError => ({ tag: 'last-operation-failed'
 function asStreamError(e: unknown): unknown {
   if (e && typeof e === 'object' && 'tag' in e) return e;
   if (e instanceof GuestAbort) return e;
-  return failed(e instanceof Error ? e.message : String(e));
+  return failed(errorMessage(e));
 }
 
 /** `wasi:io/streams.input-stream`. */
