@@ -11,7 +11,7 @@ import { createDb } from '../src/store/postgres/db.ts';
 import { openPostgresStore } from '../src/store/postgres/index.ts';
 import { startPostgres } from '../test/store/postgres-server.ts';
 import { measureThroughput, type Throughput } from './replicas-throughput.ts';
-import { quantile, r2 } from './stats.ts';
+import { interleaved, quantile, r2 } from './stats.ts';
 
 const SMALL = 100;
 const LARGE = 100_000;
@@ -24,12 +24,6 @@ const history: Message[] = [
 ];
 const next: Message = { role: 'user', content: [{ type: 'text', text: 'Thanks, and the tests?' }] };
 const keyOf = (i: number): string => `telegram:-100${i}:${i % 7}`;
-
-async function time(f: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await f();
-  return performance.now() - t;
-}
 
 const server = await startPostgres();
 if ('missing' in server) {
@@ -72,18 +66,11 @@ try {
   const write = (store: Store, n: number) => () =>
     store.conversations.setMessages(keyOf(randomInt(n)), [...history, next]);
 
-  const series = { small: [] as number[], large: [] as number[], plain: [] as number[], ping: [] as number[] };
-  for (let i = 0; i < WARMUP + SAMPLES; i++) {
-    const s = await time(write(small, SMALL));
-    const l = await time(write(large, LARGE));
-    const p = await time(plain);
-    const q = await time(ping);
-    if (i < WARMUP) continue;
-    series.small.push(s);
-    series.large.push(l);
-    series.plain.push(p);
-    series.ping.push(q);
-  }
+  const series = await interleaved(
+    { small: write(small, SMALL), large: write(large, LARGE), plain, ping },
+    WARMUP,
+    SAMPLES,
+  );
   await small.close();
   await large.close();
   await raw.close();

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import type { Message } from '../src/agent/types.ts';
 import { type Conversation, conversationFile, createFileStore, type Store } from '../src/store/index.ts';
-import { quantile, r2 } from './stats.ts';
+import { interleaved, quantile, r2, timeMs } from './stats.ts';
 
 const SMALL = 100;
 const LARGE = 100_000;
@@ -51,12 +51,6 @@ async function seed(dir: string, n: number): Promise<void> {
   );
 }
 
-async function time(f: () => Promise<unknown>): Promise<number> {
-  const t = performance.now();
-  await f();
-  return performance.now() - t;
-}
-
 const root = await mkdtemp(join(tmpdir(), 'boxbot-bench-store-'));
 try {
   const smallDir = join(root, 'small');
@@ -68,7 +62,7 @@ try {
 
   const small = createFileStore(smallDir);
   const large = createFileStore(largeDir);
-  const listMs = await time(() => large.conversations.keys());
+  const listMs = await timeMs(() => large.conversations.keys());
   const count = (await large.conversations.keys()).length;
   if (count !== LARGE) throw new Error(`expected ${LARGE} conversations, listed ${count}`);
 
@@ -101,19 +95,11 @@ try {
   const write = (store: Store, n: number) => () =>
     store.conversations.setMessages(keyOf(randomInt(n)), [...history, next]);
 
-  // Interleaved, so load from others on the machine hits every series alike.
-  const series = { small: [] as number[], large: [] as number[], plain: [] as number[], plainFsync: [] as number[] };
-  for (let i = 0; i < WARMUP + SAMPLES; i++) {
-    const s = await time(write(small, SMALL));
-    const l = await time(write(large, LARGE));
-    const p = await time(plain);
-    const f = await time(plainFsync);
-    if (i < WARMUP) continue;
-    series.small.push(s);
-    series.large.push(l);
-    series.plain.push(p);
-    series.plainFsync.push(f);
-  }
+  const series = await interleaved(
+    { small: write(small, SMALL), large: write(large, LARGE), plain, plainFsync },
+    WARMUP,
+    SAMPLES,
+  );
   await small.close();
   await large.close();
 

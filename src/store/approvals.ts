@@ -1,5 +1,5 @@
 // The approvals journal in one document, `approvals.json`: approvals are few (one per guarded
-// tool call), and decided ones are dropped after RETENTION_MS, so the document stays small.
+// tool call), and decided ones are dropped after APPROVAL_RETENTION_MS, so the document stays small.
 // Every transition runs under the document's lock: the first decision wins, once.
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { checkKey } from './names.ts';
@@ -8,7 +8,7 @@ import type { ApprovalRecord, ApprovalStore } from './types.ts';
 
 const SPEC: DocSpec = { path: 'approvals.json', schema: approvalsSchema };
 /** Decided approvals are kept this long (for the journal and a run again's replay). */
-const RETENTION_MS = 7 * 24 * 3600_000;
+export const APPROVAL_RETENTION_MS = 7 * 24 * 3600_000;
 type Doc = { approvals: Record<string, ApprovalRecord> };
 
 const byAge = (a: ApprovalRecord, b: ApprovalRecord) =>
@@ -19,11 +19,24 @@ export function createApprovals(docs: Documents, now: () => number): ApprovalSto
   const all = async (): Promise<ApprovalRecord[]> =>
     Object.values((await docs.read<Doc>(SPEC))?.approvals ?? {}).sort(byAge);
   const prune = (approvals: Record<string, ApprovalRecord>): Record<string, ApprovalRecord> => {
-    const cutoff = now() - RETENTION_MS;
+    const cutoff = now() - APPROVAL_RETENTION_MS;
     return Object.fromEntries(
       Object.entries(approvals).filter(([, a]) => a.state === 'pending' || Date.parse(a.createdAt) >= cutoff),
     );
   };
+  /** Changes one approval under the document's lock; `fn` returns undefined to leave it as it is. */
+  async function change(id: string, fn: (a: ApprovalRecord) => ApprovalRecord | undefined) {
+    let out: ApprovalRecord | undefined;
+    await docs.update<Doc>(SPEC, (cur) => {
+      const a = cur && Object.hasOwn(cur.approvals, id) ? cur.approvals[id] : undefined;
+      out = a;
+      const next = a && fn(a);
+      if (!cur || !next) return UNCHANGED;
+      out = next;
+      return { ...cur, approvals: { ...cur.approvals, [id]: next } };
+    });
+    return out;
+  }
   return {
     async put(record) {
       checkKey(record.id, 'approval id');
@@ -39,26 +52,13 @@ export function createApprovals(docs: Documents, now: () => number): ApprovalSto
     },
     async decide(id, decision, at, by) {
       checkKey(id, 'approval id');
-      let out: ApprovalRecord | undefined;
-      await docs.update<Doc>(SPEC, (cur) => {
-        const a = cur && Object.hasOwn(cur.approvals, id) ? cur.approvals[id] : undefined;
-        out = a;
-        if (!cur || !a || a.state !== 'pending') return UNCHANGED;
-        out = { ...a, state: decision, decidedAt: at, ...(by ? { decidedBy: by } : {}) };
-        return { ...cur, approvals: { ...cur.approvals, [id]: out } };
-      });
-      return out;
+      return change(id, (a) =>
+        a.state === 'pending' ? { ...a, state: decision, decidedAt: at, ...(by ? { decidedBy: by } : {}) } : undefined,
+      );
     },
     async update(id, patch) {
       checkKey(id, 'approval id');
-      let out: ApprovalRecord | undefined;
-      await docs.update<Doc>(SPEC, (cur) => {
-        const a = cur && Object.hasOwn(cur.approvals, id) ? cur.approvals[id] : undefined;
-        if (!cur || !a) return UNCHANGED;
-        out = { ...a, ...patch };
-        return { ...cur, approvals: { ...cur.approvals, [id]: out } };
-      });
-      return out;
+      return change(id, (a) => ({ ...a, ...patch }));
     },
     pending: async () => (await all()).filter((a) => a.state === 'pending'),
     forMessage: async (inboundId) => (await all()).filter((a) => a.inboundId === inboundId),

@@ -119,6 +119,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       case 'failed': {
         const e = outbox.get(r.id);
         if (e) outbox.set(r.id, { ...e, state: 'failed', error: r.error, updatedAt: r.at });
+        if (r.answered) inbound.delete(r.answered);
         return;
       }
       case 'preview': {
@@ -467,14 +468,18 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       checkKey(id, 'outbox id');
       if (answered !== undefined) checkKey(answered, 'message id');
       await ready();
-      // The message first: a crash between the two writes resumes the entry (refused again,
-      // the user told twice) rather than running the message again.
-      if (answered !== undefined) await done(answered);
       const before = outbox.get(id);
-      if (before) {
-        await changeOutbox(id, { op: 'failed', id, error, at: stamp() });
-        await dropFiles(before);
-      }
+      const pending = answered === undefined ? undefined : inbound.get(answered);
+      if (!before && !pending) return;
+      // One line for both, as in finishOutbox: a crash can neither resume the refused entry (the
+      // user told twice) after the message was marked answered, nor run the message again.
+      const record: DeliveryRecord = { op: 'failed', id, error, at: stamp(), ...(pending ? { answered } : {}) };
+      apply(record);
+      await commit(record, () => {
+        if (before) outbox.set(id, before);
+        if (pending) inbound.set(pending.id, pending);
+      });
+      await dropFiles(before);
     },
     async pendingOutbox() {
       await ready();

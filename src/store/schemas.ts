@@ -120,7 +120,13 @@ export const deliveryRecordSchema = z.discriminatedUnion('op', [
     at: z.string(),
   }),
   z.object({ op: z.literal('sent'), id: z.string().min(1), answered: z.string().min(1).optional() }),
-  z.object({ op: z.literal('failed'), id: z.string().min(1), error: z.string(), at: z.string() }),
+  z.object({
+    op: z.literal('failed'),
+    id: z.string().min(1),
+    error: z.string(),
+    at: z.string(),
+    answered: z.string().min(1).optional(),
+  }),
   z.object({ op: z.literal('preview'), id: z.string().min(1), messageId: z.string().min(1) }),
 ]);
 export type DeliveryRecord = z.infer<typeof deliveryRecordSchema>;

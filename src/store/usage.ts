@@ -1,6 +1,6 @@
 // Usage per conversation and per user: one small document per subject at
 // `usage/<conversations|users>/<shard>/<name>.json`, holding the all-time totals and one entry
-// per UTC day (the last DAYS_KEPT days), so a charge touches two small files however many
+// per UTC day (the last USAGE_DAYS_KEPT days), so a charge touches two small files however many
 // conversations exist, and budgets survive a restart.
 import type { Usage } from '../agent/index.ts';
 import type { DocSpec, Documents } from './documents.ts';
@@ -10,7 +10,7 @@ import { usageSchema } from './schemas.ts';
 import type { UsageCharge, UsageStore, UsageSubject, UsageTotals } from './types.ts';
 
 /** Days of per-day totals kept per subject (budgets look at today; /usage at today and the total). */
-const DAYS_KEPT = 62;
+export const USAGE_DAYS_KEPT = 62;
 
 type Doc = { subject: string; total: UsageTotals; days: Record<string, UsageTotals> };
 
@@ -40,7 +40,8 @@ function spec(s: UsageSubject): DocSpec {
   };
 }
 
-function plus(t: UsageTotals, u: Usage, costUsd: number | undefined): UsageTotals {
+/** `t` with one call's usage added; a missing or non-finite cost counts as a call of unknown cost. */
+export function plusCharge(t: UsageTotals, u: Usage, costUsd: number | undefined): UsageTotals {
   const known = costUsd !== undefined && Number.isFinite(costUsd);
   return {
     calls: t.calls + 1,
@@ -59,11 +60,11 @@ export function createUsage(docs: Documents): UsageStore {
     const day = c.at.slice(0, 10);
     const write = () =>
       docs.update<Doc>(spec(s), (cur) => {
-        const days = { ...cur?.days, [day]: plus(cur?.days[day] ?? NO_USAGE_TOTALS, c.usage, c.costUsd) };
-        const kept = Object.keys(days).sort().slice(-DAYS_KEPT);
+        const days = { ...cur?.days, [day]: plusCharge(cur?.days[day] ?? NO_USAGE_TOTALS, c.usage, c.costUsd) };
+        const kept = Object.keys(days).sort().slice(-USAGE_DAYS_KEPT);
         return {
           subject: subjectName(s).id,
-          total: plus(cur?.total ?? NO_USAGE_TOTALS, c.usage, c.costUsd),
+          total: plusCharge(cur?.total ?? NO_USAGE_TOTALS, c.usage, c.costUsd),
           days: Object.fromEntries(kept.map((d) => [d, days[d]!])),
         };
       });

@@ -12,7 +12,8 @@ import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import { inbound, reply } from './delivery-fixtures.ts';
 
-function open(state: Map<string, string>, failAppend: { next: boolean }) {
+/** `next` fails an append; `pass` appends go through first. */
+function open(state: Map<string, string>, failAppend: { next: boolean; pass?: number }) {
   const base = createMemoryFiles(state, { now: Date.now });
   const files: Files = {
     ...base,
@@ -20,7 +21,8 @@ function open(state: Map<string, string>, failAppend: { next: boolean }) {
       const log = await base.openLog(path);
       return {
         async append(text) {
-          if (failAppend.next) {
+          if (failAppend.next && failAppend.pass) failAppend.pass--;
+          else if (failAppend.next) {
             failAppend.next = false;
             // Half of the line reached the file before the disk gave up.
             await log.append(text.slice(0, Math.ceil(text.length / 2)));
@@ -86,5 +88,30 @@ test('a failed append is refused and undone; the next change rewrites the log wh
     true,
     'nor was the refused id marked seen: the platform may redeliver it',
   );
+  await again.close();
+});
+
+test('a refused reply and the message it answers change together: no append marks one without the other', async () => {
+  const state = new Map<string, string>();
+  const fail = { next: false, pass: 0 };
+  const log = open(state, fail);
+  assert.equal(await log.accept(inbound('m', 'web:x')), true);
+  await log.putOutbox(reply('r', 'web:x', ['hello']));
+
+  // Whatever the first append of the failure is, the disk gives up on the one after it.
+  fail.next = true;
+  fail.pass = 1;
+  const refused = await log.failOutbox('r', 'chat not found', 'm').then(
+    () => false,
+    () => true,
+  );
+  fail.next = false;
+  await log.close();
+
+  const again = open(state, { next: false });
+  const pending = (await again.pending()).map((p) => p.message.id);
+  const outbox = (await again.pendingOutbox()).map((e) => e.id);
+  // Resuming the entry after its message was marked answered would tell the user twice.
+  assert.deepEqual({ pending, outbox }, refused ? { pending: ['m'], outbox: ['r'] } : { pending: [], outbox: [] });
   await again.close();
 });

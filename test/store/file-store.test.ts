@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createFileStore } from '../../src/store/index.ts';
+import { createFileStore, type Store } from '../../src/store/index.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { inbound, pendingIds } from './delivery-fixtures.ts';
 import { memoriesContract } from './memories-contract.ts';
@@ -106,27 +106,32 @@ test('file: two stores on one data directory (the CLI beside the gateway) lose n
   }
 });
 
+/** A job put through `store` is listed back: the jobs file's lock did not stop the write. */
+async function assertJobsWritable(store: Store): Promise<void> {
+  await store.jobs.put({
+    id: 'a',
+    name: 'a',
+    cron: '0 9 * * *',
+    prompt: 'p',
+    target: 'web:a',
+    access: 'read-only',
+    timeoutMs: 1000,
+    enabled: true,
+    overlap: 'skip',
+  });
+  assert.deepEqual(
+    (await store.jobs.list()).map((j) => j.id),
+    ['a'],
+  );
+}
+
 test('file: a lock left by a process that died is broken', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-lock-'));
   try {
     const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' });
     await writeFile(join(dir, 'jobs.json.lock'), JSON.stringify({ pid: Number(dead.stdout), at: Date.now() }));
     const store = createFileStore(dir);
-    await store.jobs.put({
-      id: 'a',
-      name: 'a',
-      cron: '0 9 * * *',
-      prompt: 'p',
-      target: 'web:a',
-      access: 'read-only',
-      timeoutMs: 1000,
-      enabled: true,
-      overlap: 'skip',
-    });
-    assert.deepEqual(
-      (await store.jobs.list()).map((j) => j.id),
-      ['a'],
-    );
+    await assertJobsWritable(store);
     await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
@@ -178,21 +183,7 @@ test('file: an empty lock file left by a process killed while creating it is bro
     const old = new Date(Date.now() - 60_000);
     await utimes(lock, old, old);
     const store = createFileStore(dir);
-    await store.jobs.put({
-      id: 'a',
-      name: 'a',
-      cron: '0 9 * * *',
-      prompt: 'p',
-      target: 'web:a',
-      access: 'read-only',
-      timeoutMs: 1000,
-      enabled: true,
-      overlap: 'skip',
-    });
-    assert.deepEqual(
-      (await store.jobs.list()).map((j) => j.id),
-      ['a'],
-    );
+    await assertJobsWritable(store);
     await store.close();
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -135,4 +135,9 @@ test('postgres: outbox files are kept with their receipts across a restart and d
   await s.delivery.finishOutbox('m1');
   assert.equal(await s.delivery.outboxFile('m1', 0), undefined);
   await s.close();
+  // outboxFile answers only for a pending entry: the bytes themselves must be gone too.
+  const db = createDb(url);
+  const [left] = await db.query<{ n: string }>('SELECT count(*) AS n FROM boxbot_outbox_files');
+  await db.close();
+  assert.equal(Number(left?.n), 0, 'no file bytes left behind');
 });

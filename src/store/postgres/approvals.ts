@@ -1,13 +1,11 @@
 // The approvals journal as rows, one per approval (JSON text), with its state, inbound id and age
 // beside it for the queries. A decision is made under the row's lock: the first one wins, once,
 // whichever replica makes it.
+import { APPROVAL_RETENTION_MS } from '../approvals.ts';
 import { checkKey } from '../names.ts';
 import type { ApprovalRecord, ApprovalStore } from '../types.ts';
 import type { Db } from './db.ts';
 import { encodeKey } from './text-codec.ts';
-
-/** Decided approvals are kept this long (for the journal and a run again's replay), as in the file backend. */
-const RETENTION_MS = 7 * 24 * 3600_000;
 
 /** Approvals in PostgreSQL. */
 export function createPgApprovals(db: Db, now: () => number): ApprovalStore {
@@ -32,7 +30,7 @@ export function createPgApprovals(db: Db, now: () => number): ApprovalStore {
   return {
     async put(record) {
       checkKey(record.id, 'approval id');
-      const cutoff = new Date(now() - RETENTION_MS).toISOString();
+      const cutoff = new Date(now() - APPROVAL_RETENTION_MS).toISOString();
       await db.tx(async (q) => {
         await q(`DELETE FROM boxbot_approvals WHERE state <> 'pending' AND created_at < $1`, [cutoff]);
         await q(

@@ -1,15 +1,12 @@
 // Usage per conversation and per user as rows: one per subject and UTC day, and one for the
 // all-time totals (day `total`). A charge updates its rows in one transaction under row locks, so
 // replicas charging the same subject at once add up rather than overwrite each other.
-import type { Usage } from '../../agent/index.ts';
 import { checkKey } from '../names.ts';
 import type { UsageStore, UsageSubject, UsageTotals } from '../types.ts';
-import { NO_USAGE_TOTALS } from '../usage.ts';
+import { NO_USAGE_TOTALS, plusCharge, USAGE_DAYS_KEPT } from '../usage.ts';
 import type { Db } from './db.ts';
 import { encodeKey } from './text-codec.ts';
 
-/** Days of per-day totals kept per subject, as in the file backend. */
-const DAYS_KEPT = 62;
 const TOTAL = 'total';
 
 const subjectKey = (s: UsageSubject): string => {
@@ -18,25 +15,14 @@ const subjectKey = (s: UsageSubject): string => {
   return encodeKey(`${'conversationKey' in s ? 'conversation' : 'user'}:${id}`);
 };
 
-function plus(t: UsageTotals, u: Usage, costUsd: number | undefined): UsageTotals {
-  const known = costUsd !== undefined && Number.isFinite(costUsd);
-  return {
-    calls: t.calls + 1,
-    inputTokens: t.inputTokens + u.inputTokens,
-    outputTokens: t.outputTokens + u.outputTokens,
-    cacheReadTokens: t.cacheReadTokens + (u.cacheReadTokens ?? 0),
-    cacheWriteTokens: t.cacheWriteTokens + (u.cacheWriteTokens ?? 0),
-    costUsd: known ? t.costUsd + costUsd : t.costUsd,
-    unknownCostCalls: t.unknownCostCalls + (known ? 0 : 1),
-  };
-}
-
 /** Usage in PostgreSQL. */
 export function createPgUsage(db: Db): UsageStore {
   return {
     async add(c) {
       const day = c.at.slice(0, 10);
-      const oldest = new Date(Date.parse(`${day}T00:00:00Z`) - (DAYS_KEPT - 1) * 86_400_000).toISOString().slice(0, 10);
+      const oldest = new Date(Date.parse(`${day}T00:00:00Z`) - (USAGE_DAYS_KEPT - 1) * 86_400_000)
+        .toISOString()
+        .slice(0, 10);
       const subjects = [subjectKey({ conversationKey: c.conversationKey })];
       if (c.userKey) subjects.push(subjectKey({ userKey: c.userKey }));
       await db.tx(async (q) => {
@@ -52,7 +38,7 @@ export function createPgUsage(db: Db): UsageStore {
               'SELECT totals FROM boxbot_usage WHERE subject = $1 AND day = $2 FOR UPDATE',
               [subject, d],
             );
-            const next = plus(JSON.parse(row!.totals) as UsageTotals, c.usage, c.costUsd);
+            const next = plusCharge(JSON.parse(row!.totals) as UsageTotals, c.usage, c.costUsd);
             await q('UPDATE boxbot_usage SET totals = $3 WHERE subject = $1 AND day = $2', [
               subject,
               d,
