@@ -271,3 +271,21 @@ test('web chat message ids are not reused by the next process (a resumed answer 
   const fresh = (await after.send(target, 'new')).messageId;
   assert.ok(!old.includes(fresh), `new id ${fresh} is not one of ${old.join(', ')}`);
 });
+
+test('web chat: a session id that is not one the page makes is refused 400 on every route that takes one', async (t) => {
+  const s = await serve(t, { filesDir: tempDir() });
+  const { cookie } = await browser(s.server.url);
+  const headers = { cookie, 'x-boxbot-token': s.adapter.apiToken };
+  const token = encodeURIComponent(s.adapter.apiToken);
+  const bad = encodeURIComponent('../x');
+  const answers = await Promise.all([
+    fetch(`${s.server.url}/chat/events?session=${bad}&token=${token}`, { headers }),
+    fetch(`${s.server.url}/chat/history?session=${bad}`, { headers }),
+    fetch(`${s.server.url}/chat/upload?session=${bad}&name=a.txt`, { method: 'POST', headers, body: 'hi' }),
+    fetch(`${s.server.url}/chat/files/${'0'.repeat(24)}?session=${bad}`, { headers }),
+  ]);
+  for (const r of answers) {
+    assert.equal(r.status, 400, r.url);
+    assert.deepEqual(await r.json(), { error: 'session must be 8-64 letters, digits, _ or -' });
+  }
+});

@@ -27,7 +27,7 @@ import type {
 import { webAsset } from './assets.ts';
 import { createWebFiles, type WebFileMeta } from './files.ts';
 import { BROWSER_COOKIE, browserSecretOf, httpGuard, sessionOwner } from './http-guard.ts';
-import { normalizeWebMessage, normalizeWebPress, WEB_ID } from './normalize.ts';
+import { normalizeWebMessage, normalizeWebPress, SESSION_RULE, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
 import { type ConversationSource, sessionsOf, transcriptOf } from './transcript.ts';
 
@@ -190,6 +190,13 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     return Buffer.concat(chunks);
   };
 
+  /** The `session` query of a request, when well-formed and the caller's own; else answered (400/403) and undefined. */
+  const ownedSession = (req: Request, res: Response): string | undefined => {
+    const id = String(req.query.session ?? '');
+    if (!SESSION.test(id)) return void res.status(400).json({ error: SESSION_RULE });
+    return guard.owns(req, res, id) ? id : undefined;
+  };
+
   /** The message's file ids checked against this session's uploads and the cap, then described. */
   const describeFiles = async (
     sessionId: string,
@@ -342,10 +349,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       });
       app.get(`${base}/chat/events`, (req, res) => {
         if (!guard.allowed(req, res, true)) return;
-        const id = String(req.query.session ?? '');
-        if (!SESSION.test(id))
-          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
-        if (!guard.owns(req, res, id)) return;
+        const id = ownedSession(req, res);
+        if (!id) return;
         res.writeHead(200, {
           'Content-Type': 'text/event-stream',
           'Cache-Control': 'no-store',
@@ -369,10 +374,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       // (events name the user message they answer), so a turn still running shows up too.
       app.get(`${base}/chat/history`, async (req, res) => {
         if (!guard.allowed(req, res, true)) return;
-        const id = String(req.query.session ?? '');
-        if (!SESSION.test(id))
-          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
-        if (!guard.owns(req, res, id)) return;
+        const id = ownedSession(req, res);
+        if (!id) return;
         res.set('Cache-Control', 'no-store');
         if (!opts.conversations) return void res.json({ entries: [] });
         try {
@@ -398,10 +401,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       });
       app.post(`${base}/chat/upload`, async (req, res) => {
         if (!guard.allowed(req, res, true)) return;
-        const id = String(req.query.session ?? '');
-        if (!SESSION.test(id))
-          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
-        if (!guard.owns(req, res, id)) return;
+        const id = ownedSession(req, res);
+        if (!id) return;
         if (!files) return void res.status(400).json({ error: 'this web chat takes no files' });
         const bytes = await readCapped(req, res, maxUpload);
         if (!bytes) return;
@@ -420,10 +421,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       // a raster image's inline preview.
       app.get(`${base}/chat/files/:id`, async (req, res) => {
         if (!guard.allowed(req, res, false)) return;
-        const id = String(req.query.session ?? '');
-        if (!SESSION.test(id))
-          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
-        if (!guard.owns(req, res, id)) return;
+        const id = ownedSession(req, res);
+        if (!id) return;
         const meta = files ? await files.meta(id, String(req.params.id)) : undefined;
         if (!files || !meta) return void res.status(404).json({ error: 'no such file in this chat' });
         // `inline=1` on a raster image (never SVG, which can carry script) is the page's preview of it.
