@@ -272,7 +272,7 @@ test('web chat message ids are not reused by the next process (a resumed answer 
   assert.ok(!old.includes(fresh), `new id ${fresh} is not one of ${old.join(', ')}`);
 });
 
-test('web chat: a session id that is not one the page makes is refused 400 on every route that takes one', async (t) => {
+test('web chat: a session id the page would not make is refused 400 on every route that takes one', async (t) => {
   const s = await serve(t, { filesDir: tempDir() });
   const { cookie } = await browser(s.server.url);
   const headers = { cookie, 'x-boxbot-token': s.adapter.apiToken };
