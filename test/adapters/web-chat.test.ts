@@ -289,3 +289,26 @@ test('web chat: a session id the page would not make is refused 400 on every rou
     assert.deepEqual(await r.json(), { error: 'session must be 8-64 letters, digits, _ or -' });
   }
 });
+
+test('web chat: a press is taken only for a button shown under a message of the pressing session', async (t) => {
+  const s = await serve(t);
+  const { cookie, owner } = await browser(s.server.url);
+  const [mine, other] = [`${owner}-tabaaaaaaaa`, `${owner}-tabbbbbbbbb`];
+  const target = { conversationKey: `web:${mine}`, chatId: mine };
+  const sent = await s.adapter.send(target, 'Deploy?', { buttons: [{ id: 'yes', label: 'Yes' }] });
+  const press = async (session: string, button: string) => {
+    const r = await fetch(`${s.server.url}/chat/press`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-boxbot-token': s.adapter.apiToken, cookie },
+      body: JSON.stringify({ session, messageId: sent.messageId, button }),
+    });
+    return r.status;
+  };
+  assert.equal(await press(mine, 'no'), 404, 'a button not offered');
+  assert.equal(await press(other, 'yes'), 404, 'another session, knowing the ids');
+  assert.equal(s.received.length, 0);
+  assert.equal(await press(mine, 'yes'), 202);
+  assert.deepEqual(s.received[0]?.action, { id: 'yes', messageId: sent.messageId });
+  await s.adapter.edit(target, sent.messageId, 'Deployed.', { buttons: [] });
+  assert.equal(await press(mine, 'yes'), 404, 'an edit took the buttons away');
+});

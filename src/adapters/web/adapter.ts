@@ -13,6 +13,7 @@ import express from 'express';
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
+import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import type {
   AdapterCapabilities,
@@ -115,9 +116,9 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   const backlogSize = opts.backlog ?? 200;
   const maxUpload = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   const files = opts.filesDir ? createWebFiles(opts.filesDir) : undefined;
-  // The buttons under each message the bot sent, by message id: a press is accepted only for a
-  // button that is shown under a message of the pressing session.
-  const buttons = new Map<string, { session: string; ids: Set<string> }>();
+  // The buttons under each message the bot sent, by session and message id: a press is accepted
+  // only for a button shown under a message of the pressing session.
+  const buttons = new ButtonMemory(MAX_BUTTON_MESSAGES);
   let commands: CommandSpec[] = [];
   let sink: InboundSink | undefined;
   // Message ids go on from where a previous process left off (milliseconds × 1000): an answer
@@ -146,11 +147,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     return target.chatId;
   };
   const rememberButtons = (sessionId: string, messageId: string, list: Button[] | undefined) => {
-    if (list === undefined) return;
-    buttons.delete(messageId);
-    if (!list.length) return;
-    buttons.set(messageId, { session: sessionId, ids: new Set(list.map((b) => b.id)) });
-    if (buttons.size > MAX_BUTTON_MESSAGES) buttons.delete(buttons.keys().next().value!);
+    if (list !== undefined) buttons.set(sessionId, messageId, list);
   };
   // Which user message an event answers: a page that drew that turn from the stored history skips it.
   const answering = (target: OutboundTarget) => (target.replyToMessageId ? { for: target.replyToMessageId } : {});
@@ -468,8 +465,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         if (result.kind !== 'message') return void res.status(400).json({ error: result.reason });
         const msg = result.message;
         if (!guard.owns(req, res, msg.chatId)) return;
-        const shown = buttons.get(msg.action!.messageId!);
-        if (!shown || shown.session !== msg.chatId || !shown.ids.has(msg.action!.id))
+        const shown = buttons.get(msg.chatId, msg.action!.messageId!);
+        if (!shown?.some((b) => b.id === msg.action!.id))
           return void res.status(404).json({ error: 'this button is no longer offered' });
         if (!sink) return void res.status(503).json({ error: 'the web chat is not running' });
         try {
