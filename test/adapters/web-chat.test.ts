@@ -312,3 +312,13 @@ test('web chat: a press is taken only for a button shown under a message of the 
   await s.adapter.edit(target, sent.messageId, 'Deployed.', { buttons: [] });
   assert.equal(await press(mine, 'yes'), 404, 'an edit took the buttons away');
 });
+
+test('web chat: a button id over 64 bytes is refused at the send (its press would be), naming it', async (t) => {
+  const s = await serve(t);
+  const target = { conversationKey: 'web:session-1234', chatId: 'session-1234' };
+  const id = 'x'.repeat(65);
+  await assert.rejects(s.adapter.send(target, 'pick', { buttons: [{ id, label: 'X' }] }), (e: unknown) => {
+    assert.match((e as Error).message, /button id "x{65}" is 65 bytes; ids are 1-64 bytes/);
+    return true;
+  });
+});

@@ -2,6 +2,7 @@
 // becomes the text `/<name> [arg]`, a button press (message component) a message with `action`.
 // Pure and defensive like normalize.ts. Also the shapes the adapter sends for buttons (action
 // rows) and commands (bulk overwrite), and the interaction handle answerPress decodes.
+import { checkButtonIds } from '../button-ids.ts';
 import { encodeConversationKey } from '../conversation-key.ts';
 import type { Button, CommandSpec, InboundMessage, NormalizeResult } from '../types.ts';
 import { interactionReplyKey } from './interaction-replies.ts';
@@ -123,7 +124,7 @@ export function decodeHandle(handle: string | undefined): { applicationId: strin
 
 /** One action row of buttons (an empty list: no rows, which removes them on an edit). */
 export function componentsOf(buttons: Button[]): unknown[] {
-  if (buttons.length === 0) return [];
+  if (checkButtonIds('discord', buttons).length === 0) return [];
   const style = { primary: 1, danger: 4 } as const;
   return [
     {

@@ -13,6 +13,7 @@ import express from 'express';
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
+import { checkButtonIds } from '../button-ids.ts';
 import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import type {
@@ -152,7 +153,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   // Which user message an event answers: a page that drew that turn from the stored history skips it.
   const answering = (target: OutboundTarget) => (target.replyToMessageId ? { for: target.replyToMessageId } : {});
   const cleanButtons = (list: Button[] | undefined): Button[] | undefined =>
-    list?.map((b) => ({ id: b.id, label: b.label, ...(b.style ? { style: b.style } : {}) }));
+    checkButtonIds('web', list)?.map((b) => ({ id: b.id, label: b.label, ...(b.style ? { style: b.style } : {}) }));
 
   /** The page's settings: the token it needs now, its owner prefix, the commands and the upload cap. */
   const bootOf = (owner: string, access: string) => ({
