@@ -1,6 +1,7 @@
 // A web chat POST body → InboundMessage, the web's normalize step (the same NormalizeResult as
 // every platform). Pure: the body is untrusted JSON from the page; a bad one is `malformed`
 // with every problem named, for the 400 answer.
+import { MAX_BUTTON_ID_BYTES } from '../button-ids.ts';
 import { encodeConversationKey } from '../conversation-key.ts';
 import type { NormalizeResult } from '../types.ts';
 import { FILE_ID } from './files.ts';
@@ -82,8 +83,8 @@ export function normalizeWebPress(body: unknown, pressId: string, receivedAt: Da
   if (typeof b.session !== 'string' || !WEB_ID.test(b.session)) problems.push(SESSION_RULE);
   if (typeof b.messageId !== 'string' || !/^[0-9]{1,16}$/.test(b.messageId))
     problems.push('messageId must be a message id of this chat');
-  if (typeof b.button !== 'string' || !b.button || Buffer.byteLength(b.button) > 64)
-    problems.push('button must be a button id (1-64 bytes)');
+  if (typeof b.button !== 'string' || !b.button || Buffer.byteLength(b.button) > MAX_BUTTON_ID_BYTES)
+    problems.push(`button must be a button id (1-${MAX_BUTTON_ID_BYTES} bytes)`);
   if (problems.length) return { kind: 'malformed', reason: problems.join('; ') };
   const sessionId = b.session as string;
   return {
