@@ -145,12 +145,14 @@ export function channelAdapters(
   let web: WebAdapter | undefined;
   if (channelEnabled(loaded.config, secrets, 'web')) {
     const exposed = !isLoopback(loaded.config.http.host);
-    const maxUploadMb = ch.web?.maxUploadMb;
+    // Unset, the web chat takes what the media step would take in one message: a larger upload
+    // could only be refused later, and a smaller fixed cap would refuse what media.* allows.
+    const maxUploadMb = ch.web?.maxUploadMb ?? loaded.config.media.maxMessageMb;
     web = createWebAdapter({
       logger: log,
       conversations: store.conversations,
       filesDir: join(loaded.dataDir, 'web-files'),
-      ...(maxUploadMb ? { maxUploadBytes: Math.round(maxUploadMb * 1024 * 1024) } : {}),
+      maxUploadBytes: Math.round(maxUploadMb * 1024 * 1024),
       ...(exposed ? { accessToken: secrets.BOXBOT_ADMIN_TOKEN, anyHost: true } : {}),
     });
     adapters.push(web);

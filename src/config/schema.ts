@@ -191,7 +191,7 @@ export const configSchema = z
           .optional(),
         web: channelBase
           .extend({
-            /** Largest upload in the web chat, per file and per message together (MB, default 20). */
+            /** Largest upload in the web chat, per file and per message together (MB, default media.maxMessageMb). */
             maxUploadMb: z.number().positive().max(1024).optional(),
           })
           .strict()

@@ -288,6 +288,17 @@ export function adapterContract(
       assert.equal(h.botMessages().find((m) => m.messageId === sent.messageId)?.text, 'approved');
     });
 
+    test('a button id over 64 bytes is refused at the send, naming it, and nothing is posted', async (t) => {
+      if (!controls(t)) return;
+      const before = h.botMessages().length;
+      const id = 'x'.repeat(65);
+      await assert.rejects(
+        h.adapter.send(h.directTarget(), 'pick', { format: 'plain', buttons: [{ id, label: 'X' }] }),
+        (e: unknown) => e instanceof AdapterError && e.code === 'bad-button' && e.message.includes(id),
+      );
+      assert.equal(h.botMessages().length, before);
+    });
+
     test('a press reaches the sink once, with the presser and the message it was under', async (t) => {
       const c = controls(t);
       if (!c) return;

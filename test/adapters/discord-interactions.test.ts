@@ -91,6 +91,19 @@ describe('discord interactions', () => {
     );
   });
 
+  test('six buttons are shown in two rows of at most five, and the sixth can be pressed', async () => {
+    const buttons = ['a', 'b', 'c', 'd', 'e', 'f'].map((id) => ({ id, label: id.toUpperCase() }));
+    const sent = await h.adapter.send(h.directTarget(), 'pick', { buttons });
+    const rows = h.emu.world.messages.get(sent.messageId)!.components as { components: { custom_id: string }[] }[];
+    assert.deepEqual(
+      rows.map((r) => r.components.map((b) => b.custom_id).join('')),
+      ['abcde', 'f'],
+    );
+    h.emu.interactions.press({ messageId: sent.messageId, customId: 'f', userId: '4242' });
+    await until(() => got.length === 1, 'the press');
+    assert.equal(got[0]!.action?.id, 'f');
+  });
+
   test('a press is acknowledged with a deferred update; a replayed one is delivered and answered once', async () => {
     const sent = await h.adapter.send(h.directTarget(), 'approve?', {
       buttons: [{ id: 'approve:7', label: 'Approve', style: 'primary' }],

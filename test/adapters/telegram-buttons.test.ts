@@ -2,19 +2,25 @@
 // still answered (the button stops spinning), and the menu names a command's argument.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { InboundMessage } from '../../src/adapters/index.ts';
-import { ADA, telegramHarness } from '../emulators/telegram/harness.ts';
+import type { ChannelAdapter, InboundMessage } from '../../src/adapters/index.ts';
+import { ADA, type TelegramHarness, telegramHarness } from '../emulators/telegram/harness.ts';
 import { until } from './contract.ts';
 
-test('a press the gateway does not answer is answered empty once its window ends', async () => {
-  const h = await telegramHarness();
-  const adapter = h.newAdapter({ pressAnswerWindowMs: 20 });
+/** Starts `adapter`, collecting what it delivers, and sends Ada a message with one button `a`. */
+async function offerButton(h: TelegramHarness, adapter: ChannelAdapter = h.adapter) {
   const got: InboundMessage[] = [];
   await adapter.start(async (m) => {
     got.push(m);
   });
+  const sent = await adapter.send(h.directTarget(), 'pick', { buttons: [{ id: 'a', label: 'A' }] });
+  return { got, sent };
+}
+
+test('a press the gateway does not answer is answered empty once its window ends', async () => {
+  const h = await telegramHarness();
+  const adapter = h.newAdapter({ pressAnswerWindowMs: 20 });
   try {
-    const sent = await adapter.send(h.directTarget(), 'pick', { buttons: [{ id: 'a', label: 'A' }] });
+    const { got, sent } = await offerButton(h, adapter);
     await h.controls!.press({ messageId: sent.messageId, buttonId: 'a', userId: String(ADA.id) });
     await until(() => h.emulator.callbacks.answers.length === 1, 'the empty answer');
     assert.equal(got.length, 1);
@@ -32,12 +38,8 @@ test('a press the gateway does not answer is answered empty once its window ends
 
 test('an answer given in time is the only answer, shown as an alert', async () => {
   const h = await telegramHarness();
-  const got: InboundMessage[] = [];
-  await h.adapter.start(async (m) => {
-    got.push(m);
-  });
   try {
-    const sent = await h.adapter.send(h.directTarget(), 'pick', { buttons: [{ id: 'a', label: 'A' }] });
+    const { got, sent } = await offerButton(h);
     await h.controls!.press({ messageId: sent.messageId, buttonId: 'a', userId: String(ADA.id) });
     await until(() => got.length === 1, 'the press');
     await h.adapter.answerPress!(got[0]!, 'Approved');
@@ -69,12 +71,8 @@ test('the command menu lists each command with its argument named in the descrip
 
 test('a press of a button the bot does not act on (a game) is answered at once, and not delivered', async () => {
   const h = await telegramHarness();
-  const got: InboundMessage[] = [];
-  await h.adapter.start(async (m) => {
-    got.push(m);
-  });
   try {
-    const sent = await h.adapter.send(h.directTarget(), 'pick', { buttons: [{ id: 'a', label: 'A' }] });
+    const { got, sent } = await offerButton(h);
     const chat = { id: ADA.id, type: 'private' as const, first_name: ADA.first_name };
     const update = h.emulator.pressButton({ chat, from: ADA, messageId: sent.messageId, data: 'a' });
     const { data: _none, ...game } = update.callback_query as Record<string, unknown>;

@@ -1,8 +1,11 @@
 // Telegram files through the emulator: an image Telegram cannot process as a photo still reaches
-// the user as a document; a file in a forum topic lands in that topic, replying to the question.
+// the user as a document; a file in a forum topic lands in that topic, replying to the question; a
+// file past the Bot API download limit is refused naming that limit.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { isTooLarge } from '../../src/adapters/index.ts';
 import { telegramHarness } from '../emulators/telegram/harness.ts';
+import { GET_FILE_LIMIT } from '../emulators/telegram/index.ts';
 import type { ChatInfo } from '../emulators/telegram/updates.ts';
 import { PNG_1X1 } from './contract.ts';
 
@@ -51,4 +54,16 @@ test('a file in a forum topic lands in that topic, as a reply to the question', 
   assert.equal(file?.threadId, '77');
   assert.equal(file?.replyTo, asked);
   assert.deepEqual([...file!.file!.bytes], [...PNG_1X1]);
+});
+
+test('a file past the Bot API download limit is refused naming that limit, not a larger own cap', async (t) => {
+  const h = await telegramHarness();
+  t.after(() => h.close());
+  const big = h.emulator.files.add(new Uint8Array(GET_FILE_LIMIT + 1), 'documents', 'bin');
+  const attachment = { id: big.fileId, kind: 'document' as const, name: 'big.bin' };
+  await assert.rejects(h.adapter.fetchAttachment!(attachment, { maxBytes: 2 * GET_FILE_LIMIT }), (e: unknown) => {
+    assert.ok(isTooLarge(e));
+    assert.match((e as Error).message, new RegExp(`the limit is ${GET_FILE_LIMIT} bytes`));
+    return true;
+  });
 });

@@ -271,3 +271,54 @@ test('web chat message ids are not reused by the next process (a resumed answer 
   const fresh = (await after.send(target, 'new')).messageId;
   assert.ok(!old.includes(fresh), `new id ${fresh} is not one of ${old.join(', ')}`);
 });
+
+test('web chat: a session id the page would not make is refused 400 on every route that takes one', async (t) => {
+  const s = await serve(t, { filesDir: tempDir() });
+  const { cookie } = await browser(s.server.url);
+  const headers = { cookie, 'x-boxbot-token': s.adapter.apiToken };
+  const token = encodeURIComponent(s.adapter.apiToken);
+  const bad = encodeURIComponent('../x');
+  const answers = await Promise.all([
+    fetch(`${s.server.url}/chat/events?session=${bad}&token=${token}`, { headers }),
+    fetch(`${s.server.url}/chat/history?session=${bad}`, { headers }),
+    fetch(`${s.server.url}/chat/upload?session=${bad}&name=a.txt`, { method: 'POST', headers, body: 'hi' }),
+    fetch(`${s.server.url}/chat/files/${'0'.repeat(24)}?session=${bad}`, { headers }),
+  ]);
+  for (const r of answers) {
+    assert.equal(r.status, 400, r.url);
+    assert.deepEqual(await r.json(), { error: 'session must be 8-64 letters, digits, _ or -' });
+  }
+});
+
+test('web chat: a press is taken only for a button shown under a message of the pressing session', async (t) => {
+  const s = await serve(t);
+  const { cookie, owner } = await browser(s.server.url);
+  const [mine, other] = [`${owner}-tabaaaaaaaa`, `${owner}-tabbbbbbbbb`];
+  const target = { conversationKey: `web:${mine}`, chatId: mine };
+  const sent = await s.adapter.send(target, 'Deploy?', { buttons: [{ id: 'yes', label: 'Yes' }] });
+  const press = async (session: string, button: string) => {
+    const r = await fetch(`${s.server.url}/chat/press`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-boxbot-token': s.adapter.apiToken, cookie },
+      body: JSON.stringify({ session, messageId: sent.messageId, button }),
+    });
+    return r.status;
+  };
+  assert.equal(await press(mine, 'no'), 404, 'a button not offered');
+  assert.equal(await press(other, 'yes'), 404, 'another session, knowing the ids');
+  assert.equal(s.received.length, 0);
+  assert.equal(await press(mine, 'yes'), 202);
+  assert.deepEqual(s.received[0]?.action, { id: 'yes', messageId: sent.messageId });
+  await s.adapter.edit(target, sent.messageId, 'Deployed.', { buttons: [] });
+  assert.equal(await press(mine, 'yes'), 404, 'an edit took the buttons away');
+});
+
+test('web chat: a button id over 64 bytes is refused at the send (its press would be), naming it', async (t) => {
+  const s = await serve(t);
+  const target = { conversationKey: 'web:session-1234', chatId: 'session-1234' };
+  const id = 'x'.repeat(65);
+  await assert.rejects(s.adapter.send(target, 'pick', { buttons: [{ id, label: 'X' }] }), (e: unknown) => {
+    assert.match((e as Error).message, /button id "x{65}" is 65 bytes; ids are 1-64 bytes/);
+    return true;
+  });
+});

@@ -110,3 +110,18 @@ describe('files in the web chat, end to end', () => {
     assert.equal(chatRequests().length, before);
   });
 });
+
+describe('the web chat upload cap, unset', () => {
+  test('follows media.maxMessageMb: an upload over it is refused at once, naming the limit', async () => {
+    const bb = await startE2E({ media: { maxMessageMb: 0.1 } });
+    const chat = await WebChatClient.open(bb.app.url);
+    try {
+      const up = await chat.upload('dump.bin', 'application/octet-stream', new Uint8Array(200 * 1024));
+      assert.equal(up.status, 413);
+      assert.match((up.body as { error: string }).error, /the limit is 0\.1 MB per file/);
+    } finally {
+      chat.close();
+      await bb.close();
+    }
+  });
+});

@@ -2,7 +2,9 @@
 // becomes the text `/<name> [arg]`, a button press (message component) a message with `action`.
 // Pure and defensive like normalize.ts. Also the shapes the adapter sends for buttons (action
 // rows) and commands (bulk overwrite), and the interaction handle answerPress decodes.
+import { checkButtonIds } from '../button-ids.ts';
 import { encodeConversationKey } from '../conversation-key.ts';
+import { AdapterError } from '../errors.ts';
 import type { Button, CommandSpec, InboundMessage, NormalizeResult } from '../types.ts';
 import { interactionReplyKey } from './interaction-replies.ts';
 import { THREAD_CHANNEL_TYPES } from './normalize.ts';
@@ -121,21 +123,27 @@ export function decodeHandle(handle: string | undefined): { applicationId: strin
   return m ? { applicationId: m[1]!, token: m[2]! } : undefined;
 }
 
-/** One action row of buttons (an empty list: no rows, which removes them on an edit). */
+/**
+ * Action rows of buttons, five to a row (Discord's limit per row; at most five rows). An empty
+ * list: no rows, which removes them on an edit. More than 25 buttons is refused, not cut.
+ */
 export function componentsOf(buttons: Button[]): unknown[] {
-  if (buttons.length === 0) return [];
+  checkButtonIds('discord', buttons);
+  if (buttons.length > 25) throw new AdapterError('discord', 'bad-button', `${buttons.length} buttons; at most 25`);
   const style = { primary: 1, danger: 4 } as const;
-  return [
-    {
+  const rows: unknown[] = [];
+  for (let at = 0; at < buttons.length; at += 5) {
+    rows.push({
       type: 1,
-      components: buttons.slice(0, 5).map((b) => ({
+      components: buttons.slice(at, at + 5).map((b) => ({
         type: BUTTON,
         style: b.style ? style[b.style] : 2,
         label: b.label.slice(0, 80),
         custom_id: b.id,
       })),
-    },
-  ];
+    });
+  }
+  return rows;
 }
 
 /** The bulk-overwrite body of the bot's global chat-input commands. */

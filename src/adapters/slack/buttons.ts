@@ -2,6 +2,7 @@
 // message's content. Once a message has blocks, Slack shows the blocks instead of `text`, so the
 // text goes in front as section blocks (mrkdwn, at most 3,000 characters each), unless a table
 // already put it in a markdown block.
+import { checkButtonIds } from '../button-ids.ts';
 import type { Button } from '../types.ts';
 import type { SlackMarkdownBlock } from './format.ts';
 
@@ -27,7 +28,7 @@ export function actionsBlock(buttons: Button[]): SlackBlock {
   return {
     type: 'actions',
     block_id: 'boxbot-buttons',
-    elements: buttons.map((b) => ({
+    elements: checkButtonIds('slack', buttons).map((b) => ({
       type: 'button',
       action_id: b.id,
       text: { type: 'plain_text', text: b.label.slice(0, 75), emoji: true },

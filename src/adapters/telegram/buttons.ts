@@ -1,12 +1,16 @@
 // Buttons on Telegram: one row of an inline keyboard (callback_data = the button id) and the
 // answers owed to callback queries (Telegram shows a spinner on the pressed button until the query is answered).
 import type { InlineKeyboardMarkup } from 'grammy/types';
+import { checkButtonIds } from '../button-ids.ts';
 import type { Button } from '../types.ts';
 
 /** The inline keyboard of one row of buttons (an empty list: a keyboard with no buttons, i.e. none). */
 export function inlineKeyboard(buttons: Button[]): InlineKeyboardMarkup {
   return {
-    inline_keyboard: buttons.length > 0 ? [buttons.map((b) => ({ text: b.label, callback_data: b.id }))] : [],
+    inline_keyboard:
+      checkButtonIds('telegram', buttons).length > 0
+        ? [buttons.map((b) => ({ text: b.label, callback_data: b.id }))]
+        : [],
   };
 }
 

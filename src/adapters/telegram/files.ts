@@ -14,6 +14,9 @@ export interface TelegramFiles {
   token: string;
 }
 
+/** The largest file the public Bot API lets a bot download (getFile refuses larger ones). */
+const BOT_API_DOWNLOAD_LIMIT = 20 * 1024 * 1024;
+
 /** Downloads one attachment (its `id` is the Telegram `file_id`); over `maxBytes` rejects `too-large`. */
 export async function fetchTelegramFile(
   t: TelegramFiles,
@@ -32,9 +35,10 @@ export async function fetchTelegramFile(
     size = file.file_size;
   } catch (e) {
     const err = toAdapterError(e, t.token);
-    // The public Bot API serves files up to 20 MB; past that getFile says "file is too big".
+    // The public Bot API serves files up to 20 MB; past that getFile says "file is too big". That
+    // limit, not a larger cap of ours, is the one the refusal names.
     if (err instanceof AdapterApiError && /file is too big/i.test(err.description))
-      throw tooLarge('telegram', opts.maxBytes, attachment.size);
+      throw tooLarge('telegram', Math.min(opts.maxBytes, BOT_API_DOWNLOAD_LIMIT), attachment.size);
     throw err;
   }
   if (size !== undefined && size > opts.maxBytes) throw tooLarge('telegram', opts.maxBytes, size);

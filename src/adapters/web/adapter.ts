@@ -13,6 +13,8 @@ import express from 'express';
 import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
+import { checkButtonIds } from '../button-ids.ts';
+import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import type {
   AdapterCapabilities,
@@ -27,7 +29,7 @@ import type {
 import { webAsset } from './assets.ts';
 import { createWebFiles, type WebFileMeta } from './files.ts';
 import { BROWSER_COOKIE, browserSecretOf, httpGuard, sessionOwner } from './http-guard.ts';
-import { normalizeWebMessage, normalizeWebPress, WEB_ID } from './normalize.ts';
+import { normalizeWebMessage, normalizeWebPress, SESSION_RULE, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
 import { type ConversationSource, sessionsOf, transcriptOf } from './transcript.ts';
 
@@ -115,9 +117,9 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   const backlogSize = opts.backlog ?? 200;
   const maxUpload = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
   const files = opts.filesDir ? createWebFiles(opts.filesDir) : undefined;
-  // The buttons under each message the bot sent, by message id: a press is accepted only for a
-  // button that is shown under a message of the pressing session.
-  const buttons = new Map<string, { session: string; ids: Set<string> }>();
+  // The buttons under each message the bot sent, by session and message id: a press is accepted
+  // only for a button shown under a message of the pressing session.
+  const buttons = new ButtonMemory(MAX_BUTTON_MESSAGES);
   let commands: CommandSpec[] = [];
   let sink: InboundSink | undefined;
   // Message ids go on from where a previous process left off (milliseconds × 1000): an answer
@@ -146,16 +148,12 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     return target.chatId;
   };
   const rememberButtons = (sessionId: string, messageId: string, list: Button[] | undefined) => {
-    if (list === undefined) return;
-    buttons.delete(messageId);
-    if (!list.length) return;
-    buttons.set(messageId, { session: sessionId, ids: new Set(list.map((b) => b.id)) });
-    if (buttons.size > MAX_BUTTON_MESSAGES) buttons.delete(buttons.keys().next().value!);
+    if (list !== undefined) buttons.set(sessionId, messageId, list);
   };
   // Which user message an event answers: a page that drew that turn from the stored history skips it.
   const answering = (target: OutboundTarget) => (target.replyToMessageId ? { for: target.replyToMessageId } : {});
   const cleanButtons = (list: Button[] | undefined): Button[] | undefined =>
-    list?.map((b) => ({ id: b.id, label: b.label, ...(b.style ? { style: b.style } : {}) }));
+    checkButtonIds('web', list)?.map((b) => ({ id: b.id, label: b.label, ...(b.style ? { style: b.style } : {}) }));
 
   /** The page's settings: the token it needs now, its owner prefix, the commands and the upload cap. */
   const bootOf = (owner: string, access: string) => ({
@@ -188,6 +186,13 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       chunks.push(chunk);
     }
     return Buffer.concat(chunks);
+  };
+
+  /** The `session` query of a request, when well-formed and the caller's own; else answered (400/403) and undefined. */
+  const ownedSession = (req: Request, res: Response): string | undefined => {
+    const id = String(req.query.session ?? '');
+    if (!SESSION.test(id)) return void res.status(400).json({ error: SESSION_RULE });
+    return guard.owns(req, res, id) ? id : undefined;
   };
 
   /** The message's file ids checked against this session's uploads and the cap, then described. */
@@ -342,10 +347,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       });
       app.get(`${base}/chat/events`, (req, res) => {
         if (!guard.allowed(req, res, true)) return;
-        const id = String(req.query.session ?? '');
-        if (!SESSION.test(id))
-          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
-        if (!guard.owns(req, res, id)) return;
+        const id = ownedSession(req, res);
+        if (!id) return;
         res.writeHead(200, {
           'Content-Type': 'text/event-stream',
           'Cache-Control': 'no-store',
@@ -369,10 +372,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       // (events name the user message they answer), so a turn still running shows up too.
       app.get(`${base}/chat/history`, async (req, res) => {
         if (!guard.allowed(req, res, true)) return;
-        const id = String(req.query.session ?? '');
-        if (!SESSION.test(id))
-          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
-        if (!guard.owns(req, res, id)) return;
+        const id = ownedSession(req, res);
+        if (!id) return;
         res.set('Cache-Control', 'no-store');
         if (!opts.conversations) return void res.json({ entries: [] });
         try {
@@ -398,10 +399,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       });
       app.post(`${base}/chat/upload`, async (req, res) => {
         if (!guard.allowed(req, res, true)) return;
-        const id = String(req.query.session ?? '');
-        if (!SESSION.test(id))
-          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
-        if (!guard.owns(req, res, id)) return;
+        const id = ownedSession(req, res);
+        if (!id) return;
         if (!files) return void res.status(400).json({ error: 'this web chat takes no files' });
         const bytes = await readCapped(req, res, maxUpload);
         if (!bytes) return;
@@ -420,10 +419,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       // a raster image's inline preview.
       app.get(`${base}/chat/files/:id`, async (req, res) => {
         if (!guard.allowed(req, res, false)) return;
-        const id = String(req.query.session ?? '');
-        if (!SESSION.test(id))
-          return void res.status(400).json({ error: 'session must be 8-64 letters, digits, _ or -' });
-        if (!guard.owns(req, res, id)) return;
+        const id = ownedSession(req, res);
+        if (!id) return;
         const meta = files ? await files.meta(id, String(req.params.id)) : undefined;
         if (!files || !meta) return void res.status(404).json({ error: 'no such file in this chat' });
         // `inline=1` on a raster image (never SVG, which can carry script) is the page's preview of it.
@@ -469,8 +466,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         if (result.kind !== 'message') return void res.status(400).json({ error: result.reason });
         const msg = result.message;
         if (!guard.owns(req, res, msg.chatId)) return;
-        const shown = buttons.get(msg.action!.messageId!);
-        if (!shown || shown.session !== msg.chatId || !shown.ids.has(msg.action!.id))
+        const shown = buttons.get(msg.chatId, msg.action!.messageId!);
+        if (!shown?.some((b) => b.id === msg.action!.id))
           return void res.status(404).json({ error: 'this button is no longer offered' });
         if (!sink) return void res.status(503).json({ error: 'the web chat is not running' });
         try {

@@ -156,15 +156,19 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     n.textContent = text;
     add(n);
   }
+  function newToolBlock(after) {
+    var block = document.createElement('div');
+    block.className = 'tools';
+    block.setAttribute('aria-label', 'Tool calls');
+    add(block, after);
+    return block;
+  }
   function toolBlock(forId) {
     var key = forId || '';
     var block = toolBlocks.get(key);
     if (block) return block;
-    block = document.createElement('div');
-    block.className = 'tools';
-    block.setAttribute('aria-label', 'Tool calls');
+    block = newToolBlock(forId ? nodes.get('u' + forId) : null);
     toolBlocks.set(key, block);
-    add(block, forId ? nodes.get('u' + forId) : null);
     return block;
   }
   function toolEntry(block, summaryText, bodyText) {
@@ -232,10 +236,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
         add(n);
         return;
       }
-      var block = document.createElement('div');
-      block.className = 'tools';
-      block.setAttribute('aria-label', 'Tool calls');
-      add(block);
+      var block = newToolBlock();
       e.tools.forEach(function (t) {
         var body = 'input: ' + t.input + (t.result !== undefined ? '\n\nresult: ' + t.result : '');
         toolEntry(block, t.name + (t.isError ? ' (failed)' : ''), body);
@@ -270,7 +271,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
         clearLog();
         drawHistory(h.entries);
         if (h.note) showNote(h.note);
-      } else if (gen === generation) clearLog();
+      } else clearLog(); // nothing awaited since gen was taken: still current
     } catch (err) {
       if (gen !== generation) return;
       state.textContent = 'reconnecting…';

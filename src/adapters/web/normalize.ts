@@ -1,20 +1,21 @@
 // A web chat POST body → InboundMessage, the web's normalize step (the same NormalizeResult as
 // every platform). Pure: the body is untrusted JSON from the page; a bad one is `malformed`
 // with every problem named, for the 400 answer.
+import { MAX_BUTTON_ID_BYTES } from '../button-ids.ts';
 import { encodeConversationKey } from '../conversation-key.ts';
 import type { NormalizeResult } from '../types.ts';
+import { FILE_ID } from './files.ts';
 
 /** Session ids and message ids the page makes: 8-64 letters, digits, `_` or `-`. */
 export const WEB_ID = /^[A-Za-z0-9_-]{8,64}$/;
+/** What a bad session id is told. */
+export const SESSION_RULE = 'session must be 8-64 letters, digits, _ or -';
 
 /** Longest text kept of one message (characters). */
 const MAX_TEXT = 100_000;
 
 /** Most files one message may carry. */
 export const MAX_ATTACHMENTS = 10;
-
-/** Uploaded file ids (see files.ts): 24 hex digits. */
-const FILE_REF = /^[0-9a-f]{24}$/;
 
 /** The attachment id of an uploaded file: its session and file id (fetchAttachment finds it by this). */
 export const attachmentId = (sessionId: string, fileId: string): string => `${sessionId}:${fileId}`;
@@ -38,11 +39,10 @@ export function normalizeWebMessage(body: unknown, receivedAt: Date): NormalizeR
   const filesOk =
     Array.isArray(files) &&
     files.length <= MAX_ATTACHMENTS &&
-    files.every((f) => typeof f === 'string' && FILE_REF.test(f));
+    files.every((f) => typeof f === 'string' && FILE_ID.test(f));
   if (!filesOk) problems.push(`attachments must be at most ${MAX_ATTACHMENTS} uploaded file ids`);
   const hasFiles = filesOk && (files as string[]).length > 0;
-  if (typeof b.session !== 'string' || !WEB_ID.test(b.session))
-    problems.push('session must be 8-64 letters, digits, _ or -');
+  if (typeof b.session !== 'string' || !WEB_ID.test(b.session)) problems.push(SESSION_RULE);
   if (typeof b.text !== 'string' || (!b.text.trim() && !hasFiles))
     problems.push('text must be a non-empty string (or empty with attachments)');
   if (typeof b.id !== 'string' || !WEB_ID.test(b.id)) problems.push('id must be 8-64 letters, digits, _ or -');
@@ -80,12 +80,11 @@ export function normalizeWebPress(body: unknown, pressId: string, receivedAt: Da
     button?: unknown;
   };
   const problems: string[] = [];
-  if (typeof b.session !== 'string' || !WEB_ID.test(b.session))
-    problems.push('session must be 8-64 letters, digits, _ or -');
+  if (typeof b.session !== 'string' || !WEB_ID.test(b.session)) problems.push(SESSION_RULE);
   if (typeof b.messageId !== 'string' || !/^[0-9]{1,16}$/.test(b.messageId))
     problems.push('messageId must be a message id of this chat');
-  if (typeof b.button !== 'string' || !b.button || Buffer.byteLength(b.button) > 64)
-    problems.push('button must be a button id (1-64 bytes)');
+  if (typeof b.button !== 'string' || !b.button || Buffer.byteLength(b.button) > MAX_BUTTON_ID_BYTES)
+    problems.push(`button must be a button id (1-${MAX_BUTTON_ID_BYTES} bytes)`);
   if (problems.length) return { kind: 'malformed', reason: problems.join('; ') };
   const sessionId = b.session as string;
   return {
