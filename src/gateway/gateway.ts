@@ -81,8 +81,8 @@ export interface GatewayOptions {
   /** Send pauses shared by the replicas (a 429 seen by one holds every replica's sends to that bot). */
   rateGates?: RateGateStore;
   /**
-   * Adapters `start()` leaves to the caller (the leader starts the single connections: long
-   * polling, a gateway websocket, Socket Mode); they still send for every replica.
+   * Adapters `start()` and `stop()` leave to the caller (the leader starts the single connections:
+   * long polling, a gateway websocket, Socket Mode, and stops them); they still send for every replica.
    */
   deferStart?: (adapter: ChannelAdapter) => boolean;
 }
@@ -863,7 +863,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       desk.stop();
       clearTimeout(sweepTimer);
       for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
-      for (const a of opts.adapters)
+      // An adapter left to the caller (deferStart) is stopped by it too (the leader, as it steps down).
+      for (const a of opts.adapters.filter((x) => !opts.deferStart?.(x)))
         await a
           .stop()
           .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'adapter stop failed'));

@@ -534,3 +534,35 @@ test('at the restart, earlier work in a conversation goes before a message hande
   assert.deepEqual(adapter.texts(), ['answer A, part 2', 'echo: question B', 'echo: question C']);
   await gw.stop();
 });
+
+test('an adapter left to the caller (deferStart) is started and stopped by the caller only, once each', async () => {
+  // The leader starts the single connections and stops them when it steps down (at shutdown
+  // too): the gateway stopping them again would stop a connection twice.
+  const calls: string[] = [];
+  class Counted extends FakeAdapter {
+    override async start(sink: Parameters<FakeAdapter['start']>[0]) {
+      calls.push('start');
+      await super.start(sink);
+    }
+    override async stop() {
+      calls.push('stop');
+      await super.stop();
+    }
+  }
+  const adapter = new Counted();
+  const gw = createGateway({
+    config: config(),
+    adapters: [adapter],
+    agent: new FakeAgent(),
+    store: new MemoryGatewayStore(),
+    deferStart: () => true,
+  });
+  await gw.start();
+  assert.deepEqual(calls, []);
+  await adapter.start(gw.handle); // the leader takes it up
+  await adapter.say('hi');
+  await until(() => adapter.posted.length === 1, 'the answer');
+  await adapter.stop(); // the leader steps down (shutdown runs that first)
+  await gw.stop();
+  assert.deepEqual(calls, ['start', 'stop']);
+});
