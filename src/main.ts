@@ -348,8 +348,9 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         },
         log: log.child({ scope: 'leader' }),
       });
-      await leadership.start();
+      // Pushed first: a start that fails half-way (one single connection up) still steps down, stopping it.
       cleanups.push(() => leadership.stop());
+      await leadership.start();
     } else {
       await scheduler.start();
       cleanups.push(() => scheduler.stop());

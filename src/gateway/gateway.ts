@@ -81,8 +81,8 @@ export interface GatewayOptions {
   /** Send pauses shared by the replicas (a 429 seen by one holds every replica's sends to that bot). */
   rateGates?: RateGateStore;
   /**
-   * Adapters `start()` leaves to the caller (the leader starts the single connections: long
-   * polling, a gateway websocket, Socket Mode); they still send for every replica.
+   * Adapters `start()` and `stop()` leave to the caller (the leader starts the single connections:
+   * long polling, a gateway websocket, Socket Mode, and stops them); they still send for every replica.
    */
   deferStart?: (adapter: ChannelAdapter) => boolean;
 }
@@ -489,18 +489,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
       msg.conversationKey,
       msg.id,
       async (begin) => {
-        // With replicas, read again at its turn: another path may have answered it meanwhile
-        // (a copy of the journal read just before the answer was saved). Until the run starts,
+        // With replicas, only while this replica still owns the conversation: a lease lost
+        // meanwhile passed its queue to another replica, which answers it. Until the run starts,
         // the message counts in the queue depth (chain ends that count if it returns here).
-        if (owner && !(await stillPending(msg.id))) return;
+        if (owner && !owner.owns(msg.conversationKey)) return;
         await process(msg, policy, stateOf(msg.conversationKey), begin, previewMessageId);
       },
       'could not deliver an answer',
     );
-  }
-
-  async function stillPending(id: string): Promise<boolean> {
-    return (await opts.store.pending()).some((p) => p.message.id === id);
   }
 
   /**
@@ -510,10 +506,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
   function pump(key: string): Promise<void> {
     return pumps.run(key, async () => {
       if (stopping || !owner || !(await owner.claim(key))) return;
+      // What was being worked on as the read began may be finished by the time it returns, the
+      // copy read still listing it: left alone too (if it failed, the next sweep takes it).
+      const busy = new Set(active);
       const [pending, outbox] = await Promise.all([opts.store.pending(), opts.store.pendingOutbox()]);
-      for (const entry of outbox) if (entry.conversationKey === key) resume(entry);
+      const idle = (id: string) => !active.has(id) && !busy.has(id);
+      for (const entry of outbox) if (entry.conversationKey === key && idle(entry.id)) resume(entry);
       for (const { message, previewMessageId } of pending) {
-        if (message.conversationKey !== key || active.has(message.id) || !adapters.has(message.platform)) continue;
+        if (message.conversationKey !== key || !idle(message.id) || !adapters.has(message.platform)) continue;
         const policy = resolvePolicy(opts.config, message);
         run(
           message,
@@ -721,7 +721,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       active.add(msg.id);
       void track(
         after.then(async () => {
-          if (owner && !(await stillPending(msg.id))) return; // answered by another path meanwhile
+          if (owner && !owner.owns(msg.conversationKey)) return; // its lease was lost meanwhile: not ours to answer
           if (cmd) await runCommand(cmd, msg, policy);
           else if (extra) await replyNow(msg, await extra.run(msg, policy));
         }),
@@ -863,7 +863,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       desk.stop();
       clearTimeout(sweepTimer);
       for (const s of conversations.values()) s.running?.abort(new GatewayStoppingError());
-      for (const a of opts.adapters)
+      // An adapter left to the caller (deferStart) is stopped by it too (the leader, as it steps down).
+      for (const a of opts.adapters.filter((x) => !opts.deferStart?.(x)))
         await a
           .stop()
           .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'adapter stop failed'));

@@ -20,6 +20,7 @@ import type {
   GatewayStore,
   OutboxEntry,
 } from '../../src/gateway/ports.ts';
+import type { LeaseStore } from '../../src/store/types.ts';
 import { waitUntil } from '../helpers.ts';
 
 /** A message as the fake platform holds it. */
@@ -319,3 +320,20 @@ export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /** Polls until `pred` holds (fails after 5 s naming `what`). */
 export const until = (pred: () => boolean, what: string): Promise<void> => waitUntil(pred, what, 5000);
+
+/** Leases for one process's replicas (the PostgreSQL store's, without a database). */
+export function memoryLeases(): LeaseStore {
+  const held = new Map<string, string>();
+  let fence = 0;
+  return {
+    async acquire(name, holder) {
+      const by = held.get(name);
+      if (by !== undefined && by !== holder) return undefined;
+      held.set(name, holder);
+      return ++fence;
+    },
+    async release(name, holder) {
+      if (held.get(name) === holder) held.delete(name);
+    },
+  };
+}

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
-import { FakeAdapter, FakeAgent, MemoryGatewayStore, sleep, until } from './fakes.ts';
+import { FakeAdapter, FakeAgent, MemoryGatewayStore, memoryLeases, sleep, until } from './fakes.ts';
 
 const config = (channels: Record<string, unknown> = {}) => configSchema.parse({ channels });
 
@@ -532,5 +532,70 @@ test('at the restart, earlier work in a conversation goes before a message hande
   await gw.start();
   await gw.idle();
   assert.deepEqual(adapter.texts(), ['answer A, part 2', 'echo: question B', 'echo: question C']);
+  await gw.stop();
+});
+
+test('an adapter left to the caller (deferStart) is started and stopped by the caller only, once each', async () => {
+  // The leader starts the single connections and stops them when it steps down (at shutdown
+  // too): the gateway stopping them again would stop a connection twice.
+  const calls: string[] = [];
+  class Counted extends FakeAdapter {
+    override async start(sink: Parameters<FakeAdapter['start']>[0]) {
+      calls.push('start');
+      await super.start(sink);
+    }
+    override async stop() {
+      calls.push('stop');
+      await super.stop();
+    }
+  }
+  const adapter = new Counted();
+  const gw = createGateway({
+    config: config(),
+    adapters: [adapter],
+    agent: new FakeAgent(),
+    store: new MemoryGatewayStore(),
+    deferStart: () => true,
+  });
+  await gw.start();
+  assert.deepEqual(calls, []);
+  await adapter.start(gw.handle); // the leader takes it up
+  await adapter.say('hi');
+  await until(() => adapter.posted.length === 1, 'the answer');
+  await adapter.stop(); // the leader steps down (shutdown runs that first)
+  await gw.stop();
+  assert.deepEqual(calls, ['start', 'stop']);
+});
+
+test('with replicas, a message reads the unanswered journal once to be taken, once to hand over', async () => {
+  // Each read is the whole journal (one query to the shared database): reading it again at the
+  // run's turn costs every message a round trip for what this replica already holds.
+  const store = new MemoryGatewayStore();
+  let reads = 0;
+  const pending = store.pending.bind(store);
+  store.pending = () => {
+    reads++;
+    return pending();
+  };
+  const adapter = new FakeAdapter();
+  const gw = createGateway({
+    config: config(),
+    adapters: [adapter],
+    agent: new FakeAgent(),
+    store,
+    cluster: { leases: memoryLeases(), holder: 'replica-1', sweepMs: 60_000 },
+  });
+  await gw.start();
+  reads = 0;
+  for (const text of ['one', 'two', 'three']) {
+    await adapter.say(text);
+    await until(() => adapter.posted.at(-1)?.text === `echo: ${text}`, text);
+    await gw.idle();
+  }
+  assert.deepEqual(
+    adapter.posted.map((p) => p.text),
+    ['echo: one', 'echo: two', 'echo: three'],
+  );
+  assert.ok(reads <= 2 * 3, `${reads} reads for 3 messages`);
   await gw.stop();
 });

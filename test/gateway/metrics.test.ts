@@ -6,30 +6,12 @@ import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
-import type { LeaseStore } from '../../src/store/types.ts';
-import { FakeAdapter, FakeAgent, MemoryGatewayStore, until } from './fakes.ts';
+import { FakeAdapter, FakeAgent, MemoryGatewayStore, memoryLeases, until } from './fakes.ts';
 
 /** The value of one series in an exposition text (undefined when absent). */
 function sample(text: string, series: string): number | undefined {
   const line = text.split('\n').find((l) => l.startsWith(`${series} `));
   return line === undefined ? undefined : Number(line.slice(series.length + 1));
-}
-
-/** Leases for one process's replicas (the PostgreSQL store's, without a database). */
-function memoryLeases(): LeaseStore {
-  const held = new Map<string, string>();
-  let fence = 0;
-  return {
-    async acquire(name, holder) {
-      const by = held.get(name);
-      if (by !== undefined && by !== holder) return undefined;
-      held.set(name, holder);
-      return ++fence;
-    },
-    async release(name, holder) {
-      if (held.get(name) === holder) held.delete(name);
-    },
-  };
 }
 
 for (const cluster of [false, true])
