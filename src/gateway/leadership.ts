@@ -75,7 +75,15 @@ export function createLeadership(o: LeadershipOptions): Leadership {
     if (fence === got) return;
     fence = got;
     o.log.info({ lease: name, fence: got }, 'this replica leads');
-    await o.onLead(got);
+    try {
+      await o.onLead(got);
+    } catch (e) {
+      // A leader that could not take up its work (a connection refused) hands the lease on
+      // rather than leading with nothing running; a later round may take it again.
+      o.log.error({ lease: name, err: errorMessage(e) }, 'could not take up the leader work');
+      await stepDown('taking up the leader work failed');
+      await o.leases.release(name, o.holder).catch(() => {});
+    }
   }
 
   function schedule(): void {

@@ -315,25 +315,33 @@ export class MemoryGatewayStore implements GatewayStore {
   }
 }
 
-/** Resolves after `ms`. */
-export const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+export { sleep } from '../../src/sleep.ts';
 
 /** Polls until `pred` holds (fails after 5 s naming `what`). */
 export const until = (pred: () => boolean, what: string): Promise<void> => waitUntil(pred, what, 5000);
 
-/** Leases for one process's replicas (the PostgreSQL store's, without a database). */
-export function memoryLeases(): LeaseStore {
-  const held = new Map<string, string>();
-  let fence = 0;
-  return {
-    async acquire(name, holder) {
-      const by = held.get(name);
-      if (by !== undefined && by !== holder) return undefined;
-      held.set(name, holder);
-      return ++fence;
+/**
+ * Leases in memory with the database's rules (the PostgreSQL store's, without a database): they
+ * expire on the real clock, the fence grows at each change of holder, and `down` makes every call
+ * fail like a lost database; `leaders()` lists the holders of unexpired leases.
+ */
+export function memoryLeases() {
+  const rows = new Map<string, { holder: string; fence: number; expires: number }>();
+  const store = {
+    down: false,
+    leaders: (): string[] => [...rows.values()].filter((r) => r.expires > Date.now()).map((r) => r.holder),
+    async acquire(name: string, holder: string, ttlMs: number) {
+      if (store.down) throw new Error('connection refused');
+      const row = rows.get(name);
+      if (row && row.holder !== holder && row.expires > Date.now()) return undefined;
+      const fence = !row ? 1 : row.holder === holder ? row.fence : row.fence + 1;
+      rows.set(name, { holder, fence, expires: Date.now() + ttlMs });
+      return fence;
     },
-    async release(name, holder) {
-      if (held.get(name) === holder) held.delete(name);
+    async release(name: string, holder: string) {
+      const row = rows.get(name);
+      if (row?.holder === holder) row.expires = 0;
     },
-  };
+  } satisfies LeaseStore & Record<string, unknown>;
+  return store;
 }

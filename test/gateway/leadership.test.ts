@@ -7,28 +7,7 @@ import { createLeadership, type Leadership } from '../../src/gateway/leadership.
 import { silentLogger } from '../../src/log.ts';
 import type { LeaseStore } from '../../src/store/index.ts';
 import { waitUntil } from '../helpers.ts';
-
-/** Leases in memory, expiring on the real clock; `down` makes every call fail like a lost database. */
-function memoryLeases() {
-  const rows = new Map<string, { holder: string; fence: number; expires: number }>();
-  const store = {
-    down: false,
-    leaders: (): string[] => [...rows.values()].filter((r) => r.expires > Date.now()).map((r) => r.holder),
-    async acquire(name: string, holder: string, ttlMs: number) {
-      if (store.down) throw new Error('connection refused');
-      const row = rows.get(name);
-      if (row && row.holder !== holder && row.expires > Date.now()) return undefined;
-      const fence = !row ? 1 : row.holder === holder ? row.fence : row.fence + 1;
-      rows.set(name, { holder, fence, expires: Date.now() + ttlMs });
-      return fence;
-    },
-    async release(name: string, holder: string) {
-      const row = rows.get(name);
-      if (row?.holder === holder) row.expires = 0;
-    },
-  } satisfies LeaseStore & Record<string, unknown>;
-  return store;
-}
+import { memoryLeases } from './fakes.ts';
 
 function contender(leases: LeaseStore, holder: string, log: string[]): Leadership {
   return createLeadership({
@@ -80,5 +59,26 @@ test('a leader that cannot renew steps down before another can take the lease', 
   assert.equal(leaseRanWhenSteppingDown, true, 'it stepped down while its lease still ran');
   leases.down = false;
   await waitUntil(() => a.leading(), 'it leads again once the database is back', 5000);
+  await a.stop();
+});
+
+test('a leader whose work fails to start hands the lease on instead of failing the process', async () => {
+  const leases = memoryLeases();
+  let tries = 0;
+  const a = createLeadership({
+    leases,
+    holder: 'a',
+    ttlMs: 2000,
+    everyMs: 50,
+    onLead: async () => {
+      if (++tries === 1) throw new Error('connection refused');
+    },
+    onFollow: async () => {},
+    log: silentLogger,
+  });
+  await a.start();
+  assert.equal(a.leading(), false, 'not leading with its work not running');
+  assert.deepEqual(leases.leaders(), [], 'the lease was handed on');
+  await waitUntil(() => a.leading(), 'a later round takes it again', 5000);
   await a.stop();
 });
