@@ -72,7 +72,7 @@ export function createSendFileTool(o: SendFileToolOptions): BuiltinTool {
         return { content: `cannot send ${path}: ${why}`, isError: true };
       }
       const name = posix.basename(rel);
-      const mimeType = sniffType(read.bytes);
+      const { mimeType } = sniffType(read.bytes);
       const caption = typeof input.caption === 'string' ? input.caption.trim().slice(0, MAX_CAPTION) : '';
       o.attach({ name, mimeType, bytes: read.bytes, ...(caption ? { caption } : {}) });
       attached++;

@@ -3,7 +3,7 @@
 // 2 MB installed, loaded on first use so a gateway that never sees a PDF never loads it).
 // The prompt gets at most `maxChars`; the whole file stays in the workspace for tools.
 import { errorMessage } from '../../errors.ts';
-import type { Sniffed } from './sniff.ts';
+import type { Sniffed } from '../../sniff-type.ts';
 
 /** What was read from a document. */
 export interface ExtractedText {

@@ -10,9 +10,9 @@ import { isTooLarge } from '../../adapters/index.ts';
 import { errorMessage } from '../../errors.ts';
 import { type Logger, silentLogger } from '../../log.ts';
 import { writeWorkspaceFile } from '../../sandbox/index.ts';
+import { sniffType } from '../../sniff-type.ts';
 import { extractText } from './extract-text.ts';
 import { inboxName } from './file-name.ts';
-import { sniffType } from './sniff.ts';
 import type { InboxFile, PreparedMedia, TranscribeFile } from './types.ts';
 
 /** The workspace folder inbound files are saved in. */

@@ -123,7 +123,7 @@ export async function slackHarness(
         bytes: f.bytes,
         ...(f.comment ? { caption: f.comment } : {}),
         // Slack previews a file inline when its content is an image.
-        shownAs: sniffType(f.bytes).startsWith('image/') ? ('image' as const) : ('file' as const),
+        shownAs: sniffType(f.bytes).family === 'image' ? ('image' as const) : ('file' as const),
       })),
     rateLimitFilesNext: (n, retryAfterMs) =>
       emu.rateLimitNext(n, Math.ceil(retryAfterMs / 1000), ['files.getUploadURLExternal']),
