@@ -24,3 +24,13 @@ export class UsageError extends BoxbotError {
 export function errorMessage(e: unknown): string {
   return e instanceof Error ? e.message : String(e);
 }
+
+/**
+ * The system error code (ECONNREFUSED, ENOTFOUND, UND_ERR_...) behind a failed `fetch`: undici
+ * throws "fetch failed" and keeps the reason in `cause`. Never includes the URL, which undici's
+ * messages can, and which may carry a token.
+ */
+export function fetchFailureCode(e: unknown): string | undefined {
+  const code = (e as { cause?: { code?: unknown } } | null | undefined)?.cause?.code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -2,6 +2,7 @@
 // abandoned (connection aborted) as soon as it passes the byte cap, so an oversized upload costs
 // at most the cap in memory and traffic. The URL may carry a credential (Telegram's file URL holds
 // the bot token), so no error text ever includes it: callers name the file, not the address.
+import { fetchFailureCode } from '../errors.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError } from './errors.ts';
 import type { Platform } from './types.ts';
 
@@ -93,6 +94,5 @@ export async function downloadCapped(
 /** Why a fetch failed, in words that never include the URL (undici's messages can). */
 function reasonOf(e: unknown, signal: AbortSignal): string {
   if (signal.aborted) return signal.reason instanceof Error ? signal.reason.message : 'aborted';
-  const cause = (e as { cause?: { code?: unknown } }).cause;
-  return typeof cause?.code === 'string' ? cause.code : 'the connection failed';
+  return fetchFailureCode(e) ?? 'the connection failed';
 }

@@ -23,7 +23,7 @@ import { CHANNEL_TOKENS, type ChannelName, channelEnabled } from '../config/chan
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
 import { describeDataDir, type LoadedConfig, loadConfig, strayDataDir } from '../config/load.ts';
 import { databaseUrl } from '../config/store-url.ts';
-import { errorMessage, UsageError } from '../errors.ts';
+import { errorMessage, fetchFailureCode, UsageError } from '../errors.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { openStore } from '../store/index.ts';
@@ -43,8 +43,7 @@ async function probe(
     const res = await fetch(url, { ...init, signal: AbortSignal.timeout(timeoutMs), redirect: 'manual' });
     return { status: res.status, body: (await res.text()).slice(0, 500) };
   } catch (e) {
-    const cause = (e as { cause?: { code?: string } }).cause?.code;
-    return { error: cause ?? errorMessage(e) };
+    return { error: fetchFailureCode(e) ?? errorMessage(e) };
   }
 }
 

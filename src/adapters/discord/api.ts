@@ -1,6 +1,7 @@
 // The adapter's own REST calls for what it sends (messages, edits, typing). Deliberately not
 // discord.js's queue: a 429 must surface at once as AdapterApiError(429, retryAfterMs) so the
 // gateway's single outbound queue owns retries, and a 5xx is not retried here either.
+import { fetchFailureCode } from '../../errors.ts';
 import { AdapterApiError, AdapterNetworkError } from '../errors.ts';
 
 /** Where and as whom to call Discord's REST API. */
@@ -89,9 +90,7 @@ function firstFieldError(errors: unknown, path: string[] = []): string | undefin
 function networkReason(e: unknown): string {
   if (e instanceof Error) {
     if (e.name === 'TimeoutError' || e.name === 'AbortError') return 'timed out';
-    const cause = (e as { cause?: { code?: unknown; message?: unknown } }).cause;
-    if (cause && typeof cause.code === 'string') return cause.code;
-    return e.message;
+    return fetchFailureCode(e) ?? e.message;
   }
   return String(e);
 }

@@ -4,6 +4,7 @@
 // the caption as its comment. A failure at any step surfaces as an AdapterError, so the gateway's
 // outbound queue retries the whole upload (an upload never completed is discarded by Slack).
 import type { WebClient } from '@slack/web-api';
+import { fetchFailureCode } from '../../errors.ts';
 import { AdapterApiError, AdapterNetworkError } from '../errors.ts';
 import type { OutboundFile, OutboundTarget, SentMessage } from '../types.ts';
 import { toAdapterError } from './api.ts';
@@ -52,8 +53,7 @@ async function postBytes(url: string, file: OutboundFile, timeoutMs: number): Pr
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (e) {
-    const cause = (e as { cause?: { code?: unknown } }).cause;
-    const why = typeof cause?.code === 'string' ? cause.code : e instanceof Error ? e.name : String(e);
+    const why = fetchFailureCode(e) ?? (e instanceof Error ? e.name : String(e));
     // Never the URL itself: it grants the upload.
     throw new AdapterNetworkError('slack', `file upload failed: ${why}`);
   }

@@ -5,7 +5,7 @@
 // Example: const t = createTranscriber('openai/gpt-4o-mini-transcribe', { config, secrets }); await t(file, signal);
 import type { Secrets } from '../../config/env.ts';
 import type { Config } from '../../config/schema.ts';
-import { errorMessage } from '../../errors.ts';
+import { errorMessage, fetchFailureCode } from '../../errors.ts';
 import { ModelConfigError, ProviderError } from './errors.ts';
 import { listProviders, parseModelSpec } from './resolve.ts';
 
@@ -107,7 +107,5 @@ function apiMessage(body: string): string {
 }
 
 function causeOf(e: unknown): string {
-  const cause = (e as { cause?: { code?: unknown } }).cause;
-  if (typeof cause?.code === 'string') return cause.code;
-  return errorMessage(e);
+  return fetchFailureCode(e) ?? errorMessage(e);
 }
