@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import type { Binding, CallContext } from './context.ts';
 import { type CallFs, type CallMount, callFs, FdHandle, MAX_OPEN_PER_CALL } from './fs-call.ts';
 import { type ErrorCode, FsIoError, guard, guardStream } from './fs-errors.ts';
-import { accessMode, errno, fsOrClose, OPEN_ALWAYS, readAt, setTimesOf, syncMode, writeAll } from './fs-io.ts';
+import { accessMode, errno, fsOrClose, OPEN_ALWAYS, readAt, syncMode, writeAll } from './fs-io.ts';
 import {
   type DescriptorFlags,
   type DescriptorStat,
@@ -22,6 +22,7 @@ import {
   typeOf,
 } from './fs-meta.ts';
 import { chargeWrite } from './fs-quota.ts';
+import { setTimesOf } from './fs-times.ts';
 import { at, closeQuietly, lookup, O_PATH, verifyInside, Walk } from './fs-walk.ts';
 import { InputStream, OutputStream } from './io.ts';
 
