@@ -2,6 +2,7 @@
 // symlinks themselves, `no-change` keeping the other time exactly (pre-1970 ones too), and the
 // exact path costing nothing for whole microseconds and `now`.
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
@@ -13,14 +14,16 @@ const keep = { tag: 'no-change' as const };
 const now = { tag: 'now' as const };
 
 describe('filesystem host: exact file times', () => {
-  it('sets a file, a directory and a symlink itself to the exact nanosecond', () => {
+  it('sets a file, a directory, a symlink itself, a read-only file and a FIFO to the exact nanosecond', () => {
     const ws = temp('boxbot-fs-times-');
     writeFileSync(join(ws, 'f.txt'), 'f');
     mkdirSync(join(ws, 'd'));
     symlinkSync('f.txt', join(ws, 'link'));
+    writeFileSync(join(ws, 'ro.txt'), 'r', { mode: 0o444 });
+    execFileSync('mkfifo', [join(ws, 'fifo')]);
     const call = callOn(ws);
     const root = call.dir();
-    for (const name of ['f.txt', 'd', 'link']) {
+    for (const name of ['f.txt', 'd', 'link', 'ro.txt', 'fifo']) {
       root.setTimesAt({}, name, ts(1_600_000_000n, 123_456_789), ts(1_700_000_000n, 987_654_321));
       const st = root.statAt({}, name);
       assert.deepEqual(st.dataAccessTimestamp, { seconds: 1_600_000_000n, nanoseconds: 123_456_789 }, name);
@@ -97,11 +100,11 @@ describe('filesystem host: exact file times', () => {
     const call = callOn(ws);
     const root = call.dir();
     const runs = touchRuns();
-    // Microsecond times across two centuries, where a double's rounding is a few hundred ns.
+    // Microsecond times since 1970, where a double's rounding is up to a few hundred ns.
     let seed = 12345n;
     for (let i = 0; i < 200; i++) {
       seed = (seed * 6364136223846793005n + 1442695040888963407n) % 2n ** 64n;
-      const us = seed % 4_000_000_000_000_000n;
+      const us = seed % 2_100_000_000_000_000n; // before 2038, which every filesystem holds
       const a = { seconds: us / 1_000_000n, nanoseconds: Number(us % 1_000_000n) * 1000 };
       const m = { seconds: a.seconds / 2n, nanoseconds: a.nanoseconds };
       root.setTimesAt({}, 'f.txt', { tag: 'timestamp', val: a }, { tag: 'timestamp', val: m });
