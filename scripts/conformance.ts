@@ -12,9 +12,6 @@ import { type ConformanceOutcome, findPreview1Tests, runConformanceTest } from '
 /**
  * Tests expected to fail, and why. None of these is a host bug that boxbot can fix in its
  * wasi:* implementation:
- * - Node's `fs.utimes` takes seconds as a double (about 240 ns apart today), so a guest cannot set
- *   a timestamp to the exact nanosecond and read it back (symlink_filestat too: it fails on the
- *   symlink's own mtime set to 200 ns earlier).
  * - Preview1 modules run through the preview1 adapter that jco ships (Wasmtime runs them natively).
  *   Without a `cabi_realloc` export in the module, the adapter takes a page of the module's memory
  *   for its stack (at instantiation) and one for its state (on the first WASI call) with
@@ -28,9 +25,6 @@ import { type ConformanceOutcome, findPreview1Tests, runConformanceTest } from '
  *   empty-write fd check is patched (see src/sandbox/wasm/adapter-patch.ts).
  */
 const KNOWN_EXCEPTIONS: Readonly<Record<string, string>> = {
-  'rust/fd_filestat_set': "nanosecond timestamps: Node's utimes takes seconds as a double",
-  'rust/path_filestat': "nanosecond timestamps: Node's utimes takes seconds as a double",
-  'rust/symlink_filestat': "nanosecond timestamps: Node's utimes takes seconds as a double",
   'assemblyscript/args_get-multiple-arguments':
     "preview1 adapter: AssemblyScript's heap claims the adapter's state page and overwrites it",
   'assemblyscript/environ_get-multiple-variables':

@@ -63,7 +63,7 @@ class Slot {
   private readonly loadWaiters = new Map<string, () => void>();
   onExit: ((reason: string, kind: 'memory' | 'crash') => void) | undefined;
 
-  constructor(broker: NetBroker, heapMb: number) {
+  constructor(broker: NetBroker, heapMb: number, onNote: (message: string) => void) {
     const channel = new MessageChannel();
     const signal = new SharedArrayBuffer(1024);
     this.net = serveNetBridge(channel.port2, signal, broker, () => this.netCall);
@@ -93,6 +93,8 @@ class Slot {
           const w = this.waiters.get(msg.id);
           this.waiters.delete(msg.id);
           w?.(msg.result);
+        } else if (msg.type === 'note') {
+          onNote(msg.message);
         }
       });
     });
@@ -168,11 +170,15 @@ export class WorkerPool {
   private readonly queue: Pending[] = [];
   private nextId = 1;
   private closed = false;
+  /** Notes already passed on: every new worker would say them again. */
+  private readonly notes = new Set<string>();
 
   constructor(
     private readonly size: number,
     private readonly broker: NetBroker,
     private readonly heapMb = WORKER_HEAP_MB,
+    /** Where the workers' notes go (each distinct one once); the sandbox logs them at debug. */
+    private readonly onNote: (message: string) => void = () => {},
   ) {}
 
   /** Runs one call; resolves with the result (a timeout or worker crash is a trap, not a rejection). */
@@ -230,7 +236,11 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const slot = new Slot(this.broker, this.heapMb);
+    const slot = new Slot(this.broker, this.heapMb, (message) => {
+      if (this.notes.has(message)) return;
+      this.notes.add(message);
+      this.onNote(message);
+    });
     slot.onExit = () => {
       const i = this.slots.indexOf(slot);
       if (i >= 0) this.slots.splice(i, 1);

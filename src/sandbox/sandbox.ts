@@ -35,7 +35,7 @@ export interface SandboxOptions {
    * workspaces that may still be mounted.
    */
   protect?: Partial<ProtectedPaths>;
-  /** Where cache problems are reported (default: silent). */
+  /** Where cache problems (warn) and workers' notes (debug) are reported (default: silent). */
   log?: Logger;
   /** JS heap of each worker in MB (default WORKER_HEAP_MB); past it only the running call fails. */
   workerHeapMb?: number;
@@ -60,7 +60,9 @@ export interface Sandbox {
 export function createSandbox(opts: SandboxOptions): Sandbox {
   const broker = createNetBroker(opts.net ?? {});
   const log = opts.log ?? silentLogger;
-  const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker, opts.workerHeapMb);
+  const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker, opts.workerHeapMb, (m) =>
+    log.debug(m),
+  );
   const sharedCacheDirs = opts.sharedCacheDirs ?? [SHARED_COMPILE_CACHE];
   const protect: ProtectedPaths = {
     dirs: [opts.cacheDir, ...(opts.protect?.dirs ?? [])],

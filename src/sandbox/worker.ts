@@ -6,6 +6,7 @@ import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
 import { errorMessage } from '../errors.ts';
 import { concatBytes } from './bytes.ts';
 import { CallContext, GuestAbort } from './host/context.ts';
+import { reportExactTimesTo } from './host/fs-times.ts';
 import { createInstance, type GuestInstance, type Instantiate, type LoadedTool, release } from './instance.ts';
 import { MemoryPool } from './memory-pool.ts';
 import { createWorkerNetBridge } from './net/bridge.ts';
@@ -54,13 +55,16 @@ export type WorkerReply =
   | { type: 'loaded'; key: string }
   /** The worker is done with the aftermath of call `after` and holds an instance of `key`. */
   | { type: 'spare'; key: string; after: number }
-  | { type: 'result'; id: number; result: SandboxResult };
+  | { type: 'result'; id: number; result: SandboxResult }
+  /** Something the host's operator may want to know (logged at debug level), said once. */
+  | { type: 'note'; message: string };
 
 const MAX_I64 = 2n ** 63n - 1n;
 const port = parentPort!;
 const { netPort, netSignal } = workerData as { netPort: MessagePort; netSignal: SharedArrayBuffer };
 const net = createWorkerNetBridge(netPort, netSignal);
 const loaded = new Map<string, LoadedTool>();
+reportExactTimesTo((message) => port.postMessage({ type: 'note', message } satisfies WorkerReply));
 
 /** Names the limit behind a guest failure; the host's own record wins over the error text. */
 function classify(

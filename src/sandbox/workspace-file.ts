@@ -6,7 +6,7 @@
 // before reading a byte.
 import fs from 'node:fs';
 import { errorMessage } from '../errors.ts';
-import { mountUsage } from './host/fs-quota.ts';
+import { MAX_ENTRIES, mountUsage } from './host/fs-quota.ts';
 import { at, closeQuietly, lookup, type MountRoot, openMountRoot, Walk } from './host/fs-walk.ts';
 
 /** What reading a workspace file gave: the bytes, or why not (`missing`: nothing there at all). */
@@ -140,7 +140,7 @@ export function writeWorkspaceFile(
   dir: string,
   name: string,
   bytes: Uint8Array,
-  opts: { maxWorkspaceBytes?: number } = {},
+  opts: { maxWorkspaceBytes?: number; maxEntries?: number } = {},
 ): WorkspaceWrite {
   if (!SAFE_COMPONENT.test(dir) || !SAFE_COMPONENT.test(name) || Buffer.byteLength(name) > 255)
     return { ok: false, reason: 'the file name is not valid' };
@@ -160,8 +160,15 @@ export function writeWorkspaceFile(
   const temp = `.boxbot-${process.pid}-${Math.random().toString(36).slice(2, 10)}.part`;
   try {
     // The same quota tools write under (sandbox.limits.maxWorkspaceMb), counted the same way.
-    if (opts.maxWorkspaceBytes !== undefined && mountUsage(mount.rootFd()) + bytes.length > opts.maxWorkspaceBytes)
-      return { ok: false, reason: `the workspace would exceed its quota of ${opts.maxWorkspaceBytes} bytes` };
+    if (opts.maxWorkspaceBytes !== undefined) {
+      const maxEntries = opts.maxEntries ?? MAX_ENTRIES;
+      const usage = mountUsage(mount.rootFd(), maxEntries);
+      // The file and perhaps its folder: past the limit no tool could write to the workspace.
+      if (usage.entries + 2 > maxEntries)
+        return { ok: false, reason: `the workspace would hold more than ${maxEntries} files, folders and links` };
+      if (usage.bytes + bytes.length > opts.maxWorkspaceBytes)
+        return { ok: false, reason: `the workspace would exceed its quota of ${opts.maxWorkspaceBytes} bytes` };
+    }
     try {
       fs.mkdirSync(at(mount.rootFd(), dir), 0o755);
     } catch (e) {

@@ -1,7 +1,16 @@
 // writeWorkspaceFile: how the host saves a file a chat user sent into a conversation's workspace
 // (`inbox/`). A tool can have planted links there first; none of them may redirect the write.
 import assert from 'node:assert/strict';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { writeWorkspaceFile } from '../../src/sandbox/index.ts';
@@ -50,6 +59,17 @@ describe('writeWorkspaceFile', () => {
     assert.equal(r.ok, false);
     assert.match(!r.ok ? r.reason : '', /quota of 81920 bytes/);
     assert.equal(writeWorkspaceFile(ws, 'inbox', 'b.bin', bytes('small'), { maxWorkspaceBytes: 80 * 1024 }).ok, true);
+  });
+
+  it('is refused, nothing written, where tools could no longer write: past the entry limit', () => {
+    const ws = tempDir('boxbot-ws-');
+    for (let i = 0; i < 4; i++) writeFileSync(join(ws, `f${i}`), '');
+    const quota = { maxWorkspaceBytes: 1 << 30, maxEntries: 5 };
+    const r = writeWorkspaceFile(ws, 'inbox', 'a.bin', bytes('a'), quota);
+    assert.match(!r.ok ? r.reason : 'written', /more than 5 files, folders and links/);
+    assert.equal(existsSync(join(ws, 'inbox')), false);
+    rmSync(join(ws, 'f0'));
+    assert.equal(writeWorkspaceFile(ws, 'inbox', 'a.bin', bytes('a'), quota).ok, true);
   });
 
   it('saves a name near the 255-byte limit, non-ASCII ones too', () => {

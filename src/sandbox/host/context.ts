@@ -2,6 +2,7 @@
 // resources it opened. Host interfaces read it through a binding so a pre-created instance can
 // be bound to a call only when the call starts.
 import type { Mount, NetworkGrant, TrapKind } from '../types.ts';
+import { MAX_ENTRIES } from './fs-quota.ts';
 
 /** Thrown through the guest to end a call: an exit, or a limit the host enforces itself. */
 export class GuestAbort extends Error {
@@ -55,6 +56,8 @@ export class CallContext {
   /** Bytes the guest may write to files in this call, and the size a writable mount may reach. */
   readonly maxWriteBytes: number;
   readonly maxDiskBytes: number;
+  /** Names (files, directories, links) a writable mount may hold (see fs-quota). */
+  readonly maxEntries: number;
   readonly net: NetBridge;
   stdin: Uint8Array;
   stdinOffset = 0;
@@ -80,6 +83,7 @@ export class CallContext {
     maxOutputBytes: number;
     maxWriteBytes?: number;
     maxDiskBytes?: number;
+    maxEntries?: number;
     stdin?: Uint8Array;
     net: NetBridge;
   }) {
@@ -90,6 +94,7 @@ export class CallContext {
     this.maxOutputBytes = init.maxOutputBytes;
     this.maxWriteBytes = init.maxWriteBytes ?? Infinity;
     this.maxDiskBytes = init.maxDiskBytes ?? Infinity;
+    this.maxEntries = init.maxEntries ?? MAX_ENTRIES;
     this.stdin = init.stdin ?? new Uint8Array(0);
     this.net = init.net;
   }

@@ -7,7 +7,7 @@ import fs from 'node:fs';
 import type { Binding, CallContext } from './context.ts';
 import { type CallFs, type CallMount, callFs, FdHandle, MAX_OPEN_PER_CALL } from './fs-call.ts';
 import { type ErrorCode, FsIoError, guard, guardStream } from './fs-errors.ts';
-import { accessMode, errno, fsOrClose, OPEN_ALWAYS, readAt, setTimesOf, syncMode, writeAll } from './fs-io.ts';
+import { accessMode, errno, fsOrClose, OPEN_ALWAYS, readAt, syncMode, writeAll } from './fs-io.ts';
 import {
   type DescriptorFlags,
   type DescriptorStat,
@@ -21,7 +21,8 @@ import {
   toStat,
   typeOf,
 } from './fs-meta.ts';
-import { chargeWrite } from './fs-quota.ts';
+import { chargeEntry, chargeWrite, releaseEntry } from './fs-quota.ts';
+import { setTimesOf } from './fs-times.ts';
 import { at, closeQuietly, lookup, O_PATH, verifyInside, Walk } from './fs-walk.ts';
 import { InputStream, OutputStream } from './io.ts';
 
@@ -320,7 +321,7 @@ export class Descriptor {
       this.mutable();
       this.inParent(withoutTrailingSlash(path), (dir, name) => {
         if (name === '.') throw 'exist' satisfies ErrorCode;
-        fs.mkdirSync(at(dir, name), 0o777);
+        chargeEntry(this.ctx, this.mount, at(dir, name), () => fs.mkdirSync(at(dir, name), 0o777));
       });
     });
   }
@@ -360,7 +361,9 @@ export class Descriptor {
           if (to === '.') throw 'exist' satisfies ErrorCode;
           // link(2) never follows the final component: if `from` became a symlink since it was
           // resolved, the new name is that symlink, which every use resolves through the walk.
-          fs.linkSync(at(fromDir, from), at(toDir, to));
+          chargeEntry(this.ctx, newDescriptor.mount, at(toDir, to), () =>
+            fs.linkSync(at(fromDir, from), at(toDir, to)),
+          );
         }),
       );
     });
@@ -373,7 +376,7 @@ export class Descriptor {
       this.inParent(newPath, (dir, name, where) => {
         if (name === '.') throw 'exist' satisfies ErrorCode;
         checkLinkTarget(where, oldPath);
-        fs.symlinkSync(oldPath, at(dir, name));
+        chargeEntry(this.ctx, this.mount, at(dir, name), () => fs.symlinkSync(oldPath, at(dir, name)));
       });
     });
   }
@@ -427,7 +430,7 @@ export class Descriptor {
       (openFlags.truncate ? C.O_TRUNC : 0);
     let fd: number;
     try {
-      fd = fs.openSync(at(dir, name), mode, 0o666);
+      fd = chargeEntry(this.ctx, this.mount, at(dir, name), () => fs.openSync(at(dir, name), mode, 0o666));
     } catch (e) {
       if (errno(e) === 'ELOOP') return undefined;
       throw e;
@@ -481,6 +484,7 @@ export class Descriptor {
       this.dirFd();
       this.mutable();
       this.inParent(withoutTrailingSlash(path), (dir, name) => fs.rmdirSync(at(dir, name)));
+      releaseEntry(this.mount);
     });
   }
 
@@ -512,6 +516,7 @@ export class Descriptor {
       this.dirFd();
       this.mutable();
       this.inParent(path, (dir, name) => fs.unlinkSync(at(dir, name)));
+      releaseEntry(this.mount);
     });
   }
 

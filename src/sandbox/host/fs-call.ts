@@ -13,6 +13,8 @@ export const MAX_OPEN_PER_CALL = 1024;
 export class CallMount implements MountRoot, QuotaMount, CallResource {
   /** Bytes in the mount as the quota counts them; measured at the call's first write. */
   usage: number | undefined;
+  /** Names in the mount as the quota counts them; measured with `usage`. */
+  entries: number | undefined;
 
   constructor(
     readonly guest: string,

@@ -1,9 +1,9 @@
-// Byte-level helpers of the filesystem host: positional reads and writes, open modes from
-// descriptor flags, and setting times through an fd's magic link.
+// Byte-level helpers of the filesystem host: positional reads and writes, and open modes from
+// descriptor flags.
 import fs from 'node:fs';
 import type { ErrorCode } from './fs-errors.ts';
-import { type DescriptorFlags, type NewTimestamp, timeArg } from './fs-meta.ts';
-import { at, closeQuietly } from './fs-walk.ts';
+import type { DescriptorFlags } from './fs-meta.ts';
+import { closeQuietly } from './fs-walk.ts';
 
 const C = fs.constants;
 /** Largest single read served; guests loop for more. */
@@ -40,12 +40,6 @@ export function accessMode(flags: DescriptorFlags): number {
 /** The open(2) synchronisation flags for descriptor flags. */
 export function syncMode(flags: DescriptorFlags): number {
   return (flags.fileIntegritySync ? C.O_SYNC : 0) | (flags.dataIntegritySync ? C.O_DSYNC : 0);
-}
-
-/** Sets times through the fd's magic link: the pinned object itself, even an O_PATH symlink. */
-export function setTimesOf(fd: number, atime: NewTimestamp, mtime: NewTimestamp): void {
-  const st = fs.fstatSync(fd, { bigint: true });
-  fs.utimesSync(at(fd), timeArg(atime, st.atimeNs), timeArg(mtime, st.mtimeNs));
 }
 
 /** Runs `f` on `fd`, closing `fd` if it throws. */

@@ -100,16 +100,25 @@ export function toStat(s: BigIntStats): DescriptorStat {
   };
 }
 
-/** A `new-timestamp` as the seconds Node's utimes takes; `no-change` keeps `currentNs`. */
-export function timeArg(t: NewTimestamp, currentNs: bigint): number {
+/** Latest second a time_t (signed 64-bit) holds: a later time cannot be set at all. */
+const MAX_TIME_T = 2n ** 63n - 1n;
+
+/**
+ * The time a `new-timestamp` asks for, in nanoseconds since the epoch: `currentNs` for
+ * `no-change`, undefined for `now`. Seconds past time_t's range are `overflow`, as Wasmtime says.
+ */
+export function requestedNs(t: NewTimestamp, currentNs: bigint): bigint | undefined {
   switch (t.tag) {
     case 'now':
-      return Date.now() / 1000;
-    case 'timestamp':
-      if (t.val.nanoseconds < 0 || t.val.nanoseconds >= 1e9) throw 'invalid';
-      return Number(t.val.seconds) + t.val.nanoseconds / 1e9;
+      return undefined;
+    case 'timestamp': {
+      const { seconds, nanoseconds } = t.val;
+      if (!Number.isInteger(nanoseconds) || nanoseconds < 0 || nanoseconds >= 1e9) throw 'invalid';
+      if (seconds > MAX_TIME_T) throw 'overflow';
+      return seconds * NS + BigInt(nanoseconds);
+    }
     default:
-      return Number(currentNs) / 1e9;
+      return currentNs;
   }
 }
 

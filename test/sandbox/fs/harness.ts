@@ -82,6 +82,7 @@ export class Call {
   constructor(
     mounts: Mount[],
     readonly binding = new Binding(),
+    limits: { maxWriteBytes?: number; maxDiskBytes?: number; maxEntries?: number } = {},
   ) {
     this.ctx = new CallContext({
       argv: ['fs-test'],
@@ -90,6 +91,7 @@ export class Call {
       network: { allow: [], block: [] },
       maxOutputBytes: 1 << 20,
       net: noNet,
+      ...limits,
     });
     const imports = filesystemImports(binding);
     this.types = imports['wasi:filesystem/types']!;

@@ -1,0 +1,78 @@
+// The entry limit of a writable mount: the walk that measures a workspace for its quota counts
+// a bounded number of names, so a guest may create no more than that, and a tree already past
+// it (its size unknown) takes no more bytes. A small limit stands in for the real 100,000.
+import assert from 'node:assert/strict';
+import { mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { Binding } from '../../../src/sandbox/host/context.ts';
+import { mountUsage } from '../../../src/sandbox/host/fs-quota.ts';
+import { Call, codeOf, temp, writeText } from './harness.ts';
+
+const callWith = (ws: string, limits: { maxEntries: number; maxDiskBytes?: number }) =>
+  new Call([{ host: ws, guest: '/', readOnly: false }], new Binding(), limits);
+
+describe('filesystem host: entry limit', () => {
+  it('lets a guest make names up to the limit, then refuses each kind with ENOSPC naming the limit', () => {
+    const ws = temp('boxbot-fs-entries-');
+    writeFileSync(join(ws, 'there.txt'), 'x');
+    const call = callWith(ws, { maxEntries: 5 });
+    const root = call.dir();
+    writeText(root, 'a.txt', 'a');
+    root.createDirectoryAt('d');
+    root.symlinkAt('a.txt', 'link');
+    root.linkAt({}, 'a.txt', root, 'hard');
+    // Failed attempts cost nothing: the directory exists already.
+    assert.equal(
+      codeOf(() => root.createDirectoryAt('d')),
+      'exist',
+    );
+    const refusals = {
+      file: () => writeText(root, 'b.txt', 'b'),
+      directory: () => root.createDirectoryAt('e'),
+      symlink: () => root.symlinkAt('a.txt', 'link2'),
+      'hard link': () => root.linkAt({}, 'a.txt', root, 'hard2'),
+    };
+    for (const [what, f] of Object.entries(refusals)) assert.equal(codeOf(f), 'insufficient-space', what);
+    assert.equal(call.ctx.refused?.trap, 'disk');
+    assert.match(call.ctx.refused!.message, /more than 5 files, directories and links \(its entry limit\)/);
+    writeText(root, 'a.txt', 'overwriting makes no new name');
+    root.unlinkFileAt('hard');
+    root.createDirectoryAt('e');
+    call.end();
+  });
+
+  it('takes no more bytes in a tree already past the limit, whose size the walk cannot know', () => {
+    const ws = temp('boxbot-fs-entries-');
+    for (let i = 0; i < 6; i++) writeFileSync(join(ws, `f${i}`), '');
+    const call = callWith(ws, { maxEntries: 5, maxDiskBytes: 1 << 30 });
+    const root = call.dir();
+    const f = root.openAt({}, 'f0', {}, { write: true });
+    assert.equal(
+      codeOf(() => f.write(Buffer.from('x'), 0n)),
+      'insufficient-space',
+    );
+    assert.match(call.ctx.refused!.message, /holds more than 5 files, directories and links .*remove some/);
+    root.unlinkFileAt('f1');
+    assert.equal(
+      codeOf(() => writeText(root, 'g', 'still unknown in this call')),
+      'insufficient-space',
+    );
+    call.end();
+    const next = callWith(ws, { maxEntries: 5, maxDiskBytes: 1 << 30 });
+    writeText(next.dir(), 'f0', 'the next call counts 5 names and may write');
+    next.end();
+  });
+
+  it('counts every byte under the limit, nested folders included, and stops past it', () => {
+    const ws = temp('boxbot-fs-entries-');
+    mkdirSync(join(ws, 'a/b/c'), { recursive: true });
+    writeFileSync(join(ws, 'a/b/c/deep.bin'), Buffer.alloc(64 * 1024, 1));
+    writeFileSync(join(ws, 'top.bin'), Buffer.alloc(64 * 1024, 1));
+    const fd = openSync(ws, 'r');
+    const exact = mountUsage(fd, 5);
+    assert.equal(exact.entries, 5);
+    assert.ok(exact.bytes >= 128 * 1024, `${exact.bytes} bytes counted`);
+    assert.deepEqual(mountUsage(fd, 4).entries, Infinity);
+  });
+});
