@@ -285,6 +285,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       media: {
         ...mediaOptions(loaded, secrets, join(loaded.dataDir, 'workspaces'), log, o.fetch),
         ...(runtime.limits.maxDiskBytes ? { maxWorkspaceBytes: runtime.limits.maxDiskBytes } : {}),
+        ...(runtime.limits.maxEntries ? { maxWorkspaceEntries: runtime.limits.maxEntries } : {}),
       },
       chatCommands: memoryCommands(store.memories, loaded.config.memory.enabled),
       ...(store.leases ? { cluster: { leases: store.leases, holder }, deferStart: single } : {}),

@@ -55,6 +55,7 @@ export function limitsOf(loaded: LoadedConfig): SandboxLimits {
     maxOutputBytes: l.maxOutputBytes ?? DEFAULT_LIMITS.maxOutputBytes,
     maxWriteBytes: l.maxWriteMb ? Math.round(l.maxWriteMb * MiB) : DEFAULT_LIMITS.maxWriteBytes!,
     maxDiskBytes: l.maxWorkspaceMb ? Math.round(l.maxWorkspaceMb * MiB) : DEFAULT_LIMITS.maxDiskBytes!,
+    maxEntries: l.maxWorkspaceEntries ?? DEFAULT_LIMITS.maxEntries!,
     maxResponseBytes: l.maxResponseMb ? Math.round(l.maxResponseMb * MiB) : DEFAULT_LIMITS.maxResponseBytes!,
     ...((l.fuel ?? DEFAULT_LIMITS.fuel) ? { fuel: l.fuel ?? DEFAULT_LIMITS.fuel } : {}),
   };

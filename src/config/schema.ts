@@ -70,6 +70,8 @@ const limits = z
     maxWriteMb: z.number().positive().optional(),
     /** MiB a conversation's workspace may reach through tool writes (default 1024). */
     maxWorkspaceMb: z.number().positive().optional(),
+    /** Files, folders and links a conversation's workspace may hold (default 100,000). */
+    maxWorkspaceEntries: z.number().int().positive().optional(),
     /** MiB of HTTP response bodies one tool call may receive (default 16). */
     maxResponseMb: z.number().positive().optional(),
   })

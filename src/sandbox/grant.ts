@@ -73,6 +73,7 @@ export async function validateGrant(grant: SandboxGrant, protect?: ProtectedPath
   positive('fuel', l?.fuel, true);
   positive('maxWriteBytes', l?.maxWriteBytes, true);
   positive('maxDiskBytes', l?.maxDiskBytes, true);
+  positive('maxEntries', l?.maxEntries, true);
   positive('maxResponseBytes', l?.maxResponseBytes, true);
   return { ...grant, env, mounts, network };
 }

@@ -102,6 +102,7 @@ export function createSandbox(opts: SandboxOptions): Sandbox {
           maxOutputBytes: checked.limits.maxOutputBytes,
           maxWriteBytes: checked.limits.maxWriteBytes ?? DEFAULT_LIMITS.maxWriteBytes!,
           maxDiskBytes: checked.limits.maxDiskBytes ?? DEFAULT_LIMITS.maxDiskBytes!,
+          maxEntries: checked.limits.maxEntries ?? DEFAULT_LIMITS.maxEntries!,
           ...(checked.stdin ? { stdin: checked.stdin } : {}),
         },
       });

@@ -28,6 +28,8 @@ export interface SandboxLimits {
   maxWriteBytes?: number;
   /** Size a writable mount (a workspace) may reach through guest writes; past it as above. */
   maxDiskBytes?: number;
+  /** Names (files, directories, links) a writable mount may hold; past it creating one fails as above. */
+  maxEntries?: number;
   /** HTTP response body bytes one call may receive in all; past it the request fails. */
   maxResponseBytes?: number;
 }
@@ -66,5 +68,6 @@ export const DEFAULT_LIMITS: SandboxLimits = {
   maxOutputBytes: 1024 * 1024,
   maxWriteBytes: 64 * 1024 * 1024,
   maxDiskBytes: 1024 * 1024 * 1024,
+  maxEntries: 100_000,
   maxResponseBytes: 16 * 1024 * 1024,
 };

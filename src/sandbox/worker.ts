@@ -46,6 +46,7 @@ export interface CallMessage {
   maxOutputBytes: number;
   maxWriteBytes: number;
   maxDiskBytes: number;
+  maxEntries: number;
   stdin?: Uint8Array;
 }
 
@@ -114,6 +115,7 @@ function call(msg: CallMessage): SandboxResult {
     maxOutputBytes: msg.maxOutputBytes,
     maxWriteBytes: msg.maxWriteBytes,
     maxDiskBytes: msg.maxDiskBytes,
+    maxEntries: msg.maxEntries,
     stdin: msg.stdin,
     net,
   });

@@ -70,14 +70,13 @@ describe('config', () => {
     assert.equal(defaults.maxWriteBytes, 64 * 1024 * 1024);
     assert.equal(defaults.maxDiskBytes, 1024 * 1024 * 1024);
     assert.equal(defaults.maxResponseBytes, 16 * 1024 * 1024);
-    writeFileSync(
-      join(dir, 'boxbot.config.json'),
-      JSON.stringify({ sandbox: { limits: { maxWriteMb: 8, maxWorkspaceMb: 100, maxResponseMb: 2 } } }),
-    );
+    assert.equal(defaults.maxEntries, 100_000);
+    const limits = { maxWriteMb: 8, maxWorkspaceMb: 100, maxResponseMb: 2, maxWorkspaceEntries: 500_000 };
+    writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ sandbox: { limits } }));
     const set = limitsOf(loadConfig(undefined, dir));
     assert.deepEqual(
-      [set.maxWriteBytes, set.maxDiskBytes, set.maxResponseBytes],
-      [8 * 1024 * 1024, 100 * 1024 * 1024, 2 * 1024 * 1024],
+      [set.maxWriteBytes, set.maxDiskBytes, set.maxResponseBytes, set.maxEntries],
+      [8 * 1024 * 1024, 100 * 1024 * 1024, 2 * 1024 * 1024, 500_000],
     );
   });
 

@@ -2,7 +2,7 @@
 // many bytes, a workspace may grow only so large across calls; past either the guest gets
 // ENOSPC (`insufficient-space`) and the result's trap names the limit.
 import assert from 'node:assert/strict';
-import { statSync } from 'node:fs';
+import { existsSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, type SandboxLimits } from '../../src/sandbox/index.ts';
@@ -45,5 +45,15 @@ describe('sandbox: disk limits', () => {
     assert.equal(second.r.trap?.kind, 'disk');
     assert.match(second.r.trap!.message, /quota of 6291456 bytes/);
     assert.ok(statSync(join(ws, 'a.bin')).size + statSync(join(ws, 'b.bin')).size <= 6 * MiB);
+  });
+
+  it("the workspace entry limit comes from the call's limits (sandbox.limits.maxWorkspaceEntries)", async () => {
+    const ws = tempDir('boxbot-ws-');
+    for (let i = 0; i < 3; i++) writeFileSync(join(ws, `f${i}`), '');
+    const { r, out } = await fill(ws, 'one-more.bin', 1, { maxEntries: 3 });
+    assert.equal(out.ok, false);
+    assert.equal(r.trap?.kind, 'disk');
+    assert.match(r.trap!.message, /more than 3 files, directories and links/);
+    assert.equal(existsSync(join(ws, 'one-more.bin')), false);
   });
 });

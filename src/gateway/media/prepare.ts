@@ -27,6 +27,8 @@ export interface MediaOptions {
   workspaceOf(conversationKey: string): string;
   /** The workspace quota tools write under (sandbox.limits.maxWorkspaceMb); saved files count against it. */
   maxWorkspaceBytes?: number;
+  /** Names the workspace may hold (sandbox.limits.maxWorkspaceEntries), counted like the tools' own. */
+  maxWorkspaceEntries?: number;
   /** Speech to text; absent: voice notes get `transcriptionHint`. */
   transcribe?: TranscribeFile;
   /** What a user is told when a voice note cannot be transcribed because nothing is configured. */
@@ -103,6 +105,7 @@ export async function prepareMedia(
     const name = inboxName(msg, index, msg.attachments.length, a.name, type);
     const saved = writeWorkspaceFile(workspace, INBOX_DIR, name, bytes, {
       ...(o.maxWorkspaceBytes !== undefined ? { maxWorkspaceBytes: o.maxWorkspaceBytes } : {}),
+      ...(o.maxWorkspaceEntries !== undefined ? { maxEntries: o.maxWorkspaceEntries } : {}),
     });
     if (!saved.ok) {
       log.warn({ conversation: msg.conversationKey, reason: saved.reason }, 'attachment not saved');

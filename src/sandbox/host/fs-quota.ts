@@ -5,6 +5,7 @@
 // errs on the side of the host's disk. A mount also holds at most MAX_ENTRIES names: the walk
 // that measures it must end, and a tree it could not count to the end has an unknown size.
 import fs from 'node:fs';
+import { DEFAULT_LIMITS } from '../types.ts';
 import type { CallContext } from './context.ts';
 import type { ErrorCode } from './fs-errors.ts';
 import { at } from './fs-walk.ts';
@@ -14,7 +15,7 @@ import { at } from './fs-walk.ts';
  * (bounded time and memory), so past it the mount's size is unknown: a guest can create no
  * more, and in a tree already past it (made outside the sandbox) nothing may grow.
  */
-export const MAX_ENTRIES = 100_000;
+export const MAX_ENTRIES = DEFAULT_LIMITS.maxEntries!;
 
 /** The part of a call's mount the quota needs: its pinned root and what it already holds. */
 export interface QuotaMount {
