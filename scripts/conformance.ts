@@ -15,26 +15,19 @@ import { type ConformanceOutcome, findPreview1Tests, runConformanceTest } from '
  * - Node's `fs.utimes` takes seconds as a double (about 240 ns apart today), so a guest cannot set
  *   a timestamp to the exact nanosecond and read it back (symlink_filestat too: it fails on the
  *   symlink's own mtime set to 200 ns earlier).
- * - Preview1 modules run through the preview1 adapter that jco ships (Wasmtime runs them natively).
- *   Without a `cabi_realloc` export in the module, the adapter takes a page of the module's memory
- *   for its stack (at instantiation) and one for its state (on the first WASI call) with
- *   `memory.grow`. AssemblyScript's heap (TLSF) claims everything from its heap base up to
- *   `memory.size` when it first allocates, adapter pages included, and writes its free block's
- *   footer and tail at the very end, over the state's closing canary ("assertion failed at
- *   adapter line 2858"); later allocations would overwrite the stack and state outright. An exact
- *   fix needs the adapter's pages out of the module's address space: every memory access of the
- *   module shifted past them, and every pointer that crosses between module, adapter and jco's
- *   glue (iovecs, argv, return areas) translated; a patch of the adapter's code cannot do it. The
- *   empty-write fd check is patched (see src/sandbox/wasm/adapter-patch.ts).
+ * Preview1 modules run through the preview1 adapter that jco ships (Wasmtime runs them natively).
+ * The adapter needs two pages of the module's memory for its stack and state; taken with
+ * `memory.grow` at the top of memory, they were claimed and overwritten by runtimes that take
+ * everything up to `memory.size` (AssemblyScript's heap: its args_get and environ_get tests
+ * failed with "assertion failed at adapter line 2858"). The module's memory is now moved up past
+ * those pages and the adapter translates its pointers (src/sandbox/wasm/memory-shift.ts and
+ * adapter-pointers.ts), so those tests pass; the empty-write fd check is patched as well (see
+ * src/sandbox/wasm/adapter-patch.ts).
  */
 const KNOWN_EXCEPTIONS: Readonly<Record<string, string>> = {
   'rust/fd_filestat_set': "nanosecond timestamps: Node's utimes takes seconds as a double",
   'rust/path_filestat': "nanosecond timestamps: Node's utimes takes seconds as a double",
   'rust/symlink_filestat': "nanosecond timestamps: Node's utimes takes seconds as a double",
-  'assemblyscript/args_get-multiple-arguments':
-    "preview1 adapter: AssemblyScript's heap claims the adapter's state page and overwrites it",
-  'assemblyscript/environ_get-multiple-variables':
-    "preview1 adapter: AssemblyScript's heap claims the adapter's state page and overwrites it",
 };
 
 /** The least the suite must pass: its 72 preview1 tests less the known exceptions. */
