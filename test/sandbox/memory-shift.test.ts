@@ -1,7 +1,7 @@
 // Preview1 tools whose runtime claims all of memory (AssemblyScript's heap takes everything up
 // to memory.size): the module's memory is moved past the adapter's pages, so the adapter's
 // state survives, and the module still sees its memory as before (sizes, growth, bulk memory,
-// data, bounds).
+// data, bounds); the memory cap covers both.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
@@ -31,6 +31,15 @@ describe('sandbox: preview1 tools own all of their memory', () => {
       'kept 1',
       '',
     ]);
+  });
+
+  it("the adapter's pages count against the memory cap, and the adapter works once the module took the rest", async () => {
+    const capped = grant();
+    capped.limits = { ...capped.limits, maxMemoryBytes: 1024 * 1024 };
+    const r = await sandbox.run(guest('grow-to-cap'), capped);
+    assert.equal(r.trap, undefined, text(r.stderr));
+    // 16 pages in all: the module grew to 14, the adapter has the other two.
+    assert.equal(text(r.stdout), 'pages 14\n');
   });
 
   it('sees its own pages only: sizes, growth, data, fill/copy/init, and an out-of-bounds trap', async () => {
