@@ -1,6 +1,7 @@
 // Corrects the WASI preview1 adapter (jco's copy of Wasmtime's) where it departs from preview1,
 // by rewriting its core module before it is linked into a tool: new functions are appended and
-// an export is pointed at them, so no existing index moves.
+// exports are pointed at them, so no existing index moves (replaceAdapterExports, which the
+// pointer translation for shifted modules in adapter-pointers.ts uses too).
 //
 // fd_write: the adapter skips empty buffers first and answers success with nothing to write,
 // before it looks the fd up, so an empty write to a closed or made-up fd succeeds (POSIX and
@@ -108,7 +109,12 @@ function funcTypes(bytes: Uint8Array, types: Section): { params: number[]; resul
   const out: { params: number[]; results: number[] }[] = [];
   for (let n = r.u32(); n > 0; n--) {
     if (r.byte() !== 0x60) throw new Error('the adapter has a type that is not a function type');
-    const vec = () => Array.from({ length: r.u32() }, () => r.byte());
+    const vec = () =>
+      Array.from({ length: r.u32() }, () => {
+        const t = r.byte();
+        if (t === 0x63 || t === 0x64) throw new Error('the adapter has a typed reference in a signature');
+        return t;
+      });
     const params = vec();
     out.push({ params, results: vec() });
   }

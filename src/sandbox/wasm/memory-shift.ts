@@ -66,9 +66,10 @@ function helperBody(key: string, bump: number): number[] {
   if (key === 'size') return [0x00, 0x3f, 0x00, 0x41, SHIFT_PAGES, 0x6b, 0x0b];
   if (key === 'grow') {
     // select(result - SHIFT_PAGES, -1, result != -1)
-    return [0x01, 0x01, 0x7f, 0x20, 0, 0x40, 0x00, 0x22, 1, 0x41, SHIFT_PAGES, 0x6b, 0x41, 0x7f].concat([
-      0x20, 1, 0x41, 0x7f, 0x47, 0x1b, 0x0b,
-    ]);
+    return [
+      ...[0x01, 0x01, 0x7f, 0x20, 0, 0x40, 0x00, 0x22, 1, 0x41, SHIFT_PAGES, 0x6b],
+      ...[0x41, 0x7f, 0x20, 1, 0x41, 0x7f, 0x47, 0x1b, 0x0b],
+    ];
   }
   if (key === 'fill') return [0x00, ...guard(0), ...shifted(0), 0x20, 1, 0x20, 2, 0xfc, 11, 0x00, 0x0b];
   if (key === 'copy') {
@@ -255,7 +256,9 @@ function shift(bytes: Uint8Array): Uint8Array {
     return Uint8Array.from([1, flags, ...encU32(min), ...(max === undefined ? [] : encU32(max))]);
   };
 
-  // Code first: it decides which helpers the function section declares.
+  // The memory first (a 64-bit one is refused before its code is read), then the code: it
+  // decides which helpers the function section declares.
+  const memory = rewriteMemory(section(5)!);
   const code = rewriteCode(section(10)!);
   const appended = (s: Section | undefined, extra: number[][]): Uint8Array => {
     const r = new Reader(bytes, s?.start ?? 0);
@@ -275,7 +278,7 @@ function shift(bytes: Uint8Array): Uint8Array {
         helpers.map((k) => encU32(types + helperType(k))),
       ),
     ],
-    [5, rewriteMemory(section(5)!)],
+    [5, memory],
     [6, appended(section(6), [[0x7f, 0x01, 0x41, 0x00, 0x0b]])],
     [7, appended(section(7), [[...encName('cabi_realloc'), 0x00, ...encU32(firstHelper)]])],
     [10, code],
