@@ -10,26 +10,18 @@ import { createSandbox } from '../src/sandbox/index.ts';
 import { type ConformanceOutcome, findPreview1Tests, runConformanceTest } from './conformance-suite.ts';
 
 /**
- * Tests expected to fail, and why. None of these is a host bug that boxbot can fix in its
- * wasi:* implementation:
- * - Preview1 modules run through the preview1 adapter that jco ships (Wasmtime runs them natively).
- *   Without a `cabi_realloc` export in the module, the adapter takes a page of the module's memory
- *   for its stack (at instantiation) and one for its state (on the first WASI call) with
- *   `memory.grow`. AssemblyScript's heap (TLSF) claims everything from its heap base up to
- *   `memory.size` when it first allocates, adapter pages included, and writes its free block's
- *   footer and tail at the very end, over the state's closing canary ("assertion failed at
- *   adapter line 2858"); later allocations would overwrite the stack and state outright. An exact
- *   fix needs the adapter's pages out of the module's address space: every memory access of the
- *   module shifted past them, and every pointer that crosses between module, adapter and jco's
- *   glue (iovecs, argv, return areas) translated; a patch of the adapter's code cannot do it. The
- *   empty-write fd check is patched (see src/sandbox/wasm/adapter-patch.ts).
+ * Tests expected to fail, and why: none today. What used to fail, and how it was fixed:
+ * Preview1 modules run through the preview1 adapter that jco ships (Wasmtime runs them natively).
+ * The adapter needs two pages of the module's memory for its stack and state; taken with
+ * `memory.grow` at the top of memory, they were claimed and overwritten by runtimes that take
+ * everything up to `memory.size` (AssemblyScript's heap: its args_get and environ_get tests
+ * failed with "assertion failed at adapter line 2858"). The module's memory is now moved up past
+ * those pages and the adapter translates its pointers (src/sandbox/wasm/memory-shift.ts and
+ * adapter-pointers.ts), so those tests pass; the empty-write fd check is patched as well (see
+ * src/sandbox/wasm/adapter-patch.ts). File times are set to the nanosecond (src/sandbox/host/
+ * fs-times.ts), so the three timestamp tests pass too.
  */
-const KNOWN_EXCEPTIONS: Readonly<Record<string, string>> = {
-  'assemblyscript/args_get-multiple-arguments':
-    "preview1 adapter: AssemblyScript's heap claims the adapter's state page and overwrites it",
-  'assemblyscript/environ_get-multiple-variables':
-    "preview1 adapter: AssemblyScript's heap claims the adapter's state page and overwrites it",
-};
+const KNOWN_EXCEPTIONS: Readonly<Record<string, string>> = {};
 
 /** The least the suite must pass: its 72 preview1 tests less the known exceptions. */
 const EXPECTED_MIN_PASSED = 72 - Object.keys(KNOWN_EXCEPTIONS).length;

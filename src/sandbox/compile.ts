@@ -28,11 +28,14 @@ import {
   type MemoryImage,
   patchPreview1Adapter,
   restoreStubbedModules,
+  SHIFT_BYTES,
+  shiftMemory,
   stubLargeCoreModules,
+  translateAdapterPointers,
 } from './wasm/index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 9;
+const PIPELINE_VERSION = 10;
 /** Modes of everything the cache writes: only boxbot's user may read or change it. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -257,10 +260,28 @@ async function toComponent(bytes: Uint8Array, label: string): Promise<Uint8Array
     import('@bytecodealliance/jco-transpile/wasm-tools'),
     readPreview1CommandAdapter(),
   ]);
+  const [main, linked] = preview1Pair(bytes, adapter);
   try {
-    return await componentNew(bytes, [['wasi_snapshot_preview1', patchPreview1Adapter(adapter)]]);
+    return await componentNew(main, [['wasi_snapshot_preview1', linked]]);
   } catch (e) {
     throw new SandboxError('invalid-tool', `${label}: cannot wrap preview1 command: ${String(e)}`, label);
+  }
+}
+
+/**
+ * The module and the adapter to link it with. The module's memory is moved up past the pages the
+ * adapter takes (wasm/memory-shift.ts), so a runtime that claims all of its memory cannot claim
+ * them, with the adapter translating its pointers (wasm/adapter-pointers.ts). A module that
+ * cannot be shifted exactly, or an adapter whose exports are not all known, is linked as it is.
+ */
+function preview1Pair(module: Uint8Array, adapter: Uint8Array): [Uint8Array, Uint8Array] {
+  const patched = patchPreview1Adapter(adapter);
+  const shifted = shiftMemory(module);
+  if (!shifted.shifted) return [module, patched];
+  try {
+    return [shifted.bytes, translateAdapterPointers(patched, SHIFT_BYTES)];
+  } catch {
+    return [module, patched];
   }
 }
 

@@ -1,6 +1,7 @@
 // Corrects the WASI preview1 adapter (jco's copy of Wasmtime's) where it departs from preview1,
 // by rewriting its core module before it is linked into a tool: new functions are appended and
-// an export is pointed at them, so no existing index moves.
+// exports are pointed at them, so no existing index moves (replaceAdapterExports, which the
+// pointer translation for shifted modules in adapter-pointers.ts uses too).
 //
 // fd_write: the adapter skips empty buffers first and answers success with nothing to write,
 // before it looks the fd up, so an empty write to a closed or made-up fd succeeds (POSIX and
@@ -47,10 +48,10 @@ function importedFuncCount(bytes: Uint8Array, imports: Section | undefined): num
   return funcs;
 }
 
-/** The body of the checking fd_write (params fd, iovs, iovs_len, nwritten). */
+/** The body of the checking fd_write (params fd, iovs, iovs_len, nwritten), without its size. */
 function checkedFdWriteBody(fdWrite: number, fdstatGet: number): number[] {
   const callOriginal = [0x20, 0, 0x20, 1, 0x20, 2, 0x20, 3, 0x10, ...encU32(fdWrite)];
-  const code = [
+  return [
     // locals: 4 = buffer index, 5 = errno (i32); 6..8 = the saved fdstat bytes (i64)
     2,
     2,
@@ -82,36 +83,109 @@ function checkedFdWriteBody(fdWrite: number, fdstatGet: number): number[] {
     ...callOriginal,
     0x0b,
   ];
-  return [...encU32(code.length), ...code];
+}
+
+/** What a replacement's body may refer to: the adapter's exports and named globals. */
+export interface AdapterLookup {
+  /** The function an export names before any export is re-pointed; throws when there is none. */
+  func(name: string): number;
+  /** Parameter and result types (value type bytes) of an exported function. */
+  signature(name: string): { params: number[]; results: number[] };
+  /** A global's index by its name in the name section; throws when there is none. */
+  global(name: string): number;
+  /** The names of every exported function. */
+  exportedFuncs(): string[];
 }
 
 /**
- * The adapter with its corrections, or the bytes unchanged when they are not the adapter this
- * was written for (no fd_write/fd_fdstat_get exports): an unknown adapter is linked as it is.
+ * What to export instead, by export name: the body (locals declaration and code, without its
+ * size) of each new function, built from what the lookup finds in the adapter.
  */
-export function patchPreview1Adapter(bytes: Uint8Array): Uint8Array {
+export type ReplacementPlan = (lookup: AdapterLookup) => Record<string, number[]>;
+
+/** Function types of the module, by index (function types only; anything else is refused). */
+function funcTypes(bytes: Uint8Array, types: Section): { params: number[]; results: number[] }[] {
+  const r = new Reader(bytes, types.start);
+  const out: { params: number[]; results: number[] }[] = [];
+  for (let n = r.u32(); n > 0; n--) {
+    if (r.byte() !== 0x60) throw new Error('the adapter has a type that is not a function type');
+    const vec = () =>
+      Array.from({ length: r.u32() }, () => {
+        const t = r.byte();
+        if (t === 0x63 || t === 0x64) throw new Error('the adapter has a typed reference in a signature');
+        return t;
+      });
+    const params = vec();
+    out.push({ params, results: vec() });
+  }
+  return out;
+}
+
+/** Global names from the name section (subsection 7), by name. */
+function globalNames(bytes: Uint8Array, sections: Section[]): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const s of sections) {
+    if (s.id !== 0) continue;
+    const r = new Reader(bytes, s.start);
+    if (r.name() !== 'name') continue;
+    while (r.pos < s.end) {
+      const id = r.byte();
+      const end = r.u32() + r.pos;
+      if (id === 7) {
+        for (let n = r.u32(); n > 0; n--) {
+          const index = r.u32();
+          out.set(r.name(), index);
+        }
+      }
+      r.pos = end;
+    }
+  }
+  return out;
+}
+
+/**
+ * The adapter with each export the plan names pointed at a new function (appended, with the
+ * replaced function's type); throws when the adapter is not what the plan expects (an export or
+ * global it looks up is missing).
+ */
+export function replaceAdapterExports(bytes: Uint8Array, plan: ReplacementPlan): Uint8Array {
   const sections = readSections(bytes);
   const byId = (id: number) => sections.find((s) => s.id === id);
+  const types = byId(1);
   const funcs = byId(3);
   const exports = byId(7);
   const code = byId(10);
-  if (!funcs || !exports || !code) return bytes;
+  if (!types || !funcs || !exports || !code) throw new Error('the adapter has no functions or exports');
   const named = funcExports(bytes, exports);
-  const fdWrite = named.get('fd_write');
-  const fdstatGet = named.get('fd_fdstat_get');
-  if (!fdWrite || !fdstatGet) return bytes;
   const imported = importedFuncCount(bytes, byId(2));
-  if (fdWrite.index < imported) return bytes;
-
-  // The replacement has fd_write's own type.
   const fr = new Reader(bytes, funcs.start);
   const defined = fr.u32();
-  let fdWriteType = -1;
-  for (let i = 0; i < defined; i++) {
-    const t = fr.u32();
-    if (i === fdWrite.index - imported) fdWriteType = t;
-  }
-  const checked = imported + defined;
+  const funcTypesAt = fr.pos;
+  const typeOfFunc = Array.from({ length: defined }, () => fr.u32());
+  const signatures = funcTypes(bytes, types);
+  const globals = globalNames(bytes, sections);
+  const lookup: AdapterLookup = {
+    func(name) {
+      const f = named.get(name);
+      if (!f || f.index < imported) throw new Error(`the adapter exports no function ${name}`);
+      return f.index;
+    },
+    signature(name) {
+      return signatures[typeOfFunc[lookup.func(name) - imported]!]!;
+    },
+    global(name) {
+      const g = globals.get(name);
+      if (g === undefined) throw new Error(`the adapter has no global named ${name}`);
+      return g;
+    },
+    exportedFuncs: () => [...named.keys()],
+  };
+  const replacements = plan(lookup);
+  const names = Object.keys(replacements);
+  const bodies = names.map((name) => [...encU32(replacements[name]!.length), ...replacements[name]!]);
+  const newTypes = names.map((name) => typeOfFunc[lookup.func(name) - imported]!);
+  /** Export name → the index of its replacement. */
+  const repointed = new Map(names.map((name, k) => [name, imported + defined + k]));
 
   const chunks: Uint8Array[] = [bytes.subarray(0, 8)];
   const emit = (id: number, ...parts: Uint8Array[]) => {
@@ -121,21 +195,47 @@ export function patchPreview1Adapter(bytes: Uint8Array): Uint8Array {
   const u32 = (n: number) => Uint8Array.from(encU32(n));
   for (const s of sections) {
     if (s.id === 3) {
-      const r = new Reader(bytes, s.start);
-      r.u32();
-      emit(3, u32(defined + 1), bytes.subarray(r.pos, s.end), u32(fdWriteType));
+      emit(
+        3,
+        u32(defined + names.length),
+        bytes.subarray(funcTypesAt, s.end),
+        Uint8Array.from(newTypes.flatMap(encU32)),
+      );
     } else if (s.id === 10) {
       const r = new Reader(bytes, s.start);
       const n = r.u32();
-      const body = Uint8Array.from(checkedFdWriteBody(fdWrite.index, fdstatGet.index));
-      emit(10, u32(n + 1), bytes.subarray(r.pos, s.end), body);
+      emit(10, u32(n + names.length), bytes.subarray(r.pos, s.end), Uint8Array.from(bodies.flat()));
     } else if (s.id === 7) {
-      const r = new Reader(bytes, fdWrite.at);
-      r.u32();
-      emit(7, bytes.subarray(s.start, fdWrite.at), u32(checked), bytes.subarray(r.pos, s.end));
+      // Every entry is rewritten: re-pointed ones get their replacement, the rest stay as they are.
+      const parts: Uint8Array[] = [];
+      let copied = s.start;
+      for (const [name, { at }] of named) {
+        const to = repointed.get(name);
+        if (to === undefined) continue;
+        const r = new Reader(bytes, at);
+        r.u32();
+        parts.push(bytes.subarray(copied, at), u32(to));
+        copied = r.pos;
+      }
+      parts.push(bytes.subarray(copied, s.end));
+      emit(7, ...parts);
     } else {
       emit(s.id, bytes.subarray(s.start, s.end));
     }
   }
   return Buffer.concat(chunks);
+}
+
+/**
+ * The adapter with its corrections, or the bytes unchanged when they are not the adapter this
+ * was written for (no fd_write/fd_fdstat_get exports): an unknown adapter is linked as it is.
+ */
+export function patchPreview1Adapter(bytes: Uint8Array): Uint8Array {
+  try {
+    return replaceAdapterExports(bytes, (a) => ({
+      fd_write: checkedFdWriteBody(a.func('fd_write'), a.func('fd_fdstat_get')),
+    }));
+  } catch {
+    return bytes;
+  }
 }

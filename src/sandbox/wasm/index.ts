@@ -1,5 +1,6 @@
 // Public names of the core-module tools: classification, limit instrumentation, memory images.
 export { patchPreview1Adapter } from './adapter-patch.ts';
+export { translateAdapterPointers } from './adapter-pointers.ts';
 export { type CoreImport, classifyWasm, listCoreImports, type WasmKind } from './classify.ts';
 export { listComponentImports } from './component-imports.ts';
 export {
@@ -19,3 +20,4 @@ export {
   stubLargeCoreModules,
 } from './interface-stub.ts';
 export { decodeImage, encodeImage, externalizeMemory, MEMORY_IMPORT, type MemoryImage } from './memory-image.ts';
+export { SHIFT_BYTES, SHIFT_PAGES, type ShiftResult, shiftMemory } from './memory-shift.ts';

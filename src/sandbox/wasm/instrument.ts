@@ -51,7 +51,8 @@ export interface InstrumentOptions {
   validate?: boolean;
 }
 
-class Writer {
+/** A growable byte buffer the module rewriters write into. */
+export class Writer {
   buf = new Uint8Array(1 << 16);
   len = 0;
   private room(n: number): void {
