@@ -15,6 +15,7 @@ import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises'
 import { join } from 'node:path';
 import { errorMessage } from '../errors.ts';
 import { SandboxError } from './errors.ts';
+import { patchGlue } from './glue-patch.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
 import { readPreview1CommandAdapter } from './preview1-adapter.ts';
 import {
@@ -35,7 +36,7 @@ import {
 } from './wasm/index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 10;
+const PIPELINE_VERSION = 11;
 /** Modes of everything the cache writes: only boxbot's user may read or change it. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -351,7 +352,7 @@ async function build(
       files[name] = external?.module ?? instrumented;
       cores.push(name);
     } else if (name === 'guest.js') {
-      files[GLUE] = data;
+      files[GLUE] = patchGlue(data);
     }
   }
   if (!files[GLUE]) throw new SandboxError('invalid-tool', `${label}: jco produced no glue module`, label);

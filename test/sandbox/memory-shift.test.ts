@@ -33,6 +33,15 @@ describe('sandbox: preview1 tools own all of their memory', () => {
     ]);
   });
 
+  it('an empty argument or environment value reads as empty, terminated where it should be', async () => {
+    // jco's glue passed an empty string without asking the guest's allocator for its place, so
+    // the adapter had no byte to end it with: "EMPTY=" ran on into the next variable, and an
+    // empty argument pointed outside the guest's memory (src/sandbox/glue-patch.ts).
+    const r = await sandbox.run(guest('heap-claim'), grant({ args: ['', 'after'], env: { EMPTY: '', NEXT: 'x' } }));
+    assert.equal(r.exitCode, 0, text(r.stderr));
+    assert.deepEqual(text(r.stdout).split('\n').slice(0, 5), ['heap-claim', '', 'after', 'EMPTY=', 'NEXT=x']);
+  });
+
   it("the adapter's pages count against the memory cap, and the adapter works once the module took the rest", async () => {
     const capped = grant();
     capped.limits = { ...capped.limits, maxMemoryBytes: 1024 * 1024 };
