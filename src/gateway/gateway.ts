@@ -185,6 +185,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
     ...(opts.now ? { now: opts.now } : {}),
     // A press may reach a replica that does not own the conversation (a leader's long polling).
     ...(owner ? { pollMs: owner.sweepMs } : {}),
+    // Who may decide is read from the config in force here, not from when the question was asked.
+    rulesFor: (r) =>
+      resolvePolicy(opts.config, {
+        platform: platformOf(r.conversationKey) as InboundMessage['platform'],
+        chatId: String(r.target.chatId),
+        ...(typeof r.target.threadId === 'string' ? { threadId: r.target.threadId } : {}),
+        userId: r.requesterId,
+      }).approvals,
   });
 
   /** The policy with the model chosen by `/model` (for commands; a run applies it as it loads the history). */
@@ -426,6 +434,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
         closing = stream.close(); // no preview after the run ended
       }
     });
+    // A question left pending by the run before a restart that this run did not ask again (the
+    // call no longer needs approval, or was not made) would keep live buttons that run nothing.
+    void track(desk.finished(msg.id, !(controller.signal.reason instanceof GatewayStoppingError)));
     if (controller.signal.reason instanceof GatewayStoppingError) {
       // Interrupted by shutdown: nothing is delivered and the message stays accepted, so the
       // next start answers it (once).
