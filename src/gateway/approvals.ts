@@ -368,7 +368,14 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
         // The same call asked by this message's run before a restart: its decision and its run are
         // reused, unless the rules in force now disown them; then it is asked anew.
         const earlier = (await o.store.forMessage(msg.id))
-          .filter((r) => !spent.has(r.id) && r.tool === q.tool && canonical(r.input) === canonical(q.input))
+          .filter(
+            (r) =>
+              // Another conversation's record under the same id (an id a platform or client reused) is not ours.
+              r.conversationKey === msg.conversationKey &&
+              !spent.has(r.id) &&
+              r.tool === q.tool &&
+              canonical(r.input) === canonical(q.input),
+          )
           .reverse();
         let pending: ApprovalRecord | undefined;
         let again = false;

@@ -286,3 +286,22 @@ test('a question the run after a restart did not ask again is withdrawn when tha
   assert.equal(q.buttons, undefined);
   after.d.stop();
 });
+
+test('a decision is reused only in its own conversation, even under the same message id', async () => {
+  const { d, adapter } = desk();
+  const rules: ApprovalRules = { levels: ['Write'] };
+  const msg = inboundMessage('save', { id: 'web:same-id' });
+  const first = d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(adapter).length === 1, 'the question');
+  assert.equal((await d.decide(idOf(questions(adapter)[0]!.text), true, msg)).ok, true);
+  assert.ok((await first).approved);
+  await d.finished(msg.id, true);
+  // Another chat whose message carries the same id: asked there, not approved by the first chat's decision.
+  const other = inboundMessage('save', { id: 'web:same-id', chatId: '200', conversationKey: 'telegram:200' });
+  const asked = d.ask(other, rules, question, new AbortController().signal);
+  await until(() => questions(adapter).length === 2, 'a question in the other chat');
+  assert.equal(questions(adapter)[1]!.chatId, '200');
+  assert.equal((await d.decide(idOf(questions(adapter)[1]!.text), false, other)).ok, true);
+  assert.equal((await asked).approved, false);
+  d.stop();
+});
