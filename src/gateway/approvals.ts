@@ -412,8 +412,11 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
         }
         if (again) continue;
         let decided: Promise<ApprovalRecord>;
-        if (pending) decided = wait(pending, signal, keepOnAbort);
-        else {
+        if (pending) {
+          decided = wait(pending, signal, keepOnAbort);
+          // Asked by a replica that died after this one started (so not re-armed by its resume): it still expires.
+          if (!timers.has(pending.id)) arm(pending);
+        } else {
           const posted = await post(msg, rules, q, signal, keepOnAbort);
           if ('refused' in posted) return posted.refused;
           decided = posted.decided;

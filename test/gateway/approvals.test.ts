@@ -305,3 +305,19 @@ test('a decision is reused only in its own conversation, even under the same mes
   assert.equal((await asked).approved, false);
   d.stop();
 });
+
+test('replicas: a question left by a replica that died expires on the one that runs the message again', async () => {
+  const store = createMemoryStore();
+  const rules: ApprovalRules = { levels: ['Write'], timeoutMs: 300 };
+  // This replica started before the other asked: its resume did not see the question.
+  const here = desk(Date.now, store, undefined, 10);
+  await here.d.resume();
+  const dead = desk(Date.now, store, here.adapter, 10);
+  const msg = inboundMessage('save', { id: 'telegram:evt:13' });
+  await askThenShutDown(dead, rules, msg);
+  dead.d.stop(); // it died: its timers are gone
+  const answer = await here.d.ask(msg, rules, question, new AbortController().signal);
+  assert.deepEqual(answer, { approved: false, reason: 'nobody approved this call in time' });
+  assert.equal(questions(here.adapter).length, 1, 'the same question, not a second one');
+  here.d.stop();
+});
