@@ -66,6 +66,8 @@ export interface ApprovalDesk {
    * a restart, and not asked again by the run after it) are withdrawn; false at a shutdown.
    */
   finished(inboundId: string, withdraw: boolean): Promise<void>;
+  /** Message `inboundId` will not run (its sender lost access): the questions its run asked before are withdrawn. */
+  refused(inboundId: string): Promise<void>;
   /** At start: expires what timed out while boxbot was down, and re-arms the timers of the rest. */
   resume(): Promise<void>;
   /** Clears timers (pending questions stay pending in the journal). */
@@ -464,6 +466,16 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
         await withdraw({ id }, NOT_WAITED_ON).catch((e: unknown) =>
           o.log.warn({ err: errorMessage(e), approval: id }, 'question not withdrawn'),
         );
+    },
+
+    async refused(inboundId) {
+      used.delete(inboundId);
+      // Read from the journal: at a start this runs before the pending questions are re-armed.
+      for (const r of await o.store.forMessage(inboundId))
+        if (r.state === 'pending' && !waiters.has(r.id))
+          await withdraw(r, NOT_WAITED_ON).catch((e: unknown) =>
+            o.log.warn({ err: errorMessage(e), approval: r.id }, 'question not withdrawn'),
+          );
     },
 
     waiting(conversationKey) {

@@ -691,11 +691,17 @@ export function createGateway(opts: GatewayOptions): Gateway {
     previewMessageId?: string,
     after: Promise<void> = Promise.resolve(),
   ): void {
-    if (!admission.admitted && !admission.reply) {
-      void track(opts.store.finish(msg.id)).catch((e: unknown) =>
-        log.error({ err: errorMessage(e) }, 'could not mark a refused message answered'),
+    if (!admission.admitted) {
+      // Revoked since a restart: questions its run asked before are withdrawn (nothing will run).
+      void track(after.then(() => desk.refused(msg.id))).catch((e: unknown) =>
+        log.warn({ err: errorMessage(e) }, 'questions of a refused message not withdrawn'),
       );
-      return;
+      if (!admission.reply) {
+        void track(opts.store.finish(msg.id)).catch((e: unknown) =>
+          log.error({ err: errorMessage(e) }, 'could not mark a refused message answered'),
+        );
+        return;
+      }
     }
     if (owner) {
       // Replicas: the conversation's owner runs it (commands too: /stop must reach the run), and

@@ -177,3 +177,17 @@ for (const [what, forbidding] of [
     assert.equal(write.runs.length, 0, 'the approval does not outlive the policy');
     await next.gw.stop();
   });
+
+test('restart after the requester lost access: the message is refused and its old question withdrawn', async () => {
+  const approvals = { levels: ['Write'], approvers: ['boss'] };
+  const { model, state, write, adapter, id } = await questionLeftPending({ approvals });
+  const next = boot(model, state, { approvals, allowFrom: ['7'] }, write.t, adapter);
+  await next.gw.start();
+  const old = questions(adapter)[0]!;
+  await until(() => old.text.endsWith(NOT_WAITED_ON), 'the old question withdrawn');
+  assert.equal(old.buttons, undefined);
+  assert.equal((await next.store.approvals.get(id))?.state, 'expired');
+  await until(() => adapter.texts().some((t) => t.includes('not set up to talk with you')), 'the refusal');
+  assert.equal(write.runs.length, 0);
+  await next.gw.stop();
+});
