@@ -92,6 +92,8 @@ export async function runJob(
       signal: o.signal,
       // The approval rules stay; the people to ask do not exist in a scheduled run.
       nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
+      // The conversation's messages are other people's words, as in the conversation's own runs.
+      ...(input.withHistory ? { untrusted: [`the recent messages of ${req.job.target}`] } : {}),
     });
     // An unknown price (a model missing from the table) counts what is known.
     return {
