@@ -25,6 +25,7 @@ import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } fro
 import { supportsVision } from './providers/index.ts';
 import { type AgentDeps, type AgentPolicy, approvalToolNames, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
+import { permits } from './tools/grants.ts';
 import type { Message } from './types.ts';
 
 /** What the runner is wired to. */
@@ -264,10 +265,16 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const earlier = answerInHistory(history, message.id);
       const files: AttachedFile[] = [];
       if (earlier !== undefined) {
-        // Its files never reached the outbox either: they are read from the workspace again.
+        // Its files never reached the outbox either: they are read from the workspace again, if
+        // the conversation's policy as the config says now still lets an answer send files.
         const tool = createSendFileTool({ workspace, maxBytes: maxFileBytes, attach: (f) => files.push(f) });
+        const allowed = permits(policy, tool.name, tool.permissionLevel);
         let missing = '';
         for (const input of filesInHistory(history, message.id)) {
+          if (!allowed.ok) {
+            missing += `\n\n(I could not attach again ${String(input.path ?? '')}: ${allowed.reason}.)`;
+            continue;
+          }
           const r = await tool.run(input, { signal });
           if (r.isError) missing += `\n\n(${r.content.replace(/^cannot send/, 'I could not attach again')}.)`;
         }

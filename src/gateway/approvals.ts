@@ -6,6 +6,9 @@
 //   asked again after the restart waits on the same question) or expires at its time, saying so;
 // - an approved call is marked started before it runs and its result is kept, so the run again
 //   after a restart gets the result replayed (or, if it died mid-call, a refusal), never a second run.
+// The config may change across a restart, and replicas may run different ones for a while: a
+// decision counts only if its maker is an approver under the rules in force now, both where it is
+// taken and where the run reads it; a question whose approvers changed is withdrawn and asked anew.
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import type { ApprovalAnswer, ApprovalQuestion, ApprovalRules } from '../agent/index.ts';
 import { errorMessage } from '../errors.ts';
@@ -30,6 +33,11 @@ export interface ApprovalDeskOptions {
    * press or /approve taken by another replica decided them. Absent: decisions are made here only.
    */
   pollMs?: number;
+  /**
+   * The approval rules in force now for the conversation and requester of `r` (undefined: none).
+   * Absent: the approvers written in the record decide (tests of the desk alone).
+   */
+  rulesFor?(r: ApprovalRecord): ApprovalRules | undefined;
 }
 
 /** What a decision attempt came to, in words for the person who tried. */
@@ -53,6 +61,13 @@ export interface ApprovalDesk {
   decide(id: string, approve: boolean, by: InboundMessage): Promise<DecisionResult>;
   /** Questions waiting in a conversation (for /status). */
   waiting(conversationKey: string): number;
+  /**
+   * The run answering message `inboundId` ended. `withdraw`: questions it left pending (asked before
+   * a restart, and not asked again by the run after it) are withdrawn; false at a shutdown.
+   */
+  finished(inboundId: string, withdraw: boolean): Promise<void>;
+  /** Message `inboundId` will not run (its sender lost access): the questions its run asked before are withdrawn. */
+  refused(inboundId: string): Promise<void>;
   /** At start: expires what timed out while boxbot was down, and re-arms the timers of the rest. */
   resume(): Promise<void>;
   /** Clears timers (pending questions stay pending in the journal). */
@@ -67,6 +82,18 @@ export function parseApprovalButton(buttonId: string): { id: string; approve: bo
   const m = /^ap:([a-z0-9]{4,16}):([yn])$/.exec(buttonId);
   return m ? { id: m[1]!, approve: m[2] === 'y' } : undefined;
 }
+
+/** Who may decide under `rules` now: the listed users, or the requester. */
+export function approversOf(rules: ApprovalRules | undefined, requesterId: string): string[] {
+  return rules?.approvers && rules.approvers !== 'requester' ? [...rules.approvers] : [requesterId];
+}
+
+const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));
+
+/** What the old question says when it is withdrawn because its approvers changed. */
+export const APPROVERS_CHANGED = 'Withdrawn: who may decide this changed; asked again below.';
+/** What a question left behind by a finished run says (the run after a restart did not ask it again). */
+export const NOT_WAITED_ON = 'Withdrawn: the run that asked no longer waits for an answer.';
 
 /** Stable JSON (sorted keys) to tell the same call from another. */
 function canonical(v: unknown): string {
@@ -120,19 +147,27 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
   /** Runs waiting on a question, by approval id. */
   const waiters = new Map<string, { conversationKey: string; settle: (r: ApprovalRecord) => void }[]>();
   const timers = new Map<string, NodeJS.Timeout>();
+  /** The inbound message of each armed question (a finished run withdraws what it left pending). */
+  const armed = new Map<string, string>();
+  /**
+   * Per message being run here: the approvals its run has used up. An approval is for one call:
+   * the same call made again in the same run asks again instead of reusing it.
+   */
+  const used = new Map<string, Set<string>>();
 
   const newId = () => Math.random().toString(36).slice(2, 10).padEnd(8, '0');
 
   /** Shows the outcome under the question and removes its buttons. */
-  async function closeQuestion(r: ApprovalRecord): Promise<void> {
+  async function closeQuestion(r: ApprovalRecord, why?: string): Promise<void> {
     if (!r.promptMessageId) return;
     const platform = r.conversationKey.split(':')[0]!;
     const outcome =
-      r.state === 'approved'
+      why ??
+      (r.state === 'approved'
         ? `Approved by ${r.decidedBy}.`
         : r.state === 'denied'
           ? `Denied by ${r.decidedBy}.`
-          : 'Expired: nobody decided in time.';
+          : 'Expired: nobody decided in time.');
     const text = `${r.question}\n\n${outcome}`.slice(0, o.maxTextLength(platform));
     await o
       .queueOf(platform)
@@ -140,13 +175,26 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       .catch((e: unknown) => o.log.warn({ err: errorMessage(e), approval: r.id }, 'approval question not updated'));
   }
 
-  function settled(r: ApprovalRecord): void {
+  function settled(r: ApprovalRecord, why?: string): void {
     clearTimeout(timers.get(r.id));
     timers.delete(r.id);
+    armed.delete(r.id);
     for (const w of waiters.get(r.id) ?? []) w.settle(r);
     waiters.delete(r.id);
-    void closeQuestion(r);
+    void closeQuestion(r, why);
   }
+
+  /** Expires a pending question, saying why under it; a decision made meanwhile stands (and is returned). */
+  async function withdraw(r: Pick<ApprovalRecord, 'id'>, why: string): Promise<ApprovalRecord | undefined> {
+    const after = await o.store.decide(r.id, 'expired', iso());
+    if (after?.state === 'expired') settled(after, why);
+    else if (after && after.state !== 'pending' && waiters.has(after.id)) settled(after);
+    return after;
+  }
+
+  /** Who may decide `r` now (the rules in force, else those written in it). */
+  const approversNow = (r: ApprovalRecord): string[] =>
+    o.rulesFor ? approversOf(o.rulesFor(r), r.requesterId) : r.approvers;
 
   let poller: NodeJS.Timeout | undefined;
   /** Replicas: settles the waiting questions another replica decided. */
@@ -166,8 +214,9 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
     }, o.pollMs).unref();
   }
 
-  function arm(r: Pick<ApprovalRecord, 'id' | 'expiresAt'>): void {
+  function arm(r: Pick<ApprovalRecord, 'id' | 'expiresAt' | 'inboundId'>): void {
     clearTimeout(timers.get(r.id));
+    armed.set(r.id, r.inboundId);
     const t = setTimeout(
       () =>
         void o.store
@@ -196,21 +245,24 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
     };
   }
 
-  function answerOf(r: ApprovalRecord): Promise<ApprovalAnswer> | ApprovalAnswer {
-    if (r.state === 'approved') return claim(r);
+  function answerOf(r: ApprovalRecord, spent: Set<string>): Promise<ApprovalAnswer> | ApprovalAnswer {
+    if (r.state === 'approved') {
+      spent.add(r.id);
+      return claim(r);
+    }
     if (r.state === 'denied') return { approved: false, reason: `${r.decidedBy ?? 'an approver'} denied this call` };
     return { approved: false, reason: 'nobody approved this call in time' };
   }
 
   /** Waits for a decision on `r`; a stopped run withdraws the question unless the gateway is shutting down. */
-  function wait(r: ApprovalRecord, signal: AbortSignal, keepOnAbort?: () => boolean): Promise<ApprovalAnswer> {
-    return new Promise<ApprovalAnswer>((resolve, reject) => {
+  function wait(r: ApprovalRecord, signal: AbortSignal, keepOnAbort?: () => boolean): Promise<ApprovalRecord> {
+    return new Promise<ApprovalRecord>((resolve, reject) => {
       const list = waiters.get(r.id) ?? [];
       const entry = {
         conversationKey: r.conversationKey,
         settle: (after: ApprovalRecord) => {
           signal.removeEventListener('abort', onAbort);
-          resolve(answerOf(after));
+          resolve(after);
         },
       };
       const onAbort = () => {
@@ -233,87 +285,155 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
     });
   }
 
+  /**
+   * Posts a new question about `q` to the approvers in force now. Resolves with its decision to
+   * come, or at once with a refusal when it could not be posted.
+   */
+  async function post(
+    msg: InboundMessage,
+    rules: ApprovalRules,
+    q: ApprovalQuestion,
+    signal: AbortSignal,
+    keepOnAbort: (() => boolean) | undefined,
+  ): Promise<{ decided: Promise<ApprovalRecord> } | { refused: ApprovalAnswer }> {
+    const id = newId();
+    const approvers = approversOf(rules, msg.userId);
+    const timeoutMs = rules.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    const typed = !o.hasButtons(msg.platform);
+    const question = questionText(q, {
+      id,
+      approvers:
+        rules.approvers && rules.approvers !== 'requester'
+          ? `users ${approvers.join(', ')}`
+          : `${msg.userName} (who asked)`,
+      timeoutMs,
+      typed,
+      maxLength: o.maxTextLength(msg.platform),
+    });
+    const target: OutboundTarget = {
+      conversationKey: msg.conversationKey,
+      chatId: msg.chatId,
+      ...(msg.threadId ? { threadId: msg.threadId } : {}),
+      ...(msg.messageId ? { replyToMessageId: msg.messageId } : {}),
+    };
+    const record: ApprovalRecord = {
+      id,
+      conversationKey: msg.conversationKey,
+      inboundId: msg.id,
+      requesterId: msg.userId,
+      approvers,
+      tool: q.tool,
+      input: JSON.parse(JSON.stringify(q.input ?? null)) as JsonValue,
+      question,
+      target: { ...target } as unknown as JsonObject,
+      state: 'pending',
+      createdAt: iso(),
+      expiresAt: new Date(now() + timeoutMs).toISOString(),
+    };
+    // Journaled before it is shown: a press can never find no record.
+    await o.store.put(record);
+    const decided = wait(record, signal, keepOnAbort);
+    arm(record);
+    try {
+      const sent = await o.queueOf(msg.platform).send(target, question, {
+        format: 'plain',
+        ...(typed
+          ? {}
+          : {
+              buttons: [
+                { id: approvalButtonId(id, true), label: 'Approve', style: 'primary' as const },
+                { id: approvalButtonId(id, false), label: 'Deny', style: 'danger' as const },
+              ],
+            }),
+      });
+      const after = await o.store.update(id, { promptMessageId: sent.messageId });
+      // Decided while the question was being sent: show the outcome now.
+      if (after && after.state !== 'pending') void closeQuestion(after);
+    } catch (e) {
+      o.log.error({ err: errorMessage(e), approval: id }, 'approval question not posted');
+      const after = await o.store.decide(id, 'expired', iso());
+      if (after) settled(after);
+      decided.catch(() => undefined);
+      return { refused: { approved: false, reason: 'the approval question could not be posted' } };
+    }
+    return { decided };
+  }
+
   return {
     async ask(msg, rules, q, signal, keepOnAbort) {
-      // The same call asked by this message's run before a restart: its decision and its run are reused.
-      const earlier = (await o.store.forMessage(msg.id))
-        .filter((r) => r.tool === q.tool && canonical(r.input) === canonical(q.input))
-        .reverse();
-      for (const r of earlier) {
-        if (r.ran) {
-          return r.ran.result
-            ? { approved: true, replay: r.ran.result }
-            : {
+      // Who may decide now: an earlier decision counts only if its maker is one of them.
+      const approvers = approversOf(rules, msg.userId);
+      const counts = (r: ApprovalRecord) => r.decidedBy !== undefined && approvers.includes(r.decidedBy);
+      let spent = used.get(msg.id);
+      if (!spent) used.set(msg.id, (spent = new Set()));
+      for (;;) {
+        // The same call asked by this message's run before a restart: its decision and its run are
+        // reused, unless the rules in force now disown them; then it is asked anew.
+        const earlier = (await o.store.forMessage(msg.id))
+          .filter(
+            (r) =>
+              // Another conversation's record under the same id (an id a platform or client reused) is not ours.
+              r.conversationKey === msg.conversationKey &&
+              !spent.has(r.id) &&
+              r.tool === q.tool &&
+              canonical(r.input) === canonical(q.input),
+          )
+          .reverse();
+        let pending: ApprovalRecord | undefined;
+        let again = false;
+        for (const r of earlier) {
+          if (r.ran) {
+            // It ran (or started) already: never a second time, whoever approved it then.
+            if (!r.ran.result)
+              return {
                 approved: false,
                 reason:
                   'this exact call was approved and started before boxbot restarted, and may have partly run; ' +
                   'it is not run a second time',
               };
+            spent.add(r.id);
+            return { approved: true, replay: r.ran.result };
+          }
+          if (r.state === 'pending') {
+            if (sameSet(r.approvers, approvers)) pending = r;
+            else {
+              // Its buttons name who decided before: withdrawn, saying so, and asked again (unless decided meanwhile).
+              await withdraw(r, APPROVERS_CHANGED);
+              again = true;
+            }
+            break;
+          }
+          if (r.state === 'approved' || r.state === 'denied') {
+            if (counts(r)) return answerOf(r, spent);
+            o.log.warn(
+              { approval: r.id, decidedBy: r.decidedBy },
+              'a decision by someone who is no longer an approver is not used; asking again',
+            );
+            break;
+          }
         }
-        if (r.state === 'pending') return wait(r, signal, keepOnAbort);
-        if (r.state === 'approved' || r.state === 'denied') return answerOf(r);
+        if (again) continue;
+        let decided: Promise<ApprovalRecord>;
+        if (pending) {
+          decided = wait(pending, signal, keepOnAbort);
+          // Asked by a replica that died after this one started (so not re-armed by its resume): it still expires.
+          if (!timers.has(pending.id)) arm(pending);
+        } else {
+          const posted = await post(msg, rules, q, signal, keepOnAbort);
+          if ('refused' in posted) return posted.refused;
+          decided = posted.decided;
+        }
+        const after = await decided;
+        // Decided on a replica whose rules differ from these (a rolling config change): asked anew here.
+        if ((after.state === 'approved' || after.state === 'denied') && !counts(after)) {
+          o.log.warn(
+            { approval: after.id, decidedBy: after.decidedBy },
+            'a decision by someone who is not an approver here is not used; asking again',
+          );
+          continue;
+        }
+        return answerOf(after, spent);
       }
-      const id = newId();
-      const approvers = rules.approvers && rules.approvers !== 'requester' ? rules.approvers : [msg.userId];
-      const timeoutMs = rules.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-      const typed = !o.hasButtons(msg.platform);
-      const question = questionText(q, {
-        id,
-        approvers:
-          rules.approvers && rules.approvers !== 'requester'
-            ? `users ${approvers.join(', ')}`
-            : `${msg.userName} (who asked)`,
-        timeoutMs,
-        typed,
-        maxLength: o.maxTextLength(msg.platform),
-      });
-      const target: OutboundTarget = {
-        conversationKey: msg.conversationKey,
-        chatId: msg.chatId,
-        ...(msg.threadId ? { threadId: msg.threadId } : {}),
-        ...(msg.messageId ? { replyToMessageId: msg.messageId } : {}),
-      };
-      const record: ApprovalRecord = {
-        id,
-        conversationKey: msg.conversationKey,
-        inboundId: msg.id,
-        requesterId: msg.userId,
-        approvers,
-        tool: q.tool,
-        input: JSON.parse(JSON.stringify(q.input ?? null)) as JsonValue,
-        question,
-        target: { ...target } as unknown as JsonObject,
-        state: 'pending',
-        createdAt: iso(),
-        expiresAt: new Date(now() + timeoutMs).toISOString(),
-      };
-      // Journaled before it is shown: a press can never find no record.
-      await o.store.put(record);
-      const decided = wait(record, signal, keepOnAbort);
-      arm(record);
-      try {
-        const sent = await o.queueOf(msg.platform).send(target, question, {
-          format: 'plain',
-          ...(typed
-            ? {}
-            : {
-                buttons: [
-                  { id: approvalButtonId(id, true), label: 'Approve', style: 'primary' as const },
-                  { id: approvalButtonId(id, false), label: 'Deny', style: 'danger' as const },
-                ],
-              }),
-        });
-        const after = await o.store.update(id, { promptMessageId: sent.messageId });
-        // Decided while the question was being sent: show the outcome now.
-        if (after && after.state !== 'pending') void closeQuestion(after);
-      } catch (e) {
-        o.log.error({ err: errorMessage(e), approval: id }, 'approval question not posted');
-        const after = await o.store.decide(id, 'expired', iso());
-        if (after) settled(after);
-        decided.catch(() => undefined);
-        return { approved: false, reason: 'the approval question could not be posted' };
-      }
-      return decided;
     },
 
     async decide(id, approve, by) {
@@ -321,19 +441,41 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       if (!r || r.conversationKey !== by.conversationKey)
         return { ok: false, text: `There is no approval request ${id} here.` };
       if (r.state !== 'pending') return { ok: false, text: `That request was already ${r.state}.` };
-      if (!r.approvers.includes(by.userId))
+      // The approvers under the rules in force now (the record's are those of when it was asked).
+      const approvers = approversNow(r);
+      if (!approvers.includes(by.userId))
         return {
           ok: false,
           text:
-            r.approvers.length === 1 && r.approvers[0] === r.requesterId
+            approvers.length === 1 && approvers[0] === r.requesterId
               ? 'Only the person who asked may decide this.'
-              : `Only ${r.approvers.join(', ')} may decide this.`,
+              : `Only ${approvers.join(', ')} may decide this.`,
         };
       const after = await o.store.decide(id, approve ? 'approved' : 'denied', iso(), by.userId);
       if (!after || after.state !== (approve ? 'approved' : 'denied'))
         return { ok: false, text: `That request was already ${after?.state ?? 'gone'}.` };
       settled(after);
       return { ok: true, text: approve ? `Approved: ${r.tool} runs once.` : `Denied: ${r.tool} will not run.` };
+    },
+
+    async finished(inboundId, withdrawLeft) {
+      used.delete(inboundId);
+      if (!withdrawLeft) return;
+      const left = [...armed].filter(([id, of]) => of === inboundId && !waiters.has(id)).map(([id]) => id);
+      for (const id of left)
+        await withdraw({ id }, NOT_WAITED_ON).catch((e: unknown) =>
+          o.log.warn({ err: errorMessage(e), approval: id }, 'question not withdrawn'),
+        );
+    },
+
+    async refused(inboundId) {
+      used.delete(inboundId);
+      // Read from the journal: at a start this runs before the pending questions are re-armed.
+      for (const r of await o.store.forMessage(inboundId))
+        if (r.state === 'pending' && !waiters.has(r.id))
+          await withdraw(r, NOT_WAITED_ON).catch((e: unknown) =>
+            o.log.warn({ err: errorMessage(e), approval: r.id }, 'question not withdrawn'),
+          );
     },
 
     waiting(conversationKey) {
@@ -351,6 +493,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       poller = undefined;
       for (const t of timers.values()) clearTimeout(t);
       timers.clear();
+      armed.clear();
     },
   };
 }

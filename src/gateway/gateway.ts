@@ -158,6 +158,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // message or delivering an entry twice when its id arrives by two paths (a live delivery, the
   // resume at start, the periodic re-drive of the outbox).
   const active = new Set<string>();
+  /** Per conversation, how many of its messages are being answered outside its run queue (commands, refusals). */
+  const outside = new Map<string, number>();
   // Incoming messages being accepted (by id: a platform's redelivery joins the wait in progress),
   // and per conversation the last of them, which the next one waits for.
   const accepting = new Map<string, Promise<void>>();
@@ -185,6 +187,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
     ...(opts.now ? { now: opts.now } : {}),
     // A press may reach a replica that does not own the conversation (a leader's long polling).
     ...(owner ? { pollMs: owner.sweepMs } : {}),
+    // Who may decide is read from the config in force here, not from when the question was asked.
+    rulesFor: (r) =>
+      resolvePolicy(opts.config, {
+        platform: platformOf(r.conversationKey) as InboundMessage['platform'],
+        chatId: String(r.target.chatId),
+        ...(typeof r.target.threadId === 'string' ? { threadId: r.target.threadId } : {}),
+        userId: r.requesterId,
+      }).approvals,
   });
 
   /** The policy with the model chosen by `/model` (for commands; a run applies it as it loads the history). */
@@ -426,6 +436,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
         closing = stream.close(); // no preview after the run ended
       }
     });
+    // A question left pending by the run before a restart that this run did not ask again (the
+    // call no longer needs approval, or was not made) would keep live buttons that run nothing.
+    void track(desk.finished(msg.id, !(controller.signal.reason instanceof GatewayStoppingError)));
     if (controller.signal.reason instanceof GatewayStoppingError) {
       // Interrupted by shutdown: nothing is delivered and the message stays accepted, so the
       // next start answers it (once).
@@ -528,7 +541,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
 
   /** The conversation's queue is empty: give it up, then look once more (a message accepted elsewhere meanwhile). */
   async function handOver(key: string): Promise<void> {
-    if (!owner || stopping || conversations.has(key)) return;
+    if (!owner || stopping || conversations.has(key) || outside.has(key)) return;
     await owner.release(key);
     const more = (await opts.store.pending()).some((p) => p.message.conversationKey === key);
     if (more) void track(pump(key)).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'conversation not taken'));
@@ -679,24 +692,21 @@ export function createGateway(opts: GatewayOptions): Gateway {
     after: Promise<void> = Promise.resolve(),
   ): void {
     if (!admission.admitted) {
+      // Revoked since a restart: questions its run asked before are withdrawn (nothing will run).
+      void track(after.then(() => desk.refused(msg.id))).catch((e: unknown) =>
+        log.warn({ err: errorMessage(e) }, 'questions of a refused message not withdrawn'),
+      );
       if (!admission.reply) {
         void track(opts.store.finish(msg.id)).catch((e: unknown) =>
           log.error({ err: errorMessage(e) }, 'could not mark a refused message answered'),
         );
         return;
       }
-      metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
-      log.info(
-        { platform: msg.platform, userId: msg.userId, chatId: msg.chatId },
-        'message from a user not in allowFrom refused',
-      );
-      void track(after.then(() => replyNow(msg, STRANGER_REPLY(msg)))).catch((e: unknown) =>
-        log.error({ err: errorMessage(e) }, 'refusal not delivered'),
-      );
-      return;
     }
     if (owner) {
-      // Replicas: the conversation's owner runs it (commands too: /stop must reach the run).
+      // Replicas: the conversation's owner runs it (commands too: /stop must reach the run), and
+      // sends refusals: the message stays unanswered until its reply is delivered, and a replica
+      // sweeping meanwhile would otherwise send the reply again.
       void track(after.then(() => pump(msg.conversationKey))).catch((e: unknown) =>
         log.error({ err: errorMessage(e) }, 'conversation not taken'),
       );
@@ -713,24 +723,53 @@ export function createGateway(opts: GatewayOptions): Gateway {
     previewMessageId?: string,
     after: Promise<void> = Promise.resolve(),
   ): void {
-    if (!admission.admitted) return dispatch(msg, policy, admission, previewMessageId, after);
+    if (!admission.admitted) {
+      if (!admission.reply) return dispatch(msg, policy, admission, previewMessageId, after);
+      metrics.refused.inc({ platform: msg.platform, reason: admission.reason });
+      log.info(
+        { platform: msg.platform, userId: msg.userId, chatId: msg.chatId },
+        'message from a user not in allowFrom refused',
+      );
+      return outsideQueue(msg, after, () => replyNow(msg, STRANGER_REPLY(msg)), 'refusal not delivered');
+    }
     const extra = opts.chatCommands?.matches(msg.text) ? opts.chatCommands : undefined;
     const cmd = extra ? undefined : parseChatCommand(msg.text);
-    if (cmd || extra) {
-      if (active.has(msg.id)) return;
-      active.add(msg.id);
-      void track(
-        after.then(async () => {
-          if (owner && !owner.owns(msg.conversationKey)) return; // its lease was lost meanwhile: not ours to answer
-          if (cmd) await runCommand(cmd, msg, policy);
-          else if (extra) await replyNow(msg, await extra.run(msg, policy));
-        }),
-      )
-        .catch((e: unknown) => log.error({ err: errorMessage(e), cmd }, 'command failed'))
-        .finally(() => active.delete(msg.id));
-      return;
-    }
+    if (cmd) return outsideQueue(msg, after, () => runCommand(cmd, msg, policy), `command failed (/${cmd.name})`);
+    if (extra)
+      return outsideQueue(msg, after, async () => replyNow(msg, await extra.run(msg, policy)), 'command failed');
     enqueue(msg, policy, previewMessageId);
+  }
+
+  /**
+   * Answers `msg` outside its conversation's run queue (a command, a refusal), once at a time.
+   * Replicas: the conversation is kept meanwhile (not handed over while its message is unanswered,
+   * where another replica's sweep would answer it again), and given up after.
+   */
+  function outsideQueue(msg: InboundMessage, after: Promise<void>, work: () => Promise<void>, what: string): void {
+    if (active.has(msg.id)) return;
+    active.add(msg.id);
+    const key = msg.conversationKey;
+    outside.set(key, (outside.get(key) ?? 0) + 1);
+    let answered = false;
+    void track(
+      after.then(async () => {
+        if (owner && !owner.owns(key)) return; // its lease was lost meanwhile: not ours to answer
+        await work();
+        answered = true;
+      }),
+    )
+      .catch((e: unknown) => log.error({ err: errorMessage(e) }, what))
+      .finally(() => {
+        active.delete(msg.id);
+        const left = (outside.get(key) ?? 1) - 1;
+        if (left > 0) return void outside.set(key, left);
+        outside.delete(key);
+        // Unanswered (it failed): given up without looking again at once; a later sweep retries it.
+        if (owner && !stopping && !conversations.has(key))
+          void track(answered ? handOver(key) : owner.release(key)).catch((e: unknown) =>
+            log.warn({ err: errorMessage(e) }, 'conversation not handed over'),
+          );
+      });
   }
 
   /** The platform's own command menu (the gateway's commands and the extra ones); typed commands work without it. */

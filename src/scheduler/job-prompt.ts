@@ -53,16 +53,22 @@ function defaultOf(arg: SkillArg): string | undefined {
   return /\bdefault:?\s+([^;]+?)\.?$/i.exec(arg.description)?.[1]?.trim();
 }
 
-/** The agent's input for a job prompt, or an error naming what is missing. */
+/**
+ * The agent's input for a job prompt, or an error naming what is missing. `withHistory`: the
+ * input holds the transcript (people's words, which the run cannot trust: approvals.afterUntrusted).
+ */
 export function jobInput(
   prompt: string,
   transcript: string,
   skills: SkillLookup | undefined,
-): { ok: true; input: string } | { ok: false; error: string } {
+): { ok: true; input: string; withHistory: boolean } | { ok: false; error: string } {
   const history = transcript || '(no messages)';
   const slash = /^\/([a-z0-9][a-z0-9-]{0,63})(?:\s+([\s\S]*))?$/.exec(prompt.trim());
   const skill = slash ? skills?.get(slash[1]!) : undefined;
-  if (!slash || !skill) return { ok: true, input: prompt.replace(/\{\{\s*history\s*\}\}/g, history) };
+  if (!slash || !skill) {
+    const input = prompt.replace(/\{\{\s*history\s*\}\}/g, history);
+    return { ok: true, input, withHistory: !!transcript && input !== prompt };
+  }
   const rest = slash[2]?.trim() ?? '';
   const args: Record<string, string> = {};
   if (skill.args.some((a) => a.name === 'history')) args.history = history;
@@ -74,5 +80,7 @@ export function jobInput(
     if (args[a.name] === undefined && fallback) args[a.name] = fallback;
   }
   const r = expandSkill(skill, { ...(rest ? { arguments: rest } : {}), args });
-  return r.ok ? { ok: true, input: r.text } : { ok: false, error: r.error };
+  return r.ok
+    ? { ok: true, input: r.text, withHistory: !!transcript && args.history !== undefined }
+    : { ok: false, error: r.error };
 }

@@ -1,6 +1,7 @@
 // One run of a job, as its worker thread does it: its own agent runtime (providers, sandbox,
 // tools, skills) from the config, a fresh session with the job's prompt, under the job's
-// access, model, timeout and budget, in the target conversation's workspace. What a run may do
+// access, model, timeout and budget (within the target's daily budget left), in the target
+// conversation's workspace. What a run may do
 // is the narrowest of the job's own settings, the policy of the conversation that created it
 // (kept with the job) and the target conversation's policy as the config says now.
 import { mkdir } from 'node:fs/promises';
@@ -66,6 +67,9 @@ export async function runJob(
     if (!input.ok) return fail(input.error);
     await mkdir(req.workspace, { recursive: true });
     const limits = runLimits(req);
+    // The job's own budget, within what the target conversation's daily budget has left.
+    const caps = [req.job.budgetUsd, req.budgetLeftUsd].filter((x): x is number => x !== undefined);
+    const budgetUsd = caps.length ? Math.min(...caps) : undefined;
     const policy: AgentPolicy = {
       access: limits.access,
       tools: limits.tools,
@@ -76,7 +80,7 @@ export async function runJob(
       timeoutMs: req.job.timeoutMs,
       ...(limits.model ? { model: limits.model } : {}),
       ...(limits.models ? { models: limits.models } : {}),
-      ...(req.job.budgetUsd !== undefined ? { budgetUsd: req.job.budgetUsd } : {}),
+      ...(budgetUsd !== undefined ? { budgetUsd } : {}),
       // No escalation: nobody could approve it.
       ...(limits.approvals ? { approvals: { ...limits.approvals, allowEscalation: false } } : {}),
     };
@@ -88,6 +92,8 @@ export async function runJob(
       signal: o.signal,
       // The approval rules stay; the people to ask do not exist in a scheduled run.
       nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
+      // The conversation's messages are other people's words, as in the conversation's own runs.
+      ...(input.withHistory ? { untrusted: [`the recent messages of ${req.job.target}`] } : {}),
     });
     // An unknown price (a model missing from the table) counts what is known.
     return {

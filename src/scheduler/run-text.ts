@@ -22,6 +22,8 @@ export function runText(
   job: Pick<JobRecord, 'name' | 'timeoutMs' | 'budgetUsd'>,
   result: WorkerRunResult,
   secrets: string[] = [],
+  /** The target conversation's daily budget, not the job's own, was the limit. */
+  conversationBudget = false,
 ): { text: string; failed: boolean } {
   const label = `Scheduled job "${job.name}"`;
   const text = result.text.trim();
@@ -44,6 +46,8 @@ export function runText(
         failed: true,
       };
     case 'budget-exceeded':
+      if (conversationBudget)
+        return { text: `${label} stopped: this conversation’s daily budget is spent.`, failed: true };
       return {
         text: `${label} stopped: its budget${job.budgetUsd !== undefined ? ` of $${job.budgetUsd}` : ''} is spent.`,
         failed: true,

@@ -1,6 +1,7 @@
 // The scheduler: jobs from the store, scheduled by Bree, each run in its own worker thread; the
 // result (or a failure notice) is delivered to the job's target conversation and logged. Owns the
 // overlap policy, lastRunAt before every run, catch-up at start, and picking up store changes.
+// A run spends from its target conversation's daily budget, like the conversation's own runs.
 // Example:
 //   const s = createScheduler({ store, loaded, secrets, deliver: (key, text, id) => gateway.post(targetOf(key), text,
 //   id) });
@@ -11,6 +12,7 @@ import type { Worker } from 'node:worker_threads';
 import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../errors.ts';
+import { conversationPolicy } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { isPretty, silentLogger } from '../log.ts';
 import { encodeName, type JobRecord, type Store } from '../store/index.ts';
@@ -290,6 +292,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const job = await o.store.jobs.update(id, { lastRunAt: startedAt });
     known.set(id, job);
     const history = (await o.store.conversations.get(job.target))?.messages ?? [];
+    const budgetLeftUsd = await budgetLeft(job.target);
     const request: RunRequest = {
       type: 'run',
       job,
@@ -300,10 +303,16 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       logLevel: log.level,
       logPretty: isPretty(log),
       sandboxWorkers: o.sandboxWorkers ?? 1,
+      ...(budgetLeftUsd !== undefined ? { budgetLeftUsd } : {}),
     };
     state.run = { ...pending, job, startedAt, request };
     emit({ type: 'run-start', jobId: id, trigger: pending.trigger, startedAt });
     log.info({ job: id, trigger: pending.trigger }, 'job run started');
+    if (budgetLeftUsd !== undefined && budgetLeftUsd <= 0) {
+      state.run.result = { outcome: 'budget-exceeded', text: '', usage: NO_USAGE, costUsd: 0 };
+      await finish(id);
+      return;
+    }
     if (!bree.has(id)) await bree.addJob(job);
     if (stopping) throw new SchedulerError('stopped', 'the scheduler stopped before the run started');
     await bree.spawn(id);
@@ -312,6 +321,17 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       state.run.workerError = 'the job worker could not be started';
       await finish(id);
     }
+  }
+
+  /**
+   * What the daily budget of conversation `key` (its policy as the config says now) has left
+   * today; undefined when it has none. A job's runs count toward it like the conversation's own.
+   */
+  async function budgetLeft(key: string): Promise<number | undefined> {
+    const budget = conversationPolicy(o.loaded.config, key).budget?.conversationUsdPerDay;
+    if (budget === undefined) return undefined;
+    const today = clock.now().toISOString().slice(0, 10);
+    return Math.max(0, budget - (await o.store.usage.get({ conversationKey: key }, today)).day.costUsd);
   }
 
   async function finish(id: string): Promise<void> {
@@ -327,7 +347,20 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       usage: NO_USAGE,
       costUsd: 0,
     };
-    const { text, failed } = runText(run.job, result, secrets);
+    // Spent by the target conversation (its daily budget, /usage), as its own runs are.
+    if (result.costUsd > 0 || result.usage.inputTokens + result.usage.outputTokens > 0)
+      await o.store.usage
+        .add({
+          conversationKey: run.job.target,
+          model: run.job.model ?? o.loaded.config.model ?? 'unknown',
+          usage: result.usage,
+          costUsd: result.costUsd,
+          at: clock.now().toISOString(),
+        })
+        .catch((e: unknown) => log.error({ job: id, err: errorMessage(e) }, 'job spending not recorded'));
+    const left = run.request.budgetLeftUsd;
+    const byConversation = left !== undefined && (run.job.budgetUsd === undefined || left < run.job.budgetUsd);
+    const { text, failed } = runText(run.job, result, secrets, byConversation);
     let delivered: string | null = null;
     let deliverError: string | undefined;
     if (o.deliver) {

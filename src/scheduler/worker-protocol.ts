@@ -20,6 +20,8 @@ export interface RunRequest {
   logPretty: boolean;
   /** Sandbox threads of the worker's own runtime. */
   sandboxWorkers: number;
+  /** What the target conversation's daily budget has left today (absent: it has none); caps the run's budget. */
+  budgetLeftUsd?: number;
 }
 
 /** Worker → main. */

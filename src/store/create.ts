@@ -3,7 +3,7 @@
 import { silentLogger } from '../log.ts';
 import { createApprovals } from './approvals.ts';
 import { createConversations } from './conversations.ts';
-import { createDeliveryLog } from './delivery-log.ts';
+import { createDeliveryLog, DEFAULT_FAILED_OUTBOX } from './delivery-log.ts';
 import { createDiskFiles } from './disk-files.ts';
 import { createDocuments } from './documents.ts';
 import type { Files } from './files.ts';
@@ -35,6 +35,7 @@ function build(files: Files, opts: StoreOptions, now: () => number): Store {
     logger,
     maxAgeMs: opts.dedupe?.maxAgeMs ?? DEFAULT_DEDUPE.maxAgeMs,
     maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
+    failed: { ...DEFAULT_FAILED_OUTBOX, ...opts.failedOutbox },
   });
   return {
     conversations,

@@ -15,7 +15,9 @@
 // Data written by earlier versions is folded in once, then removed (delivery-legacy.ts).
 // The bytes of files a reply sends are copied to `outbox-files/` before the entry's line is
 // written, and removed once the entry is finished or failed; copies no pending entry names (a
-// crash between those steps) are removed at load.
+// crash between those steps) are removed at load. A failed entry is never delivered again and is
+// kept only for inspection: the oldest go once there are too many or they are too old (no line
+// needed: the same rule drops the same entries again at load), and the next rewrite frees them.
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -29,6 +31,8 @@ import { isTornJson } from './torn-line.ts';
 import type { DeliveryStore, JsonObject, OutboxEntry } from './types.ts';
 
 const PATH = 'delivery.log';
+/** Default retention of failed replies: a week, at most 1,000 of them (they are never delivered again). */
+export const DEFAULT_FAILED_OUTBOX = { maxAgeMs: 7 * 24 * 3600_000, maxCount: 1000 } as const;
 /** Where the copies of outbound files wait until their entry is done. */
 const FILES_DIR = 'outbox-files';
 
@@ -46,6 +50,8 @@ export interface DeliveryLogOptions {
   /** Dedupe retention: ids older than `maxAgeMs` or beyond the newest `maxCount` are forgotten. */
   maxAgeMs: number;
   maxCount: number;
+  /** Failed entries written longer than `maxAgeMs` ago, or beyond the newest `maxCount`, are dropped. */
+  failed?: { maxAgeMs: number; maxCount: number };
 }
 
 /** The delivery log over `docs` (its Files and corruption reporting). */
@@ -75,6 +81,19 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         seen.delete(id); // an unanswered message stays a duplicate
       else break;
     }
+  }
+
+  /** Drops failed entries past their retention (only failed ones: a pending entry may still be delivered); true if any. */
+  function pruneFailed(now: number): boolean {
+    const failed = [...outbox.values()].filter((e) => e.state === 'failed');
+    if (!failed.length) return false;
+    const keep = opts.failed ?? DEFAULT_FAILED_OUTBOX;
+    const cutoff = now - keep.maxAgeMs;
+    const newestFirst = failed.sort((a, b) => b.seq - a.seq);
+    let dropped = false;
+    for (const [i, e] of newestFirst.entries())
+      if (i >= keep.maxCount || Date.parse(e.createdAt) < cutoff) dropped = outbox.delete(e.id) || dropped;
+    return dropped;
   }
 
   function apply(r: DeliveryRecord): void {
@@ -253,6 +272,8 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     const legacy = await foldInLegacy(docs, { seen, inbound, outbox }, opts.now);
     if (legacy) rewriteDue = true;
     prune(opts.now());
+    // What expired while boxbot was down leaves the file now (while running, with the next rewrite).
+    if (pruneFailed(opts.now())) rewriteDue = true;
     if (last !== '' || rewriteDue || oversized()) await rewrite();
     await removeLegacy(docs, legacy);
     await sweepFiles();
@@ -480,6 +501,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         if (pending) inbound.set(pending.id, pending);
       });
       await dropFiles(before);
+      pruneFailed(opts.now());
     },
     async pendingOutbox() {
       await ready();

@@ -127,8 +127,9 @@ export interface DeliveryStore {
    */
   finishOutbox(entryId: string, answeredMessageId?: string): Promise<void>;
   /**
-   * The platform refused the reply for good: it is kept for inspection (without its file copies) but never resumed,
-   * and `answeredMessageId` (if given) is answered, so neither is tried again at the next start.
+   * The platform refused the reply for good: it is kept for inspection (without its file copies, for a bounded time:
+   * StoreOptions `failedOutbox`) but never resumed, and `answeredMessageId` (if given) is answered, so neither is
+   * tried again at the next start.
    */
   failOutbox(entryId: string, error: string, answeredMessageId?: string): Promise<void>;
   /** Replies still to deliver, oldest first. */
@@ -412,6 +413,11 @@ export interface StoreOptions {
   onCorrupt?: (report: CorruptReport) => void;
   /** Dedupe retention: ids older than `maxAgeMs` or beyond the newest `maxCount` are forgotten. */
   dedupe?: { maxAgeMs?: number; maxCount?: number };
+  /**
+   * Replies the platform refused for good, kept for inspection: at most `maxCount`, none written
+   * longer than `maxAgeMs` ago (checked when another fails, and at start for the file backend).
+   */
+  failedOutbox?: { maxAgeMs?: number; maxCount?: number };
   /** Run logs kept per job (default 50). */
   jobLogLimit?: number;
   /** The clock (tests). */

@@ -162,6 +162,27 @@ test(replayTitle, async (t) => {
   assert.match(again.text, /^Two files\.\n\n\(I could not attach again gone\.txt: it does not exist\.\)$/);
 });
 
+test('a run again after the config stopped files being sent here attaches nothing, and says so', async (t) => {
+  const { runner, workspace } = runnerWith(t, [callTools([['send_file', { path: 'a.txt' }]]), reply('One file.')]);
+  writeFileSync(join(workspace, 'a.txt'), 'alpha');
+  const m = message('a file please');
+  const run = (config: Record<string, unknown>) =>
+    runner.run({
+      message: m,
+      policy: resolvePolicy(configSchema.parse(config), m),
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+    });
+  assert.deepEqual((await run({})).files?.length, 1);
+  // The restart found the turn saved but not delivered, under a config that now denies send_file here.
+  for (const telegram of [{ tools: { deny: ['send_file'] } }, { access: 'chat-only' }]) {
+    const again = await run({ channels: { telegram } });
+    assert.equal(again.outcome, 'replayed');
+    assert.equal(again.files, undefined, 'nothing attached');
+    assert.match(again.text, /^One file\.\n\n\(I could not attach again a\.txt: send_file (is denied|needs ReadOnly)/);
+  }
+});
+
 test('a refused send_file reaches the model as a tool error, and nothing is attached to the answer', async (t) => {
   const { runner, provider } = runnerWith(t, [
     callTools([['send_file', { path: '../../etc/passwd' }]]),

@@ -1,10 +1,17 @@
 // The approval desk over the store's journal: a call approved and run before a restart is
 // replayed (never run twice), one that died mid-call is refused, and a question that timed out
-// while boxbot was down expires at start with a message.
+// while boxbot was down expires at start with a message. Across a restart that changed the
+// config, only a decision by someone who is an approver now counts, and an approval is for one call.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ApprovalQuestion } from '../../src/agent/index.ts';
-import { approvalButtonId, createApprovalDesk, parseApprovalButton } from '../../src/gateway/approvals.ts';
+import type { ApprovalQuestion, ApprovalRules } from '../../src/agent/index.ts';
+import {
+  APPROVERS_CHANGED,
+  approvalButtonId,
+  createApprovalDesk,
+  NOT_WAITED_ON,
+  parseApprovalButton,
+} from '../../src/gateway/approvals.ts';
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
@@ -35,6 +42,8 @@ function desk(
   store = createMemoryStore(),
   adapter = new FakeAdapter('telegram', capabilities),
   pollMs?: number,
+  /** The approval rules of the config in force (a restart may change them). */
+  rulesFor?: () => ApprovalRules | undefined,
 ) {
   const queue = new OutboundQueue(adapter, { backoffMs: 5 });
   const d = createApprovalDesk({
@@ -45,6 +54,7 @@ function desk(
     log: silentLogger,
     now,
     ...(pollMs ? { pollMs } : {}),
+    ...(rulesFor ? { rulesFor } : {}),
   });
   return { d, adapter, store };
 }
@@ -67,6 +77,7 @@ test('an approved call that ran is replayed when the message asks again; one tha
   assert.equal((await d.decide(id, true, msg)).ok, true);
   const answer = await asked;
   assert.ok(answer.approved && answer.ran);
+  await d.finished(msg.id, false); // the run ends in a crash (the same desk stands for the next start's)
   // The run again after a crash before the history was saved: the same call is not run again.
   const midCall = await d.ask(msg, rules, question, new AbortController().signal);
   assert.equal(midCall.approved, false);
@@ -112,4 +123,201 @@ test('a question whose time ran out while boxbot was down expires at start, sayi
   assert.equal(adapter.posted[0]!.buttons, undefined);
   assert.deepEqual(await store.approvals.pending(), []);
   next.stop();
+});
+
+const idOf = (text: string) => /\(([a-z0-9]+)\)/.exec(text)![1]!;
+const questions = (adapter: FakeAdapter) => adapter.posted.filter((p) => p.text.startsWith('Approval needed'));
+
+/** A run asks, the gateway shuts down while it waits (the question stays pending): the state a restart finds. */
+async function askThenShutDown(d: ReturnType<typeof desk>, rules: ApprovalRules, msg = inboundMessage('save')) {
+  const run = new AbortController();
+  const asked = d.d.ask(msg, rules, question, run.signal, () => true);
+  asked.catch(() => undefined);
+  await until(() => questions(d.adapter).length > 0 && !!d.adapter.posted.at(-1)!.buttons, 'the question');
+  run.abort(new Error('stopping'));
+  return idOf(questions(d.adapter).at(-1)!.text);
+}
+
+test('after a restart that changed the approvers, an approval by a removed approver is not used', async () => {
+  const store = createMemoryStore();
+  let rules: ApprovalRules = { levels: ['Write'], approvers: ['boss'] };
+  const before = desk(Date.now, store, undefined, undefined, () => rules);
+  const msg = inboundMessage('save', { id: 'telegram:evt:7' });
+  const id = await askThenShutDown(before, rules, msg);
+  // The press arrives as the gateway goes down: approved, but the call never started.
+  assert.equal((await before.d.decide(id, true, { ...msg, userId: 'boss' })).ok, true);
+  before.d.stop();
+
+  rules = { levels: ['Write'], approvers: ['chief'] };
+  const after = desk(Date.now, store, before.adapter, undefined, () => rules);
+  await after.d.resume();
+  const asked = after.d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(after.adapter).length === 2, 'asked anew');
+  const again = questions(after.adapter)[1]!;
+  assert.match(again.text, /Who decides: users chief\./);
+  assert.equal((await after.d.decide(idOf(again.text), true, { ...msg, userId: 'boss' })).ok, false);
+  assert.equal((await after.d.decide(idOf(again.text), true, { ...msg, userId: 'chief' })).ok, true);
+  const answer = await asked;
+  assert.ok(answer.approved && answer.ran, 'approved by who decides now');
+  after.d.stop();
+});
+
+test('an approval by someone still an approver after the restart is used, without a second question', async () => {
+  const store = createMemoryStore();
+  let rules: ApprovalRules = { levels: ['Write'], approvers: ['boss'] };
+  const before = desk(Date.now, store, undefined, undefined, () => rules);
+  const msg = inboundMessage('save', { id: 'telegram:evt:8' });
+  const id = await askThenShutDown(before, rules, msg);
+  assert.equal((await before.d.decide(id, true, { ...msg, userId: 'boss' })).ok, true);
+  before.d.stop();
+  rules = { levels: ['Write'], approvers: ['chief', 'boss'] };
+  const after = desk(Date.now, store, before.adapter, undefined, () => rules);
+  const answer = await after.d.ask(msg, rules, question, new AbortController().signal);
+  assert.ok(answer.approved && answer.ran);
+  assert.equal(questions(after.adapter).length, 1, 'no second question');
+  after.d.stop();
+});
+
+test('a pending question whose approvers changed: a removed approver cannot decide it; it is withdrawn and asked anew', async () => {
+  const store = createMemoryStore();
+  let rules: ApprovalRules = { levels: ['Write'], approvers: ['boss'] };
+  const before = desk(Date.now, store, undefined, undefined, () => rules);
+  const msg = inboundMessage('save', { id: 'telegram:evt:9' });
+  const id = await askThenShutDown(before, rules, msg);
+  before.d.stop();
+
+  rules = { levels: ['Write'], approvers: ['chief'] };
+  const after = desk(Date.now, store, before.adapter, undefined, () => rules);
+  await after.d.resume();
+  // Its buttons still show until the run asks again: the removed approver's press is refused.
+  const refused = await after.d.decide(id, true, { ...msg, userId: 'boss' });
+  assert.deepEqual(refused, { ok: false, text: 'Only chief may decide this.' });
+  const asked = after.d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(after.adapter).length === 2, 'asked anew');
+  const old = questions(after.adapter)[0]!;
+  await until(() => old.text.endsWith(APPROVERS_CHANGED), 'the old question withdrawn, saying why');
+  assert.equal(old.buttons, undefined, 'its buttons are gone');
+  assert.equal((await store.approvals.get(id))?.state, 'expired');
+  assert.match(questions(after.adapter)[1]!.text, /Who decides: users chief\./);
+  assert.equal(
+    (await after.d.decide(idOf(questions(after.adapter)[1]!.text), false, { ...msg, userId: 'chief' })).ok,
+    true,
+  );
+  assert.deepEqual(await asked, { approved: false, reason: 'chief denied this call' });
+  after.d.stop();
+});
+
+test('replicas on different configs: a decision the run’s rules do not accept is not used, and it asks anew', async () => {
+  const store = createMemoryStore();
+  const rules: ApprovalRules = { levels: ['Write'], approvers: ['chief'] };
+  const here = desk(Date.now, store, undefined, 10, () => rules);
+  // Another replica still on the old config, where boss decides.
+  const there = desk(Date.now, store, undefined, 10, () => ({ levels: ['Write'], approvers: ['boss'] }));
+  const msg = inboundMessage('save', { id: 'telegram:evt:10' });
+  const asked = here.d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(here.adapter).length === 1, 'the question');
+  assert.equal(
+    (await there.d.decide(idOf(questions(here.adapter)[0]!.text), true, { ...msg, userId: 'boss' })).ok,
+    true,
+  );
+  await until(() => questions(here.adapter).length === 2, 'asked anew here');
+  assert.equal(
+    (await here.d.decide(idOf(questions(here.adapter)[1]!.text), true, { ...msg, userId: 'chief' })).ok,
+    true,
+  );
+  const answer = await asked;
+  assert.ok(answer.approved);
+  here.d.stop();
+  there.d.stop();
+});
+
+test('an approval is for one call: the same call again in the run asks again, other arguments ask anew', async () => {
+  const { d, adapter } = desk();
+  const msg = inboundMessage('save', { id: 'telegram:evt:11' });
+  const rules: ApprovalRules = { levels: ['Write'] };
+  const approveNext = async (n: number) => {
+    await until(() => questions(adapter).length === n, `question ${n}`);
+    assert.equal((await d.decide(idOf(questions(adapter)[n - 1]!.text), true, msg)).ok, true);
+  };
+  const first = d.ask(msg, rules, question, new AbortController().signal);
+  await approveNext(1);
+  const a1 = await first;
+  assert.ok(a1.approved && a1.ran);
+  await a1.ran({ content: 'wrote a.txt', isError: false });
+  const other = d.ask(msg, rules, { ...question, input: { path: 'b.txt' } }, new AbortController().signal);
+  await approveNext(2);
+  assert.ok((await other).approved);
+  // The model makes the first call again in the same run: a new question, not the first one's result.
+  const second = d.ask(msg, rules, question, new AbortController().signal);
+  await approveNext(3);
+  const a2 = await second;
+  assert.ok(a2.approved && a2.ran && !a2.replay, 'asked and run again, not replayed');
+  await a2.ran({ content: 'wrote a.txt again', isError: false });
+  await d.finished(msg.id, true);
+  // After a restart the run again replays both runs of it, in order, and asks nothing.
+  const r1 = await d.ask(msg, rules, question, new AbortController().signal);
+  const r2 = await d.ask(msg, rules, question, new AbortController().signal);
+  assert.deepEqual(
+    [r1, r2],
+    [
+      { approved: true, replay: { content: 'wrote a.txt again', isError: false } },
+      { approved: true, replay: { content: 'wrote a.txt', isError: false } },
+    ],
+  );
+  assert.equal(questions(adapter).length, 3);
+  d.stop();
+});
+
+test('a question the run after a restart did not ask again is withdrawn when that run ends', async () => {
+  const store = createMemoryStore();
+  const rules: ApprovalRules = { levels: ['Write'] };
+  const before = desk(Date.now, store);
+  const msg = inboundMessage('save', { id: 'telegram:evt:12' });
+  const id = await askThenShutDown(before, rules, msg);
+  before.d.stop();
+  const after = desk(Date.now, store, before.adapter);
+  await after.d.resume();
+  await after.d.finished(msg.id, false); // a shutdown again: kept
+  assert.equal((await store.approvals.get(id))?.state, 'pending');
+  await after.d.finished(msg.id, true);
+  assert.equal((await store.approvals.get(id))?.state, 'expired');
+  const q = questions(after.adapter)[0]!;
+  await until(() => q.text.endsWith(NOT_WAITED_ON), 'the question says it is withdrawn');
+  assert.equal(q.buttons, undefined);
+  after.d.stop();
+});
+
+test('a decision is reused only in its own conversation, even under the same message id', async () => {
+  const { d, adapter } = desk();
+  const rules: ApprovalRules = { levels: ['Write'] };
+  const msg = inboundMessage('save', { id: 'web:same-id' });
+  const first = d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(adapter).length === 1, 'the question');
+  assert.equal((await d.decide(idOf(questions(adapter)[0]!.text), true, msg)).ok, true);
+  assert.ok((await first).approved);
+  await d.finished(msg.id, true);
+  // Another chat whose message carries the same id: asked there, not approved by the first chat's decision.
+  const other = inboundMessage('save', { id: 'web:same-id', chatId: '200', conversationKey: 'telegram:200' });
+  const asked = d.ask(other, rules, question, new AbortController().signal);
+  await until(() => questions(adapter).length === 2, 'a question in the other chat');
+  assert.equal(questions(adapter)[1]!.chatId, '200');
+  assert.equal((await d.decide(idOf(questions(adapter)[1]!.text), false, other)).ok, true);
+  assert.equal((await asked).approved, false);
+  d.stop();
+});
+
+test('replicas: a question left by a replica that died expires on the one that runs the message again', async () => {
+  const store = createMemoryStore();
+  const rules: ApprovalRules = { levels: ['Write'], timeoutMs: 300 };
+  // This replica started before the other asked: its resume did not see the question.
+  const here = desk(Date.now, store, undefined, 10);
+  await here.d.resume();
+  const dead = desk(Date.now, store, here.adapter, 10);
+  const msg = inboundMessage('save', { id: 'telegram:evt:13' });
+  await askThenShutDown(dead, rules, msg);
+  dead.d.stop(); // it died: its timers are gone
+  const answer = await here.d.ask(msg, rules, question, new AbortController().signal);
+  assert.deepEqual(answer, { approved: false, reason: 'nobody approved this call in time' });
+  assert.equal(questions(here.adapter).length, 1, 'the same question, not a second one');
+  here.d.stop();
 });

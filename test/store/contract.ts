@@ -256,6 +256,37 @@ export function storeContract(
       );
   });
 
+  itFiles('failed replies are kept within their retention, then leave the log; a pending reply stays', async (h) => {
+    let clock = Date.parse('2026-11-01T00:00:00.000Z');
+    const opts = { now: () => clock, failedOutbox: { maxCount: 3, maxAgeMs: 3600_000 } };
+    const s = h.open(opts);
+    await s.delivery.putOutbox(reply('waiting', 'web:abc', ['still to send']));
+    for (let i = 0; i < 40; i++) {
+      clock += 1000;
+      await s.delivery.putOutbox(reply(`r${i}`, 'web:abc', [`text ${i}`]));
+      await s.delivery.failOutbox(`r${i}`, `refusal-${i}.`);
+    }
+    await s.close();
+    const failedIn = async () =>
+      [...((await h.readRaw('delivery.log')) ?? '').matchAll(/refusal-(\d+)\./g)].map((m) => m[1]);
+    const r = h.open(opts);
+    assert.deepEqual(
+      (await r.delivery.pendingOutbox()).map((e) => e.id),
+      ['waiting'],
+    );
+    await r.close();
+    assert.deepEqual([...new Set(await failedIn())], ['37', '38', '39'], 'only the newest three failures are kept');
+    // A day later: the failures are past their age and go at start; the pending reply (older still) stays.
+    clock += 24 * 3600_000;
+    const t = h.open(opts);
+    assert.deepEqual(
+      (await t.delivery.pendingOutbox()).map((e) => e.id),
+      ['waiting'],
+    );
+    await t.close();
+    assert.deepEqual(await failedIn(), []);
+  });
+
   it('inbound journal: pending in acceptance order, a redelivery keeps the first record, finish removes', async (h) => {
     const s = h.open();
     for (let i = 0; i < 12; i++)

@@ -141,3 +141,33 @@ test('postgres: outbox files are kept with their receipts across a restart and d
   await db.close();
   assert.equal(Number(left?.n), 0, 'no file bytes left behind');
 });
+
+test('postgres: failed replies are kept within their retention; pending ones stay whatever their age', {
+  skip,
+}, async () => {
+  const url = await (server as PostgresServer).database();
+  let clock = Date.parse('2026-11-01T00:00:00.000Z');
+  const store = await openPostgresStore(url, { now: () => clock, failedOutbox: { maxCount: 3, maxAgeMs: 3600_000 } });
+  const db = createDb(url);
+  const failed = async () =>
+    (await db.query<{ error: string }>(`SELECT error FROM boxbot_outbox WHERE state = 'failed' ORDER BY seq`)).map(
+      (r) => r.error,
+    );
+  await store.delivery.putOutbox(reply('waiting', 'web:abc', ['still to send']));
+  for (let i = 0; i < 10; i++) {
+    clock += 1000;
+    await store.delivery.putOutbox(reply(`r${i}`, 'web:abc', [`text ${i}`]));
+    await store.delivery.failOutbox(`r${i}`, `refusal ${i}`);
+  }
+  assert.deepEqual(await failed(), ['refusal 7', 'refusal 8', 'refusal 9'], 'only the newest three are kept');
+  clock += 24 * 3600_000;
+  await store.delivery.putOutbox(reply('late', 'web:abc', ['x']));
+  await store.delivery.failOutbox('late', 'refusal late');
+  assert.deepEqual(await failed(), ['refusal late'], 'those past their age went with the next failure');
+  assert.deepEqual(
+    (await store.delivery.pendingOutbox()).map((e) => e.id),
+    ['waiting'],
+  );
+  await db.close();
+  await store.close();
+});

@@ -32,9 +32,13 @@ export function createMemoryTools(store: MemoryStore, view: MemoryView): Builtin
       try {
         const limit = Math.max(1, Math.min(MAX_RECALL, Number(input.limit ?? 10) || 10));
         const found = searchMemories(await visibleMemories(store, view), String(input.query ?? ''), limit);
+        // Another user's note for the conversation carries their words, as their messages would
+        // (policy approvals.afterUntrusted), whether it reached the run by the digest or by a recall.
+        const byOthers = found.some((m) => m.scope.kind === 'conversation' && m.createdBy !== view.userKey);
         return {
           content: found.length ? found.map((m) => memoryLine(m)).join('\n') : 'No notes found.',
           isError: false,
+          ...(byOthers ? { untrusted: 'notes other users saved for this conversation' } : {}),
         };
       } catch (e) {
         return failed('recall', e);

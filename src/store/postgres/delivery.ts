@@ -1,10 +1,12 @@
 // The delivery state as rows: seen ids (the dedupe window), the inbound journal and the outbox
 // with receipts. Each call is one statement or one transaction, so replicas sharing a database
 // see one truth: a redelivered event is accepted by exactly one of them (the seen id's primary
-// key decides), and a reply's receipts are never reset.
+// key decides), and a reply's receipts are never reset. Failed replies (never delivered again)
+// are kept for inspection within a retention, enforced whenever another one fails.
 
 import type { InboundMessage } from '../../adapters/index.ts';
 import { createKeyedLock } from '../../keyed-lock.ts';
+import { DEFAULT_FAILED_OUTBOX } from '../delivery-log.ts';
 import { StoreError } from '../errors.ts';
 import { checkKey } from '../names.ts';
 import type { DeliveryStore, OutboxEntry, PendingMessage } from '../types.ts';
@@ -21,7 +23,12 @@ export interface DedupeWindow {
 type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'previewShown'>;
 
 /** The delivery store in PostgreSQL. */
-export function createPgDelivery(db: Db, now: () => number, dedupe: DedupeWindow): DeliveryStore {
+export function createPgDelivery(
+  db: Db,
+  now: () => number,
+  dedupe: DedupeWindow,
+  failed: DedupeWindow = DEFAULT_FAILED_OUTBOX,
+): DeliveryStore {
   const stamp = (): string => new Date(now()).toISOString();
   // Accepted messages are journaled in call order (their seq is the resume order), and a reply's
   // changes in the order made; the pool alone would let a later call overtake an earlier one.
@@ -176,6 +183,15 @@ export function createPgDelivery(db: Db, now: () => number, dedupe: DedupeWindow
       await db.tx(async (q) => {
         await q(`UPDATE boxbot_outbox SET state = 'failed', error = $2 WHERE id = $1`, [encodeKey(entryId), error]);
         await q('DELETE FROM boxbot_outbox_files WHERE entry_id = $1', [encodeKey(entryId)]);
+        // Only failed rows go (a pending one may still be delivered): the too old, then beyond the newest maxCount.
+        await q(`DELETE FROM boxbot_outbox WHERE state = 'failed' AND entry::jsonb->>'createdAt' < $1`, [
+          new Date(now() - failed.maxAgeMs).toISOString(),
+        ]);
+        await q(
+          `DELETE FROM boxbot_outbox WHERE id IN
+             (SELECT id FROM boxbot_outbox WHERE state = 'failed' ORDER BY seq DESC OFFSET $1)`,
+          [failed.maxCount],
+        );
         if (answeredMessageId !== undefined)
           await q('DELETE FROM boxbot_inbound WHERE id = $1', [encodeKey(answeredMessageId)]);
       });

@@ -1,6 +1,7 @@
 // The PostgreSQL backend: the same Store contract as the file backend, for teams that run several
 // gateway replicas on one database. `openPostgresStore` connects and migrates before it resolves.
 import { DEFAULT_DEDUPE, DEFAULT_JOB_LOG_LIMIT } from '../create.ts';
+import { DEFAULT_FAILED_OUTBOX } from '../delivery-log.ts';
 import type { Store, StoreOptions } from '../types.ts';
 import { createPgApprovals } from './approvals.ts';
 import { createPgConversations } from './conversations.ts';
@@ -22,10 +23,15 @@ export function createPostgresStore(db: Db, opts: StoreOptions = {}): Store {
   const now = opts.now ?? Date.now;
   return {
     conversations: createPgConversations(db, now),
-    delivery: createPgDelivery(db, now, {
-      maxAgeMs: opts.dedupe?.maxAgeMs ?? DEFAULT_DEDUPE.maxAgeMs,
-      maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
-    }),
+    delivery: createPgDelivery(
+      db,
+      now,
+      {
+        maxAgeMs: opts.dedupe?.maxAgeMs ?? DEFAULT_DEDUPE.maxAgeMs,
+        maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
+      },
+      { ...DEFAULT_FAILED_OUTBOX, ...opts.failedOutbox },
+    ),
     kv: createPgKv(db),
     jobs: createPgJobs(db, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
     memories: createPgMemories(db),
