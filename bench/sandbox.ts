@@ -5,7 +5,11 @@
 // component reading the file (the clap fixture, rcat), warm and in process, in the same rounds,
 // and a never-compiled first call (fresh process, empty cache), with its CPU time.
 //
-// Where the time goes (measured November 2026 on 2 cores at load 15-23, so milliseconds are
+// Where the time goes: see the README's benchmark section (per-call CPU split between instance,
+// run, memory reset and GC, with numbers). Since then: a worker's aftermath runs before its next
+// message, the reset compares before it writes, and the worker heap cap is 2 GB (fewer
+// mark-compacts). The CPU-per-call figures below are the ones to compare across runs.
+// Earlier notes (measured November 2026 on 2 cores at load 15-23, so milliseconds are
 // inflated several times; the shares and same-run ratios are what to read):
 // - A warm call is: main thread (grant check, tool file stat, postMessage: a few tenths of a
 //   ms), the worker binding the call to a ready instance and running it (in-worker p50 about
