@@ -12,12 +12,10 @@ import type { MemoryImage } from './wasm/index.ts';
 const PIECE = 65536;
 const ZEROS = new Uint8Array(PIECE);
 
-/** One range of the memory and what it must hold after a reset. */
+/** One range of the memory and what it must hold after a reset (the image's bytes, or zeros). */
 interface Piece {
   offset: number;
-  /** The image's bytes for the range, or undefined when it is all zeros. */
-  bytes: Uint8Array | undefined;
-  length: number;
+  bytes: Uint8Array;
 }
 
 /** Splits the image into ranges covering every byte of `size`: its chunks and the zeros between. */
@@ -26,7 +24,7 @@ function pieces(image: MemoryImage, size: number): Piece[] {
   const add = (offset: number, end: number, bytes: Uint8Array | undefined) => {
     for (let at = offset; at < end; at += PIECE) {
       const length = Math.min(PIECE, end - at);
-      out.push({ offset: at, length, bytes: bytes?.subarray(at - offset, at - offset + length) });
+      out.push({ offset: at, bytes: bytes?.subarray(at - offset, at - offset + length) ?? ZEROS.subarray(0, length) });
     }
   };
   let at = 0;
@@ -72,12 +70,10 @@ export class MemoryPool {
    */
   recycle(mem: WebAssembly.Memory): void {
     if (this.free.length >= this.keep || mem.buffer.byteLength !== this.bytes) return;
-    // Buffer.compare is memcmp; the pieces cover every byte, so what is left equals the image.
+    // compare is memcmp; the pieces cover every byte, so what is left equals the image.
     const u8 = Buffer.from(mem.buffer);
-    for (const p of this.pieces) {
-      const want = p.bytes ?? ZEROS.subarray(0, p.length);
-      const have = u8.subarray(p.offset, p.offset + p.length);
-      if (Buffer.compare(want, have) !== 0) have.set(want);
+    for (const { offset, bytes } of this.pieces) {
+      if (u8.compare(bytes, 0, bytes.length, offset, offset + bytes.length) !== 0) u8.set(bytes, offset);
     }
     this.free.push(mem);
   }
