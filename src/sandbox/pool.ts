@@ -167,7 +167,7 @@ class Slot {
  * A worker holds 10-20 MB live. The cap also sets how far V8 lets the heap grow between full
  * GCs: below 2 GB (64-bit) by a factor of 1.3-2 only, so at 512 MB a worker ran a mark-compact
  * every 6 Rust calls (each call's new memory and instance tables count), at 2 GB by up to 4x:
- * a mark-compact every 15 Rust calls and 12-18% less CPU per call (see bench/sandbox.ts).
+ * one every 13-18 Rust calls and 12-18% less CPU per call (README, benchmark section).
  */
 export const WORKER_HEAP_MB = 2048;
 
