@@ -52,6 +52,8 @@ class Slot {
   readonly spares = new Set<string>();
   /** When the worker last finished a call: of two busy making spares, the earlier is done first. */
   lastDone = 0;
+  /** Calls that found no instance made ahead and made theirs while the caller waited. */
+  madeOnCall = 0;
   private lastCallId = -1;
   readonly ready: Promise<void>;
   busy = false;
@@ -90,6 +92,7 @@ class Slot {
           // Said after an earlier call, it is stale once another call was sent (that one took it).
           if (msg.after === this.lastCallId) this.spares.add(msg.key);
         } else if (msg.type === 'result') {
+          if (msg.made) this.madeOnCall++;
           const w = this.waiters.get(msg.id);
           this.waiters.delete(msg.id);
           w?.(msg.result);
@@ -161,8 +164,14 @@ class Slot {
   }
 }
 
-/** V8 heap of one worker: glue, host state and engine tables; guests' linear memory is outside it. */
-export const WORKER_HEAP_MB = 512;
+/**
+ * V8 heap of one worker: glue, host state and engine tables; guests' linear memory is outside it.
+ * A worker holds 10-20 MB live. The cap also sets how far V8 lets the heap grow between full
+ * GCs: below 2 GB (64-bit) by a factor of 1.3-2 only, so at 512 MB a worker ran a mark-compact
+ * every 6 Rust calls (each call's new memory and instance tables count), at 2 GB by up to 4x:
+ * one every 13-18 Rust calls and 12-18% less CPU per call (README, benchmark section).
+ */
+export const WORKER_HEAP_MB = 2048;
 
 /** Runs calls on up to `size` workers. */
 export class WorkerPool {
@@ -365,6 +374,14 @@ export class WorkerPool {
   /** Idle workers that hold a ready instance of tool `key` (tests: where the next call can go at once). */
   readyFor(key: string): number {
     return this.slots.filter((s) => !s.busy && !s.dead && s.spares.has(key)).length;
+  }
+
+  /**
+   * Calls on the live workers that found no instance made ahead and made one while their caller
+   * waited (tests and bench: after warm, calls in a row should find one).
+   */
+  get instancesMadeOnCall(): number {
+    return this.slots.reduce((n, s) => n + s.madeOnCall, 0);
   }
 
   /** Thread ids of live workers (bench: memory per worker). */

@@ -56,7 +56,8 @@ export type WorkerReply =
   | { type: 'loaded'; key: string }
   /** The worker is done with the aftermath of call `after` and holds an instance of `key`. */
   | { type: 'spare'; key: string; after: number }
-  | { type: 'result'; id: number; result: SandboxResult }
+  /** `made`: the call had no spare and made its instance while its caller waited. */
+  | { type: 'result'; id: number; result: SandboxResult; made: boolean }
   /** Something the host's operator may want to know (logged at debug level), said once. */
   | { type: 'note'; message: string };
 
@@ -104,7 +105,11 @@ function classify(
   return { exitCode: 1, trap: { kind: 'crash', message: `the tool crashed: ${message}` } };
 }
 
-function call(msg: CallMessage): SandboxResult {
+/**
+ * Runs one call. `aftermath` resets the instance's memories and makes the next spare, once the
+ * result is posted (see settle).
+ */
+function call(msg: CallMessage): { result: SandboxResult; made: boolean; aftermath: () => void } {
   const started = performance.now();
   net.forCall(msg.id);
   const ctx = new CallContext({
@@ -121,10 +126,15 @@ function call(msg: CallMessage): SandboxResult {
   });
   const tool = loaded.get(msg.key);
   let inst: GuestInstance | undefined;
+  let made = false;
   let outcome: ReturnType<typeof classify> = { exitCode: 0 };
   try {
     if (!tool) throw new Error(`tool ${msg.key} was not loaded into this worker`);
-    inst = tool.spares.pop() ?? createInstance(tool);
+    inst = tool.spares.pop();
+    if (!inst) {
+      made = true;
+      inst = createInstance(tool);
+    }
     inst.binding.bind(ctx);
     inst.fuel.value = msg.fuel === undefined ? MAX_I64 : BigInt(msg.fuel);
     inst.run();
@@ -137,21 +147,22 @@ function call(msg: CallMessage): SandboxResult {
   // A limit that only refused an operation still names itself, unless a trap ended the call.
   if (!outcome.trap && ctx.refused)
     outcome = { exitCode: outcome.exitCode, trap: { kind: ctx.refused.trap, message: ctx.refused.message } };
-  // Reset and keep its memories, then make the next spare, once the result is on its way; the
-  // pool sends calls elsewhere until this worker says it has one.
-  if (tool)
-    setImmediate(() => {
+  return {
+    result: {
+      exitCode: outcome.exitCode,
+      stdout: concatBytes(ctx.stdout),
+      stderr: concatBytes(ctx.stderr),
+      durationMs: performance.now() - started,
+      ...(outcome.trap ? { trap: outcome.trap } : {}),
+    },
+    made,
+    aftermath: () => {
       if (inst) release(inst);
+      if (!tool) return;
       prewarm(msg.key);
       if (tool.spares.length > 0 && loaded.get(msg.key) === tool)
         port.postMessage({ type: 'spare', key: msg.key, after: msg.id } satisfies WorkerReply);
-    });
-  return {
-    exitCode: outcome.exitCode,
-    stdout: concatBytes(ctx.stdout),
-    stderr: concatBytes(ctx.stderr),
-    durationMs: performance.now() - started,
-    ...(outcome.trap ? { trap: outcome.trap } : {}),
+    },
   };
 }
 
@@ -179,7 +190,26 @@ function importGlue(key: string, glueUrl: string): Promise<{ instantiate: Instan
   return glue;
 }
 
+/** The aftermath of the last call, until it has run. */
+let afterCall: (() => void) | undefined;
+
+/**
+ * Runs the last call's aftermath: when the worker is idle (setImmediate), or else before it
+ * takes its next message. A worker fed calls back to back takes them from its port before any
+ * setImmediate runs: every call then made its instance while its caller waited, the used
+ * memories piled up unreset while new 9.5 MB ones were allocated, and their external size set
+ * off mark-compacts. Not straight after posting the result either: the finished instance's
+ * glue may still have promise jobs queued, which must run before its memories are reset and
+ * handed on (they have run by the time the next message is taken).
+ */
+function settle(): void {
+  const f = afterCall;
+  afterCall = undefined;
+  f?.();
+}
+
 port.on('message', async (msg: GlueMessage | LoadMessage | CallMessage | { type: 'unload'; key: string }) => {
+  settle();
   if (msg.type === 'glue') {
     importGlue(msg.key, msg.glueUrl).catch(() => {});
   } else if (msg.type === 'load') {
@@ -198,11 +228,13 @@ port.on('message', async (msg: GlueMessage | LoadMessage | CallMessage | { type:
     loaded.delete(msg.key);
     glues.delete(msg.key);
   } else {
-    const result = call(msg);
-    port.postMessage({ type: 'result', id: msg.id, result } satisfies WorkerReply, [
+    const { result, made, aftermath } = call(msg);
+    port.postMessage({ type: 'result', id: msg.id, result, made } satisfies WorkerReply, [
       result.stdout.buffer as ArrayBuffer,
       result.stderr.buffer as ArrayBuffer,
     ]);
+    afterCall = aftermath;
+    setImmediate(settle);
   }
 });
 

@@ -27,4 +27,21 @@ describe('sandbox: choosing a worker', () => {
     // Calls in a row are spread over the ready workers, and each still runs a fresh instance.
     for (let i = 0; i < 4; i++) assert.equal((await sandbox.run(tool, grant())).exitCode, 42);
   });
+
+  it('calls queued for one worker each find an instance it made ahead, even sent back to back', async () => {
+    const one = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    try {
+      const tool = guest('exit42');
+      await one.warm(tool, DEFAULT_LIMITS.maxMemoryBytes);
+      // All queued at once: the pool hands the worker the next call as soon as a result is in.
+      const results = await Promise.all(Array.from({ length: 12 }, () => one.run(tool, grant())));
+      assert.deepEqual(
+        results.map((r) => r.exitCode),
+        results.map(() => 42),
+      );
+      assert.equal(one.pool.instancesMadeOnCall, 0, 'a call made its own instance while its caller waited');
+    } finally {
+      await one.close();
+    }
+  });
 });
