@@ -78,6 +78,7 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
     },
     log: log.child({ scope: 'sandbox' }),
     ...(workers ? { workers } : {}),
+    ...(config.sandbox.workerHeapMb ? { workerHeapMb: config.sandbox.workerHeapMb } : {}),
   });
   const registry = createToolRegistry({
     sandbox,

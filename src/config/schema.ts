@@ -124,6 +124,8 @@ export const configSchema = z
           .default({}),
         limits: limits.default({}),
         workers: z.number().int().positive().optional(),
+        /** JS heap cap of one sandbox worker in MB (default 512): a guest's host-side allocations stop there. */
+        workerHeapMb: z.number().int().min(64).max(16384).optional(),
       })
       .strict()
       .default({}),

@@ -166,12 +166,14 @@ class Slot {
 
 /**
  * V8 heap of one worker: glue, host state and engine tables; guests' linear memory is outside it.
- * A worker holds 10-20 MB live. The cap also sets how far V8 lets the heap grow between full
- * GCs: below 2 GB (64-bit) by a factor of 1.3-2 only, so at 512 MB a worker ran a mark-compact
- * every 6 Rust calls (each call's new memory and instance tables count), at 2 GB by up to 4x:
- * one every 13-18 Rust calls and 12-18% less CPU per call (README, benchmark section).
+ * A worker holds 10-20 MB live. The cap is also how far a guest can make the host allocate
+ * (through host calls) before its call fails with trap `memory`, per worker, so it stays small
+ * by default. It also sets how far V8 lets the heap grow between full GCs: below 2 GB (64-bit)
+ * by a factor of 1.3-2 only, so at 512 MB a worker runs a mark-compact every 6 Rust calls; at
+ * 2 GB (`sandbox.workerHeapMb: 2048`, for hosts with memory to spare) by up to 4x: one every
+ * 13-18 Rust calls and 12-18% less CPU per call (README, benchmark section).
  */
-export const WORKER_HEAP_MB = 2048;
+export const WORKER_HEAP_MB = 512;
 
 /** Runs calls on up to `size` workers. */
 export class WorkerPool {

@@ -83,7 +83,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     }
   }
 
-  /** Drops failed entries past their retention (only failed ones: a pending entry may still be delivered); true if any. */
+  /** Drops failed entries past their retention (never a pending one: it may still be delivered); true if any. */
   function pruneFailed(now: number): boolean {
     const failed = [...outbox.values()].filter((e) => e.state === 'failed');
     if (!failed.length) return false;

@@ -80,6 +80,14 @@ describe('config', () => {
     );
   });
 
+  it('a sandbox worker heap cap below 64 MB is refused, naming the key', () => {
+    const dir = tempDir();
+    writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ sandbox: { workerHeapMb: 16 } }));
+    assert.throws(() => loadConfig(undefined, dir), /sandbox\.workerHeapMb/);
+    writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ sandbox: { workerHeapMb: 2048 } }));
+    assert.equal(loadConfig(undefined, dir).config.sandbox.workerHeapMb, 2048);
+  });
+
   it('reports JSON syntax errors and missing explicit files', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'bad.json'), '{ "dataDir": ');

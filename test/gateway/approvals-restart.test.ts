@@ -114,7 +114,7 @@ async function questionLeftPending(telegram: Record<string, unknown>) {
   return { model, state, write, adapter: first.adapter, id: idOf(questions(first.adapter)[0]!.text) };
 }
 
-test('restart with other approvers: the old question is withdrawn, a removed approver cannot decide, the new ones can', async () => {
+test('restart with other approvers: old question withdrawn, removed approver cannot decide, new ones can', async () => {
   const { model, state, write, adapter, id } = await questionLeftPending({
     approvals: { levels: ['Write'], approvers: ['boss'] },
   });
@@ -142,7 +142,7 @@ test('restart with other approvers: the old question is withdrawn, a removed app
   await second.gw.stop();
 });
 
-test('restart after approvals were turned off: the call runs without asking, and the old question is withdrawn', async () => {
+test('restart after approvals were turned off: the call runs without asking, the old question withdrawn', async () => {
   const { model, state, write, adapter, id } = await questionLeftPending({
     approvals: { levels: ['Write'], approvers: ['boss'] },
   });

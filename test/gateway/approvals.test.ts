@@ -178,7 +178,7 @@ test('an approval by someone still an approver after the restart is used, withou
   after.d.stop();
 });
 
-test('a pending question whose approvers changed: a removed approver cannot decide it; it is withdrawn and asked anew', async () => {
+test('a pending question whose approvers changed: removed approver cannot decide; withdrawn, asked anew', async () => {
   const store = createMemoryStore();
   let rules: ApprovalRules = { levels: ['Write'], approvers: ['boss'] };
   const before = desk(Date.now, store, undefined, undefined, () => rules);
@@ -207,7 +207,7 @@ test('a pending question whose approvers changed: a removed approver cannot deci
   after.d.stop();
 });
 
-test('replicas on different configs: a decision the run’s rules do not accept is not used, and it asks anew', async () => {
+test('replicas on different configs: a decision the run’s rules do not accept is not used; it asks anew', async () => {
   const store = createMemoryStore();
   const rules: ApprovalRules = { levels: ['Write'], approvers: ['chief'] };
   const here = desk(Date.now, store, undefined, 10, () => rules);

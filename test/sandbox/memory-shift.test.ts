@@ -42,7 +42,7 @@ describe('sandbox: preview1 tools own all of their memory', () => {
     assert.deepEqual(text(r.stdout).split('\n').slice(0, 5), ['heap-claim', '', 'after', 'EMPTY=', 'NEXT=x']);
   });
 
-  it("the adapter's pages count against the memory cap, and the adapter works once the module took the rest", async () => {
+  it("the adapter's pages count against the memory cap; the adapter works once the module took the rest", async () => {
     const capped = grant();
     capped.limits = { ...capped.limits, maxMemoryBytes: 1024 * 1024 };
     const r = await sandbox.run(guest('grow-to-cap'), capped);

@@ -240,7 +240,7 @@ test('a job’s run stops at what the conversation’s daily budget has left, an
   emu.assertDone();
 });
 
-test('afterUntrusted binds a job that reads the conversation: its writes are refused, nobody can approve them', async () => {
+test('afterUntrusted binds a job that reads the conversation: its writes are refused, nobody approves', async () => {
   const n = emu.requests.length;
   emu.script([
     llm.answer([llm.toolCalls(llm.call('write', { file_path: 'note.txt', content: 'as the chat said' }))]),
