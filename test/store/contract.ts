@@ -16,6 +16,7 @@ import {
   StoreError,
   type StoreOptions,
 } from '../../src/store/index.ts';
+import { waitUntil } from '../helpers.ts';
 import { inbound, pendingIds, reply, seen } from './delivery-fixtures.ts';
 
 /** One persistent location (a directory, a Map) and raw access to it. */
@@ -966,6 +967,37 @@ export function storeContract(
     assert.equal(user.total.calls, 3);
     assert.equal((await r.usage.get({ conversationKey: 'web:none' }, '2026-01-02')).total.calls, 0);
     await r.close();
+  });
+
+  itFiles('usage: a charge writes its conversation’s and its user’s documents side by side', async (h) => {
+    // One write's wait for the disk, not two in a row: each write is held before its commit
+    // until the other subject's write is under way too.
+    const held: string[] = [];
+    const sawBoth: boolean[] = [];
+    const s = h.open({
+      beforeCommit: async (path) => {
+        if (!path.startsWith('usage/')) return;
+        held.push(path);
+        sawBoth.push(
+          await waitUntil(() => held.length === 2, 'both usage documents being written', 2000).then(
+            () => true,
+            () => false,
+          ),
+        );
+      },
+    });
+    await s.usage.add({
+      conversationKey: 'web:a',
+      userKey: 'web:u1',
+      model: 'm',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: 0.5,
+      at: '2026-01-01T10:00:00Z',
+    });
+    assert.deepEqual(sawBoth, [true, true]);
+    assert.equal((await s.usage.get({ conversationKey: 'web:a' }, '2026-01-01')).day.costUsd, 0.5);
+    assert.equal((await s.usage.get({ userKey: 'web:u1' }, '2026-01-01')).day.costUsd, 0.5);
+    await s.close();
   });
 
   it('approvals: the first decision wins, and the journal survives a restart', async (h) => {
