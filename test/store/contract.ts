@@ -276,6 +276,38 @@ export function storeContract(
     assert.deepEqual(ids, ['m0', 'm1', 'm2', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10', 'm11']);
   });
 
+  it('unanswered work read by conversation: its messages and replies alone, in order', async (h) => {
+    const s = h.open();
+    for (let i = 0; i < 9; i++) await s.delivery.accept(inbound(`m${i}`, `web:c${i % 3}`, { text: `${i}` }));
+    await s.delivery.putOutbox(reply('r1', 'web:c1', ['one']));
+    await s.delivery.putOutbox(reply('r0', 'web:c0', ['zero']));
+    await s.delivery.putOutbox(reply('r2', 'web:c1', ['two']));
+    await s.delivery.finish('m4');
+    await s.delivery.finishOutbox('r2');
+    await s.close();
+    const r = h.open();
+    assert.deepEqual(
+      (await r.delivery.pending('web:c1')).map((p) => p.message.id),
+      ['m1', 'm7'],
+    );
+    assert.deepEqual(
+      (await r.delivery.pending('web:c0')).map((p) => p.message.text),
+      ['0', '3', '6'],
+    );
+    assert.deepEqual(await r.delivery.pending('web:none'), []);
+    assert.equal((await r.delivery.pending()).length, 8, 'without a key, every conversation’s');
+    assert.deepEqual(
+      (await r.delivery.pendingOutbox('web:c1')).map((e) => [e.id, e.chunks]),
+      [['r1', ['one']]],
+    );
+    assert.deepEqual(await r.delivery.pendingOutbox('web:c2'), []);
+    assert.deepEqual(
+      (await r.delivery.pendingOutbox()).map((e) => e.id),
+      ['r1', 'r0'],
+    );
+    await r.close();
+  });
+
   it('kv: values of every JSON type', async (h) => {
     const s = h.open();
     await s.kv.set('telegram.offset', 99);

@@ -68,6 +68,25 @@ test('postgres: one event redelivered to three replicas is accepted by exactly o
   await Promise.all(replicas.map((s) => s.close()));
 });
 
+test('postgres: a message journaled before messages had a conversation column is read by its key', {
+  skip,
+}, async () => {
+  const url = await (server as PostgresServer).database();
+  const s = await openPostgresStore(url);
+  const db = createDb(url);
+  await s.delivery.accept(inbound('web:new', 'web:a'));
+  // As an earlier version journaled it: no conversation_key.
+  const old = { ...inbound('web:old', 'web:a'), raw: null };
+  await db.query('INSERT INTO boxbot_inbound (id, message) VALUES ($1, $2)', [old.id, JSON.stringify(old)]);
+  assert.deepEqual(
+    (await s.delivery.pending('web:a')).map((p) => p.message.id),
+    ['web:new', 'web:old'],
+  );
+  assert.deepEqual(await s.delivery.pending('web:b'), [], 'nor is it read as another conversation’s');
+  await db.close();
+  await s.close();
+});
+
 test('postgres: an unreachable database is a retryable io error naming it without the password', { skip }, async () => {
   const err = await openPostgresStore('postgres://boxbot:s3cret@127.0.0.1:1/boxbot').then(
     () => undefined,
