@@ -1,8 +1,9 @@
 // Today's spending per conversation and per user, for daily budgets: read from the store at the
-// start of every run the subject's budget applies to (so replicas sharing a database share one budget, each seeing the others'
-// spending as of its run's start), then kept current in memory as each model call is charged (so
-// a check before every model call is a lookup, and concurrent runs of one user see each other's
-// spending), while the charges are written to the store in order, through the caller's retry.
+// start of every run the subject's budget applies to (so replicas sharing a database share one
+// budget, each seeing the others' spending as of its run's start), then kept current in memory as
+// each model call is charged (so a check before every model call is a lookup, and concurrent runs
+// of one user see each other's spending), while the charges are written to the store in order,
+// through the caller's retry.
 import { errorMessage } from '../errors.ts';
 import type { Persist } from '../gateway/persist.ts';
 import type { Logger } from '../log.ts';

@@ -218,7 +218,7 @@ function countingUsageReads(store: Store): { store: Store; reads: { conversation
   return { store: { ...store, usage }, reads };
 }
 
-test('a run reads today’s spending only of the subjects a budget limits; every call is still charged for /usage', async () => {
+test('a run reads today’s spending only for the subjects a budget limits; all calls are charged (/usage)', async () => {
   const model = new Model();
   const state = createMemoryState();
   const counted = countingUsageReads(createMemoryStore({ state }));
