@@ -190,6 +190,8 @@ async function gatewayThread(): Promise<void> {
 
   const root = await mkdtemp(join(tmpdir(), 'boxbot-bench-gateway-'));
   const store = createFileStore(join(root, 'data'));
+  // The runner's usage writes (each model call's charge) and reads (a budget's) count too: they
+  // are waited for before the history is saved.
   const runnerStore: Store = {
     ...store,
     conversations: {
@@ -197,6 +199,7 @@ async function gatewayThread(): Promise<void> {
       get: timed('storeMs', store.conversations.get),
       setMessages: timed('storeMs', store.conversations.setMessages),
     },
+    usage: { add: timed('storeMs', store.usage.add), get: timed('storeMs', store.usage.get) },
   };
   const adapter = createTelegramAdapter({
     token,
@@ -244,6 +247,7 @@ async function gatewayThread(): Promise<void> {
     ...gatewayStore,
     accept: timed('storeMs', gatewayStore.accept),
     putOutbox: timed('storeMs', gatewayStore.putOutbox),
+    notePreview: timed('storeMs', gatewayStore.notePreview),
     receipt: timed('storeMs', gatewayStore.receipt),
     async finishOutbox(id, answeredId) {
       await finishOutbox(id, answeredId);

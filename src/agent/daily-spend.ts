@@ -1,8 +1,9 @@
 // Today's spending per conversation and per user, for daily budgets: read from the store at the
-// start of every run (so replicas sharing a database share one budget, each seeing the others'
-// spending as of its run's start), then kept current in memory as each model call is charged (so
-// a check before every model call is a lookup, and concurrent runs of one user see each other's
-// spending), while the charges are written to the store in order, through the caller's retry.
+// start of every run the subject's budget applies to (so replicas sharing a database share one
+// budget, each seeing the others' spending as of its run's start), then kept current in memory as
+// each model call is charged (so a check before every model call is a lookup, and concurrent runs
+// of one user see each other's spending), while the charges are written to the store in order,
+// through the caller's retry.
 import { errorMessage } from '../errors.ts';
 import type { Persist } from '../gateway/persist.ts';
 import type { Logger } from '../log.ts';
@@ -76,7 +77,10 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
         .then(() => persist('usage', () => usage.add(c)))
         .then(() => {
           epoch++;
-          for (const k of keys) written.set(k, [...(written.get(k) ?? []), { usd, epoch }]);
+          // Kept only for a subject some run reads (has a budget): the next read of any other
+          // includes the charge, and nothing would ever drop the entry.
+          for (const k of keys)
+            if (stored.has(k) || reading.has(k)) written.set(k, [...(written.get(k) ?? []), { usd, epoch }]);
         })
         .catch((e: unknown) => {
           o.log.error({ err: errorMessage(e) }, 'usage not recorded');

@@ -15,7 +15,7 @@ import { GatewayStoppingError } from '../gateway/ports.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
-import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
+import { encodeName, type Store, StoreCorruptError, type UsageSubject } from '../store/index.ts';
 import { createDailySpend, utcDay } from './daily-spend.ts';
 import { summarizeHistory } from './loop/summarize.ts';
 import type { McpHub } from './mcp/hub.ts';
@@ -200,15 +200,27 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   /** Why the message's conversation or user may not spend more today (undefined: they may). */
   const overBudget = (message: InboundMessage, policy: ResolvedPolicy): string | undefined => {
     const b = policy.budget;
-    const conv = spend.today({ conversationKey: message.conversationKey });
-    if (b?.conversationUsdPerDay !== undefined && conv >= b.conversationUsdPerDay)
-      return `this conversation has spent ${usd(conv)} today, its daily budget is ${usd(b.conversationUsdPerDay)}`;
-    const user = spend.today({ userKey: userKeyOf(message) });
-    if (b?.userUsdPerDay !== undefined && user >= b.userUsdPerDay)
-      return `you have spent ${usd(user)} today, your daily budget is ${usd(b.userUsdPerDay)}`;
+    if (b?.conversationUsdPerDay !== undefined) {
+      const conv = spend.today({ conversationKey: message.conversationKey });
+      if (conv >= b.conversationUsdPerDay)
+        return `this conversation has spent ${usd(conv)} today, its daily budget is ${usd(b.conversationUsdPerDay)}`;
+    }
+    if (b?.userUsdPerDay !== undefined) {
+      const user = spend.today({ userKey: userKeyOf(message) });
+      if (user >= b.userUsdPerDay)
+        return `you have spent ${usd(user)} today, your daily budget is ${usd(b.userUsdPerDay)}`;
+    }
     return undefined;
   };
-  const subjectsOf = (m: InboundMessage) => [{ conversationKey: m.conversationKey }, { userKey: userKeyOf(m) }];
+  /**
+   * The subjects whose spending today the policy limits: only those are read before a run (each
+   * read is a store round trip; without a budget none is needed). Charges are recorded for both
+   * whatever the policy, for /usage.
+   */
+  const budgetedSubjects = (m: InboundMessage, policy: ResolvedPolicy): UsageSubject[] => [
+    ...(policy.budget?.conversationUsdPerDay !== undefined ? [{ conversationKey: m.conversationKey }] : []),
+    ...(policy.budget?.userUsdPerDay !== undefined ? [{ userKey: userKeyOf(m) }] : []),
+  ];
 
   /** Whether the run's model takes image parts (a model that cannot be resolved fails the run anyway). */
   const visionOf = (spec: string | undefined): boolean => {
@@ -293,7 +305,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         return { text: why, outcome: 'nothing-to-read' };
       }
       const input = built.text;
-      await persist('usage', () => spend.prepare(subjectsOf(message)));
+      const budgeted = budgetedSubjects(message, policy);
+      if (budgeted.length) await persist('usage', () => spend.prepare(budgeted));
       // Words of other people in a shared conversation are content the requester did not write.
       const others = history.some(
         (m) =>
@@ -405,7 +418,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     async compact({ message, policy, signal }) {
       const key = message.conversationKey;
       const history = (await o.store.conversations.get(key))?.messages ?? [];
-      await spend.prepare(subjectsOf(message));
+      await spend.prepare(budgetedSubjects(message, policy));
       const why = overBudget(message, policy);
       if (why) throw new Error(`not compacted: ${why}`);
       const model = o.deps.resolveModel(policy.model);

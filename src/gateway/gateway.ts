@@ -522,7 +522,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // What was being worked on as the read began may be finished by the time it returns, the
       // copy read still listing it: left alone too (if it failed, the next sweep takes it).
       const busy = new Set(active);
-      const [pending, outbox] = await Promise.all([opts.store.pending(), opts.store.pendingOutbox()]);
+      // This conversation's alone (a keyed read): the whole journal is every conversation's, and
+      // it is long exactly when replicas are busy.
+      const [pending, outbox] = await Promise.all([opts.store.pending(key), opts.store.pendingOutbox(key)]);
       const idle = (id: string) => !active.has(id) && !busy.has(id);
       for (const entry of outbox) if (entry.conversationKey === key && idle(entry.id)) resume(entry);
       for (const { message, previewMessageId } of pending) {
@@ -543,7 +545,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function handOver(key: string): Promise<void> {
     if (!owner || stopping || conversations.has(key) || outside.has(key)) return;
     await owner.release(key);
-    const more = (await opts.store.pending()).some((p) => p.message.conversationKey === key);
+    const more = (await opts.store.pending(key)).some((p) => p.message.conversationKey === key);
     if (more) void track(pump(key)).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'conversation not taken'));
   }
 
@@ -565,7 +567,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         begin();
         // Read again now that it is this entry's turn: the copy in hand may have been finished
         // (or gained receipts) by another path since it was read.
-        const current = (await opts.store.pendingOutbox()).find((e) => e.id === entry.id);
+        const current = (await opts.store.pendingOutbox(entry.conversationKey)).find((e) => e.id === entry.id);
         if (current) await deliverEntry(deliveryOf(platform), current, answers);
       },
       'resumed answer not delivered',

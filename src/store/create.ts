@@ -5,7 +5,7 @@ import { createApprovals } from './approvals.ts';
 import { createConversations } from './conversations.ts';
 import { createDeliveryLog, DEFAULT_FAILED_OUTBOX } from './delivery-log.ts';
 import { createDiskFiles } from './disk-files.ts';
-import { createDocuments } from './documents.ts';
+import { createDocuments, type DocumentCache } from './documents.ts';
 import type { Files } from './files.ts';
 import { createJobs } from './jobs.ts';
 import { createKv } from './kv.ts';
@@ -20,14 +20,21 @@ export const DEFAULT_DEDUPE = { maxAgeMs: 3 * 24 * 3600_000, maxCount: 20_000 } 
 /** Default number of run logs kept per job. */
 export const DEFAULT_JOB_LOG_LIMIT = 50;
 
+/**
+ * The documents a run reads and writes back stay in memory while recently used: its
+ * conversation's history, its usage (each model call's charge is a read-modify-write of the
+ * conversation's and the user's) and the notes of its memory digest. Room for about a thousand
+ * busy conversations with their users; the characters cap bounds the memory whatever the count.
+ */
+export const DOCUMENT_CACHE: DocumentCache = {
+  prefixes: ['conversations/', 'usage/', 'memories/'],
+  max: 4000,
+  maxChars: 32 * 1024 * 1024,
+};
+
 function build(files: Files, opts: StoreOptions, now: () => number): Store {
   const logger = opts.logger ?? silentLogger;
-  // Recent conversations stay in memory: a run reads its history and writes it back.
-  const docs = createDocuments(files, {
-    logger,
-    onCorrupt: opts.onCorrupt,
-    cache: { prefix: 'conversations/', max: 1000, maxChars: 32 * 1024 * 1024 },
-  });
+  const docs = createDocuments(files, { logger, onCorrupt: opts.onCorrupt, cache: DOCUMENT_CACHE });
   const conversations = createConversations(docs, now);
   const { close: closeDelivery, ...delivery } = createDeliveryLog(docs, {
     now,

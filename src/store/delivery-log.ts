@@ -382,9 +382,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       await ready();
       await done(id);
     },
-    async pending() {
+    async pending(conversationKey) {
       await ready();
+      // Filtered before the copies are made: one conversation's read copies that conversation's.
       return [...inbound.values()]
+        .filter((r) => conversationKey === undefined || r.conversationKey === conversationKey)
         .sort((a, b) => a.seq - b.seq)
         .map((r) => ({
           message: { ...(structuredClone(r.message) as unknown as Omit<InboundMessage, 'raw'>), raw: null },
@@ -503,10 +505,12 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       await dropFiles(before);
       pruneFailed(opts.now());
     },
-    async pendingOutbox() {
+    async pendingOutbox(conversationKey) {
       await ready();
       return [...outbox.values()]
-        .filter((e) => e.state === 'pending')
+        .filter(
+          (e) => e.state === 'pending' && (conversationKey === undefined || e.conversationKey === conversationKey),
+        )
         .sort((a, b) => a.seq - b.seq)
         .map((e): OutboxEntry => {
           const { streamMessageId, ...target } = e.target as unknown as OutboundTarget & { streamMessageId?: string };

@@ -22,6 +22,13 @@ export interface DocSpec {
 /** Returned by an update function to leave the document as it is (no write). */
 export const UNCHANGED: unique symbol = Symbol('unchanged');
 
+/** Which documents are kept in memory, and how many of them (see createDocuments). */
+export interface DocumentCache {
+  prefixes: string[];
+  max: number;
+  maxChars: number;
+}
+
 /** Validated, serialized access to JSON documents. */
 export interface Documents {
   readonly files: Files;
@@ -41,8 +48,8 @@ export interface Documents {
 }
 
 /**
- * Documents over `files`. Paths under `cache.prefix` keep their last text in memory with the
- * file's stamp (the most recently used, up to `cache.max` documents and `cache.maxChars`
+ * Documents over `files`. Paths under one of `cache.prefixes` keep their last text in memory with
+ * the file's stamp (the most recently used, up to `cache.max` documents and `cache.maxChars`
  * characters), so reading a recently used document that nobody changed costs one stat instead
  * of a read and a shape check; a file changed behind the store's back is read and checked again.
  */
@@ -51,7 +58,7 @@ export function createDocuments(
   opts: {
     logger: Logger;
     onCorrupt?: (r: CorruptReport) => void;
-    cache?: { prefix: string; max: number; maxChars: number };
+    cache?: DocumentCache;
   },
 ): Documents {
   const lock = createKeyedLock();
@@ -59,7 +66,7 @@ export function createDocuments(
   type Cached = { text: string; stamp: string };
   const cache = new Map<string, Cached>(); // insertion order = least recently used first
   let cachedChars = 0;
-  const cacheable = (path: string): boolean => !!opts.cache && path.startsWith(opts.cache.prefix);
+  const cacheable = (path: string): boolean => !!opts.cache?.prefixes.some((p) => path.startsWith(p));
   function forget(path: string): void {
     const old = cache.get(path);
     if (!old) return;
@@ -104,7 +111,10 @@ export function createDocuments(
       async read() {
         const cached = await recall(spec.path);
         if (cached !== undefined) return JSON.parse(cached) as T;
-        const stamp = cacheable(spec.path) ? await files.stamp(spec.path) : undefined;
+        const keep = cacheable(spec.path);
+        const stamp = keep ? await files.stamp(spec.path) : undefined;
+        // No stamp, no file (as of the stat): one call for an absent document, as without the cache.
+        if (keep && stamp === undefined) return null;
         const text = await files.read(spec.path);
         if (text === undefined) return null;
         let data: unknown;

@@ -106,8 +106,12 @@ export interface DeliveryStore {
   accept(message: InboundMessage): Promise<boolean>;
   /** Marks an accepted message answered. */
   finish(messageId: string): Promise<void>;
-  /** Accepted messages not yet answered, in the order accepted (resumed at start). */
-  pending(): Promise<PendingMessage[]>;
+  /**
+   * Accepted messages not yet answered, in the order accepted (resumed at start); with
+   * `conversationKey`, that conversation's alone (a keyed read: replicas take work one
+   * conversation at a time, and the journal of every conversation may be long).
+   */
+  pending(conversationKey?: string): Promise<PendingMessage[]>;
   /** Journals the preview message of a pending message's answer (so a run again edits it); ignored once answered. */
   notePreview(messageId: string, previewMessageId: string): Promise<void>;
   /** Writes a reply before its first chunk is sent; if `id` exists, the stored one (and its receipts) is kept. */
@@ -132,8 +136,8 @@ export interface DeliveryStore {
    * tried again at the next start.
    */
   failOutbox(entryId: string, error: string, answeredMessageId?: string): Promise<void>;
-  /** Replies still to deliver, oldest first. */
-  pendingOutbox(): Promise<OutboxEntry[]>;
+  /** Replies still to deliver, oldest first; with `conversationKey`, that conversation's alone (a keyed read). */
+  pendingOutbox(conversationKey?: string): Promise<OutboxEntry[]>;
   /** Whether the bot has answered in this conversation before (thread follow-ups). */
   answered(conversationKey: string): Promise<boolean>;
 }

@@ -78,8 +78,12 @@ export function createUsage(docs: Documents): UsageStore {
   }
   return {
     async add(c) {
-      await charge({ conversationKey: c.conversationKey }, c);
-      if (c.userKey) await charge({ userKey: c.userKey }, c);
+      // Two documents, written side by side: a charge waits for one durable write, not two in a
+      // row (a crash can leave either one written, as it could leave the first before).
+      await Promise.all([
+        charge({ conversationKey: c.conversationKey }, c),
+        ...(c.userKey ? [charge({ userKey: c.userKey }, c)] : []),
+      ]);
     },
     async get(s, day) {
       let doc: Doc | undefined;

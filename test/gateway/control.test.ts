@@ -205,6 +205,58 @@ test('a daily budget stops a run before the call that would pass it; /usage show
   await again.gw.stop();
 });
 
+/** The store with its usage reads counted, by subject kind. */
+function countingUsageReads(store: Store): { store: Store; reads: { conversation: number; user: number } } {
+  const reads = { conversation: 0, user: 0 };
+  const usage: Store['usage'] = {
+    ...store.usage,
+    get(subject, day) {
+      reads['conversationKey' in subject ? 'conversation' : 'user']++;
+      return store.usage.get(subject, day);
+    },
+  };
+  return { store: { ...store, usage }, reads };
+}
+
+test('a run reads today’s spending only for the subjects a budget limits; all calls are charged (/usage)', async () => {
+  const model = new Model();
+  const state = createMemoryState();
+  const counted = countingUsageReads(createMemoryStore({ state }));
+  const { gw, adapter } = boot({ model, state, costUsd: 0.25, store: counted.store });
+  await gw.start();
+  model.script(reply('one'), reply('two'));
+  await adapter.say('first');
+  await adapter.say('second');
+  await gw.idle();
+  assert.equal(model.requests.length, 2);
+  assert.deepEqual(counted.reads, { conversation: 0, user: 0 }, 'no budget: no usage read before a run');
+  await adapter.say('/usage');
+  await gw.idle();
+  assert.match(adapter.texts().at(-1)!, /This conversation: today .*\$0\.50/, 'both charges were recorded');
+  await gw.stop();
+
+  // A user budget: the user's spending is read before each run (the conversation's is not).
+  const budgeted = countingUsageReads(createMemoryStore({ state }));
+  const again = boot({
+    model,
+    state,
+    costUsd: 0.25,
+    store: budgeted.store,
+    telegram: { budget: { userUsdPerDay: 0.6 } },
+    adapter,
+  });
+  await again.gw.start();
+  model.script(reply('three'), reply('four'));
+  await again.adapter.say('third');
+  await again.gw.idle();
+  assert.deepEqual(budgeted.reads, { conversation: 0, user: 1 });
+  await again.adapter.say('fourth');
+  await again.gw.idle();
+  assert.equal(model.requests.length, 3, 'the spending recorded without a budget counts against it');
+  assert.match(again.adapter.texts().at(-1)!, /you have spent \$0\.75 today, your daily budget is \$0\.60/);
+  await again.gw.stop();
+});
+
 test('replicas on one store share a daily budget: what one spent stops the other', async () => {
   const model = new Model();
   const state = createMemoryState();

@@ -269,11 +269,14 @@ export class MemoryGatewayStore implements GatewayStore {
     this.journal.delete(id);
     this.previews.delete(id);
   }
-  async pending() {
-    return [...this.journal.values()].map((m) => ({
-      message: structuredClone(m),
-      ...(this.previews.has(m.id) ? { previewMessageId: this.previews.get(m.id)! } : {}),
-    }));
+  async pending(conversationKey?: string) {
+    const all = [...this.journal.values()];
+    return all
+      .filter((m) => conversationKey === undefined || m.conversationKey === conversationKey)
+      .map((m) => ({
+        message: structuredClone(m),
+        ...(this.previews.has(m.id) ? { previewMessageId: this.previews.get(m.id)! } : {}),
+      }));
   }
   async notePreview(id: string, previewMessageId: string) {
     if (this.journal.has(id)) this.previews.set(id, previewMessageId);
@@ -310,8 +313,10 @@ export class MemoryGatewayStore implements GatewayStore {
   async outboxFile(id: string, i: number) {
     return this.outbox.get(id)?.files?.[i]?.bytes;
   }
-  async pendingOutbox() {
-    return [...this.outbox.values()].map((e) => structuredClone(e));
+  async pendingOutbox(conversationKey?: string) {
+    return [...this.outbox.values()]
+      .filter((e) => conversationKey === undefined || e.conversationKey === conversationKey)
+      .map((e) => structuredClone(e));
   }
 }
 

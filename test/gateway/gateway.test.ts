@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
-import { FakeAdapter, FakeAgent, MemoryGatewayStore, memoryLeases, sleep, until } from './fakes.ts';
+import { FakeAdapter, FakeAgent, inboundMessage, MemoryGatewayStore, memoryLeases, sleep, until } from './fakes.ts';
 
 const config = (channels: Record<string, unknown> = {}) => configSchema.parse({ channels });
 
@@ -573,9 +573,9 @@ test('with replicas, a message reads the unanswered journal once to be taken, on
   const store = new MemoryGatewayStore();
   let reads = 0;
   const pending = store.pending.bind(store);
-  store.pending = () => {
+  store.pending = (key) => {
     reads++;
-    return pending();
+    return pending(key);
   };
   const adapter = new FakeAdapter();
   const gw = createGateway({
@@ -597,5 +597,48 @@ test('with replicas, a message reads the unanswered journal once to be taken, on
     ['echo: one', 'echo: two', 'echo: three'],
   );
   assert.ok(reads <= 2 * 3, `${reads} reads for 3 messages`);
+  await gw.stop();
+});
+
+test('with replicas, a message reads its own conversation’s unanswered work, never every conversation’s', async () => {
+  // Another replica's backlog in other conversations is not read (nor copied) to answer this one.
+  const store = new MemoryGatewayStore();
+  for (let i = 0; i < 20; i++)
+    store.journal.set(
+      `backlog${i}`,
+      inboundMessage('later', { id: `backlog${i}`, chatId: `${200 + i}`, conversationKey: `telegram:${200 + i}` }),
+    );
+  const reads: (string | undefined)[] = [];
+  const pending = store.pending.bind(store);
+  const pendingOutbox = store.pendingOutbox.bind(store);
+  store.pending = (key) => {
+    reads.push(key);
+    return pending(key);
+  };
+  store.pendingOutbox = (key) => {
+    reads.push(key);
+    return pendingOutbox(key);
+  };
+  const adapter = new FakeAdapter();
+  const leases = memoryLeases();
+  // The backlog's conversations are another replica's.
+  for (let i = 0; i < 20; i++) await leases.acquire(`conv:telegram:${200 + i}`, 'replica-2', 60_000);
+  const gw = createGateway({
+    config: config(),
+    adapters: [adapter],
+    agent: new FakeAgent(),
+    store,
+    cluster: { leases, holder: 'replica-1', sweepMs: 60_000 },
+  });
+  await gw.start();
+  reads.length = 0;
+  for (const text of ['one', 'two']) {
+    await adapter.say(text);
+    await until(() => adapter.posted.at(-1)?.text === `echo: ${text}`, text);
+    await gw.idle();
+  }
+  assert.ok(reads.length > 0);
+  assert.deepEqual(new Set(reads), new Set(['telegram:100']), 'keyed reads of the message’s conversation alone');
+  assert.equal(store.journal.size, 20, 'the backlog is left to its owner');
   await gw.stop();
 });

@@ -16,6 +16,7 @@ import {
   StoreError,
   type StoreOptions,
 } from '../../src/store/index.ts';
+import { waitUntil } from '../helpers.ts';
 import { inbound, pendingIds, reply, seen } from './delivery-fixtures.ts';
 
 /** One persistent location (a directory, a Map) and raw access to it. */
@@ -304,6 +305,38 @@ export function storeContract(
     const ids = await pendingIds(r);
     await r.close();
     assert.deepEqual(ids, ['m0', 'm1', 'm2', 'm4', 'm5', 'm6', 'm7', 'm8', 'm9', 'm10', 'm11']);
+  });
+
+  it('unanswered work read by conversation: its messages and replies alone, in order', async (h) => {
+    const s = h.open();
+    for (let i = 0; i < 9; i++) await s.delivery.accept(inbound(`m${i}`, `web:c${i % 3}`, { text: `${i}` }));
+    await s.delivery.putOutbox(reply('r1', 'web:c1', ['one']));
+    await s.delivery.putOutbox(reply('r0', 'web:c0', ['zero']));
+    await s.delivery.putOutbox(reply('r2', 'web:c1', ['two']));
+    await s.delivery.finish('m4');
+    await s.delivery.finishOutbox('r2');
+    await s.close();
+    const r = h.open();
+    assert.deepEqual(
+      (await r.delivery.pending('web:c1')).map((p) => p.message.id),
+      ['m1', 'm7'],
+    );
+    assert.deepEqual(
+      (await r.delivery.pending('web:c0')).map((p) => p.message.text),
+      ['0', '3', '6'],
+    );
+    assert.deepEqual(await r.delivery.pending('web:none'), []);
+    assert.equal((await r.delivery.pending()).length, 8, 'without a key, every conversation’s');
+    assert.deepEqual(
+      (await r.delivery.pendingOutbox('web:c1')).map((e) => [e.id, e.chunks]),
+      [['r1', ['one']]],
+    );
+    assert.deepEqual(await r.delivery.pendingOutbox('web:c2'), []);
+    assert.deepEqual(
+      (await r.delivery.pendingOutbox()).map((e) => e.id),
+      ['r1', 'r0'],
+    );
+    await r.close();
   });
 
   it('kv: values of every JSON type', async (h) => {
@@ -997,6 +1030,37 @@ export function storeContract(
     assert.equal(user.total.calls, 3);
     assert.equal((await r.usage.get({ conversationKey: 'web:none' }, '2026-01-02')).total.calls, 0);
     await r.close();
+  });
+
+  itFiles('usage: a charge writes its conversation’s and its user’s documents side by side', async (h) => {
+    // One write's wait for the disk, not two in a row: each write is held before its commit
+    // until the other subject's write is under way too.
+    const held: string[] = [];
+    const sawBoth: boolean[] = [];
+    const s = h.open({
+      beforeCommit: async (path) => {
+        if (!path.startsWith('usage/')) return;
+        held.push(path);
+        sawBoth.push(
+          await waitUntil(() => held.length === 2, 'both usage documents being written', 2000).then(
+            () => true,
+            () => false,
+          ),
+        );
+      },
+    });
+    await s.usage.add({
+      conversationKey: 'web:a',
+      userKey: 'web:u1',
+      model: 'm',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: 0.5,
+      at: '2026-01-01T10:00:00Z',
+    });
+    assert.deepEqual(sawBoth, [true, true]);
+    assert.equal((await s.usage.get({ conversationKey: 'web:a' }, '2026-01-01')).day.costUsd, 0.5);
+    assert.equal((await s.usage.get({ userKey: 'web:u1' }, '2026-01-01')).day.costUsd, 0.5);
+    await s.close();
   });
 
   it('approvals: the first decision wins, and the journal survives a restart', async (h) => {

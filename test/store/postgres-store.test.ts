@@ -4,8 +4,9 @@
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
 import { StoreError } from '../../src/store/index.ts';
-import { createDb } from '../../src/store/postgres/db.ts';
+import { createDb, type Db } from '../../src/store/postgres/db.ts';
 import { createPostgresStore, MIGRATIONS, openPostgresStore } from '../../src/store/postgres/index.ts';
+import { createPgUsage } from '../../src/store/postgres/usage.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { inbound, reply } from './delivery-fixtures.ts';
 import { memoriesContract } from './memories-contract.ts';
@@ -66,6 +67,64 @@ test('postgres: one event redelivered to three replicas is accepted by exactly o
   }
   assert.equal((await replicas[0]!.delivery.pending()).length, 50, 'each journaled once');
   await Promise.all(replicas.map((s) => s.close()));
+});
+
+test('postgres: a message journaled before messages had a conversation column is read by its key', {
+  skip,
+}, async () => {
+  const url = await (server as PostgresServer).database();
+  const s = await openPostgresStore(url);
+  const db = createDb(url);
+  await s.delivery.accept(inbound('web:new', 'web:a'));
+  // As an earlier version journaled it: no conversation_key.
+  const old = { ...inbound('web:old', 'web:a'), raw: null };
+  await db.query('INSERT INTO boxbot_inbound (id, message) VALUES ($1, $2)', [old.id, JSON.stringify(old)]);
+  assert.deepEqual(
+    (await s.delivery.pending('web:a')).map((p) => p.message.id),
+    ['web:new', 'web:old'],
+  );
+  assert.deepEqual(await s.delivery.pending('web:b'), [], 'nor is it read as another conversation’s');
+  await db.close();
+  await s.close();
+});
+
+test('postgres: a usage charge is four statements, and charges made at once all add up', { skip }, async () => {
+  const url = await (server as PostgresServer).database();
+  await (await openPostgresStore(url)).close(); // the schema
+  const db = createDb(url);
+  let statements = 0;
+  const counted: Db = {
+    ...db,
+    query: (sql, params) => {
+      statements++;
+      return db.query(sql, params);
+    },
+    tx: (fn) =>
+      db.tx((q) =>
+        fn((sql, params) => {
+          statements++;
+          return q(sql, params);
+        }),
+      ),
+  };
+  const usage = createPgUsage(counted);
+  const charge = (conversationKey: string) => ({
+    conversationKey,
+    userKey: 'web:u1',
+    model: 'm',
+    usage: { inputTokens: 10, outputTokens: 1 },
+    costUsd: 0.5,
+    at: '2026-01-02T10:00:00Z',
+  });
+  await usage.add(charge('web:a'));
+  assert.equal(statements, 4, 'the conversation’s and the user’s rows, today’s and the totals, together');
+  // One user in four conversations, twenty charges at once (replicas): none lost, none deadlocked.
+  await Promise.all(Array.from({ length: 20 }, (_, i) => usage.add(charge(`web:c${i % 4}`))));
+  const user = await usage.get({ userKey: 'web:u1' }, '2026-01-02');
+  assert.equal(user.day.calls, 21);
+  assert.equal(user.total.costUsd, 10.5);
+  assert.equal((await usage.get({ conversationKey: 'web:c1' }, '2026-01-02')).total.calls, 5);
+  await db.close();
 });
 
 test('postgres: an unreachable database is a retryable io error naming it without the password', { skip }, async () => {

@@ -51,10 +51,10 @@ export function createPgDelivery(
             [id, now()],
           );
           if (!fresh.length) return false;
-          await q('INSERT INTO boxbot_inbound (id, message) VALUES ($1, $2) ON CONFLICT DO NOTHING', [
-            id,
-            JSON.stringify(stored),
-          ]);
+          await q(
+            'INSERT INTO boxbot_inbound (id, conversation_key, message) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
+            [id, encodeKey(message.conversationKey), JSON.stringify(stored)],
+          );
           await q(
             `DELETE FROM boxbot_seen WHERE seq <= (SELECT seq FROM boxbot_seen ORDER BY seq DESC OFFSET $1 LIMIT 1)`,
             [dedupe.maxCount],
@@ -67,16 +67,25 @@ export function createPgDelivery(
       checkKey(messageId, 'message id');
       await db.query('DELETE FROM boxbot_inbound WHERE id = $1', [encodeKey(messageId)]);
     },
-    async pending() {
+    async pending(conversationKey) {
+      if (conversationKey !== undefined) checkKey(conversationKey, 'conversation key');
+      // Rows journaled before the key had its column (migration 6) have none: read with every
+      // key's, and told apart by the message they hold.
       const rows = await db.query<{ message: string; preview_id: string | null }>(
-        'SELECT message, preview_id FROM boxbot_inbound ORDER BY seq',
+        conversationKey === undefined
+          ? 'SELECT message, preview_id FROM boxbot_inbound ORDER BY seq'
+          : `SELECT message, preview_id FROM boxbot_inbound
+             WHERE conversation_key = $1 OR conversation_key IS NULL ORDER BY seq`,
+        conversationKey === undefined ? [] : [encodeKey(conversationKey)],
       );
-      return rows.map(
-        (r): PendingMessage => ({
-          message: JSON.parse(r.message) as InboundMessage,
-          ...(r.preview_id !== null ? { previewMessageId: decodeKey(r.preview_id) } : {}),
-        }),
-      );
+      return rows
+        .map(
+          (r): PendingMessage => ({
+            message: JSON.parse(r.message) as InboundMessage,
+            ...(r.preview_id !== null ? { previewMessageId: decodeKey(r.preview_id) } : {}),
+          }),
+        )
+        .filter((p) => conversationKey === undefined || p.message.conversationKey === conversationKey);
     },
     async notePreview(messageId, previewMessageId) {
       checkKey(messageId, 'message id');
@@ -196,9 +205,14 @@ export function createPgDelivery(
           await q('DELETE FROM boxbot_inbound WHERE id = $1', [encodeKey(answeredMessageId)]);
       });
     },
-    async pendingOutbox() {
+    async pendingOutbox(conversationKey) {
+      if (conversationKey !== undefined) checkKey(conversationKey, 'conversation key');
       const rows = await db.query<{ entry: string; receipts: string; file_receipts: string | null }>(
-        `SELECT entry, receipts, file_receipts FROM boxbot_outbox WHERE state = 'pending' ORDER BY seq`,
+        conversationKey === undefined
+          ? `SELECT entry, receipts, file_receipts FROM boxbot_outbox WHERE state = 'pending' ORDER BY seq`
+          : `SELECT entry, receipts, file_receipts FROM boxbot_outbox
+             WHERE state = 'pending' AND conversation_key = $1 ORDER BY seq`,
+        conversationKey === undefined ? [] : [encodeKey(conversationKey)],
       );
       return rows.map(
         (r): OutboxEntry => ({

@@ -132,6 +132,18 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 6,
+    // A replica takes one conversation's unanswered work at a time: read by key, not the whole
+    // journal. Rows journaled before have no key (NULL) and are read with every key's.
+    name: 'unanswered work by conversation',
+    sql: `
+      ALTER TABLE boxbot_inbound ADD COLUMN conversation_key text;
+      CREATE INDEX boxbot_inbound_conversation ON boxbot_inbound (conversation_key, seq);
+      CREATE INDEX boxbot_outbox_pending_conversation ON boxbot_outbox (conversation_key, seq)
+        WHERE state = 'pending';
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */

@@ -1,6 +1,7 @@
 // Usage per conversation and per user as rows: one per subject and UTC day, and one for the
 // all-time totals (day `total`). A charge updates its rows in one transaction under row locks, so
-// replicas charging the same subject at once add up rather than overwrite each other.
+// replicas charging the same subject at once add up rather than overwrite each other; each step
+// of it is one statement for all its rows (four round trips a charge, not fourteen).
 import { checkKey } from '../names.ts';
 import type { UsageStore, UsageSubject, UsageTotals } from '../types.ts';
 import { NO_USAGE_TOTALS, plusCharge, USAGE_DAYS_KEPT } from '../usage.ts';
@@ -15,6 +16,10 @@ const subjectKey = (s: UsageSubject): string => {
   return encodeKey(`${'conversationKey' in s ? 'conversation' : 'user'}:${id}`);
 };
 
+/** Orders rows by subject, then day (as every charge inserts them). */
+const byKey = (a: { subject: string; day: string }, b: { subject: string; day: string }): number =>
+  a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : 0;
+
 /** Usage in PostgreSQL. */
 export function createPgUsage(db: Db): UsageStore {
   return {
@@ -25,28 +30,39 @@ export function createPgUsage(db: Db): UsageStore {
         .slice(0, 10);
       const subjects = [subjectKey({ conversationKey: c.conversationKey })];
       if (c.userKey) subjects.push(subjectKey({ userKey: c.userKey }));
+      // Every row of the charge in one statement each (a round trip per statement, not per row):
+      // the day's and the total's of each subject, in one order for every charge.
+      const rows = subjects.flatMap((subject) => [day, TOTAL].map((d) => ({ subject, day: d }))).sort(byKey);
+      const keys = [rows.map((r) => r.subject), rows.map((r) => r.day)];
       await db.tx(async (q) => {
-        for (const subject of subjects) {
-          for (const d of [day, TOTAL]) {
-            // The row exists before it is locked, so two first charges at once both count.
-            await q('INSERT INTO boxbot_usage (subject, day, totals) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING', [
-              subject,
-              d,
-              JSON.stringify(NO_USAGE_TOTALS),
-            ]);
-            const [row] = await q<{ totals: string }>(
-              'SELECT totals FROM boxbot_usage WHERE subject = $1 AND day = $2 FOR UPDATE',
-              [subject, d],
-            );
-            const next = plusCharge(JSON.parse(row!.totals) as UsageTotals, c.usage, c.costUsd);
-            await q('UPDATE boxbot_usage SET totals = $3 WHERE subject = $1 AND day = $2', [
-              subject,
-              d,
-              JSON.stringify(next),
-            ]);
-          }
-          await q('DELETE FROM boxbot_usage WHERE subject = $1 AND day <> $2 AND day < $3', [subject, TOTAL, oldest]);
-        }
+        // The rows exist before they are locked, so two first charges at once both count.
+        await q(
+          `INSERT INTO boxbot_usage (subject, day, totals)
+           SELECT subject, day, $3 FROM unnest($1::text[], $2::text[]) AS k(subject, day)
+           ON CONFLICT DO NOTHING`,
+          [...keys, JSON.stringify(NO_USAGE_TOTALS)],
+        );
+        const locked = await q<{ subject: string; day: string; totals: string }>(
+          `SELECT subject, day, totals FROM boxbot_usage
+           WHERE (subject, day) IN (SELECT * FROM unnest($1::text[], $2::text[]))
+           ORDER BY subject, day FOR UPDATE`,
+          keys,
+        );
+        await q(
+          `UPDATE boxbot_usage u SET totals = n.totals
+           FROM unnest($1::text[], $2::text[], $3::text[]) AS n(subject, day, totals)
+           WHERE u.subject = n.subject AND u.day = n.day`,
+          [
+            locked.map((r) => r.subject),
+            locked.map((r) => r.day),
+            locked.map((r) => JSON.stringify(plusCharge(JSON.parse(r.totals) as UsageTotals, c.usage, c.costUsd))),
+          ],
+        );
+        await q('DELETE FROM boxbot_usage WHERE subject = ANY($1::text[]) AND day <> $2 AND day < $3', [
+          subjects,
+          TOTAL,
+          oldest,
+        ]);
       });
     },
     async get(s, day) {
