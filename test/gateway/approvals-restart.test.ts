@@ -17,7 +17,7 @@ import type { MemoryFilesState } from '../../src/store/memory-files.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
 import { callTools, reply } from '../agent/loop/scripted.ts';
 import { tempDir } from '../helpers.ts';
-import { FakeAdapter, inboundMessage, until } from './fakes.ts';
+import { FakeAdapter, fakeCapabilities, inboundMessage, until } from './fakes.ts';
 
 /** A model answering from a queue shared across restarts. */
 function scriptedModel() {
@@ -59,14 +59,7 @@ function boot(
   state: MemoryFilesState,
   telegram: Record<string, unknown>,
   tool: BuiltinTool,
-  adapter = new FakeAdapter('telegram', {
-    edit: true,
-    typing: true,
-    threads: true,
-    maxTextLength: 4000,
-    editIntervalMs: 5,
-    typingIntervalMs: 5000,
-  }),
+  adapter = new FakeAdapter('telegram', fakeCapabilities({ maxTextLength: 4000 })),
 ) {
   const store = createMemoryStore({ state });
   const deps: AgentDeps = {

@@ -15,7 +15,7 @@ import {
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
-import { FakeAdapter, inboundMessage, until } from './fakes.ts';
+import { FakeAdapter, fakeCapabilities, inboundMessage, until } from './fakes.ts';
 
 const question: ApprovalQuestion = {
   tool: 'write',
@@ -27,14 +27,7 @@ const question: ApprovalQuestion = {
   untrusted: [],
 };
 
-const capabilities = {
-  edit: true,
-  typing: true,
-  threads: true,
-  maxTextLength: 4000,
-  editIntervalMs: 5,
-  typingIntervalMs: 5000,
-};
+const capabilities = fakeCapabilities({ maxTextLength: 4000 });
 
 /** A desk over a fake platform and a memory store; pass the same store and adapter again to "restart". */
 function desk(

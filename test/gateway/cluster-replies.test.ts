@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
-import { FakeAdapter, FakeAgent, MemoryGatewayStore, memoryLeases, until } from './fakes.ts';
+import { FakeAdapter, FakeAgent, fakeCapabilities, MemoryGatewayStore, memoryLeases, until } from './fakes.ts';
 
 /** Two replicas on one store and one lease table, sweeping often; the first one's sends wait for `release`. */
 function twoReplicas() {
@@ -20,14 +20,7 @@ function twoReplicas() {
   };
   const leases = memoryLeases();
   const config = configSchema.parse({ channels: { telegram: { allowFrom: ['7'] } } });
-  const capabilities = {
-    edit: true,
-    typing: true,
-    threads: true,
-    maxTextLength: 4000,
-    editIntervalMs: 5,
-    typingIntervalMs: 5000,
-  };
+  const capabilities = fakeCapabilities({ maxTextLength: 4000 });
   const adapters = [new FakeAdapter('telegram', capabilities), new FakeAdapter('telegram', capabilities)];
   let release!: () => void;
   const held = new Promise<void>((r) => (release = r));

@@ -16,7 +16,7 @@ import type { MemoryFilesState } from '../../src/store/memory-files.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
 import { callTools, reply } from '../agent/loop/scripted.ts';
 import { tempDir } from '../helpers.ts';
-import { FakeAdapter, until } from './fakes.ts';
+import { FakeAdapter, fakeCapabilities, until } from './fakes.ts';
 
 /** A model that answers from a queue shared across restarts and records what each call was shown. */
 class Model {
@@ -73,16 +73,7 @@ function boot(o: {
   store?: Store;
   chatCommands?: ChatCommands;
 }): Boot {
-  const adapter =
-    o.adapter ??
-    new FakeAdapter('telegram', {
-      edit: true,
-      typing: true,
-      threads: true,
-      maxTextLength: 4000,
-      editIntervalMs: 5,
-      typingIntervalMs: 5000,
-    });
+  const adapter = o.adapter ?? new FakeAdapter('telegram', fakeCapabilities({ maxTextLength: 4000 }));
   const store = o.store ?? createMemoryStore({ state: o.state });
   const provider = o.model.provider();
   const deps: AgentDeps = {
@@ -449,14 +440,7 @@ test('afterUntrusted: after a web result every write needs approval, and the que
 test('without buttons the question asks for a typed /approve, which only an approver can give', async () => {
   const model = new Model();
   const write = tool('write', 'Write');
-  const plain = new FakeAdapter('telegram', {
-    edit: true,
-    typing: true,
-    threads: true,
-    maxTextLength: 4000,
-    editIntervalMs: 5,
-    typingIntervalMs: 5000,
-  });
+  const plain = new FakeAdapter('telegram', fakeCapabilities({ maxTextLength: 4000 }));
   plain.answerPress = undefined;
   const { gw } = boot({ model, state: createMemoryState(), telegram: approvals(), tools: [write.t], adapter: plain });
   await gw.start();

@@ -56,6 +56,19 @@ export function inboundMessage(text: string, over: Partial<InboundMessage> = {})
   };
 }
 
+/** A chat platform that edits, types and threads, with `over` changed. */
+export function fakeCapabilities(over: Partial<AdapterCapabilities> = {}): AdapterCapabilities {
+  return {
+    edit: true,
+    typing: true,
+    threads: true,
+    maxTextLength: 100,
+    editIntervalMs: 5,
+    typingIntervalMs: 5000,
+    ...over,
+  };
+}
+
 /** A fake chat platform. */
 export class FakeAdapter implements ChannelAdapter {
   readonly posted: FakePosted[] = [];
@@ -85,14 +98,7 @@ export class FakeAdapter implements ChannelAdapter {
 
   constructor(
     readonly platform: Platform = 'telegram',
-    readonly capabilities: AdapterCapabilities = {
-      edit: true,
-      typing: true,
-      threads: true,
-      maxTextLength: 100,
-      editIntervalMs: 5,
-      typingIntervalMs: 5000,
-    },
+    readonly capabilities: AdapterCapabilities = fakeCapabilities(),
   ) {}
 
   async start(sink: InboundSink) {
