@@ -7,8 +7,9 @@
 //
 // Where the time goes: see the README's benchmark section (per-call CPU split between instance,
 // run, memory reset and GC, with numbers). Since then: a worker's aftermath runs before its next
-// message, the reset compares before it writes, and the worker heap cap is 2 GB (fewer
-// mark-compacts). The CPU-per-call figures below are the ones to compare across runs.
+// message, the reset compares before it writes, and a worker heap cap of 2 GB can be set
+// (`sandbox.workerHeapMb`: fewer mark-compacts; this bench runs the 512 MB default). The
+// CPU-per-call figures below are the ones to compare across runs.
 // Earlier notes (measured November 2026 on 2 cores at load 15-23, so milliseconds are
 // inflated several times; the shares and same-run ratios are what to read):
 // - A warm call is: main thread (grant check, tool file stat, postMessage: a few tenths of a

@@ -496,6 +496,9 @@ export class Descriptor {
       newDescriptor.dirFd();
       this.mutable();
       newDescriptor.mutable();
+      // Each mount's quota counts what is made in it: a tree renamed in from another mount would
+      // arrive uncounted (bytes and names). Refused as across filesystems, so `mv` copies instead.
+      if (newDescriptor.mount !== this.mount) throw 'cross-device' satisfies ErrorCode;
       // `a/` names directory `a`: strip the slash (a walk would enter `a` and name `.`, which
       // rename refuses as busy) and check that the source is a directory instead.
       if (hasTrailingSlash(oldPath) || hasTrailingSlash(newPath)) {

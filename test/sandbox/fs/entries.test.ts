@@ -2,7 +2,7 @@
 // a bounded number of names, so a guest may create no more than that, and a tree already past
 // it (its size unknown) takes no more bytes. A small limit stands in for the real 100,000.
 import assert from 'node:assert/strict';
-import { mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Binding } from '../../../src/sandbox/host/context.ts';
@@ -62,6 +62,27 @@ describe('filesystem host: entry limit', () => {
     const next = callWith(ws, { maxEntries: 5, maxDiskBytes: 1 << 30 });
     writeText(next.dir(), 'f0', 'the next call counts 5 names and may write');
     next.end();
+  });
+
+  it('refuses a rename into another writable mount (cross-device), which would carry names past its limit', () => {
+    const [a, b] = [temp('boxbot-fs-entries-'), temp('boxbot-fs-entries-')];
+    mkdirSync(join(a, 'tree'));
+    for (let i = 0; i < 4; i++) writeFileSync(join(a, `tree/f${i}`), 'x');
+    const call = new Call(
+      [
+        { host: a, guest: '/a', readOnly: false },
+        { host: b, guest: '/b', readOnly: false },
+      ],
+      new Binding(),
+      { maxEntries: 2 },
+    );
+    assert.equal(
+      codeOf(() => call.dir('/a').renameAt('tree', call.dir('/b'), 'tree')),
+      'cross-device',
+    );
+    assert.deepEqual(readdirSync(b), []);
+    assert.equal(readdirSync(join(a, 'tree')).length, 4);
+    call.end();
   });
 
   it('counts every byte under the limit, nested folders included, and stops past it', () => {

@@ -154,6 +154,42 @@ describe('adapter pointer translation', () => {
     assert.deepEqual(names(translated), names(adapter));
   });
 
+  it('hands the adapter physical pointers, never one into its own pages, and puts iovecs back', async () => {
+    // A stand-in adapter: its fd_tell answers the pointer it got, its fd_write the first buffer
+    // pointer it finds in the iovec array it got (and counts its calls).
+    const fake = await wat(`(module (import "env" "memory" (memory 0))
+      (global $calls (export "calls") (mut i32) (i32.const 0))
+      (func (export "fd_tell") (param i32 i32) (result i32) (local.get 1))
+      (func (export "fd_write") (param i32 i32 i32 i32) (result i32)
+        (global.set $calls (i32.add (global.get $calls) (i32.const 1)))
+        (i32.load (local.get 1))))`);
+    const memory = new WebAssembly.Memory({ initial: SHIFT_BYTES / 65536 + 1 });
+    const module = new WebAssembly.Module(translateAdapterPointers(fake, SHIFT_BYTES) as Uint8Array<ArrayBuffer>);
+    const { exports } = new WebAssembly.Instance(module, { env: { memory } });
+    const e = exports as Record<string, (...a: number[]) => number> & { calls: WebAssembly.Global };
+    const u32 = (n: number) => n >>> 0;
+    assert.equal(u32(e.fd_tell!(0, 8)), SHIFT_BYTES + 8);
+    // At or past 4 GiB - SHIFT_BYTES the pointer is out of the module's memory: never wrapped
+    // round into the adapter's pages, but out of bounds for the adapter too.
+    for (const p of [2 ** 32 - SHIFT_BYTES, 2 ** 32 - 1]) assert.equal(u32(e.fd_tell!(0, p | 0)), 0xffffffff);
+
+    const view = new DataView(memory.buffer);
+    const iovs = 64; // virtual address of a one-entry iovec array
+    const setIovec = (buf: number, len: number) => {
+      view.setUint32(SHIFT_BYTES + iovs, buf, true);
+      view.setUint32(SHIFT_BYTES + iovs + 4, len, true);
+    };
+    setIovec(100, 5);
+    assert.equal(e.fd_write!(1, iovs, 1, 0), SHIFT_BYTES + 100);
+    assert.equal(view.getUint32(SHIFT_BYTES + iovs, true), 100, 'the module sees its own pointer again');
+    // A buffer past 4 GiB - SHIFT_BYTES would wrap into the adapter's pages: EFAULT, no call.
+    setIovec(2 ** 32 - SHIFT_BYTES, 1);
+    const calls = e.calls.value;
+    assert.equal(e.fd_write!(1, iovs, 1, 0), 21);
+    assert.equal(e.calls.value, calls);
+    assert.equal(view.getUint32(SHIFT_BYTES + iovs, true), 2 ** 32 - SHIFT_BYTES);
+  });
+
   it('refuses an adapter with an export it does not know: its pointers would go untranslated', async () => {
     const adapter = await wat(`(module (import "env" "memory" (memory 0))
       (func (export "fd_close") (param i32) (result i32) (i32.const 0))
