@@ -1063,6 +1063,30 @@ export function storeContract(
     await s.close();
   });
 
+  itFiles('usage: a charge retried after one of its documents failed counts once in each', async (h) => {
+    let fail = true;
+    const s = h.open({
+      beforeCommit: (path) => {
+        if (fail && path.startsWith('usage/conversations/'))
+          throw Object.assign(new Error('disk full'), { code: 'EIO' });
+      },
+    });
+    const c = {
+      conversationKey: 'web:a',
+      userKey: 'web:u1',
+      model: 'm',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: 0.5,
+      at: '2026-01-01T10:00:00Z',
+    };
+    await assert.rejects(s.usage.add(c), /disk full/);
+    fail = false;
+    await s.usage.add(c); // as the gateway retries a failed store write: the same charge again
+    assert.equal((await s.usage.get({ conversationKey: 'web:a' }, '2026-01-01')).total.calls, 1);
+    assert.equal((await s.usage.get({ userKey: 'web:u1' }, '2026-01-01')).total.calls, 1);
+    await s.close();
+  });
+
   it('approvals: the first decision wins, and the journal survives a restart', async (h) => {
     const s = h.open();
     const base = {
