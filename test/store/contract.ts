@@ -968,6 +968,27 @@ export function storeContract(
     await assert.rejects(s.kv.set('a', 1), (e: unknown) => e instanceof StoreError && e.code === 'closed');
   });
 
+  itFiles('conversations: a turn saved while /new archives is kept, not cleared with the archived ones', async (h) => {
+    let during: (() => Promise<void>) | undefined;
+    const s = h.open({
+      beforeCommit: async (path) => {
+        if (!path.startsWith('archive/') || !during) return;
+        const f = during;
+        during = undefined;
+        await f();
+      },
+    });
+    await s.conversations.setMessages('web:a', [msg('user', 'old'), msg('assistant', 'answer')]);
+    // A run of the conversation saves its history while the archive copy is being written.
+    during = async () => {
+      await s.conversations.setMessages('web:a', [msg('user', 'old'), msg('assistant', 'answer'), msg('user', 'new')]);
+    };
+    const a = await s.conversations.archive('web:a');
+    assert.deepEqual(texts(a?.messages), ['old', 'answer']);
+    assert.deepEqual(texts((await s.conversations.get('web:a'))?.messages), ['new']);
+    await s.close();
+  });
+
   it('conversations: /new archives the session (nothing lost) and the chosen model is kept', async (h) => {
     const s = h.open();
     assert.equal(await s.conversations.archive('web:a'), undefined, 'nothing to archive');
