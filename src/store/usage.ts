@@ -89,7 +89,8 @@ export function createUsage(docs: Documents): UsageStore {
       ];
       // Two documents, written side by side: a charge waits for one durable write, not two in a
       // row (a crash can leave either one written, as it could leave the first before).
-      await Promise.all(
+      // Both settle before a failure is thrown, so a retry never races the other write.
+      const results = await Promise.allSettled(
         subjects.map(async (s) => {
           const path = spec(s).path;
           if (done.has(path)) return;
@@ -97,6 +98,7 @@ export function createUsage(docs: Documents): UsageStore {
           done.add(path);
         }),
       );
+      for (const r of results) if (r.status === 'rejected') throw r.reason;
     },
     async get(s, day) {
       let doc: Doc | undefined;

@@ -1108,6 +1108,45 @@ export function storeContract(
     await s.close();
   });
 
+  itFiles('usage: a failed charge is reported only once its other document is written', async (h) => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let userWriting = false;
+    const s = h.open({
+      beforeCommit: async (path) => {
+        if (path.startsWith('usage/conversations/')) throw Object.assign(new Error('disk full'), { code: 'EIO' });
+        if (path.startsWith('usage/users/')) {
+          userWriting = true;
+          await held;
+        }
+      },
+    });
+    let settled = false;
+    const adding = s.usage.add({
+      conversationKey: 'web:a',
+      userKey: 'web:u1',
+      model: 'm',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: 0.5,
+      at: '2026-01-01T10:00:00Z',
+    });
+    adding.then(
+      () => undefined,
+      () => {
+        settled = true;
+      },
+    );
+    await waitUntil(() => userWriting, 'the user document being written', 2000);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    // A retry now would race the user's write still in flight (and count it twice).
+    assert.equal(settled, false, 'the failure waits for the other write');
+    release();
+    await assert.rejects(adding, /disk full/);
+    await s.close();
+  });
+
   it('approvals: the first decision wins, and the journal survives a restart', async (h) => {
     const s = h.open();
     const base = {
