@@ -82,7 +82,7 @@ export function sniffType(bytes: Uint8Array): Sniffed {
 }
 
 /** UTF-8 (or UTF-16 with a byte order mark) without control bytes other than whitespace: text. */
-export function isText(bytes: Uint8Array): boolean {
+function isText(bytes: Uint8Array): boolean {
   const head = bytes.subarray(0, 64 * 1024);
   if (bytesAt(head, 0, [0xff, 0xfe]) || bytesAt(head, 0, [0xfe, 0xff])) return true;
   let text: string;

@@ -14,6 +14,27 @@ type Doc = { approvals: Record<string, ApprovalRecord> };
 const byAge = (a: ApprovalRecord, b: ApprovalRecord) =>
   a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0;
 
+/**
+ * `decide` and `update` over a backend's `change` (one approval under its lock; `fn` returns
+ * undefined to leave it as it is): the rule that the first decision wins, for every backend.
+ */
+export function approvalTransitions(
+  change: (id: string, fn: (a: ApprovalRecord) => ApprovalRecord | undefined) => Promise<ApprovalRecord | undefined>,
+): Pick<ApprovalStore, 'decide' | 'update'> {
+  return {
+    async decide(id, decision, at, by) {
+      checkKey(id, 'approval id');
+      return change(id, (a) =>
+        a.state === 'pending' ? { ...a, state: decision, decidedAt: at, ...(by ? { decidedBy: by } : {}) } : undefined,
+      );
+    },
+    async update(id, patch) {
+      checkKey(id, 'approval id');
+      return change(id, (a) => ({ ...a, ...patch }));
+    },
+  };
+}
+
 /** Approvals kept as one document. */
 export function createApprovals(docs: Documents, now: () => number): ApprovalStore {
   const all = async (): Promise<ApprovalRecord[]> =>
@@ -50,16 +71,7 @@ export function createApprovals(docs: Documents, now: () => number): ApprovalSto
       const doc = await docs.read<Doc>(SPEC);
       return doc && Object.hasOwn(doc.approvals, id) ? doc.approvals[id] : undefined;
     },
-    async decide(id, decision, at, by) {
-      checkKey(id, 'approval id');
-      return change(id, (a) =>
-        a.state === 'pending' ? { ...a, state: decision, decidedAt: at, ...(by ? { decidedBy: by } : {}) } : undefined,
-      );
-    },
-    async update(id, patch) {
-      checkKey(id, 'approval id');
-      return change(id, (a) => ({ ...a, ...patch }));
-    },
+    ...approvalTransitions(change),
     pending: async () => (await all()).filter((a) => a.state === 'pending'),
     forMessage: async (inboundId) => (await all()).filter((a) => a.inboundId === inboundId),
   };

@@ -70,10 +70,15 @@ export function createConversations(docs: Documents, now: () => number): Convers
         { path: `${archiveDir(key)}/${id}.json`, schema: archivedConversationSchema },
         () => record,
       );
-      // Cleared only once the copy is durable.
-      await docs.update<Conversation>(spec(key), (c) =>
-        c ? { ...c, createdAt: archivedAt, updatedAt: archivedAt, messages: [] } : UNCHANGED,
-      );
+      // Cleared only once the copy is durable, and only of what was copied: a turn saved while the
+      // copy was written (its history then starts with the copied one) stays, as the new session's.
+      const copied = JSON.stringify(cur.messages);
+      await docs.update<Conversation>(spec(key), (c) => {
+        if (!c) return UNCHANGED;
+        const n = cur.messages.length;
+        const later = JSON.stringify(c.messages.slice(0, n)) === copied ? c.messages.slice(n) : [];
+        return { ...c, createdAt: archivedAt, updatedAt: archivedAt, messages: later };
+      });
       return record;
     },
     async archived(key) {

@@ -76,14 +76,29 @@ export function createUsage(docs: Documents): UsageStore {
       await write();
     }
   }
+  // The subjects each charge was already added to: the gateway retries a failed add with the
+  // same charge, and a document written on the first try must not count it twice.
+  const charged = new WeakMap<UsageCharge, Set<string>>();
   return {
     async add(c) {
+      const done = charged.get(c) ?? new Set<string>();
+      charged.set(c, done);
+      const subjects: UsageSubject[] = [
+        { conversationKey: c.conversationKey },
+        ...(c.userKey ? [{ userKey: c.userKey }] : []),
+      ];
       // Two documents, written side by side: a charge waits for one durable write, not two in a
       // row (a crash can leave either one written, as it could leave the first before).
-      await Promise.all([
-        charge({ conversationKey: c.conversationKey }, c),
-        ...(c.userKey ? [charge({ userKey: c.userKey }, c)] : []),
-      ]);
+      // Both settle before a failure is thrown, so a retry never races the other write.
+      const results = await Promise.allSettled(
+        subjects.map(async (s) => {
+          const path = spec(s).path;
+          if (done.has(path)) return;
+          await charge(s, c);
+          done.add(path);
+        }),
+      );
+      for (const r of results) if (r.status === 'rejected') throw r.reason;
     },
     async get(s, day) {
       let doc: Doc | undefined;

@@ -968,6 +968,27 @@ export function storeContract(
     await assert.rejects(s.kv.set('a', 1), (e: unknown) => e instanceof StoreError && e.code === 'closed');
   });
 
+  itFiles('conversations: a turn saved while /new archives is kept, not cleared with the archived ones', async (h) => {
+    let during: (() => Promise<void>) | undefined;
+    const s = h.open({
+      beforeCommit: async (path) => {
+        if (!path.startsWith('archive/') || !during) return;
+        const f = during;
+        during = undefined;
+        await f();
+      },
+    });
+    await s.conversations.setMessages('web:a', [msg('user', 'old'), msg('assistant', 'answer')]);
+    // A run of the conversation saves its history while the archive copy is being written.
+    during = async () => {
+      await s.conversations.setMessages('web:a', [msg('user', 'old'), msg('assistant', 'answer'), msg('user', 'new')]);
+    };
+    const a = await s.conversations.archive('web:a');
+    assert.deepEqual(texts(a?.messages), ['old', 'answer']);
+    assert.deepEqual(texts((await s.conversations.get('web:a'))?.messages), ['new']);
+    await s.close();
+  });
+
   it('conversations: /new archives the session (nothing lost) and the chosen model is kept', async (h) => {
     const s = h.open();
     assert.equal(await s.conversations.archive('web:a'), undefined, 'nothing to archive');
@@ -1060,6 +1081,69 @@ export function storeContract(
     assert.deepEqual(sawBoth, [true, true]);
     assert.equal((await s.usage.get({ conversationKey: 'web:a' }, '2026-01-01')).day.costUsd, 0.5);
     assert.equal((await s.usage.get({ userKey: 'web:u1' }, '2026-01-01')).day.costUsd, 0.5);
+    await s.close();
+  });
+
+  itFiles('usage: a charge retried after one of its documents failed counts once in each', async (h) => {
+    let fail = true;
+    const s = h.open({
+      beforeCommit: (path) => {
+        if (fail && path.startsWith('usage/conversations/'))
+          throw Object.assign(new Error('disk full'), { code: 'EIO' });
+      },
+    });
+    const c = {
+      conversationKey: 'web:a',
+      userKey: 'web:u1',
+      model: 'm',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: 0.5,
+      at: '2026-01-01T10:00:00Z',
+    };
+    await assert.rejects(s.usage.add(c), /disk full/);
+    fail = false;
+    await s.usage.add(c); // as the gateway retries a failed store write: the same charge again
+    assert.equal((await s.usage.get({ conversationKey: 'web:a' }, '2026-01-01')).total.calls, 1);
+    assert.equal((await s.usage.get({ userKey: 'web:u1' }, '2026-01-01')).total.calls, 1);
+    await s.close();
+  });
+
+  itFiles('usage: a failed charge is reported only once its other document is written', async (h) => {
+    let release!: () => void;
+    const held = new Promise<void>((r) => {
+      release = r;
+    });
+    let userWriting = false;
+    const s = h.open({
+      beforeCommit: async (path) => {
+        if (path.startsWith('usage/conversations/')) throw Object.assign(new Error('disk full'), { code: 'EIO' });
+        if (path.startsWith('usage/users/')) {
+          userWriting = true;
+          await held;
+        }
+      },
+    });
+    let settled = false;
+    const adding = s.usage.add({
+      conversationKey: 'web:a',
+      userKey: 'web:u1',
+      model: 'm',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: 0.5,
+      at: '2026-01-01T10:00:00Z',
+    });
+    adding.then(
+      () => undefined,
+      () => {
+        settled = true;
+      },
+    );
+    await waitUntil(() => userWriting, 'the user document being written', 2000);
+    for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r));
+    // A retry now would race the user's write still in flight (and count it twice).
+    assert.equal(settled, false, 'the failure waits for the other write');
+    release();
+    await assert.rejects(adding, /disk full/);
     await s.close();
   });
 

@@ -82,15 +82,10 @@ export function normalizeUpdate(update: unknown, bot: TelegramBotIdentity): Norm
   const isDirect = chat.type === 'private';
   const entities = entitiesOf(m.text !== undefined ? m.entities : m.caption_entities, text.length);
   const { mentioned, cuts } = mentionsOf(text, entities, bot, isDirect);
-  const threadId = m.is_topic_message === true && isInt(m.message_thread_id) ? String(m.message_thread_id) : undefined;
-  const chatId = String(chat.id);
+  const threadId = threadOf(m);
 
   const message: InboundMessage = {
-    id: `telegram:${bot.id}:${updateId}`,
-    platform: 'telegram',
-    conversationKey: encodeConversationKey({ platform: 'telegram', chatId, ...(threadId ? { threadId } : {}) }),
-    chatId,
-    ...(threadId ? { threadId } : {}),
+    ...origin(bot, updateId, chat.id, threadId),
     messageId: String(m.message_id),
     userId: String(from.id),
     userName: nameOf(from),
@@ -121,14 +116,8 @@ function normalizeCallbackQuery(update: Obj, updateId: number, bot: TelegramBotI
   const chat = m.chat;
   if (!isInt(m.message_id) || !isObj(chat) || !isInt(chat.id) || typeof chat.type !== 'string')
     return { kind: 'malformed', reason: 'callback_query message lacks message_id or chat' };
-  const threadId = m.is_topic_message === true && isInt(m.message_thread_id) ? String(m.message_thread_id) : undefined;
-  const chatId = String(chat.id);
   const message: InboundMessage = {
-    id: `telegram:${bot.id}:${updateId}`,
-    platform: 'telegram',
-    conversationKey: encodeConversationKey({ platform: 'telegram', chatId, ...(threadId ? { threadId } : {}) }),
-    chatId,
-    ...(threadId ? { threadId } : {}),
+    ...origin(bot, updateId, chat.id, threadOf(m)),
     userId: String(q.from.id),
     userName: nameOf(q.from),
     text: '',
@@ -141,6 +130,28 @@ function normalizeCallbackQuery(update: Obj, updateId: number, bot: TelegramBotI
     raw: update,
   };
   return { kind: 'message', message };
+}
+
+/** The forum topic a message is in, if any. */
+function threadOf(m: Obj): string | undefined {
+  return m.is_topic_message === true && isInt(m.message_thread_id) ? String(m.message_thread_id) : undefined;
+}
+
+/** Where an update came from: its id (the update's, so a redelivered one is dropped), chat and topic. */
+function origin(
+  bot: TelegramBotIdentity,
+  updateId: number,
+  chatNumber: number,
+  threadId: string | undefined,
+): Pick<InboundMessage, 'id' | 'platform' | 'conversationKey' | 'chatId' | 'threadId'> {
+  const chatId = String(chatNumber);
+  return {
+    id: `telegram:${bot.id}:${updateId}`,
+    platform: 'telegram',
+    conversationKey: encodeConversationKey({ platform: 'telegram', chatId, ...(threadId ? { threadId } : {}) }),
+    chatId,
+    ...(threadId ? { threadId } : {}),
+  };
 }
 
 interface Entity {

@@ -1,7 +1,7 @@
 // The approvals journal as rows, one per approval (JSON text), with its state, inbound id and age
 // beside it for the queries. A decision is made under the row's lock: the first one wins, once,
 // whichever replica makes it.
-import { APPROVAL_RETENTION_MS } from '../approvals.ts';
+import { APPROVAL_RETENTION_MS, approvalTransitions } from '../approvals.ts';
 import { checkKey } from '../names.ts';
 import type { ApprovalRecord, ApprovalStore } from '../types.ts';
 import type { Db } from './db.ts';
@@ -44,16 +44,7 @@ export function createPgApprovals(db: Db, now: () => number): ApprovalStore {
       checkKey(id, 'approval id');
       return records(await db.query('SELECT record FROM boxbot_approvals WHERE id = $1', [encodeKey(id)]))[0];
     },
-    async decide(id, decision, at, by) {
-      checkKey(id, 'approval id');
-      return change(id, (a) =>
-        a.state === 'pending' ? { ...a, state: decision, decidedAt: at, ...(by ? { decidedBy: by } : {}) } : undefined,
-      );
-    },
-    async update(id, patch) {
-      checkKey(id, 'approval id');
-      return change(id, (a) => ({ ...a, ...patch }));
-    },
+    ...approvalTransitions(change),
     pending: async () =>
       records(
         await db.query(`SELECT record FROM boxbot_approvals WHERE state = 'pending' ORDER BY created_at, id`, []),

@@ -2,11 +2,10 @@
 // backend's document, and `has_answer` is kept beside it so thread follow-ups need no parse.
 import { platformOf } from '../../adapters/index.ts';
 import type { Message } from '../../agent/index.ts';
-import { createKeyedLock } from '../../keyed-lock.ts';
 import { fileStamp } from '../files.ts';
 import { checkKey } from '../names.ts';
 import type { ArchivedConversation, Conversation, ConversationStore } from '../types.ts';
-import type { Db } from './db.ts';
+import { type Db, orderedRuns } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
 
 interface Row {
@@ -30,11 +29,8 @@ const fromRow = (r: Row): Conversation => ({
 /** Conversations in PostgreSQL. */
 export function createPgConversations(db: Db, now: () => number): ConversationStore {
   const stamp = (): string => new Date(now()).toISOString();
-  // Writes of one key leave this process in call order (the pool would let a later one overtake).
-  const lock = createKeyedLock();
-  /** `fn` in call order with the earlier calls of `key`, counted as one store call from now on. */
-  const lockRun = <T>(key: string, fn: (d: Pick<Db, 'query' | 'tx'>) => Promise<T>): Promise<T> =>
-    db.run((d) => lock.run(key, () => fn(d)));
+  // Writes of one key leave this process in call order.
+  const lockRun = orderedRuns(db);
   return {
     async get(key) {
       checkKey(key, 'conversation key');

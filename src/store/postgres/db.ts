@@ -3,6 +3,7 @@
 // cannot be reached surfaces as StoreError `io` (retryable), never as a driver error.
 import pg from 'pg';
 import { errorMessage } from '../../errors.ts';
+import { createKeyedLock } from '../../keyed-lock.ts';
 import { StoreError } from '../errors.ts';
 
 /** Runs SQL for one store. */
@@ -20,6 +21,18 @@ export interface Db {
   connect(): Promise<pg.PoolClient>;
   /** Waits for the calls in flight, then closes the pool. */
   close(): Promise<void>;
+}
+
+/** Runs `fn` as one call of the store, in call order with the earlier calls of `key`. */
+export type OrderedRun = <T>(key: string, fn: (d: Pick<Db, 'query' | 'tx'>) => Promise<T>) => Promise<T>;
+
+/**
+ * An OrderedRun over `db`: calls of one key leave this process in call order (the pool alone
+ * would let a later one overtake an earlier one), each counted as one store call from the start.
+ */
+export function orderedRuns(db: Db): OrderedRun {
+  const lock = createKeyedLock();
+  return (key, fn) => db.run((d) => lock.run(key, () => fn(d)));
 }
 
 /** Where the database is, for messages: the URL without its password. */

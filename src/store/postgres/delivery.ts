@@ -5,12 +5,11 @@
 // are kept for inspection within a retention, enforced whenever another one fails.
 
 import type { InboundMessage } from '../../adapters/index.ts';
-import { createKeyedLock } from '../../keyed-lock.ts';
 import { DEFAULT_FAILED_OUTBOX } from '../delivery-log.ts';
 import { StoreError } from '../errors.ts';
 import { checkKey } from '../names.ts';
 import type { DeliveryStore, OutboxEntry, PendingMessage } from '../types.ts';
-import type { Db } from './db.ts';
+import { type Db, orderedRuns } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
 
 /** Dedupe retention, as the file backend's. */
@@ -31,11 +30,33 @@ export function createPgDelivery(
 ): DeliveryStore {
   const stamp = (): string => new Date(now()).toISOString();
   // Accepted messages are journaled in call order (their seq is the resume order), and a reply's
-  // changes in the order made; the pool alone would let a later call overtake an earlier one.
-  const order = createKeyedLock();
-  /** `fn` in call order with the earlier calls of `key`, counted as one store call from now on. */
-  const orderRun = <T>(key: string, fn: (d: Pick<Db, 'query' | 'tx'>) => Promise<T>): Promise<T> =>
-    db.run((d) => order.run(key, () => fn(d)));
+  // changes in the order made.
+  const orderRun = orderedRuns(db);
+
+  /** Sets the platform message id of chunk or file `index` of an entry, in order and under the row's lock. */
+  const setReceipt = (
+    column: 'receipts' | 'file_receipts',
+    what: string,
+    entryId: string,
+    index: number,
+    platformMessageId: string,
+  ): Promise<void> =>
+    orderRun(`entry:${entryId}`, (d) =>
+      d.tx(async (q) => {
+        const [row] = await q<{ list: string | null }>(
+          `SELECT ${column} AS list FROM boxbot_outbox WHERE id = $1 FOR UPDATE`,
+          [encodeKey(entryId)],
+        );
+        const receipts = row?.list ? (JSON.parse(row.list) as (string | null)[]) : [];
+        if (!row || !Number.isInteger(index) || index < 0 || index >= receipts.length)
+          throw new StoreError('not-found', `outbox entry ${JSON.stringify(entryId)} has no ${what} ${index}`);
+        receipts[index] = platformMessageId;
+        await q(`UPDATE boxbot_outbox SET ${column} = $2 WHERE id = $1`, [
+          encodeKey(entryId),
+          JSON.stringify(receipts),
+        ]);
+      }),
+    );
 
   return {
     async accept(message) {
@@ -130,22 +151,7 @@ export function createPgDelivery(
     },
     async fileReceipt(entryId, index, platformMessageId) {
       checkKey(entryId, 'outbox id');
-      await orderRun(`entry:${entryId}`, (d) =>
-        d.tx(async (q) => {
-          const [row] = await q<{ file_receipts: string | null }>(
-            'SELECT file_receipts FROM boxbot_outbox WHERE id = $1 FOR UPDATE',
-            [encodeKey(entryId)],
-          );
-          const receipts = row?.file_receipts ? (JSON.parse(row.file_receipts) as (string | null)[]) : [];
-          if (!row || !Number.isInteger(index) || index < 0 || index >= receipts.length)
-            throw new StoreError('not-found', `outbox entry ${JSON.stringify(entryId)} has no file ${index}`);
-          receipts[index] = platformMessageId;
-          await q('UPDATE boxbot_outbox SET file_receipts = $2 WHERE id = $1', [
-            encodeKey(entryId),
-            JSON.stringify(receipts),
-          ]);
-        }),
-      );
+      await setReceipt('file_receipts', 'file', entryId, index, platformMessageId);
     },
     async outboxFile(entryId, index) {
       checkKey(entryId, 'outbox id');
@@ -158,21 +164,7 @@ export function createPgDelivery(
     },
     async receipt(entryId, index, platformMessageId) {
       checkKey(entryId, 'outbox id');
-      await orderRun(`entry:${entryId}`, (d) =>
-        d.tx(async (q) => {
-          const [row] = await q<{ receipts: string }>('SELECT receipts FROM boxbot_outbox WHERE id = $1 FOR UPDATE', [
-            encodeKey(entryId),
-          ]);
-          const receipts = row ? (JSON.parse(row.receipts) as (string | null)[]) : [];
-          if (!row || !Number.isInteger(index) || index < 0 || index >= receipts.length)
-            throw new StoreError('not-found', `outbox entry ${JSON.stringify(entryId)} has no chunk ${index}`);
-          receipts[index] = platformMessageId;
-          await q('UPDATE boxbot_outbox SET receipts = $2 WHERE id = $1', [
-            encodeKey(entryId),
-            JSON.stringify(receipts),
-          ]);
-        }),
-      );
+      await setReceipt('receipts', 'chunk', entryId, index, platformMessageId);
     },
     async finishOutbox(entryId, answeredMessageId) {
       checkKey(entryId, 'outbox id');

@@ -1,16 +1,12 @@
 // Small named state as rows of JSON text.
-import { createKeyedLock } from '../../keyed-lock.ts';
 import { checkKey } from '../names.ts';
 import type { JsonValue, KvStore } from '../types.ts';
-import type { Db } from './db.ts';
+import { type Db, orderedRuns } from './db.ts';
 import { encodeKey } from './text-codec.ts';
 
 /** The kv store in PostgreSQL. */
 export function createPgKv(db: Db): KvStore {
-  const lock = createKeyedLock();
-  /** `fn` in call order with the earlier calls of `key`, counted as one store call from now on. */
-  const lockRun = <T>(key: string, fn: (d: Pick<Db, 'query' | 'tx'>) => Promise<T>): Promise<T> =>
-    db.run((d) => lock.run(key, () => fn(d)));
+  const lockRun = orderedRuns(db);
   return {
     async get(key) {
       checkKey(key, 'kv key');
