@@ -205,7 +205,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       },
       error(id, e) {
         const run = states.get(id)?.run;
-        if (run && !run.workerError) run.workerError = oneLine(e instanceof Error ? e.message : String(e), secrets);
+        if (run && !run.workerError) run.workerError = oneLine(errorMessage(e), secrets);
       },
       deleted: (id) => track(finish(id)),
     },

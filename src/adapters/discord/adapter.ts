@@ -5,6 +5,7 @@
 // Slash commands and button presses arrive as INTERACTION_CREATE, are answered at once
 // (deferred) and then reach the sink like messages; a command's answer fills in its deferral.
 import { type Client, Events } from 'discord.js';
+import { errorMessage } from '../../errors.ts';
 import { createKeyedLock } from '../../keyed-lock.ts';
 import { type Logger, silentLogger } from '../../log.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
@@ -69,7 +70,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
 
   function enqueue(channelId: string, job: () => Promise<void>): void {
     void chains.run(channelId, job).catch((e: unknown) => {
-      log.error({ err: e instanceof Error ? e.message : String(e) }, 'delivering a Discord message failed');
+      log.error({ err: errorMessage(e) }, 'delivering a Discord message failed');
     });
   }
 
@@ -86,7 +87,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       return fetched?.isThread() ? (fetched.parentId ?? undefined) : undefined;
     } catch (e) {
       log.warn(
-        { channelId: m.channelId, err: e instanceof Error ? e.message : String(e) },
+        { channelId: m.channelId, err: errorMessage(e) },
         'could not look up a channel; treating it as a plain channel',
       );
       return undefined;
@@ -110,7 +111,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     const answered = callback(ref, ref.kind === 'command' ? 5 : 6).then(
       () => true,
       (e: unknown) => {
-        log.warn({ err: e instanceof Error ? e.message : String(e) }, 'could not answer a Discord interaction');
+        log.warn({ err: errorMessage(e) }, 'could not answer a Discord interaction');
         return false;
       },
     );
@@ -180,7 +181,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
         await sink(result.message);
       });
     } catch (e) {
-      log.warn({ err: e instanceof Error ? e.message : String(e) }, 'dropped a dispatch the adapter could not read');
+      log.warn({ err: errorMessage(e) }, 'dropped a dispatch the adapter could not read');
     }
   }
 

@@ -2,6 +2,7 @@
 // DM partials, REST pointed at `restApi` with rate limits rejected (not waited out), small
 // caches, and a guard so a dispatch discord.js cannot handle is logged and dropped, not fatal.
 import { Client, DiscordAPIError, GatewayIntentBits, HTTPError, Options, Partials, RateLimitError } from 'discord.js';
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts';
 
@@ -51,10 +52,7 @@ function guardPacketHandling(client: Client, log: Logger): void {
       return original.call(this, packet, shard);
     } catch (e) {
       const t = typeof packet === 'object' && packet !== null ? (packet as { t?: unknown }).t : undefined;
-      log.warn(
-        { event: t, err: e instanceof Error ? e.message : String(e) },
-        'dropped a dispatch discord.js could not handle',
-      );
+      log.warn({ event: t, err: errorMessage(e) }, 'dropped a dispatch discord.js could not handle');
       return true;
     }
   };
@@ -67,7 +65,7 @@ export function loginError(e: unknown): AdapterError {
     return new AdapterApiError('discord', 429, `rate limited on ${e.route}`, Math.max(0, Math.ceil(e.retryAfter)));
   if (e instanceof DiscordAPIError) return new AdapterApiError('discord', e.status, e.message);
   if (e instanceof HTTPError) return new AdapterApiError('discord', e.status, e.message);
-  const message = e instanceof Error ? e.message : String(e);
+  const message = errorMessage(e);
   const code = (e as { code?: unknown } | undefined)?.code;
   if (code === 'TokenInvalid' || /Authentication failed/i.test(message)) {
     return new AdapterApiError('discord', 401, 'the bot token was refused; check DISCORD_BOT_TOKEN');

@@ -5,6 +5,7 @@
 // and is answered 200 (with Bolt's ack payload) only once the sink accepted it, so a failure
 // becomes one of Slack's redeliveries.
 import { type BufferedIncomingMessage, HTTPModuleFunctions, verifySlackRequest } from '@slack/bolt';
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { AdapterRoute } from '../types.ts';
 import type { DeliveryInfo } from './inbound.ts';
@@ -40,10 +41,7 @@ export function slackEventsRoute(opts: {
           },
         });
       } catch (e) {
-        opts.logger.warn(
-          { reason: e instanceof Error ? e.message : String(e) },
-          'refused an unsigned or stale request',
-        );
+        opts.logger.warn({ reason: errorMessage(e) }, 'refused an unsigned or stale request');
         return text(401, 'invalid request signature');
       }
       let body: unknown;

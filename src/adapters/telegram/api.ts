@@ -2,6 +2,7 @@
 // and retry_after) becomes AdapterApiError; HttpError (no usable answer) becomes
 // AdapterNetworkError. Messages never carry the request URL, which holds the bot token.
 import { GrammyError, HttpError } from 'grammy';
+import { errorMessage } from '../../errors.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts';
 
 /** Maps whatever a grammY call threw to an AdapterError; `token` is scrubbed from any text kept. */
@@ -20,7 +21,7 @@ export function toAdapterError(err: unknown, token: string): AdapterError {
     );
     return new AdapterNetworkError('telegram', scrub(`${err.message}${why ? ` (${why})` : ''}`, token));
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   return new AdapterNetworkError('telegram', scrub(message, token));
 }
 

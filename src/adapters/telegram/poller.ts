@@ -5,6 +5,7 @@
 // lag by a second; Telegram forgets what the next getUpdates confirmed, and the updates it does
 // send again were accepted before, so the gateway's persisted dedupe drops them.)
 import type { Api } from 'grammy';
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { sleep } from '../../sleep.ts';
 import { AdapterApiError } from '../errors.ts';
@@ -121,7 +122,7 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
         } catch (e) {
           // Not acknowledged: the next getUpdates (same offset) redelivers it.
           log.warn(
-            { updateId: id, retryInMs: delay, err: scrub(e instanceof Error ? e.message : String(e), opts.token) },
+            { updateId: id, retryInMs: delay, err: scrub(errorMessage(e), opts.token) },
             'the sink did not accept a telegram update; it will come again',
           );
           rejected = true;
@@ -142,7 +143,7 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
   };
 
   const done = loop().catch((e: unknown) => {
-    log.error({ err: e instanceof Error ? e.message : String(e) }, 'telegram polling loop ended unexpectedly');
+    log.error({ err: errorMessage(e) }, 'telegram polling loop ended unexpectedly');
   });
   return {
     async stop() {
@@ -168,7 +169,7 @@ function offsetSaver(opts: PollerOptions): { save(offset: number): void; flush()
       await opts.state.set(TELEGRAM_OFFSET_KEY, value);
       saved = value;
     } catch (e) {
-      opts.log.error({ err: e instanceof Error ? e.message : String(e) }, 'could not persist the telegram offset');
+      opts.log.error({ err: errorMessage(e) }, 'could not persist the telegram offset');
     }
   };
   const queueWrite = (): Promise<void> => (writes = writes.then(write));
@@ -197,7 +198,7 @@ async function readOffset(opts: PollerOptions): Promise<number | undefined> {
     // Polling without an offset is safe: Telegram resends what it has not seen confirmed, and
     // the gateway's persisted dedupe drops what was accepted before. Not polling is not.
     opts.log.error(
-      { err: scrub(e instanceof Error ? e.message : String(e), opts.token) },
+      { err: scrub(errorMessage(e), opts.token) },
       'could not read the saved telegram offset; polling from what Telegram still holds',
     );
     return undefined;

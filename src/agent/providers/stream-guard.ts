@@ -1,5 +1,7 @@
 // The error boundary every SDK-backed provider runs its stream through: SDK errors become
 // ProviderErrors, errors after the first yielded part are marked mid-stream, a fired signal is a cancellation.
+
+import { errorMessage } from '../../errors.ts';
 import type { StreamPart } from '../types.ts';
 import { abortedError, ProviderError, retryAfterMsOf } from './errors.ts';
 
@@ -67,7 +69,7 @@ export function fromSdkError(provider: string, err: unknown, sdk: SdkErrorClasse
   if (err instanceof TypeError && /fetch failed|terminated|socket|network/i.test(err.message)) {
     return new ProviderError(provider, 'network', `the connection failed: ${describeCause(err)}`, { cause: err });
   }
-  const message = err instanceof Error ? err.message : String(err);
+  const message = errorMessage(err);
   const code = (err as { code?: unknown } | null)?.code;
   if (typeof code === 'string' && /^(E[A-Z]+|UND_ERR)/.test(code)) {
     return new ProviderError(provider, 'network', `the connection failed: ${message}`, { cause: err });
