@@ -424,6 +424,9 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
           decided = posted.decided;
         }
         const after = await decided;
+        // Two equal calls of one turn that run together (read-only ones do) waited on one question:
+        // the one that woke second asks its own, as the same call made again would.
+        if (after.state === 'approved' && spent.has(after.id)) continue;
         // Decided on a replica whose rules differ from these (a rolling config change): asked anew here.
         if ((after.state === 'approved' || after.state === 'denied') && !counts(after)) {
           o.log.warn(

@@ -261,6 +261,27 @@ test('an approval is for one call: the same call again in the run asks again, ot
   d.stop();
 });
 
+test('two equal calls of one turn waiting on one question: one approval runs one of them', async () => {
+  const { d, adapter } = desk();
+  const msg = inboundMessage('look', { id: 'telegram:evt:12' });
+  const rules: ApprovalRules = { levels: ['ReadOnly'] };
+  const read: ApprovalQuestion = { ...question, tool: 'read', level: 'ReadOnly' };
+  // Read-only calls of one turn run concurrently: the second finds the first's question pending.
+  const first = d.ask(msg, rules, read, new AbortController().signal);
+  await until(() => questions(adapter).length === 1, 'the question');
+  const second = d.ask(msg, rules, read, new AbortController().signal);
+  assert.equal((await d.decide(idOf(questions(adapter)[0]!.text), true, msg)).ok, true);
+  assert.ok((await first).approved);
+  await until(() => questions(adapter).length === 2, 'a question of its own for the second call');
+  let settled = false;
+  void second.then(() => (settled = true));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false, 'the second call waits for its own decision');
+  assert.equal((await d.decide(idOf(questions(adapter)[1]!.text), false, msg)).ok, true);
+  assert.equal((await second).approved, false);
+  d.stop();
+});
+
 test('a question the run after a restart did not ask again is withdrawn when that run ends', async () => {
   const store = createMemoryStore();
   const rules: ApprovalRules = { levels: ['Write'] };
