@@ -796,7 +796,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
    */
   async function startReplica(): Promise<void> {
     if (!owner) return;
-    owner.start((key) => log.warn({ conversation: key }, 'another replica now answers this conversation'));
+    owner.start((key) => {
+      log.warn({ conversation: key }, 'another replica now answers this conversation');
+      // Its run here is stopped as at a shutdown (nothing delivered, its questions kept open): the
+      // new owner runs the still unanswered message again, and two answers would be sent.
+      conversations.get(key)?.running?.abort(new GatewayStoppingError());
+    });
     for (const a of opts.adapters) {
       if (opts.deferStart?.(a)) continue;
       await a.start(handle);
