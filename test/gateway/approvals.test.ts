@@ -282,6 +282,31 @@ test('two equal calls of one turn waiting on one question: one approval runs one
   d.stop();
 });
 
+test('a question journaled but never shown (a crash before it was sent) is asked anew after the restart', async (t) => {
+  const store = createMemoryStore();
+  const silent = new FakeAdapter('telegram', capabilities);
+  let sending = false;
+  // The process dies while the question is being sent (after it was journaled).
+  silent.send = () => {
+    sending = true;
+    return new Promise(() => undefined);
+  };
+  const crashed = desk(Date.now, store, silent);
+  const msg = inboundMessage('save', { id: 'telegram:evt:14' });
+  const rules: ApprovalRules = { levels: ['Write'] };
+  void crashed.d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => sending, 'the question being sent');
+  crashed.d.stop();
+  const { d, adapter } = desk(Date.now, store);
+  t.after(() => d.stop());
+  await d.resume();
+  const asked = d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(adapter).length === 1, 'the question shown this time');
+  assert.equal((await d.decide(idOf(questions(adapter)[0]!.text), true, msg)).ok, true);
+  assert.ok((await asked).approved);
+  d.stop();
+});
+
 test('a question the run after a restart did not ask again is withdrawn when that run ends', async () => {
   const store = createMemoryStore();
   const rules: ApprovalRules = { levels: ['Write'] };
