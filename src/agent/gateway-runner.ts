@@ -17,7 +17,7 @@ import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError, type UsageSubject } from '../store/index.ts';
 import { createDailySpend, utcDay } from './daily-spend.ts';
-import { summarizeHistory } from './loop/summarize.ts';
+import { SUMMARY_MARK, summarizeHistory } from './loop/summarize.ts';
 import type { McpHub } from './mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
@@ -62,11 +62,33 @@ export interface AgentRunnerOptions {
   visionModels?: string[];
 }
 
-/** A history message; a turn's input carries the id of the inbound message it came from, and its sender. */
-type TaggedMessage = Message & { inboundId?: string; userId?: string };
+/**
+ * A history message; a turn's input carries the id of the inbound message it came from, and its
+ * sender; a summary of earlier turns carries the senders of the turns it replaced.
+ */
+type TaggedMessage = Message & { inboundId?: string; userId?: string; authors?: string[] };
 
 /** A user message that starts a turn (not one carrying tool results). */
 const isInput = (m: Message): boolean => m.role === 'user' && !m.content.some((p) => p.type === 'tool-result');
+
+/** Whose words a turn-starting message holds, as far as the history says. */
+const authorsOf = (m: Message): string[] => {
+  const t = m as TaggedMessage;
+  return t.authors ?? (t.userId !== undefined ? [t.userId] : []);
+};
+
+/**
+ * Tags a summary that replaced turns of `before` (a run's or /compact's) with their senders: the
+ * words of other users it retells stay untrusted content for later runs (approvals.afterUntrusted).
+ */
+function keepAuthors(after: Message[], before: Message[], requesterId?: string): Message[] {
+  const head = after[0] as TaggedMessage | undefined;
+  const isSummary = head?.content[0]?.type === 'text' && head.content[0].text.startsWith(SUMMARY_MARK);
+  if (!head || !isInput(head) || !isSummary || head.authors) return after;
+  const authors = new Set(before.filter(isInput).flatMap(authorsOf));
+  if (requesterId !== undefined) authors.add(requesterId);
+  return authors.size ? [{ ...head, authors: [...authors] } as TaggedMessage, ...after.slice(1)] : after;
+}
 
 /** Tags the run's input (the last turn-starting message with that text) with the inbound id and sender. */
 function tagTurn(messages: Message[], input: string, inboundId: string, userId: string): Message[] {
@@ -308,10 +330,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const budgeted = budgetedSubjects(message, policy);
       if (budgeted.length) await persist('usage', () => spend.prepare(budgeted));
       // Words of other people in a shared conversation are content the requester did not write.
-      const others = history.some(
-        (m) =>
-          isInput(m) && (m as TaggedMessage).userId !== undefined && (m as TaggedMessage).userId !== message.userId,
-      );
+      const others = history.some((m) => isInput(m) && authorsOf(m).some((a) => a !== message.userId));
       const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
       const memories = await digestFor(message);
       const untrusted = [
@@ -361,7 +380,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
       if (result.outcome !== 'error') {
-        const turn = withoutImages(tagTurn(result.messages, input, message.id, message.userId));
+        const turn = withoutImages(
+          tagTurn(keepAuthors(result.messages, history, message.userId), input, message.id, message.userId),
+        );
         await persist('history', () => o.store.conversations.setMessages(key, turn));
       }
       const text = note + notices + transcriptNote(media) + result.text.trim();
@@ -438,7 +459,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         once,
       );
       await spend.flush();
-      await o.store.conversations.setMessages(key, s.messages);
+      await o.store.conversations.setMessages(key, keepAuthors(s.messages, history));
       return { before: history.length, after: s.messages.length };
     },
     async chosenModel(key) {

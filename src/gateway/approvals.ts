@@ -92,6 +92,8 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((
 
 /** What the old question says when it is withdrawn because its approvers changed. */
 export const APPROVERS_CHANGED = 'Withdrawn: who may decide this changed; asked again below.';
+/** Why a question journaled but never shown (a crash before it was sent) is asked anew. */
+const NOT_SHOWN = 'Withdrawn: never shown; asked again.';
 /** What a question left behind by a finished run says (the run after a restart did not ask it again). */
 export const NOT_WAITED_ON = 'Withdrawn: the run that asked no longer waits for an answer.';
 
@@ -154,6 +156,8 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
    * the same call made again in the same run asks again instead of reusing it.
    */
   const used = new Map<string, Set<string>>();
+  /** Questions being posted here: journaled, not yet shown. */
+  const posting = new Set<string>();
 
   const newId = () => Math.random().toString(36).slice(2, 10).padEnd(8, '0');
 
@@ -331,7 +335,13 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       expiresAt: new Date(now() + timeoutMs).toISOString(),
     };
     // Journaled before it is shown: a press can never find no record.
-    await o.store.put(record);
+    posting.add(id);
+    try {
+      await o.store.put(record);
+    } catch (e) {
+      posting.delete(id);
+      throw e;
+    }
     const decided = wait(record, signal, keepOnAbort);
     arm(record);
     try {
@@ -355,6 +365,8 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       if (after) settled(after);
       decided.catch(() => undefined);
       return { refused: { approved: false, reason: 'the approval question could not be posted' } };
+    } finally {
+      posting.delete(id);
     }
     return { decided };
   }
@@ -395,7 +407,11 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
             return { approved: true, replay: r.ran.result };
           }
           if (r.state === 'pending') {
-            if (sameSet(r.approvers, approvers)) pending = r;
+            // Journaled but never shown (a crash before it was sent): nobody could answer it.
+            if (!r.promptMessageId && !posting.has(r.id)) {
+              await withdraw(r, NOT_SHOWN);
+              again = true;
+            } else if (sameSet(r.approvers, approvers)) pending = r;
             else {
               // Its buttons name who decided before: withdrawn, saying so, and asked again (unless decided meanwhile).
               await withdraw(r, APPROVERS_CHANGED);
@@ -424,6 +440,9 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
           decided = posted.decided;
         }
         const after = await decided;
+        // Two equal calls of one turn that run together (read-only ones do) waited on one question:
+        // the one that woke second asks its own, as the same call made again would.
+        if (after.state === 'approved' && spent.has(after.id)) continue;
         // Decided on a replica whose rules differ from these (a rolling config change): asked anew here.
         if ((after.state === 'approved' || after.state === 'denied') && !counts(after)) {
           o.log.warn(

@@ -207,6 +207,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
     void p.finally(() => inflight.delete(p)).catch(() => undefined);
     return p;
   };
+  /** Work not awaited here (stop waits for it): a failure is logged as `what`. */
+  const background = (p: Promise<unknown>, what: string, level: 'warn' | 'error' = 'error'): void =>
+    void track(p).catch((e: unknown) => log[level]({ err: errorMessage(e) }, what));
   const queueOf = (platform: string): OutboundQueue => {
     const q = queues.get(platform);
     if (!q) throw new Error(`no adapter for platform ${platform}`);
@@ -546,7 +549,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     if (!owner || stopping || conversations.has(key) || outside.has(key)) return;
     await owner.release(key);
     const more = (await opts.store.pending(key)).some((p) => p.message.conversationKey === key);
-    if (more) void track(pump(key)).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'conversation not taken'));
+    if (more) background(pump(key), 'conversation not taken', 'warn');
   }
 
   /** Replicas: takes the unanswered work no replica is working on (its owner died, or gave it up just then). */
@@ -695,13 +698,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
   ): void {
     if (!admission.admitted) {
       // Revoked since a restart: questions its run asked before are withdrawn (nothing will run).
-      void track(after.then(() => desk.refused(msg.id))).catch((e: unknown) =>
-        log.warn({ err: errorMessage(e) }, 'questions of a refused message not withdrawn'),
+      background(
+        after.then(() => desk.refused(msg.id)),
+        'questions of a refused message not withdrawn',
+        'warn',
       );
       if (!admission.reply) {
-        void track(opts.store.finish(msg.id)).catch((e: unknown) =>
-          log.error({ err: errorMessage(e) }, 'could not mark a refused message answered'),
-        );
+        background(opts.store.finish(msg.id), 'could not mark a refused message answered');
         return;
       }
     }
@@ -709,8 +712,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // Replicas: the conversation's owner runs it (commands too: /stop must reach the run), and
       // sends refusals: the message stays unanswered until its reply is delivered, and a replica
       // sweeping meanwhile would otherwise send the reply again.
-      void track(after.then(() => pump(msg.conversationKey))).catch((e: unknown) =>
-        log.error({ err: errorMessage(e) }, 'conversation not taken'),
+      background(
+        after.then(() => pump(msg.conversationKey)),
+        'conversation not taken',
       );
       return;
     }
@@ -768,9 +772,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         outside.delete(key);
         // Unanswered (it failed): given up without looking again at once; a later sweep retries it.
         if (owner && !stopping && !conversations.has(key))
-          void track(answered ? handOver(key) : owner.release(key)).catch((e: unknown) =>
-            log.warn({ err: errorMessage(e) }, 'conversation not handed over'),
-          );
+          background(answered ? handOver(key) : owner.release(key), 'conversation not handed over', 'warn');
       });
   }
 
@@ -796,7 +798,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
    */
   async function startReplica(): Promise<void> {
     if (!owner) return;
-    owner.start((key) => log.warn({ conversation: key }, 'another replica now answers this conversation'));
+    owner.start((key) => {
+      log.warn({ conversation: key }, 'another replica now answers this conversation');
+      // Its run here is stopped as at a shutdown (nothing delivered, its questions kept open): the
+      // new owner runs the still unanswered message again, and two answers would be sent.
+      conversations.get(key)?.running?.abort(new GatewayStoppingError());
+    });
     for (const a of opts.adapters) {
       if (opts.deferStart?.(a)) continue;
       await a.start(handle);

@@ -261,6 +261,52 @@ test('an approval is for one call: the same call again in the run asks again, ot
   d.stop();
 });
 
+test('two equal calls of one turn waiting on one question: one approval runs one of them', async () => {
+  const { d, adapter } = desk();
+  const msg = inboundMessage('look', { id: 'telegram:evt:12' });
+  const rules: ApprovalRules = { levels: ['ReadOnly'] };
+  const read: ApprovalQuestion = { ...question, tool: 'read', level: 'ReadOnly' };
+  // Read-only calls of one turn run concurrently: the second finds the first's question pending.
+  const first = d.ask(msg, rules, read, new AbortController().signal);
+  await until(() => questions(adapter).length === 1, 'the question');
+  const second = d.ask(msg, rules, read, new AbortController().signal);
+  assert.equal((await d.decide(idOf(questions(adapter)[0]!.text), true, msg)).ok, true);
+  assert.ok((await first).approved);
+  await until(() => questions(adapter).length === 2, 'a question of its own for the second call');
+  let settled = false;
+  void second.then(() => (settled = true));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(settled, false, 'the second call waits for its own decision');
+  assert.equal((await d.decide(idOf(questions(adapter)[1]!.text), false, msg)).ok, true);
+  assert.equal((await second).approved, false);
+  d.stop();
+});
+
+test('a question journaled but never shown (a crash before it was sent) is asked anew after the restart', async (t) => {
+  const store = createMemoryStore();
+  const silent = new FakeAdapter('telegram', capabilities);
+  let sending = false;
+  // The process dies while the question is being sent (after it was journaled).
+  silent.send = () => {
+    sending = true;
+    return new Promise(() => undefined);
+  };
+  const crashed = desk(Date.now, store, silent);
+  const msg = inboundMessage('save', { id: 'telegram:evt:14' });
+  const rules: ApprovalRules = { levels: ['Write'] };
+  void crashed.d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => sending, 'the question being sent');
+  crashed.d.stop();
+  const { d, adapter } = desk(Date.now, store);
+  t.after(() => d.stop());
+  await d.resume();
+  const asked = d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(adapter).length === 1, 'the question shown this time');
+  assert.equal((await d.decide(idOf(questions(adapter)[0]!.text), true, msg)).ok, true);
+  assert.ok((await asked).approved);
+  d.stop();
+});
+
 test('a question the run after a restart did not ask again is withdrawn when that run ends', async () => {
   const store = createMemoryStore();
   const rules: ApprovalRules = { levels: ['Write'] };

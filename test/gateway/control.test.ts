@@ -537,3 +537,33 @@ test('afterUntrusted in a group: once another user spoke, a write asks, naming t
   assert.equal(write.runs.length, 1);
   await gw.stop();
 });
+
+test('afterUntrusted: another user’s words summarised by /compact still make a write ask', async () => {
+  const model = new Model();
+  const write = tool('write', 'Write');
+  const { gw, adapter } = boot({
+    model,
+    state: createMemoryState(),
+    telegram: { approvals: { afterUntrusted: true } },
+    tools: [write.t],
+  });
+  await gw.start();
+  const group = { chatId: '-100', conversationKey: 'telegram:-100', isDirect: false, mentionsBot: true };
+  const ann = { ...group, userId: 'ann', userName: 'ann' };
+  model.script(reply('Hello bob.'));
+  await adapter.say('hello, I am bob', { ...group, userId: 'bob', userName: 'bob' });
+  await gw.idle();
+  model.script(reply('Hello ann.'));
+  await adapter.say('hello, I am ann', ann);
+  await gw.idle();
+  // Bob's turn goes into the summary; only ann's last turn is kept as it was.
+  model.script(reply('Bob and ann said hello.'));
+  await adapter.say('/compact', ann);
+  await gw.idle();
+  model.script(callTools([['write', { path: 'mine' }]]));
+  await adapter.say('save mine', ann);
+  await until(() => adapter.posted.some((p) => p.buttons?.length), 'the question');
+  assert.match(adapter.posted.find((p) => p.buttons?.length)!.text, /Read before: messages from other users/);
+  assert.equal(write.runs.length, 0);
+  await gw.stop();
+});

@@ -642,3 +642,43 @@ test('with replicas, a message reads its own conversation’s unanswered work, n
   assert.equal(store.journal.size, 20, 'the backlog is left to its owner');
   await gw.stop();
 });
+
+test('with replicas, a run whose conversation lease passed to another replica stops and sends nothing', async () => {
+  const store = new MemoryGatewayStore();
+  const leases = memoryLeases();
+  const adapter = new FakeAdapter();
+  let aborted = false;
+  const agent = new FakeAgent(
+    (req) =>
+      new Promise<string>((_, reject) =>
+        req.signal.addEventListener('abort', () => {
+          aborted = true;
+          reject(req.signal.reason as Error);
+        }),
+      ),
+  );
+  const gw = createGateway({
+    config: config(),
+    adapters: [adapter],
+    agent,
+    store,
+    cluster: { leases, holder: 'replica-1', ttlMs: 60, sweepMs: 60_000 },
+  });
+  await gw.start();
+  await adapter.say('hello');
+  await until(() => agent.seen.length === 1, 'the run');
+  // The database is away past the lease's time; meanwhile another replica takes the conversation.
+  leases.down = true;
+  await until(() => leases.leaders().length === 0, 'the lease running out');
+  leases.down = false;
+  assert.notEqual(await leases.acquire('conv:telegram:100', 'replica-2', 60_000), undefined);
+  await until(() => aborted, 'the run stopped when the lease was found lost');
+  await gw.idle();
+  assert.deepEqual(
+    adapter.posted.map((p) => p.text),
+    [],
+    'nothing sent: the new owner answers',
+  );
+  assert.equal(store.journal.size, 1, 'the message stays unanswered for the new owner');
+  await gw.stop();
+});
