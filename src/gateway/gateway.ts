@@ -442,14 +442,15 @@ export function createGateway(opts: GatewayOptions): Gateway {
     // A question left pending by the run before a restart that this run did not ask again (the
     // call no longer needs approval, or was not made) would keep live buttons that run nothing.
     void track(desk.finished(msg.id, !(controller.signal.reason instanceof GatewayStoppingError)));
-    if (controller.signal.reason instanceof GatewayStoppingError) {
-      // Interrupted by shutdown: nothing is delivered and the message stays accepted, so the
-      // next start answers it (once).
+    const stopped = controller.signal.reason;
+    if (stopped instanceof GatewayStoppingError) {
+      // Interrupted by shutdown or a hand-over: nothing is delivered and the message stays
+      // accepted, so the next start or the conversation's new owner answers it (once).
       await closing;
-      log.info(
-        { conversation: msg.conversationKey },
-        'run interrupted by shutdown; it will run again at the next start',
-      );
+      const next = stopped.handedOver
+        ? 'the replica that now owns the conversation runs it'
+        : 'it runs again at the next start';
+      log.info({ conversation: msg.conversationKey }, `run interrupted; ${next}`);
       return;
     }
     metrics.agentRuns.inc({ outcome });
@@ -802,7 +803,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       log.warn({ conversation: key }, 'another replica now answers this conversation');
       // Its run here is stopped as at a shutdown (nothing delivered, its questions kept open): the
       // new owner runs the still unanswered message again, and two answers would be sent.
-      conversations.get(key)?.running?.abort(new GatewayStoppingError());
+      conversations.get(key)?.running?.abort(new GatewayStoppingError(true));
     });
     for (const a of opts.adapters) {
       if (opts.deferStart?.(a)) continue;

@@ -12,8 +12,9 @@ import type { Budget, ResolvedPolicy } from './policy.ts';
  * The abort reason when the gateway shuts down: the run is interrupted, not answered; it runs again at the next start.
  */
 export class GatewayStoppingError extends Error {
-  constructor() {
-    super('the gateway is stopping');
+  /** `handedOver`: the conversation passed to another replica, which runs the message now. */
+  constructor(readonly handedOver = false) {
+    super(handedOver ? 'another replica now answers this conversation' : 'the gateway is stopping');
     this.name = 'GatewayStoppingError';
   }
 }
