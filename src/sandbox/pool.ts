@@ -7,6 +7,7 @@ import { SandboxError } from './errors.ts';
 import { NetCall, serveNetBridge } from './net/bridge.ts';
 import type { NetBroker } from './net/broker.ts';
 import { DEFAULT_LIMITS, type SandboxResult } from './types.ts';
+import { applySandboxV8Flags } from './v8-flags.ts';
 import type { CallMessage, WorkerReply } from './worker.ts';
 
 const fromSource = import.meta.url.endsWith('.ts');
@@ -190,7 +191,9 @@ export class WorkerPool {
     private readonly heapMb = WORKER_HEAP_MB,
     /** Where the workers' notes go (each distinct one once); the sandbox logs them at debug. */
     private readonly onNote: (message: string) => void = () => {},
-  ) {}
+  ) {
+    applySandboxV8Flags();
+  }
 
   /** Runs one call; resolves with the result (a timeout or worker crash is a trap, not a rejection). */
   run(call: PoolCall): Promise<SandboxResult> {

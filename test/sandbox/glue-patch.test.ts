@@ -10,6 +10,7 @@ import { componentNew } from '@bytecodealliance/jco-transpile/wasm-tools';
 import { patchGlueReport } from '../../src/sandbox/glue-patch.ts';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { readPreview1CommandAdapter } from '../../src/sandbox/preview1-adapter.ts';
+import { GLUE_INIT_FUNCTION } from '../../src/sandbox/v8-flags.ts';
 import { grant, guest, tempDir, text } from '../helpers.ts';
 
 /** jco's unpatched glue for a small preview1 command (exit42: prints, then exits 42). */
@@ -42,6 +43,10 @@ describe('sandbox: jco glue rewrites', () => {
     const out = Buffer.from(patched).toString('utf8');
     assert.equal(out.match(/\.boxbotDirect = true;/g)?.length, report.trampolines);
     assert.doesNotMatch(out, /createNewCurrentTask\(\{\n {8}componentIdx: -1,/);
+  });
+
+  it('the function TurboFan is kept off is the one that builds instances in this jco', () => {
+    assert.match(glue, new RegExp(`function\\* ${GLUE_INIT_FUNCTION} \\(`));
   });
 
   it('a trampoline that asks its task for more keeps jco path; the others still go direct', () => {
