@@ -418,8 +418,8 @@ export interface StoreOptions {
   /** Dedupe retention: ids older than `maxAgeMs` or beyond the newest `maxCount` are forgotten. */
   dedupe?: { maxAgeMs?: number; maxCount?: number };
   /**
-   * Replies the platform refused for good, kept for inspection: at most `maxCount`, none written
-   * longer than `maxAgeMs` ago (checked when another fails, and at start for the file backend).
+   * Replies the platform refused for good, kept for inspection: the `maxCount` refused last, none
+   * refused longer than `maxAgeMs` ago (checked when another fails, and at start for the file backend).
    */
   failedOutbox?: { maxAgeMs?: number; maxCount?: number };
   /** Run logs kept per job (default 50). */

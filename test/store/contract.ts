@@ -288,6 +288,38 @@ export function storeContract(
     assert.deepEqual(await failedIn(), []);
   });
 
+  itFiles('a failed reply is aged by when it was refused, not by when it was made', async (h) => {
+    let clock = Date.parse('2026-11-01T00:00:00.000Z');
+    const opts = { now: () => clock, failedOutbox: { maxCount: 2, maxAgeMs: 3600_000 } };
+    const s = h.open(opts);
+    await s.delivery.putOutbox(reply('slow', 'web:abc', ['retried for days']));
+    clock += 2 * 24 * 3600_000;
+    for (const id of ['b', 'c']) {
+      clock += 1000;
+      await s.delivery.putOutbox(reply(id, 'web:abc', [id]));
+      await s.delivery.failOutbox(id, `refusal-${id}.`);
+    }
+    clock += 1000;
+    await s.delivery.failOutbox('slow', 'refusal-slow.');
+    await s.close();
+    const failedIn = async () =>
+      [...((await h.readRaw('delivery.log')) ?? '').matchAll(/refusal-(\w+)\./g)].map((m) => m[1]).sort();
+    const restart = async () => {
+      const r = h.open(opts);
+      await r.delivery.pendingOutbox(); // a start prunes by the same rule, and rewrites the log if it did
+      await r.close();
+    };
+    await restart();
+    assert.deepEqual(
+      [...new Set(await failedIn())],
+      ['c', 'slow'],
+      'the reply refused just now is kept, with the one refused last before it',
+    );
+    clock += 2 * 3600_000;
+    await restart();
+    assert.deepEqual(await failedIn(), [], 'an hour after its refusal it goes');
+  });
+
   it('inbound journal: pending in acceptance order, a redelivery keeps the first record, finish removes', async (h) => {
     const s = h.open();
     for (let i = 0; i < 12; i++)
