@@ -1021,6 +1021,53 @@ export function storeContract(
     await s.close();
   });
 
+  it('conversations: /new run again with its message id after it archived leaves the fresh session alone', async (h) => {
+    const s = h.open();
+    await s.conversations.setMessages('web:a', [msg('user', 'one'), msg('assistant', 'two')]);
+    const first = await s.conversations.archive('web:a', 'telegram:evt:new');
+    // A turn of the fresh session is saved; then the /new is replayed (its reply was never written).
+    await s.conversations.setMessages('web:a', [msg('user', 'three')]);
+    const again = await s.conversations.archive('web:a', 'telegram:evt:new');
+    assert.deepEqual(texts(again?.messages), ['one', 'two'], 'the first archive is answered again');
+    assert.equal(again?.id, first?.id);
+    assert.deepEqual(texts((await s.conversations.get('web:a'))?.messages), ['three'], 'the fresh session is kept');
+    assert.deepEqual(
+      (await s.conversations.archived('web:a')).map((x) => texts(x.messages)),
+      [['one', 'two']],
+    );
+    // Another /new archives as usual.
+    await s.conversations.archive('web:a', 'telegram:evt:new2');
+    assert.deepEqual(
+      (await s.conversations.archived('web:a')).map((x) => texts(x.messages)),
+      [['one', 'two'], ['three']],
+    );
+    await s.close();
+  });
+
+  itFiles('conversations: /new run again after a crash between its copy and the clearing archives once', async (h) => {
+    let crash = false;
+    const s = h.open({
+      beforeCommit: async (path) => {
+        if (crash && path.startsWith('conversations/')) throw new Error('power cut');
+      },
+    });
+    await s.conversations.setMessages('web:a', [msg('user', 'one'), msg('assistant', 'two')]);
+    crash = true;
+    await assert.rejects(s.conversations.archive('web:a', 'telegram:evt:new'), /power cut/);
+    await s.close();
+    const r = h.open();
+    assert.deepEqual(texts((await r.conversations.get('web:a'))?.messages), ['one', 'two'], 'copied, not cleared');
+    const again = await r.conversations.archive('web:a', 'telegram:evt:new');
+    assert.deepEqual(texts(again?.messages), ['one', 'two']);
+    assert.deepEqual(
+      (await r.conversations.archived('web:a')).map((x) => texts(x.messages)),
+      [['one', 'two']],
+      'one archive',
+    );
+    assert.deepEqual((await r.conversations.get('web:a'))?.messages, [], 'the clearing is finished');
+    await r.close();
+  });
+
   it('conversations: /new archives the session (nothing lost) and the chosen model is kept', async (h) => {
     const s = h.open();
     assert.equal(await s.conversations.archive('web:a'), undefined, 'nothing to archive');
