@@ -432,8 +432,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     approvalToolsFor(policy, message) {
       return approvalToolNames(...offered(policy, message));
     },
-    async newSession(key) {
-      const archived = await o.store.conversations.archive(key);
+    async newSession(key, requestId) {
+      const archived = await o.store.conversations.archive(key, requestId);
       return { archivedMessages: archived?.messages.length ?? 0 };
     },
     async compact({ message, policy, signal }) {

@@ -274,7 +274,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
         if (!agent.newSession) return replyNow(msg, NOT_HERE);
         state.running?.abort(new Error('new session'));
         await state.tail;
-        const r = await agent.newSession(key);
+        // Keyed by the message: replayed after a crash before its reply was written, it archives nothing more.
+        const r = await agent.newSession(key, msg.id);
         return replyNow(
           msg,
           r.archivedMessages

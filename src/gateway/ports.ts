@@ -78,8 +78,11 @@ export interface AgentRunner {
   // answers that it is not available here.
   /** Of `toolsFor`, those whose every call waits for approval (for `/whoami`). */
   approvalToolsFor?(policy: ResolvedPolicy, message: InboundMessage): string[];
-  /** Starts a fresh session (`/new`); the old history is archived, not lost. */
-  newSession?(conversationKey: string): Promise<{ archivedMessages: number }>;
+  /**
+   * Starts a fresh session (`/new`); the old history is archived, not lost. Once per `requestId`
+   * (the command's message id): the command run again after a restart archives nothing more.
+   */
+  newSession?(conversationKey: string, requestId: string): Promise<{ archivedMessages: number }>;
   /** Has the model summarise the older turns into one (`/compact`); undefined when there is too little to. */
   compact?(req: {
     message: InboundMessage;

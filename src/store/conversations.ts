@@ -13,6 +13,10 @@ const DIR = 'conversations';
 // Archived sessions: one folder per conversation, one document per session.
 const ARCHIVE = 'archive';
 const archiveDir = (key: string) => `${ARCHIVE}/${shardOf(key)}/${encodeName(key)}`;
+const archiveSpec = (key: string, name: string): DocSpec => ({
+  path: `${archiveDir(key)}/${name}`,
+  schema: archivedConversationSchema,
+});
 
 function spec(key: string): DocSpec {
   checkKey(key, 'conversation key');
@@ -47,6 +51,32 @@ export function createConversations(docs: Documents, now: () => number): Convers
     return c as Conversation;
   }
 
+  /**
+   * Clears what was copied to the archive, once the copy is durable: a turn saved while the copy
+   * was written (its history then starts with the copied one) stays, as the new session's.
+   */
+  async function clearCopied(key: string, messages: Message[], archivedAt: string): Promise<void> {
+    const copied = JSON.stringify(messages);
+    await docs.update<Conversation>(spec(key), (c) => {
+      if (!c) return UNCHANGED;
+      const n = messages.length;
+      const later = JSON.stringify(c.messages.slice(0, n)) === copied ? c.messages.slice(n) : [];
+      return { ...c, createdAt: archivedAt, updatedAt: archivedAt, messages: later };
+    });
+  }
+
+  /** The newest of the archive documents `names` (sorted) that can be read. */
+  async function newestArchive(key: string, names: string[]): Promise<ArchivedConversation | undefined> {
+    const name = names.at(-1);
+    if (!name) return undefined;
+    try {
+      return await docs.read<ArchivedConversation>(archiveSpec(key, name));
+    } catch (e) {
+      if (!(e instanceof StoreCorruptError)) throw e;
+      return undefined;
+    }
+  }
+
   return {
     get: async (key) => docs.read<Conversation>(spec(key)),
     setMessages: (key, messages) => write(key, messages),
@@ -58,27 +88,35 @@ export function createConversations(docs: Documents, now: () => number): Convers
         return { ...rest, updatedAt: at, ...(model ? { model } : {}) };
       });
     },
-    async archive(key) {
+    async archive(key, requestId) {
       const cur = await docs.read<Conversation>(spec(key));
+      const earlier = await docs.files.list(archiveDir(key));
+      // The documents' names sort in archiving order (ids sort by time).
+      const prior = requestId ? await newestArchive(key, earlier.filter((n) => n.endsWith('.json')).sort()) : undefined;
+      if (prior && prior.requestId === requestId) {
+        // This /new archived before the process stopped (its reply not yet written): the copy is
+        // kept, the clearing finished if it had not happened (the session is still the one copied:
+        // same start, same messages first), and a session started since is left alone.
+        const uncleared =
+          cur?.createdAt === prior.createdAt &&
+          JSON.stringify(cur.messages.slice(0, prior.messages.length)) === JSON.stringify(prior.messages);
+        if (uncleared) await clearCopied(key, prior.messages, prior.archivedAt);
+        return prior;
+      }
       if (!cur?.messages.length) return undefined;
       const archivedAt = stamp();
       // The id sorts by time; the count of earlier archives breaks a tie within one millisecond.
-      const earlier = await docs.files.list(archiveDir(key));
       const id = `${fileStamp(now())}-${String(earlier.length).padStart(4, '0')}`;
-      const record: ArchivedConversation = { key, id, createdAt: cur.createdAt, archivedAt, messages: cur.messages };
-      await docs.update<ArchivedConversation>(
-        { path: `${archiveDir(key)}/${id}.json`, schema: archivedConversationSchema },
-        () => record,
-      );
-      // Cleared only once the copy is durable, and only of what was copied: a turn saved while the
-      // copy was written (its history then starts with the copied one) stays, as the new session's.
-      const copied = JSON.stringify(cur.messages);
-      await docs.update<Conversation>(spec(key), (c) => {
-        if (!c) return UNCHANGED;
-        const n = cur.messages.length;
-        const later = JSON.stringify(c.messages.slice(0, n)) === copied ? c.messages.slice(n) : [];
-        return { ...c, createdAt: archivedAt, updatedAt: archivedAt, messages: later };
-      });
+      const record: ArchivedConversation = {
+        key,
+        id,
+        createdAt: cur.createdAt,
+        archivedAt,
+        messages: cur.messages,
+        ...(requestId ? { requestId } : {}),
+      };
+      await docs.update<ArchivedConversation>(archiveSpec(key, `${id}.json`), () => record);
+      await clearCopied(key, cur.messages, archivedAt);
       return record;
     },
     async archived(key) {
@@ -88,10 +126,7 @@ export function createConversations(docs: Documents, now: () => number): Convers
       const out: ArchivedConversation[] = [];
       for (const name of names) {
         try {
-          const a = await docs.read<ArchivedConversation>({
-            path: `${dir}/${name}`,
-            schema: archivedConversationSchema,
-          });
+          const a = await docs.read<ArchivedConversation>(archiveSpec(key, name));
           if (a) out.push(a);
         } catch (e) {
           if (!(e instanceof StoreCorruptError)) throw e;

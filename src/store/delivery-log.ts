@@ -50,7 +50,7 @@ export interface DeliveryLogOptions {
   /** Dedupe retention: ids older than `maxAgeMs` or beyond the newest `maxCount` are forgotten. */
   maxAgeMs: number;
   maxCount: number;
-  /** Failed entries written longer than `maxAgeMs` ago, or beyond the newest `maxCount`, are dropped. */
+  /** Failed entries refused longer than `maxAgeMs` ago, or beyond the `maxCount` refused last, are dropped. */
   failed?: { maxAgeMs: number; maxCount: number };
 }
 
@@ -89,10 +89,13 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     if (!failed.length) return false;
     const keep = opts.failed ?? DEFAULT_FAILED_OUTBOX;
     const cutoff = now - keep.maxAgeMs;
-    const newestFirst = failed.sort((a, b) => b.seq - a.seq);
+    // Aged by when the send gave up (the `failed` line sets updatedAt), not by when the reply was
+    // made: one retried for days and refused just now is kept its full time for an operator.
+    const failedAt = (e: StoredOutbox) => Date.parse(e.updatedAt);
+    const newestFirst = failed.sort((a, b) => failedAt(b) - failedAt(a) || b.seq - a.seq);
     let dropped = false;
     for (const [i, e] of newestFirst.entries())
-      if (i >= keep.maxCount || Date.parse(e.createdAt) < cutoff) dropped = outbox.delete(e.id) || dropped;
+      if (i >= keep.maxCount || failedAt(e) < cutoff) dropped = outbox.delete(e.id) || dropped;
     return dropped;
   }
 

@@ -50,6 +50,7 @@ export const archivedConversationSchema = z
     createdAt: iso,
     archivedAt: iso,
     messages: z.array(messageSchema),
+    requestId: z.string().min(1).optional(),
   })
   .passthrough();
 

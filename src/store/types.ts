@@ -30,6 +30,8 @@ export interface ArchivedConversation {
   createdAt: string;
   archivedAt: string;
   messages: Message[];
+  /** The id of the `/new` message that archived it (absent: archived without one, or by an earlier version). */
+  requestId?: string;
 }
 
 /** Sessions per conversation key (`telegram:-100123:45`, `slack:T1:C9:1712.33`, `web:abc`). */
@@ -47,8 +49,11 @@ export interface ConversationStore {
   /**
    * Starts a fresh session: the history is copied to the archive first, then cleared (a crash in
    * between leaves it in both places, never in neither). Undefined when there was nothing to archive.
+   * With `requestId` (the `/new` message's id) it archives once for that id: run again (the command
+   * replayed after a crash) it finishes what the first call began and returns that archive, never
+   * copying the session twice nor archiving the fresh one. The newest archive is checked.
    */
-  archive(key: string): Promise<ArchivedConversation | undefined>;
+  archive(key: string, requestId?: string): Promise<ArchivedConversation | undefined>;
   /** The archived sessions of a conversation, oldest first. */
   archived(key: string): Promise<ArchivedConversation[]>;
 }
@@ -418,8 +423,8 @@ export interface StoreOptions {
   /** Dedupe retention: ids older than `maxAgeMs` or beyond the newest `maxCount` are forgotten. */
   dedupe?: { maxAgeMs?: number; maxCount?: number };
   /**
-   * Replies the platform refused for good, kept for inspection: at most `maxCount`, none written
-   * longer than `maxAgeMs` ago (checked when another fails, and at start for the file backend).
+   * Replies the platform refused for good, kept for inspection: the `maxCount` refused last, none
+   * refused longer than `maxAgeMs` ago (checked when another fails, and at start for the file backend).
    */
   failedOutbox?: { maxAgeMs?: number; maxCount?: number };
   /** Run logs kept per job (default 50). */

@@ -11,7 +11,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.ts';
 import type { ChatCommands } from '../../src/gateway/ports.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
-import { createMemoryState, createMemoryStore, type Store } from '../../src/store/index.ts';
+import { createMemoryState, createMemoryStore, type OutboxEntry, type Store } from '../../src/store/index.ts';
 import type { MemoryFilesState } from '../../src/store/memory-files.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
 import { callTools, reply } from '../agent/loop/scripted.ts';
@@ -497,6 +497,53 @@ test('/new archives the session; /compact has the model summarise older turns in
   await gw.idle();
   assert.equal(model.requests.at(-1)!.messages.length, 1, 'the new session starts empty');
   await gw.stop();
+});
+
+test('/new replayed after a crash before its reply was written archives once and keeps the fresh session', async () => {
+  const model = new Model();
+  const state = createMemoryState();
+  const real = createMemoryStore({ state });
+  // The crash point: /new has archived, and its reply never reaches the outbox (the process died there).
+  let crashed = false;
+  const delivery = new Proxy(real.delivery, {
+    get(target, prop, receiver) {
+      if (prop !== 'putOutbox') return Reflect.get(target, prop, receiver);
+      return (e: OutboxEntry) => {
+        if (!e.chunks.some((c) => c.startsWith('Started a new session'))) return target.putOutbox(e);
+        crashed = true;
+        return new Promise(() => undefined);
+      };
+    },
+  });
+  const first = boot({ model, state, store: { ...real, delivery } as Store });
+  await first.gw.start();
+  model.script(reply('answer 1'));
+  await first.adapter.say('question 1');
+  await first.gw.idle();
+  await first.adapter.say('/new');
+  await until(() => crashed, 'archived, its reply not written');
+  // The fresh session gets a turn before the crash.
+  model.script(reply('fresh answer'));
+  await first.adapter.say('hi');
+  await until(() => first.adapter.texts().includes('fresh answer'), 'the fresh session answered');
+
+  const second = boot({ model, state });
+  await second.gw.start();
+  await second.gw.idle();
+  assert.match(
+    second.adapter.texts().join('\n'),
+    /Started a new session\. The previous one \(2 messages\) is archived/,
+  );
+  const archived = await second.store.conversations.archived('telegram:100');
+  assert.deepEqual(
+    archived.map((a) => JSON.stringify(a.messages).includes('question 1')),
+    [true],
+    'one archive, of the session before /new',
+  );
+  const kept = JSON.stringify((await second.store.conversations.get('telegram:100'))?.messages);
+  assert.match(kept, /fresh answer/, 'the fresh session is not archived by the replay');
+  assert.deepEqual(await second.store.delivery.pending(), [], '/new is answered');
+  await second.gw.stop();
 });
 
 test('/whoami names the tools that need approval', async () => {

@@ -288,6 +288,38 @@ export function storeContract(
     assert.deepEqual(await failedIn(), []);
   });
 
+  itFiles('a failed reply is aged by when it was refused, not by when it was made', async (h) => {
+    let clock = Date.parse('2026-11-01T00:00:00.000Z');
+    const opts = { now: () => clock, failedOutbox: { maxCount: 2, maxAgeMs: 3600_000 } };
+    const s = h.open(opts);
+    await s.delivery.putOutbox(reply('slow', 'web:abc', ['retried for days']));
+    clock += 2 * 24 * 3600_000;
+    for (const id of ['b', 'c']) {
+      clock += 1000;
+      await s.delivery.putOutbox(reply(id, 'web:abc', [id]));
+      await s.delivery.failOutbox(id, `refusal-${id}.`);
+    }
+    clock += 1000;
+    await s.delivery.failOutbox('slow', 'refusal-slow.');
+    await s.close();
+    const failedIn = async () =>
+      [...((await h.readRaw('delivery.log')) ?? '').matchAll(/refusal-(\w+)\./g)].map((m) => m[1]).sort();
+    const restart = async () => {
+      const r = h.open(opts);
+      await r.delivery.pendingOutbox(); // a start prunes by the same rule, and rewrites the log if it did
+      await r.close();
+    };
+    await restart();
+    assert.deepEqual(
+      [...new Set(await failedIn())],
+      ['c', 'slow'],
+      'the reply refused just now is kept, with the one refused last before it',
+    );
+    clock += 2 * 3600_000;
+    await restart();
+    assert.deepEqual(await failedIn(), [], 'an hour after its refusal it goes');
+  });
+
   it('inbound journal: pending in acceptance order, a redelivery keeps the first record, finish removes', async (h) => {
     const s = h.open();
     for (let i = 0; i < 12; i++)
@@ -987,6 +1019,53 @@ export function storeContract(
     assert.deepEqual(texts(a?.messages), ['old', 'answer']);
     assert.deepEqual(texts((await s.conversations.get('web:a'))?.messages), ['new']);
     await s.close();
+  });
+
+  it('conversations: /new run again with its message id after it archived leaves the fresh session alone', async (h) => {
+    const s = h.open();
+    await s.conversations.setMessages('web:a', [msg('user', 'one'), msg('assistant', 'two')]);
+    const first = await s.conversations.archive('web:a', 'telegram:evt:new');
+    // A turn of the fresh session is saved; then the /new is replayed (its reply was never written).
+    await s.conversations.setMessages('web:a', [msg('user', 'three')]);
+    const again = await s.conversations.archive('web:a', 'telegram:evt:new');
+    assert.deepEqual(texts(again?.messages), ['one', 'two'], 'the first archive is answered again');
+    assert.equal(again?.id, first?.id);
+    assert.deepEqual(texts((await s.conversations.get('web:a'))?.messages), ['three'], 'the fresh session is kept');
+    assert.deepEqual(
+      (await s.conversations.archived('web:a')).map((x) => texts(x.messages)),
+      [['one', 'two']],
+    );
+    // Another /new archives as usual.
+    await s.conversations.archive('web:a', 'telegram:evt:new2');
+    assert.deepEqual(
+      (await s.conversations.archived('web:a')).map((x) => texts(x.messages)),
+      [['one', 'two'], ['three']],
+    );
+    await s.close();
+  });
+
+  itFiles('conversations: /new run again after a crash between its copy and the clearing archives once', async (h) => {
+    let crash = false;
+    const s = h.open({
+      beforeCommit: async (path) => {
+        if (crash && path.startsWith('conversations/')) throw new Error('power cut');
+      },
+    });
+    await s.conversations.setMessages('web:a', [msg('user', 'one'), msg('assistant', 'two')]);
+    crash = true;
+    await assert.rejects(s.conversations.archive('web:a', 'telegram:evt:new'), /power cut/);
+    await s.close();
+    const r = h.open();
+    assert.deepEqual(texts((await r.conversations.get('web:a'))?.messages), ['one', 'two'], 'copied, not cleared');
+    const again = await r.conversations.archive('web:a', 'telegram:evt:new');
+    assert.deepEqual(texts(again?.messages), ['one', 'two']);
+    assert.deepEqual(
+      (await r.conversations.archived('web:a')).map((x) => texts(x.messages)),
+      [['one', 'two']],
+      'one archive',
+    );
+    assert.deepEqual((await r.conversations.get('web:a'))?.messages, [], 'the clearing is finished');
+    await r.close();
   });
 
   it('conversations: /new archives the session (nothing lost) and the chosen model is kept', async (h) => {

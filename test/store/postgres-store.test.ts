@@ -201,6 +201,33 @@ test('postgres: outbox files are kept with their receipts across a restart and d
   assert.equal(Number(left?.n), 0, 'no file bytes left behind');
 });
 
+test('postgres: a failed reply is aged by when it was refused, not by when it was made', { skip }, async () => {
+  const url = await (server as PostgresServer).database();
+  let clock = Date.parse('2026-11-01T00:00:00.000Z');
+  const store = await openPostgresStore(url, { now: () => clock, failedOutbox: { maxCount: 2, maxAgeMs: 3600_000 } });
+  const db = createDb(url);
+  const failed = async () =>
+    (await db.query<{ id: string }>(`SELECT id FROM boxbot_outbox WHERE state = 'failed' ORDER BY id`)).map(
+      (r) => r.id,
+    );
+  await store.delivery.putOutbox(reply('slow', 'web:abc', ['retried for days']));
+  clock += 2 * 24 * 3600_000;
+  for (const id of ['b', 'c']) {
+    clock += 1000;
+    await store.delivery.putOutbox(reply(id, 'web:abc', [id]));
+    await store.delivery.failOutbox(id, `refusal ${id}`);
+  }
+  clock += 1000;
+  await store.delivery.failOutbox('slow', 'refusal slow');
+  assert.deepEqual(await failed(), ['c', 'slow'], 'the reply refused just now is kept, with the one refused last');
+  clock += 2 * 3600_000;
+  await store.delivery.putOutbox(reply('late', 'web:abc', ['x']));
+  await store.delivery.failOutbox('late', 'refusal late');
+  assert.deepEqual(await failed(), ['late'], 'an hour after their refusal the others go');
+  await db.close();
+  await store.close();
+});
+
 test('postgres: failed replies are kept within their retention; pending ones stay whatever their age', {
   skip,
 }, async () => {

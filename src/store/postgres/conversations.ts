@@ -71,12 +71,22 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
         ),
       );
     },
-    async archive(key) {
+    async archive(key, requestId) {
       checkKey(key, 'conversation key');
       // One transaction: the copy and the clearing happen together or not at all.
       return lockRun(key, (d) =>
         d.tx(async (q) => {
           const [row] = await q<Row>('SELECT * FROM boxbot_conversations WHERE key = $1 FOR UPDATE', [encodeKey(key)]);
+          if (requestId) {
+            // This /new archived before the process stopped (its reply not yet written): that archive
+            // stands, and a session started since is left alone.
+            const [newest] = await q<{ record: string }>(
+              'SELECT record FROM boxbot_archives WHERE key = $1 ORDER BY id DESC LIMIT 1',
+              [encodeKey(key)],
+            );
+            const prior = newest && (JSON.parse(newest.record) as ArchivedConversation);
+            if (prior && prior.requestId === requestId) return prior;
+          }
           const cur = row ? fromRow(row) : undefined;
           if (!cur?.messages.length) return undefined;
           const archivedAt = stamp();
@@ -91,6 +101,7 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
             createdAt: cur.createdAt,
             archivedAt,
             messages: cur.messages,
+            ...(requestId ? { requestId } : {}),
           };
           await q('INSERT INTO boxbot_archives (key, id, record) VALUES ($1, $2, $3)', [
             encodeKey(key),

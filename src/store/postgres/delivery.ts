@@ -20,6 +20,8 @@ export interface DedupeWindow {
 
 /** What is stored of an outbox entry besides its receipts (the preview shown and file bytes are not in it). */
 type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'previewShown'>;
+/** When a failed row's send gave up (ISO 8601, so ordered as text); createdAt for rows failed before it was kept. */
+const FAILED_AT = `COALESCE(entry::jsonb->>'failedAt', entry::jsonb->>'createdAt')`;
 
 /** The delivery store in PostgreSQL. */
 export function createPgDelivery(
@@ -182,15 +184,23 @@ export function createPgDelivery(
       checkKey(entryId, 'outbox id');
       if (answeredMessageId !== undefined) checkKey(answeredMessageId, 'message id');
       await db.tx(async (q) => {
-        await q(`UPDATE boxbot_outbox SET state = 'failed', error = $2 WHERE id = $1`, [encodeKey(entryId), error]);
+        // The time the send gave up goes into the entry: failed replies are aged by it, not by when the
+        // reply was made (one retried for days and refused just now is kept its full time). Rows failed
+        // by earlier versions have none and are aged by createdAt.
+        await q(
+          `UPDATE boxbot_outbox SET state = 'failed', error = $2,
+             entry = jsonb_set(entry::jsonb, '{failedAt}', to_jsonb($3::text))::text
+           WHERE id = $1`,
+          [encodeKey(entryId), error, stamp()],
+        );
         await q('DELETE FROM boxbot_outbox_files WHERE entry_id = $1', [encodeKey(entryId)]);
         // Only failed rows go (a pending one may still be delivered): the too old, then beyond the newest maxCount.
-        await q(`DELETE FROM boxbot_outbox WHERE state = 'failed' AND entry::jsonb->>'createdAt' < $1`, [
+        await q(`DELETE FROM boxbot_outbox WHERE state = 'failed' AND ${FAILED_AT} < $1`, [
           new Date(now() - failed.maxAgeMs).toISOString(),
         ]);
         await q(
           `DELETE FROM boxbot_outbox WHERE id IN
-             (SELECT id FROM boxbot_outbox WHERE state = 'failed' ORDER BY seq DESC OFFSET $1)`,
+             (SELECT id FROM boxbot_outbox WHERE state = 'failed' ORDER BY ${FAILED_AT} DESC, seq DESC OFFSET $1)`,
           [failed.maxCount],
         );
         if (answeredMessageId !== undefined)

@@ -1,0 +1,78 @@
+// The daily spending ledger over the memory store and an injected clock: a process running for
+// months keeps only today's figures (and a past day's only while its writes finish), and today's
+// spending stays exact across those day changes.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { createDailySpend } from '../../src/agent/daily-spend.ts';
+import type { Persist } from '../../src/gateway/persist.ts';
+import { silentLogger } from '../../src/log.ts';
+import { createMemoryStore, type UsageCharge } from '../../src/store/index.ts';
+
+const DAY = 86_400_000;
+const write: Persist = (_what, w) => w();
+const usage = { inputTokens: 1, outputTokens: 1 };
+
+test('past days are let go: after 100 days only today is held, and its spending is exact', async () => {
+  let clock = Date.parse('2026-01-01T12:00:00Z');
+  const now = () => clock;
+  const store = createMemoryStore();
+  const spend = createDailySpend(store.usage, { now, log: silentLogger });
+  const charge = (conversationKey: string, userKey: string, costUsd: number): UsageCharge => ({
+    conversationKey,
+    userKey,
+    model: 'test/m',
+    usage,
+    costUsd,
+    at: new Date(clock).toISOString(),
+  });
+  for (let d = 0; d < 100; d++) {
+    clock += DAY;
+    // Two budgeted subjects read before the run, a third charged without a budget (only for /usage).
+    await spend.prepare([{ conversationKey: 'web:a' }, { userKey: 'web:u1' }]);
+    spend.charge(charge('web:a', 'web:u1', 0.25), write);
+    spend.charge(charge('web:b', 'web:u2', 0.5), write);
+    await spend.flush();
+    await spend.prepare([{ conversationKey: 'web:a' }, { userKey: 'web:u1' }]);
+  }
+  // Today's two budgeted subjects; nothing of the 99 days before, nor of the unbudgeted ones.
+  assert.equal(spend.held(), 2);
+  assert.equal(spend.today({ conversationKey: 'web:a' }), 0.25);
+  assert.equal(spend.today({ userKey: 'web:u1' }), 0.25);
+  // Another process charged the same conversation today: read again, counted once.
+  await store.usage.add(charge('web:a', 'web:u3', 1));
+  await spend.prepare([{ conversationKey: 'web:a' }]);
+  spend.charge(charge('web:a', 'web:u1', 0.25), write);
+  assert.equal(spend.today({ conversationKey: 'web:a' }), 1.5);
+  await spend.flush();
+  assert.equal(spend.today({ conversationKey: 'web:a' }), 1.5);
+});
+
+test('a charge still being written at midnight is counted on its own day, then let go', async () => {
+  let clock = Date.parse('2026-03-01T23:59:00Z');
+  const now = () => clock;
+  const store = createMemoryStore();
+  const spend = createDailySpend(store.usage, { now, log: silentLogger });
+  await spend.prepare([{ conversationKey: 'web:a' }]);
+  let release = () => {};
+  const gate = new Promise<void>((r) => {
+    release = r;
+  });
+  const slow: Persist = async (_what, w) => {
+    await gate;
+    return w();
+  };
+  spend.charge(
+    { conversationKey: 'web:a', model: 'test/m', usage, costUsd: 2, at: new Date(clock).toISOString() },
+    slow,
+  );
+  assert.equal(spend.today({ conversationKey: 'web:a' }), 2);
+  clock += 2 * 60_000; // past midnight, the write still pending
+  await spend.prepare([{ conversationKey: 'web:a' }]);
+  assert.equal(spend.today({ conversationKey: 'web:a' }), 0);
+  assert.equal(spend.held(), 2); // today's figure, and yesterday's until its write finishes
+  release();
+  await spend.flush();
+  assert.equal(spend.today({ conversationKey: 'web:a' }), 0);
+  assert.equal(spend.held(), 1);
+  assert.equal((await store.usage.get({ conversationKey: 'web:a' }, '2026-03-01')).day.costUsd, 2);
+});
