@@ -286,7 +286,7 @@ export class Descriptor {
     guard(() => {
       const fd = this.fd();
       this.mutable();
-      setTimesOf(fd, atime, mtime);
+      setTimesOf(fd, atime, mtime, this.ctx);
     });
   }
 
@@ -339,7 +339,7 @@ export class Descriptor {
       this.dirFd();
       this.mutable();
       // Through the pinned fd's magic link: the exact object inspected, a symlink itself included.
-      this.onObject(pathFlags, path, (fd) => setTimesOf(fd, atime, mtime));
+      this.onObject(pathFlags, path, (fd) => setTimesOf(fd, atime, mtime, this.ctx));
     });
   }
 
