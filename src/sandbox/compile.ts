@@ -36,7 +36,7 @@ import {
 } from './wasm/index.ts';
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
-const PIPELINE_VERSION = 12;
+const PIPELINE_VERSION = 13;
 /** Modes of everything the cache writes: only boxbot's user may read or change it. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;

@@ -1,10 +1,10 @@
 ;; Empty writes through the preview1 adapter: to an fd that is not open (must be EBADF, 8) and to
 ;; stdout (must succeed, 0). Prints "badfd <errno> stdout <errno> kept <1|0>", where kept says the
-;; first 24 bytes of memory (which the fd check borrows) read the same afterwards.
+;; first 24 bytes of memory read the same afterwards.
 (module
   (import "wasi_snapshot_preview1" "fd_write" (func $fd_write (param i32 i32 i32 i32) (result i32)))
   (memory (export "memory") 1)
-  ;; 0..24: a pattern the check must put back; iovecs at 64 (one empty); line at 128; nwritten at 48
+  ;; 0..24: a pattern the check must leave alone; iovecs at 64 (one empty); line at 128; nwritten at 48
   (data (i32.const 0) "abcdefghijklmnopqrstuvwx")
   (data (i32.const 256) "abcdefghijklmnopqrstuvwx")
   (data (i32.const 128) "badfd 0 stdout 0 kept 0\n")

@@ -35,8 +35,15 @@ describe('sandbox: CLI world', () => {
   it('an empty write to an fd that is not open is EBADF, to stdout it succeeds (preview1 tools)', async () => {
     const r = await sandbox.run(guest('fd-write-badfd'), grant());
     assert.equal(r.exitCode, 0, text(r.stderr));
-    // The check borrows the guest's first 24 bytes of memory: they read the same afterwards.
+    // The guest's first 24 bytes of memory read the same afterwards.
     assert.equal(text(r.stdout), 'badfd 8 stdout 0 kept 1\n');
+  });
+
+  it("the fd check leaves a guest's own data at address 0 alone, and its output stands when it traps after", async () => {
+    // This guest is not moved up (it gives the adapter memory itself): its 0..24 is memory's 0..24.
+    const r = await sandbox.run(guest('fd-write-low-data'), grant());
+    assert.equal(r.trap?.kind, 'crash', text(r.stderr));
+    assert.equal(text(r.stdout), 'stdout 0 badfd 8 kept 1\n');
   });
 
   it('a componentize-js component runs and prints', async () => {

@@ -66,6 +66,8 @@ export class CallContext {
   outputBytes = 0;
   /** Bytes the guest has written to files in this call (see fs-quota). */
   writtenBytes = 0;
+  /** Processes started to set exact file times in this call (see fs-times: capped). */
+  touchRuns = 0;
   /** Set when the guest exited or the host aborted it; read after the guest unwinds. */
   abort: GuestAbort | undefined;
   /**

@@ -21,7 +21,7 @@ import {
   toStat,
   typeOf,
 } from './fs-meta.ts';
-import { chargeEntry, chargeWrite, releaseEntry } from './fs-quota.ts';
+import { chargeDirectory, chargeEntry, chargeWrite, releaseDirectory, releaseEntry } from './fs-quota.ts';
 import { setTimesOf } from './fs-times.ts';
 import { at, closeQuietly, lookup, O_PATH, verifyInside, Walk } from './fs-walk.ts';
 import { InputStream, OutputStream } from './io.ts';
@@ -286,7 +286,7 @@ export class Descriptor {
     guard(() => {
       const fd = this.fd();
       this.mutable();
-      setTimesOf(fd, atime, mtime);
+      setTimesOf(fd, atime, mtime, this.ctx);
     });
   }
 
@@ -321,7 +321,7 @@ export class Descriptor {
       this.mutable();
       this.inParent(withoutTrailingSlash(path), (dir, name) => {
         if (name === '.') throw 'exist' satisfies ErrorCode;
-        chargeEntry(this.ctx, this.mount, at(dir, name), () => fs.mkdirSync(at(dir, name), 0o777));
+        chargeDirectory(this.ctx, this.mount, at(dir, name), () => fs.mkdirSync(at(dir, name), 0o777));
       });
     });
   }
@@ -339,7 +339,7 @@ export class Descriptor {
       this.dirFd();
       this.mutable();
       // Through the pinned fd's magic link: the exact object inspected, a symlink itself included.
-      this.onObject(pathFlags, path, (fd) => setTimesOf(fd, atime, mtime));
+      this.onObject(pathFlags, path, (fd) => setTimesOf(fd, atime, mtime, this.ctx));
     });
   }
 
@@ -484,7 +484,7 @@ export class Descriptor {
       this.dirFd();
       this.mutable();
       this.inParent(withoutTrailingSlash(path), (dir, name) => fs.rmdirSync(at(dir, name)));
-      releaseEntry(this.mount);
+      releaseDirectory(this.mount);
     });
   }
 

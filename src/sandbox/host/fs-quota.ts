@@ -4,6 +4,8 @@
 // `disk`) even if the guest carries on. Overwrites count as new bytes: the check is cheap and
 // errs on the side of the host's disk. A mount also holds at most MAX_ENTRIES names: the walk
 // that measures it must end, and a tree it could not count to the end has an unknown size.
+// A directory costs DIRECTORY_BYTES of the mount's quota: it takes a block of the filesystem
+// whatever it holds, so empty directories are not free.
 import fs from 'node:fs';
 import { DEFAULT_LIMITS } from '../types.ts';
 import type { CallContext } from './context.ts';
@@ -16,6 +18,13 @@ import { at } from './fs-walk.ts';
  * more, and in a tree already past it (made outside the sandbox) nothing may grow.
  */
 export const MAX_ENTRIES = DEFAULT_LIMITS.maxEntries!;
+
+/**
+ * What one directory in a mount counts against its quota (sandbox.limits.maxDiskBytes): a
+ * filesystem block, the size ext4 and most others give a directory. Fixed rather than read
+ * from each directory's stat, so a tree is measured the same as the directories made in it.
+ */
+export const DIRECTORY_BYTES = 4096;
 
 /** The part of a call's mount the quota needs: its pinned root and what it already holds. */
 export interface QuotaMount {
@@ -34,9 +43,10 @@ export interface MountUsage {
 
 /**
  * Disk use under `rootFd` as `du` counts it (allocated blocks, so sparse files count what
- * they occupy), walked without following symlinks. Past `maxEntries` names it stops and says
- * `entries: Infinity`: its bytes are then a lower bound. Directories are read a batch at a
- * time, so one huge directory costs no more memory than the names counted.
+ * they occupy; each directory below the root DIRECTORY_BYTES), walked without following
+ * symlinks. Past `maxEntries` names it stops and says `entries: Infinity`: its bytes are then
+ * a lower bound. Directories are read a batch at a time, so one huge directory costs no more
+ * memory than the names counted.
  * Only the first write of a call pays for it: calls that write nothing never walk.
  */
 export function mountUsage(rootFd: number, maxEntries = MAX_ENTRIES): MountUsage {
@@ -55,8 +65,10 @@ export function mountUsage(rootFd: number, maxEntries = MAX_ENTRIES): MountUsage
       for (let e = readEntry(dir); e; e = readEntry(dir)) {
         if (++entries > maxEntries) return { bytes, entries: Infinity };
         const path = rel ? `${rel}/${e.name}` : e.name;
-        if (e.isDirectory()) dirs.push(path);
-        else if (e.isFile()) {
+        if (e.isDirectory()) {
+          dirs.push(path);
+          bytes += DIRECTORY_BYTES;
+        } else if (e.isFile()) {
           try {
             bytes += fs.lstatSync(at(rootFd, path)).blocks * 512;
           } catch {
@@ -145,6 +157,27 @@ export function chargeEntry<T>(ctx: CallContext, mount: QuotaMount, path: string
   const made = create();
   mount.entries = entries + 1;
   return made;
+}
+
+/**
+ * Runs `create`, which makes the directory `path` in `mount`, if the mount has room for its
+ * name (chargeEntry) and its DIRECTORY_BYTES under the quota; throws `insufficient-space` (trap
+ * `disk`) if not. As with names, an existing one gets its usual error (EEXIST) even when full.
+ */
+export function chargeDirectory(ctx: CallContext, mount: QuotaMount, path: string, create: () => void): void {
+  const { usage } = measured(mount, ctx.maxEntries);
+  if (usage + DIRECTORY_BYTES > ctx.maxDiskBytes && !exists(path)) {
+    ctx.refused ??= { trap: 'disk', message: `the workspace would exceed its quota of ${ctx.maxDiskBytes} bytes` };
+    throw 'insufficient-space' satisfies ErrorCode;
+  }
+  chargeEntry(ctx, mount, path, create);
+  mount.usage = usage + DIRECTORY_BYTES;
+}
+
+/** Notes that a directory in `mount` is gone (rmdir): its name and its DIRECTORY_BYTES. */
+export function releaseDirectory(mount: QuotaMount): void {
+  releaseEntry(mount);
+  if (mount.usage !== undefined) mount.usage = Math.max(0, mount.usage - DIRECTORY_BYTES);
 }
 
 function exists(path: string): boolean {

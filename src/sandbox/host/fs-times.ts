@@ -9,7 +9,9 @@
 // untouched (utimensat's UTIME_OMIT). A request of sub-microsecond times only, the other kept,
 // goes to touch directly: one run instead of Node's rewrite and two. Whole microseconds and `now`
 // never spawn (beside a kept time with a sub-microsecond part, one run restores that). Without
-// touch or /proc the microsecond result stays: never a failed call for it.
+// touch or /proc the microsecond result stays: never a failed call for it. A guest decides how
+// often it asks, so one call may run touch MAX_TOUCH_RUNS_PER_CALL times; past that its times
+// are kept to the microsecond too (else a set-times loop costs the host a process per turn).
 import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import { type NewTimestamp, requestedNs } from './fs-meta.ts';
@@ -18,6 +20,14 @@ import { at } from './fs-walk.ts';
 const NS = 1_000_000_000n;
 /** Bound on one touch run: it takes milliseconds; a hung one must not hold the guest's call. */
 const TOUCH_TIMEOUT_MS = 2000;
+
+/** touch runs one sandbox call may start; `tar x` or `cp -p` of a few files fits, a loop does not. */
+export const MAX_TOUCH_RUNS_PER_CALL = 32;
+
+/** Where a call counts the touch runs it started (its CallContext). */
+export interface TouchBudget {
+  touchRuns: number;
+}
 
 /** `ns` since the epoch as exact decimal seconds, `-1.500000000` style (touch's `@` and Node's strings). */
 export function decimalSeconds(ns: bigint): string {
@@ -99,13 +109,22 @@ function touchOnce(bin: string, fd: number, which: '-a' | '-m' | undefined, ns: 
   }
 }
 
-/** Sets the given times exactly with touch, leaving an undefined one alone; false if it could not. */
-function touchTimes(fd: number, a: bigint | undefined, m: bigint | undefined): boolean {
+/**
+ * Sets the given times exactly with touch, leaving an undefined one alone; false if it could not
+ * (no touch, a failed run, or the call's runs used up).
+ */
+function touchTimes(fd: number, a: bigint | undefined, m: bigint | undefined, budget: TouchBudget): boolean {
   const bin = touch();
   if (!bin) {
     note('file times are kept to the microsecond: no touch executable in /usr/bin or /bin');
     return false;
   }
+  const needed = a !== undefined && m !== undefined && a !== m ? 2 : 1;
+  if (budget.touchRuns + needed > MAX_TOUCH_RUNS_PER_CALL) {
+    note(`file times are kept to the microsecond past ${MAX_TOUCH_RUNS_PER_CALL} exact settings in one call`);
+    return false;
+  }
+  budget.touchRuns += needed;
   if (a !== undefined && a === m) return touchOnce(bin, fd, undefined, a);
   return (a === undefined || touchOnce(bin, fd, '-a', a)) && (m === undefined || touchOnce(bin, fd, '-m', m));
 }
@@ -116,8 +135,11 @@ function hasTimes(fd: number, a: bigint | undefined, m: bigint | undefined): boo
   return (a === undefined || st.atimeNs === a) && (m === undefined || st.mtimeNs === m);
 }
 
-/** Sets the times of the object `fd` pins, to the nanosecond; `no-change` keeps a time exactly. */
-export function setTimesOf(fd: number, atime: NewTimestamp, mtime: NewTimestamp): void {
+/**
+ * Sets the times of the object `fd` pins, to the nanosecond; `no-change` keeps a time exactly.
+ * Touch runs are counted on `budget` (the call's); past its cap, to the microsecond.
+ */
+export function setTimesOf(fd: number, atime: NewTimestamp, mtime: NewTimestamp, budget: TouchBudget): void {
   const st = fs.fstatSync(fd, { bigint: true });
   const a = requestedNs(atime, st.atimeNs);
   const m = requestedNs(mtime, st.mtimeNs);
@@ -130,7 +152,7 @@ export function setTimesOf(fd: number, atime: NewTimestamp, mtime: NewTimestamp)
   if (subMicro(atime, a) && subMicro(mtime, m)) {
     const setA = atime.tag === 'no-change' ? undefined : a;
     const setM = mtime.tag === 'no-change' ? undefined : m;
-    if (touchTimes(fd, setA, setM)) {
+    if (touchTimes(fd, setA, setM, budget)) {
       if (!hasTimes(fd, a, m)) note(INEXACT);
       return;
     }
@@ -141,5 +163,5 @@ export function setTimesOf(fd: number, atime: NewTimestamp, mtime: NewTimestamp)
   const fixA = a !== undefined && after.atimeNs !== a ? a : undefined;
   const fixM = m !== undefined && after.mtimeNs !== m ? m : undefined;
   if (fixA === undefined && fixM === undefined) return;
-  if (touchTimes(fd, fixA, fixM) && !hasTimes(fd, a, m)) note(INEXACT);
+  if (touchTimes(fd, fixA, fixM, budget) && !hasTimes(fd, a, m)) note(INEXACT);
 }

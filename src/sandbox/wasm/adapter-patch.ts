@@ -6,7 +6,8 @@
 // fd_write: the adapter skips empty buffers first and answers success with nothing to write,
 // before it looks the fd up, so an empty write to a closed or made-up fd succeeds (POSIX and
 // Wasmtime answer EBADF). The replacement checks the fd with the adapter's own fd_fdstat_get
-// when every buffer is empty, then hands over to the original fd_write either way.
+// when every buffer is empty, then hands over to the original fd_write either way. The check's
+// answer goes on the adapter's own stack, so the guest's memory is never touched.
 
 import { encU32, Reader, readSections, type Section } from './reader.ts';
 
@@ -48,16 +49,20 @@ function importedFuncCount(bytes: Uint8Array, imports: Section | undefined): num
   return funcs;
 }
 
-/** The body of the checking fd_write (params fd, iovs, iovs_len, nwritten), without its size. */
-function checkedFdWriteBody(fdWrite: number, fdstatGet: number): number[] {
+/**
+ * The body of the checking fd_write (params fd, iovs, iovs_len, nwritten), without its size.
+ * fd_fdstat_get's answer goes to 32 bytes of the adapter's own stack (its `__stack_pointer`,
+ * as the args/environ wrapper in adapter-pointers.ts does), never to the guest's memory: bytes
+ * borrowed from the guest and put back after would stay changed if anything trapped in between.
+ */
+function checkedFdWriteBody(fdWrite: number, fdstatGet: number, stackPointer: number): number[] {
   const callOriginal = [0x20, 0, 0x20, 1, 0x20, 2, 0x20, 3, 0x10, ...encU32(fdWrite)];
+  const sp = encU32(stackPointer);
   return [
-    // locals: 4 = buffer index, 5 = errno (i32); 6..8 = the saved fdstat bytes (i64)
-    2,
-    2,
-    0x7f,
+    // locals: 4 = buffer index, 5 = errno, 6 = the fdstat's place on the adapter's stack (i32)
+    1,
     3,
-    0x7e,
+    0x7f,
     // Any non-empty buffer: the original checks the fd as it writes.
     0x02,
     0x40,
@@ -69,16 +74,12 @@ function checkedFdWriteBody(fdWrite: number, fdstatGet: number): number[] {
     ...[0x20, 4, 0x41, 1, 0x6a, 0x21, 4, 0x0c, 0],
     0x0b,
     0x0b,
-    // No memory to borrow: nothing to check with.
-    ...[0x3f, 0, 0x45, 0x04, 0x40, ...callOriginal, 0x0f, 0x0b],
-    // Borrow the fdstat's bytes at address 0 and put them back: the guest never sees them change.
-    ...[0x41, 0, 0x29, 3, 0, 0x21, 6],
-    ...[0x41, 0, 0x29, 3, 8, 0x21, 7],
-    ...[0x41, 0, 0x29, 3, 16, 0x21, 8],
-    ...[0x20, 0, 0x41, 0, 0x10, ...encU32(fdstatGet), 0x21, 5],
-    ...[0x41, 0, 0x20, 6, 0x37, 3, 0],
-    ...[0x41, 0, 0x20, 7, 0x37, 3, 8],
-    ...[0x41, 0, 0x20, 8, 0x37, 3, 16],
+    // No stack yet (sp < 32): nothing to check with.
+    ...[0x23, ...sp, 0x41, 32, 0x49, 0x04, 0x40, ...callOriginal, 0x0f, 0x0b],
+    // sp -= 32 (keeps its 16-byte alignment); fd_fdstat_get(fd, sp); sp += 32
+    ...[0x23, ...sp, 0x41, 32, 0x6b, 0x22, 6, 0x24, ...sp],
+    ...[0x20, 0, 0x20, 6, 0x10, ...encU32(fdstatGet), 0x21, 5],
+    ...[0x20, 6, 0x41, 32, 0x6a, 0x24, ...sp],
     ...[0x20, 5, 0x04, 0x40, 0x20, 5, 0x0f, 0x0b],
     ...callOriginal,
     0x0b,
@@ -228,12 +229,13 @@ export function replaceAdapterExports(bytes: Uint8Array, plan: ReplacementPlan):
 
 /**
  * The adapter with its corrections, or the bytes unchanged when they are not the adapter this
- * was written for (no fd_write/fd_fdstat_get exports): an unknown adapter is linked as it is.
+ * was written for (no fd_write/fd_fdstat_get exports, no `__stack_pointer`): an unknown adapter
+ * is linked as it is.
  */
 export function patchPreview1Adapter(bytes: Uint8Array): Uint8Array {
   try {
     return replaceAdapterExports(bytes, (a) => ({
-      fd_write: checkedFdWriteBody(a.func('fd_write'), a.func('fd_fdstat_get')),
+      fd_write: checkedFdWriteBody(a.func('fd_write'), a.func('fd_fdstat_get'), a.global('__stack_pointer')),
     }));
   } catch {
     return bytes;

@@ -6,7 +6,7 @@ import { mkdirSync, openSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { Binding } from '../../../src/sandbox/host/context.ts';
-import { mountUsage } from '../../../src/sandbox/host/fs-quota.ts';
+import { DIRECTORY_BYTES, mountUsage } from '../../../src/sandbox/host/fs-quota.ts';
 import { Call, codeOf, temp, writeText } from './harness.ts';
 
 const callWith = (ws: string, limits: { maxEntries: number; maxDiskBytes?: number }) =>
@@ -61,6 +61,43 @@ describe('filesystem host: entry limit', () => {
     call.end();
     const next = callWith(ws, { maxEntries: 5, maxDiskBytes: 1 << 30 });
     writeText(next.dir(), 'f0', 'the next call counts 5 names and may write');
+    next.end();
+  });
+
+  it('charges each directory a block of the disk quota: empty directories run out of space, not of names', () => {
+    const ws = temp('boxbot-fs-entries-');
+    const limits = { maxEntries: 1000, maxDiskBytes: 10 * DIRECTORY_BYTES };
+    const call = callWith(ws, limits);
+    const root = call.dir();
+    const paths: string[] = [];
+    let refused: string | undefined;
+    for (let path = 'd'; paths.length < limits.maxEntries; path += '/d') {
+      try {
+        root.createDirectoryAt(path);
+      } catch (e) {
+        refused = String(e);
+        break;
+      }
+      paths.push(path);
+    }
+    assert.equal(refused, 'insufficient-space');
+    assert.equal(paths.length, 10, 'ten nested directories fit in ten blocks');
+    assert.equal(call.ctx.refused?.trap, 'disk');
+    assert.match(call.ctx.refused!.message, /quota of 40960 bytes/);
+    assert.equal(
+      codeOf(() => root.createDirectoryAt('d')),
+      'exist',
+    );
+    // Removing one gives its block back.
+    root.removeDirectoryAt(paths.pop()!);
+    root.createDirectoryAt('e');
+    call.end();
+    // The next call measures the tree the same way: still full.
+    const next = callWith(ws, limits);
+    assert.equal(
+      codeOf(() => next.dir().createDirectoryAt('f')),
+      'insufficient-space',
+    );
     next.end();
   });
 

@@ -6,7 +6,12 @@ import { execFileSync } from 'node:child_process';
 import { lstatSync, mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { reportExactTimesTo, touchRuns, useTouchForTests } from '../../../src/sandbox/host/fs-times.ts';
+import {
+  MAX_TOUCH_RUNS_PER_CALL,
+  reportExactTimesTo,
+  touchRuns,
+  useTouchForTests,
+} from '../../../src/sandbox/host/fs-times.ts';
 import { callOn, codeOf, temp } from './harness.ts';
 
 const ts = (seconds: bigint, nanoseconds: number) => ({ tag: 'timestamp' as const, val: { seconds, nanoseconds } });
@@ -115,6 +120,42 @@ describe('filesystem host: exact file times', () => {
     assert.ok(Math.abs(statSync(join(ws, 'f.txt')).mtimeMs - Date.now()) < 60_000);
     assert.equal(touchRuns(), runs, 'no process was started');
     call.end();
+  });
+});
+
+describe('filesystem host: exact times in a loop', () => {
+  it('starts at most MAX_TOUCH_RUNS_PER_CALL processes per call, then keeps microseconds and says so once', () => {
+    const ws = temp('boxbot-fs-times-');
+    writeFileSync(join(ws, 'f.txt'), 'f');
+    const notes: string[] = [];
+    useTouchForTests(undefined); // a fresh note
+    reportExactTimesTo((m) => notes.push(m));
+    const call = callOn(ws);
+    try {
+      const root = call.dir();
+      const runs = touchRuns();
+      for (let i = 0; i < 1000; i++) {
+        root.setTimesAt({}, 'f.txt', ts(1_600_000_000n + BigInt(i), 123_456_789), ts(1_700_000_000n, 987_654_321 - i));
+      }
+      const started = touchRuns() - runs;
+      assert.ok(started <= MAX_TOUCH_RUNS_PER_CALL, `${started} touch runs for 1000 settings`);
+      assert.ok(started > 0, 'the first settings are exact');
+      // Past the cap the times are still set, to the microsecond.
+      const st = root.statAt({}, 'f.txt');
+      assert.deepEqual(st.dataAccessTimestamp, { seconds: 1_600_000_999n, nanoseconds: 123_456_000 });
+      assert.deepEqual(st.dataModificationTimestamp, { seconds: 1_700_000_000n, nanoseconds: 987_653_000 });
+      assert.equal(notes.length, 1, notes.join('; '));
+      assert.match(notes[0]!, /microsecond past \d+ exact settings in one call/);
+    } finally {
+      reportExactTimesTo(() => {});
+      useTouchForTests(undefined);
+      call.end();
+    }
+    // The next call has its own runs: exact again.
+    const next = callOn(ws);
+    next.dir().setTimesAt({}, 'f.txt', ts(5n, 1), keep);
+    assert.deepEqual(next.dir().statAt({}, 'f.txt').dataAccessTimestamp, { seconds: 5n, nanoseconds: 1 });
+    next.end();
   });
 });
 
