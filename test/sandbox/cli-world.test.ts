@@ -39,7 +39,7 @@ describe('sandbox: CLI world', () => {
     assert.equal(text(r.stdout), 'badfd 8 stdout 0 kept 1\n');
   });
 
-  it("the fd check leaves a guest's own data at address 0 alone, and its output stands when it traps after", async () => {
+  it("the fd check leaves a guest's data at address 0 alone; its output stands when it traps after", async () => {
     // This guest is not moved up (it gives the adapter memory itself): its 0..24 is memory's 0..24.
     const r = await sandbox.run(guest('fd-write-low-data'), grant());
     assert.equal(r.trap?.kind, 'crash', text(r.stderr));

@@ -1021,7 +1021,7 @@ export function storeContract(
     await s.close();
   });
 
-  it('conversations: /new run again with its message id after it archived leaves the fresh session alone', async (h) => {
+  it('conversations: /new run again with its message id after archiving leaves the fresh session alone', async (h) => {
     const s = h.open();
     await s.conversations.setMessages('web:a', [msg('user', 'one'), msg('assistant', 'two')]);
     const first = await s.conversations.archive('web:a', 'telegram:evt:new');
