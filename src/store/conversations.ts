@@ -2,9 +2,9 @@
 // write touches one small file whatever the number of conversations, and no index exists.
 import { platformOf } from '../adapters/index.ts';
 import type { Message } from '../agent/index.ts';
+import { archiveRecord } from './archive-record.ts';
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
-import { fileStamp } from './files.ts';
 import { checkKey, decodeName, encodeName, SHARDS, shardOf } from './names.ts';
 import { archivedConversationSchema, conversationSchema } from './schemas.ts';
 import type { ArchivedConversation, Conversation, ConversationStore } from './types.ts';
@@ -105,16 +105,8 @@ export function createConversations(docs: Documents, now: () => number): Convers
       }
       if (!cur?.messages.length) return undefined;
       const archivedAt = stamp();
-      // The id sorts by time; the count of earlier archives breaks a tie within one millisecond.
-      const id = `${fileStamp(now())}-${String(earlier.length).padStart(4, '0')}`;
-      const record: ArchivedConversation = {
-        key,
-        id,
-        createdAt: cur.createdAt,
-        archivedAt,
-        messages: cur.messages,
-        ...(requestId ? { requestId } : {}),
-      };
+      const record = archiveRecord(key, cur, { at: now(), archivedAt, earlier: earlier.length, requestId });
+      const { id } = record;
       await docs.update<ArchivedConversation>(archiveSpec(key, `${id}.json`), () => record);
       await clearCopied(key, cur.messages, archivedAt);
       return record;

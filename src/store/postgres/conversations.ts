@@ -2,7 +2,7 @@
 // backend's document, and `has_answer` is kept beside it so thread follow-ups need no parse.
 import { platformOf } from '../../adapters/index.ts';
 import type { Message } from '../../agent/index.ts';
-import { fileStamp } from '../files.ts';
+import { archiveRecord } from '../archive-record.ts';
 import { checkKey } from '../names.ts';
 import type { ArchivedConversation, Conversation, ConversationStore } from '../types.ts';
 import { type Db, orderedRuns } from './db.ts';
@@ -93,16 +93,8 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
           const [{ n }] = (await q<{ n: string }>('SELECT count(*) AS n FROM boxbot_archives WHERE key = $1', [
             encodeKey(key),
           ])) as [{ n: string }];
-          // The id sorts by time; the count of earlier archives breaks a tie within one millisecond.
-          const id = `${fileStamp(now())}-${String(Number(n)).padStart(4, '0')}`;
-          const record: ArchivedConversation = {
-            key,
-            id,
-            createdAt: cur.createdAt,
-            archivedAt,
-            messages: cur.messages,
-            ...(requestId ? { requestId } : {}),
-          };
+          const record = archiveRecord(key, cur, { at: now(), archivedAt, earlier: Number(n), requestId });
+          const { id } = record;
           await q('INSERT INTO boxbot_archives (key, id, record) VALUES ($1, $2, $3)', [
             encodeKey(key),
             id,
