@@ -83,7 +83,15 @@ export function parseApprovalButton(buttonId: string): { id: string; approve: bo
   return m ? { id: m[1]!, approve: m[2] === 'y' } : undefined;
 }
 
-/** Who may decide under `rules` now: the listed users, or the requester. */
+/**
+ * Why a guarded call is refused when nobody may decide it: the rules in force combine two policies
+ * (a job's creator and its target) whose approver lists share nobody. Fail closed, at once, rather
+ * than post a question nobody can answer.
+ */
+export const NO_APPROVERS =
+  'nobody may approve it: the approval rules that apply here name no approver that every policy involved accepts';
+
+/** Who may decide under `rules` now: the listed users (possibly none), or the requester. */
 export function approversOf(rules: ApprovalRules | undefined, requesterId: string): string[] {
   return rules?.approvers && rules.approvers !== 'requester' ? [...rules.approvers] : [requesterId];
 }
@@ -375,6 +383,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
     async ask(msg, rules, q, signal, keepOnAbort) {
       // Who may decide now: an earlier decision counts only if its maker is one of them.
       const approvers = approversOf(rules, msg.userId);
+      if (!approvers.length) return { approved: false, reason: NO_APPROVERS };
       const counts = (r: ApprovalRecord) => r.decidedBy !== undefined && approvers.includes(r.decidedBy);
       let spent = used.get(msg.id);
       if (!spent) used.set(msg.id, (spent = new Set()));
@@ -465,8 +474,9 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       if (!approvers.includes(by.userId))
         return {
           ok: false,
-          text:
-            approvers.length === 1 && approvers[0] === r.requesterId
+          text: !approvers.length
+            ? 'Nobody may decide this: the approval rules in force here name no approver.'
+            : approvers.length === 1 && approvers[0] === r.requesterId
               ? 'Only the person who asked may decide this.'
               : `Only ${approvers.join(', ')} may decide this.`,
         };

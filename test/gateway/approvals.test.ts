@@ -9,10 +9,12 @@ import {
   APPROVERS_CHANGED,
   approvalButtonId,
   createApprovalDesk,
+  NO_APPROVERS,
   NOT_WAITED_ON,
   parseApprovalButton,
 } from '../../src/gateway/approvals.ts';
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
+import { narrowPolicy } from '../../src/gateway/policy.ts';
 import { silentLogger } from '../../src/log.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
 import { FakeAdapter, fakeCapabilities, inboundMessage, until } from './fakes.ts';
@@ -359,4 +361,33 @@ test('replicas: a question left by a replica that died expires on the one that r
   assert.deepEqual(answer, { approved: false, reason: 'nobody approved this call in time' });
   assert.equal(questions(here.adapter).length, 1, 'the same question, not a second one');
   here.d.stop();
+});
+
+test('rules combined from two policies: only someone both accept approves; sharing nobody, guarded calls are refused', async () => {
+  const base = { access: 'full' as const, tools: {}, network: { allow: [] } };
+  // A looser policy lists `intern`; the stricter one only `boss` and `chief`.
+  const combined = (a: string[], b: string[]) =>
+    narrowPolicy(
+      { ...base, approvals: { levels: ['Write'], approvers: a } },
+      { ...base, approvals: { levels: ['Write'], approvers: b } },
+    ).approvals!;
+  const rules = combined(['intern', 'boss'], ['boss', 'chief']);
+  const { d, adapter } = desk(Date.now, undefined, undefined, undefined, () => rules);
+  const msg = inboundMessage('save', { id: 'telegram:evt:20' });
+  const asked = d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(adapter).length === 1, 'the question');
+  assert.match(questions(adapter)[0]!.text, /Who decides: users boss\./);
+  const id = idOf(questions(adapter)[0]!.text);
+  const byIntern = await d.decide(id, true, { ...msg, userId: 'intern' });
+  assert.equal(byIntern.ok, false, 'an approver of the looser rules only does not approve');
+  assert.equal((await d.decide(id, true, { ...msg, userId: 'boss' })).ok, true);
+  assert.ok((await asked).approved);
+
+  // Lists that share nobody: the call is refused at once, saying why, and no question is posted.
+  const none = combined(['intern'], ['boss']);
+  const other = inboundMessage('save', { id: 'telegram:evt:21' });
+  const refused = await d.ask(other, none, question, new AbortController().signal);
+  assert.deepEqual(refused, { approved: false, reason: NO_APPROVERS });
+  assert.equal(questions(adapter).length, 1, 'no question nobody could answer');
+  d.stop();
 });
