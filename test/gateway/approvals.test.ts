@@ -16,7 +16,7 @@ import {
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
 import { narrowPolicy } from '../../src/gateway/policy.ts';
 import { silentLogger } from '../../src/log.ts';
-import { createMemoryStore } from '../../src/store/index.ts';
+import { type ApprovalStore, createMemoryStore } from '../../src/store/index.ts';
 import { FakeAdapter, fakeCapabilities, inboundMessage, until } from './fakes.ts';
 
 const question: ApprovalQuestion = {
@@ -73,12 +73,14 @@ test('an approved call that ran is replayed when the message asks again; one tha
   const answer = await asked;
   assert.ok(answer.approved && answer.ran);
   await d.finished(msg.id, false); // the run ends in a crash (the same desk stands for the next start's)
-  // The run again after a crash before the history was saved: the same call is not run again.
-  const midCall = await d.ask(msg, rules, question, new AbortController().signal);
+  // The run again after a crash before the history was saved (its message read anew from the
+  // journal): the same call is not run again.
+  const again = { ...msg };
+  const midCall = await d.ask(again, rules, question, new AbortController().signal);
   assert.equal(midCall.approved, false);
   assert.match(!midCall.approved ? midCall.reason : '', /not run a second time/);
   await answer.ran({ content: 'wrote a.txt', isError: false });
-  const replayed = await d.ask(msg, rules, question, new AbortController().signal);
+  const replayed = await d.ask(again, rules, question, new AbortController().signal);
   assert.deepEqual(replayed, { approved: true, replay: { content: 'wrote a.txt', isError: false } });
   assert.equal(adapter.posted.length, 1, 'no second question');
   d.stop();
@@ -249,9 +251,10 @@ test('an approval is for one call: the same call again in the run asks again, ot
   assert.ok(a2.approved && a2.ran && !a2.replay, 'asked and run again, not replayed');
   await a2.ran({ content: 'wrote a.txt again', isError: false });
   await d.finished(msg.id, true);
-  // After a restart the run again replays both runs of it, in order, and asks nothing.
-  const r1 = await d.ask(msg, rules, question, new AbortController().signal);
-  const r2 = await d.ask(msg, rules, question, new AbortController().signal);
+  // After a restart the run again (its message read anew) replays both runs of it, in order, and asks nothing.
+  const again = { ...msg };
+  const r1 = await d.ask(again, rules, question, new AbortController().signal);
+  const r2 = await d.ask(again, rules, question, new AbortController().signal);
   assert.deepEqual(
     [r1, r2],
     [
@@ -389,5 +392,48 @@ test('rules combined from two policies: only someone both accept approves; shari
   const refused = await d.ask(other, none, question, new AbortController().signal);
   assert.deepEqual(refused, { approved: false, reason: NO_APPROVERS });
   assert.equal(questions(adapter).length, 1, 'no question nobody could answer');
+  d.stop();
+});
+
+test('a call still going after its run finished never takes an approval the run spent', async () => {
+  const store = createMemoryStore();
+  // The journal write that marks an approved call started is slow (a busy database).
+  let release!: () => void;
+  const slow = new Promise<void>((r) => (release = r));
+  let starts = 0;
+  const inner = store.approvals;
+  const approvals: ApprovalStore = {
+    put: (r) => inner.put(r),
+    get: (id) => inner.get(id),
+    decide: (id, decision, at, by) => inner.decide(id, decision, at, by),
+    pending: () => inner.pending(),
+    forMessage: (id) => inner.forMessage(id),
+    update: async (id, patch) => {
+      if (patch.ran) {
+        starts++;
+        await slow;
+      }
+      return inner.update(id, patch);
+    },
+  };
+  const { d, adapter } = desk(Date.now, { ...store, approvals });
+  const msg = inboundMessage('save', { id: 'telegram:evt:22' });
+  const rules: ApprovalRules = { levels: ['Write'] };
+  const first = d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(adapter).length === 1, 'the question');
+  assert.equal((await d.decide(idOf(questions(adapter)[0]!.text), true, msg)).ok, true);
+  await until(() => starts === 1, 'the approved call starting');
+  // The run ends (its time ran out) while that call starts; a sub-agent of it then makes the same call.
+  await d.finished(msg.id, true);
+  let lateDone = false;
+  const late = d.ask(msg, rules, question, new AbortController().signal);
+  void late.then(() => (lateDone = true));
+  await until(() => lateDone || starts === 2, 'the late call answered or starting');
+  release();
+  const answer = await late;
+  assert.equal(answer.approved, false, 'the late call does not run on the spent approval');
+  assert.match(!answer.approved ? answer.reason : '', /has finished/);
+  assert.ok((await first).approved, 'the call it was given for runs');
+  assert.equal(starts, 1, 'one approval, one call started');
   d.stop();
 });
