@@ -8,8 +8,21 @@ export interface WorkerRunResult {
   outcome: string;
   text: string;
   error?: string;
-  usage: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number };
+  usage: RunUsage;
   costUsd: number;
+  /**
+   * Each model call as charged, under the model that answered it (the resolved one, a sub-agent's
+   * own); what the run's spending is recorded as. Absent: nothing was charged (or an older worker).
+   */
+  charges?: { model: string; usage: RunUsage; costUsd?: number }[];
+}
+
+/** Token counts of a run or of one model call. */
+export interface RunUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /** One line, without anything that looks like a credential or one of `secrets`. */
