@@ -67,8 +67,10 @@ export async function runJob(
     if (!input.ok) return fail(input.error);
     await mkdir(req.workspace, { recursive: true });
     const limits = runLimits(req);
-    // The job's own budget, within what the target conversation's daily budget has left.
-    const caps = [req.job.budgetUsd, req.budgetLeftUsd].filter((x): x is number => x !== undefined);
+    // The job's own budget, within what the target conversation's and its creator's daily budgets have left.
+    const caps = [req.job.budgetUsd, req.budgetLeftUsd, req.creatorBudgetLeftUsd].filter(
+      (x): x is number => x !== undefined,
+    );
     const budgetUsd = caps.length ? Math.min(...caps) : undefined;
     const policy: AgentPolicy = {
       access: limits.access,

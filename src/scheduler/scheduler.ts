@@ -9,11 +9,12 @@
 //   });
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import { decodeConversationKey, type Platform } from '../adapters/index.ts';
 import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../errors.ts';
 import { persister } from '../gateway/persist.ts';
-import { conversationPolicy } from '../gateway/policy.ts';
+import { conversationPolicy, resolvePolicy } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { isPretty, silentLogger } from '../log.ts';
 import { encodeName, type JobRecord, type Store, type UsageCharge, type UsageSubject } from '../store/index.ts';
@@ -308,6 +309,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     known.set(id, job);
     const history = (await o.store.conversations.get(job.target))?.messages ?? [];
     const budgetLeftUsd = await budgetLeft(job.target);
+    const creatorBudgetLeftUsd = await creatorBudgetLeft(job);
     const request: RunRequest = {
       type: 'run',
       job,
@@ -319,11 +321,12 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       logPretty: isPretty(log),
       sandboxWorkers: o.sandboxWorkers ?? 1,
       ...(budgetLeftUsd !== undefined ? { budgetLeftUsd } : {}),
+      ...(creatorBudgetLeftUsd !== undefined ? { creatorBudgetLeftUsd } : {}),
     };
     state.run = { ...pending, job, startedAt, request };
     emit({ type: 'run-start', jobId: id, trigger: pending.trigger, startedAt });
     log.info({ job: id, trigger: pending.trigger }, 'job run started');
-    if (budgetLeftUsd !== undefined && budgetLeftUsd <= 0) {
+    if ((budgetLeftUsd !== undefined && budgetLeftUsd <= 0) || (creatorBudgetLeftUsd ?? 1) <= 0) {
       state.run.result = { outcome: 'budget-exceeded', text: '', usage: NO_USAGE, costUsd: 0 };
       await finish(id);
       return;
@@ -346,6 +349,26 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const budget = conversationPolicy(o.loaded.config, key).budget?.conversationUsdPerDay;
     if (budget === undefined) return undefined;
     return Math.max(0, budget - (await spentToday({ conversationKey: key })));
+  }
+
+  /**
+   * What the daily budget of the job's creator has left today, as for their own messages in the
+   * target conversation (their policy there; another platform's defaults for a job they made for
+   * elsewhere); undefined when there is no creator (older jobs) or no such budget.
+   */
+  async function creatorBudgetLeft(job: JobRecord): Promise<number | undefined> {
+    if (!job.createdBy) return undefined;
+    const at = job.createdBy.indexOf(':');
+    const platform = job.createdBy.slice(0, at) as Platform;
+    const userId = job.createdBy.slice(at + 1);
+    const target = decodeConversationKey(job.target);
+    const where =
+      target.platform === platform
+        ? { chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}) }
+        : { chatId: '' };
+    const budget = resolvePolicy(o.loaded.config, { platform, userId, ...where }).budget?.userUsdPerDay;
+    if (budget === undefined) return undefined;
+    return Math.max(0, budget - (await spentToday({ userKey: job.createdBy })));
   }
 
   /** What the subject spent today: the store's figure and this scheduler's charges not written yet. */
@@ -400,6 +423,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       charge(
         {
           conversationKey: run.job.target,
+          // The creator's daily budget counts what their job spends, as their own messages do.
+          ...(run.job.createdBy ? { userKey: run.job.createdBy } : {}),
           model: c.model,
           usage: c.usage,
           ...(c.costUsd !== undefined ? { costUsd: c.costUsd } : {}),
@@ -409,7 +434,18 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       );
     const left = run.request.budgetLeftUsd;
     const byConversation = left !== undefined && (run.job.budgetUsd === undefined || left < run.job.budgetUsd);
-    const { text, failed } = runText(run.job, result, secrets, byConversation);
+    const mine = run.request.creatorBudgetLeftUsd;
+    // The creator's budget was the limit: the smallest of the three caps (ties go to it: it skips a spent run).
+    const byCreator =
+      mine !== undefined &&
+      (run.job.budgetUsd === undefined || mine < run.job.budgetUsd) &&
+      !(left !== undefined && left < mine);
+    const { text, failed } = runText(
+      run.job,
+      result,
+      secrets,
+      byCreator ? { creator: run.job.createdBy! } : byConversation,
+    );
     let delivered: string | null = null;
     let deliverError: string | undefined;
     if (o.deliver) {
