@@ -40,6 +40,13 @@ export interface ApprovalDeskOptions {
   rulesFor?(r: ApprovalRecord): ApprovalRules | undefined;
 }
 
+/** One run's approval state on this desk. */
+interface RunState {
+  spent: Set<string>;
+  /** The run finished (or its message was refused): calls arriving now are late. */
+  closed: boolean;
+}
+
 /** What a decision attempt came to, in words for the person who tried. */
 export interface DecisionResult {
   ok: boolean;
@@ -62,7 +69,8 @@ export interface ApprovalDesk {
   /** Questions waiting in a conversation (for /status). */
   waiting(conversationKey: string): number;
   /**
-   * The run answering message `inboundId` ended. `withdraw`: questions it left pending (asked before
+   * The run answering message `inboundId` ended; calls it makes later (a sub-agent still going) are
+   * refused, never given its approvals. `withdraw`: questions it left pending (asked before
    * a restart, and not asked again by the run after it) are withdrawn; false at a shutdown.
    */
   finished(inboundId: string, withdraw: boolean): Promise<void>;
@@ -83,7 +91,15 @@ export function parseApprovalButton(buttonId: string): { id: string; approve: bo
   return m ? { id: m[1]!, approve: m[2] === 'y' } : undefined;
 }
 
-/** Who may decide under `rules` now: the listed users, or the requester. */
+/**
+ * Why a guarded call is refused when nobody may decide it: the rules in force combine two policies
+ * (a job's creator and its target) whose approver lists share nobody. Fail closed, at once, rather
+ * than post a question nobody can answer.
+ */
+export const NO_APPROVERS =
+  'nobody may approve it: the approval rules that apply here name no approver that every policy involved accepts';
+
+/** Who may decide under `rules` now: the listed users (possibly none), or the requester. */
 export function approversOf(rules: ApprovalRules | undefined, requesterId: string): string[] {
   return rules?.approvers && rules.approvers !== 'requester' ? [...rules.approvers] : [requesterId];
 }
@@ -92,6 +108,8 @@ const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((
 
 /** What the old question says when it is withdrawn because its approvers changed. */
 export const APPROVERS_CHANGED = 'Withdrawn: who may decide this changed; asked again below.';
+/** Why a call made after its run finished is refused (its run's approvals are spent or withdrawn). */
+export const RUN_FINISHED = 'the run that made this call has finished; approvals are not reused by late calls';
 /** Why a question journaled but never shown (a crash before it was sent) is asked anew. */
 const NOT_SHOWN = 'Withdrawn: never shown; asked again.';
 /** What a question left behind by a finished run says (the run after a restart did not ask it again). */
@@ -152,10 +170,28 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
   /** The inbound message of each armed question (a finished run withdraws what it left pending). */
   const armed = new Map<string, string>();
   /**
-   * Per message being run here: the approvals its run has used up. An approval is for one call:
-   * the same call made again in the same run asks again instead of reusing it.
+   * Per run here: the approvals it has used up. An approval is for one call: the same call made
+   * again in the same run asks again instead of reusing it. Keyed by the message object the run
+   * was handed, not by its id: a call still going after its run finished (a sub-agent, a slow tool)
+   * holds that same object and finds its run closed, so it can never start afresh and take an
+   * approval its run already spent (or is starting), while the run of the message after a restart
+   * gets a new object. Weak: each run's entry goes with its message; `live` holds it only until then.
    */
-  const used = new Map<string, Set<string>>();
+  const runs = new WeakMap<InboundMessage, RunState>();
+  const live = new Map<string, RunState[]>();
+  const runOf = (msg: InboundMessage): RunState => {
+    let r = runs.get(msg);
+    if (!r) {
+      runs.set(msg, (r = { spent: new Set(), closed: false }));
+      live.set(msg.id, [...(live.get(msg.id) ?? []), r]);
+    }
+    return r;
+  };
+  /** The runs of message `inboundId` ended: their late calls are refused. */
+  const close = (inboundId: string) => {
+    for (const r of live.get(inboundId) ?? []) r.closed = true;
+    live.delete(inboundId);
+  };
   /** Questions being posted here: journaled, not yet shown. */
   const posting = new Set<string>();
 
@@ -375,9 +411,11 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
     async ask(msg, rules, q, signal, keepOnAbort) {
       // Who may decide now: an earlier decision counts only if its maker is one of them.
       const approvers = approversOf(rules, msg.userId);
+      if (!approvers.length) return { approved: false, reason: NO_APPROVERS };
       const counts = (r: ApprovalRecord) => r.decidedBy !== undefined && approvers.includes(r.decidedBy);
-      let spent = used.get(msg.id);
-      if (!spent) used.set(msg.id, (spent = new Set()));
+      const run = runOf(msg);
+      if (run.closed) return { approved: false, reason: RUN_FINISHED };
+      const spent = run.spent;
       for (;;) {
         // The same call asked by this message's run before a restart: its decision and its run are
         // reused, unless the rules in force now disown them; then it is asked anew.
@@ -465,8 +503,9 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       if (!approvers.includes(by.userId))
         return {
           ok: false,
-          text:
-            approvers.length === 1 && approvers[0] === r.requesterId
+          text: !approvers.length
+            ? 'Nobody may decide this: the approval rules in force here name no approver.'
+            : approvers.length === 1 && approvers[0] === r.requesterId
               ? 'Only the person who asked may decide this.'
               : `Only ${approvers.join(', ')} may decide this.`,
         };
@@ -478,7 +517,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
     },
 
     async finished(inboundId, withdrawLeft) {
-      used.delete(inboundId);
+      close(inboundId);
       if (!withdrawLeft) return;
       const left = [...armed].filter(([id, of]) => of === inboundId && !waiters.has(id)).map(([id]) => id);
       for (const id of left)
@@ -488,7 +527,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
     },
 
     async refused(inboundId) {
-      used.delete(inboundId);
+      close(inboundId);
       // Read from the journal: at a start this runs before the pending questions are re-armed.
       for (const r of await o.store.forMessage(inboundId))
         if (r.state === 'pending' && !waiters.has(r.id))

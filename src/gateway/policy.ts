@@ -191,8 +191,16 @@ const union = (a: string[] | undefined, b: string[] | undefined): string[] | und
   a || b ? [...new Set([...(a ?? []), ...(b ?? [])])] : undefined;
 
 /**
+ * Who may approve under both rules: when both list people, only those both accept (possibly nobody,
+ * and then nothing guarded can be approved); otherwise the first that says, as before.
+ */
+function bothApprovers(a: ApprovalRules['approvers'], b: ApprovalRules['approvers']): ApprovalRules['approvers'] {
+  return Array.isArray(a) && Array.isArray(b) ? a.filter((x) => b.includes(x)) : (a ?? b);
+}
+
+/**
  * Approval rules that guard everything either guards: the levels and tools of both, afterUntrusted
- * if either says so, escalation only if both allow it, the shorter timeout.
+ * if either says so, escalation only if both allow it, the shorter timeout, the approvers both accept.
  */
 export function stricterApprovals(
   a: ApprovalRules | undefined,
@@ -202,7 +210,7 @@ export function stricterApprovals(
   const levels = union(a.levels, b.levels) as ApprovalRules['levels'];
   const tools = union(a.tools, b.tools);
   const timeoutMs = Math.min(a.timeoutMs ?? Infinity, b.timeoutMs ?? Infinity);
-  const approvers = a.approvers ?? b.approvers;
+  const approvers = bothApprovers(a.approvers, b.approvers);
   return {
     ...(levels ? { levels } : {}),
     ...(tools ? { tools } : {}),

@@ -67,8 +67,10 @@ export async function runJob(
     if (!input.ok) return fail(input.error);
     await mkdir(req.workspace, { recursive: true });
     const limits = runLimits(req);
-    // The job's own budget, within what the target conversation's daily budget has left.
-    const caps = [req.job.budgetUsd, req.budgetLeftUsd].filter((x): x is number => x !== undefined);
+    // The job's own budget, within what the target conversation's and its creator's daily budgets have left.
+    const caps = [req.job.budgetUsd, req.budgetLeftUsd, req.creatorBudgetLeftUsd].filter(
+      (x): x is number => x !== undefined,
+    );
     const budgetUsd = caps.length ? Math.min(...caps) : undefined;
     const policy: AgentPolicy = {
       access: limits.access,
@@ -85,11 +87,18 @@ export async function runJob(
       ...(limits.approvals ? { approvals: { ...limits.approvals, allowEscalation: false } } : {}),
     };
     o.onStarted?.();
+    // Each model call under the model that answered it: a default, a fallback or a sub-agent's
+    // model is charged as what it is, not as the job's `model` field.
+    const charges: NonNullable<WorkerRunResult['charges']> = [];
     const r = await runAgent({
       input: input.input,
       policy,
       deps: runtime.deps,
       signal: o.signal,
+      meterHooks: {
+        onCharge: (model, usage, costUsd) =>
+          charges.push({ model, usage, ...(costUsd !== undefined ? { costUsd } : {}) }),
+      },
       // The approval rules stay; the people to ask do not exist in a scheduled run.
       nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
       // The conversation's messages are other people's words, as in the conversation's own runs.
@@ -102,6 +111,7 @@ export async function runJob(
       ...(r.error ? { error: r.error } : {}),
       usage: r.usage,
       costUsd: r.costUsd ?? r.cost.knownUsd,
+      ...(charges.length ? { charges } : {}),
     };
   } catch (e) {
     return fail(oneLine(errorMessage(e) ?? String(e)));

@@ -8,8 +8,21 @@ export interface WorkerRunResult {
   outcome: string;
   text: string;
   error?: string;
-  usage: { inputTokens: number; outputTokens: number; cacheReadTokens?: number; cacheWriteTokens?: number };
+  usage: RunUsage;
   costUsd: number;
+  /**
+   * Each model call as charged, under the model that answered it (the resolved one, a sub-agent's
+   * own); what the run's spending is recorded as. Absent: nothing was charged (or an older worker).
+   */
+  charges?: { model: string; usage: RunUsage; costUsd?: number }[];
+}
+
+/** Token counts of a run or of one model call. */
+export interface RunUsage {
+  inputTokens: number;
+  outputTokens: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /** One line, without anything that looks like a credential or one of `secrets`. */
@@ -22,8 +35,8 @@ export function runText(
   job: Pick<JobRecord, 'name' | 'timeoutMs' | 'budgetUsd'>,
   result: WorkerRunResult,
   secrets: string[] = [],
-  /** The target conversation's daily budget, not the job's own, was the limit. */
-  conversationBudget = false,
+  /** The target conversation's daily budget (true) or its creator's, not the job's own, was the limit. */
+  conversationBudget: boolean | { creator: string } = false,
 ): { text: string; failed: boolean } {
   const label = `Scheduled job "${job.name}"`;
   const text = result.text.trim();
@@ -46,6 +59,13 @@ export function runText(
         failed: true,
       };
     case 'budget-exceeded':
+      if (typeof conversationBudget === 'object')
+        return {
+          text:
+            `${label} ${result.usage.inputTokens + result.usage.outputTokens ? 'stopped' : 'skipped'}: ` +
+            `the daily budget of ${conversationBudget.creator}, who set it up, is spent.`,
+          failed: true,
+        };
       if (conversationBudget)
         return { text: `${label} stopped: this conversation’s daily budget is spent.`, failed: true };
       return {

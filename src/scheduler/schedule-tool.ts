@@ -125,6 +125,7 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
               ...(str('timezone') ? { timezone: str('timezone')! } : {}),
               ...(access ? { access } : {}),
               ...(ctx.policy ? { policy: jobPolicyOf(ctx.policy) } : {}),
+              createdBy: `${platform}:${ctx.userId}`,
             });
             const capped =
               asked && access !== asked

@@ -9,13 +9,15 @@
 //   });
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import { decodeConversationKey, type Platform } from '../adapters/index.ts';
 import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../errors.ts';
-import { conversationPolicy } from '../gateway/policy.ts';
+import { persister } from '../gateway/persist.ts';
+import { conversationPolicy, resolvePolicy } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { isPretty, silentLogger } from '../log.ts';
-import { encodeName, type JobRecord, type Store } from '../store/index.ts';
+import { encodeName, type JobRecord, type Store, type UsageCharge, type UsageSubject } from '../store/index.ts';
 import { JobBree } from './bree-jobs.ts';
 import { type SchedulerClock, systemClock } from './clock.ts';
 import { cronFields, missedRun } from './cron.ts';
@@ -74,6 +76,8 @@ export interface SchedulerOptions {
   sandboxWorkers?: number;
   /** The time and the cron ticks (default: the wall clock and Bree's timers; tests set and fire their own). */
   clock?: SchedulerClock;
+  /** How a failed write of a run's spending is retried: first wait (default 500 ms), doubling up to the max (30 s). */
+  storeRetry?: { backoffMs?: number; maxBackoffMs?: number };
 }
 
 /** A running scheduler. */
@@ -169,6 +173,18 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   let stopping = false;
   let dirty = false;
   let reloadTimer: NodeJS.Timeout | undefined;
+  const stopped = new AbortController();
+  // A run's spending is written like the gateway's usage charges: retried until the store takes
+  // it (or the scheduler stops), and counted meanwhile, so a failing store neither loses it nor
+  // lets the next run of a spent budget start.
+  const persist = persister({
+    log,
+    stopping: stopped.signal,
+    backoffMs: o.storeRetry?.backoffMs ?? 500,
+    maxBackoffMs: o.storeRetry?.maxBackoffMs ?? 30_000,
+  });
+  /** Charges not (yet) in the store: counted by budgetLeft as if they were. */
+  const unwritten = new Set<UsageCharge>();
   // One chain, not a KeyedLock: there is a single key (the jobs list), and a failed read must be
   // logged here while the caller of sync() still sees it reject.
   let syncing: Promise<void> = Promise.resolve();
@@ -293,6 +309,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     known.set(id, job);
     const history = (await o.store.conversations.get(job.target))?.messages ?? [];
     const budgetLeftUsd = await budgetLeft(job.target);
+    const creatorBudgetLeftUsd = await creatorBudgetLeft(job);
     const request: RunRequest = {
       type: 'run',
       job,
@@ -304,11 +321,12 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       logPretty: isPretty(log),
       sandboxWorkers: o.sandboxWorkers ?? 1,
       ...(budgetLeftUsd !== undefined ? { budgetLeftUsd } : {}),
+      ...(creatorBudgetLeftUsd !== undefined ? { creatorBudgetLeftUsd } : {}),
     };
     state.run = { ...pending, job, startedAt, request };
     emit({ type: 'run-start', jobId: id, trigger: pending.trigger, startedAt });
     log.info({ job: id, trigger: pending.trigger }, 'job run started');
-    if (budgetLeftUsd !== undefined && budgetLeftUsd <= 0) {
+    if ((budgetLeftUsd !== undefined && budgetLeftUsd <= 0) || (creatorBudgetLeftUsd ?? 1) <= 0) {
       state.run.result = { outcome: 'budget-exceeded', text: '', usage: NO_USAGE, costUsd: 0 };
       await finish(id);
       return;
@@ -330,8 +348,53 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   async function budgetLeft(key: string): Promise<number | undefined> {
     const budget = conversationPolicy(o.loaded.config, key).budget?.conversationUsdPerDay;
     if (budget === undefined) return undefined;
+    return Math.max(0, budget - (await spentToday({ conversationKey: key })));
+  }
+
+  /**
+   * What the daily budget of the job's creator has left today, as for their own messages in the
+   * target conversation (their policy there; another platform's defaults for a job they made for
+   * elsewhere); undefined when there is no creator (older jobs) or no such budget.
+   */
+  async function creatorBudgetLeft(job: JobRecord): Promise<number | undefined> {
+    if (!job.createdBy) return undefined;
+    const at = job.createdBy.indexOf(':');
+    const platform = job.createdBy.slice(0, at) as Platform;
+    const userId = job.createdBy.slice(at + 1);
+    const target = decodeConversationKey(job.target);
+    const where =
+      target.platform === platform
+        ? { chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}) }
+        : { chatId: '' };
+    const budget = resolvePolicy(o.loaded.config, { platform, userId, ...where }).budget?.userUsdPerDay;
+    if (budget === undefined) return undefined;
+    return Math.max(0, budget - (await spentToday({ userKey: job.createdBy })));
+  }
+
+  /** What the subject spent today: the store's figure and this scheduler's charges not written yet. */
+  async function spentToday(subject: UsageSubject): Promise<number> {
     const today = clock.now().toISOString().slice(0, 10);
-    return Math.max(0, budget - (await o.store.usage.get({ conversationKey: key }, today)).day.costUsd);
+    const stored = (await o.store.usage.get(subject, today)).day.costUsd;
+    let pending = 0;
+    for (const c of unwritten)
+      if (
+        c.at.startsWith(today) &&
+        ('conversationKey' in subject ? c.conversationKey === subject.conversationKey : c.userKey === subject.userKey)
+      )
+        pending += c.costUsd ?? 0;
+    return stored + pending;
+  }
+
+  /** Records one charge of a run in the background, retried; the next budget check counts it either way. */
+  function charge(c: UsageCharge, job: string): void {
+    unwritten.add(c);
+    track(
+      persist('job spending', () => o.store.usage.add(c)).then(
+        () => void unwritten.delete(c),
+        // Stopping with the store still failing: kept counted here; the run log keeps its cost.
+        (e: unknown) => log.error({ job, err: errorMessage(e) }, 'job spending not recorded'),
+      ),
+    );
   }
 
   async function finish(id: string): Promise<void> {
@@ -347,20 +410,42 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       usage: NO_USAGE,
       costUsd: 0,
     };
-    // Spent by the target conversation (its daily budget, /usage), as its own runs are.
-    if (result.costUsd > 0 || result.usage.inputTokens + result.usage.outputTokens > 0)
-      await o.store.usage
-        .add({
+    // Spent by the target conversation (its daily budget, /usage), as its own runs are, under the
+    // model that answered each call. A result without its calls (an older worker) is one charge.
+    const spent = result.costUsd > 0 || result.usage.inputTokens + result.usage.outputTokens > 0;
+    const charges =
+      result.charges ??
+      (spent
+        ? [{ model: run.job.model ?? o.loaded.config.model ?? 'unknown', usage: result.usage, costUsd: result.costUsd }]
+        : []);
+    const at = clock.now().toISOString();
+    for (const c of charges)
+      charge(
+        {
           conversationKey: run.job.target,
-          model: run.job.model ?? o.loaded.config.model ?? 'unknown',
-          usage: result.usage,
-          costUsd: result.costUsd,
-          at: clock.now().toISOString(),
-        })
-        .catch((e: unknown) => log.error({ job: id, err: errorMessage(e) }, 'job spending not recorded'));
+          // The creator's daily budget counts what their job spends, as their own messages do.
+          ...(run.job.createdBy ? { userKey: run.job.createdBy } : {}),
+          model: c.model,
+          usage: c.usage,
+          ...(c.costUsd !== undefined ? { costUsd: c.costUsd } : {}),
+          at,
+        },
+        id,
+      );
     const left = run.request.budgetLeftUsd;
     const byConversation = left !== undefined && (run.job.budgetUsd === undefined || left < run.job.budgetUsd);
-    const { text, failed } = runText(run.job, result, secrets, byConversation);
+    const mine = run.request.creatorBudgetLeftUsd;
+    // The creator's budget was the limit: the smallest of the three caps (ties go to it: it skips a spent run).
+    const byCreator =
+      mine !== undefined &&
+      (run.job.budgetUsd === undefined || mine < run.job.budgetUsd) &&
+      !(left !== undefined && left < mine);
+    const { text, failed } = runText(
+      run.job,
+      result,
+      secrets,
+      byCreator ? { creator: run.job.createdBy! } : byConversation,
+    );
     let delivered: string | null = null;
     let deliverError: string | undefined;
     if (o.deliver) {
@@ -501,6 +586,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       }, graceMs);
       await bree.stop();
       clearTimeout(force);
+      // The runs are over: a spending write still failing is given up (logged) rather than holding the stop.
+      stopped.abort();
       while (inflight.size) await Promise.allSettled([...inflight]);
     },
     async add(input) {

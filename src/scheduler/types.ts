@@ -24,6 +24,8 @@ export interface JobInput {
   overlap?: string;
   /** The creating conversation's policy (the `schedule` tool sets it); every run is narrowed to it. */
   policy?: JobPolicy;
+  /** Who creates or edits the job (`<platform>:<userId>`); its runs count toward that user's daily budget. */
+  createdBy?: string;
 }
 
 /** Why a run happened. */

@@ -150,6 +150,11 @@ export async function validateJobInput(
   if (input.enabled !== undefined && typeof input.enabled !== 'boolean')
     throw new JobValidationError('enabled', `expected true or false, got ${JSON.stringify(input.enabled)}`);
   const budgetUsd = positive('budgetUsd', input.budgetUsd);
+  if (input.createdBy !== undefined && (typeof input.createdBy !== 'string' || !/^[a-z]+:\S+$/.test(input.createdBy)))
+    throw new JobValidationError(
+      'createdBy',
+      `expected a platform user such as telegram:4242, got ${JSON.stringify(input.createdBy)}`,
+    );
   let policy: JobRecord['policy'];
   if (input.policy !== undefined && input.policy !== null) {
     const parsed = jobPolicySchema.safeParse(input.policy);
@@ -173,6 +178,7 @@ export async function validateJobInput(
     enabled: input.enabled ?? true,
     overlap: oneOf('overlap', input.overlap, OVERLAP, 'skip'),
     ...(policy ? { policy } : {}),
+    ...(input.createdBy ? { createdBy: input.createdBy } : {}),
   };
 }
 

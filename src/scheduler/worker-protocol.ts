@@ -22,6 +22,8 @@ export interface RunRequest {
   sandboxWorkers: number;
   /** What the target conversation's daily budget has left today (absent: it has none); caps the run's budget. */
   budgetLeftUsd?: number;
+  /** What the daily budget of the job's creator has left today (absent: no creator or no budget); caps it too. */
+  creatorBudgetLeftUsd?: number;
 }
 
 /** Worker → main. */

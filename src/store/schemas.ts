@@ -180,6 +180,8 @@ export const jobSchema = z
     lastRunAt: iso.optional(),
     // Optional: jobs stored before creators' policies were kept still load (and run as admin jobs).
     policy: jobPolicySchema.optional(),
+    // Optional: older jobs have no creator and are charged to their target conversation only.
+    createdBy: z.string().optional(),
   })
   .passthrough();
 

@@ -193,6 +193,11 @@ export interface JobRecord {
   lastRunAt?: string;
   /** The creating conversation's policy (jobs from chat); absent for jobs an admin made from the CLI or API. */
   policy?: JobPolicy;
+  /**
+   * Who created or last edited the job (`<platform>:<userId>`): its runs are charged to that user's
+   * daily budget too. Absent on jobs stored before it was kept, and on admin jobs not made for anyone.
+   */
+  createdBy?: string;
 }
 
 /** One run of a job. */

@@ -9,12 +9,14 @@ import {
   APPROVERS_CHANGED,
   approvalButtonId,
   createApprovalDesk,
+  NO_APPROVERS,
   NOT_WAITED_ON,
   parseApprovalButton,
 } from '../../src/gateway/approvals.ts';
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
+import { narrowPolicy } from '../../src/gateway/policy.ts';
 import { silentLogger } from '../../src/log.ts';
-import { createMemoryStore } from '../../src/store/index.ts';
+import { type ApprovalStore, createMemoryStore } from '../../src/store/index.ts';
 import { FakeAdapter, fakeCapabilities, inboundMessage, until } from './fakes.ts';
 
 const question: ApprovalQuestion = {
@@ -71,12 +73,14 @@ test('an approved call that ran is replayed when the message asks again; one tha
   const answer = await asked;
   assert.ok(answer.approved && answer.ran);
   await d.finished(msg.id, false); // the run ends in a crash (the same desk stands for the next start's)
-  // The run again after a crash before the history was saved: the same call is not run again.
-  const midCall = await d.ask(msg, rules, question, new AbortController().signal);
+  // The run again after a crash before the history was saved (its message read anew from the
+  // journal): the same call is not run again.
+  const again = { ...msg };
+  const midCall = await d.ask(again, rules, question, new AbortController().signal);
   assert.equal(midCall.approved, false);
   assert.match(!midCall.approved ? midCall.reason : '', /not run a second time/);
   await answer.ran({ content: 'wrote a.txt', isError: false });
-  const replayed = await d.ask(msg, rules, question, new AbortController().signal);
+  const replayed = await d.ask(again, rules, question, new AbortController().signal);
   assert.deepEqual(replayed, { approved: true, replay: { content: 'wrote a.txt', isError: false } });
   assert.equal(adapter.posted.length, 1, 'no second question');
   d.stop();
@@ -247,9 +251,10 @@ test('an approval is for one call: the same call again in the run asks again, ot
   assert.ok(a2.approved && a2.ran && !a2.replay, 'asked and run again, not replayed');
   await a2.ran({ content: 'wrote a.txt again', isError: false });
   await d.finished(msg.id, true);
-  // After a restart the run again replays both runs of it, in order, and asks nothing.
-  const r1 = await d.ask(msg, rules, question, new AbortController().signal);
-  const r2 = await d.ask(msg, rules, question, new AbortController().signal);
+  // After a restart the run again (its message read anew) replays both runs of it, in order, and asks nothing.
+  const again = { ...msg };
+  const r1 = await d.ask(again, rules, question, new AbortController().signal);
+  const r2 = await d.ask(again, rules, question, new AbortController().signal);
   assert.deepEqual(
     [r1, r2],
     [
@@ -359,4 +364,76 @@ test('replicas: a question left by a replica that died expires on the one that r
   assert.deepEqual(answer, { approved: false, reason: 'nobody approved this call in time' });
   assert.equal(questions(here.adapter).length, 1, 'the same question, not a second one');
   here.d.stop();
+});
+
+test('rules combined from two policies: only someone both accept approves; sharing nobody, guarded calls are refused', async () => {
+  const base = { access: 'full' as const, tools: {}, network: { allow: [] } };
+  // A looser policy lists `intern`; the stricter one only `boss` and `chief`.
+  const combined = (a: string[], b: string[]) =>
+    narrowPolicy(
+      { ...base, approvals: { levels: ['Write'], approvers: a } },
+      { ...base, approvals: { levels: ['Write'], approvers: b } },
+    ).approvals!;
+  const rules = combined(['intern', 'boss'], ['boss', 'chief']);
+  const { d, adapter } = desk(Date.now, undefined, undefined, undefined, () => rules);
+  const msg = inboundMessage('save', { id: 'telegram:evt:20' });
+  const asked = d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(adapter).length === 1, 'the question');
+  assert.match(questions(adapter)[0]!.text, /Who decides: users boss\./);
+  const id = idOf(questions(adapter)[0]!.text);
+  const byIntern = await d.decide(id, true, { ...msg, userId: 'intern' });
+  assert.equal(byIntern.ok, false, 'an approver of the looser rules only does not approve');
+  assert.equal((await d.decide(id, true, { ...msg, userId: 'boss' })).ok, true);
+  assert.ok((await asked).approved);
+
+  // Lists that share nobody: the call is refused at once, saying why, and no question is posted.
+  const none = combined(['intern'], ['boss']);
+  const other = inboundMessage('save', { id: 'telegram:evt:21' });
+  const refused = await d.ask(other, none, question, new AbortController().signal);
+  assert.deepEqual(refused, { approved: false, reason: NO_APPROVERS });
+  assert.equal(questions(adapter).length, 1, 'no question nobody could answer');
+  d.stop();
+});
+
+test('a call still going after its run finished never takes an approval the run spent', async () => {
+  const store = createMemoryStore();
+  // The journal write that marks an approved call started is slow (a busy database).
+  let release!: () => void;
+  const slow = new Promise<void>((r) => (release = r));
+  let starts = 0;
+  const inner = store.approvals;
+  const approvals: ApprovalStore = {
+    put: (r) => inner.put(r),
+    get: (id) => inner.get(id),
+    decide: (id, decision, at, by) => inner.decide(id, decision, at, by),
+    pending: () => inner.pending(),
+    forMessage: (id) => inner.forMessage(id),
+    update: async (id, patch) => {
+      if (patch.ran) {
+        starts++;
+        await slow;
+      }
+      return inner.update(id, patch);
+    },
+  };
+  const { d, adapter } = desk(Date.now, { ...store, approvals });
+  const msg = inboundMessage('save', { id: 'telegram:evt:22' });
+  const rules: ApprovalRules = { levels: ['Write'] };
+  const first = d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => questions(adapter).length === 1, 'the question');
+  assert.equal((await d.decide(idOf(questions(adapter)[0]!.text), true, msg)).ok, true);
+  await until(() => starts === 1, 'the approved call starting');
+  // The run ends (its time ran out) while that call starts; a sub-agent of it then makes the same call.
+  await d.finished(msg.id, true);
+  let lateDone = false;
+  const late = d.ask(msg, rules, question, new AbortController().signal);
+  void late.then(() => (lateDone = true));
+  await until(() => lateDone || starts === 2, 'the late call answered or starting');
+  release();
+  const answer = await late;
+  assert.equal(answer.approved, false, 'the late call does not run on the spent approval');
+  assert.match(!answer.approved ? answer.reason : '', /has finished/);
+  assert.ok((await first).approved, 'the call it was given for runs');
+  assert.equal(starts, 1, 'one approval, one call started');
+  d.stop();
 });

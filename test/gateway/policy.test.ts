@@ -244,6 +244,12 @@ describe('budget and approvals', () => {
     assert.deepEqual(narrowPolicy(base, { ...base, approvals: { levels: ['Execute'] } }).approvals, {
       levels: ['Execute'],
     });
+    // Approvers: only those both lists name (possibly nobody), never the looser list alone.
+    const approvers = (a: string[], b: string[]) =>
+      narrowPolicy({ ...base, approvals: { approvers: a } }, { ...base, approvals: { approvers: b } }).approvals
+        ?.approvers;
+    assert.deepEqual(approvers(['intern', 'boss'], ['boss']), ['boss']);
+    assert.deepEqual(approvers(['intern'], ['boss']), []);
   });
 
   test('bad budget and approval settings are refused at start, naming the field', () => {
