@@ -366,7 +366,7 @@ test('replicas: a question left by a replica that died expires on the one that r
   here.d.stop();
 });
 
-test('rules combined from two policies: only someone both accept approves; sharing nobody, guarded calls are refused', async () => {
+test('combined rules: only someone both accept approves; sharing nobody, guarded calls are refused', async () => {
   const base = { access: 'full' as const, tools: {}, network: { allow: [] } };
   // A looser policy lists `intern`; the stricter one only `boss` and `chief`.
   const combined = (a: string[], b: string[]) =>
