@@ -7,8 +7,9 @@
 //
 // Where the time goes: see the README's benchmark section (per-call CPU split between instance,
 // run, memory reset and GC, with numbers). Since then: a worker's aftermath runs before its next
-// message, the reset compares before it writes, and a worker heap cap of 2 GB can be set
-// (`sandbox.workerHeapMb`: fewer mark-compacts; this bench runs the 512 MB default). The
+// message, the reset compares before it writes, host calls skip jco's task bookkeeping, TurboFan
+// leaves jco's instance builder alone, and the worker heap cap is 2 GB where memory allows
+// (fewer mark-compacts; this bench runs the default for its machine and prints it). The
 // CPU-per-call figures below are the ones to compare across runs.
 // Earlier notes (measured November 2026 on 2 cores at load 15-23, so milliseconds are
 // inflated several times; the shares and same-run ratios are what to read):
@@ -289,5 +290,5 @@ console.log(
     `${madeLoad} of ${total} under load`,
 );
 console.log(`  throughput ${figures.callsPerSec} calls/s on ${cores} workers   target >= 300`);
-console.log(`  memory per warm worker ~${figures.workerRssMb} MiB`);
+console.log(`  memory per warm worker ~${figures.workerRssMb} MiB (JS heap cap ${sandbox.pool.heapMb} MB)`);
 console.log(JSON.stringify(figures));

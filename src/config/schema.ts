@@ -124,7 +124,10 @@ export const configSchema = z
           .default({}),
         limits: limits.default({}),
         workers: z.number().int().positive().optional(),
-        /** JS heap cap of one sandbox worker in MB (default 512): a guest's host-side allocations stop there. */
+        /**
+         * JS heap cap of one sandbox worker in MB (default 2048 where all workers' caps fit in a quarter of the
+         * machine's memory, else 512): a guest's host-side allocations stop there.
+         */
         workerHeapMb: z.number().int().min(64).max(16384).optional(),
       })
       .strict()

@@ -1,6 +1,7 @@
 // A pool of guest workers on the main thread: routes each call to an idle worker (preferring
 // one that already holds the tool), enforces the wall-clock timeout by terminating the worker
 // and replacing it, and serves the workers' network requests through the broker.
+import { totalmem } from 'node:os';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { PreparedComponent } from './compile.ts';
 import { SandboxError } from './errors.ts';
@@ -168,13 +169,24 @@ class Slot {
 /**
  * V8 heap of one worker: glue, host state and engine tables; guests' linear memory is outside it.
  * A worker holds 10-20 MB live. The cap is also how far a guest can make the host allocate
- * (through host calls) before its call fails with trap `memory`, per worker, so it stays small
- * by default. It also sets how far V8 lets the heap grow between full GCs: below 2 GB (64-bit)
- * by a factor of 1.3-2 only, so at 512 MB a worker runs a mark-compact every 6 Rust calls; at
- * 2 GB (`sandbox.workerHeapMb: 2048`, for hosts with memory to spare) by up to 4x: one every
- * 13-18 Rust calls and 12-18% less CPU per call (README, benchmark section).
+ * (through host calls) before its call fails with trap `memory`, per worker. It also sets how
+ * far V8 lets the heap grow between full GCs: below 2 GB (64-bit) by a factor of 1.3-2 only, so
+ * at 512 MB a worker runs a mark-compact every few calls; from 2 GB by up to 4x, for 12-18% less
+ * CPU per call and a quarter less latency for componentize-js tools (README, benchmarks).
  */
 export const WORKER_HEAP_MB = 512;
+/** The cap where V8 lets a heap grow fourfold between full GCs (64-bit, no pointer compression). */
+export const LARGE_WORKER_HEAP_MB = 2048;
+
+/**
+ * The worker heap cap when none is configured: 2 GB where all workers' caps together stay within
+ * a quarter of the machine's memory, else 512 MB. What a guest can make the host allocate is then
+ * bounded by a quarter of the memory on any machine.
+ */
+export function defaultWorkerHeapMb(workers: number, totalMemBytes = totalmem()): number {
+  const quarterMb = totalMemBytes / 4 / 1048576;
+  return workers * LARGE_WORKER_HEAP_MB <= quarterMb ? LARGE_WORKER_HEAP_MB : WORKER_HEAP_MB;
+}
 
 /** Runs calls on up to `size` workers. */
 export class WorkerPool {
@@ -188,7 +200,8 @@ export class WorkerPool {
   constructor(
     private readonly size: number,
     private readonly broker: NetBroker,
-    private readonly heapMb = WORKER_HEAP_MB,
+    /** Each worker's JS heap cap in MB (default: defaultWorkerHeapMb). */
+    readonly heapMb = defaultWorkerHeapMb(size),
     /** Where the workers' notes go (each distinct one once); the sandbox logs them at debug. */
     private readonly onNote: (message: string) => void = () => {},
   ) {

@@ -37,7 +37,10 @@ export interface SandboxOptions {
   protect?: Partial<ProtectedPaths>;
   /** Where cache problems (warn) and workers' notes (debug) are reported (default: silent). */
   log?: Logger;
-  /** JS heap of each worker in MB (default WORKER_HEAP_MB); past it only the running call fails. */
+  /**
+   * JS heap of each worker in MB (default defaultWorkerHeapMb: 2 GB with memory to spare, else
+   * 512 MB); past it only the running call fails.
+   */
   workerHeapMb?: number;
 }
 
