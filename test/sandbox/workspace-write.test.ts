@@ -61,6 +61,19 @@ describe('writeWorkspaceFile', () => {
     assert.equal(writeWorkspaceFile(ws, 'inbox', 'b.bin', bytes('small'), { maxWorkspaceBytes: 80 * 1024 }).ok, true);
   });
 
+  it('counts the folder it makes a block, as a tool mkdir does; an existing folder is not counted again', () => {
+    const ws = tempDir('boxbot-ws-');
+    const quota = { maxWorkspaceBytes: 10 * 1024 };
+    // 8 KiB of file and a new 4 KiB folder pass 10 KiB: refused, nothing made.
+    const r = writeWorkspaceFile(ws, 'inbox', 'a.bin', new Uint8Array(8 * 1024), quota);
+    assert.match(!r.ok ? r.reason : 'written', /quota of 10240 bytes/);
+    assert.equal(existsSync(join(ws, 'inbox')), false);
+    // 1 KiB and the folder fit. Then the walk counts the folder (4 KiB) and the file's block
+    // (4 KiB): half a KiB more fits, which it would not if the folder were counted again.
+    assert.equal(writeWorkspaceFile(ws, 'inbox', 'b.bin', new Uint8Array(1024), quota).ok, true);
+    assert.equal(writeWorkspaceFile(ws, 'inbox', 'c.bin', new Uint8Array(512), quota).ok, true);
+  });
+
   it('is refused, nothing written, where tools could no longer write: past the entry limit', () => {
     const ws = tempDir('boxbot-ws-');
     for (let i = 0; i < 4; i++) writeFileSync(join(ws, `f${i}`), '');
