@@ -6,7 +6,7 @@
 // before reading a byte.
 import fs from 'node:fs';
 import { errorMessage } from '../errors.ts';
-import { DIRECTORY_BYTES, MAX_ENTRIES, mountUsage } from './host/fs-quota.ts';
+import { DIRECTORY_BYTES, exists, MAX_ENTRIES, mountUsage } from './host/fs-quota.ts';
 import { at, closeQuietly, lookup, type MountRoot, openMountRoot, Walk } from './host/fs-walk.ts';
 
 /** What reading a workspace file gave: the bytes, or why not (`missing`: nothing there at all). */
@@ -126,16 +126,6 @@ export type WorkspaceWrite = { ok: true; path: string } | { ok: false; reason: s
 /** One path component the host may create: no separators, no `.`/`..`, no NUL, at most 255 bytes. */
 const SAFE_COMPONENT = /^(?!\.{1,2}$)[^/\0]{1,255}$/;
 
-/** Whether `name` exists in the directory `dirFd` (a link counts as there; nothing is followed). */
-function existsIn(dirFd: number, name: string): boolean {
-  try {
-    fs.lstatSync(at(dirFd, name));
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Saves `bytes` as `dir/name` below the folder `root` (attachments into `inbox/`). Both are one
  * path component. Unlike a read, nothing here follows a symlink: a tool that turned `dir` into a
@@ -177,7 +167,7 @@ export function writeWorkspaceFile(
       if (usage.entries + 2 > maxEntries)
         return { ok: false, reason: `the workspace would hold more than ${maxEntries} files, folders and links` };
       // A folder the file needs counts a block, as a tool's mkdir does.
-      const folder = existsIn(mount.rootFd(), dir) ? 0 : DIRECTORY_BYTES;
+      const folder = exists(at(mount.rootFd(), dir)) ? 0 : DIRECTORY_BYTES;
       if (usage.bytes + folder + bytes.length > opts.maxWorkspaceBytes)
         return { ok: false, reason: `the workspace would exceed its quota of ${opts.maxWorkspaceBytes} bytes` };
     }

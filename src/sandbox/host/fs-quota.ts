@@ -102,6 +102,12 @@ function measured(mount: QuotaMount, maxEntries: number): { usage: number; entri
   return { usage: mount.usage, entries: mount.entries };
 }
 
+/** Refuses (ENOSPC, trap `disk`): the workspace's bytes would pass its quota. */
+function refuseQuota(ctx: CallContext): never {
+  ctx.refused ??= { trap: 'disk', message: `the workspace would exceed its quota of ${ctx.maxDiskBytes} bytes` };
+  throw 'insufficient-space' satisfies ErrorCode;
+}
+
 /** Refuses (ENOSPC, trap `disk`) when the mount holds more names than the quota can count. */
 function refuseUncounted(ctx: CallContext, entries: number): void {
   if (entries <= ctx.maxEntries) return;
@@ -129,10 +135,7 @@ export function chargeWrite(ctx: CallContext, mount: QuotaMount, bytes: number):
   }
   const { usage, entries } = measured(mount, ctx.maxEntries);
   refuseUncounted(ctx, entries);
-  if (usage + bytes > ctx.maxDiskBytes) {
-    ctx.refused ??= { trap: 'disk', message: `the workspace would exceed its quota of ${ctx.maxDiskBytes} bytes` };
-    throw 'insufficient-space' satisfies ErrorCode;
-  }
+  if (usage + bytes > ctx.maxDiskBytes) refuseQuota(ctx);
   ctx.writtenBytes += bytes;
   mount.usage = usage + bytes;
 }
@@ -166,10 +169,7 @@ export function chargeEntry<T>(ctx: CallContext, mount: QuotaMount, path: string
  */
 export function chargeDirectory(ctx: CallContext, mount: QuotaMount, path: string, create: () => void): void {
   const { usage } = measured(mount, ctx.maxEntries);
-  if (usage + DIRECTORY_BYTES > ctx.maxDiskBytes && !exists(path)) {
-    ctx.refused ??= { trap: 'disk', message: `the workspace would exceed its quota of ${ctx.maxDiskBytes} bytes` };
-    throw 'insufficient-space' satisfies ErrorCode;
-  }
+  if (usage + DIRECTORY_BYTES > ctx.maxDiskBytes && !exists(path)) refuseQuota(ctx);
   chargeEntry(ctx, mount, path, create);
   mount.usage = usage + DIRECTORY_BYTES;
 }
@@ -180,7 +180,8 @@ export function releaseDirectory(mount: QuotaMount): void {
   if (mount.usage !== undefined) mount.usage = Math.max(0, mount.usage - DIRECTORY_BYTES);
 }
 
-function exists(path: string): boolean {
+/** Whether a name is at `path` (a link counts; nothing is followed). */
+export function exists(path: string): boolean {
   try {
     fs.lstatSync(path);
     return true;
