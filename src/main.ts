@@ -10,6 +10,7 @@ import { platformOf, targetOf } from './adapters/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
+import { createDailySpend } from './agent/daily-spend.ts';
 import { type AgentRuntime, createAgentRunner, createAgentRuntime, workspaceOf } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
 import { memoryCommands } from './agent/memory/index.ts';
@@ -231,8 +232,13 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     const running = new Set(adapters.map((a) => a.platform as string));
     // The gateway is created below; deliveries only happen after start, when it exists.
     let gatewayRef: Gateway | undefined;
+    // One daily-spend ledger for chats and jobs: each counts the other's charges not yet written.
+    // Drained last, once the gateway and the scheduler have stopped (their writes give up then).
+    const spend = createDailySpend(store.usage, { log });
+    cleanups.push(() => spend.flush());
     const schedulerOptions: SchedulerOptions = {
       store,
+      spend,
       loaded,
       secrets,
       deliver: (key, text, id) => {
@@ -249,6 +255,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     };
     const scheduler = createScheduler(schedulerOptions);
     const agent = createAgentRunner({
+      spend,
       secretValues: secretValues(secrets),
       builtinsFor: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
       mcp,

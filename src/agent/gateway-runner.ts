@@ -16,7 +16,7 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError, type UsageSubject } from '../store/index.ts';
-import { createDailySpend, utcDay } from './daily-spend.ts';
+import { createDailySpend, type DailySpend, utcDay } from './daily-spend.ts';
 import { SUMMARY_MARK, summarizeHistory } from './loop/summarize.ts';
 import type { McpHub } from './mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
@@ -31,6 +31,11 @@ import type { Message } from './types.ts';
 /** What the runner is wired to. */
 export interface AgentRunnerOptions {
   store: Store;
+  /**
+   * The process's daily-spend ledger, shared with the scheduler so each counts the other's
+   * charges not yet written (main passes one); default: a ledger of the runner's own.
+   */
+  spend?: DailySpend;
   deps: AgentDeps;
   /** Conversation workspaces live under this folder, one per key. */
   workspacesDir: string;
@@ -217,7 +222,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
   });
   const now = o.now ?? Date.now;
-  const spend = createDailySpend(o.store.usage, { now, log });
+  const spend = o.spend ?? createDailySpend(o.store.usage, { now, log });
   const userKeyOf = (m: InboundMessage) => `${m.platform}:${m.userId}`;
   /** Why the message's conversation or user may not spend more today (undefined: they may). */
   const overBudget = (message: InboundMessage, policy: ResolvedPolicy): string | undefined => {

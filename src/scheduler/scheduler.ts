@@ -10,6 +10,7 @@
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { decodeConversationKey, type Platform } from '../adapters/index.ts';
+import { createDailySpend, type DailySpend } from '../agent/daily-spend.ts';
 import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../errors.ts';
@@ -17,7 +18,7 @@ import { persister } from '../gateway/persist.ts';
 import { conversationPolicy, resolvePolicy } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { isPretty, silentLogger } from '../log.ts';
-import { encodeName, type JobRecord, type Store, type UsageCharge, type UsageSubject } from '../store/index.ts';
+import { encodeName, type JobRecord, type Store, type UsageSubject } from '../store/index.ts';
 import { JobBree } from './bree-jobs.ts';
 import { type SchedulerClock, systemClock } from './clock.ts';
 import { cronFields, missedRun } from './cron.ts';
@@ -78,6 +79,11 @@ export interface SchedulerOptions {
   clock?: SchedulerClock;
   /** How a failed write of a run's spending is retried: first wait (default 500 ms), doubling up to the max (30 s). */
   storeRetry?: { backoffMs?: number; maxBackoffMs?: number };
+  /**
+   * The process's daily-spend ledger, shared with the gateway's runs so each counts the other's
+   * charges not yet written (main passes one); default: a ledger of the scheduler's own.
+   */
+  spend?: DailySpend;
 }
 
 /** A running scheduler. */
@@ -183,8 +189,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     backoffMs: o.storeRetry?.backoffMs ?? 500,
     maxBackoffMs: o.storeRetry?.maxBackoffMs ?? 30_000,
   });
-  /** Charges not (yet) in the store: counted by budgetLeft as if they were. */
-  const unwritten = new Set<UsageCharge>();
+  const spend = o.spend ?? createDailySpend(o.store.usage, { now: () => clock.now().getTime(), log });
   // One chain, not a KeyedLock: there is a single key (the jobs list), and a failed read must be
   // logged here while the caller of sync() still sees it reject.
   let syncing: Promise<void> = Promise.resolve();
@@ -371,30 +376,10 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     return Math.max(0, budget - (await spentToday({ userKey: job.createdBy })));
   }
 
-  /** What the subject spent today: the store's figure and this scheduler's charges not written yet. */
+  /** What the subject spent today: the store's figure and the charges of this process not written yet. */
   async function spentToday(subject: UsageSubject): Promise<number> {
-    const today = clock.now().toISOString().slice(0, 10);
-    const stored = (await o.store.usage.get(subject, today)).day.costUsd;
-    let pending = 0;
-    for (const c of unwritten)
-      if (
-        c.at.startsWith(today) &&
-        ('conversationKey' in subject ? c.conversationKey === subject.conversationKey : c.userKey === subject.userKey)
-      )
-        pending += c.costUsd ?? 0;
-    return stored + pending;
-  }
-
-  /** Records one charge of a run in the background, retried; the next budget check counts it either way. */
-  function charge(c: UsageCharge, job: string): void {
-    unwritten.add(c);
-    track(
-      persist('job spending', () => o.store.usage.add(c)).then(
-        () => void unwritten.delete(c),
-        // Stopping with the store still failing: kept counted here; the run log keeps its cost.
-        (e: unknown) => log.error({ job, err: errorMessage(e) }, 'job spending not recorded'),
-      ),
-    );
+    await spend.prepare([subject]);
+    return spend.today(subject);
   }
 
   async function finish(id: string): Promise<void> {
@@ -420,7 +405,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         : []);
     const at = clock.now().toISOString();
     for (const c of charges)
-      charge(
+      spend.charge(
         {
           conversationKey: run.job.target,
           // The creator's daily budget counts what their job spends, as their own messages do.
@@ -430,7 +415,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
           ...(c.costUsd !== undefined ? { costUsd: c.costUsd } : {}),
           at,
         },
-        id,
+        persist,
       );
     const left = run.request.budgetLeftUsd;
     const byConversation = left !== undefined && (run.job.budgetUsd === undefined || left < run.job.budgetUsd);
@@ -589,6 +574,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       // The runs are over: a spending write still failing is given up (logged) rather than holding the stop.
       stopped.abort();
       while (inflight.size) await Promise.allSettled([...inflight]);
+      // A ledger of its own is drained here; a shared one by its owner (main), after the gateway stops.
+      if (!o.spend) await spend.flush();
     },
     async add(input) {
       const fields = await validateJobInput(input, o.isKnownTarget);

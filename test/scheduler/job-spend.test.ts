@@ -5,6 +5,8 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { createDailySpend } from '../../src/agent/daily-spend.ts';
+import { silentLogger } from '../../src/log.ts';
 import { createScheduleTool } from '../../src/scheduler/index.ts';
 import { createFileStore, type Store, type UsageCharge } from '../../src/store/index.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
@@ -67,7 +69,7 @@ test('a job’s spending is recorded under the model that answered, not the job�
   emu.assertDone();
 });
 
-test('a failed write of a job’s spending is retried, so the target’s budget still sees it', async () => {
+test('a failed write of a job’s spending is retried until the store takes it', async () => {
   const dir = dataDir();
   const { store, added, attempts } = watchedStore(dir, 2);
   const ctx = setup(emu, { dir, store, workerFile: workerFile('charges'), storeRetry: { backoffMs: 5 } });
@@ -88,6 +90,38 @@ test('a failed write of a job’s spending is retried, so the target’s budget 
     assert.equal(Math.round(spent * 100) / 100, 0.03);
   } finally {
     await ctx.scheduler.stop();
+    await store.close();
+  }
+});
+
+test('while a job’s spending cannot be written, its budget and the chat runs of the process count it', async () => {
+  const dir = dataDir();
+  // The store refuses every usage write for the whole test.
+  const { store, added } = watchedStore(dir, Number.POSITIVE_INFINITY);
+  const loaded = loadedConfig(dir, {
+    channels: { telegram: { enabled: true, budget: { conversationUsdPerDay: 0.03 } } },
+  });
+  // The ledger main shares between the gateway's runs and the scheduler.
+  const spend = createDailySpend(store.usage, { log: silentLogger });
+  const ctx = setup(emu, {
+    dir,
+    store,
+    loaded,
+    spend,
+    workerFile: workerFile('charges'),
+    storeRetry: { backoffMs: 60_000 },
+  });
+  try {
+    const job = await ctx.scheduler.add({ name: 'news', cron: '0 3 * * *', target: TARGET, prompt: 'the news' });
+    assert.equal((await (await ctx.scheduler.runNow(job.id)).done).entry.costUsd, 0.03);
+    // What a chat message in the target checks before its model call: the job's $0.03 is there.
+    assert.equal(Math.round(spend.today({ conversationKey: TARGET }) * 100), 3);
+    // And the job's next run finds the budget spent, though nothing reached the store.
+    assert.equal((await (await ctx.scheduler.runNow(job.id)).done).entry.outcome, 'budget-exceeded');
+    assert.equal(added.length, 0);
+  } finally {
+    await ctx.scheduler.stop();
+    await spend.flush();
     await store.close();
   }
 });
