@@ -92,9 +92,11 @@ export function parseApprovalButton(buttonId: string): { id: string; approve: bo
 }
 
 /**
- * Why a guarded call is refused when nobody may decide it: the rules in force combine two policies
- * (a job's creator and its target) whose approver lists share nobody. Fail closed, at once, rather
- * than post a question nobody can answer.
+ * Why a guarded call is refused when nobody may decide it: rules combined from two policies
+ * (stricterApprovals) whose approver lists share nobody. Today only scheduled jobs combine rules,
+ * and they never ask (nobody is there to answer), so no chat reaches this; it is the desk's own
+ * guard, failing closed at once rather than posting a question nobody can answer, for whatever
+ * combines rules next.
  */
 export const NO_APPROVERS =
   'nobody may approve it: the approval rules that apply here name no approver that every policy involved accepts';

@@ -531,9 +531,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       // it is long exactly when replicas are busy.
       const [pending, outbox] = await Promise.all([opts.store.pending(key), opts.store.pendingOutbox(key)]);
       const idle = (id: string) => !active.has(id) && !busy.has(id);
-      for (const entry of outbox) if (entry.conversationKey === key && idle(entry.id)) resume(entry);
+      for (const entry of outbox) if (idle(entry.id)) resume(entry);
       for (const { message, previewMessageId } of pending) {
-        if (message.conversationKey !== key || !idle(message.id) || !adapters.has(message.platform)) continue;
+        if (!idle(message.id) || !adapters.has(message.platform)) continue;
         const policy = resolvePolicy(opts.config, message);
         run(
           message,
@@ -550,8 +550,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function handOver(key: string): Promise<void> {
     if (!owner || stopping || conversations.has(key) || outside.has(key)) return;
     await owner.release(key);
-    const more = (await opts.store.pending(key)).some((p) => p.message.conversationKey === key);
-    if (more) background(pump(key), 'conversation not taken', 'warn');
+    if ((await opts.store.pending(key)).length > 0) background(pump(key), 'conversation not taken', 'warn');
   }
 
   /** Replicas: takes the unanswered work no replica is working on (its owner died, or gave it up just then). */

@@ -3,6 +3,7 @@
 // AdapterApiError ("Slack said no") or AdapterNetworkError ("Slack was not reached"); and the
 // bridge from the Slack libraries' logger to ours.
 import { ErrorCode, LogLevel, type Logger as SlackLogger, type WebAPICallError, WebClient } from '@slack/web-api';
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts';
 
@@ -90,7 +91,7 @@ export function toAdapterError(e: unknown): AdapterError {
       return new AdapterNetworkError('slack', original?.message ?? err.message ?? 'request failed');
     }
     default:
-      return new AdapterNetworkError('slack', e instanceof Error ? e.message : String(e));
+      return new AdapterNetworkError('slack', errorMessage(e));
   }
 }
 

@@ -3,6 +3,8 @@
 // not for the agent, and hands each message to the sink exactly once even when Slack redelivers
 // it (RecentEvents), with the sender's display name looked up when the payload carried none
 // (UserNames).
+
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import type { InboundSink, NormalizeResult } from '../types.ts';
 import { normalizeSlackEvent, type SlackNormalizeContext } from './normalize.ts';
@@ -76,7 +78,7 @@ export class SlackInbound {
         await sink(message);
       } catch (e) {
         this.log.error(
-          { id: message.id, err: e instanceof Error ? e.message : String(e) },
+          { id: message.id, err: errorMessage(e) },
           'the sink refused a Slack message; Slack will redeliver it',
         );
         throw e;

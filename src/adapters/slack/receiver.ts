@@ -6,6 +6,7 @@
 // as App calls ack(), which App does for events before any listener), and its HTTP receivers own
 // their server or Express app, while boxbot serves routes on the gateway's own server (AdapterRoute).
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { AdapterError } from '../errors.ts';
 import type { DeliveryInfo } from './inbound.ts';
@@ -62,10 +63,7 @@ export class JournalFirstReceiver implements Receiver {
       if (e instanceof SinkRefusedError) return { ok: false };
       // Bolt itself failed on the body (it reads some fields unguarded): a malformed payload that
       // a redelivery would not fix, so it is acknowledged and dropped.
-      this.log.warn(
-        { err: e instanceof Error ? e.message : String(e) },
-        'dropped a malformed Slack event (Bolt could not read it)',
-      );
+      this.log.warn({ err: errorMessage(e) }, 'dropped a malformed Slack event (Bolt could not read it)');
       return { ok: true };
     }
     return response === undefined || response === '' ? { ok: true } : { ok: true, response };

@@ -6,6 +6,7 @@
 // Reconnects are ours, not the library's: its own loop turns a failed apps.connections.open
 // (network down, HTTP 5xx) into an unhandled rejection, and waits 5 s on every refresh.
 import { SocketModeClient } from '@slack/socket-mode';
+import { errorMessage } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { slackLogger, webClientOptions } from './api.ts';
 import type { DeliveryInfo } from './inbound.ts';
@@ -51,7 +52,7 @@ export async function startSocketMode(opts: {
 
   client.on('slack_event', (args: SlackEventArgs) => {
     void handle(args).catch((e: unknown) =>
-      log.warn({ err: e instanceof Error ? e.message : String(e) }, 'could not acknowledge a Slack envelope'),
+      log.warn({ err: errorMessage(e) }, 'could not acknowledge a Slack envelope'),
     );
   });
   const handle = async (args: SlackEventArgs): Promise<void> => {
@@ -91,10 +92,7 @@ export async function startSocketMode(opts: {
         },
         (e: unknown) => {
           failures += 1;
-          log.warn(
-            { err: e instanceof Error ? e.message : String(e), failures },
-            'Socket Mode reconnect failed; retrying',
-          );
+          log.warn({ err: errorMessage(e), failures }, 'Socket Mode reconnect failed; retrying');
           reconnect();
         },
       );
@@ -136,7 +134,7 @@ function guardMalformedEnvelopes(client: SocketModeClient, log: Logger): void {
     }
     for (const listener of original) {
       void Promise.resolve(listener.call(client, forward, isBinary)).catch((e: unknown) =>
-        log.warn({ err: e instanceof Error ? e.message : String(e) }, 'the Socket Mode client failed on a message'),
+        log.warn({ err: errorMessage(e) }, 'the Socket Mode client failed on a message'),
       );
     }
   });

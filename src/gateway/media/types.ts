@@ -1,8 +1,9 @@
 // What the gateway's media step hands the agent run: the files of one message as saved in the
 // conversation's workspace (with what was read from them), and the lines the user is told.
+import type { Sniffed } from '../../sniff-type.ts';
 
-/** How boxbot treats a file, from its bytes (see src/sniff-type.ts). */
-export type FileFamily = 'image' | 'audio' | 'video' | 'pdf' | 'text' | 'executable' | 'binary';
+/** How boxbot treats a file, from its bytes. */
+export type FileFamily = Sniffed['family'];
 
 /** One file of the message, saved in the workspace. */
 export interface InboxFile {
