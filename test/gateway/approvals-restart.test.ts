@@ -5,100 +5,18 @@
 // whatever was approved before.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createAgentRunner } from '../../src/agent/gateway-runner.ts';
-import type { AgentDeps, ModelRequest, Provider, StreamPart } from '../../src/agent/index.ts';
-import type { BuiltinTool } from '../../src/agent/tools/builtin.ts';
-import { configSchema } from '../../src/config/schema.ts';
 import { APPROVERS_CHANGED, NOT_WAITED_ON } from '../../src/gateway/approvals.ts';
-import { createGateway } from '../../src/gateway/gateway.ts';
-import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryState, createMemoryStore } from '../../src/store/index.ts';
-import type { MemoryFilesState } from '../../src/store/memory-files.ts';
-import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
 import { callTools, reply } from '../agent/loop/scripted.ts';
-import { tempDir } from '../helpers.ts';
-import { FakeAdapter, fakeCapabilities, inboundMessage, until } from './fakes.ts';
-
-/** A model answering from a queue shared across restarts. */
-function scriptedModel() {
-  const steps: StreamPart[][] = [];
-  const requests: ModelRequest[] = [];
-  const provider: Provider = {
-    name: 'test',
-    stream: (req) => {
-      requests.push(structuredClone(req));
-      const step = steps.shift();
-      if (!step) throw new Error(`model call ${requests.length} was not scripted`);
-      return (async function* () {
-        yield* step;
-      })();
-    },
-  };
-  return { provider, requests, script: (...s: StreamPart[][]) => steps.push(...s) };
-}
-
-/** A Write tool that counts its runs. */
-function writeTool() {
-  const runs: unknown[] = [];
-  const t: BuiltinTool = {
-    name: 'write',
-    description: 'write test tool',
-    inputSchema: { type: 'object', properties: { path: { type: 'string' } }, additionalProperties: false },
-    permissionLevel: 'Write',
-    async run(input) {
-      runs.push(input);
-      return { content: `write done: ${String(input.path)}`, isError: false };
-    },
-  };
-  return { t, runs };
-}
-
-/** A gateway on `state` with the telegram config `telegram`; boot again on the same state and adapter to restart. */
-function boot(
-  model: ReturnType<typeof scriptedModel>,
-  state: MemoryFilesState,
-  telegram: Record<string, unknown>,
-  tool: BuiltinTool,
-  adapter = new FakeAdapter('telegram', fakeCapabilities({ maxTextLength: 4000 })),
-) {
-  const store = createMemoryStore({ state });
-  const deps: AgentDeps = {
-    resolveModel: (spec) => ({ provider: model.provider, model: 'default', id: spec ?? 'test/default' }),
-    registry: noWasm,
-    sandbox: noSandbox,
-    costOf: () => 0.001,
-    builtins: [tool],
-  };
-  const agent = createAgentRunner({
-    store,
-    deps,
-    workspacesDir: tempDir(),
-    sandbox: { block: ['private'], limits: DEFAULT_LIMITS },
-  });
-  const gw = createGateway({
-    config: configSchema.parse({ channels: { telegram: { access: 'full', ...telegram } } }),
-    adapters: [adapter],
-    agent,
-    store: store.delivery,
-    approvals: store.approvals,
-    outbound: { backoffMs: 5 },
-  });
-  return { gw, adapter, store };
-}
-
-const lastToolResult = (req: ModelRequest | undefined): string => {
-  const part = req?.messages.at(-1)?.content.find((p) => p.type === 'tool-result');
-  return part?.type === 'tool-result' ? part.content : '';
-};
-const questions = (a: FakeAdapter) => a.posted.filter((p) => p.text.startsWith('Approval needed'));
-const idOf = (text: string) => /\(([a-z0-9]+)\)/.exec(text)![1]!;
+import { inboundMessage, until } from './fakes.ts';
+import { boot, idOf, lastToolResult, Model, questions, tool } from './real-gateway.ts';
 
 /** First start: a run asks about write(x) and the gateway stops while the question waits. */
 async function questionLeftPending(telegram: Record<string, unknown>) {
-  const model = scriptedModel();
+  const model = new Model();
   const state = createMemoryState();
-  const write = writeTool();
-  const first = boot(model, state, telegram, write.t);
+  const write = tool('write', 'Write');
+  const first = boot({ model, state, telegram, tools: [write.t] });
   await first.gw.start();
   model.script(callTools([['write', { path: 'x' }]]));
   await first.adapter.say('save x');
@@ -113,7 +31,13 @@ test('restart with other approvers: old question withdrawn, removed approver can
   });
   const old = questions(adapter)[0]!;
   model.script(callTools([['write', { path: 'x' }]]), reply('Saved x.'));
-  const second = boot(model, state, { approvals: { levels: ['Write'], approvers: ['chief'] } }, write.t, adapter);
+  const second = boot({
+    model,
+    state,
+    telegram: { approvals: { levels: ['Write'], approvers: ['chief'] } },
+    tools: [write.t],
+    adapter,
+  });
   await second.gw.start();
   await until(() => questions(adapter).length === 2, 'asked anew');
   await until(() => old.text.endsWith(APPROVERS_CHANGED), 'the old question says why it was withdrawn');
@@ -140,7 +64,7 @@ test('restart after approvals were turned off: the call runs without asking, the
     approvals: { levels: ['Write'], approvers: ['boss'] },
   });
   model.script(callTools([['write', { path: 'x' }]]), reply('Saved x.'));
-  const second = boot(model, state, {}, write.t, adapter);
+  const second = boot({ model, state, telegram: {}, tools: [write.t], adapter });
   await second.gw.start();
   await until(() => adapter.texts().includes('Saved x.'), 'the answer');
   await second.gw.idle();
@@ -162,7 +86,7 @@ for (const [what, forbidding] of [
     // The approver's press was taken just before the restart: approved, not yet run.
     await createMemoryStore({ state }).approvals.decide(id, 'approved', new Date().toISOString(), 'boss');
     model.script(callTools([['write', { path: 'x' }]]), reply('Could not save.'));
-    const next = boot(model, state, { approvals, ...forbidding }, write.t, adapter);
+    const next = boot({ model, state, telegram: { approvals, ...forbidding }, tools: [write.t], adapter });
     await next.gw.start();
     await until(() => adapter.texts().includes('Could not save.'), 'the answer');
     await next.gw.idle();
@@ -174,7 +98,7 @@ for (const [what, forbidding] of [
 test('restart after the requester lost access: the message is refused and its old question withdrawn', async () => {
   const approvals = { levels: ['Write'], approvers: ['boss'] };
   const { model, state, write, adapter, id } = await questionLeftPending({ approvals });
-  const next = boot(model, state, { approvals, allowFrom: ['7'] }, write.t, adapter);
+  const next = boot({ model, state, telegram: { approvals, allowFrom: ['7'] }, tools: [write.t], adapter });
   await next.gw.start();
   const old = questions(adapter)[0]!;
   await until(() => old.text.endsWith(NOT_WAITED_ON), 'the old question withdrawn');

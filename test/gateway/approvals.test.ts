@@ -18,6 +18,7 @@ import { narrowPolicy } from '../../src/gateway/policy.ts';
 import { silentLogger } from '../../src/log.ts';
 import { type ApprovalStore, createMemoryStore } from '../../src/store/index.ts';
 import { FakeAdapter, fakeCapabilities, inboundMessage, until } from './fakes.ts';
+import { idOf, questions } from './real-gateway.ts';
 
 const question: ApprovalQuestion = {
   tool: 'write',
@@ -121,9 +122,6 @@ test('a question whose time ran out while boxbot was down expires at start, sayi
   assert.deepEqual(await store.approvals.pending(), []);
   next.stop();
 });
-
-const idOf = (text: string) => /\(([a-z0-9]+)\)/.exec(text)![1]!;
-const questions = (adapter: FakeAdapter) => adapter.posted.filter((p) => p.text.startsWith('Approval needed'));
 
 /** A run asks, the gateway shuts down while it waits (the question stays pending): the state a restart finds. */
 async function askThenShutDown(d: ReturnType<typeof desk>, rules: ApprovalRules, msg = inboundMessage('save')) {
