@@ -52,16 +52,17 @@ export function createConversations(docs: Documents, now: () => number): Convers
   }
 
   /**
-   * Clears what was copied to the archive, once the copy is durable: a turn saved while the copy
-   * was written (its history then starts with the copied one) stays, as the new session's.
+   * Clears what was copied to the archive, once the copy is durable, if the conversation is still
+   * the session copied (same start, the copied messages first): a turn saved while the copy was
+   * written stays, as the new session's. Anything else (a session started since, a history
+   * rewritten) is left whole. Checked under the document's lock, so nothing read earlier decides.
    */
-  async function clearCopied(key: string, messages: Message[], archivedAt: string): Promise<void> {
-    const copied = JSON.stringify(messages);
+  async function clearCopied(key: string, copied: Pick<Conversation, 'createdAt' | 'messages'>, archivedAt: string) {
+    const n = copied.messages.length;
+    const prefix = JSON.stringify(copied.messages);
     await docs.update<Conversation>(spec(key), (c) => {
-      if (!c) return UNCHANGED;
-      const n = messages.length;
-      const later = JSON.stringify(c.messages.slice(0, n)) === copied ? c.messages.slice(n) : [];
-      return { ...c, createdAt: archivedAt, updatedAt: archivedAt, messages: later };
+      if (!c || c.createdAt !== copied.createdAt || JSON.stringify(c.messages.slice(0, n)) !== prefix) return UNCHANGED;
+      return { ...c, createdAt: archivedAt, updatedAt: archivedAt, messages: c.messages.slice(n) };
     });
   }
 
@@ -95,12 +96,9 @@ export function createConversations(docs: Documents, now: () => number): Convers
       const prior = requestId ? await newestArchive(key, earlier.filter((n) => n.endsWith('.json')).sort()) : undefined;
       if (prior && prior.requestId === requestId) {
         // This /new archived before the process stopped (its reply not yet written): the copy is
-        // kept, the clearing finished if it had not happened (the session is still the one copied:
-        // same start, same messages first), and a session started since is left alone.
-        const uncleared =
-          cur?.createdAt === prior.createdAt &&
-          JSON.stringify(cur.messages.slice(0, prior.messages.length)) === JSON.stringify(prior.messages);
-        if (uncleared) await clearCopied(key, prior.messages, prior.archivedAt);
+        // kept, the clearing finished if it had not happened, and a session started since is left
+        // alone (clearCopied tells them apart).
+        await clearCopied(key, prior, prior.archivedAt);
         return prior;
       }
       if (!cur?.messages.length) return undefined;
@@ -108,7 +106,7 @@ export function createConversations(docs: Documents, now: () => number): Convers
       const record = archiveRecord(key, cur, { at: now(), archivedAt, earlier: earlier.length, requestId });
       const { id } = record;
       await docs.update<ArchivedConversation>(archiveSpec(key, `${id}.json`), () => record);
-      await clearCopied(key, cur.messages, archivedAt);
+      await clearCopied(key, cur, archivedAt);
       return record;
     },
     async archived(key) {

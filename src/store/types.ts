@@ -331,7 +331,12 @@ export interface UsageReport {
 
 /** Durable usage per conversation and per user, per UTC day (budgets and `/usage`). */
 export interface UsageStore {
-  /** Adds one model call to its conversation's and its user's totals (today's and all-time). */
+  /**
+   * Adds one model call to its conversation's and its user's totals (today's and all-time).
+   * A failed add may be retried, but only with the same charge object (not a copy): the file
+   * store remembers by that object which totals the failed try already wrote, so they are not
+   * counted twice.
+   */
   add(charge: UsageCharge): Promise<void>;
   /** The subject's totals on `day` (`YYYY-MM-DD`, UTC) and overall; zeros if nothing was charged. */
   get(subject: UsageSubject, day: string): Promise<UsageReport>;

@@ -1044,6 +1044,30 @@ export function storeContract(
     await s.close();
   });
 
+  itFiles('conversations: a /new whose session changed while it copied leaves the fresh session whole', async (h) => {
+    let clock = Date.parse('2026-11-01T00:00:00.000Z');
+    let during: (() => Promise<void>) | undefined;
+    const s = h.open({
+      now: () => (clock += 1000),
+      beforeCommit: async (path) => {
+        if (!path.startsWith('archive/') || !during) return;
+        const run = during;
+        during = undefined;
+        await run();
+      },
+    });
+    await s.conversations.setMessages('web:a', [msg('user', 'one'), msg('assistant', 'two')]);
+    // While the first /new writes its copy, a second /new archives the same session and a turn of
+    // the fresh session is saved: the first one's clearing then finds another session.
+    during = async () => {
+      await s.conversations.archive('web:a', 'telegram:evt:new2');
+      await s.conversations.setMessages('web:a', [msg('user', 'three')]);
+    };
+    await s.conversations.archive('web:a', 'telegram:evt:new1');
+    assert.deepEqual(texts((await s.conversations.get('web:a'))?.messages), ['three'], 'the fresh session is kept');
+    await s.close();
+  });
+
   itFiles('conversations: /new run again after a crash between its copy and the clearing archives once', async (h) => {
     let crash = false;
     const s = h.open({

@@ -2,7 +2,7 @@
 // with receipts. Each call is one statement or one transaction, so replicas sharing a database
 // see one truth: a redelivered event is accepted by exactly one of them (the seen id's primary
 // key decides), and a reply's receipts are never reset. Failed replies (never delivered again)
-// are kept for inspection within a retention, enforced whenever another one fails.
+// are kept for inspection within a retention, enforced whenever another one fails and at open.
 
 import type { InboundMessage } from '../../adapters/index.ts';
 import { DEFAULT_FAILED_OUTBOX } from '../delivery-log.ts';
@@ -20,8 +20,21 @@ export interface DedupeWindow {
 
 /** What is stored of an outbox entry besides its receipts (the preview shown and file bytes are not in it). */
 type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'previewShown'>;
-/** When a failed row's send gave up (ISO 8601, so ordered as text); createdAt for rows failed before it was kept. */
-const FAILED_AT = `COALESCE(entry::jsonb->>'failedAt', entry::jsonb->>'createdAt')`;
+
+/**
+ * Drops failed rows beyond their retention (a pending one may still be delivered): the too old, then
+ * beyond the newest maxCount. Run with each failure, and once at open for what expired meanwhile.
+ */
+export async function pruneFailedOutbox(q: Db['query'], now: number, failed: DedupeWindow): Promise<void> {
+  await q(`DELETE FROM boxbot_outbox WHERE state = 'failed' AND failed_at < $1`, [
+    new Date(now - failed.maxAgeMs).toISOString(),
+  ]);
+  await q(
+    `DELETE FROM boxbot_outbox WHERE id IN
+       (SELECT id FROM boxbot_outbox WHERE state = 'failed' ORDER BY failed_at DESC, seq DESC OFFSET $1)`,
+    [failed.maxCount],
+  );
+}
 
 /** The delivery store in PostgreSQL. */
 export function createPgDelivery(
@@ -184,25 +197,15 @@ export function createPgDelivery(
       checkKey(entryId, 'outbox id');
       if (answeredMessageId !== undefined) checkKey(answeredMessageId, 'message id');
       await db.tx(async (q) => {
-        // The time the send gave up goes into the entry: failed replies are aged by it, not by when the
-        // reply was made (one retried for days and refused just now is kept its full time). Rows failed
-        // by earlier versions have none and are aged by createdAt.
-        await q(
-          `UPDATE boxbot_outbox SET state = 'failed', error = $2,
-             entry = jsonb_set(entry::jsonb, '{failedAt}', to_jsonb($3::text))::text
-           WHERE id = $1`,
-          [encodeKey(entryId), error, stamp()],
-        );
-        await q('DELETE FROM boxbot_outbox_files WHERE entry_id = $1', [encodeKey(entryId)]);
-        // Only failed rows go (a pending one may still be delivered): the too old, then beyond the newest maxCount.
-        await q(`DELETE FROM boxbot_outbox WHERE state = 'failed' AND ${FAILED_AT} < $1`, [
-          new Date(now() - failed.maxAgeMs).toISOString(),
+        // Failed replies are aged by when the send gave up, not by when the reply was made (one retried
+        // for days and refused just now is kept its full time).
+        await q(`UPDATE boxbot_outbox SET state = 'failed', error = $2, failed_at = $3 WHERE id = $1`, [
+          encodeKey(entryId),
+          error,
+          stamp(),
         ]);
-        await q(
-          `DELETE FROM boxbot_outbox WHERE id IN
-             (SELECT id FROM boxbot_outbox WHERE state = 'failed' ORDER BY ${FAILED_AT} DESC, seq DESC OFFSET $1)`,
-          [failed.maxCount],
-        );
+        await q('DELETE FROM boxbot_outbox_files WHERE entry_id = $1', [encodeKey(entryId)]);
+        await pruneFailedOutbox(q, now(), failed);
         if (answeredMessageId !== undefined)
           await q('DELETE FROM boxbot_inbound WHERE id = $1', [encodeKey(answeredMessageId)]);
       });

@@ -6,7 +6,7 @@ import type { Store, StoreOptions } from '../types.ts';
 import { createPgApprovals } from './approvals.ts';
 import { createPgConversations } from './conversations.ts';
 import { createDb, type Db } from './db.ts';
-import { createPgDelivery } from './delivery.ts';
+import { createPgDelivery, pruneFailedOutbox } from './delivery.ts';
 import { createPgJobs } from './jobs.ts';
 import { createPgKv } from './kv.ts';
 import { createPgLeases } from './leases.ts';
@@ -58,6 +58,12 @@ export async function openPostgresStore(url: string, opts: StoreOptions = {}): P
     } finally {
       client.release();
     }
+    // Failed replies that expired while boxbot was down go now, as the file backend's do at start
+    // (while running, with the next failure).
+    await pruneFailedOutbox((sql, params) => db.query(sql, params), (opts.now ?? Date.now)(), {
+      ...DEFAULT_FAILED_OUTBOX,
+      ...opts.failedOutbox,
+    });
   } catch (e) {
     await db.close().catch(() => {});
     throw e;

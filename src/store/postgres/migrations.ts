@@ -144,6 +144,24 @@ export const MIGRATIONS: readonly Migration[] = [
         WHERE state = 'pending';
     `,
   },
+  {
+    version: 7,
+    // Failed replies are aged and pruned by a column, not by parsing every failed row's JSON. Rows
+    // failed before it take the failedAt their entry was patched with, else their createdAt (as
+    // they were aged until now), read as text: a failed entry holding an escaped U+0000 is not
+    // valid jsonb. A row whose entry names neither is kept its full retention from now.
+    name: 'failed replies aged by a column',
+    sql: `
+      ALTER TABLE boxbot_outbox ADD COLUMN failed_at timestamptz;
+      UPDATE boxbot_outbox SET failed_at = COALESCE(
+          substring(entry from '"failedAt": ?"([^"]+)"'),
+          substring(entry from '"createdAt": ?"([^"]+)"'),
+          now()::text
+        )::timestamptz
+        WHERE state = 'failed';
+      CREATE INDEX boxbot_outbox_failed ON boxbot_outbox (failed_at) WHERE state = 'failed';
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */

@@ -16,10 +16,6 @@ const subjectKey = (s: UsageSubject): string => {
   return encodeKey(`${'conversationKey' in s ? 'conversation' : 'user'}:${id}`);
 };
 
-/** Orders rows by subject, then day (as every charge inserts them). */
-const byKey = (a: { subject: string; day: string }, b: { subject: string; day: string }): number =>
-  a.subject < b.subject ? -1 : a.subject > b.subject ? 1 : a.day < b.day ? -1 : a.day > b.day ? 1 : 0;
-
 /** Usage in PostgreSQL. */
 export function createPgUsage(db: Db): UsageStore {
   return {
@@ -31,8 +27,10 @@ export function createPgUsage(db: Db): UsageStore {
       const subjects = [subjectKey({ conversationKey: c.conversationKey })];
       if (c.userKey) subjects.push(subjectKey({ userKey: c.userKey }));
       // Every row of the charge in one statement each (a round trip per statement, not per row):
-      // the day's and the total's of each subject, in one order for every charge.
-      const rows = subjects.flatMap((subject) => [day, TOTAL].map((d) => ({ subject, day: d }))).sort(byKey);
+      // the day's and the total's of each subject, in one order for every charge, so two charges
+      // inserting the same new rows never wait on each other crosswise. Built in that order: the
+      // conversation's subject before the user's, and the day (ISO, a digit first) before `total`.
+      const rows = subjects.flatMap((subject) => [day, TOTAL].map((d) => ({ subject, day: d })));
       const keys = [rows.map((r) => r.subject), rows.map((r) => r.day)];
       await db.tx(async (q) => {
         // The rows exist before they are locked, so two first charges at once both count.
