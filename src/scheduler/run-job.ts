@@ -10,7 +10,7 @@ import { errorMessage } from '../errors.ts';
 import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { jobInput } from './job-prompt.ts';
-import { oneLine, type WorkerRunResult } from './run-text.ts';
+import { oneLine, type RunCharge, type WorkerRunResult } from './run-text.ts';
 import type { RunRequest } from './worker-protocol.ts';
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
@@ -48,7 +48,13 @@ export function runLimits(req: Pick<RunRequest, 'job' | 'loaded'>): PolicyLimits
 /** Runs the job once; never throws (failures are outcome `error` with a one-line reason). */
 export async function runJob(
   req: RunRequest,
-  o: { signal: AbortSignal; log: Logger; onStarted?: () => void },
+  o: {
+    signal: AbortSignal;
+    log: Logger;
+    onStarted?: () => void;
+    /** Each model call as it is charged (the worker posts it at once, so a killed run's spending is kept). */
+    onCharge?: (charge: RunCharge) => void;
+  },
 ): Promise<WorkerRunResult> {
   const fail = (error: string): WorkerRunResult => ({ outcome: 'error', text: '', error, usage: NO_USAGE, costUsd: 0 });
   let runtime: Awaited<ReturnType<typeof createAgentRuntime>> | undefined;
@@ -89,7 +95,6 @@ export async function runJob(
     o.onStarted?.();
     // Each model call under the model that answered it: a default, a fallback or a sub-agent's
     // model is charged as what it is, not as the job's `model` field.
-    const charges: NonNullable<WorkerRunResult['charges']> = [];
     const r = await runAgent({
       input: input.input,
       policy,
@@ -97,7 +102,7 @@ export async function runJob(
       signal: o.signal,
       meterHooks: {
         onCharge: (model, usage, costUsd) =>
-          charges.push({ model, usage, ...(costUsd !== undefined ? { costUsd } : {}) }),
+          o.onCharge?.({ model, usage, ...(costUsd !== undefined ? { costUsd } : {}) }),
       },
       // The approval rules stay; the people to ask do not exist in a scheduled run.
       nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
@@ -111,7 +116,6 @@ export async function runJob(
       ...(r.error ? { error: r.error } : {}),
       usage: r.usage,
       costUsd: r.costUsd ?? r.cost.knownUsd,
-      ...(charges.length ? { charges } : {}),
     };
   } catch (e) {
     return fail(oneLine(errorMessage(e) ?? String(e)));

@@ -10,11 +10,16 @@ export interface WorkerRunResult {
   error?: string;
   usage: RunUsage;
   costUsd: number;
-  /**
-   * Each model call as charged, under the model that answered it (the resolved one, a sub-agent's
-   * own); what the run's spending is recorded as. Absent: nothing was charged (or an older worker).
-   */
-  charges?: { model: string; usage: RunUsage; costUsd?: number }[];
+}
+
+/**
+ * One model call as charged, under the model that answered it (the resolved one, a sub-agent's
+ * own); a run's spending is recorded as these, each as the worker reports it.
+ */
+export interface RunCharge {
+  model: string;
+  usage: RunUsage;
+  costUsd?: number;
 }
 
 /** Token counts of a run or of one model call. */

@@ -24,7 +24,7 @@ import { type SchedulerClock, systemClock } from './clock.ts';
 import { cronFields, missedRun } from './cron.ts';
 import { SchedulerError } from './errors.ts';
 import { transcriptOf } from './job-prompt.ts';
-import { oneLine, runText, type WorkerRunResult } from './run-text.ts';
+import { oneLine, type RunCharge, runText, type WorkerRunResult } from './run-text.ts';
 import type {
   Deliver,
   JobInput,
@@ -222,6 +222,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
             outcome: 'timeout',
             reason: 'its worker did not stop at the timeout and was terminated',
           });
+        else if (m.type === 'charge') charge(run, m.charge);
         else run.result = m.result;
       },
       error(id, e) {
@@ -382,6 +383,26 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     return spend.today(subject);
   }
 
+  /**
+   * One model call of a run, charged when the worker reports it (not from its result, which a
+   * terminated or crashed worker never sends): to the target conversation (its daily budget,
+   * /usage), as its own runs are, under the model that answered the call.
+   */
+  function charge(run: ActiveRun, c: RunCharge): void {
+    spend.charge(
+      {
+        conversationKey: run.job.target,
+        // The creator's daily budget counts what their job spends, as their own messages do.
+        ...(run.job.createdBy ? { userKey: run.job.createdBy } : {}),
+        model: c.model,
+        usage: c.usage,
+        ...(c.costUsd !== undefined ? { costUsd: c.costUsd } : {}),
+        at: clock.now().toISOString(),
+      },
+      persist,
+    );
+  }
+
   async function finish(id: string): Promise<void> {
     const state = states.get(id);
     const run = state?.run;
@@ -395,28 +416,6 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       usage: NO_USAGE,
       costUsd: 0,
     };
-    // Spent by the target conversation (its daily budget, /usage), as its own runs are, under the
-    // model that answered each call. A result without its calls (an older worker) is one charge.
-    const spent = result.costUsd > 0 || result.usage.inputTokens + result.usage.outputTokens > 0;
-    const charges =
-      result.charges ??
-      (spent
-        ? [{ model: run.job.model ?? o.loaded.config.model ?? 'unknown', usage: result.usage, costUsd: result.costUsd }]
-        : []);
-    const at = clock.now().toISOString();
-    for (const c of charges)
-      spend.charge(
-        {
-          conversationKey: run.job.target,
-          // The creator's daily budget counts what their job spends, as their own messages do.
-          ...(run.job.createdBy ? { userKey: run.job.createdBy } : {}),
-          model: c.model,
-          usage: c.usage,
-          ...(c.costUsd !== undefined ? { costUsd: c.costUsd } : {}),
-          at,
-        },
-        persist,
-      );
     const left = run.request.budgetLeftUsd;
     const byConversation = left !== undefined && (run.job.budgetUsd === undefined || left < run.job.budgetUsd);
     const mine = run.request.creatorBudgetLeftUsd;

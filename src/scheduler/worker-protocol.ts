@@ -2,7 +2,7 @@
 // ('cancel' in, 'done' out) travel on the same port.
 import type { LoadedConfig } from '../config/load.ts';
 import type { JobRecord } from '../store/index.ts';
-import type { WorkerRunResult } from './run-text.ts';
+import type { RunCharge, WorkerRunResult } from './run-text.ts';
 
 /** Main → worker: everything one run needs (the worker reads no files of the store). */
 export interface RunRequest {
@@ -29,13 +29,17 @@ export interface RunRequest {
 /** Worker → main. */
 export type WorkerMessage =
   /** The runtime is built and the agent starts (the run's timeout counts from here). */
-  { type: 'started' } | { type: 'result'; result: WorkerRunResult };
+  | { type: 'started' }
+  /**
+   * One model call as charged, sent when it is made: the scheduler records it at once, so what a
+   * run spent counts even when its worker is terminated or crashes before its result.
+   */
+  | { type: 'charge'; charge: RunCharge }
+  | { type: 'result'; result: WorkerRunResult };
 
 /** True for a message of the protocol (not one of Bree's strings). */
 export function isWorkerMessage(m: unknown): m is WorkerMessage {
-  return (
-    typeof m === 'object' &&
-    m !== null &&
-    ((m as { type?: unknown }).type === 'started' || (m as { type?: unknown }).type === 'result')
-  );
+  if (typeof m !== 'object' || m === null) return false;
+  const type = (m as { type?: unknown }).type;
+  return type === 'started' || type === 'charge' || type === 'result';
 }

@@ -218,3 +218,33 @@ test('a job stored before creators were kept still loads and runs, charged to it
     await store.close();
   }
 });
+
+test('what a run spent before its worker was terminated is charged and counts toward the budget', async () => {
+  const dir = dataDir();
+  const { store, added } = watchedStore(dir);
+  const loaded = loadedConfig(dir, {
+    channels: { telegram: { enabled: true, budget: { conversationUsdPerDay: 0.02 } } },
+  });
+  // The worker makes one $0.02 call, then hangs past the job's timeout and the grace period.
+  const ctx = setup(emu, { dir, store, loaded, workerFile: workerFile('charge-then-hang'), graceMs: 300 });
+  try {
+    const job = await ctx.scheduler.add({
+      name: 'news',
+      cron: '0 3 * * *',
+      target: TARGET,
+      prompt: 'the news',
+      timeoutMs: 300,
+    });
+    assert.equal((await (await ctx.scheduler.runNow(job.id)).done).entry.outcome, 'timeout');
+    // The $0.02 spent the conversation's day: the next run does not start.
+    assert.equal((await (await ctx.scheduler.runNow(job.id)).done).entry.outcome, 'budget-exceeded');
+    await until(() => added.length === 1, 'the killed run’s call recorded', 10_000);
+    assert.deepEqual(
+      added.map((c) => [c.conversationKey, c.model, c.costUsd]),
+      [[TARGET, 'openai/gpt-4o', 0.02]],
+    );
+  } finally {
+    await ctx.scheduler.stop();
+    await store.close();
+  }
+});
