@@ -1,6 +1,6 @@
 // One run of a job, as its worker thread does it: its own agent runtime (providers, sandbox,
 // tools, skills) from the config, a fresh session with the job's prompt, under the job's
-// access, model, timeout and budget (within the target's daily budget left), in the target
+// access, model, timeout and budget (as the scheduler capped it by the daily budgets left), in the target
 // conversation's workspace. What a run may do
 // is the narrowest of the job's own settings, the policy of the conversation that created it
 // (kept with the job) and the target conversation's policy as the config says now.
@@ -73,11 +73,6 @@ export async function runJob(
     if (!input.ok) return fail(input.error);
     await mkdir(req.workspace, { recursive: true });
     const limits = runLimits(req);
-    // The job's own budget, within what the target conversation's and its creator's daily budgets have left.
-    const caps = [req.job.budgetUsd, req.budgetLeftUsd, req.creatorBudgetLeftUsd].filter(
-      (x): x is number => x !== undefined,
-    );
-    const budgetUsd = caps.length ? Math.min(...caps) : undefined;
     const policy: AgentPolicy = {
       access: limits.access,
       tools: limits.tools,
@@ -88,7 +83,8 @@ export async function runJob(
       timeoutMs: req.job.timeoutMs,
       ...(limits.model ? { model: limits.model } : {}),
       ...(limits.models ? { models: limits.models } : {}),
-      ...(budgetUsd !== undefined ? { budgetUsd } : {}),
+      // The scheduler's cap: the job's own budget within what the daily budgets have left.
+      ...(req.budgetUsd !== undefined ? { budgetUsd: req.budgetUsd } : {}),
       // No escalation: nobody could approve it.
       ...(limits.approvals ? { approvals: { ...limits.approvals, allowEscalation: false } } : {}),
     };

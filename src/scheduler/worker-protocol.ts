@@ -20,10 +20,11 @@ export interface RunRequest {
   logPretty: boolean;
   /** Sandbox threads of the worker's own runtime. */
   sandboxWorkers: number;
-  /** What the target conversation's daily budget has left today (absent: it has none); caps the run's budget. */
-  budgetLeftUsd?: number;
-  /** What the daily budget of the job's creator has left today (absent: no creator or no budget); caps it too. */
-  creatorBudgetLeftUsd?: number;
+  /**
+   * The run's budget: the smallest of the job's own and what the target conversation's and the
+   * job creator's daily budgets have left today (see run-budget.ts); absent: none applies.
+   */
+  budgetUsd?: number;
 }
 
 /** Worker → main. */
