@@ -1,6 +1,6 @@
 // One run of a job, as its worker thread does it: its own agent runtime (providers, sandbox,
 // tools, skills) from the config, a fresh session with the job's prompt, under the job's
-// access, model, timeout and budget (within the target's daily budget left), in the target
+// access, model, timeout and budget (as the scheduler capped it by the daily budgets left), in the target
 // conversation's workspace. What a run may do
 // is the narrowest of the job's own settings, the policy of the conversation that created it
 // (kept with the job) and the target conversation's policy as the config says now.
@@ -10,7 +10,7 @@ import { errorMessage } from '../errors.ts';
 import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { jobInput } from './job-prompt.ts';
-import { oneLine, type WorkerRunResult } from './run-text.ts';
+import { oneLine, type RunCharge, type WorkerRunResult } from './run-text.ts';
 import type { RunRequest } from './worker-protocol.ts';
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
@@ -48,7 +48,13 @@ export function runLimits(req: Pick<RunRequest, 'job' | 'loaded'>): PolicyLimits
 /** Runs the job once; never throws (failures are outcome `error` with a one-line reason). */
 export async function runJob(
   req: RunRequest,
-  o: { signal: AbortSignal; log: Logger; onStarted?: () => void },
+  o: {
+    signal: AbortSignal;
+    log: Logger;
+    onStarted?: () => void;
+    /** Each model call as it is charged (the worker posts it at once, so a killed run's spending is kept). */
+    onCharge?: (charge: RunCharge) => void;
+  },
 ): Promise<WorkerRunResult> {
   const fail = (error: string): WorkerRunResult => ({ outcome: 'error', text: '', error, usage: NO_USAGE, costUsd: 0 });
   let runtime: Awaited<ReturnType<typeof createAgentRuntime>> | undefined;
@@ -67,11 +73,6 @@ export async function runJob(
     if (!input.ok) return fail(input.error);
     await mkdir(req.workspace, { recursive: true });
     const limits = runLimits(req);
-    // The job's own budget, within what the target conversation's and its creator's daily budgets have left.
-    const caps = [req.job.budgetUsd, req.budgetLeftUsd, req.creatorBudgetLeftUsd].filter(
-      (x): x is number => x !== undefined,
-    );
-    const budgetUsd = caps.length ? Math.min(...caps) : undefined;
     const policy: AgentPolicy = {
       access: limits.access,
       tools: limits.tools,
@@ -82,14 +83,14 @@ export async function runJob(
       timeoutMs: req.job.timeoutMs,
       ...(limits.model ? { model: limits.model } : {}),
       ...(limits.models ? { models: limits.models } : {}),
-      ...(budgetUsd !== undefined ? { budgetUsd } : {}),
+      // The scheduler's cap: the job's own budget within what the daily budgets have left.
+      ...(req.budgetUsd !== undefined ? { budgetUsd: req.budgetUsd } : {}),
       // No escalation: nobody could approve it.
       ...(limits.approvals ? { approvals: { ...limits.approvals, allowEscalation: false } } : {}),
     };
     o.onStarted?.();
     // Each model call under the model that answered it: a default, a fallback or a sub-agent's
     // model is charged as what it is, not as the job's `model` field.
-    const charges: NonNullable<WorkerRunResult['charges']> = [];
     const r = await runAgent({
       input: input.input,
       policy,
@@ -97,7 +98,7 @@ export async function runJob(
       signal: o.signal,
       meterHooks: {
         onCharge: (model, usage, costUsd) =>
-          charges.push({ model, usage, ...(costUsd !== undefined ? { costUsd } : {}) }),
+          o.onCharge?.({ model, usage, ...(costUsd !== undefined ? { costUsd } : {}) }),
       },
       // The approval rules stay; the people to ask do not exist in a scheduled run.
       nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
@@ -111,7 +112,6 @@ export async function runJob(
       ...(r.error ? { error: r.error } : {}),
       usage: r.usage,
       costUsd: r.costUsd ?? r.cost.knownUsd,
-      ...(charges.length ? { charges } : {}),
     };
   } catch (e) {
     return fail(oneLine(errorMessage(e) ?? String(e)));

@@ -2,6 +2,7 @@
 // none (failure, timeout, spent budget, shutdown), so no run fails silently.
 import { redactLine } from '../config/env.ts';
 import type { JobRecord } from '../store/index.ts';
+import type { BudgetLimit } from './run-budget.ts';
 
 /** What a job's worker reports back for one run. */
 export interface WorkerRunResult {
@@ -10,11 +11,16 @@ export interface WorkerRunResult {
   error?: string;
   usage: RunUsage;
   costUsd: number;
-  /**
-   * Each model call as charged, under the model that answered it (the resolved one, a sub-agent's
-   * own); what the run's spending is recorded as. Absent: nothing was charged (or an older worker).
-   */
-  charges?: { model: string; usage: RunUsage; costUsd?: number }[];
+}
+
+/**
+ * One model call as charged, under the model that answered it (the resolved one, a sub-agent's
+ * own); a run's spending is recorded as these, each as the worker reports it.
+ */
+export interface RunCharge {
+  model: string;
+  usage: RunUsage;
+  costUsd?: number;
 }
 
 /** Token counts of a run or of one model call. */
@@ -32,11 +38,11 @@ const seconds = (ms: number) => (ms % 1000 === 0 ? `${ms / 1000}s` : `${(ms / 10
 
 /** The text to post for a run's result, and whether it is a failure notice. */
 export function runText(
-  job: Pick<JobRecord, 'name' | 'timeoutMs' | 'budgetUsd'>,
+  job: Pick<JobRecord, 'name' | 'timeoutMs' | 'budgetUsd' | 'createdBy'>,
   result: WorkerRunResult,
   secrets: string[] = [],
-  /** The target conversation's daily budget (true) or its creator's, not the job's own, was the limit. */
-  conversationBudget: boolean | { creator: string } = false,
+  /** Which budget capped the run (see run-budget.ts): the one a `budget-exceeded` notice names. */
+  limitedBy: BudgetLimit = 'job',
 ): { text: string; failed: boolean } {
   const label = `Scheduled job "${job.name}"`;
   const text = result.text.trim();
@@ -58,20 +64,19 @@ export function runText(
           `after ${seconds(job.timeoutMs)}${result.error ? `: ${oneLine(result.error, secrets)}` : ''}.`,
         failed: true,
       };
-    case 'budget-exceeded':
-      if (typeof conversationBudget === 'object')
-        return {
-          text:
-            `${label} ${result.usage.inputTokens + result.usage.outputTokens ? 'stopped' : 'skipped'}: ` +
-            `the daily budget of ${conversationBudget.creator}, who set it up, is spent.`,
-          failed: true,
-        };
-      if (conversationBudget)
-        return { text: `${label} stopped: this conversation’s daily budget is spent.`, failed: true };
+    case 'budget-exceeded': {
+      // Nothing spent: the run never started (a daily budget was already spent), it was skipped.
+      const spent = result.costUsd > 0 || result.usage.inputTokens + result.usage.outputTokens > 0;
+      const stopped = `${label} ${spent ? 'stopped' : 'skipped'}:`;
+      if (limitedBy === 'creator' && job.createdBy)
+        return { text: `${stopped} the daily budget of ${job.createdBy}, who set it up, is spent.`, failed: true };
+      if (limitedBy === 'conversation')
+        return { text: `${stopped} this conversation’s daily budget is spent.`, failed: true };
       return {
         text: `${label} stopped: its budget${job.budgetUsd !== undefined ? ` of $${job.budgetUsd}` : ''} is spent.`,
         failed: true,
       };
+    }
     case 'cancelled':
       return {
         text: `${label} was interrupted before it finished (boxbot stopped or the job was removed).`,

@@ -24,7 +24,8 @@ import { type SchedulerClock, systemClock } from './clock.ts';
 import { cronFields, missedRun } from './cron.ts';
 import { SchedulerError } from './errors.ts';
 import { transcriptOf } from './job-prompt.ts';
-import { oneLine, runText, type WorkerRunResult } from './run-text.ts';
+import { type BudgetLimit, runBudget } from './run-budget.ts';
+import { oneLine, type RunCharge, runText, type WorkerRunResult } from './run-text.ts';
 import type {
   Deliver,
   JobInput,
@@ -125,6 +126,8 @@ interface ActiveRun extends Pending {
   job: JobRecord;
   startedAt: string;
   request: RunRequest;
+  /** Which budget capped the run (its notice names it when the run is stopped or skipped by it). */
+  limitedBy: BudgetLimit;
   worker?: Worker;
   result?: WorkerRunResult;
   workerError?: string;
@@ -222,6 +225,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
             outcome: 'timeout',
             reason: 'its worker did not stop at the timeout and was terminated',
           });
+        else if (m.type === 'charge') charge(run, m.charge);
         else run.result = m.result;
       },
       error(id, e) {
@@ -313,8 +317,11 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const job = await o.store.jobs.update(id, { lastRunAt: startedAt });
     known.set(id, job);
     const history = (await o.store.conversations.get(job.target))?.messages ?? [];
-    const budgetLeftUsd = await budgetLeft(job.target);
-    const creatorBudgetLeftUsd = await creatorBudgetLeft(job);
+    const { budgetUsd, limitedBy } = runBudget({
+      jobUsd: job.budgetUsd,
+      conversationLeftUsd: await budgetLeft(job.target),
+      creatorLeftUsd: await creatorBudgetLeft(job),
+    });
     const request: RunRequest = {
       type: 'run',
       job,
@@ -325,13 +332,13 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       logLevel: log.level,
       logPretty: isPretty(log),
       sandboxWorkers: o.sandboxWorkers ?? 1,
-      ...(budgetLeftUsd !== undefined ? { budgetLeftUsd } : {}),
-      ...(creatorBudgetLeftUsd !== undefined ? { creatorBudgetLeftUsd } : {}),
+      ...(budgetUsd !== undefined ? { budgetUsd } : {}),
     };
-    state.run = { ...pending, job, startedAt, request };
+    state.run = { ...pending, job, startedAt, request, limitedBy };
     emit({ type: 'run-start', jobId: id, trigger: pending.trigger, startedAt });
     log.info({ job: id, trigger: pending.trigger }, 'job run started');
-    if ((budgetLeftUsd !== undefined && budgetLeftUsd <= 0) || (creatorBudgetLeftUsd ?? 1) <= 0) {
+    // A daily budget already spent (a job's own budget is positive): the run is skipped, and says why.
+    if (budgetUsd !== undefined && budgetUsd <= 0) {
       state.run.result = { outcome: 'budget-exceeded', text: '', usage: NO_USAGE, costUsd: 0 };
       await finish(id);
       return;
@@ -382,6 +389,26 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     return spend.today(subject);
   }
 
+  /**
+   * One model call of a run, charged when the worker reports it (not from its result, which a
+   * terminated or crashed worker never sends): to the target conversation (its daily budget,
+   * /usage), as its own runs are, under the model that answered the call.
+   */
+  function charge(run: ActiveRun, c: RunCharge): void {
+    spend.charge(
+      {
+        conversationKey: run.job.target,
+        // The creator's daily budget counts what their job spends, as their own messages do.
+        ...(run.job.createdBy ? { userKey: run.job.createdBy } : {}),
+        model: c.model,
+        usage: c.usage,
+        ...(c.costUsd !== undefined ? { costUsd: c.costUsd } : {}),
+        at: clock.now().toISOString(),
+      },
+      persist,
+    );
+  }
+
   async function finish(id: string): Promise<void> {
     const state = states.get(id);
     const run = state?.run;
@@ -395,42 +422,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       usage: NO_USAGE,
       costUsd: 0,
     };
-    // Spent by the target conversation (its daily budget, /usage), as its own runs are, under the
-    // model that answered each call. A result without its calls (an older worker) is one charge.
-    const spent = result.costUsd > 0 || result.usage.inputTokens + result.usage.outputTokens > 0;
-    const charges =
-      result.charges ??
-      (spent
-        ? [{ model: run.job.model ?? o.loaded.config.model ?? 'unknown', usage: result.usage, costUsd: result.costUsd }]
-        : []);
-    const at = clock.now().toISOString();
-    for (const c of charges)
-      spend.charge(
-        {
-          conversationKey: run.job.target,
-          // The creator's daily budget counts what their job spends, as their own messages do.
-          ...(run.job.createdBy ? { userKey: run.job.createdBy } : {}),
-          model: c.model,
-          usage: c.usage,
-          ...(c.costUsd !== undefined ? { costUsd: c.costUsd } : {}),
-          at,
-        },
-        persist,
-      );
-    const left = run.request.budgetLeftUsd;
-    const byConversation = left !== undefined && (run.job.budgetUsd === undefined || left < run.job.budgetUsd);
-    const mine = run.request.creatorBudgetLeftUsd;
-    // The creator's budget was the limit: the smallest of the three caps (ties go to it: it skips a spent run).
-    const byCreator =
-      mine !== undefined &&
-      (run.job.budgetUsd === undefined || mine < run.job.budgetUsd) &&
-      !(left !== undefined && left < mine);
-    const { text, failed } = runText(
-      run.job,
-      result,
-      secrets,
-      byCreator ? { creator: run.job.createdBy! } : byConversation,
-    );
+    const { text, failed } = runText(run.job, result, secrets, run.limitedBy);
     let delivered: string | null = null;
     let deliverError: string | undefined;
     if (o.deliver) {

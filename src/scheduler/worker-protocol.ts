@@ -2,7 +2,7 @@
 // ('cancel' in, 'done' out) travel on the same port.
 import type { LoadedConfig } from '../config/load.ts';
 import type { JobRecord } from '../store/index.ts';
-import type { WorkerRunResult } from './run-text.ts';
+import type { RunCharge, WorkerRunResult } from './run-text.ts';
 
 /** Main → worker: everything one run needs (the worker reads no files of the store). */
 export interface RunRequest {
@@ -20,22 +20,27 @@ export interface RunRequest {
   logPretty: boolean;
   /** Sandbox threads of the worker's own runtime. */
   sandboxWorkers: number;
-  /** What the target conversation's daily budget has left today (absent: it has none); caps the run's budget. */
-  budgetLeftUsd?: number;
-  /** What the daily budget of the job's creator has left today (absent: no creator or no budget); caps it too. */
-  creatorBudgetLeftUsd?: number;
+  /**
+   * The run's budget: the smallest of the job's own and what the target conversation's and the
+   * job creator's daily budgets have left today (see run-budget.ts); absent: none applies.
+   */
+  budgetUsd?: number;
 }
 
 /** Worker → main. */
 export type WorkerMessage =
   /** The runtime is built and the agent starts (the run's timeout counts from here). */
-  { type: 'started' } | { type: 'result'; result: WorkerRunResult };
+  | { type: 'started' }
+  /**
+   * One model call as charged, sent when it is made: the scheduler records it at once, so what a
+   * run spent counts even when its worker is terminated or crashes before its result.
+   */
+  | { type: 'charge'; charge: RunCharge }
+  | { type: 'result'; result: WorkerRunResult };
 
 /** True for a message of the protocol (not one of Bree's strings). */
 export function isWorkerMessage(m: unknown): m is WorkerMessage {
-  return (
-    typeof m === 'object' &&
-    m !== null &&
-    ((m as { type?: unknown }).type === 'started' || (m as { type?: unknown }).type === 'result')
-  );
+  if (typeof m !== 'object' || m === null) return false;
+  const type = (m as { type?: unknown }).type;
+  return type === 'started' || type === 'charge' || type === 'result';
 }

@@ -1,5 +1,6 @@
 // The worker thread of one job run (Bree starts it): waits for the run request, runs the job,
-// posts the result, then 'done' so Bree ends the thread. Bree's 'cancel' aborts the run.
+// posts each model call's charge as it is made, then the result, then 'done' so Bree ends the
+// thread. Bree's 'cancel' aborts the run.
 import { parentPort } from 'node:worker_threads';
 import { secretValues } from '../config/env.ts';
 import { createLogger, registerSecrets } from '../log.ts';
@@ -21,7 +22,12 @@ async function run(req: RunRequest): Promise<void> {
   registerSecrets(secretValues(req.secrets));
   const log = createLogger({ level: req.logLevel, pretty: req.logPretty }).child({ scope: 'job', job: req.job.id });
   try {
-    const result = await runJob(req, { signal: controller.signal, log, onStarted: () => post({ type: 'started' }) });
+    const result = await runJob(req, {
+      signal: controller.signal,
+      log,
+      onStarted: () => post({ type: 'started' }),
+      onCharge: (charge) => post({ type: 'charge', charge }),
+    });
     post({ type: 'result', result });
   } finally {
     post('done');

@@ -218,3 +218,87 @@ test('a job stored before creators were kept still loads and runs, charged to it
     await store.close();
   }
 });
+
+test('what a run spent before its worker was terminated is charged and counts toward the budget', async () => {
+  const dir = dataDir();
+  const { store, added } = watchedStore(dir);
+  const loaded = loadedConfig(dir, {
+    channels: { telegram: { enabled: true, budget: { conversationUsdPerDay: 0.02 } } },
+  });
+  // The worker makes one $0.02 call, then hangs past the job's timeout and the grace period.
+  const ctx = setup(emu, { dir, store, loaded, workerFile: workerFile('charge-then-hang'), graceMs: 300 });
+  try {
+    const job = await ctx.scheduler.add({
+      name: 'news',
+      cron: '0 3 * * *',
+      target: TARGET,
+      prompt: 'the news',
+      timeoutMs: 300,
+    });
+    assert.equal((await (await ctx.scheduler.runNow(job.id)).done).entry.outcome, 'timeout');
+    // The $0.02 spent the conversation's day: the next run does not start.
+    assert.equal((await (await ctx.scheduler.runNow(job.id)).done).entry.outcome, 'budget-exceeded');
+    await until(() => added.length === 1, 'the killed run’s call recorded', 10_000);
+    assert.deepEqual(
+      added.map((c) => [c.conversationKey, c.model, c.costUsd]),
+      [[TARGET, 'openai/gpt-4o', 0.02]],
+    );
+  } finally {
+    await ctx.scheduler.stop();
+    await store.close();
+  }
+});
+
+test('the notice of a run stopped or skipped by a budget names the budget that was the limit', async () => {
+  /** The text posted for one run of a job made by telegram:42, under the given budgets. */
+  async function notice(o: { jobUsd?: number; chatUsd: number; userUsd: number; chatSpent?: number }) {
+    const dir = dataDir();
+    if (o.chatSpent) {
+      const seed = createFileStore(dir);
+      await seed.usage.add({
+        conversationKey: TARGET,
+        model: 'openai/gpt-4o-mini',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        costUsd: o.chatSpent,
+        at: new Date().toISOString(),
+      });
+      await seed.close();
+    }
+    const loaded = loadedConfig(dir, {
+      channels: {
+        telegram: { enabled: true, budget: { conversationUsdPerDay: o.chatUsd, userUsdPerDay: o.userUsd } },
+      },
+    });
+    const ctx = setup(emu, { dir, loaded, workerFile: workerFile('budget-stop') });
+    try {
+      const job = await ctx.scheduler.add({
+        name: 'news',
+        cron: '0 3 * * *',
+        target: TARGET,
+        prompt: 'the news',
+        createdBy: 'telegram:42',
+        ...(o.jobUsd !== undefined ? { budgetUsd: o.jobUsd } : {}),
+      });
+      const report = await (await ctx.scheduler.runNow(job.id)).done;
+      assert.equal(report.entry.outcome, 'budget-exceeded');
+      return ctx.posted.map((p) => p.text);
+    } finally {
+      await ctx.scheduler.stop();
+      await ctx.store.close();
+    }
+  }
+  const label = 'Scheduled job "news"';
+  assert.deepEqual(await notice({ jobUsd: 0.01, chatUsd: 1, userUsd: 1 }), [
+    `${label} stopped: its budget of $0.01 is spent.`,
+  ]);
+  assert.deepEqual(await notice({ jobUsd: 1, chatUsd: 0.02, userUsd: 0.05 }), [
+    `${label} stopped: this conversation’s daily budget is spent.`,
+  ]);
+  assert.deepEqual(await notice({ jobUsd: 1, chatUsd: 1, userUsd: 0.05 }), [
+    `${label} stopped: the daily budget of telegram:42, who set it up, is spent.`,
+  ]);
+  // Spent before the run: it never starts, and says it was skipped (as for a creator's spent budget).
+  assert.deepEqual(await notice({ chatUsd: 0.02, userUsd: 1, chatSpent: 0.02 }), [
+    `${label} skipped: this conversation’s daily budget is spent.`,
+  ]);
+});

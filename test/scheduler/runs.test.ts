@@ -221,7 +221,7 @@ test('a job posting to a conversation whose daily budget is spent does not run, 
   const { posted, logs } = await runOnce({ prompt: 'summarize the news' }, { dir, loaded });
   assert.equal(emu.requests.length, before, 'no model call');
   assert.equal(logs[0]!.outcome, 'budget-exceeded');
-  assert.equal(posted[0]!.text, 'Scheduled job "nightly" stopped: this conversation’s daily budget is spent.');
+  assert.equal(posted[0]!.text, 'Scheduled job "nightly" skipped: this conversation’s daily budget is spent.');
 });
 
 test('a job’s run stops at what the conversation’s daily budget has left, and its spending counts there', async () => {
