@@ -98,6 +98,11 @@ export const configSchema = z
       .optional(),
     model: z.string().optional(),
     fallbackModel: z.string().optional(),
+    /**
+     * A model stream that sends nothing for this long is ended as stalled, retried, then handed to the fallback
+     * model (default 60000; 0 turns the watchdog off). `providers.<name>.idleTimeoutMs` overrides it.
+     */
+    modelIdleTimeoutMs: z.number().int().min(0).optional(),
     providers: z
       .record(
         z
@@ -105,6 +110,8 @@ export const configSchema = z
             type: z.enum(['openai', 'anthropic', 'openai-compatible']),
             baseURL: z.string().url().optional(),
             apiKeyEnv: z.string().optional(),
+            /** This provider's stream idle timeout in ms (default: `modelIdleTimeoutMs`; 0: off). */
+            idleTimeoutMs: z.number().int().min(0).optional(),
           })
           .strict(),
       )

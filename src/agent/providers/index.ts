@@ -9,6 +9,7 @@ export {
   ProviderError,
   type ProviderErrorKind,
   retryAfterMsOf,
+  stalledError,
 } from './errors.ts';
 export { type ModelTarget, withFallback } from './fallback.ts';
 export { createOpenAIProvider, mapOpenAIFinishReason, type OpenAIProviderOptions } from './openai.ts';
@@ -17,8 +18,10 @@ export { baseURLEnvOf, PROVIDER_PRESETS, type ProviderPreset, type ProviderType 
 export { contextWindowOf, costOf, type ModelPrice, priceOf } from './pricing.ts';
 export {
   checkModel,
+  DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MODELS,
   defaultModelSpec,
+  idleTimeoutOf,
   listProviders,
   missingProviderHint,
   type ProviderStatus,
