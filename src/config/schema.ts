@@ -147,7 +147,10 @@ export const configSchema = z
     admins: z.array(z.string()).default([]),
     gateway: z
       .object({
-        /** Agent runs at once across conversations. */
+        /**
+         * Agent runs at work at once across conversations (building prompts, preparing media, running tools); a run
+         * waiting on a model stream or an approver does not count.
+         */
         concurrency: z.number().int().positive().default(16),
         /** Tell users outside allowFrom that they are not allowed (false: silence). */
         replyToStrangers: z.boolean().default(true),

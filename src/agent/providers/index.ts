@@ -32,6 +32,7 @@ export {
   resolveModelWithFallback,
 } from './resolve.ts';
 export { DEFAULT_RETRY, type RetryOptions, retryDelayMs, shouldRetry, withRetry } from './retry.ts';
+export { type RunSlot, withSlotReleased } from './slot-release.ts';
 export {
   type AudioFile,
   checkTranscriptionModel,
