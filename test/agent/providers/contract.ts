@@ -490,9 +490,10 @@ export function providerContract(target: ProviderTarget): void {
       assert.match(out.error.message, /ended before the model finished/);
     });
 
-    // The idle timeout is short here so the tests end soon; the streams below stall for good, so no timing
-    // decides the outcome: only whether the watchdog exists.
+    // The idle timeout is short where every stream stalls for good (no timing decides the outcome, only whether
+    // the watchdog exists), and long enough where a healthy reply must beat it on a busy machine.
     const quick = { modelIdleTimeoutMs: 300 };
+    const roomy = { modelIdleTimeoutMs: 1000 };
 
     scenario(
       'a stream that sends nothing is ended as stalled, retried once, then the error names the provider',
@@ -528,7 +529,7 @@ export function providerContract(target: ProviderTarget): void {
           ['primary-model', 'primary-model', 'fallback-model'],
         );
       },
-      { ...quick, fallbackModel: `${target.provider}/fallback-model` },
+      { ...roomy, fallbackModel: `${target.provider}/fallback-model` },
     );
 
     scenario(
@@ -544,17 +545,17 @@ export function providerContract(target: ProviderTarget): void {
         assert.equal(emu.requests.length, 1);
         assert.equal(await emu.requests[0]!.ended, 'client-closed');
       },
-      { ...quick, fallbackModel: `${target.provider}/fallback-model` },
+      { ...roomy, fallbackModel: `${target.provider}/fallback-model` },
     );
 
     scenario(
       'a slow but steady stream is not cut: tool-call fragments count as data though they yield no part',
       async ({ emu, ctx }) => {
-        // 24 fragments 50 ms apart: well over the 600 ms idle timeout in total, far under it between two.
+        // 48 fragments 40 ms apart: over the 1.5 s idle timeout in total, far under it between two.
         const input = { path: 'notes/a-rather-long-file-name-for-many-fragments.txt', text: 'x'.repeat(60) };
         emu.script([
-          llm.answer([llm.toolCalls(llm.call('write_file', input, { id: 'call_slow', fragments: 24 }))], {
-            chunkDelayMs: 50,
+          llm.answer([llm.toolCalls(llm.call('write_file', input, { id: 'call_slow', fragments: 48 }))], {
+            chunkDelayMs: 40,
           }),
         ]);
         const m = resolveModel(spec(), ctx);
@@ -566,7 +567,7 @@ export function providerContract(target: ProviderTarget): void {
         );
         assert.equal(emu.requests.length, 1);
       },
-      { modelIdleTimeoutMs: 600 },
+      { modelIdleTimeoutMs: 1500 },
     );
 
     scenario('cancellation mid-stream stops the iteration and closes the connection', async ({ emu, ctx }) => {
