@@ -22,7 +22,7 @@ import type { McpHub } from './mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
 import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } from './memory/index.ts';
-import { supportsVision } from './providers/index.ts';
+import { type RunSlot, supportsVision, withSlotReleased } from './providers/index.ts';
 import { type AgentDeps, type AgentPolicy, approvalToolNames, offeredToolNames, runAgent } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import { permits } from './tools/grants.ts';
@@ -181,6 +181,18 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       ...extra,
     ],
   });
+  // The run's models (its sub-agents' too: they resolve through the same deps) give the run's slot up while they
+  // stream, so runs waiting on a provider do not keep other conversations from running.
+  const releasing = (deps: AgentDeps, slot: RunSlot | undefined): AgentDeps =>
+    slot
+      ? {
+          ...deps,
+          resolveModel: (spec) => {
+            const m = deps.resolveModel(spec);
+            return { ...m, provider: withSlotReleased(m.provider, slot) };
+          },
+        }
+      : deps;
   const memoryView = (m: InboundMessage): MemoryView => ({
     conversationKey: m.conversationKey,
     userKey: `${m.platform}:${m.userId}`,
@@ -267,7 +279,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   };
 
   return {
-    async run({ message, policy: given, signal, onEvent, persist = once, approve, media }) {
+    async run({ message, policy: given, signal, onEvent, persist = once, approve, media, slot }) {
       if (o.unavailableHint) return { text: o.unavailableHint, outcome: 'unavailable' };
       // Files the user was told about (refused, not transcribed) lead the answer, one line each.
       const notices = media?.notices.length ? `${media.notices.join('\n')}\n\n` : '';
@@ -347,10 +359,13 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         input: built.parts,
         ...(memories.digest ? { memories: memories.digest } : {}),
         policy: agentPolicy(policy, workspace),
-        deps: depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
-          ...memoryTools(message),
-          ...mcpTools,
-        ]),
+        deps: releasing(
+          depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
+            ...memoryTools(message),
+            ...mcpTools,
+          ]),
+          slot,
+        ),
         signal,
         ...(approve ? { approve } : {}),
         ...(untrusted.length ? { untrusted } : {}),

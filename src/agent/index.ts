@@ -34,6 +34,7 @@ export {
   listProviders,
   ModelConfigError,
   parseModelSpec,
+  type RunSlot,
 } from './providers/index.ts';
 export {
   type AgentDeps,

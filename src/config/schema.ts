@@ -98,6 +98,11 @@ export const configSchema = z
       .optional(),
     model: z.string().optional(),
     fallbackModel: z.string().optional(),
+    /**
+     * A model stream that sends nothing for this long is ended as stalled, retried, then handed to the fallback
+     * model (default 60000; 0 turns the watchdog off). `providers.<name>.idleTimeoutMs` overrides it.
+     */
+    modelIdleTimeoutMs: z.number().int().min(0).optional(),
     providers: z
       .record(
         z
@@ -105,6 +110,8 @@ export const configSchema = z
             type: z.enum(['openai', 'anthropic', 'openai-compatible']),
             baseURL: z.string().url().optional(),
             apiKeyEnv: z.string().optional(),
+            /** This provider's stream idle timeout in ms (default: `modelIdleTimeoutMs`; 0: off). */
+            idleTimeoutMs: z.number().int().min(0).optional(),
           })
           .strict(),
       )
@@ -140,7 +147,10 @@ export const configSchema = z
     admins: z.array(z.string()).default([]),
     gateway: z
       .object({
-        /** Agent runs at once across conversations. */
+        /**
+         * Agent runs at work at once across conversations (building prompts, preparing media, running tools); a run
+         * waiting on a model stream or an approver does not count.
+         */
         concurrency: z.number().int().positive().default(16),
         /** Tell users outside allowFrom that they are not allowed (false: silence). */
         replyToStrangers: z.boolean().default(true),

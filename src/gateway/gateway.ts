@@ -54,7 +54,7 @@ export interface GatewayOptions {
   store: GatewayStore;
   log?: Logger;
   metrics?: Metrics;
-  /** Agent runs at once across conversations (default 16). */
+  /** Agent runs at work at once across conversations (default 16); waits on a model or an approver do not count. */
   concurrency?: number;
   /** Tell users who are not in allowFrom that they are not (default true; false = silence). */
   replyToStrangers?: boolean;
@@ -362,7 +362,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     return prepareMedia(msg, adapter, { log: log.child({ scope: 'media' }), ...opts.media }, signal);
   }
 
-  /** One agent run for one accepted message (holding a run slot), then its delivery (not holding one). */
+  /**
+   * One agent run for one accepted message (holding a run slot while it works, not while it waits on the model or
+   * an approver: see semaphore.ts), then its delivery (not holding one).
+   */
   async function process(
     msg: InboundMessage,
     policy: ResolvedPolicy,
@@ -402,7 +405,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     let outcome!: RunOutcome;
     let files: OutboundFile[] | undefined;
     let closing!: Promise<string | undefined>;
-    await runs.run(async () => {
+    await runs.run(async (slot) => {
       begin();
       metrics.runsInFlight.inc();
       state.running = controller;
@@ -421,10 +424,14 @@ export function createGateway(opts: GatewayOptions): Gateway {
             if (e.type !== 'text-delta') showActivity(adapter, target, e);
           },
           persist: runPersist,
+          slot,
+          // Waiting on a person is not work: the slot is free until the answer (or the timeout) comes.
           ...(rules
             ? {
                 approve: (q, signal) =>
-                  desk.ask(msg, rules, q, signal, () => controller.signal.reason instanceof GatewayStoppingError),
+                  slot.away(() =>
+                    desk.ask(msg, rules, q, signal, () => controller.signal.reason instanceof GatewayStoppingError),
+                  ),
               }
             : {}),
           ...(media ? { media } : {}),

@@ -2,7 +2,7 @@
 // message), and durable delivery state (dedupe, journal, outbox: the store's DeliveryStore,
 // re-exported below). main.ts plugs the real ones in; tests plug in fakes.
 import type { InboundMessage, OutboundFile } from '../adapters/index.ts';
-import type { AskApproval, Outcome } from '../agent/index.ts';
+import type { AskApproval, Outcome, RunSlot } from '../agent/index.ts';
 import type { UsageReport } from '../store/index.ts';
 import type { PreparedMedia } from './media/index.ts';
 import type { Persist } from './persist.ts';
@@ -41,6 +41,11 @@ export interface AgentRunRequest {
   approve?: AskApproval;
   /** The message's files, saved in the workspace and read (the gateway's media step); absent without files. */
   media?: PreparedMedia;
+  /**
+   * The run slot the run holds (`gateway.concurrency`): the run gives it up while it waits on a model stream and
+   * takes one again before its tools run. Absent: the run keeps whatever it holds.
+   */
+  slot?: RunSlot;
 }
 
 /** What `/usage` shows: spending of the conversation and of the user, today (UTC) and in total. */

@@ -68,12 +68,18 @@ export function boot(o: {
   /** A store shared with another boot (replicas on one database). */
   store?: Store;
   chatCommands?: ChatCommands;
+  /** Models from elsewhere (real providers against the LLM emulator) instead of `model`'s script. */
+  resolveModel?: AgentDeps['resolveModel'];
+  /** Run slots (default: the gateway's). */
+  concurrency?: number;
 }): Boot {
   const adapter = o.adapter ?? new FakeAdapter('telegram', fakeCapabilities({ maxTextLength: 4000 }));
   const store = o.store ?? createMemoryStore({ state: o.state });
   const provider = o.model.provider();
   const deps: AgentDeps = {
-    resolveModel: (spec) => ({ provider, model: (spec ?? 'test/default').split('/')[1]!, id: spec ?? 'test/default' }),
+    resolveModel:
+      o.resolveModel ??
+      ((spec) => ({ provider, model: (spec ?? 'test/default').split('/')[1]!, id: spec ?? 'test/default' })),
     registry: noWasm,
     sandbox: noSandbox,
     costOf: () => o.costUsd ?? 0.001,
@@ -93,6 +99,7 @@ export function boot(o: {
     approvals: store.approvals,
     outbound: { backoffMs: 5 },
     ...(o.chatCommands ? { chatCommands: o.chatCommands } : {}),
+    ...(o.concurrency ? { concurrency: o.concurrency } : {}),
   });
   return { gw, adapter, store };
 }

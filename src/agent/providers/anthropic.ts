@@ -15,6 +15,8 @@ export interface AnthropicProviderOptions {
   fetch?: typeof fetch;
   /** Per-request timeout in ms (default: the SDK's 10 minutes). */
   timeoutMs?: number;
+  /** A stream that sends nothing for this long is ended as stalled (undefined or 0: only the SDK's own timeout). */
+  idleTimeoutMs?: number;
   /** Ask the API to cache the request prefix (default true; turn off for proxies that reject `cache_control`). */
   promptCaching?: boolean;
 }
@@ -76,7 +78,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
   });
   const classify = (err: unknown) => fromSdkError(name, err, Anthropic);
 
-  async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
+  async function* run(request: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {
     const params = toAnthropicParams(request, options.promptCaching ?? true);
     const { betas, notesForUser } = anthropicRequestExtras(params);
     const stream = await client.messages.create(params, {
@@ -97,6 +99,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
       return { type: 'text-delta', text: lead + text };
     };
     for await (const event of stream) {
+      alive();
       switch (event.type) {
         case 'message_start':
           usage = mergeAnthropicUsage(usage, event.message.usage);
@@ -161,6 +164,9 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
 
   return {
     name,
-    stream: (request, signal) => guardStream(name, signal, classify, (requestSignal) => run(request, requestSignal)),
+    stream: (request, signal) =>
+      guardStream(name, signal, classify, (requestSignal, alive) => run(request, requestSignal, alive), {
+        idleTimeoutMs: options.idleTimeoutMs,
+      }),
   };
 }

@@ -1,9 +1,13 @@
 // Provider failures. Keeps grammY's distinction: "the API said no" (kind `api`, with a status) is
-// not "the network failed" (kind `network`); a broken or cut-off stream and a cancellation are their own kinds.
+// not "the network failed" (kind `network`); a broken or cut-off stream, a stream that went silent (`stalled`) and
+// a cancellation are their own kinds.
 import { BoxbotError } from '../../errors.ts';
 
-/** What went wrong: the API answered with an error, the network failed, the stream broke, or the caller aborted. */
-export type ProviderErrorKind = 'api' | 'network' | 'stream' | 'aborted';
+/**
+ * What went wrong: the API answered with an error, the network failed, the stream broke, the stream sent nothing for
+ * the provider's idle timeout, or the caller aborted.
+ */
+export type ProviderErrorKind = 'api' | 'network' | 'stream' | 'stalled' | 'aborted';
 
 /** Statuses worth another attempt: timeouts, conflicts, rate limits, server errors and Anthropic's 529 overload. */
 export function isRetryableStatus(status: number): boolean {
@@ -39,6 +43,7 @@ export class ProviderError extends BoxbotError {
       !midStream &&
       (kind === 'network' ||
         kind === 'stream' ||
+        kind === 'stalled' ||
         (kind === 'api' && init.status !== undefined && isRetryableStatus(init.status)));
     super(
       `provider-${kind}`,
@@ -63,10 +68,13 @@ export class ProviderError extends BoxbotError {
     });
   }
 
-  /** The API (or the network on its way) reports overload: 529, or 429/5xx that retries did not cure. */
+  /**
+   * The API (or the network on its way) reports overload: 529, or 429/5xx that retries did not cure, or a stream
+   * that went silent.
+   */
   get isOverload(): boolean {
     if (this.midStream) return false;
-    if (this.kind === 'network') return true;
+    if (this.kind === 'network' || this.kind === 'stalled') return true;
     return this.kind === 'api' && this.status !== undefined && (this.status === 429 || this.status >= 500);
   }
 }
@@ -93,6 +101,12 @@ export function retryAfterMsOf(
   if (Number.isFinite(Number(after))) return Math.max(0, Number(after) * 1000);
   const date = Date.parse(after);
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** The error for a stream that sent nothing for `idleTimeoutMs`: it names the provider and says it stalled. */
+export function stalledError(provider: string, idleTimeoutMs: number): ProviderError {
+  const quiet = idleTimeoutMs % 1000 === 0 ? `${idleTimeoutMs / 1000} s` : `${idleTimeoutMs} ms`;
+  return new ProviderError(provider, 'stalled', `the model stream stalled (no data for ${quiet})`);
 }
 
 /** The error a provider throws once `signal` has fired. */

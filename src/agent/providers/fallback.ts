@@ -1,5 +1,6 @@
-// The configured fallback model takes over when the primary is overloaded (529, or 429/5xx/network
-// failures that outlived the retries) before it delivered anything. A half-delivered answer is never replayed.
+// The configured fallback model takes over when the primary is overloaded (529, or 429/5xx/network failures
+// or stalled streams that outlived the retries) before it delivered anything. A half-delivered answer is never
+// replayed.
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import type { Provider, StreamPart } from '../types.ts';
@@ -30,7 +31,9 @@ export function withFallback(primary: Provider, fallback: ModelTarget, options: 
         if (yielded || signal.aborted || !(err instanceof ProviderError) || !err.isOverload) throw err;
         log.warn(
           { provider: primary.name, model: request.model, status: err.status, kind: err.kind, fallback: fallback.id },
-          'model overloaded; using the fallback model',
+          err.kind === 'stalled'
+            ? 'model stream stalled; using the fallback model'
+            : 'model overloaded; using the fallback model',
         );
       }
       yield* fallback.provider.stream({ ...request, model: fallback.model }, signal);

@@ -9,6 +9,7 @@ export {
   ProviderError,
   type ProviderErrorKind,
   retryAfterMsOf,
+  stalledError,
 } from './errors.ts';
 export { type ModelTarget, withFallback } from './fallback.ts';
 export { createOpenAIProvider, mapOpenAIFinishReason, type OpenAIProviderOptions } from './openai.ts';
@@ -17,8 +18,10 @@ export { baseURLEnvOf, PROVIDER_PRESETS, type ProviderPreset, type ProviderType 
 export { contextWindowOf, costOf, type ModelPrice, priceOf } from './pricing.ts';
 export {
   checkModel,
+  DEFAULT_IDLE_TIMEOUT_MS,
   DEFAULT_MODELS,
   defaultModelSpec,
+  idleTimeoutOf,
   listProviders,
   missingProviderHint,
   type ProviderStatus,
@@ -29,6 +32,7 @@ export {
   resolveModelWithFallback,
 } from './resolve.ts';
 export { DEFAULT_RETRY, type RetryOptions, retryDelayMs, shouldRetry, withRetry } from './retry.ts';
+export { type RunSlot, withSlotReleased } from './slot-release.ts';
 export {
   type AudioFile,
   checkTranscriptionModel,

@@ -14,6 +14,8 @@ export interface OpenAIProviderOptions {
   baseURL?: string;
   fetch?: typeof fetch;
   timeoutMs?: number;
+  /** A stream that sends nothing for this long is ended as stalled (undefined or 0: only the SDK's own timeout). */
+  idleTimeoutMs?: number;
   /** `max_completion_tokens` for OpenAI itself (default), `max_tokens` for compatible servers. */
   maxTokensParam?: MaxTokensParam;
 }
@@ -69,7 +71,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   });
   const classify = (err: unknown) => fromSdkError(name, err, OpenAI);
 
-  async function* run(request: ModelRequest, signal: AbortSignal): AsyncGenerator<StreamPart> {
+  async function* run(request: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {
     const stream = await client.chat.completions.create(toOpenAIParams(request, options.maxTokensParam), { signal });
     const calls = new Map<number, PendingCall>();
     let reasoning = '';
@@ -80,6 +82,7 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
       reasoning = '';
     };
     for await (const chunk of stream) {
+      alive();
       if (chunk.usage) usage = mapOpenAIUsage(chunk.usage);
       const choice = chunk.choices?.[0];
       if (!choice) continue;
@@ -117,6 +120,9 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
 
   return {
     name,
-    stream: (request, signal) => guardStream(name, signal, classify, (requestSignal) => run(request, requestSignal)),
+    stream: (request, signal) =>
+      guardStream(name, signal, classify, (requestSignal, alive) => run(request, requestSignal, alive), {
+        idleTimeoutMs: options.idleTimeoutMs,
+      }),
   };
 }

@@ -46,6 +46,14 @@ export interface ProviderStatus {
   problem?: string;
 }
 
+/** How long a model stream may send nothing before it counts as stalled, unless the config says otherwise. */
+export const DEFAULT_IDLE_TIMEOUT_MS = 60_000;
+
+/** The stream idle timeout of provider `name`: its own, else the config's default, else 60 s (0: off). */
+export function idleTimeoutOf(name: string, config: Config): number {
+  return config.providers?.[name]?.idleTimeoutMs ?? config.modelIdleTimeoutMs ?? DEFAULT_IDLE_TIMEOUT_MS;
+}
+
 /** The model used when neither the caller nor the config names one. */
 export const DEFAULT_MODELS: Readonly<Record<string, string>> = Object.freeze({
   anthropic: 'anthropic/claude-sonnet-5-5',
@@ -122,8 +130,14 @@ const clients = new WeakMap<object, Map<string, Provider>>();
 
 function rawProvider(status: ProviderStatus, ctx: ResolveContext): Provider {
   const apiKey = status.keyEnv ? ctx.secrets[status.keyEnv] : undefined;
+  const idleTimeoutMs = idleTimeoutOf(status.name, ctx.config);
   const create = (): Provider => {
-    const common = { name: status.name, baseURL: status.baseURL, ...(ctx.fetch ? { fetch: ctx.fetch } : {}) };
+    const common = {
+      name: status.name,
+      baseURL: status.baseURL,
+      idleTimeoutMs,
+      ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
+    };
     return status.type === 'anthropic'
       ? createAnthropicProvider({ ...common, apiKey: apiKey! })
       : createOpenAIProvider({
@@ -135,7 +149,7 @@ function rawProvider(status: ProviderStatus, ctx: ResolveContext): Provider {
   if (ctx.fetch) return create();
   let byKey = clients.get(ctx.secrets);
   if (!byKey) clients.set(ctx.secrets, (byKey = new Map()));
-  const key = [status.name, status.type, status.baseURL, status.keyEnv].join('\0');
+  const key = [status.name, status.type, status.baseURL, status.keyEnv, idleTimeoutMs].join('\0');
   let provider = byKey.get(key);
   if (!provider) byKey.set(key, (provider = create()));
   return provider;

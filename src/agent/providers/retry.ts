@@ -1,5 +1,5 @@
-// The one place model calls are retried (the SDKs run with maxRetries: 0): 429/529/5xx and network
-// failures, with exponential backoff and jitter, honouring retry-after(-ms). Never after content was yielded.
+// The one place model calls are retried (the SDKs run with maxRetries: 0): 429/529/5xx, network failures and
+// stalled streams, with exponential backoff and jitter, honouring retry-after(-ms). Never after content was yielded.
 import type { Logger } from '../../log.ts';
 import { silentLogger } from '../../log.ts';
 import { sleep } from '../../sleep.ts';
@@ -19,6 +19,11 @@ export interface RetryOptions {
    * take over).
    */
   maxRetryAfterMs?: number;
+  /**
+   * Attempts after the first for a stream that stalled (default 1): each costs a whole idle timeout, so a provider
+   * that keeps going silent is handed to the fallback (or reported) after two, not after `maxRetries`.
+   */
+  maxStallRetries?: number;
   /** Retry Anthropic's 529 "overloaded" (default true; off when a fallback model should take over at once). */
   retryOverloaded?: boolean;
   /** Waits `ms` or rejects when `signal` fires (default: a real timer). */
@@ -29,7 +34,13 @@ export interface RetryOptions {
 }
 
 /** Defaults used when a field of RetryOptions is left out. */
-export const DEFAULT_RETRY = { maxRetries: 3, baseDelayMs: 500, maxDelayMs: 8000, maxRetryAfterMs: 60_000 } as const;
+export const DEFAULT_RETRY = {
+  maxRetries: 3,
+  maxStallRetries: 1,
+  baseDelayMs: 500,
+  maxDelayMs: 8000,
+  maxRetryAfterMs: 60_000,
+} as const;
 
 /**
  * The wait before retry number `attempt` (0-based): the server's word if it gave one, else capped exponential backoff
@@ -48,6 +59,7 @@ export function retryDelayMs(attempt: number, error: ProviderError, options: Ret
 export function shouldRetry(attempt: number, error: ProviderError, options: RetryOptions = {}): boolean {
   if (!error.retryable || error.midStream) return false;
   if (attempt >= (options.maxRetries ?? DEFAULT_RETRY.maxRetries)) return false;
+  if (error.kind === 'stalled' && attempt >= (options.maxStallRetries ?? DEFAULT_RETRY.maxStallRetries)) return false;
   if (error.status === 529 && options.retryOverloaded === false) return false;
   if (
     error.retryAfterMs !== undefined &&

@@ -1,9 +1,11 @@
 // The error boundary every SDK-backed provider runs its stream through: SDK errors become
-// ProviderErrors, errors after the first yielded part are marked mid-stream, a fired signal is a cancellation.
+// ProviderErrors, errors after the first yielded part are marked mid-stream, a fired signal is a cancellation,
+// and a stream that goes silent for the provider's idle timeout is ended as stalled.
 
 import { errorMessage } from '../../errors.ts';
 import type { StreamPart } from '../types.ts';
-import { abortedError, ProviderError, retryAfterMsOf } from './errors.ts';
+import { abortedError, ProviderError, retryAfterMsOf, stalledError } from './errors.ts';
+import { startIdleTimer } from './idle-timer.ts';
 
 /** The two error classes both official SDKs (Stainless-generated) expose. */
 export interface SdkErrorClasses {
@@ -86,16 +88,26 @@ function describeCause(err: Error): string {
   return err.message;
 }
 
+/** What the guard watches besides errors. */
+export interface GuardOptions {
+  /** No data from the API for this long aborts the request as `stalled` (undefined or 0: no watchdog). */
+  idleTimeoutMs?: number;
+}
+
 /**
  * Runs a provider's raw part generator inside the error boundary: thrown errors go through `classify`,
  * an error after the first yielded part is marked mid-stream, and a fired `signal` always ends in an
- * `aborted` ProviderError (the SDKs end their iteration silently on abort). `run` gets the request's own signal.
+ * `aborted` ProviderError (the SDKs end their iteration silently on abort). `run` gets the request's own signal
+ * and `alive`, which it calls for every event the SDK hands it (tool-call fragments yield no part but are data):
+ * a request that sees none for `idleTimeoutMs` is aborted and ends in a `stalled` ProviderError, which the retry
+ * and fallback layers treat like a network failure.
  */
 export async function* guardStream(
   provider: string,
   signal: AbortSignal,
   classify: (err: unknown) => ProviderError,
-  run: (requestSignal: AbortSignal) => AsyncGenerator<StreamPart>,
+  run: (requestSignal: AbortSignal, alive: () => void) => AsyncGenerator<StreamPart>,
+  options: GuardOptions = {},
 ): AsyncGenerator<StreamPart> {
   if (signal.aborted) throw abortedError(provider, signal);
   // The SDKs add an abort listener to the signal they are given and never remove it. One run's
@@ -104,21 +116,34 @@ export async function* guardStream(
   const request = new AbortController();
   const forward = () => request.abort(signal.reason);
   signal.addEventListener('abort', forward, { once: true });
+  const idleMs = options.idleTimeoutMs;
+  let stalled: ProviderError | undefined;
+  const idle = idleMs
+    ? startIdleTimer(idleMs, () => {
+        stalled = stalledError(provider, idleMs);
+        request.abort(stalled);
+      })
+    : undefined;
+  const alive = idle ? () => idle.touch() : () => {};
   let yielded = false;
   try {
     try {
-      for await (const part of run(request.signal)) {
-        if (signal.aborted) break;
+      for await (const part of run(request.signal, alive)) {
+        if (signal.aborted || stalled) break;
         yielded = true;
+        idle?.pause();
         yield part;
+        idle?.touch();
       }
     } catch (err) {
       if (signal.aborted) throw abortedError(provider, signal);
-      const e = classify(err);
+      const e = stalled ?? classify(err);
       throw yielded ? e.asMidStream() : e;
     }
     if (signal.aborted) throw abortedError(provider, signal);
+    if (stalled) throw yielded ? stalled.asMidStream() : stalled;
   } finally {
+    idle?.stop();
     signal.removeEventListener('abort', forward);
   }
 }

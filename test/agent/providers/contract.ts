@@ -490,6 +490,86 @@ export function providerContract(target: ProviderTarget): void {
       assert.match(out.error.message, /ended before the model finished/);
     });
 
+    // The idle timeout is short where every stream stalls for good (no timing decides the outcome, only whether
+    // the watchdog exists), and long enough where a healthy reply must beat it on a busy machine.
+    const quick = { modelIdleTimeoutMs: 300 };
+    const roomy = { modelIdleTimeoutMs: 1000 };
+
+    scenario(
+      'a stream that sends nothing is ended as stalled, retried once, then the error names the provider',
+      async ({ emu, ctx, sleeps }) => {
+        emu.script([llm.stall(), llm.answer([llm.hang()])]);
+        const m = resolveModel(spec(), ctx);
+        const out = await collect(m.provider.stream(request(m.model), signal()));
+        assert.ok(out.error instanceof ProviderError, String(out.error));
+        assert.equal(out.error.kind, 'stalled');
+        assert.equal(out.error.midStream, false);
+        assert.equal(out.error.message, `${target.provider}: the model stream stalled (no data for 300 ms)`);
+        assert.equal(emu.requests.length, 2, 'one retry for a stall, not maxRetries (2)');
+        assert.equal(sleeps.length, 1);
+        assert.deepEqual(
+          await Promise.all(emu.requests.map((r) => r.ended)),
+          ['client-closed', 'client-closed'],
+          'each stalled request is closed, not left open',
+        );
+      },
+      quick,
+    );
+
+    scenario(
+      'a stalled primary is retried, then the fallback model answers',
+      async ({ emu, ctx }) => {
+        emu.script([llm.stall(), llm.stall(), llm.say('Fallback here.')]);
+        const m = resolveModelWithFallback(spec('primary-model'), ctx);
+        const out = await collect(m.provider.stream(request(m.model), signal()));
+        assert.equal(out.error, undefined);
+        assert.equal(out.text, 'Fallback here.');
+        assert.deepEqual(
+          emu.requests.map((r) => r.body.model),
+          ['primary-model', 'primary-model', 'fallback-model'],
+        );
+      },
+      { ...roomy, fallbackModel: `${target.provider}/fallback-model` },
+    );
+
+    scenario(
+      'a stream that stalls after text is a mid-stream stall: not replayed, not handed to the fallback',
+      async ({ emu, ctx }) => {
+        emu.script([llm.answer([llm.text('Half an ans'), llm.hang()])]);
+        const m = resolveModelWithFallback(spec('primary-model'), ctx);
+        const out = await collect(m.provider.stream(request(m.model), signal()));
+        assert.equal(out.text, 'Half an ans');
+        assert.ok(out.error instanceof ProviderError, String(out.error));
+        assert.equal(out.error.kind, 'stalled');
+        assert.equal(out.error.midStream, true);
+        assert.equal(emu.requests.length, 1);
+        assert.equal(await emu.requests[0]!.ended, 'client-closed');
+      },
+      { ...roomy, fallbackModel: `${target.provider}/fallback-model` },
+    );
+
+    scenario(
+      'a slow but steady stream is not cut: tool-call fragments count as data though they yield no part',
+      async ({ emu, ctx }) => {
+        // 48 fragments 40 ms apart: over the 1.5 s idle timeout in total, far under it between two.
+        const input = { path: 'notes/a-rather-long-file-name-for-many-fragments.txt', text: 'x'.repeat(60) };
+        emu.script([
+          llm.answer([llm.toolCalls(llm.call('write_file', input, { id: 'call_slow', fragments: 48 }))], {
+            chunkDelayMs: 40,
+          }),
+        ]);
+        const m = resolveModel(spec(), ctx);
+        const out = await collect(m.provider.stream(request(m.model), signal()));
+        assert.equal(out.error, undefined, String(out.error));
+        assert.deepEqual(
+          out.parts.find((p) => p.type === 'tool-call'),
+          { type: 'tool-call', id: 'call_slow', name: 'write_file', input },
+        );
+        assert.equal(emu.requests.length, 1);
+      },
+      { modelIdleTimeoutMs: 1500 },
+    );
+
     scenario('cancellation mid-stream stops the iteration and closes the connection', async ({ emu, ctx }) => {
       emu.script([llm.answer([llm.text('Thinking out loud'), llm.hang()])]);
       const m = resolveModel(spec(), ctx);

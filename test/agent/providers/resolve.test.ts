@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import {
   checkModel,
   defaultModelSpec,
+  idleTimeoutOf,
   listProviders,
   ModelConfigError,
   missingProviderHint,
@@ -95,6 +96,35 @@ describe('resolveModel', () => {
     } finally {
       await fromConfig.close();
       await fromEnv.close();
+    }
+  });
+
+  it("a provider's own idleTimeoutMs wins over modelIdleTimeoutMs, which wins over 60 s", async () => {
+    assert.equal(idleTimeoutOf('openai', none), 60_000);
+    const config = configSchema.parse({
+      modelIdleTimeoutMs: 120_000,
+      providers: { ollama: { type: 'openai-compatible', idleTimeoutMs: 0 } },
+    });
+    assert.equal(idleTimeoutOf('openai', config), 120_000);
+    assert.equal(idleTimeoutOf('ollama', config), 0, '0 turns the watchdog off');
+    assert.throws(() => configSchema.parse({ providers: { x: { type: 'openai', idleTimeoutMs: -1 } } }));
+    // The provider's key is the one its streams obey: a long default does not keep a stalled stream waiting.
+    const emu = await startLlmEmulator();
+    try {
+      emu.script([llm.stall(), llm.stall()]);
+      const m = resolveModel('corp/m', {
+        config: configSchema.parse({
+          modelIdleTimeoutMs: 600_000,
+          providers: { corp: { type: 'openai-compatible', baseURL: emu.openaiBaseURL, idleTimeoutMs: 250 } },
+        }),
+        secrets: {},
+        retry: { sleep: async () => {} },
+      });
+      const out = await collect(m.provider.stream(request(m.model), new AbortController().signal));
+      assert.match(String(out.error), /corp: the model stream stalled \(no data for 250 ms\)/);
+      emu.assertDone();
+    } finally {
+      await emu.close();
     }
   });
 

@@ -41,6 +41,8 @@ export type LlmFinish = 'stop' | 'tool-calls' | 'max-tokens';
 export type LlmReply =
   | { kind: 'answer'; events: LlmEvent[]; finish?: LlmFinish; usage?: LlmUsage; chunkDelayMs?: number }
   | { kind: 'status'; status: number; headers?: Record<string, string>; errorType?: string; message?: string }
+  /** No response at all, not even headers, until the client goes away (a stalled provider). */
+  | { kind: 'stall' }
   /** A recorded response body replayed verbatim (fixtures). */
   | { kind: 'raw'; status?: number; contentType: string; body: string; headers?: Record<string, string> };
 
@@ -96,6 +98,10 @@ export const llm = {
   },
   hang(): LlmEvent {
     return { type: 'hang' };
+  },
+  /** The request is taken and never answered: no status, no headers, no bytes, until the client closes. */
+  stall(): LlmReply {
+    return { kind: 'stall' };
   },
   delay(ms: number): LlmEvent {
     return { type: 'delay', ms };

@@ -153,6 +153,10 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
       );
       return;
     }
+    if (reply.kind === 'stall') {
+      await new Promise<void>((resolve) => res.once('close', resolve));
+      return;
+    }
     const model = String(record.body?.model ?? 'emulated-model');
     const requestId = `req_emu_${n}`;
     if (reply.kind === 'status') {
