@@ -9,7 +9,7 @@ import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
 import { platformOf, targetOf } from './adapters/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
-import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
+import { createWebAdapter, type WebAdapter, type WebFileRetention } from './adapters/web/index.ts';
 import { createDailySpend } from './agent/daily-spend.ts';
 import { type AgentRuntime, createAgentRunner, createAgentRuntime, workspaceOf } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
@@ -154,11 +154,23 @@ export function channelAdapters(
       conversations: store.conversations,
       filesDir: join(loaded.dataDir, 'web-files'),
       maxUploadBytes: Math.round(maxUploadMb * 1024 * 1024),
+      fileRetention: webFileRetention(ch.web?.files),
       ...(exposed ? { accessToken: secrets.BOXBOT_ADMIN_TOKEN, anyHost: true } : {}),
     });
     adapters.push(web);
   }
   return { adapters, ...(web ? { web } : {}) };
+}
+
+/** The web chat's file retention and quota from `channels.web.files` (unset keys keep their defaults). */
+function webFileRetention(
+  f: NonNullable<LoadedConfig['config']['channels']['web']>['files'],
+): Partial<WebFileRetention> {
+  return {
+    ...(f?.unsentUploadHours ? { unsentUploadMs: f.unsentUploadHours * 3600_000 } : {}),
+    ...(f?.keepDays ? { keepMs: f.keepDays * 24 * 3600_000 } : {}),
+    ...(f?.quotaMb ? { ownerQuotaBytes: Math.round(f.quotaMb * 1024 * 1024) } : {}),
+  };
 }
 
 /** The gateway's media step from `media.*`: caps, the workspaces, and the transcriber when one is configured. */

@@ -200,6 +200,18 @@ export const configSchema = z
           .extend({
             /** Largest upload in the web chat, per file and per message together (MB, default media.maxMessageMb). */
             maxUploadMb: z.number().positive().max(1024).optional(),
+            /** How long the web chat keeps files, and how much one browser may upload. */
+            files: z
+              .object({
+                /** Uploads never sent with a message are deleted after this many hours (default 24). */
+                unsentUploadHours: z.number().positive().max(8760).optional(),
+                /** Sent files, and uploads a message carried, are deleted after this many days (default 30). */
+                keepDays: z.number().positive().max(3650).optional(),
+                /** What one browser's uploads may hold on disk together (MB, default 200). */
+                quotaMb: z.number().positive().max(1_000_000).optional(),
+              })
+              .strict()
+              .optional(),
           })
           .strict()
           .optional(),
