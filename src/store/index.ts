@@ -22,6 +22,7 @@ export type {
   ConversationStore,
   CorruptReport,
   DeliveryStore,
+  FailedReply,
   JobLogEntry,
   JobPolicy,
   JobRecord,
