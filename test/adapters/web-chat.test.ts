@@ -386,7 +386,7 @@ test('web chat files: unsent uploads expire in a day, sent ones after their rete
     readdirSync(join(dir, session))
       .filter((n) => n.endsWith('.json'))
       .map((n) => n.slice(0, -5));
-  await waitUntil(() => !files().includes(unsent));
+  await waitUntil(() => !files().includes(unsent), 'the unsent upload swept at start', 5000);
   assert.equal(files().length, 2);
   assert.ok(files().includes(carried));
   const gone = await fetch(`${second.server.url}/chat/files/${unsent}?session=${session}`, {
@@ -398,5 +398,5 @@ test('web chat files: unsent uploads expire in a day, sent ones after their rete
   // Past the retention everything goes, and the empty session folder with it.
   clock += 3 * 24 * 3600_000;
   await serve(t, { filesDir: dir, now, fileRetention: { keepMs: 3 * 24 * 3600_000 } });
-  await waitUntil(() => !existsSync(join(dir, session)));
+  await waitUntil(() => !existsSync(join(dir, session)), 'the whole session folder swept', 5000);
 });
