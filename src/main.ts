@@ -38,7 +38,7 @@ import {
   type Scheduler,
   type SchedulerOptions,
 } from './scheduler/index.ts';
-import { type JsonValue, openStore, type Store } from './store/index.ts';
+import { type JsonValue, openStore, type Store, startArchiveSweep } from './store/index.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -201,6 +201,9 @@ function mediaOptions(
   }
 }
 
+/** One day in milliseconds (retention settings are in days). */
+const DAY_MS = 24 * 3600_000;
+
 /** Starts the gateway on the config's defaults; resolves once every channel is up. */
 export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const loaded = loadConfig(o.configFile, o.cwd, {
@@ -210,8 +213,10 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
   const log = o.log ?? createLogger();
+  const retention = loaded.config.store?.retention;
   const opened = await openStore(databaseUrl(loaded.config, secrets), loaded.dataDir, {
     logger: log.child({ scope: 'store' }),
+    ...(retention?.failedReplyDays ? { failedOutbox: { maxAgeMs: retention.failedReplyDays * DAY_MS } } : {}),
   });
   const store = opened.store;
   log.info({ store: opened.where }, 'store open');
@@ -234,7 +239,16 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   });
   // Tool lists are fetched in the background, so /whoami lists MCP tools before the first run.
   for (const [name, server] of mcpEntries(loaded.config)) void mcp.toolsFor({ [name]: server });
-  const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close(), () => mcp.close()];
+  const stopArchiveSweep = startArchiveSweep(store.conversations, {
+    log: log.child({ scope: 'store' }),
+    ...(retention?.archiveDays ? { keepMs: retention.archiveDays * DAY_MS } : {}),
+  });
+  const cleanups: (() => Promise<unknown>)[] = [
+    () => runtime.close(),
+    () => store.close(),
+    stopArchiveSweep,
+    () => mcp.close(),
+  ];
   const cleanup = async () => {
     for (const c of cleanups.reverse())
       await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));

@@ -93,6 +93,16 @@ export const configSchema = z
           .string()
           .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
           .optional(),
+        /** How long what the gateway keeps only for inspection stays. */
+        retention: z
+          .object({
+            /** Sessions archived by /new or /reset (days, default 90). */
+            archiveDays: z.number().positive().max(36500).optional(),
+            /** Replies a platform refused for good (days, default 7; at most 1,000 are kept). */
+            failedReplyDays: z.number().positive().max(3650).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),

@@ -56,6 +56,8 @@ export interface ConversationStore {
   archive(key: string, requestId?: string): Promise<ArchivedConversation | undefined>;
   /** The archived sessions of a conversation, oldest first. */
   archived(key: string): Promise<ArchivedConversation[]>;
+  /** Deletes every conversation's archives made before `before` (ms since the epoch); resolves with the count. */
+  pruneArchives(before: number): Promise<number>;
 }
 
 /**

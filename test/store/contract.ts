@@ -1145,6 +1145,31 @@ export function storeContract(
     await r.close();
   });
 
+  it('conversations: archives older than the retention are deleted, of every conversation; newer ones stay', async (h) => {
+    let clock = Date.parse('2026-01-01T00:00:00.000Z');
+    const s = h.open({ now: () => clock });
+    for (const [key, text] of [
+      ['web:a', 'old a'],
+      ['telegram:-100:7', 'old topic'],
+    ] as const) {
+      await s.conversations.setMessages(key, [msg('user', text)]);
+      await s.conversations.archive(key);
+    }
+    clock += 10 * 24 * 3600_000;
+    await s.conversations.setMessages('web:a', [msg('user', 'new a')]);
+    await s.conversations.archive('web:a');
+    assert.equal(await s.conversations.pruneArchives(clock - 5 * 24 * 3600_000), 2);
+    await s.close();
+    const r = h.open({ now: () => clock });
+    assert.deepEqual(
+      (await r.conversations.archived('web:a')).map((x) => texts(x.messages)),
+      [['new a']],
+    );
+    assert.deepEqual(await r.conversations.archived('telegram:-100:7'), []);
+    assert.equal(await r.conversations.pruneArchives(clock - 5 * 24 * 3600_000), 0, 'a second sweep finds nothing');
+    await r.close();
+  });
+
   it('usage: per conversation and per user, per UTC day and in total, across a restart', async (h) => {
     const s = h.open();
     const u = { inputTokens: 100, outputTokens: 10 };
