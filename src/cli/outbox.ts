@@ -14,7 +14,8 @@ const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`)
 function line(f: FailedReply): string {
   const text = f.text.replace(/\s+/g, ' ').trim();
   const files = f.files.length ? ` [+${f.files.length} file${f.files.length > 1 ? 's' : ''}]` : '';
-  return `${f.failedAt}  ${f.conversationKey}  ${f.error}\n    ${text.length > 100 ? `${text.slice(0, 99)}…` : text}${files}`;
+  const start = text.length > 100 ? `${text.slice(0, 99)}…` : text;
+  return `${f.failedAt}  ${f.conversationKey}  ${f.error}\n    ${start}${files}`;
 }
 
 /** `outbox failed`: prints the failed replies, newest first; exit 0. */

@@ -257,7 +257,7 @@ export function storeContract(
       );
   });
 
-  it('failed replies are listed newest failure first, with what the platform said; delivered ones are not', async (h) => {
+  it('failed replies are listed newest failure first, with what the platform said; delivered ones not', async (h) => {
     let clock = Date.parse('2026-11-01T00:00:00.000Z');
     const s = h.open({ now: () => clock });
     await s.delivery.putOutbox(reply('a', 'telegram:1', ['first ', 'part']));
@@ -1145,7 +1145,7 @@ export function storeContract(
     await r.close();
   });
 
-  it('conversations: archives older than the retention are deleted, of every conversation; newer ones stay', async (h) => {
+  it('conversations: archives past the retention are deleted, of every conversation; newer ones stay', async (h) => {
     let clock = Date.parse('2026-01-01T00:00:00.000Z');
     const s = h.open({ now: () => clock });
     for (const [key, text] of [
