@@ -9,7 +9,7 @@ import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
 import { platformOf, targetOf } from './adapters/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
-import { createWebAdapter, type WebAdapter } from './adapters/web/index.ts';
+import { createWebAdapter, type WebAdapter, type WebFileRetention } from './adapters/web/index.ts';
 import { createDailySpend } from './agent/daily-spend.ts';
 import { type AgentRuntime, createAgentRunner, createAgentRuntime, workspaceOf } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
@@ -38,7 +38,7 @@ import {
   type Scheduler,
   type SchedulerOptions,
 } from './scheduler/index.ts';
-import { type JsonValue, openStore, type Store } from './store/index.ts';
+import { type JsonValue, openStore, type Store, startArchiveSweep } from './store/index.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -154,11 +154,23 @@ export function channelAdapters(
       conversations: store.conversations,
       filesDir: join(loaded.dataDir, 'web-files'),
       maxUploadBytes: Math.round(maxUploadMb * 1024 * 1024),
+      fileRetention: webFileRetention(ch.web?.files),
       ...(exposed ? { accessToken: secrets.BOXBOT_ADMIN_TOKEN, anyHost: true } : {}),
     });
     adapters.push(web);
   }
   return { adapters, ...(web ? { web } : {}) };
+}
+
+/** The web chat's file retention and quota from `channels.web.files` (unset keys keep their defaults). */
+function webFileRetention(
+  f: NonNullable<LoadedConfig['config']['channels']['web']>['files'],
+): Partial<WebFileRetention> {
+  return {
+    ...(f?.unsentUploadHours ? { unsentUploadMs: f.unsentUploadHours * 3600_000 } : {}),
+    ...(f?.keepDays ? { keepMs: f.keepDays * 24 * 3600_000 } : {}),
+    ...(f?.quotaMb ? { ownerQuotaBytes: Math.round(f.quotaMb * 1024 * 1024) } : {}),
+  };
 }
 
 /** The gateway's media step from `media.*`: caps, the workspaces, and the transcriber when one is configured. */
@@ -189,6 +201,9 @@ function mediaOptions(
   }
 }
 
+/** One day in milliseconds (retention settings are in days). */
+const DAY_MS = 24 * 3600_000;
+
 /** Starts the gateway on the config's defaults; resolves once every channel is up. */
 export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const loaded = loadConfig(o.configFile, o.cwd, {
@@ -198,8 +213,10 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
   const log = o.log ?? createLogger();
+  const retention = loaded.config.store?.retention;
   const opened = await openStore(databaseUrl(loaded.config, secrets), loaded.dataDir, {
     logger: log.child({ scope: 'store' }),
+    ...(retention?.failedReplyDays ? { failedOutbox: { maxAgeMs: retention.failedReplyDays * DAY_MS } } : {}),
   });
   const store = opened.store;
   log.info({ store: opened.where }, 'store open');
@@ -222,7 +239,16 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   });
   // Tool lists are fetched in the background, so /whoami lists MCP tools before the first run.
   for (const [name, server] of mcpEntries(loaded.config)) void mcp.toolsFor({ [name]: server });
-  const cleanups: (() => Promise<unknown>)[] = [() => runtime.close(), () => store.close(), () => mcp.close()];
+  const stopArchiveSweep = startArchiveSweep(store.conversations, {
+    log: log.child({ scope: 'store' }),
+    ...(retention?.archiveDays ? { keepMs: retention.archiveDays * DAY_MS } : {}),
+  });
+  const cleanups: (() => Promise<unknown>)[] = [
+    () => runtime.close(),
+    () => store.close(),
+    stopArchiveSweep,
+    () => mcp.close(),
+  ];
   const cleanup = async () => {
     for (const c of cleanups.reverse())
       await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));

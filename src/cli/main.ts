@@ -228,6 +228,15 @@ export function buildProgram(): Command {
     });
   registerJobCommands(program.command('job').description('scheduled jobs'), configFile);
   program
+    .command('outbox')
+    .description('replies in the delivery outbox')
+    .command('failed')
+    .description('list the replies a platform refused for good (kept for inspection, never sent again)')
+    .option('--format <format>', 'text | json', 'text')
+    .action(async (flags: { format?: string }) => {
+      process.exitCode = await (await import('./outbox.ts')).outboxFailed(flags, configFile());
+    });
+  program
     .command('doctor')
     .description('check config, tokens, providers, tools and store, and print what to fix')
     .option('--offline', 'contact nothing: keys and tokens are only checked to be set')

@@ -93,6 +93,16 @@ export const configSchema = z
           .string()
           .regex(/^postgres(ql)?:\/\//, 'must be a postgres:// URL')
           .optional(),
+        /** How long what the gateway keeps only for inspection stays. */
+        retention: z
+          .object({
+            /** Sessions archived by /new or /reset (days, default 90). */
+            archiveDays: z.number().positive().max(36500).optional(),
+            /** Replies a platform refused for good (days, default 7; at most 1,000 are kept). */
+            failedReplyDays: z.number().positive().max(3650).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict()
       .optional(),
@@ -210,6 +220,18 @@ export const configSchema = z
           .extend({
             /** Largest upload in the web chat, per file and per message together (MB, default media.maxMessageMb). */
             maxUploadMb: z.number().positive().max(1024).optional(),
+            /** How long the web chat keeps files, and how much one browser may upload. */
+            files: z
+              .object({
+                /** Uploads never sent with a message are deleted after this many hours (default 24). */
+                unsentUploadHours: z.number().positive().max(8760).optional(),
+                /** Sent files, and uploads a message carried, are deleted after this many days (default 30). */
+                keepDays: z.number().positive().max(3650).optional(),
+                /** What one browser's uploads may hold on disk together (MB, default 200). */
+                quotaMb: z.number().positive().max(1_000_000).optional(),
+              })
+              .strict()
+              .optional(),
           })
           .strict()
           .optional(),

@@ -55,6 +55,8 @@ export function createAdminApi(o: AdminApiOptions): Router {
     await o.store.conversations.reset(req.params.key!);
     res.json({ reset: req.params.key });
   });
+  // Replies a platform refused for good, newest first (kept for inspection within their retention).
+  r.get('/outbox/failed', async (_req, res) => void res.json({ failed: await o.store.delivery.failedOutbox() }));
   r.get('/tools', (_req, res) => void res.json(o.tools()));
   r.get('/skills', (_req, res) => void res.json(o.skills()));
   for (const [path, router] of Object.entries(o.extra ?? {})) r.use(path, router);

@@ -19,3 +19,8 @@ export function archiveRecord(
     ...(o.requestId ? { requestId: o.requestId } : {}),
   };
 }
+
+/** The ids of archives made before `ms` sort before this string (ids start with the time they were made). */
+export function archiveIdBefore(ms: number): string {
+  return fileStamp(ms);
+}

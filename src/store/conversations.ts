@@ -2,7 +2,7 @@
 // write touches one small file whatever the number of conversations, and no index exists.
 import { platformOf } from '../adapters/index.ts';
 import type { Message } from '../agent/index.ts';
-import { archiveRecord } from './archive-record.ts';
+import { archiveIdBefore, archiveRecord } from './archive-record.ts';
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
 import { checkKey, decodeName, encodeName, SHARDS, shardOf } from './names.ts';
@@ -123,6 +123,18 @@ export function createConversations(docs: Documents, now: () => number): Convers
         }
       }
       return out;
+    },
+    async pruneArchives(before) {
+      const cutoff = archiveIdBefore(before);
+      let removed = 0;
+      for (const shard of SHARDS)
+        for (const dir of await docs.files.folders(`${ARCHIVE}/${shard}`))
+          for (const name of await docs.files.list(`${ARCHIVE}/${shard}/${dir}`)) {
+            if (!name.endsWith('.json') || name >= cutoff) continue;
+            const path = `${ARCHIVE}/${shard}/${dir}/${name}`;
+            if (await docs.locked(path, () => docs.files.remove(path))) removed++;
+          }
+      return removed;
     },
     async reset(key) {
       await docs.update<Conversation>(spec(key), (cur) =>

@@ -43,6 +43,7 @@ function build(files: Files, opts: StoreOptions, now: () => number): Store {
     maxAgeMs: opts.dedupe?.maxAgeMs ?? DEFAULT_DEDUPE.maxAgeMs,
     maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
     failed: { ...DEFAULT_FAILED_OUTBOX, ...opts.failedOutbox },
+    ...(opts.readOnly ? { readOnly: true } : {}),
   });
   return {
     conversations,

@@ -28,7 +28,7 @@ import type { AppendLog } from './files.ts';
 import { checkKey, encodeName } from './names.ts';
 import { type DeliveryRecord, deliveryRecordSchema, type StoredInbound, type StoredOutbox } from './schemas.ts';
 import { isTornJson } from './torn-line.ts';
-import type { DeliveryStore, JsonObject, OutboxEntry } from './types.ts';
+import type { DeliveryStore, FailedReply, JsonObject, OutboxEntry } from './types.ts';
 
 const PATH = 'delivery.log';
 /** Default retention of failed replies: a week, at most 1,000 of them (they are never delivered again). */
@@ -52,6 +52,11 @@ export interface DeliveryLogOptions {
   maxCount: number;
   /** Failed entries refused longer than `maxAgeMs` ago, or beyond the `maxCount` refused last, are dropped. */
   failed?: { maxAgeMs: number; maxCount: number };
+  /**
+   * Reads only (another process, such as the CLI beside a running gateway): the log is loaded but
+   * never rewritten, repaired or swept, and every change is refused.
+   */
+  readOnly?: boolean;
 }
 
 /** The delivery log over `docs` (its Files and corruption reporting). */
@@ -201,9 +206,11 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
    * line is durable; if the write fails, `undo` restores memory and the call rejects.
    */
   function commit(record: DeliveryRecord, undo: () => void): Promise<void> {
-    if (shut) {
+    if (shut || opts.readOnly) {
       undo();
-      return Promise.reject(new StoreError('closed', 'the store is closed'));
+      return Promise.reject(
+        new StoreError('closed', opts.readOnly ? 'the store is open read-only' : 'the store is closed'),
+      );
     }
     const done = new Promise<void>((resolve, reject) => {
       waiters.push({
@@ -260,6 +267,12 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       else bad.push(i + 1);
     }
     lines = parts.length;
+    if (opts.readOnly) {
+      // The running gateway owns the file: what it would repair or drop is only left out here.
+      prune(opts.now());
+      pruneFailed(opts.now());
+      return;
+    }
     if (bad.length) {
       // Reported and kept for an admin; what could be read goes on (nothing readable is dropped).
       // A copy is set aside and the live file stays until the rewrite below replaces it whole:
@@ -537,6 +550,23 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
             createdAt: e.createdAt,
           };
         });
+    },
+    async failedOutbox() {
+      await ready();
+      return [...outbox.values()]
+        .filter((e) => e.state === 'failed')
+        .sort((a, b) => Date.parse(b.updatedAt) - Date.parse(a.updatedAt) || b.seq - a.seq)
+        .map(
+          (e): FailedReply => ({
+            id: e.id,
+            conversationKey: e.conversationKey,
+            text: e.chunks.map((c) => c.text).join(''),
+            files: (e.files ?? []).map((f) => f.name),
+            error: e.error ?? '',
+            createdAt: e.createdAt,
+            failedAt: e.updatedAt,
+          }),
+        );
     },
     async close() {
       closed = true;

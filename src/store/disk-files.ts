@@ -139,6 +139,15 @@ export function createDiskFiles(
         [],
       ),
 
+    folders: (dir) =>
+      missingOk(
+        async () =>
+          (await readdir(abs(dir), { withFileTypes: true }))
+            .filter((d) => d.isDirectory() && !d.name.startsWith('.'))
+            .map((d) => d.name),
+        [],
+      ),
+
     async moveAside(path) {
       const to = `${abs(path)}.corrupt-${fileStamp(opts.now())}`;
       await rename(abs(path), to);

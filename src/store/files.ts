@@ -27,6 +27,8 @@ export interface Files {
   remove(path: string): Promise<boolean>;
   /** File names directly in `dir` (no hidden files), unsorted; empty if `dir` does not exist. */
   list(dir: string): Promise<string[]>;
+  /** Folder names directly in `dir` (no hidden ones), unsorted; empty if `dir` does not exist. */
+  folders(dir: string): Promise<string[]>;
   /** Renames the file to `<path>.corrupt-<timestamp>` and returns the new path (absolute on disk). */
   moveAside(path: string): Promise<string>;
   /**

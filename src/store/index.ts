@@ -1,5 +1,6 @@
 // The store's public names: the interface the gateway, scheduler and CLI use, and its backends.
 
+export { DEFAULT_ARCHIVE_RETENTION_MS, startArchiveSweep } from './archive-sweep.ts';
 export { conversationFile, platformOf } from './conversations.ts';
 export {
   createFileStore,
@@ -22,6 +23,7 @@ export type {
   ConversationStore,
   CorruptReport,
   DeliveryStore,
+  FailedReply,
   JobLogEntry,
   JobPolicy,
   JobRecord,

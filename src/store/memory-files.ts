@@ -45,6 +45,15 @@ export function createMemoryFiles(
       }
       return out;
     },
+    async folders(dir) {
+      const prefix = `${dir}/`;
+      const out = new Set<string>();
+      for (const path of state.keys()) {
+        const rest = path.startsWith(prefix) ? path.slice(prefix.length) : '';
+        if (rest.includes('/')) out.add(rest.slice(0, rest.indexOf('/')));
+      }
+      return [...out];
+    },
     async moveAside(path) {
       const to = `${path}.corrupt-${fileStamp(opts.now())}`;
       const text = state.get(path);

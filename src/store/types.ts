@@ -56,6 +56,8 @@ export interface ConversationStore {
   archive(key: string, requestId?: string): Promise<ArchivedConversation | undefined>;
   /** The archived sessions of a conversation, oldest first. */
   archived(key: string): Promise<ArchivedConversation[]>;
+  /** Deletes every conversation's archives made before `before` (ms since the epoch); resolves with the count. */
+  pruneArchives(before: number): Promise<number>;
 }
 
 /**
@@ -88,6 +90,21 @@ export interface OutboxEntry {
   /** What that streamed message shows now (not persisted: after a restart the edit is simply made). */
   previewShown?: string;
   createdAt: string;
+}
+
+/** A reply the platform refused for good, kept for inspection (StoreOptions `failedOutbox`). */
+export interface FailedReply {
+  id: string;
+  conversationKey: string;
+  /** The reply's text, all chunks joined. */
+  text: string;
+  /** File names it would have sent after the text. */
+  files: string[];
+  /** What the platform said. */
+  error: string;
+  createdAt: string;
+  /** When the send gave up (ISO 8601). */
+  failedAt: string;
 }
 
 /**
@@ -143,6 +160,8 @@ export interface DeliveryStore {
   failOutbox(entryId: string, error: string, answeredMessageId?: string): Promise<void>;
   /** Replies still to deliver, oldest first; with `conversationKey`, that conversation's alone (a keyed read). */
   pendingOutbox(conversationKey?: string): Promise<OutboxEntry[]>;
+  /** Replies the platform refused for good and still within their retention, newest failure first. */
+  failedOutbox(): Promise<FailedReply[]>;
   /** Whether the bot has answered in this conversation before (thread follow-ups). */
   answered(conversationKey: string): Promise<boolean>;
 }
@@ -439,6 +458,11 @@ export interface StoreOptions {
   failedOutbox?: { maxAgeMs?: number; maxCount?: number };
   /** Run logs kept per job (default 50). */
   jobLogLimit?: number;
+  /**
+   * The file backend's delivery log is only read, never rewritten or swept (a second process beside a
+   * running gateway, e.g. `boxbot outbox failed`); its changes are refused. PostgreSQL ignores it.
+   */
+  readOnly?: boolean;
   /** The clock (tests). */
   now?: () => number;
   /** Fault injection (tests): runs after a new version is durably written, before it replaces the old. */

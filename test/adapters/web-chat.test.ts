@@ -1,5 +1,7 @@
 // The web chat adapter over HTTP: its page token, its access token and its session rules.
 import assert from 'node:assert/strict';
+import { existsSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
 import { createWebAdapter } from '../../src/adapters/web/index.ts';
@@ -321,4 +323,80 @@ test('web chat: a button id over 64 bytes is refused at the send (its press woul
     assert.match((e as Error).message, /button id "x{65}" is 65 bytes; ids are 1-64 bytes/);
     return true;
   });
+});
+
+test("web chat uploads: one browser's uploads share a quota; a second browser has its own", async (t) => {
+  const s = await serve(t, { filesDir: tempDir('boxbot-web-quota-'), fileRetention: { ownerQuotaBytes: 2500 } });
+  const token = s.adapter.apiToken;
+  const upload = (b: { cookie: string; owner: string }, tab: string, size: number) =>
+    fetch(`${s.server.url}/chat/upload?session=${b.owner}-${tab}&name=a.bin`, {
+      method: 'POST',
+      headers: { cookie: b.cookie, 'x-boxbot-token': token, 'content-type': 'application/octet-stream' },
+      body: new Uint8Array(size),
+    });
+  const alice = await browser(s.server.url);
+  const bob = await browser(s.server.url);
+  assert.equal((await upload(alice, 'tab0123456789', 1000)).status, 201);
+  // Another tab of the same browser draws on the same quota.
+  assert.equal((await upload(alice, 'tababcdefghij', 1000)).status, 201);
+  const refused = await upload(alice, 'tab0123456789', 1000);
+  assert.equal(refused.status, 413);
+  assert.match((await refused.json()).error, /^Upload refused: your uploads here already hold 0 MB of 0 MB\./);
+  assert.equal((await upload(bob, 'tab0123456789', 1000)).status, 201, "another browser's quota is its own");
+  // Two at once cannot both take the 500 bytes left.
+  const both = await Promise.all([upload(alice, 'tab0123456789', 400), upload(alice, 'tab0123456789', 400)]);
+  assert.deepEqual(both.map((r) => r.status).sort(), [201, 413]);
+});
+
+test('web chat files: unsent uploads expire in a day, sent ones after their retention, across restarts', async (t) => {
+  const dir = tempDir('boxbot-web-expiry-');
+  let clock = Date.parse('2026-03-01T00:00:00Z');
+  const now = () => clock;
+  const first = await serve(t, { filesDir: dir, now });
+  const token = first.adapter.apiToken;
+  const alice = await browser(first.server.url);
+  const session = `${alice.owner}-tab0123456789`;
+  const upload = async (url: string, name: string) => {
+    const r = await fetch(`${url}/chat/upload?session=${session}&name=${name}`, {
+      method: 'POST',
+      headers: { cookie: alice.cookie, 'x-boxbot-token': token, 'content-type': 'text/plain' },
+      body: name,
+    });
+    assert.equal(r.status, 201);
+    return ((await r.json()) as { id: string }).id;
+  };
+  const unsent = await upload(first.server.url, 'unsent.txt');
+  const carried = await upload(first.server.url, 'carried.txt');
+  const posted = await fetch(`${first.server.url}/chat/messages`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-boxbot-token': token, cookie: alice.cookie },
+    body: JSON.stringify({ session, text: 'see file', id: 'message-0001', attachments: [carried] }),
+  });
+  assert.equal(posted.status, 202);
+  await first.adapter.sendFile!(
+    { chatId: session, conversationKey: `web:${session}` },
+    { name: 'answer.txt', mimeType: 'text/plain', bytes: new TextEncoder().encode('from the bot') },
+  );
+  await first.adapter.stop();
+
+  // A day and a bit later a new process starts: the upload no message carried is gone, the rest stay.
+  clock += 25 * 3600_000;
+  const second = await serve(t, { filesDir: dir, now, fileRetention: { keepMs: 3 * 24 * 3600_000 } });
+  const files = () =>
+    readdirSync(join(dir, session))
+      .filter((n) => n.endsWith('.json'))
+      .map((n) => n.slice(0, -5));
+  await waitUntil(() => !files().includes(unsent), 'the unsent upload swept at start', 5000);
+  assert.equal(files().length, 2);
+  assert.ok(files().includes(carried));
+  const gone = await fetch(`${second.server.url}/chat/files/${unsent}?session=${session}`, {
+    headers: { cookie: alice.cookie },
+  });
+  assert.equal(gone.status, 404);
+  await second.adapter.stop();
+
+  // Past the retention everything goes, and the empty session folder with it.
+  clock += 3 * 24 * 3600_000;
+  await serve(t, { filesDir: dir, now, fileRetention: { keepMs: 3 * 24 * 3600_000 } });
+  await waitUntil(() => !existsSync(join(dir, session)), 'the whole session folder swept', 5000);
 });

@@ -20,7 +20,7 @@ import type {
   GatewayStore,
   OutboxEntry,
 } from '../../src/gateway/ports.ts';
-import type { LeaseStore } from '../../src/store/types.ts';
+import type { FailedReply, LeaseStore } from '../../src/store/types.ts';
 import { waitUntil } from '../helpers.ts';
 
 /** A message as the fake platform holds it. */
@@ -302,7 +302,19 @@ export class MemoryGatewayStore implements GatewayStore {
     }
   }
   failed = new Map<string, string>();
+  private failedEntries: FailedReply[] = [];
   async failOutbox(id: string, error: string, answered?: string) {
+    const e = this.outbox.get(id);
+    if (e)
+      this.failedEntries.unshift({
+        id,
+        conversationKey: e.conversationKey,
+        text: e.chunks.join(''),
+        files: (e.files ?? []).map((f) => f.name),
+        error,
+        createdAt: e.createdAt,
+        failedAt: new Date().toISOString(),
+      });
     this.outbox.delete(id);
     this.failed.set(id, error);
     if (answered !== undefined) this.journal.delete(answered);
@@ -318,6 +330,9 @@ export class MemoryGatewayStore implements GatewayStore {
   /** File copies by entry id (the bytes put with the entry; deleting one simulates a lost copy). */
   async outboxFile(id: string, i: number) {
     return this.outbox.get(id)?.files?.[i]?.bytes;
+  }
+  async failedOutbox() {
+    return structuredClone(this.failedEntries);
   }
   async pendingOutbox(conversationKey?: string) {
     return [...this.outbox.values()]

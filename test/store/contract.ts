@@ -257,6 +257,35 @@ export function storeContract(
       );
   });
 
+  it('failed replies are listed newest failure first, with what the platform said; delivered ones not', async (h) => {
+    let clock = Date.parse('2026-11-01T00:00:00.000Z');
+    const s = h.open({ now: () => clock });
+    await s.delivery.putOutbox(reply('a', 'telegram:1', ['first ', 'part']));
+    await s.delivery.putOutbox(reply('b', 'slack:T1:C1', ['second']));
+    await s.delivery.putOutbox(reply('c', 'telegram:1', ['delivered']));
+    clock += 1000;
+    await s.delivery.failOutbox('a', 'Bad Request: chat not found');
+    clock += 1000;
+    await s.delivery.failOutbox('b', 'channel_not_found');
+    await s.delivery.finishOutbox('c');
+    await s.close();
+    const r = h.open({ now: () => clock });
+    const failed = await r.delivery.failedOutbox();
+    assert.deepEqual(
+      failed.map((f) => [f.id, f.conversationKey, f.text, f.error]),
+      [
+        ['b', 'slack:T1:C1', 'second', 'channel_not_found'],
+        ['a', 'telegram:1', 'first part', 'Bad Request: chat not found'],
+      ],
+    );
+    assert.deepEqual(
+      failed.map((f) => Date.parse(f.failedAt)),
+      [clock, clock - 1000],
+      'each says when the send gave up',
+    );
+    await r.close();
+  });
+
   itFiles('failed replies are kept within their retention, then leave the log; a pending reply stays', async (h) => {
     let clock = Date.parse('2026-11-01T00:00:00.000Z');
     const opts = { now: () => clock, failedOutbox: { maxCount: 3, maxAgeMs: 3600_000 } };
@@ -1113,6 +1142,31 @@ export function storeContract(
     );
     await r.conversations.setModel('web:a', undefined);
     assert.equal((await r.conversations.get('web:a'))?.model, undefined);
+    await r.close();
+  });
+
+  it('conversations: archives past the retention are deleted, of every conversation; newer ones stay', async (h) => {
+    let clock = Date.parse('2026-01-01T00:00:00.000Z');
+    const s = h.open({ now: () => clock });
+    for (const [key, text] of [
+      ['web:a', 'old a'],
+      ['telegram:-100:7', 'old topic'],
+    ] as const) {
+      await s.conversations.setMessages(key, [msg('user', text)]);
+      await s.conversations.archive(key);
+    }
+    clock += 10 * 24 * 3600_000;
+    await s.conversations.setMessages('web:a', [msg('user', 'new a')]);
+    await s.conversations.archive('web:a');
+    assert.equal(await s.conversations.pruneArchives(clock - 5 * 24 * 3600_000), 2);
+    await s.close();
+    const r = h.open({ now: () => clock });
+    assert.deepEqual(
+      (await r.conversations.archived('web:a')).map((x) => texts(x.messages)),
+      [['new a']],
+    );
+    assert.deepEqual(await r.conversations.archived('telegram:-100:7'), []);
+    assert.equal(await r.conversations.pruneArchives(clock - 5 * 24 * 3600_000), 0, 'a second sweep finds nothing');
     await r.close();
   });
 

@@ -27,7 +27,7 @@ import type {
   OutboundTarget,
 } from '../types.ts';
 import { webAsset } from './assets.ts';
-import { createWebFiles, type WebFileMeta } from './files.ts';
+import { createWebFiles, type WebFileMeta, type WebFileRetention, WebQuotaError } from './files.ts';
 import { BROWSER_COOKIE, browserSecretOf, httpGuard, sessionOwner } from './http-guard.ts';
 import { normalizeWebMessage, normalizeWebPress, SESSION_RULE, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
@@ -63,6 +63,12 @@ export interface WebAdapterOptions {
   filesDir?: string;
   /** Largest upload, per file and per message together (default 20 MB). */
   maxUploadBytes?: number;
+  /** How long files are kept and each browser's upload quota (defaults: DEFAULT_WEB_FILE_RETENTION). */
+  fileRetention?: Partial<WebFileRetention>;
+  /** How often expired files are swept (default hourly; also once at start). */
+  sweepEveryMs?: number;
+  /** The clock (tests). */
+  now?: () => number;
 }
 
 /** The web chat adapter, plus `attach` to mount its routes on the gateway's express app. */
@@ -116,7 +122,13 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   const sessions = new Map<string, Session>();
   const backlogSize = opts.backlog ?? 200;
   const maxUpload = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
-  const files = opts.filesDir ? createWebFiles(opts.filesDir) : undefined;
+  const files = opts.filesDir ? createWebFiles(opts.filesDir, opts.fileRetention, opts.now) : undefined;
+  let sweeper: NodeJS.Timeout | undefined;
+  const sweep = () =>
+    void files
+      ?.sweep()
+      .then((n) => n && log.info({ removed: n }, 'expired web chat files removed'))
+      .catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'web chat files not swept'));
   // The buttons under each message the bot sent, by session and message id: a press is accepted
   // only for a button shown under a message of the pressing session.
   const buttons = new ButtonMemory(MAX_BUTTON_MESSAGES);
@@ -224,9 +236,15 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     async start(s) {
       if (sink) throw alreadyStarted('web');
       sink = s;
+      // What expired while the gateway was down goes now, the rest as it expires.
+      if (files) {
+        sweep();
+        sweeper = setInterval(sweep, opts.sweepEveryMs ?? 3600_000).unref();
+      }
     },
     async stop() {
       sink = undefined;
+      clearInterval(sweeper);
       for (const s of sessions.values()) for (const res of s.clients) res.end();
     },
     async send(target, text, o) {
@@ -407,12 +425,22 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         const mimeType = String(req.headers['content-type'] ?? 'application/octet-stream')
           .split(';')[0]!
           .trim();
-        const meta = await files.save(id, bytes, {
-          name: String(req.query.name ?? 'file'),
-          mimeType: /^[\w.+-]+\/[\w.+-]+$/.test(mimeType) ? mimeType : 'application/octet-stream',
-          origin: 'upload',
-        });
-        res.status(201).json(fileRef(meta));
+        try {
+          const meta = await files.save(id, bytes, {
+            name: String(req.query.name ?? 'file'),
+            mimeType: /^[\w.+-]+\/[\w.+-]+$/.test(mimeType) ? mimeType : 'application/octet-stream',
+            origin: 'upload',
+          });
+          res.status(201).json(fileRef(meta));
+        } catch (e) {
+          if (!(e instanceof WebQuotaError)) throw e;
+          res.status(413).json({
+            error:
+              `Upload refused: your uploads here already hold ${mb(e.usedBytes)} of ${mb(e.quotaBytes)}. ` +
+              'Uploads not sent with a message are deleted after a day.',
+            quota: e.quotaBytes,
+          });
+        }
       });
       // Downloads need the owning cookie (SameSite=Strict: never sent from another site) but not the
       // page token, so a link keeps working across restarts. An attachment, never rendered, except
@@ -446,6 +474,11 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         if ('error' in described) return void res.status(described.status).json({ error: described.error });
         msg = { ...msg, attachments: described.ok };
         try {
+          // Sent with a message: kept for the full retention from now on (before the host reads them).
+          await files?.attach(
+            msg.chatId,
+            described.refs.map((r) => r.id),
+          );
           await sink(msg);
           // Echoed so other tabs and a reloaded page show the user's side too.
           publish(msg.chatId, {

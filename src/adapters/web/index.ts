@@ -9,5 +9,6 @@ export {
   type WebAdapter,
   type WebAdapterOptions,
 } from './adapter.ts';
+export { createWebFiles, DEFAULT_WEB_FILE_RETENTION, type WebFileRetention, type WebFiles } from './files.ts';
 export { normalizeWebMessage, normalizeWebPress } from './normalize.ts';
 export type { ConversationSource } from './transcript.ts';

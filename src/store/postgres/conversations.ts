@@ -2,7 +2,7 @@
 // backend's document, and `has_answer` is kept beside it so thread follow-ups need no parse.
 import { platformOf } from '../../adapters/index.ts';
 import type { Message } from '../../agent/index.ts';
-import { archiveRecord } from '../archive-record.ts';
+import { archiveIdBefore, archiveRecord } from '../archive-record.ts';
 import { checkKey } from '../names.ts';
 import type { ArchivedConversation, Conversation, ConversationStore } from '../types.ts';
 import { type Db, orderedRuns } from './db.ts';
@@ -115,6 +115,10 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
         encodeKey(key),
       ]);
       return rows.map((r) => JSON.parse(r.record) as ArchivedConversation);
+    },
+    async pruneArchives(before) {
+      const gone = await db.query('DELETE FROM boxbot_archives WHERE id < $1 RETURNING id', [archiveIdBefore(before)]);
+      return gone.length;
     },
     async keys() {
       const rows = await db.query<{ key: string }>('SELECT key FROM boxbot_conversations');

@@ -8,7 +8,7 @@ import type { InboundMessage } from '../../adapters/index.ts';
 import { DEFAULT_FAILED_OUTBOX } from '../delivery-log.ts';
 import { StoreError } from '../errors.ts';
 import { checkKey } from '../names.ts';
-import type { DeliveryStore, OutboxEntry, PendingMessage } from '../types.ts';
+import type { DeliveryStore, FailedReply, OutboxEntry, PendingMessage } from '../types.ts';
 import { type Db, orderedRuns } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
 
@@ -226,6 +226,23 @@ export function createPgDelivery(
           ...(r.file_receipts ? { fileReceipts: JSON.parse(r.file_receipts) } : {}),
         }),
       );
+    },
+    async failedOutbox() {
+      const rows = await db.query<{ entry: string; error: string | null; failed_at: Date | null }>(
+        `SELECT entry, error, failed_at FROM boxbot_outbox WHERE state = 'failed' ORDER BY failed_at DESC, seq DESC`,
+      );
+      return rows.map((r): FailedReply => {
+        const e = JSON.parse(r.entry) as StoredEntry;
+        return {
+          id: e.id,
+          conversationKey: e.conversationKey,
+          text: e.chunks.join(''),
+          files: (e.files ?? []).map((f) => f.name),
+          error: r.error ?? '',
+          createdAt: e.createdAt,
+          failedAt: (r.failed_at ?? new Date(e.createdAt)).toISOString(),
+        };
+      });
     },
     async answered(conversationKey) {
       checkKey(conversationKey, 'conversation key');
