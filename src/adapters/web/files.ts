@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readFile, rename, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cleanFileName } from '../../clean-file-name.ts';
 
 /** What is kept about one file besides its bytes. */
 export interface WebFileMeta {
@@ -18,13 +19,6 @@ export interface WebFileMeta {
 
 /** File ids the adapter makes: 24 hex digits. */
 export const FILE_ID = /^[0-9a-f]{24}$/;
-
-/** A file name fit for a header and a download: no path, no control characters, at most 200 characters. */
-export function cleanFileName(name: string | undefined): string {
-  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim();
-  return (clean || 'file').slice(0, 200);
-}
 
 /** The files of every web chat session, under `dir`. */
 export interface WebFiles {

@@ -7,6 +7,7 @@
 // resume after a restart) saves the same names again, so it leaves one copy of each file.
 import type { Attachment, ChannelAdapter, InboundMessage } from '../../adapters/index.ts';
 import { isTooLarge } from '../../adapters/index.ts';
+import { cleanFileName } from '../../clean-file-name.ts';
 import { errorMessage } from '../../errors.ts';
 import { type Logger, silentLogger } from '../../log.ts';
 import { writeWorkspaceFile } from '../../sandbox/index.ts';
@@ -71,7 +72,9 @@ export async function prepareMedia(
   let used = 0;
   let hinted = false;
   for (const [index, a] of msg.attachments.entries()) {
-    const label = a.name ? `"${a.name}"` : `the ${a.kind ?? 'file'}`;
+    // The name as the user gave it is shown (in notices and to the model) only once cleaned.
+    const declared = a.name ? cleanFileName(a.name) : undefined;
+    const label = declared ? `"${declared}"` : `the ${a.kind ?? 'file'}`;
     if (!adapter.fetchAttachment) {
       notices.push(`I could not receive ${label}: files sent on ${msg.platform} are not supported yet.`);
       continue;
@@ -102,7 +105,7 @@ export async function prepareMedia(
     }
     used += bytes.length;
     const type = sniffType(bytes);
-    const name = inboxName(msg, index, msg.attachments.length, a.name, type);
+    const name = inboxName(msg, index, msg.attachments.length, declared, type);
     const saved = writeWorkspaceFile(workspace, INBOX_DIR, name, bytes, {
       ...(o.maxWorkspaceBytes !== undefined ? { maxWorkspaceBytes: o.maxWorkspaceBytes } : {}),
       ...(o.maxWorkspaceEntries !== undefined ? { maxEntries: o.maxWorkspaceEntries } : {}),
@@ -114,7 +117,7 @@ export async function prepareMedia(
     }
     const file: InboxFile = {
       path: saved.path,
-      ...(a.name ? { originalName: a.name } : {}),
+      ...(declared ? { originalName: declared } : {}),
       mimeType: type.mimeType,
       size: bytes.length,
       family: type.family,
