@@ -164,7 +164,7 @@ describe('prepareMedia', () => {
     assert.equal(media.files[1]!.text!.content, 'zzzzzzzzzz');
   });
 
-  it('a name with a right-to-left override or zero-width characters reaches the model and the user without them', async () => {
+  it('a name with a right-to-left override or zero-width characters is shown without them', async () => {
     const { adapter } = adapterWith({ t: textOf(5), big: textOf(3 * MB) });
     const { options } = setup({ maxFileBytes: 2 * MB });
     const media = await prepareMedia(

@@ -10,6 +10,7 @@ import { isTooLarge } from '../../adapters/index.ts';
 import { cleanFileName } from '../../clean-file-name.ts';
 import { errorMessage } from '../../errors.ts';
 import { type Logger, silentLogger } from '../../log.ts';
+import { DEFAULT_PARSE_LIMITS, type ParseLimits } from '../../parsers/index.ts';
 import { writeWorkspaceFile } from '../../sandbox/index.ts';
 import { sniffType } from '../../sniff-type.ts';
 import { extractText } from './extract-text.ts';
@@ -36,6 +37,10 @@ export interface MediaOptions {
   transcriptionHint?: string;
   /** Document text given to the model, at most (default 20,000 characters; the file is in the workspace). */
   maxTextChars?: number;
+  /** Caps of the child process that parses documents (default DEFAULT_PARSE_LIMITS). */
+  parseLimits?: ParseLimits;
+  /** Parser processes at once (default 2). */
+  maxParallelParses?: number;
   log?: Logger;
 }
 
@@ -144,13 +149,24 @@ export async function prepareMedia(
         notices.push(o.transcriptionHint ?? DEFAULT_HINT);
       }
     }
-    const text = await extractText(bytes, type, o.maxTextChars ?? 20_000);
-    if (text && 'error' in text) file.unreadable = text.error;
-    else if (text) file.text = text;
+    const text = await extractText(bytes, type, {
+      maxChars: o.maxTextChars ?? 20_000,
+      limits: o.parseLimits ?? DEFAULT_PARSE_LIMITS,
+      ...(o.maxParallelParses ? { maxParallel: o.maxParallelParses } : {}),
+      ...(signal ? { signal } : {}),
+    });
+    if (text && 'error' in text) {
+      log.warn({ conversation: msg.conversationKey, type: type.mimeType, why: text.error }, 'document not read');
+      file.unreadable = text.error;
+      notices.push(`${cap1(label)} could not be read: ${text.error}.`);
+    } else if (text) file.text = text;
     files.push(file);
   }
   return { files, notices };
 }
+
+/** `the document` → `The document`; a quoted name stays as it is. */
+const cap1 = (label: string): string => label.charAt(0).toUpperCase() + label.slice(1);
 
 /** A video the platform calls a voice message (Telegram video notes are round selfie videos: not transcribed). */
 function isSpeech(a: Attachment): boolean {
