@@ -1,8 +1,9 @@
 // The parser child's entry: one process per input, started by runParser with an empty
 // environment and V8's heap capped. It reads the input's bytes from stdin, runs the parser named
 // in argv, writes one JSON line to stdout and exits. Once its code is loaded, and before it reads
-// a byte, it says `ready` on fd 3: the host counts the memory and CPU time of the parse from there. It holds no secret and can reach nothing the
-// host did not hand it, so the worst a hostile input does here is end this process.
+// a byte, it says `ready` on fd 3: the host counts the memory and CPU time of the parse from there.
+// It holds no secret (nothing is inherited), and whatever a hostile input does to the parser ends
+// with this process, never the gateway's.
 // Example: node parser-child.js pdf-text 20000 < report.pdf → {"ok":true,"value":{...}}
 import { writeSync } from 'node:fs';
 import { pdfText } from './pdf-text.ts';
