@@ -128,7 +128,7 @@ describe('a PDF bomb from a Telegram DM, on the default config', () => {
     await tg?.close();
   });
 
-  test('306 KB inflating to one 300 MB string: answered with one line saying why, and the next message too', async () => {
+  test('306 KB inflating to one 300 MB string: one line says why, and the next message is answered', async () => {
     const p = {
       chat: { id: 5200, type: 'private' as const, first_name: 'Mallory' },
       from: { id: 5200, is_bot: false, first_name: 'Mallory', username: 'mallory' },
