@@ -97,7 +97,16 @@ function parseOnce(
     ],
     { env: {}, stdio: ['pipe', 'pipe', 'pipe', 'pipe'] },
   );
-  return new Promise((resolve) => {
+  return new Promise((done) => {
+    let settled = false;
+    const resolve = (r: ParseOutcome) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      if (watch) clearInterval(watch);
+      signal?.removeEventListener('abort', onAbort);
+      done(r);
+    };
     let killedFor: ParseFailure | undefined;
     const kill = (why: ParseFailure) => {
       killedFor ??= why;
@@ -138,11 +147,13 @@ function parseOnce(
     ready.on('error', () => undefined);
     const onAbort = () => kill('cancelled');
     signal?.addEventListener('abort', onAbort, { once: true });
-    child.on('error', () => kill('crash')); // could not be started: 'close' follows
+    child.on('error', (e) => {
+      // Not started at all (no process to wait for: 'close' may never come), or a failed kill.
+      if (child.pid === undefined)
+        resolve({ ok: false, failure: 'crash', why: `the reader could not start (${e.message})` });
+      else kill('crash');
+    });
     child.on('close', (code, sig) => {
-      clearTimeout(timer);
-      if (watch) clearInterval(watch);
-      signal?.removeEventListener('abort', onAbort);
       if (killedFor) return resolve(failure(killedFor, limits));
       // V8's own fatal errors (heap exhausted, a string or array over its size limit) abort the process.
       if (/out of memory|invalid size|allocation failed|invalid (string|array buffer) length/i.test(err))
