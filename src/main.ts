@@ -183,10 +183,15 @@ function mediaOptions(
 ): MediaOptions {
   const m = loaded.config.media;
   const MB = 1024 * 1024;
+  const { maxChars, maxParallel, ...caps } = m.extract;
   const base: MediaOptions = {
     maxFileBytes: Math.round(m.maxFileMb * MB),
     maxMessageBytes: Math.round(m.maxMessageMb * MB),
     workspaceOf: (key) => workspaceOf(workspacesDir, key),
+    maxTextChars: maxChars,
+    // The parser prints at most maxChars of text as JSON: 6 bytes a character covers any escaping.
+    parseLimits: { ...caps, maxOutputBytes: maxChars * 6 + 4096 },
+    maxParallelParses: maxParallel,
   };
   const spec = m.transcription.model;
   if (!spec) return base;

@@ -1,5 +1,7 @@
 // Small real files for media tests, built in code: a PNG, a JPEG header, an Ogg voice note, an
-// ELF binary, and a one-page PDF with a line of text (valid xref, readable by pdf.js).
+// ELF binary, a one-page PDF with a line of text (valid xref, readable by pdf.js), and PDFs made
+// to hurt a parser: an inflate bomb, an operator bomb, ten thousand pages.
+import { createDeflate } from 'node:zlib';
 
 /** A 1×1 PNG. */
 export const PNG = Uint8Array.from(
@@ -39,4 +41,81 @@ export function pdfWith(text: string): Uint8Array {
   out += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
   out += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
   return new TextEncoder().encode(out);
+}
+
+/**
+ * A PDF whose pages show `content` (one content stream, shared by all `pages` of them), the
+ * stream Flate-compressed when given as already deflated bytes (`{ deflated }`).
+ */
+export function pdfOf(content: string | { deflated: Uint8Array }, pages = 1): Uint8Array {
+  const enc = new TextEncoder();
+  const stream =
+    typeof content === 'string'
+      ? enc.encode(`<< /Length ${content.length} >>\nstream\n${content}\nendstream`)
+      : concat([
+          enc.encode(`<< /Length ${content.deflated.length} /Filter /FlateDecode >>\nstream\n`),
+          content.deflated,
+          enc.encode('\nendstream'),
+        ]);
+  const page = '/Contents 3 0 R /Resources << /Font << /F1 4 0 R >> >>';
+  const kids = Array.from({ length: pages }, (_, i) => `${i + 5} 0 R`).join(' ');
+  const objs: (string | Uint8Array)[] = [
+    '<< /Type /Catalog /Pages 2 0 R >>',
+    `<< /Type /Pages /Kids [${kids}] /Count ${pages} >>`,
+    stream,
+    '<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>',
+    ...Array.from({ length: pages }, () => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 100] ${page} >>`),
+  ];
+  const parts: Uint8Array[] = [enc.encode('%PDF-1.4\n')];
+  let at = parts[0]!.length;
+  const offsets: number[] = [];
+  objs.forEach((o, i) => {
+    offsets.push(at);
+    const body = typeof o === 'string' ? enc.encode(o) : o;
+    const obj = concat([enc.encode(`${i + 1} 0 obj\n`), body, enc.encode('\nendobj\n')]);
+    parts.push(obj);
+    at += obj.length;
+  });
+  let tail = `xref\n0 ${objs.length + 1}\n0000000000 65535 f \n`;
+  tail += offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('');
+  tail += `trailer\n<< /Size ${objs.length + 1} /Root 1 0 R >>\nstartxref\n${at}\n%%EOF\n`;
+  parts.push(enc.encode(tail));
+  return concat(parts);
+}
+
+/** `head`, then `body` repeated `times`, then `tail`, Flate-compressed without ever holding the whole. */
+export async function deflateRepeated(head: string, body: string, times: number, tail: string): Promise<Uint8Array> {
+  const z = createDeflate({ level: 9 });
+  const out: Buffer[] = [];
+  z.on('data', (b: Buffer) => out.push(b));
+  const ended = new Promise((resolve) => z.on('end', resolve));
+  const write = (s: string | Buffer) => new Promise((resolve) => z.write(s, resolve));
+  await write(head);
+  // Many copies per write: a few thousand writes, not millions.
+  const per = Math.max(1, Math.floor((1 << 20) / body.length));
+  const block = Buffer.from(body.repeat(per));
+  for (let left = times; left > 0; left -= per) await write(left >= per ? block : Buffer.from(body.repeat(left)));
+  z.end(tail);
+  await ended;
+  return concat(out);
+}
+
+/** The inflate bomb: one page whose content stream inflates to one `mb`-MB string operand. */
+export const inflateBombPdf = async (mb = 300): Promise<Uint8Array> =>
+  pdfOf({ deflated: await deflateRepeated('BT /F1 12 Tf 10 50 Td (', 'A', mb << 20, ') Tj ET') });
+
+/** The operator bomb: one page whose content stream is `mb` MB of tiny text-showing operators. */
+export const operatorBombPdf = async (mb = 64): Promise<Uint8Array> =>
+  pdfOf({
+    deflated: await deflateRepeated('BT /F1 12 Tf 10 50 Td ', '(a) Tj ', Math.floor((mb << 20) / 7), 'ET'),
+  });
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }

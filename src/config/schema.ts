@@ -189,6 +189,25 @@ export const configSchema = z
           .default({}),
         /** More `provider/model`s that accept images, beyond the built-in table (e.g. `ollama/llava`). */
         visionModels: z.array(z.string()).default([]),
+        /**
+         * Reading documents (PDF text): each file is parsed in a child process held to these caps; a
+         * file that passes one is unreadable and the user is told which.
+         */
+        extract: z
+          .object({
+            /** Memory of the parser process (V8 heap and resident size), in MB. */
+            memoryMb: z.number().int().min(64).max(16_384).default(256),
+            /** CPU time one file may take, in ms. */
+            cpuMs: z.number().int().positive().default(20_000),
+            /** Wall time one file may take, in ms. */
+            timeoutMs: z.number().int().positive().default(30_000),
+            /** Characters of a document's text given to the model (the whole file stays in the workspace). */
+            maxChars: z.number().int().positive().max(1_000_000).default(20_000),
+            /** Parser processes at once across all conversations. */
+            maxParallel: z.number().int().positive().max(64).default(2),
+          })
+          .strict()
+          .default({}),
       })
       .strict()
       .default({}),

@@ -30,7 +30,7 @@ import {
   whoamiText,
 } from './commands.ts';
 import { type ClusterOptions, createConversationOwner } from './conversation-owner.ts';
-import { type MediaOptions, type PreparedMedia, prepareMedia } from './media/index.ts';
+import { type MediaOptions, type MediaWorkJournal, type PreparedMedia, prepareMedia } from './media/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { type Persist, persister, type StoreHealth } from './persist.ts';
@@ -359,7 +359,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function mediaOf(msg: InboundMessage, signal: AbortSignal): Promise<PreparedMedia | undefined> {
     if (!opts.media || msg.attachments.length === 0) return undefined;
     const adapter = adapters.get(msg.platform)!;
-    return prepareMedia(msg, adapter, { log: log.child({ scope: 'media' }), ...opts.media }, signal);
+    const journal: MediaWorkJournal = {
+      start: (index) => persist('media work', () => opts.store.startMediaWork(msg.id, index)),
+      end: (index) => persist('media work', () => opts.store.endMediaWork(msg.id, index)),
+      poisoned: () => metrics.poisonInputs.inc({ platform: msg.platform }),
+    };
+    return prepareMedia(msg, adapter, { log: log.child({ scope: 'media' }), ...opts.media }, signal, journal);
   }
 
   /**

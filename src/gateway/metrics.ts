@@ -69,6 +69,11 @@ export function createMetrics() {
     toolCalls: counter('boxbot_tool_calls_total', 'Tool calls, by tool and result', ['result', 'tool']),
     errors: counter('boxbot_errors_total', 'Errors, by scope', ['scope']),
     rateLimited: counter('boxbot_rate_limited_total', 'Platform 429 answers, by platform', ['platform']),
+    poisonInputs: counter(
+      'boxbot_poison_inputs_total',
+      'Files left out because the process died twice while working on them (poison input), by platform',
+      ['platform'],
+    ),
     runSeconds: new Histogram({
       name: 'boxbot_agent_run_seconds',
       help: 'Agent run time',

@@ -154,6 +154,14 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         if (m) inbound.set(r.id, { ...m, previewMessageId: r.messageId });
         return;
       }
+      case 'media-work': {
+        const m = inbound.get(r.id);
+        if (!m) return;
+        const { [r.index]: count = 0, ...rest } = m.mediaWork ?? {};
+        const mediaWork = r.started ? { ...rest, [r.index]: count + 1 } : rest;
+        inbound.set(r.id, { ...m, mediaWork });
+        return;
+      }
     }
   }
 
@@ -415,6 +423,29 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       const before = inbound.get(id);
       if (!before) return; // answered meanwhile: nothing left to edit
       const record: DeliveryRecord = { op: 'preview', id, messageId };
+      apply(record);
+      await commit(record, () => {
+        if (inbound.has(id)) inbound.set(id, before);
+      });
+    },
+    async startMediaWork(id, index) {
+      checkKey(id, 'message id');
+      await ready();
+      const before = inbound.get(id);
+      if (!before) return 0; // answered meanwhile
+      const record: DeliveryRecord = { op: 'media-work', id, index, started: true };
+      apply(record);
+      await commit(record, () => {
+        if (inbound.has(id)) inbound.set(id, before);
+      });
+      return before.mediaWork?.[index] ?? 0;
+    },
+    async endMediaWork(id, index) {
+      checkKey(id, 'message id');
+      await ready();
+      const before = inbound.get(id);
+      if (!before?.mediaWork?.[index]) return; // answered, or nothing to clear
+      const record: DeliveryRecord = { op: 'media-work', id, index, started: false };
       apply(record);
       await commit(record, () => {
         if (inbound.has(id)) inbound.set(id, before);

@@ -63,6 +63,8 @@ export const inboundSchema = z
     seq: z.number(),
     message: jsonObject,
     previewMessageId: z.string().optional(),
+    /** Attachment index → starts of host-side work on it that never ended (DeliveryStore.startMediaWork). */
+    mediaWork: z.record(z.number().int().nonnegative()).optional(),
   })
   .passthrough();
 
@@ -129,6 +131,12 @@ export const deliveryRecordSchema = z.discriminatedUnion('op', [
     answered: z.string().min(1).optional(),
   }),
   z.object({ op: z.literal('preview'), id: z.string().min(1), messageId: z.string().min(1) }),
+  z.object({
+    op: z.literal('media-work'),
+    id: z.string().min(1),
+    index: z.number().int().nonnegative(),
+    started: z.boolean(),
+  }),
 ]);
 export type DeliveryRecord = z.infer<typeof deliveryRecordSchema>;
 /** An inbound record as the log keeps it (`seq` orders the journal). */

@@ -136,6 +136,14 @@ export interface DeliveryStore {
   pending(conversationKey?: string): Promise<PendingMessage[]>;
   /** Journals the preview message of a pending message's answer (so a run again edits it); ignored once answered. */
   notePreview(messageId: string, previewMessageId: string): Promise<void>;
+  /**
+   * Journals that host-side work on attachment `index` of a pending message (typing, saving, reading its bytes)
+   * starts; resolves with how many earlier starts of that work never ended: each is a death of the process inside
+   * it (poison input). 0, and nothing journaled, once the message is answered.
+   */
+  startMediaWork(messageId: string, index: number): Promise<number>;
+  /** Journals that the work `startMediaWork` began ended (its count is cleared); ignored once answered. */
+  endMediaWork(messageId: string, index: number): Promise<void>;
   /** Writes a reply before its first chunk is sent; if `id` exists, the stored one (and its receipts) is kept. */
   putOutbox(entry: OutboxEntry): Promise<void>;
   /**

@@ -75,6 +75,26 @@ test('a file the model sends comes back with the answer: its name, sniffed type,
   assert.match(JSON.stringify(results), /attached chart\.txt \(image\/png, 12 bytes\)/);
 });
 
+test('the name a sent file is shown under has no format characters (a right-to-left override)', async (t) => {
+  const { runner, provider, workspace } = runnerWith(t, [
+    callTools([['send_file', { path: 'report\u202Efdp.exe' }]]),
+    reply('Sent.'),
+  ]);
+  writeFileSync(join(workspace, 'report\u202Efdp.exe'), '# Notes\n');
+  const m = message('send it');
+  const r = await runner.run({
+    message: m,
+    policy: resolvePolicy(configSchema.parse({}), m),
+    signal: new AbortController().signal,
+    onEvent: () => undefined,
+  });
+  assert.deepEqual(
+    r.files?.map((f) => f.name),
+    ['reportfdp.exe'],
+  );
+  assert.match(JSON.stringify(provider.requests[1]!.messages.at(-1)!.content), /attached reportfdp\.exe /);
+});
+
 test('send_file is offered and listed by /whoami where ReadOnly tools are permitted, not in chat-only', async (t) => {
   const { runner } = runnerWith(t, []);
   const m = message('hi');

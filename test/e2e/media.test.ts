@@ -2,14 +2,16 @@
 // through getFile and the token-bearing file URL, and answers through the LLM emulator. A photo
 // reaches the vision model as an image part (the bot token nowhere in the model request, the logs
 // or the workspace), a voice note is transcribed and answered, an oversized file is refused in one
-// line, and an executable named `.png` is typed by its bytes and never shown as an image.
+// line, and an executable named `.png` is typed by its bytes and never shown as an image. On the
+// default config, a 306 KB PDF inflating to one 300 MB string (it aborted V8 in the gateway) is
+// answered with one line saying why it was not read, and the next message is answered too.
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { llm } from '../emulators/llm/index.ts';
 import { startTelegramEmulator, type TelegramEmulator } from '../emulators/telegram/index.ts';
-import { ELF, OGG, PNG } from '../media-files.ts';
+import { ELF, inflateBombPdf, OGG, PNG } from '../media-files.ts';
 import { type E2E, startE2E, until } from './harness.ts';
 
 /** The files below `dir` whose bytes contain `needle` (binary files too). */
@@ -111,5 +113,39 @@ describe('files from Telegram users, end to end', () => {
     const text = typeof parts === 'string' ? parts : JSON.stringify(parts);
     assert.match(text, /inbox\/\S+-cute-cat\.elf \(application\/x-executable/);
     assert.equal(text.includes('image_url'), false);
+  });
+});
+
+describe('a PDF bomb from a Telegram DM, on the default config', () => {
+  let tg: TelegramEmulator;
+  let bb: E2E;
+  before(async () => {
+    tg = await startTelegramEmulator();
+    bb = await startE2E({ channels: { telegram: { apiRoot: tg.apiRoot } } }, { TELEGRAM_BOT_TOKEN: tg.token });
+  });
+  after(async () => {
+    await bb?.close();
+    await tg?.close();
+  });
+
+  test('306 KB inflating to one 300 MB string: one line says why, and the next message is answered', async () => {
+    const p = {
+      chat: { id: 5200, type: 'private' as const, first_name: 'Mallory' },
+      from: { id: 5200, is_bot: false, first_name: 'Mallory', username: 'mallory' },
+    };
+    const bomb = await inflateBombPdf(300);
+    bb.llm.script([llm.say('I could not open it.'), llm.say('Hello again.')]);
+    tg.userFile({ ...p, kind: 'document', bytes: bomb, fileName: 'report.pdf', caption: 'summarise this' });
+    const shown = () => tg.botMessages(String(p.chat.id)).map((m) => m.text);
+    // The streamed preview is edited into the final answer, which leads with the notice.
+    await until(() => shown()[0]?.endsWith('I could not open it.') === true, 'the answer to the PDF', 120_000);
+    await until(() => shown()[0]!.startsWith('"report.pdf"'), 'the final answer');
+    assert.equal(
+      shown()[0],
+      '"report.pdf" could not be read: it needed more than 256 MB of memory.\n\nI could not open it.',
+    );
+    tg.userMessage({ ...p, text: 'hello?' });
+    await until(() => shown()[1] === 'Hello again.', 'the answer to the next message');
+    assert.equal(shown()[1], 'Hello again.');
   });
 });

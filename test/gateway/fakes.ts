@@ -287,6 +287,17 @@ export class MemoryGatewayStore implements GatewayStore {
   async notePreview(id: string, previewMessageId: string) {
     if (this.journal.has(id)) this.previews.set(id, previewMessageId);
   }
+  /** `<message id>:<attachment index>` → starts of host-side work that never ended. */
+  mediaWork = new Map<string, number>();
+  async startMediaWork(id: string, index: number) {
+    if (!this.journal.has(id)) return 0;
+    const before = this.mediaWork.get(`${id}:${index}`) ?? 0;
+    this.mediaWork.set(`${id}:${index}`, before + 1);
+    return before;
+  }
+  async endMediaWork(id: string, index: number) {
+    this.mediaWork.delete(`${id}:${index}`);
+  }
   async putOutbox(e: OutboxEntry) {
     this.outbox.set(e.id, structuredClone(e));
   }

@@ -55,3 +55,45 @@ test('files are fetched once the message is journaled, saved once, given to the 
   assert.deepEqual(readdirSync(join(media.workspaceOf('telegram:100'), 'inbox')), [got.files[0]!.path.slice(6)]);
   await gw2.stop();
 });
+
+test('deaths while waiting on the platform (the download) or on the model never count as poison input', async () => {
+  const root = tempDir('boxbot-gw-media-');
+  const media: MediaOptions = {
+    maxFileBytes: 1024 * 1024,
+    maxMessageBytes: 1024 * 1024,
+    workspaceOf: (key) => join(root, key.replace(/:/g, '_')),
+  };
+  const store = new MemoryGatewayStore();
+  const boot = (fetch: () => Promise<{ bytes: Uint8Array }>, agent: FakeAgent) => {
+    const adapter = new FakeAdapter();
+    Object.assign(adapter, { fetchAttachment: fetch });
+    return { adapter, gw: createGateway({ config: configSchema.parse({}), adapters: [adapter], agent, store, media }) };
+  };
+  const hang = () => new Promise<never>(() => undefined);
+  // 1: the process dies while the platform serves the file; 2 and 3: while the model answers.
+  let fetching = false;
+  const first = boot(async () => {
+    fetching = true;
+    return hang();
+  }, new FakeAgent());
+  await first.gw.start();
+  await first.adapter.say('what is this?', { attachments: [{ id: 'f1', kind: 'image', name: 'p.png' }] });
+  await until(() => fetching, 'the download started');
+  for (let i = 0; i < 2; i++) {
+    const hung = new FakeAgent(hang);
+    const { gw } = boot(async () => ({ bytes: PNG }), hung);
+    await gw.start();
+    await until(() => hung.seen.length === 1, 'the run started');
+    assert.equal(hung.seen[0]!.media!.files.length, 1);
+    assert.deepEqual([...store.mediaWork.values()], [], 'the work on the file ended before the run');
+  }
+  const agent = new FakeAgent(
+    (r) => `saw ${r.media?.files.length} file(s); ${r.media?.notices.join(' ') || 'no notice'}`,
+  );
+  const last = boot(async () => ({ bytes: PNG }), agent);
+  await last.gw.start();
+  await last.gw.idle();
+  assert.deepEqual(last.adapter.texts(), ['saw 1 file(s); no notice']);
+  assert.equal(last.gw.metrics.poisonInputs.get({ platform: 'telegram' }), 0);
+  await last.gw.stop();
+});

@@ -164,6 +164,21 @@ describe('prepareMedia', () => {
     assert.equal(media.files[1]!.text!.content, 'zzzzzzzzzz');
   });
 
+  it('a name with a right-to-left override or zero-width characters is shown without them', async () => {
+    const { adapter } = adapterWith({ t: textOf(5), big: textOf(3 * MB) });
+    const { options } = setup({ maxFileBytes: 2 * MB });
+    const media = await prepareMedia(
+      withFiles([
+        { id: 't', name: 'invoice\u202Etxt.exe' },
+        { id: 'big', name: 'du\u200Bmp\uFEFF.txt' },
+      ]),
+      adapter,
+      options,
+    );
+    assert.equal(media.files[0]!.originalName, 'invoicetxt.exe');
+    assert.deepEqual(media.notices, ['I did not take "dump.txt": files up to 2 MB are accepted (media.maxFileMb).']);
+  });
+
   it('refuses to save through a symlinked inbox and tells the user', async () => {
     const { adapter } = adapterWith({ p: PNG });
     const { options, workspace } = setup();

@@ -626,6 +626,28 @@ export function storeContract(
     );
   });
 
+  it('host-side work on an attachment that started and never ended is counted across restarts', async (h) => {
+    const s = h.open();
+    await s.delivery.accept(inbound('m1'));
+    assert.equal(await s.delivery.startMediaWork('m1', 0), 0);
+    await s.delivery.endMediaWork('m1', 0);
+    assert.equal(await s.delivery.startMediaWork('m1', 1), 0);
+    await s.close(); // the process died inside the work on attachment 1
+    const r = h.open();
+    assert.equal(await r.delivery.startMediaWork('m1', 0), 0, 'work that ended is not counted');
+    await r.delivery.endMediaWork('m1', 0);
+    assert.equal(await r.delivery.startMediaWork('m1', 1), 1);
+    await r.close(); // and again
+    const r2 = h.open();
+    assert.equal(await r2.delivery.startMediaWork('m1', 1), 2);
+    assert.equal(await r2.delivery.startMediaWork('nope', 0), 0, 'no such message: nothing counted');
+    await r2.delivery.endMediaWork('nope', 0);
+    await r2.delivery.finish('m1');
+    assert.equal(await r2.delivery.startMediaWork('m1', 1), 0, 'answered: nothing counted');
+    assert.deepEqual(await pendingIds(r2), []);
+    await r2.close();
+  });
+
   it('finishing a reply can mark the message it answers done in the same write', async (h) => {
     const s = h.open();
     await s.delivery.accept(inbound('m1'));

@@ -7,6 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { cleanFileName } from '../../clean-file-name.ts';
 import { createKeyedLock } from '../../keyed-lock.ts';
 
 /** What is kept about one file besides its bytes. */
@@ -42,13 +43,6 @@ export const DEFAULT_WEB_FILE_RETENTION: WebFileRetention = Object.freeze({
 
 /** File ids the adapter makes: 24 hex digits. */
 export const FILE_ID = /^[0-9a-f]{24}$/;
-
-/** A file name fit for a header and a download: no path, no control characters, at most 200 characters. */
-export function cleanFileName(name: string | undefined): string {
-  const base = (name ?? '').split(/[\\/]/).pop() ?? '';
-  const clean = base.replace(/[\u0000-\u001f\u007f"]/g, '').trim();
-  return (clean || 'file').slice(0, 200);
-}
 
 /**
  * The browser a session belongs to: session ids are `<owner>-<tab>` with a 16-character owner

@@ -3,6 +3,7 @@
 // (readWorkspaceFile: inside the workspace, no symlink out, regular files only, size-checked
 // first) and sniffs its type from the bytes. ReadOnly: offered only where reading is permitted.
 import { posix } from 'node:path';
+import { cleanFileName } from '../../clean-file-name.ts';
 import { readWorkspaceFile } from '../../sandbox/workspace-file.ts';
 import { sniffType } from '../../sniff-type.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
@@ -71,7 +72,8 @@ export function createSendFileTool(o: SendFileToolOptions): BuiltinTool {
           : read.reason;
         return { content: `cannot send ${path}: ${why}`, isError: true };
       }
-      const name = posix.basename(rel);
+      // The name the chat shows comes from a path a tool may have written: cleaned like a user's.
+      const name = cleanFileName(posix.basename(rel));
       const { mimeType } = sniffType(read.bytes);
       const caption = typeof input.caption === 'string' ? input.caption.trim().slice(0, MAX_CAPTION) : '';
       o.attach({ name, mimeType, bytes: read.bytes, ...(caption ? { caption } : {}) });

@@ -1,8 +1,8 @@
-// The text of a document a user sent, for the prompt: plain text decoded (UTF-8, or UTF-16 with a
-// byte order mark), PDF text through unpdf (pdf.js's serverless build: no native modules, about
-// 2 MB installed, loaded on first use so a gateway that never sees a PDF never loads it).
-// The prompt gets at most `maxChars`; the whole file stays in the workspace for tools.
-import { errorMessage } from '../../errors.ts';
+// The text of a document a user sent, for the prompt: plain text decoded here (UTF-8, or UTF-16
+// with a byte order mark: bounded work on at most media.maxFileMb), PDF text read by a parser in
+// a capped child process (src/parsers), never in the gateway's heap. The prompt gets at most
+// `maxChars`; the whole file stays in the workspace for tools.
+import { type ParseLimits, runParser } from '../../parsers/index.ts';
 import type { Sniffed } from '../../sniff-type.ts';
 
 /** What was read from a document. */
@@ -13,27 +13,37 @@ export interface ExtractedText {
   pages?: number;
 }
 
-/** Extracts the text of a text file or PDF; undefined for other types, `{ error }` when reading failed. */
+/** How documents are read (media.extract). */
+export interface ExtractOptions {
+  maxChars: number;
+  limits: ParseLimits;
+  maxParallel?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * Extracts the text of a text file or PDF; undefined for other types, `{ error }` (one line for the
+ * user: why it could not be read) when reading failed or passed a cap.
+ */
 export async function extractText(
   bytes: Uint8Array,
   type: Sniffed,
-  maxChars: number,
+  o: ExtractOptions,
 ): Promise<ExtractedText | { error: string } | undefined> {
-  if (type.family === 'text') return cap(decodeText(bytes), maxChars);
+  if (type.family === 'text') return cap(decodeText(bytes), o.maxChars);
   if (type.family !== 'pdf') return undefined;
-  try {
-    const { extractText: pdfText, getDocumentProxy } = await import('unpdf');
-    // pdf.js takes ownership of (and may detach) the buffer it is given: hand it a copy.
-    const pdf = await getDocumentProxy(new Uint8Array(bytes));
-    try {
-      const { totalPages, text } = await pdfText(pdf, { mergePages: true });
-      return { ...cap(text.trim(), maxChars), pages: totalPages };
-    } finally {
-      await pdf.destroy().catch(() => undefined);
-    }
-  } catch (e) {
-    return { error: `the PDF could not be read (${errorMessage(e)})` };
-  }
+  const r = await runParser('pdf-text', bytes, o.maxChars, o.limits, {
+    ...(o.signal ? { signal: o.signal } : {}),
+    ...(o.maxParallel ? { maxParallel: o.maxParallel } : {}),
+  });
+  if (!r.ok) return { error: r.failure === 'error' ? `it is not a readable PDF (${r.why})` : r.why };
+  const v = r.value as Partial<ExtractedText>;
+  if (typeof v?.content !== 'string') return { error: 'the reader returned nothing usable' };
+  return {
+    ...cap(v.content, o.maxChars),
+    ...(v.truncated ? { truncated: true } : {}),
+    ...(typeof v.pages === 'number' ? { pages: v.pages } : {}),
+  };
 }
 
 function decodeText(bytes: Uint8Array): string {

@@ -130,6 +130,26 @@ export function createPgDelivery(
         encodeKey(previewMessageId),
       ]);
     },
+    async startMediaWork(messageId, index) {
+      checkKey(messageId, 'message id');
+      const key = String(index);
+      // One statement: the count goes up and its new value comes back (no row: answered meanwhile).
+      const rows = await db.query<{ count: number }>(
+        `UPDATE boxbot_inbound
+           SET media_work = jsonb_set(COALESCE(media_work, '{}'::jsonb), ARRAY[$2::text],
+                                      to_jsonb(COALESCE((media_work ->> $2::text)::int, 0) + 1))
+         WHERE id = $1 RETURNING (media_work ->> $2::text)::int AS count`,
+        [encodeKey(messageId), key],
+      );
+      return rows.length ? Number(rows[0]!.count) - 1 : 0;
+    },
+    async endMediaWork(messageId, index) {
+      checkKey(messageId, 'message id');
+      await db.query('UPDATE boxbot_inbound SET media_work = media_work - $2::text WHERE id = $1 AND media_work ? $2', [
+        encodeKey(messageId),
+        String(index),
+      ]);
+    },
     async putOutbox(entry) {
       checkKey(entry.id, 'outbox id');
       checkKey(entry.conversationKey, 'conversation key');

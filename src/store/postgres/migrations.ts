@@ -162,6 +162,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX boxbot_outbox_failed ON boxbot_outbox (failed_at) WHERE state = 'failed';
     `,
   },
+  {
+    version: 8,
+    // Poison input: per attachment of an unanswered message, how many times host-side work on it
+    // started and never ended (DeliveryStore.startMediaWork), as {"<index>": count}.
+    name: 'media work journal',
+    sql: 'ALTER TABLE boxbot_inbound ADD COLUMN media_work jsonb;',
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */

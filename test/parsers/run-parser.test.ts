@@ -1,0 +1,27 @@
+// The parser child's caps that the hostile-document tests do not reach: what it may print, and a
+// caller that gives up; a file that is not what the parser reads is an error, not a crash.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { DEFAULT_PARSE_LIMITS, runParser } from '../../src/parsers/index.ts';
+import { pdfWith } from '../media-files.ts';
+
+test('a child that prints more than maxOutputBytes is killed and the outcome says so', async () => {
+  const r = await runParser('pdf-text', pdfWith('a line of text long enough'), 1000, {
+    ...DEFAULT_PARSE_LIMITS,
+    maxOutputBytes: 20,
+  });
+  assert.deepEqual(r, { ok: false, failure: 'output', why: 'what it holds is larger than 20 bytes of text' });
+});
+
+test('an aborted signal ends the child: cancelled', async () => {
+  const stop = new AbortController();
+  const pending = runParser('pdf-text', pdfWith('hello'), 1000, DEFAULT_PARSE_LIMITS, { signal: stop.signal });
+  stop.abort();
+  assert.equal((await pending).ok ? 'ok' : ((await pending) as { failure: string }).failure, 'cancelled');
+});
+
+test('bytes that are not a PDF: the parser says why, the child does not crash', async () => {
+  const r = await runParser('pdf-text', new TextEncoder().encode('%PDF-1.4 nothing else'), 1000, DEFAULT_PARSE_LIMITS);
+  assert.equal(r.ok, false);
+  assert.equal(!r.ok && r.failure, 'error');
+});
