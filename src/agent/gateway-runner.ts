@@ -23,7 +23,14 @@ import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-f
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
 import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } from './memory/index.ts';
 import { supportsVision } from './providers/index.ts';
-import { type AgentDeps, type AgentPolicy, approvalToolNames, offeredToolNames, runAgent } from './run-agent.ts';
+import {
+  type AgentDeps,
+  type AgentPolicy,
+  approvalToolNames,
+  knownToolName,
+  offeredToolNames,
+  runAgent,
+} from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import { permits } from './tools/grants.ts';
 import type { Message } from './types.ts';
@@ -58,7 +65,10 @@ export interface AgentRunnerOptions {
   /** Per-run limits. */
   timeoutMs?: number;
   maxTurns?: number;
-  /** Counts tool calls by tool and result (the gateway's metrics fit). */
+  /**
+   * Counts tool calls by tool and result (the gateway's metrics fit); a name no tool has (one the
+   * model made up) is counted as `unknown`, so the series stay as few as the tools.
+   */
   metrics?: { toolCalls: { inc(labels: { tool: string; result: 'started' | 'ok' | 'error' }): void } };
   log?: Logger;
   /** The clock (tests): usage days and budgets. */
@@ -342,15 +352,19 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         ...(others ? ['messages from other users in this conversation'] : []),
         ...(memories.byOthers ? ['notes other users saved for this conversation'] : []),
       ];
+      const runPolicy = agentPolicy(policy, workspace);
+      const deps = depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
+        ...memoryTools(message),
+        ...mcpTools,
+      ]);
+      let known: ((name: string) => boolean) | undefined;
+      const toolLabel = (name: string) => ((known ??= knownToolName(runPolicy, deps))(name) ? name : 'unknown');
       const result = await runAgent({
         history,
         input: built.parts,
         ...(memories.digest ? { memories: memories.digest } : {}),
-        policy: agentPolicy(policy, workspace),
-        deps: depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
-          ...memoryTools(message),
-          ...mcpTools,
-        ]),
+        policy: runPolicy,
+        deps,
         signal,
         ...(approve ? { approve } : {}),
         ...(untrusted.length ? { untrusted } : {}),
@@ -372,10 +386,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
           else if (e.type === 'tool-start') {
-            o.metrics?.toolCalls.inc({ tool: e.name, result: 'started' });
+            o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: 'started' });
             onEvent({ type: 'status', text: e.status });
           } else if (e.type === 'tool-end') {
-            o.metrics?.toolCalls.inc({ tool: e.name, result: e.isError ? 'error' : 'ok' });
+            o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: e.isError ? 'error' : 'ok' });
             onEvent({ type: 'status-clear', text: e.status });
           }
         },
