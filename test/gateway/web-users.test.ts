@@ -106,7 +106,7 @@ async function webChat(t: TestContext, steps: Parameters<typeof scriptedModel>[1
   return { browser, provider, store };
 }
 
-test("web chat: browser B neither lists nor is prompted with browser A's notes; each browser is its own user", async (t) => {
+test("web chat: each browser is its own user: B neither lists nor is prompted with A's notes", async (t) => {
   const chat = await webChat(t, [
     callTools([['memory_remember', { text: 'A keeps the spare key under the blue pot' }, 'c1']]),
     reply('Noted.'),
