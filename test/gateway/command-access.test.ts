@@ -20,7 +20,7 @@ const GROUP = 'telegram:-500';
 const ADA = 'telegram:1';
 const BOB = 'telegram:2';
 
-/** A Telegram group (`access`) with the real runner and memory; Ada (1) saved one note for the group and one for herself. */
+/** A Telegram group (`access`) with the real runner and memory; Ada (1) saved a note for it and one for herself. */
 async function group(t: TestContext, access: 'read-only' | 'full', steps: ScriptStep[] = [], admins: string[] = []) {
   const store: Store = createMemoryStore();
   const ada = { conversationKey: GROUP, userKey: ADA };
