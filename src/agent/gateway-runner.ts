@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { redactLine } from '../config/env.ts';
 import { errorMessage } from '../errors.ts';
 import type { Persist } from '../gateway/persist.ts';
-import { type PolicyLimits, type ResolvedPolicy, withModelChoice } from '../gateway/policy.ts';
+import { budgetChannelOf, type PolicyLimits, type ResolvedPolicy, withModelChoice } from '../gateway/policy.ts';
 import type { AgentRunner, AgentRunReply, AgentRunRequest, UsageView } from '../gateway/ports.ts';
 import { GatewayStoppingError } from '../gateway/ports.ts';
 import type { Logger } from '../log.ts';
@@ -234,13 +234,29 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const now = o.now ?? Date.now;
   const spend = o.spend ?? createDailySpend(o.store.usage, { now, log });
   const userKeyOf = (m: InboundMessage) => `${m.platform}:${m.userId}`;
+  /**
+   * What a conversation budget counts (a channel-level setting covers all of the channel's
+   * threads): the channel's own spending and its threads' (their space's), both in the ledger.
+   */
+  const channelSubjects = (conversationKey: string): UsageSubject[] => {
+    const channel = budgetChannelOf(conversationKey);
+    return [{ conversationKey: channel }, { spaceKey: channel }];
+  };
+  const channelToday = (conversationKey: string): number =>
+    channelSubjects(conversationKey).reduce((sum, s) => sum + spend.today(s), 0);
+  /** A charge's space: the channel of a thread (absent for a conversation that is no thread). */
+  const spaceOf = (conversationKey: string): { spaceKey?: string } => {
+    const channel = budgetChannelOf(conversationKey);
+    return channel === conversationKey ? {} : { spaceKey: channel };
+  };
   /** Why the message's conversation or user may not spend more today (undefined: they may). */
   const overBudget = (message: InboundMessage, policy: ResolvedPolicy): string | undefined => {
     const b = policy.budget;
     if (b?.conversationUsdPerDay !== undefined) {
-      const conv = spend.today({ conversationKey: message.conversationKey });
+      const conv = channelToday(message.conversationKey);
+      const who = spaceOf(message.conversationKey).spaceKey ? 'this channel (all its threads)' : 'this conversation';
       if (conv >= b.conversationUsdPerDay)
-        return `this conversation has spent ${usd(conv)} today, its daily budget is ${usd(b.conversationUsdPerDay)}`;
+        return `${who} has spent ${usd(conv)} today, its daily budget is ${usd(b.conversationUsdPerDay)}`;
     }
     if (b?.userUsdPerDay !== undefined) {
       const user = spend.today({ userKey: userKeyOf(message) });
@@ -255,7 +271,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
    * whatever the policy, for /usage.
    */
   const budgetedSubjects = (m: InboundMessage, policy: ResolvedPolicy): UsageSubject[] => [
-    ...(policy.budget?.conversationUsdPerDay !== undefined ? [{ conversationKey: m.conversationKey }] : []),
+    ...(policy.budget?.conversationUsdPerDay !== undefined ? channelSubjects(m.conversationKey) : []),
     ...(policy.budget?.userUsdPerDay !== undefined ? [{ userKey: userKeyOf(m) }] : []),
   ];
 
@@ -373,6 +389,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
             spend.charge(
               {
                 conversationKey: key,
+                ...spaceOf(key),
                 userKey: userKeyOf(message),
                 model,
                 usage,
@@ -469,6 +486,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       spend.charge(
         {
           conversationKey: key,
+          ...spaceOf(key),
           userKey: userKeyOf(message),
           model: s.usageModel ?? model.id,
           usage: s.usage ?? { inputTokens: 0, outputTokens: 0 },
@@ -490,11 +508,14 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     async usage(message, policy): Promise<UsageView> {
       const day = utcDay(now());
       await spend.flush();
-      const [conversation, user] = await Promise.all([
+      const channel = channelSubjects(message.conversationKey);
+      const [conversation, user, ...ofChannel] = await Promise.all([
         o.store.usage.get({ conversationKey: message.conversationKey }, day),
         o.store.usage.get({ userKey: userKeyOf(message) }, day),
+        ...channel.map((s) => o.store.usage.get(s, day)),
       ]);
-      return { day, conversation, user, ...(policy.budget ? { budget: policy.budget } : {}) };
+      const channelUsdToday = ofChannel.reduce((sum, r) => sum + r.day.costUsd, 0);
+      return { day, conversation, user, channelUsdToday, ...(policy.budget ? { budget: policy.budget } : {}) };
     },
   };
 }

@@ -157,7 +157,7 @@ export function usageText(u: UsageView): string {
     `Usage (UTC day ${u.day}):`,
     `This conversation: today ${totals(u.conversation.day)}; in total ${totals(u.conversation.total)}.`,
     `You: today ${totals(u.user.day)}; in total ${totals(u.user.total)}.`,
-    ...left(u.conversation.day.costUsd, u.budget?.conversationUsdPerDay, 'Conversation budget'),
+    ...left(u.channelUsdToday ?? u.conversation.day.costUsd, u.budget?.conversationUsdPerDay, 'Conversation budget'),
     ...left(u.user.day.costUsd, u.budget?.userUsdPerDay, 'Your budget'),
     ...(u.budget?.conversationUsdPerDay === undefined && u.budget?.userUsdPerDay === undefined
       ? ['No daily budget is set here.']

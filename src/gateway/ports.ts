@@ -50,6 +50,8 @@ export interface UsageView {
   conversation: UsageReport;
   user: UsageReport;
   budget?: Budget;
+  /** What the conversation budget counts today, in USD: the channel's spending, all its threads' included. */
+  channelUsdToday?: number;
 }
 
 /**
