@@ -121,10 +121,13 @@ test("web chat: each browser is its own user: B neither lists nor is prompted wi
   assert.equal(await b.say('/memory'), 'I keep no notes about you or this conversation.');
   assert.equal(await b.say('where is the spare key?'), 'Hello B.');
   assert.doesNotMatch(chat.provider.requests.at(-1)!.system, /blue pot/);
-  // The note belongs to A's browser, by its owner id.
+  // The note belongs to A's browser, by its owner id; so does A's spending (a user budget counts it).
   const notes = await chat.store.memories.list({ kind: 'user', userKey: `web:${a.owner}` });
   assert.deepEqual(
     notes.map((m) => m.text),
     ['A keeps the spare key under the blue pot'],
   );
+  const day = new Date().toISOString().slice(0, 10);
+  const calls = async (owner: string) => (await chat.store.usage.get({ userKey: `web:${owner}` }, day)).total.calls;
+  assert.deepEqual([await calls(a.owner), await calls(b.owner)], [2, 1]);
 });
