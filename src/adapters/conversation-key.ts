@@ -89,6 +89,16 @@ export function platformOf(key: string): string {
   return i < 0 ? key : key.slice(0, i);
 }
 
+/**
+ * The space a conversation is in: the channel or chat of a thread (its key without the thread), or
+ * the conversation itself. Channel-level settings (a daily budget) cover the whole space.
+ * @example spaceKeyOf('slack:T1:C9:1712.33') === 'slack:T1:C9'
+ */
+export function spaceKeyOf(key: string): string {
+  const { threadId: _thread, ...space } = decodeConversationKey(key);
+  return encodeConversationKey(space);
+}
+
 /** The outbound target of a conversation (for scheduled jobs and resumed outbox entries). */
 export function targetOf(key: string): OutboundTarget {
   const ref = decodeConversationKey(key);

@@ -6,6 +6,7 @@ export {
   decodeConversationKey,
   encodeConversationKey,
   platformOf,
+  spaceKeyOf,
   targetOf,
 } from './conversation-key.ts';
 export { downloadCapped, isTooLarge, tooLarge } from './download.ts';

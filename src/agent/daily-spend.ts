@@ -27,7 +27,11 @@ export interface DailySpend {
 export const utcDay = (ms: number): string => new Date(ms).toISOString().slice(0, 10);
 
 const keyOf = (s: UsageSubject, day: string) =>
-  'conversationKey' in s ? `${day}|c|${s.conversationKey}` : `${day}|u|${s.userKey}`;
+  'conversationKey' in s
+    ? `${day}|c|${s.conversationKey}`
+    : 'userKey' in s
+      ? `${day}|u|${s.userKey}`
+      : `${day}|s|${s.spaceKey}`;
 const dayOf = (k: string) => k.slice(0, 10);
 
 /** Creates the ledger over `usage`. */
@@ -98,6 +102,7 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
       const usd = c.costUsd ?? 0;
       const keys = [keyOf({ conversationKey: c.conversationKey }, day)];
       if (c.userKey) keys.push(keyOf({ userKey: c.userKey }, day));
+      if (c.spaceKey) keys.push(keyOf({ spaceKey: c.spaceKey }, day));
       for (const k of keys) bump(k, usd, 1);
       tail = tail
         .then(() => persist('usage', () => usage.add(c)))

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { redactLine } from '../config/env.ts';
 import { errorMessage } from '../errors.ts';
 import type { Persist } from '../gateway/persist.ts';
-import { type PolicyLimits, type ResolvedPolicy, withModelChoice } from '../gateway/policy.ts';
+import { budgetChannelOf, type PolicyLimits, type ResolvedPolicy, withModelChoice } from '../gateway/policy.ts';
 import type { AgentRunner, AgentRunReply, AgentRunRequest, UsageView } from '../gateway/ports.ts';
 import { GatewayStoppingError } from '../gateway/ports.ts';
 import type { Logger } from '../log.ts';
@@ -23,7 +23,14 @@ import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-f
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
 import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } from './memory/index.ts';
 import { type RunSlot, supportsVision, withSlotReleased } from './providers/index.ts';
-import { type AgentDeps, type AgentPolicy, approvalToolNames, offeredToolNames, runAgent } from './run-agent.ts';
+import {
+  type AgentDeps,
+  type AgentPolicy,
+  approvalToolNames,
+  knownToolName,
+  offeredToolNames,
+  runAgent,
+} from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import { permits } from './tools/grants.ts';
 import type { Message } from './types.ts';
@@ -58,7 +65,10 @@ export interface AgentRunnerOptions {
   /** Per-run limits. */
   timeoutMs?: number;
   maxTurns?: number;
-  /** Counts tool calls by tool and result (the gateway's metrics fit). */
+  /**
+   * Counts tool calls by tool and result (the gateway's metrics fit); a name no tool has (one the
+   * model made up) is counted as `unknown`, so the series stay as few as the tools.
+   */
   metrics?: { toolCalls: { inc(labels: { tool: string; result: 'started' | 'ok' | 'error' }): void } };
   log?: Logger;
   /** The clock (tests): usage days and budgets. */
@@ -236,13 +246,29 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const now = o.now ?? Date.now;
   const spend = o.spend ?? createDailySpend(o.store.usage, { now, log });
   const userKeyOf = (m: InboundMessage) => `${m.platform}:${m.userId}`;
+  /**
+   * What a conversation budget counts (a channel-level setting covers all of the channel's
+   * threads): the channel's own spending and its threads' (their space's), both in the ledger.
+   */
+  const channelSubjects = (conversationKey: string): UsageSubject[] => {
+    const channel = budgetChannelOf(conversationKey);
+    return [{ conversationKey: channel }, { spaceKey: channel }];
+  };
+  const channelToday = (conversationKey: string): number =>
+    channelSubjects(conversationKey).reduce((sum, s) => sum + spend.today(s), 0);
+  /** A charge's space: the channel of a thread (absent for a conversation that is no thread). */
+  const spaceOf = (conversationKey: string): { spaceKey?: string } => {
+    const channel = budgetChannelOf(conversationKey);
+    return channel === conversationKey ? {} : { spaceKey: channel };
+  };
   /** Why the message's conversation or user may not spend more today (undefined: they may). */
   const overBudget = (message: InboundMessage, policy: ResolvedPolicy): string | undefined => {
     const b = policy.budget;
     if (b?.conversationUsdPerDay !== undefined) {
-      const conv = spend.today({ conversationKey: message.conversationKey });
+      const conv = channelToday(message.conversationKey);
+      const who = spaceOf(message.conversationKey).spaceKey ? 'this channel (all its threads)' : 'this conversation';
       if (conv >= b.conversationUsdPerDay)
-        return `this conversation has spent ${usd(conv)} today, its daily budget is ${usd(b.conversationUsdPerDay)}`;
+        return `${who} has spent ${usd(conv)} today, its daily budget is ${usd(b.conversationUsdPerDay)}`;
     }
     if (b?.userUsdPerDay !== undefined) {
       const user = spend.today({ userKey: userKeyOf(message) });
@@ -257,7 +283,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
    * whatever the policy, for /usage.
    */
   const budgetedSubjects = (m: InboundMessage, policy: ResolvedPolicy): UsageSubject[] => [
-    ...(policy.budget?.conversationUsdPerDay !== undefined ? [{ conversationKey: m.conversationKey }] : []),
+    ...(policy.budget?.conversationUsdPerDay !== undefined ? channelSubjects(m.conversationKey) : []),
     ...(policy.budget?.userUsdPerDay !== undefined ? [{ userKey: userKeyOf(m) }] : []),
   ];
 
@@ -354,18 +380,22 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         ...(others ? ['messages from other users in this conversation'] : []),
         ...(memories.byOthers ? ['notes other users saved for this conversation'] : []),
       ];
+      const runPolicy = agentPolicy(policy, workspace);
+      const deps = releasing(
+        depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
+          ...memoryTools(message),
+          ...mcpTools,
+        ]),
+        slot,
+      );
+      let known: ((name: string) => boolean) | undefined;
+      const toolLabel = (name: string) => ((known ??= knownToolName(runPolicy, deps))(name) ? name : 'unknown');
       const result = await runAgent({
         history,
         input: built.parts,
         ...(memories.digest ? { memories: memories.digest } : {}),
-        policy: agentPolicy(policy, workspace),
-        deps: releasing(
-          depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
-            ...memoryTools(message),
-            ...mcpTools,
-          ]),
-          slot,
-        ),
+        policy: runPolicy,
+        deps,
         signal,
         ...(approve ? { approve } : {}),
         ...(untrusted.length ? { untrusted } : {}),
@@ -374,6 +404,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
             spend.charge(
               {
                 conversationKey: key,
+                ...spaceOf(key),
                 userKey: userKeyOf(message),
                 model,
                 usage,
@@ -387,10 +418,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
           else if (e.type === 'tool-start') {
-            o.metrics?.toolCalls.inc({ tool: e.name, result: 'started' });
+            o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: 'started' });
             onEvent({ type: 'status', text: e.status });
           } else if (e.type === 'tool-end') {
-            o.metrics?.toolCalls.inc({ tool: e.name, result: e.isError ? 'error' : 'ok' });
+            o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: e.isError ? 'error' : 'ok' });
             onEvent({ type: 'status-clear', text: e.status });
           }
         },
@@ -470,6 +501,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       spend.charge(
         {
           conversationKey: key,
+          ...spaceOf(key),
           userKey: userKeyOf(message),
           model: s.usageModel ?? model.id,
           usage: s.usage ?? { inputTokens: 0, outputTokens: 0 },
@@ -491,11 +523,14 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     async usage(message, policy): Promise<UsageView> {
       const day = utcDay(now());
       await spend.flush();
-      const [conversation, user] = await Promise.all([
+      const channel = channelSubjects(message.conversationKey);
+      const [conversation, user, ...ofChannel] = await Promise.all([
         o.store.usage.get({ conversationKey: message.conversationKey }, day),
         o.store.usage.get({ userKey: userKeyOf(message) }, day),
+        ...channel.map((s) => o.store.usage.get(s, day)),
       ]);
-      return { day, conversation, user, ...(policy.budget ? { budget: policy.budget } : {}) };
+      const channelUsdToday = ofChannel.reduce((sum, r) => sum + r.day.costUsd, 0);
+      return { day, conversation, user, channelUsdToday, ...(policy.budget ? { budget: policy.budget } : {}) };
     },
   };
 }

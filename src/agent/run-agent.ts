@@ -238,6 +238,16 @@ export function approvalToolNames(policy: AgentPolicy, deps: AgentDeps): string[
   ).sort();
 }
 
+/**
+ * Whether a name is a tool a run under `policy` with `deps` knows (a registered WASM tool, a
+ * built-in, an MCP tool, the skill or sub-agent tools), permitted or not: names a model invents are
+ * not, so a count by tool name stays bounded.
+ */
+export function knownToolName(policy: AgentPolicy, deps: AgentDeps): (name: string) => boolean {
+  const set = offeredSet(policy, deps);
+  return (name) => set.levelOf(name) !== undefined;
+}
+
 function offeredSet(policy: AgentPolicy, deps: AgentDeps): ToolSet {
   let model: ResolvedModel;
   try {

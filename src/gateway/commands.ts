@@ -4,23 +4,37 @@
 // what cancels it; /compact waits for the turn, as it rewrites the history).
 import type { CommandSpec, InboundMessage } from '../adapters/index.ts';
 import type { UsageTotals } from '../store/index.ts';
+import type { CommandLevel } from './command-access.ts';
 import type { ResolvedPolicy } from './policy.ts';
 import type { UsageView } from './ports.ts';
 
-/** The commands and what they do, in menu order (the platform menus and /help list them). */
+/**
+ * The commands, in menu order (the platform menus and /help list them), each with its access
+ * level (command-access.ts): `write` for those that delete what the conversation keeps. /new only
+ * archives, /compact keeps the older turns as a summary, /model picks among the models the policy
+ * allows, and /approve and /deny are checked against the approvers: all `read`.
+ */
 const COMMANDS = [
-  ['new', 'start a fresh session (the old one is archived)'],
-  ['model', 'show or switch the model', { name: 'name', description: 'the model to switch to' }],
-  ['usage', 'tokens and cost, today and in total, and the budget left'],
-  ['status', 'the model, access, and work running or queued'],
-  ['compact', 'summarise the older turns to save context'],
-  ['stop', 'stop what I am doing'],
-  ['reset', 'forget this conversation'],
-  ['whoami', 'what I may do for you here'],
-  ['help', 'this text'],
-  ['approve', 'approve a tool call (where there are no buttons)', { name: 'id', description: 'the request id' }],
-  ['deny', 'deny a tool call (where there are no buttons)', { name: 'id', description: 'the request id' }],
-] as const;
+  ['new', 'start a fresh session (the old one is archived)', 'read'],
+  ['model', 'show or switch the model', 'read', { name: 'name', description: 'the model to switch to' }],
+  ['usage', 'tokens and cost, today and in total, and the budget left', 'read'],
+  ['status', 'the model, access, and work running or queued', 'read'],
+  ['compact', 'summarise the older turns to save context', 'read'],
+  ['stop', 'stop what I am doing', 'read'],
+  ['reset', 'forget this conversation', 'write'],
+  ['whoami', 'what I may do for you here', 'read'],
+  ['help', 'this text', 'read'],
+  [
+    'approve',
+    'approve a tool call (where there are no buttons)',
+    'read',
+    { name: 'id', description: 'the request id' },
+  ],
+  ['deny', 'deny a tool call (where there are no buttons)', 'read', { name: 'id', description: 'the request id' }],
+] as const satisfies readonly (
+  | readonly [string, string, CommandLevel]
+  | readonly [string, string, CommandLevel, { readonly name: string; readonly description: string }]
+)[];
 
 /** A recognized command. */
 export type Command = (typeof COMMANDS)[number][0] | 'start';
@@ -29,8 +43,13 @@ export type Command = (typeof COMMANDS)[number][0] | 'start';
 const TAKES_ARGUMENT: ReadonlySet<Command> = new Set(['model', 'approve', 'deny']);
 const NAMES: ReadonlySet<string> = new Set([...COMMANDS.map((c) => c[0]), 'start']);
 
+/** The access level of a command (`/start` is /help's other name). */
+export function commandLevel(name: Command): CommandLevel {
+  return COMMANDS.find((c) => c[0] === name)?.[2] ?? 'read';
+}
+
 /** The commands as registered in a platform's own menu (Telegram setMyCommands, Discord slash commands). */
-export const COMMAND_SPECS: CommandSpec[] = COMMANDS.map(([name, description, argument]) => ({
+export const COMMAND_SPECS: CommandSpec[] = COMMANDS.map(([name, description, , argument]) => ({
   name,
   description,
   ...(argument ? { argument: { ...argument } } : {}),
@@ -69,11 +88,14 @@ export function commandHelp(intro: string, commands: [name: string, what: string
   return [intro, '', ...commands.map(([name, what]) => `/${name}: ${what}`)].join('\n');
 }
 
-/** The /help text. */
-export function helpText(): string {
+/** The /help text, listing the commands whose level `may` allows (default: all). */
+export function helpText(may: (level: CommandLevel) => boolean = () => true): string {
   return commandHelp(
     'I am an AI assistant. Talk to me in plain words; in groups, mention me.',
-    COMMANDS.map(([name, what, arg]) => [arg ? `${name} [${arg.name}]` : name, what]),
+    COMMANDS.filter(([, , level]) => may(level)).map(([name, what, , arg]) => [
+      arg ? `${name} [${arg.name}]` : name,
+      what,
+    ]),
   );
 }
 
@@ -135,7 +157,7 @@ export function usageText(u: UsageView): string {
     `Usage (UTC day ${u.day}):`,
     `This conversation: today ${totals(u.conversation.day)}; in total ${totals(u.conversation.total)}.`,
     `You: today ${totals(u.user.day)}; in total ${totals(u.user.total)}.`,
-    ...left(u.conversation.day.costUsd, u.budget?.conversationUsdPerDay, 'Conversation budget'),
+    ...left(u.channelUsdToday ?? u.conversation.day.costUsd, u.budget?.conversationUsdPerDay, 'Conversation budget'),
     ...left(u.user.day.costUsd, u.budget?.userUsdPerDay, 'Your budget'),
     ...(u.budget?.conversationUsdPerDay === undefined && u.budget?.userUsdPerDay === undefined
       ? ['No daily budget is set here.']

@@ -19,7 +19,15 @@ import type { ApprovalStore, RateGateStore } from '../store/index.ts';
 import { createMemoryStore } from '../store/index.ts';
 import { createApprovalDesk, parseApprovalButton } from './approvals.ts';
 import {
+  type CommandCaller,
+  type CommandLevel,
+  commandAllowed,
+  isAdmin,
+  refusedCommandText,
+} from './command-access.ts';
+import {
   COMMAND_SPECS,
+  commandLevel,
   helpText,
   matchModel,
   modelListText,
@@ -255,17 +263,30 @@ export function createGateway(opts: GatewayOptions): Gateway {
     ).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'notice not delivered'));
   }
 
-  async function runCommand(cmd: ParsedCommand, msg: InboundMessage, policy: ResolvedPolicy): Promise<void> {
+  /** The level of an extra command's text: its help entry's, by the first word; unlisted counts as `write`. */
+  function extraLevel(extra: ChatCommands, text: string): { name: string; level: CommandLevel } {
+    const name = /^\/([a-z]+)/i.exec(text.trim())?.[1]?.toLowerCase() ?? '';
+    const entry = extra.help.find(([usage]) => usage.split(/\s/)[0]?.toLowerCase() === name);
+    return { name, level: entry?.[2] ?? 'write' };
+  }
+
+  async function runCommand(
+    cmd: ParsedCommand,
+    msg: InboundMessage,
+    policy: ResolvedPolicy,
+    caller: CommandCaller,
+  ): Promise<void> {
     const key = msg.conversationKey;
     const state = stateOf(key);
     const agent = opts.agent;
     switch (cmd.name) {
       case 'help':
-      case 'start':
-        return replyNow(
-          msg,
-          [helpText(), ...(opts.chatCommands?.help ?? []).map(([n, w]) => `/${n}: ${w}`)].join('\n'),
-        );
+      case 'start': {
+        // Only what this user may run here.
+        const may = (level: CommandLevel) => commandAllowed(level, policy, caller).ok;
+        const extra = (opts.chatCommands?.help ?? []).filter(([, , level]) => may(level ?? 'write'));
+        return replyNow(msg, [helpText(may), ...extra.map(([n, w]) => `/${n}: ${w}`)].join('\n'));
+      }
       case 'whoami': {
         const p = await withChosenModel(key, policy);
         return replyNow(msg, whoamiText(msg, p, agent.toolsFor(p, msg), agent.approvalToolsFor?.(p, msg)));
@@ -753,9 +774,25 @@ export function createGateway(opts: GatewayOptions): Gateway {
     }
     const extra = opts.chatCommands?.matches(msg.text) ? opts.chatCommands : undefined;
     const cmd = extra ? undefined : parseChatCommand(msg.text);
-    if (cmd) return outsideQueue(msg, after, () => runCommand(cmd, msg, policy), `command failed (/${cmd.name})`);
-    if (extra)
-      return outsideQueue(msg, after, async () => replyNow(msg, await extra.run(msg, policy)), 'command failed');
+    if (cmd || extra) {
+      // Every command is checked by one rule before it runs, as tools are (command-access.ts).
+      const caller: CommandCaller = { isDirect: msg.isDirect, admin: isAdmin(opts.config, msg) };
+      const { name, level } = cmd ? { name: cmd.name, level: commandLevel(cmd.name) } : extraLevel(extra!, msg.text);
+      const allowed = commandAllowed(level, policy, caller);
+      if (!allowed.ok) {
+        log.info({ platform: msg.platform, userId: msg.userId, command: name }, 'command refused by access');
+        const text = refusedCommandText(name, allowed.reason);
+        return outsideQueue(msg, after, () => replyNow(msg, text), 'refusal not delivered');
+      }
+      if (cmd)
+        return outsideQueue(msg, after, () => runCommand(cmd, msg, policy, caller), `command failed (/${cmd.name})`);
+      return outsideQueue(
+        msg,
+        after,
+        async () => replyNow(msg, await extra!.run(msg, policy, caller)),
+        'command failed',
+      );
+    }
     enqueue(msg, policy, previewMessageId);
   }
 

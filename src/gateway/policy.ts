@@ -1,7 +1,7 @@
 // Resolves a message's policy from config (README, "Configuration"):
 // platform defaults → chat/channel overrides → user overrides, then decides whether the
 // message reaches the agent at all (allowFrom, requireMention).
-import { decodeConversationKey } from '../adapters/conversation-key.ts';
+import { decodeConversationKey, spaceKeyOf } from '../adapters/conversation-key.ts';
 import type { InboundMessage } from '../adapters/index.ts';
 import { type AccessMode, type ApprovalRules, intersectHosts } from '../agent/index.ts';
 import type { McpServerConfig } from '../config/mcp.ts';
@@ -142,6 +142,15 @@ export function conversationPolicy(config: Config, conversationKey: string): Res
     ...(ref.threadId ? { threadId: ref.threadId } : {}),
     userId: '',
   });
+}
+
+/**
+ * The channel whose spending a conversation's daily budget counts (`budget.conversationUsdPerDay`
+ * is a channel-level setting: it covers all of a channel's threads): a thread's channel or chat,
+ * or the conversation itself.
+ */
+export function budgetChannelOf(conversationKey: string): string {
+  return spaceKeyOf(conversationKey);
 }
 
 /** The models `/model` may choose under `policy`: its `model` first, then its `models`. */

@@ -15,7 +15,7 @@ import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../errors.ts';
 import { persister } from '../gateway/persist.ts';
-import { conversationPolicy, resolvePolicy } from '../gateway/policy.ts';
+import { budgetChannelOf, conversationPolicy, resolvePolicy } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
 import { isPretty, silentLogger } from '../log.ts';
 import { encodeName, type JobRecord, type Store, type UsageSubject } from '../store/index.ts';
@@ -355,12 +355,15 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
 
   /**
    * What the daily budget of conversation `key` (its policy as the config says now) has left
-   * today; undefined when it has none. A job's runs count toward it like the conversation's own.
+   * today; undefined when it has none. A job's runs count toward it like the conversation's own,
+   * and a thread's budget is its channel's: the channel's own spending and all its threads'.
    */
   async function budgetLeft(key: string): Promise<number | undefined> {
     const budget = conversationPolicy(o.loaded.config, key).budget?.conversationUsdPerDay;
     if (budget === undefined) return undefined;
-    return Math.max(0, budget - (await spentToday({ conversationKey: key })));
+    const channel = budgetChannelOf(key);
+    const spent = (await spentToday({ conversationKey: channel })) + (await spentToday({ spaceKey: channel }));
+    return Math.max(0, budget - spent);
   }
 
   /**
@@ -395,9 +398,12 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
    * /usage), as its own runs are, under the model that answered the call.
    */
   function charge(run: ActiveRun, c: RunCharge): void {
+    const channel = budgetChannelOf(run.job.target);
     spend.charge(
       {
         conversationKey: run.job.target,
+        // A job in a thread spends from its channel's budget too, as the thread's own runs do.
+        ...(channel !== run.job.target ? { spaceKey: channel } : {}),
         // The creator's daily budget counts what their job spends, as their own messages do.
         ...(run.job.createdBy ? { userKey: run.job.createdBy } : {}),
         model: c.model,

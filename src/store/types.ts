@@ -333,9 +333,15 @@ export interface UsageTotals {
   unknownCostCalls: number;
 }
 
-/** One model call to charge: to its conversation and to its user (`<platform>:<userId>`). */
+/** One model call to charge: to its conversation, its user (`<platform>:<userId>`) and its space. */
 export interface UsageCharge {
   conversationKey: string;
+  /**
+   * The channel or chat the conversation is a thread of (`slack:T:C` for `slack:T:C:<ts>`): its
+   * threads' spending together, which with the channel's own is what a channel-level budget counts.
+   * Absent for a conversation that is not a thread.
+   */
+  spaceKey?: string;
   /** The platform-qualified user id (`telegram:42`); absent for runs nobody asked for (jobs). */
   userKey?: string;
   /** `provider/model`. */
@@ -347,8 +353,8 @@ export interface UsageCharge {
   at: string;
 }
 
-/** Whose spending: a conversation's or a user's. */
-export type UsageSubject = { conversationKey: string } | { userKey: string };
+/** Whose spending: a conversation's, a user's, or the threads' of a space (UsageCharge.spaceKey). */
+export type UsageSubject = { conversationKey: string } | { userKey: string } | { spaceKey: string };
 
 /** A subject's spending on one UTC day and since the first record. */
 export interface UsageReport {

@@ -1,7 +1,7 @@
-// Usage per conversation and per user: one small document per subject at
-// `usage/<conversations|users>/<shard>/<name>.json`, holding the all-time totals and one entry
-// per UTC day (the last USAGE_DAYS_KEPT days), so a charge touches two small files however many
-// conversations exist, and budgets survive a restart.
+// Usage per conversation, per user and per space (the threads of a channel): one small document
+// per subject at `usage/<conversations|users|spaces>/<shard>/<name>.json`, holding the all-time
+// totals and one entry per UTC day (the last USAGE_DAYS_KEPT days), so a charge touches two small
+// files (three in a thread) however many conversations exist, and budgets survive a restart.
 import type { Usage } from '../agent/index.ts';
 import type { DocSpec, Documents } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
@@ -26,7 +26,8 @@ export const NO_USAGE_TOTALS: UsageTotals = {
 };
 
 function subjectName(s: UsageSubject): { dir: string; id: string } {
-  return 'conversationKey' in s ? { dir: 'conversations', id: s.conversationKey } : { dir: 'users', id: s.userKey };
+  if ('conversationKey' in s) return { dir: 'conversations', id: s.conversationKey };
+  return 'userKey' in s ? { dir: 'users', id: s.userKey } : { dir: 'spaces', id: s.spaceKey };
 }
 
 function spec(s: UsageSubject): DocSpec {
@@ -86,8 +87,9 @@ export function createUsage(docs: Documents): UsageStore {
       const subjects: UsageSubject[] = [
         { conversationKey: c.conversationKey },
         ...(c.userKey ? [{ userKey: c.userKey }] : []),
+        ...(c.spaceKey ? [{ spaceKey: c.spaceKey }] : []),
       ];
-      // Two documents, written side by side: a charge waits for one durable write, not two in a
+      // The documents, written side by side: a charge waits for one durable write, not two in a
       // row (a crash can leave either one written, as it could leave the first before).
       // Both settle before a failure is thrown, so a retry never races the other write.
       const results = await Promise.allSettled(

@@ -8,6 +8,7 @@ import {
   decodeConversationKey,
   encodeConversationKey,
   platformOf,
+  spaceKeyOf,
   targetOf,
 } from '../../src/adapters/index.ts';
 
@@ -73,3 +74,15 @@ for (const [key, platform] of platforms) {
     assert.equal(platformOf(key), platform);
   });
 }
+
+test('spaceKeyOf: a thread is in its channel or chat; a conversation that is no thread is its own space', () => {
+  for (const [key, space] of [
+    ['slack:T1:C9:1712.33', 'slack:T1:C9'],
+    ['discord:300:400:500', 'discord:300:400'],
+    ['discord:dm:400', 'discord:dm:400'],
+    ['telegram:-100123:45', 'telegram:-100123'],
+    ['telegram:42', 'telegram:42'],
+    ['web:abc-tab1', 'web:abc-tab1'],
+  ])
+    assert.equal(spaceKeyOf(key!), space, key);
+});

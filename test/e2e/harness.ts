@@ -35,16 +35,25 @@ export class WebChatClient {
     readonly cookie: string,
   ) {}
 
-  /** Loads the page (for its token and browser cookie) and opens the event stream of a session of this browser. */
-  static async open(base: string, tab = `s${Math.random().toString(36).slice(2, 12)}`): Promise<WebChatClient> {
-    const pageRes = await fetch(`${base}/`);
+  /**
+   * Loads the page (for its token and browser cookie) and opens the event stream of a session of
+   * this browser; with `browserCookie`, as the browser that has it (the same user, a new tab).
+   */
+  static async open(
+    base: string,
+    tab = `s${Math.random().toString(36).slice(2, 12)}`,
+    browserCookie?: string,
+  ): Promise<WebChatClient> {
+    const pageRes = await fetch(`${base}/`, browserCookie ? { headers: { cookie: browserCookie } } : {});
     const page = await pageRes.text();
     const token = /"TOKEN":"([^"]+)"/.exec(page)?.[1];
     const owner = /"OWNER":"([^"]+)"/.exec(page)?.[1];
-    const cookie = pageRes.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0]!)
-      .join('; ');
+    const cookie =
+      browserCookie ??
+      pageRes.headers
+        .getSetCookie()
+        .map((c) => c.split(';')[0]!)
+        .join('; ');
     if (!token || !owner || !cookie) throw new Error('the page carries no token, owner or cookie');
     const session = `${owner}-${tab}`;
     const c = new WebChatClient(base, token, session, cookie);

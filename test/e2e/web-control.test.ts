@@ -2,12 +2,16 @@
 import { controlScenarios } from './control-scenarios.ts';
 import { WebChatClient } from './harness.ts';
 
+// One browser throughout, as one person: each browser is its own user (its budget, its usage).
+let browser: string | undefined;
+
 controlScenarios({
   platform: 'web',
   buttons: false,
   config: () => ({ channel: { enabled: true } }),
   async open(app) {
-    const c = await WebChatClient.open(app.url);
+    const c = await WebChatClient.open(app.url, undefined, browser);
+    browser = c.cookie;
     return {
       conversationKey: `web:${c.session}`,
       say: async (text) => {

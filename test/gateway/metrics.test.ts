@@ -3,10 +3,19 @@
 // it is in hand, and the process and Node runtime series.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { createAgentRunner } from '../../src/agent/gateway-runner.ts';
+import type { BuiltinTool } from '../../src/agent/tools/builtin.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
-import { FakeAdapter, FakeAgent, MemoryGatewayStore, memoryLeases, until } from './fakes.ts';
+import { createMetrics } from '../../src/gateway/metrics.ts';
+import { resolvePolicy } from '../../src/gateway/policy.ts';
+import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
+import { createMemoryStore } from '../../src/store/index.ts';
+import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
+import { callTools, reply, scriptedModel } from '../agent/loop/scripted.ts';
+import { tempDir } from '../helpers.ts';
+import { FakeAdapter, FakeAgent, inboundMessage, MemoryGatewayStore, memoryLeases, until } from './fakes.ts';
 
 /** The value of one series in an exposition text (undefined when absent). */
 function sample(text: string, series: string): number | undefined {
@@ -99,4 +108,50 @@ test('a label order written either way is one series', async () => {
   gw.metrics.toolCalls.inc({ result: 'ok', tool: 'read' });
   assert.equal(gw.metrics.toolCalls.get({ tool: 'read', result: 'ok' }), 2);
   assert.match(await gw.metrics.render(), /^boxbot_tool_calls_total\{result="ok",tool="read"\} 2$/m);
+});
+
+test('tool calls are counted by registered tool name; names the model invents are one "unknown" series', async (t) => {
+  const metrics = createMetrics();
+  const echo: BuiltinTool = {
+    name: 'echo',
+    description: 'echo',
+    inputSchema: { type: 'object', properties: {}, additionalProperties: false },
+    permissionLevel: 'None',
+    run: async () => ({ content: 'echoed', isError: false }),
+  };
+  const provider = scriptedModel(t, [
+    callTools([
+      ['inv_tool_a1', {}],
+      ['inv_tool_a2', {}],
+      ['echo', {}],
+    ]),
+    reply('done'),
+  ]);
+  const runner = createAgentRunner({
+    store: createMemoryStore(),
+    deps: {
+      resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
+      registry: noWasm,
+      sandbox: noSandbox,
+      costOf: () => 0,
+      builtins: [echo],
+    },
+    workspacesDir: tempDir(),
+    sandbox: { block: ['private'], limits: DEFAULT_LIMITS },
+    metrics,
+  });
+  const message = inboundMessage('go');
+  const r = await runner.run({
+    message,
+    policy: resolvePolicy(configSchema.parse({}), message),
+    signal: new AbortController().signal,
+    onEvent: () => undefined,
+  });
+  assert.equal(r.text, 'done');
+  assert.equal(metrics.toolCalls.get({ tool: 'echo', result: 'ok' }), 1);
+  assert.equal(metrics.toolCalls.get({ tool: 'unknown', result: 'started' }), 2);
+  assert.equal(metrics.toolCalls.get({ tool: 'unknown', result: 'error' }), 2);
+  const text = await metrics.render();
+  assert.doesNotMatch(text, /inv_tool/);
+  assert.equal(sample(text, 'boxbot_tool_calls_total{result="error",tool="unknown"}'), 2);
 });

@@ -187,6 +187,47 @@ test('a job whose creator’s daily budget is spent is skipped, saying so in its
   }
 });
 
+test('a job in a forum topic spends from its chat’s daily budget, which the chat’s other topics spent', async () => {
+  const dir = dataDir();
+  const topic = (n: number) => `${TARGET}:${n}`;
+  const seed = createFileStore(dir);
+  // Another topic of the chat spent $0.05 of the chat's $0.06.
+  await seed.usage.add({
+    conversationKey: topic(5),
+    spaceKey: TARGET,
+    model: 'openai/gpt-4o-mini',
+    usage: { inputTokens: 1, outputTokens: 1 },
+    costUsd: 0.05,
+    at: new Date().toISOString(),
+  });
+  await seed.close();
+  const loaded = loadedConfig(dir, {
+    channels: { telegram: { enabled: true, chats: { [CHAT]: { budget: { conversationUsdPerDay: 0.06 } } } } },
+  });
+  const { store, added } = watchedStore(dir);
+  const ctx = setup(emu, { dir, store, loaded, workerFile: workerFile('charges') });
+  try {
+    const job = await ctx.scheduler.add({ name: 'news', cron: '0 3 * * *', target: topic(7), prompt: 'the news' });
+    const first = await (await ctx.scheduler.runNow(job.id)).done;
+    assert.equal(first.entry.outcome, 'final', 'under the budget, the run starts');
+    await until(() => added.length === 2, 'the spending recorded', 10_000);
+    assert.deepEqual(
+      added.map((c) => [c.conversationKey, c.spaceKey]),
+      [
+        [topic(7), TARGET],
+        [topic(7), TARGET],
+      ],
+    );
+    // $0.08 of $0.06 spent across the chat's topics: the next run is not started.
+    const second = await (await ctx.scheduler.runNow(job.id)).done;
+    assert.equal(second.entry.outcome, 'budget-exceeded');
+    assert.equal(added.length, 2, 'nothing more ran');
+  } finally {
+    await ctx.scheduler.stop();
+    await store.close();
+  }
+});
+
 test('a job stored before creators were kept still loads and runs, charged to its chat only', async () => {
   const dir = dataDir();
   const old = {

@@ -1232,6 +1232,33 @@ export function storeContract(
     await r.close();
   });
 
+  it('usage: a thread’s charge also counts for its space, the threads of its channel together', async (h) => {
+    const s = h.open();
+    const u = { inputTokens: 10, outputTokens: 1 };
+    for (const [thread, costUsd] of [
+      ['111.1', 0.5],
+      ['222.2', 0.25],
+    ] as const)
+      await s.usage.add({
+        conversationKey: `slack:T1:C1:${thread}`,
+        spaceKey: 'slack:T1:C1',
+        userKey: 'slack:U1',
+        model: 'm',
+        usage: u,
+        costUsd,
+        at: '2026-01-02T10:00:00Z',
+      });
+    await s.close();
+    const r = h.open();
+    const space = await r.usage.get({ spaceKey: 'slack:T1:C1' }, '2026-01-02');
+    assert.equal(space.day.costUsd, 0.75);
+    assert.equal(space.total.calls, 2);
+    assert.equal((await r.usage.get({ conversationKey: 'slack:T1:C1:222.2' }, '2026-01-02')).day.costUsd, 0.25);
+    // A space's figure is its own subject: the channel's own conversation is not charged by its threads.
+    assert.equal((await r.usage.get({ conversationKey: 'slack:T1:C1' }, '2026-01-02')).total.calls, 0);
+    await r.close();
+  });
+
   itFiles('usage: a charge writes its conversation’s and its user’s documents side by side', async (h) => {
     // One write's wait for the disk, not two in a row: each write is held before its commit
     // until the other subject's write is under way too.

@@ -467,8 +467,10 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         if (!guard.allowed(req, res, true)) return;
         const result = normalizeWebMessage(req.body, new Date());
         if (result.kind !== 'message') return void res.status(400).json({ error: result.reason });
-        let msg = result.message;
-        if (!guard.owns(req, res, msg.chatId)) return;
+        const owner = guard.owns(req, res, result.message.chatId);
+        if (!owner) return;
+        // The speaker is the browser that owns the session, not one shared "local" user.
+        let msg = { ...result.message, userId: owner };
         if (!sink) return void res.status(503).json({ error: 'the web chat is not running' });
         const described = await describeFiles(msg.chatId, msg.attachments);
         if ('error' in described) return void res.status(described.status).json({ error: described.error });
@@ -497,8 +499,10 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         if (!guard.allowed(req, res, true)) return;
         const result = normalizeWebPress(req.body, randomBytes(9).toString('base64url'), new Date());
         if (result.kind !== 'message') return void res.status(400).json({ error: result.reason });
-        const msg = result.message;
-        if (!guard.owns(req, res, msg.chatId)) return;
+        const owner = guard.owns(req, res, result.message.chatId);
+        if (!owner) return;
+        // Whoever decides an approval here is the session's browser (approvers: "requester").
+        const msg = { ...result.message, userId: owner };
         const shown = buttons.get(msg.chatId, msg.action!.messageId!);
         if (!shown?.some((b) => b.id === msg.action!.id))
           return void res.status(404).json({ error: 'this button is no longer offered' });

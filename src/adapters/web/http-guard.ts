@@ -36,8 +36,11 @@ export function isLoopbackHostHeader(host: string | undefined): boolean {
 export interface HttpGuard {
   /** Refuses requests from foreign Hosts and without the access token (and the page token when asked). */
   allowed(req: Request, res: Response, needApiToken: boolean): boolean;
-  /** Refuses (403) a request for `sessionId` whose browser cookie does not own it. */
-  owns(req: Request, res: Response, sessionId: string): boolean;
+  /**
+   * Refuses (403) a request for `sessionId` whose browser cookie does not own it; else the owner,
+   * who is the web chat's user (memory, budgets and approvals are theirs).
+   */
+  owns(req: Request, res: Response, sessionId: string): string | undefined;
   /** The owner prefix of the request's browser, or undefined after a 403. */
   ownerOf(req: Request, res: Response): string | undefined;
 }
@@ -56,12 +59,12 @@ export function httpGuard(o: { apiToken: string; accessToken?: string; anyHost?:
     ownerOf,
     owns(req, res, sessionId) {
       const owner = ownerOf(req, res);
-      if (!owner) return false;
+      if (!owner) return undefined;
       if (!sessionId.startsWith(`${owner}-`)) {
         res.status(403).json({ error: 'web chat: this conversation belongs to another browser' });
-        return false;
+        return undefined;
       }
-      return true;
+      return owner;
     },
     allowed(req, res, needApiToken) {
       const host = req.headers.host ?? '';

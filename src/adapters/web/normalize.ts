@@ -23,7 +23,8 @@ export const attachmentId = (sessionId: string, fileId: string): string => `${se
 /**
  * Checks `{ session, text, id, attachments? }` (attachments: ids of files uploaded to this
  * session; the adapter checks they exist and fills in their name, type and size) and builds the
- * message; the person at the page is the local user, and every message is addressed to the bot.
+ * message, addressed to the bot. Its `userId` is a placeholder (`local`): the adapter puts the
+ * browser owner in its place once the cookie is checked to own the session.
  * Text may be empty when files are attached.
  * @example normalizeWebMessage({ session: 'tab-1234', text: 'hi', id: 'msg-0001' }, new Date())
  */

@@ -17,10 +17,10 @@ export function parseMemoryCommand(text: string): { name: 'memory' | 'forget'; a
   return { name: m[1]!.toLowerCase() as 'memory' | 'forget', arg: (m[2] ?? '').trim() };
 }
 
-/** /help lines of the memory commands. */
-export const MEMORY_COMMAND_HELP: [name: string, what: string][] = [
-  ['memory', 'the notes I keep about you and this conversation'],
-  ['forget <id|all>', 'delete one note, or all of them'],
+/** /help lines of the memory commands, with their access levels (the gateway's rule: `write` deletes). */
+export const MEMORY_COMMAND_HELP: [name: string, what: string, level: 'read' | 'write'][] = [
+  ['memory', 'the notes I keep about you and this conversation', 'read'],
+  ['forget <id|all>', 'delete one note, or all of them', 'write'],
 ];
 
 /** The speaker and conversation of a chat message (the fields the commands read). */
@@ -36,10 +36,14 @@ export function memoryCommands(store: MemoryStore, enabled = true) {
   return {
     help: MEMORY_COMMAND_HELP,
     matches: (text: string): boolean => parseMemoryCommand(text) !== undefined,
-    run: (msg: CommandMessage): Promise<string> =>
+    run: (msg: CommandMessage, _policy: unknown, caller?: { admin: boolean }): Promise<string> =>
       runMemoryCommand(
         store,
-        { conversationKey: msg.conversationKey, userKey: `${msg.platform}:${msg.userId}` },
+        {
+          conversationKey: msg.conversationKey,
+          userKey: `${msg.platform}:${msg.userId}`,
+          ...(caller?.admin ? { admin: true } : {}),
+        },
         msg.text,
         enabled,
       ),
@@ -66,10 +70,18 @@ export async function runMemoryCommand(
     }
     if (!cmd.arg) return 'Usage: /forget <id> or /forget all';
     if (cmd.arg.toLowerCase() === 'all') {
-      const n = await forgetAll(store, view);
-      return n ? `Done: I deleted ${n} note(s).` : 'There was nothing to forget.';
+      const { deleted, kept } = await forgetAll(store, view);
+      if (!deleted && !kept) return 'There was nothing to forget.';
+      const done = deleted ? `Done: I deleted ${deleted} note(s).` : 'I deleted nothing.';
+      return kept
+        ? `${done} ${kept} note(s) other users saved here are kept: only they or an admin may delete them.`
+        : done;
     }
-    return (await forget(store, view, cmd.arg)) ? `Done: I deleted ${cmd.arg}.` : `I have no note ${cmd.arg} here.`;
+    const r = await forget(store, view, cmd.arg);
+    if (r === 'deleted') return `Done: I deleted ${cmd.arg}.`;
+    return r === 'not-yours'
+      ? `${cmd.arg} was saved by another user; only they or an admin may delete it.`
+      : `I have no note ${cmd.arg} here.`;
   } catch (e) {
     return `Sorry, memory is not available right now: ${errorMessage(e)}`;
   }

@@ -1,6 +1,7 @@
 // What one speaker in one conversation may see of long-term memory: their own user-scoped notes
 // and the conversation's, never another user's. Every read, write and removal goes through here,
-// so the memory tools and the /memory and /forget commands cannot reach past that view.
+// so the memory tools and the /memory and /forget commands cannot reach past that view. A note of
+// the conversation is everyone's to read but only its author's (or an admin's) to delete.
 import { randomBytes } from 'node:crypto';
 import type { MemoryRecord, MemoryScope, MemoryStore } from '../../store/index.ts';
 
@@ -9,6 +10,8 @@ export interface MemoryView {
   conversationKey: string;
   /** `<platform>:<userId>` of the speaker. */
   userKey: string;
+  /** The speaker is an admin: they may delete any note of the conversation, not only their own. */
+  admin?: boolean;
 }
 
 /** Longest note kept (characters); a longer one is refused, so no note crowds out the others. */
@@ -64,17 +67,38 @@ export async function remember(
   return { ok: true, record };
 }
 
-/** Removes one visible note by id; false if none is visible under that id. */
-export async function forget(store: MemoryStore, view: MemoryView, id: string): Promise<boolean> {
-  for (const choice of ['user', 'conversation'] as const)
-    if (await store.remove(scopeOf(view, choice), id)) return true;
-  return false;
+/** Whether the speaker may delete `note`: their own, or any as an admin (a note of unknown author: admins only). */
+const mayDelete = (view: MemoryView, note: MemoryRecord): boolean =>
+  note.scope.kind === 'user' || view.admin === true || note.createdBy === view.userKey;
+
+/** What became of a note to delete: deleted, not visible here, or another user's note of the conversation. */
+export type Forgotten = 'deleted' | 'missing' | 'not-yours';
+
+/** Removes one visible note by id, if the speaker may delete it. */
+export async function forget(store: MemoryStore, view: MemoryView, id: string): Promise<Forgotten> {
+  if (await store.remove(scopeOf(view, 'user'), id)) return 'deleted';
+  const here = scopeOf(view, 'conversation');
+  const note = (await store.list(here)).find((m) => m.id === id);
+  if (!note) return 'missing';
+  if (!mayDelete(view, note)) return 'not-yours';
+  return (await store.remove(here, id)) ? 'deleted' : 'missing';
 }
 
-/** Removes every visible note (the speaker's and the conversation's); returns how many. */
-export async function forgetAll(store: MemoryStore, view: MemoryView): Promise<number> {
-  const counts = await Promise.all([store.clear(scopeOf(view, 'user')), store.clear(scopeOf(view, 'conversation'))]);
-  return counts[0] + counts[1];
+/**
+ * Removes every visible note the speaker may delete (their own, and the conversation's they saved,
+ * or all of the conversation's for an admin); `kept`: the conversation's notes other users saved.
+ */
+export async function forgetAll(store: MemoryStore, view: MemoryView): Promise<{ deleted: number; kept: number }> {
+  const mine = await store.clear(scopeOf(view, 'user'));
+  const here = scopeOf(view, 'conversation');
+  if (view.admin) return { deleted: mine + (await store.clear(here)), kept: 0 };
+  let deleted = mine;
+  let kept = 0;
+  for (const note of await store.list(here)) {
+    if (!mayDelete(view, note)) kept++;
+    else if (await store.remove(here, note.id)) deleted++;
+  }
+  return { deleted, kept };
 }
 
 /** One note as a line: id, who sees it, text. */

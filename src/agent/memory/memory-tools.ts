@@ -86,8 +86,13 @@ export function createMemoryTools(store: MemoryStore, view: MemoryView): Builtin
     async run(input) {
       try {
         const id = String(input.id ?? '').trim();
-        return (await forget(store, view, id))
-          ? { content: `Forgot ${id}.`, isError: false }
+        const r = await forget(store, view, id);
+        if (r === 'deleted') return { content: `Forgot ${id}.`, isError: false };
+        return r === 'not-yours'
+          ? {
+              content: `not deleted: ${id} was saved by another user; only they or an admin may delete it`,
+              isError: true,
+            }
           : { content: `no note ${id} is visible here`, isError: true };
       } catch (e) {
         return failed('forget', e);

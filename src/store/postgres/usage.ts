@@ -1,7 +1,8 @@
-// Usage per conversation and per user as rows: one per subject and UTC day, and one for the
-// all-time totals (day `total`). A charge updates its rows in one transaction under row locks, so
-// replicas charging the same subject at once add up rather than overwrite each other; each step
-// of it is one statement for all its rows (four round trips a charge, not fourteen).
+// Usage per conversation, per user and per space (a channel's threads) as rows: one per subject
+// and UTC day, and one for the all-time totals (day `total`). A charge updates its rows in one
+// transaction under row locks, so replicas charging the same subject at once add up rather than
+// overwrite each other; each step of it is one statement for all its rows (four round trips a
+// charge, not fourteen).
 import { checkKey } from '../names.ts';
 import type { UsageStore, UsageSubject, UsageTotals } from '../types.ts';
 import { NO_USAGE_TOTALS, plusCharge, USAGE_DAYS_KEPT } from '../usage.ts';
@@ -11,9 +12,14 @@ import { encodeKey } from './text-codec.ts';
 const TOTAL = 'total';
 
 const subjectKey = (s: UsageSubject): string => {
-  const id = 'conversationKey' in s ? s.conversationKey : s.userKey;
+  const [kind, id] =
+    'conversationKey' in s
+      ? ['conversation', s.conversationKey]
+      : 'userKey' in s
+        ? ['user', s.userKey]
+        : ['space', s.spaceKey];
   checkKey(id, 'usage subject');
-  return encodeKey(`${'conversationKey' in s ? 'conversation' : 'user'}:${id}`);
+  return encodeKey(`${kind}:${id}`);
 };
 
 /** Usage in PostgreSQL. */
@@ -25,11 +31,13 @@ export function createPgUsage(db: Db): UsageStore {
         .toISOString()
         .slice(0, 10);
       const subjects = [subjectKey({ conversationKey: c.conversationKey })];
+      if (c.spaceKey) subjects.push(subjectKey({ spaceKey: c.spaceKey }));
       if (c.userKey) subjects.push(subjectKey({ userKey: c.userKey }));
       // Every row of the charge in one statement each (a round trip per statement, not per row):
       // the day's and the total's of each subject, in one order for every charge, so two charges
       // inserting the same new rows never wait on each other crosswise. Built in that order: the
-      // conversation's subject before the user's, and the day (ISO, a digit first) before `total`.
+      // conversation's subject, then the space's, then the user's (by their prefixes' order), and
+      // the day (ISO, a digit first) before `total`.
       const rows = subjects.flatMap((subject) => [day, TOTAL].map((d) => ({ subject, day: d })));
       const keys = [rows.map((r) => r.subject), rows.map((r) => r.day)];
       await db.tx(async (q) => {

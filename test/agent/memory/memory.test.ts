@@ -153,11 +153,12 @@ test("one user's notes never reach another user's conversation; the conversation
   assert.doesNotMatch(bobDm!, /surprise party|meets on Fridays/);
   assert.match(adaDm!, /Ada is planning a surprise party/);
   assert.doesNotMatch(adaDm!, /meets on Fridays/);
-  // Bob cannot list or delete Ada's note either.
+  // Bob cannot list or delete Ada's notes either: not her own, nor the one she saved for the group
+  // (the group is read-only, and that note is hers).
   await say('/forget all', '2', '-500', false);
   await gw.idle();
   assert.equal((await store.memories.list({ kind: 'user', userKey: 'telegram:1' })).length, 1);
-  assert.equal((await store.memories.list({ kind: 'conversation', conversationKey: group })).length, 0);
+  assert.equal((await store.memories.list({ kind: 'conversation', conversationKey: group })).length, 1);
 });
 
 test('/forget <id> deletes one note, /forget all the rest; /help lists both', async (t) => {
