@@ -32,7 +32,7 @@ class HeldModel extends Model {
   }
 }
 
-test('ten group chats of one user at once against a tiny daily budget: one is answered, nine are told why', async () => {
+test('ten group chats of one user at once against a tiny daily budget: one answered, nine told why', async () => {
   const model = new HeldModel();
   // Each call costs $0.001 (the test's price for any usage, so its estimate too); the budget is a tenth of that.
   const telegram = { budget: { userUsdPerDay: 0.0001 } };
