@@ -10,17 +10,12 @@ import { errorMessage } from '../errors.ts';
 import type { Persist } from '../gateway/persist.ts';
 import type { Logger } from '../log.ts';
 import type { UsageCharge, UsageStore, UsageSubject } from '../store/index.ts';
+import type { Reservation } from './loop/cost-meter.ts';
 
 /** A daily budget: the subject's spending today may not pass `usd`. */
 export interface DailyLimit {
   subject: UsageSubject;
   usd: number;
-}
-
-/** Money held for one model call in flight; released once the call's charge is counted (or it failed). */
-export interface Reservation {
-  /** Gives the reservation back (once; later calls do nothing). */
-  release(): void;
 }
 
 /** The ledger of one process over the shared store. */

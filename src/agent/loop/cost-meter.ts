@@ -21,7 +21,7 @@ export interface CostMeter {
    * sub-agents, other runs sharing a daily budget) together stay within the limits; undefined when a
    * limit is already taken up and the call must not be made. Release it right after `add`.
    */
-  reserve(model: string, estimate: Usage): Reservation | undefined;
+  reserve(model: string, estimate: Usage): Promise<Reservation | undefined>;
   /** Records one model call; without usage its cost is unknown. */
   add(model: string, usage: Usage | undefined): void;
   readonly usage: Usage;
@@ -51,8 +51,9 @@ export interface MeterHooks {
   /**
    * Holds a call's estimated cost against the budgets shared with other runs until its charge
    * replaces it; undefined when one of them is taken up (spent plus held by calls in flight).
+   * A job's worker asks the scheduler's ledger, hence the promise.
    */
-  reserve?(estimateUsd: number): Reservation | undefined;
+  reserve?(estimateUsd: number): Reservation | undefined | Promise<Reservation | undefined>;
 }
 
 /** Creates a root meter. */
@@ -75,16 +76,21 @@ function makeMeter(
     get usage() {
       return usage;
     },
-    reserve(model, estimate) {
+    async reserve(model, estimate) {
       if (parent) return parent.reserve(model, estimate);
       const cost = costOf(model, estimate);
       // An unknown price reserves nothing (it is never read as zero spent either), but a budget
       // already taken up still refuses the call.
       const usd = cost !== undefined && Number.isFinite(cost) && cost > 0 ? cost : 0;
+      // Checked and held here before the shared budgets are asked: parallel sub-agents waiting
+      // for that answer see each other.
       if (limitUsd !== undefined && knownUsd + heldUsd >= limitUsd) return undefined;
-      const shared = hooks?.reserve ? hooks.reserve(usd) : { release: () => {} };
-      if (!shared) return undefined;
       heldUsd += usd;
+      const shared = hooks?.reserve ? await hooks.reserve(usd) : { release: () => {} };
+      if (!shared) {
+        heldUsd -= usd;
+        return undefined;
+      }
       let open = true;
       return {
         release() {

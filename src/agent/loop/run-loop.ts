@@ -115,7 +115,7 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
         // Still near the window with tool results shortened: the model summarises the older turns.
         const prompt = estimateTokens(o.system, messages, tools);
         if (prompt > SUMMARY_THRESHOLD * compaction.contextWindow) {
-          const hold = o.meter.reserve(modelId, { inputTokens: prompt, outputTokens: RESERVED_OUTPUT_TOKENS });
+          const hold = await o.meter.reserve(modelId, { inputTokens: prompt, outputTokens: RESERVED_OUTPUT_TOKENS });
           if (!hold) return finish('budget-exceeded');
           try {
             const s = await summarizeHistory(o.provider, o.model, messages, run.signal).catch((e: unknown) => {
@@ -135,7 +135,7 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
       }
       // The call's cost is held before it is made (the prompt as estimated, the most it may answer):
       // runs in flight at once see each other's calls, not only those already charged.
-      const hold = o.meter.reserve(modelId, {
+      const hold = await o.meter.reserve(modelId, {
         inputTokens: estimateTokens(o.system, messages, tools),
         outputTokens: o.maxOutputTokens ?? RESERVED_OUTPUT_TOKENS,
       });
