@@ -158,10 +158,10 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
               );
             let lock = creating.get(scheduler);
             if (!lock) creating.set(scheduler, (lock = createKeyedLock()));
-            const job = await lock.run(target, async () => {
-              const made = (await scheduler.list()).filter((j) => j.target === target && j.createdBy).length;
-              if (made >= limits.maxPerConversation) return undefined;
-              return scheduler.add({
+            const made = await lock.run(target, async () => {
+              const count = (await scheduler.list()).filter((j) => j.target === target && j.createdBy).length;
+              if (count >= limits.maxPerConversation) return { count };
+              const job = await scheduler.add({
                 name: str('name') ?? prompt.slice(0, 40),
                 cron,
                 prompt,
@@ -171,11 +171,13 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
                 ...(ctx.policy ? { policy: jobPolicyOf(ctx.policy) } : {}),
                 createdBy: `${platform}:${ctx.userId}`,
               });
+              return { count, job };
             });
+            const job = made.job;
             if (!job)
               return refuse(
-                `${target === ctx.conversationKey ? 'this conversation' : target} already has ` +
-                  `${limits.maxPerConversation} jobs made from chat, the most allowed ` +
+                `${target === ctx.conversationKey ? 'this conversation' : target} already has ${made.count} jobs ` +
+                  `made from chat; at most ${limits.maxPerConversation} are allowed ` +
                   '(scheduler.chatJobs.maxPerConversation); remove one first (list, then remove)',
               );
             const capped =

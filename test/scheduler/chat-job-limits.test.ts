@@ -99,8 +99,8 @@ test('a conversation holds at most maxPerConversation jobs made from chat, also 
   for (const r of refused)
     assert.equal(
       r.content,
-      'this conversation already has 3 jobs made from chat, the most allowed (scheduler.chatJobs.maxPerConversation);' +
-        ' remove one first (list, then remove)',
+      'this conversation already has 3 jobs made from chat; at most 3 are allowed ' +
+        '(scheduler.chatJobs.maxPerConversation); remove one first (list, then remove)',
     );
   assert.equal((await s.list()).filter((j) => j.target === HERE).length, 4);
   // Room again once one is removed.
