@@ -163,6 +163,8 @@ export function nextRunText(job: { cron: string; timezone?: string; enabled: boo
 const GAP_WINDOW_MS = 8 * 86_400_000;
 /** Fire times `shortestGapMs` looks at, at most (a job every five minutes fires 2,304 times in eight days). */
 const GAP_MAX_FIRES = 3_000;
+/** Fire times asked of `later` first (then twice as many each time). */
+const GAP_FIRST_BATCH = 16;
 
 /**
  * The shortest time between two consecutive fire times of `expr` over its first eight days of
@@ -173,13 +175,25 @@ const GAP_MAX_FIRES = 3_000;
  */
 export function shortestGapMs(expr: string, start = new Date()): number | undefined {
   const schedule = later.schedule(later.parse.cron(standardCron(expr), hasSeconds(expr)));
-  const fires = schedule.next(GAP_MAX_FIRES, new Date(Math.ceil(start.getTime() / 1000) * 1000));
-  if (!Array.isArray(fires) || fires.length < 2) return undefined;
-  const end = fires[0]!.getTime() + GAP_WINDOW_MS;
+  let from = new Date(Math.ceil(start.getTime() / 1000) * 1000);
+  let end = Number.POSITIVE_INFINITY;
+  let prev: number | undefined;
   let shortest: number | undefined;
-  for (let i = 1; i < fires.length && fires[i]!.getTime() <= end; i++) {
-    const gap = fires[i]!.getTime() - fires[i - 1]!.getTime();
-    if (shortest === undefined || gap < shortest) shortest = gap;
+  // In growing batches: a yearly job needs two fire times, not the thousands a frequent one is read for.
+  for (let seen = 0, batch = GAP_FIRST_BATCH; seen < GAP_MAX_FIRES; batch *= 2) {
+    const want = Math.min(batch, GAP_MAX_FIRES - seen);
+    const fires = schedule.next(want, from);
+    if (!Array.isArray(fires) || !fires.length) break;
+    for (const fire of fires) {
+      const at = fire.getTime();
+      if (prev === undefined) end = at + GAP_WINDOW_MS;
+      else if (at > end) return shortest;
+      else if (at > prev && (shortest === undefined || at - prev < shortest)) shortest = at - prev;
+      prev = at;
+    }
+    seen += fires.length;
+    if (fires.length < want) break; // it fires no more
+    from = new Date(prev! + 1000);
   }
   return shortest;
 }
