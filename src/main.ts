@@ -288,7 +288,13 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     const agent = createAgentRunner({
       spend,
       secretValues: secretValues(secrets),
-      builtinsFor: (ctx) => [createScheduleTool(scheduler, { ...ctx, admins: loaded.config.admins })],
+      builtinsFor: (ctx) => [
+        createScheduleTool(scheduler, {
+          ...ctx,
+          admins: loaded.config.admins,
+          chatJobs: loaded.config.scheduler.chatJobs,
+        }),
+      ],
       mcp,
       ...(loaded.config.memory.enabled ? { memory: { digestChars: loaded.config.memory.digestChars } } : {}),
       store,

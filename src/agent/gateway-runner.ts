@@ -16,7 +16,9 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError, type UsageSubject } from '../store/index.ts';
-import { createDailySpend, type DailySpend, utcDay } from './daily-spend.ts';
+import { createDailySpend, type DailyLimit, type DailySpend, utcDay } from './daily-spend.ts';
+import { estimateTokens } from './loop/compaction.ts';
+import { RESERVED_OUTPUT_TOKENS } from './loop/run-loop.ts';
 import { SUMMARY_MARK, summarizeHistory } from './loop/summarize.ts';
 import type { McpHub } from './mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
@@ -254,38 +256,55 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     const channel = budgetChannelOf(conversationKey);
     return [{ conversationKey: channel }, { spaceKey: channel }];
   };
-  const channelToday = (conversationKey: string): number =>
-    channelSubjects(conversationKey).reduce((sum, s) => sum + spend.today(s), 0);
   /** A charge's space: the channel of a thread (absent for a conversation that is no thread). */
   const spaceOf = (conversationKey: string): { spaceKey?: string } => {
     const channel = budgetChannelOf(conversationKey);
     return channel === conversationKey ? {} : { spaceKey: channel };
   };
-  /** Why the message's conversation or user may not spend more today (undefined: they may). */
+  /**
+   * The daily budgets the policy puts on the message's conversation (its channel with all its
+   * threads) and user: the subjects whose spending today is read before a run (each read is a store
+   * round trip; without a budget none is needed) and checked before each model call. Charges are
+   * recorded for all of them whatever the policy, for /usage.
+   */
+  const budgetLimits = (m: InboundMessage, policy: ResolvedPolicy): DailyLimit[] => [
+    ...(policy.budget?.conversationUsdPerDay !== undefined
+      ? [
+          {
+            kind: 'conversation' as const,
+            subjects: channelSubjects(m.conversationKey),
+            usd: policy.budget.conversationUsdPerDay,
+          },
+        ]
+      : []),
+    ...(policy.budget?.userUsdPerDay !== undefined
+      ? [{ kind: 'user' as const, subjects: [{ userKey: userKeyOf(m) }], usd: policy.budget.userUsdPerDay }]
+      : []),
+  ];
+  const budgetedSubjects = (m: InboundMessage, policy: ResolvedPolicy): UsageSubject[] =>
+    budgetLimits(m, policy).flatMap((l) => l.subjects);
+  /** The subjects a model call for the message is charged to (and holds its reservation against). */
+  const chargedSubjects = (m: InboundMessage): UsageSubject[] => {
+    const { spaceKey } = spaceOf(m.conversationKey);
+    return [{ conversationKey: m.conversationKey }, { userKey: userKeyOf(m) }, ...(spaceKey ? [{ spaceKey }] : [])];
+  };
+  /**
+   * Why the message's conversation or user may not spend more today (undefined: they may): what
+   * the ledger counts as spent (the figure the store holds once written), and what model calls
+   * in flight hold when that is what takes the budget up.
+   */
   const overBudget = (message: InboundMessage, policy: ResolvedPolicy): string | undefined => {
-    const b = policy.budget;
-    if (b?.conversationUsdPerDay !== undefined) {
-      const conv = channelToday(message.conversationKey);
+    for (const { kind, subjects, usd: budget } of budgetLimits(message, policy)) {
+      const spent = subjects.reduce((sum, s) => sum + spend.today(s), 0);
+      const held = subjects.reduce((sum, s) => sum + spend.reserved(s), 0);
+      if (spent + held < budget) continue;
+      const inFlight = held > 0 ? ` and runs in progress hold ${usd(held)}` : '';
+      if (kind === 'user') return `you have spent ${usd(spent)} today${inFlight}, your daily budget is ${usd(budget)}`;
       const who = spaceOf(message.conversationKey).spaceKey ? 'this channel (all its threads)' : 'this conversation';
-      if (conv >= b.conversationUsdPerDay)
-        return `${who} has spent ${usd(conv)} today, its daily budget is ${usd(b.conversationUsdPerDay)}`;
-    }
-    if (b?.userUsdPerDay !== undefined) {
-      const user = spend.today({ userKey: userKeyOf(message) });
-      if (user >= b.userUsdPerDay)
-        return `you have spent ${usd(user)} today, your daily budget is ${usd(b.userUsdPerDay)}`;
+      return `${who} has spent ${usd(spent)} today${inFlight}, its daily budget is ${usd(budget)}`;
     }
     return undefined;
   };
-  /**
-   * The subjects whose spending today the policy limits: only those are read before a run (each
-   * read is a store round trip; without a budget none is needed). Charges are recorded for both
-   * whatever the policy, for /usage.
-   */
-  const budgetedSubjects = (m: InboundMessage, policy: ResolvedPolicy): UsageSubject[] => [
-    ...(policy.budget?.conversationUsdPerDay !== undefined ? channelSubjects(m.conversationKey) : []),
-    ...(policy.budget?.userUsdPerDay !== undefined ? [{ userKey: userKeyOf(m) }] : []),
-  ];
 
   /** Whether the run's model takes image parts (a model that cannot be resolved fails the run anyway). */
   const visionOf = (spec: string | undefined): boolean => {
@@ -375,6 +394,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // Words of other people in a shared conversation are content the requester did not write.
       const others = history.some((m) => isInput(m) && authorsOf(m).some((a) => a !== message.userId));
       const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
+      // Why a model call was refused, as it stood then: the stop notice's words if nothing is over
+      // the budget any more once the run's charges are written (a call in flight then failed).
+      let refused: string | undefined;
       const memories = await digestFor(message);
       const untrusted = [
         ...(others ? ['messages from other users in this conversation'] : []),
@@ -414,6 +436,12 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
               persist,
             ),
           overBudget: () => overBudget(message, policy) !== undefined,
+          reserve: (estimateUsd) => {
+            const r = spend.reserve(chargedSubjects(message), estimateUsd, budgetLimits(message, policy));
+            if (!('refused' in r)) return r;
+            refused ??= overBudget(message, policy);
+            return undefined;
+          },
         },
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
@@ -457,7 +485,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         case 'max-tokens':
           return withFiles({ text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome });
         case 'budget-exceeded': {
-          const why = overBudget(message, policy);
+          // Counted after the run's charges are written: the figure the store holds, not one taken
+          // while they were still being settled.
+          const why = overBudget(message, policy) ?? refused;
           const stop = why ? `(Stopped: ${why}. /usage shows the figures.)` : "(Stopped: this run's budget is spent.)";
           return withFiles({ text: `${text ? `${text}\n\n` : ''}${stop}`, outcome: result.outcome });
         }
@@ -491,25 +521,38 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const key = message.conversationKey;
       const history = (await o.store.conversations.get(key))?.messages ?? [];
       await spend.prepare(budgetedSubjects(message, policy));
-      const why = overBudget(message, policy);
-      if (why) throw new Error(`not compacted: ${why}`);
       const model = o.deps.resolveModel(policy.model);
-      // Asked for by a person: everything but the last turn goes into the summary.
-      const s = await summarizeHistory(model.provider, model.model, history, signal, 1);
+      // The summary call holds its estimated cost like a run's calls (the whole history in, the most it may answer).
+      const estimate = o.deps.costOf(model.id, {
+        inputTokens: estimateTokens('', history, []),
+        outputTokens: RESERVED_OUTPUT_TOKENS,
+      });
+      const hold = spend.reserve(chargedSubjects(message), estimate ?? 0, budgetLimits(message, policy));
+      if ('refused' in hold)
+        throw new Error(`not compacted: ${overBudget(message, policy) ?? 'the daily budget is spent'}`);
+      let s: Awaited<ReturnType<typeof summarizeHistory>>;
+      try {
+        // Asked for by a person: everything but the last turn goes into the summary.
+        s = await summarizeHistory(model.provider, model.model, history, signal, 1);
+        if (s) {
+          const costUsd = s.usage ? o.deps.costOf(s.usageModel ?? model.id, s.usage) : undefined;
+          spend.charge(
+            {
+              conversationKey: key,
+              ...spaceOf(key),
+              userKey: userKeyOf(message),
+              model: s.usageModel ?? model.id,
+              usage: s.usage ?? { inputTokens: 0, outputTokens: 0 },
+              ...(costUsd !== undefined ? { costUsd } : {}),
+              at: new Date(now()).toISOString(),
+            },
+            once,
+          );
+        }
+      } finally {
+        hold.release();
+      }
       if (!s) return undefined;
-      const costUsd = s.usage ? o.deps.costOf(s.usageModel ?? model.id, s.usage) : undefined;
-      spend.charge(
-        {
-          conversationKey: key,
-          ...spaceOf(key),
-          userKey: userKeyOf(message),
-          model: s.usageModel ?? model.id,
-          usage: s.usage ?? { inputTokens: 0, outputTokens: 0 },
-          ...(costUsd !== undefined ? { costUsd } : {}),
-          at: new Date(now()).toISOString(),
-        },
-        once,
-      );
       await spend.flush();
       await o.store.conversations.setMessages(key, keepAuthors(s.messages, history));
       return { before: history.length, after: s.messages.length };

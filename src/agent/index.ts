@@ -21,6 +21,7 @@ export {
   type MeterHooks,
   type NextStep,
   type Outcome,
+  type Reservation,
   runLoop,
   type ToolCallRecord,
   type ToolSet,

@@ -155,6 +155,24 @@ export const configSchema = z
     memory: memorySchema.default({}),
     /** Users who may target any conversation with scheduled jobs: `<platform>:<userId>` (or a bare id). */
     admins: z.array(z.string()).default([]),
+    scheduler: z
+      .object({
+        /**
+         * Jobs made from chat (the `schedule` tool): how often they may fire and how many one conversation
+         * may have. The CLI and the admin API are not limited (seconds-level cron stays theirs).
+         */
+        chatJobs: z
+          .object({
+            /** Shortest time between two runs of a job, in minutes (read from its fire times). */
+            minIntervalMinutes: z.number().positive().default(5),
+            /** Jobs made from chat that target one conversation, at most. */
+            maxPerConversation: z.number().int().positive().default(10),
+          })
+          .strict()
+          .default({}),
+      })
+      .strict()
+      .default({}),
     gateway: z
       .object({
         /**

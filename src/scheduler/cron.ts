@@ -10,7 +10,10 @@ import { createRequire } from 'node:module';
 interface Later {
   date: { localTime(): void };
   parse: { cron(expr: string, hasSeconds?: boolean): unknown };
-  schedule(data: unknown): { next(count: 1, start: Date): Date | 0 | undefined };
+  schedule(data: unknown): {
+    next(count: 1, start: Date): Date | 0 | undefined;
+    next(count: number, start: Date): Date[] | 0 | undefined;
+  };
 }
 
 // Bree's own copy of later, resolved from Bree's location (it is Bree's dependency, not ours).
@@ -154,4 +157,43 @@ export function nextRunText(job: { cron: string; timezone?: string; enabled: boo
   if (!job.enabled) return 'disabled';
   const next = nextOccurrence(job.cron, now, job.timezone);
   return next ? formatInZone(next, job.timezone, hasSeconds(job.cron)) : 'never';
+}
+
+/** How far past its first fire time `shortestGapMs` looks: a week of weekdays, and the day after. */
+const GAP_WINDOW_MS = 8 * 86_400_000;
+/** Fire times `shortestGapMs` looks at, at most (a job every five minutes fires 2,304 times in eight days). */
+const GAP_MAX_FIRES = 3_000;
+/** Fire times asked of `later` first (then twice as many each time). */
+const GAP_FIRST_BATCH = 16;
+
+/**
+ * The shortest time between two consecutive fire times of `expr` over its first eight days of
+ * firing from `start`; undefined when it fires once or never in that window. Read from the fire
+ * times themselves, so every spelling of "often" counts (`*\/6` seconds, `0-59`, `1,2,3`, a list
+ * of hours). On the machine's clock: a time zone moves fire times, not the gaps between them
+ * (but for an hour at a daylight-saving change).
+ */
+export function shortestGapMs(expr: string, start = new Date()): number | undefined {
+  const schedule = later.schedule(later.parse.cron(standardCron(expr), hasSeconds(expr)));
+  let from = new Date(Math.ceil(start.getTime() / 1000) * 1000);
+  let end = Number.POSITIVE_INFINITY;
+  let prev: number | undefined;
+  let shortest: number | undefined;
+  // In growing batches: a yearly job needs two fire times, not the thousands a frequent one is read for.
+  for (let seen = 0, batch = GAP_FIRST_BATCH; seen < GAP_MAX_FIRES; batch *= 2) {
+    const want = Math.min(batch, GAP_MAX_FIRES - seen);
+    const fires = schedule.next(want, from);
+    if (!Array.isArray(fires) || !fires.length) break;
+    for (const fire of fires) {
+      const at = fire.getTime();
+      if (prev === undefined) end = at + GAP_WINDOW_MS;
+      else if (at > end) return shortest;
+      else if (at > prev && (shortest === undefined || at - prev < shortest)) shortest = at - prev;
+      prev = at;
+    }
+    seen += fires.length;
+    if (fires.length < want) break; // it fires no more
+    from = new Date(prev! + 1000);
+  }
+  return shortest;
 }

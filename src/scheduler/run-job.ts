@@ -5,7 +5,7 @@
 // is the narrowest of the job's own settings, the policy of the conversation that created it
 // (kept with the job) and the target conversation's policy as the config says now.
 import { mkdir } from 'node:fs/promises';
-import { type AgentPolicy, createAgentRuntime, runAgent } from '../agent/index.ts';
+import { type AgentPolicy, createAgentRuntime, type Reservation, runAgent } from '../agent/index.ts';
 import { errorMessage } from '../errors.ts';
 import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../gateway/policy.ts';
 import type { Logger } from '../log.ts';
@@ -54,6 +54,8 @@ export async function runJob(
     onStarted?: () => void;
     /** Each model call as it is charged (the worker posts it at once, so a killed run's spending is kept). */
     onCharge?: (charge: RunCharge) => void;
+    /** Holds a model call's estimated cost against the daily budgets (the worker asks the scheduler). */
+    reserve?: (estimateUsd: number) => Promise<Reservation | undefined>;
   },
 ): Promise<WorkerRunResult> {
   const fail = (error: string): WorkerRunResult => ({ outcome: 'error', text: '', error, usage: NO_USAGE, costUsd: 0 });
@@ -99,6 +101,7 @@ export async function runJob(
       meterHooks: {
         onCharge: (model, usage, costUsd) =>
           o.onCharge?.({ model, usage, ...(costUsd !== undefined ? { costUsd } : {}) }),
+        ...(o.reserve ? { reserve: o.reserve } : {}),
       },
       // The approval rules stay; the people to ask do not exist in a scheduled run.
       nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',

@@ -1,14 +1,33 @@
 // The built-in `schedule` tool: lets a chat user create, list and remove scheduled jobs ("every
 // weekday at 9 post a digest of this channel here"). Level Write, so only `full` access sees it.
 // Rule: a job targets the current conversation; only admins may target another one, list all
-// jobs or remove jobs of other conversations.
+// jobs or remove jobs of other conversations. A job made here fires at most every few minutes
+// (read from its fire times) and one conversation holds a bounded number of them: a model's
+// invention never posts every few seconds or fills the scheduler.
 import { platformOf } from '../adapters/index.ts';
 import type { BuiltinResult, BuiltinTool } from '../agent/index.ts';
 import { BoxbotError } from '../errors.ts';
 import { lowerAccess } from '../gateway/policy.ts';
-import { nextRunText } from './cron.ts';
+import { createKeyedLock, type KeyedLock } from '../keyed-lock.ts';
+import { nextRunText, shortestGapMs } from './cron.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { JobPolicy, JobRecord } from './types.ts';
+import { validateCron } from './validate.ts';
+
+/** What jobs made from chat may do (config `scheduler.chatJobs`). */
+export interface ChatJobLimits {
+  /** Shortest time between two runs, in minutes. */
+  minIntervalMinutes: number;
+  /** Jobs made from chat that target one conversation, at most. */
+  maxPerConversation: number;
+}
+
+/** The limits unless configured (the config's defaults). */
+export const DEFAULT_CHAT_JOB_LIMITS: ChatJobLimits = { minIntervalMinutes: 5, maxPerConversation: 10 };
+
+// Creations per target conversation, one at a time across the tool's instances (each run gets its
+// own): two parallel calls never both see room for one more job.
+const creating = new WeakMap<Scheduler, KeyedLock>();
 
 /** Who is asking, and where. */
 export interface ScheduleToolContext {
@@ -23,6 +42,15 @@ export interface ScheduleToolContext {
    * one), so a run can never do more than the conversation that scheduled it.
    */
   policy?: JobPolicy;
+  /** How often jobs made here may fire and how many a conversation may have; default DEFAULT_CHAT_JOB_LIMITS. */
+  chatJobs?: ChatJobLimits;
+}
+
+/** A duration for people: `6 seconds`, `1 minute`, `2.5 minutes`. */
+function spoken(ms: number): string {
+  const [n, unit] = ms < 60_000 ? [ms / 1000, 'second'] : [ms / 60_000, 'minute'];
+  const shown = Number(n.toFixed(2));
+  return `${shown} ${unit}${shown === 1 ? '' : 's'}`;
 }
 
 /** The fields of a resolved policy a job keeps (not who may talk or the prompt). */
@@ -69,9 +97,12 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
   const platform = platformOf(ctx.conversationKey);
   const admin = (ctx.admins ?? []).some((a) => a === ctx.userId || a === `${platform}:${ctx.userId}`);
   const mine = (job: JobRecord) => admin || job.target === ctx.conversationKey;
+  const limits = ctx.chatJobs ?? DEFAULT_CHAT_JOB_LIMITS;
   return {
     name: 'schedule',
-    description: DESCRIPTION,
+    description:
+      `${DESCRIPTION} A job made here runs at most every ${spoken(limits.minIntervalMinutes * 60_000)}, and a ` +
+      `conversation has at most ${limits.maxPerConversation} of them.`,
     permissionLevel: 'Write',
     inputSchema: {
       type: 'object',
@@ -117,16 +148,38 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
             const access = ctx.policy
               ? lowerAccess((asked ?? 'read-only') as JobPolicy['access'], ctx.policy.access)
               : asked;
-            const job = await scheduler.add({
-              name: str('name') ?? prompt.slice(0, 40),
-              cron,
-              prompt,
-              target,
-              ...(str('timezone') ? { timezone: str('timezone')! } : {}),
-              ...(access ? { access } : {}),
-              ...(ctx.policy ? { policy: jobPolicyOf(ctx.policy) } : {}),
-              createdBy: `${platform}:${ctx.userId}`,
+            // The validator's words for an expression that is not one; then how often it fires.
+            const gap = shortestGapMs(await validateCron(cron));
+            const minMs = limits.minIntervalMinutes * 60_000;
+            if (gap !== undefined && gap < minMs)
+              return refuse(
+                `"${cron}" runs every ${spoken(gap)} at times; jobs made from chat may run at most every ` +
+                  `${spoken(minMs)} (scheduler.chatJobs.minIntervalMinutes); choose a less frequent schedule`,
+              );
+            let lock = creating.get(scheduler);
+            if (!lock) creating.set(scheduler, (lock = createKeyedLock()));
+            const made = await lock.run(target, async () => {
+              const count = (await scheduler.list()).filter((j) => j.target === target && j.createdBy).length;
+              if (count >= limits.maxPerConversation) return { count };
+              const job = await scheduler.add({
+                name: str('name') ?? prompt.slice(0, 40),
+                cron,
+                prompt,
+                target,
+                ...(str('timezone') ? { timezone: str('timezone')! } : {}),
+                ...(access ? { access } : {}),
+                ...(ctx.policy ? { policy: jobPolicyOf(ctx.policy) } : {}),
+                createdBy: `${platform}:${ctx.userId}`,
+              });
+              return { count, job };
             });
+            const job = made.job;
+            if (!job)
+              return refuse(
+                `${target === ctx.conversationKey ? 'this conversation' : target} already has ${made.count} jobs ` +
+                  `made from chat; at most ${limits.maxPerConversation} are allowed ` +
+                  '(scheduler.chatJobs.maxPerConversation); remove one first (list, then remove)',
+              );
             const capped =
               asked && access !== asked
                 ? ` It runs ${access}, as this conversation is (jobs never get more access than the conversation ` +

@@ -10,7 +10,8 @@
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { decodeConversationKey, type Platform } from '../adapters/index.ts';
-import { createDailySpend, type DailySpend } from '../agent/daily-spend.ts';
+import { createDailySpend, type DailyLimit, type DailySpend } from '../agent/daily-spend.ts';
+import type { Reservation } from '../agent/index.ts';
 import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../errors.ts';
@@ -38,7 +39,7 @@ import type {
 } from './types.ts';
 import { newJobId, validateJobInput } from './validate.ts';
 import { WORKER_FILE } from './worker-file.ts';
-import { isWorkerMessage, type RunRequest } from './worker-protocol.ts';
+import { isWorkerMessage, type ReservedMessage, type RunRequest } from './worker-protocol.ts';
 
 /** How a scheduler is wired. */
 export interface SchedulerOptions {
@@ -128,6 +129,8 @@ interface ActiveRun extends Pending {
   request: RunRequest;
   /** Which budget capped the run (its notice names it when the run is stopped or skipped by it). */
   limitedBy: BudgetLimit;
+  /** What the worker's model calls in flight hold in the ledger, by the worker's id; given back at the end. */
+  reservations: Map<number, Reservation>;
   worker?: Worker;
   result?: WorkerRunResult;
   workerError?: string;
@@ -226,7 +229,13 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
             reason: 'its worker did not stop at the timeout and was terminated',
           });
         else if (m.type === 'charge') charge(run, m.charge);
-        else run.result = m.result;
+        else if (m.type === 'reserve') {
+          const reply: ReservedMessage = { type: 'reserved', id: m.id, ok: reserve(run, m.id, m.estimateUsd) };
+          run.worker?.postMessage(reply);
+        } else if (m.type === 'release') {
+          run.reservations.get(m.id)?.release();
+          run.reservations.delete(m.id);
+        } else run.result = m.result;
       },
       error(id, e) {
         const run = states.get(id)?.run;
@@ -289,6 +298,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     track(
       launch(id, state, pending).catch(async (e: unknown) => {
         // Nothing was started: free the job and tell whoever waits.
+        for (const r of state.run?.reservations.values() ?? []) r.release();
         state.run = undefined;
         state.busy = false;
         for (const w of pending.waiters) w.reject(e as Error);
@@ -334,7 +344,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       sandboxWorkers: o.sandboxWorkers ?? 1,
       ...(budgetUsd !== undefined ? { budgetUsd } : {}),
     };
-    state.run = { ...pending, job, startedAt, request, limitedBy };
+    state.run = { ...pending, job, startedAt, request, limitedBy, reservations: new Map() };
     emit({ type: 'run-start', jobId: id, trigger: pending.trigger, startedAt });
     log.info({ job: id, trigger: pending.trigger }, 'job run started');
     // A daily budget already spent (a job's own budget is positive): the run is skipped, and says why.
@@ -359,11 +369,16 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
    * and a thread's budget is its channel's: the channel's own spending and all its threads'.
    */
   async function budgetLeft(key: string): Promise<number | undefined> {
-    const budget = conversationPolicy(o.loaded.config, key).budget?.conversationUsdPerDay;
+    const budget = conversationBudget(key);
     if (budget === undefined) return undefined;
     const channel = budgetChannelOf(key);
     const spent = (await spentToday({ conversationKey: channel })) + (await spentToday({ spaceKey: channel }));
     return Math.max(0, budget - spent);
+  }
+
+  /** The daily budget of conversation `key`, as its policy says now. */
+  function conversationBudget(key: string): number | undefined {
+    return conversationPolicy(o.loaded.config, key).budget?.conversationUsdPerDay;
   }
 
   /**
@@ -372,6 +387,13 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
    * elsewhere); undefined when there is no creator (older jobs) or no such budget.
    */
   async function creatorBudgetLeft(job: JobRecord): Promise<number | undefined> {
+    const budget = creatorBudget(job);
+    if (budget === undefined || !job.createdBy) return undefined;
+    return Math.max(0, budget - (await spentToday({ userKey: job.createdBy })));
+  }
+
+  /** The daily budget of the job's creator, as for their own messages in the target conversation. */
+  function creatorBudget(job: JobRecord): number | undefined {
     if (!job.createdBy) return undefined;
     const at = job.createdBy.indexOf(':');
     const platform = job.createdBy.slice(0, at) as Platform;
@@ -381,9 +403,41 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       target.platform === platform
         ? { chatId: target.chatId, ...(target.threadId ? { threadId: target.threadId } : {}) }
         : { chatId: '' };
-    const budget = resolvePolicy(o.loaded.config, { platform, userId, ...where }).budget?.userUsdPerDay;
-    if (budget === undefined) return undefined;
-    return Math.max(0, budget - (await spentToday({ userKey: job.createdBy })));
+    return resolvePolicy(o.loaded.config, { platform, userId, ...where }).budget?.userUsdPerDay;
+  }
+
+  /**
+   * Holds one model call's estimated cost for the run in the ledger the chat runs share, unless
+   * the target conversation's or the creator's daily budget is taken up (spent plus held by calls
+   * in flight); a refusal names that budget in the run's notice.
+   */
+  function reserve(run: ActiveRun, id: number, estimateUsd: number): boolean {
+    const conversation = { conversationKey: run.job.target };
+    const creator = run.job.createdBy ? { userKey: run.job.createdBy } : undefined;
+    // A job in a thread holds against its channel's budget too (the channel's own and its threads' spending).
+    const channel = budgetChannelOf(run.job.target);
+    const space = channel !== run.job.target ? [{ spaceKey: channel }] : [];
+    const chatUsd = conversationBudget(run.job.target);
+    const creatorUsd = creatorBudget(run.job);
+    const limits: DailyLimit[] = [
+      ...(creator && creatorUsd !== undefined ? [{ kind: 'user' as const, subjects: [creator], usd: creatorUsd }] : []),
+      ...(chatUsd !== undefined
+        ? [
+            {
+              kind: 'conversation' as const,
+              subjects: [{ conversationKey: channel }, { spaceKey: channel }],
+              usd: chatUsd,
+            },
+          ]
+        : []),
+    ];
+    const r = spend.reserve([conversation, ...space, ...(creator ? [creator] : [])], estimateUsd, limits);
+    if ('refused' in r) {
+      run.limitedBy = r.refused.kind === 'conversation' ? 'conversation' : 'creator';
+      return false;
+    }
+    run.reservations.set(id, r);
+    return true;
   }
 
   /** What the subject spent today: the store's figure and the charges of this process not written yet. */
@@ -421,6 +475,9 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     if (!state || !run) return;
     state.run = undefined;
     clearTimeout(run.timer);
+    // A worker that ended inside a model call (terminated, crashed) never gave its reservation back.
+    for (const r of run.reservations.values()) r.release();
+    run.reservations.clear();
     const result: WorkerRunResult = run.result ?? {
       outcome: run.killed?.outcome ?? 'error',
       text: '',

@@ -36,11 +36,26 @@ export type WorkerMessage =
    * run spent counts even when its worker is terminated or crashes before its result.
    */
   | { type: 'charge'; charge: RunCharge }
+  /**
+   * Before each model call: hold `estimateUsd` against the daily budgets the run counts toward
+   * (the process's one ledger, shared with chat runs); answered with `reserved`.
+   */
+  | { type: 'reserve'; id: number; estimateUsd: number }
+  /** The call's charge was posted (or the call failed): reservation `id` is given back. */
+  | { type: 'release'; id: number }
   | { type: 'result'; result: WorkerRunResult };
+
+/** Main → worker: the answer to `reserve` (false: a daily budget is taken up; make no call). */
+export interface ReservedMessage {
+  type: 'reserved';
+  id: number;
+  ok: boolean;
+}
+
+const WORKER_TYPES = new Set(['started', 'charge', 'reserve', 'release', 'result']);
 
 /** True for a message of the protocol (not one of Bree's strings). */
 export function isWorkerMessage(m: unknown): m is WorkerMessage {
   if (typeof m !== 'object' || m === null) return false;
-  const type = (m as { type?: unknown }).type;
-  return type === 'started' || type === 'charge' || type === 'result';
+  return WORKER_TYPES.has((m as { type?: unknown }).type as string);
 }

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { createDailySpend } from '../../src/agent/daily-spend.ts';
 import type { Persist } from '../../src/gateway/persist.ts';
 import { silentLogger } from '../../src/log.ts';
-import { createMemoryStore, type UsageCharge } from '../../src/store/index.ts';
+import { createMemoryStore, type UsageCharge, type UsageStore } from '../../src/store/index.ts';
 
 const DAY = 86_400_000;
 const write: Persist = (_what, w) => w();
@@ -75,4 +75,45 @@ test('a charge still being written at midnight is counted on its own day, then l
   assert.equal(spend.today({ conversationKey: 'web:a' }), 0);
   assert.equal(spend.held(), 1);
   assert.equal((await store.usage.get({ conversationKey: 'web:a' }, '2026-03-01')).day.costUsd, 2);
+});
+
+test('a read of the store while a charge of ours is being written counts that charge once', async () => {
+  const memory = createMemoryStore();
+  let open = () => {};
+  const gate = new Promise<void>((r) => {
+    open = r;
+  });
+  let begun = () => {};
+  const writing = new Promise<void>((r) => {
+    begun = r;
+  });
+  let landed = () => {};
+  const written = new Promise<void>((r) => {
+    landed = r;
+  });
+  // The write, once begun, waits for the gate; a read answers only after the write has landed (as a
+  // database that commits the write while the read's query waits its turn).
+  const slow: UsageStore = {
+    async add(c) {
+      begun();
+      await gate;
+      await memory.usage.add(c);
+      landed();
+    },
+    async get(s, day) {
+      await written;
+      return memory.usage.get(s, day);
+    },
+  };
+  const spend = createDailySpend(slow, { log: silentLogger });
+  const user = { userKey: 'web:u1' };
+  const at = new Date().toISOString();
+  spend.charge({ conversationKey: 'web:a', userKey: 'web:u1', model: 'test/m', usage, costUsd: 0.25, at }, write);
+  await writing;
+  const read = spend.prepare([user]);
+  open();
+  await read;
+  await spend.flush();
+  assert.equal((await memory.usage.get(user, at.slice(0, 10))).day.costUsd, 0.25);
+  assert.equal(spend.today(user), 0.25, 'the figure the store holds');
 });

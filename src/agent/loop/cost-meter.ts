@@ -1,14 +1,27 @@
 // Tokens and money of a session: each model call's usage is priced by the injected `costOf`
 // (undefined = unknown, kept apart from known spending, never read as zero). A sub-agent's meter
-// forwards to its parent's, so children count against the parent's budget.
+// forwards to its parent's, so children count against the parent's budget. A call about to be made
+// reserves its estimated cost first, so calls in flight at once cannot together pass a budget.
 import type { Usage } from '../types.ts';
 import type { CostFigures } from './types.ts';
 
 /** Prices one call's usage in USD; undefined when the model's price is unknown. */
 export type CostOf = (model: string, usage: Usage) => number | undefined;
 
+/** Money held for one model call in flight, given back once the call is recorded (or failed). */
+export interface Reservation {
+  /** Gives it back (once; later calls do nothing). */
+  release(): void;
+}
+
 /** Accumulates usage and cost; `limitUsd` is checked on the root meter. */
 export interface CostMeter {
+  /**
+   * Holds the estimated cost of a model call about to be made, so that calls in flight at once (parallel
+   * sub-agents, other runs sharing a daily budget) together stay within the limits; undefined when a
+   * limit is already taken up and the call must not be made. Release it right after `add`.
+   */
+  reserve(model: string, estimate: Usage): Promise<Reservation | undefined>;
   /** Records one model call; without usage its cost is unknown. */
   add(model: string, usage: Usage | undefined): void;
   readonly usage: Usage;
@@ -35,6 +48,12 @@ export interface MeterHooks {
   onCharge?(model: string, usage: Usage, costUsd: number | undefined): void;
   /** Spending outside this session (today's, in the store) has reached a limit. */
   overBudget?(): boolean;
+  /**
+   * Holds a call's estimated cost against the budgets shared with other runs until its charge
+   * replaces it; undefined when one of them is taken up (spent plus held by calls in flight).
+   * A job's worker asks the scheduler's ledger, hence the promise.
+   */
+  reserve?(estimateUsd: number): Reservation | undefined | Promise<Reservation | undefined>;
 }
 
 /** Creates a root meter. */
@@ -51,9 +70,36 @@ function makeMeter(
   let usage: Usage = { inputTokens: 0, outputTokens: 0 };
   let knownUsd = 0;
   let unknownCalls = 0;
+  // What this session's calls in flight hold against its own limit (parallel sub-agents).
+  let heldUsd = 0;
   const meter: CostMeter & { record(model: string, usage: Usage, cost: number | undefined): void } = {
     get usage() {
       return usage;
+    },
+    async reserve(model, estimate) {
+      if (parent) return parent.reserve(model, estimate);
+      const cost = costOf(model, estimate);
+      // An unknown price reserves nothing (it is never read as zero spent either), but a budget
+      // already taken up still refuses the call.
+      const usd = cost !== undefined && Number.isFinite(cost) && cost > 0 ? cost : 0;
+      // Checked and held here before the shared budgets are asked: parallel sub-agents waiting
+      // for that answer see each other.
+      if (limitUsd !== undefined && knownUsd + heldUsd >= limitUsd) return undefined;
+      heldUsd += usd;
+      const shared = hooks?.reserve ? await hooks.reserve(usd) : { release: () => {} };
+      if (!shared) {
+        heldUsd -= usd;
+        return undefined;
+      }
+      let open = true;
+      return {
+        release() {
+          if (!open) return;
+          open = false;
+          heldUsd -= usd;
+          shared.release();
+        },
+      };
     },
     add(model, u) {
       meter.record(model, u ?? { inputTokens: 0, outputTokens: 0 }, u ? costOf(model, u) : undefined);

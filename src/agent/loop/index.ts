@@ -9,7 +9,14 @@ export {
   needsCompaction,
   summarizeResult,
 } from './compaction.ts';
-export { type CostMeter, type CostOf, createCostMeter, type MeterHooks, totalUsd } from './cost-meter.ts';
+export {
+  type CostMeter,
+  type CostOf,
+  createCostMeter,
+  type MeterHooks,
+  type Reservation,
+  totalUsd,
+} from './cost-meter.ts';
 export { MAX_TOKEN_RECOVERIES, nextStep, type StepFacts } from './next-step.ts';
 export { CONTINUE_PROMPT, DEFAULT_MAX_TURNS, type LoopOptions, runLoop } from './run-loop.ts';
 export { RunAbortedError } from './run-signal.ts';

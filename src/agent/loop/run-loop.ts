@@ -25,6 +25,12 @@ const SUMMARY_THRESHOLD = 0.8;
 /** Default limit on model calls per run. */
 export const DEFAULT_MAX_TURNS = 50;
 
+/**
+ * Output tokens a call's reservation counts when the request sets no limit: Anthropic's default
+ * maximum (most answers are far shorter, so the estimate errs on the side of the budget).
+ */
+export const RESERVED_OUTPUT_TOKENS = 8192;
+
 /** The user turn that asks a cut-off reply to go on. */
 export const CONTINUE_PROMPT =
   'Your previous reply was cut off by the output token limit. Continue exactly where it stopped, without repeating ' +
@@ -107,19 +113,33 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
         messages = c.messages;
         if (c.results) emit({ type: 'compacted', removedChars: c.removedChars, results: c.results });
         // Still near the window with tool results shortened: the model summarises the older turns.
-        if (estimateTokens(o.system, messages, tools) > SUMMARY_THRESHOLD * compaction.contextWindow) {
-          const s = await summarizeHistory(o.provider, o.model, messages, run.signal).catch((e: unknown) => {
-            if (run.reason()) throw e;
-            log.warn({ err: errorMessage(e) }, 'could not summarise the history; going on without');
-            return undefined;
-          });
-          if (s) {
-            o.meter.add(s.usageModel ?? modelId, s.usage);
-            messages = s.messages;
-            emit({ type: 'summarized', replaced: s.replaced });
+        const prompt = estimateTokens(o.system, messages, tools);
+        if (prompt > SUMMARY_THRESHOLD * compaction.contextWindow) {
+          const hold = await o.meter.reserve(modelId, { inputTokens: prompt, outputTokens: RESERVED_OUTPUT_TOKENS });
+          if (!hold) return finish('budget-exceeded');
+          try {
+            const s = await summarizeHistory(o.provider, o.model, messages, run.signal).catch((e: unknown) => {
+              if (run.reason()) throw e;
+              log.warn({ err: errorMessage(e) }, 'could not summarise the history; going on without');
+              return undefined;
+            });
+            if (s) {
+              o.meter.add(s.usageModel ?? modelId, s.usage);
+              messages = s.messages;
+              emit({ type: 'summarized', replaced: s.replaced });
+            }
+          } finally {
+            hold.release();
           }
         }
       }
+      // The call's cost is held before it is made (the prompt as estimated, the most it may answer):
+      // runs in flight at once see each other's calls, not only those already charged.
+      const hold = await o.meter.reserve(modelId, {
+        inputTokens: estimateTokens(o.system, messages, tools),
+        outputTokens: o.maxOutputTokens ?? RESERVED_OUTPUT_TOKENS,
+      });
+      if (!hold) return finish('budget-exceeded');
       turns++;
       emit({ type: 'turn-start', turn: turns });
       const partial: { turn?: ModelTurn } = {};
@@ -138,6 +158,7 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
           emit,
           partial,
         );
+        o.meter.add(turn.usageModel ?? modelId, turn.usage);
       } catch (e) {
         const why = run.reason();
         if (!why) throw e;
@@ -147,8 +168,10 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
         text = recoveries > 0 ? text + (partial.turn?.text ?? '') : (partial.turn?.text ?? '');
         o.meter.add(partial.turn?.usageModel ?? modelId, partial.turn?.usage);
         return finish(why);
+      } finally {
+        // Recorded (or failed) by now: the charge replaces what was held.
+        hold.release();
       }
-      o.meter.add(turn.usageModel ?? modelId, turn.usage);
       if (turn.message.content.length) messages.push(turn.message);
       text = recoveries > 0 ? text + turn.text : turn.text;
       const next = nextStep({

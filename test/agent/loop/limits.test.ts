@@ -138,3 +138,38 @@ test('an already-aborted signal cancels before anything runs', async (t) => {
   assert.equal(r.outcome, 'cancelled');
   assert.equal(r.turns, 0);
 });
+
+test('calls in flight hold their estimates: the session budget and shared ones refuse the call past them', async () => {
+  // A session budget of $1, calls estimated at $0.40 (parallel sub-agents share the root meter).
+  const shared: number[] = [];
+  let sharedRefuses = false;
+  const meter = createCostMeter(() => 0.4, 1, {
+    reserve: async (usd) => {
+      if (sharedRefuses) return undefined;
+      shared.push(usd);
+      return { release: () => shared.splice(shared.indexOf(usd), 1) };
+    },
+  });
+  const child = meter.child();
+  const estimate = { inputTokens: 1000, outputTokens: 8192 };
+  const a = await meter.reserve('m', estimate);
+  const b = await child.reserve('m', estimate);
+  const c = await child.reserve('m', estimate);
+  assert.ok(a && b && c, 'held $0.80 < $1: the third may go');
+  assert.equal(await meter.reserve('m', estimate), undefined, '$1.20 held: a fourth would pass the budget');
+  assert.deepEqual(shared, [0.4, 0.4, 0.4], 'each held in the shared budgets too');
+  // One call is charged and gives its hold back; another ends without a charge.
+  meter.add('m', estimate);
+  a.release();
+  a.release(); // given back once
+  b.release();
+  assert.deepEqual(shared, [0.4]);
+  const d = await meter.reserve('m', estimate);
+  assert.ok(d, '$0.40 spent + $0.40 held: room for one more');
+  d.release();
+  sharedRefuses = true;
+  assert.equal(await meter.reserve('m', estimate), undefined, 'a shared budget taken up refuses it');
+  sharedRefuses = false;
+  assert.ok(await meter.reserve('m', estimate), 'a refused call held nothing');
+  assert.deepEqual(shared, [0.4, 0.4]);
+});
