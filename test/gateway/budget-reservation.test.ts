@@ -68,3 +68,30 @@ test('ten group chats of one user at once against a tiny daily budget: one answe
   assert.equal(model.requests.length, 1);
   await gw.stop();
 });
+
+test("ten topics of one group at once against the group's daily budget: one answered, nine told why", async () => {
+  const model = new HeldModel();
+  // A group-level budget covers all its topics (threads), and in-flight calls in any topic hold against it.
+  const telegram = { chats: { '-100': { budget: { conversationUsdPerDay: 0.0001 } } } };
+  const { gw, adapter } = boot({ model, state: createMemoryState(), telegram, costUsd: 0.001 });
+  await gw.start();
+  model.script(...Array.from({ length: 10 }, (_, i) => reply(`answer ${i}`)));
+  const refusals = () => adapter.posted.filter((p) => /daily budget/.test(p.text)).length;
+  for (let i = 0; i < 10; i++)
+    await adapter.say('what is new?', {
+      chatId: '-100',
+      threadId: String(i + 1),
+      conversationKey: `telegram:-100:${i + 1}`,
+      isDirect: false,
+      mentionsBot: true,
+      userId: String(40 + i),
+    });
+  await until(() => model.requests.length + refusals() === 10, 'all ten runs at the model or refused');
+  model.open();
+  await gw.idle();
+  assert.equal(model.requests.length, 1, 'one model call: the others would have passed the group budget');
+  assert.equal(refusals(), 9);
+  for (const p of adapter.posted.filter((p) => /daily budget/.test(p.text)))
+    assert.match(p.text, /Stopped: this channel \(all its threads\) has spent \$0\.00 today and runs in progress hold/);
+  await gw.stop();
+});
