@@ -10,6 +10,7 @@ export {
 } from './conversation-key.ts';
 export { downloadCapped, isTooLarge, tooLarge } from './download.ts';
 export { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from './errors.ts';
+export { compareOrder, platformOrder } from './platform-order.ts';
 export type {
   AdapterCapabilities,
   AdapterRoute,

@@ -84,6 +84,12 @@ export interface InboundMessage {
   threadId?: string;
   /** The platform message id of this message (replies thread to it). */
   messageId?: string;
+  /**
+   * Its place in the platform's own sequence (Telegram `update_id`, Discord snowflake, Slack
+   * `ts`; see platform-order.ts): a conversation's messages are answered in this order, whatever
+   * order replicas saved them in. Absent where the platform has none (web chat).
+   */
+  order?: string;
   userId: string;
   userName: string;
   /** Text with the bot's own mention removed. */
