@@ -24,6 +24,7 @@ export type {
   FetchedFile,
   InboundMessage,
   InboundSink,
+  IntakeOptions,
   NormalizeResult,
   OutboundFile,
   OutboundTarget,

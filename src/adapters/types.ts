@@ -173,8 +173,17 @@ export interface AgentActivity {
   text: string;
 }
 
+/** How a message was handed over. */
+export interface IntakeOptions {
+  /**
+   * The platform delivers it again if it is not accepted (a webhook answered non-2xx): while the
+   * store fails, it is refused at once instead of holding the request until the platform gives up.
+   */
+  redelivers?: boolean;
+}
+
 /** Receives every normalized message; resolves once the message is accepted (persisted). */
-export type InboundSink = (message: InboundMessage) => Promise<void>;
+export type InboundSink = (message: InboundMessage, intake?: IntakeOptions) => Promise<void>;
 
 /** Small persistent state an adapter needs (polling offsets), backed by the store. */
 export interface AdapterState {
