@@ -421,11 +421,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       mayCreate,
     });
     // The user is told once that the answer is late, whichever of its writes waits on the store.
-    let toldLate = false;
+    let lateNotice: Promise<string | undefined> | undefined;
     const tellLate = () => {
-      if (toldLate) return;
-      toldLate = true;
-      notify(msg.platform, target, LATE_ANSWER);
+      lateNotice ??= sendNotice(msg.platform, target, LATE_ANSWER);
     };
     const runPersist: Persist = (what, write) => persist(what, write, tellLate);
     const started = Date.now();
@@ -488,10 +486,17 @@ export function createGateway(opts: GatewayOptions): Gateway {
     metrics.agentRuns.inc({ outcome });
     metrics.runSeconds.observe((Date.now() - started) / 1000);
     const previewId = await closing;
-    const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
+    let entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
     // Until the answer is in the outbox it exists only here: keep trying to write it (the
     // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
-    await runPersist('outbox', () => opts.store.putOutbox(entry));
+    await runPersist('outbox', async () => {
+      // An answer without a preview of its own replaces the "delayed" notice instead of leaving
+      // it in the chat (the entry then names it, so a restart replaces it too).
+      const notice = previewId === undefined && lateNotice ? await lateNotice : undefined;
+      if (notice !== undefined && entry.streamMessageId === undefined)
+        entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, notice, LATE_ANSWER, files);
+      await opts.store.putOutbox(entry);
+    });
     await deliverEntry(deliveryOf(msg.platform), entry, msg.id);
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length + (entry.files?.length ?? 0));
     metrics.replySeconds.observe({ platform: msg.platform }, (Date.now() - Date.parse(msg.receivedAt)) / 1000);
