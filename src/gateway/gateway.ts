@@ -761,7 +761,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
       log.debug({ id: msg.id }, 'duplicate delivery dropped');
       return;
     }
-    dispatch(msg, policy, admission, admission.admitted && runsAgent(msg) ? await noticeAsPreview(msg) : undefined);
+    const notice = admission.admitted && runsAgent(msg) ? await noticeAsPreview(msg, intake) : undefined;
+    dispatch(msg, policy, admission, notice);
   }
 
   /** One try at saving a message the platform redelivers; a failure is remembered, and told once. */
@@ -799,11 +800,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
    * The conversation's storage-failure notice, journaled as `msg`'s preview so its answer (here
    * or on the replica that runs it, now or after a restart) replaces the notice.
    */
-  async function noticeAsPreview(msg: InboundMessage): Promise<string | undefined> {
+  async function noticeAsPreview(msg: InboundMessage, intake: IntakeOptions): Promise<string | undefined> {
     const id = await notices.take(msg.conversationKey);
     if (id === undefined) return undefined;
+    const note = () => opts.store.notePreview(msg.id, id);
     try {
-      await persist('preview', () => opts.store.notePreview(msg.id, id));
+      // Tried once for a webhook: the message is saved, and its request must not hang on this.
+      await (intake.redelivers ? note() : persist('preview', note));
       return id;
     } catch (e) {
       log.warn({ err: errorMessage(e) }, 'storage-failure notice not journaled; it stays');
