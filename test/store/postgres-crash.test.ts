@@ -97,11 +97,13 @@ test('postgres killed while a message is being saved: one replica lives on and a
   const url = await s.database();
   const store = await openPostgresStore(url);
   const adapter = new FakeAdapter();
+  // As `boxbot start` runs on PostgreSQL: conversations taken through leases in the same database.
   const gw = createGateway({
     config: configSchema.parse({}),
     adapters: [adapter],
     agent: new FakeAgent(),
     store: store.delivery,
+    cluster: { leases: store.leases!, holder: 'replica-1', sweepMs: 50 },
     outbound: { backoffMs: 5, maxBackoffMs: 50 },
   });
   await gw.start();
