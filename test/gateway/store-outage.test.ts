@@ -10,7 +10,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import { createMemoryStore, type DeliveryStore, StoreError } from '../../src/store/index.ts';
 import { ADA, telegramHarness } from '../emulators/telegram/harness.ts';
-import { FakeAdapter, FakeAgent, inboundMessage, until } from './fakes.ts';
+import { FakeAdapter, FakeAgent, inboundMessage, memoryLeases, until } from './fakes.ts';
 
 const NOTICE = /could not save your message/;
 
@@ -136,5 +136,53 @@ test('a redelivered message is not accepted while an earlier one of its conversa
     adapter.posted.map((p) => p.text),
     ['echo: m9', 'echo: m10'],
     'the notice became m9’s answer',
+  );
+});
+
+test('replicas: messages another replica saved out of order are answered by the owner in the platform’s order', async (t) => {
+  const store = createMemoryStore().delivery;
+  let reads = 0;
+  const pending = store.pending.bind(store);
+  store.pending = (key?: string) => {
+    reads++;
+    return pending(key);
+  };
+  const leases = memoryLeases();
+  let release!: () => void;
+  const held = new Promise<void>((r) => (release = r));
+  const agent = () =>
+    new FakeAgent(async (r) => {
+      if (r.message.text === 'm8') await held; // the owner is busy while the others arrive
+      return `echo: ${r.message.text}`;
+    });
+  const adapters = [new FakeAdapter(), new FakeAdapter()];
+  const gws = adapters.map((adapter, i) =>
+    createGateway({
+      config: configSchema.parse({}),
+      adapters: [adapter],
+      agent: agent(),
+      store,
+      cluster: { leases, holder: `replica-${i}`, sweepMs: 10 },
+    }),
+  );
+  t.after(async () => {
+    for (const gw of gws) await gw.stop();
+  });
+  for (const gw of gws) await gw.start();
+  const tg = (n: number): InboundMessage =>
+    inboundMessage(`m${n}`, { id: `telegram:1:${n}`, messageId: String(n), order: String(n) });
+  await adapters[0]!.sink!(tg(8));
+  await until(() => leases.leaders().includes('replica-0'), 'replica-0 owns the conversation');
+  // Held through an outage, the newer update was saved first, by the other replica.
+  await adapters[1]!.sink!(tg(10));
+  await adapters[1]!.sink!(tg(9));
+  const from = reads;
+  await until(() => reads >= from + 6, 'sweeps after both were saved');
+  release();
+  const answers = () => adapters.flatMap((a) => a.posted.map((p) => p.text));
+  await until(() => answers().length === 3, 'three answers');
+  assert.deepEqual(
+    adapters[0]!.posted.map((p) => p.text),
+    ['echo: m8', 'echo: m9', 'echo: m10'],
   );
 });
