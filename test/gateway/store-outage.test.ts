@@ -139,7 +139,7 @@ test('a redelivered message is not accepted while an earlier one of its conversa
   );
 });
 
-test('replicas: messages another replica saved out of order are answered by the owner in the platform’s order', async (t) => {
+test('replicas: messages saved out of order by another replica are answered in the platform’s order', async (t) => {
   const store = createMemoryStore().delivery;
   let reads = 0;
   const pending = store.pending.bind(store);
