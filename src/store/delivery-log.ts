@@ -26,6 +26,7 @@ import type { Documents } from './documents.ts';
 import { StoreError } from './errors.ts';
 import type { AppendLog } from './files.ts';
 import { checkKey, encodeName } from './names.ts';
+import { inPlatformOrder } from './pending-order.ts';
 import { type DeliveryRecord, deliveryRecordSchema, type StoredInbound, type StoredOutbox } from './schemas.ts';
 import { isTornJson } from './torn-line.ts';
 import type { DeliveryStore, FailedReply, JsonObject, OutboxEntry } from './types.ts';
@@ -409,13 +410,15 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     async pending(conversationKey) {
       await ready();
       // Filtered before the copies are made: one conversation's read copies that conversation's.
-      return [...inbound.values()]
-        .filter((r) => conversationKey === undefined || r.conversationKey === conversationKey)
-        .sort((a, b) => a.seq - b.seq)
-        .map((r) => ({
-          message: { ...(structuredClone(r.message) as unknown as Omit<InboundMessage, 'raw'>), raw: null },
-          ...(r.previewMessageId ? { previewMessageId: r.previewMessageId } : {}),
-        }));
+      return inPlatformOrder(
+        [...inbound.values()]
+          .filter((r) => conversationKey === undefined || r.conversationKey === conversationKey)
+          .sort((a, b) => a.seq - b.seq)
+          .map((r) => ({
+            message: { ...(structuredClone(r.message) as unknown as Omit<InboundMessage, 'raw'>), raw: null },
+            ...(r.previewMessageId ? { previewMessageId: r.previewMessageId } : {}),
+          })),
+      );
     },
     async notePreview(id, messageId) {
       checkKey(id, 'message id');

@@ -129,7 +129,8 @@ export interface DeliveryStore {
   /** Marks an accepted message answered. */
   finish(messageId: string): Promise<void>;
   /**
-   * Accepted messages not yet answered, in the order accepted (resumed at start); with
+   * Accepted messages not yet answered, in the order accepted, except that a conversation's
+   * messages follow their platform order (`InboundMessage.order`) where they carry one; with
    * `conversationKey`, that conversation's alone (a keyed read: replicas take work one
    * conversation at a time, and the journal of every conversation may be long).
    */

@@ -50,6 +50,10 @@ test('a guild mention: channel key, mentionsBot, mention removed from the text',
   assert.equal(m.receivedAt, '2026-03-14T09:27:00.000Z');
 });
 
+test('the snowflake is the message’s place in the platform’s order', () => {
+  assert.equal(ok('guild-mention').order, '1350124398765432101');
+});
+
 test('a guild message without a mention is not addressed to the bot and keeps its text', () => {
   const m = ok('guild-plain');
   assert.equal(m.mentionsBot, false);

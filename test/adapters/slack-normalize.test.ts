@@ -23,6 +23,10 @@ function message(name: string): InboundMessage {
 }
 
 describe('slack normalize (recorded payloads)', () => {
+  test('the ts is the message’s place in the platform’s order', () => {
+    assert.equal(message('message-im').order, '1355517523.000005');
+  });
+
   test('a DM is direct, keyed by team and channel, with the event id as message id', () => {
     const m = message('message-im');
     assert.equal(m.id, 'slack:Ev0PV52K25');

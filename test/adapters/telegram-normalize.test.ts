@@ -31,6 +31,10 @@ test('a private text message is direct, keyed by the chat, with the update as id
   assert.deepEqual(m.attachments, []);
 });
 
+test('the update id is the message’s place in the platform’s order', () => {
+  assert.equal(message('private-text').order, '100000001');
+});
+
 test('a bare command in a private chat is addressed to the bot', () => {
   const m = message('private-command');
   assert.equal(m.mentionsBot, true);

@@ -400,6 +400,45 @@ export function storeContract(
     await r.close();
   });
 
+  it('a conversation’s messages resume in the platform’s order, whatever order they were saved in', async (h) => {
+    const s = h.open();
+    // Replicas holding updates through an outage: the newest saved first, one chat's in between.
+    const tg = (update: number, chat: string) =>
+      inbound(`telegram:1:${update}`, `telegram:${chat}`, { platform: 'telegram', order: String(update) });
+    await s.delivery.accept(tg(10, 'a'));
+    await s.delivery.accept(tg(11, 'b'));
+    await s.delivery.accept(tg(9, 'a'));
+    // Slack ts and Discord snowflakes: a fraction, and numbers past a double's precision.
+    const slack = (ts: string) => inbound(`slack:${ts}`, 'slack:T:C:1', { platform: 'slack', order: ts });
+    await s.delivery.accept(slack('1712.000100'));
+    await s.delivery.accept(slack('1711.900000'));
+    const dc = (id: string) => inbound(`discord:${id}`, 'discord:dm:7', { platform: 'discord', order: id });
+    await s.delivery.accept(dc('1234567890123456790'));
+    await s.delivery.accept(dc('1234567890123456789'));
+    await s.delivery.accept(inbound('web:x', 'web:w')); // no platform order: save order
+    await s.close();
+    const r = h.open();
+    assert.deepEqual(
+      (await r.delivery.pending('telegram:a')).map((p) => p.message.id),
+      ['telegram:1:9', 'telegram:1:10'],
+    );
+    assert.deepEqual(
+      (await r.delivery.pending()).map((p) => p.message.id),
+      [
+        'telegram:1:9',
+        'telegram:1:11',
+        'telegram:1:10',
+        'slack:1711.900000',
+        'slack:1712.000100',
+        'discord:1234567890123456789',
+        'discord:1234567890123456790',
+        'web:x',
+      ],
+      'each conversation in its platform order, in the places its messages were saved',
+    );
+    await r.close();
+  });
+
   it('kv: values of every JSON type', async (h) => {
     const s = h.open();
     await s.kv.set('telegram.offset', 99);

@@ -2,6 +2,7 @@
 // wrong shape is reported (never thrown), and messages from the bot itself, other bots and
 // system messages are skipped with a reason.
 import { encodeConversationKey } from '../conversation-key.ts';
+import { platformOrder } from '../platform-order.ts';
 import type { Attachment, AttachmentKind, NormalizeResult } from '../types.ts';
 
 /** The fields of a MESSAGE_CREATE the adapter relies on, checked. */
@@ -121,11 +122,13 @@ export function toInboundMessage(m: DiscordMessage, ctx: NormalizeContext): Disc
     chatId,
     ...(inThread ? { threadId: m.channelId } : {}),
   });
+  const order = platformOrder(m.id);
   return {
     kind: 'message',
     message: {
       id: `discord:${m.id}`,
       platform: 'discord',
+      ...(order ? { order } : {}),
       conversationKey,
       chatId,
       ...(inThread ? { threadId: m.channelId } : {}),

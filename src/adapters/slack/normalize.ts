@@ -2,6 +2,7 @@
 // InboundMessage. Pure and defensive: anything unexpected is an `ignored` or `malformed` result,
 // never an exception.
 import { encodeConversationKey } from '../conversation-key.ts';
+import { platformOrder } from '../platform-order.ts';
 import type { Attachment, AttachmentKind, InboundMessage, NormalizeResult } from '../types.ts';
 import { unescapeSlackText } from './format.ts';
 
@@ -83,9 +84,11 @@ export function normalizeSlackEvent(body: unknown, ctx: SlackNormalizeContext): 
   const eventId = str(body.event_id);
   const text = toPlainText(mentionRe ? rawText.replace(mentionRe, ' ') : rawText);
 
+  const order = platformOrder(ts);
   const message: InboundMessage = {
     id: eventId ? `slack:${eventId}` : `slack:${channel}:${ts}`,
     platform: 'slack',
+    ...(order ? { order } : {}),
     conversationKey,
     chatId: channel,
     ...(threadId ? { threadId } : {}),

@@ -15,6 +15,7 @@ import type {
   Button,
   ChannelAdapter,
   InboundSink,
+  IntakeOptions,
   OutboundFile,
   OutboundTarget,
   SentMessage,
@@ -80,7 +81,7 @@ export interface TelegramAdapterOptions {
 /** A Telegram ChannelAdapter that is also the one entry point for raw updates. */
 export interface TelegramAdapter extends ChannelAdapter {
   /** Normalizes one raw update and hands it to the sink; rejects only when the sink rejected. */
-  handleUpdate(update: unknown): Promise<void>;
+  handleUpdate(update: unknown, intake?: IntakeOptions): Promise<void>;
 }
 
 /**
@@ -130,7 +131,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     }
   };
 
-  async function handleUpdate(update: unknown): Promise<void> {
+  async function handleUpdate(update: unknown, intake?: IntakeOptions): Promise<void> {
     const to = sink;
     // Not running: reject, so the update is not acknowledged and comes again after start.
     if (!me || !to) throw new AdapterError('telegram', 'not-running', 'the adapter is stopped');
@@ -144,7 +145,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       if (typeof queryId === 'string') presses.track(queryId, 0);
       return;
     }
-    await to(result.message);
+    await to(result.message, intake);
     const handle = result.message.action?.handle;
     if (handle) presses.track(handle);
   }

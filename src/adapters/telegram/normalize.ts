@@ -2,6 +2,7 @@
 // field is checked; a bad update becomes `malformed` (logged and dropped by the adapter), an
 // update boxbot does not act on becomes `ignored`. Nothing here throws.
 import { encodeConversationKey } from '../conversation-key.ts';
+import { platformOrder } from '../platform-order.ts';
 import type { Attachment, AttachmentKind, InboundMessage, NormalizeResult } from '../types.ts';
 
 /** The bot's own identity (from getMe), needed to recognise mentions and replies to it. */
@@ -143,11 +144,13 @@ function origin(
   updateId: number,
   chatNumber: number,
   threadId: string | undefined,
-): Pick<InboundMessage, 'id' | 'platform' | 'conversationKey' | 'chatId' | 'threadId'> {
+): Pick<InboundMessage, 'id' | 'platform' | 'conversationKey' | 'chatId' | 'threadId' | 'order'> {
   const chatId = String(chatNumber);
+  const order = platformOrder(updateId);
   return {
     id: `telegram:${bot.id}:${updateId}`,
     platform: 'telegram',
+    ...(order ? { order } : {}),
     conversationKey: encodeConversationKey({ platform: 'telegram', chatId, ...(threadId ? { threadId } : {}) }),
     chatId,
     ...(threadId ? { threadId } : {}),

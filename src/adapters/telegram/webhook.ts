@@ -3,7 +3,7 @@
 // never reaches the sink. A non-2xx answer makes Telegram redeliver the update later.
 import { constantTimeEqual } from '../../constant-time-equal.ts';
 import type { Logger } from '../../log.ts';
-import type { AdapterRoute } from '../types.ts';
+import type { AdapterRoute, IntakeOptions } from '../types.ts';
 
 /** The path the gateway serves Telegram webhooks on. */
 export const TELEGRAM_WEBHOOK_PATH = '/webhooks/telegram';
@@ -17,7 +17,7 @@ export interface WebhookHandler {
   log: Logger;
   running(): boolean;
   /** Rejects when the sink did not accept the update (Telegram then retries). */
-  handleUpdate(update: unknown): Promise<void>;
+  handleUpdate(update: unknown, intake: IntakeOptions): Promise<void>;
 }
 
 /** The `POST /webhooks/telegram` route. */
@@ -40,7 +40,9 @@ export function webhookRoute(h: WebhookHandler): AdapterRoute {
         return { status: 400, body: 'bad json' };
       }
       try {
-        await h.handleUpdate(update);
+        // Telegram redelivers a refused update: a failing store refuses it at once rather than
+        // hold the request (held, copies pile up on every replica as Telegram retries).
+        await h.handleUpdate(update, { redelivers: true });
       } catch {
         return { status: 500, body: 'not accepted' };
       }

@@ -1,6 +1,7 @@
 // The connection pool under the PostgreSQL store: every call is counted so `close` can wait for
 // the ones in flight, calls after `close` fail with StoreError `closed`, and a database that
-// cannot be reached surfaces as StoreError `io` (retryable), never as a driver error.
+// cannot be reached surfaces as StoreError `io` (retryable), never as a driver error. A server
+// that dies under a checked-out connection fails that call, never the process.
 import pg from 'pg';
 import { errorMessage } from '../../errors.ts';
 import { createKeyedLock } from '../../keyed-lock.ts';
@@ -17,8 +18,8 @@ export interface Db {
    * waits in a lock before its first query (the handle it gets works until it settles).
    */
   run<T>(fn: (db: Pick<Db, 'query' | 'tx'>) => Promise<T>): Promise<T>;
-  /** A connection of its own (migrations, leases); the caller releases it. */
-  connect(): Promise<pg.PoolClient>;
+  /** `fn` on a connection of its own (migrations), released when `fn` settles. */
+  session<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T>;
   /** Waits for the calls in flight, then closes the pool. */
   close(): Promise<void>;
 }
@@ -46,6 +47,38 @@ export function describeUrl(url: string): string {
   }
 }
 
+/** A client checked out for one call, and what is known of its connection. */
+interface Checkout {
+  client: pg.PoolClient;
+  /** The server dropped the connection meanwhile (its queries fail from then on). */
+  lost(): boolean;
+  /** Marks the connection unfit for reuse (its state is unknown). */
+  broken(why: Error): void;
+}
+
+/**
+ * `fn` on a client checked out of `pool`, with an `error` listener for its whole use: the pool
+ * listens on idle clients only, and a connection the server drops while checked out (a SIGKILLed
+ * server, a failover) emits an `error` that would otherwise end the process. The call's query
+ * fails anyway (a retryable store error); the client is released as broken so the pool closes it
+ * instead of handing it out again.
+ */
+async function withClient<T>(pool: pg.Pool, fn: (c: Checkout) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let lost: Error | undefined;
+  let broken: Error | undefined;
+  const onError = (e: Error) => {
+    lost ??= e;
+  };
+  client.on('error', onError);
+  try {
+    return await fn({ client, lost: () => lost !== undefined, broken: (why) => (broken ??= why) });
+  } finally {
+    client.release(lost ?? broken);
+    client.off('error', onError); // the pool's idle listener is on it again (or it is closed)
+  }
+}
+
 /** A pool on `url` (`postgres://user:password@host:port/database`). */
 export function createDb(url: string, opts: { max?: number } = {}): Db {
   const pool = new pg.Pool({ connectionString: url, max: opts.max ?? 10 });
@@ -69,30 +102,37 @@ export function createDb(url: string, opts: { max?: number } = {}): Db {
   const ops = (checked: boolean): Pick<Db, 'query' | 'tx'> => ({
     query: (sql, params) => guard(async () => (await pool.query(sql, params as unknown[])).rows as never, checked),
     tx: (fn) =>
-      guard(async () => {
-        const client = await pool.connect();
-        let broken = false;
-        try {
-          await client.query('BEGIN');
-          const out = await fn(async (sql, params) => (await client.query(sql, params as unknown[])).rows as never);
-          await client.query('COMMIT');
-          return out;
-        } catch (e) {
-          await client.query('ROLLBACK').catch(() => {
-            broken = true;
-          });
-          throw e;
-        } finally {
-          client.release(broken);
-        }
-      }, checked),
+      guard(
+        () =>
+          withClient(pool, async ({ client, lost, broken }) => {
+            try {
+              await client.query('BEGIN');
+              const out = await fn(async (sql, params) => (await client.query(sql, params as unknown[])).rows as never);
+              await client.query('COMMIT');
+              return out;
+            } catch (e) {
+              // Rolled back, the connection goes back to the pool clean; else it is closed.
+              if (!lost()) await client.query('ROLLBACK').catch((r: unknown) => broken(r as Error));
+              throw e;
+            }
+          }),
+        checked,
+      ),
   });
   const inner = ops(false);
 
   return {
     ...ops(true),
     run: (fn) => guard(() => fn(inner)),
-    connect: () => guard(() => pool.connect()),
+    session: (fn) =>
+      guard(() =>
+        withClient(pool, ({ client, broken }) =>
+          fn(client).catch((e: unknown) => {
+            broken(e as Error); // what the failed work left on the connection is unknown
+            throw e;
+          }),
+        ),
+      ),
     async close() {
       closed = true;
       while (inflight.size) await Promise.allSettled([...inflight]);

@@ -8,6 +8,7 @@ import type { InboundMessage } from '../../adapters/index.ts';
 import { DEFAULT_FAILED_OUTBOX } from '../delivery-log.ts';
 import { StoreError } from '../errors.ts';
 import { checkKey } from '../names.ts';
+import { inPlatformOrder } from '../pending-order.ts';
 import type { DeliveryStore, FailedReply, OutboxEntry, PendingMessage } from '../types.ts';
 import { type Db, orderedRuns } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
@@ -114,14 +115,16 @@ export function createPgDelivery(
              WHERE conversation_key = $1 OR conversation_key IS NULL ORDER BY seq`,
         conversationKey === undefined ? [] : [encodeKey(conversationKey)],
       );
-      return rows
-        .map(
-          (r): PendingMessage => ({
-            message: JSON.parse(r.message) as InboundMessage,
-            ...(r.preview_id !== null ? { previewMessageId: decodeKey(r.preview_id) } : {}),
-          }),
-        )
-        .filter((p) => conversationKey === undefined || p.message.conversationKey === conversationKey);
+      return inPlatformOrder(
+        rows
+          .map(
+            (r): PendingMessage => ({
+              message: JSON.parse(r.message) as InboundMessage,
+              ...(r.preview_id !== null ? { previewMessageId: decodeKey(r.preview_id) } : {}),
+            }),
+          )
+          .filter((p) => conversationKey === undefined || p.message.conversationKey === conversationKey),
+      );
     },
     async notePreview(messageId, previewMessageId) {
       checkKey(messageId, 'message id');

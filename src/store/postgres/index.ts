@@ -51,13 +51,8 @@ export function createPostgresStore(db: Db, opts: StoreOptions = {}): Store {
 export async function openPostgresStore(url: string, opts: StoreOptions = {}): Promise<Store> {
   const db = createDb(url);
   try {
-    const client = await db.connect();
-    try {
-      const applied = await migrate(client);
-      if (applied.length) opts.logger?.info({ versions: applied }, 'database schema migrated');
-    } finally {
-      client.release();
-    }
+    const applied = await db.session(migrate);
+    if (applied.length) opts.logger?.info({ versions: applied }, 'database schema migrated');
     // Failed replies that expired while boxbot was down go now, as the file backend's do at start
     // (while running, with the next failure).
     await pruneFailedOutbox((sql, params) => db.query(sql, params), (opts.now ?? Date.now)(), {
