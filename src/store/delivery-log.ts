@@ -6,6 +6,7 @@
 // one small append per step instead of a file rewrite.
 // Accepting a message marks its id seen and journals it in the same line; the id of the answer's
 // preview message is journaled beside it once sent (`preview`), so a run again edits that message.
+// An outbox file's upload under way is journaled (`handle`) before the platform can show it.
 //
 // The file is rewritten atomically (a snapshot of what is live) once it holds twice what is
 // live, and after a failed append (a torn line is never followed by more). A half-written last
@@ -136,6 +137,13 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         const files = e.files.map((f, i) =>
           i === r.index ? { ...f, receipt: { messageId: r.messageId, sentAt: r.at } } : f,
         );
+        outbox.set(r.id, { ...e, files, updatedAt: r.at });
+        return;
+      }
+      case 'handle': {
+        const e = outbox.get(r.id);
+        if (!e?.files?.[r.index]) return;
+        const files = e.files.map((f, i) => (i === r.index ? { ...f, handle: r.handle } : f));
         outbox.set(r.id, { ...e, files, updatedAt: r.at });
         return;
       }
@@ -480,6 +488,16 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       }
       await changeOutbox(id, { op: 'file', id, index, messageId, at: stamp() });
     },
+    async fileHandle(id, index, handle) {
+      checkKey(id, 'outbox id');
+      await ready();
+      const e = outboxEntry(id);
+      if (!Number.isInteger(index) || index < 0 || index >= (e.files?.length ?? 0)) {
+        throw new StoreError('not-found', `outbox entry ${JSON.stringify(id)} has no file ${index}`);
+      }
+      if (!handle) throw new StoreError('invalid', `outbox entry ${JSON.stringify(id)}: an empty upload handle`);
+      await changeOutbox(id, { op: 'handle', id, index, handle, at: stamp() });
+    },
     async outboxFile(id, index) {
       checkKey(id, 'outbox id');
       await ready();
@@ -544,6 +562,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
                     ...(f.caption !== undefined ? { caption: f.caption } : {}),
                   })),
                   fileReceipts: e.files.map((f) => f.receipt?.messageId ?? null),
+                  ...(e.files.some((f) => f.handle) ? { fileHandles: e.files.map((f) => f.handle ?? null) } : {}),
                 }
               : {}),
             ...(streamMessageId ? { streamMessageId } : {}),

@@ -88,6 +88,8 @@ export const outboxSchema = z
             size: z.number().int().min(0),
             blob: z.string().min(1),
             receipt: z.object({ messageId: z.string(), sentAt: iso }).optional(),
+            /** The upload under way (DeliveryStore.fileHandle); absent in earlier versions. */
+            handle: z.string().min(1).optional(),
           })
           .passthrough(),
       )
@@ -118,6 +120,14 @@ export const deliveryRecordSchema = z.discriminatedUnion('op', [
     id: z.string().min(1),
     index: z.number().int().min(0),
     messageId: z.string(),
+    at: z.string(),
+  }),
+  // An upload under way (a platform handle or a marker); absent from logs of earlier versions.
+  z.object({
+    op: z.literal('handle'),
+    id: z.string().min(1),
+    index: z.number().int().min(0),
+    handle: z.string().min(1),
     at: z.string(),
   }),
   z.object({ op: z.literal('sent'), id: z.string().min(1), answered: z.string().min(1).optional() }),

@@ -87,6 +87,11 @@ export interface OutboxEntry {
   files?: OutboxFile[];
   /** Platform message id per delivered file (null = not yet), like `receipts`; present when `files` is. */
   fileReceipts?: (string | null)[];
+  /**
+   * Per file, what `fileHandle` journaled of an upload under way (null = nothing); absent when nothing was journaled.
+   * A platform handle (a Slack file id) lets a resumed delivery finish that upload instead of sending the file again.
+   */
+  fileHandles?: (string | null)[];
   /** What that streamed message shows now (not persisted: after a restart the edit is simply made). */
   previewShown?: string;
   createdAt: string;
@@ -145,6 +150,12 @@ export interface DeliveryStore {
   receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
   /** Records that file `index` was sent as platform message `platformMessageId` (StoreError `not-found` if none). */
   fileReceipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
+  /**
+   * Journals that file `index` is being uploaded, with the platform's handle of that upload (or a marker where the
+   * platform has none), before the platform can show it; a later call replaces it (StoreError `not-found` if no such
+   * file).
+   */
+  fileHandle(entryId: string, index: number, handle: string): Promise<void>;
   /** The stored copy of file `index` of a pending entry; undefined when it is gone (or the entry is done). */
   outboxFile(entryId: string, index: number): Promise<Uint8Array | undefined>;
   /**

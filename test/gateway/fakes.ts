@@ -327,6 +327,10 @@ export class MemoryGatewayStore implements GatewayStore {
     const e = this.outbox.get(id);
     if (e?.fileReceipts) e.fileReceipts[i] = mid;
   }
+  async fileHandle(id: string, i: number, handle: string) {
+    const e = this.outbox.get(id);
+    if (e?.files?.[i]) (e.fileHandles ??= e.files.map(() => null))[i] = handle;
+  }
   /** File copies by entry id (the bytes put with the entry; deleting one simulates a lost copy). */
   async outboxFile(id: string, i: number) {
     return this.outbox.get(id)?.files?.[i]?.bytes;

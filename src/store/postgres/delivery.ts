@@ -19,7 +19,7 @@ export interface DedupeWindow {
 }
 
 /** What is stored of an outbox entry besides its receipts (the preview shown and file bytes are not in it). */
-type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'previewShown'>;
+type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'fileHandles' | 'previewShown'>;
 
 /**
  * Drops failed rows beyond their retention (a pending one may still be delivered): the too old, then
@@ -133,7 +133,7 @@ export function createPgDelivery(
     async putOutbox(entry) {
       checkKey(entry.id, 'outbox id');
       checkKey(entry.conversationKey, 'conversation key');
-      const { receipts: _r, fileReceipts: _f, previewShown: _p, files, ...rest } = entry;
+      const { receipts: _r, fileReceipts: _f, fileHandles: _h, previewShown: _p, files, ...rest } = entry;
       const stored: StoredEntry = {
         ...rest,
         ...(files ? { files: files.map(({ bytes: _b, ...meta }) => meta) } : {}),
@@ -167,6 +167,30 @@ export function createPgDelivery(
     async fileReceipt(entryId, index, platformMessageId) {
       checkKey(entryId, 'outbox id');
       await setReceipt('file_receipts', 'file', entryId, index, platformMessageId);
+    },
+    async fileHandle(entryId, index, handle) {
+      checkKey(entryId, 'outbox id');
+      if (!handle) throw new StoreError('invalid', `outbox entry ${JSON.stringify(entryId)}: an empty upload handle`);
+      await orderRun(`entry:${entryId}`, (d) =>
+        d.tx(async (q) => {
+          const [row] = await q<{ receipts: string | null; handles: string | null }>(
+            'SELECT file_receipts AS receipts, file_handles AS handles FROM boxbot_outbox WHERE id = $1 FOR UPDATE',
+            [encodeKey(entryId)],
+          );
+          // As many handles as files (the file receipts' length); none journaled yet: all null.
+          const count = row?.receipts ? (JSON.parse(row.receipts) as unknown[]).length : 0;
+          if (!row || !Number.isInteger(index) || index < 0 || index >= count)
+            throw new StoreError('not-found', `outbox entry ${JSON.stringify(entryId)} has no file ${index}`);
+          const handles = row.handles
+            ? (JSON.parse(row.handles) as (string | null)[])
+            : Array.from({ length: count }, () => null);
+          handles[index] = handle;
+          await q('UPDATE boxbot_outbox SET file_handles = $2 WHERE id = $1', [
+            encodeKey(entryId),
+            JSON.stringify(handles),
+          ]);
+        }),
+      );
     },
     async outboxFile(entryId, index) {
       checkKey(entryId, 'outbox id');
@@ -212,10 +236,16 @@ export function createPgDelivery(
     },
     async pendingOutbox(conversationKey) {
       if (conversationKey !== undefined) checkKey(conversationKey, 'conversation key');
-      const rows = await db.query<{ entry: string; receipts: string; file_receipts: string | null }>(
+      const rows = await db.query<{
+        entry: string;
+        receipts: string;
+        file_receipts: string | null;
+        file_handles: string | null;
+      }>(
         conversationKey === undefined
-          ? `SELECT entry, receipts, file_receipts FROM boxbot_outbox WHERE state = 'pending' ORDER BY seq`
-          : `SELECT entry, receipts, file_receipts FROM boxbot_outbox
+          ? `SELECT entry, receipts, file_receipts, file_handles FROM boxbot_outbox
+             WHERE state = 'pending' ORDER BY seq`
+          : `SELECT entry, receipts, file_receipts, file_handles FROM boxbot_outbox
              WHERE state = 'pending' AND conversation_key = $1 ORDER BY seq`,
         conversationKey === undefined ? [] : [encodeKey(conversationKey)],
       );
@@ -224,6 +254,7 @@ export function createPgDelivery(
           ...(JSON.parse(r.entry) as StoredEntry),
           receipts: JSON.parse(r.receipts),
           ...(r.file_receipts ? { fileReceipts: JSON.parse(r.file_receipts) } : {}),
+          ...(r.file_handles ? { fileHandles: JSON.parse(r.file_handles) } : {}),
         }),
       );
     },

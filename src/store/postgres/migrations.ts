@@ -162,6 +162,13 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX boxbot_outbox_failed ON boxbot_outbox (failed_at) WHERE state = 'failed';
     `,
   },
+  {
+    version: 8,
+    // Per outbox file, the upload under way (DeliveryStore.fileHandle), as a JSON list like the
+    // receipts; null until a handle is journaled.
+    name: 'outbox file upload handles',
+    sql: 'ALTER TABLE boxbot_outbox ADD COLUMN file_handles text;',
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */
