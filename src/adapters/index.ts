@@ -21,6 +21,7 @@ export type {
   ChannelAdapter,
   CommandSpec,
   FetchedFile,
+  FileUpload,
   InboundMessage,
   InboundSink,
   NormalizeResult,

@@ -227,7 +227,13 @@ export function createGateway(opts: GatewayOptions): Gateway {
     return s;
   };
 
-  const deliveryOf = (platform: string): Delivery => ({ queue: queueOf(platform), store: opts.store, log, persist });
+  const deliveryOf = (platform: string): Delivery => ({
+    queue: queueOf(platform),
+    store: opts.store,
+    log,
+    persist,
+    uncertain: (kind) => metrics.uncertain.inc({ platform, kind }),
+  });
 
   /** Writes an entry to the outbox and delivers it at once (not behind the conversation's queue). */
   async function deliverNow(platform: string, entry: OutboxEntry, answers?: string): Promise<string[]> {

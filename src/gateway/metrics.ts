@@ -69,6 +69,11 @@ export function createMetrics() {
     toolCalls: counter('boxbot_tool_calls_total', 'Tool calls, by tool and result', ['result', 'tool']),
     errors: counter('boxbot_errors_total', 'Errors, by scope', ['scope']),
     rateLimited: counter('boxbot_rate_limited_total', 'Platform 429 answers, by platform', ['platform']),
+    uncertain: counter(
+      'boxbot_delivery_uncertain_total',
+      'Sends made again after a crash that the platform may show twice (no idempotency there), by platform and kind',
+      ['platform', 'kind'],
+    ),
     runSeconds: new Histogram({
       name: 'boxbot_agent_run_seconds',
       help: 'Agent run time',

@@ -3,7 +3,7 @@
 // platform's edit interval) with a one-line tool status; at the end the final answer goes
 // through the outbox in chunks with receipts, the first chunk replacing the preview, then the
 // files the run attached, each with its own receipt.
-import type { AdapterCapabilities, OutboundFile, OutboundTarget } from '../adapters/index.ts';
+import type { AdapterCapabilities, FileUpload, OutboundFile, OutboundTarget } from '../adapters/index.ts';
 import { AdapterApiError } from '../adapters/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -202,7 +202,15 @@ export interface Delivery {
   store: GatewayStore;
   log: Logger;
   persist: Persist;
+  /** Counts a send made again that the platform may show twice (a crash after it took the first). */
+  uncertain?: (kind: 'file' | 'preview') => void;
 }
+
+/**
+ * The handle journaled before a file goes to a platform with no upload handle and no idempotency
+ * (Telegram): a resumed delivery that finds it knows the file may already be in the chat.
+ */
+export const UPLOAD_STARTED = 'started';
 
 /** The platform refused a message as too long (after its own rendering). */
 const isTooLong = (e: unknown): boolean =>
@@ -305,7 +313,7 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
       const file: OutboundFile = { name: meta.name, mimeType: meta.mimeType, bytes };
       if (meta.caption) file.caption = meta.caption;
       try {
-        return (await queue.sendFile(entry.target, file)).messageId;
+        return (await queue.sendFile(entry.target, file, await uploadOf(d, entry, j))).messageId;
       } catch (e) {
         if (!isPermanent(e)) throw e;
         log.warn({ entry: entry.id, file: meta.name, err: (e as Error).message }, 'the platform refused a file');
@@ -321,6 +329,44 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
     await fail(d, entry, answers, e as AdapterApiError);
     throw e;
   }
+}
+
+/**
+ * Journals file `j`'s upload before it goes out, so that a crash before its receipt leaves a
+ * trace: where the platform has upload handles (Slack) the adapter journals its own through the
+ * FileUpload returned (a resumed upload is finished, not sent again); where it drops repeats
+ * itself nothing is needed; elsewhere a marker is journaled, and finding it on a resume means the
+ * platform may have the file already: it is sent again (a file is never lost for a maybe), logged
+ * and counted.
+ */
+async function uploadOf(d: Delivery, entry: OutboxEntry, j: number): Promise<FileUpload | undefined> {
+  const handles = (entry.fileHandles ??= (entry.files ?? []).map(() => null));
+  const journal = (handle: string) => d.persist('upload start', () => d.store.fileHandle(entry.id, j, handle));
+  const resend = d.queue.capabilities.fileResend;
+  if (resend === 'deduplicated') return undefined;
+  if (resend === 'resumes') {
+    const known = handles[j];
+    const upload: FileUpload = {
+      ...(known && known !== UPLOAD_STARTED ? { handle: known } : {}),
+      async onHandle(handle) {
+        await journal(handle);
+        handles[j] = handle;
+        upload.handle = handle; // a retry of this same call finishes this upload too
+      },
+    };
+    return upload;
+  }
+  if (handles[j]) {
+    d.log.warn(
+      { entry: entry.id, file: (entry.files ?? [])[j]?.name, platform: d.queue.platform },
+      'a file upload started before a restart has no receipt; sending it again (it may appear twice)',
+    );
+    d.uncertain?.('file');
+    return undefined;
+  }
+  await journal(UPLOAD_STARTED);
+  handles[j] = UPLOAD_STARTED;
+  return undefined;
 }
 
 /** Gives up on an entry the platform refuses for good: recorded, answered, and the user told once. */
