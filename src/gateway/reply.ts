@@ -22,6 +22,7 @@ export class ReplyStream {
   private status = '';
   private messageId: string | undefined;
   private readonly created: ((messageId: string) => Promise<void> | void) | undefined;
+  private readonly sending: (() => Promise<void>) | undefined;
   private readonly mayCreate: () => boolean;
   // Whether the preview's id is journaled (one left by an earlier run is). Until it is, the
   // preview is not edited: if the process dies meanwhile, the run again cannot find it, and a
@@ -40,7 +41,10 @@ export class ReplyStream {
    * `preview.existing` is the preview an interrupted run of the same message left (edited, not
    * left stale beside a new one); `preview.created` journals a new preview's id as soon as it
    * exists (resolving once it is durable); `preview.mayCreate` says whether a new preview may be
-   * sent now (not while the store is failing: its id could not be recorded).
+   * sent now (not while the store is failing: its id could not be recorded); `preview.sending`
+   * journals that a new preview is about to be sent, before the platform is asked, so a crash
+   * before its id is journaled is known after the restart (one try: a store that cannot take the
+   * note does not hold the preview back; that crash window is then only not known).
    */
   constructor(
     private readonly queue: OutboundQueue,
@@ -51,11 +55,13 @@ export class ReplyStream {
       existing?: string;
       created?: (messageId: string) => Promise<void> | void;
       mayCreate?: () => boolean;
+      sending?: () => Promise<void>;
     } = {},
   ) {
     this.messageId = preview.existing;
     this.created = preview.created;
     this.mayCreate = preview.mayCreate ?? (() => true);
+    this.sending = preview.sending;
   }
 
   /**
@@ -118,7 +124,11 @@ export class ReplyStream {
     try {
       if (!this.messageId) {
         if (this.creating) return;
-        this.creating = this.queue.send(this.target, shown).then((m) => {
+        const sending = this.sending?.();
+        // Closed while the note was written: no preview after the run ended.
+        const send = () => (this.closed ? undefined : this.queue.send(this.target, shown));
+        this.creating = (sending ? sending.then(send, send) : Promise.resolve(send())).then((m) => {
+          if (!m) return;
           this.messageId = m.messageId;
           this.confirmed = shown;
           const journaling = this.created?.(m.messageId);

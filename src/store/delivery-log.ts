@@ -5,7 +5,9 @@
 // next one (group commit), so a busy gateway pays one sync for many messages and a quiet one pays
 // one small append per step instead of a file rewrite.
 // Accepting a message marks its id seen and journals it in the same line; the id of the answer's
-// preview message is journaled beside it once sent (`preview`), so a run again edits that message.
+// preview message is journaled beside it once sent (`preview`), so a run again edits that message;
+// that a preview is about to be sent is journaled first (`previewing`): a crash between the two
+// leaves a preview nothing can find again, and the run again knows it (PendingMessage.previewSending).
 // An outbox file's upload under way is journaled (`handle`) before the platform can show it.
 //
 // The file is rewritten atomically (a snapshot of what is live) once it holds twice what is
@@ -159,7 +161,16 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       }
       case 'preview': {
         const m = inbound.get(r.id);
-        if (m) inbound.set(r.id, { ...m, previewMessageId: r.messageId });
+        if (m) {
+          const { previewSending: _sending, ...rest } = m;
+          inbound.set(r.id, { ...rest, previewMessageId: r.messageId });
+        }
+        return;
+      }
+      case 'previewing': {
+        const m = inbound.get(r.id);
+        // A preview already journaled stays the one to edit.
+        if (m && !m.previewMessageId) inbound.set(r.id, { ...m, previewSending: true });
         return;
       }
     }
@@ -415,6 +426,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         .map((r) => ({
           message: { ...(structuredClone(r.message) as unknown as Omit<InboundMessage, 'raw'>), raw: null },
           ...(r.previewMessageId ? { previewMessageId: r.previewMessageId } : {}),
+          ...(r.previewSending ? { previewSending: true } : {}),
         }));
     },
     async notePreview(id, messageId) {
@@ -423,6 +435,17 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       const before = inbound.get(id);
       if (!before) return; // answered meanwhile: nothing left to edit
       const record: DeliveryRecord = { op: 'preview', id, messageId };
+      apply(record);
+      await commit(record, () => {
+        if (inbound.has(id)) inbound.set(id, before);
+      });
+    },
+    async notePreviewSending(id) {
+      checkKey(id, 'message id');
+      await ready();
+      const before = inbound.get(id);
+      if (!before) return; // answered meanwhile
+      const record: DeliveryRecord = { op: 'previewing', id };
       apply(record);
       await commit(record, () => {
         if (inbound.has(id)) inbound.set(id, before);

@@ -63,6 +63,8 @@ export const inboundSchema = z
     seq: z.number(),
     message: jsonObject,
     previewMessageId: z.string().optional(),
+    /** A preview was being sent, its id not yet journaled (absent in earlier versions). */
+    previewSending: z.boolean().optional(),
   })
   .passthrough();
 
@@ -139,6 +141,8 @@ export const deliveryRecordSchema = z.discriminatedUnion('op', [
     answered: z.string().min(1).optional(),
   }),
   z.object({ op: z.literal('preview'), id: z.string().min(1), messageId: z.string().min(1) }),
+  // A preview about to be sent, its id not known yet; absent from logs of earlier versions.
+  z.object({ op: z.literal('previewing'), id: z.string().min(1) }),
 ]);
 export type DeliveryRecord = z.infer<typeof deliveryRecordSchema>;
 /** An inbound record as the log keeps it (`seq` orders the journal). */

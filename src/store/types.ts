@@ -119,6 +119,11 @@ export interface FailedReply {
 export interface PendingMessage {
   message: InboundMessage;
   previewMessageId?: string;
+  /**
+   * A preview was being sent (`notePreviewSending`) and no id was journaled after it: the process stopped in between,
+   * so a preview may be in the chat that nothing can find again.
+   */
+  previewSending?: boolean;
 }
 
 /**
@@ -141,6 +146,8 @@ export interface DeliveryStore {
   pending(conversationKey?: string): Promise<PendingMessage[]>;
   /** Journals the preview message of a pending message's answer (so a run again edits it); ignored once answered. */
   notePreview(messageId: string, previewMessageId: string): Promise<void>;
+  /** Journals that a pending message's preview is about to be sent (before its id exists); ignored once answered. */
+  notePreviewSending(messageId: string): Promise<void>;
   /** Writes a reply before its first chunk is sent; if `id` exists, the stored one (and its receipts) is kept. */
   putOutbox(entry: OutboxEntry): Promise<void>;
   /**

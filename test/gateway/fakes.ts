@@ -282,7 +282,12 @@ export class MemoryGatewayStore implements GatewayStore {
       .map((m) => ({
         message: structuredClone(m),
         ...(this.previews.has(m.id) ? { previewMessageId: this.previews.get(m.id)! } : {}),
+        ...(this.sending.has(m.id) && !this.previews.has(m.id) ? { previewSending: true } : {}),
       }));
+  }
+  sending = new Set<string>();
+  async notePreviewSending(id: string) {
+    if (this.journal.has(id)) this.sending.add(id);
   }
   async notePreview(id: string, previewMessageId: string) {
     if (this.journal.has(id)) this.previews.set(id, previewMessageId);

@@ -637,6 +637,34 @@ export function storeContract(
     await s.close();
   });
 
+  it('a preview being sent is journaled before its id, and the id replaces that note', async (h) => {
+    const s = h.open();
+    for (const id of ['m1', 'm2', 'm3']) await s.delivery.accept(inbound(id));
+    await s.delivery.notePreviewSending('m1'); // and the process stops before the id
+    await s.delivery.notePreviewSending('m2');
+    await s.delivery.notePreview('m2', 'p2');
+    await s.delivery.notePreview('m3', 'p3');
+    await s.delivery.notePreviewSending('m3'); // a preview known is never replaced by not knowing
+    await s.delivery.notePreviewSending('nope');
+    await s.close();
+    const r = h.open();
+    assert.deepEqual(
+      (await r.delivery.pending()).map((p) => [p.message.id, p.previewMessageId, p.previewSending]),
+      [
+        ['m1', undefined, true],
+        ['m2', 'p2', undefined],
+        ['m3', 'p3', undefined],
+      ],
+    );
+    await r.delivery.finish('m1');
+    await r.delivery.notePreviewSending('m1');
+    assert.deepEqual(
+      (await r.delivery.pending()).map((p) => p.message.id),
+      ['m2', 'm3'],
+    );
+    await r.close();
+  });
+
   it('the preview message of a pending answer is journaled and comes back after a restart', async (h) => {
     const s = h.open();
     await s.delivery.accept(inbound('m1'));

@@ -12,6 +12,12 @@ import type { DeliveryStore, FailedReply, OutboxEntry, PendingMessage } from '..
 import { type Db, orderedRuns } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
 
+/**
+ * The preview_id of a message whose preview is being sent (notePreviewSending): a backslash before
+ * a letter, which encodeKey never writes, so no platform's message id reads as it.
+ */
+const PREVIEW_SENDING = '\\sending';
+
 /** Dedupe retention, as the file backend's. */
 export interface DedupeWindow {
   maxAgeMs: number;
@@ -118,10 +124,22 @@ export function createPgDelivery(
         .map(
           (r): PendingMessage => ({
             message: JSON.parse(r.message) as InboundMessage,
-            ...(r.preview_id !== null ? { previewMessageId: decodeKey(r.preview_id) } : {}),
+            ...(r.preview_id === PREVIEW_SENDING
+              ? { previewSending: true }
+              : r.preview_id !== null
+                ? { previewMessageId: decodeKey(r.preview_id) }
+                : {}),
           }),
         )
         .filter((p) => conversationKey === undefined || p.message.conversationKey === conversationKey);
+    },
+    async notePreviewSending(messageId) {
+      checkKey(messageId, 'message id');
+      // Only where no preview id is journaled: one known is never replaced by not knowing.
+      await db.query('UPDATE boxbot_inbound SET preview_id = $2 WHERE id = $1 AND preview_id IS NULL', [
+        encodeKey(messageId),
+        PREVIEW_SENDING,
+      ]);
     },
     async notePreview(messageId, previewMessageId) {
       checkKey(messageId, 'message id');
