@@ -2,7 +2,9 @@
 // and, where the platform can edit, a preview message edited as text arrives (throttled to the
 // platform's edit interval) with a one-line tool status; at the end the final answer goes
 // through the outbox in chunks with receipts, the first chunk replacing the preview, then the
-// files the run attached, each with its own receipt.
+// files the run attached, each with its own receipt and its upload journaled before it goes out
+// (so a crash in between is resumed where the platform allows it, and counted where it cannot).
+// A new preview is noted before it is sent, for the same reason.
 import type { AdapterCapabilities, FileUpload, OutboundFile, OutboundTarget } from '../adapters/index.ts';
 import { AdapterApiError } from '../adapters/index.ts';
 import { errorMessage } from '../errors.ts';
@@ -351,7 +353,7 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
  */
 async function uploadOf(d: Delivery, entry: OutboxEntry, j: number): Promise<FileUpload | undefined> {
   const handles = (entry.fileHandles ??= (entry.files ?? []).map(() => null));
-  const journal = (handle: string) => d.persist('upload start', () => d.store.fileHandle(entry.id, j, handle));
+  const journal = (handle: string) => d.persist('upload journal', () => d.store.fileHandle(entry.id, j, handle));
   const resend = d.queue.capabilities.fileResend;
   if (resend === 'deduplicated') return undefined;
   if (resend === 'resumes') {
