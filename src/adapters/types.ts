@@ -148,6 +148,28 @@ export interface AdapterCapabilities {
    * that renders empty.
    */
   renderedLength?: (markdown: string) => number;
+  /**
+   * What sending a file again after a crash (the platform took it, its receipt was not yet
+   * journaled) can cause: `resumes`: nothing twice, sendFile journals a handle (FileUpload) before
+   * the file is visible and finishes that upload (Slack); `deduplicated`: nothing twice, the
+   * platform drops the repeat itself (a Discord nonce). Absent: the file may appear twice (Telegram);
+   * the gateway journals that the upload started and counts each such resend as uncertain.
+   */
+  fileResend?: 'resumes' | 'deduplicated';
+}
+
+/**
+ * One outbound file's upload as the gateway journals it, across the outbound queue's retries and
+ * restarts. An adapter whose platform uploads in two steps (Slack: the bytes, then the share)
+ * calls `onHandle` with the platform's id of the upload once the bytes are there and before the
+ * file can be seen, and waits for it; handed that `handle` again, it finishes that upload (or
+ * finds it already shared) instead of sending the file a second time.
+ */
+export interface FileUpload {
+  /** The handle an earlier attempt journaled (a Slack file id), if any. */
+  handle?: string;
+  /** Journals `handle`; resolves once it is durable (rejects: the upload is not finished). */
+  onHandle(handle: string): Promise<void>;
 }
 
 /** The platform's id for a message the bot sent (for later edits and receipts). */
@@ -232,8 +254,11 @@ export interface ChannelAdapter {
    * `maxBytes` rejects with AdapterError `too-large` without reading the rest.
    */
   fetchAttachment?(attachment: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<FetchedFile>;
-  /** Sends one file natively, with an optional caption. */
-  sendFile?(target: OutboundTarget, file: OutboundFile): Promise<SentMessage>;
+  /**
+   * Sends one file natively, with an optional caption; `upload` journals it where the platform
+   * has a handle for an upload under way (capabilities `fileResend: 'resumes'`).
+   */
+  sendFile?(target: OutboundTarget, file: OutboundFile, upload?: FileUpload): Promise<SentMessage>;
   /** Registers the bot's commands in the platform's own command menu (called once at start). */
   setCommands?(commands: CommandSpec[]): Promise<void>;
   /**

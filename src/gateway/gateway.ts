@@ -255,7 +255,26 @@ export function createGateway(opts: GatewayOptions): Gateway {
     return s;
   };
 
-  const deliveryOf = (platform: string): Delivery => ({ queue: queueOf(platform), store: opts.store, log, persist });
+  const deliveryOf = (platform: string): Delivery => ({
+    queue: queueOf(platform),
+    store: opts.store,
+    log,
+    persist,
+    uncertain: (kind) => metrics.uncertain.inc({ platform, kind }),
+  });
+
+  /**
+   * A message runs again whose earlier run was sending a preview when the process stopped, before
+   * the preview's id was journaled: if the platform took it, it stays in the chat beside the
+   * answer, and nothing can find it again. Logged and counted.
+   */
+  function lostPreview(msg: InboundMessage): void {
+    log.warn(
+      { conversation: msg.conversationKey, platform: msg.platform },
+      'a preview was being sent when the process stopped; if the platform took it, it stays beside the answer',
+    );
+    metrics.uncertain.inc({ platform: msg.platform, kind: 'preview' });
+  }
 
   /** Writes an entry to the outbox and delivers it at once (not behind the conversation's queue). */
   async function deliverNow(platform: string, entry: OutboxEntry, answers?: string): Promise<string[]> {
@@ -444,10 +463,12 @@ export function createGateway(opts: GatewayOptions): Gateway {
       return journaling.then(() => undefined);
     };
     const mayCreate = () => storeHealth.failing === 0;
+    const sending = () => track(opts.store.notePreviewSending(msg.id));
     const stream = new ReplyStream(queue, adapter.capabilities, target, log, {
       ...(previewMessageId ? { existing: previewMessageId } : {}),
       created,
       mayCreate,
+      sending,
     });
     // The user is told once that the answer is late, whichever of its writes waits on the store.
     let lateNotice: Promise<string | undefined> | undefined;
@@ -630,8 +651,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
       const [pending, outbox] = await Promise.all([opts.store.pending(key), opts.store.pendingOutbox(key)]);
       const idle = (id: string) => !active.has(id) && !busy.has(id);
       for (const entry of outbox) if (idle(entry.id)) resume(entry);
-      for (const { message, previewMessageId } of pending) {
+      for (const { message, previewMessageId, previewSending } of pending) {
         if (!idle(message.id) || !adapters.has(message.platform)) continue;
+        if (previewSending) lostPreview(message);
         const policy = resolvePolicy(opts.config, message);
         run(
           message,
@@ -1031,8 +1053,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
         resumed.add(entry.id.replace(/:reply$/, ''));
         resume(entry);
       }
-      for (const { message: msg, previewMessageId } of pending) {
+      for (const { message: msg, previewMessageId, previewSending } of pending) {
         if (resumed.has(msg.id)) continue;
+        if (previewSending) lostPreview(msg);
         log.info({ conversation: msg.conversationKey }, 'answering a message accepted before the restart');
         // Admission again, under today's config: what was refused or revoked is not run now.
         const policy = resolvePolicy(opts.config, msg);

@@ -74,6 +74,11 @@ export function createMetrics() {
       'Files left out because the process died twice while working on them (poison input), by platform',
       ['platform'],
     ),
+    uncertain: counter(
+      'boxbot_delivery_uncertain_total',
+      'Sends made again after a crash that the platform may show twice (no idempotency there), by platform and kind',
+      ['platform', 'kind'],
+    ),
     runSeconds: new Histogram({
       name: 'boxbot_agent_run_seconds',
       help: 'Agent run time',

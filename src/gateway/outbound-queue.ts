@@ -10,7 +10,15 @@
 // every call first asks the gate whether another replica was told to wait, and a 429 seen here
 // is written to it.
 // Only a refusal (4xx) or an unknown error reaches the caller, and `close()`.
-import type { ChannelAdapter, OutboundFile, OutboundTarget, SendOptions, SentMessage } from '../adapters/index.ts';
+import type {
+  AdapterCapabilities,
+  ChannelAdapter,
+  FileUpload,
+  OutboundFile,
+  OutboundTarget,
+  SendOptions,
+  SentMessage,
+} from '../adapters/index.ts';
 import { AdapterError } from '../adapters/index.ts';
 import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
@@ -90,13 +98,26 @@ export class OutboundQueue {
     return typeof this.adapter.sendFile === 'function';
   }
 
-  /** Sends a file natively; resolves with its platform message id once delivered. */
-  sendFile(target: OutboundTarget, file: OutboundFile): Promise<SentMessage> {
+  /**
+   * Sends a file natively; resolves with its platform message id once delivered. Every retry
+   * hands the adapter the same `upload`, so one that journaled a handle resumes that upload.
+   */
+  sendFile(target: OutboundTarget, file: OutboundFile, upload?: FileUpload): Promise<SentMessage> {
     const send = this.adapter.sendFile;
     if (!send) return Promise.reject(new Error(`the ${this.adapter.platform} adapter cannot send files`));
     return this.push('send', target.conversationKey, () =>
-      send.call(this.adapter, target, file),
+      send.call(this.adapter, target, file, upload),
     ) as Promise<SentMessage>;
+  }
+
+  /** The platform's name (labels of what is counted per platform). */
+  get platform(): string {
+    return this.adapter.platform;
+  }
+
+  /** What the platform can do. */
+  get capabilities(): AdapterCapabilities {
+    return this.adapter.capabilities;
   }
 
   /** Edits a message; an edit still waiting for the same message is replaced by this one. */

@@ -2,8 +2,10 @@
 // and, where the platform can edit, a preview message edited as text arrives (throttled to the
 // platform's edit interval) with a one-line tool status; at the end the final answer goes
 // through the outbox in chunks with receipts, the first chunk replacing the preview, then the
-// files the run attached, each with its own receipt.
-import type { AdapterCapabilities, OutboundFile, OutboundTarget } from '../adapters/index.ts';
+// files the run attached, each with its own receipt and its upload journaled before it goes out
+// (so a crash in between is resumed where the platform allows it, and counted where it cannot).
+// A new preview is noted before it is sent, for the same reason.
+import type { AdapterCapabilities, FileUpload, OutboundFile, OutboundTarget } from '../adapters/index.ts';
 import { AdapterApiError } from '../adapters/index.ts';
 import { errorMessage } from '../errors.ts';
 import type { Logger } from '../log.ts';
@@ -22,6 +24,7 @@ export class ReplyStream {
   private status = '';
   private messageId: string | undefined;
   private readonly created: ((messageId: string) => Promise<void> | void) | undefined;
+  private readonly sending: (() => Promise<void>) | undefined;
   private readonly mayCreate: () => boolean;
   // Whether the preview's id is journaled (one left by an earlier run is). Until it is, the
   // preview is not edited: if the process dies meanwhile, the run again cannot find it, and a
@@ -40,7 +43,10 @@ export class ReplyStream {
    * `preview.existing` is the preview an interrupted run of the same message left (edited, not
    * left stale beside a new one); `preview.created` journals a new preview's id as soon as it
    * exists (resolving once it is durable); `preview.mayCreate` says whether a new preview may be
-   * sent now (not while the store is failing: its id could not be recorded).
+   * sent now (not while the store is failing: its id could not be recorded); `preview.sending`
+   * journals that a new preview is about to be sent, before the platform is asked, so a crash
+   * before its id is journaled is known after the restart (one try: a store that cannot take the
+   * note does not hold the preview back; that crash window is then only not known).
    */
   constructor(
     private readonly queue: OutboundQueue,
@@ -51,11 +57,13 @@ export class ReplyStream {
       existing?: string;
       created?: (messageId: string) => Promise<void> | void;
       mayCreate?: () => boolean;
+      sending?: () => Promise<void>;
     } = {},
   ) {
     this.messageId = preview.existing;
     this.created = preview.created;
     this.mayCreate = preview.mayCreate ?? (() => true);
+    this.sending = preview.sending;
   }
 
   /**
@@ -118,7 +126,11 @@ export class ReplyStream {
     try {
       if (!this.messageId) {
         if (this.creating) return;
-        this.creating = this.queue.send(this.target, shown).then((m) => {
+        const sending = this.sending?.();
+        // Closed while the note was written: no preview after the run ended.
+        const send = () => (this.closed ? undefined : this.queue.send(this.target, shown));
+        this.creating = (sending ? sending.then(send, send) : Promise.resolve(send())).then((m) => {
+          if (!m) return;
           this.messageId = m.messageId;
           this.confirmed = shown;
           const journaling = this.created?.(m.messageId);
@@ -202,7 +214,15 @@ export interface Delivery {
   store: GatewayStore;
   log: Logger;
   persist: Persist;
+  /** Counts a send made again that the platform may show twice (a crash after it took the first). */
+  uncertain?: (kind: 'file' | 'preview') => void;
 }
+
+/**
+ * The handle journaled before a file goes to a platform with no upload handle and no idempotency
+ * (Telegram): a resumed delivery that finds it knows the file may already be in the chat.
+ */
+export const UPLOAD_STARTED = 'started';
 
 /** The platform refused a message as too long (after its own rendering). */
 const isTooLong = (e: unknown): boolean =>
@@ -305,7 +325,7 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
       const file: OutboundFile = { name: meta.name, mimeType: meta.mimeType, bytes };
       if (meta.caption) file.caption = meta.caption;
       try {
-        return (await queue.sendFile(entry.target, file)).messageId;
+        return (await queue.sendFile(entry.target, file, await uploadOf(d, entry, j))).messageId;
       } catch (e) {
         if (!isPermanent(e)) throw e;
         log.warn({ entry: entry.id, file: meta.name, err: (e as Error).message }, 'the platform refused a file');
@@ -321,6 +341,44 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
     await fail(d, entry, answers, e as AdapterApiError);
     throw e;
   }
+}
+
+/**
+ * Journals file `j`'s upload before it goes out, so that a crash before its receipt leaves a
+ * trace: where the platform has upload handles (Slack) the adapter journals its own through the
+ * FileUpload returned (a resumed upload is finished, not sent again); where it drops repeats
+ * itself nothing is needed; elsewhere a marker is journaled, and finding it on a resume means the
+ * platform may have the file already: it is sent again (a file is never lost for a maybe), logged
+ * and counted.
+ */
+async function uploadOf(d: Delivery, entry: OutboxEntry, j: number): Promise<FileUpload | undefined> {
+  const handles = (entry.fileHandles ??= (entry.files ?? []).map(() => null));
+  const journal = (handle: string) => d.persist('upload journal', () => d.store.fileHandle(entry.id, j, handle));
+  const resend = d.queue.capabilities.fileResend;
+  if (resend === 'deduplicated') return undefined;
+  if (resend === 'resumes') {
+    const known = handles[j];
+    const upload: FileUpload = {
+      ...(known && known !== UPLOAD_STARTED ? { handle: known } : {}),
+      async onHandle(handle) {
+        await journal(handle);
+        handles[j] = handle;
+        upload.handle = handle; // a retry of this same call finishes this upload too
+      },
+    };
+    return upload;
+  }
+  if (handles[j]) {
+    d.log.warn(
+      { entry: entry.id, file: (entry.files ?? [])[j]?.name, platform: d.queue.platform },
+      'a file upload started before a restart has no receipt; sending it again (it may appear twice)',
+    );
+    d.uncertain?.('file');
+    return undefined;
+  }
+  await journal(UPLOAD_STARTED);
+  handles[j] = UPLOAD_STARTED;
+  return undefined;
 }
 
 /** Gives up on an entry the platform refuses for good: recorded, answered, and the user told once. */

@@ -5,7 +5,10 @@
 // next one (group commit), so a busy gateway pays one sync for many messages and a quiet one pays
 // one small append per step instead of a file rewrite.
 // Accepting a message marks its id seen and journals it in the same line; the id of the answer's
-// preview message is journaled beside it once sent (`preview`), so a run again edits that message.
+// preview message is journaled beside it once sent (`preview`), so a run again edits that message;
+// that a preview is about to be sent is journaled first (`previewing`): a crash between the two
+// leaves a preview nothing can find again, and the run again knows it (PendingMessage.previewSending).
+// An outbox file's upload under way is journaled (`handle`) before the platform can show it.
 //
 // The file is rewritten atomically (a snapshot of what is live) once it holds twice what is
 // live, and after a failed append (a torn line is never followed by more). A half-written last
@@ -140,6 +143,13 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
         outbox.set(r.id, { ...e, files, updatedAt: r.at });
         return;
       }
+      case 'handle': {
+        const e = outbox.get(r.id);
+        if (!e?.files?.[r.index]) return;
+        const files = e.files.map((f, i) => (i === r.index ? { ...f, handle: r.handle } : f));
+        outbox.set(r.id, { ...e, files, updatedAt: r.at });
+        return;
+      }
       case 'sent':
         outbox.delete(r.id);
         if (r.answered) inbound.delete(r.answered);
@@ -152,7 +162,16 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       }
       case 'preview': {
         const m = inbound.get(r.id);
-        if (m) inbound.set(r.id, { ...m, previewMessageId: r.messageId });
+        if (m) {
+          const { previewSending: _sending, ...rest } = m;
+          inbound.set(r.id, { ...rest, previewMessageId: r.messageId });
+        }
+        return;
+      }
+      case 'previewing': {
+        const m = inbound.get(r.id);
+        // A preview already journaled stays the one to edit.
+        if (m && !m.previewMessageId) inbound.set(r.id, { ...m, previewSending: true });
         return;
       }
       case 'media-work': {
@@ -417,6 +436,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
           .map((r) => ({
             message: { ...(structuredClone(r.message) as unknown as Omit<InboundMessage, 'raw'>), raw: null },
             ...(r.previewMessageId ? { previewMessageId: r.previewMessageId } : {}),
+            ...(r.previewSending ? { previewSending: true } : {}),
           })),
       );
     },
@@ -449,6 +469,17 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       const before = inbound.get(id);
       if (!before?.mediaWork?.[index]) return; // answered, or nothing to clear
       const record: DeliveryRecord = { op: 'media-work', id, index, started: false };
+      apply(record);
+      await commit(record, () => {
+        if (inbound.has(id)) inbound.set(id, before);
+      });
+    },
+    async notePreviewSending(id) {
+      checkKey(id, 'message id');
+      await ready();
+      const before = inbound.get(id);
+      if (!before) return; // answered meanwhile
+      const record: DeliveryRecord = { op: 'previewing', id };
       apply(record);
       await commit(record, () => {
         if (inbound.has(id)) inbound.set(id, before);
@@ -514,6 +545,16 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       }
       await changeOutbox(id, { op: 'file', id, index, messageId, at: stamp() });
     },
+    async fileHandle(id, index, handle) {
+      checkKey(id, 'outbox id');
+      await ready();
+      const e = outboxEntry(id);
+      if (!Number.isInteger(index) || index < 0 || index >= (e.files?.length ?? 0)) {
+        throw new StoreError('not-found', `outbox entry ${JSON.stringify(id)} has no file ${index}`);
+      }
+      if (!handle) throw new StoreError('invalid', `outbox entry ${JSON.stringify(id)}: an empty upload handle`);
+      await changeOutbox(id, { op: 'handle', id, index, handle, at: stamp() });
+    },
     async outboxFile(id, index) {
       checkKey(id, 'outbox id');
       await ready();
@@ -578,6 +619,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
                     ...(f.caption !== undefined ? { caption: f.caption } : {}),
                   })),
                   fileReceipts: e.files.map((f) => f.receipt?.messageId ?? null),
+                  ...(e.files.some((f) => f.handle) ? { fileHandles: e.files.map((f) => f.handle ?? null) } : {}),
                 }
               : {}),
             ...(streamMessageId ? { streamMessageId } : {}),

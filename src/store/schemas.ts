@@ -65,6 +65,8 @@ export const inboundSchema = z
     previewMessageId: z.string().optional(),
     /** Attachment index → starts of host-side work on it that never ended (DeliveryStore.startMediaWork). */
     mediaWork: z.record(z.number().int().nonnegative()).optional(),
+    /** A preview was being sent, its id not yet journaled (absent in earlier versions). */
+    previewSending: z.boolean().optional(),
   })
   .passthrough();
 
@@ -90,6 +92,8 @@ export const outboxSchema = z
             size: z.number().int().min(0),
             blob: z.string().min(1),
             receipt: z.object({ messageId: z.string(), sentAt: iso }).optional(),
+            /** The upload under way (DeliveryStore.fileHandle); absent in earlier versions. */
+            handle: z.string().min(1).optional(),
           })
           .passthrough(),
       )
@@ -122,6 +126,14 @@ export const deliveryRecordSchema = z.discriminatedUnion('op', [
     messageId: z.string(),
     at: z.string(),
   }),
+  // An upload under way (a platform handle or a marker); absent from logs of earlier versions.
+  z.object({
+    op: z.literal('handle'),
+    id: z.string().min(1),
+    index: z.number().int().min(0),
+    handle: z.string().min(1),
+    at: z.string(),
+  }),
   z.object({ op: z.literal('sent'), id: z.string().min(1), answered: z.string().min(1).optional() }),
   z.object({
     op: z.literal('failed'),
@@ -137,6 +149,8 @@ export const deliveryRecordSchema = z.discriminatedUnion('op', [
     index: z.number().int().nonnegative(),
     started: z.boolean(),
   }),
+  // A preview about to be sent, its id not known yet; absent from logs of earlier versions.
+  z.object({ op: z.literal('previewing'), id: z.string().min(1) }),
 ]);
 export type DeliveryRecord = z.infer<typeof deliveryRecordSchema>;
 /** An inbound record as the log keeps it (`seq` orders the journal). */

@@ -87,6 +87,11 @@ export interface OutboxEntry {
   files?: OutboxFile[];
   /** Platform message id per delivered file (null = not yet), like `receipts`; present when `files` is. */
   fileReceipts?: (string | null)[];
+  /**
+   * Per file, what `fileHandle` journaled of an upload under way (null = nothing); absent when nothing was journaled.
+   * A platform handle (a Slack file id) lets a resumed delivery finish that upload instead of sending the file again.
+   */
+  fileHandles?: (string | null)[];
   /** What that streamed message shows now (not persisted: after a restart the edit is simply made). */
   previewShown?: string;
   createdAt: string;
@@ -114,6 +119,11 @@ export interface FailedReply {
 export interface PendingMessage {
   message: InboundMessage;
   previewMessageId?: string;
+  /**
+   * A preview was being sent (`notePreviewSending`) and no id was journaled after it: the process stopped in between,
+   * so a preview may be in the chat that nothing can find again.
+   */
+  previewSending?: boolean;
 }
 
 /**
@@ -145,6 +155,8 @@ export interface DeliveryStore {
   startMediaWork(messageId: string, index: number): Promise<number>;
   /** Journals that the work `startMediaWork` began ended (its count is cleared); ignored once answered. */
   endMediaWork(messageId: string, index: number): Promise<void>;
+  /** Journals that a pending message's preview is about to be sent (before its id exists); ignored once answered. */
+  notePreviewSending(messageId: string): Promise<void>;
   /** Writes a reply before its first chunk is sent; if `id` exists, the stored one (and its receipts) is kept. */
   putOutbox(entry: OutboxEntry): Promise<void>;
   /**
@@ -154,6 +166,12 @@ export interface DeliveryStore {
   receipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
   /** Records that file `index` was sent as platform message `platformMessageId` (StoreError `not-found` if none). */
   fileReceipt(entryId: string, index: number, platformMessageId: string): Promise<void>;
+  /**
+   * Journals that file `index` is being uploaded, with the platform's handle of that upload (or a marker where the
+   * platform has none), before the platform can show it; a later call replaces it (StoreError `not-found` if no such
+   * file).
+   */
+  fileHandle(entryId: string, index: number, handle: string): Promise<void>;
   /** The stored copy of file `index` of a pending entry; undefined when it is gone (or the entry is done). */
   outboxFile(entryId: string, index: number): Promise<Uint8Array | undefined>;
   /**

@@ -99,3 +99,50 @@ test(restartTitle, async (t) => {
   assert.deepEqual(await store.delivery.pendingOutbox(), []);
   await store.close();
 });
+
+const uncertainTitle =
+  'a restart after Telegram took a file whose answer was lost: sent again (Telegram has no idempotency), ' +
+  'logged and counted as uncertain';
+test(uncertainTitle, async (t) => {
+  const h = await telegramHarness();
+  const state = createMemoryState();
+  t.after(() => h.close());
+  // The first process gets the document to Telegram, then is gone before it reads the answer.
+  let documentTries = 0;
+  const real = h.adapter;
+  const dying: ChannelAdapter = {
+    ...real,
+    async sendFile(target, file) {
+      if (file.mimeType === 'image/png') return real.sendFile!(target, file);
+      if (documentTries++ === 0) await real.sendFile!(target, file);
+      throw new AdapterNetworkError('telegram', 'connection cut');
+    },
+  };
+  const firstStore = createMemoryStore({ state });
+  const first = gateway(h, firstStore, dying);
+  await first.start();
+  await h.userSays({ text: 'chart?', direct: true });
+  await until(() => documentTries > 1, 'the document taken, its answer lost');
+  await first.stop();
+  await firstStore.close();
+  assert.equal(first.metrics.uncertain.get({ platform: 'telegram', kind: 'file' }), 0, 'no restart yet');
+
+  const store = createMemoryStore({ state });
+  const second = gateway(h, store, h.newAdapter());
+  t.after(() => second.stop());
+  await second.start();
+  await until(() => h.emulator.botFiles(dm).length === 3, 'the document sent again after the restart');
+  await second.idle();
+  assert.deepEqual(
+    h.emulator.botFiles(dm).map((f) => f.name),
+    ['chart.png', 'data.csv', 'data.csv'],
+    'what the README says a crash in this window can cause on Telegram',
+  );
+  assert.equal(second.metrics.uncertain.get({ platform: 'telegram', kind: 'file' }), 1);
+  assert.match(
+    await second.metrics.render(),
+    /^boxbot_delivery_uncertain_total\{kind="file",platform="telegram"\} 1$/m,
+  );
+  assert.deepEqual(await store.delivery.pendingOutbox(), []);
+  await store.close();
+});

@@ -282,7 +282,12 @@ export class MemoryGatewayStore implements GatewayStore {
       .map((m) => ({
         message: structuredClone(m),
         ...(this.previews.has(m.id) ? { previewMessageId: this.previews.get(m.id)! } : {}),
+        ...(this.sending.has(m.id) && !this.previews.has(m.id) ? { previewSending: true } : {}),
       }));
+  }
+  sending = new Set<string>();
+  async notePreviewSending(id: string) {
+    if (this.journal.has(id)) this.sending.add(id);
   }
   async notePreview(id: string, previewMessageId: string) {
     if (this.journal.has(id)) this.previews.set(id, previewMessageId);
@@ -337,6 +342,10 @@ export class MemoryGatewayStore implements GatewayStore {
   async fileReceipt(id: string, i: number, mid: string) {
     const e = this.outbox.get(id);
     if (e?.fileReceipts) e.fileReceipts[i] = mid;
+  }
+  async fileHandle(id: string, i: number, handle: string) {
+    const e = this.outbox.get(id);
+    if (e?.files?.[i]) (e.fileHandles ??= e.files.map(() => null))[i] = handle;
   }
   /** File copies by entry id (the bytes put with the entry; deleting one simulates a lost copy). */
   async outboxFile(id: string, i: number) {

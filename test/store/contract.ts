@@ -257,6 +257,39 @@ export function storeContract(
       );
   });
 
+  it('outbox: an upload under way is journaled per file and comes back after a restart until a receipt', async (h) => {
+    const bytes = new Uint8Array([1, 2, 3]);
+    const file = (name: string) => ({ name, mimeType: 'text/plain', bytes });
+    const s = h.open();
+    await s.delivery.putOutbox(reply('up-1', 'slack:T1:C1', ['text'], { files: [file('a.txt'), file('b.txt')] }));
+    await s.delivery.putOutbox(reply('up-2', 'slack:T1:C1', ['no files']));
+    assert.equal((await s.delivery.pendingOutbox())[0]?.fileHandles, undefined, 'nothing journaled: no handles');
+    await s.delivery.fileHandle('up-1', 1, 'started');
+    await s.delivery.fileHandle('up-1', 1, 'F0001'); // the platform's handle replaces the marker
+    for (const [id, index] of [
+      ['up-1', 2],
+      ['up-1', -1],
+      ['up-2', 0],
+      ['nope', 0],
+    ] as const)
+      await assert.rejects(
+        s.delivery.fileHandle(id, index, 'F9'),
+        (e: unknown) => e instanceof StoreError && e.code === 'not-found',
+        `${id} file ${index}`,
+      );
+    await s.close();
+    const r = h.open();
+    const [entry] = await r.delivery.pendingOutbox();
+    assert.deepEqual(entry?.fileHandles, [null, 'F0001']);
+    assert.deepEqual(entry?.fileReceipts, [null, null]);
+    await r.delivery.fileReceipt('up-1', 1, 'F0001');
+    assert.deepEqual((await r.delivery.pendingOutbox())[0]?.fileReceipts, [null, 'F0001']);
+    await r.delivery.finishOutbox('up-1');
+    await r.delivery.finishOutbox('up-2');
+    assert.deepEqual(await r.delivery.pendingOutbox(), []);
+    await r.close();
+  });
+
   it('failed replies are listed newest failure first, with what the platform said; delivered ones not', async (h) => {
     let clock = Date.parse('2026-11-01T00:00:00.000Z');
     const s = h.open({ now: () => clock });
@@ -641,6 +674,34 @@ export function storeContract(
     p!.message.text = 'changed by the reader';
     assert.equal((await s.delivery.pending())[0]?.message.text, 'hi');
     await s.close();
+  });
+
+  it('a preview being sent is journaled before its id, and the id replaces that note', async (h) => {
+    const s = h.open();
+    for (const id of ['m1', 'm2', 'm3']) await s.delivery.accept(inbound(id));
+    await s.delivery.notePreviewSending('m1'); // and the process stops before the id
+    await s.delivery.notePreviewSending('m2');
+    await s.delivery.notePreview('m2', 'p2');
+    await s.delivery.notePreview('m3', 'p3');
+    await s.delivery.notePreviewSending('m3'); // a preview known is never replaced by not knowing
+    await s.delivery.notePreviewSending('nope');
+    await s.close();
+    const r = h.open();
+    assert.deepEqual(
+      (await r.delivery.pending()).map((p) => [p.message.id, p.previewMessageId, p.previewSending]),
+      [
+        ['m1', undefined, true],
+        ['m2', 'p2', undefined],
+        ['m3', 'p3', undefined],
+      ],
+    );
+    await r.delivery.finish('m1');
+    await r.delivery.notePreviewSending('m1');
+    assert.deepEqual(
+      (await r.delivery.pending()).map((p) => p.message.id),
+      ['m2', 'm3'],
+    );
+    await r.close();
   });
 
   it('the preview message of a pending answer is journaled and comes back after a restart', async (h) => {

@@ -63,6 +63,7 @@ export const SLACK_CAPABILITIES: AdapterCapabilities = Object.freeze({
   editIntervalMs: 500,
   typingIntervalMs: 0,
   followThreads: true,
+  fileResend: 'resumes',
 });
 
 /**
@@ -242,7 +243,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
       return sent;
     },
 
-    sendFile: (target, file) => uploadFile(web, target, file, { timeoutMs: options.requestTimeoutMs ?? 30_000 }),
+    sendFile: (target, file, upload) =>
+      uploadFile(web, target, file, { timeoutMs: options.requestTimeoutMs ?? 30_000 }, upload),
 
     async edit(target, messageId, text, opts) {
       // New text means new blocks, so buttons an edit does not name are sent again to stay.

@@ -13,6 +13,12 @@ import type { DeliveryStore, FailedReply, OutboxEntry, PendingMessage } from '..
 import { type Db, orderedRuns } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
 
+/**
+ * The preview_id of a message whose preview is being sent (notePreviewSending): a backslash before
+ * a letter, which encodeKey never writes, so no platform's message id reads as it.
+ */
+const PREVIEW_SENDING = '\\sending';
+
 /** Dedupe retention, as the file backend's. */
 export interface DedupeWindow {
   maxAgeMs: number;
@@ -20,7 +26,7 @@ export interface DedupeWindow {
 }
 
 /** What is stored of an outbox entry besides its receipts (the preview shown and file bytes are not in it). */
-type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'previewShown'>;
+type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'fileHandles' | 'previewShown'>;
 
 /**
  * Drops failed rows beyond their retention (a pending one may still be delivered): the too old, then
@@ -120,11 +126,23 @@ export function createPgDelivery(
           .map(
             (r): PendingMessage => ({
               message: JSON.parse(r.message) as InboundMessage,
-              ...(r.preview_id !== null ? { previewMessageId: decodeKey(r.preview_id) } : {}),
+              ...(r.preview_id === PREVIEW_SENDING
+                ? { previewSending: true }
+                : r.preview_id !== null
+                  ? { previewMessageId: decodeKey(r.preview_id) }
+                  : {}),
             }),
           )
           .filter((p) => conversationKey === undefined || p.message.conversationKey === conversationKey),
       );
+    },
+    async notePreviewSending(messageId) {
+      checkKey(messageId, 'message id');
+      // Only where no preview id is journaled: one known is never replaced by not knowing.
+      await db.query('UPDATE boxbot_inbound SET preview_id = $2 WHERE id = $1 AND preview_id IS NULL', [
+        encodeKey(messageId),
+        PREVIEW_SENDING,
+      ]);
     },
     async notePreview(messageId, previewMessageId) {
       checkKey(messageId, 'message id');
@@ -156,7 +174,7 @@ export function createPgDelivery(
     async putOutbox(entry) {
       checkKey(entry.id, 'outbox id');
       checkKey(entry.conversationKey, 'conversation key');
-      const { receipts: _r, fileReceipts: _f, previewShown: _p, files, ...rest } = entry;
+      const { receipts: _r, fileReceipts: _f, fileHandles: _h, previewShown: _p, files, ...rest } = entry;
       const stored: StoredEntry = {
         ...rest,
         ...(files ? { files: files.map(({ bytes: _b, ...meta }) => meta) } : {}),
@@ -190,6 +208,30 @@ export function createPgDelivery(
     async fileReceipt(entryId, index, platformMessageId) {
       checkKey(entryId, 'outbox id');
       await setReceipt('file_receipts', 'file', entryId, index, platformMessageId);
+    },
+    async fileHandle(entryId, index, handle) {
+      checkKey(entryId, 'outbox id');
+      if (!handle) throw new StoreError('invalid', `outbox entry ${JSON.stringify(entryId)}: an empty upload handle`);
+      await orderRun(`entry:${entryId}`, (d) =>
+        d.tx(async (q) => {
+          const [row] = await q<{ receipts: string | null; handles: string | null }>(
+            'SELECT file_receipts AS receipts, file_handles AS handles FROM boxbot_outbox WHERE id = $1 FOR UPDATE',
+            [encodeKey(entryId)],
+          );
+          // As many handles as files (the file receipts' length); none journaled yet: all null.
+          const count = row?.receipts ? (JSON.parse(row.receipts) as unknown[]).length : 0;
+          if (!row || !Number.isInteger(index) || index < 0 || index >= count)
+            throw new StoreError('not-found', `outbox entry ${JSON.stringify(entryId)} has no file ${index}`);
+          const handles = row.handles
+            ? (JSON.parse(row.handles) as (string | null)[])
+            : Array.from({ length: count }, () => null);
+          handles[index] = handle;
+          await q('UPDATE boxbot_outbox SET file_handles = $2 WHERE id = $1', [
+            encodeKey(entryId),
+            JSON.stringify(handles),
+          ]);
+        }),
+      );
     },
     async outboxFile(entryId, index) {
       checkKey(entryId, 'outbox id');
@@ -235,10 +277,16 @@ export function createPgDelivery(
     },
     async pendingOutbox(conversationKey) {
       if (conversationKey !== undefined) checkKey(conversationKey, 'conversation key');
-      const rows = await db.query<{ entry: string; receipts: string; file_receipts: string | null }>(
+      const rows = await db.query<{
+        entry: string;
+        receipts: string;
+        file_receipts: string | null;
+        file_handles: string | null;
+      }>(
         conversationKey === undefined
-          ? `SELECT entry, receipts, file_receipts FROM boxbot_outbox WHERE state = 'pending' ORDER BY seq`
-          : `SELECT entry, receipts, file_receipts FROM boxbot_outbox
+          ? `SELECT entry, receipts, file_receipts, file_handles FROM boxbot_outbox
+             WHERE state = 'pending' ORDER BY seq`
+          : `SELECT entry, receipts, file_receipts, file_handles FROM boxbot_outbox
              WHERE state = 'pending' AND conversation_key = $1 ORDER BY seq`,
         conversationKey === undefined ? [] : [encodeKey(conversationKey)],
       );
@@ -247,6 +295,7 @@ export function createPgDelivery(
           ...(JSON.parse(r.entry) as StoredEntry),
           receipts: JSON.parse(r.receipts),
           ...(r.file_receipts ? { fileReceipts: JSON.parse(r.file_receipts) } : {}),
+          ...(r.file_handles ? { fileHandles: JSON.parse(r.file_handles) } : {}),
         }),
       );
     },

@@ -169,6 +169,13 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'media work journal',
     sql: 'ALTER TABLE boxbot_inbound ADD COLUMN media_work jsonb;',
   },
+  {
+    version: 9,
+    // Per outbox file, the upload under way (DeliveryStore.fileHandle), as a JSON list like the
+    // receipts; null until a handle is journaled.
+    name: 'outbox file upload handles',
+    sql: 'ALTER TABLE boxbot_outbox ADD COLUMN file_handles text;',
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */

@@ -2,7 +2,8 @@
 // accepts), the token as `Authorization: Bearer` or a `token` parameter, answers
 // `{ok:true,...}` / `{ok:false,error}` with HTTP 200, and HTTP 429 + Retry-After when limited.
 // Files go by the external upload flow: getUploadURLExternal answers a one-time URL served by
-// the emulator itself (`receiveUpload`), completeUploadExternal shares what arrived there.
+// the emulator itself (`receiveUpload`), completeUploadExternal shares what arrived there (each
+// call shares it once more, so a repeated share shows), files.info tells where it is shared.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { StoredMessage, Workspace } from './workspace.ts';
 
@@ -22,11 +23,12 @@ export interface WebApiHooks {
   uploadUrl(fileId: string): string;
 }
 
-/** An upload started by getUploadURLExternal. */
+/** An upload started by getUploadURLExternal, and where completeUploadExternal shared it. */
 interface PendingUpload {
   filename: string;
   length: number;
   bytes?: Uint8Array;
+  shares: { channel: string; ts: string; threadTs?: string }[];
 }
 
 /** Slack's limit on `text`. */
@@ -39,6 +41,7 @@ export class WebApi {
   private readonly counts = new Map<string, number>();
   private rateLimits: { methods: Set<string>; retryAfterSec: number }[] = [];
   private failures: { method: string; error?: string; httpStatus?: number }[] = [];
+  private lostAnswers: string[] = [];
   private readonly uploads = new Map<string, PendingUpload>();
   private nextFile = 1;
   /** Statuses the next uploads to the one-time URL are answered with (429 and 5xx faults). */
@@ -75,6 +78,14 @@ export class WebApi {
     this.failures.push({ method, ...failure });
   }
 
+  /**
+   * The next call of `method` is carried out, then its connection is cut before the answer
+   * leaves (Slack did it; the client cannot know).
+   */
+  loseAnswerNext(method: string): void {
+    this.lostAnswers.push(method);
+  }
+
   /** How many calls of `method` were received. */
   count(method: string): number {
     return this.counts.get(method) ?? 0;
@@ -107,7 +118,14 @@ export class WebApi {
     if (!kind) return send(res, 200, { ok: false, error: 'invalid_auth' });
     if ((method === 'apps.connections.open') !== (kind === 'app'))
       return send(res, 200, { ok: false, error: 'not_allowed_token_type' });
-    send(res, 200, this.call(method, params));
+    const answer = this.call(method, params);
+    const lost = this.lostAnswers.indexOf(method);
+    if (lost >= 0) {
+      this.lostAnswers.splice(lost, 1);
+      res.socket?.destroy();
+      return;
+    }
+    send(res, 200, answer);
   }
 
   private call(method: string, p: Record<string, unknown>): Record<string, unknown> {
@@ -201,7 +219,7 @@ export class WebApi {
         const length = Number(p.length);
         if (!filename || !Number.isInteger(length) || length < 0) return { ok: false, error: 'invalid_arguments' };
         const id = `F${String(this.nextFile++).padStart(9, '0')}`;
-        this.uploads.set(id, { filename, length });
+        this.uploads.set(id, { filename, length, shares: [] });
         return { ok: true, upload_url: this.hooks.uploadUrl(id), file_id: id };
       }
       case 'files.completeUploadExternal': {
@@ -217,7 +235,6 @@ export class WebApi {
           if (upload.bytes.byteLength !== upload.length) return { ok: false, error: 'file_upload_size_mismatch' };
           shared.push({ id, name: upload.filename, title: str(f.title) ?? upload.filename, bytes: upload.bytes });
         }
-        for (const f of shared) this.uploads.delete(f.id);
         const threadTs = str(p.thread_ts);
         const m = this.ws.add({
           channel,
@@ -230,10 +247,36 @@ export class WebApi {
           params: p,
           files: shared,
         });
+        for (const f of shared)
+          this.uploads.get(f.id)!.shares.push({ channel, ts: m.ts, ...(threadTs ? { threadTs } : {}) });
         this.hooks.onBotMessage(m, 'posted');
         return {
           ok: true,
           files: shared.map((f) => ({ id: f.id, name: f.name, title: f.title, size: f.bytes.length })),
+        };
+      }
+      case 'files.info': {
+        // Shares by scope, then channel (C…: public; G…, D…: private), each with the message ts
+        // and, in a thread, its thread_ts; a file not shared yet has none.
+        const id = str(p.file) ?? '';
+        const upload = this.uploads.get(id);
+        if (!upload) return { ok: false, error: 'file_not_found' };
+        const shares: Record<'public' | 'private', Record<string, unknown[]>> = { public: {}, private: {} };
+        for (const sh of upload.shares)
+          (shares[sh.channel.startsWith('C') ? 'public' : 'private'][sh.channel] ??= []).push({
+            ts: sh.ts,
+            ...(sh.threadTs ? { thread_ts: sh.threadTs } : {}),
+            team_id: ids.teamId,
+          });
+        return {
+          ok: true,
+          file: {
+            id,
+            name: upload.filename,
+            title: upload.filename,
+            size: upload.length,
+            shares: Object.fromEntries(Object.entries(shares).filter(([, v]) => Object.keys(v).length)),
+          },
         };
       }
       case 'assistant.threads.setStatus':
