@@ -60,6 +60,8 @@ export interface EmuMessage {
   allowed_mentions?: unknown;
   /** Action rows of buttons under the message. */
   components?: unknown[];
+  /** The nonce the message was created with. */
+  nonce?: string;
   /** Emulator bookkeeping: how many times the message was edited. */
   edits: number;
   /** Emulator bookkeeping: the bytes of files the bot uploaded, in the order of `attachments`. */
@@ -100,6 +102,10 @@ export class DiscordWorld {
   readonly messages = new Map<string, EmuMessage>();
   /** DM channel id per user id. */
   readonly dmChannels = new Map<string, string>();
+  /** Nonces sent with `enforce_nonce`: the message each made and when. */
+  readonly nonces = new Map<string, { messageId: string; at: number }>();
+  /** Message creates answered with the message an earlier one with the same nonce made. */
+  nonceRepeats = 0;
 
   constructor(readonly bot: EmuUser) {
     this.users.set(bot.id, bot);
