@@ -155,6 +155,11 @@ export interface SendOptions {
   format?: 'markdown' | 'plain';
   /** One row of buttons under the message (on edit: replaces them; an empty list removes them). */
   buttons?: Button[];
+  /**
+   * The same for every attempt to send the same thing (an outbox entry and chunk): where the
+   * platform offers idempotency (Discord's nonce), a repeat returns the message already sent.
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -218,7 +223,11 @@ export interface ChannelAdapter {
    */
   fetchAttachment?(attachment: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<FetchedFile>;
   /** Sends one file natively, with an optional caption. */
-  sendFile?(target: OutboundTarget, file: OutboundFile): Promise<SentMessage>;
+  sendFile?(
+    target: OutboundTarget,
+    file: OutboundFile,
+    opts?: Pick<SendOptions, 'idempotencyKey'>,
+  ): Promise<SentMessage>;
   /** Registers the bot's commands in the platform's own command menu (called once at start). */
   setCommands?(commands: CommandSpec[]): Promise<void>;
   /**

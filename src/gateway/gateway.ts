@@ -388,6 +388,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       ...(previewMessageId ? { existing: previewMessageId } : {}),
       created,
       mayCreate,
+      key: `preview:${msg.id}`,
     });
     // The user is told once that the answer is late, whichever of its writes waits on the store.
     let toldLate = false;

@@ -91,11 +91,15 @@ export class OutboundQueue {
   }
 
   /** Sends a file natively; resolves with its platform message id once delivered. */
-  sendFile(target: OutboundTarget, file: OutboundFile): Promise<SentMessage> {
+  sendFile(
+    target: OutboundTarget,
+    file: OutboundFile,
+    opts?: Pick<SendOptions, 'idempotencyKey'>,
+  ): Promise<SentMessage> {
     const send = this.adapter.sendFile;
     if (!send) return Promise.reject(new Error(`the ${this.adapter.platform} adapter cannot send files`));
     return this.push('send', target.conversationKey, () =>
-      send.call(this.adapter, target, file),
+      send.call(this.adapter, target, file, opts),
     ) as Promise<SentMessage>;
   }
 

@@ -23,6 +23,9 @@ export class ReplyStream {
   private messageId: string | undefined;
   private readonly created: ((messageId: string) => Promise<void> | void) | undefined;
   private readonly mayCreate: () => boolean;
+  private readonly key: string | undefined;
+  // A preview found gone is replaced under a new key (the old key names the gone message).
+  private keyGeneration = 0;
   // Whether the preview's id is journaled (one left by an earlier run is). Until it is, the
   // preview is not edited: if the process dies meanwhile, the run again cannot find it, and a
   // preview left showing the whole answer would read as the answer sent twice.
@@ -40,7 +43,9 @@ export class ReplyStream {
    * `preview.existing` is the preview an interrupted run of the same message left (edited, not
    * left stale beside a new one); `preview.created` journals a new preview's id as soon as it
    * exists (resolving once it is durable); `preview.mayCreate` says whether a new preview may be
-   * sent now (not while the store is failing: its id could not be recorded).
+   * sent now (not while the store is failing: its id could not be recorded); `preview.key` is
+   * the same for every run of the same message, so where sends are idempotent a run after a
+   * crash that left a preview without its journaled id gets that preview back, not a second one.
    */
   constructor(
     private readonly queue: OutboundQueue,
@@ -51,11 +56,13 @@ export class ReplyStream {
       existing?: string;
       created?: (messageId: string) => Promise<void> | void;
       mayCreate?: () => boolean;
+      key?: string;
     } = {},
   ) {
     this.messageId = preview.existing;
     this.created = preview.created;
     this.mayCreate = preview.mayCreate ?? (() => true);
+    this.key = preview.key;
   }
 
   /**
@@ -118,7 +125,8 @@ export class ReplyStream {
     try {
       if (!this.messageId) {
         if (this.creating) return;
-        this.creating = this.queue.send(this.target, shown).then((m) => {
+        const key = this.key === undefined ? {} : { idempotencyKey: `${this.key}:${this.keyGeneration}` };
+        this.creating = this.queue.send(this.target, shown, key).then((m) => {
           this.messageId = m.messageId;
           this.confirmed = shown;
           const journaling = this.created?.(m.messageId);
@@ -138,7 +146,10 @@ export class ReplyStream {
         await this.queue.edit(this.target, editing, shown).catch((e: unknown) => {
           // The message is gone (deleted by the user, or left by a run before a restart and
           // since removed): the next preview is a new message. Any other refusal keeps it.
-          if (e instanceof AdapterApiError && isGone(e) && this.messageId === editing) this.messageId = undefined;
+          if (e instanceof AdapterApiError && isGone(e) && this.messageId === editing) {
+            this.messageId = undefined;
+            this.keyGeneration++;
+          }
           throw e;
         });
         this.confirmed = shown;
@@ -216,25 +227,40 @@ const isEmpty = (e: unknown): boolean =>
 const isPermanent = (e: unknown): boolean => e instanceof AdapterApiError && !e.retryable;
 
 /**
+ * The idempotency key of one message an outbox entry sends (`part`: a chunk's index, `f<j>` a
+ * file, ...): the same at every attempt, before and after a restart, so a platform with
+ * idempotent sends (Discord's nonce) returns the message a crash left without a receipt.
+ */
+export const sendKey = (entryId: string, part: string): string => `${entryId}:${part}`;
+
+/**
  * Puts one chunk on the platform (as an edit of `editOf`, else a new message); resolves with the
  * id of the last message it used. A chunk refused as too long (the platform's count differs from
- * ours) is split and put in pieces; one refused as empty is sent as a placeholder.
+ * ours) is split and put in pieces (each with its own key); one refused as empty is sent as a
+ * placeholder.
  */
-async function putChunk(queue: OutboundQueue, target: OutboundTarget, chunk: string, editOf?: string): Promise<string> {
+async function putChunk(
+  queue: OutboundQueue,
+  target: OutboundTarget,
+  chunk: string,
+  key: string,
+  editOf?: string,
+): Promise<string> {
   try {
     if (editOf) {
       await queue.edit(target, editOf, chunk);
       return editOf;
     }
-    return (await queue.send(target, chunk)).messageId;
+    return (await queue.send(target, chunk, { idempotencyKey: key })).messageId;
   } catch (e) {
     if (isTooLong(e) && chunk.length > 64) {
       const [head, ...rest] = splitMessage(chunk, Math.ceil(chunk.length / 2) + 16);
-      let id = await putChunk(queue, target, head!, editOf);
-      for (const piece of rest) id = await putChunk(queue, target, piece);
+      let id = await putChunk(queue, target, head!, `${key}.0`, editOf);
+      for (const [n, piece] of rest.entries()) id = await putChunk(queue, target, piece, `${key}.${n + 1}`);
       return id;
     }
-    if (isEmpty(e) && chunk !== EMPTY_PLACEHOLDER) return putChunk(queue, target, EMPTY_PLACEHOLDER, editOf);
+    if (isEmpty(e) && chunk !== EMPTY_PLACEHOLDER)
+      return putChunk(queue, target, EMPTY_PLACEHOLDER, `${key}.e`, editOf);
     throw e;
   }
 }
@@ -260,14 +286,14 @@ export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: st
         id = entry.streamMessageId; // the preview already shows exactly this text
       } else if (i === 0 && entry.streamMessageId) {
         try {
-          id = await putChunk(queue, entry.target, chunk, entry.streamMessageId);
+          id = await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)), entry.streamMessageId);
         } catch (e) {
           // The preview is gone or cannot be edited: send the answer as a new message instead.
           if (!(e instanceof AdapterApiError)) throw e;
           log.warn({ err: e.message }, 'could not replace the preview; sending the answer as a new message');
         }
       }
-      id ??= await putChunk(queue, entry.target, chunk);
+      id ??= await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)));
     } catch (e) {
       if (!isPermanent(e)) throw e;
       await fail(d, entry, answers, e as AdapterApiError);
@@ -305,7 +331,7 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
       const file: OutboundFile = { name: meta.name, mimeType: meta.mimeType, bytes };
       if (meta.caption) file.caption = meta.caption;
       try {
-        return (await queue.sendFile(entry.target, file)).messageId;
+        return (await queue.sendFile(entry.target, file, { idempotencyKey: sendKey(entry.id, `f${j}`) })).messageId;
       } catch (e) {
         if (!isPermanent(e)) throw e;
         log.warn({ entry: entry.id, file: meta.name, err: (e as Error).message }, 'the platform refused a file');
@@ -315,7 +341,8 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
   }
   const notice = `(I could not attach the file ${meta.name}: ${why}.)`;
   try {
-    return (await queue.send(entry.target, notice, { format: 'plain' })).messageId;
+    return (await queue.send(entry.target, notice, { format: 'plain', idempotencyKey: sendKey(entry.id, `f${j}n`) }))
+      .messageId;
   } catch (e) {
     if (!isPermanent(e)) throw e;
     await fail(d, entry, answers, e as AdapterApiError);
@@ -342,5 +369,7 @@ async function fail(d: Delivery, entry: OutboxEntry, answers: string | undefined
     ))
   )
     return;
-  await d.queue.send(entry.target, notice, { format: 'plain' }).catch(warn);
+  await d.queue
+    .send(entry.target, notice, { format: 'plain', idempotencyKey: sendKey(entry.id, 'failed') })
+    .catch(warn);
 }

@@ -4,6 +4,7 @@
 // multipart) go out through the adapter's own REST calls.
 // Slash commands and button presses arrive as INTERACTION_CREATE, are answered at once
 // (deferred) and then reach the sink like messages; a command's answer fills in its deferral.
+// Every message and upload carries a nonce from the caller's idempotency key.
 import { type Client, Events } from 'discord.js';
 import { errorMessage } from '../../errors.ts';
 import { createKeyedLock } from '../../keyed-lock.ts';
@@ -17,6 +18,7 @@ import { fetchDiscordFile } from './files.ts';
 import { toDiscordMarkdown } from './format.ts';
 import { InteractionReplies, isInteractionReplyKey } from './interaction-replies.ts';
 import { commandsBody, componentsOf, decodeHandle, type InteractionRef, parseInteraction } from './interactions.ts';
+import { nonceFields } from './nonce.ts';
 import { type DiscordMessage, parseMessageCreate, THREAD_CHANNEL_TYPES, toInboundMessage } from './normalize.ts';
 
 /** Options of createDiscordAdapter. */
@@ -271,6 +273,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
               allowed_mentions: noPings,
               ...reply,
               ...components,
+              ...nonceFields(opts?.idempotencyKey),
             }),
       );
       if (typeof sent?.id !== 'string')
@@ -278,7 +281,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       if (hook) replies.answered(target.replyToMessageId!, sent.id, hook);
       return { messageId: sent.id };
     },
-    async sendFile(target, file): Promise<SentMessage> {
+    async sendFile(target, file, opts): Promise<SentMessage> {
       // A slash command's reply key is no message to reference; the file goes to its channel.
       const reply =
         target.replyToMessageId && !isInteractionReplyKey(target.replyToMessageId)
@@ -294,6 +297,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
           attachments: [{ id: 0, filename: file.name }],
           allowed_mentions: noPings,
           ...reply,
+          ...nonceFields(opts?.idempotencyKey),
         }),
       );
       form.append('files[0]', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.name);
