@@ -225,6 +225,11 @@ export class DiscordEmulator {
       this.faults.push({ routes: opts.routes ?? ['send'], fault: { kind: 'status', status } });
   }
 
+  /** Drops the injected faults not yet used (the end of a 429 storm). */
+  clearFaults(): void {
+    this.faults.length = 0;
+  }
+
   /** Calls `listener` for every message the bot creates or edits; returns the unsubscribe function. */
   onBotMessage(listener: BotMessageListener): () => void {
     this.listeners.add(listener);
