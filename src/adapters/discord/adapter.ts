@@ -322,7 +322,13 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   }
 
   async function whoAmI(): Promise<{ id: string; name: string }> {
-    const me = await discordRequest<{ id?: unknown; username?: unknown }>(rest, 'GET', '/users/@me');
+    const me = await discordRequest<{ id?: unknown; username?: unknown }>(rest, 'GET', '/users/@me').catch(
+      (e: unknown) => {
+        if (e instanceof AdapterApiError && e.status === 401)
+          throw new AdapterApiError('discord', 401, 'the bot token was refused; check DISCORD_BOT_TOKEN');
+        throw e;
+      },
+    );
     if (typeof me?.id !== 'string' || typeof me.username !== 'string')
       throw new AdapterApiError('discord', 502, 'GET /users/@me answered without an id');
     return { id: me.id, name: me.username };
