@@ -3,11 +3,12 @@
 // the first made instead of posting it twice; through the gateway's outbox delivery too.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { OutboxEntry } from '../../src/adapters/index.ts';
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
-import { deliverEntry } from '../../src/gateway/reply.ts';
+import type { OutboxEntry } from '../../src/gateway/ports.ts';
+import { deliverEntry, ReplyStream } from '../../src/gateway/reply.ts';
 import { silentLogger } from '../../src/log.ts';
 import { MemoryGatewayStore } from '../gateway/fakes.ts';
+import { until } from './contract.ts';
 import { discordHarness } from './discord-harness.ts';
 
 const file = (name: string) => ({ name, mimeType: 'text/plain', bytes: new TextEncoder().encode(`bytes of ${name}`) });
@@ -91,6 +92,32 @@ test('an outbox entry delivered again after dying between a send and its receipt
     );
     assert.equal(posted[2]!.uploads?.length, 1);
     assert.equal(h.emu.world.nonceRepeats, 3, 'each resend was answered with the message already made');
+  } finally {
+    await h.adapter.stop();
+    await h.close();
+  }
+});
+
+test('a run again after a crash that left its preview unjournaled edits that preview instead of posting another', async () => {
+  const h = await discordHarness();
+  await h.adapter.start(async () => undefined);
+  try {
+    const queue = new OutboundQueue(h.adapter, { backoffMs: 5 });
+    const caps = { ...h.adapter.capabilities, editIntervalMs: 5 };
+    // The journal write of the preview's id never completes: the process dies first.
+    const dying = { key: 'preview:discord:m-1', created: () => new Promise<void>(() => undefined) };
+    const first = new ReplyStream(queue, caps, h.directTarget(), silentLogger, dying);
+    first.onEvent({ type: 'text-delta', text: 'Working on' });
+    await until(() => h.emu.botMessages().length === 1, "the first run's preview");
+    await first.close();
+
+    // The run again after the restart knows of no preview (none was journaled).
+    const again = new ReplyStream(queue, caps, h.directTarget(), silentLogger, { key: 'preview:discord:m-1' });
+    again.onEvent({ type: 'text-delta', text: 'Working on it again' });
+    await until(() => h.emu.botMessages()[0]?.content === 'Working on it again', 'the preview shown again');
+    const id = await again.close();
+    assert.equal(h.emu.botMessages().length, 1, 'one preview, not a stray one beside a second');
+    assert.equal(id, h.emu.botMessages()[0]!.id);
   } finally {
     await h.adapter.stop();
     await h.close();

@@ -19,6 +19,7 @@ import type {
   ChannelAdapter,
   InboundSink,
   OutboundTarget,
+  SendOptions,
   SentMessage,
 } from '../types.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
@@ -360,6 +361,31 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   };
 
   const channelOf = (target: OutboundTarget): string => target.threadId ?? target.chatId;
+
+  /**
+   * POST a message with the nonce of its idempotency key. A repeated nonce gets back the message
+   * the first send made, which may show other text by now (a preview sent again under its key
+   * after a restart): it is edited to show this one, as a send promises.
+   */
+  async function createMessage(
+    channel: string,
+    body: { content: string; components?: unknown; [field: string]: unknown },
+    opts: SendOptions | undefined,
+  ): Promise<{ id?: unknown }> {
+    const key = opts?.idempotencyKey;
+    const path = `/channels/${channel}/messages`;
+    const sent = await discordRequest<{ id?: unknown; content?: unknown }>(rest, 'POST', path, {
+      ...body,
+      ...nonceFields(key),
+    });
+    if (key && typeof sent?.id === 'string' && typeof sent.content === 'string' && sent.content !== body.content)
+      await discordRequest(rest, 'PATCH', `${path}/${sent.id}`, {
+        content: body.content,
+        allowed_mentions: noPings,
+        ...(body.components ? { components: body.components } : {}),
+      });
+    return sent;
+  }
   const noPings = { parse: [] as string[], replied_user: true };
 
   return {
@@ -388,13 +414,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
                 ...components,
               },
             )
-          : discordRequest<{ id?: unknown }>(rest, 'POST', `/channels/${channelOf(target)}/messages`, {
-              content,
-              allowed_mentions: noPings,
-              ...reply,
-              ...components,
-              ...nonceFields(opts?.idempotencyKey),
-            }),
+          : createMessage(channelOf(target), { content, allowed_mentions: noPings, ...reply, ...components }, opts),
       );
       if (typeof sent?.id !== 'string')
         throw new AdapterApiError('discord', 502, 'message create answered without a message id');
