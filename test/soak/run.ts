@@ -337,6 +337,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const killTimes = Array.from({ length: o.kills }, () => o.loadMs * (0.05 + 0.9 * rng())).sort((a, b) => a - b);
   const stormTimes = Array.from({ length: o.storms }, () => o.loadMs * 0.8 * rng()).sort((a, b) => a - b);
   const diskAt = o.loadMs * (0.2 + 0.6 * rng());
+  // The Discord gateway drops the socket once (the session stays resumable): discord.js RESUMEs.
+  const dropAt = o.loadMs * (0.1 + 0.8 * rng());
 
   // Ctrl-C: no mount may outlive the run.
   const interrupted = (): void => {
@@ -421,7 +423,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       await sleep(o.diskMs);
       unlinkSync(ballast);
     })();
-    await Promise.all([sender, killer, storms, filler]);
+    const dropper = (async () => {
+      if (!platforms.includes('discord')) return;
+      await at(dropAt);
+      say(`Discord gateway socket dropped at ${(dropAt / 1000).toFixed(1)} s`);
+      discord.gateway.disconnectAll(4000);
+    })();
+    await Promise.all([sender, killer, storms, filler, dropper]);
     if (!(await up())) say('no gateway is up after the faults');
 
     // Quiet: no platform call and no model request for a while (shorter once all is answered).
