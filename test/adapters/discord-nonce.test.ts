@@ -98,7 +98,9 @@ test('an outbox entry delivered again after dying between a send and its receipt
   }
 });
 
-test('a run again after a crash that left its preview unjournaled edits that preview instead of posting another', async () => {
+const previewAgainTitle =
+  'a run again after a crash that left its preview unjournaled edits that preview instead of posting another';
+test(previewAgainTitle, async () => {
   const h = await discordHarness();
   await h.adapter.start(async () => undefined);
   try {

@@ -1,7 +1,8 @@
 // The soak: the gateway in a child process (test/soak/child.ts) against the Telegram, Slack and
 // Discord emulators and the LLM emulator, which live here and so survive every kill and record
-// what users would see (some answers carry a file, sent with send_file, so uploads are counted too). Users in N conversations send M numbered messages over a load window while
-// the child is SIGKILLed at random points (and restarted on the same data folder), the
+// what users would see (some answers carry a file, sent with send_file, so uploads are counted
+// too). Users in N conversations send M numbered messages over a load window while the child is
+// SIGKILLed at random points (and restarted on the same data folder), the
 // platforms answer 429 for a while, and the disk fills up; then the run waits for quiet and
 // counts (tally.ts). Every random choice comes from one printed seed.
 //
