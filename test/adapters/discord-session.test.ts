@@ -81,6 +81,30 @@ test('a restart RESUMEs the saved session: what was posted while down arrives on
   }
 });
 
+test("after a resumed start (no READY, no guilds) mentioning the bot's role still mentions the bot", async () => {
+  const h = await discordHarness();
+  const state = memoryState();
+  try {
+    const first = await run(h, state);
+    await first.adapter.stop();
+    h.emu.userMessage({ channelId: h.channel.id, content: `<@&${h.guild.botRoleId}> while down` });
+    const second = await run(h, state);
+    h.emu.userMessage({ channelId: h.channel.id, content: `<@&${h.guild.botRoleId}> live` });
+    await until(() => second.got.length === 2, 'both role mentions');
+    assert.equal(h.emu.gateway.resumes, 1);
+    assert.deepEqual(
+      second.got.map((m) => [m.text, m.mentionsBot]),
+      [
+        ['while down', true],
+        ['live', true],
+      ],
+    );
+    await second.adapter.stop();
+  } finally {
+    await h.close();
+  }
+});
+
 test('a message the sink had not accepted when the bot stopped is replayed by the next RESUME', async () => {
   const h = await discordHarness();
   const state = memoryState();

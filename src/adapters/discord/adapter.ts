@@ -180,6 +180,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
    * A message the sink did not take keeps its channel's mark before it (a later run reads it again).
    */
   async function deliver(c: Client, botId: string, m: DiscordMessage, receivedAt: Date): Promise<boolean> {
+    // A resumed session had no READY, so no GUILD_CREATE: the guild (its roles) is read once.
+    if (m.guildId && !c.guilds.cache.has(m.guildId))
+      await c.guilds.fetch(m.guildId).catch((e: unknown) => {
+        log.warn({ guildId: m.guildId, err: errorMessage(e) }, 'could not read a guild; its bot role is not known');
+      });
     const threadParentId = m.guildId ? await threadParent(c, m) : undefined;
     const botRole = m.guildId ? c.guilds.cache.get(m.guildId)?.roles.botRoleFor(botId)?.id : undefined;
     const result = toInboundMessage(m, {

@@ -168,6 +168,7 @@ export class DiscordEmulator {
   userMessage(input: UserMessageInput): EmuMessage {
     const author = this.world.user(input.userId ?? '4242', input.userName ?? 'ada', input.bot ?? false);
     const content = input.mentionBot ? `<@${this.bot.id}> ${input.content}` : input.content;
+    const mentionRoles = [...new Set([...content.matchAll(/<@&(\d+)>/g)].map(([, id]) => id!))];
     const mentions: EmuUser[] = [];
     for (const [, id] of content.matchAll(/<@!?(\d+)>/g)) {
       const u = this.world.users.get(id!);
@@ -182,6 +183,7 @@ export class DiscordEmulator {
       author,
       content,
       mentions,
+      ...(mentionRoles.length ? { mention_roles: mentionRoles } : {}),
       ...(input.attachments ? { attachments: input.attachments } : {}),
       ...(input.flags ? { flags: input.flags } : {}),
       ...(referenced
@@ -320,6 +322,10 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
     takeFault: (route) => emu!.takeFault(route),
     botMessage: (m, kind) => emu!.botMessage(m, kind),
     typing: (channelId) => emu!.typing.push(channelId),
+    guild: (id) => {
+      const g = world.guilds.get(id);
+      return g ? guildCreate(world, g) : undefined;
+    },
     record: (entry) => emu!.requests.push(entry),
   });
   const server = createServer((req, res) =>
@@ -350,6 +356,18 @@ function guildCreate(world: DiscordWorld, g: EmuGuild): Record<string, unknown> 
     default_message_notifications: 0,
     explicit_content_filter: 0,
     roles: [
+      {
+        id: g.botRoleId,
+        name: world.bot.username,
+        permissions: '0',
+        position: 1,
+        color: 0,
+        hoist: false,
+        managed: true,
+        mentionable: false,
+        flags: 0,
+        tags: { bot_id: world.bot.id },
+      },
       {
         id: g.id,
         name: '@everyone',

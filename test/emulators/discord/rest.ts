@@ -1,8 +1,8 @@
 // The emulator's REST API under /api/v10: what discord.js calls at login (GET /gateway/bot), the
 // bot identity, channels, message create/edit (JSON, or multipart with `payload_json` and
 // `files[n]` uploads; `nonce` with `enforce_nonce` returns the message a repeated nonce made),
-// channel history (`GET /channels/{id}/messages?after=`), typing; `Authorization: Bot <token>`
-// checked, errors and 429s in Discord's JSON shapes and headers.
+// channel history (`GET /channels/{id}/messages?after=`), guilds (`GET /guilds/{id}`), typing;
+// `Authorization: Bot <token>` checked, errors and 429s in Discord's JSON shapes and headers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { boundaryOf, parseMultipart, type UploadedFile } from '../multipart.ts';
 import type { Interactions } from './interactions.ts';
@@ -38,6 +38,8 @@ export interface RestContext {
   /** The bot created or edited a message (the emulator dispatches it and tells listeners). */
   botMessage(message: EmuMessage, kind: 'create' | 'update'): void;
   typing(channelId: string): void;
+  /** The guild object of GET /guilds/{id} (undefined: unknown guild). */
+  guild(id: string): Record<string, unknown> | undefined;
   record(entry: RestRequestRecord): void;
 }
 
@@ -153,7 +155,13 @@ function route(
     if (typeof recipient !== 'string') throw formError('recipient_id', 'BASE_TYPE_REQUIRED', 'This field is required');
     return ctx.world.dmChannel(ctx.world.user(recipient));
   }
-  let r = /^\/channels\/(\d+)$/.exec(p);
+  let r = /^\/guilds\/(\d+)$/.exec(p);
+  if (r && method === 'GET') {
+    const g = ctx.guild(r[1]!);
+    if (!g) throw new HttpError(404, { message: 'Unknown Guild', code: 10004 });
+    return g;
+  }
+  r = /^\/channels\/(\d+)$/.exec(p);
   if (r && method === 'GET') return channel(ctx, r[1]!);
   r = /^\/channels\/(\d+)\/typing$/.exec(p);
   if (r && method === 'POST') {

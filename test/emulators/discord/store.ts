@@ -35,6 +35,8 @@ export interface EmuGuild {
   id: string;
   name: string;
   channelIds: string[];
+  /** The bot's managed role (what mentioning the bot's role mentions). */
+  botRoleId: string;
 }
 
 /** A stored message (Discord's message object plus the emulator's edit count). */
@@ -127,7 +129,7 @@ export class DiscordWorld {
 
   /** Adds a guild with a first text channel `general`. */
   addGuild(name: string, id = this.nextId()): EmuGuild {
-    const guild: EmuGuild = { id, name, channelIds: [] };
+    const guild: EmuGuild = { id, name, channelIds: [], botRoleId: this.nextId() };
     this.guilds.set(id, guild);
     return guild;
   }
