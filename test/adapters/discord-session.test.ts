@@ -3,6 +3,8 @@
 // session that cannot be resumed is caught up from each channel's history; each message reaches
 // the sink once, in order, through RESUMEs, socket drops and a storm of 429s.
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
+import type { AddressInfo, Socket } from 'node:net';
 import { test } from 'node:test';
 import { createDiscordAdapter } from '../../src/adapters/discord/index.ts';
 import type { AdapterState, ChannelAdapter, InboundMessage } from '../../src/adapters/index.ts';
@@ -217,6 +219,39 @@ test('a socket drop mid-run resumes and saves the new sequence; the next restart
     assert.deepEqual(texts(second.got), ['four (while stopped)'], 'nothing accepted before is replayed');
     await second.adapter.stop();
   } finally {
+    await h.close();
+  }
+});
+
+test('a saved session whose resume URL never answers is dropped: the start identifies anew', async () => {
+  const h = await discordHarness();
+  const state = memoryState();
+  // Takes connections and never answers (not even the WebSocket handshake).
+  const silent = createServer(() => undefined);
+  const sockets = new Set<Socket>();
+  silent.on('connection', (socket) => sockets.add(socket));
+  await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = silent.address() as AddressInfo;
+    await state.set('discord.session', {
+      sessionId: 'gone',
+      sequence: 42,
+      resumeURL: `ws://127.0.0.1:${port}/gateway`,
+      shardId: 0,
+      shardCount: 1,
+    });
+    const adapter = createDiscordAdapter({ token: h.emu.token, restApi: h.emu.restApi, state, readyTimeoutMs: 3000 });
+    const got: InboundMessage[] = [];
+    await adapter.start(async (m) => void got.push(m));
+    assert.equal(h.emu.gateway.identifies.length, 1);
+    h.emu.userMessage({ channelId: h.dm.id, content: 'hello' });
+    await until(() => got.length === 1, 'a message on the new session');
+    await adapter.stop();
+    const saved = (await state.get('discord.session')) as { sessionId?: string } | null;
+    assert.notEqual(saved?.sessionId, 'gone', 'the new session is saved in its place');
+  } finally {
+    for (const socket of sockets) socket.destroy();
+    silent.close();
     await h.close();
   }
 });

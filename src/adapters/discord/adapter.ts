@@ -24,7 +24,7 @@ import type {
 } from '../types.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
 import { readChannelAfter } from './channel-history.ts';
-import { closeResumable, createDiscordClient, loginError } from './client.ts';
+import { closeResumable, createDiscordClient, loginError, socketsToDrop } from './client.ts';
 import { fetchDiscordFile } from './files.ts';
 import { toDiscordMarkdown } from './format.ts';
 import { InteractionReplies, isInteractionReplyKey } from './interaction-replies.ts';
@@ -278,8 +278,33 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     }
   }
 
+  let starting = false;
+
   async function start(next: InboundSink): Promise<void> {
-    if (client) throw alreadyStarted('discord'); // connected or connecting
+    if (client || starting) throw alreadyStarted('discord'); // connected or connecting
+    starting = true;
+    try {
+      await keeper.load();
+      const saved = keeper.retrieve() !== null;
+      try {
+        await connect(next);
+      } catch (e) {
+        // A saved session whose resume URL cannot be reached (or that never resumes) is dropped
+        // once: a new session, and the catch-up, instead of failing every start on it.
+        if (!saved || (e instanceof AdapterApiError && e.status === 401)) throw e;
+        log.warn({ err: errorMessage(e) }, 'could not resume the saved Discord session; starting a new one');
+        keeper.forget();
+        await connect(next);
+      }
+    } catch (e) {
+      await keeper.close();
+      throw e;
+    } finally {
+      starting = false;
+    }
+  }
+
+  async function connect(next: InboundSink): Promise<void> {
     const c = createDiscordClient({
       restApi: rest.restApi,
       timeoutMs: rest.timeoutMs,
@@ -309,7 +334,6 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     });
     settled = ready.catch(() => undefined);
     try {
-      await keeper.load();
       // A saved session is resumed without READY: the bot's id must be known before the replay.
       if (keeper.retrieve()) self = await whoAmI();
       await Promise.all([c.login(options.token), ready]);
@@ -317,8 +341,9 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       client = undefined;
       sink = undefined;
       running.abort();
-      await keeper.close();
+      const drop = socketsToDrop(c);
       await c.destroy().catch(() => undefined);
+      drop();
       throw loginError(e);
     } finally {
       clearTimeout(timer);

@@ -86,6 +86,28 @@ function keepSession(client: Client, hooks: SessionHooks, log: Logger): void {
 }
 
 /**
+ * The sockets of a client's shards, to end after destroying it (destroying forgets them):
+ * @discordjs/ws takes its error handler off a socket it gives up on before the handshake, so that
+ * socket's later failure (a reset from a gateway that never answered) would be an uncaught error
+ * ending the process. Call before destroy; call what it returns after.
+ */
+export function socketsToDrop(client: Client): () => void {
+  const manager = (client.ws as unknown as { _ws?: { strategy?: { shards?: Map<unknown, unknown> } } })._ws;
+  const sockets: { on: (event: string, fn: () => void) => void; terminate: () => void }[] = [];
+  for (const shard of manager?.strategy?.shards?.values() ?? []) {
+    const socket = (shard as { connection?: { on?: unknown; terminate?: unknown } }).connection;
+    if (socket && typeof socket.on === 'function' && typeof socket.terminate === 'function')
+      sockets.push(socket as (typeof sockets)[number]);
+  }
+  return () => {
+    for (const socket of sockets) {
+      socket.on('error', () => undefined);
+      socket.terminate();
+    }
+  };
+}
+
+/**
  * Closes the gateway connection so the session stays resumable (a close with 1000 ends it on
  * Discord's side): the next start RESUMEs and Discord replays what was posted meanwhile.
  */

@@ -116,6 +116,13 @@ export class SessionKeeper {
     this.schedule('session');
   }
 
+  /** Drops the saved session (it could not be resumed): the next connection identifies anew. */
+  forget(): void {
+    this.live = null;
+    this.held.clear();
+    this.schedule('session');
+  }
+
   /** Marks dispatch `seq` as in progress; the returned function marks it handled. */
   hold(seq: number): () => void {
     if (!Number.isSafeInteger(seq) || !this.live) return () => undefined;
