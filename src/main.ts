@@ -116,6 +116,7 @@ export function channelAdapters(
     adapters.push(
       createDiscordAdapter({
         token: secrets.DISCORD_BOT_TOKEN,
+        state,
         logger: log,
         ...(dc?.restApi ? { restApi: dc.restApi } : {}),
       }),

@@ -23,6 +23,7 @@ export type {
   ChannelAdapter,
   CommandSpec,
   FetchedFile,
+  FileSendOptions,
   FileUpload,
   InboundMessage,
   InboundSink,

@@ -172,6 +172,11 @@ export interface FileUpload {
   onHandle(handle: string): Promise<void>;
 }
 
+/** Options of one file send: see ChannelAdapter.sendFile. */
+export interface FileSendOptions extends Pick<SendOptions, 'idempotencyKey'> {
+  upload?: FileUpload;
+}
+
 /** The platform's id for a message the bot sent (for later edits and receipts). */
 export interface SentMessage {
   messageId: string;
@@ -183,6 +188,11 @@ export interface SendOptions {
   format?: 'markdown' | 'plain';
   /** One row of buttons under the message (on edit: replaces them; an empty list removes them). */
   buttons?: Button[];
+  /**
+   * The same for every attempt to send the same thing (an outbox entry and chunk): where the
+   * platform offers idempotency (Discord's nonce), a repeat returns the message already sent.
+   */
+  idempotencyKey?: string;
 }
 
 /**
@@ -255,10 +265,12 @@ export interface ChannelAdapter {
    */
   fetchAttachment?(attachment: Attachment, opts: { maxBytes: number; signal?: AbortSignal }): Promise<FetchedFile>;
   /**
-   * Sends one file natively, with an optional caption; `upload` journals it where the platform
-   * has a handle for an upload under way (capabilities `fileResend: 'resumes'`).
+   * Sends one file natively, with an optional caption. `opts.idempotencyKey` makes a repeat return
+   * the message already sent where the platform can (capabilities `fileResend: 'deduplicated'`);
+   * `opts.upload` journals an upload under way where the platform has a handle for it
+   * (`fileResend: 'resumes'`).
    */
-  sendFile?(target: OutboundTarget, file: OutboundFile, upload?: FileUpload): Promise<SentMessage>;
+  sendFile?(target: OutboundTarget, file: OutboundFile, opts?: FileSendOptions): Promise<SentMessage>;
   /** Registers the bot's commands in the platform's own command menu (called once at start). */
   setCommands?(commands: CommandSpec[]): Promise<void>;
   /**

@@ -469,6 +469,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       created,
       mayCreate,
       sending,
+      key: `preview:${msg.id}`,
     });
     // The user is told once that the answer is late, whichever of its writes waits on the store.
     let lateNotice: Promise<string | undefined> | undefined;

@@ -13,7 +13,7 @@
 import type {
   AdapterCapabilities,
   ChannelAdapter,
-  FileUpload,
+  FileSendOptions,
   OutboundFile,
   OutboundTarget,
   SendOptions,
@@ -100,13 +100,14 @@ export class OutboundQueue {
 
   /**
    * Sends a file natively; resolves with its platform message id once delivered. Every retry
-   * hands the adapter the same `upload`, so one that journaled a handle resumes that upload.
+   * hands the adapter the same options: the same idempotency key, and the same `upload`, so one
+   * that journaled a handle resumes that upload.
    */
-  sendFile(target: OutboundTarget, file: OutboundFile, upload?: FileUpload): Promise<SentMessage> {
+  sendFile(target: OutboundTarget, file: OutboundFile, opts?: FileSendOptions): Promise<SentMessage> {
     const send = this.adapter.sendFile;
     if (!send) return Promise.reject(new Error(`the ${this.adapter.platform} adapter cannot send files`));
     return this.push('send', target.conversationKey, () =>
-      send.call(this.adapter, target, file, upload),
+      send.call(this.adapter, target, file, opts),
     ) as Promise<SentMessage>;
   }
 

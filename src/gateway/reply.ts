@@ -26,6 +26,9 @@ export class ReplyStream {
   private readonly created: ((messageId: string) => Promise<void> | void) | undefined;
   private readonly sending: (() => Promise<void>) | undefined;
   private readonly mayCreate: () => boolean;
+  private readonly key: string | undefined;
+  // A preview found gone is replaced under a new key (the old key names the gone message).
+  private keyGeneration = 0;
   // Whether the preview's id is journaled (one left by an earlier run is). Until it is, the
   // preview is not edited: if the process dies meanwhile, the run again cannot find it, and a
   // preview left showing the whole answer would read as the answer sent twice.
@@ -46,7 +49,9 @@ export class ReplyStream {
    * sent now (not while the store is failing: its id could not be recorded); `preview.sending`
    * journals that a new preview is about to be sent, before the platform is asked, so a crash
    * before its id is journaled is known after the restart (one try: a store that cannot take the
-   * note does not hold the preview back; that crash window is then only not known).
+   * note does not hold the preview back; that crash window is then only not known); `preview.key`
+   * is the same for every run of the same message, so where sends are idempotent a run after a
+   * crash that left a preview without its journaled id gets that preview back, not a second one.
    */
   constructor(
     private readonly queue: OutboundQueue,
@@ -58,12 +63,14 @@ export class ReplyStream {
       created?: (messageId: string) => Promise<void> | void;
       mayCreate?: () => boolean;
       sending?: () => Promise<void>;
+      key?: string;
     } = {},
   ) {
     this.messageId = preview.existing;
     this.created = preview.created;
     this.mayCreate = preview.mayCreate ?? (() => true);
     this.sending = preview.sending;
+    this.key = preview.key;
   }
 
   /**
@@ -127,8 +134,9 @@ export class ReplyStream {
       if (!this.messageId) {
         if (this.creating) return;
         const sending = this.sending?.();
+        const key = this.key === undefined ? {} : { idempotencyKey: `${this.key}:${this.keyGeneration}` };
         // Closed while the note was written: no preview after the run ended.
-        const send = () => (this.closed ? undefined : this.queue.send(this.target, shown));
+        const send = () => (this.closed ? undefined : this.queue.send(this.target, shown, key));
         this.creating = (sending ? sending.then(send, send) : Promise.resolve(send())).then((m) => {
           if (!m) return;
           this.messageId = m.messageId;
@@ -150,7 +158,10 @@ export class ReplyStream {
         await this.queue.edit(this.target, editing, shown).catch((e: unknown) => {
           // The message is gone (deleted by the user, or left by a run before a restart and
           // since removed): the next preview is a new message. Any other refusal keeps it.
-          if (e instanceof AdapterApiError && isGone(e) && this.messageId === editing) this.messageId = undefined;
+          if (e instanceof AdapterApiError && isGone(e) && this.messageId === editing) {
+            this.messageId = undefined;
+            this.keyGeneration++;
+          }
           throw e;
         });
         this.confirmed = shown;
@@ -236,25 +247,40 @@ const isEmpty = (e: unknown): boolean =>
 const isPermanent = (e: unknown): boolean => e instanceof AdapterApiError && !e.retryable;
 
 /**
+ * The idempotency key of one message an outbox entry sends (`part`: a chunk's index, `f<j>` a
+ * file, ...): the same at every attempt, before and after a restart, so a platform with
+ * idempotent sends (Discord's nonce) returns the message a crash left without a receipt.
+ */
+export const sendKey = (entryId: string, part: string): string => `${entryId}:${part}`;
+
+/**
  * Puts one chunk on the platform (as an edit of `editOf`, else a new message); resolves with the
  * id of the last message it used. A chunk refused as too long (the platform's count differs from
- * ours) is split and put in pieces; one refused as empty is sent as a placeholder.
+ * ours) is split and put in pieces (each with its own key); one refused as empty is sent as a
+ * placeholder.
  */
-async function putChunk(queue: OutboundQueue, target: OutboundTarget, chunk: string, editOf?: string): Promise<string> {
+async function putChunk(
+  queue: OutboundQueue,
+  target: OutboundTarget,
+  chunk: string,
+  key: string,
+  editOf?: string,
+): Promise<string> {
   try {
     if (editOf) {
       await queue.edit(target, editOf, chunk);
       return editOf;
     }
-    return (await queue.send(target, chunk)).messageId;
+    return (await queue.send(target, chunk, { idempotencyKey: key })).messageId;
   } catch (e) {
     if (isTooLong(e) && chunk.length > 64) {
       const [head, ...rest] = splitMessage(chunk, Math.ceil(chunk.length / 2) + 16);
-      let id = await putChunk(queue, target, head!, editOf);
-      for (const piece of rest) id = await putChunk(queue, target, piece);
+      let id = await putChunk(queue, target, head!, `${key}.0`, editOf);
+      for (const [n, piece] of rest.entries()) id = await putChunk(queue, target, piece, `${key}.${n + 1}`);
       return id;
     }
-    if (isEmpty(e) && chunk !== EMPTY_PLACEHOLDER) return putChunk(queue, target, EMPTY_PLACEHOLDER, editOf);
+    if (isEmpty(e) && chunk !== EMPTY_PLACEHOLDER)
+      return putChunk(queue, target, EMPTY_PLACEHOLDER, `${key}.e`, editOf);
     throw e;
   }
 }
@@ -280,14 +306,14 @@ export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: st
         id = entry.streamMessageId; // the preview already shows exactly this text
       } else if (i === 0 && entry.streamMessageId) {
         try {
-          id = await putChunk(queue, entry.target, chunk, entry.streamMessageId);
+          id = await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)), entry.streamMessageId);
         } catch (e) {
           // The preview is gone or cannot be edited: send the answer as a new message instead.
           if (!(e instanceof AdapterApiError)) throw e;
           log.warn({ err: e.message }, 'could not replace the preview; sending the answer as a new message');
         }
       }
-      id ??= await putChunk(queue, entry.target, chunk);
+      id ??= await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)));
     } catch (e) {
       if (!isPermanent(e)) throw e;
       await fail(d, entry, answers, e as AdapterApiError);
@@ -325,7 +351,9 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
       const file: OutboundFile = { name: meta.name, mimeType: meta.mimeType, bytes };
       if (meta.caption) file.caption = meta.caption;
       try {
-        return (await queue.sendFile(entry.target, file, await uploadOf(d, entry, j))).messageId;
+        const upload = await uploadOf(d, entry, j);
+        const opts = { idempotencyKey: sendKey(entry.id, `f${j}`), ...(upload ? { upload } : {}) };
+        return (await queue.sendFile(entry.target, file, opts)).messageId;
       } catch (e) {
         if (!isPermanent(e)) throw e;
         log.warn({ entry: entry.id, file: meta.name, err: (e as Error).message }, 'the platform refused a file');
@@ -335,7 +363,8 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
   }
   const notice = `(I could not attach the file ${meta.name}: ${why}.)`;
   try {
-    return (await queue.send(entry.target, notice, { format: 'plain' })).messageId;
+    return (await queue.send(entry.target, notice, { format: 'plain', idempotencyKey: sendKey(entry.id, `f${j}n`) }))
+      .messageId;
   } catch (e) {
     if (!isPermanent(e)) throw e;
     await fail(d, entry, answers, e as AdapterApiError);
@@ -400,5 +429,7 @@ async function fail(d: Delivery, entry: OutboxEntry, answers: string | undefined
     ))
   )
     return;
-  await d.queue.send(entry.target, notice, { format: 'plain' }).catch(warn);
+  await d.queue
+    .send(entry.target, notice, { format: 'plain', idempotencyKey: sendKey(entry.id, 'failed') })
+    .catch(warn);
 }

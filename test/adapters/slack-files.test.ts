@@ -54,14 +54,14 @@ test('handed a journaled file id, the upload is finished: shared there already, 
     const thread = { conversationKey: 'slack:T1:C0GROUP:1712.000100', chatId: 'C0GROUP', threadId: '1712.000100' };
     const handles: string[] = [];
     const upload = { onHandle: async (id: string) => void handles.push(id) };
-    const sent = await h.adapter.sendFile!(thread, file, upload);
+    const sent = await h.adapter.sendFile!(thread, file, { upload });
     assert.deepEqual(handles, [sent.messageId], 'the file id is journaled before the share');
     // Already shared in this thread: nothing is shared again.
-    assert.deepEqual(await h.adapter.sendFile!(thread, file, { ...upload, handle: sent.messageId }), sent);
+    assert.deepEqual(await h.adapter.sendFile!(thread, file, { upload: { ...upload, handle: sent.messageId } }), sent);
     assert.equal(h.emu.botFiles().length, 1);
     // Shared in that thread only: the channel itself gets it now, from the same upload.
     const channel = { conversationKey: 'slack:T1:C0GROUP', chatId: 'C0GROUP' };
-    await h.adapter.sendFile!(channel, file, { ...upload, handle: sent.messageId });
+    await h.adapter.sendFile!(channel, file, { upload: { ...upload, handle: sent.messageId } });
     assert.deepEqual(
       h.emu.botFiles().map((f) => [f.id, f.threadTs]),
       [
@@ -70,7 +70,7 @@ test('handed a journaled file id, the upload is finished: shared there already, 
       ],
     );
     // An id Slack does not know (the upload was discarded): a new upload.
-    const fresh = await h.adapter.sendFile!(channel, file, { ...upload, handle: 'F999999999' });
+    const fresh = await h.adapter.sendFile!(channel, file, { upload: { ...upload, handle: 'F999999999' } });
     assert.notEqual(fresh.messageId, 'F999999999');
     assert.equal(h.emu.api.count('files.getUploadURLExternal'), 2);
   } finally {

@@ -30,6 +30,8 @@ test('3 replicas, 500 messages, the leader SIGKILLed twice: nothing lost, duplic
     quietMs: 8000,
     deadlineMs: 300_000,
     replicas: 3,
+    platforms: ['telegram', 'slack'],
+    filesEvery: 0,
     databaseUrl: await (server as PostgresServer).database(),
     say: (l) => lines.push(l),
   });

@@ -1,6 +1,7 @@
 // The soak, reduced to fit the suite (`npm run soak` is the full one): 4 conversations x 5
-// messages through the Telegram and Slack emulators, the gateway SIGKILLed twice and restarted
-// on the same data, one short 429 storm; users must see every answer once and in order.
+// messages through the Telegram, Slack and Discord emulators (one answer in each with a file),
+// the gateway SIGKILLed twice and restarted on the same data, one short 429 storm; users must
+// see every answer once and in order.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { runSoak } from '../soak/run.ts';

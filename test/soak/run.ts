@@ -1,7 +1,8 @@
-// The soak: the gateway in a child process (test/soak/child.ts) against the Telegram and Slack
-// emulators and the LLM emulator, which live here and so survive every kill and record what
-// users would see. Users in N conversations send M numbered messages over a load window while
-// the child is SIGKILLed at random points (and restarted on the same data folder), the
+// The soak: the gateway in a child process (test/soak/child.ts) against the Telegram, Slack and
+// Discord emulators and the LLM emulator, which live here and so survive every kill and record
+// what users would see (some answers carry a file, sent with send_file, so uploads are counted
+// too). Users in N conversations send M numbered messages over a load window while the child is
+// SIGKILLed at random points (and restarted on the same data folder), the
 // platforms answer 429 for a while, and the disk fills up; then the run waits for quiet and
 // counts (tally.ts). Every random choice comes from one printed seed.
 //
@@ -24,18 +25,39 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unescapeSlackText } from '../../src/adapters/slack/format.ts';
+import { workspaceOf } from '../../src/agent/index.ts';
 import { keepToolCache, warmToolCache } from '../e2e/boot.ts';
+import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import { llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { type SlackEmulator, startSlackEmulator } from '../emulators/slack/index.ts';
 import { type Fault, startTelegramEmulator, type TelegramEmulator } from '../emulators/telegram/index.ts';
 import { root, tempDir } from '../helpers.ts';
-import { answerParts, parseUserText, type ShownMessage, type Tally, tally, userText } from './tally.ts';
+import {
+  answerParts,
+  type FileCounts,
+  fileName,
+  parseUserText,
+  per100Kills,
+  type ShownMessage,
+  type Tally,
+  tally,
+  tallyFiles,
+  userText,
+} from './tally.ts';
+
+/** The platforms a soak can drive. */
+export type SoakPlatform = 'telegram' | 'slack' | 'discord';
+export const SOAK_PLATFORMS: readonly SoakPlatform[] = ['telegram', 'slack', 'discord'];
 
 /** How big and how rough a soak is; every duration in ms. */
 export interface SoakOptions {
   seed: number;
-  /** Conversations, alternating Telegram and Slack direct messages. */
+  /** Conversations: direct messages, taking `platforms` in turn. */
   conversations: number;
+  /** Platforms the conversations are spread over (default all three). */
+  platforms?: readonly SoakPlatform[];
+  /** Every Nth message of a conversation is answered with a file too (0: none; default 4). */
+  filesEvery?: number;
   /** Messages per conversation. */
   messages: number;
   /** The window over which messages are sent and faults happen. */
@@ -62,8 +84,33 @@ export interface SoakOptions {
   say?: (line: string) => void;
 }
 
+/** What users of one platform saw, and the figures per 100 kills (every kill hits every platform). */
+export interface PlatformReport {
+  platform: SoakPlatform;
+  conversations: number;
+  lost: number;
+  duplicated: number;
+  strayPreviews: number;
+  files: FileCounts;
+  per100Kills: { strayPreviews: number; duplicatedFiles: number };
+}
+
+/** What the Discord emulator saw of the gateway sessions. */
+export interface DiscordSessions {
+  identifies: number;
+  resumes: number;
+  /** RESUMEs refused (the session had been expired while the gateway was down). */
+  invalidSessions: number;
+  /** Channel history pages read (catching up). */
+  historyReads: number;
+  /** Message creates answered with the message a repeated nonce had made. */
+  nonceRepeats: number;
+}
+
 /** What the soak did and what users saw. */
 export interface SoakReport extends Tally {
+  perPlatform: PlatformReport[];
+  discord: DiscordSessions;
   seed: number;
   kills: number;
   /** Exits nobody asked for (a crash), each followed by a restart. */
@@ -129,7 +176,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const disk = prepareDataDir(work, dataDir, o.diskFull, mounts);
   say(`seed ${o.seed}; work folder ${work}; disk fault: ${disk}`);
 
+  const platforms = o.platforms?.length ? o.platforms : SOAK_PLATFORMS;
+  const filesEvery = o.filesEvery ?? 4;
+  const withFile = (n: number) => filesEvery > 0 && n % filesEvery === filesEvery - 1;
   const tg = await startTelegramEmulator();
+  const discord = await startDiscordEmulator();
   // More redeliveries than Slack's 3, and what a killed gateway left unacknowledged resent at
   // once on the next connection: a message is then lost or late only if the gateway made it so.
   const slack = await startSlackEmulator({ delivery: 'socket', maxRetries: 20, redeliverOnClose: true });
@@ -141,14 +192,24 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     const text = typeof last?.content === 'string' ? last.content : JSON.stringify(last?.content ?? '');
     const ids = parseUserText(text);
     if (!ids) return llm.say('ok');
+    // A file-bearing answer: first send_file, then (the tool's result last) the text.
+    if (withFile(ids.n) && messages.at(-1)?.role !== 'tool')
+      return llm.answer([llm.toolCalls(llm.call('send_file', { path: `/${fileName(ids.c, ids.n)}` }))]);
     // Streamed over 0 to ~1 s, so kills and storms also land while a preview is up.
     return llm.say(answerParts(ids.c, ids.n), { chunkDelayMs: Math.floor(streamRng(ids.c, ids.n)() * 250) });
   });
 
-  const chats = Array.from({ length: o.conversations }, (_, c) => chatOf(c));
+  const chats = Array.from({ length: o.conversations }, (_, c) => chatOf(c, platforms, slack, discord));
   for (const [c, chat] of chats.entries()) {
     if (chat.platform === 'telegram') tg.addChat({ id: Number(chat.id), type: 'private', first_name: `User${c}` });
-    else slack.workspace.addUser(chat.user, `user${c}`);
+    else if (chat.platform === 'slack') slack.workspace.addUser(chat.user, `user${c}`);
+    // The files the model sends, in each conversation's workspace from the start.
+    const workspace = workspaceOf(join(dataDir, 'workspaces'), chat.key);
+    for (let n = 0; n < o.messages; n++) {
+      if (!withFile(n)) continue;
+      mkdirSync(workspace, { recursive: true });
+      writeFileSync(join(workspace, fileName(c, n)), `file for ${userText(c, n)}\n`);
+    }
   }
   const configFile = join(work, 'boxbot.config.json');
   writeFileSync(
@@ -160,6 +221,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       channels: {
         telegram: { apiRoot: tg.apiRoot },
         slack: { apiUrl: slack.apiUrl, mode: 'socket' },
+        discord: { restApi: discord.restApi },
         web: { enabled: false },
       },
     }),
@@ -174,6 +236,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     TELEGRAM_BOT_TOKEN: tg.token,
     SLACK_BOT_TOKEN: slack.botToken,
     SLACK_APP_TOKEN: slack.appToken,
+    DISCORD_BOT_TOKEN: discord.token,
     ...(o.databaseUrl ? { BOXBOT_DATABASE_URL: o.databaseUrl } : {}),
   };
   const replicas = o.replicas ?? 1;
@@ -244,6 +307,18 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     g.planned = true;
     g.proc.kill('SIGKILL');
     await g.exited;
+    // Every other kill (by the seed) lasts longer than Discord keeps a session: the next start
+    // cannot RESUME and catches up from channel history instead. Only once the bot has answered
+    // in every Discord conversation: a DM channel whose first message comes while there is no
+    // session is one the bot cannot know of (Discord lists no DM channels).
+    const expire = rng() < 0.5;
+    const known = chats.every(
+      (chat) => chat.platform !== 'discord' || discord.botMessages().some((m) => m.channel_id === chat.id),
+    );
+    if (expire && known) {
+      await sleep(100); // the emulator sees the socket close
+      if (discord.gateway.expireSessions() > 0) say('the Discord session expired while the gateway was down');
+    }
     slots[i] = launch(i);
   };
 
@@ -263,6 +338,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
   const killTimes = Array.from({ length: o.kills }, () => o.loadMs * (0.05 + 0.9 * rng())).sort((a, b) => a - b);
   const stormTimes = Array.from({ length: o.storms }, () => o.loadMs * 0.8 * rng()).sort((a, b) => a - b);
   const diskAt = o.loadMs * (0.2 + 0.6 * rng());
+  // The Discord gateway drops the socket once (the session stays resumable): discord.js RESUMEs.
+  const dropAt = o.loadMs * (0.1 + 0.8 * rng());
 
   // Ctrl-C: no mount may outlive the run.
   const interrupted = (): void => {
@@ -298,8 +375,15 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
             from: { id, is_bot: false, first_name: `User${s.c}`, username: `user${s.c}` },
             text: userText(s.c, s.n),
           });
-        } else {
+        } else if (chat.platform === 'slack') {
           await slack.userSays({ channel: chat.id, user: chat.user, text: userText(s.c, s.n) });
+        } else {
+          discord.userMessage({
+            channelId: chat.id,
+            userId: chat.user,
+            userName: `user${s.c}`,
+            content: userText(s.c, s.n),
+          });
         }
         sentCount[s.c]!++;
       }
@@ -324,10 +408,12 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         };
         tg.failNext(fault);
         slack.rateLimitNext(5000, 1);
+        discord.rateLimitNext(100_000, 1000, { routes: ['send', 'edit', 'typing', 'history'] });
         await sleep(o.stormMs);
         const i = tg.faults.indexOf(fault);
         if (i >= 0) tg.faults.splice(i, 1);
         slack.clearRateLimits();
+        discord.clearFaults();
       }
     })();
     const filler = (async () => {
@@ -338,7 +424,13 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       await sleep(o.diskMs);
       unlinkSync(ballast);
     })();
-    await Promise.all([sender, killer, storms, filler]);
+    const dropper = (async () => {
+      if (!platforms.includes('discord')) return;
+      await at(dropAt);
+      say(`Discord gateway socket dropped at ${(dropAt / 1000).toFixed(1)} s`);
+      discord.gateway.disconnectAll(4000);
+    })();
+    await Promise.all([sender, killer, storms, filler, dropper]);
     if (!(await up())) say('no gateway is up after the faults');
 
     // Quiet: no platform call and no model request for a while (shorter once all is answered).
@@ -347,6 +439,8 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
       slack.api.count('chat.postMessage') +
       slack.api.count('chat.update') +
       slack.api.count('apps.connections.open') +
+      discord.requests.length +
+      discord.gateway.connects.length +
       model.requests.length;
     let last = activity();
     let lastChange = Date.now();
@@ -357,7 +451,7 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
         last = now;
         lastChange = Date.now();
       }
-      const all = tally(sentCount, shown(tg, slack, chats));
+      const all = tally(sentCount, shown(tg, slack, discord, chats));
       const need = all.delivered === all.sent ? Math.min(3000, o.quietMs) : o.quietMs;
       if (Date.now() - lastChange >= need) {
         quiescent = true;
@@ -381,13 +475,57 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     );
     await tg.close();
     await slack.close();
+    await discord.close();
     await model.close();
     for (const m of mounts.reverse()) spawnSync('umount', [m]);
-    if (o.keep) writeFileSync(join(work, 'transcript.json'), JSON.stringify(transcript(tg, slack, chats), null, 1));
+    if (o.keep)
+      writeFileSync(join(work, 'transcript.json'), JSON.stringify(transcript(tg, slack, discord, chats), null, 1));
     else rmSync(work, { recursive: true, force: true });
   }
+  const counted = tally(sentCount, shown(tg, slack, discord, chats));
+  const perPlatform = platforms.map((platform): PlatformReport => {
+    const mine = chats.flatMap((chat, c) => (chat.platform === platform ? [c] : []));
+    const per = counted.perConversation.filter((p) => mine.includes(p.conversation));
+    const sum = (k: 'lost' | 'duplicated' | 'strayPreviews') => per.reduce((a, p) => a + p[k], 0);
+    const expected = mine.flatMap((c) =>
+      Array.from({ length: sentCount[c]! }, (_, n) => n)
+        .filter(withFile)
+        .map((n) => fileName(c, n)),
+    );
+    const files = tallyFiles(
+      expected,
+      fileNames(
+        platform,
+        tg,
+        slack,
+        discord,
+        mine.map((c) => chats[c]!),
+      ),
+    );
+    return {
+      platform,
+      conversations: mine.length,
+      lost: sum('lost'),
+      duplicated: sum('duplicated'),
+      strayPreviews: sum('strayPreviews'),
+      files,
+      per100Kills: {
+        strayPreviews: per100Kills(sum('strayPreviews'), o.kills),
+        duplicatedFiles: per100Kills(files.duplicated, o.kills),
+      },
+    };
+  });
   return {
-    ...tally(sentCount, shown(tg, slack, chats)),
+    ...counted,
+    perPlatform,
+    discord: {
+      identifies: discord.gateway.identifies.length,
+      resumes: discord.gateway.resumes,
+      invalidSessions: discord.gateway.invalidSessions,
+      historyReads: discord.requests.filter((r) => r.method === 'GET' && /\/channels\/\d+\/messages$/.test(r.path))
+        .length,
+      nonceRepeats: discord.world.nonceRepeats,
+    },
     seed: o.seed,
     kills: o.kills,
     crashes,
@@ -415,36 +553,85 @@ async function leaderPid(url: string): Promise<number | undefined> {
 }
 
 interface Chat {
-  platform: 'telegram' | 'slack';
-  /** Telegram chat id or Slack DM channel id. */
+  platform: SoakPlatform;
+  /** Telegram chat id, Slack or Discord DM channel id. */
   id: string;
   user: string;
+  /** The conversation key boxbot gives it. */
+  key: string;
 }
 
-function chatOf(c: number): Chat {
-  if (c % 2 === 0) return { platform: 'telegram', id: String(7000 + c), user: String(7000 + c) };
+function chatOf(c: number, platforms: readonly SoakPlatform[], slack: SlackEmulator, discord: DiscordEmulator): Chat {
+  const platform = platforms[c % platforms.length]!;
+  if (platform === 'telegram') {
+    const id = String(7000 + c);
+    return { platform, id, user: id, key: `telegram:${id}` };
+  }
+  if (platform === 'discord') {
+    const user = String(8_000_000_000_000_000n + BigInt(c));
+    const dm = discord.dmChannel(user, `user${c}`);
+    return { platform, id: dm.id, user, key: `discord:dm:${dm.id}` };
+  }
   const pad = String(c).padStart(4, '0');
-  return { platform: 'slack', id: `D0SOAK${pad}`, user: `U0SOAK${pad}` };
+  return {
+    platform,
+    id: `D0SOAK${pad}`,
+    user: `U0SOAK${pad}`,
+    key: `slack:${slack.workspace.ids.teamId}:D0SOAK${pad}`,
+  };
 }
 
-/** Every bot message, latest text, in each conversation's order. */
-function shown(tg: TelegramEmulator, slack: SlackEmulator, chats: Chat[]): ShownMessage[] {
+/** The names of the files the bot sent to `chats` (all on `platform`), one entry per upload. */
+function fileNames(
+  platform: SoakPlatform,
+  tg: TelegramEmulator,
+  slack: SlackEmulator,
+  discord: DiscordEmulator,
+  chats: Chat[],
+): string[] {
+  const ids = new Set(chats.map((chat) => chat.id));
+  if (platform === 'telegram') return tg.botFiles().flatMap((f) => (ids.has(f.chatId) ? [f.name] : []));
+  if (platform === 'slack') return slack.botFiles().flatMap((f) => (ids.has(f.channel) ? [f.name] : []));
+  return discord.botMessages().flatMap((m) => (ids.has(m.channel_id) ? (m.uploads ?? []).map((u) => u.filename) : []));
+}
+
+/**
+ * Every bot message, latest text, in each conversation's order. A file sent without a caption
+ * shows no text and is counted by fileNames instead.
+ */
+function shown(tg: TelegramEmulator, slack: SlackEmulator, discord: DiscordEmulator, chats: Chat[]): ShownMessage[] {
   const byId = new Map(chats.map((chat, c) => [`${chat.platform}:${chat.id}`, c]));
   const out: ShownMessage[] = [];
   for (const m of tg.botMessages()) {
     const c = byId.get(`telegram:${m.chatId}`);
-    if (c !== undefined) out.push({ conversation: c, text: m.text });
+    if (c !== undefined && m.text !== '') out.push({ conversation: c, text: m.text });
   }
   for (const m of slack.botMessages()) {
     const c = byId.get(`slack:${m.channel}`);
-    if (c !== undefined) out.push({ conversation: c, text: unescapeSlackText(m.text) });
+    if (c !== undefined && m.text !== '') out.push({ conversation: c, text: unescapeSlackText(m.text) });
+  }
+  for (const m of discord.botMessages()) {
+    const c = byId.get(`discord:${m.channel_id}`);
+    if (c !== undefined && m.content !== '') out.push({ conversation: c, text: m.content });
   }
   return out;
 }
 
 /** Per conversation, what the user sent and every bot message with each text it showed (kept runs). */
-function transcript(tg: TelegramEmulator, slack: SlackEmulator, chats: Chat[]): unknown {
+function transcript(tg: TelegramEmulator, slack: SlackEmulator, discord: DiscordEmulator, chats: Chat[]): unknown {
   return chats.map((chat, c) => {
+    if (chat.platform === 'discord') {
+      const calls = discord.requests.filter((r) => r.path.includes(`/channels/${chat.id}/messages`));
+      return {
+        c,
+        chat: `discord:${chat.id}`,
+        calls: calls.map((r) => `${r.method} ${r.status} ${r.path} ${JSON.stringify(r.body ?? '').slice(0, 200)}`),
+        shown: discord
+          .botMessages()
+          .filter((m) => m.channel_id === chat.id)
+          .map((m) => `${m.id}: ${m.content}${m.uploads?.length ? ` [${m.uploads.map((u) => u.filename)}]` : ''}`),
+      };
+    }
     if (chat.platform === 'telegram') {
       const calls = tg.calls.filter(
         (k) => String(k.params.chat_id) === chat.id && (k.method === 'sendMessage' || k.method === 'editMessageText'),

@@ -2,7 +2,7 @@
 // names, so a soak that prints zeros means what it says.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { answerParts, type ShownMessage, tally } from './tally.ts';
+import { answerParts, fileName, per100Kills, type ShownMessage, tally, tallyFiles } from './tally.ts';
 
 const whole = (c: number, n: number): ShownMessage => ({ conversation: c, text: answerParts(c, n).join('') });
 const preview = (c: number, n: number): ShownMessage => ({
@@ -76,4 +76,12 @@ test(previewLeftShowingTitle, () => {
     other: 1,
   });
   assert.deepEqual(t.otherSamples, ['Sorry, something went wrong.']);
+});
+
+test('files: each expected name once is delivered; more copies are duplicates, missing names lost', () => {
+  const expected = [fileName(0, 1), fileName(0, 3), fileName(1, 1)];
+  const got = [fileName(0, 1), fileName(0, 1), fileName(1, 1), 'unrelated.txt', fileName(0, 1)];
+  assert.deepEqual(tallyFiles(expected, got), { expected: 3, delivered: 2, duplicated: 2, lost: 1 });
+  assert.equal(per100Kills(3, 12), 25);
+  assert.equal(per100Kills(1, 0), 0);
 });

@@ -120,3 +120,32 @@ function isPartialAnswer(text: string): boolean {
   const whole = answerParts(Number(m[1]), Number(m[2])).join('');
   return whole.startsWith(text) && text.length < whole.length;
 }
+
+/** The file the model attaches to its answer to message `n` of conversation `c` (for the messages that get one). */
+export function fileName(c: number, n: number): string {
+  return `r-c${c}-n${n}.txt`;
+}
+
+/** Files of one platform: how many answers should carry one, and what arrived. */
+export interface FileCounts {
+  expected: number;
+  delivered: number;
+  /** Extra copies of a file already delivered (an upload repeated after a crash). */
+  duplicated: number;
+  lost: number;
+}
+
+/** Counts files by name: `expected` names each due once, `got` every file name a platform shows. */
+export function tallyFiles(expected: string[], got: string[]): FileCounts {
+  const due = new Set(expected);
+  const seen = new Map<string, number>();
+  for (const name of got) if (due.has(name)) seen.set(name, (seen.get(name) ?? 0) + 1);
+  let duplicated = 0;
+  for (const n of seen.values()) duplicated += n - 1;
+  return { expected: due.size, delivered: seen.size, duplicated, lost: due.size - seen.size };
+}
+
+/** `count` per 100 kills (0 without kills: nothing was measured). */
+export function per100Kills(count: number, kills: number): number {
+  return kills > 0 ? Math.round((count * 10000) / kills) / 100 : 0;
+}

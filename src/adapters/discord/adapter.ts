@@ -4,20 +4,34 @@
 // multipart) go out through the adapter's own REST calls.
 // Slash commands and button presses arrive as INTERACTION_CREATE, are answered at once
 // (deferred) and then reach the sink like messages; a command's answer fills in its deferral.
+// With `state`, the gateway session outlives the process (session.ts): a restart RESUMEs and
+// Discord replays what was missed; a new session catches the known channels up from their
+// history. Every message and upload carries a nonce from the caller's idempotency key.
 import { type Client, Events } from 'discord.js';
 import { errorMessage } from '../../errors.ts';
 import { createKeyedLock } from '../../keyed-lock.ts';
 import { type Logger, silentLogger } from '../../log.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
-import type { AdapterCapabilities, ChannelAdapter, InboundSink, OutboundTarget, SentMessage } from '../types.ts';
+import type {
+  AdapterCapabilities,
+  AdapterState,
+  ChannelAdapter,
+  InboundSink,
+  OutboundTarget,
+  SendOptions,
+  SentMessage,
+} from '../types.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
-import { createDiscordClient, loginError } from './client.ts';
+import { readChannelAfter } from './channel-history.ts';
+import { closeResumable, createDiscordClient, loginError, socketsToDrop } from './client.ts';
 import { fetchDiscordFile } from './files.ts';
 import { toDiscordMarkdown } from './format.ts';
 import { InteractionReplies, isInteractionReplyKey } from './interaction-replies.ts';
 import { commandsBody, componentsOf, decodeHandle, type InteractionRef, parseInteraction } from './interactions.ts';
+import { nonceFields } from './nonce.ts';
 import { type DiscordMessage, parseMessageCreate, THREAD_CHANNEL_TYPES, toInboundMessage } from './normalize.ts';
+import { type ChannelSeen, SessionKeeper } from './session.ts';
 
 /** Options of createDiscordAdapter. */
 export interface DiscordAdapterOptions {
@@ -32,6 +46,11 @@ export interface DiscordAdapterOptions {
   requestTimeoutMs?: number;
   /** How long start() waits for READY and the guilds (default 30 s). */
   readyTimeoutMs?: number;
+  /**
+   * Where the gateway session and each channel's last seen message are kept (the store's kv).
+   * Without it a restart starts a new session and what was posted meanwhile is not read.
+   */
+  state?: AdapterState;
 }
 
 /** What Discord can do: edits, typing (one POST lasts ~10 s, renewed every 8 s), threads, 2,000 characters. */
@@ -42,6 +61,8 @@ export const DISCORD_CAPABILITIES: AdapterCapabilities = Object.freeze({
   maxTextLength: 2000,
   editIntervalMs: 500,
   typingIntervalMs: 8000,
+  // Every upload carries an enforced nonce: a resend after a crash returns the message already posted.
+  fileResend: 'deduplicated',
 });
 
 const MAX_CONTENT = DISCORD_CAPABILITIES.maxTextLength;
@@ -67,6 +88,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   const replies = new InteractionReplies();
   // A resumed session may replay an interaction; it is answered and delivered once.
   const seenInteractions = new Set<string>();
+  const keeper = new SessionKeeper(options.state, log);
+  // Ends the background reads (catch-up) of one run.
+  let running = new AbortController();
+  // Resolves once discord.js has its caches (READY and the guilds) or the session resumed.
+  let settled: Promise<void> = Promise.resolve();
 
   function enqueue(channelId: string, job: () => Promise<void>): void {
     void chains.run(channelId, job).catch((e: unknown) => {
@@ -97,7 +123,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   // Discord wants an answer within 3 s and never redelivers an interaction, so it is answered
   // before the sink runs: a command with a deferred response, a press with a deferred update.
   // A command the sink refused is told so (to its user only); nothing else can be done.
-  function onInteraction(c: Client, d: unknown): void {
+  function onInteraction(c: Client, d: unknown, seq: unknown): void {
     const parsed = parseInteraction(d);
     if (typeof parsed === 'string') {
       log.warn({ reason: parsed }, 'dropped a malformed INTERACTION_CREATE');
@@ -121,6 +147,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     }
     const replyKey = result.message.messageId;
     if (ref.kind === 'command' && replyKey) replies.deferred(replyKey, ref);
+    const release = keeper.hold(seq as number);
     enqueue(channelId, async () => {
       if (!(await answered) && replyKey) replies.drop(replyKey);
       if (client !== c || !sink) return; // stopped meanwhile
@@ -132,6 +159,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
         await followUp(ref, 'boxbot could not take that now; try again.', true).catch(() => undefined);
         throw e;
       }
+      release();
     });
   }
 
@@ -144,52 +172,150 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       ...(ephemeral ? { flags: 64 } : {}),
     });
 
+  // The bot's id: from READY, or (a resumed session has no READY) from GET /users/@me at start.
+  const botIdOf = (c: Client): string | undefined => c.user?.id ?? self?.id;
+  const skipped = (m: DiscordMessage, botId: string): boolean =>
+    m.author.id === botId || ((m.author.bot || !!m.webhookId) && !options.allowBots);
+
+  /**
+   * Normalizes one message and hands it to the sink; false when the adapter stopped meanwhile.
+   * A message the sink did not take keeps its channel's mark before it (a later run reads it again).
+   */
+  async function deliver(c: Client, botId: string, m: DiscordMessage, receivedAt: Date): Promise<boolean> {
+    // A resumed session had no READY, so no GUILD_CREATE: the guild (its roles) is read once.
+    if (m.guildId && !c.guilds.cache.has(m.guildId))
+      await c.guilds.fetch(m.guildId).catch((e: unknown) => {
+        log.warn({ guildId: m.guildId, err: errorMessage(e) }, 'could not read a guild; its bot role is not known');
+      });
+    const threadParentId = m.guildId ? await threadParent(c, m) : undefined;
+    const botRole = m.guildId ? c.guilds.cache.get(m.guildId)?.roles.botRoleFor(botId)?.id : undefined;
+    const result = toInboundMessage(m, {
+      botId,
+      ...(threadParentId ? { threadParentId } : {}),
+      ...(botRole ? { botRoleIds: [botRole] } : {}),
+      ...(options.allowBots ? { allowBots: true } : {}),
+      receivedAt,
+    });
+    if (result.kind !== 'message') {
+      if (result.kind === 'ignored' && result.reason === 'no-content')
+        log.debug('skipped a message without content (is the Message Content intent on?)');
+      return true;
+    }
+    if (client !== c || !sink) return false; // stopped meanwhile
+    try {
+      await sink(result.message);
+    } catch (e) {
+      keeper.freeze(m.channelId);
+      throw e;
+    }
+    keeper.accepted({ channelId: m.channelId, ...(m.guildId ? { guildId: m.guildId } : {}), messageId: m.id });
+    return true;
+  }
+
+  /**
+   * A new session (not a resumed one) misses what was posted while there was none: each channel
+   * the bot has seen messages in is read from its last seen message on, through the same path
+   * as live messages (the gateway's dedupe drops what arrives both ways). Each read runs in its
+   * channel's queue, so live messages of that channel wait behind it and keep their order.
+   */
+  function catchUp(c: Client, botId: string): void {
+    const signal = running.signal;
+    for (const seen of keeper.tracked()) enqueue(seen.channelId, () => catchUpChannel(c, botId, seen, signal));
+  }
+
+  async function catchUpChannel(c: Client, botId: string, seen: ChannelSeen, signal: AbortSignal): Promise<void> {
+    await settled;
+    let delivered = 0;
+    try {
+      for await (const raw of readChannelAfter(rest, seen.channelId, seen.messageId, { signal })) {
+        // History messages carry no guild id; the mark kept it.
+        const parsed = parseMessageCreate(seen.guildId ? { ...raw, guild_id: seen.guildId } : raw);
+        if (typeof parsed === 'string') {
+          log.warn({ reason: parsed }, 'skipped a malformed message in channel history');
+          continue;
+        }
+        if (skipped(parsed, botId)) continue;
+        if (!(await deliver(c, botId, parsed, new Date()))) return;
+        delivered++;
+      }
+    } catch (e) {
+      if (signal.aborted) return;
+      log.warn(
+        { channelId: seen.channelId, err: errorMessage(e) },
+        'could not catch up a channel; what was posted there while the bot was away is not read',
+      );
+    }
+    if (delivered) log.info({ channelId: seen.channelId, delivered }, 'caught up a channel from its history');
+  }
+
   function onDispatch(c: Client, packet: unknown): void {
     try {
       if (typeof packet !== 'object' || packet === null) return;
-      const t = (packet as { t?: unknown }).t;
+      const { t, s, d } = packet as { t?: unknown; s?: unknown; d?: unknown };
+      if (t === 'READY') {
+        const botId = (d as { user?: { id?: unknown } } | null)?.user?.id;
+        if (typeof botId === 'string') catchUp(c, botId);
+        return;
+      }
       if (t === 'INTERACTION_CREATE') {
-        onInteraction(c, (packet as { d?: unknown }).d);
+        onInteraction(c, d, s);
         return;
       }
       if (t !== 'MESSAGE_CREATE') return;
-      const parsed = parseMessageCreate((packet as { d?: unknown }).d);
+      const parsed = parseMessageCreate(d);
       if (typeof parsed === 'string') {
         log.warn({ reason: parsed }, 'dropped a malformed MESSAGE_CREATE');
         return;
       }
-      const botId = c.user?.id;
-      if (!botId || parsed.author.id === botId || ((parsed.author.bot || parsed.webhookId) && !options.allowBots))
-        return;
+      const botId = botIdOf(c);
+      if (!botId || skipped(parsed, botId)) return;
       const receivedAt = new Date();
+      // The session's saved sequence stays before this dispatch until the sink took it.
+      const release = keeper.hold(s as number);
       enqueue(parsed.channelId, async () => {
-        const threadParentId = parsed.guildId ? await threadParent(c, parsed) : undefined;
-        const botRole = parsed.guildId ? c.guilds.cache.get(parsed.guildId)?.roles.botRoleFor(botId)?.id : undefined;
-        const result = toInboundMessage(parsed, {
-          botId,
-          ...(threadParentId ? { threadParentId } : {}),
-          ...(botRole ? { botRoleIds: [botRole] } : {}),
-          ...(options.allowBots ? { allowBots: true } : {}),
-          receivedAt,
-        });
-        if (result.kind !== 'message') {
-          if (result.kind === 'ignored' && result.reason === 'no-content')
-            log.debug('skipped a message without content (is the Message Content intent on?)');
-          return;
-        }
-        if (client !== c || !sink) return; // stopped meanwhile
-        await sink(result.message);
+        if (await deliver(c, botId, parsed, receivedAt)) release();
       });
     } catch (e) {
       log.warn({ err: errorMessage(e) }, 'dropped a dispatch the adapter could not read');
     }
   }
 
+  let starting = false;
+
   async function start(next: InboundSink): Promise<void> {
-    if (client) throw alreadyStarted('discord'); // connected or connecting
-    const c = createDiscordClient({ restApi: rest.restApi, timeoutMs: rest.timeoutMs, logger: log });
+    if (client || starting) throw alreadyStarted('discord'); // connected or connecting
+    starting = true;
+    try {
+      await keeper.load();
+      const saved = keeper.retrieve() !== null;
+      try {
+        await connect(next);
+      } catch (e) {
+        // A saved session whose resume URL cannot be reached (or that never resumes) is dropped
+        // once: a new session, and the catch-up, instead of failing every start on it.
+        if (!saved || (e instanceof AdapterApiError && e.status === 401)) throw e;
+        log.warn({ err: errorMessage(e) }, 'could not resume the saved Discord session; starting a new one');
+        keeper.forget();
+        await connect(next);
+      }
+    } catch (e) {
+      await keeper.close();
+      throw e;
+    } finally {
+      starting = false;
+    }
+  }
+
+  async function connect(next: InboundSink): Promise<void> {
+    const c = createDiscordClient({
+      restApi: rest.restApi,
+      timeoutMs: rest.timeoutMs,
+      logger: log,
+      ...(options.state ? { session: { retrieve: () => keeper.retrieve(), update: (_, s) => keeper.update(s) } } : {}),
+    });
     client = c;
     sink = next;
+    running = new AbortController();
     c.on(Events.Raw, (packet: unknown) => onDispatch(c, packet));
     c.on(Events.Error, (e) => log.error({ err: e.message }, 'discord.js error'));
     c.on(Events.ShardError, (e) => log.warn({ err: e.message }, 'gateway connection error'));
@@ -197,33 +323,62 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     c.on(Events.ShardResume, (_id, replayed) => log.info({ replayed }, 'gateway session resumed'));
     c.on(Events.ShardDisconnect, (ev) => log.error({ code: ev.code }, 'gateway closed the connection for good'));
     let timer: NodeJS.Timeout | undefined;
+    // A resumed session gets no READY (discord.js stays without its user and guilds): RESUMED
+    // ends the start too.
     const ready = new Promise<void>((resolve, reject) => {
       c.once(Events.ClientReady, () => resolve());
+      c.once(Events.ShardResume, () => resolve());
       const ms = options.readyTimeoutMs ?? 30_000;
       timer = setTimeout(
         () => reject(new AdapterNetworkError('discord', `the gateway was not ready after ${ms} ms`)),
         ms,
       );
     });
+    settled = ready.catch(() => undefined);
     try {
+      // A saved session is resumed without READY: the bot's id must be known before the replay.
+      if (keeper.retrieve()) self = await whoAmI();
       await Promise.all([c.login(options.token), ready]);
     } catch (e) {
       client = undefined;
       sink = undefined;
+      running.abort();
+      const drop = socketsToDrop(c);
       await c.destroy().catch(() => undefined);
+      drop();
       throw loginError(e);
     } finally {
       clearTimeout(timer);
     }
-    self = { id: c.user!.id, name: c.user!.username };
-    log.info({ bot: self.name, guilds: c.guilds.cache.size }, 'connected to Discord');
+    if (c.user) self = { id: c.user.id, name: c.user.username };
+    log.info({ bot: self?.name, guilds: c.guilds.cache.size, resumed: !c.user }, 'connected to Discord');
+  }
+
+  async function whoAmI(): Promise<{ id: string; name: string }> {
+    const me = await discordRequest<{ id?: unknown; username?: unknown }>(rest, 'GET', '/users/@me').catch(
+      (e: unknown) => {
+        if (e instanceof AdapterApiError && e.status === 401)
+          throw new AdapterApiError('discord', 401, 'the bot token was refused; check DISCORD_BOT_TOKEN');
+        throw e;
+      },
+    );
+    if (typeof me?.id !== 'string' || typeof me.username !== 'string')
+      throw new AdapterApiError('discord', 502, 'GET /users/@me answered without an id');
+    return { id: me.id, name: me.username };
   }
 
   async function stop(): Promise<void> {
     const c = client;
     client = undefined;
     sink = undefined;
-    if (c) await c.destroy();
+    running.abort();
+    if (!c) return;
+    if (options.state) {
+      // Saved before the connection closes (closing ends discord.js's copy), and left resumable.
+      await keeper.close();
+      await closeResumable(c);
+    }
+    await c.destroy();
   }
 
   // A markdown send/edit the API refuses with 400 is retried once with the text as is. Rendering
@@ -238,6 +393,31 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   };
 
   const channelOf = (target: OutboundTarget): string => target.threadId ?? target.chatId;
+
+  /**
+   * POST a message with the nonce of its idempotency key. A repeated nonce gets back the message
+   * the first send made, which may show other text by now (a preview sent again under its key
+   * after a restart): it is edited to show this one, as a send promises.
+   */
+  async function createMessage(
+    channel: string,
+    body: { content: string; components?: unknown; [field: string]: unknown },
+    opts: SendOptions | undefined,
+  ): Promise<{ id?: unknown }> {
+    const key = opts?.idempotencyKey;
+    const path = `/channels/${channel}/messages`;
+    const sent = await discordRequest<{ id?: unknown; content?: unknown }>(rest, 'POST', path, {
+      ...body,
+      ...nonceFields(key),
+    });
+    if (key && typeof sent?.id === 'string' && typeof sent.content === 'string' && sent.content !== body.content)
+      await discordRequest(rest, 'PATCH', `${path}/${sent.id}`, {
+        content: body.content,
+        allowed_mentions: noPings,
+        ...(body.components ? { components: body.components } : {}),
+      });
+    return sent;
+  }
   const noPings = { parse: [] as string[], replied_user: true };
 
   return {
@@ -266,19 +446,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
                 ...components,
               },
             )
-          : discordRequest<{ id?: unknown }>(rest, 'POST', `/channels/${channelOf(target)}/messages`, {
-              content,
-              allowed_mentions: noPings,
-              ...reply,
-              ...components,
-            }),
+          : createMessage(channelOf(target), { content, allowed_mentions: noPings, ...reply, ...components }, opts),
       );
       if (typeof sent?.id !== 'string')
         throw new AdapterApiError('discord', 502, 'message create answered without a message id');
       if (hook) replies.answered(target.replyToMessageId!, sent.id, hook);
       return { messageId: sent.id };
     },
-    async sendFile(target, file): Promise<SentMessage> {
+    async sendFile(target, file, opts): Promise<SentMessage> {
       // A slash command's reply key is no message to reference; the file goes to its channel.
       const reply =
         target.replyToMessageId && !isInteractionReplyKey(target.replyToMessageId)
@@ -294,6 +469,7 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
           attachments: [{ id: 0, filename: file.name }],
           allowed_mentions: noPings,
           ...reply,
+          ...nonceFields(opts?.idempotencyKey),
         }),
       );
       form.append('files[0]', new Blob([new Uint8Array(file.bytes)], { type: file.mimeType }), file.name);

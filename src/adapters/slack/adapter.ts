@@ -243,8 +243,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
       return sent;
     },
 
-    sendFile: (target, file, upload) =>
-      uploadFile(web, target, file, { timeoutMs: options.requestTimeoutMs ?? 30_000 }, upload),
+    sendFile: (target, file, opts) =>
+      uploadFile(web, target, file, { timeoutMs: options.requestTimeoutMs ?? 30_000 }, opts?.upload),
 
     async edit(target, messageId, text, opts) {
       // New text means new blocks, so buttons an edit does not name are sent again to stay.

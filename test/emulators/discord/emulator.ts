@@ -168,6 +168,7 @@ export class DiscordEmulator {
   userMessage(input: UserMessageInput): EmuMessage {
     const author = this.world.user(input.userId ?? '4242', input.userName ?? 'ada', input.bot ?? false);
     const content = input.mentionBot ? `<@${this.bot.id}> ${input.content}` : input.content;
+    const mentionRoles = [...new Set([...content.matchAll(/<@&(\d+)>/g)].map(([, id]) => id!))];
     const mentions: EmuUser[] = [];
     for (const [, id] of content.matchAll(/<@!?(\d+)>/g)) {
       const u = this.world.users.get(id!);
@@ -182,6 +183,7 @@ export class DiscordEmulator {
       author,
       content,
       mentions,
+      ...(mentionRoles.length ? { mention_roles: mentionRoles } : {}),
       ...(input.attachments ? { attachments: input.attachments } : {}),
       ...(input.flags ? { flags: input.flags } : {}),
       ...(referenced
@@ -223,6 +225,11 @@ export class DiscordEmulator {
   failNext(n: number, status: number, opts: { routes?: RateLimitedRoute[] } = {}): void {
     for (let i = 0; i < n; i++)
       this.faults.push({ routes: opts.routes ?? ['send'], fault: { kind: 'status', status } });
+  }
+
+  /** Drops the injected faults not yet used (the end of a 429 storm). */
+  clearFaults(): void {
+    this.faults.length = 0;
   }
 
   /** Calls `listener` for every message the bot creates or edits; returns the unsubscribe function. */
@@ -315,6 +322,10 @@ export async function startDiscordEmulator(opts: DiscordEmulatorOptions = {}): P
     takeFault: (route) => emu!.takeFault(route),
     botMessage: (m, kind) => emu!.botMessage(m, kind),
     typing: (channelId) => emu!.typing.push(channelId),
+    guild: (id) => {
+      const g = world.guilds.get(id);
+      return g ? guildCreate(world, g) : undefined;
+    },
     record: (entry) => emu!.requests.push(entry),
   });
   const server = createServer((req, res) =>
@@ -345,6 +356,18 @@ function guildCreate(world: DiscordWorld, g: EmuGuild): Record<string, unknown> 
     default_message_notifications: 0,
     explicit_content_filter: 0,
     roles: [
+      {
+        id: g.botRoleId,
+        name: world.bot.username,
+        permissions: '0',
+        position: 1,
+        color: 0,
+        hoist: false,
+        managed: true,
+        mentionable: false,
+        flags: 0,
+        tags: { bot_id: world.bot.id },
+      },
       {
         id: g.id,
         name: '@everyone',

@@ -100,6 +100,8 @@ export class EmulatedGateway {
   readonly connects: { path: string; query: URLSearchParams }[] = [];
   /** RESUMEs that succeeded. */
   resumes = 0;
+  /** RESUMEs answered with INVALID_SESSION. */
+  invalidSessions = 0;
   /** Heartbeats received and ACKs sent. */
   heartbeats = 0;
   heartbeatAcks = 0;
@@ -149,6 +151,20 @@ export class EmulatedGateway {
   disconnectAll(code: number = Close.UnknownError, invalidate = false): void {
     for (const c of this.live) this.closeConn(c, code, 'emulator disconnect');
     if (invalidate) this.sessions.clear();
+  }
+
+  /**
+   * Ends every session with no open connection (as Discord does after a while): a RESUME of one
+   * gets INVALID_SESSION (op 9, not resumable) and the client has to IDENTIFY anew.
+   */
+  expireSessions(): number {
+    let n = 0;
+    for (const [id, s] of this.sessions)
+      if (s.socket?.readyState !== WebSocket.OPEN) {
+        this.sessions.delete(id);
+        n++;
+      }
+    return n;
   }
 
   /** Closes everything (the HTTP server closes separately). */
@@ -249,6 +265,7 @@ export class EmulatedGateway {
     const seq = typeof d.seq === 'number' ? d.seq : -1;
     const oldest = session?.buffer[0]?.[0] ?? (session ? session.seq + 1 : 0);
     if (!session || seq < oldest - 1 || seq > session.seq) {
+      this.invalidSessions++;
       this.raw(conn, { op: Op.InvalidSession, d: false });
       return;
     }

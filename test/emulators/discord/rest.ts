@@ -1,14 +1,15 @@
 // The emulator's REST API under /api/v10: what discord.js calls at login (GET /gateway/bot), the
 // bot identity, channels, message create/edit (JSON, or multipart with `payload_json` and
-// `files[n]` uploads), typing; `Authorization: Bot <token>` checked, errors and 429s in Discord's
-// JSON shapes and headers.
+// `files[n]` uploads; `nonce` with `enforce_nonce` returns the message a repeated nonce made),
+// channel history (`GET /channels/{id}/messages?after=`), guilds (`GET /guilds/{id}`), typing;
+// `Authorization: Bot <token>` checked, errors and 429s in Discord's JSON shapes and headers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { boundaryOf, parseMultipart, type UploadedFile } from '../multipart.ts';
 import type { Interactions } from './interactions.ts';
 import { type DiscordWorld, type EmuMessage, type EmuUser, wireMessage } from './store.ts';
 
 /** Which REST writes an injected rate limit applies to. */
-export type RateLimitedRoute = 'send' | 'edit' | 'typing';
+export type RateLimitedRoute = 'send' | 'edit' | 'typing' | 'history';
 
 /** A failure the emulator answers one REST write with. */
 export type InjectedFault =
@@ -37,6 +38,8 @@ export interface RestContext {
   /** The bot created or edited a message (the emulator dispatches it and tells listeners). */
   botMessage(message: EmuMessage, kind: 'create' | 'update'): void;
   typing(channelId: string): void;
+  /** The guild object of GET /guilds/{id} (undefined: unknown guild). */
+  guild(id: string): Record<string, unknown> | undefined;
   record(entry: RestRequestRecord): void;
 }
 
@@ -61,7 +64,8 @@ export function createRestHandler(ctx: RestContext): (req: IncomingMessage, res:
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const path = new URL(req.url ?? '/', 'http://x').pathname;
+      const url = new URL(req.url ?? '/', 'http://x');
+      const path = url.pathname;
       const method = req.method ?? 'GET';
       let body: unknown;
       let status = 500;
@@ -82,7 +86,7 @@ export function createRestHandler(ctx: RestContext): (req: IncomingMessage, res:
         }
         const hit = interactionRoute(ctx, req, method, path, body);
         if (hit && hit.status >= 400) throw new HttpError(hit.status, hit.body as Json);
-        const out = hit ? hit.body : route(ctx, req, method, path, body, uploads);
+        const out = hit ? hit.body : route(ctx, req, method, path, body, uploads, url.searchParams);
         status = out === null ? 204 : 200;
         res.writeHead(status, out === null ? {} : { 'content-type': 'application/json' });
         res.end(out === null ? undefined : JSON.stringify(out));
@@ -128,6 +132,7 @@ function route(
   path: string,
   body: unknown,
   uploads: UploadedFile[] = [],
+  query = new URLSearchParams(),
 ): unknown {
   const m = /^\/api\/v(\d+)(\/.*)$/.exec(path);
   if (!m) throw new HttpError(404, { message: '404: Not Found', code: 0 });
@@ -150,7 +155,13 @@ function route(
     if (typeof recipient !== 'string') throw formError('recipient_id', 'BASE_TYPE_REQUIRED', 'This field is required');
     return ctx.world.dmChannel(ctx.world.user(recipient));
   }
-  let r = /^\/channels\/(\d+)$/.exec(p);
+  let r = /^\/guilds\/(\d+)$/.exec(p);
+  if (r && method === 'GET') {
+    const g = ctx.guild(r[1]!);
+    if (!g) throw new HttpError(404, { message: 'Unknown Guild', code: 10004 });
+    return g;
+  }
+  r = /^\/channels\/(\d+)$/.exec(p);
   if (r && method === 'GET') return channel(ctx, r[1]!);
   r = /^\/channels\/(\d+)\/typing$/.exec(p);
   if (r && method === 'POST') {
@@ -161,6 +172,7 @@ function route(
   }
   r = /^\/channels\/(\d+)\/messages$/.exec(p);
   if (r && method === 'POST') return createMessage(ctx, r[1]!, body, uploads);
+  if (r && method === 'GET') return history(ctx, r[1]!, query);
   r = /^\/channels\/(\d+)\/messages\/(\d+)$/.exec(p);
   if (r && method === 'GET') return wireMessage(message(ctx, r[1]!, r[2]!));
   if (r && method === 'PATCH') return editMessage(ctx, r[1]!, r[2]!, body);
@@ -239,9 +251,52 @@ function attachmentsOf(ctx: RestContext, body: Json, uploads: UploadedFile[]) {
   });
 }
 
+/** How long a nonce with `enforce_nonce` is remembered (Discord: "a few minutes"). */
+const NONCE_WINDOW_MS = 5 * 60_000;
+
+/**
+ * `GET /channels/{id}/messages` with `after` (or none: the newest), `limit` 1-100 (default 50):
+ * like Discord, the messages right after `after`, newest first.
+ */
+function history(ctx: RestContext, channelId: string, query: URLSearchParams): unknown {
+  channel(ctx, channelId);
+  const limitText = query.get('limit') ?? '50';
+  const limit = Number(limitText);
+  if (!/^\d+$/.test(limitText) || limit < 1 || limit > 100)
+    throw formError('limit', 'NUMBER_TYPE_MAX', 'int value should be between 1 and 100.');
+  const after = query.get('after');
+  if (after !== null && !/^\d{1,20}$/.test(after))
+    throw formError('after', 'NUMBER_TYPE_COERCE', `Value "${after}" is not snowflake.`);
+  if (query.has('before') || query.has('around'))
+    throw new HttpError(400, { message: 'the emulator reads history with after only', code: 0 });
+  injectedFault(ctx, 'history');
+  const all = [...ctx.world.messages.values()]
+    .filter((m) => m.channel_id === channelId)
+    .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+  const page = after === null ? all.slice(-limit) : all.filter((m) => BigInt(m.id) > BigInt(after)).slice(0, limit);
+  // Messages read from REST carry no guild_id (MESSAGE_CREATE does).
+  return page.reverse().map((m) => {
+    const { guild_id: _g, ...wire } = wireMessage(m);
+    return wire;
+  });
+}
+
 function createMessage(ctx: RestContext, channelId: string, raw: unknown, uploads: UploadedFile[] = []): unknown {
   const ch = channel(ctx, channelId);
   const body = (raw ?? {}) as Json;
+  const nonce = body.nonce;
+  if (nonce !== undefined && nonce !== null) {
+    if ((typeof nonce !== 'string' && typeof nonce !== 'number') || String(nonce).length > 25)
+      throw formError('nonce', 'BASE_TYPE_MAX_LENGTH', 'Must be 25 or fewer in length.');
+    if (body.enforce_nonce === true) {
+      const earlier = ctx.world.nonces.get(String(nonce));
+      const msg = earlier && Date.now() - earlier.at < NONCE_WINDOW_MS && ctx.world.messages.get(earlier.messageId);
+      if (msg) {
+        ctx.world.nonceRepeats++;
+        return wireMessage(msg);
+      }
+    }
+  }
   const files = attachmentsOf(ctx, body, uploads);
   // A message with files may have no text.
   const content = checkContent(body.content, files.length === 0) ?? '';
@@ -281,7 +336,10 @@ function createMessage(ctx: RestContext, channelId: string, raw: unknown, upload
     ...(body.allowed_mentions !== undefined ? { allowed_mentions: body.allowed_mentions } : {}),
     ...(Array.isArray(body.components) && body.components.length > 0 ? { components: body.components } : {}),
     ...(files.length ? { attachments: files.map((f) => f.wire), uploads: files.map((f) => f.upload) } : {}),
+    ...(nonce !== undefined && nonce !== null ? { nonce: String(nonce) } : {}),
   });
+  if (body.enforce_nonce === true && nonce !== undefined && nonce !== null)
+    ctx.world.nonces.set(String(nonce), { messageId: msg.id, at: Date.now() });
   ctx.botMessage(msg, 'create');
   return wireMessage(msg);
 }

@@ -35,6 +35,8 @@ export interface EmuGuild {
   id: string;
   name: string;
   channelIds: string[];
+  /** The bot's managed role (what mentioning the bot's role mentions). */
+  botRoleId: string;
 }
 
 /** A stored message (Discord's message object plus the emulator's edit count). */
@@ -60,6 +62,8 @@ export interface EmuMessage {
   allowed_mentions?: unknown;
   /** Action rows of buttons under the message. */
   components?: unknown[];
+  /** The nonce the message was created with. */
+  nonce?: string;
   /** Emulator bookkeeping: how many times the message was edited. */
   edits: number;
   /** Emulator bookkeeping: the bytes of files the bot uploaded, in the order of `attachments`. */
@@ -100,6 +104,10 @@ export class DiscordWorld {
   readonly messages = new Map<string, EmuMessage>();
   /** DM channel id per user id. */
   readonly dmChannels = new Map<string, string>();
+  /** Nonces sent with `enforce_nonce`: the message each made and when. */
+  readonly nonces = new Map<string, { messageId: string; at: number }>();
+  /** Message creates answered with the message an earlier one with the same nonce made. */
+  nonceRepeats = 0;
 
   constructor(readonly bot: EmuUser) {
     this.users.set(bot.id, bot);
@@ -121,7 +129,7 @@ export class DiscordWorld {
 
   /** Adds a guild with a first text channel `general`. */
   addGuild(name: string, id = this.nextId()): EmuGuild {
-    const guild: EmuGuild = { id, name, channelIds: [] };
+    const guild: EmuGuild = { id, name, channelIds: [], botRoleId: this.nextId() };
     this.guilds.set(id, guild);
     return guild;
   }
