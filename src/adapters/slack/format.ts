@@ -69,8 +69,12 @@ function renderProse(text: string): string {
     hold(`\`${escapeSlackText(code)}\``),
   );
   // Links and images: the URL must not be touched by the emphasis passes.
-  s = s.replace(/!?\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g, (_m, label: string, url: string) =>
-    hold(label.trim() ? `<${linkUrl(url)}|${escapeSlackText(label.replace(/\|/g, '∣'))}>` : `<${linkUrl(url)}>`),
+  // Label and URL lengths are bounded: a `[` that opens nothing made the pattern scan to the end of the
+  // line from every `[`, so a long run of them took seconds.
+  s = s.replace(
+    /!?\[([^\]\n]{0,500})\]\(\s*<?([^)\s>]{1,2048})>?(?:\s+"[^"]*")?\s*\)/g,
+    (_m, label: string, url: string) =>
+      hold(label.trim() ? `<${linkUrl(url)}|${escapeSlackText(label.replace(/\|/g, '∣'))}>` : `<${linkUrl(url)}>`),
   );
   s = s.replace(/<((?:https?|mailto):[^\s>]+)>/g, (_m, url: string) => hold(`<${linkUrl(url)}>`));
   s = escapeSlackText(s);

@@ -162,24 +162,31 @@ function findCodeEnd(src: string, from: number, run: number): number {
   return -1;
 }
 
+// How far a link's label and URL are looked for. Every `[` starts a search, so without a bound a
+// line of ten thousand `[` took a second to render (and a hundred thousand, minutes).
+const MAX_LABEL = 500;
+const MAX_URL = 2_048;
+
 function parseLink(src: string, at: number): { label: string; url: string; end: number } | undefined {
   let depth = 0;
   let j = at;
-  for (; j < src.length; j++) {
+  const labelEnd = Math.min(src.length, at + MAX_LABEL);
+  for (; j < labelEnd; j++) {
     const ch = src[j];
     if (ch === '\\') j++;
     else if (ch === '[') depth++;
     else if (ch === ']' && --depth === 0) break;
   }
-  if (j >= src.length || src[j + 1] !== '(') return undefined;
+  if (j >= labelEnd || src[j + 1] !== '(') return undefined;
   let k = j + 2;
   let parens = 1;
-  for (; k < src.length; k++) {
+  const urlEnd = Math.min(src.length, k + MAX_URL);
+  for (; k < urlEnd; k++) {
     const ch = src[k];
     if (ch === '(') parens++;
     else if (ch === ')' && --parens === 0) break;
   }
-  if (k >= src.length) return undefined;
+  if (k >= urlEnd) return undefined;
   const label = src.slice(at + 1, j);
   const url = src
     .slice(j + 2, k)
