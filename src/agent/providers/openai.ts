@@ -4,6 +4,7 @@ import OpenAI from 'openai';
 import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
 import { type MaxTokensParam, toOpenAIParams } from './openai-messages.ts';
 import { fromSdkError, guardStream, incompleteStream } from './stream-guard.ts';
+import { tokenCount } from './token-count.ts';
 import { parseToolInput } from './tool-input.ts';
 
 /** What an OpenAI (or compatible) provider needs; retries are not the SDK's business (see retry.ts). */
@@ -37,10 +38,10 @@ export function mapOpenAIFinishReason(reason: string | null | undefined, hadTool
 
 /** Chat Completions usage as unified usage (`prompt_tokens` includes cached tokens; ours does not). */
 export function mapOpenAIUsage(u: OpenAI.CompletionUsage): Usage {
-  const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+  const cached = tokenCount(u.prompt_tokens_details?.cached_tokens) ?? 0;
   return {
-    inputTokens: Math.max(0, u.prompt_tokens - cached),
-    outputTokens: u.completion_tokens,
+    inputTokens: Math.max(0, (tokenCount(u.prompt_tokens) ?? 0) - cached),
+    outputTokens: tokenCount(u.completion_tokens) ?? 0,
     cacheReadTokens: cached,
     cacheWriteTokens: 0,
   };
