@@ -31,3 +31,7 @@ test('a line of 300,000 "[" renders for Telegram without scanning to its end fro
 test('a line of 300,000 "[" renders for Slack without scanning to its end from every "["', () => {
   finishes(`'['.repeat(300_000)`, 'toSlackMrkdwn(md)');
 });
+
+test('300,000 characters of "__*  " (bold openers without a closer) render for Slack in linear time', () => {
+  finishes(`'__*  '.repeat(60_000)`, 'toSlackMrkdwn(md)');
+});
