@@ -3,7 +3,7 @@
 import OpenAI from 'openai';
 import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
 import { type MaxTokensParam, toOpenAIParams } from './openai-messages.ts';
-import { fromSdkError, guardStream, incompleteStream } from './stream-guard.ts';
+import { fromSdkError, guardStream, incompleteStream, streamText } from './stream-guard.ts';
 import { tokenCount } from './token-count.ts';
 import { parseToolInput } from './tool-input.ts';
 
@@ -96,11 +96,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
         yield { type: 'text-delta', text };
       }
       delta.tool_calls?.forEach((tc, i) => {
-        const index = tc.index ?? i;
+        const index = Number.isSafeInteger(tc.index) ? tc.index : i;
         const call = calls.get(index) ?? { id: '', name: '', args: '' };
-        if (tc.id) call.id = tc.id;
-        if (tc.function?.name) call.name += tc.function.name;
-        if (tc.function?.arguments) call.args += tc.function.arguments;
+        // Pieces are joined as text: an object would join as "[object Object]", so it is refused.
+        const id = streamText(name, tc.id, 'a tool call id');
+        if (id) call.id = id;
+        call.name += streamText(name, tc.function?.name, 'a tool name') ?? '';
+        call.args += streamText(name, tc.function?.arguments, 'tool arguments') ?? '';
         calls.set(index, call);
       });
       if (choice.finish_reason) finish = choice.finish_reason;
