@@ -35,3 +35,7 @@ test('a line of 300,000 "[" renders for Slack without scanning to its end from e
 test('300,000 characters of "__*  " (bold openers without a closer) render for Slack in linear time', () => {
   finishes(`'__*  '.repeat(60_000)`, 'toSlackMrkdwn(md)');
 });
+
+test('300,000 characters of "](> *" (emphasis openers without a closer) render for Telegram', () => {
+  finishes(`'](> *'.repeat(60_000)`, 'markdownToTelegramHtml(md); telegramRenderedLength(md)');
+});
