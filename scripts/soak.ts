@@ -4,8 +4,15 @@
 // Flags (defaults in brackets): --seed N [random] --conversations N [8] --messages N [15]
 // --load-seconds N [40] --kills N [6] --storms N [1] --storm-seconds N [4] --no-disk
 // --disk-seconds N [4] --quiet-seconds N [12] --deadline-seconds N [240] --keep
+// `npm run soak -- --fuzz [fuzz flags]` runs the fuzz targets instead (scripts/fuzz.ts, `npm run fuzz`).
 import { parseArgs } from 'node:util';
 import { runSoak } from '../test/soak/run.ts';
+import { fuzzMain } from './fuzz.ts';
+
+if (process.argv.includes('--fuzz')) {
+  process.exitCode = await fuzzMain(process.argv.slice(2).filter((a) => a !== '--fuzz'));
+  process.exit();
+}
 
 const { values } = parseArgs({
   options: {
