@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import fc from 'fast-check';
 import { type FuzzTarget, runTarget } from './harness.ts';
+import { mutated } from './inputs.ts';
 
 test('crashes are counted over the whole run and the first is shrunk to a minimal input', async () => {
   const target: FuzzTarget<string> = {
@@ -52,4 +53,12 @@ test('an input whose check never settles is a hang, and the run goes on', async 
   assert.ok(r.hangs > 0);
   assert.equal(r.minimal?.input, '3');
   assert.equal(r.minimal?.error, 'no answer after 200 ms');
+});
+
+test('mutated payloads copy what they insert, so no generated value grows from run to run', () => {
+  // fast-check hands out the same constant objects ([] and {} among the edge values) again and again:
+  // a mutation that edited one in place made it grow with every run (and finally hold itself).
+  const samples = fc.sample(mutated([{ a: [], b: { c: 1 } }], 4), { seed: 5, numRuns: 5000 });
+  const longest = Math.max(...samples.map((s) => JSON.stringify(s).length));
+  assert.ok(longest < 20_000, `a payload of ${longest} characters`);
 });

@@ -95,20 +95,23 @@ function mutate(doc: Json, mutations: Mutation[]): Json {
     const all = paths(out);
     const path = all[m.where % all.length]!;
     if (path.length === 0) {
-      if (m.op === 'set') out = m.value;
+      if (m.op === 'set') out = structuredClone(m.value);
       continue;
     }
     const parent = get(out, path.slice(0, -1)) as Record<string | number, Json>;
     const last = path.at(-1)!;
-    if (m.op === 'set') parent[last] = m.value;
+    // Values are copied in: fast-check hands out the same objects again (constants, shrinking), and a
+    // later mutation editing one in place would grow it from run to run.
+    const value = structuredClone(m.value);
+    if (m.op === 'set') parent[last] = value;
     else if (m.op === 'copy') parent[last] = structuredClone(get(out, all[m.from % all.length]!));
     else if (m.op === 'delete') {
       if (Array.isArray(parent)) parent.splice(Number(last), 1);
       else delete parent[last];
     } else {
       const target = get(out, path);
-      if (target !== null && typeof target === 'object' && !Array.isArray(target)) target[m.key] = m.value;
-      else if (Array.isArray(target)) target.push(m.value);
+      if (target !== null && typeof target === 'object' && !Array.isArray(target)) target[m.key] = value;
+      else if (Array.isArray(target)) target.push(value);
     }
   }
   return out;
