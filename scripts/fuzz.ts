@@ -80,12 +80,15 @@ function line(r: FuzzReport): string {
 /** A bad flag: printed as one line, exit code 2. */
 class UsageError extends Error {}
 
-if (process.argv[1] === fileURLToPath(import.meta.url)) {
+/** fuzzMain for the command line: a bad flag is one line on stderr and exit code 2. */
+export async function fuzzCli(args: string[]): Promise<number> {
   try {
-    process.exitCode = await fuzzMain(process.argv.slice(2));
+    return await fuzzMain(args);
   } catch (e) {
     if (!(e instanceof UsageError || (e as { code?: string }).code?.startsWith('ERR_PARSE_ARGS'))) throw e;
     console.error(`fuzz: ${(e as Error).message}`);
-    process.exitCode = 2;
+    return 2;
   }
 }
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) process.exitCode = await fuzzCli(process.argv.slice(2));

@@ -7,10 +7,10 @@
 // `npm run soak -- --fuzz [fuzz flags]` runs the fuzz targets instead (scripts/fuzz.ts, `npm run fuzz`).
 import { parseArgs } from 'node:util';
 import { runSoak } from '../test/soak/run.ts';
-import { fuzzMain } from './fuzz.ts';
+import { fuzzCli } from './fuzz.ts';
 
 if (process.argv.includes('--fuzz')) {
-  process.exitCode = await fuzzMain(process.argv.slice(2).filter((a) => a !== '--fuzz'));
+  process.exitCode = await fuzzCli(process.argv.slice(2).filter((a) => a !== '--fuzz'));
   process.exit();
 }
 
