@@ -6,8 +6,15 @@
 // --platforms telegram,slack,discord [all] --files-every N [4; 0: no files]
 // --load-seconds N [40] --kills N [6] --storms N [1] --storm-seconds N [4] --no-disk
 // --disk-seconds N [4] --quiet-seconds N [12] --deadline-seconds N [240] --keep
+// `npm run soak -- --fuzz [fuzz flags]` runs the fuzz targets instead (scripts/fuzz.ts, `npm run fuzz`).
 import { parseArgs } from 'node:util';
 import { runSoak, SOAK_PLATFORMS, type SoakPlatform } from '../test/soak/run.ts';
+import { fuzzCli } from './fuzz.ts';
+
+if (process.argv.includes('--fuzz')) {
+  process.exitCode = await fuzzCli(process.argv.slice(2).filter((a) => a !== '--fuzz'));
+  process.exit();
+}
 
 const { values } = parseArgs({
   options: {

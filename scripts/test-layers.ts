@@ -26,6 +26,10 @@ export const SLOW: readonly string[] = [
   'test/agent/tools/rust-clap.test.ts', // the committed Rust/clap module, also as a component
   'test/agent/tools/shared-specs.test.ts',
   'test/agent/tools/spec.test.ts',
+  // renderers on 300,000-character lines, each in a child process killed if it runs on
+  'test/adapters/format-long-input.test.ts',
+  // fuzz targets in a worker thread that a watchdog ends
+  'test/fuzz/isolate.test.ts',
   // the CLI in a child process (several of them register the bundled tools)
   'test/cli/',
   'test/scheduler/cli-job.test.ts',

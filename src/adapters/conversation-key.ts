@@ -53,7 +53,8 @@ export function decodeConversationKey(key: string): ConversationRef {
       if (rest.length < 1 || rest.length > 2)
         throw new ConversationKeyError(key, 'expected telegram:<chatId>[:<topicId>]');
       const chatId = part(key, rest[0], 'chat id');
-      return rest[1] ? { platform, chatId, threadId: part(key, rest[1], 'topic id') } : { platform, chatId };
+      // A thread part, when there is one, must be an id: `telegram:1:` is not another name for `telegram:1`.
+      return rest.length === 2 ? { platform, chatId, threadId: part(key, rest[1], 'topic id') } : { platform, chatId };
     }
     case 'discord':
     case 'slack': {
@@ -64,7 +65,7 @@ export function decodeConversationKey(key: string): ConversationRef {
       if (rest.length < 2 || rest.length > 3) throw new ConversationKeyError(key, `expected ${shape}`);
       const scope = part(key, rest[0], platform === 'discord' ? 'guild id' : 'team id');
       const chatId = part(key, rest[1], 'channel id');
-      return rest[2]
+      return rest.length === 3
         ? { platform, scope, chatId, threadId: part(key, rest[2], 'thread id') }
         : { platform, scope, chatId };
     }

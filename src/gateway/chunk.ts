@@ -8,26 +8,37 @@ const FENCE = /^(\s*)(`{3,}|~{3,})(.*)$/;
 export function splitMessage(text: string, limit: number): string[] {
   if (limit < 32) throw new RangeError(`chunk limit ${limit} is too small`);
   if (text.length <= limit) return [text];
+  // A fence is closed and reopened only when its marker and its line fit a quarter of the limit:
+  // a longer fence line carried into every chunk would leave no room for the text (or less than none).
+  const room = Math.floor(limit / 4);
   const chunks: string[] = [];
   let rest = text;
   let reopen = ''; // fence line to prepend when the previous chunk ended inside a code block
   while (rest.length) {
     const budget = limit - reopen.length;
-    let piece: string;
-    if ((reopen + rest).length <= limit) {
-      piece = rest;
-      rest = '';
-    } else {
-      // Reserve room for a closing fence in case this chunk ends inside a block.
-      const cut = cutPoint(rest, budget - 5);
-      piece = rest.slice(0, cut);
-      rest = rest.slice(cut).replace(/^\n/, '');
+    let piece = rest;
+    let after = '';
+    let chunk = reopen + rest;
+    let open: { marker: string; line: string } | undefined;
+    // Reserve room for a closing fence in case this chunk ends inside a block; once more with
+    // the real marker's length when it is longer than the usual three or four characters.
+    for (let reserve = 5, tries = 0; tries < 2; tries++) {
+      if (chunk.length > limit) {
+        const cut = cutPoint(rest, budget - reserve);
+        piece = rest.slice(0, cut);
+        after = rest.slice(cut).replace(/^\n/, '');
+        chunk = reopen + piece;
+      }
+      open = after ? openFence(chunk) : undefined;
+      if (open && open.marker.length > room) open = undefined;
+      if (!open || chunk.replace(/\n?$/, '\n').length + open.marker.length <= limit) break;
+      reserve = open.marker.length + 2;
+      chunk = reopen + rest;
     }
-    let chunk = reopen + piece;
-    const open = openFence(chunk);
-    if (open && rest.length) {
+    rest = after;
+    if (open && chunk.replace(/\n?$/, '\n').length + open.marker.length <= limit) {
       chunk = `${chunk.replace(/\n?$/, '\n')}${open.marker}`;
-      reopen = `${open.line}\n`;
+      reopen = open.line.length < room ? `${open.line}\n` : `${open.marker}\n`;
     } else {
       reopen = '';
     }

@@ -42,8 +42,9 @@ export const CRON_MACROS = Object.keys(MACROS);
  */
 export function standardCron(expr: string): string {
   const trimmed = expr.trim();
-  const macro = MACROS[trimmed.toLowerCase()];
-  if (macro) return macro;
+  // Own keys only: `__proto__` or `constructor` must not read Object.prototype as a macro.
+  const name = trimmed.toLowerCase();
+  if (Object.hasOwn(MACROS, name)) return MACROS[name]!;
   const fields = trimmed.split(/\s+/).filter(Boolean);
   if (fields.length !== 5 && fields.length !== 6) return trimmed;
   const at = fields.length - 5; // index of the minute field

@@ -183,3 +183,15 @@ test('entities pointing outside the text are skipped instead of breaking the mes
   assert.equal((r as { message: InboundMessage }).message.text, 'hi');
   assert.equal((r as { message: InboundMessage }).message.userName, 'Z');
 });
+
+test('a date no clock can show is malformed, not a crash (found by the fuzz run)', () => {
+  // 2^53 seconds is past the last date a JS Date holds: toISOString threw a RangeError.
+  for (const date of [9007199254740992, 1e308, -1e308]) {
+    const u = {
+      update_id: 13,
+      message: { message_id: 11, from: { id: 4242 }, chat: { id: 4242, type: 'private' }, date, text: 'hello there' },
+    };
+    const r = normalizeUpdate(u, BOT);
+    assert.equal(r.kind, 'malformed', String(date));
+  }
+});

@@ -98,6 +98,26 @@ describe('splitMessage', () => {
     );
   });
 
+  // Found by the fuzz run: the fence line was carried into the next chunk whole, so a fence line
+  // near or over the limit left a negative budget; chunks came out longer than the limit (and
+  // splitRendered, splitting those again, never ended).
+  test('a fence line longer than the limit never makes a chunk longer than the limit', () => {
+    for (const fence of ['```', '~~~']) {
+      const text = `${fence}${'x'.repeat(5000)}\n${'y '.repeat(5000)}\n${fence}`;
+      const chunks = splitMessage(text, 4096);
+      for (const c of chunks) assert.ok(c.length <= 4096, `a chunk of ${c.length}`);
+      assert.equal(chunks.join('').replace(/[^y]/g, '').length, 5000, 'nothing is lost');
+    }
+  });
+
+  test('a long closing marker is counted, so the closed chunk still fits', () => {
+    const text = `\`\`\`\`\`\`\`\`js\n${'ab '.repeat(100)}\n\`\`\`\`\`\`\`\``;
+    const chunks = splitMessage(text, 64);
+    assert.ok(chunks.length > 1);
+    for (const c of chunks) assert.ok(c.length <= 64, `a chunk of ${c.length}: ${JSON.stringify(c)}`);
+    for (const c of chunks.slice(0, -1)) assert.match(c, /\n````````$/, 'closed with its own marker');
+  });
+
   test('a limit below 32 is refused', () => {
     assert.throws(() => splitMessage('hi', 31), RangeError);
   });

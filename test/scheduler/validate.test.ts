@@ -2,6 +2,7 @@
 // time zone, ...), and the schedule arithmetic behind catch-up is right across time zones.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { standardCron } from '../../src/scheduler/cron.ts';
 import {
   formatInZone,
   type JobInput,
@@ -152,6 +153,14 @@ test('day and month names and the macros validate and give the right next occurr
     (await refusal({ cron: '0 9 * * MOX' })).message,
     /^cron: "0 9 \* \* MOX" is not a valid cron expression/,
   );
+});
+
+test('names of Object.prototype are not macros: refused as cron, not a TypeError (found by fuzzing)', async () => {
+  // The macro table is a plain object: `__proto__` or `constructor` looked up "found" a macro.
+  for (const cron of ['__proto__', 'constructor', 'toString', 'hasOwnProperty']) {
+    assert.match((await refusal({ cron })).message, /^cron: /, cron);
+    assert.equal(standardCron(cron), cron);
+  }
 });
 
 test('a @daily and a MON-FRI job are scheduled by Bree, not only validated', async () => {

@@ -69,8 +69,12 @@ function renderProse(text: string): string {
     hold(`\`${escapeSlackText(code)}\``),
   );
   // Links and images: the URL must not be touched by the emphasis passes.
-  s = s.replace(/!?\[([^\]\n]*)\]\(\s*<?([^)\s>]+)>?(?:\s+"[^"]*")?\s*\)/g, (_m, label: string, url: string) =>
-    hold(label.trim() ? `<${linkUrl(url)}|${escapeSlackText(label.replace(/\|/g, '∣'))}>` : `<${linkUrl(url)}>`),
+  // Label and URL lengths are bounded: a `[` that opens nothing made the pattern scan to the end of the
+  // line from every `[`, so a long run of them took seconds.
+  s = s.replace(
+    /!?\[([^\]\n]{0,500})\]\(\s*<?([^)\s>]{1,2048})>?(?:\s+"[^"]*")?\s*\)/g,
+    (_m, label: string, url: string) =>
+      hold(label.trim() ? `<${linkUrl(url)}|${escapeSlackText(label.replace(/\|/g, '∣'))}>` : `<${linkUrl(url)}>`),
   );
   s = s.replace(/<((?:https?|mailto):[^\s>]+)>/g, (_m, url: string) => hold(`<${linkUrl(url)}>`));
   s = escapeSlackText(s);
@@ -90,12 +94,40 @@ function renderProse(text: string): string {
     })
     .join('\n');
 
-  s = s
-    .replace(/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g, (_m, _d: string, inner: string) => `${BOLD}${stripBold(inner)}${BOLD}`)
+  s = boldSpans(s, (inner) => `${BOLD}${stripBold(inner)}${BOLD}`)
     .replace(/(^|[^\w*])\*(?=\S)([^*\n]*?\S)\*(?![\w*])/g, '$1_$2_')
     .replace(/~~(?=\S)([^~\n]*?\S)~~/g, '~$1~')
     .replace(new RegExp(BOLD, 'g'), '*');
   return s.replace(new RegExp(`${HOLD}(\\d+)${HOLD}`, 'g'), (_m, n: string) => held[Number(n)] ?? '');
+}
+
+/**
+ * Replaces each `**b**` or `__b__` span as `/(\*\*|__)(?=\S)([\s\S]*?\S)\1/g` would, in linear time: that
+ * pattern scans to the end of the text from every opener without a closer (seconds for a
+ * 40,000-character message of `__x  `), so the nearest closer of each kind is found once, from the end.
+ */
+function boldSpans(s: string, replace: (inner: string) => string): string {
+  // closer[d][i]: the first j >= i where delimiter d starts after a non-space character, or -1.
+  const closer = ['**', '__'].map((d) => {
+    const next = new Int32Array(s.length + 2).fill(-1);
+    for (let j = s.length - 1; j >= 0; j--)
+      next[j] = s.startsWith(d, j) && j > 0 && /\S/.test(s[j - 1]!) ? j : next[j + 1]!;
+    return next;
+  });
+  let out = '';
+  let i = 0;
+  while (i < s.length) {
+    const d = s.startsWith('**', i) ? 0 : s.startsWith('__', i) ? 1 : -1;
+    const end = d >= 0 && i + 3 <= s.length && /\S/.test(s[i + 2]!) ? closer[d]![i + 3]! : -1;
+    if (end < 0) {
+      out += s[i];
+      i++;
+      continue;
+    }
+    out += replace(s.slice(i + 2, end));
+    i = end + 2;
+  }
+  return out;
 }
 
 // Nested `**` inside a heading or bold span would close Slack's bold early.

@@ -14,6 +14,8 @@ export interface TelegramBotIdentity {
 type Obj = Record<string, unknown>;
 const isObj = (v: unknown): v is Obj => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isInt = (v: unknown): v is number => typeof v === 'number' && Number.isSafeInteger(v);
+// Unix seconds a Date can hold (±8.64e15 ms): a later `date` would make toISOString throw.
+const isUnixTime = (v: unknown): v is number => typeof v === 'number' && Math.abs(v) <= 8.64e12;
 
 /** The update's `update_id` when it has a valid one (used to acknowledge even dropped updates). */
 export function updateIdOf(update: unknown): number | undefined {
@@ -58,13 +60,7 @@ export function normalizeUpdate(update: unknown, bot: TelegramBotIdentity): Norm
   const m = update.message;
   if (!isObj(m)) return { kind: 'malformed', reason: 'message is not an object' };
   const chat = m.chat;
-  if (
-    !isInt(m.message_id) ||
-    typeof m.date !== 'number' ||
-    !isObj(chat) ||
-    !isInt(chat.id) ||
-    typeof chat.type !== 'string'
-  ) {
+  if (!isInt(m.message_id) || !isUnixTime(m.date) || !isObj(chat) || !isInt(chat.id) || typeof chat.type !== 'string') {
     return { kind: 'malformed', reason: 'message lacks message_id, date or chat' };
   }
   const from = m.from;

@@ -5,6 +5,7 @@ import Anthropic from '@anthropic-ai/sdk';
 import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
 import { anthropicRequestExtras, toAnthropicParams } from './anthropic-messages.ts';
 import { fromSdkError, guardStream, incompleteStream } from './stream-guard.ts';
+import { tokenCount } from './token-count.ts';
 import { parseToolInput } from './tool-input.ts';
 
 /** What an Anthropic provider needs; retries are not the SDK's business (see retry.ts). */
@@ -50,10 +51,10 @@ export function mergeAnthropicUsage(
 ): Usage {
   // message_delta counts are cumulative, so later values replace earlier ones.
   return {
-    inputTokens: u.input_tokens ?? into.inputTokens,
-    outputTokens: u.output_tokens ?? into.outputTokens,
-    cacheReadTokens: u.cache_read_input_tokens ?? into.cacheReadTokens ?? 0,
-    cacheWriteTokens: u.cache_creation_input_tokens ?? into.cacheWriteTokens ?? 0,
+    inputTokens: tokenCount(u.input_tokens) ?? into.inputTokens,
+    outputTokens: tokenCount(u.output_tokens) ?? into.outputTokens,
+    cacheReadTokens: tokenCount(u.cache_read_input_tokens) ?? into.cacheReadTokens ?? 0,
+    cacheWriteTokens: tokenCount(u.cache_creation_input_tokens) ?? into.cacheWriteTokens ?? 0,
   };
 }
 

@@ -3,7 +3,8 @@
 import OpenAI from 'openai';
 import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
 import { type MaxTokensParam, toOpenAIParams } from './openai-messages.ts';
-import { fromSdkError, guardStream, incompleteStream } from './stream-guard.ts';
+import { fromSdkError, guardStream, incompleteStream, streamText } from './stream-guard.ts';
+import { tokenCount } from './token-count.ts';
 import { parseToolInput } from './tool-input.ts';
 
 /** What an OpenAI (or compatible) provider needs; retries are not the SDK's business (see retry.ts). */
@@ -39,10 +40,10 @@ export function mapOpenAIFinishReason(reason: string | null | undefined, hadTool
 
 /** Chat Completions usage as unified usage (`prompt_tokens` includes cached tokens; ours does not). */
 export function mapOpenAIUsage(u: OpenAI.CompletionUsage): Usage {
-  const cached = u.prompt_tokens_details?.cached_tokens ?? 0;
+  const cached = tokenCount(u.prompt_tokens_details?.cached_tokens) ?? 0;
   return {
-    inputTokens: Math.max(0, u.prompt_tokens - cached),
-    outputTokens: u.completion_tokens,
+    inputTokens: Math.max(0, (tokenCount(u.prompt_tokens) ?? 0) - cached),
+    outputTokens: tokenCount(u.completion_tokens) ?? 0,
     cacheReadTokens: cached,
     cacheWriteTokens: 0,
   };
@@ -98,11 +99,13 @@ export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
         yield { type: 'text-delta', text };
       }
       delta.tool_calls?.forEach((tc, i) => {
-        const index = tc.index ?? i;
+        const index = Number.isSafeInteger(tc.index) ? tc.index : i;
         const call = calls.get(index) ?? { id: '', name: '', args: '' };
-        if (tc.id) call.id = tc.id;
-        if (tc.function?.name) call.name += tc.function.name;
-        if (tc.function?.arguments) call.args += tc.function.arguments;
+        // Pieces are joined as text: an object would join as "[object Object]", so it is refused.
+        const id = streamText(name, tc.id, 'a tool call id');
+        if (id) call.id = id;
+        call.name += streamText(name, tc.function?.name, 'a tool name') ?? '';
+        call.args += streamText(name, tc.function?.arguments, 'tool arguments') ?? '';
         calls.set(index, call);
       });
       if (choice.finish_reason) finish = choice.finish_reason;

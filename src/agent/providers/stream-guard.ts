@@ -130,6 +130,8 @@ export async function* guardStream(
     try {
       for await (const part of run(request.signal, alive)) {
         if (signal.aborted || stalled) break;
+        const bad = malformedPart(part);
+        if (bad) throw new ProviderError(provider, 'stream', `malformed stream data: ${bad}`);
         yielded = true;
         idle?.pause();
         yield part;
@@ -146,6 +148,31 @@ export async function* guardStream(
     idle?.stop();
     signal.removeEventListener('abort', forward);
   }
+}
+
+/**
+ * What is wrong with a part a provider made from the stream's data, or undefined: text, ids and names
+ * must be strings (the agent loop and the history rely on it; a server may send anything).
+ */
+function malformedPart(p: StreamPart): string | undefined {
+  const notText = (v: unknown, what: string) =>
+    typeof v === 'string' ? undefined : `${what} is ${typeof v}, not text`;
+  switch (p.type) {
+    case 'text-delta':
+      return notText(p.text, 'text');
+    case 'thinking':
+      return notText(p.text, 'thinking') ?? (p.signature === undefined ? undefined : notText(p.signature, 'signature'));
+    case 'tool-call':
+      return notText(p.id, 'a tool call id') ?? notText(p.name, 'a tool name');
+    default:
+      return undefined;
+  }
+}
+
+/** `v` as text (undefined when absent); any other type ends the stream as malformed data. */
+export function streamText(provider: string, v: unknown, what: string): string | undefined {
+  if (v === undefined || v === null || typeof v === 'string') return v ?? undefined;
+  throw new ProviderError(provider, 'stream', `malformed stream data: ${what} is ${typeof v}, not text`);
 }
 
 /** The error for a stream that ended without saying why the model stopped. */

@@ -47,9 +47,12 @@ export function inboxName(
   type: Sniffed,
 ): string {
   const when = new Date(msg.receivedAt);
-  const stamp = Number.isNaN(when.getTime())
-    ? '00000000-000000'
-    : when.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15);
+  // Only four-digit years have the stamp's shape: past 9999 the ISO form is `+010000-...`.
+  const year = when.getUTCFullYear();
+  const stamp =
+    year >= 0 && year <= 9999
+      ? when.toISOString().replace(/[-:]/g, '').replace('T', '-').slice(0, 15)
+      : '00000000-000000';
   const tag = createHash('sha256').update(msg.id).digest('hex').slice(0, 4);
   const declaredExt = extOf(declaredName);
   const ext = type.family === 'text' && declaredExt && TEXT_EXTS.has(declaredExt) ? declaredExt : type.ext;
