@@ -29,7 +29,7 @@ const block = (out: string, file: string): string => {
 };
 
 test('pool workers report per file and per test, and a crashed, hung or blocked file fails alone', () => {
-  const r = runner('--unit', '--concurrency=1', '--file-limit=3000', fixtures);
+  const r = runner('--unit', '--workers=1', '--file-limit=3000', fixtures);
   const out = r.stdout;
   assert.equal(r.status, 1, out + r.stderr);
 
