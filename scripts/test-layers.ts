@@ -2,6 +2,8 @@
 // threads or child processes running boxbot, or boot the whole app. Every other test file is
 // in the unit layer (`npm run test:unit`), which must stay fast; `npm test` runs both layers.
 // A new file is a unit test unless it is listed here (prefixes end in `/` for a whole folder).
+// Unit test files share a few long-lived processes (scripts/test-worker.ts); one that changes what
+// the process shares with other files must be listed in ISOLATED, and then runs alone.
 
 /** Files or folders (relative to the repository root) whose tests need WASM, a worker or a boot. */
 export const SLOW: readonly string[] = [
@@ -57,9 +59,28 @@ export const SLOW: readonly string[] = [
   'test/gateway/leadership-crash.test.ts',
   // the whole app booted against the platform emulators
   'test/e2e/',
+  // the test runner itself, on fixture files, in child processes
+  'test/scripts/run-tests.test.ts',
 ];
+
+/**
+ * Unit test files that need a process of their own rather than a place in the unit layer's shared
+ * pool workers (scripts/test-worker.ts), each with the reason: they change process-wide state
+ * (process.env, the working directory, globals, process handlers) that other files would see.
+ */
+export const ISOLATED: readonly string[] = [
+  'test/agent/loop/run-agent.test.ts', // sets an environment variable to prove tools cannot read it
+];
+
+const listed = (list: readonly string[], file: string): boolean =>
+  list.some((s) => (s.endsWith('/') ? file.startsWith(s) : file === s));
 
 /** True when `file` (relative, with `/`) is in the slow layer. */
 export function isSlow(file: string): boolean {
-  return SLOW.some((s) => (s.endsWith('/') ? file.startsWith(s) : file === s));
+  return listed(SLOW, file);
+}
+
+/** True when `file` (relative, with `/`) is a unit test that runs in a process of its own. */
+export function isIsolated(file: string): boolean {
+  return listed(ISOLATED, file);
 }

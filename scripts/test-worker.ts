@@ -1,0 +1,47 @@
+// One long-lived process of the unit layer's pool (started by scripts/run-tests.ts): it asks its
+// parent for a test file over IPC, imports it inside a suite named by the file, asks for the next
+// while that one runs, and so pays tsx's start once instead of once per file. The file's suite
+// makes its top-level before/after hooks its own (not the whole process's) and bounds the file's
+// time. What the tests print is kept per file, for scripts/test-reporter.ts to put under the file.
+import { before, describe } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { type CapturedOutput, OUTPUT_KEY, type WorkerReport } from './test-reporter.ts';
+
+/** A file's suite running longer than this (ms, the first argument) fails, and the next file starts. */
+const fileLimitMs = Number(process.argv[2]);
+
+/** A file to run; when there are none left, the parent disconnects instead. */
+type FromParent = { file: string };
+
+const captured: CapturedOutput = { current: undefined, byFile: new Map() };
+(globalThis as Record<symbol, unknown>)[OUTPUT_KEY] = captured;
+for (const stream of [process.stdout, process.stderr]) {
+  const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
+  stream.write = ((chunk: unknown, ...rest: unknown[]) => {
+    const file = captured.current;
+    if (file === undefined) return write(chunk, ...rest);
+    const text = typeof chunk === 'string' ? chunk : Buffer.from(chunk as Uint8Array).toString('utf8');
+    captured.byFile.set(file, (captured.byFile.get(file) ?? '') + text);
+    const done = rest.find((r) => typeof r === 'function') as (() => void) | undefined;
+    done?.();
+    return true;
+  }) as typeof stream.write;
+}
+
+const send = (message: WorkerReport | { next: true }): void => {
+  process.send?.(message);
+};
+
+process.on('message', ({ file }: FromParent) => {
+  // Called from the IPC handler, outside any test, so the suite is at the top level.
+  describe(file, { timeout: fileLimitMs }, async () => {
+    before(() => {
+      captured.current = file;
+      send({ type: 'start', file }); // now, not through the reporter: the file may block the event loop
+      send({ next: true }); // the next file is imported while this one runs
+    });
+    await import(pathToFileURL(file).href);
+  });
+});
+
+send({ next: true });

@@ -1,0 +1,67 @@
+// The test runner `npm test` uses (scripts/run-tests.ts), on fixture files: the unit layer's pool
+// worker reports each file and each test, with what it printed; a file that ends its process, one
+// that never settles and one that blocks its event loop each fail alone and the files after them
+// still run; the exit code is 1 and the closing lines stay in the form CI reads.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+import { test } from 'node:test';
+import { root } from '../helpers.ts';
+
+const fixtures = 'test/scripts/fixtures/runner';
+// Without the variable node:test sets in the files it runs, or the runner's children would think
+// they run inside this file's test and skip their own.
+const { NODE_TEST_CONTEXT: _, ...env } = process.env;
+const runner = (...args: string[]) =>
+  spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'run-tests.ts'), ...args], {
+    cwd: root,
+    env,
+    encoding: 'utf8',
+    timeout: 5 * 60_000,
+  });
+
+/** The block a file's result prints, up to the next file's. */
+const block = (out: string, file: string): string => {
+  const at = out.search(new RegExp(`^[✔✖] ${fixtures}/${file} `, 'm'));
+  assert.ok(at >= 0, `no block for ${file} in:\n${out}`);
+  const next = out.slice(at + 1).search(/^[✔✖] |^Per-file durations/m);
+  return out.slice(at, next < 0 ? undefined : at + 1 + next);
+};
+
+test('pool workers report per file and per test, and a crashed, hung or blocked file fails alone', () => {
+  const r = runner('--unit', '--workers=1', '--file-limit=3000', fixtures);
+  const out = r.stdout;
+  assert.equal(r.status, 1, out + r.stderr);
+
+  const failing = block(out, 'b-fail.test.ts');
+  assert.match(failing, /^✖ /);
+  assert.match(failing, /✔ b passes/);
+  assert.match(failing, /✖ b fails/);
+  assert.match(failing, /Expected values to be strictly equal/);
+  assert.match(failing, /printed by b-fail/);
+
+  assert.match(block(out, 'a-exit.test.ts'), /^✖ [\s\S]*exited with code 3/);
+  assert.match(block(out, 'c-hang.test.ts'), /^✖ [\s\S]*timed out after 3000ms/);
+  assert.match(block(out, 'd-blocked.test.ts'), /^✖ [\s\S]*still running after 3 s: killed/);
+  assert.match(block(out, 'e-pass.test.ts'), /^✔ [\s\S]*✔ e passes/);
+
+  assert.match(out, /^unit layer \d+\.\d s wall \(5 files, 1 at a time\); whole run \d+\.\d s$/m);
+  assert.match(out, /^5 files, 4 tests, 4 failed; wall /m);
+  const failed = out.slice(out.indexOf('failed files:'));
+  for (const f of ['a-exit', 'b-fail', 'c-hang', 'd-blocked']) assert.match(failed, new RegExp(`${f}\\.test\\.ts`));
+  assert.doesNotMatch(failed, /e-pass/);
+});
+
+test('--isolate runs each file in its own process, with the same verdicts', () => {
+  const r = runner(
+    '--unit',
+    '--isolate',
+    '--concurrency=2',
+    `${fixtures}/b-fail.test.ts`,
+    `${fixtures}/e-pass.test.ts`,
+  );
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  assert.match(block(r.stdout, 'b-fail.test.ts'), /^✖ [\s\S]*printed by b-fail/);
+  assert.match(block(r.stdout, 'e-pass.test.ts'), /^✔ /);
+  assert.match(r.stdout, /^2 files, 3 tests, 1 failed; wall /m);
+});
