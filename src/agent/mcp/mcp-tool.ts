@@ -68,7 +68,9 @@ export function mcpTool(cfg: McpServerConfig, conn: McpConnection, tool: McpTool
         return { content: resultText(r), isError: r.isError === true, untrusted: untrustedFrom(server, tool.name) };
       } catch (e) {
         if (signal?.aborted) throw e;
-        return { content: redactSecrets(errorMessage(e)), isError: true };
+        // An error's text is the server's words as much as a result is (a JSON-RPC error message,
+        // a proxy's page): it taints the run alike.
+        return { content: redactSecrets(errorMessage(e)), isError: true, untrusted: untrustedFrom(server, tool.name) };
       }
     },
   };
