@@ -23,7 +23,14 @@ import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-f
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
 import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } from './memory/index.ts';
 import { supportsVision } from './providers/index.ts';
-import { type AgentDeps, type AgentPolicy, approvalToolNames, offeredToolNames, runAgent } from './run-agent.ts';
+import {
+  type AgentDeps,
+  type AgentPolicy,
+  approvalToolNames,
+  offeredToolNames,
+  outsideToolsOf,
+  runAgent,
+} from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import { permits } from './tools/grants.ts';
 import type { Message } from './types.ts';
@@ -94,6 +101,15 @@ function keepAuthors(after: Message[], before: Message[], requesterId?: string):
   if (requesterId !== undefined) authors.add(requesterId);
   return authors.size ? [{ ...head, authors: [...authors] } as TaggedMessage, ...after.slice(1)] : after;
 }
+
+/** How a summary stored before summaries recorded their taint is named: it may retell anything. */
+const UNRECORDED_SUMMARY = 'a summary saved before boxbot recorded what summaries retell';
+
+/**
+ * A summary an older boxbot stored: tagged with its authors (as every summary this runner saves)
+ * but without the taint summaries now always carry.
+ */
+const isUnrecordedSummary = (m: Message): boolean => (m as TaggedMessage).authors !== undefined && !m.untrusted;
 
 /** Tags the run's input (the last turn-starting message with that text) with the inbound id and sender. */
 function tagTurn(messages: Message[], input: string, inboundId: string, userId: string): Message[] {
@@ -335,11 +351,13 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const budgeted = budgetedSubjects(message, policy);
       if (budgeted.length) await persist('usage', () => spend.prepare(budgeted));
       // Words of other people in a shared conversation are content the requester did not write.
+      // What else the history holds that nobody can trust, runAgent reads from its provenance.
       const others = history.some((m) => isInput(m) && authorsOf(m).some((a) => a !== message.userId));
       const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
       const memories = await digestFor(message);
       const untrusted = [
         ...(others ? ['messages from other users in this conversation'] : []),
+        ...(history[0] && isUnrecordedSummary(history[0]) ? [UNRECORDED_SUMMARY] : []),
         ...(memories.byOthers ? ['notes other users saved for this conversation'] : []),
       ];
       const result = await runAgent({
@@ -449,7 +467,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       if (why) throw new Error(`not compacted: ${why}`);
       const model = o.deps.resolveModel(policy.model);
       // Asked for by a person: everything but the last turn goes into the summary.
-      const s = await summarizeHistory(model.provider, model.model, history, signal, 1);
+      // The summary carries the taint of what it replaces, read as a run would read it.
+      const outside = outsideToolsOf(...offered(policy, message));
+      const s = await summarizeHistory(model.provider, model.model, history, signal, 1, outside);
       if (!s) return undefined;
       const costUsd = s.usage ? o.deps.costOf(s.usageModel ?? model.id, s.usage) : undefined;
       spend.charge(

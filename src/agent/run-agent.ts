@@ -10,6 +10,7 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { type CostOf, createCostMeter, type MeterHooks, totalUsd } from './loop/cost-meter.ts';
+import { carryTaint, untrustedIn } from './loop/provenance.ts';
 import { runLoop } from './loop/run-loop.ts';
 import { createToolSet, type ToolSet, type WasmToolSource } from './loop/tool-set.ts';
 import type { AgentResult, EventSink } from './loop/types.ts';
@@ -86,7 +87,10 @@ export interface RunAgentOptions {
   approve?: AskApproval;
   /** The refusal's reason when `approve` is absent (e.g. "a scheduled job has nobody to ask"). */
   nobodyToAsk?: string;
-  /** Untrusted content the run starts with (messages from other users), for `approvals.afterUntrusted`. */
+  /**
+   * Untrusted content the run starts with beyond what the history's own provenance says (messages
+   * from other users, their notes), for `approvals.afterUntrusted`.
+   */
   untrusted?: string[];
   /** Durable usage and daily budgets (the gateway's ledger). */
   meterHooks?: MeterHooks;
@@ -121,7 +125,6 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   }
   const meter = createCostMeter(deps.costOf, policy.budgetUsd, o.meterHooks);
   const gate = createApprovalGate(policy.approvals, o.approve, o.nobodyToAsk);
-  for (const u of o.untrusted ?? []) gate.tookIn(u);
   const skills = deps.skills?.list() ?? [];
   const agentsMd = await readAgentsMd(policy.workspace, log);
   const system = buildSystemPrompt({
@@ -147,6 +150,8 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
     logger: log,
     gate,
   });
+  // The run starts tainted while its context holds untrusted content, whichever run took it in.
+  for (const u of [...(o.untrusted ?? []), ...untrustedIn(o.history ?? [], tools.mayBringOutside)]) gate.tookIn(u);
   const contextWindow = deps.contextWindowOf?.(model.id);
   const result = await runLoop({
     provider: model.provider,
@@ -167,7 +172,10 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   // Background sub-agents nobody fetched are stopped with the run; their spending still counts.
   await jobs.abortAll();
   const cost = meter.figures();
-  return { ...result, usage: meter.usage, cost, costUsd: totalUsd(cost) };
+  // The run's last message keeps what the run read: an answer written after untrusted content
+  // (a sub-agent's web page included) taints the runs that later send it to the model.
+  const carried = carryTaint(result.messages, gate.untrusted);
+  return { ...result, messages: carried, usage: meter.usage, cost, costUsd: totalUsd(cost) };
 }
 
 /** What the sub-agent tools of a top-level run are bound to (the run's model, meter and jobs). */
@@ -236,6 +244,15 @@ export function approvalToolNames(policy: AgentPolicy, deps: AgentDeps): string[
       return [{ name, level, escalation: p.ok && p.escalation }];
     }),
   ).sort();
+}
+
+/**
+ * Which tools' results, stored without a source, count as untrusted under `policy` (network and
+ * MCP tools, and tools no longer known): what a summary made outside a run (/compact) reads.
+ */
+export function outsideToolsOf(policy: AgentPolicy, deps: AgentDeps): (tool: string) => boolean {
+  const set = offeredSet(policy, deps);
+  return (tool) => set.mayBringOutside(tool);
 }
 
 function offeredSet(policy: AgentPolicy, deps: AgentDeps): ToolSet {

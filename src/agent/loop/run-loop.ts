@@ -108,7 +108,14 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
         if (c.results) emit({ type: 'compacted', removedChars: c.removedChars, results: c.results });
         // Still near the window with tool results shortened: the model summarises the older turns.
         if (estimateTokens(o.system, messages, tools) > SUMMARY_THRESHOLD * compaction.contextWindow) {
-          const s = await summarizeHistory(o.provider, o.model, messages, run.signal).catch((e: unknown) => {
+          const s = await summarizeHistory(
+            o.provider,
+            o.model,
+            messages,
+            run.signal,
+            undefined,
+            o.tools.mayBringOutside,
+          ).catch((e: unknown) => {
             if (run.reason()) throw e;
             log.warn({ err: errorMessage(e) }, 'could not summarise the history; going on without');
             return undefined;
@@ -183,7 +190,7 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
                 : next.type === 'max-turns'
                   ? `the run reached its limit of ${maxTurns} turns`
                   : 'the run was stopped';
-            messages.push(skippedResults(turn.toolCalls, why));
+            messages.push(skippedResults(turn.toolCalls, why, o.tools));
           }
           return finish(next.type);
         }

@@ -60,6 +60,7 @@ export function mcpTool(cfg: McpServerConfig, conn: McpConnection, tool: McpTool
     // The server validates its own input against its own schema, which may use more of JSON
     // Schema than the host's check knows.
     checksOwnInput: true,
+    mcpServer: server,
     async run(input, { signal }) {
       try {
         const r = await conn.call(tool.name, input, signal);

@@ -19,5 +19,7 @@ export interface BuiltinTool {
   permissionLevel: PermissionLevel;
   /** The input goes to the tool unchecked (an MCP server checks it against its own, richer schema). */
   checksOwnInput?: boolean;
+  /** The MCP server the tool calls: its results and errors are recorded as that server's, untrusted. */
+  mcpServer?: string;
   run(input: Record<string, unknown>, ctx: { signal?: AbortSignal }): Promise<BuiltinResult>;
 }

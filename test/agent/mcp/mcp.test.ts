@@ -170,7 +170,7 @@ test('a server that went down gives the model an error result; the run still ans
   assert.match(toolResult(emu, 1), /MCP server kb: /);
 });
 
-test('with afterUntrusted, an MCP tool that throws taints the run: a Write call after its error is not run', async (t) => {
+test('afterUntrusted: an MCP tool that throws taints the run; a Write call after its error is not run', async (t) => {
   const server = await startMcpServer([
     {
       name: 'search',
