@@ -12,7 +12,7 @@ import type { Sandbox } from '../sandbox/index.ts';
 import { type CostOf, createCostMeter, type MeterHooks, totalUsd } from './loop/cost-meter.ts';
 import { carryTaint, untrustedIn } from './loop/provenance.ts';
 import { runLoop } from './loop/run-loop.ts';
-import { createToolSet, type ToolSet, type WasmToolSource } from './loop/tool-set.ts';
+import { createToolSet, type ToolSet, type WasmToolSource, type WorkspaceTrust } from './loop/tool-set.ts';
 import type { AgentResult, EventSink } from './loop/types.ts';
 import type { SkillCatalog } from './skills/load.ts';
 import { createSkillTool } from './skills/skill-tool.ts';
@@ -94,6 +94,8 @@ export interface RunAgentOptions {
   untrusted?: string[];
   /** Durable usage and daily budgets (the gateway's ledger). */
   meterHooks?: MeterHooks;
+  /** Who put the workspace's files there, as far as taint goes (default: all of it the requester's). */
+  workspace?: WorkspaceTrust;
 }
 
 const errorResult = (messages: Message[], error: string): AgentResult => ({
@@ -149,7 +151,10 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
     logger: log,
     gate,
+    ...(o.workspace ? { workspace: o.workspace } : {}),
   });
+  // The workspace's AGENTS.md joins the prompt: it is as untrusted as the folder it is in.
+  if (agentsMd && o.workspace?.untrusted) gate.tookIn(o.workspace.untrusted);
   // The run starts tainted while its context holds untrusted content, whichever run took it in.
   for (const u of [...(o.untrusted ?? []), ...untrustedIn(o.history ?? [], tools.mayBringOutside)]) gate.tookIn(u);
   const contextWindow = deps.contextWindowOf?.(model.id);
@@ -181,6 +186,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
 /** What the sub-agent tools of a top-level run are bound to (the run's model, meter and jobs). */
 type RunBinding = Pick<SubagentContext, 'model' | 'meter' | 'jobs' | 'childSystem' | 'onEvent' | 'logger'> & {
   gate?: ApprovalGate;
+  workspace?: WorkspaceTrust;
 };
 
 /**
@@ -197,11 +203,11 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
     ...(deps.builtins ?? []),
   ];
   const maxDepth = policy.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;
-  const { gate, ...binding } = run ?? {};
+  const { gate, workspace, ...binding } = run ?? {};
   const agentTools =
     run && maxDepth > 0
       ? createAgentTools({
-          ...(binding as Omit<RunBinding, 'gate'>),
+          ...(binding as Omit<RunBinding, 'gate' | 'workspace'>),
           depth: 0,
           maxDepth,
           tools: () => tools!,
@@ -219,6 +225,7 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
     sandbox: deps.sandbox,
     ...(deps.maxResultChars !== undefined ? { maxResultChars: deps.maxResultChars } : {}),
     ...(gate ? { gate } : {}),
+    ...(workspace ? { workspace } : {}),
   });
   return tools;
 }

@@ -79,6 +79,16 @@ export interface ToolSetOptions {
   maxListed?: number;
   /** The run's approval gate (default: the policy's rules with nobody to ask). Derived sets share it. */
   gate?: ApprovalGate;
+  /** What the run's workspace holds that it cannot trust, and who to tell before a call may write there. */
+  workspace?: WorkspaceTrust;
+}
+
+/** The workspace as far as taint goes (the runner knows who put what there; the tool set does not). */
+export interface WorkspaceTrust {
+  /** Set when its files are not all the requester's own: every call that gets the folder reads them. */
+  untrusted?: string;
+  /** Called before a call that may write there runs; `tainted`: the run has read untrusted content. */
+  writing?: (tainted: boolean) => Promise<void>;
 }
 
 /** A short description of one call for people (`web_fetch(url="https://example.com")`). */
@@ -255,16 +265,24 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
     signal: AbortSignal,
   ): Promise<ToolCallOutcome> {
     if ('wasm' in t && grant) {
+      // Recorded before it runs: a crash after the write must not leave it unrecorded.
+      if (grant.mounts.some((m) => !m.readOnly)) await opts.workspace?.writing?.(gate.untrusted.length > 0);
       const r = await invokeTool(opts.sandbox, t.wasm, req.input, grant, maxChars, signal);
-      // What came over the network is content the run cannot trust (policy `approvals.afterUntrusted`).
-      if (grant.network.allow.length)
-        return {
-          content: r.content,
-          isError: r.isError,
-          source: { network: true, untrusted: `the result of ${describeCall(req.name, req.input)}` },
-        };
-      // A tool that could reach the network but got no host this time says so in its source.
-      return { content: r.content, isError: r.isError, ...(t.wasm.spec.network.length ? { source: {} } : {}) };
+      const network = grant.network.allow.length > 0;
+      // What came over the network is content the run cannot trust (policy `approvals.afterUntrusted`),
+      // and so are files in the folder someone else put there: which ones the call read, the
+      // sandbox does not say, so any call that got the folder counts.
+      const untrusted = [
+        ...(network ? [`the result of ${describeCall(req.name, req.input)}`] : []),
+        ...(grant.mounts.length && opts.workspace?.untrusted ? [opts.workspace.untrusted] : []),
+      ].join('; ');
+      // A tool that could reach the network but got no host this time still says where it came from.
+      if (!untrusted && !t.wasm.spec.network.length) return { content: r.content, isError: r.isError };
+      return {
+        content: r.content,
+        isError: r.isError,
+        source: { ...(network ? { network: true as const } : {}), ...(untrusted ? { untrusted } : {}) },
+      };
     }
     if (!('builtin' in t)) throw new Error(`no grant for ${req.name}`);
     const { value, errors } = t.builtin.checksOwnInput
