@@ -248,8 +248,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
    */
   async function recordUploads(message: InboundMessage, workspace: string, paths: string[]): Promise<void> {
     const key = message.conversationKey;
-    if (!message.isDirect && !(await records.get(key)) && (await holdsOtherThan(workspace, paths)))
-      await records.unknownContent(key);
+    if (!(await records.get(key)))
+      await records.begin(key, !message.isDirect && (await holdsOtherThan(workspace, paths)));
     await records.uploaded(key, message.userId, paths);
   }
   /**

@@ -45,8 +45,8 @@ export interface WorkspaceRecords {
   uploaded(conversationKey: string, userId: string, paths: string[]): Promise<void>;
   /** Records that a run of `userId` is about to write there, `tainted` if it read untrusted content. */
   writing(conversationKey: string, userId: string, tainted: boolean): Promise<void>;
-  /** Records that the workspace holds files whose senders were never recorded. */
-  unknownContent(conversationKey: string): Promise<void>;
+  /** Starts a record (empty, or holding files whose senders were never recorded), unless one exists. */
+  begin(conversationKey: string, unknownContent: boolean): Promise<void>;
 }
 
 /** Records in `kv`. */
@@ -90,8 +90,9 @@ export function createWorkspaceRecords(kv: KvStore): WorkspaceRecords {
         return { ...r, users: withUser(r, userId), ...(tainted || r.untrustedWrites ? { untrustedWrites: true } : {}) };
       });
     },
-    unknownContent(key) {
-      return update(key, (r) => (r.unknownContent ? undefined : { ...r, unknownContent: true }));
+    async begin(key, unknownContent) {
+      if (await get(key)) return;
+      await update(key, (r) => (unknownContent ? { ...r, unknownContent: true } : r));
     },
   };
 }

@@ -54,6 +54,8 @@ export async function runJob(
     onStarted?: () => void;
     /** Each model call as it is charged (the worker posts it at once, so a killed run's spending is kept). */
     onCharge?: (charge: RunCharge) => void;
+    /** Before a call that may write in the workspace (the scheduler records who wrote there). */
+    onWriting?: (tainted: boolean) => void;
   },
 ): Promise<WorkerRunResult> {
   const fail = (error: string): WorkerRunResult => ({ outcome: 'error', text: '', error, usage: NO_USAGE, costUsd: 0 });
@@ -104,6 +106,11 @@ export async function runJob(
       nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
       // The conversation's messages are other people's words, as in the conversation's own runs.
       ...(input.withHistory ? { untrusted: [`the recent messages of ${req.job.target}`] } : {}),
+      // Files others put in the workspace are as untrusted as in the conversation's own runs.
+      workspace: {
+        ...(req.workspaceUntrusted ? { untrusted: req.workspaceUntrusted } : {}),
+        writing: async (tainted) => o.onWriting?.(tainted),
+      },
     });
     // An unknown price (a model missing from the table) counts what is known.
     return {

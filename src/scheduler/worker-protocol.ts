@@ -15,6 +15,11 @@ export interface RunRequest {
   workspace: string;
   /** The target conversation's recent messages (see job-prompt.ts). */
   transcript: string;
+  /**
+   * Why the workspace's files are untrusted for the job's creator (others put files there: see
+   * agent/workspace-record.ts); absent: all of it is theirs. The worker reads no store to know.
+   */
+  workspaceUntrusted?: string;
   logLevel: string;
   /** Human log lines (the gateway's are: it runs on a terminal); the worker's stderr is never a TTY. */
   logPretty: boolean;
@@ -36,11 +41,13 @@ export type WorkerMessage =
    * run spent counts even when its worker is terminated or crashes before its result.
    */
   | { type: 'charge'; charge: RunCharge }
+  /** A call that may write in the workspace is about to run (`tainted`: the run read untrusted content). */
+  | { type: 'writing'; tainted: boolean }
   | { type: 'result'; result: WorkerRunResult };
 
 /** True for a message of the protocol (not one of Bree's strings). */
 export function isWorkerMessage(m: unknown): m is WorkerMessage {
   if (typeof m !== 'object' || m === null) return false;
   const type = (m as { type?: unknown }).type;
-  return type === 'started' || type === 'charge' || type === 'result';
+  return type === 'started' || type === 'charge' || type === 'writing' || type === 'result';
 }

@@ -27,6 +27,7 @@ async function run(req: RunRequest): Promise<void> {
       log,
       onStarted: () => post({ type: 'started' }),
       onCharge: (charge) => post({ type: 'charge', charge }),
+      onWriting: (tainted) => post({ type: 'writing', tainted }),
     });
     post({ type: 'result', result });
   } finally {

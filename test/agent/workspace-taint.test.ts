@@ -95,7 +95,7 @@ test('another user’s file read after /new taints the run: the write after it i
   ]);
   const bob = inboundMessage('my notes', { ...group, id: 'telegram:1', userId: 'bob', userName: 'bob' });
   await run(bob, upload('telegram:-100', 'notes.txt', INSTRUCTIONS));
-  await runner.newSession('telegram:-100');
+  await runner.newSession!('telegram:-100', 'new-1');
   const ann = inboundMessage('what is in the workspace?', { ...group, id: 'telegram:2', userId: 'ann' });
   const r = await run(ann);
   assert.equal(r.outcome, 'final');
@@ -127,7 +127,7 @@ test('a file another user’s run wrote taints a run that reads it, as an upload
     reply('Not saved.'),
   ]);
   await run(inboundMessage('write plan.txt', { ...group, id: 'telegram:1', userId: 'bob' }));
-  await runner.newSession('telegram:-100');
+  await runner.newSession!('telegram:-100', 'new-1');
   await run(inboundMessage('follow the plan', { ...group, id: 'telegram:2', userId: 'ann' }));
   assert.ok(readOf(provider, 3).includes('owned.txt'), 'ann’s run read what bob’s run wrote');
   assert.deepEqual(save.calls, []);
