@@ -22,7 +22,7 @@ import type { WorkspaceTrust } from './loop/tool-set.ts';
 import type { McpHub } from './mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
-import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } from './memory/index.ts';
+import { createMemoryTools, type MemoryView, memoryDigest, untrustedNotes, visibleMemories } from './memory/index.ts';
 import { supportsVision } from './providers/index.ts';
 import {
   type AgentDeps,
@@ -206,24 +206,26 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const memoryTools = (m: InboundMessage): BuiltinTool[] =>
     o.memory ? createMemoryTools(o.store.memories, memoryView(m)) : [];
   /**
-   * The notes for this message's prompt, and whether any of them another user saved (the
-   * conversation's notes are everyone's: their words are as untrusted as that user's messages).
+   * The notes for this message's prompt, and why the run cannot trust them, if it cannot: another
+   * user saved one (the conversation's notes are everyone's: their words are as untrusted as that
+   * user's messages), or a run saved one after it had read untrusted content.
    * A store that fails costs the digest, never the answer.
    */
-  async function digestFor(m: InboundMessage): Promise<{ digest?: string; byOthers: boolean }> {
-    if (!o.memory) return { byOthers: false };
+  async function digestFor(m: InboundMessage): Promise<{ digest?: string; untrusted?: string }> {
+    if (!o.memory) return {};
     try {
       const view = memoryView(m);
       const notes = await visibleMemories(o.store.memories, view);
       const digest = memoryDigest(notes, m.text, o.memory.digestChars);
-      if (!digest) return { byOthers: false };
-      const byOthers = notes.some(
-        (n) => n.scope.kind === 'conversation' && n.createdBy !== view.userKey && digest.includes(`[${n.id}]`),
+      if (!digest) return {};
+      const untrusted = untrustedNotes(
+        notes.filter((n) => digest.includes(`[${n.id}]`)),
+        view,
       );
-      return { digest, byOthers };
+      return { digest, ...(untrusted ? { untrusted } : {}) };
     } catch (e) {
       log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
-      return { byOthers: false };
+      return {};
     }
   }
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
@@ -390,7 +392,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const untrusted = [
         ...(others ? ['messages from other users in this conversation'] : []),
         ...(history[0] && isUnrecordedSummary(history[0]) ? [UNRECORDED_SUMMARY] : []),
-        ...(memories.byOthers ? ['notes other users saved for this conversation'] : []),
+        ...(memories.untrusted ? [memories.untrusted] : []),
       ];
       const result = await runAgent({
         history,

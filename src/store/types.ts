@@ -280,6 +280,8 @@ export interface MemoryRecord {
   createdBy?: string;
   /** The conversation it was saved in. */
   conversationKey?: string;
+  /** What untrusted content the run that saved it had read (its words may carry it: approvals.afterUntrusted). */
+  untrusted?: string;
 }
 
 /** Long-term memories, one list per scope (a write touches one scope only). */

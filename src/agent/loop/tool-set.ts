@@ -294,7 +294,7 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
     const untrusted = (r: { untrusted?: string }) =>
       r.untrusted ?? (mcp ? `a result of ${req.name} (MCP server "${mcp}")` : undefined);
     try {
-      const r = await t.builtin.run(value, { signal });
+      const r = await t.builtin.run(value, { signal, untrusted: gate.untrusted });
       const why = untrusted(r);
       const source = { ...(mcp ? { mcp } : {}), ...(why ? { untrusted: why } : {}) };
       return {

@@ -21,5 +21,9 @@ export interface BuiltinTool {
   checksOwnInput?: boolean;
   /** The MCP server the tool calls: its results and errors are recorded as that server's, untrusted. */
   mcpServer?: string;
-  run(input: Record<string, unknown>, ctx: { signal?: AbortSignal }): Promise<BuiltinResult>;
+  /** `ctx.untrusted`: what untrusted content the run has read so far (what it saves may carry it). */
+  run(
+    input: Record<string, unknown>,
+    ctx: { signal?: AbortSignal; untrusted?: readonly string[] },
+  ): Promise<BuiltinResult>;
 }
