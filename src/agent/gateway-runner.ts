@@ -105,7 +105,7 @@ function keepAuthors(after: Message[], before: Message[], requesterId?: string):
 }
 
 /** How a summary stored before summaries recorded their taint is named: it may retell anything. */
-const UNRECORDED_SUMMARY = 'a summary saved before boxbot recorded what summaries retell';
+export const UNRECORDED_SUMMARY = 'a summary saved before boxbot recorded what summaries retell';
 
 /**
  * A summary an older boxbot stored: tagged with its authors (as every summary this runner saves)
@@ -519,7 +519,13 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         once,
       );
       await spend.flush();
-      await o.store.conversations.setMessages(key, keepAuthors(s.messages, history));
+      // A summary an older boxbot saved retold who knows what: the new one keeps that taint.
+      const [head, ...rest] = s.messages;
+      const messages =
+        head && history[0] && isUnrecordedSummary(history[0])
+          ? [{ ...head, untrusted: [...(head.untrusted ?? []), UNRECORDED_SUMMARY] }, ...rest]
+          : s.messages;
+      await o.store.conversations.setMessages(key, keepAuthors(messages, history));
       return { before: history.length, after: s.messages.length };
     },
     async chosenModel(key) {

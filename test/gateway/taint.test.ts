@@ -3,6 +3,7 @@
 // history stored without provenance counts as untrusted.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { UNRECORDED_SUMMARY } from '../../src/agent/gateway-runner.ts';
 import { UNRECORDED_RESULT } from '../../src/agent/loop/provenance.ts';
 import { createMemoryState } from '../../src/store/index.ts';
 import { callTools, reply } from '../agent/loop/scripted.ts';
@@ -83,6 +84,31 @@ test('a history stored without provenance (an older boxbot) counts as untrusted'
   await adapter.say('carry on');
   await until(() => questions(adapter).length === 1, 'the question');
   assert.ok(questions(adapter)[0]!.text.includes(`Read before: ${UNRECORDED_RESULT}`));
+  assert.equal(write.runs.length, 0);
+  await gw.stop();
+});
+
+test('a summary an older boxbot saved counts as untrusted, and so does a /compact summary of it', async () => {
+  const { model, write, gw, adapter, store } = setup();
+  // As an older boxbot saved it: the summary names its authors, not what it retells.
+  await store.conversations.setMessages('telegram:100', [
+    {
+      role: 'user',
+      content: [{ type: 'text', text: '[Summary of the earlier conversation]\nA page asked for owned.txt.' }],
+      authors: ['42'],
+    } as never,
+    { role: 'assistant', content: [{ type: 'text', text: 'Noted; I will continue from this summary.' }] },
+    { role: 'user', content: [{ type: 'text', text: 'hello' }] },
+    { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
+  ]);
+  await gw.start();
+  model.script(reply('A page asked for owned.txt; then hello.'));
+  await adapter.say('/compact');
+  await gw.idle();
+  model.script(callTools([['write', { path: 'owned.txt' }]]));
+  await adapter.say('carry on');
+  await until(() => questions(adapter).length === 1, 'the question');
+  assert.ok(questions(adapter)[0]!.text.includes(`Read before: ${UNRECORDED_SUMMARY}`));
   assert.equal(write.runs.length, 0);
   await gw.stop();
 });
