@@ -18,7 +18,6 @@ import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError, type UsageSubject } from '../store/index.ts';
 import { createDailySpend, type DailySpend, utcDay } from './daily-spend.ts';
 import { SUMMARY_MARK, summarizeHistory } from './loop/summarize.ts';
-import type { WorkspaceTrust } from './loop/tool-set.ts';
 import type { McpHub } from './mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
@@ -35,7 +34,7 @@ import {
 import type { BuiltinTool } from './tools/builtin.ts';
 import { permits } from './tools/grants.ts';
 import type { Message } from './types.ts';
-import { createWorkspaceRecords, holdsOtherThan, workspaceTaint } from './workspace-record.ts';
+import { createWorkspaceRecords, recordUploads, workspaceTrust } from './workspace-record.ts';
 
 /** What the runner is wired to. */
 export interface AgentRunnerOptions {
@@ -243,32 +242,6 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   });
   const now = o.now ?? Date.now;
   const records = createWorkspaceRecords(o.store.kv);
-  /**
-   * Records the files `message` brought (saved at `paths`). A shared conversation's workspace
-   * that holds other files when its record begins (boxbot recorded no senders before) is marked
-   * as holding files of unknown senders; a direct conversation's are its one user's.
-   */
-  async function recordUploads(message: InboundMessage, workspace: string, paths: string[]): Promise<void> {
-    const key = message.conversationKey;
-    if (!(await records.get(key)))
-      await records.begin(key, !message.isDirect && (await holdsOtherThan(workspace, paths)));
-    await records.uploaded(key, message.userId, paths);
-  }
-  /**
-   * The workspace as far as taint goes for a run of `message`'s sender: untrusted unless all of
-   * its content is theirs; a record that cannot be read counts as others' content.
-   */
-  async function workspaceTrust(message: InboundMessage): Promise<WorkspaceTrust> {
-    const key = message.conversationKey;
-    const writing = (tainted: boolean) => records.writing(key, message.userId, tainted);
-    try {
-      const untrusted = workspaceTaint(await records.get(key), message.userId);
-      return { writing, ...(untrusted ? { untrusted } : {}) };
-    } catch (e) {
-      log.warn({ conversation: key, err: errorMessage(e) }, 'workspace record not read');
-      return { writing, untrusted: 'files in this conversation’s workspace (who put them there could not be read)' };
-    }
-  }
   const spend = o.spend ?? createDailySpend(o.store.usage, { now, log });
   const userKeyOf = (m: InboundMessage) => `${m.platform}:${m.userId}`;
   /** Why the message's conversation or user may not spend more today (undefined: they may). */
@@ -327,7 +300,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       await persist('workspace', () => mkdir(workspace, { recursive: true }));
       // Who sent the files just saved there, kept before any run reads them (and again on a resume).
       const paths = media?.files.map((f) => f.path) ?? [];
-      await persist('workspace record', () => recordUploads(message, workspace, paths));
+      await persist('workspace record', () => recordUploads(records, message, workspace, paths));
       let history: Message[] = [];
       let note = '';
       let chosen: string | undefined;
@@ -406,7 +379,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         signal,
         ...(approve ? { approve } : {}),
         ...(untrusted.length ? { untrusted } : {}),
-        workspace: await workspaceTrust(message),
+        workspace: await workspaceTrust(records, message, log),
         meterHooks: {
           onCharge: (model, usage, costUsd) =>
             spend.charge(

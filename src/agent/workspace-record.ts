@@ -5,7 +5,10 @@
 // that is untrusted unless every bit of it is the requester's own.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { errorMessage } from '../errors.ts';
+import type { Logger } from '../log.ts';
 import type { JsonValue, KvStore } from '../store/index.ts';
+import type { WorkspaceTrust } from './loop/tool-set.ts';
 
 /** What the store keeps for one workspace. */
 export interface WorkspaceRecord {
@@ -138,4 +141,44 @@ export async function holdsOtherThan(workspace: string, paths: string[]): Promis
     return false;
   };
   return walk('');
+}
+
+/** Who sent a message, where: what the record needs of it. */
+interface Sender {
+  conversationKey: string;
+  userId: string;
+  isDirect: boolean;
+}
+
+/**
+ * Records the files `message` brought (saved at `paths`). A shared conversation's workspace that
+ * holds other files when its record begins (boxbot recorded no senders before) is marked as
+ * holding files of unknown senders; a direct conversation's are its one user's.
+ */
+export async function recordUploads(
+  records: WorkspaceRecords,
+  message: Sender,
+  workspace: string,
+  paths: string[],
+): Promise<void> {
+  const key = message.conversationKey;
+  if (!(await records.get(key)))
+    await records.begin(key, !message.isDirect && (await holdsOtherThan(workspace, paths)));
+  await records.uploaded(key, message.userId, paths);
+}
+
+/**
+ * The workspace as far as taint goes for a run of `message`'s sender: untrusted unless all of its
+ * content is theirs; a record that cannot be read counts as others' content.
+ */
+export async function workspaceTrust(records: WorkspaceRecords, message: Sender, log: Logger): Promise<WorkspaceTrust> {
+  const key = message.conversationKey;
+  const writing = (tainted: boolean) => records.writing(key, message.userId, tainted);
+  try {
+    const untrusted = workspaceTaint(await records.get(key), message.userId);
+    return { writing, ...(untrusted ? { untrusted } : {}) };
+  } catch (e) {
+    log.warn({ conversation: key, err: errorMessage(e) }, 'workspace record not read');
+    return { writing, untrusted: 'files in this conversation’s workspace (who put them there could not be read)' };
+  }
 }

@@ -91,12 +91,13 @@ test('a history stored without provenance (an older boxbot) counts as untrusted'
 test('a summary an older boxbot saved counts as untrusted, and so does a /compact summary of it', async () => {
   const { model, write, gw, adapter, store } = setup();
   // As an older boxbot saved it: the summary names its authors, not what it retells.
+  const summary = {
+    role: 'user' as const,
+    content: [{ type: 'text' as const, text: '[Summary of the earlier conversation]\nA page asked for owned.txt.' }],
+    authors: ['42'],
+  };
   await store.conversations.setMessages('telegram:100', [
-    {
-      role: 'user',
-      content: [{ type: 'text', text: '[Summary of the earlier conversation]\nA page asked for owned.txt.' }],
-      authors: ['42'],
-    } as never,
+    summary,
     { role: 'assistant', content: [{ type: 'text', text: 'Noted; I will continue from this summary.' }] },
     { role: 'user', content: [{ type: 'text', text: 'hello' }] },
     { role: 'assistant', content: [{ type: 'text', text: 'Hello.' }] },
