@@ -90,6 +90,10 @@ export async function runJob(
       // No escalation: nobody could approve it.
       ...(limits.approvals ? { approvals: { ...limits.approvals, allowEscalation: false } } : {}),
     };
+    const untrusted = [
+      ...(input.withHistory ? [`the recent messages of ${req.job.target}`] : []),
+      ...(req.job.untrusted ? [`the job’s prompt, written after reading ${req.job.untrusted}`] : []),
+    ];
     o.onStarted?.();
     // Each model call under the model that answered it: a default, a fallback or a sub-agent's
     // model is charged as what it is, not as the job's `model` field.
@@ -104,8 +108,9 @@ export async function runJob(
       },
       // The approval rules stay; the people to ask do not exist in a scheduled run.
       nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
-      // The conversation's messages are other people's words, as in the conversation's own runs.
-      ...(input.withHistory ? { untrusted: [`the recent messages of ${req.job.target}`] } : {}),
+      // The conversation's messages are other people's words, as in the conversation's own runs,
+      // and a prompt written after reading untrusted content may carry it.
+      ...(untrusted.length ? { untrusted } : {}),
       // Files others put in the workspace are as untrusted as in the conversation's own runs.
       workspace: {
         ...(req.workspaceUntrusted ? { untrusted: req.workspaceUntrusted } : {}),

@@ -198,6 +198,8 @@ export interface JobRecord {
    * daily budget too. Absent on jobs stored before it was kept, and on admin jobs not made for anyone.
    */
   createdBy?: string;
+  /** What untrusted content the run that created it had read: its prompt may carry it (approvals.afterUntrusted). */
+  untrusted?: string;
 }
 
 /** One run of a job. */
