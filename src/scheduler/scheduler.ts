@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { decodeConversationKey, type Platform } from '../adapters/index.ts';
 import { createDailySpend, type DailySpend } from '../agent/daily-spend.ts';
-import { createWorkspaceRecords, holdsOtherThan, workspaceTaint } from '../agent/workspace-record.ts';
+import { createWorkspaceRecords, holdsOtherThan, workspaceTaint } from '../agent/index.ts';
 import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../errors.ts';
