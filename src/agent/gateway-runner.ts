@@ -23,7 +23,7 @@ import { SUMMARY_MARK, summarizeHistory } from './loop/summarize.ts';
 import type { McpHub } from './mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
-import { createMemoryTools, type MemoryView, memoryDigest, visibleMemories } from './memory/index.ts';
+import { createMemoryTools, type MemoryView, memoryDigest, untrustedNotes, visibleMemories } from './memory/index.ts';
 import { type RunSlot, supportsVision, withSlotReleased } from './providers/index.ts';
 import {
   type AgentDeps,
@@ -31,11 +31,13 @@ import {
   approvalToolNames,
   knownToolName,
   offeredToolNames,
+  outsideToolsOf,
   runAgent,
 } from './run-agent.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
 import { permits } from './tools/grants.ts';
 import type { Message } from './types.ts';
+import { createWorkspaceRecords, recordUploads, workspaceTrust } from './workspace-record.ts';
 
 /** What the runner is wired to. */
 export interface AgentRunnerOptions {
@@ -106,6 +108,15 @@ function keepAuthors(after: Message[], before: Message[], requesterId?: string):
   if (requesterId !== undefined) authors.add(requesterId);
   return authors.size ? [{ ...head, authors: [...authors] } as TaggedMessage, ...after.slice(1)] : after;
 }
+
+/** How a summary stored before summaries recorded their taint is named: it may retell anything. */
+export const UNRECORDED_SUMMARY = 'a summary saved before boxbot recorded what summaries retell';
+
+/**
+ * A summary an older boxbot stored: tagged with its authors (as every summary this runner saves)
+ * but without the taint summaries now always carry.
+ */
+const isUnrecordedSummary = (m: Message): boolean => (m as TaggedMessage).authors !== undefined && !m.untrusted;
 
 /** Tags the run's input (the last turn-starting message with that text) with the inbound id and sender. */
 function tagTurn(messages: Message[], input: string, inboundId: string, userId: string): Message[] {
@@ -212,24 +223,26 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const memoryTools = (m: InboundMessage): BuiltinTool[] =>
     o.memory ? createMemoryTools(o.store.memories, memoryView(m)) : [];
   /**
-   * The notes for this message's prompt, and whether any of them another user saved (the
-   * conversation's notes are everyone's: their words are as untrusted as that user's messages).
+   * The notes for this message's prompt, and why the run cannot trust them, if it cannot: another
+   * user saved one (the conversation's notes are everyone's: their words are as untrusted as that
+   * user's messages), or a run saved one after it had read untrusted content.
    * A store that fails costs the digest, never the answer.
    */
-  async function digestFor(m: InboundMessage): Promise<{ digest?: string; byOthers: boolean }> {
-    if (!o.memory) return { byOthers: false };
+  async function digestFor(m: InboundMessage): Promise<{ digest?: string; untrusted?: string }> {
+    if (!o.memory) return {};
     try {
       const view = memoryView(m);
       const notes = await visibleMemories(o.store.memories, view);
       const digest = memoryDigest(notes, m.text, o.memory.digestChars);
-      if (!digest) return { byOthers: false };
-      const byOthers = notes.some(
-        (n) => n.scope.kind === 'conversation' && n.createdBy !== view.userKey && digest.includes(`[${n.id}]`),
+      if (!digest) return {};
+      const untrusted = untrustedNotes(
+        notes.filter((n) => digest.includes(`[${n.id}]`)),
+        view,
       );
-      return { digest, byOthers };
+      return { digest, ...(untrusted ? { untrusted } : {}) };
     } catch (e) {
       log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
-      return { byOthers: false };
+      return {};
     }
   }
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
@@ -246,6 +259,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
   });
   const now = o.now ?? Date.now;
+  const records = createWorkspaceRecords(o.store.kv);
   const spend = o.spend ?? createDailySpend(o.store.usage, { now, log });
   const userKeyOf = (m: InboundMessage) => `${m.platform}:${m.userId}`;
   /**
@@ -335,6 +349,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // it never was. Only a stopping gateway ends the wait (the message then runs again at the
       // next start, and a turn already saved is replayed from the history).
       await persist('workspace', () => mkdir(workspace, { recursive: true }));
+      // Who sent the files just saved there, kept before any run reads them (and again on a resume).
+      const paths = media?.files.map((f) => f.path) ?? [];
+      await persist('workspace record', () => recordUploads(records, message, workspace, paths));
       let history: Message[] = [];
       let note = '';
       let chosen: string | undefined;
@@ -392,6 +409,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const budgeted = budgetedSubjects(message, policy);
       if (budgeted.length) await persist('usage', () => spend.prepare(budgeted));
       // Words of other people in a shared conversation are content the requester did not write.
+      // What else the history holds that nobody can trust, runAgent reads from its provenance.
       const others = history.some((m) => isInput(m) && authorsOf(m).some((a) => a !== message.userId));
       const mcpTools = o.mcp ? await o.mcp.toolsFor(policy.mcp) : [];
       // Why a model call was refused, as it stood then: the stop notice's words if nothing is over
@@ -400,7 +418,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const memories = await digestFor(message);
       const untrusted = [
         ...(others ? ['messages from other users in this conversation'] : []),
-        ...(memories.byOthers ? ['notes other users saved for this conversation'] : []),
+        ...(history[0] && isUnrecordedSummary(history[0]) ? [UNRECORDED_SUMMARY] : []),
+        ...(memories.untrusted ? [memories.untrusted] : []),
       ];
       const runPolicy = agentPolicy(policy, workspace);
       const deps = releasing(
@@ -421,6 +440,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         signal,
         ...(approve ? { approve } : {}),
         ...(untrusted.length ? { untrusted } : {}),
+        workspace: await workspaceTrust(records, message, log),
         meterHooks: {
           onCharge: (model, usage, costUsd) =>
             spend.charge(
@@ -533,7 +553,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       let s: Awaited<ReturnType<typeof summarizeHistory>>;
       try {
         // Asked for by a person: everything but the last turn goes into the summary.
-        s = await summarizeHistory(model.provider, model.model, history, signal, 1);
+        // The summary carries the taint of what it replaces, read as a run would read it.
+        const outside = outsideToolsOf(...offered(policy, message));
+        s = await summarizeHistory(model.provider, model.model, history, signal, 1, outside);
         if (s) {
           const costUsd = s.usage ? o.deps.costOf(s.usageModel ?? model.id, s.usage) : undefined;
           spend.charge(
@@ -554,7 +576,13 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       }
       if (!s) return undefined;
       await spend.flush();
-      await o.store.conversations.setMessages(key, keepAuthors(s.messages, history));
+      // A summary an older boxbot saved retold who knows what: the new one keeps that taint.
+      const [head, ...rest] = s.messages;
+      const messages =
+        head && history[0] && isUnrecordedSummary(history[0])
+          ? [{ ...head, untrusted: [...(head.untrusted ?? []), UNRECORDED_SUMMARY] }, ...rest]
+          : s.messages;
+      await o.store.conversations.setMessages(key, keepAuthors(messages, history));
       return { before: history.length, after: s.messages.length };
     },
     async chosenModel(key) {

@@ -28,6 +28,7 @@ export {
   toolStatus,
   totalUsd,
   type WasmToolSource,
+  type WorkspaceTrust,
 } from './loop/index.ts';
 export {
   checkTranscriptionModel,
@@ -90,7 +91,15 @@ export type {
   Message,
   ModelRequest,
   Provider,
+  ResultSource,
   StreamPart,
   ToolDefinition,
   Usage,
 } from './types.ts';
+export {
+  createWorkspaceRecords,
+  holdsOtherThan,
+  type WorkspaceRecord,
+  type WorkspaceRecords,
+  workspaceTaint,
+} from './workspace-record.ts';

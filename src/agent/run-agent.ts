@@ -10,8 +10,9 @@ import type { Logger } from '../log.ts';
 import { silentLogger } from '../log.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { type CostOf, createCostMeter, type MeterHooks, totalUsd } from './loop/cost-meter.ts';
+import { carryTaint, untrustedIn } from './loop/provenance.ts';
 import { runLoop } from './loop/run-loop.ts';
-import { createToolSet, type ToolSet, type WasmToolSource } from './loop/tool-set.ts';
+import { createToolSet, type ToolSet, type WasmToolSource, type WorkspaceTrust } from './loop/tool-set.ts';
 import type { AgentResult, EventSink } from './loop/types.ts';
 import type { SkillCatalog } from './skills/load.ts';
 import { createSkillTool } from './skills/skill-tool.ts';
@@ -86,10 +87,15 @@ export interface RunAgentOptions {
   approve?: AskApproval;
   /** The refusal's reason when `approve` is absent (e.g. "a scheduled job has nobody to ask"). */
   nobodyToAsk?: string;
-  /** Untrusted content the run starts with (messages from other users), for `approvals.afterUntrusted`. */
+  /**
+   * Untrusted content the run starts with beyond what the history's own provenance says (messages
+   * from other users, their notes), for `approvals.afterUntrusted`.
+   */
   untrusted?: string[];
   /** Durable usage and daily budgets (the gateway's ledger). */
   meterHooks?: MeterHooks;
+  /** Who put the workspace's files there, as far as taint goes (default: all of it the requester's). */
+  workspace?: WorkspaceTrust;
 }
 
 const errorResult = (messages: Message[], error: string): AgentResult => ({
@@ -121,7 +127,6 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   }
   const meter = createCostMeter(deps.costOf, policy.budgetUsd, o.meterHooks);
   const gate = createApprovalGate(policy.approvals, o.approve, o.nobodyToAsk);
-  for (const u of o.untrusted ?? []) gate.tookIn(u);
   const skills = deps.skills?.list() ?? [];
   const agentsMd = await readAgentsMd(policy.workspace, log);
   const system = buildSystemPrompt({
@@ -146,7 +151,12 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
     ...(o.onEvent ? { onEvent: o.onEvent } : {}),
     logger: log,
     gate,
+    ...(o.workspace ? { workspace: o.workspace } : {}),
   });
+  // The workspace's AGENTS.md joins the prompt: it is as untrusted as the folder it is in.
+  if (agentsMd && o.workspace?.untrusted) gate.tookIn(o.workspace.untrusted);
+  // The run starts tainted while its context holds untrusted content, whichever run took it in.
+  for (const u of [...(o.untrusted ?? []), ...untrustedIn(o.history ?? [], tools.mayBringOutside)]) gate.tookIn(u);
   const contextWindow = deps.contextWindowOf?.(model.id);
   const result = await runLoop({
     provider: model.provider,
@@ -167,12 +177,16 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   // Background sub-agents nobody fetched are stopped with the run; their spending still counts.
   await jobs.abortAll();
   const cost = meter.figures();
-  return { ...result, usage: meter.usage, cost, costUsd: totalUsd(cost) };
+  // The run's last message keeps what the run read: an answer written after untrusted content
+  // (a sub-agent's web page included) taints the runs that later send it to the model.
+  const carried = carryTaint(result.messages, gate.untrusted);
+  return { ...result, messages: carried, usage: meter.usage, cost, costUsd: totalUsd(cost) };
 }
 
 /** What the sub-agent tools of a top-level run are bound to (the run's model, meter and jobs). */
 type RunBinding = Pick<SubagentContext, 'model' | 'meter' | 'jobs' | 'childSystem' | 'onEvent' | 'logger'> & {
   gate?: ApprovalGate;
+  workspace?: WorkspaceTrust;
 };
 
 /**
@@ -189,11 +203,11 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
     ...(deps.builtins ?? []),
   ];
   const maxDepth = policy.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;
-  const { gate, ...binding } = run ?? {};
+  const { gate, workspace, ...binding } = run ?? {};
   const agentTools =
     run && maxDepth > 0
       ? createAgentTools({
-          ...(binding as Omit<RunBinding, 'gate'>),
+          ...(binding as Omit<RunBinding, 'gate' | 'workspace'>),
           depth: 0,
           maxDepth,
           tools: () => tools!,
@@ -211,6 +225,7 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
     sandbox: deps.sandbox,
     ...(deps.maxResultChars !== undefined ? { maxResultChars: deps.maxResultChars } : {}),
     ...(gate ? { gate } : {}),
+    ...(workspace ? { workspace } : {}),
   });
   return tools;
 }
@@ -246,6 +261,15 @@ export function approvalToolNames(policy: AgentPolicy, deps: AgentDeps): string[
 export function knownToolName(policy: AgentPolicy, deps: AgentDeps): (name: string) => boolean {
   const set = offeredSet(policy, deps);
   return (name) => set.levelOf(name) !== undefined;
+}
+
+/**
+ * Which tools' results, stored without a source, count as untrusted under `policy` (network and
+ * MCP tools, and tools no longer known): what a summary made outside a run (/compact) reads.
+ */
+export function outsideToolsOf(policy: AgentPolicy, deps: AgentDeps): (tool: string) => boolean {
+  const set = offeredSet(policy, deps);
+  return (tool) => set.mayBringOutside(tool);
 }
 
 function offeredSet(policy: AgentPolicy, deps: AgentDeps): ToolSet {

@@ -56,6 +56,8 @@ export async function runJob(
     onCharge?: (charge: RunCharge) => void;
     /** Holds a model call's estimated cost against the daily budgets (the worker asks the scheduler). */
     reserve?: (estimateUsd: number) => Promise<Reservation | undefined>;
+    /** Before a call that may write in the workspace (the scheduler records who wrote there). */
+    onWriting?: (tainted: boolean) => void;
   },
 ): Promise<WorkerRunResult> {
   const fail = (error: string): WorkerRunResult => ({ outcome: 'error', text: '', error, usage: NO_USAGE, costUsd: 0 });
@@ -90,6 +92,10 @@ export async function runJob(
       // No escalation: nobody could approve it.
       ...(limits.approvals ? { approvals: { ...limits.approvals, allowEscalation: false } } : {}),
     };
+    const untrusted = [
+      ...(input.withHistory ? [`the recent messages of ${req.job.target}`] : []),
+      ...(req.job.untrusted ? [`the job’s prompt, written after reading ${req.job.untrusted}`] : []),
+    ];
     o.onStarted?.();
     // Each model call under the model that answered it: a default, a fallback or a sub-agent's
     // model is charged as what it is, not as the job's `model` field.
@@ -105,8 +111,14 @@ export async function runJob(
       },
       // The approval rules stay; the people to ask do not exist in a scheduled run.
       nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
-      // The conversation's messages are other people's words, as in the conversation's own runs.
-      ...(input.withHistory ? { untrusted: [`the recent messages of ${req.job.target}`] } : {}),
+      // The conversation's messages are other people's words, as in the conversation's own runs,
+      // and a prompt written after reading untrusted content may carry it.
+      ...(untrusted.length ? { untrusted } : {}),
+      // Files others put in the workspace are as untrusted as in the conversation's own runs.
+      workspace: {
+        ...(req.workspaceUntrusted ? { untrusted: req.workspaceUntrusted } : {}),
+        writing: async (tainted) => o.onWriting?.(tainted),
+      },
     });
     // An unknown price (a model missing from the table) counts what is known.
     return {

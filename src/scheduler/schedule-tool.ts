@@ -126,7 +126,7 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
       required: ['action'],
       additionalProperties: false,
     },
-    async run(input) {
+    async run(input, call) {
       const str = (k: string) =>
         typeof input[k] === 'string' && (input[k] as string).trim() ? (input[k] as string).trim() : undefined;
       try {
@@ -170,6 +170,8 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
                 ...(access ? { access } : {}),
                 ...(ctx.policy ? { policy: jobPolicyOf(ctx.policy) } : {}),
                 createdBy: `${platform}:${ctx.userId}`,
+                // A prompt the model wrote after reading untrusted content may carry it into every run.
+                ...(call.untrusted?.length ? { untrusted: call.untrusted.join('; ') } : {}),
               });
               return { count, job };
             });

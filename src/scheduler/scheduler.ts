@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { decodeConversationKey, type Platform } from '../adapters/index.ts';
 import { createDailySpend, type DailyLimit, type DailySpend } from '../agent/daily-spend.ts';
-import type { Reservation } from '../agent/index.ts';
+import { createWorkspaceRecords, holdsOtherThan, type Reservation, workspaceTaint } from '../agent/index.ts';
 import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../errors.ts';
@@ -146,6 +146,15 @@ interface JobState {
 }
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
+/**
+ * Who a job's run is in its target's workspace record: its creator's user id there (a chat's
+ * record names users without their platform), else the job itself (made by the CLI or the API).
+ */
+export function writerOf(job: Pick<JobRecord, 'id' | 'target' | 'createdBy'>): string {
+  const platform = `${job.target.slice(0, job.target.indexOf(':'))}:`;
+  return job.createdBy?.startsWith(platform) ? job.createdBy.slice(platform.length) : `job:${job.id}`;
+}
+
 const scheduleOf = (j: JobRecord) => `${j.cron}|${j.timezone ?? ''}|${j.enabled}`;
 
 /**
@@ -196,6 +205,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     maxBackoffMs: o.storeRetry?.maxBackoffMs ?? 30_000,
   });
   const spend = o.spend ?? createDailySpend(o.store.usage, { now: () => clock.now().getTime(), log });
+  const workspaceRecords = createWorkspaceRecords(o.store.kv);
   // One chain, not a KeyedLock: there is a single key (the jobs list), and a failed read must be
   // logged here while the caller of sync() still sees it reject.
   let syncing: Promise<void> = Promise.resolve();
@@ -235,7 +245,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         } else if (m.type === 'release') {
           run.reservations.get(m.id)?.release();
           run.reservations.delete(m.id);
-        } else run.result = m.result;
+        } else if (m.type === 'writing') wrote(run.job, m.tainted);
+        else run.result = m.result;
       },
       error(id, e) {
         const run = states.get(id)?.run;
@@ -308,6 +319,28 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     );
   }
 
+  /**
+   * Why the target workspace's files are untrusted for the job's creator, by the same record the
+   * conversation's runs read. A workspace that was never recorded but holds files counts as
+   * holding files of unknown senders; a record that cannot be read, as others' files.
+   */
+  async function workspaceTaintOf(job: JobRecord, workspace: string): Promise<string | undefined> {
+    try {
+      const record = await workspaceRecords.get(job.target);
+      if (!record && (await holdsOtherThan(workspace, []).catch(() => false)))
+        return 'files in the conversation’s workspace saved before boxbot recorded who put them there';
+      return workspaceTaint(record, writerOf(job));
+    } catch (e) {
+      log.warn({ job: job.id, err: errorMessage(e) }, 'workspace record not read');
+      return 'files in the conversation’s workspace (who put them there could not be read)';
+    }
+  }
+
+  /** Records that a run of `job` is about to write in its target's workspace (stop waits for it). */
+  function wrote(job: JobRecord, tainted: boolean): void {
+    track(workspaceRecords.writing(job.target, writerOf(job), tainted));
+  }
+
   async function launch(id: string, state: JobState, pending: Pending): Promise<void> {
     const stored = await o.store.jobs.get(id);
     if (!stored) throw new SchedulerError('not-found', `no job "${id}"`);
@@ -332,13 +365,16 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       conversationLeftUsd: await budgetLeft(job.target),
       creatorLeftUsd: await creatorBudgetLeft(job),
     });
+    const workspace = join(workspacesDir, encodeName(job.target));
+    const workspaceUntrusted = await workspaceTaintOf(job, workspace);
     const request: RunRequest = {
       type: 'run',
       job,
       loaded: o.loaded,
       secrets: { ...o.secrets },
-      workspace: join(workspacesDir, encodeName(job.target)),
+      workspace,
       transcript: transcriptOf(history),
+      ...(workspaceUntrusted ? { workspaceUntrusted } : {}),
       logLevel: log.level,
       logPretty: isPretty(log),
       sandboxWorkers: o.sandboxWorkers ?? 1,

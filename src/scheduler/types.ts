@@ -26,6 +26,8 @@ export interface JobInput {
   policy?: JobPolicy;
   /** Who creates or edits the job (`<platform>:<userId>`); its runs count toward that user's daily budget. */
   createdBy?: string;
+  /** What untrusted content the run that created it had read: its prompt may carry it (approvals.afterUntrusted). */
+  untrusted?: string;
 }
 
 /** Why a run happened. */

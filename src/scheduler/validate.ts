@@ -155,6 +155,8 @@ export async function validateJobInput(
       'createdBy',
       `expected a platform user such as telegram:4242, got ${JSON.stringify(input.createdBy)}`,
     );
+  if (input.untrusted !== undefined && typeof input.untrusted !== 'string')
+    throw new JobValidationError('untrusted', `expected text, got ${JSON.stringify(input.untrusted)}`);
   let policy: JobRecord['policy'];
   if (input.policy !== undefined && input.policy !== null) {
     const parsed = jobPolicySchema.safeParse(input.policy);
@@ -179,6 +181,7 @@ export async function validateJobInput(
     overlap: oneOf('overlap', input.overlap, OVERLAP, 'skip'),
     ...(policy ? { policy } : {}),
     ...(input.createdBy ? { createdBy: input.createdBy } : {}),
+    ...(input.untrusted ? { untrusted: input.untrusted } : {}),
   };
 }
 

@@ -15,6 +15,11 @@ export interface RunRequest {
   workspace: string;
   /** The target conversation's recent messages (see job-prompt.ts). */
   transcript: string;
+  /**
+   * Why the workspace's files are untrusted for the job's creator (others put files there: see
+   * agent/workspace-record.ts); absent: all of it is theirs. The worker reads no store to know.
+   */
+  workspaceUntrusted?: string;
   logLevel: string;
   /** Human log lines (the gateway's are: it runs on a terminal); the worker's stderr is never a TTY. */
   logPretty: boolean;
@@ -43,6 +48,8 @@ export type WorkerMessage =
   | { type: 'reserve'; id: number; estimateUsd: number }
   /** The call's charge was posted (or the call failed): reservation `id` is given back. */
   | { type: 'release'; id: number }
+  /** A call that may write in the workspace is about to run (`tainted`: the run read untrusted content). */
+  | { type: 'writing'; tainted: boolean }
   | { type: 'result'; result: WorkerRunResult };
 
 /** Main → worker: the answer to `reserve` (false: a daily budget is taken up; make no call). */
@@ -52,7 +59,7 @@ export interface ReservedMessage {
   ok: boolean;
 }
 
-const WORKER_TYPES = new Set(['started', 'charge', 'reserve', 'release', 'result']);
+const WORKER_TYPES = new Set(['started', 'charge', 'reserve', 'release', 'writing', 'result']);
 
 /** True for a message of the protocol (not one of Bree's strings). */
 export function isWorkerMessage(m: unknown): m is WorkerMessage {

@@ -49,6 +49,7 @@ async function run(req: RunRequest): Promise<void> {
       onStarted: () => post({ type: 'started' }),
       onCharge: (charge) => post({ type: 'charge', charge }),
       reserve,
+      onWriting: (tainted) => post({ type: 'writing', tainted }),
     });
     post({ type: 'result', result });
   } finally {

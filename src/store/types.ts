@@ -244,6 +244,8 @@ export interface JobRecord {
    * daily budget too. Absent on jobs stored before it was kept, and on admin jobs not made for anyone.
    */
   createdBy?: string;
+  /** What untrusted content the run that created it had read: its prompt may carry it (approvals.afterUntrusted). */
+  untrusted?: string;
 }
 
 /** One run of a job. */
@@ -326,6 +328,8 @@ export interface MemoryRecord {
   createdBy?: string;
   /** The conversation it was saved in. */
   conversationKey?: string;
+  /** What untrusted content the run that saved it had read (its words may carry it: approvals.afterUntrusted). */
+  untrusted?: string;
 }
 
 /** Long-term memories, one list per scope (a write touches one scope only). */

@@ -22,6 +22,7 @@ import {
   type Store,
   StoreError,
 } from '../../src/store/index.ts';
+import { createKv } from '../../src/store/kv.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import { createUsage } from '../../src/store/usage.ts';
@@ -83,7 +84,7 @@ function fullableStore(state: MemoryFilesState = createMemoryState()) {
     answered: async (key) => !!(await conversations.get(key))?.messages.some((m) => m.role === 'assistant'),
   };
   // The whole store as the agent runner sees it (it reads and saves conversations).
-  const raw = { delivery: store, conversations, usage: createUsage(docs) } as unknown as Store;
+  const raw = { delivery: store, conversations, usage: createUsage(docs), kv: createKv(docs) } as unknown as Store;
   return { disk, store, raw, close };
 }
 

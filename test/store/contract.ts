@@ -134,6 +134,33 @@ export function storeContract(
     await s.close();
   });
 
+  it('conversations: where each part came from is kept as stored, across a restart', async (h) => {
+    const stored: Message[] = [
+      { role: 'user', content: [{ type: 'text', text: 'fetch it' }] },
+      { role: 'assistant', content: [{ type: 'tool-call', id: 'c1', name: 'web_fetch', input: { url: 'x' } }] },
+      {
+        role: 'user',
+        content: [
+          {
+            type: 'tool-result',
+            id: 'c1',
+            name: 'web_fetch',
+            content: 'page',
+            isError: false,
+            from: { tool: 'web_fetch', network: true, mcp: 'kb', untrusted: 'the result of web_fetch(url="x")' },
+          },
+        ],
+      },
+      { role: 'assistant', content: [{ type: 'text', text: 'done' }], untrusted: ['the result of web_fetch(url="x")'] },
+    ];
+    const s = h.open();
+    await s.conversations.setMessages('telegram:7', stored);
+    await s.close();
+    const again = h.open();
+    assert.deepEqual((await again.conversations.get('telegram:7'))?.messages, stored);
+    await again.close();
+  });
+
   it('every message part type round-trips', async (h) => {
     const s = h.open();
     const m: Message[] = [

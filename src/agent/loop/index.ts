@@ -18,6 +18,7 @@ export {
   totalUsd,
 } from './cost-meter.ts';
 export { MAX_TOKEN_RECOVERIES, nextStep, type StepFacts } from './next-step.ts';
+export { carryTaint, UNRECORDED_RESULT, untrustedIn } from './provenance.ts';
 export { CONTINUE_PROMPT, DEFAULT_MAX_TURNS, type LoopOptions, runLoop } from './run-loop.ts';
 export { RunAbortedError } from './run-signal.ts';
 export { toolEndStatus, toolStatus } from './status-line.ts';
@@ -29,5 +30,6 @@ export {
   type ToolSet,
   type ToolSetOptions,
   type WasmToolSource,
+  type WorkspaceTrust,
 } from './tool-set.ts';
 export type { AgentEvent, AgentResult, CostFigures, EventSink, NextStep, Outcome, ToolCallRecord } from './types.ts';

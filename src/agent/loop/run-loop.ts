@@ -118,7 +118,14 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
           const hold = await o.meter.reserve(modelId, { inputTokens: prompt, outputTokens: RESERVED_OUTPUT_TOKENS });
           if (!hold) return finish('budget-exceeded');
           try {
-            const s = await summarizeHistory(o.provider, o.model, messages, run.signal).catch((e: unknown) => {
+            const s = await summarizeHistory(
+              o.provider,
+              o.model,
+              messages,
+              run.signal,
+              undefined,
+              o.tools.mayBringOutside,
+            ).catch((e: unknown) => {
               if (run.reason()) throw e;
               log.warn({ err: errorMessage(e) }, 'could not summarise the history; going on without');
               return undefined;
@@ -206,7 +213,7 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
                 : next.type === 'max-turns'
                   ? `the run reached its limit of ${maxTurns} turns`
                   : 'the run was stopped';
-            messages.push(skippedResults(turn.toolCalls, why));
+            messages.push(skippedResults(turn.toolCalls, why, o.tools));
           }
           return finish(next.type);
         }

@@ -3,6 +3,7 @@
 // history is still near the context window after tool results were shortened (compaction.ts).
 import type { ContentPart, Message, Provider, Usage } from '../types.ts';
 import { modelStep } from './model-step.ts';
+import { untrustedIn } from './provenance.ts';
 
 /** Turns (user inputs with what followed) kept whole after a summary. */
 export const SUMMARY_KEEP_TURNS = 2;
@@ -63,6 +64,8 @@ export interface Summarized {
 /**
  * Asks the model for a summary of every turn before the last `keep`, and returns the history as
  * summary + kept turns; undefined when there is nothing older to summarise. Throws the provider's error.
+ * `mayBringOutside` says which tools' results without a source are an older boxbot's (untrusted);
+ * by default every tool's.
  */
 export async function summarizeHistory(
   provider: Provider,
@@ -70,6 +73,7 @@ export async function summarizeHistory(
   messages: Message[],
   signal: AbortSignal,
   keep = SUMMARY_KEEP_TURNS,
+  mayBringOutside: (tool: string) => boolean = () => true,
 ): Promise<Summarized | undefined> {
   const cut = summaryCut(messages, keep);
   if (cut === 0) return undefined;
@@ -88,8 +92,14 @@ export async function summarizeHistory(
   const summary = turn.text.trim();
   if (!summary) return undefined;
   // A user message then an assistant one, so the kept turns still alternate as providers require.
+  // The summary retells whatever untrusted content the turns it replaces held: it carries their
+  // taint (always set, so a summary without it is one stored before taint was recorded).
   const head: Message[] = [
-    { role: 'user', content: [{ type: 'text', text: `${SUMMARY_MARK}\n${summary}` }] },
+    {
+      role: 'user',
+      content: [{ type: 'text', text: `${SUMMARY_MARK}\n${summary}` }],
+      untrusted: untrustedIn(older, mayBringOutside),
+    },
     { role: 'assistant', content: [{ type: 'text', text: 'Noted; I will continue from this summary.' }] },
   ];
   return {

@@ -20,7 +20,7 @@ import { capContent, DEFAULT_MAX_CONTENT_CHARS } from '../tools/output.ts';
 import type { RegisteredTool } from '../tools/registry.ts';
 import { checkInput, type JsonSchema } from '../tools/schema.ts';
 import { createToolSearch, type SearchableTool } from '../tools/tool-search.ts';
-import type { ToolDefinition } from '../types.ts';
+import type { ResultSource, ToolDefinition } from '../types.ts';
 
 /** One call the model asked for. */
 export interface ToolCallRequest {
@@ -33,6 +33,8 @@ export interface ToolCallRequest {
 export interface ToolCallOutcome {
   content: string;
   isError: boolean;
+  /** Where it came from beyond the tool's name (stored with the result; absent: the host's own words). */
+  source?: Omit<ResultSource, 'tool'>;
 }
 
 /** Where WASM tools come from (the registry; read each turn, so hot reloads apply). */
@@ -49,6 +51,11 @@ export interface ToolSet {
   permittedNames(): string[];
   /** The permission level of a tool, if it exists. */
   levelOf(name: string): PermissionLevel | undefined;
+  /**
+   * Whether results of the tool named so may hold outside content (it declares network hosts, it
+   * is an MCP server's, or it is no longer known): such results always record their source.
+   */
+  mayBringOutside(name: string): boolean;
   /** Runs one call; refusals, bad input and failures come back as error results. */
   call(req: ToolCallRequest, signal: AbortSignal): Promise<ToolCallOutcome>;
   /**
@@ -72,6 +79,16 @@ export interface ToolSetOptions {
   maxListed?: number;
   /** The run's approval gate (default: the policy's rules with nobody to ask). Derived sets share it. */
   gate?: ApprovalGate;
+  /** What the run's workspace holds that it cannot trust, and who to tell before a call may write there. */
+  workspace?: WorkspaceTrust;
+}
+
+/** The workspace as far as taint goes (the runner knows who put what there; the tool set does not). */
+export interface WorkspaceTrust {
+  /** Set when its files are not all the requester's own: every call that gets the folder reads them. */
+  untrusted?: string;
+  /** Called before a call that may write there runs; `tainted`: the run has read untrusted content. */
+  writing?: (tainted: boolean) => Promise<void>;
 }
 
 /** A short description of one call for people (`web_fetch(url="https://example.com")`). */
@@ -162,6 +179,11 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
       if (deferring()) names.push(toolSearch.name);
       return names;
     },
+    mayBringOutside(name) {
+      const t = lookup(name);
+      if (!t) return true;
+      return 'builtin' in t ? t.builtin.mcpServer !== undefined : t.wasm.spec.network.length > 0;
+    },
     levelOf(name) {
       const t = lookup(name);
       if (!t) return undefined;
@@ -207,10 +229,18 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
           signal,
         );
         if (!decided.approved) return { content: `refused: ${decided.reason}`, isError: true };
-        if (decided.replay) return decided.replay;
+        // A replayed result keeps the source journaled with it; one journaled without (by an older
+        // boxbot) of a tool that may bring outside content counts as untrusted.
+        const replay = decided.replay;
+        if (replay)
+          return taken(
+            replay.source || !set.mayBringOutside(req.name)
+              ? replay
+              : { ...replay, source: { untrusted: `the result of ${describeCall(req.name, req.input)}` } },
+          );
         answer = decided;
       }
-      const outcome = await runCall(t, req, grant, signal);
+      const outcome = taken(await runCall(t, req, grant, signal));
       // An approved call's result is journaled, so a run again after a restart replays it instead of running it twice.
       await answer?.ran?.(outcome);
       return outcome;
@@ -222,6 +252,12 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
     },
   };
 
+  /** Records what untrusted content the outcome holds in the run's gate (later calls then need approval). */
+  function taken(outcome: ToolCallOutcome): ToolCallOutcome {
+    if (outcome.source?.untrusted) gate.tookIn(outcome.source.untrusted);
+    return outcome;
+  }
+
   async function runCall(
     t: { builtin: BuiltinTool } | { wasm: RegisteredTool },
     req: ToolCallRequest,
@@ -229,23 +265,51 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
     signal: AbortSignal,
   ): Promise<ToolCallOutcome> {
     if ('wasm' in t && grant) {
+      // Recorded before it runs: a crash after the write must not leave it unrecorded.
+      if (grant.mounts.some((m) => !m.readOnly)) await opts.workspace?.writing?.(gate.untrusted.length > 0);
       const r = await invokeTool(opts.sandbox, t.wasm, req.input, grant, maxChars, signal);
-      // What came over the network is content the run cannot trust (policy `approvals.afterUntrusted`).
-      if (grant.network.allow.length) gate.tookIn(`the result of ${describeCall(req.name, req.input)}`);
-      return { content: r.content, isError: r.isError };
+      const network = grant.network.allow.length > 0;
+      // What came over the network is content the run cannot trust (policy `approvals.afterUntrusted`),
+      // and so are files in the folder someone else put there: which ones the call read, the
+      // sandbox does not say, so any call that got the folder counts.
+      const untrusted = [
+        ...(network ? [`the result of ${describeCall(req.name, req.input)}`] : []),
+        ...(grant.mounts.length && opts.workspace?.untrusted ? [opts.workspace.untrusted] : []),
+      ].join('; ');
+      // A tool that could reach the network but got no host this time still says where it came from.
+      if (!untrusted && !t.wasm.spec.network.length) return { content: r.content, isError: r.isError };
+      return {
+        content: r.content,
+        isError: r.isError,
+        source: { ...(network ? { network: true as const } : {}), ...(untrusted ? { untrusted } : {}) },
+      };
     }
     if (!('builtin' in t)) throw new Error(`no grant for ${req.name}`);
     const { value, errors } = t.builtin.checksOwnInput
       ? objectInput(req.input)
       : checkInput(req.input ?? {}, t.builtin.inputSchema as JsonSchema);
     if (errors.length) return { content: `invalid input for ${req.name}: ${errors.join('; ')}`, isError: true };
+    const mcp = t.builtin.mcpServer;
+    // An MCP server's answer is never the host's words, whatever the tool says of it.
+    const untrusted = (r: { untrusted?: string }) =>
+      r.untrusted ?? (mcp ? `a result of ${req.name} (MCP server "${mcp}")` : undefined);
     try {
-      const r = await t.builtin.run(value, { signal });
-      if (r.untrusted) gate.tookIn(r.untrusted);
-      return { content: capContent(r.content, maxChars).text, isError: r.isError };
+      const r = await t.builtin.run(value, { signal, untrusted: gate.untrusted });
+      const why = untrusted(r);
+      const source = { ...(mcp ? { mcp } : {}), ...(why ? { untrusted: why } : {}) };
+      return {
+        content: capContent(r.content, maxChars).text,
+        isError: r.isError,
+        ...(Object.keys(source).length ? { source } : {}),
+      };
     } catch (e) {
       if (signal.aborted) throw e;
-      return { content: `${req.name} failed: ${errorMessage(e)}`, isError: true };
+      const why = untrusted({});
+      return {
+        content: `${req.name} failed: ${errorMessage(e)}`,
+        isError: true,
+        ...(mcp ? { source: { mcp, ...(why ? { untrusted: why } : {}) } } : {}),
+      };
     }
   }
   return set;

@@ -4,7 +4,7 @@
 // as cancelled so the history stays well-formed.
 
 import { errorMessage } from '../../errors.ts';
-import type { ContentPart, Message } from '../types.ts';
+import type { ContentPart, Message, ResultSource } from '../types.ts';
 import { raceAbort } from './run-signal.ts';
 import { toolEndStatus, toolStatus } from './status-line.ts';
 import type { ToolCallOutcome, ToolSet } from './tool-set.ts';
@@ -66,14 +66,21 @@ export async function toolStep(
   const records: ToolCallRecord[] = [];
   for (const c of calls) {
     const r = outcomes.get(c) ?? { content: 'not run: the run was stopped first', isError: true };
-    content.push({ type: 'tool-result', id: c.id, name: c.name, content: r.content, isError: r.isError });
+    content.push({
+      type: 'tool-result',
+      id: c.id,
+      name: c.name,
+      content: r.content,
+      isError: r.isError,
+      ...sourced(c.name, r.source, tools),
+    });
     records.push({ name: c.name, input: c.input, isError: r.isError });
   }
   return { message: { role: 'user', content }, records };
 }
 
 /** Results for calls that will not run (budget or turn limit reached), keeping the history valid. */
-export function skippedResults(calls: Call[], why: string): Message {
+export function skippedResults(calls: Call[], why: string, tools?: Pick<ToolSet, 'mayBringOutside'>): Message {
   return {
     role: 'user',
     content: calls.map((c) => ({
@@ -82,6 +89,20 @@ export function skippedResults(calls: Call[], why: string): Message {
       name: c.name,
       content: `not run: ${why}`,
       isError: true,
+      ...(tools ? sourced(c.name, undefined, tools) : {}),
     })),
   };
+}
+
+/**
+ * The `from` a result is stored with: its source, if the call said where it came from, and at
+ * least the tool's name for every result of a tool that may bring outside content (a result of
+ * such a tool stored without one is from an older boxbot, and counts as untrusted).
+ */
+function sourced(
+  tool: string,
+  source: ToolCallOutcome['source'],
+  tools: Pick<ToolSet, 'mayBringOutside'>,
+): { from?: ResultSource } {
+  return source || tools.mayBringOutside(tool) ? { from: { tool, ...source } } : {};
 }

@@ -60,6 +60,7 @@ export function mcpTool(cfg: McpServerConfig, conn: McpConnection, tool: McpTool
     // The server validates its own input against its own schema, which may use more of JSON
     // Schema than the host's check knows.
     checksOwnInput: true,
+    mcpServer: server,
     async run(input, { signal }) {
       try {
         const r = await conn.call(tool.name, input, signal);
@@ -68,7 +69,9 @@ export function mcpTool(cfg: McpServerConfig, conn: McpConnection, tool: McpTool
         return { content: resultText(r), isError: r.isError === true, untrusted: untrustedFrom(server, tool.name) };
       } catch (e) {
         if (signal?.aborted) throw e;
-        return { content: redactSecrets(errorMessage(e)), isError: true };
+        // An error's text is the server's words as much as a result is (a JSON-RPC error message,
+        // a proxy's page): it taints the run alike.
+        return { content: redactSecrets(errorMessage(e)), isError: true, untrusted: untrustedFrom(server, tool.name) };
       }
     },
   };

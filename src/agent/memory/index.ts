@@ -9,5 +9,5 @@ export {
   remember,
   visibleMemories,
 } from './memory-book.ts';
-export { createMemoryTools } from './memory-tools.ts';
+export { createMemoryTools, untrustedNotes } from './memory-tools.ts';
 export { DIGEST_HEADING, memoryDigest, searchMemories } from './search.ts';

@@ -45,6 +45,7 @@ export async function remember(
   text: string,
   choice: ScopeChoice,
   now = new Date(),
+  untrusted?: string,
 ): Promise<{ ok: true; record: MemoryRecord } | { ok: false; reason: string }> {
   const t = text.trim();
   if (!t) return { ok: false, reason: 'the note is empty' };
@@ -62,6 +63,7 @@ export async function remember(
     createdAt: now.toISOString(),
     createdBy: view.userKey,
     conversationKey: view.conversationKey,
+    ...(untrusted ? { untrusted } : {}),
   };
   await store.add(record);
   return { ok: true, record };

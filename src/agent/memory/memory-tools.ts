@@ -2,7 +2,7 @@
 // memory is three tools: `memory_recall` (ReadOnly: a read-only chat may look notes up) and
 // `memory_remember` / `memory_forget` (Write: only a chat with full access changes them).
 import { errorMessage } from '../../errors.ts';
-import type { MemoryStore } from '../../store/index.ts';
+import type { MemoryRecord, MemoryStore } from '../../store/index.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
 import { forget, MAX_MEMORY_CHARS, type MemoryView, memoryLine, remember, visibleMemories } from './memory-book.ts';
 import { searchMemories } from './search.ts';
@@ -11,6 +11,20 @@ import { searchMemories } from './search.ts';
 const MAX_RECALL = 20;
 
 const failed = (what: string, e: unknown) => ({ content: `${what} failed: ${errorMessage(e)}`, isError: true });
+
+/**
+ * Why `notes` are untrusted for a run of `view`'s user (undefined: they are not): another user's
+ * note for the conversation, or a note a run saved after reading untrusted content.
+ * Example: untrustedNotes(notes, view) → 'notes other users saved for this conversation'
+ */
+export function untrustedNotes(notes: MemoryRecord[], view: MemoryView): string | undefined {
+  const byOthers = notes.some((m) => m.scope.kind === 'conversation' && m.createdBy !== view.userKey);
+  const why = [
+    ...(byOthers ? ['notes other users saved for this conversation'] : []),
+    ...notes.flatMap((m) => (m.untrusted ? [`a note saved after reading ${m.untrusted}`] : [])),
+  ];
+  return why.length ? [...new Set(why)].join('; ') : undefined;
+}
 
 /** memory_recall, memory_remember and memory_forget for `view`. */
 export function createMemoryTools(store: MemoryStore, view: MemoryView): BuiltinTool[] {
@@ -33,12 +47,13 @@ export function createMemoryTools(store: MemoryStore, view: MemoryView): Builtin
         const limit = Math.max(1, Math.min(MAX_RECALL, Number(input.limit ?? 10) || 10));
         const found = searchMemories(await visibleMemories(store, view), String(input.query ?? ''), limit);
         // Another user's note for the conversation carries their words, as their messages would
-        // (policy approvals.afterUntrusted), whether it reached the run by the digest or by a recall.
-        const byOthers = found.some((m) => m.scope.kind === 'conversation' && m.createdBy !== view.userKey);
+        // (policy approvals.afterUntrusted), whether it reached the run by the digest or by a recall;
+        // so does a note a run saved after it had read untrusted content.
+        const untrusted = untrustedNotes(found, view);
         return {
           content: found.length ? found.map((m) => memoryLine(m)).join('\n') : 'No notes found.',
           isError: false,
-          ...(byOthers ? { untrusted: 'notes other users saved for this conversation' } : {}),
+          ...(untrusted ? { untrusted } : {}),
         };
       } catch (e) {
         return failed('recall', e);
@@ -61,10 +76,12 @@ export function createMemoryTools(store: MemoryStore, view: MemoryView): Builtin
       additionalProperties: false,
     },
     permissionLevel: 'Write',
-    async run(input) {
+    async run(input, ctx) {
       try {
         const scope = input.scope === 'conversation' ? 'conversation' : 'user';
-        const r = await remember(store, view, String(input.text ?? ''), scope);
+        // What the run had read goes with the note: a later run reading it reads that too.
+        const read = ctx.untrusted?.length ? ctx.untrusted.join('; ') : undefined;
+        const r = await remember(store, view, String(input.text ?? ''), scope, new Date(), read);
         return r.ok
           ? { content: `Saved as ${r.record.id}.`, isError: false }
           : { content: `not saved: ${r.reason}`, isError: true };

@@ -2,6 +2,8 @@
 // took in untrusted content, or as a single escalation of a read-only chat), and the per-run gate
 // that asks. The asking itself (buttons, the journal) is the caller's: the gateway supplies
 // `ask`; a run with nobody to ask (a scheduled job, `boxbot ask`) refuses such calls instead.
+
+import type { ResultSource } from '../types.ts';
 import type { PermissionLevel, ToolPolicy } from './grants.ts';
 import { permits } from './grants.ts';
 
@@ -33,12 +35,19 @@ export interface ApprovalQuestion {
   untrusted: string[];
 }
 
+/** An approved call's result as journaled: what the model read, and where it came from. */
+export interface JournaledResult {
+  content: string;
+  isError: boolean;
+  source?: Omit<ResultSource, 'tool'>;
+}
+
 /** A decision. An approved call that already ran before a restart comes back as `replay` (never run twice). */
 export type ApprovalAnswer =
   | {
       approved: true;
-      replay?: { content: string; isError: boolean };
-      ran?: (r: { content: string; isError: boolean }) => Promise<void>;
+      replay?: JournaledResult;
+      ran?: (r: JournaledResult) => Promise<void>;
     }
   | { approved: false; reason: string };
 

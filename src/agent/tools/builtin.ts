@@ -19,5 +19,11 @@ export interface BuiltinTool {
   permissionLevel: PermissionLevel;
   /** The input goes to the tool unchecked (an MCP server checks it against its own, richer schema). */
   checksOwnInput?: boolean;
-  run(input: Record<string, unknown>, ctx: { signal?: AbortSignal }): Promise<BuiltinResult>;
+  /** The MCP server the tool calls: its results and errors are recorded as that server's, untrusted. */
+  mcpServer?: string;
+  /** `ctx.untrusted`: what untrusted content the run has read so far (what it saves may carry it). */
+  run(
+    input: Record<string, unknown>,
+    ctx: { signal?: AbortSignal; untrusted?: readonly string[] },
+  ): Promise<BuiltinResult>;
 }
