@@ -1,7 +1,8 @@
 // Run slots (`gateway.concurrency`): at most `size` runs do work at once; the rest wait in arrival order.
 // A slot bounds the CPU and memory a run uses while it works: prompt building, media preparation, tools in the
 // sandbox. It is not a bound on how many runs may wait: a run gives its slot up while it only waits on the network
-// (a model stream) or on a person (an approval), and takes one again, in line with everyone, before it works on.
+// (a model stream) or on a person (an approval), and takes one again, ahead of runs not yet started, before it
+// works on.
 // Otherwise a provider that stops sending, or approvers who are away, hold every slot and no new chat is answered.
 
 /** A run's claim on a slot, which it gives up while it only waits. */
@@ -25,7 +26,7 @@ export class Semaphore {
   async run<T>(task: (lease: SlotLease) => Promise<T>): Promise<T> {
     await this.acquire();
     const lease = new Lease(
-      () => this.acquire(),
+      () => this.acquire(true),
       () => this.release(),
     );
     try {
@@ -35,12 +36,15 @@ export class Semaphore {
     }
   }
 
-  private acquire(): Promise<void> {
+  // A run coming back from a wait goes ahead of runs not yet started: it holds work half done (a
+  // model's answer to act on), and finishing it frees what it holds; behind a burst of new
+  // messages it would wait for all of them, and every answer in flight would be late.
+  private acquire(returning = false): Promise<void> {
     if (this.active < this.size) {
       this.active++;
       return Promise.resolve();
     }
-    return new Promise<void>((resolve) => this.waiting.push(resolve));
+    return new Promise<void>((resolve) => (returning ? this.waiting.unshift(resolve) : this.waiting.push(resolve)));
   }
 
   // A freed slot passes straight to the first waiter, so nobody arriving meanwhile takes it first.

@@ -4,9 +4,30 @@ import { z } from 'zod';
 import type { JsonValue } from './types.ts';
 
 const iso = z.string().min(1);
-const json: z.ZodType<JsonValue> = z.lazy(() =>
-  z.union([z.string(), z.number(), z.boolean(), z.null(), z.array(json), z.record(json)]),
-);
+
+/**
+ * Whether `v` is JSON data (what JSON.parse can give): checked by one walk over it. A recursive
+ * `z.lazy` union built its schema again at every node and collected an issue for every branch
+ * that did not match, which made reading a document of a few thousand values take milliseconds.
+ */
+export function isJsonValue(v: unknown): v is JsonValue {
+  const stack: unknown[] = [v];
+  while (stack.length) {
+    const x = stack.pop();
+    if (x === null || typeof x === 'string' || typeof x === 'boolean') continue;
+    if (typeof x === 'number') {
+      if (!Number.isFinite(x)) return false;
+      continue;
+    }
+    if (typeof x !== 'object') return false;
+    const proto = Object.getPrototypeOf(x);
+    if (!Array.isArray(x) && proto !== Object.prototype && proto !== null) return false;
+    // One by one: spreading a long array into push() would pass the engine's argument limit.
+    for (const item of Array.isArray(x) ? x : Object.values(x)) stack.push(item);
+  }
+  return true;
+}
+const json = z.custom<JsonValue>(isJsonValue, 'must be JSON data');
 const jsonObject = z.record(json);
 
 const contentPart = z.discriminatedUnion('type', [

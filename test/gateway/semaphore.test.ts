@@ -1,5 +1,6 @@
-// Run slots: a bound on runs at work, in arrival order; a run that steps away frees its slot and queues to come
-// back; parallel waits of one run free it only when all of them wait; a wait that ends after its run takes nothing.
+// Run slots: a bound on runs at work, in arrival order; a run that steps away frees its slot and comes back ahead
+// of runs not yet started; parallel waits of one run free it only when all of them wait; a wait that ends after
+// its run takes nothing.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { Semaphore, type SlotLease } from '../../src/gateway/semaphore.ts';
@@ -21,7 +22,7 @@ function hold(sem: Semaphore, log: string[], name: string) {
 
 const settle = () => new Promise<void>((r) => setImmediate(r));
 
-test('a freed slot goes to the first in line, and one that steps away lets the next run', {
+test('a freed slot goes to a run coming back, then to the first in line; one stepping away lets the next run', {
   timeout: 5000,
 }, async () => {
   const sem = new Semaphore(1);
@@ -41,14 +42,14 @@ test('a freed slot goes to the first in line, and one that steps away lets the n
   assert.deepEqual(log, ['a runs', 'b runs'], 'b runs while a waits');
   gate();
   await settle();
-  assert.deepEqual(log, ['a runs', 'b runs'], 'a comes back after c, who was in line before it');
+  assert.deepEqual(log, ['a runs', 'b runs'], 'a waits for b, who holds the slot');
   b.finish();
-  await c.started;
-  assert.deepEqual(log, ['a runs', 'b runs', 'c runs']);
-  c.finish();
   await away;
-  assert.equal(log.at(-1), 'a back');
+  assert.deepEqual(log, ['a runs', 'b runs', 'a back'], 'a, coming back with work half done, goes ahead of c');
   a.finish();
+  await c.started;
+  assert.deepEqual(log, ['a runs', 'b runs', 'a back', 'c runs']);
+  c.finish();
 });
 
 test('parallel waits of one run free its slot only when every one of them waits', { timeout: 5000 }, async () => {
