@@ -488,6 +488,8 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
     async putOutbox(entry) {
       checkKey(entry.id, 'outbox id');
       checkKey(entry.conversationKey, 'conversation key');
+      // Refused before the file copies: a read-only opener never writes beside the gateway that owns them.
+      if (opts.readOnly) throw new StoreError('closed', 'the store is open read-only');
       await ready();
       if (outbox.has(entry.id)) return; // a repeated put keeps the stored entry and its receipts
       const at = stamp();

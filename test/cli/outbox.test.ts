@@ -2,7 +2,7 @@
 // refused for good, newest first, and never changes the delivery log the gateway owns.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createFileStore } from '../../src/store/index.ts';
@@ -64,4 +64,19 @@ test('boxbot outbox failed lists refused replies newest first and leaves the del
   const bad = boxbot(config, 'outbox', 'failed', '--format', 'yaml');
   assert.equal(bad.status, 2);
   assert.equal(bad.stderr, 'boxbot: --format: expected text or json, got "yaml"\n');
+});
+
+test('a store opened read-only refuses a reply with files before writing any copy of them', async () => {
+  const dir = tempDir('boxbot-outbox-ro-');
+  const store = createFileStore(dir, { readOnly: true });
+  await assert.rejects(
+    store.delivery.putOutbox({
+      ...reply('r1', 'telegram:42', ['x']),
+      files: [{ name: 'a.txt', mimeType: 'text/plain', bytes: new TextEncoder().encode('x') }],
+      fileReceipts: [null],
+    }),
+    /open read-only/,
+  );
+  await store.close();
+  assert.deepEqual(existsSync(join(dir, 'outbox-files')) ? readdirSync(join(dir, 'outbox-files')) : [], []);
 });
