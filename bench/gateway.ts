@@ -15,7 +15,7 @@ import { runInNewContext } from 'node:vm';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import type { ChannelAdapter } from '../src/adapters/index.ts';
 import type { Provider } from '../src/agent/index.ts';
-import type { GatewayStore } from '../src/gateway/ports.ts';
+import type { GatewayStore } from '../src/runner/ports.ts';
 import type { JsonValue, Store } from '../src/store/index.ts';
 import { quantile, r2 } from './stats.ts';
 
@@ -101,12 +101,12 @@ async function emulatorThread(): Promise<void> {
 
 async function gatewayThread(): Promise<void> {
   const { createTelegramAdapter } = await import('../src/adapters/telegram/index.ts');
-  const { createAgentRunner } = await import('../src/agent/gateway-runner.ts');
+  const { createAgentRunner } = await import('../src/runner/agent-runner.ts');
   const { createGateway } = await import('../src/gateway/gateway.ts');
   const { configSchema } = await import('../src/config/schema.ts');
   const { createFileStore } = await import('../src/store/index.ts');
   const { DEFAULT_LIMITS } = await import('../src/sandbox/index.ts');
-  const { silentLogger } = await import('../src/log.ts');
+  const { silentLogger } = await import('../src/core/log.ts');
 
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;

@@ -1,7 +1,7 @@
 // One replica of the throughput part of the replicas bench: startBoxbot on the config file given
 // as the first argument (secrets from the environment), telling its parent its HTTP address over
 // IPC once every channel is up; a SIGTERM stops it cleanly.
-import { createLogger } from '../src/log.ts';
+import { createLogger } from '../src/core/log.ts';
 import { startBoxbot } from '../src/main.ts';
 
 const configFile = process.argv[2];

@@ -10,8 +10,7 @@ import { platformOf, targetOf } from './adapters/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter, type WebFileRetention } from './adapters/web/index.ts';
-import { createDailySpend } from './agent/daily-spend.ts';
-import { type AgentRuntime, createAgentRunner, createAgentRuntime, workspaceOf } from './agent/index.ts';
+import { type AgentRuntime, createAgentRuntime } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
 import { memoryCommands } from './agent/memory/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
@@ -21,15 +20,17 @@ import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
 import { mcpConnection, mcpEntries } from './config/mcp.ts';
 import type { HttpOverride } from './config/overrides.ts';
 import { databaseUrl } from './config/store-url.ts';
-import { errorMessage } from './errors.ts';
+import { errorMessage } from './core/errors.ts';
+import { createLogger, type Logger, registerSecrets } from './core/log.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
 import { createLeadership } from './gateway/leadership.ts';
-import type { MediaOptions } from './gateway/media/index.ts';
 import { createMetrics } from './gateway/metrics.ts';
 import { checkSharedWorkspaces } from './gateway/shared-workspaces.ts';
-import { createLogger, type Logger, registerSecrets } from './log.ts';
+import { createDailySpend } from './runner/daily-spend.ts';
+import { createAgentRunner, workspaceOf } from './runner/index.ts';
+import type { MediaOptions } from './runner/media/index.ts';
 import {
   configuredTargetCheck,
   createScheduler,

@@ -3,7 +3,7 @@
 // zero-width characters, bidi isolates, a byte order mark) are dropped, like any path.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { cleanFileName } from '../src/clean-file-name.ts';
+import { cleanFileName } from '../src/core/clean-file-name.ts';
 
 test('format characters (category Cf) are dropped with the control characters', () => {
   assert.equal(cleanFileName('invoice\u202Efdp.exe'), 'invoicefdp.exe');

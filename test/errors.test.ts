@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { test } from 'node:test';
-import { fetchFailureCode } from '../src/errors.ts';
+import { fetchFailureCode } from '../src/core/errors.ts';
 
 test('a refused connection is named by its code, and the URL with its token is not in it', async () => {
   // A port that was just free: nothing listens on it.

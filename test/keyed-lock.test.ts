@@ -2,7 +2,7 @@
 // break the chain), different keys overlap, and idle() waits for everything queued.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createKeyedLock } from '../src/keyed-lock.ts';
+import { createKeyedLock } from '../src/core/keyed-lock.ts';
 
 /** A promise settled from outside. */
 function gate<T = void>() {

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { test } from 'node:test';
-import { createLogger, redactSecrets, registerSecrets } from '../src/log.ts';
+import { createLogger, redactSecrets, registerSecrets } from '../src/core/log.ts';
 
 /** A writable that keeps each written line; `isTTY` makes it look like a terminal. */
 function lineSink(isTTY = false): { sink: Writable; lines: string[] } {

@@ -1,7 +1,7 @@
 // The one abortable wait: it waits, and a cancelled wait rejects with the signal's reason.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sleep } from '../src/sleep.ts';
+import { sleep } from '../src/core/sleep.ts';
 
 test('sleep waits, and rejects with the reason when the signal fires', async () => {
   await sleep(1, new AbortController().signal);

@@ -3,7 +3,7 @@
 // still text). One table serves inbound media and send_file.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { sniffType } from '../src/sniff-type.ts';
+import { sniffType } from '../src/core/sniff-type.ts';
 
 const b = (...parts: (string | number[])[]) =>
   Uint8Array.from(parts.flatMap((p) => (typeof p === 'string' ? [...Buffer.from(p, 'latin1')] : p)));

@@ -1,6 +1,6 @@
 // Conversation keys: one string per conversation, platform first
 // (`telegram:-100123:45`). The only place that encodes and decodes them.
-import { BoxbotError } from '../errors.ts';
+import { BoxbotError } from '../core/errors.ts';
 import type { OutboundTarget, Platform } from './types.ts';
 
 /** A decoded conversation key. */

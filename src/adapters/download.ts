@@ -2,7 +2,7 @@
 // abandoned (connection aborted) as soon as it passes the byte cap, so an oversized upload costs
 // at most the cap in memory and traffic. The URL may carry a credential (Telegram's file URL holds
 // the bot token), so no error text ever includes it: callers name the file, not the address.
-import { fetchFailureCode } from '../errors.ts';
+import { fetchFailureCode } from '../core/errors.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError } from './errors.ts';
 import type { Platform } from './types.ts';
 

@@ -1,6 +1,6 @@
 // Adapter failures, with grammY's distinction kept: "the platform said no" (AdapterApiError: a status
 // and description, retryable only on 429/5xx) is not "the network failed" (AdapterNetworkError).
-import { BoxbotError } from '../errors.ts';
+import { BoxbotError } from '../core/errors.ts';
 import type { Platform } from './types.ts';
 
 /** Any adapter failure; `channel` names the platform. */

@@ -1,7 +1,7 @@
 // The retry every adapter makes when the platform refuses the markup it rendered: the same
 // answer once more as plain text, so the user still gets it. One copy here; each adapter only
 // says how it renders, what its plain text looks like, and which refusals are about markup.
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
 import { AdapterApiError } from './errors.ts';
 import type { SendOptions } from './types.ts';
 

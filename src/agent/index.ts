@@ -1,9 +1,8 @@
 // Public names of the agent core: one run (`runAgent`), the loop beneath it, skills, sub-agents,
 // the system prompt, and the message model; the runtime that wires providers, tools and the
-// sandbox for a run; the runner the gateway drives; and the tool and provider names the CLI
+// sandbox for a run; and the tool and provider names the CLI
 // and scheduler use. Other folders import the agent through this file.
 
-export { type AgentRunnerOptions, createAgentRunner, type ToolContext, workspaceOf } from './gateway-runner.ts';
 export {
   type AgentEvent,
   type AgentResult,

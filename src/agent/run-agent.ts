@@ -5,9 +5,9 @@
 //   const r = await runAgent({ history, input: 'What is in notes.txt?', policy, deps, signal, onEvent });
 //   if (r.outcome === 'final') reply(r.text);
 
-import { errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import { silentLogger } from '../core/log.ts';
 import type { Sandbox } from '../sandbox/index.ts';
 import { type CostOf, createCostMeter, type MeterHooks, totalUsd } from './loop/cost-meter.ts';
 import { carryTaint, untrustedIn } from './loop/provenance.ts';

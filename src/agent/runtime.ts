@@ -7,9 +7,9 @@ import { chmodSync, existsSync, type FSWatcher, mkdirSync, watch } from 'node:fs
 import { join } from 'node:path';
 import type { Secrets } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
-import { errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import { silentLogger } from '../core/log.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox, type SandboxLimits } from '../sandbox/index.ts';
 import { contextWindowOf, costOf, missingProviderHint, resolveModelWithFallback } from './providers/index.ts';
 import type { AgentDeps } from './run-agent.ts';

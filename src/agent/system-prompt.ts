@@ -1,8 +1,8 @@
 // The system prompt of a run, assembled in a fixed order: the base prompt, the workspace's
 // AGENTS.md (if present), the skills (name + one line), the remembered notes' digest, and the
 // conversation's configured prompt.
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
+import { silentLogger } from '../core/log.ts';
 import { readWorkspaceFile } from '../sandbox/index.ts';
 
 /** The default base prompt. */

@@ -1,39 +1,9 @@
 // The agent's message model and the narrow provider interface every LLM backend implements.
 // Providers translate to and from these shapes; the loop never sees an SDK type.
 
-/** A piece of a message. Thinking blocks are kept verbatim (Anthropic requires them back). */
-export type ContentPart =
-  | { type: 'text'; text: string }
-  | { type: 'image'; mediaType: string; data: string /* base64 */ }
-  | { type: 'tool-call'; id: string; name: string; input: unknown }
-  | { type: 'tool-result'; id: string; name: string; content: string; isError: boolean; from?: ResultSource }
-  | { type: 'thinking'; text: string; signature?: string; redacted?: boolean };
+export type { ContentPart, Message, ResultSource, Usage } from '../core/message.ts';
 
-/**
- * Where a tool result came from, stored with it in the history: later runs whose context still
- * holds it start tainted (approvals.afterUntrusted), not only the run that read it.
- */
-export interface ResultSource {
-  /** The tool that produced it. */
-  tool: string;
-  /** The tool had network access. */
-  network?: true;
-  /** The MCP server that answered. */
-  mcp?: string;
-  /** What it holds that the run cannot trust, in words for the person approving; absent: trusted. */
-  untrusted?: string;
-}
-
-/** One message of a conversation's history. Tool results travel in `user` messages. */
-export interface Message {
-  role: 'user' | 'assistant';
-  content: ContentPart[];
-  /**
-   * Untrusted content this message retells or was written after reading (a summary of tainted
-   * turns, the answer of a run that read a web page), stored with it for later runs' taint.
-   */
-  untrusted?: string[];
-}
+import type { Message, Usage } from '../core/message.ts';
 
 /** What the model may call: a name, a description and a JSON Schema for the input. */
 export interface ToolDefinition {
@@ -55,14 +25,6 @@ export interface ModelRequest {
    * (with this much room added to the output limit) on Claude 4.6 and later. Ignored by providers without thinking.
    */
   thinkingBudgetTokens?: number;
-}
-
-/** Token counts of one model call. `inputTokens` excludes cache reads and writes (total input = all three). */
-export interface Usage {
-  inputTokens: number;
-  outputTokens: number;
-  cacheReadTokens?: number;
-  cacheWriteTokens?: number;
 }
 
 /** Why the model stopped. */

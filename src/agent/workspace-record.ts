@@ -5,8 +5,8 @@
 // that is untrusted unless every bit of it is the requester's own.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { JsonValue, KvStore } from '../store/index.ts';
 import type { WorkspaceTrust } from './loop/tool-set.ts';
 

@@ -23,7 +23,7 @@ import { CHANNEL_TOKENS, type ChannelName, channelEnabled } from '../config/chan
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
 import { describeDataDir, type LoadedConfig, loadConfig, strayDataDir } from '../config/load.ts';
 import { databaseUrl } from '../config/store-url.ts';
-import { errorMessage, fetchFailureCode, UsageError } from '../errors.ts';
+import { errorMessage, fetchFailureCode, UsageError } from '../core/errors.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { openStore } from '../store/index.ts';

@@ -3,7 +3,7 @@
 import { writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { UsageError } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
 import { starterConfig } from './starter-config.ts';
 
 /** The schema shipped with the package (one level above src/ and dist/). */

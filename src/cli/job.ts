@@ -6,7 +6,7 @@
 import { readSecrets } from '../config/env.ts';
 import { loadConfig } from '../config/load.ts';
 import { databaseUrl } from '../config/store-url.ts';
-import { UsageError } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
 import {
   configuredTargetCheck,
   createScheduler,

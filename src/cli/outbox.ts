@@ -5,7 +5,7 @@
 import { readSecrets } from '../config/env.ts';
 import { loadConfig } from '../config/load.ts';
 import { databaseUrl } from '../config/store-url.ts';
-import { UsageError } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
 import { type FailedReply, openStore } from '../store/index.ts';
 
 const out = (s: string) => process.stdout.write(s.endsWith('\n') ? s : `${s}\n`);

@@ -1,7 +1,7 @@
 // `boxbot skill list`: the bundled and extension skills (name, source, one line), then every
 // SKILL.md that was skipped with its reason. `--format json` prints `{skills, problems}`.
 import { listSkills } from '../agent/skills/index.ts';
-import { UsageError } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
 
 /** Prints the skills; exit 0 (problems are reported, not fatal). */
 export async function skillList(flags: { format?: string }, dataDir: string): Promise<number> {

@@ -6,7 +6,7 @@ import { unlinkedBundledToolsHint } from '../agent/tools/locations.ts';
 import { readEnvSettings } from '../config/env.ts';
 import { describeDataDir, strayDataDir } from '../config/load.ts';
 import { type StartFlags, startSettings } from '../config/overrides.ts';
-import { createLogger } from '../log.ts';
+import { createLogger } from '../core/log.ts';
 import { startBoxbot } from '../main.ts';
 
 /** Starts the gateway; resolves with the exit code once it has stopped. */

@@ -3,7 +3,7 @@
 // with its reason, then every file whose tool name a later file took over.
 // `--format json` prints `{tools: [...], refused: [{file, reason}], shadowed: [{name, file, source, by, bySource}]}`.
 import { createToolRegistry, type RegisteredTool, toolCacheDir, toolDirs } from '../agent/tools/index.ts';
-import { UsageError } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
 import { createSandbox } from '../sandbox/index.ts';
 
 /** Flags of `tool list`. */

@@ -4,7 +4,7 @@
 // SandboxResult with stdout/stderr as UTF-8 strings.
 import { basename, resolve } from 'node:path';
 import { checkInput, inputToArgv, registerFile } from '../agent/tools/index.ts';
-import { errorMessage, UsageError } from '../errors.ts';
+import { errorMessage, UsageError } from '../core/errors.ts';
 import {
   createSandbox,
   DEFAULT_LIMITS,

@@ -4,7 +4,7 @@
 import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { registerFile, ToolRefusedError, type ToolSpec } from '../agent/tools/index.ts';
-import { UsageError } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
 import { createSandbox } from '../sandbox/index.ts';
 
 /** Flags of `tool validate`. */

@@ -3,6 +3,8 @@
 // config file, and nothing here is ever logged.
 import { mcpEnvNames } from './mcp.ts';
 
+export { redactLine, redactText } from '../core/redact.ts';
+
 /** The variables boxbot reads (README, "Configuration"). */
 export const SECRET_VARIABLES = [
   'OPENAI_API_KEY',
@@ -46,29 +48,6 @@ export function secretValues(secrets: Secrets): string[] {
   return Object.entries(secrets)
     .filter(([k, v]) => v && v.length >= 8 && !/_BASE_URL$/.test(k))
     .map(([, v]) => v!);
-}
-
-/**
- * `text` with every secret value in `secrets` (raw or JSON-escaped) and anything shaped like a known key format
- * replaced.
- */
-export function redactText(text: string, secrets: Iterable<string> = []): string {
-  let out = text;
-  for (const v of secrets) {
-    out = out.split(v).join('[redacted]');
-    const escaped = JSON.stringify(v).slice(1, -1);
-    if (escaped !== v) out = out.split(escaped).join('[redacted]');
-  }
-  return out.replace(/\b(sk|xox[abpe]|xapp)-[A-Za-z0-9-_]{6,}/g, '[redacted]');
-}
-
-/**
- * One line of `text` fit for a chat or a log: the first non-empty line, every secret value in
- * `secrets` replaced, anything shaped like a known key format too, at most 300 characters.
- */
-export function redactLine(text: string, secrets: string[] = []): string {
-  const line = (text.split('\n').find((l) => l.trim()) ?? '').trim();
-  return redactText(line, secrets).slice(0, 300);
 }
 
 /**

@@ -4,7 +4,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { type ZodIssue, type ZodTypeAny, z } from 'zod';
-import { BoxbotError, errorMessage } from '../errors.ts';
+import { BoxbotError, errorMessage } from '../core/errors.ts';
 import { stripJsonComments } from './jsonc.ts';
 import type { HttpOverride } from './overrides.ts';
 import { type Config, configSchema } from './schema.ts';

@@ -1,6 +1,6 @@
 // What `boxbot start` takes from flags and the environment over the config file. Precedence:
 // flag > environment > config file > default (README, "Configuration").
-import { UsageError } from '../errors.ts';
+import { UsageError } from '../core/errors.ts';
 import type { EnvSettings } from './env.ts';
 
 /** The level names `--log-level` and `LOG_LEVEL` accept (pino's). */

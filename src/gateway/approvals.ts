@@ -11,8 +11,8 @@
 // taken and where the run reads it; a question whose approvers changed is withdrawn and asked anew.
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import type { ApprovalAnswer, ApprovalQuestion, ApprovalRules } from '../agent/index.ts';
-import { errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { ApprovalRecord, ApprovalStore, JsonObject, JsonValue } from '../store/index.ts';
 import type { OutboundQueue } from './outbound-queue.ts';
 

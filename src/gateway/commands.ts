@@ -3,10 +3,10 @@
 // platform has no buttons). They answer at once (they never wait behind a running turn; /stop is
 // what cancels it; /compact waits for the turn, as it rewrites the history).
 import type { CommandSpec, InboundMessage } from '../adapters/index.ts';
+import type { CommandLevel } from '../runner/command-access.ts';
+import type { ResolvedPolicy } from '../runner/policy.ts';
+import type { UsageView } from '../runner/ports.ts';
 import type { UsageTotals } from '../store/index.ts';
-import type { CommandLevel } from './command-access.ts';
-import type { ResolvedPolicy } from './policy.ts';
-import type { UsageView } from './ports.ts';
 
 /**
  * The commands, in menu order (the platform menus and /help list them), each with its access

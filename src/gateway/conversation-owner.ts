@@ -3,8 +3,8 @@
 // anywhere; the journal deduplicates); the owner runs the conversation's pending messages in the
 // order accepted, renews its leases while it works, and gives a conversation up once its queue
 // is empty. A replica that dies stops renewing: its conversations pass to whoever sweeps next.
-import { errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { LeaseStore } from '../store/index.ts';
 
 /** How replicas share conversations (GatewayOptions.cluster). */

@@ -19,20 +19,38 @@ import type {
 } from '../adapters/index.ts';
 import { compareOrder, platformOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
-import { BoxbotError, errorMessage } from '../errors.ts';
-import { createKeyedLock } from '../keyed-lock.ts';
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
-import type { ApprovalStore, RateGateStore } from '../store/index.ts';
-import { createMemoryStore } from '../store/index.ts';
-import { createApprovalDesk, parseApprovalButton } from './approvals.ts';
+import { BoxbotError, errorMessage } from '../core/errors.ts';
+import { createKeyedLock } from '../core/keyed-lock.ts';
+import type { Logger } from '../core/log.ts';
+import { silentLogger } from '../core/log.ts';
 import {
   type CommandCaller,
   type CommandLevel,
   commandAllowed,
   isAdmin,
   refusedCommandText,
-} from './command-access.ts';
+} from '../runner/command-access.ts';
+import { type MediaOptions, type MediaWorkJournal, type PreparedMedia, prepareMedia } from '../runner/media/index.ts';
+import { type Persist, persister, type StoreHealth } from '../runner/persist.ts';
+import {
+  type Admission,
+  admit,
+  allowedModels,
+  type ResolvedPolicy,
+  resolvePolicy,
+  withModelChoice,
+} from '../runner/policy.ts';
+import type { GatewayAgentEvent, RunOutcome } from '../runner/ports.ts';
+import {
+  type AgentRunner,
+  type ChatCommands,
+  GatewayStoppingError,
+  type GatewayStore,
+  type OutboxEntry,
+} from '../runner/ports.ts';
+import type { ApprovalStore, RateGateStore } from '../store/index.ts';
+import { createMemoryStore } from '../store/index.ts';
+import { createApprovalDesk, parseApprovalButton } from './approvals.ts';
 import {
   COMMAND_SPECS,
   commandLevel,
@@ -46,20 +64,9 @@ import {
   whoamiText,
 } from './commands.ts';
 import { type ClusterOptions, createConversationOwner } from './conversation-owner.ts';
-import { type MediaOptions, type MediaWorkJournal, type PreparedMedia, prepareMedia } from './media/index.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createOutageNotices } from './outage-notices.ts';
 import { OutboundQueue } from './outbound-queue.ts';
-import { type Persist, persister, type StoreHealth } from './persist.ts';
-import { type Admission, admit, allowedModels, type ResolvedPolicy, resolvePolicy, withModelChoice } from './policy.ts';
-import type { GatewayAgentEvent, RunOutcome } from './ports.ts';
-import {
-  type AgentRunner,
-  type ChatCommands,
-  GatewayStoppingError,
-  type GatewayStore,
-  type OutboxEntry,
-} from './ports.ts';
 import { type Delivery, deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
 import { Semaphore } from './semaphore.ts';
 import { createUnsavedMessages } from './unsaved-messages.ts';

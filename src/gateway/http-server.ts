@@ -6,10 +6,10 @@ import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AdapterRoute } from '../adapters/index.ts';
 import { isLoopbackHostHeader } from '../adapters/web/index.ts';
-import { constantTimeEqual } from '../constant-time-equal.ts';
-import { BoxbotError, errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
+import { constantTimeEqual } from '../core/constant-time-equal.ts';
+import { BoxbotError, errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import { silentLogger } from '../core/log.ts';
 import type { Metrics } from './metrics.ts';
 
 /** The server refused to start (bind rule, port in use). */

@@ -3,8 +3,8 @@
 // that cannot renew (a lost database, a long pause) steps down after half of `ttlMs`, before
 // another replica can take the lease, so two never lead at once by their own account, and the
 // fence tells a late write from a deposed leader apart (job tick claims do the same for runs).
-import { errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { LeaseStore } from '../store/index.ts';
 
 /** Options of `createLeadership`. */

@@ -20,8 +20,8 @@ import type {
   SentMessage,
 } from '../adapters/index.ts';
 import { AdapterError } from '../adapters/index.ts';
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
+import { silentLogger } from '../core/log.ts';
 import type { RateGateStore } from '../store/index.ts';
 
 type Kind = 'send' | 'edit' | 'typing';

@@ -7,12 +7,12 @@
 // A new preview is noted before it is sent, for the same reason.
 import type { AdapterCapabilities, FileUpload, OutboundFile, OutboundTarget } from '../adapters/index.ts';
 import { AdapterApiError } from '../adapters/index.ts';
-import { errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import type { Persist } from '../runner/persist.ts';
+import type { GatewayAgentEvent, GatewayStore, OutboxEntry } from '../runner/ports.ts';
 import { EMPTY_PLACEHOLDER, splitMessage, splitRendered } from './chunk.ts';
 import type { OutboundQueue } from './outbound-queue.ts';
-import type { Persist } from './persist.ts';
-import type { GatewayAgentEvent, GatewayStore, OutboxEntry } from './ports.ts';
 
 /** The platform says the message to edit no longer exists or can no longer be edited. */
 const isGone = (e: AdapterApiError): boolean =>

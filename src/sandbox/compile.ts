@@ -13,7 +13,7 @@ import { createHash } from 'node:crypto';
 import { type BigIntStats, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from '../core/errors.ts';
 import { SandboxError } from './errors.ts';
 import { patchGlue } from './glue-patch.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';

@@ -1,5 +1,5 @@
 // Errors the sandbox raises to its callers (not guest traps: those are results).
-import { BoxbotError } from '../errors.ts';
+import { BoxbotError } from '../core/errors.ts';
 
 /** Why a tool could not be run at all. */
 export type SandboxErrorCode = 'not-found' | 'invalid-tool' | 'bad-grant' | 'closed' | 'cancelled' | 'internal';

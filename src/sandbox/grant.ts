@@ -5,7 +5,7 @@
 // files (data dir, compile cache, config) is refused too, naming the path (protected-paths.ts).
 import { realpathSync, statSync } from 'node:fs';
 import { posix } from 'node:path';
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from '../core/errors.ts';
 import { SandboxError } from './errors.ts';
 import { parseHostPatterns } from './net/host-pattern.ts';
 import { parseBlockList } from './net/ip-block.ts';

@@ -6,7 +6,7 @@
 //     limits: DEFAULT_LIMITS });
 import { availableParallelism } from 'node:os';
 import { basename, extname } from 'node:path';
-import { type Logger, silentLogger } from '../log.ts';
+import { type Logger, silentLogger } from '../core/log.ts';
 import { type PreparedComponent, prepare } from './compile.ts';
 import { SandboxError } from './errors.ts';
 import { validateGrant } from './grant.ts';

@@ -3,7 +3,7 @@
 // call gets a fresh instance. The main thread enforces the wall-clock timeout by terminating
 // this worker.
 import { type MessagePort, parentPort, workerData } from 'node:worker_threads';
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from '../core/errors.ts';
 import { concatBytes } from './bytes.ts';
 import { CallContext, GuestAbort } from './host/context.ts';
 import { reportExactTimesTo } from './host/fs-times.ts';

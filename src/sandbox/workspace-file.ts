@@ -5,7 +5,7 @@
 // device like /dev/zero never ends, /proc files hold the host's secrets) and checks the size
 // before reading a byte.
 import fs from 'node:fs';
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from '../core/errors.ts';
 import { DIRECTORY_BYTES, exists, MAX_ENTRIES, mountUsage } from './host/fs-quota.ts';
 import { at, closeQuietly, lookup, type MountRoot, openMountRoot, Walk } from './host/fs-walk.ts';
 

@@ -3,7 +3,7 @@
 // starts the worker through `spawn`. Workers start through createJobWorker (.js or .ts).
 import type { Worker } from 'node:worker_threads';
 import Bree from 'bree';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
 import type { TickTimers } from './clock.ts';
 import { hasSeconds, standardCron } from './cron.ts';
 import { createJobWorker } from './worker-file.ts';

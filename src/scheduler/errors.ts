@@ -1,6 +1,6 @@
 // The scheduler's errors: a job refused by validation (naming the field) and operational
 // failures (unknown job, stopped scheduler).
-import { BoxbotError } from '../errors.ts';
+import { BoxbotError } from '../core/errors.ts';
 
 /** A job definition that cannot be used; `field` names the offending field. */
 export class JobValidationError extends BoxbotError {

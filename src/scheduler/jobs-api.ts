@@ -6,7 +6,7 @@
 // `disabled` or `never`), and `nextRunAt` (ISO, UTC, or null).
 // Errors are JSON `{error, field?}`: 400 invalid input, 404 unknown job, 409 already running.
 import express, { type Request, type Response, type Router } from 'express';
-import { BoxbotError, errorMessage } from '../errors.ts';
+import { BoxbotError, errorMessage } from '../core/errors.ts';
 import type { JobRecord } from '../store/index.ts';
 import { nextOccurrence, nextRunText } from './cron.ts';
 import { JobValidationError } from './errors.ts';

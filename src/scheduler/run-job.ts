@@ -6,9 +6,9 @@
 // (kept with the job) and the target conversation's policy as the config says now.
 import { mkdir } from 'node:fs/promises';
 import { type AgentPolicy, createAgentRuntime, type Reservation, runAgent } from '../agent/index.ts';
-import { errorMessage } from '../errors.ts';
-import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../gateway/policy.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../runner/policy.ts';
 import { jobInput } from './job-prompt.ts';
 import { oneLine, type RunCharge, type WorkerRunResult } from './run-text.ts';
 import type { RunRequest } from './worker-protocol.ts';

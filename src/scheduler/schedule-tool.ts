@@ -6,9 +6,9 @@
 // invention never posts every few seconds or fills the scheduler.
 import { platformOf } from '../adapters/index.ts';
 import type { BuiltinResult, BuiltinTool } from '../agent/index.ts';
-import { BoxbotError } from '../errors.ts';
-import { lowerAccess } from '../gateway/policy.ts';
-import { createKeyedLock, type KeyedLock } from '../keyed-lock.ts';
+import { BoxbotError } from '../core/errors.ts';
+import { createKeyedLock, type KeyedLock } from '../core/keyed-lock.ts';
+import { lowerAccess } from '../runner/policy.ts';
 import { nextRunText, shortestGapMs } from './cron.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { JobPolicy, JobRecord } from './types.ts';

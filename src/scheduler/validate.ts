@@ -2,7 +2,7 @@
 // was expected. Cron patterns go through Bree's own validator, so what passes here schedules.
 import Bree from 'bree';
 import { decodeConversationKey } from '../adapters/index.ts';
-import { errorMessage } from '../errors.ts';
+import { errorMessage } from '../core/errors.ts';
 import { type JobRecord, jobPolicySchema } from '../store/index.ts';
 import { CRON_MACROS, cronFields, isTimeZone, nextOccurrence, standardCron } from './cron.ts';
 import { JobValidationError } from './errors.ts';

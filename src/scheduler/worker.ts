@@ -5,7 +5,7 @@
 import { parentPort } from 'node:worker_threads';
 import type { Reservation } from '../agent/index.ts';
 import { secretValues } from '../config/env.ts';
-import { createLogger, registerSecrets } from '../log.ts';
+import { createLogger, registerSecrets } from '../core/log.ts';
 import { runJob } from './run-job.ts';
 import type { ReservedMessage, RunRequest, WorkerMessage } from './worker-protocol.ts';
 

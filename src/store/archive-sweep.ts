@@ -1,8 +1,8 @@
 // The archive's retention: sessions archived by /new are kept `keepMs` (90 days by default), then
 // deleted; swept at start (what expired while boxbot was down) and then daily. Replicas sharing a
 // database may each sweep: the deletion is one statement, and a second finds nothing.
-import { errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { ConversationStore } from './types.ts';
 
 /** Archived sessions are kept this long by default. */

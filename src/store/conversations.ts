@@ -1,7 +1,7 @@
 // Conversation sessions: one document per key at `conversations/<shard>/<name>.json`, so a
 // write touches one small file whatever the number of conversations, and no index exists.
 import { platformOf } from '../adapters/index.ts';
-import type { Message } from '../agent/index.ts';
+import type { Message } from '../core/message.ts';
 import { archiveIdBefore, archiveRecord } from './archive-record.ts';
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';

@@ -1,6 +1,6 @@
 // The two backends: files under a data directory (the default, through lowdb) and memory
 // (tests). Both run the same store logic over a different byte layer.
-import { silentLogger } from '../log.ts';
+import { silentLogger } from '../core/log.ts';
 import { createApprovals } from './approvals.ts';
 import { createConversations } from './conversations.ts';
 import { createDeliveryLog, DEFAULT_FAILED_OUTBOX } from './delivery-log.ts';

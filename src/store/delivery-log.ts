@@ -22,8 +22,8 @@
 // kept only for inspection: the oldest go once there are too many or they are too old (no line
 // needed: the same rule drops the same entries again at load), and the next rewrite frees them.
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
-import { errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import { foldInLegacy, removeLegacy } from './delivery-legacy.ts';
 import type { Documents } from './documents.ts';
 import { StoreError } from './errors.ts';

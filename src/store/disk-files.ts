@@ -4,7 +4,7 @@
 import type { Stats } from 'node:fs';
 import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { sleep } from '../sleep.ts';
+import { sleep } from '../core/sleep.ts';
 import { StoreError } from './errors.ts';
 import { type Files, fileStamp } from './files.ts';
 

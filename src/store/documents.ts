@@ -2,9 +2,9 @@
 // path's lock, validates the shape, and moves a corrupt file aside (reported, never reset).
 import { type Adapter, Low } from 'lowdb';
 import type { z } from 'zod';
-import { errorMessage } from '../errors.ts';
-import { createKeyedLock } from '../keyed-lock.ts';
-import type { Logger } from '../log.ts';
+import { errorMessage } from '../core/errors.ts';
+import { createKeyedLock } from '../core/keyed-lock.ts';
+import type { Logger } from '../core/log.ts';
 import { StoreCorruptError, StoreError } from './errors.ts';
 import type { Files } from './files.ts';
 import type { CorruptReport } from './types.ts';

@@ -1,6 +1,6 @@
 // Errors the store raises: a bad key or record, a missing record, a closed store, and a corrupt file
 // (moved aside, naming both paths). I/O failures are retryable.
-import { BoxbotError } from '../errors.ts';
+import { BoxbotError } from '../core/errors.ts';
 
 /** Why a store call failed. */
 export type StoreErrorCode = 'bad-key' | 'invalid' | 'not-found' | 'closed' | 'corrupt' | 'io';

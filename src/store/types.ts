@@ -1,8 +1,8 @@
 // The store's public contract: what the gateway, scheduler and CLI may remember and how.
 // Plain data and async methods only, so a server database can replace the file backend.
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
-import type { Message, Usage } from '../agent/index.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
+import type { Message, Usage } from '../core/message.ts';
 
 /** A JSON value as it is stored. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };

@@ -2,7 +2,7 @@
 // per subject at `usage/<conversations|users|spaces>/<shard>/<name>.json`, holding the all-time
 // totals and one entry per UTC day (the last USAGE_DAYS_KEPT days), so a charge touches two small
 // files (three in a thread) however many conversations exist, and budgets survive a restart.
-import type { Usage } from '../agent/index.ts';
+import type { Usage } from '../core/message.ts';
 import type { DocSpec, Documents } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
 import { checkKey, encodeName, shardOf } from './names.ts';

@@ -3,10 +3,10 @@
 // the first made instead of posting it twice; through the gateway's outbox delivery too.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { silentLogger } from '../../src/core/log.ts';
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
-import type { OutboxEntry } from '../../src/gateway/ports.ts';
 import { deliverEntry, ReplyStream } from '../../src/gateway/reply.ts';
-import { silentLogger } from '../../src/log.ts';
+import type { OutboxEntry } from '../../src/runner/ports.ts';
 import { MemoryGatewayStore } from '../gateway/fakes.ts';
 import { until } from './contract.ts';
 import { discordHarness } from './discord-harness.ts';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/index.ts';
 import { type MarkupStyle, withMarkupFallback } from '../../src/adapters/markup-fallback.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
 
 const style: MarkupStyle = {
   render: (md) => md.replace(/\*\*(.+?)\*\*/g, '<b>$1</b>'),

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import type { Api } from 'grammy';
 import { GrammyError } from 'grammy';
 import { DEFAULT_BACKOFF, startPoller } from '../../src/adapters/telegram/poller.ts';
-import { createLogger, silentLogger } from '../../src/log.ts';
+import { createLogger, silentLogger } from '../../src/core/log.ts';
 import { memoryState } from '../emulators/telegram/harness.ts';
 import { until } from './contract.ts';
 

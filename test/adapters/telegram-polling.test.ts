@@ -6,7 +6,7 @@ import { Writable } from 'node:stream';
 import { type TestContext, test } from 'node:test';
 import { AdapterApiError } from '../../src/adapters/index.ts';
 import { TELEGRAM_OFFSET_KEY } from '../../src/adapters/telegram/index.ts';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 import { createFileStore, type JsonValue } from '../../src/store/index.ts';
 import { ADA, telegramHarness } from '../emulators/telegram/harness.ts';
 import { tempDir } from '../helpers.ts';

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type StoredConversation, sessionsOf, transcriptOf } from '../../src/adapters/web/transcript.ts';
-import { mediaInput } from '../../src/agent/media-input.ts';
+import { mediaInput } from '../../src/runner/media-input.ts';
 
 const turn: StoredConversation['messages'] = [
   { role: 'user', content: [{ type: 'text', text: 'save it' }], inboundId: 'web:owner-tab1:m0001' },

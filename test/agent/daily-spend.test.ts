@@ -3,9 +3,9 @@
 // spending stays exact across those day changes.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createDailySpend } from '../../src/agent/daily-spend.ts';
-import type { Persist } from '../../src/gateway/persist.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
+import { createDailySpend } from '../../src/runner/daily-spend.ts';
+import type { Persist } from '../../src/runner/persist.ts';
 import { createMemoryStore, type UsageCharge, type UsageStore } from '../../src/store/index.ts';
 
 const DAY = 86_400_000;

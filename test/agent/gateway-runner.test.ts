@@ -4,10 +4,10 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
-import { createAgentRunner } from '../../src/agent/gateway-runner.ts';
 import type { AgentDeps } from '../../src/agent/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { resolvePolicy } from '../../src/gateway/policy.ts';
+import { createAgentRunner } from '../../src/runner/agent-runner.ts';
+import { resolvePolicy } from '../../src/runner/policy.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
 import { inboundMessage } from '../gateway/fakes.ts';

@@ -8,7 +8,7 @@ import { describe, it } from 'node:test';
 import { readEnvSettings } from '../../src/config/env.ts';
 import { loadConfig } from '../../src/config/load.ts';
 import { startSettings } from '../../src/config/overrides.ts';
-import { UsageError } from '../../src/errors.ts';
+import { UsageError } from '../../src/core/errors.ts';
 import { boxbotArgv, tempDir } from '../helpers.ts';
 
 describe('start settings', () => {

@@ -14,7 +14,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 import { type Boxbot, startBoxbot } from '../../src/main.ts';
 import { type LlmEmulator, startLlmEmulator } from '../emulators/llm/index.ts';
 import { tempDir } from '../helpers.ts';

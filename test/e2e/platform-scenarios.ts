@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { workspaceOf } from '../../src/agent/gateway-runner.ts';
+import { workspaceOf } from '../../src/runner/agent-runner.ts';
 import { llm, type RecordedRequest } from '../emulators/llm/index.ts';
 import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
 import { until } from './harness.ts';

@@ -5,7 +5,7 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { get } from 'node:http';
 import { dirname, join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { workspaceOf } from '../../src/agent/gateway-runner.ts';
+import { workspaceOf } from '../../src/runner/agent-runner.ts';
 import { conversationFile } from '../../src/store/index.ts';
 import { llm } from '../emulators/llm/index.ts';
 import { type E2E, startE2E, until, WebChatClient } from './harness.ts';

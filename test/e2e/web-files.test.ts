@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { workspaceOf } from '../../src/agent/gateway-runner.ts';
+import { workspaceOf } from '../../src/runner/agent-runner.ts';
 import { llm } from '../emulators/llm/index.ts';
 import { PNG } from '../media-files.ts';
 import { type E2E, startE2E, until, WebChatClient } from './harness.ts';

@@ -5,6 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { ApprovalQuestion, ApprovalRules } from '../../src/agent/index.ts';
+import { silentLogger } from '../../src/core/log.ts';
 import {
   APPROVERS_CHANGED,
   approvalButtonId,
@@ -14,8 +15,7 @@ import {
   parseApprovalButton,
 } from '../../src/gateway/approvals.ts';
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
-import { narrowPolicy } from '../../src/gateway/policy.ts';
-import { silentLogger } from '../../src/log.ts';
+import { narrowPolicy } from '../../src/runner/policy.ts';
 import { type ApprovalStore, createMemoryStore } from '../../src/store/index.ts';
 import { FakeAdapter, fakeCapabilities, inboundMessage, until } from './fakes.ts';
 import { idOf, questions } from './real-gateway.ts';

@@ -5,10 +5,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { InboundMessage, Platform } from '../../src/adapters/index.ts';
-import { createAgentRunner } from '../../src/agent/gateway-runner.ts';
 import type { AgentDeps } from '../../src/agent/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
+import { createAgentRunner } from '../../src/runner/agent-runner.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';

@@ -4,7 +4,7 @@
 // /new and /compact, and the command menu registered at start.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ChatCommands } from '../../src/gateway/ports.ts';
+import type { ChatCommands } from '../../src/runner/ports.ts';
 import { createMemoryState, createMemoryStore, type OutboxEntry, type Store } from '../../src/store/index.ts';
 import { callTools, reply } from '../agent/loop/scripted.ts';
 import { FakeAdapter, fakeCapabilities, until } from './fakes.ts';

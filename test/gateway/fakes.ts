@@ -13,13 +13,7 @@ import type {
   SendOptions,
 } from '../../src/adapters/index.ts';
 import { AdapterApiError } from '../../src/adapters/index.ts';
-import type {
-  AgentRunner,
-  AgentRunReply,
-  AgentRunRequest,
-  GatewayStore,
-  OutboxEntry,
-} from '../../src/gateway/ports.ts';
+import type { AgentRunner, AgentRunReply, AgentRunRequest, GatewayStore, OutboxEntry } from '../../src/runner/ports.ts';
 import type { FailedReply, LeaseStore } from '../../src/store/types.ts';
 import { waitUntil } from '../helpers.ts';
 
@@ -361,7 +355,7 @@ export class MemoryGatewayStore implements GatewayStore {
   }
 }
 
-export { sleep } from '../../src/sleep.ts';
+export { sleep } from '../../src/core/sleep.ts';
 
 /** Polls until `pred` holds (fails after 5 s naming `what`). */
 export const until = (pred: () => boolean, what: string): Promise<void> => waitUntil(pred, what, 5000);

@@ -2,8 +2,8 @@
 // whatever the declared name and the message's time say.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { inboxName } from '../../src/gateway/media/file-name.ts';
-import { sniffType } from '../../src/sniff-type.ts';
+import { sniffType } from '../../src/core/sniff-type.ts';
+import { inboxName } from '../../src/runner/media/file-name.ts';
 
 const binary = sniffType(new Uint8Array([0, 1, 2]));
 

@@ -1,7 +1,8 @@
 // A replica for the crash test: joins the election on the database at argv[2] with the default
 // lease timing and prints `lead <fence>` / `follow` as its role changes.
+
+import { silentLogger } from '../../src/core/log.ts';
 import { createLeadership } from '../../src/gateway/leadership.ts';
-import { silentLogger } from '../../src/log.ts';
 import { openPostgresStore } from '../../src/store/postgres/index.ts';
 
 const store = await openPostgresStore(process.argv[2] as string);

@@ -3,8 +3,8 @@
 // lease could pass to another replica.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { silentLogger } from '../../src/core/log.ts';
 import { createLeadership, type Leadership } from '../../src/gateway/leadership.ts';
-import { silentLogger } from '../../src/log.ts';
 import type { LeaseStore } from '../../src/store/index.ts';
 import { waitUntil } from '../helpers.ts';
 import { memoryLeases } from './fakes.ts';

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import type { Attachment } from '../../src/adapters/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
-import type { MediaOptions } from '../../src/gateway/media/index.ts';
+import type { MediaOptions } from '../../src/runner/media/index.ts';
 import { tempDir } from '../helpers.ts';
 import { PNG } from '../media-files.ts';
 import { FakeAdapter, FakeAgent, MemoryGatewayStore, until } from './fakes.ts';

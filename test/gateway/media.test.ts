@@ -5,7 +5,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, symlinkSync } from 'n
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { AdapterError, type Attachment, type InboundMessage } from '../../src/adapters/index.ts';
-import { type MediaOptions, prepareMedia } from '../../src/gateway/media/index.ts';
+import { type MediaOptions, prepareMedia } from '../../src/runner/media/index.ts';
 import { tempDir } from '../helpers.ts';
 import { ELF, OGG, PNG, pdfWith, textOf } from '../media-files.ts';
 import { FakeAdapter, inboundMessage } from './fakes.ts';

@@ -3,13 +3,13 @@
 // it is in hand, and the process and Node runtime series.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createAgentRunner } from '../../src/agent/gateway-runner.ts';
 import type { BuiltinTool } from '../../src/agent/tools/builtin.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
 import { createMetrics } from '../../src/gateway/metrics.ts';
-import { resolvePolicy } from '../../src/gateway/policy.ts';
+import { createAgentRunner } from '../../src/runner/agent-runner.ts';
+import { resolvePolicy } from '../../src/runner/policy.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';

@@ -2,8 +2,8 @@
 // refusal fails at once, and a stopping gateway ends the wait.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { persister } from '../../src/gateway/persist.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
+import { persister } from '../../src/runner/persist.ts';
 import { StoreError } from '../../src/store/index.ts';
 
 const io = () => new StoreError('io', 'store I/O failed on delivery.log: ENOSPC: no space left on device');

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import { createMcpHub } from '../../src/agent/mcp/index.ts';
 import { mcpConnection } from '../../src/config/mcp.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { resolvePolicy } from '../../src/gateway/policy.ts';
+import { resolvePolicy } from '../../src/runner/policy.ts';
 
 const config = configSchema.parse({
   mcp: { servers: { kb: { url: 'http://127.0.0.1:9/mcp' } } },

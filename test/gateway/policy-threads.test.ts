@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
-import { resolvePolicy } from '../../src/gateway/policy.ts';
+import { resolvePolicy } from '../../src/runner/policy.ts';
 
 test('a Telegram topic whose id equals the admin private chat id does not get that chat override', () => {
   const config = configSchema.parse({

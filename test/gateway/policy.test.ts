@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
-import { admit, narrowPolicy, type ResolvedPolicy, resolvePolicy } from '../../src/gateway/policy.ts';
+import { admit, narrowPolicy, type ResolvedPolicy, resolvePolicy } from '../../src/runner/policy.ts';
 
 const msg = (platform: string, over: { chatId?: string; threadId?: string; userId?: string } = {}) =>
   ({ platform, chatId: 'c1', userId: 'u1', ...over }) as Parameters<typeof resolvePolicy>[1];

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import type { ChannelAdapter } from '../../src/adapters/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
-import type { GatewayStore } from '../../src/gateway/ports.ts';
+import type { GatewayStore } from '../../src/runner/ports.ts';
 import { createMemoryState, createMemoryStore, StoreError } from '../../src/store/index.ts';
 import { telegramHarness } from '../emulators/telegram/harness.ts';
 import { FakeAgent, type FakeAnswer, until } from './fakes.ts';

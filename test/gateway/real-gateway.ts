@@ -1,12 +1,13 @@
 // A whole gateway for tests that go through it: a fake platform with buttons, the real agent
 // runner and memory store, and a scripted model whose queue outlives a restart (boot again on the
 // same state and adapter).
-import { createAgentRunner } from '../../src/agent/gateway-runner.ts';
+
 import type { AgentDeps, ModelRequest, Provider, StreamPart } from '../../src/agent/index.ts';
 import type { BuiltinTool } from '../../src/agent/tools/builtin.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.ts';
-import type { ChatCommands } from '../../src/gateway/ports.ts';
+import { createAgentRunner } from '../../src/runner/agent-runner.ts';
+import type { ChatCommands } from '../../src/runner/ports.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore, type Store } from '../../src/store/index.ts';
 import type { MemoryFilesState } from '../../src/store/memory-files.ts';

@@ -5,9 +5,9 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AdapterCapabilities } from '../../src/adapters/index.ts';
+import { silentLogger } from '../../src/core/log.ts';
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
 import { ReplyStream } from '../../src/gateway/reply.ts';
-import { silentLogger } from '../../src/log.ts';
 import { waitUntil } from '../helpers.ts';
 import { FakeAdapter } from './fakes.ts';
 

@@ -3,8 +3,8 @@
 // history stored without provenance counts as untrusted.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { UNRECORDED_SUMMARY } from '../../src/agent/gateway-runner.ts';
 import { UNRECORDED_RESULT } from '../../src/agent/loop/provenance.ts';
+import { UNRECORDED_SUMMARY } from '../../src/runner/agent-runner.ts';
 import { createMemoryState } from '../../src/store/index.ts';
 import { callTools, reply } from '../agent/loop/scripted.ts';
 import { until } from './fakes.ts';

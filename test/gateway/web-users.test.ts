@@ -4,13 +4,13 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import { createWebAdapter } from '../../src/adapters/web/index.ts';
-import { createAgentRunner } from '../../src/agent/gateway-runner.ts';
 import type { AgentDeps } from '../../src/agent/index.ts';
 import { memoryCommands } from '../../src/agent/memory/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
 import { createMetrics } from '../../src/gateway/metrics.ts';
+import { createAgentRunner } from '../../src/runner/agent-runner.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';

@@ -6,7 +6,7 @@ import { existsSync, readdirSync, readFileSync, statSync, writeFileSync } from '
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 import { clearCompiledCache, createSandbox } from '../../src/sandbox/index.ts';
 import { grant, guest, tempDir, text } from '../helpers.ts';
 

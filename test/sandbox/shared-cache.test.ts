@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSy
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 import { clearCompiledCache, createSandbox, SandboxError } from '../../src/sandbox/index.ts';
 import { grant, guest, tempDir, text } from '../helpers.ts';
 

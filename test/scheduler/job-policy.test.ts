@@ -2,7 +2,7 @@
 // conversation allows now: through the `schedule` tool, a real worker thread and the LLM emulator.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { resolvePolicy } from '../../src/gateway/policy.ts';
+import { resolvePolicy } from '../../src/runner/policy.ts';
 import { createScheduleTool } from '../../src/scheduler/index.ts';
 import { runLimits } from '../../src/scheduler/run-job.ts';
 import { createFileStore, type JobRecord } from '../../src/store/index.ts';

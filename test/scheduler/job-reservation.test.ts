@@ -4,8 +4,8 @@
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { createDailySpend } from '../../src/agent/daily-spend.ts';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
+import { createDailySpend } from '../../src/runner/daily-spend.ts';
 import { createFileStore } from '../../src/store/index.ts';
 import { type LlmEmulator, startLlmEmulator } from '../emulators/llm/index.ts';
 import { dataDir, loadedConfig, setup } from './helpers.ts';

@@ -1,6 +1,6 @@
 // Run by log-format.test.ts in a child process: a scheduler whose logger writes human lines (with
 // --pretty) or JSON, running one job through a real worker thread; everything lands on stderr.
-import { createLogger } from '../../src/log.ts';
+import { createLogger } from '../../src/core/log.ts';
 import type { LlmEmulator } from '../emulators/llm/index.ts';
 import { setup } from './helpers.ts';
 

@@ -25,7 +25,7 @@ import {
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unescapeSlackText } from '../../src/adapters/slack/format.ts';
-import { workspaceOf } from '../../src/agent/index.ts';
+import { workspaceOf } from '../../src/runner/index.ts';
 import { keepToolCache, warmToolCache } from '../e2e/boot.ts';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import { llm, startLlmEmulator } from '../emulators/llm/index.ts';

@@ -3,7 +3,7 @@
 // append never sits in the middle of the log.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
 import { createDeliveryLog } from '../../src/store/delivery-log.ts';
 import { createDocuments } from '../../src/store/documents.ts';
 import type { Files } from '../../src/store/files.ts';

@@ -3,7 +3,7 @@
 // one changed behind the store's back is read again.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { silentLogger } from '../../src/log.ts';
+import { silentLogger } from '../../src/core/log.ts';
 import { DOCUMENT_CACHE } from '../../src/store/create.ts';
 import { createDocuments } from '../../src/store/documents.ts';
 import type { Files } from '../../src/store/files.ts';

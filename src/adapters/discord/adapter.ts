@@ -8,9 +8,9 @@
 // Discord replays what was missed; a new session catches the known channels up from their
 // history. Every message and upload carries a nonce from the caller's idempotency key.
 import { type Client, Events } from 'discord.js';
-import { errorMessage } from '../../errors.ts';
-import { createKeyedLock } from '../../keyed-lock.ts';
-import { type Logger, silentLogger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { createKeyedLock } from '../../core/keyed-lock.ts';
+import { type Logger, silentLogger } from '../../core/log.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type {

@@ -1,7 +1,7 @@
 // The adapter's own REST calls for what it sends (messages, edits, typing). Deliberately not
 // discord.js's queue: a 429 must surface at once as AdapterApiError(429, retryAfterMs) so the
 // gateway's single outbound queue owns retries, and a 5xx is not retried here either.
-import { fetchFailureCode } from '../../errors.ts';
+import { fetchFailureCode } from '../../core/errors.ts';
 import { AdapterApiError, AdapterNetworkError } from '../errors.ts';
 
 /** Where and as whom to call Discord's REST API. */

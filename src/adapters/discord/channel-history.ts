@@ -2,7 +2,7 @@
 // Catching up after a session that could not be resumed reads it; digests of a channel will too.
 // A 429 is waited out as Discord asks and a failing request retried a few times: a reader runs
 // in the background, with no user waiting on each call.
-import { sleep } from '../../sleep.ts';
+import { sleep } from '../../core/sleep.ts';
 import { AdapterError } from '../errors.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
 import { laterSnowflake } from './session.ts';

@@ -3,8 +3,8 @@
 // caches, a guard so a dispatch discord.js cannot handle is logged and dropped, not fatal, and
 // the gateway session kept where the adapter says (session.ts) instead of in memory only.
 import { Client, DiscordAPIError, GatewayIntentBits, HTTPError, Options, Partials, RateLimitError } from 'discord.js';
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts';
 import type { GatewaySession } from './session.ts';
 

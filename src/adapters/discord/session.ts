@@ -5,8 +5,8 @@
 // the last one whose messages the sink has accepted, so a crash in between means a replay (which
 // the gateway's dedupe absorbs), never a gap. Writes are coalesced: one in flight, the next
 // carrying the latest state, so a lost write only costs a few replayed events.
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import type { AdapterState } from '../types.ts';
 
 /** The session as @discordjs/ws hands it to its `updateSessionInfo` hook. */

@@ -4,7 +4,7 @@
 // (chat.postMessage / chat.update / chat.postEphemeral, and files by the external upload flow,
 // upload.ts) go to the configurable `apiUrl`; so do attachment downloads that carry the bot token.
 import { App } from '@slack/bolt';
-import { type Logger, silentLogger } from '../../log.ts';
+import { type Logger, silentLogger } from '../../core/log.ts';
 import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';

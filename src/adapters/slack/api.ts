@@ -3,8 +3,8 @@
 // AdapterApiError ("Slack said no") or AdapterNetworkError ("Slack was not reached"); and the
 // bridge from the Slack libraries' logger to ours.
 import { ErrorCode, LogLevel, type Logger as SlackLogger, type WebAPICallError, WebClient } from '@slack/web-api';
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts';
 
 /** Slack's public Web API root (override with the `slack.apiUrl` config). */

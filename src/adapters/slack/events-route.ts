@@ -5,8 +5,8 @@
 // and is answered 200 (with Bolt's ack payload) only once the sink accepted it, so a failure
 // becomes one of Slack's redeliveries.
 import { type BufferedIncomingMessage, HTTPModuleFunctions, verifySlackRequest } from '@slack/bolt';
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import type { AdapterRoute } from '../types.ts';
 import type { DeliveryInfo } from './inbound.ts';
 import type { Delivery } from './receiver.ts';

@@ -4,8 +4,8 @@
 // it (RecentEvents), with the sender's display name looked up when the payload carried none
 // (UserNames).
 
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import type { InboundSink, NormalizeResult } from '../types.ts';
 import { normalizeSlackEvent, type SlackNormalizeContext } from './normalize.ts';
 

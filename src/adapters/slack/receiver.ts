@@ -6,8 +6,8 @@
 // as App calls ack(), which App does for events before any listener), and its HTTP receivers own
 // their server or Express app, while boxbot serves routes on the gateway's own server (AdapterRoute).
 import type { App, Receiver, ReceiverEvent } from '@slack/bolt';
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import { AdapterError } from '../errors.ts';
 import type { DeliveryInfo } from './inbound.ts';
 

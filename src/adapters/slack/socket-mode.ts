@@ -6,8 +6,8 @@
 // Reconnects are ours, not the library's: its own loop turns a failed apps.connections.open
 // (network down, HTTP 5xx) into an unhandled rejection, and waits 5 s on every refresh.
 import { SocketModeClient } from '@slack/socket-mode';
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import { slackLogger, webClientOptions } from './api.ts';
 import type { DeliveryInfo } from './inbound.ts';
 import type { Delivery } from './receiver.ts';

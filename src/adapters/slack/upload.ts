@@ -8,7 +8,7 @@
 // answer was lost, or a restart), the upload is not made again: files.info says whether the file
 // is already shared where it goes (taken as delivered) or not yet (the share is made now).
 import type { WebClient } from '@slack/web-api';
-import { fetchFailureCode } from '../../errors.ts';
+import { fetchFailureCode } from '../../core/errors.ts';
 import { AdapterApiError, AdapterNetworkError } from '../errors.ts';
 import type { FileUpload, OutboundFile, OutboundTarget, SentMessage } from '../types.ts';
 import { toAdapterError } from './api.ts';

@@ -4,7 +4,7 @@
 // channel posts and bots' messages are acknowledged and dropped.
 // Buttons are an inline keyboard; their presses (callback queries) enter through handleUpdate too.
 import { Bot, InputFile } from 'grammy';
-import { type Logger, silentLogger } from '../../log.ts';
+import { type Logger, silentLogger } from '../../core/log.ts';
 import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';

@@ -2,7 +2,7 @@
 // and retry_after) becomes AdapterApiError; HttpError (no usable answer) becomes
 // AdapterNetworkError. Messages never carry the request URL, which holds the bot token.
 import { GrammyError, HttpError } from 'grammy';
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError } from '../errors.ts';
 
 /** Maps whatever a grammY call threw to an AdapterError; `token` is scrubbed from any text kept. */

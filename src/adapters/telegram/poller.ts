@@ -5,9 +5,9 @@
 // lag by a second; Telegram forgets what the next getUpdates confirmed, and the updates it does
 // send again were accepted before, so the gateway's persisted dedupe drops them.)
 import type { Api } from 'grammy';
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
-import { sleep } from '../../sleep.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import { sleep } from '../../core/sleep.ts';
 import { AdapterApiError } from '../errors.ts';
 import type { AdapterState } from '../types.ts';
 import { scrub, toAdapterError } from './api.ts';

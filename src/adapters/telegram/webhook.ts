@@ -1,8 +1,8 @@
 // Webhook mode: the route Telegram POSTs updates to. The X-Telegram-Bot-Api-Secret-Token header
 // must equal the secret given to setWebhook (constant-time compare); anything else is 401 and
 // never reaches the sink. A non-2xx answer makes Telegram redeliver the update later.
-import { constantTimeEqual } from '../../constant-time-equal.ts';
-import type { Logger } from '../../log.ts';
+import { constantTimeEqual } from '../../core/constant-time-equal.ts';
+import type { Logger } from '../../core/log.ts';
 import type { AdapterRoute, IntakeOptions } from '../types.ts';
 
 /** The path the gateway serves Telegram webhooks on. */

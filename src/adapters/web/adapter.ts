@@ -10,9 +10,9 @@
 import { randomBytes } from 'node:crypto';
 import type { Express, Request, Response } from 'express';
 import express from 'express';
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
-import { silentLogger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import { silentLogger } from '../../core/log.ts';
 import { checkButtonIds } from '../button-ids.ts';
 import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';

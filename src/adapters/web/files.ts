@@ -7,8 +7,8 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { cleanFileName } from '../../clean-file-name.ts';
-import { createKeyedLock } from '../../keyed-lock.ts';
+import { cleanFileName } from '../../core/clean-file-name.ts';
+import { createKeyedLock } from '../../core/keyed-lock.ts';
 
 /** What is kept about one file besides its bytes. */
 export interface WebFileMeta {

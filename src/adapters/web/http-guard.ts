@@ -3,7 +3,7 @@
 // cookie that owns a session (`<owner>-<tab>`, owner = digest of the cookie's secret).
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
-import { constantTimeEqual } from '../../constant-time-equal.ts';
+import { constantTimeEqual } from '../../core/constant-time-equal.ts';
 
 /** The cookie holding the browser secret. */
 export const BROWSER_COOKIE = 'boxbot_browser';

@@ -52,7 +52,7 @@ const textOf = (parts: StoredPart[]) =>
   parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join('');
 
 /**
- * Where the gateway's note on the files of a stored user turn starts (agent/media-input.ts writes
+ * Where the gateway's note on the files of a stored user turn starts (runner/media-input.ts writes
  * it for the model: saved paths, then any document text); the page shows the user's side instead.
  */
 const FILES_NOTE = '[The user sent files; they are saved in your workspace:';

@@ -5,9 +5,9 @@
 //   const r = await runLoop({ provider, model: 'gpt-5.4', system, messages, tools, meter });
 //   r.outcome === 'final' && console.log(r.text);
 
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
-import { silentLogger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import { silentLogger } from '../../core/log.ts';
 import type { Message, Provider } from '../types.ts';
 import { compact, DEFAULT_CONTEXT_WINDOW, estimateTokens, needsCompaction } from './compaction.ts';
 import { type CostMeter, totalUsd } from './cost-meter.ts';

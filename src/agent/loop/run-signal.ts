@@ -1,6 +1,6 @@
 // One AbortSignal per run that fires on the caller's cancel or on the total timeout, remembering
 // which; and a race that stops waiting for work that ignores the signal (a running WASM call).
-import { BoxbotError } from '../../errors.ts';
+import { BoxbotError } from '../../core/errors.ts';
 
 /** Thrown inside the loop when the run's signal fires; `why` tells cancel from timeout. */
 export class RunAbortedError extends BoxbotError {

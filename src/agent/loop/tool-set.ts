@@ -3,7 +3,7 @@
 // `call()` checks again before anything runs (a model can name any tool), then validates the
 // input against the tool's schema, runs it and caps the result. Never throws for a tool failure.
 
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
 import {
   type ApprovalAnswer,

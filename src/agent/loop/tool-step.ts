@@ -3,7 +3,7 @@
 // order. A failure is an error result; when the run is aborted, unfinished calls are reported
 // as cancelled so the history stays well-formed.
 
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { ContentPart, Message, ResultSource } from '../types.ts';
 import { raceAbort } from './run-signal.ts';
 import { toolEndStatus, toolStatus } from './status-line.ts';

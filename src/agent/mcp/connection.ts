@@ -9,8 +9,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnectionSpec } from '../../config/mcp.ts';
-import { BoxbotError, errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { BoxbotError, errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 
 /** A server that cannot be reached or did not answer in time (retryable: it may come back). */
 export class McpError extends BoxbotError {

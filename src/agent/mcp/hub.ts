@@ -3,10 +3,10 @@
 // A server that is down contributes its last listed tools (whose calls then fail as error
 // results) or none; it never holds up or fails a run.
 import type { McpConnectionSpec, McpServerConfig } from '../../config/mcp.ts';
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
-import { silentLogger } from '../../log.ts';
-import { redactSecrets } from '../../redact.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import { silentLogger } from '../../core/log.ts';
+import { redactSecrets } from '../../core/redact.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
 import type { PermissionLevel } from '../tools/grants.ts';
 import { createMcpConnection, type McpConnection, type McpConnectionOptions, type McpToolInfo } from './connection.ts';

@@ -4,8 +4,8 @@
 // down or slow is an error result, never a failed run.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpServerConfig } from '../../config/mcp.ts';
-import { errorMessage } from '../../errors.ts';
-import { redactSecrets } from '../../redact.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { redactSecrets } from '../../core/redact.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
 import type { McpConnection, McpToolInfo } from './connection.ts';
 

@@ -3,9 +3,9 @@
 // (readWorkspaceFile: inside the workspace, no symlink out, regular files only, size-checked
 // first) and sniffs its type from the bytes. ReadOnly: offered only where reading is permitted.
 import { posix } from 'node:path';
-import { cleanFileName } from '../../clean-file-name.ts';
+import { cleanFileName } from '../../core/clean-file-name.ts';
+import { sniffType } from '../../core/sniff-type.ts';
 import { readWorkspaceFile } from '../../sandbox/workspace-file.ts';
-import { sniffType } from '../../sniff-type.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
 
 /** A file attached to the run's answer (the gateway's OutboundFile). */

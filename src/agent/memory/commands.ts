@@ -1,7 +1,7 @@
 // The chat commands of long-term memory, kept apart from the gateway's own: `/memory` lists the
 // notes visible here (the speaker's and the conversation's), `/forget <id|all>` removes one or all
 // of them. The gateway only asks whether a text is one of these and relays the reply.
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { MemoryStore } from '../../store/index.ts';
 import { forget, forgetAll, type MemoryView, memoryLine, visibleMemories } from './memory-book.ts';
 

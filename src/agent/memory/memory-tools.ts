@@ -1,7 +1,7 @@
 // The memory tools of one run, bound to its speaker and conversation. One tool has one level, so
 // memory is three tools: `memory_recall` (ReadOnly: a read-only chat may look notes up) and
 // `memory_remember` / `memory_forget` (Write: only a chat with full access changes them).
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { MemoryRecord, MemoryStore } from '../../store/index.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
 import { forget, MAX_MEMORY_CHARS, type MemoryView, memoryLine, remember, visibleMemories } from './memory-book.ts';

@@ -1,7 +1,7 @@
 // Provider failures. Keeps grammY's distinction: "the API said no" (kind `api`, with a status) is
 // not "the network failed" (kind `network`); a broken or cut-off stream, a stream that went silent (`stalled`) and
 // a cancellation are their own kinds.
-import { BoxbotError } from '../../errors.ts';
+import { BoxbotError } from '../../core/errors.ts';
 
 /**
  * What went wrong: the API answered with an error, the network failed, the stream broke, the stream sent nothing for

@@ -1,8 +1,8 @@
 // The configured fallback model takes over when the primary is overloaded (529, or 429/5xx/network failures
 // or stalled streams that outlived the retries) before it delivered anything. A half-delivered answer is never
 // replayed.
-import type { Logger } from '../../log.ts';
-import { silentLogger } from '../../log.ts';
+import type { Logger } from '../../core/log.ts';
+import { silentLogger } from '../../core/log.ts';
 import type { Provider, StreamPart } from '../types.ts';
 import { ProviderError } from './errors.ts';
 

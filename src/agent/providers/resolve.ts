@@ -3,9 +3,9 @@
 
 import type { Secrets } from '../../config/env.ts';
 import type { Config } from '../../config/schema.ts';
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
-import { silentLogger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import { silentLogger } from '../../core/log.ts';
 import type { Provider } from '../types.ts';
 import { createAnthropicProvider } from './anthropic.ts';
 import { ModelConfigError } from './errors.ts';

@@ -1,8 +1,8 @@
 // The one place model calls are retried (the SDKs run with maxRetries: 0): 429/529/5xx, network failures and
 // stalled streams, with exponential backoff and jitter, honouring retry-after(-ms). Never after content was yielded.
-import type { Logger } from '../../log.ts';
-import { silentLogger } from '../../log.ts';
-import { sleep } from '../../sleep.ts';
+import type { Logger } from '../../core/log.ts';
+import { silentLogger } from '../../core/log.ts';
+import { sleep } from '../../core/sleep.ts';
 import type { Provider, StreamPart } from '../types.ts';
 import { abortedError, ProviderError } from './errors.ts';
 

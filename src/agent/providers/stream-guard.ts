@@ -2,7 +2,7 @@
 // ProviderErrors, errors after the first yielded part are marked mid-stream, a fired signal is a cancellation,
 // and a stream that goes silent for the provider's idle timeout is ended as stalled.
 
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { StreamPart } from '../types.ts';
 import { abortedError, ProviderError, retryAfterMsOf, stalledError } from './errors.ts';
 import { startIdleTimer } from './idle-timer.ts';

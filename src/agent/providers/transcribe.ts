@@ -5,7 +5,7 @@
 // Example: const t = createTranscriber('openai/gpt-4o-mini-transcribe', { config, secrets }); await t(file, signal);
 import type { Secrets } from '../../config/env.ts';
 import type { Config } from '../../config/schema.ts';
-import { errorMessage, fetchFailureCode } from '../../errors.ts';
+import { errorMessage, fetchFailureCode } from '../../core/errors.ts';
 import { ModelConfigError, ProviderError } from './errors.ts';
 import { listProviders, parseModelSpec } from './resolve.ts';
 

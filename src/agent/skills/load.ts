@@ -6,8 +6,8 @@
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Logger } from '../../log.ts';
-import { silentLogger } from '../../log.ts';
+import type { Logger } from '../../core/log.ts';
+import { silentLogger } from '../../core/log.ts';
 import { readWorkspaceFile } from '../../sandbox/index.ts';
 import { parseSkill, type Skill, SkillError, type SkillSource } from './skill.ts';
 

@@ -2,7 +2,7 @@
 // and a Markdown body. Parsing is strict and every refusal names the field and what was wrong.
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { BoxbotError, errorMessage } from '../../errors.ts';
+import { BoxbotError, errorMessage } from '../../core/errors.ts';
 
 /** A declared argument of a skill. */
 export interface SkillArg {

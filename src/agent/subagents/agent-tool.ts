@@ -5,8 +5,8 @@
 // the parent's unless the policy's `models` names others: a sub-agent is no way around the
 // conversation's model choice (its cost, or a local endpoint the host would call).
 
-import { errorMessage } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import type { CostMeter } from '../loop/cost-meter.ts';
 import { runLoop } from '../loop/run-loop.ts';
 import type { ToolSet } from '../loop/tool-set.ts';

@@ -1,7 +1,7 @@
 // Sub-agents started in the background during one run: each gets an id the model uses with
 // `agent_result`. When the owning run ends, whatever still runs is aborted (nobody could fetch it).
 
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { AgentResult } from '../loop/types.ts';
 
 /** A background sub-agent, finished or not. */

@@ -1,7 +1,7 @@
 // Turns a help text (clap 4, argparse, cobra) into the tool's parameters, commands and
 // declarations. Types come from value names and hints (`<NUMBER>`, `int`, `[default: 3]`,
 // `[possible values: a, b]`); what the text does not say is left out rather than guessed.
-import { BoxbotError } from '../../errors.ts';
+import { BoxbotError } from '../../core/errors.ts';
 import { PERMISSION_LEVELS, type PermissionLevel } from './grants.ts';
 import { type HelpItem, layoutOf, looksLikeHelp } from './help-layout.ts';
 import { applyUsage, positionalsFromUsage } from './help-usage.ts';

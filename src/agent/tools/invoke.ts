@@ -2,7 +2,7 @@
 // bad input returns to the model as an error naming the field), mapped to argv, run in the
 // sandbox with the grant the caller computed, and the output mapped for the model.
 
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { Mount, NetworkGrant, Sandbox, SandboxLimits } from '../../sandbox/index.ts';
 import { inputToArgv } from './argv.ts';
 import { type ToolResult, toolResultOf } from './output.ts';

@@ -9,12 +9,12 @@
 import { type FSWatcher, watch } from 'node:fs';
 import { lstat, mkdir, readdir, realpath, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { errorMessage } from '../../errors.ts';
-import { createKeyedLock } from '../../keyed-lock.ts';
-import type { Logger } from '../../log.ts';
-import { silentLogger } from '../../log.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { createKeyedLock } from '../../core/keyed-lock.ts';
+import type { Logger } from '../../core/log.ts';
+import { silentLogger } from '../../core/log.ts';
+import { sleep } from '../../core/sleep.ts';
 import type { Sandbox } from '../../sandbox/index.ts';
-import { sleep } from '../../sleep.ts';
 import { SHARED_SPEC_CACHE } from './locations.ts';
 import { readCachedSpec, snapshot, writeCachedSpec } from './snapshot.ts';
 import { buildSpec, ToolRefusedError, type ToolSpec } from './spec.ts';

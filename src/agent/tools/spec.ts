@@ -1,7 +1,7 @@
 // Builds a ToolSpec from a .wasm file: runs its `-h` and `--help` in the sandbox (no mounts,
 // no network), decodes and parses both, merges them, and refuses a component whose imports
 // exceed what it declares. Missing `PermissionLevel:` is read as the strictest, `Execute`.
-import { BoxbotError, errorMessage } from '../../errors.ts';
+import { BoxbotError, errorMessage } from '../../core/errors.ts';
 import { DEFAULT_LIMITS, type Sandbox, type SandboxResult } from '../../sandbox/index.ts';
 import { parseHostPatterns } from '../../sandbox/net/host-pattern.ts';
 import { decodeText } from './decode.ts';

@@ -1,7 +1,7 @@
 // What the filesystem host holds for one call: each mount's pinned root (opened when the guest
 // first asks, closed when the call ends) and the count of fds held by guest descriptors.
 import fs from 'node:fs';
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { CallContext, CallResource } from './context.ts';
 import type { QuotaMount } from './fs-quota.ts';
 import { closeQuietly, type MountRoot, openMountRoot } from './fs-walk.ts';

@@ -1,7 +1,7 @@
 // wasi:io (error, poll, streams) for guests. Streams are thin wrappers over a byte source or
 // sink supplied by whichever interface created them (stdio, files, HTTP bodies); every call
 // here is synchronous because the guest is.
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import { GuestAbort } from './context.ts';
 
 /** A stream error value as the guest sees it (`stream-error` variant). */

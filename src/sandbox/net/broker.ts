@@ -6,7 +6,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import { request as httpRequest, type IncomingMessage } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import type { NetOutcome, NetRequest } from '../host/context.ts';
 import type { NetworkGrant } from '../types.ts';
 import { matchesAllowed, parseHostPatterns } from './host-pattern.ts';

@@ -1,7 +1,7 @@
 // Tells what a .wasm file is: a component, a WASI preview1 command module, or something the
 // sandbox cannot run (with the reason a user can act on).
 
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import { Reader, readSections } from './reader.ts';
 
 /** What a file is, for the sandbox. */

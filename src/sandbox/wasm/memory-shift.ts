@@ -13,7 +13,7 @@
 // may reach something other than the adapter (imports from elsewhere, component types) is
 // returned unchanged with the reason, and runs as before.
 
-import { errorMessage } from '../../errors.ts';
+import { errorMessage } from '../../core/errors.ts';
 import { skipImportDesc } from './classify.ts';
 import { Writer } from './instrument.ts';
 import { encName, encS64, encU32, Reader, readInstr, readSections, type Section, skipValType } from './reader.ts';

@@ -1,7 +1,7 @@
 // Conversations as rows: the history is one JSON text per key, replaced as a whole like the file
 // backend's document, and `has_answer` is kept beside it so thread follow-ups need no parse.
 import { platformOf } from '../../adapters/index.ts';
-import type { Message } from '../../agent/index.ts';
+import type { Message } from '../../core/message.ts';
 import { archiveIdBefore, archiveRecord } from '../archive-record.ts';
 import { checkKey } from '../names.ts';
 import type { ArchivedConversation, Conversation, ConversationStore } from '../types.ts';

@@ -3,8 +3,8 @@
 // cannot be reached surfaces as StoreError `io` (retryable), never as a driver error. A server
 // that dies under a checked-out connection fails that call, never the process.
 import pg from 'pg';
-import { errorMessage } from '../../errors.ts';
-import { createKeyedLock } from '../../keyed-lock.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { createKeyedLock } from '../../core/keyed-lock.ts';
 import { StoreError } from '../errors.ts';
 
 /** Runs SQL for one store. */

@@ -15,7 +15,7 @@ import {
   staticSkillCatalog,
 } from '../../../src/agent/index.ts';
 import { MAX_AGENTS_MD_BYTES } from '../../../src/agent/system-prompt.ts';
-import { createLogger } from '../../../src/log.ts';
+import { createLogger } from '../../../src/core/log.ts';
 import { tempDir } from '../../helpers.ts';
 import { builtin, noSandbox, noWasm, policy } from './helpers.ts';
 import { callTools, reply, type ScriptStep, scriptedModel } from './scripted.ts';

@@ -5,12 +5,12 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../../src/adapters/index.ts';
-import { createAgentRunner } from '../../../src/agent/gateway-runner.ts';
 import type { AgentDeps } from '../../../src/agent/index.ts';
 import { DIGEST_HEADING, memoryCommands, memoryDigest, remember } from '../../../src/agent/memory/index.ts';
 import { configSchema } from '../../../src/config/schema.ts';
 import { createGateway } from '../../../src/gateway/gateway.ts';
-import { resolvePolicy } from '../../../src/gateway/policy.ts';
+import { createAgentRunner } from '../../../src/runner/agent-runner.ts';
+import { resolvePolicy } from '../../../src/runner/policy.ts';
 import { DEFAULT_LIMITS } from '../../../src/sandbox/index.ts';
 import { createMemoryState, createMemoryStore, type MemoryRecord, type Store } from '../../../src/store/index.ts';
 import { FakeAdapter, inboundMessage } from '../../gateway/fakes.ts';

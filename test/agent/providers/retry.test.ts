@@ -10,7 +10,7 @@ import {
   withRetry,
 } from '../../../src/agent/providers/index.ts';
 import type { Provider, StreamPart } from '../../../src/agent/types.ts';
-import { sleep } from '../../../src/sleep.ts';
+import { sleep } from '../../../src/core/sleep.ts';
 import { collect, request } from './contract.ts';
 
 const api = (status: number, retryAfterMs?: number) =>

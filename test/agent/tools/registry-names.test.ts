@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { createToolRegistry, type ToolRegistry } from '../../../src/agent/tools/index.ts';
-import { createLogger } from '../../../src/log.ts';
+import { createLogger } from '../../../src/core/log.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { root, SHARED_CACHE, tempDir, waitUntil } from '../../helpers.ts';
 import { dropTool, nextEvent } from './registry-helpers.ts';

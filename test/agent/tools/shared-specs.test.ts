@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { after, before, describe, test } from 'node:test';
 import { createToolRegistry, registerFile } from '../../../src/agent/tools/index.ts';
-import { createLogger } from '../../../src/log.ts';
+import { createLogger } from '../../../src/core/log.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
 import { SHARED_CACHE, tempDir } from '../../helpers.ts';
 import { dropTool } from './registry-helpers.ts';

@@ -3,7 +3,7 @@
 import { after, before, beforeEach } from 'node:test';
 import type { ChannelAdapter, InboundMessage } from '../../../src/adapters/index.ts';
 import { createSlackAdapter, type SlackAdapterOptions, unescapeSlackText } from '../../../src/adapters/slack/index.ts';
-import { sniffType } from '../../../src/sniff-type.ts';
+import { sniffType } from '../../../src/core/sniff-type.ts';
 import type { AdapterHarness } from '../../adapters/contract.ts';
 import {
   type InteractionDelivery,

@@ -10,9 +10,9 @@ import {
 } from '../../../src/adapters/conversation-key.ts';
 import { decodeText } from '../../../src/agent/tools/decode.ts';
 import { toolResultOf } from '../../../src/agent/tools/output.ts';
-import { cleanFileName } from '../../../src/clean-file-name.ts';
-import { inboxName } from '../../../src/gateway/media/file-name.ts';
-import { sniffType } from '../../../src/sniff-type.ts';
+import { cleanFileName } from '../../../src/core/clean-file-name.ts';
+import { sniffType } from '../../../src/core/sniff-type.ts';
+import { inboxName } from '../../../src/runner/media/file-name.ts';
 import type { FuzzTarget } from '../harness.ts';
 
 /** File starts the sniffer knows, so the tables' deeper checks run (then any bytes after). */

@@ -1,6 +1,6 @@
 // What the gateway's media step hands the agent run: the files of one message as saved in the
 // conversation's workspace (with what was read from them), and the lines the user is told.
-import type { Sniffed } from '../../sniff-type.ts';
+import type { Sniffed } from '../../core/sniff-type.ts';
 
 /** How boxbot treats a file, from its bytes. */
 export type FileFamily = Sniffed['family'];

@@ -2,29 +2,23 @@
 // run its workspace and the policy's grants, maps the loop's events to status lines and text
 // deltas, saves the history, and turns every outcome into words a user understands. Files the
 // run attaches with `send_file` come back with the answer (the gateway sends them after its text).
-// It implements the gateway's port (gateway/ports.ts) and imports from the gateway only that
-// port and the policy types; main.ts hands it to the gateway.
+// It implements the runner's port (runner/ports.ts) that the gateway drives; main.ts hands it to
+// the gateway.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { redactLine } from '../config/env.ts';
-import { errorMessage } from '../errors.ts';
-import type { Persist } from '../gateway/persist.ts';
-import { budgetChannelOf, type PolicyLimits, type ResolvedPolicy, withModelChoice } from '../gateway/policy.ts';
-import type { AgentRunner, AgentRunReply, AgentRunRequest, UsageView } from '../gateway/ports.ts';
-import { GatewayStoppingError } from '../gateway/ports.ts';
-import type { Logger } from '../log.ts';
-import { silentLogger } from '../log.ts';
-import type { SandboxLimits } from '../sandbox/index.ts';
-import { encodeName, type Store, StoreCorruptError, type UsageSubject } from '../store/index.ts';
-import { createDailySpend, type DailyLimit, type DailySpend, utcDay } from './daily-spend.ts';
-import { estimateTokens } from './loop/compaction.ts';
-import { RESERVED_OUTPUT_TOKENS } from './loop/run-loop.ts';
-import { SUMMARY_MARK, summarizeHistory } from './loop/summarize.ts';
-import type { McpHub } from './mcp/hub.ts';
-import { type AttachedFile, createSendFileTool, SEND_FILE } from './media/send-file-tool.ts';
-import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
-import { createMemoryTools, type MemoryView, memoryDigest, untrustedNotes, visibleMemories } from './memory/index.ts';
-import { type RunSlot, supportsVision, withSlotReleased } from './providers/index.ts';
+import { estimateTokens } from '../agent/loop/compaction.ts';
+import { RESERVED_OUTPUT_TOKENS } from '../agent/loop/run-loop.ts';
+import { SUMMARY_MARK, summarizeHistory } from '../agent/loop/summarize.ts';
+import type { McpHub } from '../agent/mcp/hub.ts';
+import { type AttachedFile, createSendFileTool, SEND_FILE } from '../agent/media/send-file-tool.ts';
+import {
+  createMemoryTools,
+  type MemoryView,
+  memoryDigest,
+  untrustedNotes,
+  visibleMemories,
+} from '../agent/memory/index.ts';
+import { type RunSlot, supportsVision, withSlotReleased } from '../agent/providers/index.ts';
 import {
   type AgentDeps,
   type AgentPolicy,
@@ -33,11 +27,23 @@ import {
   offeredToolNames,
   outsideToolsOf,
   runAgent,
-} from './run-agent.ts';
-import type { BuiltinTool } from './tools/builtin.ts';
-import { permits } from './tools/grants.ts';
-import type { Message } from './types.ts';
-import { createWorkspaceRecords, recordUploads, workspaceTrust } from './workspace-record.ts';
+} from '../agent/run-agent.ts';
+import type { BuiltinTool } from '../agent/tools/builtin.ts';
+import { permits } from '../agent/tools/grants.ts';
+import type { Message } from '../agent/types.ts';
+import { createWorkspaceRecords, recordUploads, workspaceTrust } from '../agent/workspace-record.ts';
+import { redactLine } from '../config/env.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import { silentLogger } from '../core/log.ts';
+import type { SandboxLimits } from '../sandbox/index.ts';
+import { encodeName, type Store, StoreCorruptError, type UsageSubject } from '../store/index.ts';
+import { createDailySpend, type DailyLimit, type DailySpend, utcDay } from './daily-spend.ts';
+import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
+import type { Persist } from './persist.ts';
+import { budgetChannelOf, type PolicyLimits, type ResolvedPolicy, withModelChoice } from './policy.ts';
+import type { AgentRunner, AgentRunReply, AgentRunRequest, UsageView } from './ports.ts';
+import { GatewayStoppingError } from './ports.ts';
 
 /** What the runner is wired to. */
 export interface AgentRunnerOptions {

@@ -7,12 +7,12 @@
 // resume after a restart) saves the same names again, so it leaves one copy of each file.
 import type { Attachment, ChannelAdapter, InboundMessage } from '../../adapters/index.ts';
 import { isTooLarge } from '../../adapters/index.ts';
-import { cleanFileName } from '../../clean-file-name.ts';
-import { errorMessage } from '../../errors.ts';
-import { type Logger, silentLogger } from '../../log.ts';
+import { cleanFileName } from '../../core/clean-file-name.ts';
+import { errorMessage } from '../../core/errors.ts';
+import { type Logger, silentLogger } from '../../core/log.ts';
+import { type Sniffed, sniffType } from '../../core/sniff-type.ts';
 import { DEFAULT_PARSE_LIMITS, type ParseLimits } from '../../parsers/index.ts';
 import { writeWorkspaceFile } from '../../sandbox/index.ts';
-import { type Sniffed, sniffType } from '../../sniff-type.ts';
 import { extractText } from './extract-text.ts';
 import { inboxName } from './file-name.ts';
 import type { InboxFile, PreparedMedia, TranscribeFile } from './types.ts';

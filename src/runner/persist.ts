@@ -2,9 +2,9 @@
 // volume delays an answer but never drops it, parks it until a restart, or lets a later answer
 // of the conversation overtake it. A stopping gateway ends the wait (what was not written is then
 // run again or resumed at the next start); a refusal that cannot pass is thrown at once.
-import { BoxbotError, errorMessage } from '../errors.ts';
-import type { Logger } from '../log.ts';
-import { sleep } from '../sleep.ts';
+import { BoxbotError, errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import { sleep } from '../core/sleep.ts';
 
 /** Shared by every write of one gateway: how many are waiting on a failing store right now. */
 export interface StoreHealth {

@@ -3,8 +3,9 @@
 // images themselves as image parts when the model can see them. Also what the history keeps of
 // such a turn: the image data is sent in the turn it arrived in only; later turns keep the text,
 // which names each image's path, so a long conversation does not resend megabytes every turn.
-import type { InboxFile, PreparedMedia } from '../gateway/media/index.ts';
-import type { ContentPart, Message } from './types.ts';
+
+import type { ContentPart, Message } from '../agent/types.ts';
+import type { InboxFile, PreparedMedia } from './media/index.ts';
 
 /** The input of one run: its parts, and the text part the history tags the turn by. */
 export interface MediaInput {

@@ -6,11 +6,12 @@
 // through the caller's retry. A model call in flight holds a reservation of its estimated cost
 // until its charge replaces it: concurrent runs of one subject see each other's calls before they
 // are charged, so together they cannot pass a budget by more than one call.
-import { errorMessage } from '../errors.ts';
-import type { Persist } from '../gateway/persist.ts';
-import type { Logger } from '../log.ts';
+
+import type { Reservation } from '../agent/loop/cost-meter.ts';
+import { errorMessage } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { UsageCharge, UsageStore, UsageSubject } from '../store/index.ts';
-import type { Reservation } from './loop/cost-meter.ts';
+import type { Persist } from './persist.ts';
 
 /** A daily budget: the subjects' spending today together may not pass `usd`. */
 export interface DailyLimit {

@@ -2,8 +2,9 @@
 // with a byte order mark: bounded work on at most media.maxFileMb), PDF text read by a parser in
 // a capped child process (src/parsers), never in the gateway's heap. The prompt gets at most
 // `maxChars`; the whole file stays in the workspace for tools.
+
+import type { Sniffed } from '../../core/sniff-type.ts';
 import { type ParseLimits, runParser } from '../../parsers/index.ts';
-import type { Sniffed } from '../../sniff-type.ts';
 
 /** What was read from a document. */
 export interface ExtractedText {

@@ -2,7 +2,7 @@
 // (a resumed message saves the same file again, not a second copy), unique across messages, one
 // plain path component, and with the extension of what the bytes are, not what the name claimed.
 import { createHash } from 'node:crypto';
-import type { Sniffed } from '../../sniff-type.ts';
+import type { Sniffed } from '../../core/sniff-type.ts';
 
 /** Extensions kept for text files (code, data, notes); any other name on a text file becomes `.txt`. */
 const TEXT_EXTS = new Set(
