@@ -2,7 +2,6 @@
 // tool call), and decided ones are dropped after APPROVAL_RETENTION_MS, so the document stays small.
 // Every transition runs under the document's lock: the first decision wins, once.
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
-import { checkKey } from './names.ts';
 import { approvalsSchema } from './schemas.ts';
 import type { ApprovalRecord, ApprovalStore } from './types.ts';
 
@@ -23,13 +22,11 @@ export function approvalTransitions(
 ): Pick<ApprovalStore, 'decide' | 'update'> {
   return {
     async decide(id, decision, at, by) {
-      checkKey(id, 'approval id');
       return change(id, (a) =>
         a.state === 'pending' ? { ...a, state: decision, decidedAt: at, ...(by ? { decidedBy: by } : {}) } : undefined,
       );
     },
     async update(id, patch) {
-      checkKey(id, 'approval id');
       return change(id, (a) => ({ ...a, ...patch }));
     },
   };
@@ -60,14 +57,12 @@ export function createApprovals(docs: Documents, now: () => number): ApprovalSto
   }
   return {
     async put(record) {
-      checkKey(record.id, 'approval id');
       await docs.update<Doc>(SPEC, (cur) => ({
         ...cur,
         approvals: { ...prune(cur?.approvals ?? {}), [record.id]: record },
       }));
     },
     async get(id) {
-      checkKey(id, 'approval id');
       const doc = await docs.read<Doc>(SPEC);
       return doc && Object.hasOwn(doc.approvals, id) ? doc.approvals[id] : undefined;
     },

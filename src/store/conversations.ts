@@ -5,7 +5,7 @@ import type { Message } from '../core/message.ts';
 import { archiveIdBefore, archiveRecord } from './archive-record.ts';
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
-import { checkKey, decodeName, encodeName, SHARDS, shardOf } from './names.ts';
+import { decodeName, encodeName, SHARDS, shardOf } from './names.ts';
 import { archivedConversationSchema, conversationSchema } from './schemas.ts';
 import type { ArchivedConversation, Conversation, ConversationStore } from './types.ts';
 
@@ -19,7 +19,6 @@ const archiveSpec = (key: string, name: string): DocSpec => ({
 });
 
 function spec(key: string): DocSpec {
-  checkKey(key, 'conversation key');
   return {
     path: `${DIR}/${shardOf(key)}/${encodeName(key)}.json`,
     schema: conversationSchema,
@@ -110,7 +109,6 @@ export function createConversations(docs: Documents, now: () => number): Convers
       return record;
     },
     async archived(key) {
-      checkKey(key, 'conversation key');
       const dir = archiveDir(key);
       const names = (await docs.files.list(dir)).filter((n) => n.endsWith('.json')).sort();
       const out: ArchivedConversation[] = [];
@@ -166,7 +164,7 @@ export function createConversations(docs: Documents, now: () => number): Convers
           }
         }
       }
-      return out.sort();
+      return out; // sorted by the store's wrapper
     },
   };
 }

@@ -1,9 +1,9 @@
 // The two backends: files under a data directory (the default, through lowdb) and memory
-// (tests). Both run the same store logic over a different byte layer.
-import { silentLogger } from '../core/log.ts';
+// (tests). Both run the same store logic over a different byte layer, under the shared rules
+// (validated.ts).
 import { createApprovals } from './approvals.ts';
 import { createConversations } from './conversations.ts';
-import { createDeliveryLog, DEFAULT_FAILED_OUTBOX } from './delivery-log.ts';
+import { createDeliveryLog } from './delivery-log.ts';
 import { createDiskFiles } from './disk-files.ts';
 import { createDocuments, type DocumentCache } from './documents.ts';
 import type { Files } from './files.ts';
@@ -14,11 +14,7 @@ import { createMemoryFiles, type MemoryFilesState } from './memory-files.ts';
 import { createSequence } from './sequence.ts';
 import type { Store, StoreOptions } from './types.ts';
 import { createUsage } from './usage.ts';
-
-/** Default dedupe retention: ids are remembered for 3 days, at most 20,000 of them. */
-export const DEFAULT_DEDUPE = { maxAgeMs: 3 * 24 * 3600_000, maxCount: 20_000 } as const;
-/** Default number of run logs kept per job. */
-export const DEFAULT_JOB_LOG_LIMIT = 50;
+import { type BackendStore, type ResolvedStoreOptions, validated, withDefaults } from './validated.ts';
 
 /**
  * The documents a run reads and writes back stay in memory while recently used: its
@@ -33,17 +29,17 @@ export const DOCUMENT_CACHE: DocumentCache = {
   maxChars: 32 * 1024 * 1024,
 };
 
-function build(files: Files, opts: StoreOptions, now: () => number): Store {
-  const logger = opts.logger ?? silentLogger;
+function build(files: Files, opts: ResolvedStoreOptions): BackendStore {
+  const { logger, now } = opts;
   const docs = createDocuments(files, { logger, onCorrupt: opts.onCorrupt, cache: DOCUMENT_CACHE });
   const conversations = createConversations(docs, now);
   const { close: closeDelivery, ...delivery } = createDeliveryLog(docs, {
     now,
     seq: createSequence(now),
     logger,
-    maxAgeMs: opts.dedupe?.maxAgeMs ?? DEFAULT_DEDUPE.maxAgeMs,
-    maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
-    failed: { ...DEFAULT_FAILED_OUTBOX, ...opts.failedOutbox },
+    maxAgeMs: opts.dedupe.maxAgeMs,
+    maxCount: opts.dedupe.maxCount,
+    failed: opts.failedOutbox,
     ...(opts.readOnly ? { readOnly: true } : {}),
   });
   return {
@@ -56,7 +52,7 @@ function build(files: Files, opts: StoreOptions, now: () => number): Store {
       },
     },
     kv: createKv(docs),
-    jobs: createJobs(docs, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
+    jobs: createJobs(docs, opts.jobLogLimit),
     usage: createUsage(docs),
     approvals: createApprovals(docs, now),
     memories: createMemories(docs),
@@ -73,8 +69,8 @@ function build(files: Files, opts: StoreOptions, now: () => number): Store {
  * @example const store = createFileStore(config.dataDir, { logger: log.child({ scope: 'store' }) });
  */
 export function createFileStore(dataDir: string, opts: StoreOptions = {}): Store {
-  const now = opts.now ?? Date.now;
-  return build(createDiskFiles(dataDir, { now, beforeCommit: opts.beforeCommit }), opts, now);
+  const o = withDefaults(opts);
+  return validated(build(createDiskFiles(dataDir, { now: o.now, beforeCommit: o.beforeCommit }), o));
 }
 
 /** A fresh, empty state for `createMemoryStore`; pass the same one again to "restart". */
@@ -84,10 +80,8 @@ export function createMemoryState(): MemoryFilesState {
 
 /** A store kept in memory (tests); `state` survives the store, like a data directory. */
 export function createMemoryStore(opts: StoreOptions & { state?: MemoryFilesState } = {}): Store {
-  const now = opts.now ?? Date.now;
-  return build(
-    createMemoryFiles(opts.state ?? createMemoryState(), { now, beforeCommit: opts.beforeCommit }),
-    opts,
-    now,
+  const o = withDefaults(opts);
+  return validated(
+    build(createMemoryFiles(opts.state ?? createMemoryState(), { now: o.now, beforeCommit: o.beforeCommit }), o),
   );
 }

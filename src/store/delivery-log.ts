@@ -21,27 +21,25 @@
 // crash between those steps) are removed at load. A failed entry is never delivered again and is
 // kept only for inspection: the oldest go once there are too many or they are too old (no line
 // needed: the same rule drops the same entries again at load), and the next rewrite frees them.
-import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import type { OutboundTarget } from '../adapters/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { foldInLegacy, removeLegacy } from './delivery-legacy.ts';
 import type { Documents } from './documents.ts';
 import { StoreError } from './errors.ts';
 import type { AppendLog } from './files.ts';
-import { checkKey, encodeName } from './names.ts';
-import { inPlatformOrder } from './pending-order.ts';
+import { encodeName } from './names.ts';
 import { type DeliveryRecord, deliveryRecordSchema, type StoredInbound, type StoredOutbox } from './schemas.ts';
 import { isTornJson } from './torn-line.ts';
-import type { DeliveryStore, FailedReply, JsonObject, OutboxEntry } from './types.ts';
+import type { FailedReply, JsonObject, OutboxEntry } from './types.ts';
+import type { BackendDelivery, Retention, StoredMessage } from './validated.ts';
 
 const PATH = 'delivery.log';
-/** Default retention of failed replies: a week, at most 1,000 of them (they are never delivered again). */
-export const DEFAULT_FAILED_OUTBOX = { maxAgeMs: 7 * 24 * 3600_000, maxCount: 1000 } as const;
 /** Where the copies of outbound files wait until their entry is done. */
 const FILES_DIR = 'outbox-files';
 
 /** The gateway's delivery state the log backs (all but `answered`, which the conversations know), and its shutdown. */
-export interface DeliveryLog extends Omit<DeliveryStore, 'answered'> {
+export interface DeliveryLog extends Omit<BackendDelivery, 'answered'> {
   /** Waits for appends in flight and closes the file. */
   close(): Promise<void>;
 }
@@ -55,7 +53,7 @@ export interface DeliveryLogOptions {
   maxAgeMs: number;
   maxCount: number;
   /** Failed entries refused longer than `maxAgeMs` ago, or beyond the `maxCount` refused last, are dropped. */
-  failed?: { maxAgeMs: number; maxCount: number };
+  failed: Retention;
   /**
    * Reads only (another process, such as the CLI beside a running gateway): the log is loaded but
    * never rewritten, repaired or swept, and every change is refused.
@@ -96,7 +94,7 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
   function pruneFailed(now: number): boolean {
     const failed = [...outbox.values()].filter((e) => e.state === 'failed');
     if (!failed.length) return false;
-    const keep = opts.failed ?? DEFAULT_FAILED_OUTBOX;
+    const keep = opts.failed;
     const cutoff = now - keep.maxAgeMs;
     // Aged by when the send gave up (the `failed` line sets updatedAt), not by when the reply was
     // made: one retried for days and refused just now is kept its full time for an operator.
@@ -398,20 +396,17 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
 
   return {
     async accept(message) {
-      checkKey(message.id, 'message id');
-      checkKey(message.conversationKey, 'conversation key');
       await ready();
       const now = opts.now();
       prune(now);
       if (inbound.has(message.id) || seen.has(message.id)) return false;
-      // The one copy on the way in; the raw platform payload is never persisted.
-      const { raw: _raw, ...rest } = message;
+      // The one copy on the way in.
       const stored: StoredInbound = {
         id: message.id,
         conversationKey: message.conversationKey,
         acceptedAt: new Date(now).toISOString(),
         seq: opts.seq(),
-        message: structuredClone(rest) as unknown as JsonObject,
+        message: structuredClone(message) as unknown as JsonObject,
       };
       const unseen = markSeen(message.id, now);
       inbound.set(message.id, stored);
@@ -422,26 +417,22 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       return true;
     },
     async finish(id) {
-      checkKey(id, 'message id');
       await ready();
       await done(id);
     },
     async pending(conversationKey) {
       await ready();
       // Filtered before the copies are made: one conversation's read copies that conversation's.
-      return inPlatformOrder(
-        [...inbound.values()]
-          .filter((r) => conversationKey === undefined || r.conversationKey === conversationKey)
-          .sort((a, b) => a.seq - b.seq)
-          .map((r) => ({
-            message: { ...(structuredClone(r.message) as unknown as Omit<InboundMessage, 'raw'>), raw: null },
-            ...(r.previewMessageId ? { previewMessageId: r.previewMessageId } : {}),
-            ...(r.previewSending ? { previewSending: true } : {}),
-          })),
-      );
+      return [...inbound.values()]
+        .filter((r) => conversationKey === undefined || r.conversationKey === conversationKey)
+        .sort((a, b) => a.seq - b.seq)
+        .map((r) => ({
+          message: structuredClone(r.message) as unknown as StoredMessage,
+          ...(r.previewMessageId ? { previewMessageId: r.previewMessageId } : {}),
+          ...(r.previewSending ? { previewSending: true } : {}),
+        }));
     },
     async notePreview(id, messageId) {
-      checkKey(id, 'message id');
       await ready();
       const before = inbound.get(id);
       if (!before) return; // answered meanwhile: nothing left to edit
@@ -452,7 +443,6 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       });
     },
     async startMediaWork(id, index) {
-      checkKey(id, 'message id');
       await ready();
       const before = inbound.get(id);
       if (!before) return 0; // answered meanwhile
@@ -464,7 +454,6 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       return before.mediaWork?.[index] ?? 0;
     },
     async endMediaWork(id, index) {
-      checkKey(id, 'message id');
       await ready();
       const before = inbound.get(id);
       if (!before?.mediaWork?.[index]) return; // answered, or nothing to clear
@@ -475,7 +464,6 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       });
     },
     async notePreviewSending(id) {
-      checkKey(id, 'message id');
       await ready();
       const before = inbound.get(id);
       if (!before) return; // answered meanwhile
@@ -486,8 +474,6 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       });
     },
     async putOutbox(entry) {
-      checkKey(entry.id, 'outbox id');
-      checkKey(entry.conversationKey, 'conversation key');
       // Refused before the file copies: a read-only opener never writes beside the gateway that owns them.
       if (opts.readOnly) throw new StoreError('closed', 'the store is open read-only');
       await ready();
@@ -530,7 +516,6 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       await commit({ op: 'put', entry: stored }, () => outbox.delete(entry.id));
     },
     async receipt(id, index, messageId) {
-      checkKey(id, 'outbox id');
       await ready();
       const e = outboxEntry(id);
       if (!Number.isInteger(index) || index < 0 || index >= e.chunks.length) {
@@ -539,7 +524,6 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       await changeOutbox(id, { op: 'receipt', id, index, messageId, at: stamp() });
     },
     async fileReceipt(id, index, messageId) {
-      checkKey(id, 'outbox id');
       await ready();
       const e = outboxEntry(id);
       if (!Number.isInteger(index) || index < 0 || index >= (e.files?.length ?? 0)) {
@@ -548,25 +532,20 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       await changeOutbox(id, { op: 'file', id, index, messageId, at: stamp() });
     },
     async fileHandle(id, index, handle) {
-      checkKey(id, 'outbox id');
       await ready();
       const e = outboxEntry(id);
       if (!Number.isInteger(index) || index < 0 || index >= (e.files?.length ?? 0)) {
         throw new StoreError('not-found', `outbox entry ${JSON.stringify(id)} has no file ${index}`);
       }
-      if (!handle) throw new StoreError('invalid', `outbox entry ${JSON.stringify(id)}: an empty upload handle`);
       await changeOutbox(id, { op: 'handle', id, index, handle, at: stamp() });
     },
     async outboxFile(id, index) {
-      checkKey(id, 'outbox id');
       await ready();
       const f = outbox.get(id)?.files?.[index];
       if (!f || outbox.get(id)?.state !== 'pending') return undefined;
       return io(f.blob, () => files.readBytes(f.blob));
     },
     async finishOutbox(id, answered) {
-      checkKey(id, 'outbox id');
-      if (answered !== undefined) checkKey(answered, 'message id');
       await ready();
       const before = outbox.get(id);
       const pending = answered === undefined ? undefined : inbound.get(answered);
@@ -581,8 +560,6 @@ export function createDeliveryLog(docs: Documents, opts: DeliveryLogOptions): De
       await dropFiles(before);
     },
     async failOutbox(id, error, answered) {
-      checkKey(id, 'outbox id');
-      if (answered !== undefined) checkKey(answered, 'message id');
       await ready();
       const before = outbox.get(id);
       const pending = answered === undefined ? undefined : inbound.get(answered);

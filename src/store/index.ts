@@ -2,13 +2,7 @@
 
 export { DEFAULT_ARCHIVE_RETENTION_MS, startArchiveSweep } from './archive-sweep.ts';
 export { conversationFile, platformOf } from './conversations.ts';
-export {
-  createFileStore,
-  createMemoryState,
-  createMemoryStore,
-  DEFAULT_DEDUPE,
-  DEFAULT_JOB_LOG_LIMIT,
-} from './create.ts';
+export { createFileStore, createMemoryState, createMemoryStore } from './create.ts';
 export { StoreCorruptError, StoreError, type StoreErrorCode } from './errors.ts';
 export type { MemoryFilesState } from './memory-files.ts';
 export { decodeName, encodeName } from './names.ts';
@@ -48,3 +42,4 @@ export type {
   UsageTotals,
 } from './types.ts';
 export { NO_USAGE_TOTALS } from './usage.ts';
+export { DEFAULT_DEDUPE, DEFAULT_JOB_LOG_LIMIT } from './validated.ts';

@@ -2,9 +2,10 @@
 // document per job (`job-logs/<name>.json`), trimmed to the newest `logLimit` entries.
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { StoreError } from './errors.ts';
-import { checkKey, encodeName } from './names.ts';
-import { jobLogsSchema, jobSchema, jobsSchema } from './schemas.ts';
+import { encodeName } from './names.ts';
+import { jobLogsSchema, jobsSchema } from './schemas.ts';
 import type { JobLogEntry, JobRecord, JobStore } from './types.ts';
+import { checkJob } from './validated.ts';
 
 // The CLI edits jobs while the gateway records runs: updates lock the file across processes.
 const JOBS: DocSpec = { path: 'jobs.json', schema: jobsSchema, shared: true };
@@ -12,7 +13,6 @@ type JobsDoc = { jobs: Record<string, JobRecord> };
 type LogsDoc = { jobId: string; entries: JobLogEntry[] };
 
 function logSpec(jobId: string): DocSpec {
-  checkKey(jobId, 'job id');
   return {
     path: `job-logs/${encodeName(jobId)}.json`,
     schema: jobLogsSchema,
@@ -21,35 +21,21 @@ function logSpec(jobId: string): DocSpec {
   };
 }
 
-export function checkJob(job: unknown): asserts job is JobRecord {
-  const parsed = jobSchema.safeParse(job);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    throw new StoreError(
-      'invalid',
-      `invalid job: ${issue ? `${issue.path.join('.') || '(root)'}: ${issue.message}` : 'invalid'}`,
-    );
-  }
-}
-
 /** Jobs and run logs kept as documents. */
 export function createJobs(docs: Documents, logLimit: number): JobStore {
   return {
     async list() {
       const doc = await docs.read<JobsDoc>(JOBS);
-      return Object.values(doc?.jobs ?? {}).sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+      return Object.values(doc?.jobs ?? {});
     },
     async get(id) {
-      checkKey(id, 'job id');
       const doc = await docs.read<JobsDoc>(JOBS);
       return doc && Object.hasOwn(doc.jobs, id) ? doc.jobs[id] : undefined;
     },
     async put(job) {
-      checkJob(job);
       await docs.update<JobsDoc>(JOBS, (cur) => ({ ...cur, jobs: { ...cur?.jobs, [job.id]: job } }));
     },
     async update(id, patch) {
-      checkKey(id, 'job id');
       let updated: JobRecord | undefined;
       await docs.update<JobsDoc>(JOBS, (cur) => {
         const job = cur && Object.hasOwn(cur.jobs, id) ? cur.jobs[id] : undefined;
@@ -62,7 +48,6 @@ export function createJobs(docs: Documents, logLimit: number): JobStore {
       return updated as JobRecord;
     },
     async remove(id) {
-      checkKey(id, 'job id');
       let existed = false;
       await docs.update<JobsDoc>(JOBS, (cur) => {
         if (!cur || !Object.hasOwn(cur.jobs, id)) return UNCHANGED;

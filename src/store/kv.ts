@@ -3,7 +3,6 @@
 // Documents and the store goes on without it, instead of failing whoever asked (a channel's start).
 import type { DocSpec, Documents } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
-import { checkKey } from './names.ts';
 import { kvSchema } from './schemas.ts';
 import type { JsonObject, KvStore } from './types.ts';
 
@@ -24,12 +23,10 @@ async function pastCorruption<T>(fn: () => Promise<T>): Promise<T> {
 export function createKv(docs: Documents): KvStore {
   return {
     async get(key) {
-      checkKey(key, 'kv key');
       const doc = await pastCorruption(() => docs.read<Doc>(SPEC));
       return doc && Object.hasOwn(doc.values, key) ? doc.values[key] : undefined;
     },
     async set(key, value) {
-      checkKey(key, 'kv key');
       await pastCorruption(() =>
         docs.update<Doc>(SPEC, (cur) => ({ ...cur, values: { ...cur?.values, [key]: value } })),
       );

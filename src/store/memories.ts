@@ -2,7 +2,7 @@
 // so remembering touches one small file whatever the number of users and conversations.
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { StoreError } from './errors.ts';
-import { checkKey, encodeName, shardOf } from './names.ts';
+import { encodeName, shardOf } from './names.ts';
 import { memoriesSchema } from './schemas.ts';
 import type { MemoryRecord, MemoryScope, MemoryStore } from './types.ts';
 
@@ -13,7 +13,6 @@ const same = (a: MemoryScope, b: MemoryScope): boolean => a.kind === b.kind && k
 
 function spec(scope: MemoryScope): DocSpec {
   const key = keyOf(scope);
-  checkKey(key, scope.kind === 'user' ? 'user key' : 'conversation key');
   return {
     path: `memories/${scope.kind}/${shardOf(key)}/${encodeName(key)}.json`,
     schema: memoriesSchema,
@@ -28,7 +27,6 @@ export function createMemories(docs: Documents): MemoryStore {
       return (await docs.read<Doc>(spec(scope)))?.memories ?? [];
     },
     async add(record) {
-      checkKey(record.id, 'memory id');
       await docs.update<Doc>(spec(record.scope), (cur) => {
         if (cur?.memories.some((m) => m.id === record.id))
           throw new StoreError('invalid', `memory ${record.id} exists already`);

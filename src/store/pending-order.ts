@@ -1,14 +1,17 @@
 // The resume order of accepted messages, one rule for every backend: within a conversation, the
 // platform's own order (replicas holding a message through a database outage save it whenever
 // their retry comes, so a newer one can be saved first); across conversations, the save order.
+
+import type { InboundMessage } from '../adapters/index.ts';
 import { compareOrder, platformOrder } from '../adapters/index.ts';
-import type { PendingMessage } from './types.ts';
 
 /**
  * `list` (in save order) with each conversation's messages that carry a platform order sorted by
  * it, in the places that conversation's ordered messages held; the others keep theirs.
  */
-export function inPlatformOrder(list: PendingMessage[]): PendingMessage[] {
+export function inPlatformOrder<P extends { message: Pick<InboundMessage, 'order' | 'conversationKey'> }>(
+  list: P[],
+): P[] {
   const slots = new Map<string, number[]>();
   list.forEach((p, i) => {
     const order = p.message.order;

@@ -5,7 +5,7 @@
 import type { Usage } from '../core/message.ts';
 import type { DocSpec, Documents } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
-import { checkKey, encodeName, shardOf } from './names.ts';
+import { encodeName, shardOf } from './names.ts';
 import { usageSchema } from './schemas.ts';
 import type { UsageCharge, UsageStore, UsageSubject, UsageTotals } from './types.ts';
 
@@ -32,7 +32,6 @@ function subjectName(s: UsageSubject): { dir: string; id: string } {
 
 function spec(s: UsageSubject): DocSpec {
   const { dir, id } = subjectName(s);
-  checkKey(id, 'usage subject');
   return {
     path: `usage/${dir}/${shardOf(id)}/${encodeName(id)}.json`,
     schema: usageSchema,

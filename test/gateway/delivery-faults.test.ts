@@ -26,6 +26,7 @@ import { createKv } from '../../src/store/kv.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import { createUsage } from '../../src/store/usage.ts';
+import { DEFAULT_FAILED_OUTBOX, validatedDelivery } from '../../src/store/validated.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
 import { reply, scriptedModel } from '../agent/loop/scripted.ts';
 import { tempDir } from '../helpers.ts';
@@ -77,12 +78,13 @@ function fullableStore(state: MemoryFilesState = createMemoryState()) {
     logger: silentLogger,
     maxAgeMs: 1e9,
     maxCount: 1000,
+    failed: DEFAULT_FAILED_OUTBOX,
   });
   const conversations = createConversations(docs, Date.now);
-  const store: GatewayStore = {
+  const store: GatewayStore = validatedDelivery({
     ...delivery,
     answered: async (key) => !!(await conversations.get(key))?.messages.some((m) => m.role === 'assistant'),
-  };
+  });
   // The whole store as the agent runner sees it (it reads and saves conversations).
   const raw = { delivery: store, conversations, usage: createUsage(docs), kv: createKv(docs) } as unknown as Store;
   return { disk, store, raw, close };

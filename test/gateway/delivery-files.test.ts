@@ -13,6 +13,7 @@ import { createDocuments } from '../../src/store/documents.ts';
 import { createMemoryState, createMemoryStore, type MemoryFilesState } from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
+import { DEFAULT_FAILED_OUTBOX, validatedDelivery } from '../../src/store/validated.ts';
 import { FakeAdapter, FakeAgent, FakeFileAdapter, MemoryGatewayStore, until } from './fakes.ts';
 
 function setup(o: { adapter?: FakeAdapter; agent?: FakeAgent; store?: GatewayStore } = {}) {
@@ -254,8 +255,9 @@ test('a disk too full for the file copy delays the answer; once there is room, t
     logger: silentLogger,
     maxAgeMs: 1e9,
     maxCount: 1000,
+    failed: DEFAULT_FAILED_OUTBOX,
   });
-  const store: GatewayStore = { ...delivery, answered: async () => false };
+  const store: GatewayStore = validatedDelivery({ ...delivery, answered: async () => false });
   const { adapter, gw } = setup({
     store,
     agent: new FakeAgent(() => ({ text: 'Saved it.', files: [file('big.csv', 'x,y')] })),

@@ -1121,6 +1121,30 @@ export function storeContract(
     await r.close();
   });
 
+  it('every key a store takes is checked the same way, before anything is written', async (h) => {
+    const s = h.open();
+    const badKey = (e: unknown) => e instanceof StoreError && e.code === 'bad-key';
+    for (const bad of ['', 'web:\uD800']) {
+      await assert.rejects(s.delivery.pending(bad), badKey, 'pending of a bad conversation key');
+      await assert.rejects(s.delivery.pendingOutbox(bad), badKey, 'pendingOutbox of a bad conversation key');
+      await assert.rejects(s.delivery.answered(bad), badKey, 'answered of a bad conversation key');
+      await assert.rejects(s.memories.remove({ kind: 'user', userKey: 'web:u1' }, bad), badKey, 'a bad memory id');
+      await assert.rejects(s.delivery.fileHandle(bad, 0, 'h'), badKey, 'a bad outbox id');
+    }
+    // A charge with one bad key charges nobody (not the conversation before the user is refused).
+    const charge = {
+      conversationKey: 'web:c1',
+      userKey: 'web:\uD800',
+      model: 'm',
+      usage: { inputTokens: 10, outputTokens: 1 },
+      costUsd: 0.5,
+      at: '2026-01-02T10:00:00Z',
+    };
+    await assert.rejects(s.usage.add(charge), badKey);
+    assert.equal((await s.usage.get({ conversationKey: 'web:c1' }, '2026-01-02')).total.calls, 0);
+    await s.close();
+  });
+
   it('dedupe forgets ids beyond the count and the age, and its log stays bounded', async (h) => {
     let now = 1_000_000;
     const opts = { now: () => now, dedupe: { maxCount: 5, maxAgeMs: 60_000 } };

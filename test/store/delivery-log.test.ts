@@ -10,6 +10,7 @@ import type { Files } from '../../src/store/files.ts';
 import { StoreError } from '../../src/store/index.ts';
 import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
+import { DEFAULT_FAILED_OUTBOX } from '../../src/store/validated.ts';
 import { inbound, reply } from './delivery-fixtures.ts';
 
 /** `next` fails an append; `pass` appends go through first. */
@@ -41,6 +42,7 @@ function open(state: Map<string, string>, failAppend: { next: boolean; pass?: nu
     logger: silentLogger,
     maxAgeMs: 1e9,
     maxCount: 1000,
+    failed: DEFAULT_FAILED_OUTBOX,
   });
 }
 

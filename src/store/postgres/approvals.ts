@@ -2,7 +2,6 @@
 // beside it for the queries. A decision is made under the row's lock: the first one wins, once,
 // whichever replica makes it.
 import { APPROVAL_RETENTION_MS, approvalTransitions } from '../approvals.ts';
-import { checkKey } from '../names.ts';
 import type { ApprovalRecord, ApprovalStore } from '../types.ts';
 import type { Db } from './db.ts';
 import { encodeKey } from './text-codec.ts';
@@ -29,7 +28,6 @@ export function createPgApprovals(db: Db, now: () => number): ApprovalStore {
     });
   return {
     async put(record) {
-      checkKey(record.id, 'approval id');
       const cutoff = new Date(now() - APPROVAL_RETENTION_MS).toISOString();
       await db.tx(async (q) => {
         await q(`DELETE FROM boxbot_approvals WHERE state <> 'pending' AND created_at < $1`, [cutoff]);
@@ -41,7 +39,6 @@ export function createPgApprovals(db: Db, now: () => number): ApprovalStore {
       });
     },
     async get(id) {
-      checkKey(id, 'approval id');
       return records(await db.query('SELECT record FROM boxbot_approvals WHERE id = $1', [encodeKey(id)]))[0];
     },
     ...approvalTransitions(change),

@@ -3,7 +3,6 @@
 import { platformOf } from '../../adapters/index.ts';
 import type { Message } from '../../core/message.ts';
 import { archiveIdBefore, archiveRecord } from '../archive-record.ts';
-import { checkKey } from '../names.ts';
 import type { ArchivedConversation, Conversation, ConversationStore } from '../types.ts';
 import { type Db, orderedRuns } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
@@ -33,12 +32,10 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
   const lockRun = orderedRuns(db);
   return {
     async get(key) {
-      checkKey(key, 'conversation key');
       const [row] = await db.query<Row>('SELECT * FROM boxbot_conversations WHERE key = $1', [encodeKey(key)]);
       return row ? fromRow(row) : undefined;
     },
     async setMessages(key, messages) {
-      checkKey(key, 'conversation key');
       const at = stamp();
       const [row] = await lockRun(key, (d) =>
         d.query<Row>(
@@ -52,7 +49,6 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
       return fromRow(row as Row);
     },
     async reset(key) {
-      checkKey(key, 'conversation key');
       await lockRun(key, (d) =>
         d.query(`UPDATE boxbot_conversations SET updated_at = $2, messages = '[]', has_answer = false WHERE key = $1`, [
           encodeKey(key),
@@ -61,7 +57,6 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
       );
     },
     async setModel(key, model) {
-      checkKey(key, 'conversation key');
       await lockRun(key, (d) =>
         d.query(
           `INSERT INTO boxbot_conversations (key, platform, created_at, updated_at, messages, model)
@@ -72,7 +67,6 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
       );
     },
     async archive(key, requestId) {
-      checkKey(key, 'conversation key');
       // One transaction: the copy and the clearing happen together or not at all.
       return lockRun(key, (d) =>
         d.tx(async (q) => {
@@ -110,7 +104,6 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
       );
     },
     async archived(key) {
-      checkKey(key, 'conversation key');
       const rows = await db.query<{ record: string }>('SELECT record FROM boxbot_archives WHERE key = $1 ORDER BY id', [
         encodeKey(key),
       ]);
@@ -122,7 +115,7 @@ export function createPgConversations(db: Db, now: () => number): ConversationSt
     },
     async keys() {
       const rows = await db.query<{ key: string }>('SELECT key FROM boxbot_conversations');
-      return rows.map((r) => decodeKey(r.key)).sort();
+      return rows.map((r) => decodeKey(r.key));
     },
   };
 }

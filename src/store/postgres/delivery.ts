@@ -4,12 +4,9 @@
 // key decides), and a reply's receipts are never reset. Failed replies (never delivered again)
 // are kept for inspection within a retention, enforced whenever another one fails and at open.
 
-import type { InboundMessage } from '../../adapters/index.ts';
-import { DEFAULT_FAILED_OUTBOX } from '../delivery-log.ts';
 import { StoreError } from '../errors.ts';
-import { checkKey } from '../names.ts';
-import { inPlatformOrder } from '../pending-order.ts';
-import type { DeliveryStore, FailedReply, OutboxEntry, PendingMessage } from '../types.ts';
+import type { FailedReply, OutboxEntry } from '../types.ts';
+import type { BackendDelivery, BackendPending, Retention, StoredMessage } from '../validated.ts';
 import { type Db, orderedRuns } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
 
@@ -19,12 +16,6 @@ import { decodeKey, encodeKey } from './text-codec.ts';
  */
 const PREVIEW_SENDING = '\\sending';
 
-/** Dedupe retention, as the file backend's. */
-export interface DedupeWindow {
-  maxAgeMs: number;
-  maxCount: number;
-}
-
 /** What is stored of an outbox entry besides its receipts (the preview shown and file bytes are not in it). */
 type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'fileHandles' | 'previewShown'>;
 
@@ -32,7 +23,7 @@ type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'fileHandles'
  * Drops failed rows beyond their retention (a pending one may still be delivered): the too old, then
  * beyond the newest maxCount. Run with each failure, and once at open for what expired meanwhile.
  */
-export async function pruneFailedOutbox(q: Db['query'], now: number, failed: DedupeWindow): Promise<void> {
+export async function pruneFailedOutbox(q: Db['query'], now: number, failed: Retention): Promise<void> {
   await q(`DELETE FROM boxbot_outbox WHERE state = 'failed' AND failed_at < $1`, [
     new Date(now - failed.maxAgeMs).toISOString(),
   ]);
@@ -44,12 +35,7 @@ export async function pruneFailedOutbox(q: Db['query'], now: number, failed: Ded
 }
 
 /** The delivery store in PostgreSQL. */
-export function createPgDelivery(
-  db: Db,
-  now: () => number,
-  dedupe: DedupeWindow,
-  failed: DedupeWindow = DEFAULT_FAILED_OUTBOX,
-): DeliveryStore {
+export function createPgDelivery(db: Db, now: () => number, dedupe: Retention, failed: Retention): BackendDelivery {
   const stamp = (): string => new Date(now()).toISOString();
   // Accepted messages are journaled in call order (their seq is the resume order), and a reply's
   // changes in the order made.
@@ -82,10 +68,7 @@ export function createPgDelivery(
 
   return {
     async accept(message) {
-      checkKey(message.id, 'message id');
-      checkKey(message.conversationKey, 'conversation key');
       const id = encodeKey(message.id);
-      const stored: InboundMessage = { ...message, raw: null };
       return orderRun('seq', (d) =>
         d.tx(async (q) => {
           await q('DELETE FROM boxbot_seen WHERE seen_at < $1', [now() - dedupe.maxAgeMs]);
@@ -96,7 +79,7 @@ export function createPgDelivery(
           if (!fresh.length) return false;
           await q(
             'INSERT INTO boxbot_inbound (id, conversation_key, message) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING',
-            [id, encodeKey(message.conversationKey), JSON.stringify(stored)],
+            [id, encodeKey(message.conversationKey), JSON.stringify(message)],
           );
           await q(
             `DELETE FROM boxbot_seen WHERE seq <= (SELECT seq FROM boxbot_seen ORDER BY seq DESC OFFSET $1 LIMIT 1)`,
@@ -107,11 +90,9 @@ export function createPgDelivery(
       );
     },
     async finish(messageId) {
-      checkKey(messageId, 'message id');
       await db.query('DELETE FROM boxbot_inbound WHERE id = $1', [encodeKey(messageId)]);
     },
     async pending(conversationKey) {
-      if (conversationKey !== undefined) checkKey(conversationKey, 'conversation key');
       // Rows journaled before the key had its column (migration 6) have none: read with every
       // key's, and told apart by the message they hold.
       const rows = await db.query<{ message: string; preview_id: string | null }>(
@@ -121,23 +102,20 @@ export function createPgDelivery(
              WHERE conversation_key = $1 OR conversation_key IS NULL ORDER BY seq`,
         conversationKey === undefined ? [] : [encodeKey(conversationKey)],
       );
-      return inPlatformOrder(
-        rows
-          .map(
-            (r): PendingMessage => ({
-              message: JSON.parse(r.message) as InboundMessage,
-              ...(r.preview_id === PREVIEW_SENDING
-                ? { previewSending: true }
-                : r.preview_id !== null
-                  ? { previewMessageId: decodeKey(r.preview_id) }
-                  : {}),
-            }),
-          )
-          .filter((p) => conversationKey === undefined || p.message.conversationKey === conversationKey),
-      );
+      return rows
+        .map(
+          (r): BackendPending => ({
+            message: JSON.parse(r.message) as StoredMessage,
+            ...(r.preview_id === PREVIEW_SENDING
+              ? { previewSending: true }
+              : r.preview_id !== null
+                ? { previewMessageId: decodeKey(r.preview_id) }
+                : {}),
+          }),
+        )
+        .filter((p) => conversationKey === undefined || p.message.conversationKey === conversationKey);
     },
     async notePreviewSending(messageId) {
-      checkKey(messageId, 'message id');
       // Only where no preview id is journaled: one known is never replaced by not knowing.
       await db.query('UPDATE boxbot_inbound SET preview_id = $2 WHERE id = $1 AND preview_id IS NULL', [
         encodeKey(messageId),
@@ -145,14 +123,12 @@ export function createPgDelivery(
       ]);
     },
     async notePreview(messageId, previewMessageId) {
-      checkKey(messageId, 'message id');
       await db.query('UPDATE boxbot_inbound SET preview_id = $2 WHERE id = $1', [
         encodeKey(messageId),
         encodeKey(previewMessageId),
       ]);
     },
     async startMediaWork(messageId, index) {
-      checkKey(messageId, 'message id');
       const key = String(index);
       // One statement: the count goes up and its new value comes back (no row: answered meanwhile).
       const rows = await db.query<{ count: number }>(
@@ -165,15 +141,12 @@ export function createPgDelivery(
       return rows.length ? Number(rows[0]!.count) - 1 : 0;
     },
     async endMediaWork(messageId, index) {
-      checkKey(messageId, 'message id');
       await db.query('UPDATE boxbot_inbound SET media_work = media_work - $2::text WHERE id = $1 AND media_work ? $2', [
         encodeKey(messageId),
         String(index),
       ]);
     },
     async putOutbox(entry) {
-      checkKey(entry.id, 'outbox id');
-      checkKey(entry.conversationKey, 'conversation key');
       const { receipts: _r, fileReceipts: _f, fileHandles: _h, previewShown: _p, files, ...rest } = entry;
       const stored: StoredEntry = {
         ...rest,
@@ -206,12 +179,9 @@ export function createPgDelivery(
       );
     },
     async fileReceipt(entryId, index, platformMessageId) {
-      checkKey(entryId, 'outbox id');
       await setReceipt('file_receipts', 'file', entryId, index, platformMessageId);
     },
     async fileHandle(entryId, index, handle) {
-      checkKey(entryId, 'outbox id');
-      if (!handle) throw new StoreError('invalid', `outbox entry ${JSON.stringify(entryId)}: an empty upload handle`);
       await orderRun(`entry:${entryId}`, (d) =>
         d.tx(async (q) => {
           const [row] = await q<{ receipts: string | null; handles: string | null }>(
@@ -234,7 +204,6 @@ export function createPgDelivery(
       );
     },
     async outboxFile(entryId, index) {
-      checkKey(entryId, 'outbox id');
       const [row] = await db.query<{ bytes: Buffer }>(
         `SELECT f.bytes FROM boxbot_outbox_files f JOIN boxbot_outbox o ON o.id = f.entry_id
          WHERE f.entry_id = $1 AND f.idx = $2 AND o.state = 'pending'`,
@@ -243,12 +212,9 @@ export function createPgDelivery(
       return row ? new Uint8Array(row.bytes) : undefined;
     },
     async receipt(entryId, index, platformMessageId) {
-      checkKey(entryId, 'outbox id');
       await setReceipt('receipts', 'chunk', entryId, index, platformMessageId);
     },
     async finishOutbox(entryId, answeredMessageId) {
-      checkKey(entryId, 'outbox id');
-      if (answeredMessageId !== undefined) checkKey(answeredMessageId, 'message id');
       await db.tx(async (q) => {
         const gone = await q(`DELETE FROM boxbot_outbox WHERE id = $1 AND state = 'pending' RETURNING id`, [
           encodeKey(entryId),
@@ -259,8 +225,6 @@ export function createPgDelivery(
       });
     },
     async failOutbox(entryId, error, answeredMessageId) {
-      checkKey(entryId, 'outbox id');
-      if (answeredMessageId !== undefined) checkKey(answeredMessageId, 'message id');
       await db.tx(async (q) => {
         // Failed replies are aged by when the send gave up, not by when the reply was made (one retried
         // for days and refused just now is kept its full time).
@@ -276,7 +240,6 @@ export function createPgDelivery(
       });
     },
     async pendingOutbox(conversationKey) {
-      if (conversationKey !== undefined) checkKey(conversationKey, 'conversation key');
       const rows = await db.query<{
         entry: string;
         receipts: string;
@@ -317,7 +280,6 @@ export function createPgDelivery(
       });
     },
     async answered(conversationKey) {
-      checkKey(conversationKey, 'conversation key');
       const rows = await db.query('SELECT 1 FROM boxbot_conversations WHERE key = $1 AND has_answer', [
         encodeKey(conversationKey),
       ]);

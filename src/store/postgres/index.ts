@@ -1,8 +1,9 @@
 // The PostgreSQL backend: the same Store contract as the file backend, for teams that run several
 // gateway replicas on one database. `openPostgresStore` connects and migrates before it resolves.
-import { DEFAULT_DEDUPE, DEFAULT_JOB_LOG_LIMIT } from '../create.ts';
-import { DEFAULT_FAILED_OUTBOX } from '../delivery-log.ts';
+// Keys, defaults and the other shared rules are the wrapper's (validated.ts): the rows here assume
+// checked input.
 import type { Store, StoreOptions } from '../types.ts';
+import { type BackendStore, type ResolvedStoreOptions, validated, withDefaults } from '../validated.ts';
 import { createPgApprovals } from './approvals.ts';
 import { createPgConversations } from './conversations.ts';
 import { createDb, type Db } from './db.ts';
@@ -20,20 +21,16 @@ export { MIGRATIONS } from './migrations.ts';
 
 /** A store on an open pool whose schema is current. */
 export function createPostgresStore(db: Db, opts: StoreOptions = {}): Store {
-  const now = opts.now ?? Date.now;
+  return validated(build(db, withDefaults(opts)));
+}
+
+function build(db: Db, opts: ResolvedStoreOptions): BackendStore {
+  const { now } = opts;
   return {
     conversations: createPgConversations(db, now),
-    delivery: createPgDelivery(
-      db,
-      now,
-      {
-        maxAgeMs: opts.dedupe?.maxAgeMs ?? DEFAULT_DEDUPE.maxAgeMs,
-        maxCount: opts.dedupe?.maxCount ?? DEFAULT_DEDUPE.maxCount,
-      },
-      { ...DEFAULT_FAILED_OUTBOX, ...opts.failedOutbox },
-    ),
+    delivery: createPgDelivery(db, now, opts.dedupe, opts.failedOutbox),
     kv: createPgKv(db),
-    jobs: createPgJobs(db, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
+    jobs: createPgJobs(db, opts.jobLogLimit),
     memories: createPgMemories(db),
     leases: createPgLeases(db),
     rateGates: createPgRateGates(db),
@@ -49,19 +46,17 @@ export function createPostgresStore(db: Db, opts: StoreOptions = {}): Store {
  * @example const store = await openPostgresStore(process.env.BOXBOT_DATABASE_URL, { logger });
  */
 export async function openPostgresStore(url: string, opts: StoreOptions = {}): Promise<Store> {
+  const o = withDefaults(opts);
   const db = createDb(url);
   try {
     const applied = await db.session(migrate);
-    if (applied.length) opts.logger?.info({ versions: applied }, 'database schema migrated');
+    if (applied.length) o.logger.info({ versions: applied }, 'database schema migrated');
     // Failed replies that expired while boxbot was down go now, as the file backend's do at start
     // (while running, with the next failure).
-    await pruneFailedOutbox((sql, params) => db.query(sql, params), (opts.now ?? Date.now)(), {
-      ...DEFAULT_FAILED_OUTBOX,
-      ...opts.failedOutbox,
-    });
+    await pruneFailedOutbox((sql, params) => db.query(sql, params), o.now(), o.failedOutbox);
   } catch (e) {
     await db.close().catch(() => {});
     throw e;
   }
-  return createPostgresStore(db, opts);
+  return validated(build(db, o));
 }

@@ -1,14 +1,12 @@
 // Long-term memories as rows, one list per scope (`user:<platform>:<id>` or `conversation:<key>`),
 // in the order added.
 import { StoreError } from '../errors.ts';
-import { checkKey } from '../names.ts';
 import type { MemoryRecord, MemoryScope, MemoryStore } from '../types.ts';
 import type { Db } from './db.ts';
 import { encodeKey } from './text-codec.ts';
 
 const scopeKey = (scope: MemoryScope): string => {
   const key = scope.kind === 'user' ? scope.userKey : scope.conversationKey;
-  checkKey(key, 'memory scope');
   return encodeKey(`${scope.kind}:${key}`);
 };
 
@@ -23,7 +21,6 @@ export function createPgMemories(db: Db): MemoryStore {
       return rows.map((r) => JSON.parse(r.record) as MemoryRecord);
     },
     async add(record) {
-      checkKey(record.id, 'memory id');
       const added = await db.query(
         'INSERT INTO boxbot_memories (scope, id, record) VALUES ($1, $2, $3) ON CONFLICT DO NOTHING RETURNING id',
         [scopeKey(record.scope), encodeKey(record.id), JSON.stringify(record)],
@@ -32,7 +29,6 @@ export function createPgMemories(db: Db): MemoryStore {
         throw new StoreError('invalid', `memory id ${JSON.stringify(record.id)} is taken in its scope`);
     },
     async remove(scope, id) {
-      checkKey(id, 'memory id');
       const gone = await db.query('DELETE FROM boxbot_memories WHERE scope = $1 AND id = $2 RETURNING id', [
         scopeKey(scope),
         encodeKey(id),

@@ -1,7 +1,6 @@
 // The bots' shared send pauses, one row per bot. The database's clock sets and reads the end of a
 // pause (replicas' clocks may differ), and one statement keeps the later of two pauses, so two
 // replicas hitting a 429 together never shorten each other's.
-import { checkKey } from '../names.ts';
 import type { RateGateStore } from '../types.ts';
 import type { Db } from './db.ts';
 
@@ -9,7 +8,6 @@ import type { Db } from './db.ts';
 export function createPgRateGates(db: Db): RateGateStore {
   return {
     async pause(bot, ms) {
-      checkKey(bot, 'bot name');
       await db.query(
         `INSERT INTO boxbot_rate_gates (bot, paused_until)
          VALUES ($1, clock_timestamp() + make_interval(secs => $2::double precision / 1000))
@@ -19,7 +17,6 @@ export function createPgRateGates(db: Db): RateGateStore {
       );
     },
     async remaining(bot) {
-      checkKey(bot, 'bot name');
       const rows = await db.query<{ ms: string | number }>(
         `SELECT GREATEST(0, EXTRACT(EPOCH FROM (paused_until - clock_timestamp())) * 1000) AS ms
          FROM boxbot_rate_gates WHERE bot = $1`,

@@ -3,7 +3,6 @@
 // transaction under row locks, so replicas charging the same subject at once add up rather than
 // overwrite each other; each step of it is one statement for all its rows (four round trips a
 // charge, not fourteen).
-import { checkKey } from '../names.ts';
 import type { UsageStore, UsageSubject, UsageTotals } from '../types.ts';
 import { NO_USAGE_TOTALS, plusCharge, USAGE_DAYS_KEPT } from '../usage.ts';
 import type { Db } from './db.ts';
@@ -18,7 +17,6 @@ const subjectKey = (s: UsageSubject): string => {
       : 'userKey' in s
         ? ['user', s.userKey]
         : ['space', s.spaceKey];
-  checkKey(id, 'usage subject');
   return encodeKey(`${kind}:${id}`);
 };
 
