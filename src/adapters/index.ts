@@ -14,7 +14,13 @@ export {
   targetOf,
 } from './conversation-key.ts';
 export { downloadCapped, isTooLarge, tooLarge } from './download.ts';
-export { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from './errors.ts';
+export {
+  AdapterApiError,
+  AdapterError,
+  type AdapterErrorCode,
+  AdapterNetworkError,
+  alreadyStarted,
+} from './errors.ts';
 export {
   decodeUserKey,
   encodeUserKey,
