@@ -14,7 +14,7 @@ import { type AgentRuntime, createAgentRuntime } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
 import { memoryCommands } from './agent/memory/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
-import { channelEnabled } from './config/channels.ts';
+import { channelEnabled, channelProblems } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
 import { mcpConnection, mcpEntries } from './config/mcp.ts';
@@ -71,13 +71,15 @@ export interface Boxbot {
   stop(): Promise<void>;
 }
 
-/** Which channels the config and secrets turn on; errors name the missing variable. */
+/** Which channels the config and secrets turn on; a ConfigError names every missing key or variable. */
 export function channelAdapters(
   loaded: LoadedConfig,
   secrets: Secrets,
   store: Store,
   log: Logger,
 ): { adapters: ChannelAdapter[]; web?: WebAdapter } {
+  const problems = channelProblems(loaded.config, secrets);
+  if (problems.length) throw new ConfigError(problems.map((p) => p.message).join('; '));
   const ch = loaded.config.channels;
   const adapters: ChannelAdapter[] = [];
   const state: AdapterState = {
@@ -85,22 +87,12 @@ export function channelAdapters(
     set: (k, v) => store.kv.set(k, v as JsonValue),
   };
   const tg = ch.telegram;
+  // channelProblems has made sure each enabled channel has its tokens and settings.
   if (channelEnabled(loaded.config, secrets, 'telegram')) {
-    if (!secrets.TELEGRAM_BOT_TOKEN)
-      throw new ConfigError('channels.telegram is enabled but TELEGRAM_BOT_TOKEN is not set');
     const webhook = tg?.mode === 'webhook';
-    if (webhook && !tg?.webhookUrl)
-      throw new ConfigError(
-        'channels.telegram.mode is "webhook": set channels.telegram.webhookUrl (the public URL ending in ' +
-          '/webhooks/telegram)',
-      );
-    if (webhook && !secrets.TELEGRAM_WEBHOOK_SECRET)
-      throw new ConfigError(
-        'channels.telegram.mode is "webhook": set TELEGRAM_WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -)',
-      );
     adapters.push(
       createTelegramAdapter({
-        token: secrets.TELEGRAM_BOT_TOKEN,
+        token: secrets.TELEGRAM_BOT_TOKEN!,
         state,
         logger: log,
         ...(tg?.apiRoot ? { apiRoot: tg.apiRoot } : {}),
@@ -112,11 +104,9 @@ export function channelAdapters(
   }
   const dc = ch.discord;
   if (channelEnabled(loaded.config, secrets, 'discord')) {
-    if (!secrets.DISCORD_BOT_TOKEN)
-      throw new ConfigError('channels.discord is enabled but DISCORD_BOT_TOKEN is not set');
     adapters.push(
       createDiscordAdapter({
-        token: secrets.DISCORD_BOT_TOKEN,
+        token: secrets.DISCORD_BOT_TOKEN!,
         state,
         logger: log,
         ...(dc?.restApi ? { restApi: dc.restApi } : {}),
@@ -125,19 +115,10 @@ export function channelAdapters(
   }
   const sl = ch.slack;
   if (channelEnabled(loaded.config, secrets, 'slack')) {
-    if (!secrets.SLACK_BOT_TOKEN) throw new ConfigError('channels.slack is enabled but SLACK_BOT_TOKEN is not set');
-    const mode = sl?.mode ?? 'socket';
-    if (mode === 'socket' && !secrets.SLACK_APP_TOKEN)
-      throw new ConfigError(
-        'channels.slack.mode is "socket": set SLACK_APP_TOKEN (an xapp- token with connections:write), or use mode ' +
-          '"http" with SLACK_SIGNING_SECRET',
-      );
-    if (mode === 'http' && !secrets.SLACK_SIGNING_SECRET)
-      throw new ConfigError('channels.slack.mode is "http": set SLACK_SIGNING_SECRET so every event can be verified');
     adapters.push(
       createSlackAdapter({
-        mode,
-        botToken: secrets.SLACK_BOT_TOKEN,
+        mode: sl?.mode ?? 'socket',
+        botToken: secrets.SLACK_BOT_TOKEN!,
         logger: log,
         ...(secrets.SLACK_APP_TOKEN ? { appToken: secrets.SLACK_APP_TOKEN } : {}),
         ...(secrets.SLACK_SIGNING_SECRET ? { signingSecret: secrets.SLACK_SIGNING_SECRET } : {}),

@@ -3,11 +3,28 @@
 import { BoxbotError } from '../core/errors.ts';
 import type { Platform } from './types.ts';
 
+/** Why an adapter failed: its setup, a call made wrongly, the platform's answer, or the network. */
+export type AdapterErrorCode =
+  | 'config'
+  | 'already-started'
+  | 'not-running'
+  | 'not-a-press'
+  | 'bad-button'
+  | 'bad-history'
+  | 'not-found'
+  | 'too-large'
+  | 'gateway-refused'
+  | 'disallowed-intents'
+  | 'sink-refused'
+  | 'rate-limited'
+  | 'api-error'
+  | 'network-error';
+
 /** Any adapter failure; `channel` names the platform. */
-export class AdapterError extends BoxbotError {
+export class AdapterError extends BoxbotError<AdapterErrorCode> {
   constructor(
     readonly channel: Platform,
-    code: string,
+    code: AdapterErrorCode,
     message: string,
     retryable = false,
     /** When the platform said how long to wait (429 retry_after), in ms. */

@@ -1,16 +1,37 @@
 // Public names of the adapter layer: the one message shape, the adapter interface, keys, errors.
 
 export {
+  type ConversationKey,
   ConversationKeyError,
   type ConversationRef,
   decodeConversationKey,
   encodeConversationKey,
+  parseReplyTarget,
   platformOf,
+  type ReplyTarget,
+  replyTargetOf,
   spaceKeyOf,
   targetOf,
 } from './conversation-key.ts';
 export { downloadCapped, isTooLarge, tooLarge } from './download.ts';
-export { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from './errors.ts';
+export {
+  AdapterApiError,
+  AdapterError,
+  type AdapterErrorCode,
+  AdapterNetworkError,
+  alreadyStarted,
+} from './errors.ts';
+export {
+  decodeUserKey,
+  encodeUserKey,
+  IdentityError,
+  type IdentityErrorCode,
+  isPlatform,
+  PLATFORMS,
+  parsePlatform,
+  type UserKey,
+  type UserRef,
+} from './identity.ts';
 export { compareOrder, platformOrder } from './platform-order.ts';
 export type {
   AdapterCapabilities,

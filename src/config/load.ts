@@ -11,7 +11,7 @@ import { type Config, configSchema } from './schema.ts';
 import { closestKey } from './suggest.ts';
 
 /** A config file that cannot be used, with every problem listed. */
-export class ConfigError extends BoxbotError {
+export class ConfigError extends BoxbotError<'config'> {
   constructor(message: string) {
     super('config', message);
   }

@@ -1,10 +1,13 @@
 // The one error base class: a string code, a retryable flag, and a message that names what
 // was wrong. Subclasses add context (SandboxError{tool}, later AdapterError, ProviderError).
 
-/** Base of every error boxbot raises on purpose. */
-export class BoxbotError extends Error {
+/**
+ * Base of every error boxbot raises on purpose. A subclass names the union of its codes, so a
+ * `switch (e.code)` over one is checked: `class StoreError extends BoxbotError<'corrupt' | 'io'>`.
+ */
+export class BoxbotError<Code extends string = string> extends Error {
   constructor(
-    readonly code: string,
+    readonly code: Code,
     message: string,
     readonly retryable = false,
   ) {
@@ -14,7 +17,7 @@ export class BoxbotError extends Error {
 }
 
 /** A command-line or config usage error (exit code 2). */
-export class UsageError extends BoxbotError {
+export class UsageError extends BoxbotError<'usage'> {
   constructor(message: string) {
     super('usage', message);
   }

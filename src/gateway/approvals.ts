@@ -9,11 +9,17 @@
 // The config may change across a restart, and replicas may run different ones for a while: a
 // decision counts only if its maker is an approver under the rules in force now, both where it is
 // taken and where the run reads it; a question whose approvers changed is withdrawn and asked anew.
-import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import {
+  type InboundMessage,
+  type OutboundTarget,
+  type Platform,
+  platformOf,
+  replyTargetOf,
+} from '../adapters/index.ts';
 import type { ApprovalAnswer, ApprovalQuestion, ApprovalRules } from '../agent/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
-import type { ApprovalRecord, ApprovalStore, JsonObject, JsonValue } from '../store/index.ts';
+import type { ApprovalRecord, ApprovalStore, JsonValue } from '../store/index.ts';
 import type { OutboundQueue } from './outbound-queue.ts';
 
 /** How long a question waits by default. */
@@ -22,10 +28,10 @@ export const DEFAULT_APPROVAL_TIMEOUT_MS = 10 * 60_000;
 /** What the desk needs from the gateway. */
 export interface ApprovalDeskOptions {
   store: ApprovalStore;
-  queueOf(platform: string): OutboundQueue;
+  queueOf(platform: Platform): OutboundQueue;
   /** Whether the platform shows buttons and answers presses (else the question says how to type the answer). */
-  hasButtons(platform: string): boolean;
-  maxTextLength(platform: string): number;
+  hasButtons(platform: Platform): boolean;
+  maxTextLength(platform: Platform): number;
   log: Logger;
   now?: () => number;
   /**
@@ -202,7 +208,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
   /** Shows the outcome under the question and removes its buttons. */
   async function closeQuestion(r: ApprovalRecord, why?: string): Promise<void> {
     if (!r.promptMessageId) return;
-    const platform = r.conversationKey.split(':')[0]!;
+    const platform = platformOf(r.conversationKey);
     const outcome =
       why ??
       (r.state === 'approved'
@@ -213,7 +219,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
     const text = `${r.question}\n\n${outcome}`.slice(0, o.maxTextLength(platform));
     await o
       .queueOf(platform)
-      .edit(r.target as unknown as OutboundTarget, r.promptMessageId, text, { format: 'plain', buttons: [] })
+      .edit(r.target, r.promptMessageId, text, { format: 'plain', buttons: [] })
       .catch((e: unknown) => o.log.warn({ err: errorMessage(e), approval: r.id }, 'approval question not updated'));
   }
 
@@ -352,12 +358,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       typed,
       maxLength: o.maxTextLength(msg.platform),
     });
-    const target: OutboundTarget = {
-      conversationKey: msg.conversationKey,
-      chatId: msg.chatId,
-      ...(msg.threadId ? { threadId: msg.threadId } : {}),
-      ...(msg.messageId ? { replyToMessageId: msg.messageId } : {}),
-    };
+    const target: OutboundTarget = replyTargetOf(msg);
     const record: ApprovalRecord = {
       id,
       conversationKey: msg.conversationKey,
@@ -367,7 +368,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       tool: q.tool,
       input: JSON.parse(JSON.stringify(q.input ?? null)) as JsonValue,
       question,
-      target: { ...target } as unknown as JsonObject,
+      target: { ...target },
       state: 'pending',
       createdAt: iso(),
       expiresAt: new Date(now() + timeoutMs).toISOString(),

@@ -16,8 +16,9 @@ import type {
   IntakeOptions,
   OutboundFile,
   OutboundTarget,
+  Platform,
 } from '../adapters/index.ts';
-import { compareOrder, platformOf } from '../adapters/index.ts';
+import { compareOrder, isPlatform, platformOf, replyTargetOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
 import { BoxbotError, errorMessage } from '../core/errors.ts';
 import { createKeyedLock } from '../core/keyed-lock.ts';
@@ -216,8 +217,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const desk = createApprovalDesk({
     store: opts.approvals ?? createMemoryStore().approvals,
     queueOf: (platform) => queueOf(platform),
-    hasButtons: (platform) => !!adapters.get(platform as never)?.answerPress,
-    maxTextLength: (platform) => adapters.get(platform as never)?.capabilities.maxTextLength ?? 4000,
+    hasButtons: (platform) => !!adapters.get(platform)?.answerPress,
+    maxTextLength: (platform) => adapters.get(platform)?.capabilities.maxTextLength ?? 4000,
     log: log.child({ scope: 'approvals' }),
     ...(opts.now ? { now: opts.now } : {}),
     // A press may reach a replica that does not own the conversation (a leader's long polling).
@@ -225,9 +226,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
     // Who may decide is read from the config in force here, not from when the question was asked.
     rulesFor: (r) =>
       resolvePolicy(opts.config, {
-        platform: platformOf(r.conversationKey) as InboundMessage['platform'],
-        chatId: String(r.target.chatId),
-        ...(typeof r.target.threadId === 'string' ? { threadId: r.target.threadId } : {}),
+        platform: platformOf(r.conversationKey),
+        chatId: r.target.chatId,
+        ...(r.target.threadId ? { threadId: r.target.threadId } : {}),
         userId: r.requesterId,
       }).approvals,
   });
@@ -250,12 +251,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     if (!q) throw new Error(`no adapter for platform ${platform}`);
     return q;
   };
-  const targetOf = (msg: InboundMessage): OutboundTarget => ({
-    conversationKey: msg.conversationKey,
-    chatId: msg.chatId,
-    ...(msg.threadId ? { threadId: msg.threadId } : {}),
-    ...(msg.messageId ? { replyToMessageId: msg.messageId } : {}),
-  });
+  const targetOf = (msg: InboundMessage): OutboundTarget => replyTargetOf(msg);
   const stateOf = (key: string): ConversationState => {
     let s = conversations.get(key);
     if (!s) conversations.set(key, (s = { tail: Promise.resolve(), queued: 0 }));
@@ -301,8 +297,8 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
 
   /** A notice outside the outbox that an answer may replace; resolves with its id (undefined: not sent). */
-  async function sendNotice(platform: string, target: OutboundTarget, text: string): Promise<string | undefined> {
-    const max = adapters.get(platform as never)!.capabilities.maxTextLength;
+  async function sendNotice(platform: Platform, target: OutboundTarget, text: string): Promise<string | undefined> {
+    const max = adapters.get(platform)!.capabilities.maxTextLength;
     try {
       return (await track(queueOf(platform).send(target, text.slice(0, max), { format: 'plain' }))).messageId;
     } catch (e) {
@@ -312,9 +308,9 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
 
   /** A notice outside the outbox (best effort, never journaled): for when the store itself fails. */
-  function notify(platform: string, target: OutboundTarget, text: string): void {
+  function notify(platform: Platform, target: OutboundTarget, text: string): void {
     void track(
-      queueOf(platform).send(target, text.slice(0, adapters.get(platform as never)!.capabilities.maxTextLength), {
+      queueOf(platform).send(target, text.slice(0, adapters.get(platform)!.capabilities.maxTextLength), {
         format: 'plain',
       }),
     ).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'notice not delivered'));
@@ -685,7 +681,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   async function sweep(): Promise<void> {
     const [pending, outbox] = await Promise.all([opts.store.pending(), opts.store.pendingOutbox()]);
     const keys = new Set([...pending.map((p) => p.message.conversationKey), ...outbox.map((e) => e.conversationKey)]);
-    for (const key of keys) if (adapters.has(platformOf(key) as never)) await pump(key);
+    for (const key of keys) if (adapters.has(platformOf(key))) await pump(key);
   }
 
   /** Delivers an outbox entry left unfinished, in its conversation's order. */
@@ -1037,7 +1033,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   return {
     metrics,
     handle,
-    adapter: (platform) => adapters.get(platform as never),
+    adapter: (platform) => (isPlatform(platform) ? adapters.get(platform) : undefined),
     async start() {
       if (owner) return startReplica();
       // Unfinished work is read and queued before any adapter starts: a message an adapter hands
@@ -1101,7 +1097,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     },
     async post(target, text, id) {
       const platform = platformOf(target.conversationKey);
-      const adapter = adapters.get(platform as never);
+      const adapter = adapters.get(platform);
       if (!adapter) throw new Error(`no ${platform} channel is running for ${target.conversationKey}`);
       const entry = outboxEntryOf(
         id ?? `post:${Date.now()}:${Math.random().toString(36).slice(2, 8)}`,

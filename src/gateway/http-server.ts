@@ -13,7 +13,7 @@ import { silentLogger } from '../core/log.ts';
 import type { Metrics } from './metrics.ts';
 
 /** The server refused to start (bind rule, port in use). */
-export class HttpServerError extends BoxbotError {
+export class HttpServerError extends BoxbotError<'http'> {
   constructor(message: string) {
     super('http', message);
   }

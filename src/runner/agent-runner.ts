@@ -6,6 +6,7 @@
 // the gateway.
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { encodeUserKey } from '../adapters/index.ts';
 import { estimateTokens } from '../agent/loop/compaction.ts';
 import { RESERVED_OUTPUT_TOKENS } from '../agent/loop/run-loop.ts';
 import { SUMMARY_MARK, summarizeHistory } from '../agent/loop/summarize.ts';
@@ -224,7 +225,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       : deps;
   const memoryView = (m: InboundMessage): MemoryView => ({
     conversationKey: m.conversationKey,
-    userKey: `${m.platform}:${m.userId}`,
+    userKey: encodeUserKey(m),
   });
   const memoryTools = (m: InboundMessage): BuiltinTool[] =>
     o.memory ? createMemoryTools(o.store.memories, memoryView(m)) : [];
@@ -267,7 +268,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const now = o.now ?? Date.now;
   const records = createWorkspaceRecords(o.store.kv);
   const spend = o.spend ?? createDailySpend(o.store.usage, { now, log });
-  const userKeyOf = (m: InboundMessage) => `${m.platform}:${m.userId}`;
+  const userKeyOf = (m: InboundMessage) => encodeUserKey(m);
   /**
    * What a conversation budget counts (a channel-level setting covers all of the channel's
    * threads): the channel's own spending and its threads' (their space's), both in the ledger.

@@ -5,7 +5,7 @@
 // commands delete what a conversation keeps for everyone in it (its history, its notes), which a
 // read-only or chat-only conversation may not, unless it is the speaker's own direct chat, or the
 // speaker is an admin.
-import type { InboundMessage } from '../adapters/index.ts';
+import { encodeUserKey, type InboundMessage } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
@@ -22,7 +22,7 @@ export interface CommandCaller {
 
 /** Whether `msg`'s sender is one of the config's `admins` (`4242`, or `telegram:4242` to name the platform). */
 export function isAdmin(config: Pick<Config, 'admins'>, msg: Pick<InboundMessage, 'platform' | 'userId'>): boolean {
-  return config.admins.some((a) => a === msg.userId || a === `${msg.platform}:${msg.userId}`);
+  return config.admins.some((a) => a === msg.userId || a === encodeUserKey(msg));
 }
 
 /** Whether `caller` may run a command of `level` under `policy`; if not, the one line that says why. */

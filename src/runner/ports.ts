@@ -3,6 +3,7 @@
 // re-exported below). main.ts plugs the real ones in; tests plug in fakes.
 import type { InboundMessage, OutboundFile } from '../adapters/index.ts';
 import type { AskApproval, Outcome, RunSlot } from '../agent/index.ts';
+import { BoxbotError } from '../core/errors.ts';
 import type { UsageReport } from '../store/index.ts';
 import type { CommandCaller, CommandLevel } from './command-access.ts';
 import type { PreparedMedia } from './media/index.ts';
@@ -10,13 +11,17 @@ import type { Persist } from './persist.ts';
 import type { Budget, ResolvedPolicy } from './policy.ts';
 
 /**
- * The abort reason when the gateway shuts down: the run is interrupted, not answered; it runs again at the next start.
+ * The abort reason when the gateway shuts down: the run is interrupted, not answered; it runs again at the next start
+ * (so it is retryable), or on the replica the conversation was handed over to (code `handed-over`).
  */
-export class GatewayStoppingError extends Error {
+export class GatewayStoppingError extends BoxbotError<'stopping' | 'handed-over'> {
   /** `handedOver`: the conversation passed to another replica, which runs the message now. */
   constructor(readonly handedOver = false) {
-    super(handedOver ? 'another replica now answers this conversation' : 'the gateway is stopping');
-    this.name = 'GatewayStoppingError';
+    super(
+      handedOver ? 'handed-over' : 'stopping',
+      handedOver ? 'another replica now answers this conversation' : 'the gateway is stopping',
+      true,
+    );
   }
 }
 

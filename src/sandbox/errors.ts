@@ -5,7 +5,7 @@ import { BoxbotError } from '../core/errors.ts';
 export type SandboxErrorCode = 'not-found' | 'invalid-tool' | 'bad-grant' | 'closed' | 'cancelled' | 'internal';
 
 /** A tool file or grant the sandbox refused, naming the tool. */
-export class SandboxError extends BoxbotError {
+export class SandboxError extends BoxbotError<SandboxErrorCode> {
   constructor(
     code: SandboxErrorCode,
     message: string,

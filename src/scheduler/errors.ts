@@ -3,7 +3,7 @@
 import { BoxbotError } from '../core/errors.ts';
 
 /** A job definition that cannot be used; `field` names the offending field. */
-export class JobValidationError extends BoxbotError {
+export class JobValidationError extends BoxbotError<'invalid-job'> {
   constructor(
     readonly field: string,
     reason: string,
@@ -16,7 +16,7 @@ export class JobValidationError extends BoxbotError {
 export type SchedulerErrorCode = 'not-found' | 'stopped' | 'busy';
 
 /** An operation on jobs that could not be done (unknown id, scheduler stopped, run skipped). */
-export class SchedulerError extends BoxbotError {
+export class SchedulerError extends BoxbotError<SchedulerErrorCode> {
   constructor(code: SchedulerErrorCode, message: string) {
     super(code, message);
   }

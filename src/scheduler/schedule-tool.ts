@@ -4,7 +4,7 @@
 // jobs or remove jobs of other conversations. A job made here fires at most every few minutes
 // (read from its fire times) and one conversation holds a bounded number of them: a model's
 // invention never posts every few seconds or fills the scheduler.
-import { platformOf } from '../adapters/index.ts';
+import { encodeUserKey, platformOf } from '../adapters/index.ts';
 import type { BuiltinResult, BuiltinTool } from '../agent/index.ts';
 import { BoxbotError } from '../core/errors.ts';
 import { createKeyedLock, type KeyedLock } from '../core/keyed-lock.ts';
@@ -94,8 +94,8 @@ function describe(job: JobRecord, here: string): string {
 
 /** The `schedule` tool for one conversation and user. */
 export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContext): BuiltinTool {
-  const platform = platformOf(ctx.conversationKey);
-  const admin = (ctx.admins ?? []).some((a) => a === ctx.userId || a === `${platform}:${ctx.userId}`);
+  const userKey = encodeUserKey({ platform: platformOf(ctx.conversationKey), userId: ctx.userId });
+  const admin = (ctx.admins ?? []).some((a) => a === ctx.userId || a === userKey);
   const mine = (job: JobRecord) => admin || job.target === ctx.conversationKey;
   const limits = ctx.chatJobs ?? DEFAULT_CHAT_JOB_LIMITS;
   return {
@@ -169,7 +169,7 @@ export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContex
                 ...(str('timezone') ? { timezone: str('timezone')! } : {}),
                 ...(access ? { access } : {}),
                 ...(ctx.policy ? { policy: jobPolicyOf(ctx.policy) } : {}),
-                createdBy: `${platform}:${ctx.userId}`,
+                createdBy: userKey,
                 // A prompt the model wrote after reading untrusted content may carry it into every run.
                 ...(call.untrusted?.length ? { untrusted: call.untrusted.join('; ') } : {}),
               });

@@ -9,7 +9,7 @@
 //   });
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
-import { decodeConversationKey, type Platform } from '../adapters/index.ts';
+import { decodeConversationKey, decodeUserKey, platformOf } from '../adapters/index.ts';
 import { createWorkspaceRecords, holdsOtherThan, type Reservation, workspaceTaint } from '../agent/index.ts';
 import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
@@ -151,8 +151,8 @@ const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
  * record names users without their platform), else the job itself (made by the CLI or the API).
  */
 export function writerOf(job: Pick<JobRecord, 'id' | 'target' | 'createdBy'>): string {
-  const platform = `${job.target.slice(0, job.target.indexOf(':'))}:`;
-  return job.createdBy?.startsWith(platform) ? job.createdBy.slice(platform.length) : `job:${job.id}`;
+  const by = job.createdBy ? decodeUserKey(job.createdBy) : undefined;
+  return by?.platform === platformOf(job.target) ? by.userId : `job:${job.id}`;
 }
 
 const scheduleOf = (j: JobRecord) => `${j.cron}|${j.timezone ?? ''}|${j.enabled}`;
@@ -431,9 +431,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   /** The daily budget of the job's creator, as for their own messages in the target conversation. */
   function creatorBudget(job: JobRecord): number | undefined {
     if (!job.createdBy) return undefined;
-    const at = job.createdBy.indexOf(':');
-    const platform = job.createdBy.slice(0, at) as Platform;
-    const userId = job.createdBy.slice(at + 1);
+    const { platform, userId } = decodeUserKey(job.createdBy);
     const target = decodeConversationKey(job.target);
     const where =
       target.platform === platform

@@ -1,7 +1,7 @@
 // Checks a job definition before it is stored: every refusal names the field and says what
 // was expected. Cron patterns go through Bree's own validator, so what passes here schedules.
 import Bree from 'bree';
-import { decodeConversationKey } from '../adapters/index.ts';
+import { decodeConversationKey, decodeUserKey } from '../adapters/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import { type JobRecord, jobPolicySchema } from '../store/index.ts';
 import { CRON_MACROS, cronFields, isTimeZone, nextOccurrence, standardCron } from './cron.ts';
@@ -118,6 +118,16 @@ function text(field: string, value: unknown, max: number): string {
   return value.trim();
 }
 
+/** Whether `text` is a user key on a platform boxbot speaks (`telegram:4242`). */
+function isUserKey(text: string): boolean {
+  try {
+    decodeUserKey(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** The job fields of `input`, checked and with defaults; throws JobValidationError naming the field. */
 export async function validateJobInput(
   input: JobInput,
@@ -150,7 +160,7 @@ export async function validateJobInput(
   if (input.enabled !== undefined && typeof input.enabled !== 'boolean')
     throw new JobValidationError('enabled', `expected true or false, got ${JSON.stringify(input.enabled)}`);
   const budgetUsd = positive('budgetUsd', input.budgetUsd);
-  if (input.createdBy !== undefined && (typeof input.createdBy !== 'string' || !/^[a-z]+:\S+$/.test(input.createdBy)))
+  if (input.createdBy !== undefined && (typeof input.createdBy !== 'string' || !isUserKey(input.createdBy)))
     throw new JobValidationError(
       'createdBy',
       `expected a platform user such as telegram:4242, got ${JSON.stringify(input.createdBy)}`,

@@ -1,8 +1,10 @@
 // The approvals journal in one document, `approvals.json`: approvals are few (one per guarded
 // tool call), and decided ones are dropped after APPROVAL_RETENTION_MS, so the document stays small.
 // Every transition runs under the document's lock: the first decision wins, once.
+import { errorMessage } from '../core/errors.ts';
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
-import { approvalsSchema } from './schemas.ts';
+import { StoreError } from './errors.ts';
+import { approvalSchema, approvalsSchema } from './schemas.ts';
 import type { ApprovalRecord, ApprovalStore } from './types.ts';
 
 const SPEC: DocSpec = { path: 'approvals.json', schema: approvalsSchema };
@@ -12,6 +14,32 @@ type Doc = { approvals: Record<string, ApprovalRecord> };
 
 const byAge = (a: ApprovalRecord, b: ApprovalRecord) =>
   a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0;
+
+/**
+ * An approval as a backend that keeps each one as JSON text (PostgreSQL) reads it back or is
+ * given it: checked against the shape the file backend checks, so a stored record with a bad
+ * target is a StoreError (`corrupt` when read, `invalid` when written) naming the approval and
+ * the field, never a crash where the target is used.
+ */
+export function checkedApproval(data: unknown, code: 'corrupt' | 'invalid'): ApprovalRecord {
+  const id = (data as { id?: unknown } | null)?.id;
+  const parsed = approvalSchema.safeParse(data);
+  if (parsed.success) return data as ApprovalRecord;
+  const issue = parsed.error.issues[0];
+  const where = issue?.path.length ? `${issue.path.join('.')}: ` : '';
+  throw new StoreError(code, `approval ${JSON.stringify(id)}: ${where}${issue?.message ?? 'invalid'}`);
+}
+
+/** An approval stored as JSON text, checked as checkedApproval does. */
+export function approvalFromJson(text: string): ApprovalRecord {
+  let data: unknown;
+  try {
+    data = JSON.parse(text);
+  } catch (e) {
+    throw new StoreError('corrupt', `an approval record is not JSON: ${errorMessage(e)}`);
+  }
+  return checkedApproval(data, 'corrupt');
+}
 
 /**
  * `decide` and `update` over a backend's `change` (one approval under its lock; `fn` returns

@@ -6,7 +6,7 @@ import { BoxbotError } from '../core/errors.ts';
 export type StoreErrorCode = 'bad-key' | 'invalid' | 'not-found' | 'closed' | 'corrupt' | 'io';
 
 /** A store call that could not be done. */
-export class StoreError extends BoxbotError {
+export class StoreError extends BoxbotError<StoreErrorCode> {
   constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
     super(code, message, code === 'io');
     if (options?.cause !== undefined) this.cause = options.cause;

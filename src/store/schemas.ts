@@ -1,6 +1,8 @@
 // The shapes of the stored documents, checked on every read: a file that parses but is not
 // one of these is corrupt. Objects pass through unknown fields so newer writers lose nothing.
 import { z } from 'zod';
+import { parseReplyTarget } from '../adapters/index.ts';
+import { errorMessage } from '../core/errors.ts';
 import type { JsonValue } from './types.ts';
 
 const iso = z.string().min(1);
@@ -274,7 +276,17 @@ export const usageSchema = z
   .object({ subject: z.string().min(1), total: totals, days: z.record(totals) })
   .passthrough();
 
-const approval = z
+/** A stored reply target, checked by the one parse of reply targets (whose message names the field). */
+const replyTarget = jsonObject.superRefine((t, ctx) => {
+  try {
+    parseReplyTarget(t);
+  } catch (e) {
+    ctx.addIssue({ code: z.ZodIssueCode.custom, message: errorMessage(e) });
+  }
+});
+
+/** One approval record (ApprovalRecord), in approvals.json or a PostgreSQL row. */
+export const approvalSchema = z
   .object({
     id: z.string().min(1),
     conversationKey: z.string().min(1),
@@ -284,7 +296,7 @@ const approval = z
     tool: z.string(),
     input: json,
     question: z.string(),
-    target: jsonObject,
+    target: replyTarget,
     promptMessageId: z.string().optional(),
     state: z.enum(['pending', 'approved', 'denied', 'expired']),
     createdAt: iso,
@@ -299,7 +311,7 @@ const approval = z
   .passthrough();
 
 /** `approvals.json`: the approvals journal. */
-export const approvalsSchema = z.object({ approvals: z.record(approval) }).passthrough();
+export const approvalsSchema = z.object({ approvals: z.record(approvalSchema) }).passthrough();
 
 const memoryScopeSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('conversation'), conversationKey: z.string().min(1) }).strict(),

@@ -1,6 +1,6 @@
 // The store's public contract: what the gateway, scheduler and CLI may remember and how.
 // Plain data and async methods only, so a server database can replace the file backend.
-import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
+import type { InboundMessage, OutboundTarget, ReplyTarget } from '../adapters/index.ts';
 import type { Logger } from '../core/log.ts';
 import type { Message, Usage } from '../core/message.ts';
 
@@ -416,8 +416,8 @@ export interface ApprovalRecord {
   input: JsonValue;
   /** The exact text of the question as posted. */
   question: string;
-  /** Where the question was posted (for editing it once decided). */
-  target: JsonObject;
+  /** Where the question was posted (for editing it once decided); checked when read back. */
+  target: ReplyTarget;
   /** The platform message holding the question, once posted. */
   promptMessageId?: string;
   state: ApprovalState;

@@ -188,6 +188,22 @@ describe('boxbot doctor', () => {
     }
   });
 
+  it('what boxbot start would refuse in a channel is a FIX with the same line: a webhook without its URL', async () => {
+    const r = await doctor(
+      { model: 'ollama/llama3.1', channels: { telegram: { mode: 'webhook' }, slack: { mode: 'http' } } },
+      { TELEGRAM_BOT_TOKEN: '123:t', TELEGRAM_WEBHOOK_SECRET: 'ok-secret', SLACK_BOT_TOKEN: 'xoxb-1' },
+      undefined,
+      ['--offline'],
+    );
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /^FIX +telegram +channels\.telegram\.mode is "webhook": set channels\.telegram\.webhookUrl \(the public URL/m,
+    );
+    assert.match(r.stdout, /^ok +telegram +TELEGRAM_BOT_TOKEN is set/m);
+    assert.match(r.stdout, /^FIX +slack +channels\.slack\.mode is "http": set SLACK_SIGNING_SECRET/m);
+  });
+
   it('--format json prints one JSON document of the checks; off channels say how to turn them on', async () => {
     const r = await doctor(
       {

@@ -95,6 +95,16 @@ test('unknown access, overlap, time zone, model and limits are refused naming th
   assert.match((await refusal({ prompt: '' })).message, /^prompt: /);
 });
 
+test('a creator is a user key on a platform boxbot speaks, or the job is refused naming createdBy', async () => {
+  for (const createdBy of ['irc:nick', 'telegram:', '4242', 'telegram:4 2'])
+    assert.equal(
+      (await refusal({ createdBy })).message,
+      `createdBy: expected a platform user such as telegram:4242, got ${JSON.stringify(createdBy)}`,
+    );
+  const job = await validateJobInput({ ...base, createdBy: 'slack:U024BE7LH' });
+  assert.equal(job.createdBy, 'slack:U024BE7LH');
+});
+
 test('next occurrences follow the cron in its time zone (weekdays 9:00 Berlin = 8:00 UTC in winter)', () => {
   // Friday 2026-01-09 10:00 UTC: the next weekday 9:00 in Berlin is Monday 08:00 UTC.
   assert.equal(

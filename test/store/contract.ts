@@ -6,10 +6,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { Message } from '../../src/agent/types.ts';
 import {
+  type ApprovalRecord,
   type CorruptReport,
   encodeName,
   type JobLogEntry,
   type JobRecord,
+  type JsonValue,
   type OutboxEntry,
   type Store,
   StoreCorruptError,
@@ -1538,4 +1540,55 @@ export function storeContract(
     assert.equal(await r.approvals.decide('nope', 'denied', new Date().toISOString()), undefined);
     await r.close();
   });
+
+  /** An approval as the desk writes it, its target where the question was posted. */
+  const approval = (id: string, target: unknown): ApprovalRecord => ({
+    id,
+    conversationKey: 'telegram:-100123:45',
+    inboundId: `telegram:1:${id}`,
+    requesterId: '42',
+    approvers: ['42'],
+    tool: 'write',
+    input: null,
+    question: 'May I?',
+    target: target as ApprovalRecord['target'],
+    state: 'pending',
+    createdAt: new Date().toISOString(),
+    expiresAt: new Date(Date.now() + 60_000).toISOString(),
+  });
+
+  const typedTitle =
+    'approvals: the target reads back typed, and one that is no reply target is refused, naming the field';
+  it(typedTitle, async (h) => {
+    const s = h.open();
+    const target = { conversationKey: 'telegram:-100123:45', chatId: '-100123', threadId: '45', replyToMessageId: '9' };
+    await s.approvals.put(approval('ok12', target));
+    assert.deepEqual((await s.approvals.get('ok12'))?.target, target);
+    await assert.rejects(
+      s.approvals.put(approval('bad1', { conversationKey: 'telegram:-100123:45' })),
+      (e: unknown) =>
+        e instanceof StoreError && e.code === 'invalid' && /target.*chatId must be a non-empty/.test(e.message),
+    );
+    assert.equal(await s.approvals.get('bad1'), undefined);
+    await s.close();
+  });
+
+  itFiles(
+    'approvals: a stored approval whose target is not one is a corrupt file named as such, not a crash',
+    async (h) => {
+      const s = h.open();
+      await s.approvals.put(approval('ok12', { conversationKey: 'web:a', chatId: 'a' }));
+      const doc = JSON.parse((await h.readRaw('approvals.json')) as string) as { approvals: Record<string, JsonValue> };
+      doc.approvals.ok12 = { ...(doc.approvals.ok12 as Record<string, JsonValue>), target: { chatId: 7 } };
+      await h.writeRaw('approvals.json', JSON.stringify(doc));
+      await assert.rejects(
+        s.approvals.pending(),
+        (e: unknown) =>
+          e instanceof StoreCorruptError &&
+          /approvals\.json/.test(e.message) &&
+          /target: bad reply target: conversationKey must be a non-empty string/.test(e.message),
+      );
+      await s.close();
+    },
+  );
 }

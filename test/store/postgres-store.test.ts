@@ -88,6 +88,40 @@ test('postgres: a message journaled before messages had a conversation column is
   await s.close();
 });
 
+test('postgres: a stored approval whose target is not a reply target is a corrupt-store error naming it', {
+  skip,
+}, async () => {
+  const url = await (server as PostgresServer).database();
+  const s = await openPostgresStore(url);
+  const db = createDb(url);
+  const at = new Date().toISOString();
+  const record = {
+    id: 'bad1',
+    conversationKey: 'web:a',
+    inboundId: 'web:m1',
+    requesterId: 'u1',
+    approvers: ['u1'],
+    tool: 'write',
+    input: null,
+    question: 'May I?',
+    target: { conversationKey: 'web:a' },
+    state: 'pending',
+    createdAt: at,
+    expiresAt: at,
+  };
+  await db.query(
+    'INSERT INTO boxbot_approvals (id, inbound_id, state, created_at, record) VALUES ($1, $2, $3, $4, $5)',
+    ['bad1', 'web:m1', 'pending', at, JSON.stringify(record)],
+  );
+  const named = (e: unknown) =>
+    e instanceof StoreError && e.code === 'corrupt' && /approval "bad1": target: .*chatId must be/.test(e.message);
+  await assert.rejects(s.approvals.get('bad1'), named);
+  await assert.rejects(s.approvals.pending(), named);
+  await assert.rejects(s.approvals.decide('bad1', 'denied', at), named);
+  await db.close();
+  await s.close();
+});
+
 test('postgres: a usage charge is four statements, and charges made at once all add up', { skip }, async () => {
   const url = await (server as PostgresServer).database();
   await (await openPostgresStore(url)).close(); // the schema

@@ -1,6 +1,7 @@
 // Webhook mode: the route Telegram POSTs updates to. The X-Telegram-Bot-Api-Secret-Token header
 // must equal the secret given to setWebhook (constant-time compare); anything else is 401 and
 // never reaches the sink. A non-2xx answer makes Telegram redeliver the update later.
+import { TELEGRAM_WEBHOOK_SECRET_RULE } from '../../config/channels.ts';
 import { constantTimeEqual } from '../../core/constant-time-equal.ts';
 import type { Logger } from '../../core/log.ts';
 import type { AdapterRoute, IntakeOptions } from '../types.ts';
@@ -8,8 +9,8 @@ import type { AdapterRoute, IntakeOptions } from '../types.ts';
 /** The path the gateway serves Telegram webhooks on. */
 export const TELEGRAM_WEBHOOK_PATH = '/webhooks/telegram';
 
-/** Telegram's rule for secret_token: 1-256 of A-Z, a-z, 0-9, `_` and `-`. */
-export const WEBHOOK_SECRET = /^[A-Za-z0-9_-]{1,256}$/;
+/** Telegram's rule for secret_token (the config checks it too, naming TELEGRAM_WEBHOOK_SECRET). */
+export const WEBHOOK_SECRET = TELEGRAM_WEBHOOK_SECRET_RULE;
 
 /** What the route calls: whether the adapter runs, and the one update entry point. */
 export interface WebhookHandler {

@@ -8,6 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, rename, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { cleanFileName } from '../../core/clean-file-name.ts';
+import { BoxbotError } from '../../core/errors.ts';
 import { createKeyedLock } from '../../core/keyed-lock.ts';
 
 /** What is kept about one file besides its bytes. */
@@ -53,12 +54,12 @@ export function ownerOfSession(session: string): string {
 }
 
 /** An upload refused because the browser's uploads would pass its quota. */
-export class WebQuotaError extends Error {
+export class WebQuotaError extends BoxbotError<'quota'> {
   constructor(
     readonly usedBytes: number,
     readonly quotaBytes: number,
   ) {
-    super(`the uploads of this browser would pass its quota of ${quotaBytes} bytes (${usedBytes} in use)`);
+    super('quota', `the uploads of this browser would pass its quota of ${quotaBytes} bytes (${usedBytes} in use)`);
   }
 }
 

@@ -3,7 +3,7 @@
 import { BoxbotError } from '../../core/errors.ts';
 
 /** Thrown inside the loop when the run's signal fires; `why` tells cancel from timeout. */
-export class RunAbortedError extends BoxbotError {
+export class RunAbortedError extends BoxbotError<'cancelled' | 'timeout'> {
   constructor(readonly why: 'cancelled' | 'timeout') {
     super(why, why === 'timeout' ? 'the run hit its total timeout' : 'the run was cancelled');
   }

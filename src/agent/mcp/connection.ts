@@ -13,7 +13,7 @@ import { BoxbotError, errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 
 /** A server that cannot be reached or did not answer in time (retryable: it may come back). */
-export class McpError extends BoxbotError {
+export class McpError extends BoxbotError<'mcp-unavailable'> {
   readonly server: string;
   constructor(server: string, message: string) {
     super('mcp-unavailable', `MCP server ${server}: ${message}`, true);

@@ -1,6 +1,7 @@
 // The chat commands of long-term memory, kept apart from the gateway's own: `/memory` lists the
 // notes visible here (the speaker's and the conversation's), `/forget <id|all>` removes one or all
 // of them. The gateway only asks whether a text is one of these and relays the reply.
+import { encodeUserKey, type Platform } from '../../adapters/index.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { MemoryStore } from '../../store/index.ts';
 import { forget, forgetAll, type MemoryView, memoryLine, visibleMemories } from './memory-book.ts';
@@ -25,7 +26,7 @@ export const MEMORY_COMMAND_HELP: [name: string, what: string, level: 'read' | '
 
 /** The speaker and conversation of a chat message (the fields the commands read). */
 interface CommandMessage {
-  platform: string;
+  platform: Platform;
   userId: string;
   conversationKey: string;
   text: string;
@@ -41,7 +42,7 @@ export function memoryCommands(store: MemoryStore, enabled = true) {
         store,
         {
           conversationKey: msg.conversationKey,
-          userKey: `${msg.platform}:${msg.userId}`,
+          userKey: encodeUserKey(msg),
           ...(caller?.admin ? { admin: true } : {}),
         },
         msg.text,

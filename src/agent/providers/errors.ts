@@ -9,6 +9,9 @@ import { BoxbotError } from '../../core/errors.ts';
  */
 export type ProviderErrorKind = 'api' | 'network' | 'stream' | 'stalled' | 'aborted';
 
+/** A ProviderError's code: its kind, prefixed (`provider-api`). */
+export type ProviderErrorCode = `provider-${ProviderErrorKind}`;
+
 /** Statuses worth another attempt: timeouts, conflicts, rate limits, server errors and Anthropic's 529 overload. */
 export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 409 || status === 429 || status >= 500;
@@ -25,7 +28,7 @@ export interface ProviderErrorInit {
 }
 
 /** A model call that failed; `provider` names the backend, `status` the HTTP status if the API answered. */
-export class ProviderError extends BoxbotError {
+export class ProviderError extends BoxbotError<ProviderErrorCode> {
   readonly status: number | undefined;
   readonly midStream: boolean;
   readonly retryAfterMs: number | undefined;
@@ -80,7 +83,7 @@ export class ProviderError extends BoxbotError {
 }
 
 /** A `provider/model` string that cannot be served: unknown provider, missing key or base URL. */
-export class ModelConfigError extends BoxbotError {
+export class ModelConfigError extends BoxbotError<'model-config'> {
   constructor(message: string) {
     super('model-config', message);
   }

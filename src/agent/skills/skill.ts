@@ -28,7 +28,7 @@ export interface Skill {
 }
 
 /** A SKILL.md that could not be used, and why. */
-export class SkillError extends BoxbotError {
+export class SkillError extends BoxbotError<'skill-invalid'> {
   constructor(
     readonly file: string,
     readonly reason: string,

@@ -44,7 +44,7 @@ export interface ParsedHelp {
 }
 
 /** The text is not a help text (or declares something impossible). */
-export class HelpError extends BoxbotError {
+export class HelpError extends BoxbotError<'bad-help'> {
   constructor(message: string) {
     super('bad-help', message);
   }

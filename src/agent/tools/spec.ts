@@ -42,7 +42,7 @@ export interface ToolSpec {
 }
 
 /** A tool was refused at registration; the message says why. */
-export class ToolRefusedError extends BoxbotError {
+export class ToolRefusedError extends BoxbotError<'tool-refused'> {
   constructor(
     readonly file: string,
     message: string,

@@ -1,14 +1,14 @@
 // The approvals journal as rows, one per approval (JSON text), with its state, inbound id and age
 // beside it for the queries. A decision is made under the row's lock: the first one wins, once,
 // whichever replica makes it.
-import { APPROVAL_RETENTION_MS, approvalTransitions } from '../approvals.ts';
+import { APPROVAL_RETENTION_MS, approvalFromJson, approvalTransitions, checkedApproval } from '../approvals.ts';
 import type { ApprovalRecord, ApprovalStore } from '../types.ts';
 import type { Db } from './db.ts';
 import { encodeKey } from './text-codec.ts';
 
 /** Approvals in PostgreSQL. */
 export function createPgApprovals(db: Db, now: () => number): ApprovalStore {
-  const records = (rows: { record: string }[]) => rows.map((r) => JSON.parse(r.record) as ApprovalRecord);
+  const records = (rows: { record: string }[]) => rows.map((r) => approvalFromJson(r.record));
   /** Changes one approval under its row lock; `change` returns undefined to leave it as it is. */
   const change = (id: string, fn: (a: ApprovalRecord) => ApprovalRecord | undefined) =>
     db.tx(async (q) => {
@@ -16,7 +16,7 @@ export function createPgApprovals(db: Db, now: () => number): ApprovalStore {
         encodeKey(id),
       ]);
       if (!row) return undefined;
-      const cur = JSON.parse(row.record) as ApprovalRecord;
+      const cur = approvalFromJson(row.record);
       const next = fn(cur);
       if (!next) return cur;
       await q('UPDATE boxbot_approvals SET state = $2, record = $3 WHERE id = $1', [
@@ -28,6 +28,7 @@ export function createPgApprovals(db: Db, now: () => number): ApprovalStore {
     });
   return {
     async put(record) {
+      checkedApproval(record, 'invalid');
       const cutoff = new Date(now() - APPROVAL_RETENTION_MS).toISOString();
       await db.tx(async (q) => {
         await q(`DELETE FROM boxbot_approvals WHERE state <> 'pending' AND created_at < $1`, [cutoff]);
