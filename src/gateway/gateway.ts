@@ -9,60 +9,30 @@
 // instead); within a conversation, runs follow the platform's own order; an entry left
 // unfinished by an unexpected error is re-driven every `redriveMs`.
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
-import type {
-  ChannelAdapter,
-  CommandSpec,
-  InboundMessage,
-  IntakeOptions,
-  OutboundFile,
-  OutboundTarget,
-} from '../adapters/index.ts';
+import type { ChannelAdapter, InboundMessage, IntakeOptions, OutboundFile, OutboundTarget } from '../adapters/index.ts';
 import { compareOrder, platformOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
 import { BoxbotError, errorMessage } from '../core/errors.ts';
 import { createKeyedLock } from '../core/keyed-lock.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
-import {
-  type CommandCaller,
-  type CommandLevel,
-  commandAllowed,
-  isAdmin,
-  refusedCommandText,
-} from '../runner/command-access.ts';
+import type { ChatCommand } from '../runner/chat-command.ts';
+import { type CommandCaller, commandAllowed, isAdmin, refusedCommandText } from '../runner/command-access.ts';
 import { type MediaOptions, type MediaWorkJournal, type PreparedMedia, prepareMedia } from '../runner/media/index.ts';
 import { type Persist, persister, type StoreHealth } from '../runner/persist.ts';
-import {
-  type Admission,
-  admit,
-  allowedModels,
-  type ResolvedPolicy,
-  resolvePolicy,
-  withModelChoice,
-} from '../runner/policy.ts';
+import { type Admission, admit, type ResolvedPolicy, resolvePolicy, withModelChoice } from '../runner/policy.ts';
 import type { GatewayAgentEvent, RunOutcome } from '../runner/ports.ts';
-import {
-  type AgentRunner,
-  type ChatCommands,
-  GatewayStoppingError,
-  type GatewayStore,
-  type OutboxEntry,
-} from '../runner/ports.ts';
+import { type AgentRunner, GatewayStoppingError, type GatewayStore, type OutboxEntry } from '../runner/ports.ts';
 import type { ApprovalStore, RateGateStore } from '../store/index.ts';
 import { createMemoryStore } from '../store/index.ts';
 import { createApprovalDesk, parseApprovalButton } from './approvals.ts';
 import {
-  COMMAND_SPECS,
-  commandLevel,
-  helpText,
-  matchModel,
-  modelListText,
+  type ConversationState,
+  createCommandRegistry,
+  GATEWAY_COMMANDS,
+  type GatewayCommandContext,
   type ParsedCommand,
-  parseChatCommand,
-  statusText,
-  usageText,
-  whoamiText,
-} from './commands.ts';
+} from './commands/index.ts';
 import { type ClusterOptions, createConversationOwner } from './conversation-owner.ts';
 import { createMetrics, type Metrics } from './metrics.ts';
 import { createOutageNotices } from './outage-notices.ts';
@@ -96,8 +66,8 @@ export interface GatewayOptions {
   approvals?: ApprovalStore;
   /** The clock of approval deadlines (tests). */
   now?: () => number;
-  /** More chat commands (memory's /memory and /forget), answered like the gateway's own. */
-  chatCommands?: ChatCommands;
+  /** More chat commands (memory's /memory and /forget), registered after the gateway's own and answered alike. */
+  chatCommands?: readonly ChatCommand[];
   /**
    * Replicas on one database: conversations are owned through leases, and a replica answers only
    * the conversations it owns (README, "Running more than one"). Absent: this process owns all.
@@ -129,12 +99,6 @@ export interface Gateway {
   adapter(platform: string): ChannelAdapter | undefined;
 }
 
-interface ConversationState {
-  tail: Promise<void>;
-  running?: AbortController;
-  queued: number;
-}
-
 const UNSAVED_MESSAGE = 'Sorry, I could not save your message (server storage failed); I will answer it once I can.';
 // How long a conversation's storage-failure notice stands for its outage when no answer here
 // takes it over (the message was saved by another replica), and how long a refused message keeps
@@ -144,8 +108,6 @@ const UNSAVED_MEMORY_MS = 2 * 60_000;
 // Said once per message, when a store write its answer needs fails (the history, the outbox):
 // the answer is late, not lost, and "shortly" would be a promise the server cannot keep.
 const LATE_ANSWER = 'Your answer is delayed: it could not be saved (server storage failed); it follows once it can be.';
-
-const NOT_HERE = 'That command is not available here.';
 
 const STRANGER_REPLY = (msg: InboundMessage) =>
   `Sorry, I am not set up to talk with you here. An admin can allow your ${msg.platform} user id ${msg.userId} ` +
@@ -203,6 +165,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   let redriveTimer: NodeJS.Timeout | undefined;
   const owner = opts.cluster ? createConversationOwner(opts.cluster, log.child({ scope: 'cluster' })) : undefined;
   const pumps = createKeyedLock();
+  const commands = createCommandRegistry<GatewayCommandContext>([...GATEWAY_COMMANDS, ...(opts.chatCommands ?? [])]);
   const stopped = new AbortController();
   const storeHealth: StoreHealth = { failing: 0 };
   const persist = persister({
@@ -320,117 +283,30 @@ export function createGateway(opts: GatewayOptions): Gateway {
     ).catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'notice not delivered'));
   }
 
-  /** The level of an extra command's text: its help entry's, by the first word; unlisted counts as `write`. */
-  function extraLevel(extra: ChatCommands, text: string): { name: string; level: CommandLevel } {
-    const name = /^\/([a-z]+)/i.exec(text.trim())?.[1]?.toLowerCase() ?? '';
-    const entry = extra.help.find(([usage]) => usage.split(/\s/)[0]?.toLowerCase() === name);
-    return { name, level: entry?.[2] ?? 'write' };
-  }
-
-  async function runCommand(
-    cmd: ParsedCommand,
+  /** What a command run for `msg` reaches (GatewayCommandContext). */
+  function commandContext(
     msg: InboundMessage,
     policy: ResolvedPolicy,
     caller: CommandCaller,
-  ): Promise<void> {
+    arg: string | undefined,
+  ): GatewayCommandContext {
     const key = msg.conversationKey;
-    const state = stateOf(key);
-    const agent = opts.agent;
-    switch (cmd.name) {
-      case 'help':
-      case 'start': {
-        // Only what this user may run here.
-        const may = (level: CommandLevel) => commandAllowed(level, policy, caller).ok;
-        const extra = (opts.chatCommands?.help ?? []).filter(([, , level]) => may(level ?? 'write'));
-        return replyNow(msg, [helpText(may), ...extra.map(([n, w]) => `/${n}: ${w}`)].join('\n'));
-      }
-      case 'whoami': {
-        const p = await withChosenModel(key, policy);
-        return replyNow(msg, whoamiText(msg, p, agent.toolsFor(p, msg), agent.approvalToolsFor?.(p, msg)));
-      }
-      case 'new': {
-        if (!agent.newSession) return replyNow(msg, NOT_HERE);
-        state.running?.abort(new Error('new session'));
-        await state.tail;
-        // Keyed by the message: replayed after a crash before its reply was written, it archives nothing more.
-        const r = await agent.newSession(key, msg.id);
-        return replyNow(
-          msg,
-          r.archivedMessages
-            ? `Started a new session. The previous one (${r.archivedMessages} messages) is archived, not deleted.`
-            : 'Started a new session.',
-        );
-      }
-      case 'model': {
-        const allowed = allowedModels(policy);
-        const current = (await withChosenModel(key, policy)).model;
-        if (!cmd.arg) return replyNow(msg, modelListText(allowed, current));
-        if (!agent.chooseModel) return replyNow(msg, NOT_HERE);
-        const chosen = matchModel(cmd.arg, allowed);
-        if (!chosen)
-          return replyNow(msg, `${cmd.arg} is not a model allowed here.\n${modelListText(allowed, current)}`);
-        await agent.chooseModel(key, chosen);
-        return replyNow(msg, `Model for this conversation: ${chosen}.`);
-      }
-      case 'usage':
-        if (!agent.usage) return replyNow(msg, NOT_HERE);
-        return replyNow(msg, usageText(await agent.usage(msg, policy)));
-      case 'status': {
-        const p = await withChosenModel(key, policy);
-        return replyNow(
-          msg,
-          statusText({
-            model: p.model,
-            access: p.access,
-            running: !!state.running,
-            queued: state.queued,
-            approvals: desk.waiting(key),
-          }),
-        );
-      }
-      case 'compact': {
-        const compact = agent.compact?.bind(agent);
-        if (!compact) return replyNow(msg, NOT_HERE);
-        // Behind the running turn: it rewrites the history that turn will save.
-        chain(
-          key,
-          `${msg.id}:compact`,
-          async () => {
-            let text: string;
-            try {
-              const r = await compact({
-                message: msg,
-                policy: await withChosenModel(key, policy),
-                signal: stopped.signal,
-              });
-              text = r
-                ? `Compacted: the ${r.before} messages of this conversation are now ${r.after}.`
-                : 'Nothing to compact yet.';
-            } catch (e) {
-              text = `Could not compact: ${errorMessage(e)}`;
-            }
-            await replyNow(msg, text);
-          },
-          'compact failed',
-        );
-        return;
-      }
-      case 'approve':
-      case 'deny': {
-        if (!cmd.arg) return replyNow(msg, `Which request? Type /${cmd.name} <id> (the id is in the question).`);
-        const r = await desk.decide(cmd.arg.toLowerCase(), cmd.name === 'approve', msg);
-        return replyNow(msg, r.text);
-      }
-      case 'stop':
-        if (!state.running) return replyNow(msg, 'Nothing is running.');
-        state.running.abort(new Error('stopped by /stop'));
-        return opts.store.finish(msg.id); // the cancelled run answers for itself; this message needs no reply
-      case 'reset':
-        state.running?.abort(new Error('reset'));
-        await state.tail;
-        await opts.agent.reset(msg.conversationKey);
-        return replyNow(msg, 'Done: I forgot this conversation.');
-    }
+    return {
+      message: msg,
+      policy,
+      caller,
+      ...(arg ? { arg } : {}),
+      reply: (text) => replyNow(msg, text),
+      agent: opts.agent,
+      // Read, not created: a conversation with nothing queued keeps no state for a command's sake.
+      conversation: conversations.get(key) ?? { tail: Promise.resolve(), queued: 0 },
+      approvals: desk,
+      chosenPolicy: () => withChosenModel(key, policy),
+      helpText: () => commands.helpText((level) => commandAllowed(level, policy, caller).ok),
+      behindTurns: (id, work, what) => chain(key, id, work, what),
+      finish: () => opts.store.finish(msg.id),
+      stopping: stopped.signal,
+    };
   }
 
   /** The media step for a message with files (undefined without files or without the step). */
@@ -856,8 +732,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   }
 
   /** Whether an admitted message goes to the agent (not a command). */
-  const runsAgent = (msg: InboundMessage): boolean =>
-    !opts.chatCommands?.matches(msg.text) && !parseChatCommand(msg.text);
+  const runsAgent = (msg: InboundMessage): boolean => !commands.parse(msg.text);
 
   /**
    * The conversation's storage-failure notice, journaled as `msg`'s preview so its answer (here
@@ -931,28 +806,27 @@ export function createGateway(opts: GatewayOptions): Gateway {
       );
       return outsideQueue(msg, after, () => replyNow(msg, STRANGER_REPLY(msg)), 'refusal not delivered');
     }
-    const extra = opts.chatCommands?.matches(msg.text) ? opts.chatCommands : undefined;
-    const cmd = extra ? undefined : parseChatCommand(msg.text);
-    if (cmd || extra) {
-      // Every command is checked by one rule before it runs, as tools are (command-access.ts).
-      const caller: CommandCaller = { isDirect: msg.isDirect, admin: isAdmin(opts.config, msg) };
-      const { name, level } = cmd ? { name: cmd.name, level: commandLevel(cmd.name) } : extraLevel(extra!, msg.text);
-      const allowed = commandAllowed(level, policy, caller);
-      if (!allowed.ok) {
-        log.info({ platform: msg.platform, userId: msg.userId, command: name }, 'command refused by access');
-        const text = refusedCommandText(name, allowed.reason);
-        return outsideQueue(msg, after, () => replyNow(msg, text), 'refusal not delivered');
-      }
-      if (cmd)
-        return outsideQueue(msg, after, () => runCommand(cmd, msg, policy, caller), `command failed (/${cmd.name})`);
-      return outsideQueue(
-        msg,
-        after,
-        async () => replyNow(msg, await extra!.run(msg, policy, caller)),
-        'command failed',
-      );
-    }
+    const cmd = commands.parse(msg.text);
+    if (cmd) return runCommandOf(msg, policy, cmd, after);
     enqueue(msg, policy, previewMessageId);
+  }
+
+  /** A command's reply at once, outside the conversation's queue; checked first by one rule, as tools are. */
+  function runCommandOf(
+    msg: InboundMessage,
+    policy: ResolvedPolicy,
+    cmd: ParsedCommand<GatewayCommandContext>,
+    after: Promise<void>,
+  ): void {
+    const caller: CommandCaller = { isDirect: msg.isDirect, admin: isAdmin(opts.config, msg) };
+    const allowed = commandAllowed(cmd.command.access, policy, caller);
+    if (!allowed.ok) {
+      log.info({ platform: msg.platform, userId: msg.userId, command: cmd.name }, 'command refused by access');
+      const text = refusedCommandText(cmd.name, allowed.reason);
+      return outsideQueue(msg, after, () => replyNow(msg, text), 'refusal not delivered');
+    }
+    const run = () => cmd.command.run(commandContext(msg, policy, caller, cmd.arg));
+    outsideQueue(msg, after, run, `command failed (/${cmd.name})`);
   }
 
   /**
@@ -985,17 +859,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
       });
   }
 
-  /** The platform's own command menu (the gateway's commands and the extra ones); typed commands work without it. */
+  /** The platform's own command menu (every registered command); typed commands work without it. */
   async function registerCommands(a: ChannelAdapter): Promise<void> {
-    // Help names may carry their argument (`forget <id|all>`): the menu takes the word before it.
-    const extra: CommandSpec[] = (opts.chatCommands?.help ?? [])
-      .map(([usage, description]): CommandSpec => {
-        const [name = '', arg] = usage.split(/\s+(.*)/);
-        return { name, description, ...(arg ? { argument: { name: arg, description: arg } } : {}) };
-      })
-      .filter((c) => c.name && !COMMAND_SPECS.some((own) => own.name === c.name));
     await a
-      .setCommands?.([...COMMAND_SPECS, ...extra])
+      .setCommands?.(commands.menu())
       .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'commands not registered'));
   }
 
