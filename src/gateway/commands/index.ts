@@ -29,7 +29,7 @@ export const GATEWAY_COMMANDS: readonly ChatCommand<GatewayCommandContext>[] = [
 
 const own = createCommandRegistry(GATEWAY_COMMANDS);
 
-/** The gateway command in `text` without an argument, as typed (`/reset`, `/reset@mybot`, `/start`; `!reset` is not). */
+/** The gateway command in `text` without an argument, as typed (`/reset`, `/reset@mybot`, `/start`; not `!reset`). */
 export function parseCommand(text: string): string | undefined {
   const c = own.parse(text);
   return c && !c.arg ? c.name : undefined;
