@@ -79,7 +79,7 @@ test('a write command in a read-only group is refused in one line unless the cal
   assert.match(h.adapter.texts('-5').at(-1)!, /\/whoami: /);
 });
 
-test('a stranger is told once and never queued; a refused message without a reply is only marked answered', async () => {
+test('a stranger is told once, never queued; a refused message without a reply is only marked answered', async () => {
   const told = harness({ access: 'full', allowFrom: ['1'] });
   await told.send('hi there');
   assert.deepEqual(told.enqueued, []);

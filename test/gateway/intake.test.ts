@@ -59,7 +59,7 @@ test('a group message without a mention is not saved; in a thread the bot answer
   assert.equal(h.dispatched[0]?.mentionsBot, true);
 });
 
-test('while the store fails, a redelivered message and its conversation’s later ones are refused until it is saved', async () => {
+test('a redelivered message the store failed to save holds back its conversation’s later ones', async () => {
   const h = harness();
   const accept = h.store.accept.bind(h.store);
   let failing = true;
