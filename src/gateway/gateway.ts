@@ -8,6 +8,9 @@
 // messages are accepted after it; one the platform redelivers, a webhook's, is refused at once
 // instead); within a conversation, runs follow the platform's own order; an entry left
 // unfinished by an unexpected error is re-driven every `redriveMs`.
+// This file wires the parts, each a file of its own: gateway-context.ts (shared state, delivery
+// helpers), intake.ts, dispatch.ts, commands/ (the registry), conversation-queue.ts, turn.ts,
+// replicas.ts, resume.ts and lifecycle.ts (start, stop).
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
 import type { ChannelAdapter, InboundMessage, IntakeOptions, OutboundTarget } from '../adapters/index.ts';
 import { platformOf } from '../adapters/index.ts';
