@@ -12,7 +12,6 @@ import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter, type WebFileRetention } from './adapters/web/index.ts';
 import { type AgentRuntime, createAgentRuntime } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
-import { memoryCommands } from './agent/memory/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
 import { channelEnabled, channelProblems } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
@@ -29,7 +28,7 @@ import { createLeadership } from './gateway/leadership.ts';
 import { createMetrics } from './gateway/metrics.ts';
 import { checkSharedWorkspaces } from './gateway/shared-workspaces.ts';
 import { createDailySpend } from './runner/daily-spend.ts';
-import { createAgentRunner, workspaceOf } from './runner/index.ts';
+import { createAgentRunner, memoryCommands, workspaceOf } from './runner/index.ts';
 import type { MediaOptions } from './runner/media/index.ts';
 import {
   configuredTargetCheck,

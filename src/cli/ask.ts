@@ -20,7 +20,7 @@ import { ConfigError, type LoadedConfig, loadConfig } from '../config/load.ts';
 import { mcpConnection } from '../config/mcp.ts';
 import { UsageError } from '../core/errors.ts';
 import { redactSecrets, registerSecrets, silentLogger } from '../core/log.ts';
-import { accessLines, commandHelp, parseCommand } from '../gateway/commands.ts';
+import { accessLines, commandHelp, parseCommand } from '../gateway/commands/index.ts';
 import { mountConflict, realPathOf } from '../sandbox/index.ts';
 
 // Everything ask and chat print goes through these: a provider error or an answer that echoes a key is printed without

@@ -1,4 +1,7 @@
 // The runner layer: turns one conversation's turn (a chat message or a job's run) into an agent
 // run, with its policy, memory, budget, approvals and media. The gateway and the scheduler drive
 // it; it knows the agent core, the store and the adapters' message shape, and nothing above.
+
 export { type AgentRunnerOptions, createAgentRunner, type ToolContext, workspaceOf } from './agent-runner.ts';
+export type { ChatCommand, CommandArgument, CommandContext } from './chat-command.ts';
+export { memoryCommands } from './memory-commands.ts';

@@ -5,7 +5,6 @@ import type { InboundMessage, OutboundFile } from '../adapters/index.ts';
 import type { AskApproval, Outcome, RunSlot } from '../agent/index.ts';
 import { BoxbotError } from '../core/errors.ts';
 import type { UsageReport } from '../store/index.ts';
-import type { CommandCaller, CommandLevel } from './command-access.ts';
 import type { PreparedMedia } from './media/index.ts';
 import type { Persist } from './persist.ts';
 import type { Budget, ResolvedPolicy } from './policy.ts';
@@ -108,18 +107,6 @@ export interface AgentRunner {
   chooseModel?(conversationKey: string, model: string | undefined): Promise<void>;
   /** Spending of the message's conversation and user (`/usage`). */
   usage?(message: InboundMessage, policy: ResolvedPolicy): Promise<UsageView>;
-}
-
-/**
- * Chat commands answered outside the gateway's own (e.g. /memory and /forget): the gateway asks
- * whether a text is one, checks its level against the conversation's policy (command-access.ts),
- * replies with `run`'s text at once (never behind a running turn), and lists `help` under /help.
- */
-export interface ChatCommands {
-  /** `[usage, what, level]`, the usage's first word the command's name; without a level it counts as `write`. */
-  help: [name: string, what: string, level?: CommandLevel][];
-  matches(text: string): boolean;
-  run(message: InboundMessage, policy: ResolvedPolicy, caller: CommandCaller): Promise<string>;
 }
 
 // Durable delivery state is the store's own interface: the store implements this port directly.

@@ -104,7 +104,10 @@ export function applyDeliveryRecord(state: DeliveryState, r: DeliveryRecord): De
   return state;
 }
 
-/** Forgets seen ids older than `dedupe.maxAgeMs` or beyond the newest `dedupe.maxCount`; an unanswered message stays. */
+/**
+ * Forgets seen ids older than `dedupe.maxAgeMs` or beyond the newest `dedupe.maxCount`; an unanswered
+ * message stays.
+ */
 export function pruneSeen({ seen, inbound }: DeliveryState, now: number, dedupe: Retention): void {
   for (const [id, at] of seen) {
     if (seen.size <= dedupe.maxCount && at >= now - dedupe.maxAgeMs) break;

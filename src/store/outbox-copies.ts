@@ -24,7 +24,10 @@ export interface OutboxCopies {
   read(file: StoredFile): Promise<Uint8Array | undefined>;
   /** Removes an ended entry's copies; one left behind (a failing disk) goes at the next load. */
   drop(entry: StoredOutbox | undefined): Promise<void>;
-  /** Removes copies no pending entry of `outbox` names (left by a crash before their entry was written or after it ended). */
+  /**
+   * Removes copies no pending entry of `outbox` names (left by a crash before their entry was written or
+   * after it ended).
+   */
   sweep(outbox: Iterable<StoredOutbox>): Promise<void>;
 }
 

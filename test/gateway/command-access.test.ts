@@ -5,10 +5,11 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import type { AgentDeps } from '../../src/agent/index.ts';
-import { memoryCommands, remember } from '../../src/agent/memory/index.ts';
+import { remember } from '../../src/agent/memory/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import { createAgentRunner } from '../../src/runner/agent-runner.ts';
+import { memoryCommands } from '../../src/runner/index.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore, type Store } from '../../src/store/index.ts';
 import { noSandbox, noWasm } from '../agent/loop/helpers.ts';

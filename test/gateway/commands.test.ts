@@ -2,7 +2,7 @@
 // surrounding whitespace; anything else (other prefixes, arguments, unknown names) is text.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { parseCommand } from '../../src/gateway/commands.ts';
+import { parseCommand } from '../../src/gateway/commands/index.ts';
 
 const table: [string, ReturnType<typeof parseCommand>][] = [
   ['/help', 'help'],

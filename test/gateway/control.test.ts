@@ -4,7 +4,7 @@
 // /new and /compact, and the command menu registered at start.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ChatCommands } from '../../src/runner/ports.ts';
+import type { ChatCommand } from '../../src/runner/chat-command.ts';
 import { createMemoryState, createMemoryStore, type OutboxEntry, type Store } from '../../src/store/index.ts';
 import { callTools, reply } from '../agent/loop/scripted.ts';
 import { FakeAdapter, fakeCapabilities, until } from './fakes.ts';
@@ -179,17 +179,20 @@ test('replicas on one store share a daily budget: what one spent stops the other
 
 test('extra chat commands (memory) and the gateway commands answer side by side, in /help and the menu', async () => {
   const ran: string[] = [];
-  const chatCommands: ChatCommands = {
-    help: [
-      ['memory', 'the notes I keep'],
-      ['forget <id|all>', 'delete notes'],
-    ],
-    matches: (text) => /^\/(memory|forget)\b/.test(text),
-    run: async (message) => {
-      ran.push(message.text);
-      return 'no notes';
-    },
+  const run: ChatCommand['run'] = async (ctx) => {
+    ran.push(ctx.message.text);
+    await ctx.reply('no notes');
   };
+  const chatCommands: ChatCommand[] = [
+    { name: 'memory', description: 'the notes I keep', access: 'write', run },
+    {
+      name: 'forget',
+      description: 'delete notes',
+      args: { name: '<id|all>', description: '<id|all>', usage: '<id|all>' },
+      access: 'write',
+      run,
+    },
+  ];
   const { gw, adapter } = boot({ model: new Model(), state: createMemoryState(), chatCommands });
   await gw.start();
   const menu = adapter.menus[0]?.map((c) => c.name) ?? [];

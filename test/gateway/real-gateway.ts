@@ -7,7 +7,7 @@ import type { BuiltinTool } from '../../src/agent/tools/builtin.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.ts';
 import { createAgentRunner } from '../../src/runner/agent-runner.ts';
-import type { ChatCommands } from '../../src/runner/ports.ts';
+import type { ChatCommand } from '../../src/runner/chat-command.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore, type Store } from '../../src/store/index.ts';
 import type { MemoryFilesState } from '../../src/store/memory-files.ts';
@@ -68,7 +68,7 @@ export function boot(o: {
   adapter?: FakeAdapter;
   /** A store shared with another boot (replicas on one database). */
   store?: Store;
-  chatCommands?: ChatCommands;
+  chatCommands?: readonly ChatCommand[];
   /** Models from elsewhere (real providers against the LLM emulator) instead of `model`'s script. */
   resolveModel?: AgentDeps['resolveModel'];
   /** Run slots (default: the gateway's). */

@@ -102,7 +102,7 @@ test('changes made while a write is in flight share the next append (group commi
   await again.journal.close();
 });
 
-test('a failed append is undone and refused as a retryable io error; the next change rewrites the file whole', async () => {
+test('a failed append is undone and refused as a retryable io error; the next change rewrites it whole', async () => {
   const state = new Map<string, string>();
   const disk = { fail: false };
   const o = open(state, disk);
@@ -133,7 +133,7 @@ test('the file is rewritten once it holds over twice what is live', async () => 
   await o.journal.close();
 });
 
-test('load: a half-written last line is dropped with a warning and no report; the file is rewritten whole', async () => {
+test('load: a half-written last line is dropped with a warning, no report; the file is rewritten whole', async () => {
   const state = new Map([[PATH, '{"n":1}\n{"n":2}\n{"n":']]);
   const o = open(state);
   assert.deepEqual(await o.journal.load(), { unterminated: true });
@@ -155,7 +155,7 @@ test('load: a whole last record that lost only its newline is kept', async () =>
   await o.journal.close();
 });
 
-test('load: an unreadable line is reported, a copy set aside, every readable one applied, and the next compaction rewrites', async () => {
+test('load: an unreadable line is reported, a copy set aside, every readable one applied, then rewritten', async () => {
   const state = new Map([[PATH, '{"n":1}\ngarbage\n{"n":3}\n']]);
   const o = open(state);
   assert.deepEqual(await o.journal.load(), { unterminated: false });
