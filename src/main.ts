@@ -15,7 +15,7 @@ import { createMcpHub } from './agent/mcp/index.ts';
 import { memoryCommands } from './agent/memory/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
 import { channelEnabled } from './config/channels.ts';
-import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
+import { configuredKeyNames, readSecrets, readVariable, type Secrets, secretValues } from './config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
 import { mcpConnection, mcpEntries } from './config/mcp.ts';
 import type { HttpOverride } from './config/overrides.ts';
@@ -35,6 +35,8 @@ import {
   configuredTargetCheck,
   createScheduler,
   createScheduleTool,
+  createWebhookTrigger,
+  hookUrl,
   jobsApi,
   type Scheduler,
   type SchedulerOptions,
@@ -337,6 +339,9 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       ...(store.leases ? { cluster: { leases: store.leases, holder }, deferStart: single } : {}),
       ...(store.rateGates ? { rateGates: store.rateGates } : {}),
     });
+    // Webhook jobs' URLs name the port the server got (`http.port: 0` picks one).
+    let http: HttpServer | undefined;
+    const httpAddress = () => ({ ...loaded.config.http, port: http?.port ?? loaded.config.http.port });
     const admin = createAdminApi({
       store,
       tools: () => ({
@@ -353,9 +358,10 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         skills: runtime.skills.list().map((s) => ({ name: s.name, description: s.description })),
         problems: runtime.skills.problems(),
       }),
-      extra: { '/jobs': jobsApi(scheduler) },
+      extra: { '/jobs': jobsApi(scheduler, { hookUrl: (name) => hookUrl(httpAddress(), name) }) },
     });
-    const http: HttpServer = await startHttpServer({
+    const webhooks = loaded.config.scheduler.webhooks;
+    http = await startHttpServer({
       host: loaded.config.http.host,
       port: loaded.config.http.port,
       ...(secrets.BOXBOT_ADMIN_TOKEN ? { adminToken: secrets.BOXBOT_ADMIN_TOKEN } : {}),
@@ -363,6 +369,19 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       routes: adapters.flatMap((a) => a.routes()),
       attach: web ? [(app) => web.attach(app)] : [],
       admin,
+      hooks: {
+        maxBytes: webhooks.maxBodyKb * 1024,
+        // Webhook jobs start on whichever replica the request reaches; the delivery id is claimed in the store.
+        handle: createWebhookTrigger({
+          jobs: store.jobs,
+          deliveries: store.hookDeliveries,
+          runNow: scheduler.runNow,
+          secret: (name) => secrets[name] ?? readVariable(name, o.env),
+          maxBytes: webhooks.maxBodyKb * 1024,
+          replayWindowMs: webhooks.replayWindowHours * 3600_000,
+          log: log.child({ scope: 'hooks' }),
+        }),
+      },
       health: () => ({ channels: adapters.map((a) => a.platform), tools: runtime.registry.list().length }),
       log: log.child({ scope: 'http' }),
     });

@@ -10,6 +10,7 @@ export {
   DEFAULT_JOB_LOG_LIMIT,
 } from './create.ts';
 export { StoreCorruptError, StoreError, type StoreErrorCode } from './errors.ts';
+export { type HookDeliveryStore, MAX_HOOK_DELIVERIES } from './hook-deliveries.ts';
 export type { MemoryFilesState } from './memory-files.ts';
 export { decodeName, encodeName } from './names.ts';
 export { type OpenedStore, openStore } from './open.ts';
@@ -28,6 +29,7 @@ export type {
   JobPolicy,
   JobRecord,
   JobStore,
+  JobTrigger,
   JsonObject,
   JsonValue,
   KvStore,
