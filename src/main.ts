@@ -414,6 +414,8 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         },
         log: log.child({ scope: 'leader' }),
       });
+      // `scheduler` runs what this replica is asked to run (the admin API, webhook jobs): stopped last.
+      cleanups.push(() => scheduler.stop());
       // Pushed first: a start that fails half-way (one single connection up) still steps down, stopping it.
       cleanups.push(() => leadership.stop());
       await leadership.start();
