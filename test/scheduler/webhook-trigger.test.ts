@@ -19,6 +19,7 @@ import {
   verifySignature,
   withEvent,
 } from '../../src/scheduler/index.ts';
+import { checkHookFree, mergeJob } from '../../src/scheduler/validate.ts';
 import { createMemoryStore, type JobRecord } from '../../src/store/index.ts';
 
 const SECRET = "It's a Secret to Everybody";
@@ -255,5 +256,24 @@ test('a hook URL is under http.publicUrl when set, else the server address', () 
   assert.equal(
     hookUrl({ host: '127.0.0.1', port: 8787, publicUrl: 'https://bot.example.com/' }, 'a'),
     'https://bot.example.com/hooks/a',
+  );
+});
+
+test('an edit giving a cron drops the webhook trigger, one giving a trigger the cron; a hook has one job', async () => {
+  const hooked = job();
+  const toCron = mergeJob(hooked, { cron: '0 9 * * *' });
+  assert.equal(toCron.trigger, undefined);
+  assert.equal(toCron.cron, '0 9 * * *');
+  const cronJob = { ...job({ id: 'digest-1' }), cron: '0 9 * * *', trigger: undefined } as JobRecord;
+  const toHook = mergeJob(cronJob, { trigger: { webhook: 'deploys', secretEnv: 'DEPLOY_SECRET' } });
+  assert.equal(toHook.cron, undefined);
+  assert.deepEqual(toHook.trigger, { webhook: 'deploys', secretEnv: 'DEPLOY_SECRET' });
+  assert.deepEqual(mergeJob(hooked, { prompt: 'other' }).trigger, hooked.trigger, 'other edits keep the trigger');
+
+  const jobs = { list: async () => [hooked] };
+  await checkHookFree(jobs, hooked); // itself
+  await assert.rejects(
+    checkHookFree(jobs, job({ id: 'second-1' })),
+    (e: unknown) => e instanceof JobValidationError && /already starts job pushes-abc123/.test(e.message),
   );
 });
