@@ -35,6 +35,7 @@ export const SLOW: readonly string[] = [
   // the CLI in a child process (several of them register the bundled tools)
   'test/cli/',
   'test/scheduler/cli-job.test.ts',
+  'test/scheduler/cli-webhook-job.test.ts',
   // job runs in worker threads
   'test/scheduler/bree-timers.test.ts',
   'test/scheduler/jobs-api.test.ts',

@@ -14,7 +14,7 @@ import { type AgentRuntime, createAgentRuntime } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
 import { channelEnabled, channelProblems } from './config/channels.ts';
-import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
+import { configuredKeyNames, readSecrets, readVariable, type Secrets, secretValues } from './config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
 import { mcpConnection, mcpEntries } from './config/mcp.ts';
 import type { HttpOverride } from './config/overrides.ts';
@@ -34,6 +34,8 @@ import {
   configuredTargetCheck,
   createScheduler,
   createScheduleTool,
+  createWebhookTrigger,
+  hookUrl,
   jobsApi,
   type Scheduler,
   type SchedulerOptions,
@@ -317,6 +319,9 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       ...(store.leases ? { cluster: { leases: store.leases, holder }, deferStart: single } : {}),
       ...(store.rateGates ? { rateGates: store.rateGates } : {}),
     });
+    // Webhook jobs' URLs name the port the server got (`http.port: 0` picks one).
+    let http: HttpServer | undefined;
+    const httpAddress = () => ({ ...loaded.config.http, port: http?.port ?? loaded.config.http.port });
     const admin = createAdminApi({
       store,
       tools: () => ({
@@ -333,9 +338,10 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         skills: runtime.skills.list().map((s) => ({ name: s.name, description: s.description })),
         problems: runtime.skills.problems(),
       }),
-      extra: { '/jobs': jobsApi(scheduler) },
+      extra: { '/jobs': jobsApi(scheduler, { hookUrl: (name) => hookUrl(httpAddress(), name) }) },
     });
-    const http: HttpServer = await startHttpServer({
+    const webhooks = loaded.config.scheduler.webhooks;
+    http = await startHttpServer({
       host: loaded.config.http.host,
       port: loaded.config.http.port,
       ...(secrets.BOXBOT_ADMIN_TOKEN ? { adminToken: secrets.BOXBOT_ADMIN_TOKEN } : {}),
@@ -343,6 +349,19 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       routes: adapters.flatMap((a) => a.routes()),
       attach: web ? [(app) => web.attach(app)] : [],
       admin,
+      hooks: {
+        maxBytes: webhooks.maxBodyKb * 1024,
+        // Webhook jobs start on whichever replica the request reaches; the delivery id is claimed in the store.
+        handle: createWebhookTrigger({
+          jobs: store.jobs,
+          deliveries: store.hookDeliveries,
+          runNow: scheduler.runNow,
+          secret: (name) => secrets[name] ?? readVariable(name, o.env),
+          maxBytes: webhooks.maxBodyKb * 1024,
+          replayWindowMs: webhooks.replayWindowHours * 3600_000,
+          log: log.child({ scope: 'hooks' }),
+        }),
+      },
       health: () => ({ channels: adapters.map((a) => a.platform), tools: runtime.registry.list().length }),
       log: log.child({ scope: 'http' }),
     });
@@ -375,6 +394,8 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         },
         log: log.child({ scope: 'leader' }),
       });
+      // `scheduler` runs what this replica is asked to run (the admin API, webhook jobs): stopped last.
+      cleanups.push(() => scheduler.stop());
       // Pushed first: a start that fails half-way (one single connection up) still steps down, stopping it.
       cleanups.push(() => leadership.stop());
       await leadership.start();

@@ -3,6 +3,8 @@
 // once in this process (a worker thread, as the gateway would) and prints the result; it is NOT
 // posted to the target, since delivery needs the running gateway's channels.
 // Example: boxbot job add --name digest --cron "0 9 * * 1-5" --prompt "/daily-digest" --target slack:T01:C02
+// A webhook job instead of a cron: boxbot job add --name pushes --webhook github-push
+//   --secret-env GITHUB_WEBHOOK_SECRET --prompt "Summarise this push: {{event}}" --target slack:T01:C02
 import { readSecrets } from '../config/env.ts';
 import { loadConfig } from '../config/load.ts';
 import { databaseUrl } from '../config/store-url.ts';
@@ -10,6 +12,7 @@ import { UsageError } from '../core/errors.ts';
 import {
   configuredTargetCheck,
   createScheduler,
+  hookUrl,
   type JobInput,
   type JobRecord,
   JobValidationError,
@@ -19,10 +22,11 @@ import {
 import { openStore, type Store } from '../store/index.ts';
 
 /** Flags of `job add`: the JobInput fields given as they are, plus the ones that need parsing. */
-export type JobAddFlags = Pick<
-  JobInput,
-  'name' | 'cron' | 'prompt' | 'target' | 'timezone' | 'model' | 'access' | 'overlap'
-> & {
+export type JobAddFlags = Pick<JobInput, 'name' | 'prompt' | 'target' | 'timezone' | 'model' | 'access' | 'overlap'> & {
+  /** Required unless `webhook` is given (then it is ''). */
+  cron?: string;
+  webhook?: string;
+  secretEnv?: string;
   timeout?: string;
   budget?: string;
   disabled?: boolean;
@@ -56,7 +60,7 @@ function parseBudget(v: string): number {
 /** Opens the store and a scheduler (not started) for one command, and closes them after. */
 async function withScheduler<T>(
   configFile: string | undefined,
-  fn: (s: Scheduler, store: Store) => Promise<T>,
+  fn: (s: Scheduler, store: Store, http: HttpAddress) => Promise<T>,
 ): Promise<T> {
   const loaded = loadConfig(configFile);
   const secrets = readSecrets();
@@ -69,7 +73,7 @@ async function withScheduler<T>(
     reloadMs: 0,
   });
   try {
-    return await fn(scheduler, store);
+    return await fn(scheduler, store, loaded.config.http);
   } catch (e) {
     // Validation errors are usage errors of the command (exit 2); the message names the field.
     if (e instanceof JobValidationError)
@@ -81,11 +85,35 @@ async function withScheduler<T>(
   }
 }
 
-const FLAGS: Record<string, string> = { timeoutMs: '--timeout', budgetUsd: '--budget' };
+const FLAGS: Record<string, string> = {
+  timeoutMs: '--timeout',
+  budgetUsd: '--budget',
+  trigger: '--webhook',
+  secretEnv: '--secret-env',
+};
+/** The config's `http` section: where webhook URLs point. */
+type HttpAddress = { host: string; port: number; publicUrl?: string | undefined };
 const flagOf = (field: string) => FLAGS[field] ?? `--${field}`;
 
 /** In the job's own time zone, named, e.g. `2026-11-25 09:00 Europe/Berlin`. */
 const nextRun = (job: JobRecord): string => nextRunText(job);
+
+/** How `job add` and `job edit` say when the job runs next, or where its webhook is. */
+function whenText(job: JobRecord, http: HttpAddress): string {
+  return job.trigger
+    ? `started by POST ${hookUrl(http, job.trigger.webhook)}, signed with the secret in ${job.trigger.secretEnv}`
+    : `next run ${nextRun(job)}`;
+}
+
+/** The `trigger` of `--webhook`/`--secret-env` (`current` fills the one not given, for `job edit`). */
+function triggerOf(flags: { webhook?: string; secretEnv?: string }, current?: JobRecord): JobInput['trigger'] {
+  const webhook = flags.webhook ?? current?.trigger?.webhook;
+  const secretEnv = flags.secretEnv ?? current?.trigger?.secretEnv;
+  if (!webhook) throw new UsageError('--secret-env: only for a webhook job; give --webhook <name> too');
+  if (!secretEnv)
+    throw new UsageError("--webhook: give --secret-env <variable>, the environment variable holding the hook's secret");
+  return { webhook, secretEnv };
+}
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, i) => Math.max(...rows.map((r) => r[i]!.length)));
@@ -110,17 +138,20 @@ function optionalFields(flags: JobEditFlags): Partial<JobInput> {
 /** `job add`. */
 export async function jobAdd(flags: JobAddFlags, configFile?: string): Promise<number> {
   const fmt = format(flags.format);
+  const webhook = flags.webhook !== undefined || flags.secretEnv !== undefined;
   const input: JobInput = {
     name: flags.name,
-    cron: flags.cron,
+    ...(webhook ? { trigger: triggerOf(flags) } : {}),
+    // --webhook sets --cron to '' (it stands in for it); a cron given too is refused by validation.
+    ...(flags.cron ? { cron: flags.cron } : {}),
     prompt: flags.prompt,
     target: flags.target,
     ...optionalFields(flags),
     ...(flags.disabled ? { enabled: false } : {}),
   };
-  const job = await withScheduler(configFile, (s) => s.add(input));
+  const [job, http] = await withScheduler(configFile, async (s, _store, http) => [await s.add(input), http] as const);
   if (fmt === 'json') out(JSON.stringify(job, null, 2));
-  else out(`added job ${job.id} (next run ${nextRun(job)}); a running gateway picks it up within a few seconds`);
+  else out(`added job ${job.id} (${whenText(job, http)}); a running gateway picks it up within a few seconds`);
   return 0;
 }
 
@@ -134,13 +165,17 @@ export async function jobEdit(id: string, flags: JobEditFlags, configFile?: stri
     ...(flags.target !== undefined ? { target: flags.target } : {}),
     ...optionalFields(flags),
   };
-  if (!Object.keys(patch).length)
+  const webhook = flags.webhook !== undefined || flags.secretEnv !== undefined;
+  if (!Object.keys(patch).length && !webhook)
     throw new UsageError(
-      'job edit: nothing to change; give --cron, --prompt, --target, --timezone, --model or --access',
+      'job edit: nothing to change; give --cron, --webhook, --prompt, --target, --timezone, --model or --access',
     );
-  const job = await withScheduler(configFile, (s) => s.update(id, patch));
+  const [job, http] = await withScheduler(configFile, async (s, _store, http) => {
+    const trigger = webhook ? { trigger: triggerOf(flags, await s.get(id)) } : {};
+    return [await s.update(id, { ...patch, ...trigger }), http] as const;
+  });
   if (fmt === 'json') out(JSON.stringify(job, null, 2));
-  else out(`updated job ${job.id} (next run ${nextRun(job)}); a running gateway picks it up within a few seconds`);
+  else out(`updated job ${job.id} (${whenText(job, http)}); a running gateway picks it up within a few seconds`);
   return 0;
 }
 
@@ -158,8 +193,15 @@ export async function jobSetEnabled(id: string, enabled: boolean, configFile?: s
 /** `job list`. */
 export async function jobList(flags: { format?: string }, configFile?: string): Promise<number> {
   const fmt = format(flags.format);
-  const jobs = await withScheduler(configFile, (s) => s.list());
-  if (fmt === 'json') out(JSON.stringify(jobs, null, 2));
+  const [jobs, http] = await withScheduler(configFile, async (s, _store, http) => [await s.list(), http] as const);
+  if (fmt === 'json')
+    out(
+      JSON.stringify(
+        jobs.map((j) => (j.trigger ? { ...j, url: hookUrl(http, j.trigger.webhook) } : j)),
+        null,
+        2,
+      ),
+    );
   else if (!jobs.length) out('no jobs (add one with boxbot job add)');
   else
     out(
@@ -168,7 +210,10 @@ export async function jobList(flags: { format?: string }, configFile?: string): 
         ...jobs.map((j) => [
           j.id,
           j.name,
-          `${j.cron}${j.timezone ? ` ${j.timezone}` : ''}`,
+          // A webhook job shows its URL where a cron job shows its cron.
+          j.trigger
+            ? `POST ${hookUrl(http, j.trigger.webhook)}`
+            : `${j.cron ?? ''}${j.timezone ? ` ${j.timezone}` : ''}`,
           j.target,
           j.access,
           nextRun(j),

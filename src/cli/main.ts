@@ -3,7 +3,7 @@
 // Example: boxbot tool run tools/read.wasm --dir ./ws:ro --input '{"file_path":"a.txt"}'
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { Command, CommanderError } from 'commander';
+import { Command, CommanderError, Option } from 'commander';
 import { readEnvSettings, readSecrets, secretValues } from '../config/env.ts';
 import type { StartFlags } from '../config/overrides.ts';
 import { errorMessage, UsageError } from '../core/errors.ts';
@@ -32,9 +32,19 @@ const collect = (v: string, prev: string[]) => [...prev, v];
 function registerJobCommands(job: Command, configFile: () => string | undefined): void {
   job
     .command('add')
-    .description('add a scheduled job')
+    .description('add a scheduled job (a cron, or a webhook that starts it)')
     .requiredOption('--name <name>', 'a short name')
-    .requiredOption('--cron <expr>', 'cron: 5 fields, 6 with seconds first, names (MON-FRI) or @daily (quote it)')
+    .requiredOption(
+      '--cron <expr>',
+      'cron: 5 fields, 6 with seconds first, names (MON-FRI) or @daily (quote it); or --webhook instead',
+    )
+    // A webhook job has no cron: --webhook stands in for the required --cron.
+    .addOption(
+      new Option('--webhook <name>', 'instead of --cron: a signed POST /hooks/<name> starts a run').implies({
+        cron: '',
+      }),
+    )
+    .option('--secret-env <variable>', "with --webhook: the environment variable holding the hook's HMAC secret")
     .requiredOption('--prompt <text>', 'what the agent does each run ("/daily-digest" for a digest of the target)')
     .requiredOption('--target <conversation>', 'conversation key the result is posted to, e.g. telegram:-100123')
     .option('--timezone <zone>', "IANA time zone of the cron times (default: the machine's)")
@@ -60,6 +70,8 @@ function registerJobCommands(job: Command, configFile: () => string | undefined)
     .description('change a job: only the given fields, checked as add checks them')
     .option('--name <name>', 'a short name')
     .option('--cron <expr>', 'cron: 5 fields, 6 with seconds first, names (MON-FRI) or @daily (quote it)')
+    .option('--webhook <name>', 'a signed POST /hooks/<name> starts a run instead of the cron')
+    .option('--secret-env <variable>', "the environment variable holding the hook's HMAC secret")
     .option('--prompt <text>', 'what the agent does each run')
     .option('--target <conversation>', 'conversation key the result is posted to')
     .option('--timezone <zone>', 'IANA time zone of the cron times ("" for the machine\'s)')

@@ -43,6 +43,15 @@ export function readSecrets(env: NodeJS.ProcessEnv = process.env, extraNames: st
   return Object.freeze(out);
 }
 
+/**
+ * One variable of `env` by name (empty counts as unset): a webhook job's secret, named by the job
+ * and read at each request, so a job added after the start finds a variable the process has.
+ */
+export function readVariable(name: string, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  const v = Object.hasOwn(env, name) ? env[name] : undefined;
+  return v ? v : undefined;
+}
+
 /** Every secret value, for redaction: a string containing one of these is never logged or sent to a chat. */
 export function secretValues(secrets: Secrets): string[] {
   return Object.entries(secrets)

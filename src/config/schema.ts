@@ -130,6 +130,11 @@ export const configSchema = z
       .object({
         host: z.string().default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(8787),
+        /**
+         * The address others reach this server at (a reverse proxy's `https://bot.example.com`): webhook jobs'
+         * URLs are shown under it. Default: `http://<host>:<port>`.
+         */
+        publicUrl: z.string().url().optional(),
       })
       .strict()
       .default({}),
@@ -167,6 +172,20 @@ export const configSchema = z
             minIntervalMinutes: z.number().positive().default(5),
             /** Jobs made from chat that target one conversation, at most. */
             maxPerConversation: z.number().int().positive().default(10),
+          })
+          .strict()
+          .default({}),
+        /** Jobs a signed `POST /hooks/<name>` starts (`trigger.webhook`). */
+        webhooks: z
+          .object({
+            /** Largest request body a hook takes, in KiB (larger ones get 413 and start nothing). */
+            maxBodyKb: z.number().int().positive().max(10_240).default(256),
+            /** How long a delivery id is remembered, in hours: the same id again within it is a replay (409). */
+            replayWindowHours: z
+              .number()
+              .positive()
+              .max(24 * 30)
+              .default(24),
           })
           .strict()
           .default({}),

@@ -1,7 +1,8 @@
 // The gateway's HTTP server (express): /healthz, /metrics, platform webhooks (raw bodies for
-// signature checks), the web chat, and the admin JSON API behind BOXBOT_ADMIN_TOKEN. It binds
-// 127.0.0.1 unless configured otherwise, and refuses any other address without an admin token.
-import { createServer, type Server } from 'node:http';
+// signature checks), webhooks that start jobs (/hooks/<name>), the web chat, and the admin JSON
+// API behind BOXBOT_ADMIN_TOKEN. It binds 127.0.0.1 unless configured otherwise, and refuses any
+// other address without an admin token.
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type Express, type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AdapterRoute } from '../adapters/index.ts';
@@ -30,6 +31,15 @@ export interface HttpServerOptions {
   attach?: ((app: Express) => void)[];
   /** Admin API routers, mounted under /admin/api behind the token. */
   admin?: Router;
+  /** Webhooks that start jobs: `POST /hooks/<name>`, raw body of at most `maxBytes` (413 beyond). */
+  hooks?: {
+    maxBytes: number;
+    handle(req: { hook: string; headers: IncomingHttpHeaders; rawBody: Buffer }): Promise<{
+      status: number;
+      body: Record<string, unknown>;
+      headers?: Record<string, string>;
+    }>;
+  };
   /** Extra fields for /healthz. */
   health?: () => Record<string, unknown>;
   log?: Logger;
@@ -113,6 +123,24 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
     const raw = express.raw({ type: () => true, limit: '1mb' });
     if (route.method === 'POST') app.post(route.path, raw, handler);
     else app.get(route.path, handler);
+  }
+  if (o.hooks) {
+    const hooks = o.hooks;
+    // One byte over the cap is read, so the handler sees the body is too large and says so.
+    const raw = express.raw({ type: () => true, limit: hooks.maxBytes + 1 });
+    app.post('/hooks/:name', raw, async (req: Request<{ name: string }>, res: Response) => {
+      const rawBody = Buffer.isBuffer(req.body) ? req.body : Buffer.alloc(0);
+      const out = await hooks.handle({ hook: req.params.name, headers: req.headers, rawBody });
+      res
+        .status(out.status)
+        .set(out.headers ?? {})
+        .json(out.body);
+    });
+    // A body past the cap never reaches the handler: the same answer it would give, and nothing started.
+    app.use('/hooks', (err: Error & { status?: number }, _req: Request, res: Response, next: NextFunction) => {
+      if (err.status !== 413) return next(err);
+      res.status(413).json({ error: `the body is larger than this hook takes (at most ${hooks.maxBytes} bytes)` });
+    });
   }
   for (const attach of o.attach ?? []) attach(app);
   if (o.admin) app.use('/admin/api', requireAdmin(o.adminToken), express.json({ limit: '256kb' }), o.admin);

@@ -24,7 +24,8 @@ export interface BreeHooks {
 /** A job as Bree needs it. */
 export interface BreeJob {
   id: string;
-  cron: string;
+  /** Absent for a webhook job: Bree then only starts its worker when asked (`spawn`), never on a timer. */
+  cron?: string;
   timezone?: string;
 }
 
@@ -93,8 +94,8 @@ export class JobBree extends Bree {
     await this.add({
       name: job.id,
       path: this.workerFile,
-      cron: standardCron(job.cron),
-      hasSeconds: hasSeconds(job.cron),
+      // Without a cron, `timeout: false` keeps Bree from running the job once at start.
+      ...(job.cron ? { cron: standardCron(job.cron), hasSeconds: hasSeconds(job.cron) } : { timeout: false }),
       ...(job.timezone ? { timezone: job.timezone } : {}),
     });
   }

@@ -153,9 +153,16 @@ export function formatInZone(date: Date, zone?: string, seconds = false): string
   return `${get('year')}-${get('month')}-${get('day')} ${time} ${name}`;
 }
 
-/** A job's next run for people: `2026-11-25 09:00 Europe/Berlin`, `disabled` or `never`. */
-export function nextRunText(job: { cron: string; timezone?: string; enabled: boolean }, now = new Date()): string {
+/**
+ * A job's next run for people: `2026-11-25 09:00 Europe/Berlin`, `disabled` or `never`; a webhook
+ * job's is `on POST /hooks/<name>`.
+ */
+export function nextRunText(
+  job: { cron?: string; timezone?: string; enabled: boolean; trigger?: { webhook: string } },
+  now = new Date(),
+): string {
   if (!job.enabled) return 'disabled';
+  if (!job.cron) return job.trigger ? `on POST /hooks/${job.trigger.webhook}` : 'never';
   const next = nextOccurrence(job.cron, now, job.timezone);
   return next ? formatInZone(next, job.timezone, hasSeconds(job.cron)) : 'never';
 }

@@ -3,7 +3,8 @@
 //   GET /jobs · POST /jobs · GET|PATCH|DELETE /jobs/:id · POST /jobs/:id/run[?wait=1] (202, or the report)
 //   · GET /jobs/:id/logs[?limit=N]
 // Each job carries `nextRun`, its next run on the job's own wall clock (`2026-11-25 09:00 Europe/Berlin`,
-// `disabled` or `never`), and `nextRunAt` (ISO, UTC, or null).
+// `disabled` or `never`), and `nextRunAt` (ISO, UTC, or null); a webhook job (`trigger: {webhook,
+// secretEnv}` instead of `cron`) carries its `url` (a job holds its secret's variable name, never the secret).
 // Errors are JSON `{error, field?}`: 400 invalid input, 404 unknown job, 409 already running.
 import express, { type Request, type Response, type Router } from 'express';
 import { BoxbotError, errorMessage } from '../core/errors.ts';
@@ -41,15 +42,22 @@ const handle =
 const body = (req: Request): Record<string, unknown> =>
   req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
 
-/** `job` with its next run, as the API shows it. */
-function shown(job: JobRecord): JobRecord & { nextRun: string; nextRunAt: string | null } {
-  const now = new Date();
-  const at = job.enabled ? nextOccurrence(job.cron, now, job.timezone) : undefined;
-  return { ...job, nextRun: nextRunText(job, now), nextRunAt: at?.toISOString() ?? null };
+/** How the API shows jobs. */
+export interface JobsApiOptions {
+  /** The URL of webhook `name` (default: its path, `/hooks/<name>`). */
+  hookUrl?: (name: string) => string;
 }
 
 /** The jobs routes over `scheduler`, relative to their mount point (main mounts them at `/admin/api/jobs`). */
-export function jobsApi(scheduler: Scheduler): Router {
+export function jobsApi(scheduler: Scheduler, opts: JobsApiOptions = {}): Router {
+  /** `job` with its next run (and a webhook job's URL), as the API shows it. */
+  function shown(job: JobRecord): JobRecord & { nextRun: string; nextRunAt: string | null; url?: string } {
+    const now = new Date();
+    const at = job.enabled && job.cron ? nextOccurrence(job.cron, now, job.timezone) : undefined;
+    const hook = job.trigger?.webhook;
+    const url = hook ? (opts.hookUrl?.(hook) ?? `/hooks/${encodeURIComponent(hook)}`) : undefined;
+    return { ...job, nextRun: nextRunText(job, now), nextRunAt: at?.toISOString() ?? null, ...(url ? { url } : {}) };
+  }
   const r = express.Router();
   r.use(express.json({ limit: '64kb' }));
   r.get(

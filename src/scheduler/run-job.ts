@@ -11,6 +11,7 @@ import type { Logger } from '../core/log.ts';
 import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../runner/policy.ts';
 import { jobInput } from './job-prompt.ts';
 import { oneLine, type RunCharge, type WorkerRunResult } from './run-text.ts';
+import { eventSource, withEvent, withoutEvent } from './webhook-event.ts';
 import type { RunRequest } from './worker-protocol.ts';
 
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
@@ -73,7 +74,8 @@ export async function runJob(
       workers: req.sandboxWorkers,
     });
     if (runtime.unavailableHint) return fail(`no model provider is configured: ${runtime.unavailableHint}`);
-    const input = jobInput(req.job.prompt, req.transcript, runtime.skills);
+    const prompt = req.event ? withEvent(req.job.prompt, req.event) : withoutEvent(req.job.prompt);
+    const input = jobInput(prompt, req.transcript, runtime.skills);
     if (!input.ok) return fail(input.error);
     await mkdir(req.workspace, { recursive: true });
     const limits = runLimits(req);
@@ -95,6 +97,7 @@ export async function runJob(
     const untrusted = [
       ...(input.withHistory ? [`the recent messages of ${req.job.target}`] : []),
       ...(req.job.untrusted ? [`the job’s prompt, written after reading ${req.job.untrusted}`] : []),
+      ...(req.event ? [eventSource(req.event)] : []),
     ];
     o.onStarted?.();
     // Each model call under the model that answered it: a default, a fallback or a sub-agent's

@@ -89,7 +89,8 @@ function describe(job: JobRecord, here: string): string {
   const zone = job.timezone ? ` (${job.timezone})` : '';
   const when = job.enabled ? `next run ${nextRunText(job)}` : 'disabled';
   const prompt = job.prompt.length > 120 ? `${job.prompt.slice(0, 117)}...` : job.prompt;
-  return `${job.id} "${job.name}": ${job.cron}${zone} → ${where}; ${when}; prompt: ${prompt}`;
+  const starts = job.cron ?? `webhook ${job.trigger?.webhook ?? '?'}`;
+  return `${job.id} "${job.name}": ${starts}${zone} → ${where}; ${when}; prompt: ${prompt}`;
 }
 
 /** The `schedule` tool for one conversation and user. */

@@ -31,13 +31,15 @@ import type {
   Deliver,
   JobInput,
   JobLogEntry,
+  RunEvent,
   RunLogEntry,
+  RunNowOptions,
   RunReport,
   RunTrigger,
   SchedulerEvent,
   TargetCheck,
 } from './types.ts';
-import { newJobId, validateJobInput } from './validate.ts';
+import { checkHookFree, mergeJob, newJobId, validateJobInput } from './validate.ts';
 import { WORKER_FILE } from './worker-file.ts';
 import { isWorkerMessage, type ReservedMessage, type RunRequest } from './worker-protocol.ts';
 
@@ -104,7 +106,7 @@ export interface Scheduler {
    * Runs a job now: resolves once the run is started or queued, with `done` resolving when it has
    * finished. Throws SchedulerError `not-found`, or `busy` when it is running and overlap is `skip`.
    */
-  runNow(id: string): Promise<{ done: Promise<RunReport> }>;
+  runNow(id: string, opts?: RunNowOptions): Promise<{ done: Promise<RunReport> }>;
   get(id: string): Promise<JobRecord | undefined>;
   list(): Promise<JobRecord[]>;
   /** The job's run logs, oldest first. */
@@ -121,6 +123,9 @@ interface Waiter {
 interface Pending {
   trigger: RunTrigger;
   waiters: Waiter[];
+  /** A webhook run's request body and the run's id (logged). */
+  event?: RunEvent;
+  runId?: string;
 }
 
 interface ActiveRun extends Pending {
@@ -163,6 +168,8 @@ const scheduleOf = (j: JobRecord) => `${j.cron}|${j.timezone ?? ''}|${j.enabled}
  * job's last run; none for a manual run (each of those is wanted).
  */
 function slotOf(trigger: RunTrigger, job: JobRecord, now: Date): string | undefined {
+  // A webhook's runs are claimed by their delivery id instead (webhook-trigger.ts).
+  if (trigger === 'manual' || trigger === 'webhook' || !job.cron) return undefined;
   const unit = cronFields(job.cron) === 6 ? 1000 : 60_000;
   if (trigger === 'schedule') return `at:${new Date(Math.round(now.getTime() / unit) * unit).toISOString()}`;
   if (trigger === 'catch-up') return `catch-up:${job.lastRunAt ?? job.createdAt ?? 'never'}`;
@@ -278,10 +285,15 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   }
 
   /** A run request (tick, catch-up or manual); returns the refusal when the overlap policy drops it. */
-  function tick(id: string, trigger: RunTrigger, waiter?: Waiter): SchedulerError | undefined {
+  function tick(
+    id: string,
+    trigger: RunTrigger,
+    waiter?: Waiter,
+    more?: Pick<Pending, 'event' | 'runId'>,
+  ): SchedulerError | undefined {
     if (stopping) return new SchedulerError('stopped', 'the scheduler is stopping');
     const state = stateOf(id);
-    const pending: Pending = { trigger, waiters: waiter ? [waiter] : [] };
+    const pending: Pending = { trigger, waiters: waiter ? [waiter] : [], ...more };
     if (!state.busy) {
       begin(id, state, pending);
       return undefined;
@@ -374,6 +386,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       secrets: { ...o.secrets },
       workspace,
       transcript: transcriptOf(history),
+      ...(pending.event ? { event: pending.event } : {}),
       ...(workspaceUntrusted ? { workspaceUntrusted } : {}),
       logLevel: log.level,
       logPretty: isPretty(log),
@@ -546,6 +559,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       usage: result.usage,
       costUsd: result.costUsd,
       trigger: run.trigger,
+      ...(run.runId ? { runId: run.runId } : {}),
     };
     // A job removed while it ran has no log any more.
     if (await o.store.jobs.get(id)) await o.store.jobs.appendLog(entry);
@@ -574,6 +588,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
    * boxbot was down. Ticks during a run were handled by the overlap policy, hence the end.
    */
   async function missedSinceLastRun(job: JobRecord, now: Date): Promise<boolean> {
+    if (!job.cron) return false;
     const last = (await o.store.jobs.logs(job.id, 1))[0];
     const times = [job.lastRunAt, last?.finishedAt].filter((t): t is string => !!t).map((t) => Date.parse(t));
     const since = times.length ? Math.max(...times) : job.createdAt ? Date.parse(job.createdAt) : undefined;
@@ -603,7 +618,8 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
         if (bree.has(job.id)) await bree.remove(job.id);
         await bree.addJob(job);
         scheduled.set(job.id, schedule);
-        if (job.enabled) await bree.start(job.id);
+        // A webhook job has no timer: only its requests start it.
+        if (job.enabled && job.cron) await bree.start(job.id);
       } catch (e) {
         // Remembered as is, so the error is logged once, not at every reload, until the job changes.
         scheduled.set(job.id, schedule);
@@ -669,6 +685,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     async add(input) {
       const fields = await validateJobInput(input, o.isKnownTarget);
       const job: JobRecord = { id: newJobId(fields.name), ...fields, createdAt: clock.now().toISOString() };
+      await checkHookFree(o.store.jobs, job);
       await o.store.jobs.put(job);
       log.info({ job: job.id, cron: job.cron, target: job.target }, 'job added');
       if (started) await sync();
@@ -676,11 +693,12 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     },
     async update(id, patch) {
       const current = await mustGet(id);
-      const { timezone: _tz, model: _model, budgetUsd: _budget, ...base } = current;
-      const merged: JobInput = { ...current, ...patch };
+      const { timezone: _tz, model: _model, budgetUsd: _budget, cron: _cron, trigger: _trigger, ...base } = current;
+      const merged = mergeJob(current, patch);
       // Only a changed target is checked against the running channels (a stored one may be down for now).
       const fields = await validateJobInput(merged, merged.target === current.target ? undefined : o.isKnownTarget);
       const job: JobRecord = { ...base, ...fields };
+      await checkHookFree(o.store.jobs, job);
       await o.store.jobs.put(job);
       if (started) await sync();
       return job;
@@ -694,11 +712,14 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       else if (bree.has(id)) await bree.remove(id);
       return existed;
     },
-    async runNow(id) {
+    async runNow(id, opts = {}) {
       known.set(id, await mustGet(id));
       let waiter!: Waiter;
       const done = new Promise<RunReport>((resolve, reject) => (waiter = { resolve, reject }));
-      const refused = tick(id, 'manual', waiter);
+      const refused =
+        opts.trigger === 'webhook'
+          ? tick(id, 'webhook', waiter, { event: opts.event, runId: opts.runId })
+          : tick(id, 'manual', waiter);
       if (refused) throw refused;
       void done.catch(() => undefined); // the caller may not wait
       return { done };

@@ -5,8 +5,13 @@ import type { JobLogEntry, JobPolicy, JobRecord } from '../store/index.ts';
 /** A job as callers define it (CLI, admin API, the `schedule` tool); defaults fill the rest. */
 export interface JobInput {
   name: string;
-  /** 5 fields (minute hour day month weekday) or 6 with seconds first. */
-  cron: string;
+  /** 5 fields (minute hour day month weekday) or 6 with seconds first; absent when `trigger` starts the job. */
+  cron?: string;
+  /**
+   * Instead of a cron: a signed `POST /hooks/<webhook>` starts a run, its body in the prompt as
+   * `{{event}}` (see webhook-trigger.ts); the HMAC secret is read from the variable `secretEnv`.
+   */
+  trigger?: { webhook: string; secretEnv: string };
   prompt: string;
   /** The conversation key the result is posted to. */
   target: string;
@@ -31,10 +36,23 @@ export interface JobInput {
 }
 
 /** Why a run happened. */
-export type RunTrigger = 'schedule' | 'catch-up' | 'manual';
+export type RunTrigger = 'schedule' | 'catch-up' | 'manual' | 'webhook';
 
-/** A run log entry as the scheduler writes it (the store keeps the extra `trigger`). */
-export type RunLogEntry = JobLogEntry & { trigger: RunTrigger };
+/** A run log entry as the scheduler writes it (the store keeps the extra `trigger` and `runId`). */
+export type RunLogEntry = JobLogEntry & { trigger: RunTrigger; runId?: string };
+
+/** A webhook request's body for the run it starts (`{{event}}`), already checked and capped. */
+export interface RunEvent {
+  /** The hook's name (`/hooks/<hook>`). */
+  hook: string;
+  /** The request body as JSON text. */
+  json: string;
+  /** The sender's delivery id (`X-GitHub-Delivery`, `X-Boxbot-Delivery`). */
+  delivery: string;
+}
+
+/** How `runNow` is asked: by hand (default), or by a webhook with its event. */
+export type RunNowOptions = { trigger?: 'manual' } | { trigger: 'webhook'; event: RunEvent; runId: string };
 
 /** What `runNow` resolves with: the log entry and the text that was (or would have been) posted. */
 export interface RunReport {

@@ -3,7 +3,7 @@
 import Bree from 'bree';
 import { decodeConversationKey, decodeUserKey } from '../adapters/index.ts';
 import { errorMessage } from '../core/errors.ts';
-import { type JobRecord, jobPolicySchema } from '../store/index.ts';
+import { type JobRecord, type JobStore, type JobTrigger, jobPolicySchema } from '../store/index.ts';
 import { CRON_MACROS, cronFields, isTimeZone, nextOccurrence, standardCron } from './cron.ts';
 import { JobValidationError } from './errors.ts';
 import type { JobInput, TargetCheck } from './types.ts';
@@ -128,13 +128,60 @@ function isUserKey(text: string): boolean {
   }
 }
 
+const HOOK_NAME = /^[a-z0-9][a-z0-9_-]{0,63}$/;
+const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,127}$/;
+
+/** Refuses a webhook trigger that is not `{webhook: <name>, secretEnv: <VARIABLE>}`; returns it trimmed. */
+export function checkTrigger(trigger: unknown): JobTrigger {
+  if (typeof trigger !== 'object' || trigger === null || Array.isArray(trigger))
+    throw new JobValidationError('trigger', 'expected {"webhook": "<name>", "secretEnv": "<VARIABLE>"}');
+  const { webhook, secretEnv } = trigger as Record<string, unknown>;
+  if (typeof webhook !== 'string' || !HOOK_NAME.test(webhook.trim()))
+    throw new JobValidationError(
+      'webhook',
+      `expected a hook name of a-z, 0-9, - and _ (at most 64, e.g. github-push), got ${JSON.stringify(webhook)}`,
+    );
+  if (typeof secretEnv !== 'string' || !ENV_NAME.test(secretEnv.trim()))
+    throw new JobValidationError(
+      'secretEnv',
+      `expected the name of the environment variable holding the hook's secret (e.g. GITHUB_WEBHOOK_SECRET), got ${
+        typeof secretEnv === 'string' ? JSON.stringify(secretEnv) : 'nothing'
+      }`,
+    );
+  return { webhook: webhook.trim(), secretEnv: secretEnv.trim() };
+}
+
+/**
+ * `current` with `patch` applied, as one input to validate: a patch giving a cron drops the
+ * webhook trigger and one giving a trigger drops the cron (a job has one of them).
+ */
+export function mergeJob(current: JobRecord, patch: Partial<JobInput>): JobInput {
+  const { cron, trigger, ...rest } = current;
+  const keepCron = cron !== undefined && !(patch.trigger !== undefined && patch.cron === undefined);
+  const keepTrigger = trigger !== undefined && !(patch.cron !== undefined && patch.trigger === undefined);
+  return { ...rest, ...(keepCron ? { cron } : {}), ...(keepTrigger ? { trigger } : {}), ...patch };
+}
+
+/** Refuses `job` when another job already answers its webhook (one URL starts one job). */
+export async function checkHookFree(jobs: Pick<JobStore, 'list'>, job: JobRecord): Promise<void> {
+  const hook = job.trigger?.webhook;
+  if (!hook) return;
+  const other = (await jobs.list()).find((j) => j.id !== job.id && j.trigger?.webhook === hook);
+  if (other) throw new JobValidationError('webhook', `the hook "${hook}" already starts job ${other.id}`);
+}
+
 /** The job fields of `input`, checked and with defaults; throws JobValidationError naming the field. */
 export async function validateJobInput(
   input: JobInput,
   isKnownTarget?: TargetCheck,
 ): Promise<Omit<JobRecord, 'id' | 'createdAt' | 'lastRunAt'>> {
   const name = text('name', input.name, 100);
-  const cron = await validateCron(input.cron);
+  const hasCron = input.cron !== undefined && input.cron !== null && input.cron !== '';
+  const hasTrigger = input.trigger !== undefined && input.trigger !== null;
+  if (hasCron && hasTrigger) throw new JobValidationError('trigger', 'a job has a cron or a webhook trigger, not both');
+  // A job without either is asked for its cron, as before webhook triggers existed.
+  const trigger = hasTrigger ? checkTrigger(input.trigger) : undefined;
+  const cron = trigger ? undefined : await validateCron(input.cron);
   const prompt = text('prompt', input.prompt, 20_000);
   const target = checkTarget(input.target, isKnownTarget);
   if (
@@ -179,7 +226,8 @@ export async function validateJobInput(
   }
   return {
     name,
-    cron,
+    ...(cron ? { cron } : {}),
+    ...(trigger ? { trigger } : {}),
     prompt,
     target,
     ...(input.timezone ? { timezone: input.timezone } : {}),
@@ -188,7 +236,8 @@ export async function validateJobInput(
     timeoutMs: positive('timeoutMs', input.timeoutMs, { integer: true, max: MAX_TIMEOUT_MS }) ?? DEFAULT_JOB_TIMEOUT_MS,
     ...(budgetUsd !== undefined ? { budgetUsd } : {}),
     enabled: input.enabled ?? true,
-    overlap: oneOf('overlap', input.overlap, OVERLAP, 'skip'),
+    // An event is not dropped while the previous one's run goes on: webhook jobs queue by default.
+    overlap: oneOf('overlap', input.overlap, OVERLAP, trigger ? 'queue' : 'skip'),
     ...(policy ? { policy } : {}),
     ...(input.createdBy ? { createdBy: input.createdBy } : {}),
     ...(input.untrusted ? { untrusted: input.untrusted } : {}),

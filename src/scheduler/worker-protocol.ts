@@ -3,6 +3,7 @@
 import type { LoadedConfig } from '../config/load.ts';
 import type { JobRecord } from '../store/index.ts';
 import type { RunCharge, WorkerRunResult } from './run-text.ts';
+import type { RunEvent } from './types.ts';
 
 /** Main → worker: everything one run needs (the worker reads no files of the store). */
 export interface RunRequest {
@@ -15,6 +16,8 @@ export interface RunRequest {
   workspace: string;
   /** The target conversation's recent messages (see job-prompt.ts). */
   transcript: string;
+  /** A webhook run's request body, for `{{event}}` (untrusted: see webhook-event.ts). */
+  event?: RunEvent;
   /**
    * Why the workspace's files are untrusted for the job's creator (others put files there: see
    * agent/workspace-record.ts); absent: all of it is theirs. The worker reads no store to know.

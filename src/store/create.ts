@@ -7,6 +7,7 @@ import { createDeliveryLog } from './delivery-log.ts';
 import { createDiskFiles } from './disk-files.ts';
 import { createDocuments, type DocumentCache } from './documents.ts';
 import type { Files } from './files.ts';
+import { createHookDeliveries } from './hook-deliveries.ts';
 import { createJobs } from './jobs.ts';
 import { createKv } from './kv.ts';
 import { createMemories } from './memories.ts';
@@ -56,6 +57,7 @@ function build(files: Files, opts: ResolvedStoreOptions): BackendStore {
     usage: createUsage(docs),
     approvals: createApprovals(docs, now),
     memories: createMemories(docs),
+    hookDeliveries: createHookDeliveries(docs, now),
     async close() {
       await closeDelivery();
       await docs.close();

@@ -4,6 +4,7 @@ export { DEFAULT_ARCHIVE_RETENTION_MS, startArchiveSweep } from './archive-sweep
 export { conversationFile, platformOf } from './conversations.ts';
 export { createFileStore, createMemoryState, createMemoryStore } from './create.ts';
 export { StoreCorruptError, StoreError, type StoreErrorCode } from './errors.ts';
+export { type HookDeliveryStore, MAX_HOOK_DELIVERIES } from './hook-deliveries.ts';
 export type { MemoryFilesState } from './memory-files.ts';
 export { decodeName, encodeName } from './names.ts';
 export { type OpenedStore, openStore } from './open.ts';
@@ -22,6 +23,7 @@ export type {
   JobPolicy,
   JobRecord,
   JobStore,
+  JobTrigger,
   JsonObject,
   JsonValue,
   KvStore,

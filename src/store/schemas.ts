@@ -211,7 +211,12 @@ export const jobSchema = z
   .object({
     id: z.string().min(1),
     name: z.string(),
-    cron: z.string(),
+    // A job has a cron or a webhook trigger (the scheduler checks which; the store keeps either).
+    cron: z.string().optional(),
+    trigger: z
+      .object({ webhook: z.string().min(1), secretEnv: z.string().min(1) })
+      .passthrough()
+      .optional(),
     timezone: z.string().optional(),
     prompt: z.string(),
     model: z.string().optional(),

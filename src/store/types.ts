@@ -3,6 +3,7 @@
 import type { InboundMessage, OutboundTarget, ReplyTarget } from '../adapters/index.ts';
 import type { Logger } from '../core/log.ts';
 import type { Message, Usage } from '../core/message.ts';
+import type { HookDeliveryStore } from './hook-deliveries.ts';
 
 /** A JSON value as it is stored. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -220,10 +221,21 @@ export interface JobPolicy {
   };
 }
 
+/** What starts a job's runs besides `cron`: a signed `POST /hooks/<webhook>` (design, "Scheduler"). */
+export interface JobTrigger {
+  /** The hook's name, unique among jobs: the path `/hooks/<webhook>`. */
+  webhook: string;
+  /** The environment variable holding the HMAC-SHA256 secret (its name only: the value is never stored). */
+  secretEnv: string;
+}
+
 export interface JobRecord {
   id: string;
   name: string;
-  cron: string;
+  /** When the job runs; absent on a job that a `trigger` starts instead. */
+  cron?: string;
+  /** A webhook that starts the job (instead of a cron). */
+  trigger?: JobTrigger;
   timezone?: string;
   prompt: string;
   model?: string;
@@ -465,6 +477,8 @@ export interface Store {
   readonly usage: UsageStore;
   readonly approvals: ApprovalStore;
   readonly memories: MemoryStore;
+  /** Webhook deliveries already accepted (replays start nothing). */
+  readonly hookDeliveries: HookDeliveryStore;
   /** Leases between replicas; absent for a backend that serves one process (files). */
   readonly leases?: LeaseStore;
   /** The bots' shared send pauses; absent for a backend that serves one process (files). */

@@ -6,6 +6,7 @@
 import type { InboundMessage } from '../adapters/index.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
 import { StoreError } from './errors.ts';
+import type { HookDeliveryStore } from './hook-deliveries.ts';
 import { checkKey } from './names.ts';
 import { inPlatformOrder } from './pending-order.ts';
 import { jobSchema } from './schemas.ts';
@@ -109,6 +110,7 @@ export function validated(backend: BackendStore): Store {
     usage: validatedUsage(backend.usage),
     approvals: validatedApprovals(backend.approvals),
     memories: validatedMemories(backend.memories),
+    hookDeliveries: validatedHookDeliveries(backend.hookDeliveries),
     ...(backend.leases ? { leases: validatedLeases(backend.leases) } : {}),
     ...(backend.rateGates ? { rateGates: validatedRateGates(backend.rateGates) } : {}),
     close: () => backend.close(),
@@ -386,6 +388,21 @@ function validatedRateGates(g: RateGateStore): RateGateStore {
     async remaining(bot) {
       checkKey(bot, 'bot name');
       return g.remaining(bot);
+    },
+  };
+}
+
+function validatedHookDeliveries(h: HookDeliveryStore): HookDeliveryStore {
+  return {
+    async claim(hook, id, ttlMs) {
+      checkKey(hook, 'hook name');
+      checkKey(id, 'delivery id');
+      return h.claim(hook, id, ttlMs);
+    },
+    async release(hook, id) {
+      checkKey(hook, 'hook name');
+      checkKey(id, 'delivery id');
+      return h.release(hook, id);
     },
   };
 }

@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { createFileStore, type Store } from '../../src/store/index.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { inbound, pendingIds } from './delivery-fixtures.ts';
+import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
 import { memoriesContract } from './memories-contract.ts';
 
 async function walk(root: string, rel = ''): Promise<string[]> {
@@ -43,6 +44,7 @@ const harness = async (): Promise<StoreHarness> => {
 };
 storeContract('file', harness);
 memoriesContract('file', harness);
+hookDeliveriesContract('file', harness);
 
 test('file: a process killed between the temp write and the rename leaves the old content readable', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));

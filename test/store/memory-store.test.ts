@@ -1,6 +1,7 @@
 // The store contract against the memory backend (its state Map plays the data directory).
 import { createMemoryState, createMemoryStore } from '../../src/store/index.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
+import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
 import { memoriesContract } from './memories-contract.ts';
 
 const harness = async (): Promise<StoreHarness> => {
@@ -15,3 +16,4 @@ const harness = async (): Promise<StoreHarness> => {
 };
 storeContract('memory', harness);
 memoriesContract('memory', harness);
+hookDeliveriesContract('memory', harness);

@@ -9,6 +9,7 @@ import { createPostgresStore, MIGRATIONS, openPostgresStore } from '../../src/st
 import { createPgUsage } from '../../src/store/postgres/usage.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { inbound, reply } from './delivery-fixtures.ts';
+import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
 import { memoriesContract } from './memories-contract.ts';
 import { type PostgresServer, startPostgres } from './postgres-server.ts';
 
@@ -43,6 +44,7 @@ const harness = async (): Promise<StoreHarness> => {
 if (server) {
   storeContract('postgres', harness, { files: false });
   memoriesContract('postgres', harness, { files: false });
+  hookDeliveriesContract('postgres', harness);
 }
 
 test('postgres: replicas starting together apply each migration once', { skip }, async () => {

@@ -8,6 +8,7 @@ import { createPgApprovals } from './approvals.ts';
 import { createPgConversations } from './conversations.ts';
 import { createDb, type Db } from './db.ts';
 import { createPgDelivery, pruneFailedOutbox } from './delivery.ts';
+import { createPgHookDeliveries } from './hook-deliveries.ts';
 import { createPgJobs } from './jobs.ts';
 import { createPgKv } from './kv.ts';
 import { createPgLeases } from './leases.ts';
@@ -36,6 +37,7 @@ function build(db: Db, opts: ResolvedStoreOptions): BackendStore {
     rateGates: createPgRateGates(db),
     usage: createPgUsage(db),
     approvals: createPgApprovals(db, now),
+    hookDeliveries: createPgHookDeliveries(db, now),
     close: () => db.close(),
   };
 }

@@ -176,6 +176,21 @@ export const MIGRATIONS: readonly Migration[] = [
     name: 'outbox file upload handles',
     sql: 'ALTER TABLE boxbot_outbox ADD COLUMN file_handles text;',
   },
+  {
+    version: 10,
+    // Webhook deliveries already accepted (HookDeliveryStore): a replay within the window starts
+    // nothing. Expiry in ms since the epoch, as boxbot_seen's times.
+    name: 'webhook deliveries',
+    sql: `
+      CREATE TABLE boxbot_hook_deliveries (
+        hook text NOT NULL,
+        delivery_id text NOT NULL,
+        expires_at bigint NOT NULL,
+        PRIMARY KEY (hook, delivery_id)
+      );
+      CREATE INDEX boxbot_hook_deliveries_expires ON boxbot_hook_deliveries (expires_at);
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */
