@@ -4,7 +4,8 @@
 // A key of the form `<kind>:<id>` (one per conversation, such as a workspace's record) is kept in
 // a document of its own under `kv/<shard>/`: there are as many as conversations, and a write must
 // not rewrite (and check) all of them. Such a key written by an earlier version is still read
-// from kv.json until it is written again.
+// from kv.json until it is written again (those values are read from kv.json once: nothing puts
+// them there any more).
 import type { DocSpec, Documents } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
 import { checkKey, encodeName, shardOf } from './names.ts';
@@ -43,17 +44,31 @@ export function createKv(docs: Documents): KvStore {
     const doc = await pastCorruption(() => docs.read<Doc>(SPEC));
     return doc && Object.hasOwn(doc.values, key) ? doc.values[key] : undefined;
   };
+  // The `<kind>:<id>` values an earlier version left in kv.json, read at the first need; a failed
+  // read is tried again at the next.
+  let legacy: Promise<Map<string, JsonValue>> | undefined;
+  const legacyValue = async (key: string): Promise<JsonValue | undefined> => {
+    legacy ??= pastCorruption(() => docs.read<Doc>(SPEC)).then(
+      (doc) => new Map(Object.entries(doc?.values ?? {}).filter(([k]) => isKeyed(k))),
+      (e: unknown) => {
+        legacy = undefined;
+        throw e;
+      },
+    );
+    return (await legacy).get(key);
+  };
   return {
     async get(key) {
       checkKey(key, 'kv key');
       if (!isKeyed(key)) return shared(key);
       const own = await pastCorruption(() => docs.read<KeyedDoc>(keyedSpec(key)));
-      return own ? own.value : shared(key);
+      return own ? own.value : legacyValue(key);
     },
     async set(key, value) {
       checkKey(key, 'kv key');
       if (isKeyed(key)) {
         await pastCorruption(() => docs.update<KeyedDoc>(keyedSpec(key), () => ({ key, value })));
+        (await legacy?.catch(() => undefined))?.delete(key); // its own document holds it now
         return;
       }
       await pastCorruption(() =>
