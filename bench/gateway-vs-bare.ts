@@ -110,11 +110,12 @@ async function measure(
 
 /** The bare bot: grammY long polling, one OpenAI streaming call per message, replies in order per chat. */
 async function bareBot(o: BareComparisonOptions): Promise<BotFigures> {
-  const { Bot } = await import('grammy');
+  const { Bot, HttpError } = await import('grammy');
   const { default: OpenAI } = await import('openai');
   const openai = new OpenAI({ baseURL: o.openaiBaseURL, apiKey: 'bench' });
   const bot = new Bot(o.bare.token, { client: { apiRoot: o.bare.apiRoot } });
   const answered = answers();
+  let warned = false;
   // Not awaited in the handler, so chats are answered side by side (as boxbot does), in order within one.
   const tails = new Map<number, Promise<void>>();
   bot.on('message:text', (ctx) => {
@@ -128,7 +129,18 @@ async function bareBot(o: BareComparisonOptions): Promise<BotFigures> {
       });
       let reply = '';
       for await (const chunk of stream) reply += chunk.choices[0]?.delta?.content ?? '';
-      await ctx.reply(reply);
+      // Sent again after a network failure, as grammY's auto-retry plugin would (boxbot retries too).
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await ctx.reply(reply);
+          break;
+        } catch (e) {
+          if (attempt >= 10 || !(e instanceof HttpError)) throw e;
+          if (!warned) console.error(`bare bot: a reply failed (${String(e.error)}); sending it again`);
+          warned = true;
+          await new Promise((r) => setTimeout(r, 20 * attempt));
+        }
+      }
       answered.done(text, o.now());
     });
     tails.set(
