@@ -153,7 +153,9 @@ interface Sender {
 /**
  * Records the files `message` brought (saved at `paths`). A shared conversation's workspace that
  * holds other files when its record begins (boxbot recorded no senders before) is marked as
- * holding files of unknown senders; a direct conversation's are its one user's.
+ * holding files of unknown senders; a direct conversation's are its one user's. A record that
+ * would hold nothing is not begun (it reads as no record: no taint), so a conversation without
+ * files costs no write: its workspace is looked at again when something is to be recorded.
  */
 export async function recordUploads(
   records: WorkspaceRecords,
@@ -162,8 +164,11 @@ export async function recordUploads(
   paths: string[],
 ): Promise<void> {
   const key = message.conversationKey;
-  if (!(await records.get(key)))
-    await records.begin(key, !message.isDirect && (await holdsOtherThan(workspace, paths)));
+  if (!(await records.get(key))) {
+    const unknownContent = !message.isDirect && (await holdsOtherThan(workspace, paths));
+    if (!unknownContent && !paths.length) return;
+    await records.begin(key, unknownContent);
+  }
   await records.uploaded(key, message.userId, paths);
 }
 

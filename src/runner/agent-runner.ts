@@ -481,8 +481,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           }
         },
       });
-      // Spending is durable before the answer is (a restart never forgets what was spent).
-      await spend.flush();
+      // Spending is durable before the answer is (a restart never forgets what was spent): this
+      // run's charges, not those of every run in the process.
+      await spend.flush(chargedSubjects(message));
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
       if (result.outcome !== 'error') {

@@ -38,8 +38,8 @@ export interface DailySpend {
   today(subject: UsageSubject): number;
   /** USD reserved now for the subject's model calls in flight in this process. */
   reserved(subject: UsageSubject): number;
-  /** Resolves once every queued write has finished. */
-  flush(): Promise<void>;
+  /** Resolves once every queued write has finished; with `subjects`, every queued write of those subjects. */
+  flush(subjects?: UsageSubject[]): Promise<void>;
   /** How many subject-days it holds figures for (today's, and a past day's only while its writes finish). */
   held(): number;
 }
@@ -73,7 +73,10 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
   // counted as written or the try failed.
   const trying = new Map<string, Promise<void>>();
   let epoch = 0;
-  let tail: Promise<void> = Promise.resolve();
+  // Per subject and day, the last write queued: a charge's writes wait for the earlier ones of its
+  // subjects only (one subject's are written in order), so charges of other conversations and
+  // users are written side by side instead of one after another behind every charge of the process.
+  const tails = new Map<string, Promise<void>>();
   let current = utcDay(now());
   /** Today's day, after dropping the figures of past days if the day has changed since the last call. */
   const today = (): string => {
@@ -166,7 +169,7 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
         }
         return end; // once the charge is counted as written
       };
-      const write = tail
+      const write = Promise.all(keys.map((k) => tails.get(k)))
         .then(() => persist('usage', attempt))
         // Moved from unwritten to written in one step: a figure taken in between would count it twice.
         .then(
@@ -189,7 +192,10 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
             }
           },
         );
-      tail = write;
+      for (const k of keys) tails.set(k, write);
+      void write.then(() => {
+        for (const k of keys) if (tails.get(k) === write) tails.delete(k);
+      });
     },
     reserve(subjects, usd, limits) {
       const day = today();
@@ -209,7 +215,12 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
     },
     today: spent,
     reserved: reservedOf,
-    flush: () => tail,
+    async flush(subjects) {
+      // Matched by subject whatever the day (a charge made just before midnight counts).
+      const subject = (k: string) => k.slice(dayOf(k).length + 1);
+      const wanted = subjects && new Set(subjects.map((s) => subject(keyOf(s, current))));
+      await Promise.all([...tails].filter(([k]) => !wanted || wanted.has(subject(k))).map(([, w]) => w));
+    },
     held: () => new Set([...stored.keys(), ...unwritten.keys(), ...written.keys(), ...holds.keys()]).size,
   };
 }

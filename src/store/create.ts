@@ -20,12 +20,12 @@ import { type BackendStore, type ResolvedStoreOptions, validated, withDefaults }
 /**
  * The documents a run reads and writes back stay in memory while recently used: its
  * conversation's history, its usage (each model call's charge is a read-modify-write of the
- * conversation's and the user's), the notes of its memory digest and the kv document (read at every run
- * for its workspace's record). Room for about a thousand
+ * conversation's and the user's), the notes of its memory digest and its workspace's record (a kv
+ * value of its own, read at every run), and the kv document. Room for about a thousand
  * busy conversations with their users; the characters cap bounds the memory whatever the count.
  */
 export const DOCUMENT_CACHE: DocumentCache = {
-  prefixes: ['conversations/', 'usage/', 'memories/', 'kv.json'],
+  prefixes: ['conversations/', 'usage/', 'memories/', 'kv/', 'kv.json'],
   max: 4000,
   maxChars: 32 * 1024 * 1024,
 };

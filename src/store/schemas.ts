@@ -184,6 +184,9 @@ export type StoredOutbox = z.infer<typeof outboxSchema>;
 /** `kv.json` */
 export const kvSchema = z.object({ values: jsonObject }).passthrough();
 
+/** One kv value kept in a document of its own (a `<kind>:<id>` key). */
+export const keyedValueSchema = z.object({ key: z.string(), value: json }).passthrough();
+
 /** The creating conversation's policy a job carries. */
 export const jobPolicySchema = z
   .object({

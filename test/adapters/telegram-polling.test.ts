@@ -8,7 +8,7 @@ import { AdapterApiError } from '../../src/adapters/index.ts';
 import { TELEGRAM_OFFSET_KEY } from '../../src/adapters/telegram/index.ts';
 import { createLogger } from '../../src/core/log.ts';
 import { createFileStore, type JsonValue } from '../../src/store/index.ts';
-import { ADA, telegramHarness } from '../emulators/telegram/harness.ts';
+import { ADA, GROUP, telegramHarness } from '../emulators/telegram/harness.ts';
 import { tempDir } from '../helpers.ts';
 import { until } from './contract.ts';
 
@@ -93,6 +93,31 @@ test('an update the sink rejects is not acknowledged and comes again', async (t)
   await until(() => seen.includes('next'), 'the message after the rejected one');
   assert.deepEqual(seen, ['flaky', 'flaky', 'next']);
   await until(() => h.state.data.get(TELEGRAM_OFFSET_KEY) === flaky + 2, 'the offset past both');
+});
+
+const sideBySideTitle =
+  'the chats of a batch are delivered side by side, each in order; the offset passes what was accepted in order';
+test(sideBySideTitle, async (t) => {
+  const h = await harness(t);
+  h.emulator.userMessage({ chat: DM, from: ADA, text: 'slow' });
+  h.emulator.userMessage({ chat: GROUP, from: ADA, text: 'other chat' });
+  const last = h.emulator.userMessage({ chat: DM, from: ADA, text: 'after slow' }).update_id as number;
+  const release = deferred();
+  const seen: string[] = [];
+  await h.adapter.start(async (m) => {
+    seen.push(m.text);
+    if (m.text === 'slow') await release.promise; // a slow save of the first chat's message
+  });
+  // On a failure the held update is let go, so the adapter can stop.
+  await until(() => seen.includes('other chat'), 'the other chat’s update while the first is held').catch((e) => {
+    release.resolve();
+    throw e;
+  });
+  assert.deepEqual(seen, ['slow', 'other chat'], 'the held chat’s next update waits for it');
+  assert.equal(h.state.data.get(TELEGRAM_OFFSET_KEY), undefined, 'nothing acknowledged past the held update');
+  release.resolve();
+  await until(() => h.state.data.get(TELEGRAM_OFFSET_KEY) === last + 1, 'the offset past all three');
+  assert.deepEqual(seen, ['slow', 'other chat', 'after slow']);
 });
 
 test('malformed updates from getUpdates are dropped, acknowledged, and polling continues', async (t) => {

@@ -117,3 +117,39 @@ test('a read of the store while a charge of ours is being written counts that ch
   assert.equal((await memory.usage.get(user, at.slice(0, 10))).day.costUsd, 0.25);
   assert.equal(spend.today(user), 0.25, 'the figure the store holds');
 });
+
+const sideBySideTitle =
+  'charges of other subjects are written side by side: a run waits for its own, not a stalled one of another';
+test(sideBySideTitle, async () => {
+  const memory = createMemoryStore();
+  let open = () => {};
+  const gate = new Promise<void>((r) => {
+    open = r;
+  });
+  // Another conversation's charge hangs in the store (a slow disk under that document).
+  const usageStore: UsageStore = {
+    async add(c) {
+      if (c.conversationKey === 'web:slow') await gate;
+      await memory.usage.add(c);
+    },
+    get: (s, day) => memory.usage.get(s, day),
+  };
+  const spend = createDailySpend(usageStore, { log: silentLogger });
+  const at = new Date().toISOString();
+  const day = at.slice(0, 10);
+  spend.charge({ conversationKey: 'web:slow', userKey: 'web:u1', model: 'test/m', usage, costUsd: 1, at }, write);
+  spend.charge({ conversationKey: 'web:fast', userKey: 'web:u2', model: 'test/m', usage, costUsd: 2, at }, write);
+  const mine = spend.flush([{ conversationKey: 'web:fast' }, { userKey: 'web:u2' }]);
+  const late = new Promise<string>((r) => setTimeout(() => r('late'), 5000).unref());
+  assert.equal(await Promise.race([mine.then(() => 'written'), late]), 'written', 'not queued behind the stalled one');
+  assert.equal((await memory.usage.get({ conversationKey: 'web:fast' }, day)).day.costUsd, 2);
+  let all = false;
+  const everything = spend.flush().then(() => {
+    all = true;
+  });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(all, false, 'a flush of everything still waits for every write');
+  open();
+  await everything;
+  assert.equal((await memory.usage.get({ userKey: 'web:u1' }, day)).day.costUsd, 1);
+});

@@ -219,3 +219,28 @@ test("file: the data directory and its folders are 0700, its files 0600 (only bo
     await rm(base, { recursive: true, force: true });
   }
 });
+
+test('file: a per-conversation kv value is a small document of its own; one written before is still read', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-kv-'));
+  try {
+    // Written by an earlier version: every value in kv.json.
+    await writeFile(
+      join(dir, 'kv.json'),
+      JSON.stringify({ values: { 'telegram.offset': 7, 'workspace-record:telegram:1': { old: true } } }),
+    );
+    const store = createFileStore(dir);
+    assert.deepEqual(await store.kv.get('workspace-record:telegram:1'), { old: true }, 'the earlier value is read');
+    for (let i = 0; i < 300; i++) await store.kv.set(`workspace-record:telegram:${i}`, { users: [`u${i}`] });
+    await store.close();
+    // A write costs the same with 300 conversations as with one: no file holds more than one of them.
+    const sizes = await Promise.all((await walk(dir)).map(async (f) => ({ f, size: (await stat(join(dir, f))).size })));
+    for (const { f, size } of sizes) assert.ok(size < 200, `${f} holds ${size} bytes`);
+    const again = createFileStore(dir);
+    assert.deepEqual(await again.kv.get('workspace-record:telegram:1'), { users: ['u1'] }, 'the new value wins');
+    assert.deepEqual(await again.kv.get('workspace-record:telegram:299'), { users: ['u299'] });
+    assert.equal(await again.kv.get('telegram.offset'), 7);
+    await again.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});

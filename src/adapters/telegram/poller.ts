@@ -113,27 +113,44 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
       let acknowledged = batch.length === 0;
       let rejected = false;
       let advanced = false;
+      // The batch's chats are delivered side by side (their accepts then share the store's syncs),
+      // each chat's updates in order, one after the other. Once one is rejected, or polling stops,
+      // no update not yet begun is delivered; the offset moves past the updates accepted before
+      // the first that was not (one of another chat accepted after it comes again and is dropped
+      // as a duplicate, as after a crash).
+      const lanes = new Map<string, Promise<boolean>>();
+      const outcomes: { id: number | undefined; accepted: Promise<boolean> }[] = [];
       for (const update of batch as unknown[]) {
-        if (signal.aborted) break;
         const id = updateIdOf(update);
         if (id !== undefined && offset !== undefined && id < offset) continue; // already acknowledged
-        try {
-          await opts.deliver(update);
-        } catch (e) {
-          // Not acknowledged: the next getUpdates (same offset) redelivers it.
-          log.warn(
-            { updateId: id, retryInMs: delay, err: scrub(errorMessage(e), opts.token) },
-            'the sink did not accept a telegram update; it will come again',
-          );
-          rejected = true;
-          break;
-        }
+        const lane = laneOf(update);
+        const accepted = (lanes.get(lane) ?? Promise.resolve(true)).then(async (before) => {
+          if (!before || rejected || signal.aborted) return false;
+          try {
+            await opts.deliver(update);
+            return true;
+          } catch (e) {
+            // Not acknowledged: the next getUpdates (same offset) redelivers it.
+            log.warn(
+              { updateId: id, retryInMs: delay, err: scrub(errorMessage(e), opts.token) },
+              'the sink did not accept a telegram update; it will come again',
+            );
+            rejected = true;
+            return false;
+          }
+        });
+        lanes.set(lane, accepted);
+        outcomes.push({ id, accepted });
+      }
+      for (const { id, accepted } of outcomes) {
+        if (!(await accepted)) break;
         if (id !== undefined && (offset === undefined || id + 1 > offset)) {
           offset = id + 1;
           acknowledged = true;
           advanced = true;
         }
       }
+      await Promise.all(outcomes.map((o) => o.accepted)); // none still in hand when the next poll starts
       if (advanced) saver.save(offset!);
       // A sink failure, or a batch of updates without usable ids (which Telegram would send
       // again at once), waits instead of spinning.
@@ -152,6 +169,18 @@ export async function startPoller(opts: PollerOptions): Promise<Poller> {
       await saver.flush();
     },
   };
+}
+
+/** The chat an update belongs to (its updates are delivered in order); '' for one without a chat. */
+function laneOf(update: unknown): string {
+  if (typeof update !== 'object' || update === null) return '';
+  for (const value of Object.values(update)) {
+    if (typeof value !== 'object' || value === null) continue;
+    const v = value as { chat?: { id?: unknown }; message?: { chat?: { id?: unknown } } };
+    const id = v.chat?.id ?? v.message?.chat?.id;
+    if (typeof id === 'number' || typeof id === 'string') return String(id);
+  }
+  return '';
 }
 
 /** Saves the newest offset beside the loop: one write at a time, at most one per interval. */
