@@ -37,11 +37,13 @@ import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
-import { encodeName, type Store, StoreCorruptError, type UsageSubject } from '../store/index.ts';
-import { createDailySpend, type DailyLimit, type DailySpend, utcDay } from './daily-spend.ts';
+import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
+import { toAgentPolicy } from './agent-policy.ts';
+import { type BudgetRule, budgetHooks, channelSubjects, createBudgetRule, spaceOf } from './budget-rule.ts';
+import { createDailySpend, type DailySpend, utcDay } from './daily-spend.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
 import type { Persist } from './persist.ts';
-import { budgetChannelOf, type PolicyLimits, type ResolvedPolicy, withModelChoice } from './policy.ts';
+import { type PolicyLimits, type ResolvedPolicy, withModelChoice } from './policy.ts';
 import type { AgentRunner, AgentRunReply, AgentRunRequest, UsageView } from './ports.ts';
 import { GatewayStoppingError } from './ports.ts';
 
@@ -251,79 +253,37 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       return {};
     }
   }
-  const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
-    access: policy.access,
-    tools: policy.tools,
-    workspace,
-    network: { allow: policy.network.allow, block: o.sandbox.block },
-    limits: o.sandbox.limits,
-    ...(policy.model ? { model: policy.model } : {}),
-    ...(policy.models ? { models: policy.models } : {}),
-    ...(policy.systemPrompt ? { systemPrompt: policy.systemPrompt } : {}),
-    ...(policy.approvals ? { approvals: policy.approvals } : {}),
-    ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
-    ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
-  });
+  const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy =>
+    toAgentPolicy(policy, {
+      workspace,
+      sandbox: o.sandbox,
+      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+      ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
+    });
   const now = o.now ?? Date.now;
   const records = createWorkspaceRecords(o.store.kv);
   const spend = o.spend ?? createDailySpend(o.store.usage, { now, log });
   const userKeyOf = (m: InboundMessage) => `${m.platform}:${m.userId}`;
   /**
-   * What a conversation budget counts (a channel-level setting covers all of the channel's
-   * threads): the channel's own spending and its threads' (their space's), both in the ledger.
+   * The daily budget rule of the message's run: charged to its conversation (its channel's too,
+   * for a thread) and its sender, held against the budgets the policy puts on them.
    */
-  const channelSubjects = (conversationKey: string): UsageSubject[] => {
-    const channel = budgetChannelOf(conversationKey);
-    return [{ conversationKey: channel }, { spaceKey: channel }];
-  };
-  /** A charge's space: the channel of a thread (absent for a conversation that is no thread). */
-  const spaceOf = (conversationKey: string): { spaceKey?: string } => {
-    const channel = budgetChannelOf(conversationKey);
-    return channel === conversationKey ? {} : { spaceKey: channel };
-  };
-  /**
-   * The daily budgets the policy puts on the message's conversation (its channel with all its
-   * threads) and user: the subjects whose spending today is read before a run (each read is a store
-   * round trip; without a budget none is needed) and checked before each model call. Charges are
-   * recorded for all of them whatever the policy, for /usage.
-   */
-  const budgetLimits = (m: InboundMessage, policy: ResolvedPolicy): DailyLimit[] => [
-    ...(policy.budget?.conversationUsdPerDay !== undefined
-      ? [
-          {
-            kind: 'conversation' as const,
-            subjects: channelSubjects(m.conversationKey),
-            usd: policy.budget.conversationUsdPerDay,
-          },
-        ]
-      : []),
-    ...(policy.budget?.userUsdPerDay !== undefined
-      ? [{ kind: 'user' as const, subjects: [{ userKey: userKeyOf(m) }], usd: policy.budget.userUsdPerDay }]
-      : []),
-  ];
-  const budgetedSubjects = (m: InboundMessage, policy: ResolvedPolicy): UsageSubject[] =>
-    budgetLimits(m, policy).flatMap((l) => l.subjects);
-  /** The subjects a model call for the message is charged to (and holds its reservation against). */
-  const chargedSubjects = (m: InboundMessage): UsageSubject[] => {
-    const { spaceKey } = spaceOf(m.conversationKey);
-    return [{ conversationKey: m.conversationKey }, { userKey: userKeyOf(m) }, ...(spaceKey ? [{ spaceKey }] : [])];
-  };
+  const budgetOf = (m: InboundMessage, policy: ResolvedPolicy): BudgetRule =>
+    createBudgetRule(spend, { conversationKey: m.conversationKey, userKey: userKeyOf(m) }, policy.budget, now);
   /**
    * Why the message's conversation or user may not spend more today (undefined: they may): what
    * the ledger counts as spent (the figure the store holds once written), and what model calls
    * in flight hold when that is what takes the budget up.
    */
-  const overBudget = (message: InboundMessage, policy: ResolvedPolicy): string | undefined => {
-    for (const { kind, subjects, usd: budget } of budgetLimits(message, policy)) {
-      const spent = subjects.reduce((sum, s) => sum + spend.today(s), 0);
-      const held = subjects.reduce((sum, s) => sum + spend.reserved(s), 0);
-      if (spent + held < budget) continue;
-      const inFlight = held > 0 ? ` and runs in progress hold ${usd(held)}` : '';
-      if (kind === 'user') return `you have spent ${usd(spent)} today${inFlight}, your daily budget is ${usd(budget)}`;
-      const who = spaceOf(message.conversationKey).spaceKey ? 'this channel (all its threads)' : 'this conversation';
-      return `${who} has spent ${usd(spent)} today${inFlight}, its daily budget is ${usd(budget)}`;
-    }
-    return undefined;
+  const overBudget = (message: InboundMessage, rule: BudgetRule): string | undefined => {
+    const first = rule.takenUp()[0];
+    if (!first) return undefined;
+    const { limit, spent, held } = first;
+    const inFlight = held > 0 ? ` and runs in progress hold ${usd(held)}` : '';
+    if (limit.kind === 'user')
+      return `you have spent ${usd(spent)} today${inFlight}, your daily budget is ${usd(limit.usd)}`;
+    const who = spaceOf(message.conversationKey).spaceKey ? 'this channel (all its threads)' : 'this conversation';
+    return `${who} has spent ${usd(spent)} today${inFlight}, its daily budget is ${usd(limit.usd)}`;
   };
 
   /** Whether the run's model takes image parts (a model that cannot be resolved fails the run anyway). */
@@ -412,8 +372,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         return { text: why, outcome: 'nothing-to-read' };
       }
       const input = built.text;
-      const budgeted = budgetedSubjects(message, policy);
-      if (budgeted.length) await persist('usage', () => spend.prepare(budgeted));
+      const budget = budgetOf(message, policy);
+      // Today's spending of the budgeted subjects (a store round trip only when a budget applies).
+      if (budget.limits.length) await persist('usage', () => budget.prepare());
       // Words of other people in a shared conversation are content the requester did not write.
       // What else the history holds that nobody can trust, runAgent reads from its provenance.
       const others = history.some((m) => isInput(m) && authorsOf(m).some((a) => a !== message.userId));
@@ -447,28 +408,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         ...(approve ? { approve } : {}),
         ...(untrusted.length ? { untrusted } : {}),
         workspace: await workspaceTrust(records, message, log),
-        meterHooks: {
-          onCharge: (model, usage, costUsd) =>
-            spend.charge(
-              {
-                conversationKey: key,
-                ...spaceOf(key),
-                userKey: userKeyOf(message),
-                model,
-                usage,
-                ...(costUsd !== undefined ? { costUsd } : {}),
-                at: new Date(now()).toISOString(),
-              },
-              persist,
-            ),
-          overBudget: () => overBudget(message, policy) !== undefined,
-          reserve: (estimateUsd) => {
-            const r = spend.reserve(chargedSubjects(message), estimateUsd, budgetLimits(message, policy));
-            if (!('refused' in r)) return r;
-            refused ??= overBudget(message, policy);
-            return undefined;
-          },
-        },
+        meterHooks: budgetHooks(budget, persist, () => {
+          refused ??= overBudget(message, budget);
+        }),
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
           else if (e.type === 'tool-start') {
@@ -513,7 +455,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         case 'budget-exceeded': {
           // Counted after the run's charges are written: the figure the store holds, not one taken
           // while they were still being settled.
-          const why = overBudget(message, policy) ?? refused;
+          const why = overBudget(message, budget) ?? refused;
           const stop = why ? `(Stopped: ${why}. /usage shows the figures.)` : "(Stopped: this run's budget is spent.)";
           return withFiles({ text: `${text ? `${text}\n\n` : ''}${stop}`, outcome: result.outcome });
         }
@@ -546,16 +488,17 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     async compact({ message, policy, signal }) {
       const key = message.conversationKey;
       const history = (await o.store.conversations.get(key))?.messages ?? [];
-      await spend.prepare(budgetedSubjects(message, policy));
+      const budget = budgetOf(message, policy);
+      await budget.prepare();
       const model = o.deps.resolveModel(policy.model);
       // The summary call holds its estimated cost like a run's calls (the whole history in, the most it may answer).
       const estimate = o.deps.costOf(model.id, {
         inputTokens: estimateTokens('', history, []),
         outputTokens: RESERVED_OUTPUT_TOKENS,
       });
-      const hold = spend.reserve(chargedSubjects(message), estimate ?? 0, budgetLimits(message, policy));
+      const hold = budget.reserve(estimate ?? 0);
       if ('refused' in hold)
-        throw new Error(`not compacted: ${overBudget(message, policy) ?? 'the daily budget is spent'}`);
+        throw new Error(`not compacted: ${overBudget(message, budget) ?? 'the daily budget is spent'}`);
       let s: Awaited<ReturnType<typeof summarizeHistory>>;
       try {
         // Asked for by a person: everything but the last turn goes into the summary.
@@ -564,18 +507,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         s = await summarizeHistory(model.provider, model.model, history, signal, 1, outside);
         if (s) {
           const costUsd = s.usage ? o.deps.costOf(s.usageModel ?? model.id, s.usage) : undefined;
-          spend.charge(
-            {
-              conversationKey: key,
-              ...spaceOf(key),
-              userKey: userKeyOf(message),
-              model: s.usageModel ?? model.id,
-              usage: s.usage ?? { inputTokens: 0, outputTokens: 0 },
-              ...(costUsd !== undefined ? { costUsd } : {}),
-              at: new Date(now()).toISOString(),
-            },
-            once,
-          );
+          budget.charge(s.usageModel ?? model.id, s.usage ?? { inputTokens: 0, outputTokens: 0 }, costUsd, once);
         }
       } finally {
         hold.release();

@@ -16,17 +16,18 @@ import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { isPretty, silentLogger } from '../core/log.ts';
-import { createDailySpend, type DailyLimit, type DailySpend } from '../runner/daily-spend.ts';
+import { type BudgetHooks, type BudgetRule, budgetHooks, createBudgetRule } from '../runner/budget-rule.ts';
+import { createDailySpend, type DailySpend } from '../runner/daily-spend.ts';
 import { persister } from '../runner/persist.ts';
-import { budgetChannelOf, conversationPolicy, resolvePolicy } from '../runner/policy.ts';
-import { encodeName, type JobRecord, type Store, type UsageSubject } from '../store/index.ts';
+import { conversationPolicy, resolvePolicy } from '../runner/policy.ts';
+import { encodeName, type JobRecord, type Store } from '../store/index.ts';
 import { JobBree } from './bree-jobs.ts';
 import { type SchedulerClock, systemClock } from './clock.ts';
 import { cronFields, missedRun } from './cron.ts';
 import { SchedulerError } from './errors.ts';
 import { transcriptOf } from './job-prompt.ts';
 import { type BudgetLimit, runBudget } from './run-budget.ts';
-import { oneLine, type RunCharge, runText, type WorkerRunResult } from './run-text.ts';
+import { oneLine, runText, type WorkerRunResult } from './run-text.ts';
 import type {
   Deliver,
   JobInput,
@@ -129,6 +130,8 @@ interface ActiveRun extends Pending {
   request: RunRequest;
   /** Which budget capped the run (its notice names it when the run is stopped or skipped by it). */
   limitedBy: BudgetLimit;
+  /** The run's daily budget rule, as the meter hooks of a chat run are (the worker's calls go through it). */
+  budget: BudgetHooks;
   /** What the worker's model calls in flight hold in the ledger, by the worker's id; given back at the end. */
   reservations: Map<number, Reservation>;
   worker?: Worker;
@@ -238,7 +241,9 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
             outcome: 'timeout',
             reason: 'its worker did not stop at the timeout and was terminated',
           });
-        else if (m.type === 'charge') charge(run, m.charge);
+        // Charged when the worker reports the call (not from its result, which a terminated or
+        // crashed worker never sends), under the model that answered it.
+        else if (m.type === 'charge') run.budget.onCharge(m.charge.model, m.charge.usage, m.charge.costUsd);
         else if (m.type === 'reserve') {
           const reply: ReservedMessage = { type: 'reserved', id: m.id, ok: reserve(run, m.id, m.estimateUsd) };
           run.worker?.postMessage(reply);
@@ -360,10 +365,12 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const job = await o.store.jobs.update(id, { lastRunAt: startedAt });
     known.set(id, job);
     const history = (await o.store.conversations.get(job.target))?.messages ?? [];
+    const rule = budgetRuleOf(job);
+    await rule.prepare();
     const { budgetUsd, limitedBy } = runBudget({
       jobUsd: job.budgetUsd,
-      conversationLeftUsd: await budgetLeft(job.target),
-      creatorLeftUsd: await creatorBudgetLeft(job),
+      conversationLeftUsd: rule.left('conversation'),
+      creatorLeftUsd: rule.left('user'),
     });
     const workspace = join(workspacesDir, encodeName(job.target));
     const workspaceUntrusted = await workspaceTaintOf(job, workspace);
@@ -380,7 +387,19 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       sandboxWorkers: o.sandboxWorkers ?? 1,
       ...(budgetUsd !== undefined ? { budgetUsd } : {}),
     };
-    state.run = { ...pending, job, startedAt, request, limitedBy, reservations: new Map() };
+    const run: ActiveRun = {
+      ...pending,
+      job,
+      startedAt,
+      request,
+      limitedBy,
+      reservations: new Map(),
+      // A call refused by a daily budget names it; the creator's when both are taken up.
+      budget: budgetHooks(rule, persist, () => {
+        run.limitedBy = rule.takenUp().some((t) => t.limit.kind === 'user') ? 'creator' : 'conversation';
+      }),
+    };
+    state.run = run;
     emit({ type: 'run-start', jobId: id, trigger: pending.trigger, startedAt });
     log.info({ job: id, trigger: pending.trigger }, 'job run started');
     // A daily budget already spent (a job's own budget is positive): the run is skipped, and says why.
@@ -400,32 +419,23 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   }
 
   /**
-   * What the daily budget of conversation `key` (its policy as the config says now) has left
-   * today; undefined when it has none. A job's runs count toward it like the conversation's own,
-   * and a thread's budget is its channel's: the channel's own spending and all its threads'.
+   * The daily budget rule of a run of `job`, the one chat runs follow: charged to the target
+   * conversation (its channel's too, for a thread) and to the job's creator, held against the
+   * target's daily budget (its policy as the config says now) and the creator's, as for their own
+   * messages there (their policy there; another platform's defaults for a job made for elsewhere).
    */
-  async function budgetLeft(key: string): Promise<number | undefined> {
-    const budget = conversationBudget(key);
-    if (budget === undefined) return undefined;
-    const channel = budgetChannelOf(key);
-    const spent = (await spentToday({ conversationKey: channel })) + (await spentToday({ spaceKey: channel }));
-    return Math.max(0, budget - spent);
-  }
-
-  /** The daily budget of conversation `key`, as its policy says now. */
-  function conversationBudget(key: string): number | undefined {
-    return conversationPolicy(o.loaded.config, key).budget?.conversationUsdPerDay;
-  }
-
-  /**
-   * What the daily budget of the job's creator has left today, as for their own messages in the
-   * target conversation (their policy there; another platform's defaults for a job they made for
-   * elsewhere); undefined when there is no creator (older jobs) or no such budget.
-   */
-  async function creatorBudgetLeft(job: JobRecord): Promise<number | undefined> {
-    const budget = creatorBudget(job);
-    if (budget === undefined || !job.createdBy) return undefined;
-    return Math.max(0, budget - (await spentToday({ userKey: job.createdBy })));
+  function budgetRuleOf(job: JobRecord): BudgetRule {
+    const chatUsd = conversationPolicy(o.loaded.config, job.target).budget?.conversationUsdPerDay;
+    const creatorUsd = creatorBudget(job);
+    return createBudgetRule(
+      spend,
+      { conversationKey: job.target, ...(job.createdBy ? { userKey: job.createdBy } : {}) },
+      {
+        ...(chatUsd !== undefined ? { conversationUsdPerDay: chatUsd } : {}),
+        ...(creatorUsd !== undefined ? { userUsdPerDay: creatorUsd } : {}),
+      },
+      () => clock.now().getTime(),
+    );
   }
 
   /** The daily budget of the job's creator, as for their own messages in the target conversation. */
@@ -448,61 +458,10 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
    * in flight); a refusal names that budget in the run's notice.
    */
   function reserve(run: ActiveRun, id: number, estimateUsd: number): boolean {
-    const conversation = { conversationKey: run.job.target };
-    const creator = run.job.createdBy ? { userKey: run.job.createdBy } : undefined;
-    // A job in a thread holds against its channel's budget too (the channel's own and its threads' spending).
-    const channel = budgetChannelOf(run.job.target);
-    const space = channel !== run.job.target ? [{ spaceKey: channel }] : [];
-    const chatUsd = conversationBudget(run.job.target);
-    const creatorUsd = creatorBudget(run.job);
-    const limits: DailyLimit[] = [
-      ...(creator && creatorUsd !== undefined ? [{ kind: 'user' as const, subjects: [creator], usd: creatorUsd }] : []),
-      ...(chatUsd !== undefined
-        ? [
-            {
-              kind: 'conversation' as const,
-              subjects: [{ conversationKey: channel }, { spaceKey: channel }],
-              usd: chatUsd,
-            },
-          ]
-        : []),
-    ];
-    const r = spend.reserve([conversation, ...space, ...(creator ? [creator] : [])], estimateUsd, limits);
-    if ('refused' in r) {
-      run.limitedBy = r.refused.kind === 'conversation' ? 'conversation' : 'creator';
-      return false;
-    }
+    const r = run.budget.reserve(estimateUsd);
+    if (!r) return false;
     run.reservations.set(id, r);
     return true;
-  }
-
-  /** What the subject spent today: the store's figure and the charges of this process not written yet. */
-  async function spentToday(subject: UsageSubject): Promise<number> {
-    await spend.prepare([subject]);
-    return spend.today(subject);
-  }
-
-  /**
-   * One model call of a run, charged when the worker reports it (not from its result, which a
-   * terminated or crashed worker never sends): to the target conversation (its daily budget,
-   * /usage), as its own runs are, under the model that answered the call.
-   */
-  function charge(run: ActiveRun, c: RunCharge): void {
-    const channel = budgetChannelOf(run.job.target);
-    spend.charge(
-      {
-        conversationKey: run.job.target,
-        // A job in a thread spends from its channel's budget too, as the thread's own runs do.
-        ...(channel !== run.job.target ? { spaceKey: channel } : {}),
-        // The creator's daily budget counts what their job spends, as their own messages do.
-        ...(run.job.createdBy ? { userKey: run.job.createdBy } : {}),
-        model: c.model,
-        usage: c.usage,
-        ...(c.costUsd !== undefined ? { costUsd: c.costUsd } : {}),
-        at: clock.now().toISOString(),
-      },
-      persist,
-    );
   }
 
   async function finish(id: string): Promise<void> {
