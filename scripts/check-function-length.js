@@ -19,8 +19,6 @@ const EXEMPT = ['src/sandbox/wasm/', 'src/sandbox/glue-patch.ts'];
 const ALLOWED = new Set([
   'src/gateway/gateway.ts:createGateway',
   'src/store/delivery-log.ts:createDeliveryLog',
-  'src/scheduler/scheduler.ts:createScheduler',
-  'src/gateway/approvals.ts:createApprovalDesk',
   'src/runner/agent-runner.ts:createAgentRunner',
   'src/adapters/discord/adapter.ts:createDiscordAdapter',
   'src/adapters/web/adapter.ts:createWebAdapter',
