@@ -11,15 +11,13 @@ import ts from 'typescript';
 const MAX = 300;
 const EXEMPT = ['src/sandbox/wasm/', 'src/sandbox/glue-patch.ts'];
 /**
- * The offenders when this check landed (issue #26), listed so that lint stays green while they are
- * split: createGateway and createDeliveryLog on other branches now; createScheduler,
- * createApprovalDesk and createAgentRunner on this one; the Discord and web adapters' factories next.
- * An entry that is no longer an offender is reported, so the list only shrinks.
+ * The offenders left when this check landed (issue #26), listed so that lint stays green while they
+ * are split: createGateway and createDeliveryLog on other branches now; the Discord and web
+ * adapters' factories next. An entry that is no longer an offender is reported, so the list only shrinks.
  */
 const ALLOWED = new Set([
   'src/gateway/gateway.ts:createGateway',
   'src/store/delivery-log.ts:createDeliveryLog',
-  'src/runner/agent-runner.ts:createAgentRunner',
   'src/adapters/discord/adapter.ts:createDiscordAdapter',
   'src/adapters/web/adapter.ts:createWebAdapter',
 ]);

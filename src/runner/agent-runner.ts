@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { estimateTokens } from '../agent/loop/compaction.ts';
 import { RESERVED_OUTPUT_TOKENS } from '../agent/loop/run-loop.ts';
 import { SUMMARY_MARK, summarizeHistory } from '../agent/loop/summarize.ts';
+import type { AgentResult } from '../agent/loop/types.ts';
 import type { McpHub } from '../agent/mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from '../agent/media/send-file-tool.ts';
 import {
@@ -193,6 +194,92 @@ export function workspaceOf(workspacesDir: string, conversationKey: string): str
   return join(workspacesDir, encodeName(conversationKey));
 }
 
+/**
+ * The words of a run's outcome after what the run said (`text`): `why` a budget stopped it (else
+ * its own budget did), the error a failed run reports (already redacted).
+ */
+export function outcomeText(outcome: AgentResult['outcome'], text: string, o: { why?: string; error: string }): string {
+  const after = (note: string) => `${text ? `${text}\n\n` : ''}${note}`;
+  switch (outcome) {
+    case 'final':
+      return text;
+    case 'cancelled':
+      return text ? `${text}\n\n(stopped)` : 'Stopped.';
+    case 'timeout':
+      return after('(I ran out of time for this one; ask me to continue.)');
+    case 'max-turns':
+      return after('(I stopped after too many steps; ask me to continue.)');
+    case 'max-tokens':
+      return `${text}\n\n(The answer was cut off.)`;
+    case 'budget-exceeded':
+      return after(o.why ? `(Stopped: ${o.why}. /usage shows the figures.)` : "(Stopped: this run's budget is spent.)");
+    case 'error':
+      return `Sorry, I could not answer: ${o.error}`;
+    default: {
+      // Every outcome of the loop has words here: a new one fails the typecheck, not a user.
+      const unhandled: never = outcome;
+      throw new Error(`unhandled run outcome ${String(unhandled)}`);
+    }
+  }
+}
+
+/**
+ * Runs the `send_file` calls of a replayed turn again, if the conversation's policy as the config
+ * says now still lets an answer send files; returns a line per file that could not be attached.
+ */
+async function attachAgain(
+  tool: BuiltinTool,
+  policy: ResolvedPolicy,
+  inputs: Record<string, unknown>[],
+  signal: AbortSignal,
+): Promise<string> {
+  const allowed = permits(policy, tool.name, tool.permissionLevel);
+  let missing = '';
+  for (const input of inputs) {
+    if (!allowed.ok) {
+      missing += `\n\n(I could not attach again ${String(input.path ?? '')}: ${allowed.reason}.)`;
+      continue;
+    }
+    const r = await tool.run(input, { signal });
+    if (r.isError) missing += `\n\n(${r.content.replace(/^cannot send/, 'I could not attach again')}.)`;
+  }
+  return missing;
+}
+
+/** Whose notes a message's run sees and saves: its conversation's, as its sender. */
+const memoryView = (m: InboundMessage): MemoryView => ({
+  conversationKey: m.conversationKey,
+  userKey: `${m.platform}:${m.userId}`,
+});
+
+/**
+ * The notes for this message's prompt, and why the run cannot trust them, if it cannot: another
+ * user saved one (the conversation's notes are everyone's: their words are as untrusted as that
+ * user's messages), or a run saved one after it had read untrusted content.
+ * A store that fails costs the digest, never the answer.
+ */
+async function memoriesFor(
+  store: Pick<Store, 'memories'>,
+  m: InboundMessage,
+  digestChars: number,
+  log: Logger,
+): Promise<{ digest?: string; untrusted?: string }> {
+  try {
+    const view = memoryView(m);
+    const notes = await visibleMemories(store.memories, view);
+    const digest = memoryDigest(notes, m.text, digestChars);
+    if (!digest) return {};
+    const untrusted = untrustedNotes(
+      notes.filter((n) => digest.includes(`[${n.id}]`)),
+      view,
+    );
+    return { digest, ...(untrusted ? { untrusted } : {}) };
+  } catch (e) {
+    log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
+    return {};
+  }
+}
+
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
@@ -224,35 +311,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           },
         }
       : deps;
-  const memoryView = (m: InboundMessage): MemoryView => ({
-    conversationKey: m.conversationKey,
-    userKey: `${m.platform}:${m.userId}`,
-  });
   const memoryTools = (m: InboundMessage): BuiltinTool[] =>
     o.memory ? createMemoryTools(o.store.memories, memoryView(m)) : [];
-  /**
-   * The notes for this message's prompt, and why the run cannot trust them, if it cannot: another
-   * user saved one (the conversation's notes are everyone's: their words are as untrusted as that
-   * user's messages), or a run saved one after it had read untrusted content.
-   * A store that fails costs the digest, never the answer.
-   */
-  async function digestFor(m: InboundMessage): Promise<{ digest?: string; untrusted?: string }> {
-    if (!o.memory) return {};
-    try {
-      const view = memoryView(m);
-      const notes = await visibleMemories(o.store.memories, view);
-      const digest = memoryDigest(notes, m.text, o.memory.digestChars);
-      if (!digest) return {};
-      const untrusted = untrustedNotes(
-        notes.filter((n) => digest.includes(`[${n.id}]`)),
-        view,
-      );
-      return { digest, ...(untrusted ? { untrusted } : {}) };
-    } catch (e) {
-      log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
-      return {};
-    }
-  }
+  const digestFor = async (m: InboundMessage): Promise<{ digest?: string; untrusted?: string }> =>
+    o.memory ? memoriesFor(o.store, m, o.memory.digestChars, log) : {};
   const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy =>
     toAgentPolicy(policy, {
       workspace,
@@ -344,19 +406,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const earlier = answerInHistory(history, message.id);
       const files: AttachedFile[] = [];
       if (earlier !== undefined) {
-        // Its files never reached the outbox either: they are read from the workspace again, if
-        // the conversation's policy as the config says now still lets an answer send files.
+        // Its files never reached the outbox either: they are read from the workspace again.
         const tool = createSendFileTool({ workspace, maxBytes: maxFileBytes, attach: (f) => files.push(f) });
-        const allowed = permits(policy, tool.name, tool.permissionLevel);
-        let missing = '';
-        for (const input of filesInHistory(history, message.id)) {
-          if (!allowed.ok) {
-            missing += `\n\n(I could not attach again ${String(input.path ?? '')}: ${allowed.reason}.)`;
-            continue;
-          }
-          const r = await tool.run(input, { signal });
-          if (r.isError) missing += `\n\n(${r.content.replace(/^cannot send/, 'I could not attach again')}.)`;
-        }
+        const missing = await attachAgain(tool, policy, filesInHistory(history, message.id), signal);
         return { text: earlier + missing, outcome: 'replayed', ...(files.length ? { files } : {}) };
       }
       // In groups the model needs to know who is speaking.
@@ -433,44 +485,19 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         await persist('history', () => o.store.conversations.setMessages(key, turn));
       }
       const text = note + notices + transcriptNote(media) + result.text.trim();
+      if (result.outcome === 'error') log.error({ conversation: key, err: result.error }, 'agent run failed');
+      // Counted after the run's charges are written: the figure the store holds, not one taken
+      // while they were still being settled.
+      const why = result.outcome === 'budget-exceeded' ? (overBudget(message, budget) ?? refused) : undefined;
+      const reply: AgentRunReply = {
+        text: outcomeText(result.outcome, text, {
+          ...(why ? { why } : {}),
+          error: redactLine(result.error ?? 'unknown error', o.secretValues),
+        }),
+        outcome: result.outcome,
+      };
       // Whatever the outcome, what the run attached goes with its words.
-      const withFiles = (reply: AgentRunReply): AgentRunReply => (files.length ? { ...reply, files } : reply);
-      switch (result.outcome) {
-        case 'final':
-          return withFiles({ text, outcome: result.outcome });
-        case 'cancelled':
-          return withFiles({ text: text ? `${text}\n\n(stopped)` : 'Stopped.', outcome: result.outcome });
-        case 'timeout':
-          return withFiles({
-            text: `${text ? `${text}\n\n` : ''}(I ran out of time for this one; ask me to continue.)`,
-            outcome: result.outcome,
-          });
-        case 'max-turns':
-          return withFiles({
-            text: `${text ? `${text}\n\n` : ''}(I stopped after too many steps; ask me to continue.)`,
-            outcome: result.outcome,
-          });
-        case 'max-tokens':
-          return withFiles({ text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome });
-        case 'budget-exceeded': {
-          // Counted after the run's charges are written: the figure the store holds, not one taken
-          // while they were still being settled.
-          const why = overBudget(message, budget) ?? refused;
-          const stop = why ? `(Stopped: ${why}. /usage shows the figures.)` : "(Stopped: this run's budget is spent.)";
-          return withFiles({ text: `${text ? `${text}\n\n` : ''}${stop}`, outcome: result.outcome });
-        }
-        case 'error':
-          log.error({ conversation: key, err: result.error }, 'agent run failed');
-          return withFiles({
-            text: `Sorry, I could not answer: ${redactLine(result.error ?? 'unknown error', o.secretValues)}`,
-            outcome: result.outcome,
-          });
-        default: {
-          // Every outcome of the loop has words here: a new one fails the typecheck, not a user.
-          const unhandled: never = result.outcome;
-          throw new Error(`unhandled run outcome ${String(unhandled)}`);
-        }
-      }
+      return files.length ? { ...reply, files } : reply;
     },
     async reset(key) {
       await o.store.conversations.reset(key);
