@@ -71,6 +71,7 @@ export interface JobRuns {
   settled(): Promise<void>;
 }
 
+/** Whoever waits for a run's report (a manual run's caller). */
 export interface Waiter {
   resolve(report: RunReport): void;
   reject(error: Error): void;
@@ -126,6 +127,7 @@ function slotOf(trigger: RunTrigger, job: JobRecord, now: Date): string | undefi
   if (trigger === 'catch-up') return `catch-up:${job.lastRunAt ?? job.createdAt ?? 'never'}`;
   return undefined;
 }
+
 /** Creates the runs of a scheduler. */
 export function createJobRuns(o: JobRunsOptions): JobRuns {
   const { log, emit, clock, secretValues: secrets, startupTimeoutMs, graceMs, maxQueued, known } = o;
