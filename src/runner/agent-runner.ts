@@ -4,12 +4,14 @@
 // run attaches with `send_file` come back with the answer (the gateway sends them after its text).
 // It implements the runner's port (runner/ports.ts) that the gateway drives; main.ts hands it to
 // the gateway.
+
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { encodeUserKey } from '../adapters/index.ts';
 import { estimateTokens } from '../agent/loop/compaction.ts';
 import { RESERVED_OUTPUT_TOKENS } from '../agent/loop/run-loop.ts';
 import { SUMMARY_MARK, summarizeHistory } from '../agent/loop/summarize.ts';
+import type { AgentResult } from '../agent/loop/types.ts';
 import type { McpHub } from '../agent/mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from '../agent/media/send-file-tool.ts';
 import {
@@ -38,11 +40,13 @@ import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
-import { encodeName, type Store, StoreCorruptError, type UsageSubject } from '../store/index.ts';
-import { createDailySpend, type DailyLimit, type DailySpend, utcDay } from './daily-spend.ts';
+import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
+import { toAgentPolicy } from './agent-policy.ts';
+import { type BudgetRule, budgetHooks, channelSubjects, createBudgetRule, spaceOf } from './budget-rule.ts';
+import { createDailySpend, type DailySpend, utcDay } from './daily-spend.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
 import type { Persist } from './persist.ts';
-import { budgetChannelOf, type PolicyLimits, type ResolvedPolicy, withModelChoice } from './policy.ts';
+import { type PolicyLimits, type ResolvedPolicy, withModelChoice } from './policy.ts';
 import type { AgentRunner, AgentRunReply, AgentRunRequest, UsageView } from './ports.ts';
 import { GatewayStoppingError } from './ports.ts';
 
@@ -192,6 +196,92 @@ export function workspaceOf(workspacesDir: string, conversationKey: string): str
   return join(workspacesDir, encodeName(conversationKey));
 }
 
+/**
+ * The words of a run's outcome after what the run said (`text`): `why` a budget stopped it (else
+ * its own budget did), the error a failed run reports (already redacted).
+ */
+export function outcomeText(outcome: AgentResult['outcome'], text: string, o: { why?: string; error: string }): string {
+  const after = (note: string) => `${text ? `${text}\n\n` : ''}${note}`;
+  switch (outcome) {
+    case 'final':
+      return text;
+    case 'cancelled':
+      return text ? `${text}\n\n(stopped)` : 'Stopped.';
+    case 'timeout':
+      return after('(I ran out of time for this one; ask me to continue.)');
+    case 'max-turns':
+      return after('(I stopped after too many steps; ask me to continue.)');
+    case 'max-tokens':
+      return `${text}\n\n(The answer was cut off.)`;
+    case 'budget-exceeded':
+      return after(o.why ? `(Stopped: ${o.why}. /usage shows the figures.)` : "(Stopped: this run's budget is spent.)");
+    case 'error':
+      return `Sorry, I could not answer: ${o.error}`;
+    default: {
+      // Every outcome of the loop has words here: a new one fails the typecheck, not a user.
+      const unhandled: never = outcome;
+      throw new Error(`unhandled run outcome ${String(unhandled)}`);
+    }
+  }
+}
+
+/**
+ * Runs the `send_file` calls of a replayed turn again, if the conversation's policy as the config
+ * says now still lets an answer send files; returns a line per file that could not be attached.
+ */
+async function attachAgain(
+  tool: BuiltinTool,
+  policy: ResolvedPolicy,
+  inputs: Record<string, unknown>[],
+  signal: AbortSignal,
+): Promise<string> {
+  const allowed = permits(policy, tool.name, tool.permissionLevel);
+  let missing = '';
+  for (const input of inputs) {
+    if (!allowed.ok) {
+      missing += `\n\n(I could not attach again ${String(input.path ?? '')}: ${allowed.reason}.)`;
+      continue;
+    }
+    const r = await tool.run(input, { signal });
+    if (r.isError) missing += `\n\n(${r.content.replace(/^cannot send/, 'I could not attach again')}.)`;
+  }
+  return missing;
+}
+
+/** Whose notes a message's run sees and saves: its conversation's, as its sender. */
+const memoryView = (m: InboundMessage): MemoryView => ({
+  conversationKey: m.conversationKey,
+  userKey: encodeUserKey(m),
+});
+
+/**
+ * The notes for this message's prompt, and why the run cannot trust them, if it cannot: another
+ * user saved one (the conversation's notes are everyone's: their words are as untrusted as that
+ * user's messages), or a run saved one after it had read untrusted content.
+ * A store that fails costs the digest, never the answer.
+ */
+async function memoriesFor(
+  store: Pick<Store, 'memories'>,
+  m: InboundMessage,
+  digestChars: number,
+  log: Logger,
+): Promise<{ digest?: string; untrusted?: string }> {
+  try {
+    const view = memoryView(m);
+    const notes = await visibleMemories(store.memories, view);
+    const digest = memoryDigest(notes, m.text, digestChars);
+    if (!digest) return {};
+    const untrusted = untrustedNotes(
+      notes.filter((n) => digest.includes(`[${n.id}]`)),
+      view,
+    );
+    return { digest, ...(untrusted ? { untrusted } : {}) };
+  } catch (e) {
+    log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
+    return {};
+  }
+}
+
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
@@ -223,108 +313,41 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           },
         }
       : deps;
-  const memoryView = (m: InboundMessage): MemoryView => ({
-    conversationKey: m.conversationKey,
-    userKey: encodeUserKey(m),
-  });
   const memoryTools = (m: InboundMessage): BuiltinTool[] =>
     o.memory ? createMemoryTools(o.store.memories, memoryView(m)) : [];
-  /**
-   * The notes for this message's prompt, and why the run cannot trust them, if it cannot: another
-   * user saved one (the conversation's notes are everyone's: their words are as untrusted as that
-   * user's messages), or a run saved one after it had read untrusted content.
-   * A store that fails costs the digest, never the answer.
-   */
-  async function digestFor(m: InboundMessage): Promise<{ digest?: string; untrusted?: string }> {
-    if (!o.memory) return {};
-    try {
-      const view = memoryView(m);
-      const notes = await visibleMemories(o.store.memories, view);
-      const digest = memoryDigest(notes, m.text, o.memory.digestChars);
-      if (!digest) return {};
-      const untrusted = untrustedNotes(
-        notes.filter((n) => digest.includes(`[${n.id}]`)),
-        view,
-      );
-      return { digest, ...(untrusted ? { untrusted } : {}) };
-    } catch (e) {
-      log.warn({ conversation: m.conversationKey, err: errorMessage(e) }, 'memories not read');
-      return {};
-    }
-  }
-  const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy => ({
-    access: policy.access,
-    tools: policy.tools,
-    workspace,
-    network: { allow: policy.network.allow, block: o.sandbox.block },
-    limits: o.sandbox.limits,
-    ...(policy.model ? { model: policy.model } : {}),
-    ...(policy.models ? { models: policy.models } : {}),
-    ...(policy.systemPrompt ? { systemPrompt: policy.systemPrompt } : {}),
-    ...(policy.approvals ? { approvals: policy.approvals } : {}),
-    ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
-    ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
-  });
+  const digestFor = async (m: InboundMessage): Promise<{ digest?: string; untrusted?: string }> =>
+    o.memory ? memoriesFor(o.store, m, o.memory.digestChars, log) : {};
+  const agentPolicy = (policy: ResolvedPolicy, workspace: string): AgentPolicy =>
+    toAgentPolicy(policy, {
+      workspace,
+      sandbox: o.sandbox,
+      ...(o.timeoutMs ? { timeoutMs: o.timeoutMs } : {}),
+      ...(o.maxTurns ? { maxTurns: o.maxTurns } : {}),
+    });
   const now = o.now ?? Date.now;
   const records = createWorkspaceRecords(o.store.kv);
   const spend = o.spend ?? createDailySpend(o.store.usage, { now, log });
   const userKeyOf = (m: InboundMessage) => encodeUserKey(m);
   /**
-   * What a conversation budget counts (a channel-level setting covers all of the channel's
-   * threads): the channel's own spending and its threads' (their space's), both in the ledger.
+   * The daily budget rule of the message's run: charged to its conversation (its channel's too,
+   * for a thread) and its sender, held against the budgets the policy puts on them.
    */
-  const channelSubjects = (conversationKey: string): UsageSubject[] => {
-    const channel = budgetChannelOf(conversationKey);
-    return [{ conversationKey: channel }, { spaceKey: channel }];
-  };
-  /** A charge's space: the channel of a thread (absent for a conversation that is no thread). */
-  const spaceOf = (conversationKey: string): { spaceKey?: string } => {
-    const channel = budgetChannelOf(conversationKey);
-    return channel === conversationKey ? {} : { spaceKey: channel };
-  };
-  /**
-   * The daily budgets the policy puts on the message's conversation (its channel with all its
-   * threads) and user: the subjects whose spending today is read before a run (each read is a store
-   * round trip; without a budget none is needed) and checked before each model call. Charges are
-   * recorded for all of them whatever the policy, for /usage.
-   */
-  const budgetLimits = (m: InboundMessage, policy: ResolvedPolicy): DailyLimit[] => [
-    ...(policy.budget?.conversationUsdPerDay !== undefined
-      ? [
-          {
-            kind: 'conversation' as const,
-            subjects: channelSubjects(m.conversationKey),
-            usd: policy.budget.conversationUsdPerDay,
-          },
-        ]
-      : []),
-    ...(policy.budget?.userUsdPerDay !== undefined
-      ? [{ kind: 'user' as const, subjects: [{ userKey: userKeyOf(m) }], usd: policy.budget.userUsdPerDay }]
-      : []),
-  ];
-  const budgetedSubjects = (m: InboundMessage, policy: ResolvedPolicy): UsageSubject[] =>
-    budgetLimits(m, policy).flatMap((l) => l.subjects);
-  /** The subjects a model call for the message is charged to (and holds its reservation against). */
-  const chargedSubjects = (m: InboundMessage): UsageSubject[] => {
-    const { spaceKey } = spaceOf(m.conversationKey);
-    return [{ conversationKey: m.conversationKey }, { userKey: userKeyOf(m) }, ...(spaceKey ? [{ spaceKey }] : [])];
-  };
+  const budgetOf = (m: InboundMessage, policy: ResolvedPolicy): BudgetRule =>
+    createBudgetRule(spend, { conversationKey: m.conversationKey, userKey: userKeyOf(m) }, policy.budget, now);
   /**
    * Why the message's conversation or user may not spend more today (undefined: they may): what
    * the ledger counts as spent (the figure the store holds once written), and what model calls
    * in flight hold when that is what takes the budget up.
    */
-  const overBudget = (message: InboundMessage, policy: ResolvedPolicy): string | undefined => {
-    for (const { kind, subjects, usd: budget } of budgetLimits(message, policy)) {
-      const spent = subjects.reduce((sum, s) => sum + spend.today(s), 0);
-      const held = subjects.reduce((sum, s) => sum + spend.reserved(s), 0);
-      if (spent + held < budget) continue;
-      const inFlight = held > 0 ? ` and runs in progress hold ${usd(held)}` : '';
-      if (kind === 'user') return `you have spent ${usd(spent)} today${inFlight}, your daily budget is ${usd(budget)}`;
-      const who = spaceOf(message.conversationKey).spaceKey ? 'this channel (all its threads)' : 'this conversation';
-      return `${who} has spent ${usd(spent)} today${inFlight}, its daily budget is ${usd(budget)}`;
-    }
-    return undefined;
+  const overBudget = (message: InboundMessage, rule: BudgetRule): string | undefined => {
+    const first = rule.takenUp()[0];
+    if (!first) return undefined;
+    const { limit, spent, held } = first;
+    const inFlight = held > 0 ? ` and runs in progress hold ${usd(held)}` : '';
+    if (limit.kind === 'user')
+      return `you have spent ${usd(spent)} today${inFlight}, your daily budget is ${usd(limit.usd)}`;
+    const who = spaceOf(message.conversationKey).spaceKey ? 'this channel (all its threads)' : 'this conversation';
+    return `${who} has spent ${usd(spent)} today${inFlight}, its daily budget is ${usd(limit.usd)}`;
   };
 
   /** Whether the run's model takes image parts (a model that cannot be resolved fails the run anyway). */
@@ -385,19 +408,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const earlier = answerInHistory(history, message.id);
       const files: AttachedFile[] = [];
       if (earlier !== undefined) {
-        // Its files never reached the outbox either: they are read from the workspace again, if
-        // the conversation's policy as the config says now still lets an answer send files.
+        // Its files never reached the outbox either: they are read from the workspace again.
         const tool = createSendFileTool({ workspace, maxBytes: maxFileBytes, attach: (f) => files.push(f) });
-        const allowed = permits(policy, tool.name, tool.permissionLevel);
-        let missing = '';
-        for (const input of filesInHistory(history, message.id)) {
-          if (!allowed.ok) {
-            missing += `\n\n(I could not attach again ${String(input.path ?? '')}: ${allowed.reason}.)`;
-            continue;
-          }
-          const r = await tool.run(input, { signal });
-          if (r.isError) missing += `\n\n(${r.content.replace(/^cannot send/, 'I could not attach again')}.)`;
-        }
+        const missing = await attachAgain(tool, policy, filesInHistory(history, message.id), signal);
         return { text: earlier + missing, outcome: 'replayed', ...(files.length ? { files } : {}) };
       }
       // In groups the model needs to know who is speaking.
@@ -413,8 +426,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         return { text: why, outcome: 'nothing-to-read' };
       }
       const input = built.text;
-      const budgeted = budgetedSubjects(message, policy);
-      if (budgeted.length) await persist('usage', () => spend.prepare(budgeted));
+      const budget = budgetOf(message, policy);
+      // Today's spending of the budgeted subjects (a store round trip only when a budget applies).
+      if (budget.limits.length) await persist('usage', () => budget.prepare());
       // Words of other people in a shared conversation are content the requester did not write.
       // What else the history holds that nobody can trust, runAgent reads from its provenance.
       const others = history.some((m) => isInput(m) && authorsOf(m).some((a) => a !== message.userId));
@@ -448,28 +462,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         ...(approve ? { approve } : {}),
         ...(untrusted.length ? { untrusted } : {}),
         workspace: await workspaceTrust(records, message, log),
-        meterHooks: {
-          onCharge: (model, usage, costUsd) =>
-            spend.charge(
-              {
-                conversationKey: key,
-                ...spaceOf(key),
-                userKey: userKeyOf(message),
-                model,
-                usage,
-                ...(costUsd !== undefined ? { costUsd } : {}),
-                at: new Date(now()).toISOString(),
-              },
-              persist,
-            ),
-          overBudget: () => overBudget(message, policy) !== undefined,
-          reserve: (estimateUsd) => {
-            const r = spend.reserve(chargedSubjects(message), estimateUsd, budgetLimits(message, policy));
-            if (!('refused' in r)) return r;
-            refused ??= overBudget(message, policy);
-            return undefined;
-          },
-        },
+        meterHooks: budgetHooks(budget, persist, () => {
+          refused ??= overBudget(message, budget);
+        }),
         onEvent: (e) => {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
           else if (e.type === 'tool-start') {
@@ -481,9 +476,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           }
         },
       });
-      // Spending is durable before the answer is (a restart never forgets what was spent): this
-      // run's charges, not those of every run in the process.
-      await spend.flush(chargedSubjects(message));
+      // Spending is durable before the answer is (a restart never forgets what was spent).
+      await spend.flush();
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
       if (result.outcome !== 'error') {
@@ -493,44 +487,19 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         await persist('history', () => o.store.conversations.setMessages(key, turn));
       }
       const text = note + notices + transcriptNote(media) + result.text.trim();
+      if (result.outcome === 'error') log.error({ conversation: key, err: result.error }, 'agent run failed');
+      // Counted after the run's charges are written: the figure the store holds, not one taken
+      // while they were still being settled.
+      const why = result.outcome === 'budget-exceeded' ? (overBudget(message, budget) ?? refused) : undefined;
+      const reply: AgentRunReply = {
+        text: outcomeText(result.outcome, text, {
+          ...(why ? { why } : {}),
+          error: redactLine(result.error ?? 'unknown error', o.secretValues),
+        }),
+        outcome: result.outcome,
+      };
       // Whatever the outcome, what the run attached goes with its words.
-      const withFiles = (reply: AgentRunReply): AgentRunReply => (files.length ? { ...reply, files } : reply);
-      switch (result.outcome) {
-        case 'final':
-          return withFiles({ text, outcome: result.outcome });
-        case 'cancelled':
-          return withFiles({ text: text ? `${text}\n\n(stopped)` : 'Stopped.', outcome: result.outcome });
-        case 'timeout':
-          return withFiles({
-            text: `${text ? `${text}\n\n` : ''}(I ran out of time for this one; ask me to continue.)`,
-            outcome: result.outcome,
-          });
-        case 'max-turns':
-          return withFiles({
-            text: `${text ? `${text}\n\n` : ''}(I stopped after too many steps; ask me to continue.)`,
-            outcome: result.outcome,
-          });
-        case 'max-tokens':
-          return withFiles({ text: `${text}\n\n(The answer was cut off.)`, outcome: result.outcome });
-        case 'budget-exceeded': {
-          // Counted after the run's charges are written: the figure the store holds, not one taken
-          // while they were still being settled.
-          const why = overBudget(message, policy) ?? refused;
-          const stop = why ? `(Stopped: ${why}. /usage shows the figures.)` : "(Stopped: this run's budget is spent.)";
-          return withFiles({ text: `${text ? `${text}\n\n` : ''}${stop}`, outcome: result.outcome });
-        }
-        case 'error':
-          log.error({ conversation: key, err: result.error }, 'agent run failed');
-          return withFiles({
-            text: `Sorry, I could not answer: ${redactLine(result.error ?? 'unknown error', o.secretValues)}`,
-            outcome: result.outcome,
-          });
-        default: {
-          // Every outcome of the loop has words here: a new one fails the typecheck, not a user.
-          const unhandled: never = result.outcome;
-          throw new Error(`unhandled run outcome ${String(unhandled)}`);
-        }
-      }
+      return files.length ? { ...reply, files } : reply;
     },
     async reset(key) {
       await o.store.conversations.reset(key);
@@ -548,16 +517,17 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     async compact({ message, policy, signal }) {
       const key = message.conversationKey;
       const history = (await o.store.conversations.get(key))?.messages ?? [];
-      await spend.prepare(budgetedSubjects(message, policy));
+      const budget = budgetOf(message, policy);
+      await budget.prepare();
       const model = o.deps.resolveModel(policy.model);
       // The summary call holds its estimated cost like a run's calls (the whole history in, the most it may answer).
       const estimate = o.deps.costOf(model.id, {
         inputTokens: estimateTokens('', history, []),
         outputTokens: RESERVED_OUTPUT_TOKENS,
       });
-      const hold = spend.reserve(chargedSubjects(message), estimate ?? 0, budgetLimits(message, policy));
+      const hold = budget.reserve(estimate ?? 0);
       if ('refused' in hold)
-        throw new Error(`not compacted: ${overBudget(message, policy) ?? 'the daily budget is spent'}`);
+        throw new Error(`not compacted: ${overBudget(message, budget) ?? 'the daily budget is spent'}`);
       let s: Awaited<ReturnType<typeof summarizeHistory>>;
       try {
         // Asked for by a person: everything but the last turn goes into the summary.
@@ -566,18 +536,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         s = await summarizeHistory(model.provider, model.model, history, signal, 1, outside);
         if (s) {
           const costUsd = s.usage ? o.deps.costOf(s.usageModel ?? model.id, s.usage) : undefined;
-          spend.charge(
-            {
-              conversationKey: key,
-              ...spaceOf(key),
-              userKey: userKeyOf(message),
-              model: s.usageModel ?? model.id,
-              usage: s.usage ?? { inputTokens: 0, outputTokens: 0 },
-              ...(costUsd !== undefined ? { costUsd } : {}),
-              at: new Date(now()).toISOString(),
-            },
-            once,
-          );
+          budget.charge(s.usageModel ?? model.id, s.usage ?? { inputTokens: 0, outputTokens: 0 }, costUsd, once);
         }
       } finally {
         hold.release();

@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { type AgentPolicy, createAgentRuntime, type Reservation, runAgent } from '../agent/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
+import { type RunSettings, toAgentPolicy } from '../runner/agent-policy.ts';
 import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../runner/policy.ts';
 import { jobInput } from './job-prompt.ts';
 import { oneLine, type RunCharge, type WorkerRunResult } from './run-text.ts';
@@ -17,7 +18,7 @@ import type { RunRequest } from './worker-protocol.ts';
 const NO_USAGE = { inputTokens: 0, outputTokens: 0 };
 
 /** The system prompt addition of a job: nobody is there to answer questions. */
-function jobPrompt(req: RunRequest): string {
+function jobPrompt(req: Pick<RunRequest, 'job'>): string {
   return [
     `You are running the scheduled job "${req.job.name}".`,
     `Your final answer is posted as is to the conversation ${req.job.target}.`,
@@ -44,6 +45,25 @@ export function runLimits(req: Pick<RunRequest, 'job' | 'loaded'>): PolicyLimits
   const limits = narrowPolicy(created, target);
   if (!job.policy && job.model) return { ...limits, model: job.model };
   return limits;
+}
+
+/**
+ * The agent policy of one run: the run's limits as a chat turn's policy becomes one (the same
+ * function), with the job's prompt, timeout and budget, and nobody to approve an escalation.
+ */
+export function jobAgentPolicy(
+  req: Pick<RunRequest, 'job' | 'loaded' | 'workspace' | 'budgetUsd'>,
+  sandbox: RunSettings['sandbox'],
+): AgentPolicy {
+  return toAgentPolicy(runLimits(req), {
+    workspace: req.workspace,
+    sandbox,
+    systemPrompt: jobPrompt(req),
+    timeoutMs: req.job.timeoutMs,
+    // The scheduler's cap: the job's own budget within what the daily budgets have left.
+    ...(req.budgetUsd !== undefined ? { budgetUsd: req.budgetUsd } : {}),
+    unattended: true,
+  });
 }
 
 /** Runs the job once; never throws (failures are outcome `error` with a one-line reason). */
@@ -78,22 +98,7 @@ export async function runJob(
     const input = jobInput(prompt, req.transcript, runtime.skills);
     if (!input.ok) return fail(input.error);
     await mkdir(req.workspace, { recursive: true });
-    const limits = runLimits(req);
-    const policy: AgentPolicy = {
-      access: limits.access,
-      tools: limits.tools,
-      workspace: req.workspace,
-      network: { allow: limits.network.allow, block: runtime.block },
-      limits: runtime.limits,
-      systemPrompt: jobPrompt(req),
-      timeoutMs: req.job.timeoutMs,
-      ...(limits.model ? { model: limits.model } : {}),
-      ...(limits.models ? { models: limits.models } : {}),
-      // The scheduler's cap: the job's own budget within what the daily budgets have left.
-      ...(req.budgetUsd !== undefined ? { budgetUsd: req.budgetUsd } : {}),
-      // No escalation: nobody could approve it.
-      ...(limits.approvals ? { approvals: { ...limits.approvals, allowEscalation: false } } : {}),
-    };
+    const policy = jobAgentPolicy(req, { block: runtime.block, limits: runtime.limits });
     const untrusted = [
       ...(input.withHistory ? [`the recent messages of ${req.job.target}`] : []),
       ...(req.job.untrusted ? [`the job’s prompt, written after reading ${req.job.untrusted}`] : []),

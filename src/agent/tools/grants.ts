@@ -52,7 +52,8 @@ function covers(outer: HostPattern, inner: HostPattern): boolean {
   if (outer.scheme !== '*' && outer.scheme !== inner.scheme) return false;
   if (outer.port !== '*' && outer.port !== inner.port) return false;
   if (!outer.wildcardSubdomains) return !inner.wildcardSubdomains && outer.host === inner.host;
-  return inner.host.endsWith(`.${outer.host}`);
+  // `*.x` covers itself (the same subdomains) and whatever lies under it, never `x` alone.
+  return (inner.wildcardSubdomains && inner.host === outer.host) || inner.host.endsWith(`.${outer.host}`);
 }
 
 /** Hosts both the tool declares and the policy allows (`*` declared = the policy's hosts). */

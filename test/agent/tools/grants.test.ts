@@ -63,4 +63,10 @@ test('network is the declared hosts ∩ the policy allowed hosts, with the polic
     '* declares whatever the policy allows',
   );
   assert.deepEqual(grantFor('ReadOnly', [], policy()).network.allow, [], 'no declaration, no network');
+  assert.deepEqual(
+    intersectHosts(['https://*.github.com'], ['https://*.github.com']),
+    ['https://*.github.com'],
+    'a wildcard both sides name is kept',
+  );
+  assert.deepEqual(intersectHosts(['https://*.github.com'], ['https://github.com']), [], '*.x is not x');
 });
