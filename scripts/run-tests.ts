@@ -8,13 +8,15 @@
 // `npm test` runs the unit layer, then the slow one; `--unit` or `--slow` runs one layer;
 // `--isolate` runs every file alone (as before the pool, to tell whether a failure comes from
 // sharing a process).
-// The test guests are built first when a selected file needs them.
+// The test guests are built first when a selected file needs them, and src/ compiled to JavaScript
+// (test/compiled-src.ts) when it changed.
 // Example: node --import tsx scripts/run-tests.ts --unit test/gateway
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compiledSrc } from '../test/compiled-src.ts';
 import { isIsolated, isSlow } from './test-layers.ts';
 import type { WorkerReport } from './test-reporter.ts';
 
@@ -84,6 +86,10 @@ if (files.some(isSlow)) {
   });
   if (guests.status !== 0) process.exit(guests.status ?? 1);
 }
+
+// src/ compiled for the tests' child processes and job workers, made here once rather than by the
+// first files of several processes at once.
+compiledSrc();
 
 interface FileResult {
   file: string;
