@@ -254,6 +254,9 @@ const wallStart = Date.now();
 const unitFiles = files.filter((f) => !isSlow(f));
 const slowFiles = files.filter(isSlow);
 const unitMs = unitFiles.length ? await runLayer(unitFiles, true, unitSlots) : undefined;
+// Said at once too when the slow layer follows, for whoever watches the run rather than its end.
+if (unitMs !== undefined && slowFiles.length)
+  console.log(`\nunit layer ${(unitMs / 1000).toFixed(1)} s wall (${unitFiles.length} files); the slow layer next`);
 const slowMs = slowFiles.length ? await runLayer(slowFiles, false, concurrency) : undefined;
 const wallMs = Date.now() - wallStart;
 
