@@ -8,22 +8,21 @@
 // `npm test` runs the unit layer, then the slow one; `--unit` or `--slow` runs one layer;
 // `--isolate` runs every file alone (as before the pool, to tell whether a failure comes from
 // sharing a process).
-// The test guests are built first when a selected file needs them.
+// The test guests are built first when a selected file needs them, and src/ compiled to JavaScript
+// (test/compiled-src.ts) when it changed.
 // Example: node --import tsx scripts/run-tests.ts --unit test/gateway
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { compiledSrc } from '../test/compiled-src.ts';
 import { isIsolated, isSlow } from './test-layers.ts';
 import type { WorkerReport } from './test-reporter.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** Last known duration per file (ms), for the order of the next run. */
 const timingsFile = join(root, '.cache', 'test-timings.json');
-/** One test running longer fails (Node applies --test-timeout only under --test, hence that flag below). */
-const TEST_LIMIT_MS = 5 * 60_000;
-
 /** How long a pool worker may take to exit after its last file before it is killed (not a failure). */
 const EXIT_GRACE_MS = 10_000;
 
@@ -88,6 +87,10 @@ if (files.some(isSlow)) {
   if (guests.status !== 0) process.exit(guests.status ?? 1);
 }
 
+// src/ compiled for the tests' child processes and job workers, made here once rather than by the
+// first files of several processes at once.
+compiledSrc();
+
 interface FileResult {
   file: string;
   ms: number;
@@ -115,7 +118,10 @@ function runFile(file: string): Promise<void> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['--import', 'tsx', '--test', `--test-timeout=${TEST_LIMIT_MS}`, '--test-reporter=spec', file],
+      // Under --test the file itself is a test that --test-timeout bounds (Node applies the flag only under
+      // --test): the file's limit, as in a pool worker, so a long file on a busy machine is not failed at a
+      // test's limit; the process is killed a little later only if Node could not end it.
+      ['--import', 'tsx', '--test', `--test-timeout=${fileLimitMs}`, '--test-reporter=spec', file],
       {
         cwd: root,
         stdio: ['ignore', 'pipe', 'pipe'],
@@ -127,7 +133,7 @@ function runFile(file: string): Promise<void> {
     const limit = setTimeout(() => {
       out += `\n✖ ${file} still running after ${fileLimitMs / 1000} s: killed\n`;
       child.kill('SIGKILL');
-    }, fileLimitMs);
+    }, fileLimitMs + killGraceMs);
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       // A test past its limit is reported as cancelled, not failed.
@@ -248,6 +254,9 @@ const wallStart = Date.now();
 const unitFiles = files.filter((f) => !isSlow(f));
 const slowFiles = files.filter(isSlow);
 const unitMs = unitFiles.length ? await runLayer(unitFiles, true, unitSlots) : undefined;
+// Said at once too when the slow layer follows, for whoever watches the run rather than its end.
+if (unitMs !== undefined && slowFiles.length)
+  console.log(`\nunit layer ${(unitMs / 1000).toFixed(1)} s wall (${unitFiles.length} files); the slow layer next`);
 const slowMs = slowFiles.length ? await runLayer(slowFiles, false, concurrency) : undefined;
 const wallMs = Date.now() - wallStart;
 

@@ -3,8 +3,9 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_LIMITS, type SandboxGrant } from '../src/sandbox/index.ts';
+import { compiledSrc } from './compiled-src.ts';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -47,14 +48,20 @@ export function tempDir(prefix = 'boxbot-test-'): string {
 }
 
 /**
- * Node arguments that run the `boxbot` command from its TypeScript sources (src/cli/main.ts through
- * tsx, as bin/boxbot.js runs the compiled dist/cli/main.js), so CLI tests need no build; then `args`.
+ * The module a `boxbot` command runs (`main(argv)`): src/cli/main.ts compiled to JavaScript
+ * (test/compiled-src.ts), as bin/boxbot.js runs the built dist/cli/main.js, so CLI tests need no
+ * build and a child process does not load every module through tsx.
  */
+export function cliMain(): string {
+  return join(compiledSrc(), 'cli', 'main.js');
+}
+
+/** Node arguments that run the `boxbot` command (cliMain) with `args`. */
 export function boxbotArgv(args: string[]): string[] {
   const entry =
-    `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => ` +
+    `import(${JSON.stringify(pathToFileURL(cliMain()).href)}).then(async (m) => ` +
     `{ process.exitCode = await m.main(process.argv.slice(1)); })`;
-  return ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, '--', ...args];
+  return ['-e', entry, '--', ...args];
 }
 
 /** A short hash of the sources that build tool specs and compiled tools (a change there starts a fresh cache). */

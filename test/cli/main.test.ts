@@ -6,7 +6,8 @@ import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { root } from '../helpers.ts';
+import { pathToFileURL } from 'node:url';
+import { cliMain, root } from '../helpers.ts';
 
 /**
  * Runs the CLI entry in a child process, as bin/boxbot.js does, then prints on a last line the
@@ -14,17 +15,13 @@ import { root } from '../helpers.ts';
  */
 function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string; loaded: string[] } {
   const entry =
-    `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => {
+    `import(${JSON.stringify(pathToFileURL(cliMain()).href)}).then(async (m) => {
     process.exitCode = await m.main(process.argv.slice(1));
     const pkgs = Object.keys(require.cache)` +
     `.map((f) => /node_modules[\\\\/]((?:@[^\\\\/]+[\\\\/])?[^\\\\/]+)/.exec(f)?.[1]).filter(Boolean);
     process.stdout.write('\\nLOADED ' + JSON.stringify([...new Set(pkgs)]) + '\\n');
   })`;
-  const r = spawnSync(
-    process.execPath,
-    ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, '--', ...args],
-    { encoding: 'utf8', cwd: root },
-  );
+  const r = spawnSync(process.execPath, ['-e', entry, '--', ...args], { encoding: 'utf8', cwd: root });
   const last = /\nLOADED (.*)\n$/.exec(r.stdout);
   assert.ok(last, `no module list in: ${r.stdout}\n${r.stderr}`);
   return {

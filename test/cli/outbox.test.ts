@@ -6,27 +6,15 @@ import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { createFileStore } from '../../src/store/index.ts';
-import { root, tempDir } from '../helpers.ts';
+import { boxbotArgv, root, tempDir } from '../helpers.ts';
 import { reply } from '../store/delivery-fixtures.ts';
 
 function boxbot(config: string, ...args: string[]) {
-  const entry =
-    `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => ` +
-    `{ process.exitCode = await m.main(process.argv.slice(1)); })`;
-  return spawnSync(
-    process.execPath,
-    [
-      '--import',
-      join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'),
-      '-e',
-      entry,
-      '--',
-      ...args,
-      '--config',
-      config,
-    ],
-    { encoding: 'utf8', cwd: root, env: { PATH: process.env.PATH ?? '' } },
-  );
+  return spawnSync(process.execPath, boxbotArgv([...args, '--config', config]), {
+    encoding: 'utf8',
+    cwd: root,
+    env: { PATH: process.env.PATH ?? '' },
+  });
 }
 
 test('boxbot outbox failed lists refused replies newest first and leaves the delivery log as it was', async () => {

@@ -7,7 +7,7 @@ import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { dropTool } from '../agent/tools/registry-helpers.ts';
-import { root, shareCache, tempDir } from '../helpers.ts';
+import { boxbotArgv, root, shareCache, tempDir } from '../helpers.ts';
 
 const dataDir = shareCache(tempDir('boxbot-data-'));
 const config = join(dataDir, 'boxbot.config.json');
@@ -17,14 +17,7 @@ const RCAT = join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm');
 
 /** Runs the CLI entry (src/cli/main.ts `main`) in a child process, as bin/boxbot.js does. */
 function boxbot(...args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const entry =
-    `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => ` +
-    `{ process.exitCode = await m.main(process.argv.slice(1)); })`;
-  const r = spawnSync(
-    process.execPath,
-    ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config],
-    { encoding: 'utf8', cwd: root },
-  );
+  const r = spawnSync(process.execPath, boxbotArgv([...args, '--config', config]), { encoding: 'utf8', cwd: root });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

@@ -265,7 +265,8 @@ test('a denied call and a timed-out one are refusals the model reads, and it goe
   const { gw, adapter } = boot({
     model,
     state: createMemoryState(),
-    telegram: approvals({ approvers: 'requester', timeoutMs: 200 }),
+    // Long enough that the press lands before it on a busy machine; the second question waits it out.
+    telegram: approvals({ approvers: 'requester', timeoutMs: 2000 }),
     tools: [write.t],
   });
   await gw.start();

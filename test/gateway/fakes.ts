@@ -357,8 +357,11 @@ export class MemoryGatewayStore implements GatewayStore {
 
 export { sleep } from '../../src/core/sleep.ts';
 
-/** Polls until `pred` holds (fails after 5 s naming `what`). */
-export const until = (pred: () => boolean, what: string): Promise<void> => waitUntil(pred, what, 5000);
+/**
+ * Polls until `pred` holds (fails after 60 s naming `what`): the limit only turns a hang into a failure, so it
+ * is far above what a busy machine takes.
+ */
+export const until = (pred: () => boolean, what: string): Promise<void> => waitUntil(pred, what, 60_000);
 
 /**
  * Leases in memory with the database's rules (the PostgreSQL store's, without a database): they

@@ -149,7 +149,8 @@ describe('sandbox: filesystem', () => {
         args: ['race-read', 'sub/secret.txt', '100000'],
         mounts: [{ host: race, guest: '/', readOnly: true }],
       });
-      g.limits.timeoutMs = 300_000;
+      // Only a bound on a hang, under the file's 10-minute limit: on a loaded machine the reads took over 5 minutes.
+      g.limits.timeoutMs = 540_000;
       // 100,000 opens in an interpreter exceed the default budget; the timeout still bounds it
       g.limits.fuel = undefined;
       const r = await sandbox.run(guest('fs-probe'), g);

@@ -9,6 +9,11 @@ import { createSandbox, type Sandbox, type SandboxGrant } from '../../src/sandbo
 import { grant, guest, tempDir, text, waitUntil } from '../helpers.ts';
 
 const MiB = 1024 * 1024;
+/**
+ * How long a wait below may take before it fails: only a hang should reach it. The first one includes compiling
+ * the guest and starting its worker, which on a loaded machine took over 20 s.
+ */
+const WAIT_MS = 120_000;
 
 describe('sandbox: network limits per call', () => {
   let sandbox: Sandbox;
@@ -52,10 +57,10 @@ describe('sandbox: network limits per call', () => {
     };
     const urls = Array.from({ length: 9 }, (_, i) => `${base}/r${i}`);
     const call = sandbox.run(guest('net-probe'), netGrant(['--parallel', ...urls]));
-    await waitUntil(() => held.length >= 8, 'eight requests held by the server', 20_000);
+    await waitUntil(() => held.length >= 8, 'eight requests held by the server', WAIT_MS);
     // Answer one: only then may the ninth reach the server.
     held[0]!.end('done');
-    await waitUntil(() => seen === 9, 'the ninth request after a slot freed', 20_000);
+    await waitUntil(() => seen === 9, 'the ninth request after a slot freed', WAIT_MS);
     for (const res of [...held]) res.end('done');
     const r = await call;
     assert.equal(r.trap, undefined);
@@ -93,12 +98,12 @@ describe('sandbox: network limits per call', () => {
         return;
       }
       // The guest exits right after this answer; hold it until /hang is surely in flight.
-      void waitUntil(() => arrived, '/hang to arrive', 20_000).then(() => res.end('pong'));
+      void waitUntil(() => arrived, '/hang to arrive', WAIT_MS).then(() => res.end('pong'));
     };
     const r = await sandbox.run(guest('net-probe'), netGrant(['--leave', `${base}/hang`, `${base}/ping`]));
     assert.equal(r.exitCode, 0);
     assert.deepEqual(lines(r.stdout)[0], { ok: true, status: 200, body: 'pong' });
-    await waitUntil(() => closed, 'the abandoned request to be aborted', 20_000);
+    await waitUntil(() => closed, 'the abandoned request to be aborted', WAIT_MS);
   });
 
   it('a request in flight when the call times out is aborted', async () => {
@@ -108,9 +113,10 @@ describe('sandbox: network limits per call', () => {
       arrived = true;
       req.socket.on('close', () => (closed = true));
     };
-    const r = await sandbox.run(guest('net-probe'), netGrant([`${base}/hang`], { timeoutMs: 1500 }));
+    // Time enough for the request to leave the guest on a busy machine before the call times out.
+    const r = await sandbox.run(guest('net-probe'), netGrant([`${base}/hang`], { timeoutMs: 4000 }));
     assert.equal(r.trap?.kind, 'timeout');
     assert.ok(arrived);
-    await waitUntil(() => closed, 'the timed-out request to be aborted', 20_000);
+    await waitUntil(() => closed, 'the timed-out request to be aborted', WAIT_MS);
   });
 });

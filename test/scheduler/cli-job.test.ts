@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createFileStore } from '../../src/store/index.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
-import { root } from '../helpers.ts';
+import { boxbotArgv, root } from '../helpers.ts';
 import { dataDir, lastUserText, setup, until } from './helpers.ts';
 import { ManualClock } from './manual-clock.ts';
 
@@ -21,23 +21,16 @@ function boxbot(
   args: string[],
   env: Record<string, string> = {},
 ): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const entry =
-    `import(${JSON.stringify(join(root, 'src', 'cli', 'main.ts'))}).then(async (m) => ` +
-    `{ process.exitCode = await m.main(process.argv.slice(1)); })`;
-  const child = spawn(
-    process.execPath,
-    ['--import', join(root, 'node_modules', 'tsx', 'dist', 'loader.mjs'), '-e', entry, ...args, '--config', config],
-    {
-      cwd: root,
-      env: {
-        PATH: process.env.PATH ?? '',
-        OPENAI_API_KEY: 'sk-test-emulator-key',
-        OPENAI_BASE_URL: emu.openaiBaseURL,
-        TELEGRAM_BOT_TOKEN: '123:test',
-        ...env,
-      },
+  const child = spawn(process.execPath, boxbotArgv([...args, '--config', config]), {
+    cwd: root,
+    env: {
+      PATH: process.env.PATH ?? '',
+      OPENAI_API_KEY: 'sk-test-emulator-key',
+      OPENAI_BASE_URL: emu.openaiBaseURL,
+      TELEGRAM_BOT_TOKEN: '123:test',
+      ...env,
     },
-  );
+  });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));

@@ -1,6 +1,7 @@
 // Shared wiring for scheduler tests: a data directory whose compiled-tool cache is shared across
 // runs and test files (compiling the bundled tools once takes a while), config + secrets pointing the model at the
 // LLM emulator, a recording `deliver`, and waiting for scheduler events.
+import { join } from 'node:path';
 import type { LoadedConfig } from '../../src/config/load.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import {
@@ -10,6 +11,7 @@ import {
   type SchedulerOptions,
 } from '../../src/scheduler/index.ts';
 import { createFileStore, type Store } from '../../src/store/index.ts';
+import { compiledSrc } from '../compiled-src.ts';
 import type { LlmEmulator } from '../emulators/llm/index.ts';
 import { shareCache, tempDir, waitUntil } from '../helpers.ts';
 
@@ -95,6 +97,12 @@ export interface Posted {
   id: string;
 }
 
+/**
+ * The job worker compiled to JavaScript (test/compiled-src.ts): each run's thread then loads plain
+ * modules, as in production, rather than the agent, providers and sandbox through tsx again.
+ */
+export const compiledJobWorker = (): string => join(compiledSrc(), 'scheduler', 'worker.js');
+
 /** A scheduler on a file store in a fresh data directory, delivering into `posted` unless told otherwise. */
 export function setup(emu: LlmEmulator, over: Partial<SchedulerOptions> & { dir?: string; store?: Store } = {}) {
   const dir = over.dir ?? dataDir();
@@ -112,6 +120,7 @@ export function setup(emu: LlmEmulator, over: Partial<SchedulerOptions> & { dir?
     },
     onEvent: events.push,
     reloadMs: 0,
+    workerFile: compiledJobWorker(),
     ...over,
   };
   const scheduler: Scheduler = createScheduler(opts);

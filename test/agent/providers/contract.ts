@@ -490,10 +490,53 @@ export function providerContract(target: ProviderTarget): void {
       assert.match(out.error.message, /ended before the model finished/);
     });
 
-    // The idle timeout is short where every stream stalls for good (no timing decides the outcome, only whether
-    // the watchdog exists), and long enough where a healthy reply must beat it on a busy machine.
-    const quick = { modelIdleTimeoutMs: 300 };
-    const roomy = { modelIdleTimeoutMs: 1000 };
+    scenario('cancellation mid-stream stops the iteration and closes the connection', async ({ emu, ctx }) => {
+      emu.script([llm.answer([llm.text('Thinking out loud'), llm.hang()])]);
+      const m = resolveModel(spec(), ctx);
+      const ac = new AbortController();
+      const out = await collect(m.provider.stream(request(m.model), ac.signal), (p) => {
+        if (p.type === 'text-delta') ac.abort();
+      });
+      assert.equal(out.text, 'Thinking out loud');
+      assert.ok(out.error instanceof ProviderError, String(out.error));
+      assert.equal(out.error.kind, 'aborted');
+      assert.equal(await emu.requests[0]!.ended, 'client-closed');
+    });
+
+    scenario('an already aborted signal sends nothing', async ({ emu, ctx }) => {
+      const m = resolveModel(spec(), ctx);
+      const ac = new AbortController();
+      ac.abort();
+      const out = await collect(m.provider.stream(request(m.model), ac.signal));
+      assert.ok(out.error instanceof ProviderError);
+      assert.equal(out.error.kind, 'aborted');
+      assert.equal(emu.requests.length, 0);
+    });
+
+    if (target.keyEnv) {
+      const keyEnv = target.keyEnv;
+      scenario('without its key the model is refused, naming the variable', async ({ emu }) => {
+        const { config, secrets } = target.configure(emu);
+        const { [keyEnv]: _dropped, ...rest } = secrets;
+        assert.throws(
+          () => resolveModel(spec('some-model'), { config: configSchema.parse(config ?? {}), secrets: rest }),
+          {
+            name: 'ModelConfigError',
+            message: `${spec('some-model')} needs ${keyEnv}`,
+          },
+        );
+      });
+    }
+  });
+
+  // Scenarios that wait out an idle timeout: they share nothing (each has its own emulator and retry log)
+  // and mostly wait, so they run together and the suite takes about its longest wait.
+  describe(`provider contract: ${target.provider}, idle timeout`, { concurrency: true }, () => {
+    // The idle timeout is shorter where every stream stalls for good (no timing decides the outcome, only whether
+    // the watchdog exists; it still leaves the retry time to reach the emulator on a busy machine), and long enough
+    // where a healthy reply must beat it on a busy machine.
+    const quick = { modelIdleTimeoutMs: 1500 };
+    const roomy = { modelIdleTimeoutMs: 2000 };
 
     scenario(
       'a stream that sends nothing is ended as stalled, retried once, then the error names the provider',
@@ -504,7 +547,10 @@ export function providerContract(target: ProviderTarget): void {
         assert.ok(out.error instanceof ProviderError, String(out.error));
         assert.equal(out.error.kind, 'stalled');
         assert.equal(out.error.midStream, false);
-        assert.equal(out.error.message, `${target.provider}: the model stream stalled (no data for 300 ms)`);
+        assert.equal(
+          out.error.message,
+          `${target.provider}: the model stream stalled (no data for ${quick.modelIdleTimeoutMs} ms)`,
+        );
         assert.equal(emu.requests.length, 2, 'one retry for a stall, not maxRetries (2)');
         assert.equal(sleeps.length, 1);
         assert.deepEqual(
@@ -551,11 +597,11 @@ export function providerContract(target: ProviderTarget): void {
     scenario(
       'a slow but steady stream is not cut: tool-call fragments count as data though they yield no part',
       async ({ emu, ctx }) => {
-        // 48 fragments 40 ms apart: over the 1.5 s idle timeout in total, far under it between two.
+        // 48 fragments 60 ms apart: over the 2.5 s idle timeout in total, far under it between two.
         const input = { path: 'notes/a-rather-long-file-name-for-many-fragments.txt', text: 'x'.repeat(60) };
         emu.script([
           llm.answer([llm.toolCalls(llm.call('write_file', input, { id: 'call_slow', fragments: 48 }))], {
-            chunkDelayMs: 40,
+            chunkDelayMs: 60,
           }),
         ]);
         const m = resolveModel(spec(), ctx);
@@ -567,45 +613,7 @@ export function providerContract(target: ProviderTarget): void {
         );
         assert.equal(emu.requests.length, 1);
       },
-      { modelIdleTimeoutMs: 1500 },
+      { modelIdleTimeoutMs: 2500 },
     );
-
-    scenario('cancellation mid-stream stops the iteration and closes the connection', async ({ emu, ctx }) => {
-      emu.script([llm.answer([llm.text('Thinking out loud'), llm.hang()])]);
-      const m = resolveModel(spec(), ctx);
-      const ac = new AbortController();
-      const out = await collect(m.provider.stream(request(m.model), ac.signal), (p) => {
-        if (p.type === 'text-delta') ac.abort();
-      });
-      assert.equal(out.text, 'Thinking out loud');
-      assert.ok(out.error instanceof ProviderError, String(out.error));
-      assert.equal(out.error.kind, 'aborted');
-      assert.equal(await emu.requests[0]!.ended, 'client-closed');
-    });
-
-    scenario('an already aborted signal sends nothing', async ({ emu, ctx }) => {
-      const m = resolveModel(spec(), ctx);
-      const ac = new AbortController();
-      ac.abort();
-      const out = await collect(m.provider.stream(request(m.model), ac.signal));
-      assert.ok(out.error instanceof ProviderError);
-      assert.equal(out.error.kind, 'aborted');
-      assert.equal(emu.requests.length, 0);
-    });
-
-    if (target.keyEnv) {
-      const keyEnv = target.keyEnv;
-      scenario('without its key the model is refused, naming the variable', async ({ emu }) => {
-        const { config, secrets } = target.configure(emu);
-        const { [keyEnv]: _dropped, ...rest } = secrets;
-        assert.throws(
-          () => resolveModel(spec('some-model'), { config: configSchema.parse(config ?? {}), secrets: rest }),
-          {
-            name: 'ModelConfigError',
-            message: `${spec('some-model')} needs ${keyEnv}`,
-          },
-        );
-      });
-    }
   });
 }
