@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createDiscordAdapter } from './adapters/discord/index.ts';
 import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
-import { platformOf, targetOf } from './adapters/index.ts';
+import { decodeConversationKey, platformOf, targetOf } from './adapters/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter, type WebFileRetention } from './adapters/web/index.ts';
@@ -16,6 +16,7 @@ import { memoryCommands } from './agent/memory/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
 import { channelEnabled } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from './config/env.ts';
+import { anyRecorded, historyPolicy } from './config/history.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
 import { mcpConnection, mcpEntries } from './config/mcp.ts';
 import type { HttpOverride } from './config/overrides.ts';
@@ -23,6 +24,7 @@ import { databaseUrl } from './config/store-url.ts';
 import { errorMessage } from './core/errors.ts';
 import { createLogger, type Logger, registerSecrets } from './core/log.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
+import { type ChannelRecorder, createChannelRecorder, recordingAdapter } from './gateway/channel-recorder.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
 import { createLeadership } from './gateway/leadership.ts';
@@ -39,7 +41,7 @@ import {
   type Scheduler,
   type SchedulerOptions,
 } from './scheduler/index.ts';
-import { type JsonValue, openStore, type Store, startArchiveSweep } from './store/index.ts';
+import { type JsonValue, openStore, type Store, startArchiveSweep, startChannelLogSweep } from './store/index.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -77,9 +79,13 @@ export function channelAdapters(
   secrets: Secrets,
   store: Store,
   log: Logger,
+  recorder?: ChannelRecorder,
 ): { adapters: ChannelAdapter[]; web?: WebAdapter } {
   const ch = loaded.config.channels;
   const adapters: ChannelAdapter[] = [];
+  // Recorded channels (history.record): what the adapters see there, and the bot's own posts.
+  const observe = recorder ? { observe: recorder.observe } : {};
+  const recording = (a: ChannelAdapter): ChannelAdapter => (recorder ? recordingAdapter(a, recorder) : a);
   const state: AdapterState = {
     get: (k) => store.kv.get(k),
     set: (k, v) => store.kv.set(k, v as JsonValue),
@@ -99,15 +105,18 @@ export function channelAdapters(
         'channels.telegram.mode is "webhook": set TELEGRAM_WEBHOOK_SECRET (1-256 of A-Z a-z 0-9 _ -)',
       );
     adapters.push(
-      createTelegramAdapter({
-        token: secrets.TELEGRAM_BOT_TOKEN,
-        state,
-        logger: log,
-        ...(tg?.apiRoot ? { apiRoot: tg.apiRoot } : {}),
-        ...(webhook
-          ? { mode: 'webhook' as const, webhook: { url: tg!.webhookUrl!, secret: secrets.TELEGRAM_WEBHOOK_SECRET! } }
-          : {}),
-      }),
+      recording(
+        createTelegramAdapter({
+          token: secrets.TELEGRAM_BOT_TOKEN,
+          state,
+          logger: log,
+          ...observe,
+          ...(tg?.apiRoot ? { apiRoot: tg.apiRoot } : {}),
+          ...(webhook
+            ? { mode: 'webhook' as const, webhook: { url: tg!.webhookUrl!, secret: secrets.TELEGRAM_WEBHOOK_SECRET! } }
+            : {}),
+        }),
+      ),
     );
   }
   const dc = ch.discord;
@@ -115,12 +124,15 @@ export function channelAdapters(
     if (!secrets.DISCORD_BOT_TOKEN)
       throw new ConfigError('channels.discord is enabled but DISCORD_BOT_TOKEN is not set');
     adapters.push(
-      createDiscordAdapter({
-        token: secrets.DISCORD_BOT_TOKEN,
-        state,
-        logger: log,
-        ...(dc?.restApi ? { restApi: dc.restApi } : {}),
-      }),
+      recording(
+        createDiscordAdapter({
+          token: secrets.DISCORD_BOT_TOKEN,
+          state,
+          logger: log,
+          ...observe,
+          ...(dc?.restApi ? { restApi: dc.restApi } : {}),
+        }),
+      ),
     );
   }
   const sl = ch.slack;
@@ -135,14 +147,17 @@ export function channelAdapters(
     if (mode === 'http' && !secrets.SLACK_SIGNING_SECRET)
       throw new ConfigError('channels.slack.mode is "http": set SLACK_SIGNING_SECRET so every event can be verified');
     adapters.push(
-      createSlackAdapter({
-        mode,
-        botToken: secrets.SLACK_BOT_TOKEN,
-        logger: log,
-        ...(secrets.SLACK_APP_TOKEN ? { appToken: secrets.SLACK_APP_TOKEN } : {}),
-        ...(secrets.SLACK_SIGNING_SECRET ? { signingSecret: secrets.SLACK_SIGNING_SECRET } : {}),
-        ...(sl?.apiUrl ? { apiUrl: sl.apiUrl } : {}),
-      }),
+      recording(
+        createSlackAdapter({
+          mode,
+          botToken: secrets.SLACK_BOT_TOKEN,
+          logger: log,
+          ...observe,
+          ...(secrets.SLACK_APP_TOKEN ? { appToken: secrets.SLACK_APP_TOKEN } : {}),
+          ...(secrets.SLACK_SIGNING_SECRET ? { signingSecret: secrets.SLACK_SIGNING_SECRET } : {}),
+          ...(sl?.apiUrl ? { apiUrl: sl.apiUrl } : {}),
+        }),
+      ),
     );
   }
   let web: WebAdapter | undefined;
@@ -250,10 +265,27 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     log: log.child({ scope: 'store' }),
     ...(retention?.archiveDays ? { keepMs: retention.archiveDays * DAY_MS } : {}),
   });
+  // Recorded channels (history.record) and their retention, on every replica (webhooks land anywhere).
+  const recorder = anyRecorded(loaded.config)
+    ? createChannelRecorder({
+        config: loaded.config,
+        channelLog: store.channelLog,
+        log: log.child({ scope: 'recorder' }),
+      })
+    : undefined;
+  const stopChannelLogSweep = startChannelLogSweep(store.channelLog, {
+    daysOf: (channel) => {
+      const { platform, chatId } = decodeConversationKey(channel);
+      return historyPolicy(loaded.config, platform, chatId).days;
+    },
+    log: log.child({ scope: 'store' }),
+  });
   const cleanups: (() => Promise<unknown>)[] = [
     () => runtime.close(),
     () => store.close(),
     stopArchiveSweep,
+    stopChannelLogSweep,
+    async () => recorder?.idle(),
     () => mcp.close(),
   ];
   const cleanup = async () => {
@@ -261,7 +293,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));
   };
   try {
-    const { adapters, web } = channelAdapters(loaded, secrets, store, log);
+    const { adapters, web } = channelAdapters(loaded, secrets, store, log, recorder);
     const running = new Set(adapters.map((a) => a.platform as string));
     // The gateway is created below; deliveries only happen after start, when it exists.
     let gatewayRef: Gateway | undefined;

@@ -2,6 +2,7 @@
 // (tests). Both run the same store logic over a different byte layer.
 import { silentLogger } from '../core/log.ts';
 import { createApprovals } from './approvals.ts';
+import { createChannelLog } from './channel-log.ts';
 import { createConversations } from './conversations.ts';
 import { createDeliveryLog, DEFAULT_FAILED_OUTBOX } from './delivery-log.ts';
 import { createDiskFiles } from './disk-files.ts';
@@ -60,6 +61,7 @@ function build(files: Files, opts: StoreOptions, now: () => number): Store {
     usage: createUsage(docs),
     approvals: createApprovals(docs, now),
     memories: createMemories(docs),
+    channelLog: createChannelLog(docs),
     async close() {
       await closeDelivery();
       await docs.close();

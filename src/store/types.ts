@@ -1,8 +1,10 @@
 // The store's public contract: what the gateway, scheduler and CLI may remember and how.
 // Plain data and async methods only, so a server database can replace the file backend.
+
 import type { InboundMessage, OutboundTarget } from '../adapters/index.ts';
 import type { Logger } from '../core/log.ts';
 import type { Message, Usage } from '../core/message.ts';
+import type { ChannelLogStore } from './channel-log-types.ts';
 
 /** A JSON value as it is stored. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -465,6 +467,8 @@ export interface Store {
   readonly usage: UsageStore;
   readonly approvals: ApprovalStore;
   readonly memories: MemoryStore;
+  /** What recorded channels said (policy `history.record`), for digests. */
+  readonly channelLog: ChannelLogStore;
   /** Leases between replicas; absent for a backend that serves one process (files). */
   readonly leases?: LeaseStore;
   /** The bots' shared send pauses; absent for a backend that serves one process (files). */

@@ -6,6 +6,7 @@
 import { App } from '@slack/bolt';
 import { type Logger, silentLogger } from '../../core/log.ts';
 import { ButtonMemory } from '../button-memory.ts';
+import type { ChannelObserver } from '../channel-event.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, Button, ChannelAdapter, SentMessage } from '../types.ts';
@@ -16,6 +17,7 @@ import { fetchSlackFile } from './files.ts';
 import { escapeSlackText, slackMarkdownBlocks, toSlackMrkdwn } from './format.ts';
 import { type DeliveryInfo, SlackInbound, UserNames } from './inbound.ts';
 import { normalizeSlackAction, normalizeSlackCommand } from './interactions.ts';
+import { slackChannelEvent } from './observe.ts';
 import { JournalFirstReceiver, SinkRefusedError } from './receiver.ts';
 import { type SlackSocket, startSocketMode } from './socket-mode.ts';
 import { uploadFile } from './upload.ts';
@@ -40,6 +42,8 @@ export interface SlackAdapterOptions {
   logger?: Logger;
   /** Per-request timeout of Web API calls (ms); default 30 s. */
   requestTimeoutMs?: number;
+  /** Told of every channel message, edit and deletion the bot sees (the channel log's recorder). */
+  observe?: ChannelObserver;
 }
 
 /** The bot as auth.test describes it. */
@@ -149,7 +153,21 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
     ...(context.retryNum ? { retryNum: context.retryNum } : {}),
     ...(context.retryReason ? { retryReason: context.retryReason } : {}),
   });
+  // Channel events for the log, one at a time so an edit never overtakes its message.
+  let observed: Promise<void> = Promise.resolve();
+  const observe = (body: unknown): void => {
+    const to = options.observe;
+    if (!to || !inbound.isOpen) return;
+    observed = observed.then(async () => {
+      const ctx = { ...(me?.userId ? { botUserId: me.userId } : {}), ...(me?.botId ? { botId: me.botId } : {}) };
+      const event = slackChannelEvent(body, { ...ctx, ...(me?.teamId ? { teamId: me.teamId } : {}) });
+      if (event?.kind === 'message' && event.userName === event.userId && event.userId.startsWith('U'))
+        event.userName = (await names.name(event.userId)) ?? event.userId;
+      if (event) to(event);
+    });
+  };
   app.event(/.*/, async ({ body, context }) => {
+    observe(body);
     if (!(await inbound.dispatch(body, infoOf(context)))) throw new SinkRefusedError();
   });
   // Slack does not redeliver slash commands or presses: they are acknowledged either way, and a

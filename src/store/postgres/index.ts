@@ -4,6 +4,7 @@ import { DEFAULT_DEDUPE, DEFAULT_JOB_LOG_LIMIT } from '../create.ts';
 import { DEFAULT_FAILED_OUTBOX } from '../delivery-log.ts';
 import type { Store, StoreOptions } from '../types.ts';
 import { createPgApprovals } from './approvals.ts';
+import { createPgChannelLog } from './channel-log.ts';
 import { createPgConversations } from './conversations.ts';
 import { createDb, type Db } from './db.ts';
 import { createPgDelivery, pruneFailedOutbox } from './delivery.ts';
@@ -35,6 +36,7 @@ export function createPostgresStore(db: Db, opts: StoreOptions = {}): Store {
     kv: createPgKv(db),
     jobs: createPgJobs(db, opts.jobLogLimit ?? DEFAULT_JOB_LOG_LIMIT),
     memories: createPgMemories(db),
+    channelLog: createPgChannelLog(db),
     leases: createPgLeases(db),
     rateGates: createPgRateGates(db),
     usage: createPgUsage(db),
