@@ -23,6 +23,7 @@ import { encodeName, type JobRecord, type Store, type UsageSubject } from '../st
 import { JobBree } from './bree-jobs.ts';
 import { type SchedulerClock, systemClock } from './clock.ts';
 import { cronFields, missedRun } from './cron.ts';
+import { digestInputOf } from './digest.ts';
 import { SchedulerError } from './errors.ts';
 import { transcriptOf } from './job-prompt.ts';
 import { type BudgetLimit, runBudget } from './run-budget.ts';
@@ -367,6 +368,11 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     });
     const workspace = join(workspacesDir, encodeName(job.target));
     const workspaceUntrusted = await workspaceTaintOf(job, workspace);
+    const digest = await digestInputOf(
+      { config: o.loaded.config, channelLog: o.store.channelLog, logs: (id) => o.store.jobs.logs(id) },
+      job,
+      new Date(startedAt),
+    );
     const request: RunRequest = {
       type: 'run',
       job,
@@ -374,6 +380,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       secrets: { ...o.secrets },
       workspace,
       transcript: transcriptOf(history),
+      ...(digest ? { digest } : {}),
       ...(workspaceUntrusted ? { workspaceUntrusted } : {}),
       logLevel: log.level,
       logPretty: isPretty(log),
@@ -547,6 +554,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
       ...(error ? { error } : {}),
       usage: result.usage,
       costUsd: result.costUsd,
+      ...(result.digest ? { digest: result.digest } : {}),
       trigger: run.trigger,
     };
     // A job removed while it ran has no log any more.

@@ -262,6 +262,8 @@ export interface JobLogEntry {
   error?: string;
   usage: Usage;
   costUsd: number;
+  /** A digest's size and token budget (`chunks`: parts summarised before the digest). */
+  digest?: { messages: number; chunks: number; tokenBudget: number; historyTokens: number };
 }
 
 /** Jobs and their run logs (the latest `jobLogLimit` per job are kept). */

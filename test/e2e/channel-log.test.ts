@@ -30,7 +30,11 @@ describe('slack: a recorded channel', () => {
     bb = await startE2E(
       {
         channels: {
-          slack: { apiUrl: emu.apiUrl, mode: 'socket', channels: { [C]: { history: { record: true, days: 30 } } } },
+          slack: {
+            apiUrl: emu.apiUrl,
+            mode: 'socket',
+            channels: { [C]: { history: { record: true, days: 30 } }, C0BIG: { history: { record: true } } },
+          },
         },
       },
       { SLACK_BOT_TOKEN: emu.botToken, SLACK_APP_TOKEN: emu.appToken },
@@ -73,6 +77,96 @@ describe('slack: a recorded channel', () => {
     assert.equal(entries[1]!.messageId, reply.ts);
     assert.deepEqual(await bb.app.store.channelLog.channels(), [channel], 'the other channel is not recorded');
     assert.equal(bb.llm.requests.length, 1, 'only the mention reached the model');
+  });
+
+  it('a /daily-digest job reads exactly the log, and posts the digest top level once', async () => {
+    const channel = `slack:${emu.ids.teamId}:${C}`;
+    bb.llm.script([llm.say('*Headline:* the deploy moved to five.')]);
+    const job = await bb.app.scheduler.add({
+      name: 'ops digest',
+      cron: '0 9 * * *',
+      timezone: 'Europe/Paris',
+      prompt: '/daily-digest',
+      target: channel,
+    });
+    const before = bb.llm.requests.length;
+    const report = await (await bb.app.scheduler.runNow(job.id)).done;
+    assert.equal(report.failed, false, report.text);
+    assert.equal(bb.llm.requests.length, before + 1, 'one model call: the history fits');
+    const sent = JSON.stringify(bb.llm.requests.at(-1)!.body);
+    const lines = [...sent.matchAll(/\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [^\]]+\] [^\\]+/g)].map((m) => m[0]);
+    assert.deepEqual(
+      lines.map((l) => l.replace(/^\[[^\]]+\] /, '')),
+      [
+        'ada: deploy at 5 today (edited)',
+        'bob: ok, I will watch it',
+        `ada: @${emu.ids.botUserId} when is the deploy?`,
+        `${emu.ids.botName} (bot): Deploy is at five.`,
+      ],
+    );
+    assert.match(sent, /deploy at 5 today \(edited\)\\n {2}↳ \[/, 'the reply is shown under its thread');
+    assert.doesNotMatch(sent, /wrong channel|not recorded here/);
+    await waitUntil(
+      () => emu.botMessages().some((m) => m.text.includes('the deploy moved to five')),
+      'the digest posted',
+      20_000,
+    );
+    const posted = emu.botMessages().filter((m) => m.text.includes('the deploy moved to five'));
+    assert.equal(posted.length, 1, 'posted once');
+    assert.equal(posted[0]!.channel, C);
+    assert.equal(posted[0]!.threadTs, undefined, 'top level, not in a thread');
+    const [entry] = await bb.app.scheduler.logs(job.id);
+    assert.deepEqual(entry!.digest && { messages: entry!.digest.messages, chunks: entry!.digest.chunks }, {
+      messages: 4,
+      chunks: 0,
+    });
+  });
+
+  it('a week of 5,000 messages is summarised in parts, then digested; the run log has the budget', async () => {
+    const big = `slack:${emu.ids.teamId}:C0BIG`;
+    const now = Date.now();
+    const week = 7 * DAY;
+    const entries: ChannelLogEntry[] = Array.from({ length: 5000 }, (_, i) => ({
+      channel: big,
+      messageId: `${Math.floor((now - week + 60_000 + i * 120_000) / 1000)}.${String(i).padStart(6, '0')}`,
+      at: new Date(now - week + 60_000 + i * 120_000).toISOString(),
+      userId: `U${i % 7}`,
+      userName: `person${i % 7}`,
+      text: `note m${String(i).padStart(4, '0')}: the build on branch release-${i % 40} looked fine to me today`,
+    }));
+    await bb.app.store.channelLog.put(entries);
+    const seen: string[] = [];
+    bb.llm.respond((req) => {
+      const body = JSON.stringify(req.body);
+      seen.push(body);
+      return body.includes('Summarise this part') ? llm.say(`part summary ${seen.length}`) : llm.say('Weekly digest.');
+    });
+    const job = await bb.app.scheduler.add({
+      name: 'big digest',
+      cron: '0 9 * * 1',
+      prompt: '/daily-digest the last week',
+      target: big,
+    });
+    const report = await (await bb.app.scheduler.runNow(job.id)).done;
+    bb.llm.respond(undefined);
+    assert.equal(report.failed, false, report.text);
+    assert.equal(report.text, 'Weekly digest.');
+    const parts = seen.filter((b) => b.includes('Summarise this part'));
+    assert.ok(parts.length >= 2, `summarised in ${parts.length} parts`);
+    assert.equal(seen.length, parts.length + 1, 'the parts, then the digest');
+    for (let i = 0; i < 5000; i += 499) {
+      const id = `m${String(i).padStart(4, '0')}:`;
+      assert.equal(parts.filter((b) => b.includes(id)).length, 1, `${id} in exactly one part`);
+    }
+    const final = seen.at(-1)!;
+    assert.match(final, /the last week/);
+    for (let p = 1; p <= parts.length; p++) assert.match(final, new RegExp(`part summary ${p}\\b`));
+    assert.doesNotMatch(final, /note m0001:/, 'the digest reads the summaries, not the messages');
+    const [entry] = await bb.app.scheduler.logs(job.id);
+    assert.equal(entry!.digest!.messages, 5000);
+    assert.equal(entry!.digest!.chunks, parts.length);
+    assert.ok(entry!.digest!.tokenBudget > 0 && entry!.digest!.historyTokens > entry!.digest!.tokenBudget);
+    assert.ok(entry!.costUsd > 0 && entry!.usage.inputTokens > 0, 'the parts and the digest are charged');
   });
 });
 
