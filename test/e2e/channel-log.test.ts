@@ -218,6 +218,34 @@ describe('discord: a recorded channel', () => {
     assert.ok((await log())[0]!.editedAt, 'the edit is marked');
     assert.equal(bb.llm.requests.length, 1, 'only the mention reached the model');
   });
+
+  it('a {{history}} job reads the log and posts once in the channel, not in a thread', async () => {
+    bb.llm.script([llm.say('Digest: the deploy moved to five.')]);
+    const job = await bb.app.scheduler.add({
+      name: 'ops digest',
+      cron: '0 9 * * *',
+      prompt: 'Write a digest of these messages:\n{{history}}',
+      target: `discord:${guildId}:${channelId}`,
+    });
+    const report = await (await bb.app.scheduler.runNow(job.id)).done;
+    assert.equal(report.failed, false, report.text);
+    const sent = JSON.stringify(bb.llm.requests.at(-1)!.body);
+    for (const said of [
+      'ada: deploy at 5 today (edited)',
+      'bob: ok, I will watch it',
+      'boxbot (bot): Deploy is at five.',
+    ])
+      assert.ok(sent.includes(said), said);
+    assert.doesNotMatch(sent, /wrong channel/);
+    await waitUntil(
+      () => emu.botMessages().some((m) => m.content.includes('moved to five')),
+      'the digest posted',
+      20_000,
+    );
+    const posted = emu.botMessages().filter((m) => m.content.includes('moved to five'));
+    assert.equal(posted.length, 1, 'posted once');
+    assert.equal(posted[0]!.channel_id, channelId, 'in the channel itself');
+  });
 });
 
 describe('telegram: a recorded group', () => {
@@ -264,5 +292,29 @@ describe('telegram: a recorded group', () => {
       20_000,
     );
     assert.equal(bb.llm.requests.length, 1, 'only the mention reached the model');
+  });
+
+  it('a /daily-digest job reads the log and posts once in the group, replying to nobody', async () => {
+    bb.llm.script([llm.say('Digest: the deploy moved to five.')]);
+    const job = await bb.app.scheduler.add({
+      name: 'ops digest',
+      cron: '0 9 * * *',
+      prompt: '/daily-digest',
+      target: `telegram:${group.id}`,
+    });
+    const report = await (await bb.app.scheduler.runNow(job.id)).done;
+    assert.equal(report.failed, false, report.text);
+    const sent = JSON.stringify(bb.llm.requests.at(-1)!.body);
+    for (const said of ['Ada: deploy at 5 today (edited)', 'Bob: ok, I will watch it', '(bot): Deploy is at five.'])
+      assert.ok(sent.includes(said), said);
+    await waitUntil(
+      () => emu.botMessages(String(group.id)).some((m) => m.text.includes('moved to five')),
+      'the digest posted',
+      20_000,
+    );
+    const posted = emu.botMessages(String(group.id)).filter((m) => m.text.includes('moved to five'));
+    assert.equal(posted.length, 1, 'posted once');
+    assert.equal(posted[0]!.replyTo, undefined, 'not a reply');
+    assert.equal(posted[0]!.threadId, undefined, 'not in a topic');
   });
 });

@@ -3,7 +3,7 @@
 // oldest first, and retention deletes what is older than the cutoff, in that channel only.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import type { ChannelLogEntry } from '../../src/store/index.ts';
+import { type ChannelLogEntry, sweepChannelLog } from '../../src/store/index.ts';
 import type { StoreHarness } from './contract.ts';
 
 const C = 'slack:T1:C1';
@@ -82,6 +82,30 @@ export function channelLogContract(backend: string, makeHarness: () => Promise<S
     );
     assert.equal((await s.channelLog.list('slack:T1:C2', { from: at(0), to: at(23) })).length, 1);
     assert.equal(await s.channelLog.oldest(C), at(5, 40));
+    await s.close();
+  });
+
+  it('the sweep keeps each channel its own days', async (h) => {
+    const s = await h.open();
+    const day = 24 * 3600_000;
+    const now = Date.UTC(2026, 10, 27, 12);
+    const old = (channel: string, id: string, days: number): ChannelLogEntry => ({
+      ...msg(id, 0),
+      channel,
+      at: new Date(now - days * day).toISOString(),
+    });
+    await s.channelLog.put([old(C, '1', 10), old(C, '2', 3), old('slack:T1:C2', '3', 10), old('slack:T1:C2', '4', 40)]);
+    const removed = await sweepChannelLog(s.channelLog, (ch) => (ch === C ? 7 : 30), now);
+    assert.equal(removed, 2);
+    const range = { from: new Date(now - 100 * day).toISOString(), to: new Date(now).toISOString() };
+    assert.deepEqual(
+      (await s.channelLog.list(C, range)).map((e) => e.messageId),
+      ['2'],
+    );
+    assert.deepEqual(
+      (await s.channelLog.list('slack:T1:C2', range)).map((e) => e.messageId),
+      ['3'],
+    );
     await s.close();
   });
 }
