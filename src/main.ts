@@ -317,6 +317,15 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
           : configured;
       },
       log: log.child({ scope: 'scheduler' }),
+      ...(recorder
+        ? {
+            // A digest reaching before recording began reads the platform's own history for the gap.
+            backfill: (channel: string, from: string) =>
+              recorder
+                .backfill(channel, from, adapters.find((a) => a.platform === platformOf(channel))?.readHistory)
+                .catch((e: unknown) => log.warn({ channel, err: errorMessage(e) }, 'channel history not backfilled')),
+          }
+        : {}),
     };
     const scheduler = createScheduler(schedulerOptions);
     const agent = createAgentRunner({

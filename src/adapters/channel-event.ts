@@ -59,3 +59,19 @@ export function snowflakeTime(id: string): string | undefined {
   if (!/^\d{1,20}$/.test(id)) return undefined;
   return new Date(Number((BigInt(id) >> 22n) + DISCORD_EPOCH)).toISOString();
 }
+
+/** The smallest Discord snowflake made at `ms` (reading `after=` it gives what was posted since). */
+export function snowflakeAt(ms: number): string {
+  return String((BigInt(Math.max(0, Math.floor(ms))) - DISCORD_EPOCH) << 22n);
+}
+
+/**
+ * Reads a channel's own history posted since `from` (ISO 8601) from the platform, telling each
+ * message to `observe` oldest first (a backfill of the channel log); resolves when done.
+ */
+export type ChannelHistoryReader = (
+  channel: { chatId: string; scope?: string },
+  from: string,
+  observe: ChannelObserver,
+  signal?: AbortSignal,
+) => Promise<number>;

@@ -2,7 +2,7 @@
 // bot sees in a group channel, edits, deletions) and the bot's own posts go to the channel log,
 // in order per channel, for the channels whose policy records them. Nothing here answers or calls
 // a model: recording is beside the gateway's intake, not part of it.
-import type { ChannelEvent, ChannelObserver } from '../adapters/channel-event.ts';
+import type { ChannelEvent, ChannelHistoryReader, ChannelObserver } from '../adapters/channel-event.ts';
 import { decodeConversationKey, spaceKeyOf } from '../adapters/conversation-key.ts';
 import type { ChannelAdapter, OutboundTarget, SendOptions, SentMessage } from '../adapters/types.ts';
 import { historyPolicy } from '../config/history.ts';
@@ -20,6 +20,11 @@ export interface ChannelRecorder {
   records(channel: string): boolean;
   /** Resolves once the events taken so far are written (tests, shutdown). */
   idle(): Promise<void>;
+  /**
+   * Fills the log of a recorded channel from the platform's own history since `from` (a digest
+   * whose period starts before recording began); resolves with how many messages were read.
+   */
+  backfill(channel: string, from: string, read: ChannelHistoryReader | undefined): Promise<number>;
 }
 
 /** A recorder writing to `channelLog` for the channels `config` records. */
@@ -88,6 +93,28 @@ export function createChannelRecorder(o: {
     },
     async idle() {
       while (pending.size) await Promise.all([...pending]);
+    },
+    async backfill(channel, from, read) {
+      if (!read || !records(channel)) return 0;
+      const { chatId, scope } = decodeConversationKey(channel);
+      const events: ChannelEvent[] = [];
+      const n = await read({ chatId, ...(scope ? { scope } : {}) }, from, (e) => {
+        if (e.channel === channel) events.push(e);
+      });
+      // Written in one go under the channel's order; a message the log has (recorded live, with its
+      // edits) is kept as it is.
+      await lock.run(channel, async () => {
+        const until = new Date(Date.now() + 24 * 3600_000).toISOString();
+        const have = new Set((await o.channelLog.list(channel, { from, to: until })).map((e) => e.messageId));
+        const entries = events.flatMap((e) => {
+          if (e.kind !== 'message' || have.has(e.messageId)) return [];
+          const { kind: _kind, files, ...entry } = e;
+          return [{ ...entry, ...(files.length ? { files } : {}) }];
+        });
+        if (entries.length) await o.channelLog.put(entries);
+      });
+      if (n) o.log.info({ channel, from, read: n }, 'channel log backfilled from the platform');
+      return n;
     },
   };
 }

@@ -146,8 +146,13 @@ export type DigestInput = ChannelHistory | { refused: string };
 export async function digestInputOf(
   o: {
     config: Config;
-    channelLog: { list(channel: string, range: { from: string; to: string }): Promise<ChannelLogEntry[]> };
+    channelLog: {
+      list(channel: string, range: { from: string; to: string }): Promise<ChannelLogEntry[]>;
+      oldest?(channel: string): Promise<string | undefined>;
+    };
     logs: (jobId: string) => Promise<JobLogEntry[]>;
+    /** Reads the platform's history into the log since `from` (the gap before recording began). */
+    backfill?: (channel: string, from: string) => Promise<unknown>;
   },
   job: JobRecord,
   now: Date,
@@ -160,6 +165,10 @@ export async function digestInputOf(
       refused: `its creator ${job.createdBy} may not read ${channel} (the channel's allowFrom leaves them out)`,
     };
   const { from, named } = periodStart(job.prompt, await o.logs(job.id), now);
+  if (o.backfill && o.channelLog.oldest) {
+    const oldest = await o.channelLog.oldest(channel);
+    if (oldest === undefined || oldest > from.toISOString()) await o.backfill(channel, from.toISOString());
+  }
   const entries = await o.channelLog.list(channel, { from: from.toISOString(), to: now.toISOString() });
   // A job aimed at one thread reads that thread only.
   const thread = decodeConversationKey(job.target).threadId;

@@ -87,6 +87,8 @@ export interface SchedulerOptions {
    * charges not yet written (main passes one); default: a ledger of the scheduler's own.
    */
   spend?: DailySpend;
+  /** Fills a recorded channel's log from the platform since a time (a digest reaching before recording began). */
+  backfill?: (channel: string, from: string) => Promise<unknown>;
 }
 
 /** A running scheduler. */
@@ -369,7 +371,12 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
     const workspace = join(workspacesDir, encodeName(job.target));
     const workspaceUntrusted = await workspaceTaintOf(job, workspace);
     const digest = await digestInputOf(
-      { config: o.loaded.config, channelLog: o.store.channelLog, logs: (id) => o.store.jobs.logs(id) },
+      {
+        config: o.loaded.config,
+        channelLog: o.store.channelLog,
+        logs: (id) => o.store.jobs.logs(id),
+        ...(o.backfill ? { backfill: o.backfill } : {}),
+      },
       job,
       new Date(startedAt),
     );

@@ -180,6 +180,13 @@ describe('discord: a recorded channel', () => {
     const { guild, channel } = emu.addGuild('team', 'ops');
     guildId = guild.id;
     channelId = channel.id;
+    // Posted before boxbot ran: only a backfill from the channel's history can know it.
+    emu.userMessage({
+      channelId,
+      content: 'posted before boxbot started',
+      userId: '2000000000000000003',
+      userName: 'carol',
+    });
     bb = await startE2E(
       { channels: { discord: { restApi: emu.restApi, channels: { [channelId]: { history: { record: true } } } } } },
       { DISCORD_BOT_TOKEN: emu.token },
@@ -219,7 +226,7 @@ describe('discord: a recorded channel', () => {
     assert.equal(bb.llm.requests.length, 1, 'only the mention reached the model');
   });
 
-  it('a {{history}} job reads the log and posts once in the channel, not in a thread', async () => {
+  it('a {{history}} job reads the log, backfilled before recording began, and posts once at top level', async () => {
     bb.llm.script([llm.say('Digest: the deploy moved to five.')]);
     const job = await bb.app.scheduler.add({
       name: 'ops digest',
@@ -230,12 +237,14 @@ describe('discord: a recorded channel', () => {
     const report = await (await bb.app.scheduler.runNow(job.id)).done;
     assert.equal(report.failed, false, report.text);
     const sent = JSON.stringify(bb.llm.requests.at(-1)!.body);
-    for (const said of [
+    const said = [
+      'carol: posted before boxbot started',
       'ada: deploy at 5 today (edited)',
       'bob: ok, I will watch it',
       'boxbot (bot): Deploy is at five.',
-    ])
-      assert.ok(sent.includes(said), said);
+    ];
+    for (const line of said) assert.ok(sent.includes(line), line);
+    assert.ok(sent.indexOf(said[0]!) < sent.indexOf(said[1]!), 'the backfilled message comes first');
     assert.doesNotMatch(sent, /wrong channel/);
     await waitUntil(
       () => emu.botMessages().some((m) => m.content.includes('moved to five')),

@@ -11,7 +11,7 @@ import { type Client, Events } from 'discord.js';
 import { errorMessage } from '../../core/errors.ts';
 import { createKeyedLock } from '../../core/keyed-lock.ts';
 import { type Logger, silentLogger } from '../../core/log.ts';
-import type { ChannelObserver } from '../channel-event.ts';
+import { type ChannelHistoryReader, type ChannelObserver, snowflakeAt } from '../channel-event.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type {
@@ -454,8 +454,31 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   }
   const noPings = { parse: [] as string[], replied_user: true };
 
+  /** A guild channel's history since `from`, for the channel log (threads are not read). */
+  const readHistory: ChannelHistoryReader = async (channel, from, observe, signal) => {
+    const botId = self?.id ?? (client ? botIdOf(client) : undefined);
+    if (!channel.scope || channel.scope === 'dm') return 0;
+    let read = 0;
+    const after = snowflakeAt(Date.parse(from) - 1);
+    for await (const raw of readChannelAfter(rest, channel.chatId, after, {
+      maxMessages: 10_000,
+      ...(signal ? { signal } : {}),
+    })) {
+      const parsed = parseMessageCreate({ ...raw, guild_id: channel.scope });
+      if (typeof parsed === 'string') continue;
+      if (parsed.author.id !== botId && (parsed.author.bot || parsed.webhookId) && !options.allowBots) continue;
+      const event = discordMessageEvent(parsed, { guildId: channel.scope, channelId: channel.chatId }, botId);
+      if (event) {
+        observe(event);
+        read++;
+      }
+    }
+    return read;
+  };
+
   return {
     platform: 'discord',
+    readHistory,
     capabilities: DISCORD_CAPABILITIES,
     start,
     stop,

@@ -31,7 +31,7 @@ function placeOf(p: DiscordPlace): { channel: string; threadId?: string } {
 }
 
 /** A checked guild message (MESSAGE_CREATE, or a read from history) as a channel event. */
-export function discordMessageEvent(m: DiscordMessage, place: DiscordPlace): ChannelEvent | undefined {
+export function discordMessageEvent(m: DiscordMessage, place: DiscordPlace, botId?: string): ChannelEvent | undefined {
   const at = snowflakeTime(m.id);
   if (!at || (m.content === '' && m.attachments.length === 0)) return undefined;
   return {
@@ -43,6 +43,7 @@ export function discordMessageEvent(m: DiscordMessage, place: DiscordPlace): Cha
     userName: m.memberNick ?? m.author.globalName ?? m.author.username,
     text: readable(m.content, m.mentions),
     files: m.attachments.map((a) => a.name ?? 'file'),
+    ...(botId !== undefined && m.author.id === botId ? { bot: true } : {}),
   };
 }
 
