@@ -27,6 +27,12 @@ describe('slack: a recorded channel', () => {
     emu = await startSlackEmulator({ delivery: 'socket' });
     emu.workspace.addUser('U0ADA', 'ada');
     emu.workspace.addUser('U0BOB', 'bob');
+    emu.workspace.addUser('U0CAROL', 'carol');
+    // Said before boxbot ran: only a backfill from the channel's history can know it.
+    const early = emu.workspace.nextTs();
+    emu.workspace.add({ channel: C, ts: early, user: 'U0CAROL', text: 'posted before boxbot started', edits: 0 });
+    const reply = { channel: C, ts: emu.workspace.nextTs(), threadTs: early, user: 'U0ADA', text: 'seen it', edits: 0 };
+    emu.workspace.add(reply);
     bb = await startE2E(
       {
         channels: {
@@ -79,7 +85,7 @@ describe('slack: a recorded channel', () => {
     assert.equal(bb.llm.requests.length, 1, 'only the mention reached the model');
   });
 
-  it('a /daily-digest job reads exactly the log, and posts the digest top level once', async () => {
+  it('a /daily-digest job reads the log, backfilled before recording began, and posts top level once', async () => {
     const channel = `slack:${emu.ids.teamId}:${C}`;
     bb.llm.script([llm.say('*Headline:* the deploy moved to five.')]);
     const job = await bb.app.scheduler.add({
@@ -98,6 +104,8 @@ describe('slack: a recorded channel', () => {
     assert.deepEqual(
       lines.map((l) => l.replace(/^\[[^\]]+\] /, '')),
       [
+        'carol: posted before boxbot started',
+        'ada: seen it',
         'ada: deploy at 5 today (edited)',
         'bob: ok, I will watch it',
         `ada: @${emu.ids.botUserId} when is the deploy?`,
@@ -117,7 +125,7 @@ describe('slack: a recorded channel', () => {
     assert.equal(posted[0]!.threadTs, undefined, 'top level, not in a thread');
     const [entry] = await bb.app.scheduler.logs(job.id);
     assert.deepEqual(entry!.digest && { messages: entry!.digest.messages, chunks: entry!.digest.chunks }, {
-      messages: 4,
+      messages: 6,
       chunks: 0,
     });
   });

@@ -287,6 +287,7 @@ export class SlackEmulator {
   /** A person deletes their message: Slack sends `message_deleted` with its `deleted_ts`. */
   async userDeletes(p: { channel: string; ts: string }): Promise<void> {
     const ids = this.workspace.ids;
+    this.workspace.remove(p.channel, p.ts);
     const ts = this.workspace.nextTs();
     await this.deliverBody(
       eventCallback(ids, {
