@@ -6,7 +6,7 @@ import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { createDiscordAdapter } from './adapters/discord/index.ts';
 import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
-import { platformOf, targetOf } from './adapters/index.ts';
+import { decodeConversationKey, platformOf, targetOf } from './adapters/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter, type WebFileRetention } from './adapters/web/index.ts';
@@ -15,6 +15,7 @@ import { createMcpHub } from './agent/mcp/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
 import { channelEnabled, channelProblems } from './config/channels.ts';
 import { configuredKeyNames, readSecrets, readVariable, type Secrets, secretValues } from './config/env.ts';
+import { anyRecorded, historyPolicy } from './config/history.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
 import { mcpConnection, mcpEntries } from './config/mcp.ts';
 import type { HttpOverride } from './config/overrides.ts';
@@ -22,6 +23,7 @@ import { databaseUrl } from './config/store-url.ts';
 import { errorMessage } from './core/errors.ts';
 import { createLogger, type Logger, registerSecrets } from './core/log.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
+import { type ChannelRecorder, createChannelRecorder, recordingAdapter } from './gateway/channel-recorder.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
 import { createLeadership } from './gateway/leadership.ts';
@@ -40,7 +42,7 @@ import {
   type Scheduler,
   type SchedulerOptions,
 } from './scheduler/index.ts';
-import { type JsonValue, openStore, type Store, startArchiveSweep } from './store/index.ts';
+import { type JsonValue, openStore, type Store, startArchiveSweep, startChannelLogSweep } from './store/index.ts';
 
 /** How to start. Everything is optional: the defaults run. */
 export interface StartOptions {
@@ -78,11 +80,15 @@ export function channelAdapters(
   secrets: Secrets,
   store: Store,
   log: Logger,
+  recorder?: ChannelRecorder,
 ): { adapters: ChannelAdapter[]; web?: WebAdapter } {
   const problems = channelProblems(loaded.config, secrets);
   if (problems.length) throw new ConfigError(problems.map((p) => p.message).join('; '));
   const ch = loaded.config.channels;
   const adapters: ChannelAdapter[] = [];
+  // Recorded channels (history.record): what the adapters see there, and the bot's own posts.
+  const observe = recorder ? { observe: recorder.observe } : {};
+  const recording = (a: ChannelAdapter): ChannelAdapter => (recorder ? recordingAdapter(a, recorder) : a);
   const state: AdapterState = {
     get: (k) => store.kv.get(k),
     set: (k, v) => store.kv.set(k, v as JsonValue),
@@ -92,39 +98,48 @@ export function channelAdapters(
   if (channelEnabled(loaded.config, secrets, 'telegram')) {
     const webhook = tg?.mode === 'webhook';
     adapters.push(
-      createTelegramAdapter({
-        token: secrets.TELEGRAM_BOT_TOKEN!,
-        state,
-        logger: log,
-        ...(tg?.apiRoot ? { apiRoot: tg.apiRoot } : {}),
-        ...(webhook
-          ? { mode: 'webhook' as const, webhook: { url: tg!.webhookUrl!, secret: secrets.TELEGRAM_WEBHOOK_SECRET! } }
-          : {}),
-      }),
+      recording(
+        createTelegramAdapter({
+          token: secrets.TELEGRAM_BOT_TOKEN!,
+          state,
+          logger: log,
+          ...observe,
+          ...(tg?.apiRoot ? { apiRoot: tg.apiRoot } : {}),
+          ...(webhook
+            ? { mode: 'webhook' as const, webhook: { url: tg!.webhookUrl!, secret: secrets.TELEGRAM_WEBHOOK_SECRET! } }
+            : {}),
+        }),
+      ),
     );
   }
   const dc = ch.discord;
   if (channelEnabled(loaded.config, secrets, 'discord')) {
     adapters.push(
-      createDiscordAdapter({
-        token: secrets.DISCORD_BOT_TOKEN!,
-        state,
-        logger: log,
-        ...(dc?.restApi ? { restApi: dc.restApi } : {}),
-      }),
+      recording(
+        createDiscordAdapter({
+          token: secrets.DISCORD_BOT_TOKEN!,
+          state,
+          logger: log,
+          ...observe,
+          ...(dc?.restApi ? { restApi: dc.restApi } : {}),
+        }),
+      ),
     );
   }
   const sl = ch.slack;
   if (channelEnabled(loaded.config, secrets, 'slack')) {
     adapters.push(
-      createSlackAdapter({
-        mode: sl?.mode ?? 'socket',
-        botToken: secrets.SLACK_BOT_TOKEN!,
-        logger: log,
-        ...(secrets.SLACK_APP_TOKEN ? { appToken: secrets.SLACK_APP_TOKEN } : {}),
-        ...(secrets.SLACK_SIGNING_SECRET ? { signingSecret: secrets.SLACK_SIGNING_SECRET } : {}),
-        ...(sl?.apiUrl ? { apiUrl: sl.apiUrl } : {}),
-      }),
+      recording(
+        createSlackAdapter({
+          mode: sl?.mode ?? 'socket',
+          botToken: secrets.SLACK_BOT_TOKEN!,
+          logger: log,
+          ...observe,
+          ...(secrets.SLACK_APP_TOKEN ? { appToken: secrets.SLACK_APP_TOKEN } : {}),
+          ...(secrets.SLACK_SIGNING_SECRET ? { signingSecret: secrets.SLACK_SIGNING_SECRET } : {}),
+          ...(sl?.apiUrl ? { apiUrl: sl.apiUrl } : {}),
+        }),
+      ),
     );
   }
   let web: WebAdapter | undefined;
@@ -232,10 +247,27 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     log: log.child({ scope: 'store' }),
     ...(retention?.archiveDays ? { keepMs: retention.archiveDays * DAY_MS } : {}),
   });
+  // Recorded channels (history.record) and their retention, on every replica (webhooks land anywhere).
+  const recorder = anyRecorded(loaded.config)
+    ? createChannelRecorder({
+        config: loaded.config,
+        channelLog: store.channelLog,
+        log: log.child({ scope: 'recorder' }),
+      })
+    : undefined;
+  const stopChannelLogSweep = startChannelLogSweep(store.channelLog, {
+    daysOf: (channel) => {
+      const { platform, chatId } = decodeConversationKey(channel);
+      return historyPolicy(loaded.config, platform, chatId).days;
+    },
+    log: log.child({ scope: 'store' }),
+  });
   const cleanups: (() => Promise<unknown>)[] = [
     () => runtime.close(),
     () => store.close(),
     stopArchiveSweep,
+    stopChannelLogSweep,
+    async () => recorder?.idle(),
     () => mcp.close(),
   ];
   const cleanup = async () => {
@@ -243,7 +275,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));
   };
   try {
-    const { adapters, web } = channelAdapters(loaded, secrets, store, log);
+    const { adapters, web } = channelAdapters(loaded, secrets, store, log, recorder);
     const running = new Set(adapters.map((a) => a.platform as string));
     // The gateway is created below; deliveries only happen after start, when it exists.
     let gatewayRef: Gateway | undefined;
@@ -267,6 +299,15 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
           : configured;
       },
       log: log.child({ scope: 'scheduler' }),
+      ...(recorder
+        ? {
+            // A digest reaching before recording began reads the platform's own history for the gap.
+            backfill: (channel: string, from: string) =>
+              recorder
+                .backfill(channel, from, adapters.find((a) => a.platform === platformOf(channel))?.readHistory)
+                .catch((e: unknown) => log.warn({ channel, err: errorMessage(e) }, 'channel history not backfilled')),
+          }
+        : {}),
     };
     const scheduler = createScheduler(schedulerOptions);
     const agent = createAgentRunner({

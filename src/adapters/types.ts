@@ -1,5 +1,6 @@
 // The one shape every chat platform is turned into, and the one interface every adapter
 // implements. Adapters never import the agent; the gateway is where they meet.
+import type { ChannelHistoryReader } from './channel-event.ts';
 
 /** The platforms boxbot speaks (the first part of every conversation key). */
 export type Platform = 'telegram' | 'discord' | 'slack' | 'web' | 'terminal';
@@ -283,4 +284,6 @@ export interface ChannelAdapter {
    * chat keeps it as a collapsible entry). Best effort: it never delays or fails the run.
    */
   showActivity?(target: OutboundTarget, activity: AgentActivity): void;
+  /** Reads a channel's own history since a time, for the channel log's backfill (channel-event.ts). */
+  readHistory?: ChannelHistoryReader;
 }

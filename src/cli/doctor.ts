@@ -21,6 +21,7 @@ import {
 } from '../agent/index.ts';
 import { CHANNEL_TOKENS, type ChannelName, channelEnabled, channelProblems } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
+import { historyPolicy } from '../config/history.ts';
 import { describeDataDir, type LoadedConfig, loadConfig, strayDataDir } from '../config/load.ts';
 import { databaseUrl } from '../config/store-url.ts';
 import { errorMessage, fetchFailureCode, UsageError } from '../core/errors.ts';
@@ -31,7 +32,28 @@ import { checkMcp } from './doctor-mcp.ts';
 
 /** One check; `off` marks a channel that is off (not a fault, but shown with how to turn it on). */
 type Line = { ok: boolean; what: string; detail: string; off?: boolean };
-type TelegramGetMe = { result?: { username?: string } };
+type TelegramGetMe = { result?: { username?: string; can_read_all_group_messages?: boolean } };
+
+/**
+ * Telegram delivers a group's every message only with privacy mode off (or the bot an admin there):
+ * for recorded chats, says whether the bot can read them all (getMe's can_read_all_group_messages).
+ */
+function telegramRecordingNote(config: LoadedConfig['config'], readsAll: boolean): Line | undefined {
+  const tg = config.channels.telegram;
+  const chats = Object.keys(tg?.chats ?? {}).filter((id) => historyPolicy(config, 'telegram', id).record);
+  const all = tg?.history?.record === true;
+  if (!all && !chats.length) return undefined;
+  const where = all ? 'every group' : `chat${chats.length > 1 ? 's' : ''} ${chats.join(', ')}`;
+  return readsAll
+    ? { ok: true, what: 'telegram history', detail: `recording ${where}: privacy mode is off, every message is read` }
+    : {
+        ok: false,
+        what: 'telegram history',
+        detail:
+          `recording ${where}, but privacy mode is on: Telegram sends the bot only commands, mentions and replies ` +
+          'unless it is an admin there (BotFather: /setprivacy → Disable, then re-add the bot to the group)',
+      };
+}
 
 /** GET/POST with a timeout; resolves with status and body text, or the network error's message. */
 async function probe(
@@ -131,12 +153,12 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets, offline: bo
       if ('error' in r) lines.push({ ok: false, what: 'telegram', detail: `cannot reach ${root} (${r.error})` });
       else if (r.status !== 200)
         lines.push({ ok: false, what: 'telegram', detail: `getMe answered ${r.status}: check TELEGRAM_BOT_TOKEN` });
-      else
-        lines.push({
-          ok: true,
-          what: 'telegram',
-          detail: `token accepted (@${(JSON.parse(r.body) as TelegramGetMe).result?.username ?? '?'})`,
-        });
+      else {
+        const me = (JSON.parse(r.body) as TelegramGetMe).result;
+        lines.push({ ok: true, what: 'telegram', detail: `token accepted (@${me?.username ?? '?'})` });
+        const note = telegramRecordingNote(loaded.config, me?.can_read_all_group_messages === true);
+        if (note) lines.push(note);
+      }
     }
   }
   if (on('discord')) {

@@ -55,7 +55,21 @@ const policyOverride = z
   })
   .strict();
 
-const channelBase = policyOverride.extend({
+/**
+ * Recording a channel (README, "Recording a channel"): every message the bot can see there is kept
+ * in the channel log for digests, `days` long (default 30). Default off.
+ */
+const history = z
+  .object({
+    record: z.boolean().optional(),
+    days: z.number().positive().max(3650).optional(),
+  })
+  .strict();
+
+/** A chat's or channel's overrides: the policy, and the channel-level settings. */
+const chatOverride = policyOverride.extend({ history: history.optional() });
+
+const channelBase = chatOverride.extend({
   enabled: z.boolean().optional(),
   users: z.record(policyOverride).optional(),
 });
@@ -256,23 +270,24 @@ export const configSchema = z
             mode: z.enum(['polling', 'webhook']).optional(),
             /** Webhook mode: the public URL Telegram posts to (ending in /webhooks/telegram). */
             webhookUrl: z.string().url().optional(),
-            chats: z.record(policyOverride).optional(),
+            chats: z.record(chatOverride).optional(),
           })
           .strict()
           .optional(),
         discord: channelBase
-          .extend({ restApi: z.string().url().optional(), channels: z.record(policyOverride).optional() })
+          .extend({ restApi: z.string().url().optional(), channels: z.record(chatOverride).optional() })
           .strict()
           .optional(),
         slack: channelBase
           .extend({
             mode: z.enum(['socket', 'http']).optional(),
             apiUrl: z.string().url().optional(),
-            channels: z.record(policyOverride).optional(),
+            channels: z.record(chatOverride).optional(),
           })
           .strict()
           .optional(),
         web: channelBase
+          .omit({ history: true })
           .extend({
             /** Largest upload in the web chat, per file and per message together (MB, default media.maxMessageMb). */
             maxUploadMb: z.number().positive().max(1024).optional(),

@@ -61,6 +61,8 @@ export function jobInput(
   prompt: string,
   transcript: string,
   skills: SkillLookup | undefined,
+  /** `period`: the period the history covers (a digest's), for a skill's `period` argument. */
+  opts: { period?: string } = {},
 ): { ok: true; input: string; withHistory: boolean } | { ok: false; error: string } {
   const history = transcript || '(no messages)';
   const slash = /^\/([a-z0-9][a-z0-9-]{0,63})(?:\s+([\s\S]*))?$/.exec(prompt.trim());
@@ -74,6 +76,7 @@ export function jobInput(
   if (skill.args.some((a) => a.name === 'history')) args.history = history;
   const others = skill.args.filter((a) => a.name !== 'history');
   if (rest && others.length === 1) args[others[0]!.name] = rest;
+  if (opts.period && skill.args.some((a) => a.name === 'period')) args.period = opts.period;
   // An optional argument left out takes the default its description names ("...; default the last day").
   for (const a of others) {
     const fallback = defaultOf(a);

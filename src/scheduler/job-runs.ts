@@ -19,6 +19,7 @@ import { encodeName, type JobRecord, type Store } from '../store/index.ts';
 import type { BreeHooks, JobBree } from './bree-jobs.ts';
 import type { SchedulerClock } from './clock.ts';
 import { cronFields } from './cron.ts';
+import { digestInputOf } from './digest.ts';
 import { SchedulerError } from './errors.ts';
 import { jobBudgetRule } from './job-budget.ts';
 import { transcriptOf } from './job-prompt.ts';
@@ -31,6 +32,8 @@ import { isWorkerMessage, type ReservedMessage, type RunRequest } from './worker
 export interface JobRunsOptions {
   store: Store;
   loaded: LoadedConfig;
+  /** Fills a recorded channel's log from the platform since a time (a digest reaching before recording began). */
+  backfill?: (channel: string, from: string) => Promise<unknown>;
   secrets: Secrets;
   /** The secrets' values, kept out of notices and logs. */
   secretValues: string[];
@@ -135,6 +138,38 @@ function slotOf(trigger: RunTrigger, job: JobRecord, now: Date): string | undefi
   if (trigger === 'schedule') return `at:${new Date(Math.round(now.getTime() / unit) * unit).toISOString()}`;
   if (trigger === 'catch-up') return `catch-up:${job.lastRunAt ?? job.createdAt ?? 'never'}`;
   return undefined;
+}
+
+/**
+ * Why the target workspace's files are untrusted for the job's creator, by the same record the
+ * conversation's runs read. A workspace that was never recorded but holds files counts as
+ * holding files of unknown senders; a record that cannot be read, as others' files.
+ */
+async function workspaceTaintOf(
+  o: Pick<JobRunsOptions, 'workspaceRecords' | 'log'>,
+  job: JobRecord,
+  workspace: string,
+): Promise<string | undefined> {
+  try {
+    const record = await o.workspaceRecords.get(job.target);
+    if (!record && (await holdsOtherThan(workspace, []).catch(() => false)))
+      return 'files in the conversation’s workspace saved before boxbot recorded who put them there';
+    return workspaceTaint(record, writerOf(job));
+  } catch (e) {
+    o.log.warn({ job: job.id, err: errorMessage(e) }, 'workspace record not read');
+    return 'files in the conversation’s workspace (who put them there could not be read)';
+  }
+}
+
+/** A digest job's history for the run starting at `startedAt` (undefined: not a digest job). */
+function digestOf(o: JobRunsOptions, job: JobRecord, startedAt: string): ReturnType<typeof digestInputOf> {
+  const source = {
+    config: o.loaded.config,
+    channelLog: o.store.channelLog,
+    logs: (id: string) => o.store.jobs.logs(id),
+    ...(o.backfill ? { backfill: o.backfill } : {}),
+  };
+  return digestInputOf(source, job, new Date(startedAt));
 }
 
 /** Creates the runs of a scheduler. */
@@ -248,23 +283,6 @@ export function createJobRuns(o: JobRunsOptions): JobRuns {
     );
   }
 
-  /**
-   * Why the target workspace's files are untrusted for the job's creator, by the same record the
-   * conversation's runs read. A workspace that was never recorded but holds files counts as
-   * holding files of unknown senders; a record that cannot be read, as others' files.
-   */
-  async function workspaceTaintOf(job: JobRecord, workspace: string): Promise<string | undefined> {
-    try {
-      const record = await o.workspaceRecords.get(job.target);
-      if (!record && (await holdsOtherThan(workspace, []).catch(() => false)))
-        return 'files in the conversation’s workspace saved before boxbot recorded who put them there';
-      return workspaceTaint(record, writerOf(job));
-    } catch (e) {
-      log.warn({ job: job.id, err: errorMessage(e) }, 'workspace record not read');
-      return 'files in the conversation’s workspace (who put them there could not be read)';
-    }
-  }
-
   /** Records that a run of `job` is about to write in its target's workspace (stop waits for it). */
   function wrote(job: JobRecord, tainted: boolean): void {
     track(o.workspaceRecords.writing(job.target, writerOf(job), tainted));
@@ -297,7 +315,8 @@ export function createJobRuns(o: JobRunsOptions): JobRuns {
       creatorLeftUsd: rule.left('user'),
     });
     const workspace = join(o.workspacesDir, encodeName(job.target));
-    const workspaceUntrusted = await workspaceTaintOf(job, workspace);
+    const workspaceUntrusted = await workspaceTaintOf(o, job, workspace);
+    const digest = await digestOf(o, job, startedAt);
     const request: RunRequest = {
       type: 'run',
       job,
@@ -305,6 +324,7 @@ export function createJobRuns(o: JobRunsOptions): JobRuns {
       secrets: { ...o.secrets },
       workspace,
       transcript: transcriptOf(history),
+      ...(digest ? { digest } : {}),
       ...(pending.event ? { event: pending.event } : {}),
       ...(workspaceUntrusted ? { workspaceUntrusted } : {}),
       logLevel: log.level,
@@ -397,6 +417,7 @@ export function createJobRuns(o: JobRunsOptions): JobRuns {
       ...(error ? { error } : {}),
       usage: result.usage,
       costUsd: result.costUsd,
+      ...(result.digest ? { digest: result.digest } : {}),
       trigger: run.trigger,
       ...(run.runId ? { runId: run.runId } : {}),
     };

@@ -10,8 +10,9 @@ import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { type RunSettings, toAgentPolicy } from '../runner/agent-policy.ts';
 import { conversationPolicy, narrowPolicy, type PolicyLimits } from '../runner/policy.ts';
+import { addUsage, digestHistory, type Summarise, tokenBudgetOf } from './digest-map.ts';
 import { jobInput } from './job-prompt.ts';
-import { oneLine, type RunCharge, type WorkerRunResult } from './run-text.ts';
+import { type DigestReport, oneLine, type RunCharge, type WorkerRunResult } from './run-text.ts';
 import { eventSource, withEvent, withoutEvent } from './webhook-event.ts';
 import type { RunRequest } from './worker-protocol.ts';
 
@@ -94,47 +95,70 @@ export async function runJob(
       workers: req.sandboxWorkers,
     });
     if (runtime.unavailableHint) return fail(`no model provider is configured: ${runtime.unavailableHint}`);
+    if (req.digest && 'refused' in req.digest) return fail(`this job may not read the channel: ${req.digest.refused}`);
     const prompt = req.event ? withEvent(req.job.prompt, req.event) : withoutEvent(req.job.prompt);
-    const input = jobInput(prompt, req.transcript, runtime.skills);
-    if (!input.ok) return fail(input.error);
     await mkdir(req.workspace, { recursive: true });
     const policy = jobAgentPolicy(req, { block: runtime.block, limits: runtime.limits });
-    const untrusted = [
-      ...(input.withHistory ? [`the recent messages of ${req.job.target}`] : []),
+    const untrustedOf = (withHistory: boolean) => [
+      ...(withHistory ? [`the recent messages of ${req.job.target}`] : []),
       ...(req.job.untrusted ? [`the job’s prompt, written after reading ${req.job.untrusted}`] : []),
       ...(req.event ? [eventSource(req.event)] : []),
     ];
     o.onStarted?.();
     // Each model call under the model that answered it: a default, a fallback or a sub-agent's
     // model is charged as what it is, not as the job's `model` field.
-    const r = await runAgent({
-      input: input.input,
-      policy,
-      deps: runtime.deps,
-      signal: o.signal,
-      meterHooks: {
-        onCharge: (model, usage, costUsd) =>
-          o.onCharge?.({ model, usage, ...(costUsd !== undefined ? { costUsd } : {}) }),
-        ...(o.reserve ? { reserve: o.reserve } : {}),
-      },
-      // The approval rules stay; the people to ask do not exist in a scheduled run.
-      nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
-      // The conversation's messages are other people's words, as in the conversation's own runs,
-      // and a prompt written after reading untrusted content may carry it.
-      ...(untrusted.length ? { untrusted } : {}),
-      // Files others put in the workspace are as untrusted as in the conversation's own runs.
-      workspace: {
-        ...(req.workspaceUntrusted ? { untrusted: req.workspaceUntrusted } : {}),
-        writing: async (tainted) => o.onWriting?.(tainted),
-      },
-    });
+    const deps = runtime.deps;
+    const call = (text: string, p: AgentPolicy, untrusted: string[]) =>
+      runAgent({
+        input: text,
+        policy: p,
+        deps,
+        signal: o.signal,
+        meterHooks: {
+          onCharge: (model, usage, costUsd) =>
+            o.onCharge?.({ model, usage, ...(costUsd !== undefined ? { costUsd } : {}) }),
+          ...(o.reserve ? { reserve: o.reserve } : {}),
+        },
+        // The approval rules stay; the people to ask do not exist in a scheduled run.
+        nobodyToAsk: 'it needs a person’s approval, and a scheduled job has nobody to ask',
+        // The conversation's messages are other people's words, as in the conversation's own runs,
+        // and a prompt written after reading untrusted content may carry it.
+        ...(untrusted.length ? { untrusted } : {}),
+        // Files others put in the workspace are as untrusted as in the conversation's own runs.
+        workspace: {
+          ...(req.workspaceUntrusted ? { untrusted: req.workspaceUntrusted } : {}),
+          writing: async (tainted) => o.onWriting?.(tainted),
+        },
+      });
+    // A digest's history, summarised in parts first when it is longer than the model reads at once.
+    let spent = { usage: NO_USAGE as WorkerRunResult['usage'], costUsd: 0 };
+    const digest = req.digest && !('refused' in req.digest) ? req.digest : undefined;
+    let transcript = req.transcript;
+    let report: DigestReport | undefined;
+    if (digest) {
+      const budget = tokenBudgetOf(deps.contextWindowOf?.(deps.resolveModel(policy.model).id));
+      // The parts are summarised with no tools at all: reading is all they do.
+      const summarise: Summarise = async (text) => {
+        const r = await call(text, { ...policy, access: 'chat-only', tools: { allow: [] } }, untrustedOf(true));
+        spent = { usage: addUsage(spent.usage, r.usage), costUsd: spent.costUsd + (r.costUsd ?? r.cost.knownUsd) };
+        return r.outcome === 'final' ? { ok: true, text: r.text } : { ok: false, error: r.error ?? r.outcome };
+      };
+      const d = await digestHistory(digest, budget, summarise);
+      if (!d.ok) return { ...fail(d.error), usage: spent.usage, costUsd: spent.costUsd };
+      transcript = d.text;
+      report = d.report;
+    }
+    const input = jobInput(prompt, transcript, runtime.skills, digest ? { period: digest.period } : {});
+    if (!input.ok) return fail(input.error);
+    const r = await call(input.input, policy, untrustedOf(input.withHistory));
     // An unknown price (a model missing from the table) counts what is known.
     return {
       outcome: r.outcome,
       text: r.text,
       ...(r.error ? { error: r.error } : {}),
-      usage: r.usage,
-      costUsd: r.costUsd ?? r.cost.knownUsd,
+      usage: addUsage(spent.usage, r.usage),
+      costUsd: spent.costUsd + (r.costUsd ?? r.cost.knownUsd),
+      ...(report ? { digest: report } : {}),
     };
   } catch (e) {
     return fail(oneLine(errorMessage(e) ?? String(e)));

@@ -11,6 +11,19 @@ export interface WorkerRunResult {
   error?: string;
   usage: RunUsage;
   costUsd: number;
+  /** A digest's size and spending: what was read, in how many parts, under which token budget. */
+  digest?: DigestReport;
+}
+
+/** What a digest run read and spent (kept in the job's run log). */
+export interface DigestReport {
+  messages: number;
+  /** Parts summarised first (0: the history fit the model at once). */
+  chunks: number;
+  /** Tokens of history one model call may take. */
+  tokenBudget: number;
+  /** Estimated tokens of the whole history. */
+  historyTokens: number;
 }
 
 /**

@@ -72,6 +72,8 @@ export interface SchedulerOptions {
    * charges not yet written (main passes one); default: a ledger of the scheduler's own.
    */
   spend?: DailySpend;
+  /** Fills a recorded channel's log from the platform since a time (a digest reaching before recording began). */
+  backfill?: (channel: string, from: string) => Promise<unknown>;
 }
 
 /** A running scheduler. */
@@ -121,6 +123,7 @@ export function createScheduler(o: SchedulerOptions): Scheduler {
   const runs = createJobRuns({
     store: o.store,
     loaded: o.loaded,
+    ...(o.backfill ? { backfill: o.backfill } : {}),
     secrets: o.secrets,
     secretValues: secretValues(o.secrets),
     ...(o.deliver ? { deliver: o.deliver } : {}),

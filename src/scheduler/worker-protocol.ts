@@ -2,6 +2,7 @@
 // ('cancel' in, 'done' out) travel on the same port.
 import type { LoadedConfig } from '../config/load.ts';
 import type { JobRecord } from '../store/index.ts';
+import type { DigestInput } from './digest.ts';
 import type { RunCharge, WorkerRunResult } from './run-text.ts';
 import type { RunEvent } from './types.ts';
 
@@ -18,6 +19,8 @@ export interface RunRequest {
   transcript: string;
   /** A webhook run's request body, for `{{event}}` (untrusted: see webhook-event.ts). */
   event?: RunEvent;
+  /** A digest job's channel history from the channel log, which replaces `transcript` (see digest.ts). */
+  digest?: DigestInput;
   /**
    * Why the workspace's files are untrusted for the job's creator (others put files there: see
    * agent/workspace-record.ts); absent: all of it is theirs. The worker reads no store to know.

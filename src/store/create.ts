@@ -2,6 +2,7 @@
 // (tests). Both run the same store logic over a different byte layer, under the shared rules
 // (validated.ts).
 import { createApprovals } from './approvals.ts';
+import { createChannelLog } from './channel-log.ts';
 import { createConversations } from './conversations.ts';
 import { createDeliveryLog } from './delivery-log.ts';
 import { createDiskFiles } from './disk-files.ts';
@@ -58,6 +59,7 @@ function build(files: Files, opts: ResolvedStoreOptions): BackendStore {
     approvals: createApprovals(docs, now),
     memories: createMemories(docs),
     hookDeliveries: createHookDeliveries(docs, now),
+    channelLog: createChannelLog(docs),
     async close() {
       await closeDelivery();
       await docs.close();

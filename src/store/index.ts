@@ -1,6 +1,8 @@
 // The store's public names: the interface the gateway, scheduler and CLI use, and its backends.
 
 export { DEFAULT_ARCHIVE_RETENTION_MS, startArchiveSweep } from './archive-sweep.ts';
+export { startChannelLogSweep, sweepChannelLog } from './channel-log-sweep.ts';
+export type { ChannelLogEdit, ChannelLogEntry, ChannelLogStore } from './channel-log-types.ts';
 export { conversationFile, platformOf } from './conversations.ts';
 export { createFileStore, createMemoryState, createMemoryStore } from './create.ts';
 export { StoreCorruptError, StoreError, type StoreErrorCode } from './errors.ts';

@@ -3,6 +3,7 @@
 import type { InboundMessage, OutboundTarget, ReplyTarget } from '../adapters/index.ts';
 import type { Logger } from '../core/log.ts';
 import type { Message, Usage } from '../core/message.ts';
+import type { ChannelLogStore } from './channel-log-types.ts';
 import type { HookDeliveryStore } from './hook-deliveries.ts';
 
 /** A JSON value as it is stored. */
@@ -272,6 +273,8 @@ export interface JobLogEntry {
   error?: string;
   usage: Usage;
   costUsd: number;
+  /** A digest's size and token budget (`chunks`: parts summarised before the digest). */
+  digest?: { messages: number; chunks: number; tokenBudget: number; historyTokens: number };
 }
 
 /** Jobs and their run logs (the latest `jobLogLimit` per job are kept). */
@@ -479,6 +482,8 @@ export interface Store {
   readonly memories: MemoryStore;
   /** Webhook deliveries already accepted (replays start nothing). */
   readonly hookDeliveries: HookDeliveryStore;
+  /** What recorded channels said (policy `history.record`), for digests. */
+  readonly channelLog: ChannelLogStore;
   /** Leases between replicas; absent for a backend that serves one process (files). */
   readonly leases?: LeaseStore;
   /** The bots' shared send pauses; absent for a backend that serves one process (files). */

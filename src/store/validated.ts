@@ -111,6 +111,8 @@ export function validated(backend: BackendStore): Store {
     approvals: validatedApprovals(backend.approvals),
     memories: validatedMemories(backend.memories),
     hookDeliveries: validatedHookDeliveries(backend.hookDeliveries),
+    // Still checks its own keys in each backend (it landed beside this wrapper): to move here.
+    channelLog: backend.channelLog,
     ...(backend.leases ? { leases: validatedLeases(backend.leases) } : {}),
     ...(backend.rateGates ? { rateGates: validatedRateGates(backend.rateGates) } : {}),
     close: () => backend.close(),

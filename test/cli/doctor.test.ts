@@ -68,6 +68,22 @@ describe('boxbot doctor', () => {
     assert.doesNotMatch(r.stdout, /right-token|sk-doctor/, 'no secret is printed');
   });
 
+  it('a recorded Telegram chat with privacy mode on is a FIX line saying the bot misses messages', async () => {
+    const r = await doctor(
+      {
+        model: 'openai/gpt-4o-mini',
+        channels: { telegram: { apiRoot: tg.apiRoot, chats: { '-100500': { history: { record: true } } } } },
+      },
+      {
+        OPENAI_API_KEY: 'sk-doctor-0000000000',
+        OPENAI_BASE_URL: llmEmu.openaiBaseURL,
+        TELEGRAM_BOT_TOKEN: '123:right-token',
+      },
+    );
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(r.stdout, /^FIX +telegram history +recording chat -100500, but privacy mode is on/m);
+  });
+
   it('a refused token and a missing key are each a FIX line naming the variable; exit 1', async () => {
     const r = await doctor(
       { channels: { telegram: { apiRoot: tg.apiRoot } } },

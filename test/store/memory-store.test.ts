@@ -1,5 +1,6 @@
 // The store contract against the memory backend (its state Map plays the data directory).
 import { createMemoryState, createMemoryStore } from '../../src/store/index.ts';
+import { channelLogContract } from './channel-log-contract.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
 import { memoriesContract } from './memories-contract.ts';
@@ -17,3 +18,4 @@ const harness = async (): Promise<StoreHarness> => {
 storeContract('memory', harness);
 memoriesContract('memory', harness);
 hookDeliveriesContract('memory', harness);
+channelLogContract('memory', harness);

@@ -7,6 +7,7 @@ import { StoreError } from '../../src/store/index.ts';
 import { createDb, type Db } from '../../src/store/postgres/db.ts';
 import { createPostgresStore, MIGRATIONS, openPostgresStore } from '../../src/store/postgres/index.ts';
 import { createPgUsage } from '../../src/store/postgres/usage.ts';
+import { channelLogContract } from './channel-log-contract.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { inbound, reply } from './delivery-fixtures.ts';
 import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
@@ -45,6 +46,7 @@ if (server) {
   storeContract('postgres', harness, { files: false });
   memoriesContract('postgres', harness, { files: false });
   hookDeliveriesContract('postgres', harness);
+  channelLogContract('postgres', harness);
 }
 
 test('postgres: replicas starting together apply each migration once', { skip }, async () => {

@@ -11,6 +11,7 @@ import { type Client, Events } from 'discord.js';
 import { errorMessage } from '../../core/errors.ts';
 import { createKeyedLock } from '../../core/keyed-lock.ts';
 import { type Logger, silentLogger } from '../../core/log.ts';
+import { type ChannelHistoryReader, type ChannelObserver, snowflakeAt } from '../channel-event.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type {
@@ -31,6 +32,7 @@ import { InteractionReplies, isInteractionReplyKey } from './interaction-replies
 import { commandsBody, componentsOf, decodeHandle, type InteractionRef, parseInteraction } from './interactions.ts';
 import { nonceFields } from './nonce.ts';
 import { type DiscordMessage, parseMessageCreate, THREAD_CHANNEL_TYPES, toInboundMessage } from './normalize.ts';
+import { discordDeleteEvent, discordMessageEvent, discordUpdateEvent } from './observe.ts';
 import { type ChannelSeen, SessionKeeper } from './session.ts';
 
 /** Options of createDiscordAdapter. */
@@ -51,6 +53,8 @@ export interface DiscordAdapterOptions {
    * Without it a restart starts a new session and what was posted meanwhile is not read.
    */
   state?: AdapterState;
+  /** Told of every guild message, edit and deletion the bot sees (the channel log's recorder). */
+  observe?: ChannelObserver;
 }
 
 /** What Discord can do: edits, typing (one POST lasts ~10 s, renewed every 8 s), threads, 2,000 characters. */
@@ -102,7 +106,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
 
   // The parent of a thread, from discord.js's channel cache (filled by GUILD_CREATE and
   // THREAD_CREATE), else GET /channels/:id.
-  async function threadParent(c: Client, m: DiscordMessage): Promise<string | undefined> {
+  async function threadParent(
+    c: Client,
+    m: Pick<DiscordMessage, 'channelId' | 'channelType'>,
+  ): Promise<string | undefined> {
     const cached = c.channels.cache.get(m.channelId);
     if (cached && !cached.isThread()) return undefined;
     // A thread discord.js made up from the message alone (partials) has no parent yet.
@@ -188,6 +195,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
         log.warn({ guildId: m.guildId, err: errorMessage(e) }, 'could not read a guild; its bot role is not known');
       });
     const threadParentId = m.guildId ? await threadParent(c, m) : undefined;
+    if (options.observe && m.guildId) {
+      const event = discordMessageEvent(m, {
+        guildId: m.guildId,
+        channelId: m.channelId,
+        ...(threadParentId ? { threadParentId } : {}),
+      });
+      if (event) options.observe(event);
+    }
     const botRole = m.guildId ? c.guilds.cache.get(m.guildId)?.roles.botRoleFor(botId)?.id : undefined;
     const result = toInboundMessage(m, {
       botId,
@@ -248,6 +263,21 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
     if (delivered) log.info({ channelId: seen.channelId, delivered }, 'caught up a channel from its history');
   }
 
+  /** An edit or deletion in a guild channel, told to the observer in its channel's order. */
+  function observeChange(c: Client, t: 'MESSAGE_UPDATE' | 'MESSAGE_DELETE', d: unknown): void {
+    const observe = options.observe;
+    const { channel_id: channelId, guild_id: guildId } = (d ?? {}) as { channel_id?: unknown; guild_id?: unknown };
+    if (!observe || typeof channelId !== 'string' || typeof guildId !== 'string') return;
+    enqueue(channelId, async () => {
+      const threadParentId = await threadParent(c, { channelId });
+      const place = { guildId, channelId, ...(threadParentId ? { threadParentId } : {}) };
+      const botId = botIdOf(c);
+      const event =
+        t === 'MESSAGE_DELETE' ? discordDeleteEvent(d, place) : botId ? discordUpdateEvent(d, place, botId) : undefined;
+      if (event) observe(event);
+    });
+  }
+
   function onDispatch(c: Client, packet: unknown): void {
     try {
       if (typeof packet !== 'object' || packet === null) return;
@@ -259,6 +289,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       }
       if (t === 'INTERACTION_CREATE') {
         onInteraction(c, d, s);
+        return;
+      }
+      if (t === 'MESSAGE_UPDATE' || t === 'MESSAGE_DELETE') {
+        observeChange(c, t, d);
         return;
       }
       if (t !== 'MESSAGE_CREATE') return;
@@ -420,8 +454,31 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   }
   const noPings = { parse: [] as string[], replied_user: true };
 
+  /** A guild channel's history since `from`, for the channel log (threads are not read). */
+  const readHistory: ChannelHistoryReader = async (channel, from, observe, signal) => {
+    const botId = self?.id ?? (client ? botIdOf(client) : undefined);
+    if (!channel.scope || channel.scope === 'dm') return 0;
+    let read = 0;
+    const after = snowflakeAt(Date.parse(from) - 1);
+    for await (const raw of readChannelAfter(rest, channel.chatId, after, {
+      maxMessages: 10_000,
+      ...(signal ? { signal } : {}),
+    })) {
+      const parsed = parseMessageCreate({ ...raw, guild_id: channel.scope });
+      if (typeof parsed === 'string') continue;
+      if (parsed.author.id !== botId && (parsed.author.bot || parsed.webhookId) && !options.allowBots) continue;
+      const event = discordMessageEvent(parsed, { guildId: channel.scope, channelId: channel.chatId }, botId);
+      if (event) {
+        observe(event);
+        read++;
+      }
+    }
+    return read;
+  };
+
   return {
     platform: 'discord',
+    readHistory,
     capabilities: DISCORD_CAPABILITIES,
     start,
     stop,

@@ -6,6 +6,7 @@
 import { App } from '@slack/bolt';
 import { type Logger, silentLogger } from '../../core/log.ts';
 import { ButtonMemory } from '../button-memory.ts';
+import type { ChannelHistoryReader, ChannelObserver } from '../channel-event.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type { AdapterCapabilities, AdapterRoute, Button, ChannelAdapter, SentMessage } from '../types.ts';
@@ -16,6 +17,7 @@ import { fetchSlackFile } from './files.ts';
 import { escapeSlackText, slackMarkdownBlocks, toSlackMrkdwn } from './format.ts';
 import { type DeliveryInfo, SlackInbound, UserNames } from './inbound.ts';
 import { normalizeSlackAction, normalizeSlackCommand } from './interactions.ts';
+import { slackChannelEvent } from './observe.ts';
 import { JournalFirstReceiver, SinkRefusedError } from './receiver.ts';
 import { type SlackSocket, startSocketMode } from './socket-mode.ts';
 import { uploadFile } from './upload.ts';
@@ -40,6 +42,8 @@ export interface SlackAdapterOptions {
   logger?: Logger;
   /** Per-request timeout of Web API calls (ms); default 30 s. */
   requestTimeoutMs?: number;
+  /** Told of every channel message, edit and deletion the bot sees (the channel log's recorder). */
+  observe?: ChannelObserver;
 }
 
 /** The bot as auth.test describes it. */
@@ -149,7 +153,74 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
     ...(context.retryNum ? { retryNum: context.retryNum } : {}),
     ...(context.retryReason ? { retryReason: context.retryReason } : {}),
   });
+  // Channel events for the log, one at a time so an edit never overtakes its message.
+  let observed: Promise<void> = Promise.resolve();
+  const observe = (body: unknown): void => {
+    const to = options.observe;
+    if (!to || !inbound.isOpen) return;
+    observed = observed.then(async () => {
+      const ctx = { ...(me?.userId ? { botUserId: me.userId } : {}), ...(me?.botId ? { botId: me.botId } : {}) };
+      const event = slackChannelEvent(body, { ...ctx, ...(me?.teamId ? { teamId: me.teamId } : {}) });
+      if (event?.kind === 'message' && event.userName === event.userId && event.userId.startsWith('U'))
+        event.userName = (await names.name(event.userId)) ?? event.userId;
+      if (event) to(event);
+    });
+  };
+  /**
+   * A channel's history since `from`, threads included (conversations.history and .replies, paged;
+   * scopes channels:history / groups:history), for the channel log's backfill.
+   */
+  const readHistory: ChannelHistoryReader = async (channel, from, tell) => {
+    const team = channel.scope ?? me?.teamId;
+    if (!team) return 0;
+    const oldest = (Date.parse(from) / 1000).toFixed(6);
+    let read = 0;
+    const emit = async (m: Record<string, unknown>) => {
+      const body = { type: 'event_callback', team_id: team, event: { ...m, type: 'message', channel: channel.chatId } };
+      const event = slackChannelEvent(body, { teamId: team });
+      if (event?.kind !== 'message') return;
+      const mine =
+        (me?.userId !== undefined && m.user === me.userId) || (me?.botId !== undefined && m.bot_id === me.botId);
+      if (mine) Object.assign(event, { bot: true, userName: me?.name ?? event.userName });
+      else if (event.userName === event.userId) event.userName = (await names.name(event.userId)) ?? event.userId;
+      tell(event);
+      read++;
+    };
+    const pages = async (
+      list: (
+        cursor: string | undefined,
+      ) => Promise<{ messages?: unknown[]; response_metadata?: { next_cursor?: string } }>,
+      each: (m: Record<string, unknown>) => Promise<void>,
+    ) => {
+      let cursor: string | undefined;
+      do {
+        const page = await call(() => list(cursor));
+        for (const m of page.messages ?? [])
+          if (typeof m === 'object' && m !== null) await each(m as Record<string, unknown>);
+        cursor = page.response_metadata?.next_cursor || undefined;
+      } while (cursor);
+    };
+    await pages(
+      (cursor) =>
+        web.conversations.history({ channel: channel.chatId, oldest, limit: 200, ...(cursor ? { cursor } : {}) }),
+      async (m) => {
+        await emit(m);
+        if (typeof m.reply_count === 'number' && m.reply_count > 0 && typeof m.ts === 'string') {
+          const ts = m.ts;
+          await pages(
+            (cursor) =>
+              web.conversations.replies({ channel: channel.chatId, ts, limit: 200, ...(cursor ? { cursor } : {}) }),
+            async (r) => {
+              if (r.ts !== ts) await emit(r);
+            },
+          );
+        }
+      },
+    );
+    return read;
+  };
   app.event(/.*/, async ({ body, context }) => {
+    observe(body);
     if (!(await inbound.dispatch(body, infoOf(context)))) throw new SinkRefusedError();
   });
   // Slack does not redeliver slash commands or presses: they are acknowledged either way, and a
@@ -204,6 +275,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
 
   return {
     platform: 'slack',
+    readHistory,
     capabilities: SLACK_CAPABILITIES,
 
     async start(sink) {

@@ -6,6 +6,7 @@
 import { Bot, InputFile } from 'grammy';
 import { type Logger, silentLogger } from '../../core/log.ts';
 import { ButtonMemory } from '../button-memory.ts';
+import type { ChannelObserver } from '../channel-event.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type {
@@ -25,6 +26,7 @@ import { inlineKeyboard, PendingPresses } from './buttons.ts';
 import { fetchTelegramFile } from './files.ts';
 import { markdownToTelegramHtml, telegramRenderedLength } from './format.ts';
 import { normalizeUpdate, type TelegramBotIdentity, updateIdOf } from './normalize.ts';
+import { telegramChannelEvent } from './observe.ts';
 import { type BackoffOptions, DEFAULT_BACKOFF, type Poller, startPoller } from './poller.ts';
 import { WEBHOOK_SECRET, webhookRoute } from './webhook.ts';
 
@@ -76,6 +78,8 @@ export interface TelegramAdapterOptions {
    * (answerPress) before the press is answered empty so the button stops spinning. Default 8 s.
    */
   pressAnswerWindowMs?: number;
+  /** Told of every group message and edit the bot sees (the channel log's recorder); edits are then fetched too. */
+  observe?: ChannelObserver;
 }
 
 /** A Telegram ChannelAdapter that is also the one entry point for raw updates. */
@@ -131,10 +135,17 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
     }
   };
 
+  // Recording channels needs their edits too (normalize.ts still drops them for the agent).
+  const allowedUpdates = options.observe ? [...ALLOWED_UPDATES, 'edited_message'] : ALLOWED_UPDATES;
+
   async function handleUpdate(update: unknown, intake?: IntakeOptions): Promise<void> {
     const to = sink;
     // Not running: reject, so the update is not acknowledged and comes again after start.
     if (!me || !to) throw new AdapterError('telegram', 'not-running', 'the adapter is stopped');
+    if (options.observe) {
+      const event = telegramChannelEvent(update, me.id);
+      if (event) options.observe(event);
+    }
     const result = normalizeUpdate(update, me);
     if (result.kind !== 'message') {
       if (result.kind === 'malformed')
@@ -177,7 +188,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
         await call(() =>
           api.setWebhook(options.webhook!.url, {
             secret_token: options.webhook!.secret,
-            allowed_updates: ALLOWED_UPDATES as never,
+            allowed_updates: allowedUpdates as never,
           }),
         );
         sink = onMessage;
@@ -196,7 +207,7 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
           backoff,
           deliver: handleUpdate,
           timeoutSeconds: options.pollTimeoutSeconds ?? 30,
-          allowedUpdates: ALLOWED_UPDATES,
+          allowedUpdates,
         });
       } catch (e) {
         sink = undefined;

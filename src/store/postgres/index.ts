@@ -5,6 +5,7 @@
 import type { Store, StoreOptions } from '../types.ts';
 import { type BackendStore, type ResolvedStoreOptions, validated, withDefaults } from '../validated.ts';
 import { createPgApprovals } from './approvals.ts';
+import { createPgChannelLog } from './channel-log.ts';
 import { createPgConversations } from './conversations.ts';
 import { createDb, type Db } from './db.ts';
 import { createPgDelivery, pruneFailedOutbox } from './delivery.ts';
@@ -33,6 +34,7 @@ function build(db: Db, opts: ResolvedStoreOptions): BackendStore {
     kv: createPgKv(db),
     jobs: createPgJobs(db, opts.jobLogLimit),
     memories: createPgMemories(db),
+    channelLog: createPgChannelLog(db),
     leases: createPgLeases(db),
     rateGates: createPgRateGates(db),
     usage: createPgUsage(db),

@@ -191,6 +191,22 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX boxbot_hook_deliveries_expires ON boxbot_hook_deliveries (expires_at);
     `,
   },
+  {
+    version: 11,
+    // The recorded channels' messages (ChannelLogStore): one row per channel and platform message
+    // id, `at` the ISO time it was posted (sorts as text), the entry as JSON.
+    name: 'channel log',
+    sql: `
+      CREATE TABLE boxbot_channel_log (
+        channel text NOT NULL,
+        message_id text NOT NULL,
+        at text NOT NULL,
+        entry text NOT NULL,
+        PRIMARY KEY (channel, message_id)
+      );
+      CREATE INDEX boxbot_channel_log_at ON boxbot_channel_log (channel, at);
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */

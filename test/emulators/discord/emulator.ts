@@ -202,6 +202,28 @@ export class DiscordEmulator {
     return msg;
   }
 
+  /** A user edits their message: stored, and dispatched as MESSAGE_UPDATE (the whole message, as Discord does). */
+  userEdits(messageId: string, content: string): EmuMessage {
+    const msg = this.world.messages.get(messageId);
+    if (!msg) throw new Error(`no message ${messageId}`);
+    msg.content = content;
+    msg.edited_timestamp = new Date().toISOString();
+    this.dispatchMessage('MESSAGE_UPDATE', msg);
+    return msg;
+  }
+
+  /** A message is deleted: removed, and dispatched as MESSAGE_DELETE (ids only). */
+  userDeletes(messageId: string): void {
+    const msg = this.world.messages.get(messageId);
+    if (!msg) throw new Error(`no message ${messageId}`);
+    this.world.messages.delete(messageId);
+    this.gateway.dispatch('MESSAGE_DELETE', (intents) =>
+      intents & (msg.guild_id ? Intent.GuildMessages : Intent.DirectMessages)
+        ? { id: msg.id, channel_id: msg.channel_id, ...(msg.guild_id ? { guild_id: msg.guild_id } : {}) }
+        : undefined,
+    );
+  }
+
   /** Messages the bot posted, oldest first (with their current text and edit count). */
   botMessages(): EmuMessage[] {
     return this.botMessageIds.map((id) => this.world.messages.get(id)!);

@@ -252,6 +252,57 @@ export class SlackEmulator {
     await this.deliverBody(eventCallback(ids, { ...messageEvent(ids, post), files: [file], upload: false }));
   }
 
+  /** A person edits their message: Slack sends `message_changed` with the new message in it. */
+  async userEdits(p: { channel: string; ts: string; text: string }): Promise<void> {
+    const ids = this.workspace.ids;
+    const m = this.workspace.find(p.channel, p.ts);
+    if (!m) throw new Error(`no message ${p.ts} in ${p.channel}`);
+    m.text = p.text;
+    m.edits++;
+    const editTs = this.workspace.nextTs();
+    const message = {
+      type: 'message',
+      user: m.user,
+      text: p.text,
+      ts: m.ts,
+      ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+      team: ids.teamId,
+      edited: { user: m.user, ts: editTs },
+    };
+    await this.deliverBody(
+      eventCallback(ids, {
+        type: 'message',
+        subtype: 'message_changed',
+        hidden: true,
+        message,
+        previous_message: { ...message, text: 'before' },
+        channel: p.channel,
+        ts: editTs,
+        event_ts: editTs,
+        channel_type: p.channel.startsWith('D') ? 'im' : 'channel',
+      }),
+    );
+  }
+
+  /** A person deletes their message: Slack sends `message_deleted` with its `deleted_ts`. */
+  async userDeletes(p: { channel: string; ts: string }): Promise<void> {
+    const ids = this.workspace.ids;
+    this.workspace.remove(p.channel, p.ts);
+    const ts = this.workspace.nextTs();
+    await this.deliverBody(
+      eventCallback(ids, {
+        type: 'message',
+        subtype: 'message_deleted',
+        hidden: true,
+        deleted_ts: p.ts,
+        channel: p.channel,
+        ts,
+        event_ts: ts,
+        channel_type: p.channel.startsWith('D') ? 'im' : 'channel',
+      }),
+    );
+  }
+
   /** Delivers any event_callback body (or anything else, to test malformed input). */
   async deliverBody(body: Record<string, unknown>, into?: PostResult): Promise<void> {
     if (this.delivery === 'socket') {

@@ -160,6 +160,42 @@ export class WebApi {
           },
         };
       }
+      // Channel history, as Slack pages it: top-level messages newest first (with reply_count),
+      // a thread's parent and replies oldest first; `cursor` is an offset.
+      case 'conversations.history':
+      case 'conversations.replies': {
+        const channel = str(p.channel);
+        if (!channel) return { ok: false, error: 'channel_not_found' };
+        const oldest = Number(str(p.oldest) ?? p.oldest ?? 0);
+        const limit = Math.min(1000, Number(p.limit ?? 100) || 100);
+        const offset = Number(str(p.cursor) ?? 0) || 0;
+        const inChannel = this.ws.messages.filter((m) => m.channel === channel && Number(m.ts) >= oldest);
+        const parent = str(p.ts);
+        const list =
+          method === 'conversations.history'
+            ? inChannel.filter((m) => !m.threadTs || m.threadTs === m.ts).reverse()
+            : inChannel.filter((m) => m.ts === parent || m.threadTs === parent);
+        const page = list.slice(offset, offset + limit).map((m) => {
+          const replies = this.ws.messages.filter((r) => r.channel === channel && r.threadTs === m.ts && r.ts !== m.ts);
+          return {
+            type: 'message',
+            text: m.text,
+            ts: m.ts,
+            ...(m.user ? { user: m.user } : {}),
+            ...(m.botId ? { bot_id: m.botId } : {}),
+            ...(m.threadTs ? { thread_ts: m.threadTs } : {}),
+            ...(replies.length ? { thread_ts: m.ts, reply_count: replies.length } : {}),
+            ...(m.edits ? { edited: { user: m.user, ts: m.ts } } : {}),
+          };
+        });
+        const more = offset + limit < list.length;
+        return {
+          ok: true,
+          messages: page,
+          has_more: more,
+          response_metadata: { next_cursor: more ? String(offset + limit) : '' },
+        };
+      }
       case 'chat.postMessage': {
         const channel = str(p.channel);
         const text = str(p.text) ?? '';

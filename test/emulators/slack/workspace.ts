@@ -76,6 +76,14 @@ export class Workspace {
     return this.byKey.get(`${channel}:${ts}`);
   }
 
+  /** Deletes a message (a person deleted it). */
+  remove(channel: string, ts: string): void {
+    const m = this.byKey.get(`${channel}:${ts}`);
+    if (!m) return;
+    this.byKey.delete(`${channel}:${ts}`);
+    this.messages.splice(this.messages.indexOf(m), 1);
+  }
+
   /** Registers a user (users.info answers with it). */
   addUser(id: string, name: string): void {
     this.users.set(id, { name, displayName: name });

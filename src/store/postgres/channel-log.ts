@@ -1,0 +1,93 @@
+// The channel log in PostgreSQL: one row per channel and platform message id, so a redelivered or
+// backfilled message replaces its row, and retention is one DELETE by time.
+import type { ChannelLogEntry, ChannelLogStore } from '../channel-log-types.ts';
+import { checkKey } from '../names.ts';
+import type { Db } from './db.ts';
+import { decodeKey, encodeKey } from './text-codec.ts';
+
+const iso = (at: string): string => new Date(at).toISOString();
+
+/** The channel log in PostgreSQL. */
+export function createPgChannelLog(db: Db): ChannelLogStore {
+  async function patch(
+    channel: string,
+    messageId: string,
+    fn: (e: ChannelLogEntry) => ChannelLogEntry,
+  ): Promise<boolean> {
+    checkKey(channel, 'channel');
+    return db.tx(async (q) => {
+      const rows = await q<{ entry: string }>(
+        'SELECT entry FROM boxbot_channel_log WHERE channel = $1 AND message_id = $2 FOR UPDATE',
+        [encodeKey(channel), encodeKey(messageId)],
+      );
+      if (!rows[0]) return false;
+      const next = fn(JSON.parse(rows[0].entry) as ChannelLogEntry);
+      await q('UPDATE boxbot_channel_log SET entry = $3 WHERE channel = $1 AND message_id = $2', [
+        encodeKey(channel),
+        encodeKey(messageId),
+        JSON.stringify(next),
+      ]);
+      return true;
+    });
+  }
+
+  return {
+    async put(entries) {
+      for (const e of entries) {
+        checkKey(e.channel, 'channel');
+        checkKey(e.messageId, 'message id');
+        const entry = { ...e, at: iso(e.at) };
+        await db.query(
+          `INSERT INTO boxbot_channel_log (channel, message_id, at, entry) VALUES ($1, $2, $3, $4)
+           ON CONFLICT (channel, message_id) DO UPDATE SET at = EXCLUDED.at, entry = EXCLUDED.entry`,
+          [encodeKey(e.channel), encodeKey(e.messageId), entry.at, JSON.stringify(entry)],
+        );
+      }
+    },
+    edit: (channel, edit) =>
+      patch(channel, edit.messageId, (e) => {
+        const { files: _files, ...rest } = e;
+        const files = edit.files ?? e.files;
+        return { ...rest, text: edit.text, editedAt: edit.editedAt, ...(files?.length ? { files } : {}) };
+      }),
+    async remove(channel, messageId) {
+      checkKey(channel, 'channel');
+      const gone = await db.query(
+        'DELETE FROM boxbot_channel_log WHERE channel = $1 AND message_id = $2 RETURNING message_id',
+        [encodeKey(channel), encodeKey(messageId)],
+      );
+      return gone.length > 0;
+    },
+    async list(channel, range) {
+      checkKey(channel, 'channel');
+      const rows = await db.query<{ entry: string }>(
+        `SELECT entry FROM boxbot_channel_log WHERE channel = $1 AND at >= $2 AND at < $3
+         ORDER BY at COLLATE "C", message_id COLLATE "C"`,
+        [encodeKey(channel), iso(range.from), iso(range.to)],
+      );
+      return rows.map((r) => JSON.parse(r.entry) as ChannelLogEntry);
+    },
+    async oldest(channel) {
+      checkKey(channel, 'channel');
+      const rows = await db.query<{ at: string | null }>(
+        'SELECT min(at) AS at FROM boxbot_channel_log WHERE channel = $1',
+        [encodeKey(channel)],
+      );
+      return rows[0]?.at ?? undefined;
+    },
+    async channels() {
+      const rows = await db.query<{ channel: string }>(
+        'SELECT DISTINCT channel FROM boxbot_channel_log ORDER BY channel',
+      );
+      return rows.map((r) => decodeKey(r.channel));
+    },
+    async prune(channel, before) {
+      checkKey(channel, 'channel');
+      const gone = await db.query(
+        'DELETE FROM boxbot_channel_log WHERE channel = $1 AND at < $2 RETURNING message_id',
+        [encodeKey(channel), iso(before)],
+      );
+      return gone.length;
+    },
+  };
+}
