@@ -4,6 +4,8 @@
 // must reach the running turn), each checked first by the one access rule (command-access.ts).
 // With replicas, the conversation's owner answers: dispatch hands the message to `pump`.
 import type { InboundMessage } from '../adapters/index.ts';
+import { historyPolicy } from '../config/history.ts';
+import type { Config } from '../config/schema.ts';
 import { errorMessage } from '../core/errors.ts';
 import { type CommandCaller, commandAllowed, isAdmin, refusedCommandText } from '../runner/command-access.ts';
 import type { Admission, ResolvedPolicy } from '../runner/policy.ts';
@@ -153,6 +155,7 @@ export function createDispatch(ctx: GatewayContext, d: DispatchDeps): Dispatch {
       behindTurns: (id, work, what) => d.queue.chain(key, id, work, what),
       finish: () => opts.store.finish(msg.id),
       stopping: ctx.stopped.signal,
+      ...recordedDays(opts.config, msg),
     };
   }
 
@@ -188,4 +191,10 @@ export function createDispatch(ctx: GatewayContext, d: DispatchDeps): Dispatch {
   }
 
   return { dispatch, answer };
+}
+
+/** `{ recordedDays }` when the message's channel is recorded (history.record), for /status. */
+function recordedDays(config: Config, msg: InboundMessage): { recordedDays?: number } {
+  const h = historyPolicy(config, msg.platform, msg.chatId);
+  return h.record ? { recordedDays: h.days } : {};
 }

@@ -522,3 +522,22 @@ test('afterUntrusted: another user’s words summarised by /compact still make a
   assert.equal(write.runs.length, 0);
   await gw.stop();
 });
+
+test('/status in a recorded chat says it is recorded and for how long; elsewhere it says nothing of it', async () => {
+  const recorded = boot({
+    model: new Model(),
+    state: createMemoryState(),
+    telegram: { chats: { '100': { history: { record: true, days: 14 } } } },
+  });
+  await recorded.gw.start();
+  await recorded.adapter.say('/status');
+  await recorded.gw.idle();
+  assert.match(recorded.adapter.texts().at(-1)!, /recorded for digests: every message here is kept 14 days/);
+  await recorded.gw.stop();
+  const plain = boot({ model: new Model(), state: createMemoryState() });
+  await plain.gw.start();
+  await plain.adapter.say('/status');
+  await plain.gw.idle();
+  assert.doesNotMatch(plain.adapter.texts().at(-1)!, /recorded/);
+  await plain.gw.stop();
+});

@@ -29,4 +29,6 @@ export interface GatewayCommandContext extends CommandContext {
   finish(): Promise<void>;
   /** Aborted when the gateway stops. */
   stopping: AbortSignal;
+  /** The days this channel's messages are kept for digests (policy `history.record`); absent: not recorded. */
+  recordedDays?: number;
 }

@@ -48,6 +48,7 @@ export const statusCommand: ChatCommand<GatewayCommandContext> = {
         running: !!ctx.conversation.running,
         queued: ctx.conversation.queued,
         approvals: ctx.approvals.waiting(ctx.message.conversationKey),
+        ...(ctx.recordedDays !== undefined ? { recordedDays: ctx.recordedDays } : {}),
       }),
     );
   },

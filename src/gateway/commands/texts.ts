@@ -92,6 +92,8 @@ export function statusText(s: {
   running: boolean;
   queued: number;
   approvals: number;
+  /** Set when the channel is recorded for digests: how many days its messages are kept. */
+  recordedDays?: number;
 }): string {
   const work = s.running
     ? `Working on a message${s.queued > 1 ? `, ${s.queued - 1} more queued` : ''}.`
@@ -103,5 +105,12 @@ export function statusText(s: {
     `Access: ${ACCESS_WORDS[s.access]}.`,
     work,
     ...(s.approvals ? [`Waiting for approval of ${s.approvals} tool call${s.approvals > 1 ? 's' : ''}.`] : []),
+    ...(s.recordedDays !== undefined
+      ? [
+          `This channel is recorded for digests: every message here is kept ${s.recordedDays} day${
+            s.recordedDays === 1 ? '' : 's'
+          }.`,
+        ]
+      : []),
   ].join('\n');
 }
