@@ -5,6 +5,7 @@
 // here, so it assumes valid input and never repeats a rule; the contract suite keeps them equal.
 import type { InboundMessage } from '../adapters/index.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
+import type { ChannelLogStore } from './channel-log-types.ts';
 import { StoreError } from './errors.ts';
 import type { HookDeliveryStore } from './hook-deliveries.ts';
 import { checkKey } from './names.ts';
@@ -111,8 +112,7 @@ export function validated(backend: BackendStore): Store {
     approvals: validatedApprovals(backend.approvals),
     memories: validatedMemories(backend.memories),
     hookDeliveries: validatedHookDeliveries(backend.hookDeliveries),
-    // Still checks its own keys in each backend (it landed beside this wrapper): to move here.
-    channelLog: backend.channelLog,
+    channelLog: validatedChannelLog(backend.channelLog),
     ...(backend.leases ? { leases: validatedLeases(backend.leases) } : {}),
     ...(backend.rateGates ? { rateGates: validatedRateGates(backend.rateGates) } : {}),
     close: () => backend.close(),
@@ -405,6 +405,43 @@ function validatedHookDeliveries(h: HookDeliveryStore): HookDeliveryStore {
       checkKey(hook, 'hook name');
       checkKey(id, 'delivery id');
       return h.release(hook, id);
+    },
+  };
+}
+
+const CHANNEL = 'channel';
+
+function validatedChannelLog(l: ChannelLogStore): ChannelLogStore {
+  return {
+    async put(entries) {
+      for (const e of entries) {
+        checkKey(e.channel, CHANNEL);
+        checkKey(e.messageId, MESSAGE);
+      }
+      return l.put(entries);
+    },
+    async edit(channel, edit) {
+      checkKey(channel, CHANNEL);
+      checkKey(edit.messageId, MESSAGE);
+      return l.edit(channel, edit);
+    },
+    async remove(channel, messageId, at) {
+      checkKey(channel, CHANNEL);
+      checkKey(messageId, MESSAGE);
+      return l.remove(channel, messageId, at);
+    },
+    async list(channel, range) {
+      checkKey(channel, CHANNEL);
+      return l.list(channel, range);
+    },
+    async oldest(channel) {
+      checkKey(channel, CHANNEL);
+      return l.oldest(channel);
+    },
+    channels: () => l.channels(),
+    async prune(channel, before) {
+      checkKey(channel, CHANNEL);
+      return l.prune(channel, before);
     },
   };
 }

@@ -108,4 +108,15 @@ export function channelLogContract(backend: string, makeHarness: () => Promise<S
     );
     await s.close();
   });
+
+  it('refuses an empty channel or message id before it reaches the backend, and writes nothing', async (h) => {
+    const s = await h.open();
+    const badKey = { name: 'StoreError', code: 'bad-key' };
+    await assert.rejects(s.channelLog.put([msg('1', 10), { ...msg('2', 10), messageId: '' }]), badKey);
+    await assert.rejects(s.channelLog.list('', { from: at(0), to: at(23) }), badKey);
+    await assert.rejects(s.channelLog.remove(C, ''), badKey);
+    await assert.rejects(s.channelLog.prune('', at(23)), badKey);
+    assert.deepEqual(await s.channelLog.list(C, { from: at(0), to: at(23) }), []);
+    await s.close();
+  });
 }

@@ -1,7 +1,6 @@
 // The channel log in PostgreSQL: one row per channel and platform message id, so a redelivered or
 // backfilled message replaces its row, and retention is one DELETE by time.
 import type { ChannelLogEntry, ChannelLogStore } from '../channel-log-types.ts';
-import { checkKey } from '../names.ts';
 import type { Db } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
 
@@ -14,7 +13,6 @@ export function createPgChannelLog(db: Db): ChannelLogStore {
     messageId: string,
     fn: (e: ChannelLogEntry) => ChannelLogEntry,
   ): Promise<boolean> {
-    checkKey(channel, 'channel');
     return db.tx(async (q) => {
       const rows = await q<{ entry: string }>(
         'SELECT entry FROM boxbot_channel_log WHERE channel = $1 AND message_id = $2 FOR UPDATE',
@@ -34,8 +32,6 @@ export function createPgChannelLog(db: Db): ChannelLogStore {
   return {
     async put(entries) {
       for (const e of entries) {
-        checkKey(e.channel, 'channel');
-        checkKey(e.messageId, 'message id');
         const entry = { ...e, at: iso(e.at) };
         await db.query(
           `INSERT INTO boxbot_channel_log (channel, message_id, at, entry) VALUES ($1, $2, $3, $4)
@@ -51,7 +47,6 @@ export function createPgChannelLog(db: Db): ChannelLogStore {
         return { ...rest, text: edit.text, editedAt: edit.editedAt, ...(files?.length ? { files } : {}) };
       }),
     async remove(channel, messageId) {
-      checkKey(channel, 'channel');
       const gone = await db.query(
         'DELETE FROM boxbot_channel_log WHERE channel = $1 AND message_id = $2 RETURNING message_id',
         [encodeKey(channel), encodeKey(messageId)],
@@ -59,7 +54,6 @@ export function createPgChannelLog(db: Db): ChannelLogStore {
       return gone.length > 0;
     },
     async list(channel, range) {
-      checkKey(channel, 'channel');
       const rows = await db.query<{ entry: string }>(
         `SELECT entry FROM boxbot_channel_log WHERE channel = $1 AND at >= $2 AND at < $3
          ORDER BY at COLLATE "C", message_id COLLATE "C"`,
@@ -68,7 +62,6 @@ export function createPgChannelLog(db: Db): ChannelLogStore {
       return rows.map((r) => JSON.parse(r.entry) as ChannelLogEntry);
     },
     async oldest(channel) {
-      checkKey(channel, 'channel');
       const rows = await db.query<{ at: string | null }>(
         'SELECT min(at) AS at FROM boxbot_channel_log WHERE channel = $1',
         [encodeKey(channel)],
@@ -82,7 +75,6 @@ export function createPgChannelLog(db: Db): ChannelLogStore {
       return rows.map((r) => decodeKey(r.channel));
     },
     async prune(channel, before) {
-      checkKey(channel, 'channel');
       const gone = await db.query(
         'DELETE FROM boxbot_channel_log WHERE channel = $1 AND at < $2 RETURNING message_id',
         [encodeKey(channel), iso(before)],
