@@ -54,14 +54,18 @@ export interface Dispatch {
 export function createDispatch(ctx: GatewayContext, d: DispatchDeps): Dispatch {
   const { opts, log, metrics, owner, active, outside } = ctx;
 
-  /** A refused message nobody is told about: its earlier run's questions withdrawn, and it is marked answered. */
-  function dropRefused(msg: InboundMessage, after: Promise<void>): void {
-    // Revoked since a restart: questions its run asked before are withdrawn (nothing will run).
+  /** Revoked since a restart: the questions a refused message's run asked before are withdrawn (nothing will run). */
+  function withdrawQuestions(msg: InboundMessage, after: Promise<void>): void {
     ctx.background(
       after.then(() => ctx.desk.refused(msg.id)),
       'questions of a refused message not withdrawn',
       'warn',
     );
+  }
+
+  /** A refused message nobody is told about: its earlier run's questions withdrawn, and it is marked answered. */
+  function dropRefused(msg: InboundMessage, after: Promise<void>): void {
+    withdrawQuestions(msg, after);
     ctx.background(opts.store.finish(msg.id), 'could not mark a refused message answered');
   }
 
@@ -74,11 +78,7 @@ export function createDispatch(ctx: GatewayContext, d: DispatchDeps): Dispatch {
   ): void {
     if (!admission.admitted) {
       if (!admission.reply) return dropRefused(msg, after);
-      ctx.background(
-        after.then(() => ctx.desk.refused(msg.id)),
-        'questions of a refused message not withdrawn',
-        'warn',
-      );
+      withdrawQuestions(msg, after);
     }
     if (owner) {
       // Replicas: the conversation's owner runs it (commands too: /stop must reach the run), and
