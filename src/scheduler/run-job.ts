@@ -42,10 +42,25 @@ export function runLimits(req: Pick<RunRequest, 'job' | 'loaded'>): PolicyLimits
     network: target.network,
     ...(job.model ? { model: job.model } : {}),
   };
-  const created = job.policy ? narrowPolicy(own, job.policy) : own;
-  const limits = narrowPolicy(created, target);
+  const created = job.policy ? narrowPolicy(own, creatorLimits(job.policy)) : own;
+  const limits = withoutRedundantModels(narrowPolicy(created, target));
   if (!job.policy && job.model) return { ...limits, model: job.model };
   return limits;
+}
+
+/**
+ * The creator's policy as a limit: a creator with a `model` and no `models` list could use that
+ * model only, so the job may not take the target channel's other models for itself or its sub-agents.
+ */
+function creatorLimits(creator: PolicyLimits): PolicyLimits {
+  return creator.model && !creator.models ? { ...creator, models: [creator.model] } : creator;
+}
+
+/** A `models` list naming only the `model` permits what the `model` alone does: left out. */
+function withoutRedundantModels(limits: PolicyLimits): PolicyLimits {
+  if (limits.models?.length !== 1 || limits.models[0] !== limits.model) return limits;
+  const { models: _, ...rest } = limits;
+  return rest;
 }
 
 /**

@@ -180,9 +180,10 @@ test('a job’s narrowed agent policy is never wider than its creator’s', () =
         ofCreator.network.allow.includes(host) || ofCreator.network.allow.some((h) => h.startsWith('https://*.')),
         `host ${host} beyond the creator's: ${what}`,
       );
-    // (A creator without `models` is not compared: narrowPolicy reads no list as no limit there.)
-    if (creator.models)
-      for (const m of ofJob.models ?? []) assert.ok(creator.models.includes(m), `model ${m}: ${what}`);
+    // A creator's models are its `model` and `models`; one that names neither is not limited.
+    const creatorModels = [...(creator.model ? [creator.model] : []), ...(creator.models ?? [])];
+    if (creatorModels.length)
+      for (const m of ofJob.models ?? []) assert.ok(creatorModels.includes(m), `model ${m}: ${what}`);
     const approvers = ofJob.approvals?.approvers;
     const creatorApprovers = ofCreator.approvals?.approvers;
     if (Array.isArray(creatorApprovers))

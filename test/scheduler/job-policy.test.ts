@@ -2,7 +2,7 @@
 // conversation allows now: through the `schedule` tool, a real worker thread and the LLM emulator.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
-import { resolvePolicy } from '../../src/runner/policy.ts';
+import { allowedModels, resolvePolicy } from '../../src/runner/policy.ts';
 import { createScheduleTool } from '../../src/scheduler/index.ts';
 import { runLimits } from '../../src/scheduler/run-job.ts';
 import { createFileStore, type JobRecord } from '../../src/store/index.ts';
@@ -154,6 +154,34 @@ test(runLimitsCreatorTitle, () => {
     loaded,
   });
   assert.equal(capped.access, 'read-only');
+});
+
+test("a job made by a user with one model cannot take the target channel's other models", () => {
+  const loaded = loadedConfig('/nonexistent', {
+    channels: {
+      telegram: { chats: { [CHAT]: { access: 'full', model: 'openai/gpt-4o-mini', models: ['openai/gpt-4o'] } } },
+    },
+  });
+  const job: JobRecord = {
+    id: 'j',
+    name: 'j',
+    cron: '0 3 * * *',
+    prompt: 'p',
+    target: TARGET,
+    access: 'full',
+    timeoutMs: 1000,
+    enabled: true,
+    overlap: 'skip',
+    policy: { access: 'full', tools: {}, network: { allow: [] }, model: 'openai/gpt-4o-mini' },
+  };
+  const limits = runLimits({ job, loaded });
+  assert.equal(limits.model, 'openai/gpt-4o-mini');
+  assert.deepEqual(allowedModels(limits), ['openai/gpt-4o-mini']);
+  // An admin's job (no creator) is narrowed by the target only: its list stands.
+  assert.deepEqual(allowedModels(runLimits({ job: { ...job, policy: undefined }, loaded })), [
+    'openai/gpt-4o-mini',
+    'openai/gpt-4o',
+  ]);
 });
 
 test('jobs stored before creator policies were kept still load', async () => {
