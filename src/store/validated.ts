@@ -202,6 +202,9 @@ export function validatedDelivery(d: BackendDelivery): DeliveryStore {
     async putOutbox(entry) {
       checkKey(entry.id, OUTBOX);
       checkKey(entry.conversationKey, CONVERSATION);
+      for (const [i, f] of (entry.files ?? []).entries())
+        if (!(f.bytes instanceof Uint8Array))
+          throw new StoreError('invalid', `outbox entry ${JSON.stringify(entry.id)}: file ${i} has no bytes`);
       return d.putOutbox(entry);
     },
     async receipt(entryId, index, platformMessageId) {
@@ -282,7 +285,9 @@ function validatedJobs(jobs: JobStore): JobStore {
     },
     async logs(jobId, limit) {
       checkKey(jobId, JOB);
-      return jobs.logs(jobId, limit);
+      // No entries for a limit of nothing (0, negative or not a number); a fraction counts whole entries.
+      if (limit !== undefined && !(limit >= 1)) return [];
+      return jobs.logs(jobId, limit === undefined ? undefined : Math.floor(limit));
     },
     ...(jobs.claimTick
       ? {

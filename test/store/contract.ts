@@ -286,6 +286,21 @@ export function storeContract(
       );
   });
 
+  it('outbox: a file without bytes is refused before anything is stored, on every backend', async (h) => {
+    const s = h.open();
+    const bad = { name: 'a.txt', mimeType: 'text/plain' } as unknown as {
+      name: string;
+      mimeType: string;
+      bytes: Uint8Array;
+    };
+    await assert.rejects(
+      s.delivery.putOutbox(reply('nb-1', 'slack:T1:C1', ['text'], { files: [bad] })),
+      (e) => e instanceof StoreError && e.code === 'invalid' && /file 0 has no bytes/.test(e.message),
+    );
+    assert.deepEqual(await s.delivery.pendingOutbox(), [], 'nothing stored');
+    await s.close();
+  });
+
   it('outbox: an upload under way is journaled per file and comes back after a restart until a receipt', async (h) => {
     const bytes = new Uint8Array([1, 2, 3]);
     const file = (name: string) => ({ name, mimeType: 'text/plain', bytes });
@@ -1192,6 +1207,11 @@ export function storeContract(
     assert.deepEqual(
       (await r.jobs.logs('b')).map((l) => l.delivered),
       ['m1'],
+    );
+    for (const none of [0, -1, Number.NaN]) assert.deepEqual(await r.jobs.logs('a', none), [], `limit ${none}`);
+    assert.deepEqual(
+      (await r.jobs.logs('a', 1.5)).map((l) => l.delivered),
+      ['m7'],
     );
     await r.close();
   });
