@@ -16,6 +16,7 @@ export {
   DEFAULT_MAX_TURNS,
   DEFAULT_TOOL_RESULT_CHAR_BUDGET,
   type EventSink,
+  type ExecutorStatus,
   type LoopOptions,
   type MeterHooks,
   type NextStep,
@@ -29,6 +30,7 @@ export {
   type WasmToolSource,
   type WorkspaceTrust,
 } from './loop/index.ts';
+export { createManagerTools, type ExecutorSpec, type ManagerSpec } from './managed/manager.ts';
 export {
   checkTranscriptionModel,
   defaultModelSpec,

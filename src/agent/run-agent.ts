@@ -14,6 +14,7 @@ import { carryTaint, untrustedIn } from './loop/provenance.ts';
 import { runLoop } from './loop/run-loop.ts';
 import { createToolSet, type ToolSet, type WasmToolSource, type WorkspaceTrust } from './loop/tool-set.ts';
 import type { AgentResult, EventSink } from './loop/types.ts';
+import { createManagerTools, type ExecutorSpec, type ManagerSpec } from './managed/manager.ts';
 import type { SkillCatalog } from './skills/load.ts';
 import { createSkillTool } from './skills/skill-tool.ts';
 import {
@@ -23,7 +24,14 @@ import {
   type SubagentContext,
 } from './subagents/agent-tool.ts';
 import { createBackgroundJobs } from './subagents/background-jobs.ts';
-import { BASE_PROMPT, buildSystemPrompt, readAgentsMd, SUBAGENT_PROMPT } from './system-prompt.ts';
+import {
+  BASE_PROMPT,
+  buildSystemPrompt,
+  EXECUTOR_PROMPT,
+  MANAGER_PROMPT,
+  readAgentsMd,
+  SUBAGENT_PROMPT,
+} from './system-prompt.ts';
 import {
   type ApprovalGate,
   type AskApproval,
@@ -49,6 +57,8 @@ export interface AgentPolicy extends ToolPolicy {
   timeoutMs?: number;
   /** Sub-agent nesting limit (default 2; 0 = no `agent` tool). */
   maxSubagentDepth?: number;
+  /** Managed mode: the run only delegates, to these executors of `AgentDeps.agents`. */
+  manager?: ManagerSpec;
 }
 
 /** What the agent is wired to (src/main.ts builds it once). */
@@ -70,6 +80,8 @@ export interface AgentDeps {
   maxResultChars?: number;
   /** Tool-result characters kept before compaction (default 50,000). */
   toolResultCharBudget?: number;
+  /** The executors managed runs may delegate to (config `agents`). */
+  agents?: Record<string, ExecutorSpec>;
 }
 
 /** One run's input. */
@@ -129,19 +141,23 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   const gate = createApprovalGate(policy.approvals, o.approve, o.nobodyToAsk);
   const skills = deps.skills?.list() ?? [];
   const agentsMd = await readAgentsMd(policy.workspace, log);
+  // A manager is told about delegation only: skills and the workspace's instructions are for executors.
+  const managed = !!policy.manager;
   const system = buildSystemPrompt({
-    base: deps.basePrompt ?? BASE_PROMPT,
-    ...(agentsMd ? { agentsMd } : {}),
-    skills,
+    base: managed ? MANAGER_PROMPT : (deps.basePrompt ?? BASE_PROMPT),
+    ...(agentsMd && !managed ? { agentsMd } : {}),
+    skills: managed ? [] : skills,
     ...(o.memories ? { memories: o.memories } : {}),
     ...(policy.systemPrompt ? { configured: policy.systemPrompt } : {}),
   });
 
   const jobs = createBackgroundJobs();
+  const pending: Promise<unknown>[] = [];
   const tools = runTools(policy, deps, {
     model,
     meter,
     jobs,
+    pending,
     childSystem: (names) =>
       buildSystemPrompt({
         base: SUBAGENT_PROMPT,
@@ -176,6 +192,8 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   });
   // Background sub-agents nobody fetched are stopped with the run; their spending still counts.
   await jobs.abortAll();
+  // A stopped run's executors stop with it (they share its signal): their ends are reported before it returns.
+  await Promise.allSettled(pending);
   const cost = meter.figures();
   // The run's last message keeps what the run read: an answer written after untrusted content
   // (a sub-agent's web page included) taints the runs that later send it to the model.
@@ -187,6 +205,8 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
 type RunBinding = Pick<SubagentContext, 'model' | 'meter' | 'jobs' | 'childSystem' | 'onEvent' | 'logger'> & {
   gate?: ApprovalGate;
   workspace?: WorkspaceTrust;
+  /** Work the run's tools started that the run waits for when it ends (a manager's executors). */
+  pending?: Promise<unknown>[];
 };
 
 /**
@@ -196,6 +216,7 @@ type RunBinding = Pick<SubagentContext, 'model' | 'meter' | 'jobs' | 'childSyste
  * all filtered by the policy. One function, so /whoami lists exactly what a run offers.
  */
 function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefined): ToolSet {
+  if (policy.manager && run) return managerToolSet(policy, policy.manager, deps, run);
   let tools: ToolSet | undefined;
   const skills = deps.skills?.list() ?? [];
   const builtins: BuiltinTool[] = [
@@ -203,7 +224,7 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
     ...(deps.builtins ?? []),
   ];
   const maxDepth = policy.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;
-  const { gate, workspace, ...binding } = run ?? {};
+  const { gate, workspace, pending: _pending, ...binding } = run ?? {};
   const agentTools =
     run && maxDepth > 0
       ? createAgentTools({
@@ -228,6 +249,48 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
     ...(workspace ? { workspace } : {}),
   });
   return tools;
+}
+
+const NO_WASM_TOOLS: WasmToolSource = { list: () => [], get: () => undefined };
+
+/**
+ * A managed run's tools: delegation only. Each executor's tools are the run's permitted tools (WASM
+ * and the deps' built-ins, never the sub-agent tools) in the executor's own folder, narrowed to its
+ * `tools`, under the same approval gate.
+ */
+function managerToolSet(policy: AgentPolicy, manager: ManagerSpec, deps: AgentDeps, run: RunBinding): ToolSet {
+  const { gate, workspace } = run;
+  const common = {
+    sandbox: deps.sandbox,
+    ...(deps.maxResultChars !== undefined ? { maxResultChars: deps.maxResultChars } : {}),
+    ...(gate ? { gate } : {}),
+  };
+  const managerTools = createManagerTools({
+    spec: manager,
+    agents: deps.agents ?? {},
+    workspace: policy.workspace,
+    mayWrite: policy.access === 'full',
+    meter: run.meter,
+    model: run.model,
+    resolveModel: (spec) => deps.resolveModel(spec),
+    toolsFor: (dir, names) =>
+      createToolSet({
+        ...common,
+        wasm: deps.registry,
+        builtins: deps.builtins ?? [],
+        policy: { ...policy, workspace: dir },
+        ...(names ? { only: new Set(names) } : {}),
+        ...(workspace ? { workspace } : {}),
+      }),
+    systemFor: (spec) =>
+      buildSystemPrompt({ base: EXECUTOR_PROMPT, ...(spec.systemPrompt ? { configured: spec.systemPrompt } : {}) }),
+    ...(deps.contextWindowOf ? { contextWindowOf: deps.contextWindowOf } : {}),
+    ...(run.onEvent ? { onEvent: run.onEvent } : {}),
+    ...(run.logger ? { logger: run.logger.child({ scope: 'manager' }) } : {}),
+    ...(run.pending ? { track: (work: Promise<unknown>) => run.pending?.push(work) } : {}),
+  });
+  // The manager's own tools all have level None: a read-only or chat-only policy leaves them callable.
+  return createToolSet({ ...common, wasm: NO_WASM_TOOLS, builtins: managerTools, policy: { ...policy, tools: {} } });
 }
 
 /**

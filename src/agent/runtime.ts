@@ -112,6 +112,7 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
     costOf,
     contextWindowOf,
     logger: log.child({ scope: 'agent' }),
+    ...(o.loaded.config.agents ? { agents: o.loaded.config.agents } : {}),
   };
   return {
     deps,

@@ -52,6 +52,36 @@ const policyOverride = z
     approvals: approvals.optional(),
     /** MCP servers offered here (merged by name over the wider levels'). */
     mcp: mcpSchema.optional(),
+    /**
+     * Managed mode (docs/managed-agents.md): runs here only delegate, to these executors of the top-level
+     * `agents`, at most `maxConcurrent` at once.
+     */
+    manager: z
+      .object({
+        executors: z.array(z.string().min(1)).min(1),
+        maxConcurrent: z.number().int().min(1).max(16).default(2),
+      })
+      .strict()
+      .optional(),
+  })
+  .strict();
+
+/** An executor of managed runs (`agents.<name>`). */
+const executorSchema = z
+  .object({
+    /** What it is for, shown to the manager. */
+    description: z.string().optional(),
+    /** `provider/model` (default: the conversation's). */
+    model: z.string().optional(),
+    /** Tool names it may use, always within the conversation's policy (default: all the policy permits). */
+    tools: z.array(z.string()).optional(),
+    maxTurns: z.number().int().min(1).max(200).optional(),
+    /** Its cap in USD per task (within the run's and the day's budgets). */
+    budgetUsd: z.number().positive().optional(),
+    timeoutMs: z.number().int().positive().optional(),
+    /** Where it works: the conversation's workspace, a private copy, or a checkout of its git HEAD. */
+    isolation: z.enum(['shared', 'copy', 'worktree']).default('copy'),
+    systemPrompt: z.string().optional(),
   })
   .strict();
 
@@ -172,6 +202,10 @@ export const configSchema = z
     mcp: mcpSchema.optional(),
     /** Long-term memory: the memory tools and the prompt's digest. */
     memory: memorySchema.default({}),
+    /** Executors that managed runs (policy `manager`) delegate to, by name. */
+    agents: z
+      .record(z.string().regex(/^[a-zA-Z0-9_-]{1,40}$/, 'names are letters, digits, - and _'), executorSchema)
+      .optional(),
     /** Users who may target any conversation with scheduled jobs: `<platform>:<userId>` (or a bare id). */
     admins: z.array(z.string()).default([]),
     scheduler: z
@@ -310,7 +344,26 @@ export const configSchema = z
       .strict()
       .default({}),
   })
-  .strict();
+  .strict()
+  .superRefine((config, ctx) => {
+    // Every executor a `manager` names is one of `agents`, wherever in the channels the manager is set.
+    const known = Object.keys(config.agents ?? {});
+    const visit = (node: unknown, path: (string | number)[]): void => {
+      if (!node || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'manager' && value && typeof value === 'object' && 'executors' in value) {
+          for (const [i, name] of (value as { executors: string[] }).executors.entries())
+            if (!known.includes(name))
+              ctx.addIssue({
+                code: z.ZodIssueCode.custom,
+                path: [...path, key, 'executors', i],
+                message: `no executor "${name}" in agents${known.length ? ` (known: ${known.join(', ')})` : ''}`,
+              });
+        } else visit(value, [...path, key]);
+      }
+    };
+    visit(config.channels, ['channels']);
+  });
 
 /** boxbot.config.json after validation and defaults. */
 export type Config = z.infer<typeof configSchema>;

@@ -22,6 +22,8 @@ const isGone = (e: AdapterApiError): boolean =>
 export class ReplyStream {
   private text = '';
   private status = '';
+  // A managed run's executors, shown under the text while it works.
+  private checklist = '';
   private messageId: string | undefined;
   private readonly created: ((messageId: string) => Promise<void> | void) | undefined;
   private readonly sending: (() => Promise<void>) | undefined;
@@ -93,13 +95,16 @@ export class ReplyStream {
     if (this.closed) return;
     if (e.type === 'text-delta') this.text += e.text;
     else if (e.type === 'status') this.status = e.text;
+    else if (e.type === 'checklist') this.checklist = e.lines.join('\n');
     else this.status = '';
     this.schedule();
   }
 
   private preview(): string {
     const limit = this.caps.maxTextLength;
-    const status = this.status ? `\n\n_${this.status.replace(/[_*`]/g, '')}_` : '';
+    const status =
+      (this.checklist ? `\n\n${this.checklist.replace(/[_*`]/g, '')}` : '') +
+      (this.status ? `\n\n_${this.status.replace(/[_*`]/g, '')}_` : '');
     let body = this.text.trim() ? this.text : '';
     if (body.length + status.length + 2 > limit) body = `…${body.slice(body.length - (limit - status.length - 2))}`;
     // The platform counts the rendered text (a Telegram rule is 10 characters): keep the tail

@@ -18,7 +18,11 @@ import { deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
 const LATE_ANSWER = 'Your answer is delayed: it could not be saved (server storage failed); it follows once it can be.';
 
 /** Hands a tool's start or end to an adapter that shows them; a failure there never touches the run. */
-function showActivity(adapter: ChannelAdapter, target: OutboundTarget, e: GatewayAgentEvent): void {
+function showActivity(
+  adapter: ChannelAdapter,
+  target: OutboundTarget,
+  e: Extract<GatewayAgentEvent, { type: 'status' | 'status-clear' }>,
+): void {
   try {
     adapter.showActivity?.(
       target,
@@ -113,7 +117,7 @@ export function createTurn(ctx: GatewayContext): RunTurn {
           signal: controller.signal,
           onEvent: (e) => {
             stream.onEvent(e);
-            if (e.type !== 'text-delta') showActivity(adapter, target, e);
+            if (e.type === 'status' || e.type === 'status-clear') showActivity(adapter, target, e);
           },
           persist: runPersist,
           slot,

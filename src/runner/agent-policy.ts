@@ -7,7 +7,7 @@ import type { SandboxLimits } from '../sandbox/index.ts';
 import type { PolicyLimits, ResolvedPolicy } from './policy.ts';
 
 /** The policy fields a run carries: a conversation's resolved policy, or a job's narrowed limits. */
-export type RunPolicy = PolicyLimits & Pick<ResolvedPolicy, 'systemPrompt'>;
+export type RunPolicy = PolicyLimits & Pick<ResolvedPolicy, 'systemPrompt' | 'manager'>;
 
 /** What belongs to the run rather than to the policy. */
 export interface RunSettings {
@@ -45,5 +45,6 @@ export function toAgentPolicy(policy: RunPolicy, run: RunSettings): AgentPolicy 
     ...(run.timeoutMs ? { timeoutMs: run.timeoutMs } : {}),
     ...(run.maxTurns ? { maxTurns: run.maxTurns } : {}),
     ...(run.budgetUsd !== undefined ? { budgetUsd: run.budgetUsd } : {}),
+    ...(policy.manager ? { manager: policy.manager } : {}),
   };
 }

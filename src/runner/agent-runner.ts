@@ -43,6 +43,7 @@ import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
 import { toAgentPolicy } from './agent-policy.ts';
 import { type BudgetRule, budgetHooks, channelSubjects, createBudgetRule, spaceOf } from './budget-rule.ts';
+import { checklistLines } from './checklist.ts';
 import { createDailySpend, type DailySpend, utcDay } from './daily-spend.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
 import type { Persist } from './persist.ts';
@@ -473,7 +474,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           } else if (e.type === 'tool-end') {
             o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: e.isError ? 'error' : 'ok' });
             onEvent({ type: 'status-clear', text: e.status });
-          }
+          } else if (e.type === 'executors') onEvent({ type: 'checklist', lines: checklistLines(e.items) });
         },
       });
       // Spending is durable before the answer is (a restart never forgets what was spent).

@@ -28,6 +28,8 @@ export interface ResolvedPolicy {
   approvals?: ApprovalRules;
   /** MCP servers offered here, by name (an entry with `enabled: false` is off). */
   mcp?: Record<string, McpServerConfig>;
+  /** Managed mode: runs here only delegate, to these executors. */
+  manager?: { executors: string[]; maxConcurrent: number };
 }
 
 /** Policy `budget`. */
@@ -56,6 +58,7 @@ type Override = {
   budget?: Budget;
   approvals?: ApprovalRules;
   mcp?: { servers: Record<string, McpServerConfig> };
+  manager?: { executors: string[]; maxConcurrent: number };
 };
 
 /**
@@ -92,6 +95,7 @@ function apply(base: ResolvedPolicy, o: Override | undefined): ResolvedPolicy {
     ...(o.approvals || base.approvals ? { approvals: { ...base.approvals, ...o.approvals } } : {}),
     // A narrower level adds servers, or replaces or turns off (`enabled: false`) one of the same name.
     ...(o.mcp || base.mcp ? { mcp: { ...base.mcp, ...o.mcp?.servers } } : {}),
+    ...((o.manager ?? base.manager) ? { manager: o.manager ?? base.manager } : {}),
   };
 }
 

@@ -28,6 +28,8 @@ export class GatewayStoppingError extends BoxbotError<'stopping' | 'handed-over'
 export type GatewayAgentEvent =
   | { type: 'text-delta'; text: string }
   | { type: 'status'; text: string }
+  /** A managed run's executors, one line each (replaces the previous checklist). */
+  | { type: 'checklist'; lines: string[] }
   /** A tool ended; `text` says how (shown where a platform keeps a log of the work, see showActivity). */
   | { type: 'status-clear'; text?: string };
 

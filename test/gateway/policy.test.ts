@@ -252,6 +252,18 @@ describe('budget and approvals', () => {
     assert.deepEqual(approvers(['intern'], ['boss']), []);
   });
 
+  test('a channel with a manager runs managed; its other channels and its users keep the plain agent', () => {
+    const config = configSchema.parse({
+      agents: { writer: { isolation: 'copy' } },
+      channels: { slack: { channels: { C1: { manager: { executors: ['writer'] } } } } },
+    });
+    assert.deepEqual(resolvePolicy(config, msg('slack', { chatId: 'C1' })).manager, {
+      executors: ['writer'],
+      maxConcurrent: 2,
+    });
+    assert.equal(resolvePolicy(config, msg('slack', { chatId: 'C2' })).manager, undefined);
+  });
+
   test('bad budget and approval settings are refused at start, naming the field', () => {
     assert.throws(
       () => configSchema.parse({ channels: { telegram: { budget: { userUsdPerDay: -1 } } } }),

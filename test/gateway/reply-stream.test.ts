@@ -70,6 +70,16 @@ describe('ReplyStream', () => {
       shown: 'Answer\n\n_x_',
     },
     {
+      name: "a managed run's checklist shows under the text, replaced by each newer one, above the status",
+      events: [
+        { type: 'text-delta', text: 'Working' },
+        { type: 'checklist', lines: ['⏳ writer: notes', '◻️ tester: tests'] },
+        { type: 'checklist', lines: ['✅ writer: notes', '⏳ tester: tests'] },
+        { type: 'status', text: 'delegate' },
+      ],
+      shown: 'Working\n\n✅ writer: notes\n⏳ tester: tests\n\n_delegate_',
+    },
+    {
       name: 'too long: the tail is kept, after an ellipsis, within the limit',
       events: [{ type: 'text-delta', text: `${'a'.repeat(80)}${'b'.repeat(40)}` }],
       shown: `…${'a'.repeat(58)}${'b'.repeat(40)}`,

@@ -28,8 +28,8 @@ export interface CostMeter {
   figures(): CostFigures;
   /** Known spending of the whole session (root) has reached the limit. */
   exceeded(): boolean;
-  /** A meter whose calls also count here (for a sub-agent). */
-  child(): CostMeter;
+  /** A meter whose calls also count here (for a sub-agent), with its own cap in USD if given. */
+  child(limitUsd?: number): CostMeter;
 }
 
 /** Sums two usages; optional cache fields stay absent unless one side has them. */
@@ -77,7 +77,9 @@ function makeMeter(
       return usage;
     },
     async reserve(model, estimate) {
-      if (parent) return parent.reserve(model, estimate);
+      // A child with its own cap (an executor's budget) is checked first, then everything above it.
+      if (parent && (limitUsd === undefined || knownUsd < limitUsd)) return parent.reserve(model, estimate);
+      if (parent) return undefined;
       const cost = costOf(model, estimate);
       // An unknown price reserves nothing (it is never read as zero spent either), but a budget
       // already taken up still refuses the call.
@@ -113,8 +115,8 @@ function makeMeter(
     },
     figures: () => ({ knownUsd, unknownCalls, ...(limitUsd !== undefined ? { limitUsd } : {}) }),
     exceeded: () =>
-      parent ? parent.exceeded() : (limitUsd !== undefined && knownUsd >= limitUsd) || !!hooks?.overBudget?.(),
-    child: () => makeMeter(costOf, undefined, meter),
+      (limitUsd !== undefined && knownUsd >= limitUsd) || (parent ? parent.exceeded() : !!hooks?.overBudget?.()),
+    child: (childLimitUsd) => makeMeter(costOf, childLimitUsd, meter),
   };
   return meter;
 }

@@ -32,4 +32,13 @@ export {
   type WasmToolSource,
   type WorkspaceTrust,
 } from './tool-set.ts';
-export type { AgentEvent, AgentResult, CostFigures, EventSink, NextStep, Outcome, ToolCallRecord } from './types.ts';
+export type {
+  AgentEvent,
+  AgentResult,
+  CostFigures,
+  EventSink,
+  ExecutorStatus,
+  NextStep,
+  Outcome,
+  ToolCallRecord,
+} from './types.ts';

@@ -51,6 +51,19 @@ export interface AgentResult {
   error?: string;
 }
 
+/** One executor's line in a managed run's checklist. */
+export interface ExecutorStatus {
+  id: string;
+  executor: string;
+  /** The task, in a few words. */
+  task: string;
+  state: 'waiting' | 'running' | 'done' | 'failed' | 'stopped';
+  /** Known spending so far, in USD. */
+  costUsd: number;
+  /** Why it failed or stopped, or how it finished. */
+  detail?: string;
+}
+
 /** Events for a UI. Statuses are short human lines ("reading src/main.ts…"), never raw payloads. */
 export type AgentEvent =
   | { type: 'turn-start'; turn: number }
@@ -70,6 +83,8 @@ export type AgentEvent =
   /** The model summarised the older turns (`replaced` messages) into one. */
   | { type: 'summarized'; replaced: number }
   | { type: 'recovering'; attempt: number }
+  /** A managed run's executors changed state (the whole list, for a checklist edited in place). */
+  | { type: 'executors'; items: ExecutorStatus[] }
   | { type: 'done'; outcome: Outcome };
 
 /** Receives events; a throwing listener never breaks the loop. */
