@@ -31,11 +31,14 @@ export {
 } from './loop/index.ts';
 export {
   checkTranscriptionModel,
+  DEFAULT_MODELS,
   defaultModelSpec,
   listProviders,
   ModelConfigError,
+  PROVIDER_PRESETS,
   parseModelSpec,
   type RunSlot,
+  resolveModel,
 } from './providers/index.ts';
 export {
   type AgentDeps,
