@@ -3,7 +3,7 @@
 # WASM tools, then drops them; the runtime stage runs as an unprivileged user with its state in
 # the /data volume.
 #   docker build -t boxbot .
-#   docker run -d -p 8787:8787 -v boxbot-data:/data -e BOXBOT_ADMIN_TOKEN=... -e ANTHROPIC_API_KEY=... boxbot
+#   docker run -d -p 127.0.0.1:8787:8787 -v boxbot-data:/data -e BOXBOT_ADMIN_TOKEN=... -e ANTHROPIC_API_KEY=... boxbot
 # Node 24 is the active LTS (22 is supported too). Debian, not Alpine: the prebuilt native
 # bindings some dependencies ship are glibc builds.
 

@@ -27,10 +27,33 @@ if (!['typescript', 'tsx', 'esbuild', '@bytecodealliance/componentize-js'].every
   process.exit(1);
 }
 
-const run = (args) => {
+// Each step says what it does before it starts and how long it took, so an install that takes
+// minutes on a small machine never looks stuck (npm shows this script's output as it comes).
+const steps = [
+  [
+    'compiling TypeScript into dist/ (tsc)',
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+  ],
+  [
+    'building the bundled WASM tools into tools/dist/ (esbuild + componentize-js; unchanged ones are kept)',
+    ['--import', 'tsx', join(root, 'scripts', 'build-tools.ts')],
+  ],
+  [
+    'compiling the bundled tools for the sandbox into tools/dist/cache (so a first start compiles nothing)',
+    ['--import', 'tsx', join(root, 'scripts', 'build-tool-cache.ts')],
+  ],
+];
+const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
+const began = Date.now();
+steps.forEach(([what, args], i) => {
+  const label = `boxbot install: step ${i + 1} of ${steps.length}`;
+  console.log(`${label}: ${what}`);
+  const start = Date.now();
   const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) process.exit(r.status ?? 1);
-};
-run([join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
-run(['--import', 'tsx', join(root, 'scripts', 'build-tools.ts')]);
-run(['--import', 'tsx', join(root, 'scripts', 'build-tool-cache.ts')]);
+  if (r.status !== 0) {
+    console.error(`${label} failed (exit ${r.status ?? r.signal}) after ${seconds(Date.now() - start)}`);
+    process.exit(r.status ?? 1);
+  }
+  console.log(`${label} done in ${seconds(Date.now() - start)}`);
+});
+console.log(`boxbot install: built in ${seconds(Date.now() - began)}; next: npm link, then boxbot setup`);

@@ -35,6 +35,7 @@ export const SLOW: readonly string[] = [
   'test/fuzz/isolate.test.ts',
   // the CLI in a child process (several of them register the bundled tools)
   'test/cli/',
+  'test/package/files.test.ts', // npm pack --dry-run in a child process
   'test/scheduler/cli-job.test.ts',
   'test/scheduler/cli-webhook-job.test.ts',
   // job runs in worker threads

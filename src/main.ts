@@ -216,6 +216,12 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   });
   const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
+  // Checked before anything starts (the HTTP server checks again): a usage error, exit 2.
+  const host = loaded.config.http.host;
+  if (!isLoopback(host) && !secrets.BOXBOT_ADMIN_TOKEN)
+    throw new ConfigError(
+      `http.host is ${host}, which other machines can reach: set BOXBOT_ADMIN_TOKEN first, or listen on 127.0.0.1`,
+    );
   const log = o.log ?? createLogger();
   const retention = loaded.config.store?.retention;
   const opened = await openStore(databaseUrl(loaded.config, secrets), loaded.dataDir, {

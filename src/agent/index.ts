@@ -33,11 +33,14 @@ export {
 export { createManagerTools, type ExecutorSpec, type ManagerSpec } from './managed/manager.ts';
 export {
   checkTranscriptionModel,
+  DEFAULT_MODELS,
   defaultModelSpec,
   listProviders,
   ModelConfigError,
+  PROVIDER_PRESETS,
   parseModelSpec,
   type RunSlot,
+  resolveModel,
 } from './providers/index.ts';
 export {
   type AgentDeps,

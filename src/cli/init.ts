@@ -9,11 +9,16 @@ import { starterConfig } from './starter-config.ts';
 /** The schema shipped with the package (one level above src/ and dist/). */
 const SCHEMA = fileURLToPath(new URL('../../boxbot.schema.json', import.meta.url));
 
+/** The shipped schema's path as a config file at `path` names it in "$schema" (relative, with slashes). */
+export function schemaPathFor(path: string): string {
+  const schema = relative(dirname(path), SCHEMA).split(sep).join('/');
+  return schema.startsWith('.') || schema.startsWith('/') ? schema : `./${schema}`;
+}
+
 /** Writes the starter config to `file` (default ./boxbot.config.json); resolves with the exit code. */
 export async function init(file: string | undefined, cwd = process.cwd()): Promise<number> {
   const path = resolve(cwd, file ?? 'boxbot.config.json');
-  let schema = relative(dirname(path), SCHEMA).split(sep).join('/');
-  if (!schema.startsWith('.') && !schema.startsWith('/')) schema = `./${schema}`;
+  const schema = schemaPathFor(path);
   try {
     // 'wx': created here or not at all, so a file that appears meanwhile is not clobbered either.
     writeFileSync(path, starterConfig(schema), { flag: 'wx' });

@@ -10,6 +10,7 @@ import { errorMessage, UsageError } from '../core/errors.ts';
 import { redactSecrets, registerSecrets } from '../core/redact.ts';
 import type { AskFlags } from './ask.ts';
 import type { JobAddFlags, JobEditFlags } from './job.ts';
+import type { SetupFlags } from './setup.ts';
 import type { ToolListFlags } from './tool-list.ts';
 import type { ToolRunFlags } from './tool-run.ts';
 import type { ToolValidateFlags } from './tool-validate.ts';
@@ -130,11 +131,29 @@ export function buildProgram(): Command {
 
   // --config, else BOXBOT_CONFIG, else ./boxbot.config.json (decided by the loader).
   const configFile = () => program.opts<{ config?: string }>().config ?? readEnvSettings().configFile;
+  // The .env beside the config (boxbot setup writes it) fills in what the environment leaves unset.
+  program.hook('preAction', async () => {
+    const { dotEnvPath, loadDotEnv } = await import('../config/dotenv.ts');
+    const loaded = loadDotEnv(dotEnvPath(configFile()));
+    if (loaded?.warning) process.stderr.write(`boxbot: ${loaded.warning}\n`);
+    if (loaded?.loaded.length) registerSecrets(secretValues(readSecrets()));
+  });
   program
     .command('init')
     .description('write a commented starter boxbot.config.json (or --config FILE); never overwrites')
     .action(async () => {
       process.exitCode = await (await import('./init.ts')).init(configFile());
+    });
+  program
+    .command('setup')
+    .description('first run: a model and the chat platforms, each checked; writes boxbot.config.json and .env')
+    .option('--yes', 'ask nothing: choices from these flags, secrets from the environment (never from flags)')
+    .option('--provider <name>', 'model provider (anthropic, openai, groq, ollama, ...)')
+    .option('--model <provider/model>', "the model (default: the provider's usual one)")
+    .option('--channels <list>', 'with --yes: telegram,discord,slack (tokens from TELEGRAM_BOT_TOKEN, ...)')
+    .option('--no-check', 'write without calling the model or the platforms')
+    .action(async (flags: SetupFlags) => {
+      process.exitCode = await (await import('./setup.ts')).setup(configFile(), flags);
     });
   program
     .command('start')

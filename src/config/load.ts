@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import { dirname, isAbsolute, join, resolve } from 'node:path';
 import { type ZodIssue, type ZodTypeAny, z } from 'zod';
 import { BoxbotError, errorMessage } from '../core/errors.ts';
-import { stripJsonComments } from './jsonc.ts';
+import { locateJsonError, stripJsonComments } from './jsonc.ts';
 import type { HttpOverride } from './overrides.ts';
 import { type Config, configSchema } from './schema.ts';
 import { closestKey } from './suggest.ts';
@@ -99,13 +99,19 @@ export function loadConfig(file?: string, cwd = process.cwd(), opts: LoadOptions
     try {
       text = readFileSync(path, 'utf8');
     } catch (e) {
-      throw new ConfigError(`cannot read config ${path}: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`);
+      const code = (e as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') throw new ConfigError(`config file ${path} does not exist (boxbot init writes one)`);
+      throw new ConfigError(`cannot read config ${path}: ${code ?? errorMessage(e)}`);
     }
+    // JSONC: comments and trailing commas are allowed (`boxbot init` writes a commented file).
+    const json = stripJsonComments(text);
     try {
-      // JSONC: comments and trailing commas are allowed (`boxbot init` writes a commented file).
-      raw = JSON.parse(stripJsonComments(text));
+      raw = JSON.parse(json);
     } catch (e) {
-      throw new ConfigError(`config ${path} is not valid JSON: ${errorMessage(e)}`);
+      // V8 names a byte offset at best (often nothing): say the line and column instead.
+      const at = locateJsonError(json);
+      const where = at ? ` at line ${at.line}, column ${at.column}: ${at.problem}` : `: ${errorMessage(e)}`;
+      throw new ConfigError(`config ${path} is not valid JSON${where}`);
     }
     used = path;
   }

@@ -49,7 +49,7 @@ describe('boxbot --help and --version', () => {
   it('--help lists the commands without loading any command module', () => {
     const r = boxbot('--help');
     assert.equal(r.code, 0, r.stderr);
-    for (const cmd of ['start', 'ask', 'chat', 'tool', 'skill', 'job', 'doctor'])
+    for (const cmd of ['setup', 'start', 'ask', 'chat', 'tool', 'skill', 'job', 'doctor'])
       assert.match(r.stdout, new RegExp(`^\\s+${cmd}\\b`, 'm'));
     assert.deepEqual(
       r.loaded.filter((p) => HEAVY.includes(p)),

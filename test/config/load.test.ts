@@ -91,8 +91,21 @@ describe('config', () => {
   it('reports JSON syntax errors and missing explicit files', () => {
     const dir = tempDir();
     writeFileSync(join(dir, 'bad.json'), '{ "dataDir": ');
-    assert.throws(() => loadConfig('bad.json', dir), /bad\.json is not valid JSON/);
-    assert.throws(() => loadConfig('missing.json', dir), /cannot read config .*missing\.json: ENOENT/);
+    assert.throws(
+      () => loadConfig('bad.json', dir),
+      /bad\.json is not valid JSON at line 1, column 14: expected a value, found the end of the file$/,
+    );
+    writeFileSync(join(dir, 'bad.json'), '{\n  "dataDir": "./d",\n  "model": "x"\n  "http": {}\n}');
+    assert.throws(
+      () => loadConfig('bad.json', dir),
+      /bad\.json is not valid JSON at line 4, column 3: expected ',' or '\}', found '"'$/,
+    );
+    assert.throws(
+      () => loadConfig('missing.json', dir),
+      (e: unknown) =>
+        e instanceof ConfigError &&
+        e.message === `config file ${join(dir, 'missing.json')} does not exist (boxbot init writes one)`,
+    );
   });
 
   it('resolves dataDir against the config file folder', () => {

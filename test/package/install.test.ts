@@ -77,7 +77,7 @@ describe('install', () => {
     assert.deepEqual(
       missing,
       [],
-      'regenerate package-lock.json as the README says (npm 11.16+ leaves unpublished optional packages out)',
+      'regenerate package-lock.json as docs/deployment.md says (npm 11.16+ leaves unpublished optional packages out)',
     );
   });
 
