@@ -304,7 +304,12 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
             // A digest reaching before recording began reads the platform's own history for the gap.
             backfill: (channel: string, from: string) =>
               recorder
-                .backfill(channel, from, adapters.find((a) => a.platform === platformOf(channel))?.readHistory)
+                .backfill(
+                  channel,
+                  from,
+                  adapters.find((a) => a.platform === platformOf(channel))?.readHistory,
+                  gatewayRef?.pace(platformOf(channel)),
+                )
                 .catch((e: unknown) => log.warn({ channel, err: errorMessage(e) }, 'channel history not backfilled')),
           }
         : {}),

@@ -2,7 +2,7 @@
 // bot sees in a group channel, edits, deletions) and the bot's own posts go to the channel log,
 // in order per channel, for the channels whose policy records them. Nothing here answers or calls
 // a model: recording is beside the gateway's intake, not part of it.
-import type { ChannelEvent, ChannelHistoryReader, ChannelObserver } from '../adapters/channel-event.ts';
+import type { ChannelEvent, ChannelHistoryReader, ChannelObserver, RequestPacer } from '../adapters/channel-event.ts';
 import { decodeConversationKey, spaceKeyOf } from '../adapters/conversation-key.ts';
 import type { ChannelAdapter, OutboundTarget, SendOptions, SentMessage } from '../adapters/types.ts';
 import { historyPolicy } from '../config/history.ts';
@@ -23,8 +23,9 @@ export interface ChannelRecorder {
   /**
    * Fills the log of a recorded channel from the platform's own history since `from` (a digest
    * whose period starts before recording began); resolves with how many messages were read.
+   * Each platform request goes through `pace` (the outbound queue) when given.
    */
-  backfill(channel: string, from: string, read: ChannelHistoryReader | undefined): Promise<number>;
+  backfill(channel: string, from: string, read: ChannelHistoryReader | undefined, pace?: RequestPacer): Promise<number>;
 }
 
 /** A recorder writing to `channelLog` for the channels `config` records. */
@@ -94,13 +95,14 @@ export function createChannelRecorder(o: {
     async idle() {
       while (pending.size) await Promise.all([...pending]);
     },
-    async backfill(channel, from, read) {
+    async backfill(channel, from, read, pace) {
       if (!read || !records(channel)) return 0;
       const { chatId, scope } = decodeConversationKey(channel);
       const events: ChannelEvent[] = [];
-      const n = await read({ chatId, ...(scope ? { scope } : {}) }, from, (e) => {
+      const tell = (e: ChannelEvent) => {
         if (e.channel === channel) events.push(e);
-      });
+      };
+      const n = await read({ chatId, ...(scope ? { scope } : {}) }, from, tell, undefined, pace);
       // Written in one go under the channel's order; a message the log has (recorded live, with its
       // edits) is kept as it is.
       await lock.run(channel, async () => {
