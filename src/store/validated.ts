@@ -396,15 +396,28 @@ function validatedRateGates(g: RateGateStore): RateGateStore {
 
 function validatedHookDeliveries(h: HookDeliveryStore): HookDeliveryStore {
   return {
-    async claim(hook, id, ttlMs) {
+    async claim(hook, id, ttlMs, event) {
       checkKey(hook, 'hook name');
       checkKey(id, 'delivery id');
-      return h.claim(hook, id, ttlMs);
+      if (event) {
+        checkKey(event.jobId, 'job id');
+        checkKey(event.runId, 'run id');
+      }
+      return h.claim(hook, id, ttlMs, event);
     },
     async release(hook, id) {
       checkKey(hook, 'hook name');
       checkKey(id, 'delivery id');
       return h.release(hook, id);
+    },
+    async finish(hook, id) {
+      checkKey(hook, 'hook name');
+      checkKey(id, 'delivery id');
+      return h.finish(hook, id);
+    },
+    async unfinished(hook) {
+      checkKey(hook, 'hook name');
+      return h.unfinished(hook);
     },
   };
 }
