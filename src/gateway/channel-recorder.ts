@@ -16,6 +16,11 @@ import type { ChannelLogStore } from '../store/index.ts';
 export interface ChannelRecorder {
   /** Takes one event (queued; a failed write is logged, never thrown). */
   observe: ChannelObserver;
+  /**
+   * Takes one of the bot's own posts or edits: a streamed answer is edited many times, so it is
+   * written once it settles (no edit for `settleMs`), or at `idle()`: one write per answer.
+   */
+  own(event: ChannelEvent & { kind: 'message' | 'edit' }): void;
   /** Whether the channel (a space key) is recorded. */
   records(channel: string): boolean;
   /** Resolves once the events taken so far are written (tests, shutdown). */
@@ -33,9 +38,14 @@ export function createChannelRecorder(o: {
   config: Config;
   channelLog: ChannelLogStore;
   log: Logger;
+  /** How long the bot's own message stays unwritten after its last edit (default 3 s). */
+  settleMs?: number;
 }): ChannelRecorder {
   const lock = createKeyedLock();
   const pending = new Set<Promise<void>>();
+  const settleMs = o.settleMs ?? 3000;
+  /** The bot's own posts and edits not yet written, by channel and message id. */
+  const settling = new Map<string, { event: ChannelEvent; timer: NodeJS.Timeout }>();
   const records = (channel: string): boolean => {
     try {
       const { platform, chatId } = decodeConversationKey(channel);
@@ -80,19 +90,44 @@ export function createChannelRecorder(o: {
       ]);
   }
 
+  function observe(event: ChannelEvent): void {
+    if (!records(event.channel)) return;
+    const p = lock
+      .run(event.channel, () => apply(event))
+      .catch((e: unknown) =>
+        o.log.warn({ channel: event.channel, kind: event.kind, err: errorMessage(e) }, 'channel log not written'),
+      );
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+  }
+
+  function settle(key: string): void {
+    const held = settling.get(key);
+    if (!held) return;
+    clearTimeout(held.timer);
+    settling.delete(key);
+    observe(held.event);
+  }
+
   return {
     records,
-    observe(event) {
+    observe,
+    own(event) {
       if (!records(event.channel)) return;
-      const p = lock
-        .run(event.channel, () => apply(event))
-        .catch((e: unknown) =>
-          o.log.warn({ channel: event.channel, kind: event.kind, err: errorMessage(e) }, 'channel log not written'),
-        );
-      pending.add(p);
-      void p.finally(() => pending.delete(p));
+      const key = `${event.channel}\n${event.messageId}`;
+      const held = settling.get(key);
+      // An edit of a post not yet written is that post with the new text (still being composed).
+      const next: ChannelEvent =
+        held && held.event.kind === 'message' && event.kind === 'edit'
+          ? { ...held.event, text: event.text, ...(event.files ? { files: event.files } : {}) }
+          : event;
+      if (held) clearTimeout(held.timer);
+      const timer = setTimeout(() => settle(key), settleMs);
+      timer.unref();
+      settling.set(key, { event: next, timer });
     },
     async idle() {
+      for (const key of [...settling.keys()]) settle(key);
       while (pending.size) await Promise.all([...pending]);
     },
     async backfill(channel, from, read, pace) {
@@ -148,7 +183,7 @@ export function recordingAdapter(
     sentAt.set(`${channel}\n${messageId}`, at);
     if (sentAt.size > 5000) sentAt.delete(sentAt.keys().next().value!);
     const me = adapter.identity();
-    recorder.observe({
+    recorder.own({
       kind: 'message',
       channel,
       messageId,
@@ -171,7 +206,7 @@ export function recordingAdapter(
     const channel = channelOf(target);
     if (!channel) return;
     const at = sentAt.get(`${channel}\n${messageId}`) ?? now().toISOString();
-    recorder.observe({ kind: 'edit', channel, messageId, at, editedAt: now().toISOString(), text });
+    recorder.own({ kind: 'edit', channel, messageId, at, editedAt: now().toISOString(), text });
   };
   const sendFile: ChannelAdapter['sendFile'] = adapter.sendFile
     ? async (target, file, opts) => {
