@@ -58,6 +58,7 @@ describe('slack: a recorded channel', () => {
     const plan = await emu.userSays({ channel: C, user: 'U0ADA', text: 'deploy at 4 today' });
     const reply = await emu.userSays({ channel: C, user: 'U0BOB', text: 'ok, I will watch it', threadTs: plan.ts });
     const oops = await emu.userSays({ channel: C, user: 'U0BOB', text: 'wrong channel, sorry' });
+    await emu.userSays({ channel: C, user: 'U0CIBOT', botId: 'B0CI', text: 'CI: build 812 passed' });
     await emu.userSays({ channel: 'C0ELSEWHERE', user: 'U0BOB', text: 'not recorded here' });
     const ask = await emu.userSays({ channel: C, user: 'U0ADA', text: 'when is the deploy?', mention: true });
     await waitUntil(() => emu.botMessages().some((m) => m.channel === C), 'the answer to the mention', 20_000);
@@ -70,6 +71,7 @@ describe('slack: a recorded channel', () => {
     const want = [
       ['ada', 'deploy at 5 today'],
       ['bob', 'ok, I will watch it', 'plan'],
+      ['BOT', 'CI: build 812 passed'],
       ['ada', `@${emu.ids.botUserId} when is the deploy?`],
       ['BOT', 'Deploy is at five.', 'ask'],
     ];
@@ -96,8 +98,13 @@ describe('slack: a recorded channel', () => {
       target: channel,
     });
     const before = bb.llm.requests.length;
+    // The backfill's read of the early thread is told to wait: it waits in the outbound queue, then reads.
+    emu.rateLimitNext(1, 1, ['conversations.replies']);
+    const limited = () => bb.app.gateway.metrics.rateLimited.get({ platform: 'slack' });
+    const limitedBefore = limited();
     const report = await (await bb.app.scheduler.runNow(job.id)).done;
     assert.equal(report.failed, false, report.text);
+    assert.equal(limited() - limitedBefore, 1, 'the 429 went through the bot’s outbound queue');
     assert.equal(bb.llm.requests.length, before + 1, 'one model call: the history fits');
     const sent = JSON.stringify(bb.llm.requests.at(-1)!.body);
     const lines = [...sent.matchAll(/\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [^\]]+\] [^\\]+/g)].map((m) => m[0]);
@@ -108,6 +115,7 @@ describe('slack: a recorded channel', () => {
         'ada: seen it',
         'ada: deploy at 5 today (edited)',
         'bob: ok, I will watch it',
+        'otherbot (bot): CI: build 812 passed',
         `ada: @${emu.ids.botUserId} when is the deploy?`,
         `${emu.ids.botName} (bot): Deploy is at five.`,
       ],
@@ -125,7 +133,7 @@ describe('slack: a recorded channel', () => {
     assert.equal(posted[0]!.threadTs, undefined, 'top level, not in a thread');
     const [entry] = await bb.app.scheduler.logs(job.id);
     assert.deepEqual(entry!.digest && { messages: entry!.digest.messages, chunks: entry!.digest.chunks }, {
-      messages: 6,
+      messages: 7,
       chunks: 0,
     });
   });
@@ -269,16 +277,20 @@ describe('discord: a recorded channel', () => {
     const report = await (await bb.app.scheduler.runNow(job.id)).done;
     assert.equal(report.failed, false, report.text);
     const sent = JSON.stringify(bb.llm.requests.at(-1)!.body);
-    const said = [
-      'carol: posted before boxbot started',
-      'ada: deploy at 5 today (edited)',
-      'bob: ok, I will watch it',
-      'ci (bot): CI: build 812 passed',
-      'boxbot (bot): Deploy is at five.',
-      'carol: rollback is a revert of the tag',
-    ];
-    for (const line of said) assert.ok(sent.includes(line), line);
-    assert.ok(sent.indexOf(said[0]!) < sent.indexOf(said[1]!), 'the backfilled message comes first');
+    const lines = [...sent.matchAll(/\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [^\]]+\] [^\\"]+/g)].map((m) => m[0]);
+    // Oldest first, each thread under its first message (or a note when that is not in the log).
+    assert.deepEqual(
+      lines.map((l) => l.replace(/^\[[^\]]+\] /, '')),
+      [
+        'carol: posted before boxbot started',
+        'carol: rollback is a revert of the tag',
+        'ada: deploy at 5 today (edited)',
+        'bob: ok, I will watch it',
+        'ci (bot): CI: build 812 passed',
+        'ada: @boxbot when is the deploy?',
+        'boxbot (bot): Deploy is at five.',
+      ],
+    );
     assert.doesNotMatch(sent, /wrong channel/);
     const reads = emu.requests
       .slice(before)
