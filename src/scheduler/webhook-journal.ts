@@ -89,7 +89,9 @@ export function createWebhookJournal(o: WebhookJournalOptions): WebhookJournal {
     }
   }
 
-  async function begin(hook: string, delivery: string, event: HookEvent): Promise<void> {
+  /** Starts the event's run unless this process already runs it (checked and held in one step). */
+  async function begin(hook: string, delivery: string, event: HookEvent): Promise<boolean> {
+    if (running.has(`${hook}\n${delivery}`)) return false;
     hold(hook, delivery);
     let started: { done: Promise<unknown> };
     try {
@@ -107,6 +109,7 @@ export function createWebhookJournal(o: WebhookJournalOptions): WebhookJournal {
       // A run the scheduler dropped before it began (it stopped) stays journaled for the next start.
       (e: unknown) => done(hook, delivery, !(e instanceof SchedulerError && e.code === 'stopped')),
     );
+    return true;
   }
 
   async function recoverOne(hook: string, delivery: string, event: HookEvent): Promise<boolean> {
@@ -117,7 +120,8 @@ export function createWebhookJournal(o: WebhookJournalOptions): WebhookJournal {
       return false;
     }
     try {
-      await begin(hook, delivery, event);
+      // The request that claimed it may have started it meanwhile: then it runs once, there.
+      if (!(await begin(hook, delivery, event))) return false;
     } catch (e) {
       if (e instanceof SchedulerError && e.code === 'not-found') {
         log.warn({ hook, delivery, job: event.jobId }, 'webhook event dropped: its job was removed');

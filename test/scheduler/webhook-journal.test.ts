@@ -191,3 +191,34 @@ test('with replicas, an event a live replica is running is left to it; a dead on
   assert.equal(b.started.length, 1);
   journalB.stop();
 });
+
+test('a sweep that finds an event while its request starts it does not start it a second time', async () => {
+  const store = createMemoryStore();
+  await store.jobs.put(job);
+  const runs = fakeRuns(store);
+  let release!: () => void;
+  let asked = false;
+  const logsHeld = new Promise<void>((r) => (release = r));
+  const journal = createWebhookJournal({
+    jobs: {
+      list: () => store.jobs.list(),
+      // The sweep is held after it saw the event as not running here.
+      logs: async (id) => {
+        asked = true;
+        await logsHeld;
+        return store.jobs.logs(id);
+      },
+    },
+    deliveries: store.hookDeliveries,
+    runNow: runs.runNow,
+  });
+  const event = { jobId: job.id, runId: 'run-3', json: '{}', acceptedAt: Date.now() };
+  await store.hookDeliveries.claim('github-push', 'd-3', 3600_000, event);
+  const sweep = journal.recover();
+  await waitUntil(() => asked, 'the sweep past its check', 5000);
+  await journal.start('github-push', 'd-3', event); // the request that claimed it
+  release();
+  assert.equal(await sweep, 0, 'the sweep leaves it to the request');
+  assert.equal(runs.started.length, 1, 'started once');
+  journal.stop();
+});
