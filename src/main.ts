@@ -36,6 +36,7 @@ import {
   configuredTargetCheck,
   createScheduler,
   createScheduleTool,
+  createWebhookJournal,
   createWebhookTrigger,
   hookUrl,
   jobsApi,
@@ -310,7 +311,12 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
             // A digest reaching before recording began reads the platform's own history for the gap.
             backfill: (channel: string, from: string) =>
               recorder
-                .backfill(channel, from, adapters.find((a) => a.platform === platformOf(channel))?.readHistory)
+                .backfill(
+                  channel,
+                  from,
+                  adapters.find((a) => a.platform === platformOf(channel))?.readHistory,
+                  gatewayRef?.pace(platformOf(channel)),
+                )
                 .catch((e: unknown) => log.warn({ channel, err: errorMessage(e) }, 'channel history not backfilled')),
           }
         : {}),
@@ -388,6 +394,16 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       extra: { '/jobs': jobsApi(scheduler, { hookUrl: (name) => hookUrl(httpAddress(), name) }) },
     });
     const webhooks = loaded.config.scheduler.webhooks;
+    // Webhook events journaled with their claims: the ones a dead process left are run here.
+    const journal = createWebhookJournal({
+      jobs: store.jobs,
+      deliveries: store.hookDeliveries,
+      runNow: scheduler.runNow,
+      ...(store.leases ? { leases: store.leases } : {}),
+      holder,
+      log: log.child({ scope: 'hooks' }),
+    });
+    cleanups.push(async () => journal.stop());
     http = await startHttpServer({
       host: loaded.config.http.host,
       port: loaded.config.http.port,
@@ -403,6 +419,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
           jobs: store.jobs,
           deliveries: store.hookDeliveries,
           runNow: scheduler.runNow,
+          journal,
           secret: (name) => secrets[name] ?? readVariable(name, o.env),
           maxBytes: webhooks.maxBodyKb * 1024,
           replayWindowMs: webhooks.replayWindowHours * 3600_000,
@@ -416,6 +433,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     gatewayRef = gateway;
     await gateway.start();
     cleanups.push(() => gateway.stop());
+    journal.startSweep();
     if (store.leases) {
       // Only the leader schedules (each leadership term gets a fresh scheduler; `scheduler` above
       // serves the admin API and the schedule tool everywhere) and holds the single connections.

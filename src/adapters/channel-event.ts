@@ -17,7 +17,7 @@ export type ChannelEvent =
       text: string;
       /** Names of attached files (never downloaded for the log). */
       files: string[];
-      /** Posted by boxbot itself. */
+      /** Posted by a bot: boxbot itself, another bot or an integration (never answered). */
       bot?: boolean;
     }
   | {
@@ -66,12 +66,20 @@ export function snowflakeAt(ms: number): string {
 }
 
 /**
+ * Runs one platform request of a history read through the bot's outbound queue: paced with the
+ * bot's other calls, waiting out a 429 the whole bot shares, retrying network failures and 5xx.
+ */
+export type RequestPacer = <T>(call: () => Promise<T>) => Promise<T>;
+
+/**
  * Reads a channel's own history posted since `from` (ISO 8601) from the platform, telling each
- * message to `observe` oldest first (a backfill of the channel log); resolves when done.
+ * message to `observe` (a backfill of the channel log); resolves with how many were read. Each
+ * request goes through `pace` when given (the gateway's outbound queue).
  */
 export type ChannelHistoryReader = (
   channel: { chatId: string; scope?: string },
   from: string,
   observe: ChannelObserver,
   signal?: AbortSignal,
+  pace?: RequestPacer,
 ) => Promise<number>;

@@ -1,5 +1,6 @@
 // Public names of the adapter layer: the one message shape, the adapter interface, keys, errors.
 
+export type { RequestPacer } from './channel-event.ts';
 export {
   type ConversationKey,
   ConversationKeyError,

@@ -2,8 +2,8 @@
 // model providers (key present, endpoint answering), each enabled channel's token against the
 // platform's auth endpoint, the tool registry, the skills, the store, the HTTP bind rule and
 // whether the HTTP port is free. Channels that are off are listed with the variable that turns
-// them on. `--offline` contacts nothing (keys and tokens are only checked to be set);
-// `--format json` prints one JSON document of the checks.
+// them on; each webhook job's secret variable must be set. `--offline` contacts nothing (keys
+// and tokens are only checked to be set); `--format json` prints one JSON document of the checks.
 // Exit 0 when everything is usable, 1 when something needs fixing.
 import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -20,14 +20,14 @@ import {
   unlinkedBundledToolsHint,
 } from '../agent/index.ts';
 import { CHANNEL_TOKENS, type ChannelName, channelEnabled, channelProblems } from '../config/channels.ts';
-import { configuredKeyNames, readSecrets, type Secrets } from '../config/env.ts';
+import { configuredKeyNames, readSecrets, readVariable, type Secrets } from '../config/env.ts';
 import { historyPolicy } from '../config/history.ts';
 import { describeDataDir, type LoadedConfig, loadConfig, strayDataDir } from '../config/load.ts';
 import { databaseUrl } from '../config/store-url.ts';
 import { errorMessage, fetchFailureCode, UsageError } from '../core/errors.ts';
 import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
-import { openStore } from '../store/index.ts';
+import { type JobRecord, openStore } from '../store/index.ts';
 import { checkMcp } from './doctor-mcp.ts';
 
 /** One check; `off` marks a channel that is off (not a fault, but shown with how to turn it on). */
@@ -208,6 +208,33 @@ async function checkChannels(loaded: LoadedConfig, secrets: Secrets, offline: bo
  * Whether `boxbot start` could listen on the configured port: binds it here for a moment (a fact
  * about the machine, whichever process holds the port) and lets it go.
  */
+/**
+ * Each webhook job's secret: a job whose variable is unset refuses every request (503) until it
+ * is set, which a sender only sees as failed deliveries.
+ */
+function webhookLines(jobs: JobRecord[], variable: (name: string) => string | undefined): Line[] {
+  return jobs.flatMap((j): Line[] => {
+    if (!j.trigger) return [];
+    const { webhook, secretEnv } = j.trigger;
+    const what = `webhook ${webhook}`;
+    if (!variable(secretEnv))
+      return [
+        {
+          ok: false,
+          what,
+          detail: `${secretEnv} is not set: job ${j.id}'s POST /hooks/${webhook} answers 503 until it is`,
+        },
+      ];
+    return [
+      {
+        ok: true,
+        what,
+        detail: `job ${j.id}, signed with the secret in ${secretEnv}${j.enabled ? '' : ' (disabled)'}`,
+      },
+    ];
+  });
+}
+
 async function checkPort(host: string, port: number): Promise<Line> {
   if (port === 0) return { ok: true, what: 'http port', detail: 'http.port is 0: any free port is used' };
   const server = createServer();
@@ -293,12 +320,13 @@ export async function doctor(
     } else {
       const { store, where } = await openStore(url, loaded.dataDir);
       await store.kv.get('doctor.check');
-      await store.close();
+      const jobs = await store.jobs.list().finally(() => store.close());
       lines.push({
         ok: true,
         what: 'store',
         detail: url ? `${where} is reachable, schema current` : `${where} opens`,
       });
+      lines.push(...webhookLines(jobs, (name) => secrets[name] ?? readVariable(name, opts.env)));
     }
   } catch (e) {
     lines.push({ ok: false, what: 'store', detail: `${url ? 'PostgreSQL' : loaded.dataDir}: ${errorMessage(e)}` });

@@ -2,7 +2,7 @@
 // bot sees in a group channel, edits, deletions) and the bot's own posts go to the channel log,
 // in order per channel, for the channels whose policy records them. Nothing here answers or calls
 // a model: recording is beside the gateway's intake, not part of it.
-import type { ChannelEvent, ChannelHistoryReader, ChannelObserver } from '../adapters/channel-event.ts';
+import type { ChannelEvent, ChannelHistoryReader, ChannelObserver, RequestPacer } from '../adapters/channel-event.ts';
 import { decodeConversationKey, spaceKeyOf } from '../adapters/conversation-key.ts';
 import type { ChannelAdapter, OutboundTarget, SendOptions, SentMessage } from '../adapters/types.ts';
 import { historyPolicy } from '../config/history.ts';
@@ -16,6 +16,11 @@ import type { ChannelLogStore } from '../store/index.ts';
 export interface ChannelRecorder {
   /** Takes one event (queued; a failed write is logged, never thrown). */
   observe: ChannelObserver;
+  /**
+   * Takes one of the bot's own posts or edits: a streamed answer is edited many times, so it is
+   * written once it settles (no edit for `settleMs`), or at `idle()`: one write per answer.
+   */
+  own(event: ChannelEvent & { kind: 'message' | 'edit' }): void;
   /** Whether the channel (a space key) is recorded. */
   records(channel: string): boolean;
   /** Resolves once the events taken so far are written (tests, shutdown). */
@@ -23,8 +28,9 @@ export interface ChannelRecorder {
   /**
    * Fills the log of a recorded channel from the platform's own history since `from` (a digest
    * whose period starts before recording began); resolves with how many messages were read.
+   * Each platform request goes through `pace` (the outbound queue) when given.
    */
-  backfill(channel: string, from: string, read: ChannelHistoryReader | undefined): Promise<number>;
+  backfill(channel: string, from: string, read: ChannelHistoryReader | undefined, pace?: RequestPacer): Promise<number>;
 }
 
 /** A recorder writing to `channelLog` for the channels `config` records. */
@@ -32,9 +38,14 @@ export function createChannelRecorder(o: {
   config: Config;
   channelLog: ChannelLogStore;
   log: Logger;
+  /** How long the bot's own message stays unwritten after its last edit (default 3 s). */
+  settleMs?: number;
 }): ChannelRecorder {
   const lock = createKeyedLock();
   const pending = new Set<Promise<void>>();
+  const settleMs = o.settleMs ?? 3000;
+  /** The bot's own posts and edits not yet written, by channel and message id. */
+  const settling = new Map<string, { event: ChannelEvent; timer: NodeJS.Timeout }>();
   const records = (channel: string): boolean => {
     try {
       const { platform, chatId } = decodeConversationKey(channel);
@@ -79,28 +90,54 @@ export function createChannelRecorder(o: {
       ]);
   }
 
+  function observe(event: ChannelEvent): void {
+    if (!records(event.channel)) return;
+    const p = lock
+      .run(event.channel, () => apply(event))
+      .catch((e: unknown) =>
+        o.log.warn({ channel: event.channel, kind: event.kind, err: errorMessage(e) }, 'channel log not written'),
+      );
+    pending.add(p);
+    void p.finally(() => pending.delete(p));
+  }
+
+  function settle(key: string): void {
+    const held = settling.get(key);
+    if (!held) return;
+    clearTimeout(held.timer);
+    settling.delete(key);
+    observe(held.event);
+  }
+
   return {
     records,
-    observe(event) {
+    observe,
+    own(event) {
       if (!records(event.channel)) return;
-      const p = lock
-        .run(event.channel, () => apply(event))
-        .catch((e: unknown) =>
-          o.log.warn({ channel: event.channel, kind: event.kind, err: errorMessage(e) }, 'channel log not written'),
-        );
-      pending.add(p);
-      void p.finally(() => pending.delete(p));
+      const key = `${event.channel}\n${event.messageId}`;
+      const held = settling.get(key);
+      // An edit of a post not yet written is that post with the new text (still being composed).
+      const next: ChannelEvent =
+        held && held.event.kind === 'message' && event.kind === 'edit'
+          ? { ...held.event, text: event.text, ...(event.files ? { files: event.files } : {}) }
+          : event;
+      if (held) clearTimeout(held.timer);
+      const timer = setTimeout(() => settle(key), settleMs);
+      timer.unref();
+      settling.set(key, { event: next, timer });
     },
     async idle() {
+      for (const key of [...settling.keys()]) settle(key);
       while (pending.size) await Promise.all([...pending]);
     },
-    async backfill(channel, from, read) {
+    async backfill(channel, from, read, pace) {
       if (!read || !records(channel)) return 0;
       const { chatId, scope } = decodeConversationKey(channel);
       const events: ChannelEvent[] = [];
-      const n = await read({ chatId, ...(scope ? { scope } : {}) }, from, (e) => {
+      const tell = (e: ChannelEvent) => {
         if (e.channel === channel) events.push(e);
-      });
+      };
+      const n = await read({ chatId, ...(scope ? { scope } : {}) }, from, tell, undefined, pace);
       // Written in one go under the channel's order; a message the log has (recorded live, with its
       // edits) is kept as it is.
       await lock.run(channel, async () => {
@@ -146,7 +183,7 @@ export function recordingAdapter(
     sentAt.set(`${channel}\n${messageId}`, at);
     if (sentAt.size > 5000) sentAt.delete(sentAt.keys().next().value!);
     const me = adapter.identity();
-    recorder.observe({
+    recorder.own({
       kind: 'message',
       channel,
       messageId,
@@ -169,7 +206,7 @@ export function recordingAdapter(
     const channel = channelOf(target);
     if (!channel) return;
     const at = sentAt.get(`${channel}\n${messageId}`) ?? now().toISOString();
-    recorder.observe({ kind: 'edit', channel, messageId, at, editedAt: now().toISOString(), text });
+    recorder.own({ kind: 'edit', channel, messageId, at, editedAt: now().toISOString(), text });
   };
   const sendFile: ChannelAdapter['sendFile'] = adapter.sendFile
     ? async (target, file, opts) => {

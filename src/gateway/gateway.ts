@@ -12,7 +12,7 @@
 // helpers), intake.ts, dispatch.ts, commands/ (the registry), conversation-queue.ts, turn.ts,
 // replicas.ts, resume.ts and lifecycle.ts (start, stop).
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
-import type { ChannelAdapter, InboundMessage, IntakeOptions, OutboundTarget } from '../adapters/index.ts';
+import type { ChannelAdapter, InboundMessage, IntakeOptions, OutboundTarget, RequestPacer } from '../adapters/index.ts';
 import { isPlatform, platformOf } from '../adapters/index.ts';
 import { createCommandRegistry, GATEWAY_COMMANDS, type GatewayCommandContext } from './commands/index.ts';
 import { createConversationQueue } from './conversation-queue.ts';
@@ -43,6 +43,11 @@ export interface Gateway {
   stop(): Promise<void>;
   readonly metrics: Metrics;
   adapter(platform: string): ChannelAdapter | undefined;
+  /**
+   * Runs a platform's history reads through its outbound queue (behind replies, sharing the
+   * bot's 429 pause), one at a time; undefined when the platform has no adapter here.
+   */
+  pace(platform: string): RequestPacer | undefined;
 }
 
 /** Creates the gateway; call `start()`. */
@@ -75,6 +80,10 @@ export function createGateway(opts: GatewayOptions): Gateway {
     metrics: ctx.metrics,
     handle,
     adapter: (platform) => (isPlatform(platform) ? ctx.adapters.get(platform) : undefined),
+    pace(platform) {
+      const queue = isPlatform(platform) ? ctx.queues.get(platform) : undefined;
+      return queue ? (call) => queue.read(`history:${platform}`, call) : undefined;
+    },
     start,
     async post(target, text, id) {
       const platform = platformOf(target.conversationKey);

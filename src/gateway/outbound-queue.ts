@@ -5,7 +5,8 @@
 // is never dropped because the platform was down for a while): 429s after their retry-after and
 // without counting as failures, the others with doubling backoff capped at `maxBackoffMs`
 // (holding only their conversation).
-// File sends are sends: the same order, priority and retries.
+// File sends are sends: the same order, priority and retries. Reads of a channel's history (a
+// digest's backfill) go last, share the 429 pause, and give up after a few other failures.
 // With a rate gate (replicas on one database), the 429 pause is the bot's, not this process's:
 // every call first asks the gate whether another replica was told to wait, and a 429 seen here
 // is written to it.
@@ -24,8 +25,10 @@ import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
 import type { RateGateStore } from '../store/index.ts';
 
-type Kind = 'send' | 'edit' | 'typing';
-const PRIORITY: Record<Kind, number> = { send: 0, edit: 1, typing: 2 };
+type Kind = 'send' | 'edit' | 'typing' | 'read';
+const PRIORITY: Record<Kind, number> = { send: 0, edit: 1, typing: 2, read: 3 };
+/** Tries of a read that fails other than by a 429 (a backfill is not worth holding the bot for). */
+const READ_ATTEMPTS = 4;
 
 interface Item {
   kind: Kind;
@@ -138,6 +141,15 @@ export class OutboundQueue {
     return this.push('typing', target.conversationKey, () => this.adapter.typing(target)).catch(
       () => undefined,
     ) as Promise<void>;
+  }
+
+  /**
+   * One read request (a page of channel history) behind the bot's sends: waits out the bot's 429
+   * pause, and a 429 it gets pauses the bot; a network failure or 5xx is tried up to 4 times.
+   * Reads with the same `key` run one at a time, in order.
+   */
+  read<T>(key: string, call: () => Promise<T>): Promise<T> {
+    return this.push('read', key, call) as Promise<T>;
   }
 
   /** Items waiting or in flight. */
@@ -255,7 +267,12 @@ export class OutboundQueue {
       const v = await item.run();
       for (const w of item.waiters) w.resolve(v);
     } catch (e) {
-      const retryable = e instanceof AdapterError && e.retryable && item.kind !== 'typing' && !this.closed;
+      const retryable =
+        e instanceof AdapterError &&
+        e.retryable &&
+        item.kind !== 'typing' &&
+        !this.closed &&
+        !(item.kind === 'read' && e.retryAfterMs === undefined && item.failures + 1 >= READ_ATTEMPTS);
       if (retryable) {
         const err = e as AdapterError;
         let delay: number;

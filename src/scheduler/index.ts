@@ -32,6 +32,7 @@ export {
   validateJobInput,
 } from './validate.ts';
 export { eventBlock, withEvent } from './webhook-event.ts';
+export { createWebhookJournal, type WebhookJournal, type WebhookJournalOptions } from './webhook-journal.ts';
 export {
   createWebhookTrigger,
   DEFAULT_HOOK_MAX_BYTES,

@@ -2,7 +2,8 @@
 // HMAC-SHA256 signature, the delivery id) and, if all holds, starts one run of the job with the
 // body as its event. Nothing is started for a request refused. A delivery is claimed in the store
 // before the run starts, so a replay (or a second replica getting the same delivery) is a 409,
-// and a claim whose run could not start is given back, so the sender's retry is welcome.
+// and a claim whose run could not start is given back, so the sender's retry is welcome. The
+// event is journaled with the claim (webhook-journal.ts): a 202 is kept even through a crash.
 // The secret is read by the variable the job names, at each request, and never logged or shown.
 // Example: const handle = createWebhookTrigger({ jobs: store.jobs, deliveries: store.hookDeliveries,
 //   runNow: scheduler.runNow, secret: (name) => secrets[name], maxBytes: 262_144, replayWindowMs: 86_400_000 });
@@ -14,6 +15,7 @@ import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
 import type { HookDeliveryStore, JobRecord, JobStore } from '../store/index.ts';
 import type { Scheduler } from './scheduler.ts';
+import { createWebhookJournal, type WebhookJournal } from './webhook-journal.ts';
 
 /** Default largest body a hook takes (256 KiB). */
 export const DEFAULT_HOOK_MAX_BYTES = 256 * 1024;
@@ -46,6 +48,8 @@ export interface WebhookTriggerOptions {
   jobs: Pick<JobStore, 'list'>;
   deliveries: HookDeliveryStore;
   runNow: Scheduler['runNow'];
+  /** Starts the claimed events' runs (default: a journal over `deliveries` and `runNow` alone). */
+  journal?: WebhookJournal;
   /** The value of environment variable `name` (unset or empty: undefined). */
   secret(name: string): string | undefined;
   maxBytes?: number;
@@ -100,6 +104,14 @@ export function createWebhookTrigger(o: WebhookTriggerOptions): (req: WebhookReq
   const maxBytes = o.maxBytes ?? DEFAULT_HOOK_MAX_BYTES;
   const windowMs = o.replayWindowMs ?? DEFAULT_REPLAY_WINDOW_MS;
   const newRunId = o.newRunId ?? randomUUID;
+  const journal =
+    o.journal ??
+    createWebhookJournal({
+      jobs: { list: o.jobs.list, logs: async () => [] },
+      deliveries: o.deliveries,
+      runNow: o.runNow,
+      log,
+    });
 
   async function handle(req: WebhookRequest): Promise<WebhookAnswer> {
     const { hook } = req;
@@ -132,13 +144,14 @@ export function createWebhookTrigger(o: WebhookTriggerOptions): (req: WebhookReq
     } catch {
       return answer(400, 'expected a JSON body (GitHub: content type application/json)');
     }
-    if (!(await o.deliveries.claim(hook, delivery, windowMs))) {
+    const runId = newRunId();
+    const event = { jobId: job.id, runId, json, acceptedAt: Date.now() };
+    if (!(await o.deliveries.claim(hook, delivery, windowMs, event))) {
       log.info({ hook, job: job.id, delivery }, 'webhook refused: a replay of a delivery already accepted');
       return answer(409, `delivery ${delivery} was already accepted; nothing was started`);
     }
-    const runId = newRunId();
     try {
-      await o.runNow(job.id, { trigger: 'webhook', event: { hook, json, delivery }, runId });
+      await journal.start(hook, delivery, event);
     } catch (e) {
       // Nothing started: the delivery may come again.
       await o.deliveries

@@ -20,7 +20,7 @@ export interface ChannelLogEntry {
   text: string;
   /** Names of the files attached (the files themselves are not kept). */
   files?: string[];
-  /** Posted by boxbot itself. */
+  /** Posted by a bot: boxbot itself, another bot or an integration. */
   bot?: boolean;
 }
 

@@ -6,7 +6,7 @@ export type { ChannelLogEdit, ChannelLogEntry, ChannelLogStore } from './channel
 export { conversationFile, platformOf } from './conversations.ts';
 export { createFileStore, createMemoryState, createMemoryStore } from './create.ts';
 export { StoreCorruptError, StoreError, type StoreErrorCode } from './errors.ts';
-export { type HookDeliveryStore, MAX_HOOK_DELIVERIES } from './hook-deliveries.ts';
+export { type HookDeliveryStore, type HookEvent, MAX_HOOK_DELIVERIES } from './hook-deliveries.ts';
 export type { MemoryFilesState } from './memory-files.ts';
 export { decodeName, encodeName } from './names.ts';
 export { type OpenedStore, openStore } from './open.ts';

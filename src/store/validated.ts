@@ -5,7 +5,7 @@
 // here, so it assumes valid input and never repeats a rule; the contract suite keeps them equal.
 import type { InboundMessage } from '../adapters/index.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
-import type { ChannelLogStore } from './channel-log-types.ts';
+import type { ChannelLogEntry, ChannelLogStore } from './channel-log-types.ts';
 import { StoreError } from './errors.ts';
 import type { HookDeliveryStore } from './hook-deliveries.ts';
 import { checkKey } from './names.ts';
@@ -401,15 +401,28 @@ function validatedRateGates(g: RateGateStore): RateGateStore {
 
 function validatedHookDeliveries(h: HookDeliveryStore): HookDeliveryStore {
   return {
-    async claim(hook, id, ttlMs) {
+    async claim(hook, id, ttlMs, event) {
       checkKey(hook, 'hook name');
       checkKey(id, 'delivery id');
-      return h.claim(hook, id, ttlMs);
+      if (event) {
+        checkKey(event.jobId, 'job id');
+        checkKey(event.runId, 'run id');
+      }
+      return h.claim(hook, id, ttlMs, event);
     },
     async release(hook, id) {
       checkKey(hook, 'hook name');
       checkKey(id, 'delivery id');
       return h.release(hook, id);
+    },
+    async finish(hook, id) {
+      checkKey(hook, 'hook name');
+      checkKey(id, 'delivery id');
+      return h.finish(hook, id);
+    },
+    async unfinished(hook) {
+      checkKey(hook, 'hook name');
+      return h.unfinished(hook);
     },
   };
 }
@@ -419,11 +432,17 @@ const CHANNEL = 'channel';
 function validatedChannelLog(l: ChannelLogStore): ChannelLogStore {
   return {
     async put(entries) {
+      // One entry per message: the same id twice in one put (a message edited while a backfill
+      // read it) keeps the last, as two puts would.
+      const last = new Map<string, ChannelLogEntry>();
       for (const e of entries) {
         checkKey(e.channel, CHANNEL);
         checkKey(e.messageId, MESSAGE);
+        const k = `${e.channel}\n${e.messageId}`;
+        last.delete(k);
+        last.set(k, e);
       }
-      return l.put(entries);
+      return l.put(last.size === entries.length ? entries : [...last.values()]);
     },
     async edit(channel, edit) {
       checkKey(channel, CHANNEL);

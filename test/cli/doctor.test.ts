@@ -84,6 +84,43 @@ describe('boxbot doctor', () => {
     assert.match(r.stdout, /^FIX +telegram history +recording chat -100500, but privacy mode is on/m);
   });
 
+  it('a webhook job whose secret variable is unset is a FIX naming the variable; one that is set is ok', async () => {
+    const hookJob = (id: string, webhook: string, secretEnv: string) => ({
+      id,
+      name: id,
+      trigger: { webhook, secretEnv },
+      prompt: 'Tell the channel: {{event}}',
+      target: 'telegram:-100500',
+      access: 'read-only',
+      timeoutMs: 60_000,
+      enabled: true,
+      overlap: 'queue',
+    });
+    const r = await doctor(
+      { model: 'openai/gpt-4o-mini' },
+      { OPENAI_API_KEY: 'sk-doctor-0000000000', OPENAI_BASE_URL: llmEmu.openaiBaseURL, DEPLOY_SECRET: 'set-7a1c' },
+      (dataDir) => {
+        mkdirSync(dataDir, { recursive: true });
+        const jobs = [
+          hookJob('pushes-1', 'github-push', 'GITHUB_WEBHOOK_SECRET'),
+          hookJob('deploys-1', 'deploys', 'DEPLOY_SECRET'),
+        ];
+        writeFileSync(
+          join(dataDir, 'jobs.json'),
+          JSON.stringify({ jobs: Object.fromEntries(jobs.map((j) => [j.id, j])) }),
+        );
+      },
+    );
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.match(
+      r.stdout,
+      /^FIX +webhook github-push +GITHUB_WEBHOOK_SECRET is not set: job pushes-1's POST \/hooks\/github-push .*503/m,
+    );
+    assert.match(r.stdout, /^ok +webhook deploys +job deploys-1, signed with the secret in DEPLOY_SECRET$/m);
+    assert.match(r.stdout, /1 thing\(s\) to fix/);
+    assert.doesNotMatch(r.stdout, /set-7a1c/, 'the secret is never printed');
+  });
+
   it('a refused token and a missing key are each a FIX line naming the variable; exit 1', async () => {
     const r = await doctor(
       { channels: { telegram: { apiRoot: tg.apiRoot } } },

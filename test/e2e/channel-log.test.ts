@@ -58,6 +58,7 @@ describe('slack: a recorded channel', () => {
     const plan = await emu.userSays({ channel: C, user: 'U0ADA', text: 'deploy at 4 today' });
     const reply = await emu.userSays({ channel: C, user: 'U0BOB', text: 'ok, I will watch it', threadTs: plan.ts });
     const oops = await emu.userSays({ channel: C, user: 'U0BOB', text: 'wrong channel, sorry' });
+    await emu.userSays({ channel: C, user: 'U0CIBOT', botId: 'B0CI', text: 'CI: build 812 passed' });
     await emu.userSays({ channel: 'C0ELSEWHERE', user: 'U0BOB', text: 'not recorded here' });
     const ask = await emu.userSays({ channel: C, user: 'U0ADA', text: 'when is the deploy?', mention: true });
     await waitUntil(() => emu.botMessages().some((m) => m.channel === C), 'the answer to the mention', 20_000);
@@ -70,6 +71,7 @@ describe('slack: a recorded channel', () => {
     const want = [
       ['ada', 'deploy at 5 today'],
       ['bob', 'ok, I will watch it', 'plan'],
+      ['BOT', 'CI: build 812 passed'],
       ['ada', `@${emu.ids.botUserId} when is the deploy?`],
       ['BOT', 'Deploy is at five.', 'ask'],
     ];
@@ -96,8 +98,13 @@ describe('slack: a recorded channel', () => {
       target: channel,
     });
     const before = bb.llm.requests.length;
+    // The backfill's read of the early thread is told to wait: it waits in the outbound queue, then reads.
+    emu.rateLimitNext(1, 1, ['conversations.replies']);
+    const limited = () => bb.app.gateway.metrics.rateLimited.get({ platform: 'slack' });
+    const limitedBefore = limited();
     const report = await (await bb.app.scheduler.runNow(job.id)).done;
     assert.equal(report.failed, false, report.text);
+    assert.equal(limited() - limitedBefore, 1, 'the 429 went through the bot’s outbound queue');
     assert.equal(bb.llm.requests.length, before + 1, 'one model call: the history fits');
     const sent = JSON.stringify(bb.llm.requests.at(-1)!.body);
     const lines = [...sent.matchAll(/\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [^\]]+\] [^\\]+/g)].map((m) => m[0]);
@@ -108,6 +115,7 @@ describe('slack: a recorded channel', () => {
         'ada: seen it',
         'ada: deploy at 5 today (edited)',
         'bob: ok, I will watch it',
+        'otherbot (bot): CI: build 812 passed',
         `ada: @${emu.ids.botUserId} when is the deploy?`,
         `${emu.ids.botName} (bot): Deploy is at five.`,
       ],
@@ -125,7 +133,7 @@ describe('slack: a recorded channel', () => {
     assert.equal(posted[0]!.threadTs, undefined, 'top level, not in a thread');
     const [entry] = await bb.app.scheduler.logs(job.id);
     assert.deepEqual(entry!.digest && { messages: entry!.digest.messages, chunks: entry!.digest.chunks }, {
-      messages: 6,
+      messages: 7,
       chunks: 0,
     });
   });
@@ -195,6 +203,14 @@ describe('discord: a recorded channel', () => {
       userId: '2000000000000000003',
       userName: 'carol',
     });
+    // A thread still active, said in before boxbot ran: only GET /guilds/{id}/threads/active finds it.
+    const early = emu.addThread(channelId, 'rollback plan');
+    emu.userMessage({
+      channelId: early.id,
+      content: 'rollback is a revert of the tag',
+      userId: '2000000000000000003',
+      userName: 'carol',
+    });
     bb = await startE2E(
       { channels: { discord: { restApi: emu.restApi, channels: { [channelId]: { history: { record: true } } } } } },
       { DISCORD_BOT_TOKEN: emu.token },
@@ -215,6 +231,14 @@ describe('discord: a recorded channel', () => {
     const thread = emu.addThread(channelId, 'deploy');
     emu.userMessage({ channelId: thread.id, content: 'ok, I will watch it', ...bob });
     const oops = emu.userMessage({ channelId, content: 'wrong channel, sorry', ...bob });
+    // Another bot's message is kept, marked as a bot's, and never answered.
+    emu.userMessage({
+      channelId,
+      content: 'CI: build 812 passed',
+      userId: '2000000000000000009',
+      userName: 'ci',
+      bot: true,
+    });
     emu.userMessage({ channelId, content: 'when is the deploy?', mentionBot: true, ...ada });
     await waitUntil(() => emu.botMessages().some((m) => m.channel_id === channelId), 'the answer', 20_000);
     emu.userEdits(plan.id, 'deploy at 5 today');
@@ -222,6 +246,7 @@ describe('discord: a recorded channel', () => {
     const want = [
       ['ada', 'deploy at 5 today'],
       ['bob', 'ok, I will watch it', 'thread'],
+      ['BOT', 'CI: build 812 passed'],
       ['ada', '@boxbot when is the deploy?'],
       ['BOT', 'Deploy is at five.'],
     ];
@@ -231,11 +256,18 @@ describe('discord: a recorded channel', () => {
       20_000,
     );
     assert.ok((await log())[0]!.editedAt, 'the edit is marked');
+    assert.equal((await log())[2]!.userName, 'ci', 'the other bot under its own name');
     assert.equal(bb.llm.requests.length, 1, 'only the mention reached the model');
+    assert.equal(emu.botMessages().filter((m) => m.channel_id === channelId).length, 1, 'the bot answered once');
   });
 
   it('a {{history}} job reads the log, backfilled before recording began, and posts once at top level', async () => {
     bb.llm.script([llm.say('Digest: the deploy moved to five.')]);
+    // The backfill's first history read is told to wait: it waits, through the outbound queue, and reads on.
+    emu.rateLimitNext(1, 300, { routes: ['history'] });
+    const before = emu.requests.length;
+    const limited = () => bb.app.gateway.metrics.rateLimited.get({ platform: 'discord' });
+    const limitedBefore = limited();
     const job = await bb.app.scheduler.add({
       name: 'ops digest',
       cron: '0 9 * * *',
@@ -245,15 +277,37 @@ describe('discord: a recorded channel', () => {
     const report = await (await bb.app.scheduler.runNow(job.id)).done;
     assert.equal(report.failed, false, report.text);
     const sent = JSON.stringify(bb.llm.requests.at(-1)!.body);
-    const said = [
-      'carol: posted before boxbot started',
-      'ada: deploy at 5 today (edited)',
-      'bob: ok, I will watch it',
-      'boxbot (bot): Deploy is at five.',
-    ];
-    for (const line of said) assert.ok(sent.includes(line), line);
-    assert.ok(sent.indexOf(said[0]!) < sent.indexOf(said[1]!), 'the backfilled message comes first');
+    const lines = [...sent.matchAll(/\[(?:Mon|Tue|Wed|Thu|Fri|Sat|Sun) [^\]]+\] [^\\"]+/g)].map((m) => m[0]);
+    // Oldest first, each thread under its first message (or a note when that is not in the log).
+    assert.deepEqual(
+      lines.map((l) => l.replace(/^\[[^\]]+\] /, '')),
+      [
+        'carol: posted before boxbot started',
+        'carol: rollback is a revert of the tag',
+        'ada: deploy at 5 today (edited)',
+        'bob: ok, I will watch it',
+        'ci (bot): CI: build 812 passed',
+        'ada: @boxbot when is the deploy?',
+        'boxbot (bot): Deploy is at five.',
+      ],
+    );
     assert.doesNotMatch(sent, /wrong channel/);
+    const reads = emu.requests
+      .slice(before)
+      .filter((r) => r.method === 'GET' && /\/messages$|\/threads\/active$/.test(r.path));
+    assert.equal(reads[0]?.status, 429, 'the first read was told to wait');
+    assert.equal(limited() - limitedBefore, 1, 'the 429 paused the bot’s outbound queue');
+    assert.ok(reads.slice(1).every((r) => r.status === 200) && reads.length > 2, 'then every read went through');
+    assert.ok(
+      reads.some((r) => r.path.endsWith('/threads/active')),
+      'the active threads were read',
+    );
+    assert.ok(
+      (await bb.app.store.channelLog.list(`discord:${guildId}:${channelId}`, everything)).some(
+        (e) => e.text === 'rollback is a revert of the tag' && e.threadId !== undefined,
+      ),
+      'the early thread is in the log, as a thread',
+    );
     await waitUntil(
       () => emu.botMessages().some((m) => m.content.includes('moved to five')),
       'the digest posted',

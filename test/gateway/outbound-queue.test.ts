@@ -213,6 +213,38 @@ describe('OutboundQueue', () => {
     assert.equal(limited, 1);
   });
 
+  test('a history read waits behind replies, its 429 pauses the bot, a failing one stops after 4 tries', async () => {
+    const a = new HeldAdapter();
+    let limited = 0;
+    const q = new OutboundQueue(a, { backoffMs: 1, concurrency: 1, onRateLimited: () => limited++ });
+    const calls: string[] = [];
+    let n = 0;
+    const page = () => {
+      calls.push(`read ${++n}`);
+      if (n === 1) return Promise.reject(new AdapterApiError('discord', 429, 'You are being rate limited.', 200));
+      return Promise.resolve(`page ${n}`);
+    };
+    a.hold = true;
+    const reply = q.send(target('1'), 'one');
+    await waitUntil(() => a.held === 1, 'the reply in flight', 5000);
+    const read = q.read('history:discord', page);
+    const second = q.send(target('2'), 'two');
+    a.hold = false;
+    a.release();
+    assert.equal(await read, 'page 2', 'the read was tried again after the 429');
+    await Promise.all([reply, second]);
+    assert.deepEqual(a.calls, ['send 1 one', 'send 2 two'], 'both replies went before the read');
+    assert.deepEqual(calls, ['read 1', 'read 2']);
+    assert.equal(limited, 1, 'the read’s 429 paused the bot');
+    let tries = 0;
+    const down = () => {
+      tries++;
+      return Promise.reject(new AdapterApiError('discord', 503, 'Service Unavailable'));
+    };
+    await assert.rejects(q.read('history:discord', down), /Service Unavailable/);
+    assert.equal(tries, 4, 'a read failing with 5xx is tried 4 times, then the backfill is told');
+  });
+
   test('a rate gate that cannot be read does not hold sends (a database down must not silence the bot)', async () => {
     const a = new HeldAdapter();
     const gate = {

@@ -59,6 +59,17 @@ export function channelLogContract(backend: string, makeHarness: () => Promise<S
     await again.close();
   });
 
+  it('one put of a backfill’s 1,200 messages keeps each; the same id twice in it keeps the last', async (h) => {
+    const s = await h.open();
+    const many = Array.from({ length: 1200 }, (_, i) => msg(String(1000 + i), 1 + Math.floor(i / 60), i % 60));
+    await s.channelLog.put([...many, msg('1000', 1, 0, { text: 'edited later in the same read' })]);
+    const all = await s.channelLog.list(C, { from: at(0), to: at(23) });
+    assert.equal(all.length, 1200);
+    assert.equal(all[0]!.text, 'edited later in the same read');
+    assert.equal(all.at(-1)!.messageId, '2199');
+    await s.close();
+  });
+
   it('applies edits and deletions, and says when the message is unknown', async (h) => {
     const s = await h.open();
     await s.channelLog.put([msg('1', 10), msg('2', 10, 5, { files: ['x.png'] })]);

@@ -1,6 +1,7 @@
 // The webhook-delivery part of the store contract: every backend runs it (file-store.test.ts,
 // memory-store.test.ts, postgres-store.test.ts). A delivery id is claimed once per hook for its
-// window, across a restart; an expired or released one can be claimed again.
+// window, across a restart; an expired or released one can be claimed again. An event journaled
+// with its claim outlives a restart until its run is finished, and keeps its claim past the window.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import type { StoreHarness } from './contract.ts';
@@ -43,5 +44,37 @@ export function hookDeliveriesContract(backend: string, makeHarness: () => Promi
     assert.equal(await s.hookDeliveries.claim('github-push', 'kept', 24 * 3600_000), true, 'released');
     await s.hookDeliveries.release('github-push', 'never-claimed');
     await s.close();
+  });
+
+  it('an event journaled with its claim outlives a restart until finished, and its claim the window', async (h) => {
+    let now = Date.UTC(2026, 0, 1);
+    const s = h.open({ now: () => now });
+    const event = (runId: string) => ({ jobId: 'push-digest', runId, json: '{"ref":"main"}', acceptedAt: now });
+    assert.equal(await s.hookDeliveries.claim('github-push', 'd-1', 3600_000, event('r-1')), true);
+    now += 1;
+    assert.equal(await s.hookDeliveries.claim('github-push', 'd-2', 3600_000, event('r-2')), true);
+    assert.equal(await s.hookDeliveries.claim('github-push', 'd-2', 3600_000, event('r-x')), false, 'a replay');
+    assert.equal(await s.hookDeliveries.claim('github-push', 'd-3', 3600_000), true, 'a claim without an event');
+    await s.close();
+    const again = h.open({ now: () => now });
+    assert.deepEqual(
+      (await again.hookDeliveries.unfinished('github-push')).map((e) => [e.delivery, e.runId, e.json]),
+      [
+        ['d-1', 'r-1', '{"ref":"main"}'],
+        ['d-2', 'r-2', '{"ref":"main"}'],
+      ],
+    );
+    assert.deepEqual(await again.hookDeliveries.unfinished('deploys'), []);
+    now += 2 * 3600_000;
+    assert.equal(await again.hookDeliveries.claim('github-push', 'd-1', 3600_000), false, 'unrun: still claimed');
+    assert.equal(await again.hookDeliveries.claim('github-push', 'd-3', 3600_000), true, 'run: past its window');
+    await again.hookDeliveries.finish('github-push', 'd-1');
+    assert.deepEqual(
+      (await again.hookDeliveries.unfinished('github-push')).map((e) => e.delivery),
+      ['d-2'],
+    );
+    await again.hookDeliveries.release('github-push', 'd-2');
+    assert.deepEqual(await again.hookDeliveries.unfinished('github-push'), [], 'a released claim has no event');
+    await again.close();
   });
 }

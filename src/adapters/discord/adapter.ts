@@ -11,7 +11,7 @@ import { type Client, Events } from 'discord.js';
 import { errorMessage } from '../../core/errors.ts';
 import { createKeyedLock } from '../../core/keyed-lock.ts';
 import { type Logger, silentLogger } from '../../core/log.ts';
-import { type ChannelHistoryReader, type ChannelObserver, snowflakeAt } from '../channel-event.ts';
+import type { ChannelHistoryReader, ChannelObserver } from '../channel-event.ts';
 import { AdapterApiError, AdapterError, AdapterNetworkError, alreadyStarted } from '../errors.ts';
 import { type MarkupStyle, withMarkupFallback } from '../markup-fallback.ts';
 import type {
@@ -24,7 +24,7 @@ import type {
   SentMessage,
 } from '../types.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
-import { readChannelAfter } from './channel-history.ts';
+import { readChannelAfter, readGuildHistory } from './channel-history.ts';
 import { closeResumable, createDiscordClient, loginError, socketsToDrop } from './client.ts';
 import { fetchDiscordFile } from './files.ts';
 import { toDiscordMarkdown } from './format.ts';
@@ -183,6 +183,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   const botIdOf = (c: Client): string | undefined => c.user?.id ?? self?.id;
   const skipped = (m: DiscordMessage, botId: string): boolean =>
     m.author.id === botId || ((m.author.bot || !!m.webhookId) && !options.allowBots);
+  /** Another bot's message (never answered without allowBots) still goes to the channel log. */
+  async function observeOnly(c: Client, botId: string, m: DiscordMessage): Promise<void> {
+    if (!options.observe || !m.guildId || m.author.id === botId) return;
+    const threadParentId = await threadParent(c, m);
+    const place = { guildId: m.guildId, channelId: m.channelId, ...(threadParentId ? { threadParentId } : {}) };
+    const event = discordMessageEvent(m, place, botId);
+    if (event) options.observe(event);
+  }
 
   /**
    * Normalizes one message and hands it to the sink; false when the adapter stopped meanwhile.
@@ -196,11 +204,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
       });
     const threadParentId = m.guildId ? await threadParent(c, m) : undefined;
     if (options.observe && m.guildId) {
-      const event = discordMessageEvent(m, {
-        guildId: m.guildId,
-        channelId: m.channelId,
-        ...(threadParentId ? { threadParentId } : {}),
-      });
+      const event = discordMessageEvent(
+        m,
+        { guildId: m.guildId, channelId: m.channelId, ...(threadParentId ? { threadParentId } : {}) },
+        botId,
+      );
       if (event) options.observe(event);
     }
     const botRole = m.guildId ? c.guilds.cache.get(m.guildId)?.roles.botRoleFor(botId)?.id : undefined;
@@ -249,7 +257,10 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
           log.warn({ reason: parsed }, 'skipped a malformed message in channel history');
           continue;
         }
-        if (skipped(parsed, botId)) continue;
+        if (skipped(parsed, botId)) {
+          await observeOnly(c, botId, parsed);
+          continue;
+        }
         if (!(await deliver(c, botId, parsed, new Date()))) return;
         delivered++;
       }
@@ -302,7 +313,11 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
         return;
       }
       const botId = botIdOf(c);
-      if (!botId || skipped(parsed, botId)) return;
+      if (!botId) return;
+      if (skipped(parsed, botId)) {
+        enqueue(parsed.channelId, () => observeOnly(c, botId, parsed));
+        return;
+      }
       const receivedAt = new Date();
       // The session's saved sequence stays before this dispatch until the sink took it.
       const release = keeper.hold(s as number);
@@ -454,27 +469,12 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
   }
   const noPings = { parse: [] as string[], replied_user: true };
 
-  /** A guild channel's history since `from`, for the channel log (threads are not read). */
-  const readHistory: ChannelHistoryReader = async (channel, from, observe, signal) => {
-    const botId = self?.id ?? (client ? botIdOf(client) : undefined);
-    if (!channel.scope || channel.scope === 'dm') return 0;
-    let read = 0;
-    const after = snowflakeAt(Date.parse(from) - 1);
-    for await (const raw of readChannelAfter(rest, channel.chatId, after, {
-      maxMessages: 10_000,
+  /** A guild channel's history for the channel log (channel-history.ts), as this bot. */
+  const readHistory: ChannelHistoryReader = (channel, from, observe, signal, pace) =>
+    readGuildHistory(rest, self?.id ?? (client ? botIdOf(client) : undefined), channel, from, observe, {
       ...(signal ? { signal } : {}),
-    })) {
-      const parsed = parseMessageCreate({ ...raw, guild_id: channel.scope });
-      if (typeof parsed === 'string') continue;
-      if (parsed.author.id !== botId && (parsed.author.bot || parsed.webhookId) && !options.allowBots) continue;
-      const event = discordMessageEvent(parsed, { guildId: channel.scope, channelId: channel.chatId }, botId);
-      if (event) {
-        observe(event);
-        read++;
-      }
-    }
-    return read;
-  };
+      ...(pace ? { pace } : {}),
+    });
 
   return {
     platform: 'discord',

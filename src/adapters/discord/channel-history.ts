@@ -1,10 +1,14 @@
 // Reading a channel's history: `GET /channels/{id}/messages?after=`, page by page, oldest first.
 // Catching up after a session that could not be resumed reads it; digests of a channel will too.
 // A 429 is waited out as Discord asks and a failing request retried a few times: a reader runs
-// in the background, with no user waiting on each call.
+// in the background, with no user waiting on each call. Given a pacer (a backfill through the
+// gateway's outbound queue), each request goes through it instead, and the queue retries.
 import { sleep } from '../../core/sleep.ts';
+import { type ChannelObserver, type RequestPacer, snowflakeAt } from '../channel-event.ts';
 import { AdapterError } from '../errors.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
+import { parseMessageCreate } from './normalize.ts';
+import { discordMessageEvent } from './observe.ts';
 import { laterSnowflake } from './session.ts';
 
 /** Options of readChannelAfter. */
@@ -16,6 +20,8 @@ export interface HistoryReadOptions {
   /** Attempts per page for a network error or a 5xx (default 4). */
   attempts?: number;
   signal?: AbortSignal;
+  /** Runs each request (the outbound queue's pacing and retries instead of this reader's own). */
+  pace?: RequestPacer;
 }
 
 /** A raw message as the REST API returns it (parsed by normalize.ts, like a MESSAGE_CREATE). */
@@ -38,11 +44,10 @@ export async function* readChannelAfter(
   let read = 0;
   while (read < max) {
     const limit = Math.min(pageSize, max - read);
-    const page = await withRetries(
-      () => discordRequest<unknown>(rest, 'GET', `/channels/${channelId}/messages?after=${cursor}&limit=${limit}`),
-      opts.attempts ?? 4,
-      opts.signal,
-    );
+    const get = () =>
+      discordRequest<unknown>(rest, 'GET', `/channels/${channelId}/messages?after=${cursor}&limit=${limit}`);
+    opts.signal?.throwIfAborted();
+    const page = await (opts.pace ? opts.pace(get) : withRetries(get, opts.attempts ?? 4, opts.signal));
     if (!Array.isArray(page)) throw new AdapterError('discord', 'bad-history', 'channel history was not a list');
     // Discord answers newest first; the order is rebuilt from the ids (snowflakes order by time).
     const messages = page
@@ -56,6 +61,7 @@ export async function* readChannelAfter(
   }
 }
 
+/** Calls `call`, waiting out 429s and retrying network failures and 5xx up to `attempts` times. */
 async function withRetries<T>(call: () => Promise<T>, attempts: number, signal?: AbortSignal): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     signal?.throwIfAborted();
@@ -68,4 +74,53 @@ async function withRetries<T>(call: () => Promise<T>, attempts: number, signal?:
       await sleep(e.retryAfterMs ?? 500 * 2 ** (attempt - 1), signal);
     }
   }
+}
+
+/**
+ * The ids of `parentId`'s threads in an answer of GET /guilds/{id}/threads/active
+ * (`{ threads: [{ id, parent_id }] }`); a malformed answer is an AdapterError.
+ */
+function activeThreadsOf(answer: unknown, parentId: string): string[] {
+  const threads = (answer as { threads?: unknown } | null)?.threads;
+  if (!Array.isArray(threads)) throw new AdapterError('discord', 'bad-history', 'active threads were not a list');
+  return threads.flatMap((t: unknown) => {
+    const { id, parent_id: parent } = (t ?? {}) as { id?: unknown; parent_id?: unknown };
+    return typeof id === 'string' && /^\d{1,20}$/.test(id) && parent === parentId ? [id] : [];
+  });
+}
+
+/**
+ * A guild channel's history since `from` (ISO 8601), for the channel log's backfill: the channel's
+ * messages, then each of its active threads' (GET /guilds/{id}/threads/active), told to `observe`.
+ * Other bots' messages are kept, marked as bots (boxbot's own by `botId`); resolves with the count.
+ */
+export async function readGuildHistory(
+  rest: DiscordRestOptions,
+  botId: string | undefined,
+  channel: { chatId: string; scope?: string },
+  from: string,
+  observe: ChannelObserver,
+  opts: { signal?: AbortSignal; pace?: RequestPacer } = {},
+): Promise<number> {
+  const guildId = channel.scope;
+  if (!guildId || guildId === 'dm') return 0;
+  const after = snowflakeAt(Date.parse(from) - 1);
+  let read = 0;
+  const readOne = async (channelId: string, threadParentId?: string) => {
+    for await (const raw of readChannelAfter(rest, channelId, after, { maxMessages: 10_000, ...opts })) {
+      const parsed = parseMessageCreate({ ...raw, guild_id: guildId });
+      if (typeof parsed === 'string') continue;
+      const place = { guildId, channelId, ...(threadParentId ? { threadParentId } : {}) };
+      const event = discordMessageEvent(parsed, place, botId);
+      if (event) {
+        observe(event);
+        read++;
+      }
+    }
+  };
+  await readOne(channel.chatId);
+  const get = () => discordRequest<unknown>(rest, 'GET', `/guilds/${guildId}/threads/active`);
+  const active = await (opts.pace ? opts.pace(get) : withRetries(get, 4, opts.signal));
+  for (const threadId of activeThreadsOf(active, channel.chatId)) await readOne(threadId, channel.chatId);
+  return read;
 }

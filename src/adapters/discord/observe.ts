@@ -1,6 +1,7 @@
 // Discord dispatches → ChannelEvents for the channel log: guild messages (addressed to the bot or
 // not; a thread's messages under its parent channel), MESSAGE_UPDATE and MESSAGE_DELETE. DMs are
-// never observed, nor the bot's own messages (recorded where they are sent).
+// never observed, nor the bot's own live messages (recorded where they are sent); other bots' and
+// integrations' messages are, marked as bots.
 import type { ChannelEvent } from '../channel-event.ts';
 import { snowflakeTime } from '../channel-event.ts';
 import { encodeConversationKey } from '../conversation-key.ts';
@@ -30,7 +31,10 @@ function placeOf(p: DiscordPlace): { channel: string; threadId?: string } {
   };
 }
 
-/** A checked guild message (MESSAGE_CREATE, or a read from history) as a channel event. */
+/**
+ * A checked guild message (MESSAGE_CREATE, or a read from history) as a channel event; marked as a
+ * bot's when boxbot (`botId`), another bot or a webhook posted it.
+ */
 export function discordMessageEvent(m: DiscordMessage, place: DiscordPlace, botId?: string): ChannelEvent | undefined {
   const at = snowflakeTime(m.id);
   if (!at || (m.content === '' && m.attachments.length === 0)) return undefined;
@@ -43,7 +47,7 @@ export function discordMessageEvent(m: DiscordMessage, place: DiscordPlace, botI
     userName: m.memberNick ?? m.author.globalName ?? m.author.username,
     text: readable(m.content, m.mentions),
     files: m.attachments.map((a) => a.name ?? 'file'),
-    ...(botId !== undefined && m.author.id === botId ? { bot: true } : {}),
+    ...((botId !== undefined && m.author.id === botId) || m.author.bot || m.webhookId ? { bot: true } : {}),
   };
 }
 
@@ -79,6 +83,7 @@ export function discordUpdateEvent(d: unknown, place: DiscordPlace, botId: strin
     text: readable(d.content, mentions),
     ...(files ? { files } : {}),
     ...(author && snowflake(author.id) ? { userId: author.id as string, userName: name || (author.id as string) } : {}),
+    ...(author?.bot === true || snowflake(d.webhook_id) ? { bot: true } : {}),
   };
 }
 

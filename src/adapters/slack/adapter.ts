@@ -170,7 +170,7 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
    * A channel's history since `from`, threads included (conversations.history and .replies, paged;
    * scopes channels:history / groups:history), for the channel log's backfill.
    */
-  const readHistory: ChannelHistoryReader = async (channel, from, tell) => {
+  const readHistory: ChannelHistoryReader = async (channel, from, tell, signal, pace) => {
     const team = channel.scope ?? me?.teamId;
     if (!team) return 0;
     const oldest = (Date.parse(from) / 1000).toFixed(6);
@@ -194,7 +194,8 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
     ) => {
       let cursor: string | undefined;
       do {
-        const page = await call(() => list(cursor));
+        signal?.throwIfAborted();
+        const page = await (pace ? pace(() => call(() => list(cursor))) : call(() => list(cursor)));
         for (const m of page.messages ?? [])
           if (typeof m === 'object' && m !== null) await each(m as Record<string, unknown>);
         cursor = page.response_metadata?.next_cursor || undefined;

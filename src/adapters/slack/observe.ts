@@ -80,6 +80,8 @@ export function slackChannelEvent(body: unknown, ctx: SlackObserveContext): Chan
     userName: nameOf(event) ?? user,
     text: toPlainText(typeof event.text === 'string' ? event.text : ''),
     files: fileNames(event.files),
+    // Another bot or an integration (the bot's own posts are recorded where they are sent).
+    ...(str(event.bot_id) || subtype === 'bot_message' ? { bot: true } : {}),
   };
 }
 

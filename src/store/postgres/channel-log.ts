@@ -5,6 +5,8 @@ import type { Db } from './db.ts';
 import { decodeKey, encodeKey } from './text-codec.ts';
 
 const iso = (at: string): string => new Date(at).toISOString();
+/** Rows per INSERT of `put`. */
+const PUT_BATCH = 500;
 
 /** The channel log in PostgreSQL. */
 export function createPgChannelLog(db: Db): ChannelLogStore {
@@ -31,12 +33,22 @@ export function createPgChannelLog(db: Db): ChannelLogStore {
 
   return {
     async put(entries) {
-      for (const e of entries) {
-        const entry = { ...e, at: iso(e.at) };
+      // One entry per message id (the validating wrapper sees to it): one statement never
+      // touches a row twice.
+      const all = entries.map((e) => ({ ...e, at: iso(e.at) }));
+      // A backfill's thousands of messages are a few statements, not a round trip each.
+      for (let i = 0; i < all.length; i += PUT_BATCH) {
+        const batch = all.slice(i, i + PUT_BATCH);
         await db.query(
-          `INSERT INTO boxbot_channel_log (channel, message_id, at, entry) VALUES ($1, $2, $3, $4)
+          `INSERT INTO boxbot_channel_log (channel, message_id, at, entry)
+             SELECT * FROM unnest($1::text[], $2::text[], $3::text[], $4::text[])
            ON CONFLICT (channel, message_id) DO UPDATE SET at = EXCLUDED.at, entry = EXCLUDED.entry`,
-          [encodeKey(e.channel), encodeKey(e.messageId), entry.at, JSON.stringify(entry)],
+          [
+            batch.map((e) => encodeKey(e.channel)),
+            batch.map((e) => encodeKey(e.messageId)),
+            batch.map((e) => e.at),
+            batch.map((e) => JSON.stringify(e)),
+          ],
         );
       }
     },

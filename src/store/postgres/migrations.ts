@@ -207,6 +207,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX boxbot_channel_log_at ON boxbot_channel_log (channel, at);
     `,
   },
+  {
+    version: 12,
+    // A webhook delivery's event, journaled with its claim until its run has ended (JSON text:
+    // job, run id, body, when accepted); null once run. A restart runs the events still here.
+    name: 'webhook events journaled with their claims',
+    sql: `
+      ALTER TABLE boxbot_hook_deliveries ADD COLUMN event text;
+      CREATE INDEX boxbot_hook_deliveries_unfinished ON boxbot_hook_deliveries (hook) WHERE event IS NOT NULL;
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */

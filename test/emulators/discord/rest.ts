@@ -161,6 +161,8 @@ function route(
     if (!g) throw new HttpError(404, { message: 'Unknown Guild', code: 10004 });
     return g;
   }
+  r = /^\/guilds\/(\d+)\/threads\/active$/.exec(p);
+  if (r && method === 'GET') return activeThreads(ctx, r[1]!);
   r = /^\/channels\/(\d+)$/.exec(p);
   if (r && method === 'GET') return channel(ctx, r[1]!);
   r = /^\/channels\/(\d+)\/typing$/.exec(p);
@@ -279,6 +281,14 @@ function history(ctx: RestContext, channelId: string, query: URLSearchParams): u
     const { guild_id: _g, ...wire } = wireMessage(m);
     return wire;
   });
+}
+
+/** GET /guilds/{id}/threads/active: the guild's threads not archived, and the bot's memberships. */
+function activeThreads(ctx: RestContext, guildId: string): unknown {
+  if (!ctx.guild(guildId)) throw new HttpError(404, { message: 'Unknown Guild', code: 10004 });
+  injectedFault(ctx, 'history');
+  const threads = ctx.world.guildChannels(guildId).threads.filter((t) => !t.thread_metadata?.archived);
+  return { threads, members: threads.map((t) => ({ id: t.id, user_id: ctx.world.bot.id, flags: 0 })) };
 }
 
 function createMessage(ctx: RestContext, channelId: string, raw: unknown, uploads: UploadedFile[] = []): unknown {

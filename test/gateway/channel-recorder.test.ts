@@ -1,0 +1,82 @@
+// The bot's own posts in a recorded channel: a streamed answer (one post, then many edits) is
+// written to the channel log once, with its final text, when it settles or at shutdown; an edit
+// made after that is written as an edit. Other messages are written as they come.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { configSchema } from '../../src/config/schema.ts';
+import { silentLogger } from '../../src/core/log.ts';
+import { createChannelRecorder, recordingAdapter } from '../../src/gateway/channel-recorder.ts';
+import { type ChannelLogStore, createMemoryStore } from '../../src/store/index.ts';
+import { waitUntil } from '../helpers.ts';
+import { FakeAdapter } from './fakes.ts';
+
+const DAY = 24 * 3600_000;
+const range = { from: new Date(Date.now() - DAY).toISOString(), to: new Date(Date.now() + DAY).toISOString() };
+
+/** The store's channel log, counting its writes. */
+function counted(log: ChannelLogStore) {
+  const writes: string[] = [];
+  const store: ChannelLogStore = {
+    ...log,
+    put: (entries) => (writes.push(`put ${entries.length}`), log.put(entries)),
+    edit: (channel, edit) => (writes.push('edit'), log.edit(channel, edit)),
+    remove: (channel, id, at) => (writes.push('remove'), log.remove(channel, id, at)),
+  };
+  return { store, writes };
+}
+
+test('a streamed answer costs one channel-log write, with its final text; a later edit one more', async () => {
+  const config = configSchema.parse({
+    channels: { telegram: { chats: { '-100500': { history: { record: true } } } } },
+  });
+  const { store, writes } = counted(createMemoryStore().channelLog);
+  const recorder = createChannelRecorder({ config, channelLog: store, log: silentLogger, settleMs: 60_000 });
+  const adapter = recordingAdapter(new FakeAdapter('telegram'), recorder);
+  const target = { conversationKey: 'telegram:-100500', chatId: '-100500' };
+  recorder.observe({
+    kind: 'message',
+    channel: 'telegram:-100500',
+    messageId: '1000',
+    at: new Date().toISOString(),
+    userId: '42',
+    userName: 'ada',
+    text: 'when is the deploy?',
+    files: [],
+  });
+  const { messageId } = await adapter.send(target, '…');
+  let text = '';
+  for (const word of 'The deploy is at five today, after the freeze ends.'.split(' ')) {
+    text += `${text ? ' ' : ''}${word}`;
+    await adapter.edit(target, messageId, text);
+  }
+  await recorder.idle();
+  assert.deepEqual(writes, ['put 1', 'put 1'], 'the user’s message, then the answer once');
+  const log = await store.list('telegram:-100500', range);
+  assert.deepEqual(
+    log.map((e) => [e.bot ? 'BOT' : e.userName, e.text, e.editedAt === undefined]),
+    [
+      ['ada', 'when is the deploy?', true],
+      ['BOT', 'The deploy is at five today, after the freeze ends.', true],
+    ],
+  );
+  // Edited again once written: an edit, written once it settles too.
+  await adapter.edit(target, messageId, 'The deploy is at six today.');
+  await adapter.edit(target, messageId, 'The deploy is at six today (moved).');
+  await recorder.idle();
+  assert.deepEqual(writes, ['put 1', 'put 1', 'edit']);
+  assert.equal((await store.list('telegram:-100500', range))[1]!.text, 'The deploy is at six today (moved).');
+});
+
+test('an answer is written when no edit came for the settle time', async () => {
+  const config = configSchema.parse({ channels: { telegram: { chats: { '-7': { history: { record: true } } } } } });
+  const { store, writes } = counted(createMemoryStore().channelLog);
+  const recorder = createChannelRecorder({ config, channelLog: store, log: silentLogger, settleMs: 20 });
+  const adapter = recordingAdapter(new FakeAdapter('telegram'), recorder);
+  const target = { conversationKey: 'telegram:-7', chatId: '-7' };
+  const { messageId } = await adapter.send(target, 'draft');
+  await adapter.edit(target, messageId, 'final');
+  await waitUntil(() => writes.length > 0, 'the answer written once settled', 10_000);
+  await recorder.idle();
+  assert.deepEqual(writes, ['put 1']);
+  assert.equal((await store.list('telegram:-7', range))[0]!.text, 'final');
+});
