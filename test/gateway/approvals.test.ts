@@ -406,6 +406,7 @@ test('a call still going after its run finished never takes an approval the run 
     decide: (id, decision, at, by) => inner.decide(id, decision, at, by),
     pending: () => inner.pending(),
     forMessage: (id) => inner.forMessage(id),
+    recent: (limit) => inner.recent(limit),
     update: async (id, patch) => {
       if (patch.ran) {
         starts++;
