@@ -14,6 +14,7 @@
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
 import type { ChannelAdapter, InboundMessage, IntakeOptions, OutboundTarget } from '../adapters/index.ts';
 import { isPlatform, platformOf } from '../adapters/index.ts';
+import type { DecisionResult } from './approvals.ts';
 import { createCommandRegistry, GATEWAY_COMMANDS, type GatewayCommandContext } from './commands/index.ts';
 import { createConversationQueue } from './conversation-queue.ts';
 import { createDispatch } from './dispatch.ts';
@@ -43,6 +44,8 @@ export interface Gateway {
   stop(): Promise<void>;
   readonly metrics: Metrics;
   adapter(platform: string): ChannelAdapter | undefined;
+  /** Decides a pending approval from the dashboard (`by`: `dashboard:<who>`); the waiting run goes on. */
+  decideApproval(id: string, approve: boolean, by: string): Promise<DecisionResult>;
 }
 
 /** Creates the gateway; call `start()`. */
@@ -75,6 +78,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     metrics: ctx.metrics,
     handle,
     adapter: (platform) => (isPlatform(platform) ? ctx.adapters.get(platform) : undefined),
+    decideApproval: (id, approve, by) => ctx.desk.decideAsAdmin(id, approve, by),
     start,
     async post(target, text, id) {
       const platform = platformOf(target.conversationKey);
