@@ -49,7 +49,10 @@ export interface AdminAuth {
   signOut(sessionId: string): void;
   /** The admin behind `req`, or undefined. */
   principal(req: Request): Promise<AdminPrincipal | undefined>;
-  /** Express middleware: 401/403 unless `req` is an admin (and, for cookie requests that change things, same-origin with the CSRF token). */
+  /**
+   * Express middleware: 401/403 unless `req` is an admin (and, for cookie requests that change
+   * things, same-origin with the CSRF token).
+   */
   require(): (req: Request, res: Response, next: NextFunction) => void;
   /** Live sessions (for tests and the overview). */
   size(): number;

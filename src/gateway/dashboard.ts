@@ -94,7 +94,8 @@ export function attachDashboard(app: Express, o: DashboardOptions): void {
     const secureFlag = req.secure ? '; Secure' : '';
     res.set(
       'set-cookie',
-      `${ADMIN_COOKIE}=${out.sessionId}; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=${out.maxAgeSeconds}${secureFlag}`,
+      `${ADMIN_COOKIE}=${out.sessionId}; Path=/admin; HttpOnly; SameSite=Strict; ` +
+        `Max-Age=${out.maxAgeSeconds}${secureFlag}`,
     );
     res.json({ ok: true, csrf: out.csrf });
   });

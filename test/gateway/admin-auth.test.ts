@@ -46,7 +46,7 @@ async function serve(t: { after(fn: () => unknown): void }, opts: Partial<AdminA
   return { s, origin, signIn };
 }
 
-test('the token signs a browser in: an HttpOnly SameSite=Strict cookie holding a random id, not the token', async (t) => {
+test('the token signs a browser in: an HttpOnly SameSite=Strict cookie of a random id, not the token', async (t) => {
   const { s, signIn } = await serve(t);
   const wrong = await signIn('wrong');
   assert.equal(wrong.status, 401);
@@ -66,7 +66,7 @@ test('the token signs a browser in: an HttpOnly SameSite=Strict cookie holding a
   assert.equal((await fetch(`${s.url}/admin/api/ping`, { headers: { cookie: ok.cookie } })).status, 401);
 });
 
-test('a cookie request that changes something needs the same origin and the CSRF token; a bearer token does not', async (t) => {
+test('a cookie request that changes things needs the same origin and the CSRF token; a bearer does not', async (t) => {
   const { s, origin, signIn } = await serve(t);
   const { cookie, body } = await signIn(TOKEN);
   const poke = (headers: Record<string, string>) =>
@@ -111,7 +111,7 @@ test('a session ends after its idle time, and after its maximum age however busy
   assert.equal((await fetch(`${s.url}/admin/api/ping`, { headers: { cookie: again.cookie } })).status, 401, 'idle');
 });
 
-test('failed sign-ins are limited per address: the right token is refused with 429 until a minute passes', async (t) => {
+test('failed sign-ins are limited per address: even the right token gets 429 until a minute passes', async (t) => {
   let now = 5_000_000;
   const { signIn } = await serve(t, { now: () => now, maxFailuresPerMinute: 3 });
   for (let i = 0; i < 3; i++) assert.equal((await signIn(`guess-${i}`)).status, 401);
