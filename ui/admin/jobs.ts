@@ -3,7 +3,7 @@
 import { html } from 'htm/preact';
 import { useState } from 'preact/hooks';
 import { api, useApi } from './api.ts';
-import { Problem } from './pages.ts';
+import { Head, Problem, valueOf } from './pages.ts';
 
 interface Job {
   id: string;
@@ -34,7 +34,7 @@ function JobForm({ job, onSaved, onCancel }: { job?: Job; onSaved: () => void; o
   const field = (name: keyof typeof EMPTY, label: string, type = 'text') =>
     html`<label for=${`job-${name}`}>${label}</label>
       <input id=${`job-${name}`} type=${type} required value=${v[name]}
-        onInput=${(e: Event) => setV({ ...v, [name]: (e.target as HTMLInputElement).value })} />`;
+        onInput=${(e: Event) => setV({ ...v, [name]: valueOf(e) })} />`;
   const save = async (e: Event) => {
     e.preventDefault();
     const body = { name: v.name, cron: v.cron, prompt: v.prompt, target: v.target, access: v.access };
@@ -51,11 +51,13 @@ function JobForm({ job, onSaved, onCancel }: { job?: Job; onSaved: () => void; o
     ${field('name', 'Name')} ${field('cron', 'Schedule (cron)')}
     <label for="job-prompt">Prompt</label>
     <textarea id="job-prompt" required rows="3" value=${v.prompt}
-      onInput=${(e: Event) => setV({ ...v, prompt: (e.target as HTMLTextAreaElement).value })}></textarea>
+      onInput=${(e: Event) => setV({ ...v, prompt: valueOf(e) })}></textarea>
     ${field('target', 'Target conversation key')}
     <label for="job-access">Access</label>
-    <select id="job-access" value=${v.access} onChange=${(e: Event) => setV({ ...v, access: (e.target as HTMLSelectElement).value })}>
-      <option value="read-only">read-only</option><option value="chat-only">chat-only</option><option value="full">full</option>
+    <select id="job-access" value=${v.access} onChange=${(e: Event) => setV({ ...v, access: valueOf(e) })}>
+      <option value="read-only">read-only</option>
+      <option value="chat-only">chat-only</option>
+      <option value="full">full</option>
     </select>
     <${Problem} error=${error} />
     <button type="submit">Save</button> <button type="button" onClick=${onCancel}>Cancel</button>
@@ -70,7 +72,7 @@ function Logs({ job }: { job: Job }) {
     <h2 id="logs">Runs of ${job.name}</h2>
     ${!data.logs.length && html`<p>No runs yet.</p>`}
     <table>
-      <thead><tr><th scope="col">Started</th><th scope="col">Outcome</th><th scope="col">Tokens</th><th scope="col">Cost</th></tr></thead>
+      <${Head} cols=${['Started', 'Outcome', 'Tokens', 'Cost']} />
       <tbody>${[...data.logs].reverse().map(
         (l) => html`<tr><td>${new Date(l.startedAt).toLocaleString()}</td>
           <td>${l.outcome}${l.error ? `: ${l.error}` : ''}</td>
@@ -104,30 +106,37 @@ export function JobsPage() {
       setLogsOf(j);
       setLogsKey((k) => k + 1);
     });
+  const toggle = (j: Job) =>
+    act(`${j.name} ${j.enabled ? 'disabled' : 'enabled'}`, () =>
+      api(path(j), { method: 'PATCH', body: { enabled: !j.enabled } }),
+    );
+  const remove = (j: Job) =>
+    confirm(`Delete job ${j.name}?`) && act(`${j.name} deleted`, () => api(path(j), { method: 'DELETE' }));
   return html`${note && html`<p role="status" class=${note.ok ? 'ok' : 'error'}>${note.text}</p>`}
     <${Problem} error=${error} />
     <button type="button" onClick=${() => setEditing('new')}>New job</button>
     ${
       editing &&
       html`<${JobForm} key=${editing === 'new' ? 'new' : editing.id} job=${editing === 'new' ? undefined : editing}
-      onSaved=${() => (setEditing(null), setNote({ text: 'Saved', ok: true }), reload())} onCancel=${() => setEditing(null)} />`
+      onSaved=${() => (setEditing(null), setNote({ text: 'Saved', ok: true }), reload())}
+      onCancel=${() => setEditing(null)} />`
     }
     ${
       data &&
       html`<table class="jobs">
-      <thead><tr><th scope="col">Job</th><th scope="col">Schedule</th><th scope="col">Target</th><th scope="col">Next run</th><th scope="col">Actions</th></tr></thead>
+      <${Head} cols=${['Job', 'Schedule', 'Target', 'Next run', 'Actions']} />
       <tbody>${data.jobs.map(
         (j) => html`<tr>
           <td>${j.name}</td><td><code>${j.cron ?? 'webhook'}</code></td><td>${j.target}</td><td>${j.nextRun}</td>
           <td class="actions">
-            <button type="button" onClick=${() => runNow(j)} aria-label=${`Run ${j.name} now`}>Run now</button>
+            <button type="button" onClick=${() => runNow(j)} aria-label=${`Run now: ${j.name}`}>Run now</button>
             <button type="button" onClick=${() => setEditing(j)} aria-label=${`Edit ${j.name}`}>Edit</button>
             <button type="button" aria-label=${`${j.enabled ? 'Disable' : 'Enable'} ${j.name}`}
-              onClick=${() => act(`${j.name} ${j.enabled ? 'disabled' : 'enabled'}`, () => api(path(j), { method: 'PATCH', body: { enabled: !j.enabled } }))}
+              onClick=${() => toggle(j)}
             >${j.enabled ? 'Disable' : 'Enable'}</button>
             <button type="button" onClick=${() => setLogsOf(j)} aria-label=${`Run logs of ${j.name}`}>Logs</button>
             <button type="button" class="danger" aria-label=${`Delete ${j.name}`}
-              onClick=${() => confirm(`Delete job ${j.name}?`) && act(`${j.name} deleted`, () => api(path(j), { method: 'DELETE' }))}
+              onClick=${() => remove(j)}
             >Delete</button>
           </td></tr>`,
       )}</tbody>

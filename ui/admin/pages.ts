@@ -8,6 +8,13 @@ import { api, useApi } from './api.ts';
 export const Problem = ({ error }: { error?: string }) =>
   error ? html`<p role="alert" class="error">${error}</p>` : null;
 
+/** A table's column headings. */
+export const Head = ({ cols }: { cols: string[] }) =>
+  html`<thead><tr>${cols.map((c) => html`<th scope="col">${c}</th>`)}</tr></thead>`;
+
+/** The value of the input an event came from. */
+export const valueOf = (e: Event): string => (e.target as HTMLInputElement).value;
+
 /** `value` as indented JSON. */
 export const Json = ({ value, label }: { value: unknown; label: string }) =>
   html`<pre tabindex="0" aria-label=${label}>${JSON.stringify(value, null, 2)}</pre>`;
@@ -43,7 +50,7 @@ export function OverviewPage() {
     <section aria-labelledby="channels">
       <h2 id="channels">Channels</h2>
       <table>
-        <thead><tr><th scope="col">Channel</th><th scope="col">State</th></tr></thead>
+        <${Head} cols=${['Channel', 'State']} />
         <tbody>${data.channels.map(
           (c) =>
             html`<tr><td>${c.platform}</td><td class=${c.up ? 'up' : 'down'}>${c.up ? 'up' : 'down'}${
@@ -104,7 +111,7 @@ export function ConversationsPage() {
   );
   return html`<form role="search" onSubmit=${(e: Event) => (e.preventDefault(), setQuery(q))}>
       <label for="q">Search conversations</label>
-      <input id="q" type="search" value=${q} onInput=${(e: Event) => setQ((e.target as HTMLInputElement).value)} />
+      <input id="q" type="search" value=${q} onInput=${(e: Event) => setQ(valueOf(e))} />
       <button type="submit">Search</button>
     </form>
     <${Problem} error=${error} />
@@ -112,7 +119,7 @@ export function ConversationsPage() {
       data &&
       html`<p>${data.total} conversation${data.total === 1 ? '' : 's'}</p>
       <table>
-        <thead><tr><th scope="col">Conversation</th><th scope="col">Messages</th><th scope="col">Updated</th></tr></thead>
+        <${Head} cols=${['Conversation', 'Messages', 'Updated']} />
         <tbody>${data.conversations.map(
           (c) => html`<tr>
             <td><button type="button" class="link" onClick=${() => setOpen(c.key)}>${c.key}</button>
@@ -161,18 +168,21 @@ export function ApprovalsPage() {
           <h3 id=${`ap-${a.id}`}>${a.tool} in ${a.conversationKey}</h3>
           <p>Asked by ${a.requesterId} at ${when(a.createdAt)}</p>
           <${Json} value=${a.input} label=${`The exact call of ${a.tool}`} />
-          <button type="button" onClick=${() => decide(a.id, 'approve')} aria-label=${`Approve ${a.tool} (${a.id})`}>Approve</button>
-          <button type="button" class="danger" onClick=${() => decide(a.id, 'deny')} aria-label=${`Deny ${a.tool} (${a.id})`}>Deny</button>
+          <button type="button" onClick=${() => decide(a.id, 'approve')}
+            aria-label=${`Approve ${a.tool} (${a.id})`}>Approve</button>
+          <button type="button" class="danger" onClick=${() => decide(a.id, 'deny')}
+            aria-label=${`Deny ${a.tool} (${a.id})`}>Deny</button>
         </article>`,
       )}
     </section>
     <section aria-labelledby="history">
       <h2 id="history">History</h2>
       <table>
-        <thead><tr><th scope="col">Tool</th><th scope="col">Conversation</th><th scope="col">Outcome</th><th scope="col">By</th><th scope="col">When</th></tr></thead>
+        <${Head} cols=${['Tool', 'Conversation', 'Outcome', 'By', 'When']} />
         <tbody>${data.history.map(
           (a) =>
-            html`<tr><td>${a.tool}</td><td>${a.conversationKey}</td><td>${a.state}</td><td>${a.decidedBy ?? '—'}</td><td>${when(a.decidedAt)}</td></tr>`,
+            html`<tr><td>${a.tool}</td><td>${a.conversationKey}</td><td>${a.state}</td>
+              <td>${a.decidedBy ?? '—'}</td><td>${when(a.decidedAt)}</td></tr>`,
         )}</tbody>
       </table>
     </section>`;
@@ -201,14 +211,15 @@ export function MemoryPage() {
     }
     reload();
   };
-  return html`<form onSubmit=${(e: Event) => (e.preventDefault(), setScope(`${kind}=${encodeURIComponent(key.trim())}`))}>
+  const show = (e: Event) => (e.preventDefault(), setScope(`${kind}=${encodeURIComponent(key.trim())}`));
+  return html`<form onSubmit=${show}>
       <label for="kind">Whose notes</label>
-      <select id="kind" value=${kind} onChange=${(e: Event) => setKind((e.target as HTMLSelectElement).value as 'user')}>
+      <select id="kind" value=${kind} onChange=${(e: Event) => setKind(valueOf(e) as 'user' | 'conversation')}>
         <option value="conversation">A conversation's</option>
         <option value="user">A user's</option>
       </select>
       <label for="scope">${kind === 'user' ? 'User (platform:id)' : 'Conversation key'}</label>
-      <input id="scope" required value=${key} onInput=${(e: Event) => setKey((e.target as HTMLInputElement).value)} />
+      <input id="scope" required value=${key} onInput=${(e: Event) => setKey(valueOf(e))} />
       <button type="submit">Show notes</button>
     </form>
     <${Problem} error=${error || problem} />
@@ -216,10 +227,10 @@ export function MemoryPage() {
       data &&
       html`<p>${data.notes.length} note${data.notes.length === 1 ? '' : 's'}</p>
       <ul class="notes">${data.notes.map(
-        (
-          n,
-        ) => html`<li><span>${n.text}</span> <small>${when(n.createdAt)}${n.createdBy ? ` · ${n.createdBy}` : ''}</small>
-          <button type="button" class="danger" onClick=${() => remove(n.id)} aria-label=${`Delete note ${n.id}`}>Delete</button></li>`,
+        (n) => html`<li><span>${n.text}</span>
+          <small>${when(n.createdAt)}${n.createdBy ? ` · ${n.createdBy}` : ''}</small>
+          <button type="button" class="danger" onClick=${() => remove(n.id)}
+            aria-label=${`Delete note ${n.id}`}>Delete</button></li>`,
       )}</ul>`
     }`;
 }
@@ -231,8 +242,10 @@ export function ConfigPage() {
   return html`<section aria-labelledby="vars">
       <h2 id="vars">Secret variables</h2>
       <table>
-        <thead><tr><th scope="col">Variable</th><th scope="col">Set</th></tr></thead>
-        <tbody>${Object.entries(data.secrets).map(([k, v]) => html`<tr><td>${k}</td><td>${v ? 'set' : 'not set'}</td></tr>`)}</tbody>
+        <${Head} cols=${['Variable', 'Set']} />
+        <tbody>${Object.entries(data.secrets).map(
+          ([k, v]) => html`<tr><td>${k}</td><td>${v ? 'set' : 'not set'}</td></tr>`,
+        )}</tbody>
       </table>
     </section>
     <section aria-labelledby="effective">

@@ -5,7 +5,7 @@ import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { useApi } from './api.ts';
-import { Json, Problem } from './pages.ts';
+import { Head, Json, Problem, valueOf } from './pages.ts';
 
 interface Daily {
   days: string[];
@@ -39,7 +39,8 @@ function Chart({ title, days, series }: { title: string; days: string[]; series:
   const totals = series.map(([label, ys]) => `${label}: ${ys.reduce((s, y) => s + y, 0).toFixed(4)}`).join(', ');
   return html`<figure>
     <figcaption>${title}</figcaption>
-    <div ref=${box} class="chart" role="img" aria-label=${`${title}, totals over ${days.length} days: ${totals || 'none'}`}></div>
+    <div ref=${box} class="chart" role="img"
+      aria-label=${`${title}, totals over ${days.length} days: ${totals || 'none'}`}></div>
   </figure>`;
 }
 
@@ -48,13 +49,15 @@ export function UsagePage() {
   const { data, error } = useApi<Daily>('/usage/daily?days=14');
   if (!data) return html`<${Problem} error=${error} />`;
   const channels = Object.entries(data.byChannel);
-  return html`<p class="today">Spent today (${data.today.date}): <strong data-fact="today">$${data.today.costUsd.toFixed(4)}</strong></p>
-    <${Chart} title="Cost per day by channel (USD)" days=${data.days} series=${channels.map(([k, v]) => [k, v.costUsd])} />
+  const spent = data.today.costUsd.toFixed(4);
+  return html`<p class="today">Spent today (${data.today.date}): <strong data-fact="today">$${spent}</strong></p>
+    <${Chart} title="Cost per day by channel (USD)" days=${data.days}
+      series=${channels.map(([k, v]) => [k, v.costUsd])} />
     <${Chart} title="Tokens per day by channel" days=${data.days} series=${channels.map(([k, v]) => [k, v.tokens])} />
     <section aria-labelledby="per-conv">
       <h2 id="per-conv">By conversation (last ${data.days.length} days)</h2>
       <table>
-        <thead><tr><th scope="col">Conversation</th><th scope="col">Cost</th><th scope="col">Tokens</th></tr></thead>
+        <${Head} cols=${['Conversation', 'Cost', 'Tokens']} />
         <tbody>${data.conversations.map(
           (c) => html`<tr><td>${c.key}</td><td>$${c.costUsd.reduce((s, x) => s + x, 0).toFixed(4)}</td>
             <td>${c.tokens.reduce((s, x) => s + x, 0)}</td></tr>`,
@@ -91,9 +94,9 @@ function PolicyLookup() {
     <h2 id="policy">Effective policy</h2>
     <form onSubmit=${submit}>
       <label for="pol-user">User (platform:id)</label>
-      <input id="pol-user" required value=${user} onInput=${(e: Event) => setUser((e.target as HTMLInputElement).value)} />
+      <input id="pol-user" required value=${user} onInput=${(e: Event) => setUser(valueOf(e))} />
       <label for="pol-conv">Conversation key</label>
-      <input id="pol-conv" required value=${conv} onInput=${(e: Event) => setConv((e.target as HTMLInputElement).value)} />
+      <input id="pol-conv" required value=${conv} onInput=${(e: Event) => setConv(valueOf(e))} />
       <button type="submit">Show policy</button>
     </form>
     <${Problem} error=${error} />
@@ -117,7 +120,7 @@ export function ToolsPage() {
       <h2 id="tools">Tools</h2>
       <${Problem} error=${tools.error} />
       <table>
-        <thead><tr><th scope="col">Tool</th><th scope="col">Level</th><th scope="col">Source</th><th scope="col">About</th></tr></thead>
+        <${Head} cols=${['Tool', 'Level', 'Source', 'About']} />
         <tbody>${(tools.data?.tools ?? []).map(
           (t) => html`<tr><td>${t.name}</td><td>${t.level}</td><td>${t.source}</td><td>${t.about}</td></tr>`,
         )}</tbody>
