@@ -45,7 +45,8 @@ describe('the dashboard in Chromium', { skip: missing }, () => {
     await page.evaluateOnNewDocument(`
       globalThis.__name = (f) => f;
       globalThis.__csp = [];
-      addEventListener('securitypolicyviolation', (e) => globalThis.__csp.push(e.violatedDirective + ' ' + e.blockedURI));
+      addEventListener('securitypolicyviolation', (e) =>
+        globalThis.__csp.push(e.violatedDirective + ' ' + e.blockedURI));
     `);
     page.on('dialog', (d) => void d.accept());
     await page.setViewport({ width: 1280, height: 900 });
