@@ -82,12 +82,27 @@ export function adminViews(o: AdminViewsOptions): Router {
   const r = Router();
   const fail = (res: Response, e: unknown, status = 400) => void res.status(status).json({ error: errorMessage(e) });
 
+  /** The latest job runs that did not end with an answer (the last 5 runs of at most 200 jobs), newest first. */
+  const failedRuns = async () => {
+    const jobs = (await o.store.jobs.list()).slice(0, 200);
+    const runs = await Promise.all(jobs.map(async (j) => ({ j, logs: await o.store.jobs.logs(j.id, 5) })));
+    return runs
+      .flatMap(({ j, logs }) =>
+        logs
+          .filter((l) => l.outcome !== 'final' || l.error)
+          .map((l) => ({ job: j.name, outcome: l.outcome, error: l.error ?? null, at: l.finishedAt })),
+      )
+      .sort((a, b) => b.at.localeCompare(a.at))
+      .slice(0, 10);
+  };
+
   r.get('/overview', async (_req, res) => {
-    const [state, outbox, failed, pending] = await Promise.all([
+    const [state, outbox, failed, pending, jobRuns] = await Promise.all([
       o.state(),
       o.store.delivery.pendingOutbox(),
       o.store.delivery.failedOutbox(),
       o.store.approvals.pending(),
+      failedRuns(),
     ]);
     res.json({
       model: o.config.model ?? null,
@@ -101,6 +116,7 @@ export function adminViews(o: AdminViewsOptions): Router {
         error: f.error,
         at: f.failedAt,
       })),
+      failedJobRuns: jobRuns,
     });
   });
 

@@ -183,7 +183,11 @@ describe('the dashboard in Chromium', { skip: missing }, () => {
     await page.click('button[aria-label="Disable morning-digest"]');
     await waitText('morning-digest disabled');
     assert.equal((await bot.app.store.jobs.get(job.id))?.enabled, false);
-    assert.match(await textOf(), /morning-digest\s+0 9 \* \* \*\s+web:\S+\s+disabled/);
+    // The list is read again after the change: wait for it rather than for the note above it.
+    await page.waitForFunction(
+      () => /morning-digest\s+0 9 \* \* \*\s+web:\S+\s+disabled/.test(document.body.innerText),
+      { timeout: 30_000 },
+    );
     await page.click('button[aria-label="Delete morning-digest"]');
     await waitText('morning-digest deleted');
     assert.equal(await bot.app.store.jobs.get(job.id), undefined);

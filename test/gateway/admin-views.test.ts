@@ -67,7 +67,16 @@ async function serve(t: { after(fn: () => unknown): void }) {
 const text = (t: string) => [{ type: 'text' as const, text: t }];
 
 test('overview: model, channels, work in hand, outbox, pending approvals and errors', async (t) => {
-  const { call } = await serve(t);
+  const { store, call } = await serve(t);
+  const job = { name: 'digest', prompt: 'p', target: 'telegram:1', access: 'read-only' as const, timeoutMs: 1000 };
+  await store.jobs.put({ ...job, id: 'j1', cron: '0 9 * * *', enabled: true, overlap: 'skip' });
+  const run = { jobId: 'j1', delivered: null, usage: { inputTokens: 1, outputTokens: 1 }, costUsd: 0 };
+  const times = (min: number) => ({
+    startedAt: new Date(Date.UTC(2026, 0, 1, 9, min)).toISOString(),
+    finishedAt: new Date(Date.UTC(2026, 0, 1, 9, min, 30)).toISOString(),
+  });
+  await store.jobs.appendLog({ ...run, ...times(1), outcome: 'final' });
+  await store.jobs.appendLog({ ...run, ...times(2), outcome: 'timeout', error: 'the run took longer than 1 s' });
   const { body } = await call<Record<string, unknown>>('/overview');
   assert.equal(body.model, 'openai/gpt-4o-mini');
   assert.deepEqual(body.channels, [{ platform: 'telegram', up: true }]);
@@ -76,6 +85,9 @@ test('overview: model, channels, work in hand, outbox, pending approvals and err
   assert.equal(body.outboxPending, 0);
   assert.equal(body.approvalsPending, 0);
   assert.deepEqual(body.errors, [{ scope: 'webhook', count: 1 }]);
+  assert.deepEqual(body.failedJobRuns, [
+    { job: 'digest', outcome: 'timeout', error: 'the run took longer than 1 s', at: '2026-01-01T09:02:30.000Z' },
+  ]);
 });
 
 test('conversations: all of them newest first, and a search finds words inside messages', async (t) => {

@@ -30,6 +30,7 @@ interface Overview {
   approvalsPending: number;
   errors: { scope: string; count: number }[];
   recentFailures: { id: string; conversationKey: string; error: string; at: string }[];
+  failedJobRuns: { job: string; outcome: string; error: string | null; at: string }[];
 }
 
 /** Overview: channels, model, work in hand, errors. */
@@ -61,10 +62,17 @@ export function OverviewPage() {
     </section>
     <section aria-labelledby="errors">
       <h2 id="errors">Recent errors</h2>
-      ${!data.errors.length && !data.recentFailures.length ? html`<p>No errors since the start.</p>` : null}
+      ${
+        !data.errors.length && !data.recentFailures.length && !data.failedJobRuns.length
+          ? html`<p>No errors since the start.</p>`
+          : null
+      }
       <ul>${data.errors.map((e) => html`<li>${e.scope}: ${e.count}</li>`)}</ul>
       <ul>${data.recentFailures.map(
         (f) => html`<li>${when(f.at)} · ${f.conversationKey}: a reply was refused: ${f.error}</li>`,
+      )}</ul>
+      <ul>${data.failedJobRuns.map(
+        (f) => html`<li>${when(f.at)} · job ${f.job} ended ${f.outcome}${f.error ? `: ${f.error}` : ''}</li>`,
       )}</ul>
     </section>`;
 }
