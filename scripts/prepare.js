@@ -1,6 +1,7 @@
 // `prepare` (run by `npm install`/`npm ci` in a source checkout and by `npm pack`): compiles
-// src/ into dist/, builds the bundled tools into tools/dist/ and compiles them for the sandbox
-// into the cache every data dir shares (tools/dist/cache). The first two need the dev dependencies
+// src/ into dist/, bundles the dashboard into dist/admin, builds the bundled tools into
+// tools/dist/ and compiles them for the sandbox into the cache every data dir shares
+// (tools/dist/cache). The first three need the dev dependencies
 // (TypeScript, tsx, esbuild, componentize-js). With them omitted (`npm install --omit=dev`) an
 // existing build is kept as it is, and a checkout with no build fails here with what to do,
 // rather than with "tsx: not found". Plain JavaScript because tsx may be absent. A consumer of
@@ -34,6 +35,7 @@ const steps = [
     'compiling TypeScript into dist/ (tsc)',
     [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
   ],
+  ['bundling the dashboard into dist/admin/ (esbuild: Preact, htm, uPlot)', [join(root, 'scripts', 'build-dashboard.js')]],
   [
     'building the bundled WASM tools into tools/dist/ (esbuild + componentize-js; unchanged ones are kept)',
     ['--import', 'tsx', join(root, 'scripts', 'build-tools.ts')],

@@ -14,7 +14,14 @@ import { type AgentRuntime, createAgentRuntime } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
 import { channelEnabled, channelProblems } from './config/channels.ts';
-import { configuredKeyNames, readSecrets, readVariable, type Secrets, secretValues } from './config/env.ts';
+import {
+  configuredKeyNames,
+  readSecrets,
+  readVariable,
+  SECRET_VARIABLES,
+  type Secrets,
+  secretValues,
+} from './config/env.ts';
 import { anyRecorded, historyPolicy } from './config/history.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
 import { mcpConnection, mcpEntries } from './config/mcp.ts';
@@ -23,11 +30,12 @@ import { databaseUrl } from './config/store-url.ts';
 import { errorMessage } from './core/errors.ts';
 import { createLogger, type Logger, registerSecrets } from './core/log.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
+import { createAdminAuth } from './gateway/admin-auth.ts';
 import { type ChannelRecorder, createChannelRecorder, recordingAdapter } from './gateway/channel-recorder.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
 import { createLeadership } from './gateway/leadership.ts';
-import { createMetrics } from './gateway/metrics.ts';
+import { createMetrics, sumGauge } from './gateway/metrics.ts';
 import { checkSharedWorkspaces } from './gateway/shared-workspaces.ts';
 import { createDailySpend } from './runner/daily-spend.ts';
 import { createAgentRunner, memoryCommands, workspaceOf } from './runner/index.ts';
@@ -374,6 +382,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     });
     // Webhook jobs' URLs name the port the server got (`http.port: 0` picks one).
     let http: HttpServer | undefined;
+    let gatewayUp = false;
     const httpAddress = () => ({ ...loaded.config.http, port: http?.port ?? loaded.config.http.port });
     const admin = createAdminApi({
       store,
@@ -391,6 +400,24 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         skills: runtime.skills.list().map((s) => ({ name: s.name, description: s.description })),
         problems: runtime.skills.problems(),
       }),
+      views: {
+        config: loaded.config,
+        decideApproval: (id, approve, by) => gateway.decideApproval(id, approve, by),
+        secretsSet: () => ({
+          ...Object.fromEntries(SECRET_VARIABLES.map((name) => [name, false])),
+          ...Object.fromEntries(Object.keys(secrets).map((name) => [name, true])),
+        }),
+        state: async () => ({
+          channels: adapters.map((a) => ({
+            platform: a.platform,
+            up: gatewayUp,
+            ...(store.leases && single(a) ? { detail: 'connected on the leader replica only' } : {}),
+          })),
+          runsInFlight: sumGauge(await metrics.runsInFlight.get()),
+          queueDepth: sumGauge(await metrics.queueDepth.get()),
+          errors: metrics.errors.all().map((e) => ({ scope: e.labels.scope ?? '', count: e.value })),
+        }),
+      },
       extra: { '/jobs': jobsApi(scheduler, { hookUrl: (name) => hookUrl(httpAddress(), name) }) },
     });
     const webhooks = loaded.config.scheduler.webhooks;
@@ -412,6 +439,11 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       routes: adapters.flatMap((a) => a.routes()),
       attach: web ? [(app) => web.attach(app)] : [],
       admin,
+      adminAuth: createAdminAuth({
+        ...(secrets.BOXBOT_ADMIN_TOKEN ? { token: secrets.BOXBOT_ADMIN_TOKEN } : {}),
+        admins: loaded.config.admins,
+      }),
+      dashboard: {},
       hooks: {
         maxBytes: webhooks.maxBodyKb * 1024,
         // Webhook jobs start on whichever replica the request reaches; the delivery id is claimed in the store.
@@ -432,7 +464,11 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     cleanups.push(() => http.close());
     gatewayRef = gateway;
     await gateway.start();
-    cleanups.push(() => gateway.stop());
+    gatewayUp = true;
+    cleanups.push(async () => {
+      gatewayUp = false;
+      await gateway.stop();
+    });
     journal.startSweep();
     if (store.leases) {
       // Only the leader schedules (each leadership term gets a fresh scheduler; `scheduler` above

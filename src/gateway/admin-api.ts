@@ -3,6 +3,7 @@
 import { Router } from 'express';
 import { platformOf } from '../adapters/index.ts';
 import type { Store } from '../store/index.ts';
+import { type AdminViewsOptions, adminViews } from './admin-views.ts';
 
 /** What the admin API reads. */
 export interface AdminApiOptions {
@@ -12,6 +13,8 @@ export interface AdminApiOptions {
     problems: { file: string; message: string }[];
   };
   skills: () => { skills: { name: string; description: string }[]; problems: { file: string; reason: string }[] };
+  /** The dashboard's sources (overview, approvals, policy, memory, usage, config); absent: those routes are off. */
+  views?: Omit<AdminViewsOptions, 'store' | 'tools'>;
   /** More routers by mount path (e.g. `/jobs`). */
   extra?: Record<string, Router>;
 }
@@ -59,6 +62,7 @@ export function createAdminApi(o: AdminApiOptions): Router {
   r.get('/outbox/failed', async (_req, res) => void res.json({ failed: await o.store.delivery.failedOutbox() }));
   r.get('/tools', (_req, res) => void res.json(o.tools()));
   r.get('/skills', (_req, res) => void res.json(o.skills()));
+  if (o.views) r.use(adminViews({ ...o.views, store: o.store, tools: o.tools }));
   for (const [path, router] of Object.entries(o.extra ?? {})) r.use(path, router);
   return r;
 }

@@ -43,6 +43,12 @@ export {
   RUN_FINISHED,
 } from './approval-text.ts';
 
+/**
+ * How a dashboard decision names its maker (`dashboard:admin token`, `dashboard:telegram:4242`). No
+ * platform user id has this form, so a press can never pass for one.
+ */
+export const DASHBOARD_DECIDER = 'dashboard:';
+
 /** What the desk needs from the gateway. */
 export interface ApprovalDeskOptions {
   store: ApprovalStore;
@@ -90,6 +96,11 @@ export interface ApprovalDesk {
   ): Promise<ApprovalAnswer>;
   /** A decision by `by` (a button press or a typed command) on approval `id`. */
   decide(id: string, approve: boolean, by: InboundMessage): Promise<DecisionResult>;
+  /**
+   * A decision an admin took on the dashboard (`by` starts with DASHBOARD_DECIDER): it counts whoever
+   * the rules name, as an admin may do anything the approvers may.
+   */
+  decideAsAdmin(id: string, approve: boolean, by: string): Promise<DecisionResult>;
   /** Questions waiting in a conversation (for /status). */
   waiting(conversationKey: string): number;
   /**
@@ -188,7 +199,8 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       // Who may decide now: an earlier decision counts only if its maker is one of them.
       const approvers = approversOf(rules, msg.userId);
       if (!approvers.length) return { approved: false, reason: NO_APPROVERS };
-      const counts = (r: ApprovalRecord) => r.decidedBy !== undefined && approvers.includes(r.decidedBy);
+      const counts = (r: ApprovalRecord) =>
+        r.decidedBy !== undefined && (approvers.includes(r.decidedBy) || r.decidedBy.startsWith(DASHBOARD_DECIDER));
       const run = runOf(msg);
       if (run.closed) return { approved: false, reason: RUN_FINISHED };
       const spent = run.spent;
@@ -286,6 +298,18 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
               : `Only ${approvers.join(', ')} may decide this.`,
         };
       const after = await o.store.decide(id, approve ? 'approved' : 'denied', iso(), by.userId);
+      if (!after || after.state !== (approve ? 'approved' : 'denied'))
+        return { ok: false, text: `That request was already ${after?.state ?? 'gone'}.` };
+      waits.settled(after);
+      return { ok: true, text: approve ? `Approved: ${r.tool} runs once.` : `Denied: ${r.tool} will not run.` };
+    },
+
+    async decideAsAdmin(id, approve, by) {
+      if (!by.startsWith(DASHBOARD_DECIDER)) return { ok: false, text: `not a dashboard decision: ${by}` };
+      const r = await o.store.get(id);
+      if (!r) return { ok: false, text: `There is no approval request ${id}.` };
+      if (r.state !== 'pending') return { ok: false, text: `That request was already ${r.state}.` };
+      const after = await o.store.decide(id, approve ? 'approved' : 'denied', iso(), by);
       if (!after || after.state !== (approve ? 'approved' : 'denied'))
         return { ok: false, text: `That request was already ${after?.state ?? 'gone'}.` };
       waits.settled(after);

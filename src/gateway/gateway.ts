@@ -14,6 +14,7 @@
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
 import type { ChannelAdapter, InboundMessage, IntakeOptions, OutboundTarget, RequestPacer } from '../adapters/index.ts';
 import { isPlatform, platformOf } from '../adapters/index.ts';
+import type { DecisionResult } from './approvals.ts';
 import { createCommandRegistry, GATEWAY_COMMANDS, type GatewayCommandContext } from './commands/index.ts';
 import { createConversationQueue } from './conversation-queue.ts';
 import { createDispatch } from './dispatch.ts';
@@ -48,6 +49,8 @@ export interface Gateway {
    * bot's 429 pause), one at a time; undefined when the platform has no adapter here.
    */
   pace(platform: string): RequestPacer | undefined;
+  /** Decides a pending approval from the dashboard (`by`: `dashboard:<who>`); the waiting run goes on. */
+  decideApproval(id: string, approve: boolean, by: string): Promise<DecisionResult>;
 }
 
 /** Creates the gateway; call `start()`. */
@@ -84,6 +87,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
       const queue = isPlatform(platform) ? ctx.queues.get(platform) : undefined;
       return queue ? (call) => queue.read(`history:${platform}`, call) : undefined;
     },
+    decideApproval: (id, approve, by) => ctx.desk.decideAsAdmin(id, approve, by),
     start,
     async post(target, text, id) {
       const platform = platformOf(target.conversationKey);

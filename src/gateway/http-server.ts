@@ -11,6 +11,8 @@ import { constantTimeEqual } from '../core/constant-time-equal.ts';
 import { BoxbotError, errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
+import { type AdminAuth, createAdminAuth } from './admin-auth.ts';
+import { attachDashboard } from './dashboard.ts';
 import type { Metrics } from './metrics.ts';
 
 /** The server refused to start (bind rule, port in use). */
@@ -29,8 +31,12 @@ export interface HttpServerOptions {
   routes: AdapterRoute[];
   /** Mounts the web chat (and anything else that needs the raw app). */
   attach?: ((app: Express) => void)[];
-  /** Admin API routers, mounted under /admin/api behind the token. */
+  /** Admin API routers, mounted under /admin/api behind the token (or a dashboard session). */
   admin?: Router;
+  /** Who is an admin (default: the admin token alone); the dashboard's sessions live here. */
+  adminAuth?: AdminAuth;
+  /** Serves the dashboard at /admin from this built bundle (absent: no dashboard). */
+  dashboard?: { dir?: string };
   /** Webhooks that start jobs: `POST /hooks/<name>`, raw body of at most `maxBytes` (413 beyond). */
   hooks?: {
     maxBytes: number;
@@ -143,12 +149,10 @@ export async function startHttpServer(o: HttpServerOptions): Promise<HttpServer>
     });
   }
   for (const attach of o.attach ?? []) attach(app);
-  if (o.admin) app.use('/admin/api', requireAdmin(o.adminToken), express.json({ limit: '256kb' }), o.admin);
-  app.use(
-    '/admin/api',
-    requireAdmin(o.adminToken),
-    (_req, res) => void res.status(404).json({ error: 'no such admin route' }),
-  );
+  const auth = o.adminAuth ?? createAdminAuth({ ...(o.adminToken ? { token: o.adminToken } : {}), admins: [] });
+  if (o.dashboard) attachDashboard(app, { auth, hostCheck, ...(o.dashboard.dir ? { dir: o.dashboard.dir } : {}) });
+  if (o.admin) app.use('/admin/api', auth.require(), express.json({ limit: '256kb' }), o.admin);
+  app.use('/admin/api', auth.require(), (_req, res) => void res.status(404).json({ error: 'no such admin route' }));
   app.use((_req, res) => void res.status(404).type('text/plain').send('not found'));
   // Malformed bodies and thrown handlers: a clear JSON error, never a stack trace.
   app.use((err: Error & { status?: number; type?: string }, _req: Request, res: Response, _next: NextFunction) => {

@@ -38,6 +38,15 @@ export class Counter {
   get(labels: Labels = {}): number {
     return this.values.get(JSON.stringify(sorted(labels))) ?? 0;
   }
+  /** Every series counted so far, with its labels (the dashboard's overview). */
+  all(): { labels: Labels; value: number }[] {
+    return [...this.values].map(([k, value]) => ({ labels: JSON.parse(k) as Labels, value }));
+  }
+}
+
+/** The sum of a gauge's series, as prom-client reads them back. */
+export function sumGauge(read: { values: { value: number }[] }): number {
+  return read.values.reduce((s, v) => s + v.value, 0);
 }
 
 // The process and Node metrics (CPU, memory, event-loop lag, GC, handles) describe the process,

@@ -97,5 +97,10 @@ export function createApprovals(docs: Documents, now: () => number): ApprovalSto
     ...approvalTransitions(change),
     pending: async () => (await all()).filter((a) => a.state === 'pending'),
     forMessage: async (inboundId) => (await all()).filter((a) => a.inboundId === inboundId),
+    recent: async (limit) =>
+      (await all())
+        .filter((a) => a.state !== 'pending')
+        .reverse()
+        .slice(0, limit),
   };
 }

@@ -469,6 +469,8 @@ export interface ApprovalStore {
   pending(): Promise<ApprovalRecord[]>;
   /** Approvals asked for by the run of one inbound message, oldest first. */
   forMessage(inboundId: string): Promise<ApprovalRecord[]>;
+  /** Approvals no longer pending (decided or expired), newest first, at most `limit` (the dashboard's history). */
+  recent(limit: number): Promise<ApprovalRecord[]>;
 }
 
 /** Everything boxbot remembers. */

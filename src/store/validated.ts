@@ -341,6 +341,11 @@ function validatedApprovals(a: ApprovalStore): ApprovalStore {
     },
     pending: () => a.pending(),
     forMessage: (inboundId) => a.forMessage(inboundId),
+    async recent(limit) {
+      if (!Number.isInteger(limit) || limit < 1 || limit > 10_000)
+        throw new StoreError('invalid', `approvals.recent: limit must be a whole number from 1 to 10000, got ${limit}`);
+      return a.recent(limit);
+    },
   };
 }
 

@@ -406,6 +406,7 @@ test('a call still going after its run finished never takes an approval the run 
     decide: (id, decision, at, by) => inner.decide(id, decision, at, by),
     pending: () => inner.pending(),
     forMessage: (id) => inner.forMessage(id),
+    recent: (limit) => inner.recent(limit),
     update: async (id, patch) => {
       if (patch.ran) {
         starts++;
@@ -433,5 +434,29 @@ test('a call still going after its run finished never takes an approval the run 
   assert.match(!answer.approved ? answer.reason : '', /has finished/);
   assert.ok((await first).approved, 'the call it was given for runs');
   assert.equal(starts, 1, 'one approval, one call started');
+  d.stop();
+});
+
+test('a dashboard decision settles the question for the waiting run; a bare identity is refused', async () => {
+  const { d, adapter, store } = desk();
+  const msg = inboundMessage('save', { id: 'telegram:evt:dash' });
+  const rules = { levels: ['Write' as const] };
+  const asked = d.ask(msg, rules, question, new AbortController().signal);
+  await until(() => adapter.posted.length === 1, 'the question');
+  const id = /\(([a-z0-9]+)\)/.exec(adapter.posted[0]!.text)![1]!;
+  assert.deepEqual(await d.decideAsAdmin(id, true, 'telegram:4242'), {
+    ok: false,
+    text: 'not a dashboard decision: telegram:4242',
+  });
+  assert.equal((await store.approvals.get(id))?.state, 'pending', 'a bare identity decided nothing');
+  assert.equal((await d.decideAsAdmin(id, true, 'dashboard:admin token')).ok, true);
+  const answer = await asked;
+  assert.ok(answer.approved, 'the waiting run goes on with the approval');
+  assert.equal((await store.approvals.get(id))?.decidedBy, 'dashboard:admin token');
+  assert.deepEqual(await d.decideAsAdmin(id, false, 'dashboard:admin token'), {
+    ok: false,
+    text: 'That request was already approved.',
+  });
+  await until(() => adapter.posted[0]!.text.includes('Approved by dashboard:admin token'), 'the outcome shown');
   d.stop();
 });

@@ -1561,6 +1561,37 @@ export function storeContract(
     await r.close();
   });
 
+  it('approvals: the history: decided and expired, newest first, never the pending, at most limit', async (h) => {
+    const s = h.open();
+    const at = (min: number) => new Date(Date.now() - 60_000 * (10 - min)).toISOString();
+    const one = (id: string, min: number) => ({
+      ...approval(id, { conversationKey: 'web:a', chatId: 'a' }),
+      conversationKey: 'web:a',
+      createdAt: at(min),
+    });
+    await s.approvals.put(one('old1', 1));
+    await s.approvals.put(one('mid2', 2));
+    await s.approvals.put(one('new3', 3));
+    await s.approvals.put(one('pend', 4));
+    await s.approvals.decide('old1', 'denied', at(5), '42');
+    await s.approvals.decide('mid2', 'expired', at(5));
+    await s.approvals.decide('new3', 'approved', at(5), '42');
+    assert.deepEqual(
+      (await s.approvals.recent(10)).map((a) => [a.id, a.state]),
+      [
+        ['new3', 'approved'],
+        ['mid2', 'expired'],
+        ['old1', 'denied'],
+      ],
+    );
+    assert.deepEqual(
+      (await s.approvals.recent(1)).map((a) => a.id),
+      ['new3'],
+    );
+    await assert.rejects(s.approvals.recent(0), /limit must be a whole number/);
+    await s.close();
+  });
+
   /** An approval as the desk writes it, its target where the question was posted. */
   const approval = (id: string, target: unknown): ApprovalRecord => ({
     id,

@@ -47,6 +47,13 @@ export function createPgApprovals(db: Db, now: () => number): ApprovalStore {
       records(
         await db.query(`SELECT record FROM boxbot_approvals WHERE state = 'pending' ORDER BY created_at, id`, []),
       ),
+    recent: async (limit) =>
+      records(
+        await db.query(
+          `SELECT record FROM boxbot_approvals WHERE state <> 'pending' ORDER BY created_at DESC, id DESC LIMIT $1`,
+          [limit],
+        ),
+      ),
     forMessage: async (inboundId) =>
       records(
         await db.query('SELECT record FROM boxbot_approvals WHERE inbound_id = $1 ORDER BY created_at, id', [
