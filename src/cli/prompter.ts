@@ -16,15 +16,22 @@ export function createPrompter(
   input: NodeJS.ReadableStream & { isTTY?: boolean } = process.stdin,
   output: NodeJS.WritableStream = process.stdout,
 ): Prompter {
-  let muted = false;
-  // readline echoes typed characters through this stream; while a secret is typed nothing passes.
+  // readline echoes typed characters through this stream: only while a question that is not a
+  // secret waits, so neither a secret nor anything typed ahead of its question is shown.
+  let echoing = false;
   const echo = new Writable({
     write(chunk, _enc, done) {
-      if (!muted) output.write(chunk);
+      if (echoing) output.write(chunk);
       done();
     },
   });
-  const rl = createInterface({ input, output: echo, terminal: input.isTTY === true });
+  // No prompt of readline's own: the question is written before each line is read.
+  const rl = createInterface({ input, output: echo, terminal: input.isTTY === true, prompt: '' });
+  // Ctrl+C on a terminal (raw mode delivers it here, not as a signal): stop, nothing written yet.
+  rl.on('SIGINT', () => {
+    output.write('\nsetup stopped; nothing was written\n');
+    process.exit(130);
+  });
   const lines: string[] = [];
   const waiting: ((line: string | undefined) => void)[] = [];
   let ended = false;
@@ -47,9 +54,9 @@ export function createPrompter(
     async ask(question, opts = {}) {
       const shown = opts.default ? `${question} [${opts.secret ? 'keep' : opts.default}]: ` : `${question}: `;
       output.write(shown);
-      muted = opts.secret === true;
+      echoing = opts.secret !== true;
       const line = await nextLine();
-      muted = false;
+      echoing = false;
       if (opts.secret || input.isTTY !== true) output.write('\n');
       if (line === undefined)
         throw new UsageError(`the input ended at "${question}"; without questions: boxbot setup --yes (see --help)`);

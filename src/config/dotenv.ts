@@ -8,6 +8,11 @@ import { ConfigError } from './load.ts';
 /** A `.env` over this is refused: it holds a few tokens, not data. */
 const MAX_BYTES = 64 * 1024;
 const NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
+/**
+ * Names a `.env` may not set: they change how Node and every program boxbot starts (an MCP
+ * server, a parser) load code or find files. They belong in the service's own environment.
+ */
+const PROCESS_NAMES = /^(NODE_.*|LD_.*|DYLD_.*|PATH|HOME|SHELL|TMPDIR|XDG_.*)$/;
 
 /** Where the `.env` of a command lives: beside `configFile` when one is named, else in `cwd`. */
 export function dotEnvPath(configFile: string | undefined, cwd = process.cwd()): string {
@@ -49,6 +54,8 @@ export function parseDotEnv(text: string, file = '.env'): Map<string, string> {
     const eq = t.indexOf('=');
     const name = (eq < 0 ? t : t.slice(0, eq)).replace(/^export\s+/, '').trim();
     if (eq < 0 || !NAME.test(name)) throw new ConfigError(`${where}: expected NAME=value`);
+    if (PROCESS_NAMES.test(name))
+      throw new ConfigError(`${where}: ${name} changes how programs start; set it in the environment, not in .env`);
     out.set(name, unquote(t.slice(eq + 1), where));
   });
   return out;

@@ -60,6 +60,6 @@ export async function checkSharedWorkspaces(kv: KvStore, workspacesDir: string):
   throw new ConfigError(
     `${workspacesDir} is not the workspaces folder the other replicas on this database use ` +
       `(${hadMark ? 'it carries another mark' : 'it carries no mark'}): mount the shared volume there ` +
-      '(README, "Running more than one")',
+      '(docs/deployment.md, "Running more than one")',
   );
 }

@@ -27,6 +27,11 @@ describe('.env', () => {
       (e: unknown) => e instanceof ConfigError && e.message === '/p/.env line 2: expected NAME=value',
     );
     assert.throws(() => parseDotEnv('A="open\n'), /line 1: a double-quoted value with no closing quote/);
+    for (const name of ['NODE_OPTIONS', 'LD_PRELOAD', 'PATH'])
+      assert.throws(
+        () => parseDotEnv(`OK=1\nexport ${name}=x\n`, '.env'),
+        new RegExp(`^ConfigError: \\.env line 2: ${name} changes how programs start`),
+      );
   });
 
   it('fills only what the environment leaves unset, and warns about a file others can read', () => {

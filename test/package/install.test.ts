@@ -119,7 +119,7 @@ describe('install', () => {
       assert.ok(m, `${script} runs a plain node script (tsx is a devDependency): ${pkg.scripts[script]}`);
       assert.ok(existsSync(join(root, m[1]!)), m[1]);
       assert.ok(
-        pkg.files.some((f) => m[1]!.startsWith(`${f}/`)),
+        pkg.files.some((f) => m[1] === f || m[1]!.startsWith(`${f}/`)),
         `${m[1]} is in the package's files`,
       );
     }
