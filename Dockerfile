@@ -42,5 +42,5 @@ VOLUME /data
 EXPOSE 8787
 HEALTHCHECK --interval=30s --timeout=5s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:8787/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-ENTRYPOINT ["node", "/app/bin/boxbot.js", "--config", "/etc/boxbot/boxbot.config.json"]
+ENTRYPOINT ["node", "/app/bin/boxbot.cjs", "--config", "/etc/boxbot/boxbot.config.json"]
 CMD ["start"]

@@ -1,5 +1,5 @@
 // CLI start-up benchmark: wall time of `boxbot --help` and `boxbot --version` (the built CLI,
-// bin/boxbot.js, in a fresh process each time) against `node -e 0` measured in the same run,
+// bin/boxbot.cjs, in a fresh process each time) against `node -e 0` measured in the same run,
 // interleaved so the machine's load hits every series alike. Target: <= 0.5 s each, which on
 // a small machine means the CLI must not load any command's module before it needs it.
 import { spawnSync } from 'node:child_process';
@@ -8,7 +8,7 @@ import { fileURLToPath } from 'node:url';
 import { quantile, r2 } from './stats.ts';
 
 const SAMPLES = 15;
-const bin = fileURLToPath(new URL('../bin/boxbot.js', import.meta.url));
+const bin = fileURLToPath(new URL('../bin/boxbot.cjs', import.meta.url));
 if (!existsSync(fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))))
   throw new Error('dist/ is not built: run npm run build');
 

@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { quantile, r2 } from './stats.ts';
 
 const SAMPLES = 5;
-const bin = fileURLToPath(new URL('../bin/boxbot.js', import.meta.url));
+const bin = fileURLToPath(new URL('../bin/boxbot.cjs', import.meta.url));
 if (!existsSync(fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))))
   throw new Error('dist/ is not built: run npm run build');
 if (!existsSync(fileURLToPath(new URL('../tools/dist/cache/specs', import.meta.url))))

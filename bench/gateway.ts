@@ -220,7 +220,8 @@ async function gatewayThread(): Promise<void> {
   // The same time by stage of a message's path (light load: one message in flight at a time, so
   // a stage's calls never overlap another message's). `intake` is the sink to the journal write;
   // `policy` the rest of the time from the journal write to the model call (the queue, the run
-  // slot, the workspace and its record, the policy), less the history and memory reads in it.
+  // slot, the workspace and its record, the policy), less the time the history and memory reads
+  // in it cover (they overlap: see `covered`).
   const stageMs = {
     intake: 0,
     journal: 0,
@@ -233,14 +234,31 @@ async function gatewayThread(): Promise<void> {
     outbox: 0,
   };
   type Stage = keyof typeof stageMs;
-  let accepted: { at: number; inside: number } | undefined;
-  const inside = () => stageMs.history + stageMs.memory + stageMs.usage;
+  let accepted: number | undefined;
+  // The history, memory and usage calls made between the two marks: their time is theirs, not the
+  // policy's. The runner makes some of them side by side (the history and the memory digest), so
+  // what is taken off is the time they cover together, not the sum of their durations.
+  let spans: [number, number][] = [];
+  const covered = (from: number, to: number): number => {
+    let total = 0;
+    let end = from;
+    for (const [a, b] of spans.sort((x, y) => x[0] - y[0])) {
+      const s = Math.max(a, end);
+      const e = Math.min(b, to);
+      if (e > s) total += e - s;
+      end = Math.max(end, e);
+    }
+    return total;
+  };
   /** Marks where a message's time moves on: the journal written, the model called. */
   const stageMark = (at: 'accepted' | 'model') => {
     if (!spent.on) return;
-    if (at === 'accepted') accepted = { at: performance.now(), inside: inside() };
-    else if (accepted) {
-      stageMs.policy += performance.now() - accepted.at - (inside() - accepted.inside);
+    if (at === 'accepted') {
+      accepted = performance.now();
+      spans = [];
+    } else if (accepted !== undefined) {
+      const t = performance.now();
+      stageMs.policy += t - accepted - covered(accepted, t);
       accepted = undefined;
     }
   };
@@ -252,9 +270,11 @@ async function gatewayThread(): Promise<void> {
         return await f(...a);
       } finally {
         if (spent.on) {
-          const ms = performance.now() - t;
-          spent[kind] += ms;
-          if (stage) stageMs[stage] += ms;
+          const end = performance.now();
+          spent[kind] += end - t;
+          if (stage) stageMs[stage] += end - t;
+          if (accepted !== undefined && (stage === 'history' || stage === 'memory' || stage === 'usage'))
+            spans.push([t, end]);
         }
       }
     };

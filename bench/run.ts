@@ -21,8 +21,11 @@ for (const name of names) {
     console.error(`unknown benchmark ${name}; available: ${Object.keys(benches).join(', ')}`);
     process.exit(2);
   }
+  // libuv's thread pool sized as bin/boxbot.cjs sizes it for `boxbot start` (set before the process starts).
+  const env = { ...process.env, UV_THREADPOOL_SIZE: process.env.UV_THREADPOOL_SIZE ?? '16' };
   const r = spawnSync(process.execPath, ['--import', 'tsx', fileURLToPath(new URL(file, import.meta.url))], {
     stdio: 'inherit',
+    env,
   });
   if (r.status !== 0) process.exit(r.status ?? 1);
 }

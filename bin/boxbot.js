@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `boxbot` command. Runs the compiled CLI (built by `npm install` in a checkout; shipped
-// built in the packed tarball).
+// The `boxbot` command (started by bin/boxbot.cjs, which sizes libuv's thread pool first). Runs
+// the compiled CLI (built by `npm install` in a checkout; shipped built in the packed tarball).
 import { existsSync } from 'node:fs';
 
 if (!existsSync(new URL('../dist/cli/main.js', import.meta.url))) {

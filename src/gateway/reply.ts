@@ -18,8 +18,16 @@ import type { OutboundQueue } from './outbound-queue.ts';
 const isGone = (e: AdapterApiError): boolean =>
   e.status === 404 || /not found|not_found|unknown message|can'?t be edited|cant_update/i.test(e.description);
 
+/**
+ * How long a run's first text waits before it becomes a preview message (at most the platform's edit
+ * interval): an answer complete sooner is sent once, as the answer, instead of a preview, its
+ * journal notes and an edit that replaces it.
+ */
+export const FIRST_PREVIEW_DELAY_MS = 400;
+
 /** Streams one run's progress to a conversation. */
 export class ReplyStream {
+  private born = Date.now(); // the run's start (the preview delay counts from it)
   private text = '';
   private status = '';
   // A managed run's executors, shown under the text while it works.
@@ -76,10 +84,12 @@ export class ReplyStream {
   }
 
   /**
-   * Starts the typing indicator after `delayMs`: an answer ready sooner needs none, and its
-   * reply does not wait behind a typing call in the conversation's queue.
+   * Marks the run's start (the first preview's delay counts from here) and starts the typing
+   * indicator after `delayMs`: an answer ready sooner needs none, and its reply does not wait
+   * behind a typing call in the conversation's queue.
    */
   start(delayMs = 400): void {
+    this.born = Date.now();
     if (!this.caps.typing) return;
     const tick = () => {
       if (this.closed) return;
@@ -121,7 +131,12 @@ export class ReplyStream {
 
   private schedule(): void {
     if (!this.caps.edit || this.flushTimer) return;
-    const wait = Math.max(0, this.lastFlush + this.caps.editIntervalMs - Date.now());
+    // The first preview waits for the delay; later ones (and an earlier run's preview) for the edit interval.
+    const first = !this.messageId && this.lastFlush === 0;
+    const due = first
+      ? this.born + Math.min(this.caps.editIntervalMs, FIRST_PREVIEW_DELAY_MS)
+      : this.lastFlush + this.caps.editIntervalMs;
+    const wait = Math.max(0, due - Date.now());
     this.flushTimer = setTimeout(() => {
       this.flushTimer = undefined;
       this.flushing = this.flush();

@@ -379,6 +379,11 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // error thrown from here would become an apology that marks the message answered although
       // it never was. Only a stopping gateway ends the wait (the message then runs again at the
       // next start, and a turn already saved is replayed from the history).
+      // The history and the memory digest are read while the workspace is made ready: none of
+      // them waits on another (caught here so that neither rejects unheard if a step before fails).
+      const reading = persist('history', () => o.store.conversations.get(key));
+      reading.catch(() => undefined);
+      const digesting = digestFor(message);
       await persist('workspace', () => mkdir(workspace, { recursive: true }));
       // Who sent the files just saved there, kept before any run reads them (and again on a resume).
       const paths = media?.files.map((f) => f.path) ?? [];
@@ -387,7 +392,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       let note = '';
       let chosen: string | undefined;
       try {
-        const conversation = await persist('history', () => o.store.conversations.get(key));
+        const conversation = await reading;
         history = conversation?.messages ?? [];
         chosen = conversation?.model;
       } catch (e) {
@@ -437,7 +442,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       // Why a model call was refused, as it stood then: the stop notice's words if nothing is over
       // the budget any more once the run's charges are written (a call in flight then failed).
       let refused: string | undefined;
-      const memories = await digestFor(message);
+      const memories = await digesting;
       const untrusted = [
         ...(others ? ['messages from other users in this conversation'] : []),
         ...(history[0] && isUnrecordedSummary(history[0]) ? [UNRECORDED_SUMMARY] : []),

@@ -7,7 +7,7 @@ import { describe, test } from 'node:test';
 import type { AdapterCapabilities } from '../../src/adapters/index.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
-import { ReplyStream } from '../../src/gateway/reply.ts';
+import { FIRST_PREVIEW_DELAY_MS, ReplyStream } from '../../src/gateway/reply.ts';
 import { waitUntil } from '../helpers.ts';
 import { FakeAdapter } from './fakes.ts';
 
@@ -103,6 +103,17 @@ describe('ReplyStream', () => {
       assert.equal(stream.shown, c.shown);
     });
   }
+
+  test('an answer complete before the first preview delay is never previewed', async () => {
+    // A timer due sooner than the delay fires first, whatever the machine's load.
+    const { adapter, stream } = setup(caps({ editIntervalMs: 60_000 }));
+    stream.start(60_000);
+    stream.onEvent({ type: 'text-delta', text: 'Hello' });
+    await new Promise((r) => setTimeout(r, FIRST_PREVIEW_DELAY_MS / 8));
+    assert.equal(await stream.close(), undefined);
+    assert.equal(adapter.posted.length, 0, 'no preview message');
+    assert.equal(stream.shown, undefined);
+  });
 
   test('whitespace-only text makes no preview', async () => {
     const { adapter, stream } = setup();
