@@ -32,7 +32,7 @@ import {
   toolsNeedingApproval,
 } from './tools/approvals.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
-import type { ToolPolicy } from './tools/grants.ts';
+import type { HostToolGrant, ToolPolicy } from './tools/grants.ts';
 import type { ContentPart, Message } from './types.ts';
 
 /** A conversation's resolved policy as the agent needs it. */
@@ -70,6 +70,8 @@ export interface AgentDeps {
   maxResultChars?: number;
   /** Tool-result characters kept before compaction (default 50,000). */
   toolResultCharBudget?: number;
+  /** The host's own grants of bundled tools by name (the configured web_search service and its key). */
+  hostGrants?: Readonly<Record<string, HostToolGrant>>;
 }
 
 /** One run's input. */
@@ -226,6 +228,7 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
     ...(deps.maxResultChars !== undefined ? { maxResultChars: deps.maxResultChars } : {}),
     ...(gate ? { gate } : {}),
     ...(workspace ? { workspace } : {}),
+    ...(deps.hostGrants ? { hostGrants: deps.hostGrants } : {}),
   });
   return tools;
 }
