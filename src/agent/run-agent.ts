@@ -15,6 +15,7 @@ import { runLoop } from './loop/run-loop.ts';
 import { createToolSet, type ToolSet, type WasmToolSource, type WorkspaceTrust } from './loop/tool-set.ts';
 import type { AgentResult, EventSink } from './loop/types.ts';
 import type { SkillCatalog } from './skills/load.ts';
+import { createSkillRunTool } from './skills/skill-run.ts';
 import { createSkillTool } from './skills/skill-tool.ts';
 import {
   createAgentTools,
@@ -202,6 +203,10 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
   const skills = deps.skills?.list() ?? [];
   const builtins: BuiltinTool[] = [
     ...(deps.skills && skills.length ? [createSkillTool(deps.skills, () => tools?.permittedNames() ?? [])] : []),
+    // Only when a skill has a script: then the model may run it, in the sandbox, under this policy.
+    ...(deps.skills && skills.some((s) => s.resources?.scripts.length)
+      ? [createSkillRunTool({ catalog: deps.skills, registry: deps.registry, sandbox: deps.sandbox, policy })]
+      : []),
     ...(deps.builtins ?? []),
   ];
   const maxDepth = policy.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;

@@ -304,6 +304,7 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
     // An MCP server's answer is never the host's words, whatever the tool says of it.
     const untrusted = (r: { untrusted?: string }) =>
       r.untrusted ?? (mcp ? `a result of ${req.name} (MCP server "${mcp}")` : undefined);
+    if (t.builtin.writesWorkspace) await opts.workspace?.writing?.(gate.untrusted.length > 0);
     try {
       const r = await t.builtin.run(value, { signal, untrusted: gate.untrusted });
       const why = untrusted(r);
