@@ -22,6 +22,7 @@ export const SLOW: readonly string[] = [
   'test/sandbox/fs/race.test.ts', // a child process races the host 100,000 times
   'test/tools/',
   'test/agent/loop/wasm-tool.test.ts',
+  'test/agent/skills/skill-run.test.ts', // skill scripts in the sandbox; a git http-backend child per clone
   'test/agent/tools/invoke.test.ts',
   'test/agent/tools/registry.test.ts',
   'test/agent/tools/registry-names.test.ts',

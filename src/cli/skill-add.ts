@@ -10,9 +10,8 @@ const skillsDir = (dataDir: string) => join(dataDir, 'extensions', 'skills');
 export async function skillAdd(source: string, flags: { replace?: boolean }, dataDir: string): Promise<number> {
   try {
     const r = await installSkill(source, skillsDir(dataDir), flags.replace === true);
-    process.stdout.write(
-      `${r.replaced ? 'updated' : 'installed'} skill ${r.name} from ${source}\n  ${r.dir}\n  sha256 ${r.record.sha256}\n`,
-    );
+    const verb = r.replaced ? 'updated' : 'installed';
+    process.stdout.write(`${verb} skill ${r.name} from ${source}\n  ${r.dir}\n  sha256 ${r.record.sha256}\n`);
     for (const n of r.notes) process.stdout.write(`  note: ${n}\n`);
     return 0;
   } catch (e) {

@@ -94,7 +94,9 @@ export function createSkillRunTool(o: SkillRunOptions): BuiltinTool {
       const scripts = skill.resources?.scripts ?? [];
       if (!scripts.includes(script))
         return {
-          content: `skill ${skill.name} has no script ${JSON.stringify(script)}; its scripts: ${scripts.join(', ') || '(none)'}`,
+          content:
+            `skill ${skill.name} has no script ${JSON.stringify(script)}; ` +
+            `its scripts: ${scripts.join(', ') || '(none)'}`,
           isError: true,
         };
       const runtime = runtimeOf(script);
