@@ -1,9 +1,10 @@
 // The record of installed skills: where each came from and the SHA-256 of the content a person
-// approved (`boxbot skill add`, `boxbot skill approve`). It lives beside the skills folder, not
-// inside it, so whoever can change a skill's files cannot also change what was approved.
+// approved (`boxbot skill add`, `boxbot skill approve`). It is one dot file in the skills folder,
+// outside every skill's own folder (so no skill's hash covers it, and the folder watcher reloads
+// the skills when an approval changes). Tools never reach it: the data dir is never mounted.
 // Written atomically (temporary file, then rename).
-import { readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { z } from 'zod';
 
 /** One installed skill's record. */
@@ -18,9 +19,9 @@ const recordFile = z.record(
   z.object({ source: z.string(), sha256: z.string().regex(/^[0-9a-f]{64}$/), approvedAt: z.string() }).strict(),
 );
 
-/** The record file of an extension skills folder: `skills.lock.json` beside it (in `extensions/`). */
+/** The record file of an extension skills folder. */
 export function skillRecordPath(skillsDir: string): string {
-  return join(dirname(skillsDir), 'skills.lock.json');
+  return join(skillsDir, '.approved.json');
 }
 
 /** Reads the records; a missing file is none, a broken one throws naming it. */
@@ -44,6 +45,7 @@ export function writeSkillRecord(skillsDir: string, name: string, record: SkillR
   if (record) all[name] = record;
   else delete all[name];
   const path = skillRecordPath(skillsDir);
+  mkdirSync(skillsDir, { recursive: true });
   const tmp = `${path}.${process.pid}.tmp`;
   writeFileSync(tmp, `${JSON.stringify(all, null, 2)}\n`, { mode: 0o600 });
   renameSync(tmp, path);
