@@ -183,7 +183,7 @@ describe('skills in the sandbox', () => {
     assert.match(other.content, /has no script "\.\.\/\.\.\/etc\/passwd"; its scripts: scripts\/plot\.py/);
   });
 
-  it('installs from a git repository over http (isomorphic-git, no shell), to the same hash as the folder', async (t) => {
+  it("installs from a git repository over http (isomorphic-git, no shell), to the folder's hash", async (t) => {
     const repo = tempDir('boxbot-git-');
     cpSync(join(FOLDERS, 'csv-report'), join(repo, 'csv-report.git-src'), { recursive: true });
     const src = join(repo, 'csv-report.git-src');
