@@ -72,6 +72,7 @@ export const SLOW: readonly string[] = [
  */
 export const ISOLATED: readonly string[] = [
   'test/agent/loop/run-agent.test.ts', // sets an environment variable to prove tools cannot read it
+  'test/agent/skills/skill-cli.test.ts', // captures process.stdout/stderr to read what the CLI printed
 ];
 
 const listed = (list: readonly string[], file: string): boolean =>
