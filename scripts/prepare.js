@@ -35,7 +35,10 @@ const steps = [
     'compiling TypeScript into dist/ (tsc)',
     [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
   ],
-  ['bundling the dashboard into dist/admin/ (esbuild: Preact, htm, uPlot)', [join(root, 'scripts', 'build-dashboard.js')]],
+  [
+    'bundling the dashboard into dist/admin/ (esbuild: Preact, htm, uPlot)',
+    [join(root, 'scripts', 'build-dashboard.js')],
+  ],
   [
     'building the bundled WASM tools into tools/dist/ (esbuild + componentize-js; unchanged ones are kept)',
     ['--import', 'tsx', join(root, 'scripts', 'build-tools.ts')],

@@ -23,6 +23,7 @@ export const SLOW: readonly string[] = [
   'test/tools/',
   'test/agent/loop/wasm-tool.test.ts',
   'test/agent/managed/managed.test.ts', // executors run the bundled read and write tools
+  'test/agent/skills/skill-run.test.ts', // skill scripts in the sandbox; a git http-backend child per clone
   'test/agent/tools/invoke.test.ts',
   'test/agent/tools/registry.test.ts',
   'test/agent/tools/registry-names.test.ts',
@@ -73,6 +74,7 @@ export const SLOW: readonly string[] = [
  */
 export const ISOLATED: readonly string[] = [
   'test/agent/loop/run-agent.test.ts', // sets an environment variable to prove tools cannot read it
+  'test/agent/skills/skill-cli.test.ts', // captures process.stdout/stderr to read what the CLI printed
 ];
 
 const listed = (list: readonly string[], file: string): boolean =>

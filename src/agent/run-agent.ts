@@ -16,6 +16,7 @@ import { createToolSet, type ToolSet, type WasmToolSource, type WorkspaceTrust }
 import type { AgentResult, EventSink } from './loop/types.ts';
 import { createManagerTools, type ExecutorSpec, type ManagerSpec } from './managed/manager.ts';
 import type { SkillCatalog } from './skills/load.ts';
+import { createSkillRunTool } from './skills/skill-run.ts';
 import { createSkillTool } from './skills/skill-tool.ts';
 import {
   createAgentTools,
@@ -40,7 +41,7 @@ import {
   toolsNeedingApproval,
 } from './tools/approvals.ts';
 import type { BuiltinTool } from './tools/builtin.ts';
-import type { ToolPolicy } from './tools/grants.ts';
+import type { HostToolGrant, ToolPolicy } from './tools/grants.ts';
 import type { ContentPart, Message } from './types.ts';
 
 /** A conversation's resolved policy as the agent needs it. */
@@ -82,6 +83,8 @@ export interface AgentDeps {
   toolResultCharBudget?: number;
   /** The executors managed runs may delegate to (config `agents`). */
   agents?: Record<string, ExecutorSpec>;
+  /** The host's own grants of bundled tools by name (the configured web_search service and its key). */
+  hostGrants?: Readonly<Record<string, HostToolGrant>>;
 }
 
 /** One run's input. */
@@ -221,6 +224,10 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
   const skills = deps.skills?.list() ?? [];
   const builtins: BuiltinTool[] = [
     ...(deps.skills && skills.length ? [createSkillTool(deps.skills, () => tools?.permittedNames() ?? [])] : []),
+    // Only when a skill has a script: then the model may run it, in the sandbox, under this policy.
+    ...(deps.skills && skills.some((s) => s.resources?.scripts.length)
+      ? [createSkillRunTool({ catalog: deps.skills, registry: deps.registry, sandbox: deps.sandbox, policy })]
+      : []),
     ...(deps.builtins ?? []),
   ];
   const maxDepth = policy.maxSubagentDepth ?? DEFAULT_MAX_DEPTH;
@@ -247,6 +254,7 @@ function runTools(policy: AgentPolicy, deps: AgentDeps, run: RunBinding | undefi
     ...(deps.maxResultChars !== undefined ? { maxResultChars: deps.maxResultChars } : {}),
     ...(gate ? { gate } : {}),
     ...(workspace ? { workspace } : {}),
+    ...(deps.hostGrants ? { hostGrants: deps.hostGrants } : {}),
   });
   return tools;
 }

@@ -16,6 +16,7 @@ import type { AgentDeps } from './run-agent.ts';
 import { createSkillCatalog, type SkillCatalog, skillDirs } from './skills/index.ts';
 import { toolCacheDir, toolDirs } from './tools/locations.ts';
 import { createToolRegistry, type ToolRegistry } from './tools/registry.ts';
+import { webSearchGrant } from './tools/web-search-grant.ts';
 
 /** What a runtime holds. */
 export interface AgentRuntime {
@@ -114,6 +115,8 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
     logger: log.child({ scope: 'agent' }),
     ...(o.loaded.config.agents ? { agents: o.loaded.config.agents } : {}),
   };
+  const search = webSearchGrant(config.webSearch, o.secrets, config.sandbox.network.block);
+  if (search) deps.hostGrants = { web_search: search };
   return {
     deps,
     sandbox,

@@ -247,15 +247,31 @@ export function buildProgram(): Command {
       );
     });
 
-  program
-    .command('skill')
-    .description('skills')
+  const skill = program.command('skill').description('skills');
+  skill
     .command('list')
-    .description('list the bundled and extension skills, and skipped SKILL.md files with the reason')
+    .description('list the bundled and extension skills (source and hash), and skipped skills with the reason')
     .option('--format <format>', 'text | json', 'text')
     .action(async (flags: { format?: string }) => {
       const { dataDir } = (await config()).loadConfig(configFile());
       process.exitCode = await (await import('./skill-list.ts')).skillList(flags, dataDir);
+    });
+  skill
+    .command('add')
+    .description('install a skill from a folder, a .tar.gz or a git URL into the data dir, recording its hash')
+    .argument('<source>', 'a folder, a .tar.gz file, or an http(s) git URL (optionally #ref)')
+    .option('--replace', 'update an installed skill of the same name')
+    .action(async (source: string, flags: { replace?: boolean }) => {
+      const { dataDir } = (await config()).loadConfig(configFile());
+      process.exitCode = await (await import('./skill-add.ts')).skillAdd(source, flags, dataDir);
+    });
+  skill
+    .command('approve')
+    .description("approve an installed skill's current content (after reviewing a change)")
+    .argument('<name>', 'the skill')
+    .action(async (name: string) => {
+      const { dataDir } = (await config()).loadConfig(configFile());
+      process.exitCode = await (await import('./skill-add.ts')).skillApprove(name, dataDir);
     });
   registerJobCommands(program.command('job').description('scheduled jobs'), configFile);
   program

@@ -64,12 +64,14 @@ export function secretValues(secrets: Secrets): string[] {
  * redacted like them).
  */
 export function configuredKeyNames(
-  config: { providers?: Record<string, { apiKeyEnv?: string | undefined }> | undefined } & Parameters<
-    typeof mcpEnvNames
-  >[0],
+  config: {
+    providers?: Record<string, { apiKeyEnv?: string | undefined }> | undefined;
+    webSearch?: { apiKeyEnv?: string | undefined } | undefined;
+  } & Parameters<typeof mcpEnvNames>[0],
 ): string[] {
   return [
     ...Object.values(config.providers ?? {}).flatMap((p) => (p.apiKeyEnv ? [p.apiKeyEnv] : [])),
+    ...(config.webSearch?.apiKeyEnv ? [config.webSearch.apiKeyEnv] : []),
     ...mcpEnvNames(config),
   ];
 }

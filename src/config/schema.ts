@@ -200,6 +200,30 @@ export const configSchema = z
       .default({}),
     /** MCP servers every conversation is offered (policy levels add, replace or turn off servers by name). */
     mcp: mcpSchema.optional(),
+    /**
+     * The `web_search` tool's service: `searxng` (self-hosted, no key; `baseUrl` required), `brave` or `tavily`
+     * (key from the variable `apiKeyEnv` names, default BRAVE_API_KEY / TAVILY_API_KEY). The tool reaches this
+     * one host and nothing else; the key is given to that tool's sandbox only, never to the model.
+     */
+    webSearch: z
+      .object({
+        provider: z.enum(['searxng', 'brave', 'tavily']),
+        baseUrl: z
+          .string()
+          .url()
+          .refine((u) => /^https?:\/\//.test(u), 'expected an http:// or https:// URL')
+          .optional(),
+        apiKeyEnv: z
+          .string()
+          .regex(/^[A-Z_][A-Z0-9_]*$/, 'expected an environment variable name (A-Z, 0-9, _)')
+          .optional(),
+      })
+      .strict()
+      .refine((w) => w.provider !== 'searxng' || w.baseUrl, {
+        message: 'searxng needs baseUrl (the address of your SearXNG instance)',
+        path: ['baseUrl'],
+      })
+      .optional(),
     /** Long-term memory: the memory tools and the prompt's digest. */
     memory: memorySchema.default({}),
     /** Executors that managed runs (policy `manager`) delegate to, by name. */

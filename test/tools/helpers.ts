@@ -18,7 +18,18 @@ import { root, SHARED_CACHE, tempDir } from '../helpers.ts';
 export { tempDir };
 
 /** Every bundled tool name (tools/dist/<name>.wasm). */
-export const TOOL_NAMES = ['read', 'glob', 'grep', 'ls', 'write', 'edit', 'bash', 'web_fetch', 'js_exec'] as const;
+export const TOOL_NAMES = [
+  'read',
+  'glob',
+  'grep',
+  'ls',
+  'write',
+  'edit',
+  'bash',
+  'web_fetch',
+  'web_search',
+  'js_exec',
+] as const;
 
 /** The built tool `name`; fails with what to run when it is missing. */
 export function toolFile(name: string): string {

@@ -50,6 +50,7 @@ const EXPECTED: Record<string, { level: string; required: string[]; optional: Re
       header: 'array',
     },
   },
+  web_search: { level: 'ReadOnly', required: ['query'], optional: { count: 'integer' } },
   js_exec: { level: 'None', required: ['code'], optional: {} },
 };
 
@@ -77,12 +78,13 @@ describe('bundled tools: registration from their own help', () => {
     });
   }
 
-  it('web_fetch declares Network: * and is the only tool importing wasi:http', async () => {
+  it('web_fetch and web_search declare Network: * and are the only tools importing wasi:http', async () => {
+    const web = (name: string) => name === 'web_fetch' || name === 'web_search';
     for (const name of TOOL_NAMES) {
       const { spec } = await h.tool(name);
       const http = spec.imports.some((i) => i.startsWith('wasi:http/'));
-      assert.equal(http, name === 'web_fetch', `${name} imports wasi:http: ${http}`);
-      assert.deepEqual(spec.network, name === 'web_fetch' ? ['*'] : []);
+      assert.equal(http, web(name), `${name} imports wasi:http: ${http}`);
+      assert.deepEqual(spec.network, web(name) ? ['*'] : []);
       assert.ok(!spec.imports.some((i) => i.startsWith('wasi:sockets/')), `${name} imports no sockets`);
     }
   });

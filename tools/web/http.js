@@ -1,9 +1,10 @@
 // @ts-check
-// One HTTP GET through wasi:http/outgoing-handler, with the body read up to a byte cap. No
-// redirect is followed here: the caller decides, so every hop is a new request that the
-// sandbox host checks against the allowed hosts and blocked networks again.
+// One HTTP request (GET, or POST with a body) through wasi:http/outgoing-handler, with the
+// response body read up to a byte cap. No redirect is followed here: the caller decides, so
+// every hop is a new request that the sandbox host checks against the allowed hosts and
+// blocked networks again.
 import { handle } from 'wasi:http/outgoing-handler@0.2.12';
-import { Fields, OutgoingRequest } from 'wasi:http/types@0.2.12';
+import { Fields, OutgoingBody, OutgoingRequest } from 'wasi:http/types@0.2.12';
 import { concat } from '../lib/bytes.js';
 import { ToolError } from '../lib/cli.js';
 
@@ -33,8 +34,8 @@ function codeOf(e) {
 }
 
 /** A ToolError for a failed request. */
-function failure(url, code) {
-  return new ToolError(`GET ${url} failed: ${REASONS[code] ?? code} (${code})`, { url, code });
+function failure(url, code, method = 'GET') {
+  return new ToolError(`${method} ${url} failed: ${REASONS[code] ?? code} (${code})`, { url, code });
 }
 
 /**
@@ -43,16 +44,29 @@ function failure(url, code) {
  * @param {URL} url @param {Record<string, string>} headers @param {number} maxBytes
  */
 export function get(url, headers, maxBytes) {
-  const fields = Fields.fromList(Object.entries(headers).map(([k, v]) => [k.toLowerCase(), enc.encode(v)]));
+  return request('GET', url, headers, undefined, maxBytes);
+}
+
+/**
+ * Sends one request; `body` (POST) is written whole before the response is awaited. Same result as `get`.
+ * @param {'GET' | 'POST'} method @param {URL} url @param {Record<string, string>} headers
+ * @param {Uint8Array | undefined} body @param {number} maxBytes
+ */
+export function request(method, url, headers, body, maxBytes) {
+  const all = body ? { ...headers, 'content-length': String(body.length) } : headers;
+  const fields = Fields.fromList(Object.entries(all).map(([k, v]) => [k.toLowerCase(), enc.encode(v)]));
   const req = new OutgoingRequest(fields);
+  if (method === 'POST') req.setMethod({ tag: 'post' });
   req.setScheme(url.protocol === 'https:' ? { tag: 'HTTPS' } : { tag: 'HTTP' });
   req.setAuthority(url.host);
   req.setPathWithQuery(`${url.pathname}${url.search}`);
+  // The body is written before the request is handed over: the host sends what was written by then.
+  if (body) writeBody(req.body(), body, url.href);
   let future;
   try {
     future = handle(req, undefined);
   } catch (e) {
-    throw failure(url.href, codeOf(e));
+    throw failure(url.href, codeOf(e), method);
   }
   let res;
   for (;;) {
@@ -60,8 +74,8 @@ export function get(url, headers, maxBytes) {
     if (res !== undefined) break;
     future.subscribe().block();
   }
-  if (res.tag !== 'ok') throw failure(url.href, 'internal');
-  if (res.val.tag === 'err') throw failure(url.href, codeOf(res.val.val));
+  if (res.tag !== 'ok') throw failure(url.href, 'internal', method);
+  if (res.val.tag === 'err') throw failure(url.href, codeOf(res.val.val), method);
   const response = res.val.val;
   /** @type {Record<string, string>} */
   const out = {};
@@ -74,8 +88,8 @@ export function get(url, headers, maxBytes) {
   const parts = [];
   let total = 0;
   let truncated = false;
-  const body = response.consume();
-  const stream = body.stream();
+  const incoming = response.consume();
+  const stream = incoming.stream();
   try {
     for (;;) {
       let chunk;
@@ -99,4 +113,17 @@ export function get(url, headers, maxBytes) {
     stream[Symbol.dispose]?.();
   }
   return { status, headers: out, body: concat(parts, total), truncated };
+}
+
+/** Writes `bytes` to an outgoing body in chunks of at most 4096 bytes (what WASI guarantees), then finishes it. */
+function writeBody(outgoing, bytes, url) {
+  const stream = outgoing.write();
+  try {
+    for (let at = 0; at < bytes.length; at += 4096) stream.blockingWriteAndFlush(bytes.subarray(at, at + 4096));
+  } catch (e) {
+    throw failure(url, `body write failed (${codeOf(e)})`, 'POST');
+  } finally {
+    stream[Symbol.dispose]?.();
+  }
+  OutgoingBody.finish(outgoing, undefined);
 }

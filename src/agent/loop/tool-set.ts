@@ -14,7 +14,7 @@ import {
 } from '../tools/approvals.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
 import type { PermissionLevel } from '../tools/grants.ts';
-import { grantFor, type ToolPolicy } from '../tools/grants.ts';
+import { grantFor, type HostToolGrant, type ToolPolicy, withHostGrant } from '../tools/grants.ts';
 import { invokeTool } from '../tools/invoke.ts';
 import { capContent, DEFAULT_MAX_CONTENT_CHARS } from '../tools/output.ts';
 import type { RegisteredTool } from '../tools/registry.ts';
@@ -81,6 +81,8 @@ export interface ToolSetOptions {
   gate?: ApprovalGate;
   /** What the run's workspace holds that it cannot trust, and who to tell before a call may write there. */
   workspace?: WorkspaceTrust;
+  /** The host's own grants by tool name (the configured search service): hosts and keys the policy does not give. */
+  hostGrants?: Readonly<Record<string, HostToolGrant>>;
 }
 
 /** The workspace as far as taint goes (the runner knows who put what there; the tool set does not). */
@@ -205,7 +207,10 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
       const level = 'builtin' in t ? t.builtin.permissionLevel : t.wasm.spec.permissionLevel;
       const allowed = allows(req.name, level);
       if (!allowed.ok) return { content: `refused: ${allowed.reason}`, isError: true };
-      const grant = 'wasm' in t ? grantFor(level, t.wasm.spec.network, opts.policy) : undefined;
+      const grant =
+        'wasm' in t
+          ? withHostGrant(grantFor(level, t.wasm.spec.network, opts.policy), hostGrantOf(req.name))
+          : undefined;
       const reasons = approvalReasons(
         opts.policy.approvals,
         req.name,
@@ -252,6 +257,12 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
     },
   };
 
+  /** The host's grant of a bundled tool; an extension shadowing the name gets none. */
+  function hostGrantOf(name: string): HostToolGrant | undefined {
+    const g = opts.hostGrants && Object.hasOwn(opts.hostGrants, name) ? opts.hostGrants[name] : undefined;
+    return g && opts.wasm.get(name)?.source === 'bundled' ? g : undefined;
+  }
+
   /** Records what untrusted content the outcome holds in the run's gate (later calls then need approval). */
   function taken(outcome: ToolCallOutcome): ToolCallOutcome {
     if (outcome.source?.untrusted) gate.tookIn(outcome.source.untrusted);
@@ -293,6 +304,7 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
     // An MCP server's answer is never the host's words, whatever the tool says of it.
     const untrusted = (r: { untrusted?: string }) =>
       r.untrusted ?? (mcp ? `a result of ${req.name} (MCP server "${mcp}")` : undefined);
+    if (t.builtin.writesWorkspace) await opts.workspace?.writing?.(gate.untrusted.length > 0);
     try {
       const r = await t.builtin.run(value, { signal, untrusted: gate.untrusted });
       const why = untrusted(r);

@@ -101,6 +101,10 @@ function tasksOf(input: Record<string, unknown>, ctx: ManagerContext): Task[] | 
   return tasks;
 }
 
+/** An executor as the manager's tool description names it. */
+const described = (name: string, spec: ExecutorSpec | undefined) =>
+  spec?.description ? `${name} (${spec.description})` : name;
+
 const usd = (n: number) => `$${n < 0.01 ? n.toFixed(4) : n.toFixed(2)}`;
 
 /** Creates the manager's tools for one run: `delegate`, `apply_patch` and `reject_patch`. */
@@ -181,7 +185,7 @@ export function createManagerTools(ctx: ManagerContext): BuiltinTool[] {
     description:
       'Hand parts of the task to your executors; they run in parallel (up to your limit) and this returns ' +
       "each one's answer, cost and, for executors working in a copy, its changes as a patch to apply or reject. " +
-      `Your executors: ${ctx.spec.executors.map((n) => `${n}${ctx.agents[n]?.description ? ` (${ctx.agents[n]!.description})` : ''}`).join('; ')}.`,
+      `Your executors: ${ctx.spec.executors.map((n) => described(n, ctx.agents[n])).join('; ')}.`,
     inputSchema: {
       type: 'object',
       properties: {

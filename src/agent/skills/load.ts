@@ -1,14 +1,18 @@
 // Finds skills in skills/<name>/SKILL.md (bundled with boxbot) and
-// <dataDir>/extensions/skills/<name>/SKILL.md (the user's). A malformed file is reported with
-// the reason and skipped; it never stops the others from loading. SKILL.md files are read like
-// a tool would see them (readWorkspaceFile): no symlink out of their folder, regular files only,
-// size checked first.
+// <dataDir>/extensions/skills/<name>/SKILL.md (the user's), each with its folder's scripts,
+// references and assets. An installed skill whose content no longer matches the approved hash is
+// refused. A malformed file is reported with the reason and skipped; it never stops the others.
+// Files are read like a tool would see them (readWorkspaceFile): no symlink out of their folder,
+// regular files only, size checked first.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import { silentLogger } from '../../core/log.ts';
 import { readWorkspaceFile } from '../../sandbox/index.ts';
+import { readSkillRecords, type SkillRecord, skillRecordPath } from './approvals.ts';
+import { readSkillFolder, resourcesOf, SkillFolderError } from './folder.ts';
 import { parseSkill, type Skill, SkillError, type SkillSource } from './skill.ts';
 
 /** The skills shipped with boxbot (the package's `skills/` folder). */
@@ -51,11 +55,21 @@ export async function loadSkills(dirs: SkillDir[]): Promise<SkillList> {
     let entries: string[];
     try {
       entries = (await readdir(dir.path, { withFileTypes: true }))
-        .filter((e) => e.isDirectory())
+        // A dot folder is an install in progress (or hidden on purpose), never a skill.
+        .filter((e) => e.isDirectory() && !e.name.startsWith('.'))
         .map((e) => e.name)
         .sort();
     } catch {
       continue; // a missing directory simply has no skills
+    }
+    let records: Record<string, SkillRecord> = {};
+    if (dir.source === 'extension') {
+      try {
+        records = readSkillRecords(dir.path);
+      } catch (e) {
+        // Without the record no installed skill can be checked: all of them wait for approval.
+        problems.push({ file: skillRecordPath(dir.path), reason: errorMessage(e) });
+      }
     }
     for (const name of entries) {
       const file = join(dir.path, name, 'SKILL.md');
@@ -67,7 +81,10 @@ export async function loadSkills(dirs: SkillDir[]): Promise<SkillList> {
       }
       const text = new TextDecoder().decode(read.bytes);
       try {
-        byName.set(name, parseSkill(text, file, dir.source, name));
+        const skill = parseSkill(text, file, dir.source, name);
+        const checked = withFolder(skill, join(dir.path, name), dir.source, records[name]);
+        if (typeof checked === 'string') problems.push({ file, reason: checked });
+        else byName.set(name, checked);
       } catch (e) {
         if (!(e instanceof SkillError)) throw e;
         problems.push({ file, reason: e.reason });
@@ -75,6 +92,38 @@ export async function loadSkills(dirs: SkillDir[]): Promise<SkillList> {
     }
   }
   return { skills: [...byName.values()].sort((a, b) => a.name.localeCompare(b.name)), problems };
+}
+
+/**
+ * The skill with its folder's resources, or why it is refused. A bundled skill ships with boxbot.
+ * An extension skill that is only a SKILL.md and was never recorded loads as before (instructions,
+ * nothing to run); anything else must match the hash a person approved.
+ */
+function withFolder(skill: Skill, dir: string, source: SkillSource, record: SkillRecord | undefined): Skill | string {
+  let content: ReturnType<typeof readSkillFolder>;
+  try {
+    content = readSkillFolder(dir);
+  } catch (e) {
+    return e instanceof SkillFolderError ? e.message : errorMessage(e);
+  }
+  const paths = content.files.map((f) => f.path);
+  const base = { ...skill, dir, resources: resourcesOf(paths) };
+  if (source === 'bundled') return base;
+  if (!record) {
+    if (paths.length === 1) return base;
+    return (
+      `holds ${paths.length - 1} file(s) besides SKILL.md and was never approved ` +
+      `(install it with boxbot skill add, or review it and run boxbot skill approve ${skill.name})`
+    );
+  }
+  if (record.sha256 !== content.sha256) {
+    return (
+      `changed since it was approved (sha256 ${content.sha256.slice(0, 12)}…, ` +
+      `approved ${record.sha256.slice(0, 12)}…): ` +
+      `review it, then run boxbot skill approve ${skill.name}`
+    );
+  }
+  return { ...base, installed: { source: record.source, sha256: record.sha256 } };
 }
 
 /** `boxbot skill list`: the skills of a data directory (bundled + extensions) and the problems. */

@@ -3,6 +3,7 @@
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { BoxbotError, errorMessage } from '../../core/errors.ts';
+import type { SkillResources } from './folder.ts';
 
 /** A declared argument of a skill. */
 export interface SkillArg {
@@ -25,6 +26,12 @@ export interface Skill {
   body: string;
   file: string;
   source: SkillSource;
+  /** The skill's folder (SKILL.md's directory). */
+  dir?: string;
+  /** Its scripts, references and assets (paths relative to `dir`); absent for a skill read from text alone. */
+  resources?: SkillResources;
+  /** For an installed skill: where it came from and the approved content hash (checked again before a script runs). */
+  installed?: { source: string; sha256: string };
 }
 
 /** A SKILL.md that could not be used, and why. */

@@ -17,6 +17,8 @@ export interface BuiltinTool {
   description: string;
   inputSchema: JsonSchema | Record<string, unknown>;
   permissionLevel: PermissionLevel;
+  /** It writes to the conversation's workspace (through the sandbox): the run is told before it runs. */
+  writesWorkspace?: boolean;
   /** The input goes to the tool unchecked (an MCP server checks it against its own, richer schema). */
   checksOwnInput?: boolean;
   /** The MCP server the tool calls: its results and errors are recorded as that server's, untrusted. */

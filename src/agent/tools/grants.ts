@@ -77,3 +77,24 @@ export function grantFor(level: PermissionLevel, declaredHosts: string[], policy
     limits: policy.limits,
   };
 }
+
+/**
+ * What the host itself grants one tool, beyond the policy (the `web_search` service the config chose): exactly
+ * these hosts, and variables only this tool's sandbox sees (its key). The model never sees either.
+ */
+export interface HostToolGrant {
+  hosts: string[];
+  /** Networks still blocked (the policy's, unless the configured host is a literal local address). */
+  block?: string[];
+  env: Record<string, string>;
+}
+
+/** A call's grant with the host's own grant for that tool in place of the policy's network. */
+export function withHostGrant(grant: ToolCallGrant, host: HostToolGrant | undefined): ToolCallGrant {
+  if (!host) return grant;
+  return {
+    ...grant,
+    network: { allow: [...host.hosts], block: host.block ?? grant.network.block },
+    env: { ...host.env },
+  };
+}

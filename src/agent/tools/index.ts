@@ -18,11 +18,13 @@ export { decodeText } from './decode.ts';
 export {
   type AccessMode,
   grantFor,
+  type HostToolGrant,
   intersectHosts,
   PERMISSION_LEVELS,
   type PermissionLevel,
   permits,
   type ToolPolicy,
+  withHostGrant,
 } from './grants.ts';
 export { type HelpCommand, HelpError, type HelpParam, mergeHelp, type ParsedHelp, parseHelp } from './help-parse.ts';
 export { invokeTool, type ToolCallGrant } from './invoke.ts';
@@ -47,3 +49,4 @@ export {
 export { checkInput, inputSchemaOf, type JsonSchema } from './schema.ts';
 export { buildSpec, importsExceedDeclaration, TOOL_NAME, ToolRefusedError, type ToolSpec } from './spec.ts';
 export { createToolSearch, type SearchableTool, searchTools } from './tool-search.ts';
+export { type WebSearchConfig, webSearchGrant } from './web-search-grant.ts';

@@ -14,6 +14,8 @@ export interface ToolCallGrant {
   mounts: Mount[];
   network: NetworkGrant;
   limits: SandboxLimits;
+  /** Variables the guest sees (the host's own, for one tool: never from the model or the policy). */
+  env?: Record<string, string>;
 }
 
 /** Runs `tool` with `input`; never throws for a tool-level failure (that is an error result). */
@@ -37,7 +39,7 @@ export async function invokeTool(
   try {
     const r = await sandbox.run(
       tool.blob,
-      { args, env: {}, mounts: grant.mounts, network: grant.network, limits: grant.limits },
+      { args, env: grant.env ?? {}, mounts: grant.mounts, network: grant.network, limits: grant.limits },
       { name: tool.spec.program, ...(signal ? { signal } : {}) },
     );
     return toolResultOf(r, maxChars);

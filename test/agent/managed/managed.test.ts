@@ -78,7 +78,8 @@ const lastToolResult = (r: RecordedRequest): string => {
   return String(tool.at(-1)?.content ?? '');
 };
 
-test('a manager delegates to three executors at once; one fails, one hits its turn cap, the copy applies once', async () => {
+const threeTitle = 'a manager delegates to three executors at once; one fails, one hits its turn cap, a copy applies';
+test(threeTitle, async () => {
   const workspace = workspaceDir();
   writeFileSync(join(workspace, 'readme.md'), 'the original\n');
   const managerRequests: RecordedRequest[] = [];
@@ -211,7 +212,10 @@ test('a patch whose file changed in the workspace meanwhile is reported as a con
   );
   assert.match(
     applied.at(-1)!,
-    /^patch-1 not applied, nothing was written; conflicts:\nplan\.md: changed by the executor, but changed in the workspace since it started$/,
+    new RegExp(
+      '^patch-1 not applied, nothing was written; conflicts:\n' +
+        'plan\\.md: changed by the executor, but changed in the workspace since it started$',
+    ),
   );
   assert.equal(readFileSync(join(workspace, 'plan.md'), 'utf8'), 'v2 by a person\n');
 });

@@ -1,0 +1,59 @@
+// The host's grant of the bundled `web_search` tool from the config's `webSearch`: the one origin
+// of the chosen service, and the variables that tell the tool which service and key to use. The
+// key is read from the secrets here and handed to that tool's sandbox only.
+import type { HostToolGrant } from './grants.ts';
+
+/** The config's `webSearch` (see config/schema.ts). */
+export interface WebSearchConfig {
+  provider: 'searxng' | 'brave' | 'tavily';
+  baseUrl?: string | undefined;
+  apiKeyEnv?: string | undefined;
+}
+
+/** Each service's public address and key variable. */
+const DEFAULTS = {
+  searxng: { baseUrl: undefined, keyEnv: undefined },
+  brave: { baseUrl: 'https://api.search.brave.com', keyEnv: 'BRAVE_API_KEY' },
+  tavily: { baseUrl: 'https://api.tavily.com', keyEnv: 'TAVILY_API_KEY' },
+} as const;
+
+/** Whether a host name is a literal loopback or private address (or localhost), which DNS cannot move. */
+function literalLocal(hostname: string): boolean {
+  const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
+  if (h === 'localhost' || h === '::1') return true;
+  const m = /^(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(h);
+  if (!m) return /^f[cd][0-9a-f]{2}:/.test(h);
+  const [a, b] = [Number(m[1]), Number(m[2])];
+  return a === 127 || a === 10 || (a === 172 && b >= 16 && b < 32) || (a === 192 && b === 168);
+}
+
+/**
+ * The `web_search` grant, or undefined when no service is configured. A self-hosted SearXNG on a
+ * literal local address (`http://127.0.0.1:8888`) is reachable although private networks are
+ * blocked: the grant allows that one origin only. A named host keeps the block, so a DNS answer
+ * pointing inside the network is still refused.
+ */
+export function webSearchGrant(
+  config: WebSearchConfig | undefined,
+  secrets: Readonly<Record<string, string | undefined>>,
+  block: string[],
+): HostToolGrant | undefined {
+  if (!config) return undefined;
+  const d = DEFAULTS[config.provider];
+  const base = config.baseUrl ?? d.baseUrl;
+  if (!base) return undefined;
+  const url = new URL(base);
+  const port = url.port || (url.protocol === 'https:' ? '443' : '80');
+  const origin = `${url.protocol}//${url.hostname}:${port}`;
+  const keyEnv = config.apiKeyEnv ?? d.keyEnv;
+  const key = keyEnv ? secrets[keyEnv] : undefined;
+  return {
+    hosts: [origin],
+    block: literalLocal(url.hostname) ? [] : block,
+    env: {
+      BOXBOT_SEARCH_PROVIDER: config.provider,
+      BOXBOT_SEARCH_URL: base,
+      ...(key ? { BOXBOT_SEARCH_KEY: key } : {}),
+    },
+  };
+}
