@@ -30,6 +30,7 @@ export {
   type WorkspaceTrust,
 } from './loop/index.ts';
 export {
+  checkProviderKey,
   checkTranscriptionModel,
   defaultModelSpec,
   listProviders,

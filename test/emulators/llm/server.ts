@@ -88,7 +88,7 @@ export interface LlmEmulator {
   readonly requests: RecordedRequest[];
   /** Queues transcripts; each answers exactly one `POST .../audio/transcriptions`, in order. */
   transcripts(texts: string[]): void;
-  /** Keys the key-check endpoints accept (others get 401); by default every key is accepted. */
+  /** Keys the key-check endpoints accept (others, and no key, get 401); by default any request is accepted. */
   acceptKeys(keys: string[] | undefined): void;
   /** Throws if scripted replies were left unused or a request found nothing to answer it. */
   assertDone(): void;
@@ -207,7 +207,7 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
   /** A key check (`GET …/models`, Cohere's `POST /v1/check-api-key`): 200 for an accepted key, else 401. */
   function keyCheck(record: RecordedRequest, res: ServerResponse): void {
     const key = keyOf(record.headers);
-    const ok = key !== undefined && (accepted === undefined || accepted.has(key));
+    const ok = accepted === undefined || (key !== undefined && accepted.has(key));
     const body = ok
       ? record.path.endsWith('check-api-key')
         ? { valid: true }
