@@ -68,7 +68,7 @@ describe('boxbot doctor', () => {
     assert.doesNotMatch(r.stdout, /right-token|sk-doctor/, 'no secret is printed');
   });
 
-  it('every configured key is checked: a refused Gemini key is a FIX naming GEMINI_API_KEY, Cohere passes', async () => {
+  it('every configured key is checked: a refused Gemini key is a FIX naming its variable, Cohere passes', async () => {
     llmEmu.acceptKeys(['sk-doctor-0000000000', 'cohere-good-key']);
     try {
       const r = await doctor(

@@ -58,13 +58,16 @@ export function createBedrockProvider(options: BedrockProviderOptions): Provider
   });
 }
 
-/** What a Vertex provider needs: the project, the region and either an access token or Application Default Credentials. */
+/** What a Vertex provider needs: the project, the region and an access token (or Application Default Credentials). */
 export interface VertexProviderOptions {
   name?: string;
   projectId: string;
   /** `us-east5`, `europe-west1`, `global`, ... */
   region: string;
-  /** An OAuth access token (`gcloud auth print-access-token`); without it the SDK uses Application Default Credentials. */
+  /**
+   * An OAuth access token (`gcloud auth print-access-token`). resolve.ts always passes one; without it the SDK would
+   * use Application Default Credentials (google-auth-library).
+   */
   accessToken?: string;
   /** Default: the SDK's endpoint for the region. */
   baseURL?: string;

@@ -11,13 +11,15 @@ import { compiledSrc } from '../../compiled-src.ts';
 /** Runs `steps` in a fresh process: after each, which of the heavy dependency trees are loaded. */
 function loadedAfter(steps: string[]): Record<string, string[]> {
   const providers = pathToFileURL(join(compiledSrc(), 'agent', 'providers', 'index.js')).href;
+  const schema = pathToFileURL(join(compiledSrc(), 'config', 'schema.js')).href;
   const script = `
     import { createRequire } from 'node:module';
     const require = createRequire(import.meta.url);
     const heavy = ['google-auth-library', '@aws-sdk', '@smithy/signature-v4', 'gaxios'];
-    const loaded = () => heavy.filter((h) => Object.keys(require.cache).some((p) => p.includes('/node_modules/' + h + '/')));
+    const inCache = (h) => Object.keys(require.cache).some((p) => p.includes('/node_modules/' + h + '/'));
+    const loaded = () => heavy.filter(inCache);
     const p = await import(${JSON.stringify(providers)});
-    const { configSchema } = await import(${JSON.stringify(pathToFileURL(join(compiledSrc(), 'config', 'schema.js')).href)});
+    const { configSchema } = await import(${JSON.stringify(schema)});
     const ctx = {
       config: configSchema.parse({ providers: {
         bedrock: { type: 'bedrock', region: 'us-east-1', baseURL: 'http://127.0.0.1:9' },
@@ -29,12 +31,14 @@ function loadedAfter(steps: string[]): Record<string, string[]> {
     };
     const call = async (spec) => {
       const m = p.resolveModel(spec, ctx);
-      const req = { model: m.model, system: '', messages: [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }], tools: [] };
+      const messages = [{ role: 'user', content: [{ type: 'text', text: 'hi' }] }];
+      const req = { model: m.model, system: '', messages, tools: [] };
       try { for await (const _ of m.provider.stream(req, new AbortController().signal)); } catch {}
     };
     const out = {};
     for (const step of ${JSON.stringify(steps)}) {
-      if (step === 'resolve all') for (const s of ['openai/gpt-5.4', 'gemini/g', 'bedrock/b', 'vertex/v']) p.resolveModel(s, ctx);
+      const all = ['openai/gpt-5.4', 'gemini/g', 'bedrock/b', 'vertex/v'];
+      if (step === 'resolve all') for (const s of all) p.resolveModel(s, ctx);
       else await call(step);
       out[step] = loaded();
     }

@@ -17,7 +17,7 @@ export interface WireShape {
   assertImage(body: any, data: string): void;
   /** The output limit the body asks for. */
   maxTokens(body: any): unknown;
-  /** Asserts the assistant turn [thinking "Let me think." (signed sig-abc for APIs that sign), text "Answer."] went back. */
+  /** Asserts the assistant turn [thinking "Let me think." (signed sig-abc), text "Answer."] went back right. */
   assertThinkingRoundTrip(body: any): void;
 }
 

@@ -81,10 +81,10 @@ export function bedrockErrorType(status: number): string {
  */
 export function sigV4Problem(headers: Record<string, string | string[] | undefined>): string | undefined {
   const auth = String(headers.authorization ?? '');
-  const m =
-    /^AWS4-HMAC-SHA256 Credential=([A-Z0-9]+)\/(\d{8})\/([a-z0-9-]+)\/bedrock\/aws4_request, SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$/.exec(
-      auth,
-    );
+  const m = new RegExp(
+    '^AWS4-HMAC-SHA256 Credential=([A-Z0-9]+)/(\\d{8})/([a-z0-9-]+)/bedrock/aws4_request, ' +
+      'SignedHeaders=([a-z0-9;-]+), Signature=([0-9a-f]{64})$',
+  ).exec(auth);
   if (!m) return `Authorization is not a SigV4 header: "${auth.slice(0, 60)}"`;
   const date = String(headers['x-amz-date'] ?? '');
   if (!date.startsWith(m[2]!)) return `x-amz-date "${date}" does not match the credential date ${m[2]}`;
