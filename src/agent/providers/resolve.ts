@@ -61,6 +61,9 @@ export function idleTimeoutOf(name: string, config: Config): number {
 export const DEFAULT_MODELS: Readonly<Record<string, string>> = Object.freeze({
   anthropic: 'anthropic/claude-sonnet-5-5',
   openai: 'openai/gpt-5.4',
+  // A Gemini or Cohere key alone is enough too (the cloud hosts need a region or a deployment named first).
+  gemini: 'gemini/gemini-2.5-flash',
+  cohere: 'cohere/command-a-03-2025',
 });
 
 /** The key variable of each type when neither the preset nor the config names one. */

@@ -168,6 +168,13 @@ describe('which providers are configured', () => {
       'anthropic/claude-sonnet-5-5',
     );
     assert.equal(missingProviderHint({ config: none, secrets: { OPENAI_API_KEY: 'k' } }), undefined);
+    assert.equal(defaultModelSpec({ config: none, secrets: { GEMINI_API_KEY: 'k' } }), 'gemini/gemini-2.5-flash');
+    assert.equal(defaultModelSpec({ config: none, secrets: { COHERE_API_KEY: 'k' } }), 'cohere/command-a-03-2025');
+    assert.equal(
+      defaultModelSpec({ config: none, secrets: { AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 's' } }),
+      undefined,
+      'Bedrock needs a region and a model first',
+    );
     assert.match(
       missingProviderHint({ config: none, secrets: {} })!,
       /^no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY/,
