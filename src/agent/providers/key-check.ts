@@ -87,9 +87,10 @@ export async function checkProviderKey(
   status: ProviderStatus,
   ctx: ResolveContext & { model?: string; timeoutMs?: number },
 ): Promise<KeyCheck> {
-  const timeoutMs = ctx.timeoutMs ?? 5000;
   const key = status.keyEnv ? ctx.secrets[status.keyEnv] : undefined;
   const probe = probeOf(status, key, ctx);
+  // A one-token message also loads its SDK (seconds on a busy machine) and waits for the model's first token.
+  const timeoutMs = ctx.timeoutMs ?? (probe ? 5000 : 30_000);
   if (!probe) {
     const model = ctx.model ?? PROVIDER_PRESETS[status.name]?.defaultModel;
     if (!model) return { ok: false, detail: `no model to check the key with: set "model" to ${status.name}/<model>` };

@@ -19,6 +19,8 @@ providerContract({
   streamInBody: false,
   // The API version the installed SDK speaks goes in the body, as the host requires; the model is in the path.
   bodyExtras: { anthropic_version: '2026-10-21', model: undefined },
+  // Every request's signature is recomputed by the emulator with the secret and must match.
+  emulator: { awsSecretAccessKey: KEYS.AWS_SECRET_ACCESS_KEY },
   missingKeyMessage: 'AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_BEARER_TOKEN_BEDROCK)',
   configure: (emu) => ({
     config: { providers: { bedrock: { type: 'bedrock', region: 'eu-west-3', baseURL: emu.url } } },
@@ -56,5 +58,23 @@ describe('bedrock: other credentials and regions', () => {
       name: 'ModelConfigError',
       message: 'bedrock/x cannot be used: providers.bedrock.region is not set in the config (or AWS_REGION)',
     });
+  });
+});
+
+describe('bedrock: the emulator checks signatures', () => {
+  it('a request signed with another secret is refused with 403 and no retry', async () => {
+    const emu = await startLlmEmulator({ awsSecretAccessKey: 'the-real-secret' });
+    try {
+      const config = configSchema.parse({
+        providers: { bedrock: { type: 'bedrock', region: 'us-east-1', baseURL: emu.url } },
+      });
+      const m = resolveModel('bedrock/some-model', { config, secrets: KEYS });
+      const out = await collect(m.provider.stream(request(m.model), new AbortController().signal));
+      assert.equal((out.error as { status?: number } | undefined)?.status, 403, String(out.error));
+      assert.match(String(out.error), /signature does not match/);
+      assert.equal(emu.requests.length, 1);
+    } finally {
+      await emu.close();
+    }
   });
 });

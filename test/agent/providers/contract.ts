@@ -11,7 +11,13 @@ import {
 import type { Message, ModelRequest, StreamPart } from '../../../src/agent/types.ts';
 import type { Secrets } from '../../../src/config/env.ts';
 import { type Config, configSchema } from '../../../src/config/schema.ts';
-import { type LlmEmulator, llm, type RecordedRequest, startLlmEmulator } from '../../emulators/llm/index.ts';
+import {
+  type LlmEmulator,
+  type LlmEmulatorOptions,
+  llm,
+  type RecordedRequest,
+  startLlmEmulator,
+} from '../../emulators/llm/index.ts';
 import { WIRE, type WireApi } from './wire-shapes.ts';
 
 /** One provider under contract. */
@@ -34,6 +40,8 @@ export interface ProviderTarget {
   assertAuth?(request: RecordedRequest): void;
   /** Body fields the host adds (e.g. Bedrock's `anthropic_version`). */
   bodyExtras?: Record<string, unknown>;
+  /** How the emulator checks this provider's requests (Bedrock: the SigV4 secret). */
+  emulator?: LlmEmulatorOptions;
   /** The refusal without credentials, when it names more than one variable. */
   missingKeyMessage?: string;
 }
@@ -107,7 +115,7 @@ export function providerContract(target: ProviderTarget): void {
   function scenario(name: string, fn: (h: Harness) => Promise<void>, extraConfig?: Record<string, unknown>): void {
     // The timeout only turns a hang (e.g. a cancellation that never closes the connection) into a failure.
     it(name, { timeout: 30_000 }, async () => {
-      const emu = await startLlmEmulator();
+      const emu = await startLlmEmulator(target.emulator);
       const sleeps: number[] = [];
       try {
         await fn({ emu, ctx: harnessContext(target, emu, sleeps, extraConfig), sleeps, spec });

@@ -46,7 +46,8 @@ describe('key checks', () => {
     const config = configSchema.parse({
       providers: { bedrock: { type: 'bedrock', region: 'us-east-1', baseURL: emu.url } },
     });
-    const ctx: ResolveContext = { config, secrets: { AWS_ACCESS_KEY_ID: 'AKIDX', AWS_SECRET_ACCESS_KEY: 's' } };
+    // The timeout only turns a hang into a failure: loading the SDK on a busy machine takes seconds.
+    const ctx = { config, secrets: { AWS_ACCESS_KEY_ID: 'AKIDX', AWS_SECRET_ACCESS_KEY: 's' }, timeoutMs: 120_000 };
     emu.script([llm.say('.'), llm.fail(403, { message: 'The security token included in the request is invalid' })]);
     const from = emu.requests.length;
     const ok = await checkProviderKey(statusOf('bedrock', ctx), ctx);
@@ -67,7 +68,12 @@ describe('key checks', () => {
         vertex: { type: 'vertex-anthropic', region: 'us-east5', projectId: 'p1', baseURL: `${emu.url}/v1` },
       },
     });
-    const ctx = { config, secrets: { VERTEX_ACCESS_TOKEN: 'tok' }, model: 'claude-haiku-4-5@20251001' };
+    const ctx = {
+      config,
+      secrets: { VERTEX_ACCESS_TOKEN: 'tok' },
+      model: 'claude-haiku-4-5@20251001',
+      timeoutMs: 120_000,
+    };
     emu.script([llm.fail(404, { message: 'Publisher model not found' })]);
     const r = await checkProviderKey(statusOf('vertex', ctx), ctx);
     assert.equal(r.ok, true);

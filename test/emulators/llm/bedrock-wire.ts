@@ -2,7 +2,10 @@
 // is a base64 `bytes` payload inside an AWS event-stream `chunk` message (binary framing with CRCs); stream
 // failures are `exception` messages; HTTP errors carry `x-amzn-ErrorType`. Also checks SigV4 Authorization headers.
 
+import { Sha256 } from '@aws-crypto/sha256-js';
 import { EventStreamCodec } from '@smithy/eventstream-codec';
+import { HttpRequest } from '@smithy/protocol-http';
+import { SignatureV4 } from '@smithy/signature-v4';
 import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
 import type { Frame } from './frames.ts';
 
@@ -91,4 +94,50 @@ export function sigV4Problem(headers: Record<string, string | string[] | undefin
   const signed = m[4]!.split(';');
   if (!signed.includes('host') || !signed.includes('x-amz-date')) return `SignedHeaders lacks host or x-amz-date`;
   return undefined;
+}
+
+/** What the emulator needs to check a signature: the request as received. */
+export interface SignedRequest {
+  method: string;
+  path: string;
+  query: string;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+/**
+ * Why `req`'s SigV4 signature is not the one `secretAccessKey` makes for it, or undefined when it is: the request
+ * is signed again here (same signed headers, same date, same body) and the two Authorization headers compared.
+ */
+export async function sigV4Mismatch(req: SignedRequest, secretAccessKey: string): Promise<string | undefined> {
+  const problem = sigV4Problem(req.headers);
+  if (problem) return problem;
+  const auth = String(req.headers.authorization);
+  const [, accessKeyId, , region] = /Credential=([^/]+)\/(\d{8})\/([^/]+)\//.exec(auth)!;
+  const signedNames = /SignedHeaders=([^,]+)/.exec(auth)![1]!.split(';');
+  const headers: Record<string, string> = {};
+  for (const name of signedNames) headers[name] = String(req.headers[name] ?? '');
+  const query: Record<string, string[]> = {};
+  for (const [k, v] of new URLSearchParams(req.query)) (query[k] ??= []).push(v);
+  const amzDate = String(req.headers['x-amz-date']);
+  const signingDate = new Date(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
+  const token = req.headers['x-amz-security-token'];
+  const signer = new SignatureV4({
+    service: 'bedrock',
+    region: region!,
+    credentials: { accessKeyId: accessKeyId!, secretAccessKey, ...(token ? { sessionToken: String(token) } : {}) },
+    sha256: Sha256,
+  });
+  const request = new HttpRequest({
+    method: req.method,
+    protocol: 'http:',
+    path: req.path,
+    query,
+    headers,
+    body: req.body,
+  });
+  const expected = (await signer.sign(request, { signingDate })).headers.authorization;
+  return expected === auth
+    ? undefined
+    : 'the SigV4 signature does not match the request (wrong secret or altered request)';
 }

@@ -5,7 +5,7 @@ import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'nod
 import type { AddressInfo } from 'node:net';
 import { anthropicRefusal, anthropicShowsThinking } from './anthropic-models.ts';
 import { anthropicError, anthropicMessage, anthropicStream } from './anthropic-wire.ts';
-import { bedrockErrorType, bedrockFrames, sigV4Problem } from './bedrock-wire.ts';
+import { bedrockErrorType, bedrockFrames, sigV4Mismatch, sigV4Problem } from './bedrock-wire.ts';
 import { cohereError, cohereStream } from './cohere-wire.ts';
 import type { Frame } from './frames.ts';
 import { geminiError, geminiStream } from './gemini-wire.ts';
@@ -70,6 +70,8 @@ export interface RecordedRequest {
   body: any;
   /** Resolves when the response is over. */
   ended: Promise<LlmResponseEnd>;
+  /** The body as received (UTF-8), for checks that hash it (SigV4). */
+  rawBody: string;
 }
 
 /** Decides a reply from the request when the script is empty (e.g. instant answers forever for benchmarks). */
@@ -99,7 +101,13 @@ export interface LlmEmulator {
  * Starts an emulator on 127.0.0.1, port 0. Example:
  * `const emu = await startLlmEmulator(); emu.script([llm.say('hi')]);`
  */
-export async function startLlmEmulator(): Promise<LlmEmulator> {
+/** How the emulator checks what needs more than a header's shape. */
+export interface LlmEmulatorOptions {
+  /** With it, a Bedrock request's SigV4 signature is recomputed with this secret and must match exactly. */
+  awsSecretAccessKey?: string;
+}
+
+export async function startLlmEmulator(options: LlmEmulatorOptions = {}): Promise<LlmEmulator> {
   const queue: LlmReply[] = [];
   const heard: string[] = [];
   const requests: RecordedRequest[] = [];
@@ -145,6 +153,7 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
         headers: req.headers,
         body,
         ended,
+        rawBody: raw,
       };
       requests.push(record);
       void answer(record, res, () => (serverClosed = true)).catch((err: unknown) => {
@@ -167,7 +176,8 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     const ended = new Promise<LlmResponseEnd>((resolve) =>
       res.on('close', () => resolve(res.writableFinished ? 'complete' : 'client-closed')),
     );
-    requests.push({ api: 'transcription', method, path, query: '', model: undefined, headers, body: form, ended });
+    const rec = { api: 'transcription' as const, method, path, query: '', model: undefined, headers, body: form };
+    requests.push({ ...rec, ended, rawBody: '' });
     const json = (status: number, body: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
@@ -234,10 +244,12 @@ export async function startLlmEmulator(): Promise<LlmEmulator> {
     }
     if (record.api === 'key-check') return keyCheck(record, res);
     // Bedrock refuses a request without a well-formed SigV4 signature (or a Bedrock API key) before anything else.
-    const unsigned =
-      record.api === 'bedrock' && !String(record.headers.authorization ?? '').startsWith('Bearer ')
-        ? sigV4Problem(record.headers)
-        : undefined;
+    const signed = record.api === 'bedrock' && !String(record.headers.authorization ?? '').startsWith('Bearer ');
+    const unsigned = !signed
+      ? undefined
+      : options.awsSecretAccessKey
+        ? await sigV4Mismatch({ ...record, body: record.rawBody }, options.awsSecretAccessKey)
+        : sigV4Problem(record.headers);
     if (unsigned) {
       res.writeHead(403, { 'content-type': 'application/json', 'x-amzn-errortype': 'InvalidSignatureException' });
       res.end(JSON.stringify({ message: unsigned }));
