@@ -42,7 +42,10 @@ describe('key checks', () => {
     });
   }
 
-  it('bedrock: a one-token signed request; a 403 names both AWS variables', async () => {
+  it('bedrock: a one-token signed request; a 403 names both AWS variables', async (t) => {
+    // An emulator of its own: a failure here cannot leave scripted replies for the next test.
+    const emu = await startLlmEmulator();
+    t.after(() => emu.close());
     const config = configSchema.parse({
       providers: { bedrock: { type: 'bedrock', region: 'us-east-1', baseURL: emu.url } },
     });
@@ -62,7 +65,9 @@ describe('key checks', () => {
     emu.assertDone();
   });
 
-  it('vertex: the configured model is used; a 404 for the model still says the key works', async () => {
+  it('vertex: the configured model is used; a 404 for the model still says the key works', async (t) => {
+    const emu = await startLlmEmulator();
+    t.after(() => emu.close());
     const config = configSchema.parse({
       providers: {
         vertex: { type: 'vertex-anthropic', region: 'us-east5', projectId: 'p1', baseURL: `${emu.url}/v1` },
@@ -76,7 +81,7 @@ describe('key checks', () => {
     };
     emu.script([llm.fail(404, { message: 'Publisher model not found' })]);
     const r = await checkProviderKey(statusOf('vertex', ctx), ctx);
-    assert.equal(r.ok, true);
+    assert.equal(r.ok, true, r.detail);
     assert.match(r.detail, /^the key was accepted, but claude-haiku-4-5@20251001 was refused \(404\)/);
     assert.equal(emu.requests.at(-1)!.model, 'claude-haiku-4-5@20251001');
     emu.assertDone();
