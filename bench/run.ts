@@ -12,6 +12,7 @@ const benches: Record<string, string> = {
   cli: 'cli.ts',
   'first-start': 'first-start.ts',
   replicas: 'replicas.ts',
+  'provider-sdks': 'provider-sdks.ts',
 };
 const wanted = process.argv.slice(2);
 const names = wanted.length ? wanted : Object.keys(benches);

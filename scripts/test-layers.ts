@@ -63,6 +63,8 @@ export const SLOW: readonly string[] = [
   'test/gateway/leadership-crash.test.ts',
   // the whole app booted against the platform emulators
   'test/e2e/',
+  // provider SDKs loaded or not, in a fresh child process
+  'test/agent/providers/lazy-load.test.ts',
   // the test runner itself, on fixture files, in child processes
   'test/scripts/run-tests.test.ts',
 ];

@@ -32,6 +32,7 @@ export {
 } from './loop/index.ts';
 export { createManagerTools, type ExecutorSpec, type ManagerSpec } from './managed/manager.ts';
 export {
+  checkProviderKey,
   checkTranscriptionModel,
   DEFAULT_MODELS,
   defaultModelSpec,

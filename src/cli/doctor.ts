@@ -9,6 +9,7 @@ import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import {
+  checkProviderKey,
   checkTranscriptionModel,
   createToolRegistry,
   defaultModelSpec,
@@ -94,21 +95,16 @@ async function checkProviders(loaded: LoadedConfig, secrets: Secrets, fetchEndpo
     what: `model ${spec}`,
     detail: `${status.type} at ${status.baseURL ?? 'its default endpoint'}`,
   });
-  if (!fetchEndpoints || !status.baseURL) return lines;
-  const key = status.keyEnv ? secrets[status.keyEnv] : undefined;
-  const base = status.baseURL.replace(/\/+$/, '');
-  const r =
-    status.type === 'anthropic'
-      ? await probe(`${base}/v1/models`, { headers: { 'x-api-key': key ?? '', 'anthropic-version': '2023-06-01' } })
-      : await probe(`${base}/models`, { headers: key ? { authorization: `Bearer ${key}` } : {} });
-  if ('error' in r) lines.push({ ok: false, what: `provider ${name}`, detail: `unreachable at ${base} (${r.error})` });
-  else if (r.status === 401 || r.status === 403)
-    lines.push({
-      ok: false,
-      what: `provider ${name}`,
-      detail: `the key was refused (${r.status}): check ${status.keyEnv}`,
-    });
-  else lines.push({ ok: true, what: `provider ${name}`, detail: `reachable (${r.status})` });
+  if (!fetchEndpoints) return lines;
+  // Every provider with a key is checked (a fallback or a `/model` choice may need it), and the default model's
+  // provider even when it takes no key (a local server).
+  const checked = listProviders(ctx).filter((p) => p.ready && (p.hasKey || p.name === name));
+  const results = await Promise.all(
+    checked.map((p) =>
+      checkProviderKey(p, { ...ctx, ...(p.name === name ? { model: parseModelSpec(spec).model } : {}) }),
+    ),
+  );
+  checked.forEach((p, i) => lines.push({ ok: results[i]!.ok, what: `provider ${p.name}`, detail: results[i]!.detail }));
   return lines;
 }
 

@@ -19,7 +19,16 @@ export const SECRET_VARIABLES = [
   'SLACK_SIGNING_SECRET',
   'BOXBOT_ADMIN_TOKEN',
   'BOXBOT_DATABASE_URL',
+  // Amazon Bedrock: IAM keys (signed with SigV4) or a Bedrock API key, and the default region.
+  'AWS_ACCESS_KEY_ID',
+  'AWS_SECRET_ACCESS_KEY',
+  'AWS_SESSION_TOKEN',
+  'AWS_BEARER_TOKEN_BEDROCK',
+  'AWS_REGION',
 ] as const;
+
+/** Variables read with the secrets that are not secret (never redacted): endpoints and regions. */
+const NOT_SECRET = /_BASE_URL$|^AWS_REGION$/;
 
 /** Environment values by name; provider presets may name further key variables (e.g. GROQ_API_KEY). */
 export type Secrets = Readonly<Record<string, string | undefined>>;
@@ -55,7 +64,7 @@ export function readVariable(name: string, env: NodeJS.ProcessEnv = process.env)
 /** Every secret value, for redaction: a string containing one of these is never logged or sent to a chat. */
 export function secretValues(secrets: Secrets): string[] {
   return Object.entries(secrets)
-    .filter(([k, v]) => v && v.length >= 8 && !/_BASE_URL$/.test(k))
+    .filter(([k, v]) => v && v.length >= 8 && !NOT_SECRET.test(k))
     .map(([, v]) => v!);
 }
 

@@ -3,6 +3,18 @@
 import { z } from 'zod';
 import { mcpSchema, memorySchema } from './mcp.ts';
 
+/** The APIs a `providers` entry may speak (src/agent/providers/presets.ts has the built-in ones). */
+export const PROVIDER_TYPES = [
+  'anthropic',
+  'openai',
+  'openai-compatible',
+  'gemini',
+  'cohere',
+  'azure-openai',
+  'bedrock',
+  'vertex-anthropic',
+] as const;
+
 const access = z.enum(['full', 'read-only', 'chat-only']);
 
 const toolFilter = z.object({ allow: z.array(z.string()).optional(), deny: z.array(z.string()).optional() }).strict();
@@ -161,9 +173,18 @@ export const configSchema = z
       .record(
         z
           .object({
-            type: z.enum(['openai', 'anthropic', 'openai-compatible']),
+            type: z.enum(PROVIDER_TYPES),
             baseURL: z.string().url().optional(),
             apiKeyEnv: z.string().optional(),
+            /** Azure OpenAI: the `api-version` query parameter (default `2024-10-21`). */
+            apiVersion: z.string().min(1).optional(),
+            /** Bedrock (default: AWS_REGION) and Vertex: the region, e.g. `us-east-1`, `us-east5`, `global`. */
+            region: z
+              .string()
+              .regex(/^[a-z0-9-]+$/, 'a region name such as us-east-1')
+              .optional(),
+            /** Vertex: the Google Cloud project id. */
+            projectId: z.string().min(1).optional(),
             /** This provider's stream idle timeout in ms (default: `modelIdleTimeoutMs`; 0: off). */
             idleTimeoutMs: z.number().int().min(0).optional(),
           })

@@ -68,6 +68,31 @@ describe('boxbot doctor', () => {
     assert.doesNotMatch(r.stdout, /right-token|sk-doctor/, 'no secret is printed');
   });
 
+  it('every configured key is checked: a refused Gemini key is a FIX naming its variable, Cohere passes', async () => {
+    llmEmu.acceptKeys(['sk-doctor-0000000000', 'cohere-good-key']);
+    try {
+      const r = await doctor(
+        { model: 'openai/gpt-4o-mini' },
+        {
+          OPENAI_API_KEY: 'sk-doctor-0000000000',
+          OPENAI_BASE_URL: llmEmu.openaiBaseURL,
+          GEMINI_API_KEY: 'gemini-stale-key',
+          GEMINI_BASE_URL: llmEmu.url,
+          COHERE_API_KEY: 'cohere-good-key',
+          COHERE_BASE_URL: llmEmu.url,
+        },
+      );
+      assert.equal(r.code, 1, r.stdout + r.stderr);
+      assert.match(r.stdout, /^ok +provider openai +reachable \(200\)/m);
+      assert.match(r.stdout, /^FIX +provider gemini +the key was refused \(401\): check GEMINI_API_KEY/m);
+      assert.match(r.stdout, /^ok +provider cohere +reachable \(200\)/m);
+      assert.doesNotMatch(r.stdout, /provider (anthropic|groq|bedrock)/, 'providers without a key are not called');
+      assert.doesNotMatch(r.stdout, /gemini-stale-key|cohere-good-key/, 'no key is printed');
+    } finally {
+      llmEmu.acceptKeys(undefined);
+    }
+  });
+
   it('a recorded Telegram chat with privacy mode on is a FIX line saying the bot misses messages', async () => {
     const r = await doctor(
       {

@@ -20,6 +20,11 @@ export interface AnthropicProviderOptions {
   idleTimeoutMs?: number;
   /** Ask the API to cache the request prefix (default true; turn off for proxies that reject `cache_control`). */
   promptCaching?: boolean;
+  /**
+   * A client of the same SDK family to use instead of one made from the options above: Anthropic's Bedrock and
+   * Vertex clients speak the Messages API through their hosts (anthropic-hosts.ts).
+   */
+  client?: { messages: Pick<Anthropic['messages'], 'create'> };
 }
 
 /** Maps Anthropic's `stop_reason` to the unified finish reason. */
@@ -68,15 +73,17 @@ type Block =
 /** Creates the Anthropic provider. */
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
   const name = options.name ?? 'anthropic';
-  const client = new Anthropic({
-    apiKey: options.apiKey,
-    baseURL: options.baseURL ?? 'https://api.anthropic.com',
-    maxRetries: 0,
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
-    logLevel: 'off',
-    openTelemetry: false,
-  });
+  const client =
+    options.client ??
+    new Anthropic({
+      apiKey: options.apiKey,
+      baseURL: options.baseURL ?? 'https://api.anthropic.com',
+      maxRetries: 0,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+      logLevel: 'off',
+      openTelemetry: false,
+    });
   const classify = (err: unknown) => fromSdkError(name, err, Anthropic);
 
   async function* run(request: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {

@@ -1,8 +1,16 @@
-// Public names of the provider layer: resolving `provider/model` strings, the Anthropic and OpenAI(-compatible)
-// providers, retries and fallback, errors, and usage cost.
+// Public names of the provider layer: resolving `provider/model` strings, the Anthropic, OpenAI(-compatible), Azure,
+// Gemini, Cohere, Bedrock and Vertex providers, retries and fallback, errors, key checks and usage cost.
 
 export { type AnthropicProviderOptions, createAnthropicProvider, mapAnthropicStopReason } from './anthropic.ts';
+export {
+  type BedrockCredentials,
+  type BedrockProviderOptions,
+  createBedrockProvider,
+  createVertexProvider,
+  type VertexProviderOptions,
+} from './anthropic-hosts.ts';
 export { toAnthropicParams } from './anthropic-messages.ts';
+export { type CohereProviderOptions, createCohereProvider, mapCohereFinishReason } from './cohere.ts';
 export {
   isRetryableStatus,
   ModelConfigError,
@@ -12,6 +20,8 @@ export {
   stalledError,
 } from './errors.ts';
 export { type ModelTarget, withFallback } from './fallback.ts';
+export { checkProviderKey, type KeyCheck } from './key-check.ts';
+export { createGeminiProvider, type GeminiProviderOptions, mapGeminiFinishReason } from './gemini.ts';
 export { createOpenAIProvider, mapOpenAIFinishReason, type OpenAIProviderOptions } from './openai.ts';
 export { toOpenAIParams } from './openai-messages.ts';
 export { baseURLEnvOf, PROVIDER_PRESETS, type ProviderPreset, type ProviderType } from './presets.ts';

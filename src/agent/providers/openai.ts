@@ -1,6 +1,6 @@
 // OpenAI Chat Completions via the `openai` SDK (v6), also used for every OpenAI-compatible server:
 // streamed text, parallel tool calls assembled by index, usage from the include_usage chunk.
-import OpenAI from 'openai';
+import OpenAI, { AzureOpenAI } from 'openai';
 import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
 import { type MaxTokensParam, toOpenAIParams } from './openai-messages.ts';
 import { fromSdkError, guardStream, incompleteStream, streamText } from './stream-guard.ts';
@@ -19,6 +19,42 @@ export interface OpenAIProviderOptions {
   idleTimeoutMs?: number;
   /** `max_completion_tokens` for OpenAI itself (default), `max_tokens` for compatible servers. */
   maxTokensParam?: MaxTokensParam;
+  /**
+   * Azure OpenAI: `baseURL` is the resource endpoint (`https://<resource>.openai.azure.com`), the model is the
+   * deployment name, and the key goes in the `api-key` header.
+   */
+  azure?: { apiVersion: string };
+}
+
+/** The client for `options`: OpenAI's, or its Azure client (deployment paths, `api-version`, `api-key`). */
+function clientOf(options: OpenAIProviderOptions): OpenAI {
+  const common = {
+    maxRetries: 0,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+    logLevel: 'off' as const,
+  };
+  if (options.azure) {
+    // Every option is passed, so the SDK reads none of AZURE_OPENAI_ENDPOINT, OPENAI_API_VERSION, ... itself.
+    return new AzureOpenAI({
+      endpoint: options.baseURL,
+      apiKey: options.apiKey ?? '',
+      apiVersion: options.azure.apiVersion,
+      organization: null,
+      project: null,
+      webhookSecret: null,
+      ...common,
+    });
+  }
+  return new OpenAI({
+    apiKey: options.apiKey ?? 'no-key',
+    baseURL: options.baseURL ?? 'https://api.openai.com/v1',
+    organization: null,
+    project: null,
+    webhookSecret: null,
+    ...(options.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
+    ...common,
+  });
 }
 
 /** Maps a Chat Completions `finish_reason`; servers that say `stop` after tool calls still mean tool calls. */
@@ -58,18 +94,7 @@ interface PendingCall {
 /** Creates an OpenAI or OpenAI-compatible provider. */
 export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   const name = options.name ?? 'openai';
-  const client = new OpenAI({
-    apiKey: options.apiKey ?? 'no-key',
-    baseURL: options.baseURL ?? 'https://api.openai.com/v1',
-    organization: null,
-    project: null,
-    webhookSecret: null,
-    maxRetries: 0,
-    ...(options.apiKey === undefined ? { defaultHeaders: { Authorization: null } } : {}),
-    ...(options.fetch ? { fetch: options.fetch } : {}),
-    ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
-    logLevel: 'off',
-  });
+  const client = clientOf(options);
   const classify = (err: unknown) => fromSdkError(name, err, OpenAI);
 
   async function* run(request: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {

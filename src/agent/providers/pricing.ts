@@ -47,10 +47,55 @@ const MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
   'o3-mini': { input: 1.1, output: 4.4, cacheRead: 0.55, contextWindow: 200_000 },
   'o4-mini': { input: 1.1, output: 4.4, cacheRead: 0.275, contextWindow: 200_000 },
   o1: { input: 15, output: 60, cacheRead: 7.5, contextWindow: 200_000 },
+  // Google Gemini API (paid tier, text), checked 2026-11-27 against Google's pricing page as quoted by third-party
+  // price tables. gemini-2.5-pro doubles its rates over 200K prompt tokens; its window here is that band.
+  'gemini-2.5-pro': { input: 1.25, output: 10, cacheRead: 0.125, contextWindow: 200_000 },
+  'gemini-2.5-flash': { input: 0.3, output: 2.5, cacheRead: 0.03, contextWindow: 1_048_576 },
+  'gemini-2.5-flash-lite': { input: 0.1, output: 0.4, cacheRead: 0.01, contextWindow: 1_048_576 },
+  // Cohere, checked 2026-11-27 (cohere.com/pricing as captured 2026-11-11; Command A from gateways' tables). Cohere
+  // bills no separate cache rate: a cached token costs the input price.
+  'command-a-03-2025': { input: 2.5, output: 10, cacheRead: 2.5, contextWindow: 256_000 },
+  'command-r-plus-08-2024': { input: 2.5, output: 10, cacheRead: 2.5, contextWindow: 128_000 },
+  'command-r-08-2024': { input: 0.15, output: 0.6, cacheRead: 0.15, contextWindow: 128_000 },
+  'command-r7b-12-2024': { input: 0.0375, output: 0.15, cacheRead: 0.0375, contextWindow: 128_000 },
+  // Moonshot (platform.kimi.ai/docs/pricing/chat-k3, via a cited price update, 2026-07) and MiniMax (M3 standard
+  // rate, 2026-06), checked 2026-11-27. Other Kimi and MiniMax models, and the other compatible services' models,
+  // are not listed: their vendors bill in CNY or publish no rate we could confirm (docs/providers.md).
+  'kimi-k3': { input: 3, output: 15, cacheRead: 0.3, contextWindow: 262_144 },
+  'MiniMax-M3': { input: 0.6, output: 2.4, cacheRead: 0.06, contextWindow: 512_000 },
 });
 
-/** Providers whose model names are the vendors' own; other prefixes (groq/, openrouter/...) price differently. */
-const VENDOR_PREFIXES = new Set(['anthropic', 'openai']);
+const claude = /^claude-/;
+const openai = /^(gpt-|o\d)/;
+
+/**
+ * Providers whose model names are the vendors' own, with the families each serves; other prefixes (groq/,
+ * openrouter/...) price differently. Azure deployments are priced when named after their model (`azure/gpt-4o`)
+ * at OpenAI's list price (Azure's global deployments; regional ones cost more). Bedrock and Vertex are priced at
+ * Anthropic's list price (their global endpoints; regional endpoints add 10% on Claude 4.5 and later, not modelled).
+ */
+const VENDOR_FAMILIES: Readonly<Record<string, RegExp>> = {
+  anthropic: claude,
+  openai,
+  azure: openai,
+  bedrock: claude,
+  vertex: claude,
+  gemini: /^gemini-/,
+  cohere: /^command-/,
+  moonshot: /^kimi-/,
+  minimax: /^MiniMax-/,
+};
+
+/**
+ * The vendor's model name inside a cloud host's model id: Bedrock's `us.anthropic.claude-sonnet-4-5-20250929-v1:0`
+ * and Vertex's `claude-sonnet-4-5@20250929` are claude-sonnet-4-5-20250929.
+ */
+export function hostModelName(name: string): string {
+  return name
+    .replace(/^(?:[a-z]{2,6}\.)?anthropic\./, '')
+    .replace(/-v\d+(?::\d+)?$/, '')
+    .replace(/@(\d{8})$/, '-$1');
+}
 
 /**
  * The model a dated snapshot or alias stands for: claude-sonnet-4-5-20250929, gpt-4o-2024-08-06,
@@ -64,8 +109,9 @@ function infoOf(modelId: string): ModelInfo | undefined {
   let name = modelId;
   const slash = modelId.indexOf('/');
   if (slash >= 0) {
-    if (!VENDOR_PREFIXES.has(modelId.slice(0, slash))) return undefined;
-    name = modelId.slice(slash + 1);
+    const family = VENDOR_FAMILIES[modelId.slice(0, slash)];
+    name = hostModelName(modelId.slice(slash + 1));
+    if (!family?.test(name)) return undefined;
   }
   return MODELS[name] ?? MODELS[baseModelName(name)];
 }

@@ -8,8 +8,11 @@ import type { Logger } from '../../core/log.ts';
 import { silentLogger } from '../../core/log.ts';
 import type { Provider } from '../types.ts';
 import { createAnthropicProvider } from './anthropic.ts';
+import { createBedrockProvider, createVertexProvider, vertexBaseURL } from './anthropic-hosts.ts';
+import { createCohereProvider } from './cohere.ts';
 import { ModelConfigError } from './errors.ts';
 import { withFallback } from './fallback.ts';
+import { createGeminiProvider } from './gemini.ts';
 import { createOpenAIProvider } from './openai.ts';
 import { baseURLEnvOf, PROVIDER_PRESETS, type ProviderType } from './presets.ts';
 import { type RetryOptions, withRetry } from './retry.ts';
@@ -58,24 +61,83 @@ export function idleTimeoutOf(name: string, config: Config): number {
 export const DEFAULT_MODELS: Readonly<Record<string, string>> = Object.freeze({
   anthropic: 'anthropic/claude-sonnet-5-5',
   openai: 'openai/gpt-5.4',
+  // A Gemini or Cohere key alone is enough too (the cloud hosts need a region or a deployment named first).
+  gemini: 'gemini/gemini-2.5-flash',
+  cohere: 'cohere/command-a-03-2025',
 });
 
-function statusOf(name: string, ctx: Pick<ResolveContext, 'config' | 'secrets'>): ProviderStatus | undefined {
+/** The key variable of each type when neither the preset nor the config names one. */
+const NATIVE_KEYS: Partial<Record<ProviderType, string>> = {
+  anthropic: 'ANTHROPIC_API_KEY',
+  openai: 'OPENAI_API_KEY',
+  gemini: 'GEMINI_API_KEY',
+  cohere: 'COHERE_API_KEY',
+  'azure-openai': 'AZURE_OPENAI_API_KEY',
+  bedrock: 'AWS_ACCESS_KEY_ID',
+  'vertex-anthropic': 'VERTEX_ACCESS_TOKEN',
+};
+
+/** Azure OpenAI's `api-version` when the config does not name one (the latest GA version of the data plane). */
+export const DEFAULT_AZURE_API_VERSION = '2024-10-21';
+
+type Ctx = Pick<ResolveContext, 'config' | 'secrets'>;
+
+/** The region of a Bedrock or Vertex provider: its config, else (Bedrock) AWS_REGION. */
+function regionOf(name: string, type: ProviderType, ctx: Ctx): string | undefined {
+  return ctx.config.providers?.[name]?.region ?? (type === 'bedrock' ? ctx.secrets.AWS_REGION : undefined);
+}
+
+/** The endpoint a host's region implies when neither the config nor the environment gives a base URL. */
+function hostBaseURL(name: string, type: ProviderType, ctx: Ctx): string | undefined {
+  const region = regionOf(name, type, ctx);
+  if (!region) return undefined;
+  if (type === 'bedrock') return `https://bedrock-runtime.${region}.amazonaws.com`;
+  if (type === 'vertex-anthropic') return vertexBaseURL(region);
+  return undefined;
+}
+
+/** Bedrock signs with IAM keys (both halves) or sends a Bedrock API key. */
+function hasBedrockKey(secrets: Secrets): boolean {
+  return Boolean((secrets.AWS_ACCESS_KEY_ID && secrets.AWS_SECRET_ACCESS_KEY) || secrets.AWS_BEARER_TOKEN_BEDROCK);
+}
+
+/** What a provider of `type` lacks besides its key and base URL: a region, a project. */
+function hostProblem(name: string, type: ProviderType, ctx: Ctx): string | undefined {
+  if (type !== 'bedrock' && type !== 'vertex-anthropic') return undefined;
+  if (!regionOf(name, type, ctx)) {
+    return `providers.${name}.region is not set in the config${type === 'bedrock' ? ' (or AWS_REGION)' : ''}`;
+  }
+  if (type === 'vertex-anthropic' && !ctx.config.providers?.[name]?.projectId) {
+    return `providers.${name}.projectId is not set in the config (the Google Cloud project)`;
+  }
+  return undefined;
+}
+
+function statusOf(name: string, ctx: Ctx): ProviderStatus | undefined {
   const preset = PROVIDER_PRESETS[name];
   const cfg = ctx.config.providers?.[name];
   if (!preset && !cfg) return undefined;
   const type = cfg?.type ?? preset!.type;
   const baseURL =
-    cfg?.baseURL ?? ctx.secrets[baseURLEnvOf(name)] ?? (preset && preset.type === type ? preset.baseURL : undefined);
-  const nativeKey = type === 'anthropic' ? 'ANTHROPIC_API_KEY' : type === 'openai' ? 'OPENAI_API_KEY' : undefined;
-  const keyEnv = cfg?.apiKeyEnv ?? preset?.keyEnv ?? nativeKey;
+    cfg?.baseURL ??
+    ctx.secrets[baseURLEnvOf(name)] ??
+    (preset && preset.type === type && preset.baseURL ? preset.baseURL : hostBaseURL(name, type, ctx));
+  const keyEnv = cfg?.apiKeyEnv ?? (preset?.type === type ? preset.keyEnv : undefined) ?? NATIVE_KEYS[type];
   const keyRequired = cfg?.apiKeyEnv !== undefined || type !== 'openai-compatible' || (preset?.keyRequired ?? false);
-  const hasKey = keyEnv !== undefined && ctx.secrets[keyEnv] !== undefined;
-  let problem: string | undefined;
-  if (!baseURL)
-    problem = `providers.${name}.baseURL is not set in the config (or ${baseURLEnvOf(name)} in the environment)`;
-  else if (keyRequired && !hasKey) {
-    problem = keyEnv ? `set ${keyEnv}` : `set providers.${name}.apiKeyEnv in the config`;
+  const bedrockKeys = type === 'bedrock' && cfg?.apiKeyEnv === undefined;
+  const hasKey = bedrockKeys ? hasBedrockKey(ctx.secrets) : keyEnv !== undefined && ctx.secrets[keyEnv] !== undefined;
+  let problem: string | undefined = hostProblem(name, type, ctx);
+  if (problem) {
+    // The region or project comes first: without it there is no endpoint to name.
+  } else if (!baseURL) {
+    const what = type === 'azure-openai' ? " (your resource's endpoint, https://<resource>.openai.azure.com)" : '';
+    problem = `providers.${name}.baseURL is not set in the config${what} (or ${baseURLEnvOf(name)} in the environment)`;
+  } else if (keyRequired && !hasKey) {
+    problem = bedrockKeys
+      ? 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_BEARER_TOKEN_BEDROCK)'
+      : keyEnv
+        ? `set ${keyEnv}`
+        : `set providers.${name}.apiKeyEnv in the config`;
   }
   return {
     name,
@@ -131,28 +193,71 @@ const clients = new WeakMap<object, Map<string, Provider>>();
 function rawProvider(status: ProviderStatus, ctx: ResolveContext): Provider {
   const apiKey = status.keyEnv ? ctx.secrets[status.keyEnv] : undefined;
   const idleTimeoutMs = idleTimeoutOf(status.name, ctx.config);
-  const create = (): Provider => {
-    const common = {
-      name: status.name,
-      baseURL: status.baseURL,
-      idleTimeoutMs,
-      ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
-    };
-    return status.type === 'anthropic'
-      ? createAnthropicProvider({ ...common, apiKey: apiKey! })
-      : createOpenAIProvider({
-          ...common,
-          ...(apiKey !== undefined ? { apiKey } : {}),
-          maxTokensParam: status.type === 'openai' ? 'max_completion_tokens' : 'max_tokens',
-        });
-  };
+  const create = (): Provider => createFor(status, apiKey, idleTimeoutMs, ctx);
   if (ctx.fetch) return create();
   let byKey = clients.get(ctx.secrets);
   if (!byKey) clients.set(ctx.secrets, (byKey = new Map()));
-  const key = [status.name, status.type, status.baseURL, status.keyEnv, idleTimeoutMs].join('\0');
+  const settings = JSON.stringify(ctx.config.providers?.[status.name] ?? {});
+  const key = [status.name, status.type, status.baseURL, status.keyEnv, idleTimeoutMs, settings].join('\0');
   let provider = byKey.get(key);
   if (!provider) byKey.set(key, (provider = create()));
   return provider;
+}
+
+/** The provider client for a ready `status` (Gemini, Bedrock and Vertex load their SDKs on the first call). */
+function createFor(status: ProviderStatus, apiKey: string | undefined, idleTimeoutMs: number, ctx: ResolveContext) {
+  const common = {
+    name: status.name,
+    baseURL: status.baseURL,
+    idleTimeoutMs,
+    ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
+  };
+  const cfg = ctx.config.providers?.[status.name];
+  const s = ctx.secrets;
+  switch (status.type) {
+    case 'anthropic':
+      return createAnthropicProvider({ ...common, apiKey: apiKey! });
+    case 'gemini':
+      return createGeminiProvider({ ...common, apiKey: apiKey! });
+    case 'cohere':
+      return createCohereProvider({ ...common, apiKey: apiKey! });
+    case 'azure-openai':
+      return createOpenAIProvider({
+        ...common,
+        apiKey: apiKey!,
+        azure: { apiVersion: cfg?.apiVersion ?? DEFAULT_AZURE_API_VERSION },
+      });
+    case 'bedrock': {
+      const region = regionOf(status.name, status.type, ctx)!;
+      const credentials =
+        cfg?.apiKeyEnv !== undefined
+          ? { bearerToken: apiKey! }
+          : s.AWS_ACCESS_KEY_ID && s.AWS_SECRET_ACCESS_KEY
+            ? {
+                accessKeyId: s.AWS_ACCESS_KEY_ID,
+                secretAccessKey: s.AWS_SECRET_ACCESS_KEY,
+                ...(s.AWS_SESSION_TOKEN ? { sessionToken: s.AWS_SESSION_TOKEN } : {}),
+              }
+            : { bearerToken: s.AWS_BEARER_TOKEN_BEDROCK! };
+      return createBedrockProvider({ ...common, region, credentials });
+    }
+    case 'vertex-anthropic':
+      return createVertexProvider({
+        ...common,
+        region: regionOf(status.name, status.type, ctx)!,
+        projectId: cfg!.projectId!,
+        ...(apiKey ? { accessToken: apiKey } : {}),
+      });
+    default:
+      return createOpenAIProvider({
+        ...common,
+        ...(apiKey !== undefined ? { apiKey } : {}),
+        maxTokensParam:
+          status.type === 'openai'
+            ? 'max_completion_tokens'
+            : (PROVIDER_PRESETS[status.name]?.maxTokensParam ?? 'max_tokens'),
+      });
+  }
 }
 
 function readyStatus(
@@ -169,10 +274,9 @@ function readyStatus(
     );
   }
   if (!status.ready) {
-    const needs =
-      status.baseURL && status.keyEnv
-        ? `needs ${status.problem!.replace(/^set /, '')}`
-        : `cannot be used: ${status.problem}`;
+    const needs = status.problem!.startsWith('set ')
+      ? `needs ${status.problem!.replace(/^set /, '')}`
+      : `cannot be used: ${status.problem}`;
     throw new ModelConfigError(`${spec} ${needs}`);
   }
   return status;

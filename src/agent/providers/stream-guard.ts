@@ -26,6 +26,13 @@ const STREAM_ERROR_STATUS: Record<string, number> = {
   permission_error: 403,
   not_found_error: 404,
   request_too_large: 413,
+  // Amazon Bedrock's stream exceptions (the Bedrock SDK turns them into `error` events of these types).
+  throttlingException: 429,
+  serviceUnavailableException: 503,
+  internalServerException: 500,
+  modelTimeoutException: 408,
+  modelStreamErrorException: 424,
+  validationException: 400,
 };
 
 interface ApiErrorShape {

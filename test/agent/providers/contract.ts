@@ -11,21 +11,44 @@ import {
 import type { Message, ModelRequest, StreamPart } from '../../../src/agent/types.ts';
 import type { Secrets } from '../../../src/config/env.ts';
 import { type Config, configSchema } from '../../../src/config/schema.ts';
-import { type LlmEmulator, llm, startLlmEmulator } from '../../emulators/llm/index.ts';
+import {
+  type LlmEmulator,
+  type LlmEmulatorOptions,
+  llm,
+  type RecordedRequest,
+  startLlmEmulator,
+} from '../../emulators/llm/index.ts';
+import { WIRE, type WireApi } from './wire-shapes.ts';
 
 /** One provider under contract. */
 export interface ProviderTarget {
   /** The provider name in `provider/model` strings. */
   provider: string;
-  /** The wire API it speaks. */
-  api: 'anthropic' | 'openai';
+  /** The wire API it speaks (Bedrock and Vertex: `anthropic`; Azure: `openai`). */
+  api: WireApi;
   /** Config entries (raw JSON, before defaults) and secrets that point the provider at the emulator. */
   configure(emu: LlmEmulator): { config?: Record<string, unknown>; secrets: Record<string, string> };
   /** The key variable; absent for local servers that need none. */
   keyEnv?: string;
-  /** Output-limit field the provider sends. */
-  maxTokensField: 'max_tokens' | 'max_completion_tokens';
+  /** Output-limit field the provider sends (Gemini's is `generationConfig.maxOutputTokens`). */
+  maxTokensField: 'max_tokens' | 'max_completion_tokens' | 'maxOutputTokens';
+  /** False where the host takes no top-level cache marker (Bedrock, Vertex). Default true for `anthropic`. */
+  promptCaching?: boolean;
+  /** False where the stream is chosen by the path, not a `stream` field (Gemini, Bedrock). */
+  streamInBody?: boolean;
+  /** Checks the request's credentials; default: the key header carries `test-key-<provider>`. */
+  assertAuth?(request: RecordedRequest): void;
+  /** Body fields the host adds (e.g. Bedrock's `anthropic_version`). */
+  bodyExtras?: Record<string, unknown>;
+  /** How the emulator checks this provider's requests (Bedrock: the SigV4 secret). */
+  emulator?: LlmEmulatorOptions;
+  /** The refusal without credentials, when it names more than one variable. */
+  missingKeyMessage?: string;
 }
+
+/** The key a request carries, whatever header its API uses. */
+const keyHeader = (r: RecordedRequest) =>
+  r.headers.authorization ?? r.headers['x-api-key'] ?? r.headers['api-key'] ?? r.headers['x-goog-api-key'];
 
 /** What a stream produced: its parts, the joined text, and the error it ended with (if any). */
 export interface Collected {
@@ -92,7 +115,7 @@ export function providerContract(target: ProviderTarget): void {
   function scenario(name: string, fn: (h: Harness) => Promise<void>, extraConfig?: Record<string, unknown>): void {
     // The timeout only turns a hang (e.g. a cancellation that never closes the connection) into a failure.
     it(name, { timeout: 30_000 }, async () => {
-      const emu = await startLlmEmulator();
+      const emu = await startLlmEmulator(target.emulator);
       const sleeps: number[] = [];
       try {
         await fn({ emu, ctx: harnessContext(target, emu, sleeps, extraConfig), sleeps, spec });
@@ -115,21 +138,13 @@ export function providerContract(target: ProviderTarget): void {
       assert.equal(out.text, 'Hello there');
       assert.deepEqual(out.parts.at(-1), { type: 'finish', reason: 'stop' });
       const b = body(emu);
-      assert.equal(b.model, 'test-model');
-      assert.equal(b.stream, true);
-      if (target.api === 'anthropic') {
-        assert.equal(b.system, 'You are terse.');
-        assert.deepEqual(b.cache_control, { type: 'ephemeral' }, 'tool loops reuse the cached prefix');
-        assert.deepEqual(b.messages, [{ role: 'user', content: [{ type: 'text', text: 'Hello?' }] }]);
-      } else {
-        assert.deepEqual(b.messages, [
-          { role: 'system', content: 'You are terse.' },
-          { role: 'user', content: 'Hello?' },
-        ]);
-        assert.deepEqual(b.stream_options, { include_usage: true });
-      }
-      const auth = emu.requests[0]!.headers.authorization ?? emu.requests[0]!.headers['x-api-key'];
-      if (target.keyEnv) assert.match(String(auth), new RegExp(`test-key-${target.provider}`));
+      assert.equal(emu.requests[0]!.model, 'test-model');
+      if (target.streamInBody !== false) assert.equal(b.stream, true);
+      WIRE[target.api].assertHello(b, { promptCaching: target.promptCaching ?? true });
+      for (const [k, v] of Object.entries(target.bodyExtras ?? {})) assert.deepEqual(b[k], v, k);
+      const auth = keyHeader(emu.requests[0]!);
+      if (target.assertAuth) target.assertAuth(emu.requests[0]!);
+      else if (target.keyEnv) assert.match(String(auth), new RegExp(`test-key-${target.provider}`));
       else assert.equal(auth, undefined, 'a keyless local server gets no Authorization header');
     });
 
@@ -153,11 +168,7 @@ export function providerContract(target: ProviderTarget): void {
         [{ type: 'tool-call', id: 'call_1', name: 'read_file', input }],
       );
       assert.deepEqual(out.parts.at(-1), { type: 'finish', reason: 'tool-calls' });
-      const sent = body(emu).tools as { name?: string; function?: { name: string } }[];
-      assert.deepEqual(
-        sent.map((t) => t.name ?? t.function?.name),
-        ['read_file'],
-      );
+      assert.deepEqual(WIRE[target.api].toolNames(body(emu)), ['read_file']);
     });
 
     scenario('returns parallel tool calls in order, each with its own arguments', async ({ emu, ctx }) => {
@@ -202,29 +213,7 @@ export function providerContract(target: ProviderTarget): void {
       ];
       const out = await collect(m.provider.stream(request(m.model, { messages: history }), signal()));
       assert.equal(out.text, 'It is sunny.');
-      const msgs = body(emu).messages;
-      if (target.api === 'anthropic') {
-        assert.deepEqual(msgs[1], {
-          role: 'assistant',
-          content: [
-            { type: 'text', text: 'Checking.' },
-            { type: 'tool_use', id: 'call_9', name: 'weather', input: { city: 'Paris' } },
-          ],
-        });
-        assert.deepEqual(msgs[2], {
-          role: 'user',
-          content: [{ type: 'tool_result', tool_use_id: 'call_9', content: 'sunny, 21C', is_error: false }],
-        });
-      } else {
-        assert.deepEqual(msgs[2], {
-          role: 'assistant',
-          content: 'Checking.',
-          tool_calls: [
-            { id: 'call_9', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
-          ],
-        });
-        assert.deepEqual(msgs[3], { role: 'tool', tool_call_id: 'call_9', content: 'sunny, 21C' });
-      }
+      WIRE[target.api].assertToolRound(body(emu));
     });
 
     scenario('maps image input', async ({ emu, ctx }) => {
@@ -239,12 +228,7 @@ export function providerContract(target: ProviderTarget): void {
         ],
       };
       await collect(m.provider.stream(request(m.model, { messages: [msg] }), signal()));
-      const content = body(emu).messages.at(-1).content;
-      if (target.api === 'anthropic') {
-        assert.deepEqual(content[1], { type: 'image', source: { type: 'base64', media_type: 'image/png', data: png } });
-      } else {
-        assert.deepEqual(content[1], { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } });
-      }
+      WIRE[target.api].assertImage(body(emu), png);
     });
 
     scenario('reports usage (with cache tokens) and the model that produced it', async ({ emu, ctx }) => {
@@ -306,6 +290,30 @@ export function providerContract(target: ProviderTarget): void {
           { type: 'redacted_thinking', data: 'opaque==' },
           { type: 'text', text: 'Answer.' },
         ]);
+      } else if (target.api === 'gemini') {
+        // Thought summaries come as thought parts; the signature must go back with the next turn.
+        emu.script([
+          llm.answer([llm.thinking(['Let me ', 'think.'], 'sig-abc'), llm.text('Answer.')]),
+          llm.say('Next.'),
+        ]);
+        const m = resolveModel(spec(), ctx);
+        const out = await collect(m.provider.stream(request(m.model, { thinkingBudgetTokens: 2048 }), signal()));
+        assert.deepEqual(out.parts.slice(0, 2), [
+          { type: 'thinking', text: 'Let me think.', signature: 'sig-abc' },
+          { type: 'text-delta', text: 'Answer.' },
+        ]);
+        assert.deepEqual(body(emu).generationConfig.thinkingConfig, { thinkingBudget: 2048, includeThoughts: true });
+        const assistant: Message = {
+          role: 'assistant',
+          content: [
+            { type: 'thinking', text: 'Let me think.', signature: 'sig-abc' },
+            { type: 'text', text: 'Answer.' },
+          ],
+        };
+        await collect(
+          m.provider.stream(request(m.model, { messages: [user('Q'), assistant, user('More')] }), signal()),
+        );
+        WIRE.gemini.assertThinkingRoundTrip(body(emu, 1));
       } else {
         // Compatible servers stream reasoning beside the content; it is shown but never sent back.
         emu.script([
@@ -328,7 +336,7 @@ export function providerContract(target: ProviderTarget): void {
         await collect(
           m.provider.stream(request(m.model, { messages: [user('Q'), assistant, user('More')] }), signal()),
         );
-        assert.deepEqual(body(emu, 1).messages[2], { role: 'assistant', content: 'Answer.' });
+        WIRE[target.api].assertThinkingRoundTrip(body(emu, 1));
       }
     });
 
@@ -338,7 +346,9 @@ export function providerContract(target: ProviderTarget): void {
       const out = await collect(m.provider.stream(request(m.model, { maxOutputTokens: 64 }), signal()));
       assert.equal(out.text, 'The story goes on and');
       assert.deepEqual(out.parts.at(-1), { type: 'finish', reason: 'max-tokens' });
-      assert.equal(body(emu)[target.maxTokensField], 64);
+      assert.equal(WIRE[target.api].maxTokens(body(emu)), 64);
+      const sent = target.maxTokensField === 'maxOutputTokens' ? body(emu).generationConfig : body(emu);
+      assert.equal(sent[target.maxTokensField], 64, `sent as ${target.maxTokensField}`);
     });
 
     scenario('429 then success: waits what retry-after-ms says, then answers', async ({ emu, ctx, sleeps }) => {
@@ -397,7 +407,7 @@ export function providerContract(target: ProviderTarget): void {
         assert.equal(out.error, undefined);
         assert.equal(out.text, 'Fallback here.');
         assert.deepEqual(
-          emu.requests.map((r) => r.body.model),
+          emu.requests.map((r) => r.model),
           ['primary-model', 'fallback-model'],
         );
         assert.deepEqual(sleeps, [], 'no retry of the overloaded primary when a fallback exists');
@@ -419,7 +429,7 @@ export function providerContract(target: ProviderTarget): void {
         const out = await collect(m.provider.stream(request(m.model), signal()));
         assert.equal(out.text, 'Fallback here.');
         assert.deepEqual(
-          emu.requests.map((r) => r.body.model),
+          emu.requests.map((r) => r.model),
           ['primary-model', 'primary-model', 'primary-model', 'fallback-model'],
         );
       },
@@ -522,7 +532,7 @@ export function providerContract(target: ProviderTarget): void {
           () => resolveModel(spec('some-model'), { config: configSchema.parse(config ?? {}), secrets: rest }),
           {
             name: 'ModelConfigError',
-            message: `${spec('some-model')} needs ${keyEnv}`,
+            message: `${spec('some-model')} needs ${target.missingKeyMessage ?? keyEnv}`,
           },
         );
       });
@@ -571,7 +581,7 @@ export function providerContract(target: ProviderTarget): void {
         assert.equal(out.error, undefined);
         assert.equal(out.text, 'Fallback here.');
         assert.deepEqual(
-          emu.requests.map((r) => r.body.model),
+          emu.requests.map((r) => r.model),
           ['primary-model', 'primary-model', 'fallback-model'],
         );
       },

@@ -48,12 +48,20 @@ describe('every OpenAI-compatible preset', () => {
       'fireworks',
       'groq',
       'lmstudio',
+      'minimax',
       'mistral',
+      'moonshot',
+      'nebius',
+      'novita',
       'ollama',
       'openrouter',
+      'perplexity',
+      'qwen',
+      'siliconflow',
       'together',
       'vllm',
       'xai',
+      'zhipu',
     ]);
   });
 
@@ -67,9 +75,13 @@ describe('every OpenAI-compatible preset', () => {
         if (preset.keyRequired) secrets[preset.keyEnv] = `key-${name}`;
         const m = resolveModel(`${name}/vendor/some-model`, { config: configSchema.parse({}), secrets });
         assert.equal(m.model, 'vendor/some-model', 'model names may contain slashes (OpenRouter)');
-        const out = await collect(m.provider.stream(request(m.model), new AbortController().signal));
+        const out = await collect(
+          m.provider.stream(request(m.model, { maxOutputTokens: 50 }), new AbortController().signal),
+        );
         assert.equal(out.text, `hi from ${name}`);
         assert.equal(emu.requests[0]!.body.model, 'vendor/some-model');
+        // MiniMax deprecates max_tokens; the others take it.
+        assert.equal(emu.requests[0]!.body[preset.maxTokensParam ?? 'max_tokens'], 50);
         assert.equal(emu.requests[0]!.headers.authorization, preset.keyRequired ? `Bearer key-${name}` : undefined);
         emu.assertDone();
       } finally {

@@ -63,3 +63,33 @@ describe('pricing', () => {
     assert.equal(contextWindowOf('groq/llama-3.3-70b-versatile'), undefined);
   });
 });
+
+describe('pricing of the added providers', () => {
+  const million = { inputTokens: 1_000_000, outputTokens: 1_000_000, cacheReadTokens: 1_000_000 };
+  /** Dollar amounts compared to the cent's ten-thousandth (sums of float prices). */
+  const near = (actual: number | undefined, expected: number) =>
+    assert.ok(actual !== undefined && Math.abs(actual - expected) < 1e-6, `${actual} ≈ ${expected}`);
+
+  it('prices Anthropic models on Bedrock and Vertex by the model inside the host id', () => {
+    const list = costOf('anthropic/claude-sonnet-4-5', million);
+    assert.equal(costOf('bedrock/us.anthropic.claude-sonnet-4-5-20250929-v1:0', million), list);
+    near(costOf('bedrock/anthropic.claude-haiku-4-5-20251001-v1:0', million), 1 + 5 + 0.1);
+    assert.equal(costOf('vertex/claude-sonnet-4-5@20250929', million), list);
+    assert.equal(costOf('bedrock/meta.llama3-70b-instruct-v1:0', million), undefined, 'not a Claude model');
+  });
+
+  it('prices Gemini, Cohere, Kimi K3 and MiniMax M3; an Azure deployment named after its model', () => {
+    near(costOf('gemini/gemini-2.5-flash', million), 0.3 + 2.5 + 0.03);
+    near(costOf('cohere/command-r-08-2024', million), 0.15 + 0.6 + 0.15);
+    near(costOf('moonshot/kimi-k3', million), 3 + 15 + 0.3);
+    near(costOf('minimax/MiniMax-M3', million), 0.6 + 2.4 + 0.06);
+    assert.equal(costOf('azure/gpt-4o', million), costOf('openai/gpt-4o', million));
+    assert.equal(costOf('azure/my-prod-deployment', million), undefined, 'a deployment name says nothing of its model');
+  });
+
+  it("does not price one vendor's model under another's prefix", () => {
+    assert.equal(costOf('gemini/gpt-4o', million), undefined);
+    assert.equal(costOf('cohere/claude-sonnet-4-5', million), undefined);
+    assert.equal(costOf('perplexity/sonar-pro', million), undefined, 'per-request search fees a token row would miss');
+  });
+});

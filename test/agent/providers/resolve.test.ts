@@ -9,6 +9,7 @@ import {
   listProviders,
   ModelConfigError,
   missingProviderHint,
+  PROVIDER_PRESETS,
   parseModelSpec,
   resolveModel,
   resolveModelWithFallback,
@@ -48,7 +49,7 @@ describe('resolveModel', () => {
     assert.throws(
       () => resolveModel('acme/model-1', { config: none, secrets: {} }),
       new RegExp(
-        'acme\\/model-1: unknown provider "acme" \\(known: anthropic, openai, deepseek,.*vllm; ' +
+        'acme\\/model-1: unknown provider "acme" \\(known: anthropic, openai, deepseek,.*vllm, gemini,.*novita; ' +
           'add others under "providers"',
       ),
     );
@@ -152,7 +153,12 @@ describe('which providers are configured', () => {
       { ready: byName.corp?.ready, origin: byName.corp?.origin, keyRequired: byName.corp?.keyRequired },
       { ready: true, origin: 'config', keyRequired: false },
     );
-    assert.equal(list.length, 13);
+    assert.equal(list.length, Object.keys(PROVIDER_PRESETS).length + 1, 'every preset, then the config-only one');
+    // Hosts name what they lack besides a key: Azure its endpoint, Bedrock its region, Vertex its region.
+    assert.match(byName.azure?.problem ?? '', /^providers\.azure\.baseURL is not set .*https:\/\/<resource>/);
+    assert.equal(byName.bedrock?.problem, 'providers.bedrock.region is not set in the config (or AWS_REGION)');
+    assert.equal(byName.vertex?.problem, 'providers.vertex.region is not set in the config');
+    assert.equal(byName.gemini?.problem, 'set GEMINI_API_KEY');
   });
 
   it('picks a default model from the keys present, and hints when there is none', () => {
@@ -162,6 +168,13 @@ describe('which providers are configured', () => {
       'anthropic/claude-sonnet-5-5',
     );
     assert.equal(missingProviderHint({ config: none, secrets: { OPENAI_API_KEY: 'k' } }), undefined);
+    assert.equal(defaultModelSpec({ config: none, secrets: { GEMINI_API_KEY: 'k' } }), 'gemini/gemini-2.5-flash');
+    assert.equal(defaultModelSpec({ config: none, secrets: { COHERE_API_KEY: 'k' } }), 'cohere/command-a-03-2025');
+    assert.equal(
+      defaultModelSpec({ config: none, secrets: { AWS_ACCESS_KEY_ID: 'a', AWS_SECRET_ACCESS_KEY: 's' } }),
+      undefined,
+      'Bedrock needs a region and a model first',
+    );
     assert.match(
       missingProviderHint({ config: none, secrets: {} })!,
       /^no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY/,

@@ -12,6 +12,7 @@ export {
 export {
   type LlmApi,
   type LlmEmulator,
+  type LlmEmulatorOptions,
   type LlmResponder,
   type LlmResponseEnd,
   type RecordedRequest,

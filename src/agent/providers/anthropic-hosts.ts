@@ -1,0 +1,118 @@
+// Anthropic models on the cloud hosts teams are often required to use: Amazon Bedrock (SigV4-signed
+// InvokeModelWithResponseStream, or a Bedrock API key) and Google Vertex AI (`:streamRawPredict` with an OAuth
+// token), each through Anthropic's own SDK for that host, imported on first use. The stream is the Messages API's.
+import type { Provider } from '../types.ts';
+import { createAnthropicProvider } from './anthropic.ts';
+import { lazyProvider } from './lazy.ts';
+
+/** Bedrock credentials: static IAM keys (signed with SigV4), or a Bedrock API key sent as a bearer token. */
+export type BedrockCredentials =
+  | { accessKeyId: string; secretAccessKey: string; sessionToken?: string }
+  | { bearerToken: string };
+
+/** What a Bedrock provider needs; nothing is read from the environment by the SDK (every option is passed). */
+export interface BedrockProviderOptions {
+  name?: string;
+  region: string;
+  credentials: BedrockCredentials;
+  /** Default `https://bedrock-runtime.<region>.amazonaws.com`. */
+  baseURL?: string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+}
+
+/** Creates a provider for Anthropic models on Amazon Bedrock (model ids such as `us.anthropic.claude-…-v1:0`). */
+export function createBedrockProvider(options: BedrockProviderOptions): Provider {
+  const name = options.name ?? 'bedrock';
+  return lazyProvider(name, async () => {
+    const { AnthropicBedrock } = await import('@anthropic-ai/bedrock-sdk');
+    const c = options.credentials;
+    const common = {
+      awsRegion: options.region,
+      baseURL: options.baseURL ?? `https://bedrock-runtime.${options.region}.amazonaws.com`,
+      maxRetries: 0,
+      logLevel: 'off' as const,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+    };
+    // `apiKey: null`, not undefined: the SDK would otherwise read AWS_BEARER_TOKEN_BEDROCK from the environment.
+    const client =
+      'accessKeyId' in c
+        ? new AnthropicBedrock({
+            ...common,
+            apiKey: null,
+            awsAccessKey: c.accessKeyId,
+            awsSecretKey: c.secretAccessKey,
+            awsSessionToken: c.sessionToken ?? null,
+          })
+        : new AnthropicBedrock({ ...common, apiKey: c.bearerToken });
+    // Bedrock takes cache points on blocks, not the Messages API's top-level automatic cache marker.
+    return createAnthropicProvider({
+      name,
+      apiKey: '',
+      client,
+      promptCaching: false,
+      idleTimeoutMs: options.idleTimeoutMs,
+    });
+  });
+}
+
+/** What a Vertex provider needs: the project, the region and an access token (or Application Default Credentials). */
+export interface VertexProviderOptions {
+  name?: string;
+  projectId: string;
+  /** `us-east5`, `europe-west1`, `global`, ... */
+  region: string;
+  /**
+   * An OAuth access token (`gcloud auth print-access-token`). resolve.ts always passes one; without it the SDK would
+   * use Application Default Credentials (google-auth-library).
+   */
+  accessToken?: string;
+  /** Default: the SDK's endpoint for the region. */
+  baseURL?: string;
+  fetch?: typeof fetch;
+  timeoutMs?: number;
+  idleTimeoutMs?: number;
+}
+
+/** Vertex AI's endpoint for `region` (the global endpoint has no region prefix). */
+export function vertexBaseURL(region: string): string {
+  return region === 'global'
+    ? 'https://aiplatform.googleapis.com/v1'
+    : `https://${region}-aiplatform.googleapis.com/v1`;
+}
+
+/** The slice of google-auth-library's AuthClient the Vertex SDK calls: a fixed bearer token, no network. */
+function tokenAuthClient(token: string, projectId: string) {
+  return {
+    projectId,
+    getRequestHeaders: async () => new Headers({ authorization: `Bearer ${token}` }),
+  };
+}
+
+/** Creates a provider for Anthropic models on Google Vertex AI (model ids such as `claude-sonnet-4-5@20250929`). */
+export function createVertexProvider(options: VertexProviderOptions): Provider {
+  const name = options.name ?? 'vertex';
+  return lazyProvider(name, async () => {
+    const { AnthropicVertex } = await import('@anthropic-ai/vertex-sdk');
+    const client = new AnthropicVertex({
+      projectId: options.projectId,
+      region: options.region,
+      // Passed always: the SDK would otherwise read ANTHROPIC_VERTEX_BASE_URL from the environment.
+      baseURL: options.baseURL ?? vertexBaseURL(options.region),
+      ...(options.accessToken ? { authClient: tokenAuthClient(options.accessToken, options.projectId) as never } : {}),
+      maxRetries: 0,
+      logLevel: 'off',
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+      ...(options.timeoutMs ? { timeout: options.timeoutMs } : {}),
+    });
+    return createAnthropicProvider({
+      name,
+      apiKey: '',
+      client,
+      promptCaching: false,
+      idleTimeoutMs: options.idleTimeoutMs,
+    });
+  });
+}
