@@ -217,20 +217,29 @@ function mediaOptions(
 /** One day in milliseconds (retention settings are in days). */
 const DAY_MS = 24 * 3600_000;
 
-/** Starts the gateway on the config's defaults; resolves once every channel is up. */
-export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
+/**
+ * The config and secrets `start` runs on, the secrets registered for redaction. A listener other
+ * machines can reach without an admin token is refused before anything starts (a usage error, exit
+ * 2; the HTTP server checks again).
+ */
+function configForStart(o: StartOptions): { loaded: LoadedConfig; secrets: Secrets } {
   const loaded = loadConfig(o.configFile, o.cwd, {
     ...(o.http ? { http: o.http } : {}),
     ...(o.env ? { env: o.env } : {}),
   });
   const secrets = readSecrets(o.env, configuredKeyNames(loaded.config));
   registerSecrets(secretValues(secrets));
-  // Checked before anything starts (the HTTP server checks again): a usage error, exit 2.
   const host = loaded.config.http.host;
   if (!isLoopback(host) && !secrets.BOXBOT_ADMIN_TOKEN)
     throw new ConfigError(
       `http.host is ${host}, which other machines can reach: set BOXBOT_ADMIN_TOKEN first, or listen on 127.0.0.1`,
     );
+  return { loaded, secrets };
+}
+
+/** Starts the gateway on the config's defaults; resolves once every channel is up. */
+export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
+  const { loaded, secrets } = configForStart(o);
   const log = o.log ?? createLogger();
   const retention = loaded.config.store?.retention;
   const opened = await openStore(databaseUrl(loaded.config, secrets), loaded.dataDir, {
