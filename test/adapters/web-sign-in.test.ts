@@ -55,7 +55,7 @@ test('web sign-in: beyond loopback, a browser without a session is told how to s
   assert.match(((await api.json()) as { error: string }).error, /not signed in: send \/web/);
 });
 
-test('web sign-in: the link shows a button, signs in once from this origin only, and /web logout ends it', async (t) => {
+test('web sign-in: a link shows a button, signs in once from this origin only; /web logout ends it', async (t) => {
   const s = await serve(t, true);
   const { url } = await issueLoginLink(s.store.webSessions, 'web:ana', s.server.url);
   const path = new URL(url).pathname;
