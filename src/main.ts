@@ -26,6 +26,7 @@ import { anyRecorded, historyPolicy } from './config/history.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from './config/load.ts';
 import { mcpConnection, mcpEntries } from './config/mcp.ts';
 import type { HttpOverride } from './config/overrides.ts';
+import { publicBaseUrl } from './config/public-url.ts';
 import { databaseUrl } from './config/store-url.ts';
 import { errorMessage } from './core/errors.ts';
 import { createLogger, type Logger, registerSecrets } from './core/log.ts';
@@ -37,6 +38,7 @@ import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-ser
 import { createLeadership } from './gateway/leadership.ts';
 import { createMetrics, sumGauge } from './gateway/metrics.ts';
 import { checkSharedWorkspaces } from './gateway/shared-workspaces.ts';
+import { webCommand } from './gateway/web-command.ts';
 import { createDailySpend } from './runner/daily-spend.ts';
 import { createAgentRunner, memoryCommands, workspaceOf } from './runner/index.ts';
 import type { MediaOptions } from './runner/media/index.ts';
@@ -163,6 +165,9 @@ export function channelAdapters(
       filesDir: join(loaded.dataDir, 'web-files'),
       maxUploadBytes: Math.round(maxUploadMb * 1024 * 1024),
       fileRetention: webFileRetention(ch.web?.files),
+      sessions: store.webSessions,
+      ...(ch.web?.sessionDays ? { sessionDays: ch.web.sessionDays } : {}),
+      secureCookies: loaded.config.http.publicUrl?.startsWith('https:') ?? false,
       ...(exposed ? { accessToken: secrets.BOXBOT_ADMIN_TOKEN, anyHost: true } : {}),
     });
     adapters.push(web);
@@ -385,7 +390,19 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         ...(runtime.limits.maxDiskBytes ? { maxWorkspaceBytes: runtime.limits.maxDiskBytes } : {}),
         ...(runtime.limits.maxEntries ? { maxWorkspaceEntries: runtime.limits.maxEntries } : {}),
       },
-      chatCommands: memoryCommands(store.memories, loaded.config.memory.enabled),
+      chatCommands: [
+        ...memoryCommands(store.memories, loaded.config.memory.enabled),
+        webCommand({
+          logins: store.webSessions,
+          publicUrl: () => publicBaseUrl(httpAddress()),
+          sendPrivate: async (message, text) => {
+            const adapter = adapters.find((a) => a.platform === message.platform);
+            if (!adapter?.sendPrivate) throw new Error(`${message.platform} has no private messages`);
+            await adapter.sendPrivate(message, text);
+          },
+          log,
+        }),
+      ],
       ...(store.leases ? { cluster: { leases: store.leases, holder }, deferStart: single } : {}),
       ...(store.rateGates ? { rateGates: store.rateGates } : {}),
     });

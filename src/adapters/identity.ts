@@ -2,7 +2,7 @@
 // encode and one decode each and the error both raise. Conversation keys and reply targets are
 // in conversation-key.ts. Keys stay plain strings at runtime (in the store, in config `admins`).
 import { BoxbotError } from '../core/errors.ts';
-import type { Platform } from './types.ts';
+import type { InboundMessage, Platform } from './types.ts';
 
 /** The platforms boxbot speaks, in the order they are listed to users. */
 export const PLATFORMS: readonly Platform[] = ['telegram', 'discord', 'slack', 'web', 'terminal'];
@@ -68,4 +68,18 @@ export function decodeUserKey(key: string): UserRef {
   if (!isPlatform(platform)) throw bad(`unknown platform (expected ${PLATFORMS.join(', ')})`);
   if (!USER_ID.test(userId)) throw bad('the user id must be non-empty, without white space');
   return { platform, userId };
+}
+
+/**
+ * Who speaks in a message: the identity a web chat browser signed in as, else the platform's own
+ * user. Policy, usage, budgets, memory and approvals follow it.
+ * @example speakerOf({ platform: 'web', userId: 'ab12', signedInAs: 'telegram:4242' }).userId === '4242'
+ */
+export function speakerOf(m: Pick<InboundMessage, 'platform' | 'userId' | 'signedInAs'>): UserRef {
+  return m.signedInAs ? decodeUserKey(m.signedInAs) : { platform: m.platform, userId: m.userId };
+}
+
+/** The user key of a message's speaker (see `speakerOf`). */
+export function userKeyOf(m: Pick<InboundMessage, 'platform' | 'userId' | 'signedInAs'>): UserKey {
+  return encodeUserKey(speakerOf(m));
 }

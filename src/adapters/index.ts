@@ -30,8 +30,10 @@ export {
   isPlatform,
   PLATFORMS,
   parsePlatform,
+  speakerOf,
   type UserKey,
   type UserRef,
+  userKeyOf,
 } from './identity.ts';
 export { compareOrder, platformOrder } from './platform-order.ts';
 export type {

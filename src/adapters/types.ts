@@ -93,6 +93,11 @@ export interface InboundMessage {
   order?: string;
   userId: string;
   userName: string;
+  /**
+   * The user key a web chat browser signed in as (`telegram:4242`, `web:ana`; see identity.ts
+   * `speakerOf`): policy, memory, budgets and approvals are that user's. Absent elsewhere.
+   */
+  signedInAs?: `${Platform}:${string}`;
   /** Text with the bot's own mention removed. */
   text: string;
   isDirect: boolean;
@@ -279,6 +284,12 @@ export interface ChannelAdapter {
    * ephemeral reply, Telegram callback answer, the web chat session that pressed it).
    */
   answerPress?(press: InboundMessage, text: string): Promise<void>;
+  /**
+   * Sends plain text only the author of `to` sees (a Telegram private chat, a Discord DM, a Slack
+   * ephemeral message in `to`'s channel); rejects when the platform refuses (the user never
+   * opened a private chat with the bot, DMs closed). Never through the outbox: for one-time links.
+   */
+  sendPrivate?(to: Pick<InboundMessage, 'chatId' | 'userId' | 'threadId'>, text: string): Promise<void>;
   /**
    * Shows one step of the agent's work in the conversation `target` is the answer to (the web
    * chat keeps it as a collapsible entry). Best effort: it never delays or fails the run.

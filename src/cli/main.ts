@@ -274,6 +274,19 @@ export function buildProgram(): Command {
       process.exitCode = await (await import('./skill-add.ts')).skillApprove(name, dataDir);
     });
   registerJobCommands(program.command('job').description('scheduled jobs'), configFile);
+  const web = program.command('web').description('web chat users without a chat platform');
+  web
+    .command('invite <name>')
+    .description('print a one-time link (10 minutes) that signs a browser in as web:<name>')
+    .action(async (name: string) => {
+      process.exitCode = await (await import('./web.ts')).webInvite(name, configFile());
+    });
+  web
+    .command('revoke <name>')
+    .description('end every web chat session of web:<name>')
+    .action(async (name: string) => {
+      process.exitCode = await (await import('./web.ts')).webRevoke(name, configFile());
+    });
   program
     .command('outbox')
     .description('replies in the delivery outbox')

@@ -197,7 +197,7 @@ export const configSchema = z
         port: z.number().int().min(0).max(65535).default(8787),
         /**
          * The address others reach this server at (a reverse proxy's `https://bot.example.com`): webhook jobs'
-         * URLs are shown under it. Default: `http://<host>:<port>`.
+         * URLs and the web chat's sign-in links are shown under it. Default: `http://<host>:<port>`.
          */
         publicUrl: z.string().url().optional(),
       })
@@ -370,6 +370,8 @@ export const configSchema = z
           .extend({
             /** Largest upload in the web chat, per file and per message together (MB, default media.maxMessageMb). */
             maxUploadMb: z.number().positive().max(1024).optional(),
+            /** How long a web chat sign-in (and the local browser's cookie) lasts, in days (default 30). */
+            sessionDays: z.number().positive().max(400).optional(),
             /** How long the web chat keeps files, and how much one browser may upload. */
             files: z
               .object({

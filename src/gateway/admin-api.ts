@@ -1,8 +1,9 @@
 // The admin JSON API (mounted under /admin/api behind the admin token): sessions, spending,
-// tools, skills, and whatever routers other parts add (the scheduler's jobs).
+// signed-in web chat browsers, tools, skills, and whatever routers other parts add (the
+// scheduler's jobs).
 import { Router } from 'express';
 import { platformOf } from '../adapters/index.ts';
-import type { Store } from '../store/index.ts';
+import { type Store, StoreError } from '../store/index.ts';
 import { type AdminViewsOptions, adminViews } from './admin-views.ts';
 
 /** What the admin API reads. */
@@ -60,6 +61,22 @@ export function createAdminApi(o: AdminApiOptions): Router {
   });
   // Replies a platform refused for good, newest first (kept for inspection within their retention).
   r.get('/outbox/failed', async (_req, res) => void res.json({ failed: await o.store.delivery.failedOutbox() }));
+  // Signed-in web chat browsers, newest first (?identity=telegram:4242 for one user's), and ending one.
+  r.get('/web-sessions', async (req, res) => {
+    const identity = typeof req.query.identity === 'string' ? req.query.identity : undefined;
+    try {
+      const list = await o.store.webSessions.listSessions(identity);
+      res.json({ sessions: list.map(({ secretHash: _, ...shown }) => shown) });
+    } catch (e) {
+      if (!(e instanceof StoreError) || e.code !== 'invalid') throw e;
+      res.status(400).json({ error: e.message });
+    }
+  });
+  r.delete('/web-sessions/:id', async (req, res) => {
+    if (!(await o.store.webSessions.revokeSession(req.params.id!)))
+      return void res.status(404).json({ error: `no web session ${req.params.id}` });
+    res.json({ revoked: req.params.id });
+  });
   r.get('/tools', (_req, res) => void res.json(o.tools()));
   r.get('/skills', (_req, res) => void res.json(o.skills()));
   if (o.views) r.use(adminViews({ ...o.views, store: o.store, tools: o.tools }));

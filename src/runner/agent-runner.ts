@@ -7,7 +7,7 @@
 
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { encodeUserKey } from '../adapters/index.ts';
+import { userKeyOf } from '../adapters/index.ts';
 import { estimateTokens } from '../agent/loop/compaction.ts';
 import { RESERVED_OUTPUT_TOKENS } from '../agent/loop/run-loop.ts';
 import { SUMMARY_MARK, summarizeHistory } from '../agent/loop/summarize.ts';
@@ -252,7 +252,7 @@ async function attachAgain(
 /** Whose notes a message's run sees and saves: its conversation's, as its sender. */
 const memoryView = (m: InboundMessage): MemoryView => ({
   conversationKey: m.conversationKey,
-  userKey: encodeUserKey(m),
+  userKey: userKeyOf(m),
 });
 
 /**
@@ -328,7 +328,6 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const now = o.now ?? Date.now;
   const records = createWorkspaceRecords(o.store.kv);
   const spend = o.spend ?? createDailySpend(o.store.usage, { now, log });
-  const userKeyOf = (m: InboundMessage) => encodeUserKey(m);
   /**
    * The daily budget rule of the message's run: charged to its conversation (its channel's too,
    * for a thread) and its sender, held against the budgets the policy puts on them.

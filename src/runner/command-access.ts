@@ -5,7 +5,7 @@
 // commands delete what a conversation keeps for everyone in it (its history, its notes), which a
 // read-only or chat-only conversation may not, unless it is the speaker's own direct chat, or the
 // speaker is an admin.
-import { encodeUserKey, type InboundMessage } from '../adapters/index.ts';
+import { encodeUserKey, type InboundMessage, speakerOf } from '../adapters/index.ts';
 import type { Config } from '../config/schema.ts';
 import type { ResolvedPolicy } from './policy.ts';
 
@@ -21,8 +21,12 @@ export interface CommandCaller {
 }
 
 /** Whether `msg`'s sender is one of the config's `admins` (`4242`, or `telegram:4242` to name the platform). */
-export function isAdmin(config: Pick<Config, 'admins'>, msg: Pick<InboundMessage, 'platform' | 'userId'>): boolean {
-  return config.admins.some((a) => a === msg.userId || a === encodeUserKey(msg));
+export function isAdmin(
+  config: Pick<Config, 'admins'>,
+  msg: Pick<InboundMessage, 'platform' | 'userId' | 'signedInAs'>,
+): boolean {
+  const who = speakerOf(msg);
+  return config.admins.some((a) => a === who.userId || a === encodeUserKey(who));
 }
 
 /** Whether `caller` may run a command of `level` under `policy`; if not, the one line that says why. */

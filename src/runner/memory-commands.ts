@@ -3,7 +3,7 @@
 // of them. They read and delete through the memory book (agent/memory), so they cannot reach past
 // the speaker's view; here, above the agent, because a chat command is a conversation's concern.
 
-import { encodeUserKey } from '../adapters/index.ts';
+import { userKeyOf } from '../adapters/index.ts';
 import { forget, forgetAll, type MemoryView, memoryLine, visibleMemories } from '../agent/memory/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { MemoryStore } from '../store/index.ts';
@@ -15,7 +15,7 @@ const MAX_LISTED = 50;
 /** The speaker's view of memory in a command's conversation. */
 const viewOf = ({ message, caller }: CommandContext): MemoryView => ({
   conversationKey: message.conversationKey,
-  userKey: encodeUserKey(message),
+  userKey: userKeyOf(message),
   ...(caller.admin ? { admin: true } : {}),
 });
 

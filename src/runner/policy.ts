@@ -2,7 +2,7 @@
 // platform defaults → chat/channel overrides → user overrides, then decides whether the
 // message reaches the agent at all (allowFrom, requireMention).
 import { decodeConversationKey, spaceKeyOf } from '../adapters/conversation-key.ts';
-import type { InboundMessage } from '../adapters/index.ts';
+import { decodeUserKey, type InboundMessage, speakerOf } from '../adapters/index.ts';
 import { type AccessMode, type ApprovalRules, intersectHosts } from '../agent/index.ts';
 import type { McpServerConfig } from '../config/mcp.ts';
 import type { Config } from '../config/schema.ts';
@@ -113,11 +113,17 @@ function chatOverrides(config: Config, platform: string): Record<string, Overrid
  * Resolves the policy for `msg`: the chat override keyed by chatId, then the thread override keyed
  * `<chatId>:<threadId>`, then the user override keyed by userId. A bare thread id never matches:
  * thread ids are only unique within their chat (a Telegram topic id can equal a private chat id).
+ * A web chat browser signed in as a user of another platform (`signedInAs: telegram:4242`) gets
+ * that user's policy as in their private chat with the bot: the platform's, the chat override
+ * keyed by their user id (a Telegram private chat's id), then their user override.
  */
 export function resolvePolicy(
   config: Config,
-  msg: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'userId'>,
+  msg: Pick<InboundMessage, 'platform' | 'chatId' | 'threadId' | 'userId' | 'signedInAs'>,
 ): ResolvedPolicy {
+  const who = speakerOf(msg);
+  if (who.platform !== msg.platform)
+    return resolvePolicy(config, { platform: who.platform, chatId: who.userId, userId: who.userId });
   const platformCfg = (
     config.channels as Record<string, (Override & { users?: Record<string, Override> }) | undefined>
   )[msg.platform];
@@ -133,7 +139,7 @@ export function resolvePolicy(
   const chats = chatOverrides(config, msg.platform);
   p = apply(p, chats?.[msg.chatId]);
   if (msg.threadId) p = apply(p, chats?.[`${msg.chatId}:${msg.threadId}`]);
-  p = apply(p, platformCfg?.users?.[msg.userId]);
+  p = apply(p, platformCfg?.users?.[who.userId]);
   return p;
 }
 
@@ -237,12 +243,12 @@ export function stricterApprovals(
 /** Decides whether `msg` reaches the agent under `policy`. */
 export function admit(
   policy: ResolvedPolicy,
-  msg: Pick<InboundMessage, 'userId' | 'chatId' | 'isDirect' | 'mentionsBot' | 'text'>,
+  msg: Pick<InboundMessage, 'userId' | 'signedInAs' | 'chatId' | 'isDirect' | 'mentionsBot' | 'text'>,
   opts: { replyToStrangers: boolean },
 ): Admission {
   if (
     policy.allowFrom &&
-    !policy.allowFrom.includes(msg.userId) &&
+    !policy.allowFrom.includes(msg.signedInAs ? decodeUserKey(msg.signedInAs).userId : msg.userId) &&
     !policy.allowFrom.includes(msg.chatId) &&
     !policy.allowFrom.includes('*')
   ) {

@@ -9,6 +9,7 @@
 //   runNow: scheduler.runNow, secret: (name) => secrets[name], maxBytes: 262_144, replayWindowMs: 86_400_000 });
 import { createHmac, randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
+import { publicBaseUrl } from '../config/public-url.ts';
 import { constantTimeEqual } from '../core/constant-time-equal.ts';
 import { BoxbotError, errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
@@ -73,9 +74,7 @@ const header = (headers: IncomingHttpHeaders, names: readonly string[]): string 
  * Example: hookUrl({ host: '127.0.0.1', port: 8787 }, 'github-push') → 'http://127.0.0.1:8787/hooks/github-push'
  */
 export function hookUrl(http: { host: string; port: number; publicUrl?: string | undefined }, hook: string): string {
-  const host = http.host.includes(':') ? `[${http.host}]` : http.host;
-  const base = (http.publicUrl ?? `http://${host}:${http.port}`).replace(/\/+$/, '');
-  return `${base}/hooks/${encodeURIComponent(hook)}`;
+  return `${publicBaseUrl(http)}/hooks/${encodeURIComponent(hook)}`;
 }
 
 /** The signature header's value to expect for `body` under `secret`: `sha256=<hex>`. */

@@ -17,6 +17,7 @@ import { createSequence } from './sequence.ts';
 import type { Store, StoreOptions } from './types.ts';
 import { createUsage } from './usage.ts';
 import { type BackendStore, type ResolvedStoreOptions, validated, withDefaults } from './validated.ts';
+import { createWebSessions } from './web-sessions.ts';
 
 /**
  * The documents a run reads and writes back stay in memory while recently used: its
@@ -60,6 +61,7 @@ function build(files: Files, opts: ResolvedStoreOptions): BackendStore {
     memories: createMemories(docs),
     hookDeliveries: createHookDeliveries(docs, now),
     channelLog: createChannelLog(docs),
+    webSessions: createWebSessions(docs, now),
     async close() {
       await closeDelivery();
       await docs.close();

@@ -47,3 +47,4 @@ export type {
 } from './types.ts';
 export { NO_USAGE_TOTALS } from './usage.ts';
 export { DEFAULT_DEDUPE, DEFAULT_JOB_LOG_LIMIT } from './validated.ts';
+export type { WebLogin, WebSession, WebSessionStore } from './web-sessions.ts';

@@ -5,6 +5,7 @@ import type { Logger } from '../core/log.ts';
 import type { Message, Usage } from '../core/message.ts';
 import type { ChannelLogStore } from './channel-log-types.ts';
 import type { HookDeliveryStore } from './hook-deliveries.ts';
+import type { WebSessionStore } from './web-sessions.ts';
 
 /** A JSON value as it is stored. */
 export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
@@ -486,6 +487,8 @@ export interface Store {
   readonly hookDeliveries: HookDeliveryStore;
   /** What recorded channels said (policy `history.record`), for digests. */
   readonly channelLog: ChannelLogStore;
+  /** The web chat's login links and signed-in browsers. */
+  readonly webSessions: WebSessionStore;
   /** Leases between replicas; absent for a backend that serves one process (files). */
   readonly leases?: LeaseStore;
   /** The bots' shared send pauses; absent for a backend that serves one process (files). */

@@ -3,7 +3,7 @@
 // an accepted message is dropped on the way in and read back as null, and results come out in the
 // contract's order. A backend (files, memory, PostgreSQL) is built on resolved options and wrapped
 // here, so it assumes valid input and never repeats a rule; the contract suite keeps them equal.
-import type { InboundMessage } from '../adapters/index.ts';
+import { decodeUserKey, type InboundMessage } from '../adapters/index.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
 import type { ChannelLogEntry, ChannelLogStore } from './channel-log-types.ts';
 import { StoreError } from './errors.ts';
@@ -28,6 +28,7 @@ import type {
   UsageStore,
   UsageSubject,
 } from './types.ts';
+import type { WebSessionStore } from './web-sessions.ts';
 
 /** Default dedupe retention: ids are remembered for 3 days, at most 20,000 of them. */
 export const DEFAULT_DEDUPE = { maxAgeMs: 3 * 24 * 3600_000, maxCount: 20_000 } as const;
@@ -113,6 +114,7 @@ export function validated(backend: BackendStore): Store {
     memories: validatedMemories(backend.memories),
     hookDeliveries: validatedHookDeliveries(backend.hookDeliveries),
     channelLog: validatedChannelLog(backend.channelLog),
+    webSessions: validatedWebSessions(backend.webSessions),
     ...(backend.leases ? { leases: validatedLeases(backend.leases) } : {}),
     ...(backend.rateGates ? { rateGates: validatedRateGates(backend.rateGates) } : {}),
     close: () => backend.close(),
@@ -428,6 +430,68 @@ function validatedHookDeliveries(h: HookDeliveryStore): HookDeliveryStore {
     async unfinished(hook) {
       checkKey(hook, 'hook name');
       return h.unfinished(hook);
+    },
+  };
+}
+
+/** A SHA-256 digest in hex (a login token's or a session secret's). */
+const HASH = /^[0-9a-f]{64}$/;
+/** A session's public id. */
+const SESSION_ID = /^[A-Za-z0-9_-]{8,64}$/;
+/** The longest User-Agent a session keeps. */
+const MAX_USER_AGENT = 200;
+
+function checkIdentity(identity: string): void {
+  try {
+    decodeUserKey(identity);
+  } catch (e) {
+    throw new StoreError('invalid', `invalid web identity: ${(e as Error).message}`);
+  }
+}
+
+function checkHash(hash: string, what: string): void {
+  if (!HASH.test(hash)) throw new StoreError('invalid', `invalid ${what}: expected a SHA-256 digest in hex`);
+}
+
+function checkTimes(o: { createdAt: number; expiresAt: number }, what: string): void {
+  if (!Number.isFinite(o.createdAt) || !Number.isFinite(o.expiresAt) || o.expiresAt < o.createdAt)
+    throw new StoreError('invalid', `invalid ${what}: createdAt and expiresAt must be times, expiry not first`);
+}
+
+function validatedWebSessions(w: WebSessionStore): WebSessionStore {
+  return {
+    async addLogin(login) {
+      checkHash(login.tokenHash, 'login token hash');
+      checkIdentity(login.identity);
+      checkTimes(login, 'login');
+      return w.addLogin({ ...login });
+    },
+    async redeemLogin(tokenHash) {
+      // A malformed hash names no login: nothing to redeem, nothing to say to a guesser.
+      return HASH.test(tokenHash) ? w.redeemLogin(tokenHash) : undefined;
+    },
+    async createSession(session) {
+      if (!SESSION_ID.test(session.id)) throw new StoreError('invalid', 'invalid web session id');
+      checkHash(session.secretHash, 'session secret hash');
+      checkIdentity(session.identity);
+      checkTimes(session, 'session');
+      const userAgent = session.userAgent?.slice(0, MAX_USER_AGENT);
+      const { userAgent: _, ...rest } = session;
+      return w.createSession({ ...rest, ...(userAgent ? { userAgent } : {}) });
+    },
+    async sessionBySecret(secretHash) {
+      return HASH.test(secretHash) ? w.sessionBySecret(secretHash) : undefined;
+    },
+    async listSessions(identity) {
+      if (identity !== undefined) checkIdentity(identity);
+      return w.listSessions(identity);
+    },
+    async revokeSession(id) {
+      return SESSION_ID.test(id) ? w.revokeSession(id) : false;
+    },
+    async revokeIdentity(identity) {
+      checkIdentity(identity);
+      return w.revokeIdentity(identity);
     },
   };
 }

@@ -120,6 +120,18 @@ describe('slack slash commands and buttons over Socket Mode', () => {
     assert.equal(m.text, 'done');
   });
 
+  test('sendPrivate (a /web link) is an ephemeral message to the speaker in their channel', async () => {
+    await sink.h.adapter.sendPrivate!(
+      { chatId: GROUP_CHANNEL, userId: 'U0ADA' },
+      'Your link: https://x.example/login/t',
+    );
+    assert.deepEqual(sink.h.emu.workspace.ephemeral.at(-1), {
+      channel: GROUP_CHANNEL,
+      user: 'U0ADA',
+      text: 'Your link: https://x.example/login/t',
+    });
+  });
+
   test('answerPress is an ephemeral message to the presser in the press’s channel', async () => {
     const sent = await sink.h.adapter.send(target, 'vote', { buttons: [{ id: 'v', label: 'Vote' }] });
     await sink.h.emu.pressButton({ channel: DM_CHANNEL, ts: sent.messageId, actionId: 'v', user: 'U0BOB' });

@@ -66,9 +66,17 @@ test(webChatSessionsTitle, async (t) => {
   const token = s.adapter.apiToken;
   const alice = await browser(s.server.url);
   assert.equal(alice.set.length, 1);
-  assert.match(alice.set[0]!, /^boxbot_browser=[A-Za-z0-9_-]{32,}; Path=\/; HttpOnly; SameSite=Strict$/);
+  // Max-Age: the browser keeps it across a restart (30 days by default), so its conversations stay reachable.
+  assert.match(
+    alice.set[0]!,
+    /^boxbot_browser=[A-Za-z0-9_-]{32,}; Path=\/; HttpOnly; SameSite=Strict; Max-Age=2592000$/,
+  );
   const again = await browser(s.server.url, alice.cookie);
-  assert.equal(again.set.length, 0, 'a reload keeps the cookie');
+  assert.deepEqual(
+    again.set.map((c) => c.split(';')[0]),
+    [alice.cookie],
+    'a reload keeps the same secret (its Max-Age renewed)',
+  );
   assert.equal(again.owner, alice.owner);
   const session = `${alice.owner}-tab0123456789`;
   const post = (cookie: string | undefined, text: string) =>

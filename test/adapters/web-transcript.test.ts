@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { type StoredConversation, sessionsOf, transcriptOf } from '../../src/adapters/web/transcript.ts';
+import { registerSecrets } from '../../src/core/redact.ts';
 import { mediaInput } from '../../src/runner/media-input.ts';
 
 const turn: StoredConversation['messages'] = [
@@ -30,6 +31,33 @@ test('a stored turn becomes the user line, the answers, and a tools entry with i
     { role: 'tools', tools: [{ name: 'write', input: '{\n  "file_path": "a.txt"\n}', result: 'ok', isError: false }] },
     { role: 'bot', text: 'Saved.' },
   ]);
+});
+
+test('a tool entry shows its input and output with secrets redacted, capped', () => {
+  registerSecrets(['hunter2-registered-secret']);
+  const [tools] = transcriptOf([
+    {
+      role: 'assistant',
+      content: [{ type: 'tool-call', id: 'c1', name: 'bash', input: { command: 'echo $TOKEN' } }],
+    },
+    {
+      role: 'user',
+      content: [
+        {
+          type: 'tool-result',
+          id: 'c1',
+          name: 'bash',
+          content: `token hunter2-registered-secret and sk-abcdef1234567890 ${'x'.repeat(5000)}`,
+          isError: false,
+        },
+      ],
+    },
+  ]);
+  assert.equal(tools?.role, 'tools');
+  const result = tools?.role === 'tools' ? tools.tools[0]!.result! : '';
+  assert.ok(result.startsWith('token [redacted] and [redacted] x'), result.slice(0, 60));
+  assert.doesNotMatch(result, /hunter2|sk-abc/);
+  assert.equal(result.length, 4001, 'capped at 4000 characters and an ellipsis');
 });
 
 test("a browser's list: its own non-empty chats, newest first, titled by their first words", async () => {

@@ -275,3 +275,41 @@ describe('budget and approvals', () => {
     );
   });
 });
+
+describe('a web chat browser signed in as a platform user', () => {
+  const config = configSchema.parse({
+    channels: {
+      telegram: {
+        access: 'full',
+        allowFrom: ['4242'],
+        chats: { '4242': { access: 'chat-only' } },
+        users: { '4242': { model: 'openai/gpt-4o' } },
+      },
+      web: { access: 'full', users: { ana: { access: 'read-only' } } },
+    },
+  });
+  const web = (signedInAs?: `telegram:${string}` | `web:${string}`) => ({
+    platform: 'web' as const,
+    chatId: 'owner0123456789ab-tab0123456789',
+    userId: 'owner0123456789ab',
+    ...(signedInAs ? { signedInAs } : {}),
+  });
+
+  test("gets that user's private-chat policy, not the web chat's", () => {
+    const p = resolvePolicy(config, web('telegram:4242'));
+    assert.equal(p.access, 'chat-only', 'the chat override keyed by her private chat (her id)');
+    assert.equal(p.model, 'openai/gpt-4o', 'her user override');
+    assert.equal(resolvePolicy(config, web()).access, 'full', 'the local browser keeps the web chat policy');
+    assert.equal(resolvePolicy(config, web('web:ana')).access, 'read-only', 'an invited web user: web users override');
+  });
+
+  test("is admitted by the platform's allowFrom as that user", () => {
+    const say = { isDirect: true, mentionsBot: false, text: 'hi' };
+    const ana = web('telegram:4242');
+    assert.deepEqual(admit(resolvePolicy(config, ana), { ...ana, ...say }, { replyToStrangers: true }), {
+      admitted: true,
+    });
+    const bob = web('telegram:777');
+    assert.equal(admit(resolvePolicy(config, bob), { ...bob, ...say }, { replyToStrangers: true }).admitted, false);
+  });
+});

@@ -13,6 +13,7 @@ import { inbound, reply } from './delivery-fixtures.ts';
 import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
 import { memoriesContract } from './memories-contract.ts';
 import { type PostgresServer, startPostgres } from './postgres-server.ts';
+import { webSessionsContract } from './web-sessions-contract.ts';
 
 const started = await startPostgres();
 const server: PostgresServer | undefined = 'missing' in started ? undefined : started;
@@ -46,6 +47,7 @@ if (server) {
   storeContract('postgres', harness, { files: false });
   memoriesContract('postgres', harness, { files: false });
   hookDeliveriesContract('postgres', harness);
+  webSessionsContract('postgres', harness);
   channelLogContract('postgres', harness);
 }
 

@@ -551,6 +551,14 @@ export function createDiscordAdapter(options: DiscordAdapterOptions): ChannelAda
         discordRequest(rest, 'PATCH', path, { content, allowed_mentions: noPings, ...components }),
       );
     },
+    async sendPrivate(to, text): Promise<void> {
+      const dm = await discordRequest<{ id?: unknown }>(rest, 'POST', '/users/@me/channels', {
+        recipient_id: to.userId,
+      });
+      if (typeof dm?.id !== 'string')
+        throw new AdapterApiError('discord', 502, 'POST /users/@me/channels answered without an id');
+      await discordRequest(rest, 'POST', `/channels/${dm.id}/messages`, { content: text, allowed_mentions: noPings });
+    },
     async typing(target): Promise<void> {
       await discordRequest(rest, 'POST', `/channels/${channelOf(target)}/typing`);
     },

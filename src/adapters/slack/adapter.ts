@@ -340,6 +340,17 @@ export function createSlackAdapter(options: SlackAdapterOptions): ChannelAdapter
 
     routes: () => (route ? [route] : []),
 
+    async sendPrivate(to, text) {
+      await call(() =>
+        web.chat.postEphemeral({
+          channel: to.chatId,
+          user: to.userId,
+          text: escapeSlackText(text),
+          ...(to.threadId ? { thread_ts: to.threadId } : {}),
+        }),
+      );
+    },
+
     async answerPress(press, text) {
       if (!press.action) throw new AdapterError('slack', 'not-a-press', 'answerPress needs a button press');
       await call(() =>

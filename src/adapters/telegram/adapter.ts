@@ -288,6 +288,11 @@ export function createTelegramAdapter(options: TelegramAdapterOptions): Telegram
       if (opts?.buttons) keyboards.set(target.chatId, messageId, opts.buttons);
     },
 
+    async sendPrivate(to, text) {
+      // A user's private chat with the bot has the user's id.
+      await call(() => api.sendMessage(to.userId, text, { link_preview_options: { is_disabled: true } }));
+    },
+
     async typing(target) {
       const thread = target.threadId ? { message_thread_id: Number(target.threadId) } : {};
       await call(() => api.sendChatAction(chatIdOf(target), 'typing', thread));

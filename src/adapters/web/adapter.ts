@@ -28,9 +28,17 @@ import type {
 } from '../types.ts';
 import { webAsset } from './assets.ts';
 import { createWebFiles, type WebFileMeta, type WebFileRetention, WebQuotaError } from './files.ts';
-import { BROWSER_COOKIE, browserSecretOf, httpGuard, sessionOwner } from './http-guard.ts';
+import {
+  BROWSER_COOKIE,
+  browserSecretOf,
+  httpGuard,
+  isLoopbackHostHeader,
+  sessionOwner,
+  type Viewer,
+} from './http-guard.ts';
 import { normalizeWebMessage, normalizeWebPress, SESSION_RULE, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
+import { createSignIn, DEFAULT_SESSION_DAYS, type WebSessionSource } from './sign-in.ts';
 import { type ConversationSource, sessionsOf, transcriptOf } from './transcript.ts';
 
 export { BROWSER_COOKIE, isLoopbackHostHeader, sessionOwner } from './http-guard.ts';
@@ -67,6 +75,12 @@ export interface WebAdapterOptions {
   fileRetention?: Partial<WebFileRetention>;
   /** How often expired files are swept (default hourly; also once at start). */
   sweepEveryMs?: number;
+  /** Sign-in links and sessions (the store's `webSessions`); without it nobody can sign in. */
+  sessions?: WebSessionSource;
+  /** Life of a session and of the local browser's cookie, in days (default 30). */
+  sessionDays?: number;
+  /** Cookies marked Secure (the public URL is https). */
+  secureCookies?: boolean;
   /** The clock (tests). */
   now?: () => number;
 }
@@ -94,6 +108,8 @@ interface Session {
 }
 
 const SESSION = WEB_ID;
+/** `/web logout`, as typed in the web chat. */
+const LOGOUT = /^\/web(?:@\S+)?\s+logout\s*$/i;
 /** Messages whose buttons are remembered for presses (the oldest are forgotten first). */
 const MAX_BUTTON_MESSAGES = 5000;
 
@@ -114,8 +130,17 @@ const fileRef = (m: WebFileMeta): FileRef => ({ id: m.id, name: m.name, size: m.
 export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   const log = (opts.logger ?? silentLogger).child({ scope: 'adapter:web' });
   const apiToken = randomBytes(24).toString('base64url');
+  const signIn = opts.sessions
+    ? createSignIn({
+        store: opts.sessions,
+        sessionDays: opts.sessionDays ?? DEFAULT_SESSION_DAYS,
+        secure: opts.secureCookies ?? false,
+        now: opts.now ?? Date.now,
+      })
+    : undefined;
   const guard = httpGuard({
     apiToken,
+    ...(signIn ? { sessionOf: (req: Request) => signIn.sessionOf(req) } : {}),
     ...(opts.accessToken ? { accessToken: opts.accessToken } : {}),
     ...(opts.anyHost ? { anyHost: true } : {}),
   });
@@ -168,10 +193,11 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     checkButtonIds('web', list)?.map((b) => ({ id: b.id, label: b.label, ...(b.style ? { style: b.style } : {}) }));
 
   /** The page's settings: the token it needs now, its owner prefix, the commands and the upload cap. */
-  const bootOf = (owner: string, access: string) => ({
+  const bootOf = (owner: string, access: string, viewer: Viewer) => ({
     TOKEN: apiToken,
     ACCESS: access,
     OWNER: owner,
+    IDENTITY: viewer.identity ?? '',
     commands,
     maxUploadBytes: files ? maxUpload : 0,
     history: Boolean(opts.conversations),
@@ -201,10 +227,10 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   };
 
   /** The `session` query of a request, when well-formed and the caller's own; else answered (400/403) and undefined. */
-  const ownedSession = (req: Request, res: Response): string | undefined => {
+  const ownedSession = (req: Request, res: Response, viewer: Viewer): string | undefined => {
     const id = String(req.query.session ?? '');
     if (!SESSION.test(id)) return void res.status(400).json({ error: SESSION_RULE });
-    return guard.owns(req, res, id) ? id : undefined;
+    return guard.owns(viewer, res, id) ? id : undefined;
   };
 
   /** The message's file ids checked against this session's uploads and the cap, then described. */
@@ -326,8 +352,29 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     routes: () => [],
     identity: () => ({ id: 'web', name: 'boxbot' }),
     attach(app, base = '') {
-      app.get(`${base}/`, (req, res) => {
-        if (!guard.allowed(req, res, false)) return;
+      // Sign-in links work beyond loopback without the access token: they are the way in.
+      const hostOk = (req: Request, res: Response) => {
+        if (opts.anyHost || isLoopbackHostHeader(req.headers.host)) return true;
+        res.status(403).type('text/plain').send('web chat: refused Host: open it as http://127.0.0.1:<port>/');
+        return false;
+      };
+      app.get(`${base}/login/:token`, (req, res) => {
+        if (!hostOk(req, res)) return;
+        if (!signIn) return void res.status(404).type('text/plain').send('sign-in is off (no store)');
+        signIn.loginPage(req, res);
+      });
+      app.post(`${base}/login/:token`, async (req, res) => {
+        if (!hostOk(req, res)) return;
+        if (!signIn) return void res.status(404).type('text/plain').send('sign-in is off (no store)');
+        await signIn.login(req, res, `${base}/`);
+      });
+      app.post(`${base}/chat/logout`, async (req, res) => {
+        if (!(await guard.check(req, res, { apiToken: true }))) return;
+        res.json({ loggedOut: signIn ? await signIn.logout(req, res) : false });
+      });
+      app.get(`${base}/`, async (req, res) => {
+        const viewer = await guard.check(req, res, { apiToken: false, page: true });
+        if (!viewer) return;
         res.set(
           'Content-Security-Policy',
           "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; connect-src 'self'; img-src " +
@@ -335,37 +382,43 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         );
         res.set('X-Content-Type-Options', 'nosniff');
         // A browser without a (valid) cookie gets a new secret; its sessions are its own from now on.
-        let secret = browserSecretOf(req);
-        if (!secret) {
-          secret = randomBytes(24).toString('base64url');
-          res.append('Set-Cookie', `${BROWSER_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Strict`);
-        }
+        // The cookie lasts (Max-Age, renewed at each visit) so its conversations survive a browser restart.
+        const secret = browserSecretOf(req) ?? randomBytes(24).toString('base64url');
+        const maxAge = Math.round((opts.sessionDays ?? DEFAULT_SESSION_DAYS) * 24 * 3600);
+        res.append(
+          'Set-Cookie',
+          `${BROWSER_COOKIE}=${secret}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}` +
+            (opts.secureCookies ? '; Secure' : ''),
+        );
+        const local = viewer.identity ? viewer : { owner: sessionOwner(secret) };
         res.set('Cache-Control', 'no-store');
-        res.type('html').send(chatPage(bootOf(sessionOwner(secret), String(req.query.access ?? ''))));
+        res.type('html').send(chatPage(bootOf(local.owner!, String(req.query.access ?? ''), local)));
       });
-      app.get(`${base}/chat/assets/:name`, (req, res) => {
-        if (!guard.allowed(req, res, false)) return;
+      app.get(`${base}/chat/assets/:name`, async (req, res) => {
+        if (!(await guard.check(req, res, { apiToken: false }))) return;
         const asset = webAsset(String(req.params.name));
         if (!asset) return void res.status(404).type('text/plain').send('no such asset');
         res.set('X-Content-Type-Options', 'nosniff');
         res.set('Cache-Control', 'no-cache');
         res.type(asset.type).send(asset.body);
       });
-      app.get(`${base}/favicon.ico`, (req, res) => {
-        if (!guard.allowed(req, res, false)) return;
+      app.get(`${base}/favicon.ico`, async (req, res) => {
+        if (!(await guard.check(req, res, { apiToken: false }))) return;
         res.type('image/svg+xml').send(webAsset('favicon.svg')!.body);
       });
       // The page's settings again, for a tab open across a restart (the page token is per process).
-      app.get(`${base}/chat/boot`, (req, res) => {
-        if (!guard.allowed(req, res, false)) return;
-        const owner = guard.ownerOf(req, res);
+      app.get(`${base}/chat/boot`, async (req, res) => {
+        const viewer = await guard.check(req, res, { apiToken: false });
+        if (!viewer) return;
+        const owner = guard.ownerOf(viewer, res);
         if (!owner) return;
         res.set('Cache-Control', 'no-store');
-        res.json(bootOf(owner, String(req.query.access ?? '')));
+        res.json(bootOf(owner, String(req.query.access ?? ''), viewer));
       });
-      app.get(`${base}/chat/events`, (req, res) => {
-        if (!guard.allowed(req, res, true)) return;
-        const id = ownedSession(req, res);
+      app.get(`${base}/chat/events`, async (req, res) => {
+        const viewer = await guard.check(req, res, { apiToken: true });
+        if (!viewer) return;
+        const id = ownedSession(req, res, viewer);
         if (!id) return;
         res.writeHead(200, {
           'Content-Type': 'text/event-stream',
@@ -389,8 +442,9 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       // draws it, then replays this process's backlog, skipping the turns the transcript holds
       // (events name the user message they answer), so a turn still running shows up too.
       app.get(`${base}/chat/history`, async (req, res) => {
-        if (!guard.allowed(req, res, true)) return;
-        const id = ownedSession(req, res);
+        const viewer = await guard.check(req, res, { apiToken: true });
+        if (!viewer) return;
+        const id = ownedSession(req, res, viewer);
         if (!id) return;
         res.set('Cache-Control', 'no-store');
         if (!opts.conversations) return void res.json({ entries: [] });
@@ -403,8 +457,9 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         }
       });
       app.get(`${base}/chat/sessions`, async (req, res) => {
-        if (!guard.allowed(req, res, true)) return;
-        const owner = guard.ownerOf(req, res);
+        const viewer = await guard.check(req, res, { apiToken: true });
+        if (!viewer) return;
+        const owner = guard.ownerOf(viewer, res);
         if (!owner) return;
         res.set('Cache-Control', 'no-store');
         if (!opts.conversations) return void res.json({ sessions: [] });
@@ -416,8 +471,9 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         }
       });
       app.post(`${base}/chat/upload`, async (req, res) => {
-        if (!guard.allowed(req, res, true)) return;
-        const id = ownedSession(req, res);
+        const viewer = await guard.check(req, res, { apiToken: true });
+        if (!viewer) return;
+        const id = ownedSession(req, res, viewer);
         if (!id) return;
         if (!files) return void res.status(400).json({ error: 'this web chat takes no files' });
         const bytes = await readCapped(req, res, maxUpload);
@@ -446,8 +502,9 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       // page token, so a link keeps working across restarts. An attachment, never rendered, except
       // a raster image's inline preview.
       app.get(`${base}/chat/files/:id`, async (req, res) => {
-        if (!guard.allowed(req, res, false)) return;
-        const id = ownedSession(req, res);
+        const viewer = await guard.check(req, res, { apiToken: false });
+        if (!viewer) return;
+        const id = ownedSession(req, res, viewer);
         if (!id) return;
         const meta = files ? await files.meta(id, String(req.params.id)) : undefined;
         if (!files || !meta) return void res.status(404).json({ error: 'no such file in this chat' });
@@ -464,13 +521,19 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         res.send(Buffer.from(await files.read(id, meta.id)));
       });
       app.post(`${base}/chat/messages`, express.json({ limit: '256kb' }), async (req, res) => {
-        if (!guard.allowed(req, res, true)) return;
+        const viewer = await guard.check(req, res, { apiToken: true });
+        if (!viewer) return;
         const result = normalizeWebMessage(req.body, new Date());
         if (result.kind !== 'message') return void res.status(400).json({ error: result.reason });
-        const owner = guard.owns(req, res, result.message.chatId);
+        const owner = guard.owns(viewer, res, result.message.chatId);
         if (!owner) return;
-        // The speaker is the browser that owns the session, not one shared "local" user.
-        let msg = { ...result.message, userId: owner };
+        // `/web logout` ends this browser's session here: only the web chat knows which one it is.
+        if (viewer.sessionId && LOGOUT.test(result.message.text) && signIn) {
+          await signIn.logout(req, res);
+          return void res.status(200).json({ loggedOut: true });
+        }
+        // The speaker is the signed-in user, else the browser that owns the session.
+        let msg = { ...result.message, userId: owner, ...(viewer.identity ? { signedInAs: viewer.identity } : {}) };
         if (!sink) return void res.status(503).json({ error: 'the web chat is not running' });
         const described = await describeFiles(msg.chatId, msg.attachments);
         if ('error' in described) return void res.status(described.status).json({ error: described.error });
@@ -496,13 +559,14 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         }
       });
       app.post(`${base}/chat/press`, express.json({ limit: '16kb' }), async (req, res) => {
-        if (!guard.allowed(req, res, true)) return;
+        const viewer = await guard.check(req, res, { apiToken: true });
+        if (!viewer) return;
         const result = normalizeWebPress(req.body, randomBytes(9).toString('base64url'), new Date());
         if (result.kind !== 'message') return void res.status(400).json({ error: result.reason });
-        const owner = guard.owns(req, res, result.message.chatId);
+        const owner = guard.owns(viewer, res, result.message.chatId);
         if (!owner) return;
-        // Whoever decides an approval here is the session's browser (approvers: "requester").
-        const msg = { ...result.message, userId: owner };
+        // Whoever decides an approval here is the session's user (approvers: "requester").
+        const msg = { ...result.message, userId: owner, ...(viewer.identity ? { signedInAs: viewer.identity } : {}) };
         const shown = buttons.get(msg.chatId, msg.action!.messageId!);
         if (!shown?.some((b) => b.id === msg.action!.id))
           return void res.status(404).json({ error: 'this button is no longer offered' });

@@ -471,7 +471,12 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     working(true);
     var ids = files.map(function (f) { return f.id; });
     var r = await post('chat/messages', { session: session, text: text, id: id, attachments: ids });
-    if (r && r.ok) { loadSessions(); return; }
+    if (r && r.ok) {
+      // \/web logout ended this browser's session: the page that follows says how to sign in again.
+      if (r.status === 200) { location.reload(); return; }
+      loadSessions();
+      return;
+    }
     working(false);
     showNote('Not sent: ' + (await failed(r)));
   }

@@ -1,9 +1,14 @@
-// Who may use the web chat's HTTP routes: the Host check (no DNS rebinding), the access token
-// when the server is reachable beyond loopback, the per-process page token, and the browser
-// cookie that owns a session (`<owner>-<tab>`, owner = digest of the cookie's secret).
+// Who may use the web chat's HTTP routes: the Host check (no DNS rebinding), a signed-in session
+// (sign-in.ts) or, on loopback, the browser cookie of the one local user; beyond loopback without
+// a session, only the operator's access token. Then the per-process page token, and ownership of
+// a conversation (`<owner>-<tab>`: owner = digest of the signed-in identity, else of the browser
+// cookie's secret).
 import { createHash } from 'node:crypto';
 import type { Request, Response } from 'express';
 import { constantTimeEqual } from '../../core/constant-time-equal.ts';
+import type { UserKey } from '../identity.ts';
+import { decodeUserKey, encodeUserKey } from '../identity.ts';
+import { identityOwner, type SessionRecord, signInHelp } from './sign-in.ts';
 
 /** The cookie holding the browser secret. */
 export const BROWSER_COOKIE = 'boxbot_browser';
@@ -32,70 +37,99 @@ export function isLoopbackHostHeader(host: string | undefined): boolean {
   return LOOPBACK_HOST.test(host ?? '');
 }
 
+/** Who a request comes from. */
+export interface Viewer {
+  /** The owner prefix of its conversations; undefined for a local browser without its cookie yet. */
+  owner: string | undefined;
+  /** The identity it signed in as. */
+  identity?: UserKey;
+  /** Its session's public id. */
+  sessionId?: string;
+}
+
 /** The checks of one adapter instance. */
 export interface HttpGuard {
-  /** Refuses requests from foreign Hosts and without the access token (and the page token when asked). */
-  allowed(req: Request, res: Response, needApiToken: boolean): boolean;
   /**
-   * Refuses (403) a request for `sessionId` whose browser cookie does not own it; else the owner,
-   * who is the web chat's user (memory, budgets and approvals are theirs).
+   * Refuses requests from foreign Hosts, beyond loopback those neither signed in nor carrying the
+   * access token (a page saying how to sign in when `page`), and without the page token when
+   * `apiToken`; else who is asking.
    */
-  owns(req: Request, res: Response, sessionId: string): string | undefined;
-  /** The owner prefix of the request's browser, or undefined after a 403. */
-  ownerOf(req: Request, res: Response): string | undefined;
+  check(req: Request, res: Response, o: { apiToken: boolean; page?: boolean }): Promise<Viewer | undefined>;
+  /** Refuses (403) a viewer without an owner (no browser cookie: reload the page). */
+  ownerOf(viewer: Viewer, res: Response): string | undefined;
+  /**
+   * Refuses (403) a request for `sessionId` that `viewer` does not own; else the owner, who is
+   * the web chat's user (memory, budgets and approvals are theirs).
+   */
+  owns(viewer: Viewer, res: Response, sessionId: string): string | undefined;
 }
 
 /** Creates the checks for an adapter with `apiToken` (and `accessToken` when exposed). */
-export function httpGuard(o: { apiToken: string; accessToken?: string; anyHost?: boolean }): HttpGuard {
-  const ownerOf = (req: Request, res: Response): string | undefined => {
-    const secret = browserSecretOf(req);
-    if (!secret) {
-      res.status(403).json({ error: 'web chat: no browser cookie: reload the page' });
-      return undefined;
+export function httpGuard(o: {
+  apiToken: string;
+  accessToken?: string;
+  anyHost?: boolean;
+  sessionOf?: (req: Request) => Promise<SessionRecord | undefined>;
+}): HttpGuard {
+  const ownerOf = (viewer: Viewer, res: Response): string | undefined => {
+    if (viewer.owner) return viewer.owner;
+    res.status(403).json({ error: 'web chat: no browser cookie: reload the page' });
+    return undefined;
+  };
+  const signedIn = async (req: Request, res: Response): Promise<Viewer | undefined | 'failed'> => {
+    try {
+      const s = await o.sessionOf?.(req);
+      if (!s) return undefined;
+      const identity = encodeUserKey(decodeUserKey(s.identity));
+      return { owner: identityOwner(identity), identity, sessionId: s.id };
+    } catch {
+      res.status(503).json({ error: 'web chat: sessions cannot be read now, try again' });
+      return 'failed';
     }
-    return sessionOwner(secret);
   };
   return {
     ownerOf,
-    owns(req, res, sessionId) {
-      const owner = ownerOf(req, res);
+    owns(viewer, res, sessionId) {
+      const owner = ownerOf(viewer, res);
       if (!owner) return undefined;
       if (!sessionId.startsWith(`${owner}-`)) {
-        res.status(403).json({ error: 'web chat: this conversation belongs to another browser' });
+        res.status(403).json({ error: 'web chat: this conversation belongs to another user' });
         return undefined;
       }
       return owner;
     },
-    allowed(req, res, needApiToken) {
+    async check(req, res, c) {
       const host = req.headers.host ?? '';
       if (!o.anyHost && !isLoopbackHostHeader(host)) {
         res
           .status(403)
           .type('text/plain')
           .send(`web chat: refused Host ${JSON.stringify(host)}: open it as http://127.0.0.1:<port>/`);
-        return false;
+        return undefined;
       }
-      if (o.accessToken) {
-        const given = String(req.query.access ?? req.headers['x-boxbot-access'] ?? '');
-        if (!constantTimeEqual(given, o.accessToken)) {
-          res
-            .status(401)
-            .type('text/plain')
-            .send(
-              'web chat: this server is reachable beyond this machine, so open the page with ' +
-                '?access=<BOXBOT_ADMIN_TOKEN>',
-            );
-          return false;
+      const session = await signedIn(req, res);
+      if (session === 'failed') return undefined;
+      let viewer: Viewer | undefined = session;
+      if (!viewer) {
+        if (o.accessToken) {
+          const given = String(req.query.access ?? req.headers['x-boxbot-access'] ?? '');
+          if (!constantTimeEqual(given, o.accessToken)) {
+            if (c.page) signInHelp(res);
+            else res.status(401).json({ error: 'web chat: not signed in: send /web in your chat with the bot' });
+            return undefined;
+          }
         }
+        const secret = browserSecretOf(req);
+        viewer = { owner: secret ? sessionOwner(secret) : undefined };
       }
-      if (needApiToken) {
+      if (c.apiToken) {
         const given = String(req.headers['x-boxbot-token'] ?? req.query.token ?? '');
         if (!constantTimeEqual(given, o.apiToken)) {
           res.status(401).json({ error: 'missing or wrong page token: reload the page' });
-          return false;
+          return undefined;
         }
       }
-      return true;
+      return viewer;
     },
   };
 }

@@ -8,12 +8,20 @@ export interface PageBoot {
   TOKEN: string;
   ACCESS: string;
   OWNER: string;
+  /** The user key this browser signed in as; empty for the local user. */
+  IDENTITY: string;
   commands: { name: string; description: string; argument?: { name: string; description: string } }[];
   /** 0 when the chat takes no files. */
   maxUploadBytes: number;
   /** Whether the stored history can be read (the gateway has a store). */
   history: boolean;
 }
+
+/** The signed-in user, shown in the header (the local user shows nothing). */
+const whoLine = (identity: string) =>
+  identity
+    ? `<span id="who" title="signed in as">${identity.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`)}</span>`
+    : '';
 
 /** JSON that cannot end its <script> element. */
 const inert = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
@@ -97,7 +105,7 @@ export function chatPage(boot: PageBoot): string {
 <title>boxbot</title><link rel="icon" type="image/svg+xml" href="chat/assets/favicon.svg">
 <style>${STYLE}</style></head><body>
 <header><button id="menu" class="plain" type="button" aria-expanded="false" aria-controls="side">Chats</button>
-<h1>boxbot</h1><span id="state" role="status">connecting…</span>
+<h1>boxbot</h1><span id="state" role="status">connecting…</span>${whoLine(boot.IDENTITY)}
 <button id="new" class="plain" type="button">New chat</button></header>
 <div id="app"><nav id="side" aria-label="Conversations"><h2>Conversations</h2><ul id="sessions"></ul></nav>
 <main><div id="log" role="log" aria-live="polite" aria-label="Messages"></div><div id="typing"></div>

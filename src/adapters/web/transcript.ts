@@ -3,6 +3,8 @@
 // into what the page draws (the user's words, tool calls as collapsible entries, the bot's answers),
 // and the list of one browser's conversations for the sidebar.
 
+import { redactSecrets } from '../../core/redact.ts';
+
 /** The parts of a stored message the page shows (a structural view of the agent's ContentPart). */
 export type StoredPart =
   | { type: 'text'; text: string }
@@ -47,7 +49,15 @@ export interface SessionSummary {
 }
 
 const MAX_TOOL_TEXT = 4000;
-const clip = (s: string) => (s.length > MAX_TOOL_TEXT ? `${s.slice(0, MAX_TOOL_TEXT)}…` : s);
+/**
+ * A tool's input or output as the page shows it: this process's secrets and anything shaped like
+ * a key redacted (a tool may echo an environment value), then capped (redacted first: a cut must
+ * not leave half a key unrecognised).
+ */
+const clip = (s: string) => {
+  const shown = redactSecrets(s);
+  return shown.length > MAX_TOOL_TEXT ? `${shown.slice(0, MAX_TOOL_TEXT)}…` : shown;
+};
 const textOf = (parts: StoredPart[]) =>
   parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join('');
 

@@ -36,7 +36,9 @@ export function whoamiText(
   needApproval: string[] = [],
 ): string {
   return [
-    `You are ${msg.userName} (${msg.platform} user ${msg.userId}) in ${msg.conversationKey}.`,
+    msg.signedInAs
+      ? `You are ${msg.signedInAs}, signed in to the web chat, in ${msg.conversationKey}.`
+      : `You are ${msg.userName} (${msg.platform} user ${msg.userId}) in ${msg.conversationKey}.`,
     ...accessLines(policy.access, tools, policy.model),
     ...(needApproval.length ? [`Needs approval: ${needApproval.join(', ')}.`] : []),
     ...(policy.approvals?.afterUntrusted

@@ -17,6 +17,7 @@ import { createPgMemories } from './memories.ts';
 import { migrate } from './migrations.ts';
 import { createPgRateGates } from './rate-gates.ts';
 import { createPgUsage } from './usage.ts';
+import { createPgWebSessions } from './web-sessions.ts';
 
 export { describeUrl } from './db.ts';
 export { MIGRATIONS } from './migrations.ts';
@@ -40,6 +41,7 @@ function build(db: Db, opts: ResolvedStoreOptions): BackendStore {
     usage: createPgUsage(db),
     approvals: createPgApprovals(db, now),
     hookDeliveries: createPgHookDeliveries(db, now),
+    webSessions: createPgWebSessions(db, now),
     close: () => db.close(),
   };
 }

@@ -217,6 +217,29 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX boxbot_hook_deliveries_unfinished ON boxbot_hook_deliveries (hook) WHERE event IS NOT NULL;
     `,
   },
+  {
+    version: 13,
+    // The web chat's sign-in (WebSessionStore): one-time login links by the SHA-256 of their token,
+    // browser sessions by a public id with the SHA-256 of the cookie's secret. Times in ms.
+    name: 'web sign-in',
+    sql: `
+      CREATE TABLE boxbot_web_logins (
+        token_hash text PRIMARY KEY,
+        identity text NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE TABLE boxbot_web_sessions (
+        id text PRIMARY KEY,
+        secret_hash text NOT NULL UNIQUE,
+        identity text NOT NULL,
+        created_at bigint NOT NULL,
+        expires_at bigint NOT NULL,
+        user_agent text
+      );
+      CREATE INDEX boxbot_web_sessions_identity ON boxbot_web_sessions (identity);
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */
