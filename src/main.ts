@@ -9,7 +9,7 @@ import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
 import { decodeConversationKey, platformOf, targetOf } from './adapters/index.ts';
 import { createSlackAdapter } from './adapters/slack/index.ts';
 import { createTelegramAdapter } from './adapters/telegram/index.ts';
-import { createWebAdapter, type WebAdapter, type WebFileRetention } from './adapters/web/index.ts';
+import { createWebAdapter, type WebAdapter, type WebFileRetention, webIdentityOf } from './adapters/web/index.ts';
 import { type AgentRuntime, createAgentRuntime } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
@@ -223,6 +223,44 @@ function mediaOptions(
 const DAY_MS = 24 * 3600_000;
 
 /**
+ * What keeps the store tidy on every replica: the archive sweep, the channel recorder for channels
+ * with `history.record` (webhooks land anywhere) and the channel log's retention sweep.
+ */
+function startStoreUpkeep(
+  loaded: LoadedConfig,
+  store: Store,
+  log: Logger,
+): { recorder: ChannelRecorder | undefined; stopSweeps: () => Promise<void> } {
+  const retention = loaded.config.store?.retention;
+  const stopArchiveSweep = startArchiveSweep(store.conversations, {
+    log: log.child({ scope: 'store' }),
+    ...(retention?.archiveDays ? { keepMs: retention.archiveDays * DAY_MS } : {}),
+  });
+  // Recorded channels (history.record) and their retention, on every replica (webhooks land anywhere).
+  const recorder = anyRecorded(loaded.config)
+    ? createChannelRecorder({
+        config: loaded.config,
+        channelLog: store.channelLog,
+        log: log.child({ scope: 'recorder' }),
+      })
+    : undefined;
+  const stopChannelLogSweep = startChannelLogSweep(store.channelLog, {
+    daysOf: (channel) => {
+      const { platform, chatId } = decodeConversationKey(channel);
+      return historyPolicy(loaded.config, platform, chatId).days;
+    },
+    log: log.child({ scope: 'store' }),
+  });
+  return {
+    recorder,
+    stopSweeps: async () => {
+      await stopArchiveSweep();
+      await stopChannelLogSweep();
+    },
+  };
+}
+
+/**
  * The config and secrets `start` runs on, the secrets registered for redaction. A listener other
  * machines can reach without an admin token is refused before anything starts (a usage error, exit
  * 2; the HTTP server checks again).
@@ -272,30 +310,11 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   });
   // Tool lists are fetched in the background, so /whoami lists MCP tools before the first run.
   for (const [name, server] of mcpEntries(loaded.config)) void mcp.toolsFor({ [name]: server });
-  const stopArchiveSweep = startArchiveSweep(store.conversations, {
-    log: log.child({ scope: 'store' }),
-    ...(retention?.archiveDays ? { keepMs: retention.archiveDays * DAY_MS } : {}),
-  });
-  // Recorded channels (history.record) and their retention, on every replica (webhooks land anywhere).
-  const recorder = anyRecorded(loaded.config)
-    ? createChannelRecorder({
-        config: loaded.config,
-        channelLog: store.channelLog,
-        log: log.child({ scope: 'recorder' }),
-      })
-    : undefined;
-  const stopChannelLogSweep = startChannelLogSweep(store.channelLog, {
-    daysOf: (channel) => {
-      const { platform, chatId } = decodeConversationKey(channel);
-      return historyPolicy(loaded.config, platform, chatId).days;
-    },
-    log: log.child({ scope: 'store' }),
-  });
+  const { recorder, stopSweeps } = startStoreUpkeep(loaded, store, log);
   const cleanups: (() => Promise<unknown>)[] = [
     () => runtime.close(),
     () => store.close(),
-    stopArchiveSweep,
-    stopChannelLogSweep,
+    stopSweeps,
     async () => recorder?.idle(),
     () => mcp.close(),
   ];
@@ -468,6 +487,8 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       adminAuth: createAdminAuth({
         ...(secrets.BOXBOT_ADMIN_TOKEN ? { token: secrets.BOXBOT_ADMIN_TOKEN } : {}),
         admins: loaded.config.admins,
+        // A browser signed in from chat (/web) as one of the config's admins gets the dashboard too.
+        identityOf: (req) => webIdentityOf(store.webSessions, req),
       }),
       dashboard: {},
       hooks: {

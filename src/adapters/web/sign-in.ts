@@ -79,7 +79,7 @@ export async function issueLoginLink(
  */
 export async function webIdentityOf(
   store: Pick<WebSessionSource, 'sessionBySecret'>,
-  req: Request,
+  req: Pick<Request, 'headers'>,
 ): Promise<UserKey | undefined> {
   const secret = cookieOf(req, SESSION_COOKIE);
   if (!secret || !TOKEN.test(secret)) return undefined;
@@ -111,7 +111,7 @@ export interface SignIn {
 }
 
 /** A cookie's value in a request. */
-export function cookieOf(req: Request, name: string): string | undefined {
+export function cookieOf(req: Pick<Request, 'headers'>, name: string): string | undefined {
   for (const part of (req.headers.cookie ?? '').split(';')) {
     const at = part.indexOf('=');
     if (at > 0 && part.slice(0, at).trim() === name) return part.slice(at + 1).trim();
