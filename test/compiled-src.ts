@@ -96,9 +96,10 @@ export function compiledSrc(): string {
 export const compiledSandboxWorker = (): string => join(compiledSrc(), 'sandbox', 'worker.js');
 
 /**
- * A test's own worker-thread module (`file`, TypeScript importing only Node's modules) compiled to
- * JavaScript under .cache/test-workers, named by its content: a thread started on it skips
- * registering tsx, which costs about as much CPU as the whole short run it is there for.
+ * A test's own worker-thread or child-process module (`file`, TypeScript importing Node's modules
+ * or packages, no relative files) compiled to JavaScript under .cache/test-workers, named by its
+ * content: a thread or process started on it skips registering tsx, which costs about as much CPU
+ * as the whole short run it is there for. Packages resolve from the repository's node_modules.
  */
 export function compiledTestWorker(file: string): string {
   const source = readFileSync(file, 'utf8');

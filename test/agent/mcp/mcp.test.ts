@@ -22,6 +22,7 @@ import { createAgentRunner } from '../../../src/runner/agent-runner.ts';
 import { resolvePolicy } from '../../../src/runner/policy.ts';
 import { DEFAULT_LIMITS } from '../../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../../src/store/index.ts';
+import { compiledTestWorker } from '../../compiled-src.ts';
 import { llm, startLlmEmulator } from '../../emulators/llm/index.ts';
 import { inboundMessage } from '../../gateway/fakes.ts';
 import { tempDir } from '../../helpers.ts';
@@ -368,11 +369,11 @@ test('tool lists are cached and listed again once stale', async (t) => {
 });
 
 test('a local stdio server named by the config runs, with its environment from named variables', async (t) => {
-  const script = fileURLToPath(new URL('stdio-server.ts', import.meta.url));
+  const script = compiledTestWorker(fileURLToPath(new URL('stdio-server.ts', import.meta.url)));
   const config = configSchema.parse({
     mcp: {
       servers: {
-        local: { command: process.execPath, args: ['--import', 'tsx', script], env: { GREETING: 'MY_GREETING' } },
+        local: { command: process.execPath, args: [script], env: { GREETING: 'MY_GREETING' } },
       },
     },
   });
