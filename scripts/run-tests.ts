@@ -235,9 +235,32 @@ function runWorker(queue: string[]): Promise<void> {
   });
 }
 
+/**
+ * CPU time (user + system, ms) of this runner's child processes that have ended, from Linux's
+ * /proc (undefined elsewhere): with the per-file wall times, the figure a busy machine does not
+ * inflate, so runs on a loaded machine stay comparable. Linux counts it in ticks of 10 ms.
+ */
+function childCpuMs(): number | undefined {
+  try {
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+    // After the name: state is field 3, so cutime (16) and cstime (17) are at 13 and 14 here.
+    const ticks = Number(fields[13]) + Number(fields[14]);
+    return Number.isFinite(ticks) ? ticks * 10 : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** A layer's wall time and its processes' summed CPU time (ms; undefined where not measurable). */
+interface LayerTime {
+  wallMs: number;
+  cpuMs: number | undefined;
+}
+
 /** Runs `list` `slots` at a time; in the unit layer, isolated files each alone, the others in pool workers. */
-async function runLayer(list: string[], pooled: boolean, slots: number): Promise<number> {
+async function runLayer(list: string[], pooled: boolean, slots: number): Promise<LayerTime> {
   const started = Date.now();
+  const cpuBefore = childCpuMs();
   const alone = slowestFirst(list.filter((f) => !pooled || isolateAll || isIsolated(f)));
   const shared = slowestFirst(list.filter((f) => !alone.includes(f)));
   await Promise.all(
@@ -247,17 +270,20 @@ async function runLayer(list: string[], pooled: boolean, slots: number): Promise
       while (shared.length) await runWorker(shared);
     }),
   );
-  return Date.now() - started;
+  const cpuAfter = childCpuMs();
+  const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  return { wallMs: Date.now() - started, cpuMs };
 }
 
 const wallStart = Date.now();
 const unitFiles = files.filter((f) => !isSlow(f));
 const slowFiles = files.filter(isSlow);
-const unitMs = unitFiles.length ? await runLayer(unitFiles, true, unitSlots) : undefined;
+const unitTime = unitFiles.length ? await runLayer(unitFiles, true, unitSlots) : undefined;
+const unitMs = unitTime?.wallMs;
 // Said at once too when the slow layer follows, for whoever watches the run rather than its end.
 if (unitMs !== undefined && slowFiles.length)
   console.log(`\nunit layer ${(unitMs / 1000).toFixed(1)} s wall (${unitFiles.length} files); the slow layer next`);
-const slowMs = slowFiles.length ? await runLayer(slowFiles, false, concurrency) : undefined;
+const slowTime = slowFiles.length ? await runLayer(slowFiles, false, concurrency) : undefined;
 const wallMs = Date.now() - wallStart;
 
 mkdirSync(join(root, '.cache'), { recursive: true });
@@ -273,12 +299,17 @@ for (const error of poolErrors) console.log(`\n✖ ${error}`);
 const failedFiles = results.filter((r) => !r.ok);
 const tests = results.reduce((n, r) => n + r.tests, 0);
 const failedTests = results.reduce((n, r) => n + r.failed, 0);
-const layerWall = (name: string, ms: number | undefined, n: number, slots: number): string =>
-  ms === undefined ? '' : `${name} layer ${secs(ms).trim()} wall (${n} files, ${slots} at a time); `;
+const layerWall = (name: string, time: LayerTime | undefined, n: number, slots: number): string =>
+  time === undefined ? '' : `${name} layer ${secs(time.wallMs).trim()} wall (${n} files, ${slots} at a time); `;
+const layerCpu = (name: string, time: LayerTime | undefined): string[] =>
+  time?.cpuMs === undefined ? [] : [`${name} layer ${secs(time.cpuMs).trim()}`];
 // The layers' wall times are printed, never checked: a busy machine must not fail the suite.
-const unitWall = layerWall('unit', unitMs, unitFiles.length, unitSlots);
-const slowWall = layerWall('slow', slowMs, slowFiles.length, concurrency);
+const unitWall = layerWall('unit', unitTime, unitFiles.length, unitSlots);
+const slowWall = layerWall('slow', slowTime, slowFiles.length, concurrency);
 console.log(`\n${unitWall}${slowWall}whole run ${secs(Date.now() - wallStart).trim()}`);
+const cpuLines = [...layerCpu('unit', unitTime), ...layerCpu('slow', slowTime)];
+// Wall time grows with the machine's load; CPU time much less: the figure to compare runs by.
+if (cpuLines.length) console.log(`CPU time of the test processes: ${cpuLines.join(', ')}`);
 console.log(
   `${results.length} files, ${tests} tests, ${failedTests} failed; wall ${secs(wallMs).trim()}, ` +
     `summed ${secs(results.reduce((n, r) => n + r.ms, 0)).trim()}`,

@@ -12,12 +12,24 @@ export const SLOW: readonly string[] = [
   'test/sandbox/cli-world.test.ts',
   'test/sandbox/conformance.test.ts',
   'test/sandbox/filesystem.test.ts',
+  'test/sandbox/filesystem-race.test.ts', // 100,000 reads while a child process swaps the path
   'test/sandbox/fresh-instance.test.ts',
   'test/sandbox/hash-index.test.ts',
   'test/sandbox/inputs.test.ts',
   'test/sandbox/limits.test.ts',
   'test/sandbox/network.test.ts',
   'test/sandbox/shared-cache.test.ts',
+  'test/sandbox/cache-integrity.test.ts', // fresh compiles, each in a new sandbox
+  'test/sandbox/disk-quota.test.ts',
+  'test/sandbox/glue-patch.test.ts', // jco's transpile, then the tools run
+  'test/sandbox/memory-shift.test.ts',
+  'test/sandbox/network-limits.test.ts',
+  'test/sandbox/protected-mounts.test.ts',
+  'test/sandbox/worker-choice.test.ts',
+  'test/sandbox/v8-flags.test.ts', // a child process running a guest
+  'test/sandbox/wasm/interface-stub.test.ts', // jco's transpile of large components
+  'test/agent/history-taint.test.ts', // the bundled tools in a sandbox
+  'test/agent/workspace-taint.test.ts',
   'test/sandbox/fs/terminate.test.ts', // a worker thread killed mid-call
   'test/sandbox/fs/race.test.ts', // a child process races the host 100,000 times
   'test/tools/',
@@ -39,8 +51,13 @@ export const SLOW: readonly string[] = [
   'test/package/files.test.ts', // npm pack --dry-run in a child process
   'test/scheduler/cli-job.test.ts',
   'test/scheduler/cli-webhook-job.test.ts',
+  'test/config/overrides.test.ts', // the CLI refusing bad settings
   // job runs in worker threads
   'test/scheduler/bree-timers.test.ts',
+  'test/scheduler/job-policy.test.ts', // with the bundled tools in the worker's sandbox
+  'test/scheduler/job-reservation.test.ts',
+  'test/scheduler/job-spend.test.ts',
+  'test/scheduler/job-taint.test.ts',
   'test/scheduler/jobs-api.test.ts',
   'test/scheduler/log-format.test.ts', // a child process running a job in a worker thread
   'test/scheduler/overlap.test.ts',

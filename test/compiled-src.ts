@@ -6,9 +6,9 @@
 // as they do from src/ and dist/. esbuild compiles each file alone, as tsx does.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { dirname, join, relative } from 'node:path';
+import { basename, dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { buildSync } from 'esbuild';
+import { buildSync, transformSync } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(root, 'src');
@@ -86,5 +86,33 @@ export function compiledSrc(): string {
     pruneOthers(name);
   }
   cached = out;
+  return out;
+}
+
+/**
+ * The sandbox's worker module compiled (for createSandbox's `workerFile`): each worker thread then
+ * loads plain modules instead of registering tsx and loading every module through it again.
+ */
+export const compiledSandboxWorker = (): string => join(compiledSrc(), 'sandbox', 'worker.js');
+
+/**
+ * A test's own worker-thread or child-process module (`file`, TypeScript importing Node's modules
+ * or packages, no relative files) compiled to JavaScript under .cache/test-workers, named by its
+ * content: a thread or process started on it skips registering tsx, which costs about as much CPU
+ * as the whole short run it is there for. Packages resolve from the repository's node_modules.
+ */
+export function compiledTestWorker(file: string): string {
+  const source = readFileSync(file, 'utf8');
+  const hash = createHash('sha256').update(source).digest('hex').slice(0, 12);
+  const out = join(root, '.cache', 'test-workers', `${basename(file, '.ts')}-${hash}.mjs`);
+  try {
+    statSync(out);
+  } catch {
+    const { code } = transformSync(source, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file });
+    mkdirSync(dirname(out), { recursive: true });
+    const tmp = `${out}.tmp-${process.pid}`;
+    writeFileSync(tmp, code);
+    renameSync(tmp, out); // whole, even when another test process writes the same file at once
+  }
   return out;
 }

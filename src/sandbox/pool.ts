@@ -2,6 +2,7 @@
 // one that already holds the tool), enforces the wall-clock timeout by terminating the worker
 // and replacing it, and serves the workers' network requests through the broker.
 import { totalmem } from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
 import type { PreparedComponent } from './compile.ts';
 import { SandboxError } from './errors.ts';
@@ -13,13 +14,25 @@ import type { CallMessage, WorkerReply } from './worker.ts';
 
 const fromSource = import.meta.url.endsWith('.ts');
 const workerUrl = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
-// Running from TypeScript sources (tests, tsx): Node 20 workers do not inherit tsx's loader
-// hooks, so a tiny bootstrap registers tsx in the worker before importing it. tsx is resolved
-// here: an eval'd worker resolves bare names from the process's cwd, which may be any folder.
-const workerSource: URL | string = fromSource
-  ? `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return ` +
-    `import(${JSON.stringify(workerUrl.href)}); })`
-  : workerUrl;
+
+/** How a worker thread is started: the module it runs, or code evaluated to load it. */
+interface WorkerStart {
+  source: URL | string;
+  eval: boolean;
+}
+
+/**
+ * How to start a worker on `url`. A `.ts` worker (boxbot running from its TypeScript sources: tsx)
+ * gets a tiny bootstrap that registers tsx first, as Node 20 workers do not inherit tsx's loader
+ * hooks. tsx is resolved here: an eval'd worker resolves bare names from the process's cwd.
+ */
+function workerStart(url: URL): WorkerStart {
+  if (!url.pathname.endsWith('.ts')) return { source: url, eval: false };
+  const source =
+    `import(${JSON.stringify(import.meta.resolve('tsx/esm/api'))}).then((m) => { m.register(); return ` +
+    `import(${JSON.stringify(url.href)}); })`;
+  return { source, eval: true };
+}
 
 /** Bound on starting a worker and loading a tool into it (not part of the tool's timeout). */
 const LOAD_LIMIT_MS = 120_000;
@@ -67,12 +80,12 @@ class Slot {
   private readonly loadWaiters = new Map<string, () => void>();
   onExit: ((reason: string, kind: 'memory' | 'crash') => void) | undefined;
 
-  constructor(broker: NetBroker, heapMb: number, onNote: (message: string) => void) {
+  constructor(broker: NetBroker, heapMb: number, start: WorkerStart, onNote: (message: string) => void) {
     const channel = new MessageChannel();
     const signal = new SharedArrayBuffer(1024);
     this.net = serveNetBridge(channel.port2, signal, broker, () => this.netCall);
-    this.worker = new Worker(workerSource, {
-      eval: fromSource,
+    this.worker = new Worker(start.source, {
+      eval: start.eval,
       workerData: { netPort: channel.port1, netSignal: signal },
       transferList: [channel.port1],
       resourceLimits: { maxOldGenerationSizeMb: heapMb, stackSizeMb: 4 },
@@ -196,6 +209,7 @@ export class WorkerPool {
   private closed = false;
   /** Notes already passed on: every new worker would say them again. */
   private readonly notes = new Set<string>();
+  private readonly start: WorkerStart;
 
   constructor(
     private readonly size: number,
@@ -204,7 +218,13 @@ export class WorkerPool {
     readonly heapMb = defaultWorkerHeapMb(size),
     /** Where the workers' notes go (each distinct one once); the sandbox logs them at debug. */
     private readonly onNote: (message: string) => void = () => {},
+    /**
+     * The workers' module (default: worker.ts or worker.js beside this module, as this one runs).
+     * Tests running from sources pass the compiled worker.js, sparing each worker tsx's start.
+     */
+    workerFile?: string,
   ) {
+    this.start = workerStart(workerFile ? pathToFileURL(workerFile) : workerUrl);
     applySandboxV8Flags();
   }
 
@@ -263,7 +283,7 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
-    const slot = new Slot(this.broker, this.heapMb, (message) => {
+    const slot = new Slot(this.broker, this.heapMb, this.start, (message) => {
       if (this.notes.has(message)) return;
       this.notes.add(message);
       this.onNote(message);

@@ -42,6 +42,11 @@ export interface SandboxOptions {
    * 512 MB); past it only the running call fails.
    */
   workerHeapMb?: number;
+  /**
+   * The workers' module file (default: the sandbox's own worker, in the form this module runs as);
+   * tests running from TypeScript pass the compiled worker.js so each worker skips tsx's start.
+   */
+  workerFile?: string;
 }
 
 /** Runs WASI tools; one instance per process is enough. */
@@ -63,8 +68,12 @@ export interface Sandbox {
 export function createSandbox(opts: SandboxOptions): Sandbox {
   const broker = createNetBroker(opts.net ?? {});
   const log = opts.log ?? silentLogger;
-  const pool = new WorkerPool(opts.workers ?? Math.max(1, availableParallelism()), broker, opts.workerHeapMb, (m) =>
-    log.debug(m),
+  const pool = new WorkerPool(
+    opts.workers ?? Math.max(1, availableParallelism()),
+    broker,
+    opts.workerHeapMb,
+    (m) => log.debug(m),
+    opts.workerFile,
   );
   const sharedCacheDirs = opts.sharedCacheDirs ?? [SHARED_COMPILE_CACHE];
   const protect: ProtectedPaths = {

@@ -99,8 +99,11 @@ export const PNG_1X1 = Buffer.from(
   'base64',
 );
 
-/** Waits until `pred` holds, polling; fails with `what` after `ms`. */
-export const until = (pred: () => boolean, what: string, ms = 5000): Promise<void> => waitUntil(pred, what, ms);
+/**
+ * Waits until `pred` holds, polling; fails with `what` after `ms`. The default bounds a hang, not
+ * speed: 5 s failed a Telegram polling test whose offset was saved later on a loaded machine.
+ */
+export const until = (pred: () => boolean, what: string, ms = 30_000): Promise<void> => waitUntil(pred, what, ms);
 
 /**
  * What a platform does not have, each with the reason; the contract cases that need it are

@@ -14,6 +14,7 @@ import { createAgentRunner } from '../../src/runner/agent-runner.ts';
 import { resolvePolicy } from '../../src/runner/policy.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { inboundMessage } from '../gateway/fakes.ts';
 import { root, tempDir } from '../helpers.ts';
 import { builtin } from './loop/helpers.ts';
@@ -31,7 +32,11 @@ before(async () => {
   });
   await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
   page = `http://127.0.0.1:${(server.address() as AddressInfo).port}/notes`;
-  sandbox = createSandbox({ cacheDir: join(root, '.cache', 'sandbox-test'), workers: 1 });
+  sandbox = createSandbox({
+    workerFile: compiledSandboxWorker(),
+    cacheDir: join(root, '.cache', 'sandbox-test'),
+    workers: 1,
+  });
   const reg = await registerFile(sandbox, join(root, 'tools', 'dist', 'web_fetch.wasm'), tempDir('boxbot-tools-'));
   webFetch = { spec: reg.spec, blob: reg.blob, source: 'bundled' };
 });

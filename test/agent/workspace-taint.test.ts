@@ -14,6 +14,7 @@ import type { PreparedMedia } from '../../src/runner/media/index.ts';
 import { resolvePolicy } from '../../src/runner/policy.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { inboundMessage } from '../gateway/fakes.ts';
 import { root, tempDir } from '../helpers.ts';
 import { builtin } from './loop/helpers.ts';
@@ -23,7 +24,11 @@ let sandbox: Sandbox;
 const wasm = new Map<string, RegisteredTool>();
 
 before(async () => {
-  sandbox = createSandbox({ cacheDir: join(root, '.cache', 'sandbox-test'), workers: 1 });
+  sandbox = createSandbox({
+    workerFile: compiledSandboxWorker(),
+    cacheDir: join(root, '.cache', 'sandbox-test'),
+    workers: 1,
+  });
   for (const name of ['read', 'write']) {
     const reg = await registerFile(sandbox, join(root, 'tools', 'dist', `${name}.wasm`), tempDir('boxbot-tools-'));
     wasm.set(name, { spec: reg.spec, blob: reg.blob, source: 'bundled' });

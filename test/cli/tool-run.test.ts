@@ -9,6 +9,7 @@ import { grantFor, invokeTool, registerFile } from '../../src/agent/tools/index.
 import { grantFromFlags, parseDir, type ToolRunFlags } from '../../src/cli/tool-run.ts';
 import { createSandbox } from '../../src/sandbox/index.ts';
 import { dropTool, openPolicy } from '../agent/tools/registry-helpers.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { boxbotArgv, guest, root, SHARED_CACHE, shareCache, tempDir } from '../helpers.ts';
 
 const dataDir = tempDir('boxbot-data-');
@@ -170,7 +171,11 @@ describe('tool run flags → grant', () => {
     const file = dropTool(tempDir('boxbot-tools-'), 'reg-multi', 'echo'); // prints its argv, one per line
     const cli = boxbot('tool', 'run', file, '--input', JSON.stringify(input));
     assert.equal(cli.code, 0, cli.stderr);
-    const sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
+    const sandbox = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: join(SHARED_CACHE, 'sandbox'),
+      workers: 1,
+    });
     try {
       const { spec, blob } = await registerFile(sandbox, file, tempDir('boxbot-toolcache-'));
       const agent = await invokeTool(

@@ -8,6 +8,7 @@ import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { createLogger } from '../../src/core/log.ts';
 import { clearCompiledCache, createSandbox } from '../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { grant, guest, tempDir, text } from '../helpers.ts';
 
 /** A logger whose lines land in `lines`. */
@@ -25,7 +26,7 @@ function capture(): { lines: string[]; log: ReturnType<typeof createLogger> } {
 /** Runs `file` once in a fresh sandbox (fresh workers, nothing compiled in memory). */
 async function runOnce(cacheDir: string, file: string, log?: ReturnType<typeof createLogger>) {
   clearCompiledCache();
-  const sandbox = createSandbox({ cacheDir, workers: 1, ...(log ? { log } : {}) });
+  const sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir, workers: 1, ...(log ? { log } : {}) });
   try {
     return await sandbox.run(file, grant());
   } finally {

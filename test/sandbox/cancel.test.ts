@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, SandboxError } from '../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { grant, guest, tempDir, waitUntil } from '../helpers.ts';
 
 const isCancelled = (e: unknown) => e instanceof SandboxError && e.code === 'cancelled';
@@ -11,7 +12,7 @@ const isCancelled = (e: unknown) => e instanceof SandboxError && e.code === 'can
 describe('sandbox: cancellation', () => {
   let sandbox: Sandbox;
   before(() => {
-    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
   });
   after(() => sandbox.close());
 

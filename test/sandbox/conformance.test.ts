@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { findPreview1Tests, runConformanceTest } from '../../scripts/conformance-suite.ts';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { guest, root, tempDir } from '../helpers.ts';
 
 const FS_LINKS_STDOUT = [
@@ -54,7 +55,7 @@ describe('WASI conformance runner', () => {
   let sandbox: Sandbox;
   let checkout: string;
   before(() => {
-    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
     checkout = fakeSuite();
   });
   after(() => sandbox.close());

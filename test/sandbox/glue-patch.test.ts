@@ -11,6 +11,7 @@ import { patchGlueReport } from '../../src/sandbox/glue-patch.ts';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { readPreview1CommandAdapter } from '../../src/sandbox/preview1-adapter.ts';
 import { GLUE_INIT_FUNCTION } from '../../src/sandbox/v8-flags.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { grant, guest, tempDir, text } from '../helpers.ts';
 
 /** jco's unpatched glue for a small preview1 command (exit42: prints, then exits 42). */
@@ -31,7 +32,7 @@ describe('sandbox: jco glue rewrites', () => {
   let sandbox: Sandbox;
   before(async () => {
     glue = await rawGlue();
-    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
   });
   after(() => sandbox.close());
 

@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, type SandboxGrant } from '../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { grant, guest, tempDir } from '../helpers.ts';
 
 function withLimits(l: Partial<SandboxGrant['limits']>): SandboxGrant {
@@ -14,7 +15,7 @@ function withLimits(l: Partial<SandboxGrant['limits']>): SandboxGrant {
 describe('sandbox: limits', () => {
   let sandbox: Sandbox;
   before(() => {
-    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 2 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 2 });
   });
   after(() => sandbox.close());
 
@@ -65,7 +66,12 @@ describe('sandbox: limits', () => {
   it(workerReachesHeapTitle, async () => {
     // Host objects the guest keeps (here pollables) live in the worker's JS heap, outside the
     // guest's memory cap; a small heap makes the worker's own limit the one that is hit.
-    const small = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1, workerHeapMb: 24 });
+    const small = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: tempDir('boxbot-cache-'),
+      workers: 1,
+      workerHeapMb: 24,
+    });
     try {
       const r = await small.run(guest('heap-hog'), withLimits({ timeoutMs: 120_000 }));
       assert.equal(r.trap?.kind, 'memory');

@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { grant, guest, tempDir, text } from '../helpers.ts';
 
 describe('sandbox: network', () => {
@@ -30,7 +31,12 @@ describe('sandbox: network', () => {
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     port = (server.address() as AddressInfo).port;
-    sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 2, net: { resolve } });
+    sandbox = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: tempDir('boxbot-cache-'),
+      workers: 2,
+      net: { resolve },
+    });
   });
   after(async () => {
     await sandbox.close();
@@ -115,7 +121,12 @@ describe('sandbox: network', () => {
   // Without the abort, the host would hold the connection for the broker's 10-minute limit and
   // this test would hit its own timeout.
   it('a call that times out mid-request aborts the request on the host side', { timeout: 60_000 }, async () => {
-    const patient = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 1, net: { timeoutMs: 600_000 } });
+    const patient = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: tempDir('boxbot-cache-'),
+      workers: 1,
+      net: { timeoutMs: 600_000 },
+    });
     after(() => patient.close());
     const closed = new Promise<void>((resolve) => {
       const slow = createServer((req) => req.socket.on('close', () => resolve()));

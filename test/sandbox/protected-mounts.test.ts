@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, SandboxError } from '../../src/sandbox/index.ts';
 import { packageCodePaths } from '../../src/sandbox/protected-paths.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { grant, guest, root, tempDir } from '../helpers.ts';
 
 describe('sandbox: mounts never reach the data dir, the cache or the config', () => {
@@ -23,6 +24,7 @@ describe('sandbox: mounts never reach the data dir, the cache or the config', ()
     mkdirSync(join(data, 'extensions', 'tools'), { recursive: true });
     writeFileSync(config, '{}');
     sandbox = createSandbox({
+      workerFile: compiledSandboxWorker(),
       cacheDir: cache,
       workers: 1,
       protect: { dirs: [data], noWrite: [config], mountableInside: [join(data, 'workspaces')] },
@@ -61,6 +63,7 @@ describe('sandbox: mounts never reach the data dir, the cache or the config', ()
   it('refuses a writable mount holding the config file; read-only is allowed', async () => {
     const other = tempDir('boxbot-cfg-');
     const cfgOnly = createSandbox({
+      workerFile: compiledSandboxWorker(),
       cacheDir: join(tempDir('boxbot-c-'), 'cache'),
       workers: 1,
       protect: { noWrite: [join(other, 'boxbot.config.json')] },

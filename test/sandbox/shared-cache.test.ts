@@ -10,6 +10,7 @@ import { Writable } from 'node:stream';
 import { describe, it } from 'node:test';
 import { createLogger } from '../../src/core/log.ts';
 import { clearCompiledCache, createSandbox, SandboxError } from '../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { grant, guest, tempDir, text } from '../helpers.ts';
 
 /** Compile entries in a cache folder (not the hash index, not a half-written entry). */
@@ -32,7 +33,12 @@ function listing(dir: string): string[] {
 async function installCache(names: string[]): Promise<string> {
   const shared = join(tempDir('boxbot-shared-'), 'sandbox');
   clearCompiledCache();
-  const sandbox = createSandbox({ cacheDir: shared, sharedCacheDirs: [], workers: 1 });
+  const sandbox = createSandbox({
+    workerFile: compiledSandboxWorker(),
+    cacheDir: shared,
+    sharedCacheDirs: [],
+    workers: 1,
+  });
   try {
     for (const n of names) assert.equal((await sandbox.run(guest(n), grant())).exitCode, n === 'exit42' ? 42 : 0);
   } finally {
@@ -51,6 +57,7 @@ async function runFresh(own: string, shared: string, name: string, lines: string
     },
   });
   const sandbox = createSandbox({
+    workerFile: compiledSandboxWorker(),
     cacheDir: own,
     sharedCacheDirs: [shared],
     workers: 1,
@@ -111,6 +118,7 @@ describe('sandbox: the shared compile cache built at install', () => {
     const shared = join(project, 'tools', 'dist', 'cache', 'sandbox');
     mkdirSync(shared, { recursive: true });
     const sandbox = createSandbox({
+      workerFile: compiledSandboxWorker(),
       cacheDir: join(tempDir('boxbot-data-'), 'cache'),
       sharedCacheDirs: [shared],
       workers: 1,

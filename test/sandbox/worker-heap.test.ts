@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createSandbox } from '../../src/sandbox/index.ts';
 import { defaultWorkerHeapMb, LARGE_WORKER_HEAP_MB, WORKER_HEAP_MB } from '../../src/sandbox/pool.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { tempDir } from '../helpers.ts';
 
 const GiB = 1024 ** 3;
@@ -19,13 +20,22 @@ describe('sandbox: worker heap cap', () => {
   });
 
   it('a configured cap is used as it is', async () => {
-    const sandbox = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 2, workerHeapMb: 24 });
+    const sandbox = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: tempDir('boxbot-cache-'),
+      workers: 2,
+      workerHeapMb: 24,
+    });
     try {
       assert.equal(sandbox.pool.heapMb, 24);
     } finally {
       await sandbox.close();
     }
-    const plain = createSandbox({ cacheDir: tempDir('boxbot-cache-'), workers: 2 });
+    const plain = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: tempDir('boxbot-cache-'),
+      workers: 2,
+    });
     try {
       assert.equal(plain.pool.heapMb, defaultWorkerHeapMb(2));
     } finally {

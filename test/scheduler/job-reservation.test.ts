@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { silentLogger } from '../../src/core/log.ts';
 import { createDailySpend } from '../../src/runner/daily-spend.ts';
 import { createFileStore } from '../../src/store/index.ts';
+import { compiledTestWorker } from '../compiled-src.ts';
 import { type LlmEmulator, startLlmEmulator } from '../emulators/llm/index.ts';
 import { dataDir, loadedConfig, setup } from './helpers.ts';
 
@@ -27,7 +28,7 @@ test('while a chat call holds the creator’s daily budget, the job’s call is 
   const store = createFileStore(dir);
   // The ledger main shares between the gateway's runs and the scheduler.
   const spend = createDailySpend(store.usage, { log: silentLogger });
-  const workerFile = fileURLToPath(new URL('./workers/reserve.ts', import.meta.url));
+  const workerFile = compiledTestWorker(fileURLToPath(new URL('./workers/reserve.ts', import.meta.url)));
   const sched = setup(emu, { dir, store, loaded, spend, workerFile });
   try {
     const job = await sched.scheduler.add({

@@ -9,6 +9,7 @@ import { silentLogger } from '../../src/core/log.ts';
 import { createDailySpend } from '../../src/runner/daily-spend.ts';
 import { createScheduleTool } from '../../src/scheduler/index.ts';
 import { createFileStore, type Store, type UsageCharge } from '../../src/store/index.ts';
+import { compiledTestWorker } from '../compiled-src.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { dataDir, loadedConfig, setup, until } from './helpers.ts';
 
@@ -23,7 +24,8 @@ after(async () => {
 const TARGET = 'telegram:-100123';
 const CHAT = '-100123';
 const today = () => new Date().toISOString().slice(0, 10);
-const workerFile = (name: string) => fileURLToPath(new URL(`./workers/${name}.ts`, import.meta.url));
+const workerFile = (name: string) =>
+  compiledTestWorker(fileURLToPath(new URL(`./workers/${name}.ts`, import.meta.url)));
 
 /** A file store whose usage writes are seen (and fail `failures` times first, as a full disk would). */
 function watchedStore(dir: string, failures = 0): { store: Store; added: UsageCharge[]; attempts: () => number } {

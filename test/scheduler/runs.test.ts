@@ -9,6 +9,7 @@ import { after, before, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '../../src/agent/index.ts';
 import { createFileStore, encodeName } from '../../src/store/index.ts';
+import { compiledTestWorker } from '../compiled-src.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { dataDir, lastUserText, loadedConfig, setup } from './helpers.ts';
 
@@ -21,7 +22,8 @@ after(async () => {
 });
 
 const TARGET = 'telegram:-100123';
-const workerFile = (name: string) => fileURLToPath(new URL(`./workers/${name}.ts`, import.meta.url));
+const workerFile = (name: string) =>
+  compiledTestWorker(fileURLToPath(new URL(`./workers/${name}.ts`, import.meta.url)));
 
 /** Runs `job` once through a fresh scheduler; returns the report, what was posted and the store. */
 async function runOnce(

@@ -13,6 +13,7 @@ import {
   type ToolResult,
 } from '../../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { root, SHARED_CACHE, tempDir } from '../helpers.ts';
 
 export { tempDir };
@@ -71,7 +72,7 @@ const registryCache = join(SHARED_CACHE, 'tools');
 /** Creates a harness; call `close()` in `after`. */
 export function toolHarness(): ToolHarness {
   mkdirSync(compiledCache, { recursive: true });
-  const sandbox = createSandbox({ cacheDir: compiledCache, workers: 1 });
+  const sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: compiledCache, workers: 1 });
   const registered = new Map<string, Promise<RegisteredTool>>();
   const tool = (name: string): Promise<RegisteredTool> => {
     let p = registered.get(name);

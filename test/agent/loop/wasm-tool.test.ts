@@ -10,6 +10,7 @@ import { runLoop } from '../../../src/agent/loop/run-loop.ts';
 import { createToolSet } from '../../../src/agent/loop/tool-set.ts';
 import { type RegisteredTool, registerFile } from '../../../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../../compiled-src.ts';
 import { root, tempDir } from '../../helpers.ts';
 import { callTools, reply, scriptedModel } from './scripted.ts';
 
@@ -20,7 +21,11 @@ const workspace = tempDir('boxbot-ws-');
 before(async () => {
   const wasm = join(root, '.cache', 'guests', 'agent-peek.wasm');
   await buildGuest(join(root, 'test', 'agent', 'loop', 'guests', 'peek.js'), wasm);
-  sandbox = createSandbox({ cacheDir: join(root, '.cache', 'sandbox-test'), workers: 1 });
+  sandbox = createSandbox({
+    workerFile: compiledSandboxWorker(),
+    cacheDir: join(root, '.cache', 'sandbox-test'),
+    workers: 1,
+  });
   const reg = await registerFile(sandbox, wasm, tempDir('boxbot-tools-'), 'peek');
   peek = { spec: reg.spec, blob: reg.blob, source: 'extension' };
   writeFileSync(join(workspace, 'notes.txt'), 'buy milk\n');

@@ -113,16 +113,18 @@ describe('resolveModel', () => {
     const emu = await startLlmEmulator();
     try {
       emu.script([llm.stall(), llm.stall()]);
+      // Long enough for each request to reach the emulator (same process) on a loaded machine:
+      // at 250 ms the retry was cut before it did, at load 30.
       const m = resolveModel('corp/m', {
         config: configSchema.parse({
           modelIdleTimeoutMs: 600_000,
-          providers: { corp: { type: 'openai-compatible', baseURL: emu.openaiBaseURL, idleTimeoutMs: 250 } },
+          providers: { corp: { type: 'openai-compatible', baseURL: emu.openaiBaseURL, idleTimeoutMs: 1_500 } },
         }),
         secrets: {},
         retry: { sleep: async () => {} },
       });
       const out = await collect(m.provider.stream(request(m.model), new AbortController().signal));
-      assert.match(String(out.error), /corp: the model stream stalled \(no data for 250 ms\)/);
+      assert.match(String(out.error), /corp: the model stream stalled \(no data for 1500 ms\)/);
       emu.assertDone();
     } finally {
       await emu.close();

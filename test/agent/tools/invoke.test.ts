@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { grantFor, invokeTool, type RegisteredTool, registerFile } from '../../../src/agent/tools/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../../compiled-src.ts';
 import { SHARED_CACHE, tempDir } from '../../helpers.ts';
 import { dropTool, openPolicy } from './registry-helpers.ts';
 
@@ -14,7 +15,11 @@ describe('calling a tool', () => {
   const cache = tempDir('boxbot-toolcache-');
   const policy = openPolicy();
   before(() => {
-    sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
+    sandbox = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: join(SHARED_CACHE, 'sandbox'),
+      workers: 1,
+    });
   });
   after(() => sandbox.close());
 

@@ -9,6 +9,7 @@ import { after, before, describe, test } from 'node:test';
 import { createToolRegistry, type ToolRegistry } from '../../../src/agent/tools/index.ts';
 import { createLogger } from '../../../src/core/log.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../../compiled-src.ts';
 import { root, SHARED_CACHE, tempDir, waitUntil } from '../../helpers.ts';
 import { dropTool, nextEvent } from './registry-helpers.ts';
 
@@ -28,7 +29,11 @@ describe('tool registry: names from help', () => {
   });
 
   before(async () => {
-    sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
+    sandbox = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: join(SHARED_CACHE, 'sandbox'),
+      workers: 1,
+    });
     copyFileSync(RCAT, join(bundled, 'rcat.wasm'));
     dropTool(bundled, 'reg-v1', 'hot');
     copyFileSync(RCAT, join(extensions, 'my-cat.wasm'));

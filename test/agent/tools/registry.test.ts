@@ -17,6 +17,7 @@ import {
   type ToolRegistry,
 } from '../../../src/agent/tools/index.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../../compiled-src.ts';
 import { guest, SHARED_CACHE, tempDir, waitUntil } from '../../helpers.ts';
 import { dropTool, nextEvent, openPolicy } from './registry-helpers.ts';
 
@@ -32,7 +33,11 @@ describe('tool registry: hot reload', () => {
 
   before(async () => {
     // Two workers: a call held open by the test must not block registering the replacement.
-    sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 2 });
+    sandbox = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: join(SHARED_CACHE, 'sandbox'),
+      workers: 2,
+    });
     dropTool(bundled, 'reg-v1', 'shadowed');
     mkdirSync(join(bundled, 'components'));
     writeFileSync(join(bundled, 'components', 'shared.wasm'), readFileSync(guest('reg-v1')));

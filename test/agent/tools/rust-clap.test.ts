@@ -17,6 +17,7 @@ import {
   type ToolPolicy,
 } from '../../../src/agent/tools/index.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../../compiled-src.ts';
 import { grant, root, SHARED_CACHE, tempDir, text } from '../../helpers.ts';
 
 const FIXTURE = join(root, 'test', 'fixtures', 'rust-clap');
@@ -62,7 +63,11 @@ for (const form of ['module', 'component'] as const) {
       });
 
     before(async () => {
-      sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
+      sandbox = createSandbox({
+        workerFile: compiledSandboxWorker(),
+        cacheDir: join(SHARED_CACHE, 'sandbox'),
+        workers: 1,
+      });
       const file = form === 'module' ? MODULE : await asComponent(tempDir('boxbot-rust-'));
       const { spec, blob } = await registerFile(sandbox, file, tempDir('boxbot-toolcache-'));
       tool = { spec, blob, source: 'extension' };

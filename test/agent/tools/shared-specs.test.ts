@@ -8,13 +8,18 @@ import { after, before, describe, test } from 'node:test';
 import { createToolRegistry, registerFile } from '../../../src/agent/tools/index.ts';
 import { createLogger } from '../../../src/core/log.ts';
 import { createSandbox, type Sandbox } from '../../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../../compiled-src.ts';
 import { SHARED_CACHE, tempDir } from '../../helpers.ts';
 import { dropTool } from './registry-helpers.ts';
 
 describe('tool specs shared by every data dir', () => {
   let sandbox: Sandbox;
   before(() => {
-    sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
+    sandbox = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: join(SHARED_CACHE, 'sandbox'),
+      workers: 1,
+    });
   });
   after(() => sandbox.close());
 

@@ -12,6 +12,7 @@ import { root, SHARED_CACHE, tempDir } from '../../helpers.ts';
 
 const RCAT = join(root, 'test', 'fixtures', 'rust-clap', 'rcat.wasm');
 
+import { compiledSandboxWorker } from '../../compiled-src.ts';
 import { dropTool } from './registry-helpers.ts';
 
 describe('registering a tool file', () => {
@@ -19,7 +20,11 @@ describe('registering a tool file', () => {
   const dir = tempDir('boxbot-tools-');
   const cache = tempDir('boxbot-toolcache-');
   before(() => {
-    sandbox = createSandbox({ cacheDir: join(SHARED_CACHE, 'sandbox'), workers: 1 });
+    sandbox = createSandbox({
+      workerFile: compiledSandboxWorker(),
+      cacheDir: join(SHARED_CACHE, 'sandbox'),
+      workers: 1,
+    });
   });
   after(() => sandbox.close());
 
