@@ -37,7 +37,8 @@ test('a streamed answer costs one channel-log write, with its final text; a late
     kind: 'message',
     channel: 'telegram:-100500',
     messageId: '1000',
-    at: new Date().toISOString(),
+    // A second before the answer: posted in the same millisecond, the two would sort either way.
+    at: new Date(Date.now() - 1000).toISOString(),
     userId: '42',
     userName: 'ada',
     text: 'when is the deploy?',
