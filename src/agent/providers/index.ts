@@ -20,8 +20,8 @@ export {
   stalledError,
 } from './errors.ts';
 export { type ModelTarget, withFallback } from './fallback.ts';
-export { checkProviderKey, type KeyCheck } from './key-check.ts';
 export { createGeminiProvider, type GeminiProviderOptions, mapGeminiFinishReason } from './gemini.ts';
+export { checkProviderKey, type KeyCheck } from './key-check.ts';
 export { createOpenAIProvider, mapOpenAIFinishReason, type OpenAIProviderOptions } from './openai.ts';
 export { toOpenAIParams } from './openai-messages.ts';
 export { baseURLEnvOf, PROVIDER_PRESETS, type ProviderPreset, type ProviderType } from './presets.ts';
