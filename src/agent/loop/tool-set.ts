@@ -20,6 +20,7 @@ import { capContent, DEFAULT_MAX_CONTENT_CHARS } from '../tools/output.ts';
 import type { RegisteredTool } from '../tools/registry.ts';
 import { checkInput, type JsonSchema } from '../tools/schema.ts';
 import { createToolSearch, type SearchableTool } from '../tools/tool-search.ts';
+import { HOST_GRANTED_TOOLS } from '../tools/web-search-grant.ts';
 import type { ResultSource, ToolDefinition } from '../types.ts';
 
 /** One call the model asked for. */
@@ -131,11 +132,19 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
   const allows = (name: string, level: PermissionLevel) =>
     permitsWithApproval(opts.policy, opts.policy.approvals, name, level);
 
+  // A bundled tool that works only with the host's grant is not there at all without one (web_search with no
+  // service configured): the model is not offered a tool whose every call would fail.
+  const present = (t: RegisteredTool): boolean =>
+    t.source !== 'bundled' || !HOST_GRANTED_TOOLS.has(t.spec.name) || hostGrantOf(t.spec.name) !== undefined;
   const permittedWasm = (): RegisteredTool[] =>
     opts.wasm
       .list()
       .filter(
-        (t) => !builtins.has(t.spec.name) && inSubset(t.spec.name) && allows(t.spec.name, t.spec.permissionLevel).ok,
+        (t) =>
+          present(t) &&
+          !builtins.has(t.spec.name) &&
+          inSubset(t.spec.name) &&
+          allows(t.spec.name, t.spec.permissionLevel).ok,
       );
   const permittedBuiltins = (): BuiltinTool[] =>
     opts.builtins.filter((b) => inSubset(b.name) && allows(b.name, b.permissionLevel).ok);
@@ -148,7 +157,7 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
     const b = builtins.get(name) ?? (name === toolSearch.name && deferring() ? toolSearch : undefined);
     if (b) return { builtin: b };
     const w = opts.wasm.get(name);
-    return w ? { wasm: w } : undefined;
+    return w && present(w) ? { wasm: w } : undefined;
   };
 
   const set: ToolSet = {

@@ -3,6 +3,12 @@
 // key is read from the secrets here and handed to that tool's sandbox only.
 import type { HostToolGrant } from './grants.ts';
 
+/**
+ * Bundled tools that do nothing without the host's grant: with none (no `webSearch` configured) they are left out
+ * of the tool list and /whoami, and a call to one is refused as unknown.
+ */
+export const HOST_GRANTED_TOOLS: ReadonlySet<string> = new Set(['web_search']);
+
 /** The config's `webSearch` (see config/schema.ts). */
 export interface WebSearchConfig {
   provider: 'searxng' | 'brave' | 'tavily';
