@@ -23,6 +23,12 @@ const DEFAULTS = {
   tavily: { baseUrl: 'https://api.tavily.com', keyEnv: 'TAVILY_API_KEY' },
 } as const;
 
+/** The configured service's base URL (its public one unless the config names another) and key variable. */
+export function searchServiceOf(config: WebSearchConfig): { baseUrl: string | undefined; keyEnv: string | undefined } {
+  const d = DEFAULTS[config.provider];
+  return { baseUrl: config.baseUrl ?? d.baseUrl, keyEnv: config.apiKeyEnv ?? d.keyEnv };
+}
+
 /** Whether a host name is a literal loopback or private address (or localhost), which DNS cannot move. */
 function literalLocal(hostname: string): boolean {
   const h = hostname.replace(/^\[|\]$/g, '').toLowerCase();
@@ -45,13 +51,11 @@ export function webSearchGrant(
   block: string[],
 ): HostToolGrant | undefined {
   if (!config) return undefined;
-  const d = DEFAULTS[config.provider];
-  const base = config.baseUrl ?? d.baseUrl;
+  const { baseUrl: base, keyEnv } = searchServiceOf(config);
   if (!base) return undefined;
   const url = new URL(base);
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const origin = `${url.protocol}//${url.hostname}:${port}`;
-  const keyEnv = config.apiKeyEnv ?? d.keyEnv;
   const key = keyEnv ? secrets[keyEnv] : undefined;
   return {
     hosts: [origin],
