@@ -15,7 +15,7 @@ import {
 import type { BuiltinTool } from '../tools/builtin.ts';
 import type { PermissionLevel } from '../tools/grants.ts';
 import { grantFor, type HostToolGrant, type ToolPolicy, withHostGrant } from '../tools/grants.ts';
-import { invokeTool } from '../tools/invoke.ts';
+import { invokeTool, type ToolCallGrant } from '../tools/invoke.ts';
 import { capContent, DEFAULT_MAX_CONTENT_CHARS } from '../tools/output.ts';
 import type { RegisteredTool } from '../tools/registry.ts';
 import { checkInput, type JsonSchema } from '../tools/schema.ts';
@@ -119,6 +119,18 @@ function objectInput(input: unknown): { value: Record<string, unknown>; errors: 
   return typeof v === 'object' && !Array.isArray(v)
     ? { value: v as Record<string, unknown>, errors: [] }
     : { value: {}, errors: ['input: expected a JSON object'] };
+}
+
+/** What a call would get, as the approval question shows it: a WASM tool's grant, or what a built-in says. */
+function reachOf(
+  t: { builtin: BuiltinTool } | { wasm: RegisteredTool },
+  grant: ToolCallGrant | undefined,
+  input: unknown,
+): { folders: { path: string; readOnly: boolean }[]; hosts: string[] } {
+  if (grant)
+    return { folders: grant.mounts.map((m) => ({ path: m.host, readOnly: m.readOnly })), hosts: grant.network.allow };
+  if ('builtin' in t && t.builtin.reach) return t.builtin.reach(objectInput(input).value);
+  return { folders: [], hosts: [] };
 }
 
 /** Creates the tool set of a session. */
@@ -235,8 +247,7 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
             tool: req.name,
             input: req.input,
             level,
-            folders: grant?.mounts.map((m) => ({ path: m.host, readOnly: m.readOnly })) ?? [],
-            hosts: grant?.network.allow ?? [],
+            ...reachOf(t, grant, req.input),
             reasons,
             untrusted: [...gate.untrusted],
           },
