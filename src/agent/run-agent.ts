@@ -272,6 +272,8 @@ function managerToolSet(policy: AgentPolicy, manager: ManagerSpec, deps: AgentDe
     sandbox: deps.sandbox,
     ...(deps.maxResultChars !== undefined ? { maxResultChars: deps.maxResultChars } : {}),
     ...(gate ? { gate } : {}),
+    // Executors search through the configured service like a plain run (the manager's own set has no WASM tools).
+    ...(deps.hostGrants ? { hostGrants: deps.hostGrants } : {}),
   };
   const managerTools = createManagerTools({
     spec: manager,

@@ -1,9 +1,10 @@
 // `boxbot doctor`: checks what `boxbot start` needs and prints what to fix: the config, the
 // model providers (key present, endpoint answering), each enabled channel's token against the
-// platform's auth endpoint, the tool registry, the skills, the store, the HTTP bind rule and
-// whether the HTTP port is free. Channels that are off are listed with the variable that turns
-// them on; each webhook job's secret variable must be set. `--offline` contacts nothing (keys
-// and tokens are only checked to be set); `--format json` prints one JSON document of the checks.
+// platform's auth endpoint, the web search service (one test query), the tool registry, the skills,
+// the store, the HTTP bind rule and whether the HTTP port is free. Channels that are off are listed
+// with the variable that turns them on; each webhook job's secret variable must be set. `--offline`
+// contacts nothing (keys and tokens are only checked to be set); `--format json` prints one JSON
+// document of the checks.
 // Exit 0 when everything is usable, 1 when something needs fixing.
 import { access, constants, mkdir } from 'node:fs/promises';
 import { createServer } from 'node:net';
@@ -30,6 +31,7 @@ import { isLoopback } from '../gateway/http-server.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { type JobRecord, openStore } from '../store/index.ts';
 import { checkMcp } from './doctor-mcp.ts';
+import { checkSearch } from './doctor-search.ts';
 
 /** One check; `off` marks a channel that is off (not a fault, but shown with how to turn it on). */
 type Line = { ok: boolean; what: string; detail: string; off?: boolean };
@@ -286,6 +288,7 @@ export async function doctor(
   lines.push(...offChannels(loaded, secrets));
   lines.push(transcriptionLine(loaded, secrets));
   lines.push(...(await checkMcp(loaded, secrets, opts.offline === true)));
+  lines.push(await checkSearch(loaded.config.webSearch, secrets, opts.offline === true));
   lines.push(await checkPort(loaded.config.http.host, loaded.config.http.port));
   const host = loaded.config.http.host;
   if (!isLoopback(host) && !secrets.BOXBOT_ADMIN_TOKEN)

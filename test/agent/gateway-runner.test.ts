@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
 import type { AgentDeps } from '../../src/agent/index.ts';
+import type { RegisteredTool } from '../../src/agent/tools/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createAgentRunner } from '../../src/runner/agent-runner.ts';
 import { resolvePolicy } from '../../src/runner/policy.ts';
@@ -15,7 +16,7 @@ import { tempDir } from '../helpers.ts';
 import { noSandbox, noWasm } from './loop/helpers.ts';
 import { reply, type ScriptStep, scriptedModel } from './loop/scripted.ts';
 
-function runnerWith(t: TestContext, steps: ScriptStep[], skills?: AgentDeps['skills']) {
+function runnerWith(t: TestContext, steps: ScriptStep[], skills?: AgentDeps['skills'], more: Partial<AgentDeps> = {}) {
   const provider = scriptedModel(t, steps, 'test');
   const deps: AgentDeps = {
     resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
@@ -23,6 +24,7 @@ function runnerWith(t: TestContext, steps: ScriptStep[], skills?: AgentDeps['ski
     sandbox: noSandbox,
     costOf: () => 0,
     ...(skills ? { skills } : {}),
+    ...more,
   };
   const store = createMemoryStore();
   const runner = createAgentRunner({
@@ -76,4 +78,48 @@ test('/whoami lists exactly the tools the model is offered: skill, agent and age
   const offered = provider.requests[0]!.tools.map((d) => d.name).sort();
   assert.ok(offered.includes('skill') && offered.includes('agent') && offered.includes('agent_result'), `${offered}`);
   assert.deepEqual(runner.toolsFor(policy, m), offered);
+});
+
+/** The bundled web_search as the registry lists it (only its name, level and network matter here). */
+const bundledSearch: RegisteredTool = {
+  source: 'bundled',
+  blob: 'unused',
+  spec: {
+    name: 'web_search',
+    program: 'web_search',
+    version: '1',
+    about: 'Search the web',
+    longAbout: '',
+    keywords: [],
+    permissionLevel: 'ReadOnly',
+    network: ['*'],
+    inputSchema: { type: 'object', properties: { query: { type: 'string' } } },
+    commands: [],
+    file: 'web.wasm',
+    sha256: '0',
+    params: [],
+    imports: [],
+    notes: [],
+  },
+};
+const searchRegistry: AgentDeps['registry'] = {
+  list: () => [bundledSearch],
+  get: (n) => (n === 'web_search' ? bundledSearch : undefined),
+};
+
+test('web_search is neither offered nor in /whoami with no service configured; with one it is both', async (t) => {
+  const m = message('telegram:7:1', 'hi');
+  const policy = resolvePolicy(configSchema.parse({}), m);
+  const offeredBy = async (more: Partial<AgentDeps>) => {
+    const { runner, provider } = runnerWith(t, [reply('Hello.')], undefined, { registry: searchRegistry, ...more });
+    await runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined });
+    return { model: provider.requests[0]!.tools.map((d) => d.name), whoami: runner.toolsFor(policy, m) };
+  };
+  const none = await offeredBy({});
+  assert.ok(!none.model.includes('web_search'), `${none.model}`);
+  assert.ok(!none.whoami.includes('web_search'), `${none.whoami}`);
+  const grant = { hosts: ['http://127.0.0.1:8888'], block: [], env: { BOXBOT_SEARCH_PROVIDER: 'searxng' } };
+  const configured = await offeredBy({ hostGrants: { web_search: grant } });
+  assert.ok(configured.model.includes('web_search'), `${configured.model}`);
+  assert.ok(configured.whoami.includes('web_search'), `${configured.whoami}`);
 });

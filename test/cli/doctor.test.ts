@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { dropTool } from '../agent/tools/registry-helpers.ts';
 import { type LlmEmulator, startLlmEmulator } from '../emulators/llm/index.ts';
+import { startSearchEmulator } from '../emulators/search/server.ts';
 import { startTelegramEmulator, type TelegramEmulator } from '../emulators/telegram/index.ts';
 import { boxbotArgv, shareCache, tempDir } from '../helpers.ts';
 
@@ -65,7 +66,50 @@ describe('boxbot doctor', () => {
     assert.match(r.stdout, /^ok +telegram +token accepted/m);
     assert.match(r.stdout, /^ok +provider openai +reachable/m);
     assert.match(r.stdout, /Everything boxbot needs is in place/);
+    assert.match(r.stdout, /^off +web search +web_search is not offered: set webSearch\.provider/m);
     assert.doesNotMatch(r.stdout, /right-token|sk-doctor/, 'no secret is printed');
+  });
+
+  it('web search: one test query; a refused Brave key is a FIX naming its variable, Tavily passes', async () => {
+    const emu = await startSearchEmulator(
+      [{ title: 't', url: 'https://example.com/', snippet: 's' }],
+      'search-good-key',
+    );
+    const env = { OPENAI_API_KEY: 'sk-doctor-0000000000', OPENAI_BASE_URL: llmEmu.openaiBaseURL };
+    try {
+      const refused = await doctor(
+        { model: 'openai/gpt-4o-mini', webSearch: { provider: 'brave', baseUrl: emu.url } },
+        { ...env, BRAVE_API_KEY: 'search-wrong-key' },
+      );
+      assert.equal(refused.code, 1, refused.stdout + refused.stderr);
+      assert.match(
+        refused.stdout,
+        /^FIX +web search +brave at http:\/\/127\.0\.0\.1:\d+: the key was refused \(401\): check BRAVE_API_KEY/m,
+      );
+      assert.doesNotMatch(refused.stdout, /search-wrong-key/, 'the key is not printed');
+      assert.deepEqual(
+        emu.requests.map((q) => `${q.method} ${q.path} count=${q.query.count}`),
+        ['GET /res/v1/web/search count=1'],
+        'one request for one result',
+      );
+      const accepted = await doctor(
+        {
+          model: 'openai/gpt-4o-mini',
+          webSearch: { provider: 'tavily', baseUrl: emu.url, apiKeyEnv: 'MY_SEARCH_KEY' },
+        },
+        { ...env, MY_SEARCH_KEY: 'search-good-key' },
+      );
+      assert.match(accepted.stdout, /^ok +web search +tavily at http:\/\/127\.0\.0\.1:\d+ answered a test query/m);
+      assert.equal(accepted.code, 0, accepted.stdout + accepted.stderr);
+      const missing = await doctor(
+        { model: 'openai/gpt-4o-mini', webSearch: { provider: 'tavily', baseUrl: emu.url } },
+        env,
+      );
+      assert.match(missing.stdout, /^FIX +web search +tavily needs a key: set TAVILY_API_KEY/m);
+      assert.equal(emu.requests.length, 2, 'nothing is sent without a key');
+    } finally {
+      await emu.close();
+    }
   });
 
   it('every configured key is checked: a refused Gemini key is a FIX naming its variable, Cohere passes', async () => {
@@ -238,6 +282,7 @@ describe('boxbot doctor', () => {
       const r = await doctor(
         {
           model: 'openai/gpt-4o-mini',
+          webSearch: { provider: 'searxng', baseUrl: url },
           channels: {
             telegram: { apiRoot: tg.apiRoot },
             discord: { restApi: `${url}/api` },
@@ -259,6 +304,7 @@ describe('boxbot doctor', () => {
       assert.match(r.stdout, /^ok +telegram +TELEGRAM_BOT_TOKEN is set \(not checked against telegram: --offline\)/m);
       assert.match(r.stdout, /^ok +discord +DISCORD_BOT_TOKEN is set/m);
       assert.match(r.stdout, /^ok +slack +SLACK_BOT_TOKEN is set/m);
+      assert.match(r.stdout, /^ok +web search +searxng at http:\/\/127\.0\.0\.1:\d+ \(not contacted: --offline\)/m);
       assert.deepEqual(seen, [], 'no request reached the recorder');
       assert.equal(tg.calls.length, telegramCalls, 'no request reached Telegram');
     } finally {

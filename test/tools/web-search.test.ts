@@ -140,8 +140,37 @@ describe('web_search', () => {
     assert.deepEqual(named.block, ['private']);
   });
 
-  it('with no service configured, says what to set', async () => {
+  it('with no service configured, is not offered, and a call to it is refused as unknown', async () => {
     const { set } = searchSet(undefined);
+    assert.deepEqual(set.permittedNames(), []);
+    assert.deepEqual(set.definitions(), []);
+    const before = emu.requests.length;
+    const r = await call(set, { query: 'x' });
+    assert.equal(r.isError, true);
+    assert.match(r.content, /there is no tool named "web_search"/);
+    assert.equal(emu.requests.length, before, 'nothing was asked');
+  });
+
+  it('an extension that takes over the name stays offered without a service (it gets no grant)', () => {
+    const ext: RegisteredTool = { ...tool, source: 'extension' };
+    const set = createToolSet({
+      wasm: { list: () => [ext], get: (n) => (n === 'web_search' ? ext : undefined) },
+      builtins: [],
+      policy: policyFor(workspace(), { access: 'read-only' }),
+      sandbox: h.sandbox,
+    });
+    assert.deepEqual(set.permittedNames(), ['web_search']);
+  });
+
+  it('the bundled tool itself still says what to set if it runs without its variables', async () => {
+    // A host grant naming no service (the tool set never builds one, but the component must not call out blindly).
+    const set = createToolSet({
+      wasm: { list: () => [tool], get: (n) => (n === 'web_search' ? tool : undefined) },
+      builtins: [],
+      policy: policyFor(workspace(), { access: 'read-only' }),
+      sandbox: h.sandbox,
+      hostGrants: { web_search: { hosts: [], block: ['private'], env: {} } },
+    });
     const r = await call(set, { query: 'x' });
     assert.equal(r.isError, true);
     assert.match(r.content, /web search is not configured on this gateway \(set webSearch\.provider/);

@@ -15,11 +15,12 @@ import {
 import type { BuiltinTool } from '../tools/builtin.ts';
 import type { PermissionLevel } from '../tools/grants.ts';
 import { grantFor, type HostToolGrant, type ToolPolicy, withHostGrant } from '../tools/grants.ts';
-import { invokeTool } from '../tools/invoke.ts';
+import { invokeTool, type ToolCallGrant } from '../tools/invoke.ts';
 import { capContent, DEFAULT_MAX_CONTENT_CHARS } from '../tools/output.ts';
 import type { RegisteredTool } from '../tools/registry.ts';
 import { checkInput, type JsonSchema } from '../tools/schema.ts';
 import { createToolSearch, type SearchableTool } from '../tools/tool-search.ts';
+import { HOST_GRANTED_TOOLS } from '../tools/web-search-grant.ts';
 import type { ResultSource, ToolDefinition } from '../types.ts';
 
 /** One call the model asked for. */
@@ -120,6 +121,18 @@ function objectInput(input: unknown): { value: Record<string, unknown>; errors: 
     : { value: {}, errors: ['input: expected a JSON object'] };
 }
 
+/** What a call would get, as the approval question shows it: a WASM tool's grant, or what a built-in says. */
+function reachOf(
+  t: { builtin: BuiltinTool } | { wasm: RegisteredTool },
+  grant: ToolCallGrant | undefined,
+  input: unknown,
+): { folders: { path: string; readOnly: boolean }[]; hosts: string[] } {
+  if (grant)
+    return { folders: grant.mounts.map((m) => ({ path: m.host, readOnly: m.readOnly })), hosts: grant.network.allow };
+  if ('builtin' in t && t.builtin.reach) return t.builtin.reach(objectInput(input).value);
+  return { folders: [], hosts: [] };
+}
+
 /** Creates the tool set of a session. */
 export function createToolSet(opts: ToolSetOptions): ToolSet {
   const maxChars = opts.maxResultChars ?? DEFAULT_MAX_CONTENT_CHARS;
@@ -131,11 +144,19 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
   const allows = (name: string, level: PermissionLevel) =>
     permitsWithApproval(opts.policy, opts.policy.approvals, name, level);
 
+  // A bundled tool that works only with the host's grant is not there at all without one (web_search with no
+  // service configured): the model is not offered a tool whose every call would fail.
+  const present = (t: RegisteredTool): boolean =>
+    t.source !== 'bundled' || !HOST_GRANTED_TOOLS.has(t.spec.name) || hostGrantOf(t.spec.name) !== undefined;
   const permittedWasm = (): RegisteredTool[] =>
     opts.wasm
       .list()
       .filter(
-        (t) => !builtins.has(t.spec.name) && inSubset(t.spec.name) && allows(t.spec.name, t.spec.permissionLevel).ok,
+        (t) =>
+          present(t) &&
+          !builtins.has(t.spec.name) &&
+          inSubset(t.spec.name) &&
+          allows(t.spec.name, t.spec.permissionLevel).ok,
       );
   const permittedBuiltins = (): BuiltinTool[] =>
     opts.builtins.filter((b) => inSubset(b.name) && allows(b.name, b.permissionLevel).ok);
@@ -148,7 +169,7 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
     const b = builtins.get(name) ?? (name === toolSearch.name && deferring() ? toolSearch : undefined);
     if (b) return { builtin: b };
     const w = opts.wasm.get(name);
-    return w ? { wasm: w } : undefined;
+    return w && present(w) ? { wasm: w } : undefined;
   };
 
   const set: ToolSet = {
@@ -226,8 +247,7 @@ export function createToolSet(opts: ToolSetOptions): ToolSet {
             tool: req.name,
             input: req.input,
             level,
-            folders: grant?.mounts.map((m) => ({ path: m.host, readOnly: m.readOnly })) ?? [],
-            hosts: grant?.network.allow ?? [],
+            ...reachOf(t, grant, req.input),
             reasons,
             untrusted: [...gate.untrusted],
           },

@@ -59,9 +59,11 @@ const MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
   'command-r-08-2024': { input: 0.15, output: 0.6, cacheRead: 0.15, contextWindow: 128_000 },
   'command-r7b-12-2024': { input: 0.0375, output: 0.15, cacheRead: 0.0375, contextWindow: 128_000 },
   // Moonshot (platform.kimi.ai/docs/pricing/chat-k3, via a cited price update, 2026-07) and MiniMax (M3 standard
-  // rate, 2026-06), checked 2026-11-27. Other Kimi and MiniMax models, and the other compatible services' models,
-  // are not listed: their vendors bill in CNY or publish no rate we could confirm (docs/providers.md).
+  // rate, 2026-06), checked 2026-11-27. Other Kimi (kimi-k2.6 included) and MiniMax models, and the other compatible
+  // services' models, are not listed: no vendor page of theirs gave a USD rate we could confirm (docs/providers.md).
   'kimi-k3': { input: 3, output: 15, cacheRead: 0.3, contextWindow: 262_144 },
+  // Moonshot's own table (platform.moonshot.ai/docs/pricing/chat, USD, as archived 2026-03-26), checked 2026-11-28.
+  'kimi-k2.5': { input: 0.6, output: 3, cacheRead: 0.1, contextWindow: 262_144 },
   'MiniMax-M3': { input: 0.6, output: 2.4, cacheRead: 0.06, contextWindow: 512_000 },
 });
 

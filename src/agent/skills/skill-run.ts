@@ -87,6 +87,18 @@ export function createSkillRunTool(o: SkillRunOptions): BuiltinTool {
     },
     permissionLevel: 'Execute',
     writesWorkspace: true,
+    // What the approver sees: the workspace as the policy grants it, the skill's own folder read-only (its
+    // approved copy is what is mounted) and the policy's hosts, whatever the skill claims.
+    reach(input) {
+      const skill = o.catalog.get(String(input.name ?? ''));
+      return {
+        folders: [
+          { path: o.policy.workspace, readOnly: o.policy.access !== 'full' },
+          ...(skill?.dir ? [{ path: skill.dir, readOnly: true }] : []),
+        ],
+        hosts: [...o.policy.network.allow],
+      };
+    },
     async run(input, ctx) {
       const skill = o.catalog.get(String(input.name ?? ''));
       if (!skill) return { content: `there is no skill named ${JSON.stringify(input.name)}`, isError: true };

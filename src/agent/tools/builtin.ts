@@ -23,6 +23,11 @@ export interface BuiltinTool {
   checksOwnInput?: boolean;
   /** The MCP server the tool calls: its results and errors are recorded as that server's, untrusted. */
   mcpServer?: string;
+  /**
+   * What a call with `input` would get in the sandbox, for the approval question (like a WASM tool's grant): host
+   * folders and hosts. Absent: the tool touches neither.
+   */
+  reach?(input: Record<string, unknown>): { folders: { path: string; readOnly: boolean }[]; hosts: string[] };
   /** `ctx.untrusted`: what untrusted content the run has read so far (what it saves may carry it). */
   run(
     input: Record<string, unknown>,

@@ -49,4 +49,4 @@ export {
 export { checkInput, inputSchemaOf, type JsonSchema } from './schema.ts';
 export { buildSpec, importsExceedDeclaration, TOOL_NAME, ToolRefusedError, type ToolSpec } from './spec.ts';
 export { createToolSearch, type SearchableTool, searchTools } from './tool-search.ts';
-export { type WebSearchConfig, webSearchGrant } from './web-search-grant.ts';
+export { searchServiceOf, type WebSearchConfig, webSearchGrant } from './web-search-grant.ts';

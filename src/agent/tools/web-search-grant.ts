@@ -3,6 +3,12 @@
 // key is read from the secrets here and handed to that tool's sandbox only.
 import type { HostToolGrant } from './grants.ts';
 
+/**
+ * Bundled tools that do nothing without the host's grant: with none (no `webSearch` configured) they are left out
+ * of the tool list and /whoami, and a call to one is refused as unknown.
+ */
+export const HOST_GRANTED_TOOLS: ReadonlySet<string> = new Set(['web_search']);
+
 /** The config's `webSearch` (see config/schema.ts). */
 export interface WebSearchConfig {
   provider: 'searxng' | 'brave' | 'tavily';
@@ -16,6 +22,12 @@ const DEFAULTS = {
   brave: { baseUrl: 'https://api.search.brave.com', keyEnv: 'BRAVE_API_KEY' },
   tavily: { baseUrl: 'https://api.tavily.com', keyEnv: 'TAVILY_API_KEY' },
 } as const;
+
+/** The configured service's base URL (its public one unless the config names another) and key variable. */
+export function searchServiceOf(config: WebSearchConfig): { baseUrl: string | undefined; keyEnv: string | undefined } {
+  const d = DEFAULTS[config.provider];
+  return { baseUrl: config.baseUrl ?? d.baseUrl, keyEnv: config.apiKeyEnv ?? d.keyEnv };
+}
 
 /** Whether a host name is a literal loopback or private address (or localhost), which DNS cannot move. */
 function literalLocal(hostname: string): boolean {
@@ -39,13 +51,11 @@ export function webSearchGrant(
   block: string[],
 ): HostToolGrant | undefined {
   if (!config) return undefined;
-  const d = DEFAULTS[config.provider];
-  const base = config.baseUrl ?? d.baseUrl;
+  const { baseUrl: base, keyEnv } = searchServiceOf(config);
   if (!base) return undefined;
   const url = new URL(base);
   const port = url.port || (url.protocol === 'https:' ? '443' : '80');
   const origin = `${url.protocol}//${url.hostname}:${port}`;
-  const keyEnv = config.apiKeyEnv ?? d.keyEnv;
   const key = keyEnv ? secrets[keyEnv] : undefined;
   return {
     hosts: [origin],

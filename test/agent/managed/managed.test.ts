@@ -268,3 +268,46 @@ test('config: a manager naming an executor that agents does not define is refuse
     [['channels.slack.channels.C1.manager.executors.1', 'no executor "ghost" in agents (known: writer)']],
   );
 });
+
+test('an executor is offered web_search exactly when the gateway configured a search service', async () => {
+  // The bundled web_search as listed (never called here): what matters is whether the executor is offered it.
+  const search: RegisteredTool = { ...wasm.get('read')!, spec: { ...wasm.get('read')!.spec, name: 'web_search' } };
+  const config = configSchema.parse({
+    providers: { emu: { type: 'openai-compatible', baseURL: emu.openaiBaseURL } },
+    agents: { searcher: { model: 'emu/searcher', tools: ['web_search', 'read'], isolation: 'shared' } },
+  });
+  const executorTools: string[][] = [];
+  emu.respond(async (req) => {
+    if (modelOf(req) === 'searcher') {
+      executorTools.push(((req.body.tools ?? []) as { function: { name: string } }[]).map((t) => t.function.name));
+      return llm.say('Nothing to search.');
+    }
+    const messages = req.body.messages as { role: string }[];
+    if (messages.some((m) => m.role === 'tool')) return llm.say('Done.');
+    return llm.answer([
+      llm.toolCalls(llm.call('delegate', { tasks: [{ executor: 'searcher', task: 'Look it up', description: 's' }] })),
+    ]);
+  });
+  const runWith = async (hostGrants: AgentDeps['hostGrants']) => {
+    const r = await runAgent({
+      input: 'Find it.',
+      policy: { ...managedPolicy(workspaceDir()), manager: { executors: ['searcher'], maxConcurrent: 1 } },
+      deps: {
+        resolveModel: (spec) => resolveModel(spec ?? 'emu/manager', { config, secrets: {}, retry: { maxRetries: 0 } }),
+        registry: { list: () => [wasm.get('read')!, search], get: (n) => (n === 'web_search' ? search : wasm.get(n)) },
+        sandbox,
+        costOf: () => 0.001,
+        agents: config.agents!,
+        ...(hostGrants ? { hostGrants } : {}),
+      },
+    });
+    assert.equal(r.outcome, 'final', r.error);
+  };
+  await runWith(undefined);
+  await runWith({ web_search: { hosts: ['http://127.0.0.1:8888'], block: [], env: {} } });
+  assert.deepEqual(
+    executorTools.map((names) => names.includes('web_search')),
+    [false, true],
+    `${JSON.stringify(executorTools)}`,
+  );
+});

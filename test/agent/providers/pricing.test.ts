@@ -78,10 +78,11 @@ describe('pricing of the added providers', () => {
     assert.equal(costOf('bedrock/meta.llama3-70b-instruct-v1:0', million), undefined, 'not a Claude model');
   });
 
-  it('prices Gemini, Cohere, Kimi K3 and MiniMax M3; an Azure deployment named after its model', () => {
+  it('prices Gemini, Cohere, Kimi K3 and K2.5 and MiniMax M3; an Azure deployment named after its model', () => {
     near(costOf('gemini/gemini-2.5-flash', million), 0.3 + 2.5 + 0.03);
     near(costOf('cohere/command-r-08-2024', million), 0.15 + 0.6 + 0.15);
     near(costOf('moonshot/kimi-k3', million), 3 + 15 + 0.3);
+    near(costOf('moonshot/kimi-k2.5', million), 0.6 + 3 + 0.1);
     near(costOf('minimax/MiniMax-M3', million), 0.6 + 2.4 + 0.06);
     assert.equal(costOf('azure/gpt-4o', million), costOf('openai/gpt-4o', million));
     assert.equal(costOf('azure/my-prod-deployment', million), undefined, 'a deployment name says nothing of its model');
@@ -91,5 +92,6 @@ describe('pricing of the added providers', () => {
     assert.equal(costOf('gemini/gpt-4o', million), undefined);
     assert.equal(costOf('cohere/claude-sonnet-4-5', million), undefined);
     assert.equal(costOf('perplexity/sonar-pro', million), undefined, 'per-request search fees a token row would miss');
+    assert.equal(costOf('novita/moonshotai/kimi-k2.5', million), undefined, "a host's price is not the vendor's");
   });
 });

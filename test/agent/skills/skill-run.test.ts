@@ -9,6 +9,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { createToolSet } from '../../../src/agent/loop/tool-set.ts';
 import { resolveModel } from '../../../src/agent/providers/index.ts';
 import { type AgentPolicy, runAgent } from '../../../src/agent/run-agent.ts';
 import {
@@ -19,7 +20,8 @@ import {
   type Skill,
   staticSkillCatalog,
 } from '../../../src/agent/skills/index.ts';
-import type { RegisteredTool } from '../../../src/agent/tools/index.ts';
+import type { ApprovalQuestion, RegisteredTool } from '../../../src/agent/tools/index.ts';
+import { createApprovalGate } from '../../../src/agent/tools/index.ts';
 import { configSchema } from '../../../src/config/schema.ts';
 import { llm, startLlmEmulator } from '../../emulators/llm/index.ts';
 import { root, tempDir } from '../../helpers.ts';
@@ -172,6 +174,33 @@ describe('skills in the sandbox', () => {
     assert.equal(r.isError, true);
     assert.match(r.content, /changed since it was approved; it runs again after boxbot skill approve csv-report/);
     assert.equal(existsSync(join(ws, 'report.md')), false);
+  });
+
+  it('an approval question for skill_run shows the folders and hosts the script would get', async () => {
+    const { skills, dir } = await installed(join(FOLDERS, 'csv-report'));
+    const ws = workspace({ 'sales.csv': 'region,amount\nnorth,1\n' });
+    const policy = policyFor(ws, { network: { allow: ['api.example.com'], block: ['private'] } });
+    const asked: ApprovalQuestion[] = [];
+    const set = createToolSet({
+      wasm: registry,
+      builtins: [createSkillRunTool({ catalog: staticSkillCatalog(skills), registry, sandbox: h.sandbox, policy })],
+      policy: { ...policy, approvals: { tools: ['skill_run'] } },
+      sandbox: h.sandbox,
+      gate: createApprovalGate({ tools: ['skill_run'] }, async (q) => {
+        asked.push(q);
+        return { approved: false, reason: 'denied in the test' };
+      }),
+    });
+    const input = { name: 'csv-report', script: 'scripts/totals.sh', args: ['sales.csv'] };
+    const r = await set.call({ id: '1', name: 'skill_run', input }, new AbortController().signal);
+    assert.deepEqual(r, { content: 'refused: denied in the test', isError: true });
+    assert.equal(asked.length, 1);
+    assert.deepEqual(asked[0]!.folders, [
+      { path: ws, readOnly: false },
+      { path: join(dir, 'csv-report'), readOnly: true },
+    ]);
+    assert.deepEqual(asked[0]!.hosts, ['api.example.com']);
+    assert.equal(existsSync(join(ws, 'report.md')), false, 'nothing ran');
   });
 
   it('a Python script is refused, saying why; an unlisted script is refused', async () => {
