@@ -474,7 +474,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
           else if (e.type === 'tool-start') {
             o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: 'started' });
-            onEvent({ type: 'status', text: e.status });
+            onEvent({ type: 'status', text: e.status, detail: JSON.stringify(e.input, null, 2) ?? '' });
           } else if (e.type === 'tool-end') {
             o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: e.isError ? 'error' : 'ok' });
             onEvent({ type: 'status-clear', text: e.status });

@@ -27,6 +27,7 @@ import type {
   OutboundTarget,
 } from '../types.ts';
 import { webAsset } from './assets.ts';
+import { createDisplayLog } from './display-log.ts';
 import { createWebFiles, type WebFileMeta, type WebFileRetention, WebQuotaError } from './files.ts';
 import {
   BROWSER_COOKIE,
@@ -39,7 +40,7 @@ import {
 import { normalizeWebMessage, normalizeWebPress, SESSION_RULE, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
 import { createSignIn, DEFAULT_SESSION_DAYS, type WebSessionSource } from './sign-in.ts';
-import { type ConversationSource, sessionsOf, transcriptOf } from './transcript.ts';
+import { type ConversationSource, clip, sessionsOf, transcriptOf } from './transcript.ts';
 
 export { BROWSER_COOKIE, isLoopbackHostHeader, sessionOwner } from './http-guard.ts';
 
@@ -67,6 +68,8 @@ export interface WebAdapterOptions {
   backlog?: number;
   /** Stored conversations (the store's): restores a tab's history after a restart and lists the browser's chats. */
   conversations?: ConversationSource;
+  /** Where what each session showed is kept (a folder in the data dir): the page draws it again after a reload. */
+  displayDir?: string;
   /** Where uploads and sent files are kept (a folder in the data dir); without it files are refused. */
   filesDir?: string;
   /** Largest upload, per file and per message together (default 20 MB). */
@@ -96,7 +99,7 @@ type FileRef = { id: string; name: string; size: number; mimeType: string };
 type WebEvent =
   | { type: 'message' | 'edit'; id: string; for?: string; text: string; buttons?: Button[]; file?: FileRef }
   | { type: 'user'; id: string; text: string; files?: FileRef[] }
-  | { type: 'activity'; for?: string; kind: 'tool-start' | 'tool-end'; text: string }
+  | { type: 'activity'; for?: string; kind: 'tool-start' | 'tool-end'; text: string; detail?: string }
   | { type: 'note'; text: string }
   | { type: 'commands'; commands: CommandSpec[] }
   | { type: 'typing' };
@@ -147,6 +150,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   const sessions = new Map<string, Session>();
   const backlogSize = opts.backlog ?? 200;
   const maxUpload = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+  const display = opts.displayDir ? createDisplayLog(opts.displayDir, log) : undefined;
   const files = opts.filesDir ? createWebFiles(opts.filesDir, opts.fileRetention, opts.now) : undefined;
   let sweeper: NodeJS.Timeout | undefined;
   const sweep = () =>
@@ -176,6 +180,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     if (event.type !== 'typing') {
       s.backlog.push({ seq, event });
       if (s.backlog.length > backlogSize) s.backlog.splice(0, s.backlog.length - backlogSize);
+      if (event.type !== 'commands') display?.add(sessionId, seq, event);
     }
     for (const res of s.clients) write(res, seq, event);
   };
@@ -200,7 +205,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     IDENTITY: viewer.identity ?? '',
     commands,
     maxUploadBytes: files ? maxUpload : 0,
-    history: Boolean(opts.conversations),
+    history: Boolean(opts.conversations || display),
   });
 
   /** Reads a request body up to `limit` bytes; undefined (after a 413 naming the limit) when it is larger. */
@@ -272,6 +277,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       sink = undefined;
       clearInterval(sweeper);
       for (const s of sessions.values()) for (const res of s.clients) res.end();
+      await display?.flush();
     },
     async send(target, text, o) {
       const sessionId = sessionOf(target);
@@ -308,6 +314,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         type: 'activity',
         kind: activity.kind,
         text: activity.text,
+        // Shown to the session's own user, redacted and capped as the stored transcript is.
+        ...(activity.detail !== undefined ? { detail: clip(activity.detail) } : {}),
         ...(target.replyToMessageId ? { for: target.replyToMessageId } : {}),
       });
     },
@@ -447,8 +455,11 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         const id = ownedSession(req, res, viewer);
         if (!id) return;
         res.set('Cache-Control', 'no-store');
-        if (!opts.conversations) return void res.json({ entries: [] });
         try {
+          // What this session showed, when it was recorded; else (older chats) the stored conversation.
+          const page = await display?.read(id);
+          if (page?.events.length) return void res.json(page);
+          if (!opts.conversations) return void res.json({ entries: [] });
           const c = await opts.conversations.get(`web:${id}`);
           res.json({ entries: transcriptOf(c?.messages ?? []) });
         } catch (e) {
@@ -544,14 +555,15 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
             msg.chatId,
             described.refs.map((r) => r.id),
           );
-          await sink(msg);
-          // Echoed so other tabs and a reloaded page show the user's side too.
+          // Echoed so other tabs and a reloaded page show the user's side too; before the sink, as
+          // the page drew it, so a command answered at once (/stop) comes after it in the history.
           publish(msg.chatId, {
             type: 'user',
             id: msg.messageId!,
             text: msg.text,
             ...(described.refs.length ? { files: described.refs } : {}),
           });
+          await sink(msg);
           res.status(202).json({ accepted: true });
         } catch (e) {
           log.error({ err: errorMessage(e) }, 'web message not accepted');

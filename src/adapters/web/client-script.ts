@@ -185,12 +185,16 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
   }
   function activity(ev) {
     var block = toolBlock(ev.for);
-    if (ev.kind === 'tool-start') { toolEntry(block, ev.text, ''); return; }
+    if (ev.kind === 'tool-start') {
+      var input = ev.detail !== undefined ? 'input: ' + ev.detail + '\n\n' : '';
+      toolEntry(block, ev.text, input + 'running…').dataset.input = input;
+      return;
+    }
     var open = Array.from(block.querySelectorAll('details')).filter(function (d) { return !d.dataset.done; });
     var d = open[0];
     if (!d) return;
     d.dataset.done = '1';
-    d.querySelector('pre').textContent = ev.text || 'done';
+    d.querySelector('pre').textContent = (d.dataset.input || '') + (ev.text || 'done');
   }
   function working(on) {
     clearTimeout(typingTimer);
@@ -201,16 +205,24 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
 
   // User messages whose whole turn was drawn from the stored history: their live events are skipped.
   var stored = new Set();
+  // Draws one event; the recorded history replays through here too, so it looks as it did live.
+  function draw(ev) {
+    switch (ev.type) {
+      case 'user': showUser(ev.id, ev.text, ev.files); return;
+      case 'activity': activity(ev); return;
+      case 'note': showNote(ev.text); return;
+      case 'message': case 'edit': showBot(ev); return;
+    }
+  }
   function onEvent(ev) {
     if (ev.for && stored.has(ev.for)) return;
     switch (ev.type) {
       case 'typing': working(true); return;
-      case 'user': showUser(ev.id, ev.text, ev.files); return;
-      case 'activity': working(true); activity(ev); return;
-      case 'note': showNote(ev.text); return;
+      case 'activity': working(true); break;
       case 'commands': boot.commands = ev.commands; return;
-      case 'message': case 'edit': typing.textContent = ''; showBot(ev); listSoon(); return;
+      case 'message': case 'edit': typing.textContent = ''; listSoon(); break;
     }
+    draw(ev);
   }
 
   function clearLog() {
@@ -246,7 +258,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
 
   // The event stream: a tab open across a gateway restart gets a fresh page token and the stored
   // history, then follows the new process's events, instead of retrying with a stale token forever.
-  var es = null, generation = 0, retryTimer = 0;
+  var es = null, generation = 0, retryTimer = 0, after = 0;
   async function refreshBoot() {
     var r = await fetch('chat/boot' + q(), { cache: 'no-store' });
     if (!r.ok) throw new Error('boot ' + r.status);
@@ -269,9 +281,10 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
         var h = await r.json();
         if (gen !== generation) return;
         clearLog();
-        drawHistory(h.entries);
+        // Recorded events (then the stream goes on after the last of them), or an older chat's stored turns.
+        if (h.events) { h.events.forEach(draw); after = h.seq; } else { drawHistory(h.entries); after = 0; }
         if (h.note) showNote(h.note);
-      } else clearLog(); // nothing awaited since gen was taken: still current
+      } else { clearLog(); after = 0; } // nothing awaited since gen was taken: still current
     } catch (err) {
       if (gen !== generation) return;
       state.textContent = 'reconnecting…';
@@ -279,7 +292,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       return;
     }
     if (gen !== generation) return;
-    es = new EventSource('chat/events' + q({ session: session, token: boot.TOKEN }));
+    es = new EventSource('chat/events' + q({ session: session, token: boot.TOKEN, after: String(after) }));
     es.onopen = function () { state.textContent = 'connected'; };
     es.onerror = function () {
       state.textContent = 'reconnecting…';
