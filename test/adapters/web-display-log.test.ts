@@ -31,7 +31,7 @@ test('the oldest events go first past the cap', () => {
   );
 });
 
-test('another process reads what one wrote; an unreadable file is moved aside and the session starts empty', async () => {
+test('a second process reads what one wrote; an unreadable file is moved aside, the session empty', async () => {
   const dir = tempDir();
   const first = createDisplayLog(dir, silentLogger);
   first.add('sess-0001', 1, { type: 'user', id: 'a', text: 'hi' });

@@ -58,7 +58,7 @@ describe('web chat history equals what was shown live, in Chromium', { skip: mis
       selector,
       text,
     );
-  /** Everything in the chat's log, in order: each entry's kind and text (tool entries with their labels and results). */
+  /** Everything in the chat's log, in order: each entry's kind and text (tool entries with labels and inputs). */
   const shown = (p: Page) =>
     p.$$eval('#log > *', (els) =>
       els.map((e) => {
@@ -97,6 +97,8 @@ describe('web chat history equals what was shown live, in Chromium', { skip: mis
     const joined = live.join('\n');
     for (const part of ['[link report.csv]', 'The report', 'You are web:ana', '(stopped)', 'context too long'])
       assert.ok(joined.includes(part), `live shows ${part}: ${joined}`);
+    const error = live.find((l) => l.includes('context too long'))!;
+    assert.match(error, /^m bot error: Model error.*openai.*400.*context too long.*Retry$/s, 'a distinct error bubble');
     const at = (end: string) => live.findIndex((l) => l.endsWith(`: ${end}`));
     assert.ok(at('write me a novel') < at('/stop') && at('/stop') < at('this one fails'), `/stop in place: ${joined}`);
     assert.match(
@@ -130,6 +132,35 @@ describe('web chat history equals what was shown live, in Chromium', { skip: mis
       assert.equal(got, 'a,b\n1,2\n', 'the file link still downloads the file');
     } finally {
       await fresh.close();
+      await ctx.close();
+    }
+  });
+
+  test('Retry under a model error sends the message again; after a reload the error is still one', async () => {
+    const ctx = await browser.createBrowserContext();
+    try {
+      const page = await signIn(ctx);
+      bot.llm.script([llm.fail(400, { errorType: 'invalid_request_error', message: 'bad request body' })]);
+      await say(page, 'tell me a joke');
+      await waitText(page, '.bot.error', 'bad request body');
+      await bot.app.gateway.idle();
+      assert.equal(await page.$eval('.bot.error', (e) => e.getAttribute('role')), 'alert');
+      assert.match(await page.$eval('.bot.error', (e) => e.textContent ?? ''), /openai: the API answered 400/);
+      bot.llm.script([llm.say('Why did the chicken cross the road?')]);
+      await page.click('.bot.error button.retry');
+      await waitText(page, '.bot', 'Why did the chicken');
+      await bot.app.gateway.idle();
+      const asked = bot.llm.requests.at(-1)!.body.messages as { role: string; content: unknown }[];
+      assert.match(JSON.stringify(asked.at(-1)), /tell me a joke/, 'the model got the message again');
+      const before = await shown(page);
+      assert.equal(before.filter((l) => l === 'm me: tell me a joke').length, 2, 'the retry is a message of its own');
+      await page.reload();
+      await connected(page);
+      await waitText(page, '.bot', 'Why did the chicken');
+      assert.deepEqual(await shown(page), before);
+      assert.ok(await page.$('.bot.error button.retry'), 'the error keeps its Retry');
+      bot.llm.assertDone();
+    } finally {
       await ctx.close();
     }
   });

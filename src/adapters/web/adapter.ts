@@ -13,6 +13,7 @@ import express from 'express';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import { silentLogger } from '../../core/log.ts';
+import { RUN_ERROR_PREFIX } from '../../core/message.ts';
 import { checkButtonIds } from '../button-ids.ts';
 import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
@@ -97,7 +98,16 @@ export interface WebAdapter extends ChannelAdapter {
 
 type FileRef = { id: string; name: string; size: number; mimeType: string };
 type WebEvent =
-  | { type: 'message' | 'edit'; id: string; for?: string; text: string; buttons?: Button[]; file?: FileRef }
+  | {
+      type: 'message' | 'edit';
+      id: string;
+      for?: string;
+      text: string;
+      buttons?: Button[];
+      file?: FileRef;
+      /** A failed run's answer: drawn as an error with Retry. */
+      error?: boolean;
+    }
   | { type: 'user'; id: string; text: string; files?: FileRef[] }
   | { type: 'activity'; for?: string; kind: 'tool-start' | 'tool-end'; text: string; detail?: string }
   | { type: 'note'; text: string }
@@ -194,6 +204,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   };
   // Which user message an event answers: a page that drew that turn from the stored history skips it.
   const answering = (target: OutboundTarget) => (target.replyToMessageId ? { for: target.replyToMessageId } : {});
+  // A failed run's answer (a model error, naming the provider and what failed) is drawn apart.
+  const failed = (text: string) => (text.startsWith(RUN_ERROR_PREFIX) ? { error: true } : {});
   const cleanButtons = (list: Button[] | undefined): Button[] | undefined =>
     checkButtonIds('web', list)?.map((b) => ({ id: b.id, label: b.label, ...(b.style ? { style: b.style } : {}) }));
 
@@ -289,6 +301,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         id,
         text,
         ...answering(target),
+        ...failed(text),
         ...(list?.length ? { buttons: list } : {}),
       });
       return { messageId: id };
@@ -302,6 +315,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         id: messageId,
         text,
         ...answering(target),
+        error: text.startsWith(RUN_ERROR_PREFIX),
         ...(list ? { buttons: list } : {}),
       });
     },

@@ -132,11 +132,41 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     }
     if (ev.text !== undefined) n.dataset.text = ev.text;
     if (ev.file) n.dataset.file = JSON.stringify(ev.file);
+    if (ev.for) n.dataset.for = ev.for;
+    if (ev.error !== undefined) n.dataset.error = ev.error ? '1' : '';
     renderBot(n, n.dataset.text);
     if (n.dataset.file) n.appendChild(fileLink(JSON.parse(n.dataset.file)));
     if (ev.buttons !== undefined) n.dataset.buttons = JSON.stringify(ev.buttons);
     renderButtons(n, ev.id, n.dataset.buttons ? JSON.parse(n.dataset.buttons) : []);
+    if (n.dataset.error) showError(n);
+    else { n.classList.remove('error'); n.removeAttribute('role'); }
     scrollDown();
+  }
+  // A failed run's answer: marked as an error (the text names the provider and what failed), with
+  // Retry, which sends the user's message it answers again (its files are not sent again).
+  function showError(n) {
+    n.classList.add('error');
+    n.setAttribute('role', 'alert');
+    var title = document.createElement('div');
+    title.className = 'title';
+    title.textContent = 'Model error';
+    n.prepend(title);
+    var asked = (n.dataset.for && nodes.get('u' + n.dataset.for)) || null;
+    if (!asked) {
+      var mine = Array.from(log.querySelectorAll('.me'));
+      asked = mine[mine.length - 1] || null;
+    }
+    if (!asked || !asked.dataset.text) return;
+    var row = document.createElement('div');
+    row.className = 'buttons';
+    var b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'retry';
+    b.textContent = 'Retry';
+    b.setAttribute('aria-label', 'Retry: send your message again');
+    b.onclick = function () { sendText(asked.dataset.text, []); };
+    row.appendChild(b);
+    n.appendChild(row);
   }
   function showUser(id, text, files) {
     var key = 'u' + id;
@@ -144,6 +174,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     var n = document.createElement('div');
     n.className = 'm me';
     n.textContent = text;
+    n.dataset.text = text;
     (files || []).forEach(function (f) { n.appendChild(fileLink(f)); });
     nodes.set(key, n);
     lastUser = add(n);

@@ -67,6 +67,7 @@ border-radius:5px;padding:.05rem .45rem}
 .buttons button{border:1px solid var(--accent);background:var(--bot);color:var(--link);border-radius:6px;
 padding:.2rem .7rem}.buttons button.primary{background:var(--accent);color:#fff}
 .buttons button.danger{border-color:var(--danger);color:var(--danger)}
+.bot.error{border:1px solid var(--danger);border-left-width:4px}.bot.error .title{font-weight:600;color:var(--danger)}
 .tools{align-self:flex-start;max-width:min(46rem,92%);font-size:.88rem;color:var(--muted);min-width:0}
 .tools details{border-left:3px solid var(--line);padding:.1rem .6rem;margin:.15rem 0}
 .tools summary{cursor:pointer;color:var(--muted)}.tools pre{white-space:pre-wrap;overflow-wrap:anywhere;
