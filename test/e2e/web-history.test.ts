@@ -37,9 +37,9 @@ describe('web chat history equals what was shown live, in Chromium', { skip: mis
 
   const connected = (p: Page) =>
     p.waitForFunction(() => document.getElementById('state')?.textContent === 'connected', { timeout: 30_000 });
-  /** A browser profile signed in as web:ana through a one-time link. */
-  const signIn = async (ctx: BrowserContext): Promise<Page> => {
-    const { url } = await issueLoginLink(bot.app.store.webSessions, 'web:ana', bot.app.url);
+  /** A browser profile signed in as `who` (web:ana unless said) through a one-time link. */
+  const signIn = async (ctx: BrowserContext, who: `web:${string}` = 'web:ana'): Promise<Page> => {
+    const { url } = await issueLoginLink(bot.app.store.webSessions, who, bot.app.url);
     const p = await ctx.newPage();
     await p.evaluateOnNewDocument('globalThis.__name = (f) => f;');
     await p.goto(url);
@@ -162,6 +162,33 @@ describe('web chat history equals what was shown live, in Chromium', { skip: mis
       bot.llm.assertDone();
     } finally {
       await ctx.close();
+    }
+  });
+
+  test("search finds one's own chats only, with an excerpt, and opens the chat found", async () => {
+    const bobs = await browser.createBrowserContext();
+    const anas = await browser.createBrowserContext();
+    try {
+      const bob = await signIn(bobs, 'web:bob');
+      bot.llm.script([llm.say('Boil the chicken for an hour.')]);
+      await say(bob, 'a chicken soup recipe please');
+      await waitText(bob, '.bot', 'Boil the chicken');
+      await bot.app.gateway.idle();
+      const ana = await signIn(anas);
+      await ana.type('#search', 'chicken');
+      await waitText(ana, '#sessions button', 'Why did the chicken');
+      const hits = await ana.$$eval('#sessions button', (bs) => bs.map((b) => b.textContent ?? ''));
+      assert.equal(hits.length, 1, `only her chat: ${JSON.stringify(hits)}`);
+      assert.match(hits[0]!, /^tell me a joke.*Why did the chicken cross the road\?/);
+      await ana.click('#sessions button');
+      await waitText(ana, '.bot', 'Why did the chicken');
+      assert.equal(await ana.$eval('#search', (e) => (e as HTMLInputElement).value), '');
+      await ana.type('#search', 'zebra');
+      await waitText(ana, '#sessions li', 'No chat matches.');
+      bot.llm.assertDone();
+    } finally {
+      await bobs.close();
+      await anas.close();
     }
   });
 });

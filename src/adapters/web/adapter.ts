@@ -40,6 +40,7 @@ import {
 } from './http-guard.ts';
 import { normalizeWebMessage, normalizeWebPress, SESSION_RULE, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
+import { MAX_QUERY, type SearchedMessage, searchableTexts, searchMessages } from './search.ts';
 import { createSignIn, DEFAULT_SESSION_DAYS, type WebSessionSource } from './sign-in.ts';
 import { type ConversationSource, clip, sessionsOf, transcriptOf } from './transcript.ts';
 
@@ -493,6 +494,32 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         } catch (e) {
           log.warn({ err: errorMessage(e) }, 'web chat list not readable');
           res.status(503).json({ error: 'the conversation list could not be read' });
+        }
+      });
+      // Search across this user's own chats (the same ones the list shows), newest 200 at most.
+      app.get(`${base}/chat/search`, async (req, res) => {
+        const viewer = await guard.check(req, res, { apiToken: true });
+        if (!viewer) return;
+        const owner = guard.ownerOf(viewer, res);
+        if (!owner) return;
+        res.set('Cache-Control', 'no-store');
+        const q = String(req.query.q ?? '');
+        if (q.length > MAX_QUERY) return void res.status(400).json({ error: `q: at most ${MAX_QUERY} characters` });
+        if (!opts.conversations) return void res.json({ hits: [] });
+        try {
+          const messages: SearchedMessage[] = [];
+          for (const s of await sessionsOf(opts.conversations, owner, 200)) {
+            let texts = searchableTexts((await display?.read(s.session))?.events ?? []);
+            if (!texts.length) {
+              const c = await opts.conversations.get(`web:${s.session}`);
+              texts = transcriptOf(c?.messages ?? []).flatMap((e) => (e.role === 'tools' ? [] : [e.text]));
+            }
+            for (const text of texts) messages.push({ session: s.session, title: s.title, text });
+          }
+          res.json({ hits: searchMessages(messages, q) });
+        } catch (e) {
+          log.warn({ err: errorMessage(e) }, 'web chat search failed');
+          res.status(503).json({ error: 'the conversations could not be searched' });
         }
       });
       app.post(`${base}/chat/upload`, async (req, res) => {

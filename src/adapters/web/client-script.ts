@@ -351,6 +351,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       var r = await api('chat/sessions' + q());
       if (r.ok) items = (await r.json()).sessions;
     } catch (e) { /* the list is a convenience; the chat works without it */ }
+    if (searchBox.value.trim()) return; // the search's results stay until the box is emptied
     var current = items.some(function (s) { return s.session === session; });
     if (!current) items.unshift({ session: session, title: 'This chat' });
     list.textContent = '';
@@ -366,6 +367,41 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       list.appendChild(li);
     });
   }
+  // Search: typing in the box lists the chats whose messages match, each with an excerpt; empty, the list again.
+  var searchBox = $('search'), searchTimer = 0;
+  async function runSearch() {
+    var text = searchBox.value.trim();
+    if (!text) { loadSessions(); return; }
+    var hits = [];
+    try {
+      var r = await api('chat/search' + q({ q: text }));
+      if (r.ok) hits = (await r.json()).hits;
+    } catch (e) { /* shown as no match */ }
+    if (searchBox.value.trim() !== text) return;
+    list.textContent = '';
+    if (!hits.length) {
+      var none = document.createElement('li');
+      none.className = 'none';
+      none.textContent = 'No chat matches.';
+      list.appendChild(none);
+    }
+    hits.forEach(function (h) {
+      var li = document.createElement('li');
+      var b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = h.title;
+      var small = document.createElement('small');
+      small.textContent = h.excerpt;
+      b.appendChild(small);
+      b.onclick = function () { searchBox.value = ''; switchTo(h.session); };
+      li.appendChild(b);
+      list.appendChild(li);
+    });
+  }
+  searchBox.addEventListener('input', function () {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(runSearch, 250);
+  });
   function switchTo(id) {
     session = id;
     sessionStorage.setItem('boxbot.session', session);
