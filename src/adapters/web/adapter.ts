@@ -124,6 +124,8 @@ interface Session {
 const SESSION = WEB_ID;
 /** `/web logout`, as typed in the web chat. */
 const LOGOUT = /^\/web(?:@\S+)?\s+logout\s*$/i;
+/** The note a message the gateway did not take gets (on the page, and in the session's record). */
+const NOT_ACCEPTED = 'Not sent: not accepted, try again';
 /** Messages whose buttons are remembered for presses (the oldest are forgotten first). */
 const MAX_BUTTON_MESSAGES = 5000;
 
@@ -608,7 +610,9 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
           res.status(202).json({ accepted: true });
         } catch (e) {
           log.error({ err: errorMessage(e) }, 'web message not accepted');
-          res.status(503).json({ error: 'not accepted, try again' });
+          // The echo above is in the record: so is the refusal, so a reload does not show it as sent.
+          publish(msg.chatId, { type: 'note', text: NOT_ACCEPTED });
+          res.status(503).json({ error: 'not accepted, try again', noted: true });
         }
       });
       app.post(`${base}/chat/press`, express.json({ limit: '16kb' }), async (req, res) => {

@@ -558,7 +558,9 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       return;
     }
     working(false);
-    showNote('Not sent: ' + (await failed(r)));
+    // A refusal the server noted in the chat itself arrives as a note event: not drawn twice.
+    var why = r && r.status === 503 ? await r.clone().json().catch(function () { return {}; }) : {};
+    if (!why.noted) showNote('Not sent: ' + (await failed(r)));
   }
   form.onsubmit = function (e) {
     e.preventDefault();
