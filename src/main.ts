@@ -163,6 +163,7 @@ export function channelAdapters(
       logger: log,
       conversations: store.conversations,
       filesDir: join(loaded.dataDir, 'web-files'),
+      displayDir: join(loaded.dataDir, 'web-display'),
       maxUploadBytes: Math.round(maxUploadMb * 1024 * 1024),
       fileRetention: webFileRetention(ch.web?.files),
       sessions: store.webSessions,

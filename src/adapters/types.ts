@@ -209,6 +209,8 @@ export interface AgentActivity {
   kind: 'tool-start' | 'tool-end';
   /** `Reading notes.txt…`, or at the end what happened (`write: done`); may be empty at the end. */
   text: string;
+  /** At the start, the call's input as JSON, unredacted: an adapter that shows it redacts it first. */
+  detail?: string;
 }
 
 /** How a message was handed over. */

@@ -42,3 +42,9 @@ export interface Usage {
   cacheReadTokens?: number;
   cacheWriteTokens?: number;
 }
+
+/**
+ * How a failed run's answer starts (the runner writes it, then the provider and what failed): a
+ * channel that draws model errors apart (the web chat's error bubble) knows them by it.
+ */
+export const RUN_ERROR_PREFIX = 'Sorry, I could not answer: ';

@@ -26,7 +26,9 @@ function showActivity(
   try {
     adapter.showActivity?.(
       target,
-      e.type === 'status' ? { kind: 'tool-start', text: e.text } : { kind: 'tool-end', text: e.text ?? '' },
+      e.type === 'status'
+        ? { kind: 'tool-start', text: e.text, ...(e.detail !== undefined ? { detail: e.detail } : {}) }
+        : { kind: 'tool-end', text: e.text ?? '' },
     );
   } catch {
     // best effort by contract

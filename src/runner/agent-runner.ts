@@ -39,6 +39,7 @@ import { redactLine } from '../config/env.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
+import { RUN_ERROR_PREFIX } from '../core/message.ts';
 import type { SandboxLimits } from '../sandbox/index.ts';
 import { encodeName, type Store, StoreCorruptError } from '../store/index.ts';
 import { toAgentPolicy } from './agent-policy.ts';
@@ -217,7 +218,7 @@ export function outcomeText(outcome: AgentResult['outcome'], text: string, o: { 
     case 'budget-exceeded':
       return after(o.why ? `(Stopped: ${o.why}. /usage shows the figures.)` : "(Stopped: this run's budget is spent.)");
     case 'error':
-      return `Sorry, I could not answer: ${o.error}`;
+      return `${RUN_ERROR_PREFIX}${o.error}`;
     default: {
       // Every outcome of the loop has words here: a new one fails the typecheck, not a user.
       const unhandled: never = outcome;
@@ -474,7 +475,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
           else if (e.type === 'tool-start') {
             o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: 'started' });
-            onEvent({ type: 'status', text: e.status });
+            onEvent({ type: 'status', text: e.status, detail: JSON.stringify(e.input, null, 2) ?? '' });
           } else if (e.type === 'tool-end') {
             o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: e.isError ? 'error' : 'ok' });
             onEvent({ type: 'status-clear', text: e.status });

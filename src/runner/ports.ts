@@ -27,7 +27,8 @@ export class GatewayStoppingError extends BoxbotError<'stopping' | 'handed-over'
 /** What the agent reports while it works (for streaming and status lines). */
 export type GatewayAgentEvent =
   | { type: 'text-delta'; text: string }
-  | { type: 'status'; text: string }
+  /** `detail`: the tool call's input as JSON. */
+  | { type: 'status'; text: string; detail?: string }
   /** A managed run's executors, one line each (replaces the previous checklist). */
   | { type: 'checklist'; lines: string[] }
   /** A tool ended; `text` says how (shown where a platform keeps a log of the work, see showActivity). */

@@ -408,3 +408,36 @@ test('web chat files: unsent uploads expire in a day, sent ones after their rete
   await serve(t, { filesDir: dir, now, fileRetention: { keepMs: 3 * 24 * 3600_000 } });
   await waitUntil(() => !existsSync(join(dir, session)), 'the whole session folder swept', 5000);
 });
+
+test('web chat: a message the gateway did not take is recorded with a note saying so, not as sent', async (t) => {
+  const adapter = createWebAdapter({ displayDir: tempDir('boxbot-web-display-') });
+  await adapter.start(async () => {
+    throw new Error('queue full');
+  });
+  const server = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    metrics: createMetrics(),
+    routes: [],
+    attach: [(app) => adapter.attach(app)],
+  });
+  t.after(async () => {
+    await adapter.stop();
+    await server.close();
+  });
+  const me = await browser(server.url);
+  const session = `${me.owner}-tab0123456789`;
+  const headers = { cookie: me.cookie, 'x-boxbot-token': adapter.apiToken, 'content-type': 'application/json' };
+  const r = await fetch(`${server.url}/chat/messages`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ session, text: 'hello?', id: 'msg0000001' }),
+  });
+  assert.equal(r.status, 503);
+  assert.deepEqual(await r.json(), { error: 'not accepted, try again', noted: true });
+  const h = await (await fetch(`${server.url}/chat/history?session=${session}`, { headers })).json();
+  assert.deepEqual(
+    h.events.map((e: { type: string; text: string }) => `${e.type}: ${e.text}`),
+    ['user: hello?', 'note: Not sent: not accepted, try again'],
+  );
+});

@@ -1,6 +1,6 @@
 // The web chat in a real headless Chromium against a whole boxbot (the gateway, the agent, the
 // LLM emulator, the store): tool calls kept as collapsible entries, the stop button, a tab open
-// across a gateway restart, the history restored after it, and the conversation list.
+// across a gateway restart, the history restored after it as it was shown, and the conversation list.
 import assert from 'node:assert/strict';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
@@ -117,10 +117,15 @@ describe('web chat end to end in Chromium', { skip: missing }, () => {
     assert.deepEqual(await page.$$eval('.me', (els) => els.map((e) => e.textContent)), [
       'save "buy milk" to notes/todo.txt',
       'write me a novel',
+      '/stop',
       'are you there?',
     ]);
     assert.ok((await botTexts()).some((t) => t.includes('Saved notes/todo.txt.')));
-    assert.match(await page.$eval('.tools summary', (e) => e.textContent ?? ''), /^write/);
+    assert.match(
+      await page.$eval('.tools summary', (e) => e.textContent ?? ''),
+      /^editing notes\/todo\.txt…$/,
+      'the live label',
+    );
     await page.click('.tools summary');
     assert.match(await page.$eval('.tools details pre', (e) => e.textContent ?? ''), /buy milk/);
   });

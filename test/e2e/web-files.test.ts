@@ -54,10 +54,11 @@ describe('files in the web chat, end to end', () => {
     const history = await fetch(`${bb.app.url}/chat/history?session=${chat.session}`, {
       headers: { cookie: chat.cookie, 'x-boxbot-token': chat.token },
     });
-    const entries = ((await history.json()) as { entries: { role: string; text?: string }[] }).entries;
+    type Shown = { type: string; text?: string; files?: { name: string }[] };
+    const { events } = (await history.json()) as { events: Shown[] };
     assert.deepEqual(
-      entries.map((e) => `${e.role}: ${e.text}`),
-      ['user: what is in this picture?\n📎 cat.png', 'bot: A tiny grey square.'],
+      events.map((e) => `${e.type}: ${e.text}${(e.files ?? []).map((f) => `\n📎 ${f.name}`).join('')}`),
+      ['user: what is in this picture?\n📎 cat.png', 'message: A tiny grey square.'],
     );
     bb.llm.assertDone();
   });

@@ -13,6 +13,7 @@ import express from 'express';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import { silentLogger } from '../../core/log.ts';
+import { RUN_ERROR_PREFIX } from '../../core/message.ts';
 import { checkButtonIds } from '../button-ids.ts';
 import { ButtonMemory } from '../button-memory.ts';
 import { AdapterApiError, AdapterError, alreadyStarted } from '../errors.ts';
@@ -27,6 +28,7 @@ import type {
   OutboundTarget,
 } from '../types.ts';
 import { webAsset } from './assets.ts';
+import { createDisplayLog } from './display-log.ts';
 import { createWebFiles, type WebFileMeta, type WebFileRetention, WebQuotaError } from './files.ts';
 import {
   BROWSER_COOKIE,
@@ -38,8 +40,9 @@ import {
 } from './http-guard.ts';
 import { normalizeWebMessage, normalizeWebPress, SESSION_RULE, WEB_ID } from './normalize.ts';
 import { chatPage } from './page.ts';
+import { MAX_QUERY, type SearchedMessage, searchableTexts, searchMessages } from './search.ts';
 import { createSignIn, DEFAULT_SESSION_DAYS, type WebSessionSource } from './sign-in.ts';
-import { type ConversationSource, sessionsOf, transcriptOf } from './transcript.ts';
+import { type ConversationSource, clip, sessionsOf, transcriptOf } from './transcript.ts';
 
 export { BROWSER_COOKIE, isLoopbackHostHeader, sessionOwner } from './http-guard.ts';
 
@@ -67,6 +70,8 @@ export interface WebAdapterOptions {
   backlog?: number;
   /** Stored conversations (the store's): restores a tab's history after a restart and lists the browser's chats. */
   conversations?: ConversationSource;
+  /** Where what each session showed is kept (a folder in the data dir): the page draws it again after a reload. */
+  displayDir?: string;
   /** Where uploads and sent files are kept (a folder in the data dir); without it files are refused. */
   filesDir?: string;
   /** Largest upload, per file and per message together (default 20 MB). */
@@ -94,9 +99,18 @@ export interface WebAdapter extends ChannelAdapter {
 
 type FileRef = { id: string; name: string; size: number; mimeType: string };
 type WebEvent =
-  | { type: 'message' | 'edit'; id: string; for?: string; text: string; buttons?: Button[]; file?: FileRef }
+  | {
+      type: 'message' | 'edit';
+      id: string;
+      for?: string;
+      text: string;
+      buttons?: Button[];
+      file?: FileRef;
+      /** A failed run's answer: drawn as an error with Retry. */
+      error?: boolean;
+    }
   | { type: 'user'; id: string; text: string; files?: FileRef[] }
-  | { type: 'activity'; for?: string; kind: 'tool-start' | 'tool-end'; text: string }
+  | { type: 'activity'; for?: string; kind: 'tool-start' | 'tool-end'; text: string; detail?: string }
   | { type: 'note'; text: string }
   | { type: 'commands'; commands: CommandSpec[] }
   | { type: 'typing' };
@@ -110,6 +124,8 @@ interface Session {
 const SESSION = WEB_ID;
 /** `/web logout`, as typed in the web chat. */
 const LOGOUT = /^\/web(?:@\S+)?\s+logout\s*$/i;
+/** The note a message the gateway did not take gets (on the page, and in the session's record). */
+const NOT_ACCEPTED = 'Not sent: not accepted, try again';
 /** Messages whose buttons are remembered for presses (the oldest are forgotten first). */
 const MAX_BUTTON_MESSAGES = 5000;
 
@@ -147,6 +163,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   const sessions = new Map<string, Session>();
   const backlogSize = opts.backlog ?? 200;
   const maxUpload = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
+  const display = opts.displayDir ? createDisplayLog(opts.displayDir, log) : undefined;
   const files = opts.filesDir ? createWebFiles(opts.filesDir, opts.fileRetention, opts.now) : undefined;
   let sweeper: NodeJS.Timeout | undefined;
   const sweep = () =>
@@ -176,6 +193,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     if (event.type !== 'typing') {
       s.backlog.push({ seq, event });
       if (s.backlog.length > backlogSize) s.backlog.splice(0, s.backlog.length - backlogSize);
+      if (event.type !== 'commands') display?.add(sessionId, seq, event);
     }
     for (const res of s.clients) write(res, seq, event);
   };
@@ -189,6 +207,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
   };
   // Which user message an event answers: a page that drew that turn from the stored history skips it.
   const answering = (target: OutboundTarget) => (target.replyToMessageId ? { for: target.replyToMessageId } : {});
+  // A failed run's answer (a model error, naming the provider and what failed) is drawn apart.
+  const failed = (text: string) => (text.startsWith(RUN_ERROR_PREFIX) ? { error: true } : {});
   const cleanButtons = (list: Button[] | undefined): Button[] | undefined =>
     checkButtonIds('web', list)?.map((b) => ({ id: b.id, label: b.label, ...(b.style ? { style: b.style } : {}) }));
 
@@ -200,7 +220,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     IDENTITY: viewer.identity ?? '',
     commands,
     maxUploadBytes: files ? maxUpload : 0,
-    history: Boolean(opts.conversations),
+    history: Boolean(opts.conversations || display),
   });
 
   /** Reads a request body up to `limit` bytes; undefined (after a 413 naming the limit) when it is larger. */
@@ -272,6 +292,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       sink = undefined;
       clearInterval(sweeper);
       for (const s of sessions.values()) for (const res of s.clients) res.end();
+      await display?.flush();
     },
     async send(target, text, o) {
       const sessionId = sessionOf(target);
@@ -283,6 +304,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         id,
         text,
         ...answering(target),
+        ...failed(text),
         ...(list?.length ? { buttons: list } : {}),
       });
       return { messageId: id };
@@ -296,6 +318,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         id: messageId,
         text,
         ...answering(target),
+        error: text.startsWith(RUN_ERROR_PREFIX),
         ...(list ? { buttons: list } : {}),
       });
     },
@@ -308,6 +331,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         type: 'activity',
         kind: activity.kind,
         text: activity.text,
+        // Shown to the session's own user, redacted and capped as the stored transcript is.
+        ...(activity.detail !== undefined ? { detail: clip(activity.detail) } : {}),
         ...(target.replyToMessageId ? { for: target.replyToMessageId } : {}),
       });
     },
@@ -447,8 +472,11 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         const id = ownedSession(req, res, viewer);
         if (!id) return;
         res.set('Cache-Control', 'no-store');
-        if (!opts.conversations) return void res.json({ entries: [] });
         try {
+          // What this session showed, when it was recorded; else (older chats) the stored conversation.
+          const page = await display?.read(id);
+          if (page?.events.length) return void res.json(page);
+          if (!opts.conversations) return void res.json({ entries: [] });
           const c = await opts.conversations.get(`web:${id}`);
           res.json({ entries: transcriptOf(c?.messages ?? []) });
         } catch (e) {
@@ -468,6 +496,32 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         } catch (e) {
           log.warn({ err: errorMessage(e) }, 'web chat list not readable');
           res.status(503).json({ error: 'the conversation list could not be read' });
+        }
+      });
+      // Search across this user's own chats (the same ones the list shows), newest 200 at most.
+      app.get(`${base}/chat/search`, async (req, res) => {
+        const viewer = await guard.check(req, res, { apiToken: true });
+        if (!viewer) return;
+        const owner = guard.ownerOf(viewer, res);
+        if (!owner) return;
+        res.set('Cache-Control', 'no-store');
+        const q = String(req.query.q ?? '');
+        if (q.length > MAX_QUERY) return void res.status(400).json({ error: `q: at most ${MAX_QUERY} characters` });
+        if (!opts.conversations) return void res.json({ hits: [] });
+        try {
+          const messages: SearchedMessage[] = [];
+          for (const s of await sessionsOf(opts.conversations, owner, 200)) {
+            let texts = searchableTexts((await display?.read(s.session))?.events ?? []);
+            if (!texts.length) {
+              const c = await opts.conversations.get(`web:${s.session}`);
+              texts = transcriptOf(c?.messages ?? []).flatMap((e) => (e.role === 'tools' ? [] : [e.text]));
+            }
+            for (const text of texts) messages.push({ session: s.session, title: s.title, text });
+          }
+          res.json({ hits: searchMessages(messages, q) });
+        } catch (e) {
+          log.warn({ err: errorMessage(e) }, 'web chat search failed');
+          res.status(503).json({ error: 'the conversations could not be searched' });
         }
       });
       app.post(`${base}/chat/upload`, async (req, res) => {
@@ -544,18 +598,21 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
             msg.chatId,
             described.refs.map((r) => r.id),
           );
-          await sink(msg);
-          // Echoed so other tabs and a reloaded page show the user's side too.
+          // Echoed so other tabs and a reloaded page show the user's side too; before the sink, as
+          // the page drew it, so a command answered at once (/stop) comes after it in the history.
           publish(msg.chatId, {
             type: 'user',
             id: msg.messageId!,
             text: msg.text,
             ...(described.refs.length ? { files: described.refs } : {}),
           });
+          await sink(msg);
           res.status(202).json({ accepted: true });
         } catch (e) {
           log.error({ err: errorMessage(e) }, 'web message not accepted');
-          res.status(503).json({ error: 'not accepted, try again' });
+          // The echo above is in the record: so is the refusal, so a reload does not show it as sent.
+          publish(msg.chatId, { type: 'note', text: NOT_ACCEPTED });
+          res.status(503).json({ error: 'not accepted, try again', noted: true });
         }
       });
       app.post(`${base}/chat/press`, express.json({ limit: '16kb' }), async (req, res) => {

@@ -132,11 +132,41 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     }
     if (ev.text !== undefined) n.dataset.text = ev.text;
     if (ev.file) n.dataset.file = JSON.stringify(ev.file);
+    if (ev.for) n.dataset.for = ev.for;
+    if (ev.error !== undefined) n.dataset.error = ev.error ? '1' : '';
     renderBot(n, n.dataset.text);
     if (n.dataset.file) n.appendChild(fileLink(JSON.parse(n.dataset.file)));
     if (ev.buttons !== undefined) n.dataset.buttons = JSON.stringify(ev.buttons);
     renderButtons(n, ev.id, n.dataset.buttons ? JSON.parse(n.dataset.buttons) : []);
+    if (n.dataset.error) showError(n);
+    else { n.classList.remove('error'); n.removeAttribute('role'); }
     scrollDown();
+  }
+  // A failed run's answer: marked as an error (the text names the provider and what failed), with
+  // Retry, which sends the user's message it answers again (its files are not sent again).
+  function showError(n) {
+    n.classList.add('error');
+    n.setAttribute('role', 'alert');
+    var title = document.createElement('div');
+    title.className = 'title';
+    title.textContent = 'Model error';
+    n.prepend(title);
+    var asked = (n.dataset.for && nodes.get('u' + n.dataset.for)) || null;
+    if (!asked) {
+      var mine = Array.from(log.querySelectorAll('.me'));
+      asked = mine[mine.length - 1] || null;
+    }
+    if (!asked || !asked.dataset.text) return;
+    var row = document.createElement('div');
+    row.className = 'buttons';
+    var b = document.createElement('button');
+    b.type = 'button';
+    b.className = 'retry';
+    b.textContent = 'Retry';
+    b.setAttribute('aria-label', 'Retry: send your message again');
+    b.onclick = function () { sendText(asked.dataset.text, []); };
+    row.appendChild(b);
+    n.appendChild(row);
   }
   function showUser(id, text, files) {
     var key = 'u' + id;
@@ -144,6 +174,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     var n = document.createElement('div');
     n.className = 'm me';
     n.textContent = text;
+    n.dataset.text = text;
     (files || []).forEach(function (f) { n.appendChild(fileLink(f)); });
     nodes.set(key, n);
     lastUser = add(n);
@@ -185,12 +216,16 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
   }
   function activity(ev) {
     var block = toolBlock(ev.for);
-    if (ev.kind === 'tool-start') { toolEntry(block, ev.text, ''); return; }
+    if (ev.kind === 'tool-start') {
+      var input = ev.detail !== undefined ? 'input: ' + ev.detail + '\n\n' : '';
+      toolEntry(block, ev.text, input + 'running…').dataset.input = input;
+      return;
+    }
     var open = Array.from(block.querySelectorAll('details')).filter(function (d) { return !d.dataset.done; });
     var d = open[0];
     if (!d) return;
     d.dataset.done = '1';
-    d.querySelector('pre').textContent = ev.text || 'done';
+    d.querySelector('pre').textContent = (d.dataset.input || '') + (ev.text || 'done');
   }
   function working(on) {
     clearTimeout(typingTimer);
@@ -201,16 +236,24 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
 
   // User messages whose whole turn was drawn from the stored history: their live events are skipped.
   var stored = new Set();
+  // Draws one event; the recorded history replays through here too, so it looks as it did live.
+  function draw(ev) {
+    switch (ev.type) {
+      case 'user': showUser(ev.id, ev.text, ev.files); return;
+      case 'activity': activity(ev); return;
+      case 'note': showNote(ev.text); return;
+      case 'message': case 'edit': showBot(ev); return;
+    }
+  }
   function onEvent(ev) {
     if (ev.for && stored.has(ev.for)) return;
     switch (ev.type) {
       case 'typing': working(true); return;
-      case 'user': showUser(ev.id, ev.text, ev.files); return;
-      case 'activity': working(true); activity(ev); return;
-      case 'note': showNote(ev.text); return;
+      case 'activity': working(true); break;
       case 'commands': boot.commands = ev.commands; return;
-      case 'message': case 'edit': typing.textContent = ''; showBot(ev); listSoon(); return;
+      case 'message': case 'edit': typing.textContent = ''; listSoon(); break;
     }
+    draw(ev);
   }
 
   function clearLog() {
@@ -246,7 +289,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
 
   // The event stream: a tab open across a gateway restart gets a fresh page token and the stored
   // history, then follows the new process's events, instead of retrying with a stale token forever.
-  var es = null, generation = 0, retryTimer = 0;
+  var es = null, generation = 0, retryTimer = 0, after = 0;
   async function refreshBoot() {
     var r = await fetch('chat/boot' + q(), { cache: 'no-store' });
     if (!r.ok) throw new Error('boot ' + r.status);
@@ -269,9 +312,10 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
         var h = await r.json();
         if (gen !== generation) return;
         clearLog();
-        drawHistory(h.entries);
+        // Recorded events (then the stream goes on after the last of them), or an older chat's stored turns.
+        if (h.events) { h.events.forEach(draw); after = h.seq; } else { drawHistory(h.entries); after = 0; }
         if (h.note) showNote(h.note);
-      } else clearLog(); // nothing awaited since gen was taken: still current
+      } else { clearLog(); after = 0; } // nothing awaited since gen was taken: still current
     } catch (err) {
       if (gen !== generation) return;
       state.textContent = 'reconnecting…';
@@ -279,7 +323,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       return;
     }
     if (gen !== generation) return;
-    es = new EventSource('chat/events' + q({ session: session, token: boot.TOKEN }));
+    es = new EventSource('chat/events' + q({ session: session, token: boot.TOKEN, after: String(after) }));
     es.onopen = function () { state.textContent = 'connected'; };
     es.onerror = function () {
       state.textContent = 'reconnecting…';
@@ -307,6 +351,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       var r = await api('chat/sessions' + q());
       if (r.ok) items = (await r.json()).sessions;
     } catch (e) { /* the list is a convenience; the chat works without it */ }
+    if (searchBox.value.trim()) return; // the search's results stay until the box is emptied
     var current = items.some(function (s) { return s.session === session; });
     if (!current) items.unshift({ session: session, title: 'This chat' });
     list.textContent = '';
@@ -322,6 +367,41 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       list.appendChild(li);
     });
   }
+  // Search: typing in the box lists the chats whose messages match, each with an excerpt; empty, the list again.
+  var searchBox = $('search'), searchTimer = 0;
+  async function runSearch() {
+    var text = searchBox.value.trim();
+    if (!text) { loadSessions(); return; }
+    var hits = [];
+    try {
+      var r = await api('chat/search' + q({ q: text }));
+      if (r.ok) hits = (await r.json()).hits;
+    } catch (e) { /* shown as no match */ }
+    if (searchBox.value.trim() !== text) return;
+    list.textContent = '';
+    if (!hits.length) {
+      var none = document.createElement('li');
+      none.className = 'none';
+      none.textContent = 'No chat matches.';
+      list.appendChild(none);
+    }
+    hits.forEach(function (h) {
+      var li = document.createElement('li');
+      var b = document.createElement('button');
+      b.type = 'button';
+      b.textContent = h.title;
+      var small = document.createElement('small');
+      small.textContent = h.excerpt;
+      b.appendChild(small);
+      b.onclick = function () { searchBox.value = ''; switchTo(h.session); };
+      li.appendChild(b);
+      list.appendChild(li);
+    });
+  }
+  searchBox.addEventListener('input', function () {
+    clearTimeout(searchTimer);
+    searchTimer = setTimeout(runSearch, 250);
+  });
   function switchTo(id) {
     session = id;
     sessionStorage.setItem('boxbot.session', session);
@@ -478,7 +558,9 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       return;
     }
     working(false);
-    showNote('Not sent: ' + (await failed(r)));
+    // A refusal the server noted in the chat itself arrives as a note event: not drawn twice.
+    var why = r && r.status === 503 ? await r.clone().json().catch(function () { return {}; }) : {};
+    if (!why.noted) showNote('Not sent: ' + (await failed(r)));
   }
   form.onsubmit = function (e) {
     e.preventDefault();

@@ -43,6 +43,9 @@ button{font:inherit;color:inherit;cursor:pointer}
 .plain{background:none;border:1px solid var(--line);border-radius:6px;padding:.2rem .6rem}
 #menu{display:none}
 #app{flex:1;display:flex;min-height:0}
+#search{width:100%;box-sizing:border-box;font:inherit;padding:.3rem .5rem;border:1px solid var(--line);
+border-radius:6px;margin-bottom:.4rem;background:var(--bg);color:var(--fg)}
+#sessions small{display:block;color:var(--muted)}
 nav{width:16rem;flex:none;border-right:1px solid var(--line);background:var(--side);overflow-y:auto;padding:.5rem}
 nav h2{font-size:.8rem;text-transform:uppercase;letter-spacing:.04em;color:var(--muted);margin:.3rem .4rem}
 nav ul{list-style:none;margin:0;padding:0}nav li button{display:block;width:100%;text-align:left;background:none;
@@ -67,6 +70,7 @@ border-radius:5px;padding:.05rem .45rem}
 .buttons button{border:1px solid var(--accent);background:var(--bot);color:var(--link);border-radius:6px;
 padding:.2rem .7rem}.buttons button.primary{background:var(--accent);color:#fff}
 .buttons button.danger{border-color:var(--danger);color:var(--danger)}
+.bot.error{border:1px solid var(--danger);border-left-width:4px}.bot.error .title{font-weight:600;color:var(--danger)}
 .tools{align-self:flex-start;max-width:min(46rem,92%);font-size:.88rem;color:var(--muted);min-width:0}
 .tools details{border-left:3px solid var(--line);padding:.1rem .6rem;margin:.15rem 0}
 .tools summary{cursor:pointer;color:var(--muted)}.tools pre{white-space:pre-wrap;overflow-wrap:anywhere;
@@ -107,7 +111,9 @@ export function chatPage(boot: PageBoot): string {
 <header><button id="menu" class="plain" type="button" aria-expanded="false" aria-controls="side">Chats</button>
 <h1>boxbot</h1><span id="state" role="status">connecting…</span>${whoLine(boot.IDENTITY)}
 <button id="new" class="plain" type="button">New chat</button></header>
-<div id="app"><nav id="side" aria-label="Conversations"><h2>Conversations</h2><ul id="sessions"></ul></nav>
+<div id="app"><nav id="side" aria-label="Conversations"><h2>Conversations</h2>
+<input id="search" type="search" placeholder="Search chats" aria-label="Search your chats" maxlength="200">
+<ul id="sessions"></ul></nav>
 <main><div id="log" role="log" aria-live="polite" aria-label="Messages"></div><div id="typing"></div>
 <form id="f" aria-label="Send a message"><ul id="cmds" role="listbox" aria-label="Commands" hidden></ul>
 <div id="pending" aria-live="polite"></div>

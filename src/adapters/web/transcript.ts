@@ -54,7 +54,7 @@ const MAX_TOOL_TEXT = 4000;
  * a key redacted (a tool may echo an environment value), then capped (redacted first: a cut must
  * not leave half a key unrecognised).
  */
-const clip = (s: string) => {
+export const clip = (s: string) => {
   const shown = redactSecrets(s);
   return shown.length > MAX_TOOL_TEXT ? `${shown.slice(0, MAX_TOOL_TEXT)}…` : shown;
 };

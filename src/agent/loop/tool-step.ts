@@ -38,7 +38,7 @@ export async function toolStep(
   const outcomes = new Map<Call, ToolCallOutcome>();
   const runOne = async (c: Call): Promise<void> => {
     const started = performance.now();
-    emit({ type: 'tool-start', id: c.id, name: c.name, status: toolStatus(c.name, c.input) });
+    emit({ type: 'tool-start', id: c.id, name: c.name, status: toolStatus(c.name, c.input), input: c.input });
     let r: ToolCallOutcome;
     try {
       r = await raceAbort(tools.call({ id: c.id, name: c.name, input: c.input }, signal), signal);

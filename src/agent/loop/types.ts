@@ -69,7 +69,8 @@ export type AgentEvent =
   | { type: 'turn-start'; turn: number }
   | { type: 'text-delta'; text: string }
   | { type: 'thinking' }
-  | { type: 'tool-start'; id: string; name: string; status: string; agentId?: string }
+  /** `input`: the call's input as the model gave it (shown to the user, who sees the tool's work). */
+  | { type: 'tool-start'; id: string; name: string; status: string; input?: unknown; agentId?: string }
   | {
       type: 'tool-end';
       id: string;
