@@ -161,7 +161,8 @@ export function createAdminAuth(o: AdminAuthOptions): AdminAuth {
         auth.principal(req).then(
           (p) => {
             if (!p) {
-              const off = !o.token && !o.identityOf;
+              // Off: no token, and nobody who could sign in as one of the config's admins.
+              const off = !o.token && (!o.identityOf || o.admins.length === 0);
               return void res.status(off ? 403 : 401).json({
                 error: off
                   ? 'the admin API is off: set BOXBOT_ADMIN_TOKEN and restart'
