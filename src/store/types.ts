@@ -419,7 +419,7 @@ export interface UsageStore {
   daily(from: string, to: string): Promise<UsageDaily>;
 }
 
-/** One UTC day's usage three ways; only subjects charged that day appear. */
+/** One UTC day's usage three ways; only subjects charged that day appear, in the order of their keys. */
 export interface UsageDay {
   day: string;
   /** By conversation key. */

@@ -115,7 +115,17 @@ export function dailyCollector(span: string[]): {
       if (kind !== 'conversations') return;
       for (const [m, t] of Object.entries(models ?? { [UNRECORDED_MODEL]: totals })) sum(d.models, m, t);
     },
-    result: (truncated) => ({ days: [...days.values()], truncated }),
+    result(truncated) {
+      // Keys in order, whatever order the backend read the subjects in.
+      const sorted = (r: Models) => Object.fromEntries(Object.entries(r).sort(([a], [b]) => (a < b ? -1 : 1)));
+      const out = [...days.values()].map((d) => ({
+        day: d.day,
+        conversations: sorted(d.conversations),
+        users: sorted(d.users),
+        models: sorted(d.models),
+      }));
+      return { days: out, truncated };
+    },
   };
 }
 
@@ -199,13 +209,20 @@ export function createUsage(docs: Documents): UsageStore {
         if (paths.length > USAGE_DAILY_MAX_SUBJECTS) truncated = true;
         const chosen = paths.sort().slice(0, USAGE_DAILY_MAX_SUBJECTS);
         for (let i = 0; i < chosen.length; i += 32) {
+          // Read past the document cache: one look at every subject would push out the busy ones the
+          // charges keep there. Files are replaced whole, so a read sees one write or the next; a bad
+          // one is left for the charge that next reads it to move aside and report.
           const read = await Promise.all(
-            chosen.slice(i, i + 32).map((path) =>
-              docs.read<Doc>({ path, schema: usageSchema }).catch((e: unknown) => {
-                if (e instanceof StoreCorruptError) return undefined; // moved aside and reported
-                throw e;
-              }),
-            ),
+            chosen.slice(i, i + 32).map(async (path) => {
+              const text = await docs.files.read(path);
+              let data: unknown;
+              try {
+                data = text === undefined ? undefined : JSON.parse(text);
+              } catch {
+                return undefined;
+              }
+              return usageSchema.safeParse(data).success ? (data as Doc) : undefined;
+            }),
           );
           for (const doc of read)
             if (doc)

@@ -1538,6 +1538,34 @@ export function storeContract(
     await r.close();
   });
 
+  itFiles('usage: a corrupt usage document leaves the per-day answer to the others; a charge reports it', async (h) => {
+    const charge = (st: Store, conversationKey: string) =>
+      st.usage.add({
+        conversationKey,
+        model: 'p/m',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        costUsd: 0.5,
+        at: '2026-01-02T10:00:00Z',
+      });
+    const s = h.open();
+    await charge(s, 'web:a');
+    await charge(s, 'web:b');
+    await s.close();
+    const name = `/${encodeName('web:a')}.json`;
+    const path = (await h.listRaw()).find((p) => p.startsWith('usage/conversations/') && p.endsWith(name))!;
+    await h.writeRaw(path, '{"subject": ');
+    const reports: CorruptReport[] = [];
+    const r = h.open({ onCorrupt: (c) => reports.push(c) });
+    const [day] = (await r.usage.daily('2026-01-02', '2026-01-02')).days;
+    assert.deepEqual(Object.keys(day!.conversations), ['web:b']);
+    assert.equal(reports.length, 0);
+    await charge(r, 'web:a');
+    assert.equal(reports.length, 1, 'the next charge moves it aside and reports it');
+    const [after] = (await r.usage.daily('2026-01-02', '2026-01-02')).days;
+    assert.deepEqual(Object.keys(after!.conversations), ['web:a', 'web:b']);
+    await r.close();
+  });
+
   itFiles(
     'usage: a charge writes only its conversation’s and its user’s documents (no per-day document)',
     async (h) => {
