@@ -67,9 +67,14 @@ export function plusCharge(t: UsageTotals, u: Usage, costUsd: number | undefined
   };
 }
 
-/** `models` with one call of `c.model` added (under OTHER_MODELS once the day has USAGE_MODELS_PER_DAY models). */
-export function plusModelCharge(models: Models | undefined, c: UsageCharge): Models {
-  const m = models ?? {};
+/**
+ * A conversation day's split by model with one call of `c.model` added (under OTHER_MODELS once
+ * the day has USAGE_MODELS_PER_DAY models). `before`: the day's totals before this call, which a
+ * day begun before models were split (no `models` yet) counts under UNRECORDED_MODEL, so the
+ * split still adds up to the day.
+ */
+export function plusModelCharge(models: Models | undefined, before: UsageTotals | undefined, c: UsageCharge): Models {
+  const m = models ?? (before && before.calls > 0 ? { [UNRECORDED_MODEL]: before } : {});
   const name = m[c.model] || Object.keys(m).length < USAGE_MODELS_PER_DAY ? c.model : OTHER_MODELS;
   return { ...m, [name]: plusCharge(m[name] ?? NO_USAGE_TOTALS, c.usage, c.costUsd) };
 }
@@ -143,7 +148,7 @@ export function createUsage(docs: Documents): UsageStore {
           days: Object.fromEntries(kept.map((d) => [d, days[d]!])),
         };
         if ('conversationKey' in s) {
-          const models = { ...cur?.models, [day]: plusModelCharge(cur?.models?.[day], c) };
+          const models = { ...cur?.models, [day]: plusModelCharge(cur?.models?.[day], cur?.days[day], c) };
           doc.models = Object.fromEntries(kept.filter((d) => models[d]).map((d) => [d, models[d]!]));
         }
         return doc;

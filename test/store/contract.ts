@@ -1535,6 +1535,19 @@ export function storeContract(
     const [day] = (await r.usage.daily('2026-01-02', '2026-01-02')).days;
     assert.deepEqual(Object.keys(day!.models), [UNRECORDED_MODEL]);
     assert.equal(day!.models[UNRECORDED_MODEL]!.costUsd, 0.5);
+    // A call charged since is split by its model, and the split still adds up to the day.
+    await r.usage.add({
+      conversationKey: 'web:a',
+      model: 'p/m',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: 0.25,
+      at: '2026-01-02T11:00:00Z',
+    });
+    const [later] = (await r.usage.daily('2026-01-02', '2026-01-02')).days;
+    assert.deepEqual(Object.fromEntries(Object.entries(later!.models).map(([k, v]) => [k, v.costUsd])), {
+      [UNRECORDED_MODEL]: 0.5,
+      'p/m': 0.25,
+    });
     await r.close();
   });
 

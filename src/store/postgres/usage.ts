@@ -61,9 +61,9 @@ export function createPgUsage(db: Db): UsageStore {
            ORDER BY subject, day FOR UPDATE`,
           keys,
         );
-        const byModel = (r: { subject: string; day: string; models: string | null }) =>
+        const byModel = (r: { subject: string; day: string; totals: string; models: string | null }) =>
           r.subject === subjects[0] && r.day === day
-            ? JSON.stringify(plusModelCharge(r.models ? JSON.parse(r.models) : undefined, c))
+            ? JSON.stringify(plusModelCharge(r.models ? JSON.parse(r.models) : undefined, JSON.parse(r.totals), c))
             : r.models;
         await q(
           `UPDATE boxbot_usage u SET totals = n.totals, models = n.models
