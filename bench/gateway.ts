@@ -290,7 +290,11 @@ async function gatewayThread(): Promise<void> {
       get: timed('storeMs', store.conversations.get, 'history'),
       setMessages: timed('storeMs', store.conversations.setMessages, 'history'),
     },
-    usage: { add: timed('storeMs', store.usage.add, 'usage'), get: timed('storeMs', store.usage.get, 'usage') },
+    usage: {
+      add: timed('storeMs', store.usage.add, 'usage'),
+      get: timed('storeMs', store.usage.get, 'usage'),
+      daily: store.usage.daily,
+    },
     memories: { ...store.memories, list: timed('storeMs', store.memories.list, 'memory') },
   };
   const adapter = createTelegramAdapter({

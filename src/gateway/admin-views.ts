@@ -1,7 +1,8 @@
 // The admin API's routes behind the dashboard's pages: the overview, conversation search, pending
 // and decided approvals (decided from the web through the gateway's approval desk), the effective
-// policy of any user in any conversation, memory notes by scope, spending per day, and the
-// effective config with secrets masked. Mounted by createAdminApi when main supplies these sources.
+// policy of any user in any conversation, memory notes by scope, spending per day (by channel,
+// user, model and conversation), and the effective config with secrets masked. Mounted by
+// createAdminApi when main supplies these sources.
 import { type Request, type Response, Router } from 'express';
 import { decodeConversationKey, decodeUserKey, platformOf } from '../adapters/index.ts';
 import { PERMISSION_LEVELS, type PermissionLevel, permits } from '../agent/tools/grants.ts';
@@ -12,6 +13,7 @@ import type { MemoryScope, Store } from '../store/index.ts';
 import type { AdminPrincipal } from './admin-auth.ts';
 import { principalName } from './admin-auth.ts';
 import type { DecisionResult } from './approvals.ts';
+import { usageSeries } from './usage-series.ts';
 
 /** A channel's state as the overview shows it. */
 export interface ChannelState {
@@ -214,36 +216,17 @@ export function adminViews(o: AdminViewsOptions): Router {
     }
   });
 
-  // Cost and tokens per day (UTC) of the last `days` days, per conversation and summed by channel.
+  // Cost and tokens per day (UTC) of the last `days` days by channel, user, model and conversation,
+  // read from the per-day totals the charges already keep (no per-day document of its own).
   r.get('/usage/daily', async (req, res) => {
-    const n = limitOf(req.query.days, 14, 60);
-    const span = days(n);
-    const keys = (await o.store.conversations.keys()).slice(0, 300);
-    const byChannel: Record<string, { costUsd: number[]; tokens: number[] }> = {};
-    const conversations = [];
-    for (const key of keys) {
-      const cost: number[] = [];
-      const tokens: number[] = [];
-      for (const day of span) {
-        const u = await o.store.usage.get({ conversationKey: key }, day);
-        cost.push(u.day.costUsd);
-        tokens.push(u.day.inputTokens + u.day.outputTokens);
-      }
-      const ch = (byChannel[platformOf(key)] ??= { costUsd: span.map(() => 0), tokens: span.map(() => 0) });
-      cost.forEach((c, i) => {
-        ch.costUsd[i]! += c;
-        ch.tokens[i]! += tokens[i]!;
-      });
-      if (cost.some((c) => c > 0) || tokens.some((t) => t > 0)) conversations.push({ key, costUsd: cost, tokens });
+    const span = days(limitOf(req.query.days, 14, 60));
+    try {
+      const daily = await o.store.usage.daily(span[0]!, span.at(-1)!);
+      const { cut, ...series } = usageSeries(daily.days);
+      res.json({ days: span, ...series, truncated: daily.truncated, summed: cut, budgets: budgetsIn(o.config) });
+    } catch (e) {
+      fail(res, e, 500);
     }
-    const today = span.at(-1)!;
-    res.json({
-      days: span,
-      byChannel,
-      conversations,
-      today: { date: today, costUsd: Object.values(byChannel).reduce((s, c) => s + c.costUsd.at(-1)!, 0) },
-      budgets: budgetsIn(o.config),
-    });
   });
 
   r.get('/config', (_req, res) => void res.json({ config: maskSecrets(o.config), secrets: o.secretsSet() }));

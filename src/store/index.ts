@@ -40,11 +40,13 @@ export type {
   Store,
   StoreOptions,
   UsageCharge,
+  UsageDaily,
+  UsageDay,
   UsageReport,
   UsageStore,
   UsageSubject,
   UsageTotals,
 } from './types.ts';
-export { NO_USAGE_TOTALS } from './usage.ts';
+export { NO_USAGE_TOTALS, OTHER_MODELS, UNRECORDED_MODEL, USAGE_DAILY_MAX_SUBJECTS } from './usage.ts';
 export { DEFAULT_DEDUPE, DEFAULT_JOB_LOG_LIMIT } from './validated.ts';
 export type { WebLogin, WebSession, WebSessionStore } from './web-sessions.ts';

@@ -281,7 +281,13 @@ const totals = z
 
 /** `usage/<kind>/<shard>/<name>.json`: one subject's totals, per UTC day and overall. */
 export const usageSchema = z
-  .object({ subject: z.string().min(1), total: totals, days: z.record(totals) })
+  .object({
+    subject: z.string().min(1),
+    total: totals,
+    days: z.record(totals),
+    /** A conversation's days split by model (`provider/model`). */
+    models: z.record(z.record(totals)).optional(),
+  })
   .passthrough();
 
 /** A stored reply target, checked by the one parse of reply targets (whose message names the field). */

@@ -412,6 +412,29 @@ export interface UsageStore {
   add(charge: UsageCharge): Promise<void>;
   /** The subject's totals on `day` (`YYYY-MM-DD`, UTC) and overall; zeros if nothing was charged. */
   get(subject: UsageSubject, day: string): Promise<UsageReport>;
+  /**
+   * Every UTC day from `from` to `to` (`YYYY-MM-DD`, inclusive, oldest first, at most
+   * USAGE_DAYS_KEPT of them), each broken down by conversation, by user and by model.
+   */
+  daily(from: string, to: string): Promise<UsageDaily>;
+}
+
+/** One UTC day's usage three ways; only subjects charged that day appear, in the order of their keys. */
+export interface UsageDay {
+  day: string;
+  /** By conversation key. */
+  conversations: Record<string, UsageTotals>;
+  /** By user key: the charges made for a user (a job's run has none, so it is only in the others). */
+  users: Record<string, UsageTotals>;
+  /** By `provider/model`, over every conversation. */
+  models: Record<string, UsageTotals>;
+}
+
+/** What UsageStore.daily returns. */
+export interface UsageDaily {
+  days: UsageDay[];
+  /** More conversations or users were charged in the span than one answer reads (USAGE_DAILY_MAX_SUBJECTS each). */
+  truncated: boolean;
 }
 
 /** Where an approval stands. `expired`: its time ran out or boxbot restarted while it waited. */

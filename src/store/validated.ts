@@ -28,6 +28,7 @@ import type {
   UsageStore,
   UsageSubject,
 } from './types.ts';
+import { usageSpan } from './usage.ts';
 import type { WebSessionStore } from './web-sessions.ts';
 
 /** Default dedupe retention: ids are remembered for 3 days, at most 20,000 of them. */
@@ -319,6 +320,10 @@ function validatedUsage(usage: UsageStore): UsageStore {
     async get(subject, day) {
       checkSubject(subject);
       return usage.get(subject, day);
+    },
+    async daily(from, to) {
+      usageSpan(from, to); // a bad span is refused the same way by every backend
+      return usage.daily(from, to);
     },
   };
 }

@@ -104,6 +104,7 @@ test('a read of the store while a charge of ours is being written counts that ch
       await written;
       return memory.usage.get(s, day);
     },
+    daily: (from, to) => memory.usage.daily(from, to),
   };
   const spend = createDailySpend(slow, { log: silentLogger });
   const user = { userKey: 'web:u1' };
@@ -133,6 +134,7 @@ test(sideBySideTitle, async () => {
       await memory.usage.add(c);
     },
     get: (s, day) => memory.usage.get(s, day),
+    daily: (from, to) => memory.usage.daily(from, to),
   };
   const spend = createDailySpend(usageStore, { log: silentLogger });
   const at = new Date().toISOString();

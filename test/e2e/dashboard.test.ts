@@ -107,6 +107,7 @@ describe('the dashboard in Chromium', { skip: missing }, () => {
     assert.ok(session.httpOnly && session.sameSite === 'Strict', 'an HttpOnly SameSite=Strict session cookie');
     assert.notEqual(session.value, TOKEN);
     assert.equal(await page.evaluate(() => document.cookie), '', 'the page cannot read the session cookie');
+    await waitText('Runs in flight'); // the overview's figures arrive after its heading
     const text = await textOf();
     assert.match(text, /Model\s+openai\/gpt-4o-mini/);
     assert.match(text, /web\s+up/);
@@ -194,14 +195,40 @@ describe('the dashboard in Chromium', { skip: missing }, () => {
     bot.llm.assertDone();
   });
 
-  test('usage: charts per day by channel, spending per conversation, today', async () => {
+  test('usage: charts and tables per day by channel, user and model, spending per conversation, today', async () => {
     await open('usage', 'Usage');
     await page.waitForSelector('.chart canvas');
-    assert.equal((await page.$$('.chart canvas')).length, 2, 'a cost chart and a token chart');
+    assert.equal((await page.$$('.chart canvas')).length, 6, 'a cost chart and a token chart per breakdown');
     const labels = await page.$$eval('.chart', (els) => els.map((e) => e.getAttribute('aria-label') ?? ''));
-    assert.match(labels[0]!, /^Cost per day by channel \(USD\), totals over 14 days: web: \d+\.\d{4}$/);
-    assert.match(labels[1]!, /^Tokens per day by channel, totals over 14 days: web: [1-9]\d*\.0000$/, 'tokens used');
+    const user = `web:${chat.session.slice(0, chat.session.lastIndexOf('-'))}`;
+    const esc = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+    const [channelCost, channelTokens, userCost, userTokens, modelCost, modelTokens] = labels;
+    assert.match(channelCost!, /^Cost per day by channel \(USD\), totals over 14 days: web: \$\d+\.\d{4}$/);
+    assert.match(channelTokens!, /^Tokens per day by channel, totals over 14 days: web: [1-9]\d*$/, 'tokens used');
+    assert.match(userCost!, new RegExp(`^Cost per day by user \\(USD\\), totals over 14 days: ${esc(user)}: \\$`));
+    assert.match(userTokens!, new RegExp(`^Tokens per day by user, totals over 14 days: ${esc(user)}: [1-9]\\d*$`));
+    assert.match(modelCost!, /^Cost per day by model \(USD\), totals over 14 days: openai\/gpt-4o-mini: \$0\.\d{4}$/);
+    assert.match(modelTokens!, /^Tokens per day by model, totals over 14 days: openai\/gpt-4o-mini: [1-9]\d*$/);
+    // The same figures as tables: a row per user and per model with cost, input and output tokens, calls.
+    const rows = (id: string) =>
+      page.$$eval(`table[data-breakdown="${id}"] tbody tr`, (trs) =>
+        trs.map((tr) => Array.from(tr.children, (c) => (c.textContent ?? '').trim())),
+      );
+    const [userRow] = await rows('by-user');
+    assert.equal(userRow![0], user);
+    const [modelRow] = await rows('by-model');
+    assert.equal(modelRow![0], 'openai/gpt-4o-mini');
+    assert.match(modelRow![1]!, /^\$0\.\d{4}$/);
+    assert.ok(Number(modelRow![2]) > 0 && Number(modelRow![3]) > 0 && Number(modelRow![4]) >= 1, String(modelRow));
+    // The chat's calls are the user's; the job run from the Jobs page called the same model for nobody.
+    const [channelRow] = await rows('by-channel');
+    assert.deepEqual(channelRow!.slice(1), modelRow!.slice(1), 'one channel, one model: the same calls');
+    assert.equal(Number(modelRow![4]), Number(userRow![4]) + 1, 'the job’s one call counts for no user');
     assert.match(await textOf(), new RegExp(`web:${chat.session}\\s+\\$0\\.\\d{4}\\s+[1-9]\\d*`));
+    assert.match(
+      await textOf(),
+      /Spent today \(\d{4}-\d{2}-\d{2}\): \$0\.\d{4}, [1-9]\d* tokens in [1-9]\d* model calls/,
+    );
     await clean('usage');
   });
 

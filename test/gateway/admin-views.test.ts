@@ -177,30 +177,79 @@ test('memory: the notes of a scope, and deleting one', async (t) => {
   assert.equal((await call('/memories')).status, 400, 'no scope named');
 });
 
-test('usage: cost and tokens per day by channel and conversation, today, and the budgets set', async (t) => {
+test('usage: cost and tokens per day by channel, user, model and conversation, today, budgets', async (t) => {
   const { store, call } = await serve(t);
-  const at = new Date().toISOString();
+  const now = new Date();
+  const at = now.toISOString();
+  const yesterday = new Date(now.getTime() - 86_400_000).toISOString();
   const usage = { inputTokens: 100, outputTokens: 20 };
-  await store.usage.add({ conversationKey: 'telegram:1', model: 'openai/gpt-4o-mini', usage, costUsd: 0.25, at });
-  await store.usage.add({ conversationKey: 'telegram:2', model: 'openai/gpt-4o-mini', usage, costUsd: 0.5, at });
-  await store.conversations.setMessages('telegram:1', [{ role: 'user', content: text('a') }]);
-  await store.conversations.setMessages('telegram:2', [{ role: 'user', content: text('b') }]);
+  const gpt = 'openai/gpt-4o-mini';
+  await store.usage.add({ conversationKey: 'telegram:1', userKey: 'telegram:7', model: gpt, usage, costUsd: 0.25, at });
+  await store.usage.add({ conversationKey: 'telegram:2', userKey: 'telegram:8', model: gpt, usage, costUsd: 0.5, at });
+  const claude = 'anthropic/claude-sonnet-4-5';
+  await store.usage.add({ conversationKey: 'web:x', userKey: 'web:ann', model: claude, usage, costUsd: 1, at });
+  // A job's run (no user), yesterday.
+  await store.usage.add({ conversationKey: 'telegram:2', model: claude, usage, costUsd: 2, at: yesterday });
+  type Series = { costUsd: number[]; tokens: number[]; inputTokens: number[]; outputTokens: number[]; calls: number[] };
   type Out = {
     days: string[];
-    byChannel: Record<string, { costUsd: number[]; tokens: number[] }>;
-    today: { costUsd: number };
+    byChannel: Record<string, Series>;
+    byUser: Record<string, Series>;
+    byModel: Record<string, Series>;
+    conversations: ({ key: string } & Series)[];
+    today: { date: string; costUsd: number; tokens: number; calls: number };
     budgets: { path: string }[];
+    truncated: boolean;
   };
-  const { body } = await call<Out>('/usage/daily?days=7');
+  const { status, body } = await call<Out>('/usage/daily?days=7');
+  assert.equal(status, 200);
   assert.equal(body.days.length, 7);
-  assert.equal(body.byChannel.telegram!.costUsd.at(-1), 0.75);
-  assert.equal(body.byChannel.telegram!.tokens.at(-1), 240);
+  assert.equal(body.days.at(-1), at.slice(0, 10));
+  assert.deepEqual(Object.keys(body.byChannel), ['telegram', 'web'], 'the biggest spender first');
+  assert.deepEqual(body.byChannel.telegram!.costUsd.slice(-2), [2, 0.75]);
+  assert.deepEqual(body.byChannel.telegram!.tokens.slice(-2), [120, 240]);
   assert.equal(body.byChannel.telegram!.costUsd[0], 0);
-  assert.equal(body.today.costUsd, 0.75);
+  assert.deepEqual(Object.keys(body.byUser), ['web:ann', 'telegram:8', 'telegram:7']);
+  assert.deepEqual(body.byUser['telegram:8']!.costUsd.slice(-2), [0, 0.5], 'the job’s call is nobody’s');
+  assert.deepEqual(body.byModel[claude]!.costUsd.slice(-2), [2, 1]);
+  assert.deepEqual(body.byModel[gpt]!.calls.slice(-2), [0, 2]);
+  assert.deepEqual(body.byModel[gpt]!.inputTokens.slice(-1), [200]);
+  assert.deepEqual(body.byModel[gpt]!.outputTokens.slice(-1), [40]);
+  assert.deepEqual(
+    body.conversations.map((c) => [c.key, c.costUsd.reduce((a, b) => a + b, 0)]),
+    [
+      ['telegram:2', 2.5],
+      ['web:x', 1],
+      ['telegram:1', 0.25],
+    ],
+  );
+  assert.deepEqual(body.today, { date: at.slice(0, 10), costUsd: 1.75, tokens: 360, calls: 3 });
+  assert.equal(body.truncated, false);
   assert.deepEqual(
     body.budgets.map((b) => b.path),
     ['channels.telegram.chats.-100.budget'],
   );
+  assert.equal((await call<Out>('/usage/daily?days=500')).body.days.length, 60, 'at most 60 days');
+});
+
+test('usage: past 100 users the smallest spenders are summed into one series', async (t) => {
+  const { store, call } = await serve(t);
+  const at = new Date().toISOString();
+  for (let i = 0; i < 102; i++)
+    await store.usage.add({
+      conversationKey: 'web:x',
+      userKey: `web:u${i}`,
+      model: 'openai/gpt-4o-mini',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: (i + 1) / 1024,
+      at,
+    });
+  const { body } = await call<{ byUser: Record<string, { costUsd: number[] }>; summed: boolean }>('/usage/daily');
+  assert.equal(Object.keys(body.byUser).length, 101);
+  assert.equal(Object.keys(body.byUser)[0], 'web:u101');
+  assert.equal(body.byUser['web:u1'], undefined);
+  assert.equal(body.byUser['(all others)']!.costUsd.at(-1), 3 / 1024, 'the two smallest together');
+  assert.equal(body.summed, true);
 });
 
 test('config: the effective config with secrets masked, and which secret variables are set', async (t) => {

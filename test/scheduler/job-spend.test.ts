@@ -36,6 +36,7 @@ function watchedStore(dir: string, failures = 0): { store: Store; added: UsageCh
     ...inner,
     usage: {
       get: (s, day) => inner.usage.get(s, day),
+      daily: (from, to) => inner.usage.daily(from, to),
       async add(c) {
         if (++tries <= failures) throw new Error('ENOSPC: no space left on device');
         await inner.usage.add(c);

@@ -12,11 +12,15 @@ import {
   type JobLogEntry,
   type JobRecord,
   type JsonValue,
+  OTHER_MODELS,
   type OutboxEntry,
   type Store,
   StoreCorruptError,
   StoreError,
   type StoreOptions,
+  UNRECORDED_MODEL,
+  type UsageCharge,
+  type UsageTotals,
 } from '../../src/store/index.ts';
 import { waitUntil } from '../helpers.ts';
 import { inbound, pendingIds, reply, seen } from './delivery-fixtures.ts';
@@ -1431,6 +1435,172 @@ export function storeContract(
     assert.equal((await r.usage.get({ conversationKey: 'slack:T1:C1' }, '2026-01-02')).total.calls, 0);
     await r.close();
   });
+
+  it('usage: per day by conversation, by user and by model, across a restart', async (h) => {
+    const s = h.open();
+    const charge = (over: Partial<UsageCharge>) =>
+      s.usage.add({
+        conversationKey: 'web:a',
+        userKey: 'web:u1',
+        model: 'anthropic/claude',
+        usage: { inputTokens: 100, outputTokens: 10 },
+        costUsd: 0.5,
+        at: '2026-01-02T10:00:00Z',
+        ...over,
+      });
+    await charge({ at: '2025-12-31T23:59:59Z' }); // before the span asked for
+    await charge({});
+    await charge({ model: 'openai/gpt', costUsd: 0.25 });
+    await charge({
+      conversationKey: 'slack:T1:C1:111.1',
+      spaceKey: 'slack:T1:C1',
+      userKey: 'slack:T1:U1',
+      usage: { inputTokens: 7, outputTokens: 3 },
+      costUsd: 0.125,
+    });
+    // A job's run: nobody asked, so no user; its price unknown.
+    await charge({ conversationKey: 'telegram:-100', userKey: undefined, model: 'openai/gpt', costUsd: undefined });
+    await charge({ at: '2026-01-03T08:00:00Z', userKey: 'web:u2', costUsd: 1 });
+    await s.close();
+    const r = h.open();
+    const { days, truncated } = await r.usage.daily('2026-01-01', '2026-01-03');
+    assert.equal(truncated, false);
+    assert.deepEqual(
+      days.map((d) => d.day),
+      ['2026-01-01', '2026-01-02', '2026-01-03'],
+    );
+    assert.deepEqual(days[0], { day: '2026-01-01', conversations: {}, users: {}, models: {} }, 'a day without calls');
+    const [, jan2, jan3] = days;
+    const cost = (t: Record<string, UsageTotals>) =>
+      Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.costUsd]));
+    const calls = (t: Record<string, UsageTotals>) =>
+      Object.fromEntries(Object.entries(t).map(([k, v]) => [k, v.calls]));
+    assert.deepEqual(cost(jan2!.conversations), { 'slack:T1:C1:111.1': 0.125, 'telegram:-100': 0, 'web:a': 0.75 });
+    assert.deepEqual(cost(jan2!.users), { 'slack:T1:U1': 0.125, 'web:u1': 0.75 }, 'the job’s call has no user');
+    assert.deepEqual(cost(jan2!.models), { 'anthropic/claude': 0.625, 'openai/gpt': 0.25 });
+    assert.deepEqual(calls(jan2!.models), { 'anthropic/claude': 2, 'openai/gpt': 2 });
+    assert.equal(jan2!.models['openai/gpt']!.unknownCostCalls, 1, 'an unknown price is counted apart');
+    assert.equal(jan2!.models['anthropic/claude']!.inputTokens, 107);
+    assert.equal(jan2!.models['anthropic/claude']!.outputTokens, 13);
+    assert.deepEqual(cost(jan3!.users), { 'web:u2': 1 });
+    assert.deepEqual(cost(jan3!.models), { 'anthropic/claude': 1 });
+    // The per-day figures are the ones budgets read.
+    assert.equal((await r.usage.get({ conversationKey: 'web:a' }, '2026-01-02')).day.costUsd, 0.75);
+    await r.close();
+  });
+
+  it('usage: a conversation’s day is split by at most 20 models; calls of further ones count together', async (h) => {
+    const s = h.open();
+    for (let i = 0; i < 22; i++)
+      await s.usage.add({
+        conversationKey: 'web:a',
+        model: `p/m${i}`,
+        usage: { inputTokens: 1, outputTokens: 1 },
+        costUsd: 1,
+        at: '2026-01-02T10:00:00Z',
+      });
+    const [day] = (await s.usage.daily('2026-01-02', '2026-01-02')).days;
+    assert.equal(Object.keys(day!.models).length, 21);
+    assert.equal(day!.models[OTHER_MODELS]?.calls, 2);
+    assert.equal(day!.models['p/m19']?.calls, 1);
+    await s.close();
+  });
+
+  it('usage: a span that is not days, runs backwards or is longer than the days kept is refused', async (h) => {
+    const s = h.open();
+    const invalid = (e: unknown) => e instanceof StoreError && e.code === 'invalid';
+    await assert.rejects(s.usage.daily('2026-1-2', '2026-01-03'), invalid);
+    await assert.rejects(s.usage.daily('2026-02-30', '2026-03-01'), invalid);
+    await assert.rejects(s.usage.daily('2026-01-03', '2026-01-02'), invalid);
+    await assert.rejects(s.usage.daily('2026-01-01', '2026-03-31'), invalid);
+    assert.equal((await s.usage.daily('2026-01-01', '2026-03-03')).days.length, 62);
+    await s.close();
+  });
+
+  itFiles('usage: a day recorded before models were split counts under “model not recorded”', async (h) => {
+    const s = h.open();
+    await s.usage.add({
+      conversationKey: 'web:a',
+      model: 'p/m',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: 0.5,
+      at: '2026-01-02T10:00:00Z',
+    });
+    await s.close();
+    const path = (await h.listRaw()).find((p) => p.startsWith('usage/conversations/'))!;
+    const doc = JSON.parse((await h.readRaw(path))!);
+    delete doc.models; // as an older boxbot wrote it
+    await h.writeRaw(path, JSON.stringify(doc));
+    const r = h.open();
+    const [day] = (await r.usage.daily('2026-01-02', '2026-01-02')).days;
+    assert.deepEqual(Object.keys(day!.models), [UNRECORDED_MODEL]);
+    assert.equal(day!.models[UNRECORDED_MODEL]!.costUsd, 0.5);
+    // A call charged since is split by its model, and the split still adds up to the day.
+    await r.usage.add({
+      conversationKey: 'web:a',
+      model: 'p/m',
+      usage: { inputTokens: 1, outputTokens: 1 },
+      costUsd: 0.25,
+      at: '2026-01-02T11:00:00Z',
+    });
+    const [later] = (await r.usage.daily('2026-01-02', '2026-01-02')).days;
+    assert.deepEqual(Object.fromEntries(Object.entries(later!.models).map(([k, v]) => [k, v.costUsd])), {
+      [UNRECORDED_MODEL]: 0.5,
+      'p/m': 0.25,
+    });
+    await r.close();
+  });
+
+  itFiles('usage: a corrupt usage document leaves the per-day answer to the others; a charge reports it', async (h) => {
+    const charge = (st: Store, conversationKey: string) =>
+      st.usage.add({
+        conversationKey,
+        model: 'p/m',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        costUsd: 0.5,
+        at: '2026-01-02T10:00:00Z',
+      });
+    const s = h.open();
+    await charge(s, 'web:a');
+    await charge(s, 'web:b');
+    await s.close();
+    const name = `/${encodeName('web:a')}.json`;
+    const path = (await h.listRaw()).find((p) => p.startsWith('usage/conversations/') && p.endsWith(name))!;
+    await h.writeRaw(path, '{"subject": ');
+    const reports: CorruptReport[] = [];
+    const r = h.open({ onCorrupt: (c) => reports.push(c) });
+    const [day] = (await r.usage.daily('2026-01-02', '2026-01-02')).days;
+    assert.deepEqual(Object.keys(day!.conversations), ['web:b']);
+    assert.equal(reports.length, 0);
+    await charge(r, 'web:a');
+    assert.equal(reports.length, 1, 'the next charge moves it aside and reports it');
+    const [after] = (await r.usage.daily('2026-01-02', '2026-01-02')).days;
+    assert.deepEqual(Object.keys(after!.conversations), ['web:a', 'web:b']);
+    await r.close();
+  });
+
+  itFiles(
+    'usage: a charge writes only its conversation’s and its user’s documents (no per-day document)',
+    async (h) => {
+      const written: string[] = [];
+      const s = h.open({
+        beforeCommit: async (path) => {
+          if (path.startsWith('usage/')) written.push(path.split('/')[1]!);
+        },
+      });
+      await s.usage.add({
+        conversationKey: 'web:a',
+        userKey: 'web:u1',
+        model: 'p/m',
+        usage: { inputTokens: 1, outputTokens: 1 },
+        costUsd: 0.5,
+        at: '2026-01-02T10:00:00Z',
+      });
+      assert.deepEqual(written.sort(), ['conversations', 'users']);
+      assert.equal((await s.usage.daily('2026-01-02', '2026-01-02')).days[0]!.models['p/m']?.costUsd, 0.5);
+      await s.close();
+    },
+  );
 
   itFiles('usage: a charge writes its conversation’s and its user’s documents side by side', async (h) => {
     // One write's wait for the disk, not two in a row: each write is held before its commit

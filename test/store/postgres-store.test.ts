@@ -3,7 +3,7 @@
 // replica is a duplicate for the others.
 import assert from 'node:assert/strict';
 import { after, test } from 'node:test';
-import { StoreError } from '../../src/store/index.ts';
+import { NO_USAGE_TOTALS, StoreError, UNRECORDED_MODEL } from '../../src/store/index.ts';
 import { createDb, type Db } from '../../src/store/postgres/db.ts';
 import { createPostgresStore, MIGRATIONS, openPostgresStore } from '../../src/store/postgres/index.ts';
 import { createPgUsage } from '../../src/store/postgres/usage.ts';
@@ -164,6 +164,46 @@ test('postgres: a usage charge is four statements, and charges made at once all 
   assert.equal(user.day.calls, 21);
   assert.equal(user.total.costUsd, 10.5);
   assert.equal((await usage.get({ conversationKey: 'web:c1' }, '2026-01-02')).total.calls, 5);
+  const [day] = (await usage.daily('2026-01-02', '2026-01-02')).days;
+  assert.equal(day!.models.m!.calls, 21, 'the split by model, updated under the same row locks, lost none');
+  await db.close();
+});
+
+test('postgres: a day begun before the split by model keeps its calls under “model not recorded”', {
+  skip,
+}, async () => {
+  const url = await (server as PostgresServer).database();
+  const db = createDb(url);
+  await db.query(
+    `CREATE TABLE boxbot_migrations (
+       version integer PRIMARY KEY, name text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`,
+  );
+  for (const m of MIGRATIONS.filter((m) => m.version <= 13)) {
+    await db.query(m.sql);
+    await db.query('INSERT INTO boxbot_migrations (version, name) VALUES ($1, $2)', [m.version, m.name]);
+  }
+  const totals = { ...NO_USAGE_TOTALS, calls: 1, inputTokens: 5, outputTokens: 1, costUsd: 0.5 };
+  await db.query('INSERT INTO boxbot_usage (subject, day, totals) VALUES ($1, $2, $3)', [
+    'conversation:web:a',
+    '2026-01-02',
+    JSON.stringify(totals),
+  ]);
+  const store = await openPostgresStore(url);
+  await store.usage.add({
+    conversationKey: 'web:a',
+    model: 'p/m',
+    usage: { inputTokens: 1, outputTokens: 1 },
+    costUsd: 0.25,
+    at: '2026-01-02T11:00:00Z',
+  });
+  const [day] = (await store.usage.daily('2026-01-02', '2026-01-02')).days;
+  assert.equal(day!.conversations['web:a']!.costUsd, 0.75);
+  // The day's calls before the upgrade are not known by model; the split still adds up to the day.
+  assert.deepEqual(Object.fromEntries(Object.entries(day!.models).map(([k, v]) => [k, v.costUsd])), {
+    [UNRECORDED_MODEL]: 0.5,
+    'p/m': 0.25,
+  });
+  await store.close();
   await db.close();
 });
 

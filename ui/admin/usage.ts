@@ -1,24 +1,55 @@
-// The Usage page (cost and tokens per day by channel as uPlot charts, per conversation, budgets and
-// today's spend) and the Tools and policy page (tools, skills and MCP servers with their levels;
-// the effective policy of any user in any conversation).
+// The Usage page (cost and tokens per day by channel, by user and by model as uPlot charts, each
+// with a table of the same figures; per conversation, budgets and today's spend) and the Tools and
+// policy page (tools, skills and MCP servers with their levels; the effective policy of any user in
+// any conversation).
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
 import { useApi } from './api.ts';
 import { Head, Json, Problem, valueOf } from './pages.ts';
 
-interface Daily {
-  days: string[];
-  byChannel: Record<string, { costUsd: number[]; tokens: number[] }>;
-  conversations: { key: string; costUsd: number[]; tokens: number[] }[];
-  today: { date: string; costUsd: number };
-  budgets: { path: string; budget: unknown }[];
+/** One subject's figures, one number per day (the API's UsageSeries). */
+interface Series {
+  costUsd: number[];
+  tokens: number[];
+  inputTokens: number[];
+  outputTokens: number[];
+  calls: number[];
 }
 
-const COLORS = ['#1f6feb', '#d73a49', '#2da44e', '#bf8700', '#8250df', '#1b7c83'];
+interface Daily {
+  days: string[];
+  byChannel: Record<string, Series>;
+  byUser: Record<string, Series>;
+  byModel: Record<string, Series>;
+  conversations: ({ key: string } & Series)[];
+  today: { date: string; costUsd: number; tokens: number; calls: number };
+  budgets: { path: string; budget: unknown }[];
+  truncated: boolean;
+  summed: boolean;
+}
 
-/** A line chart of one series per channel, with a text summary beside it for screen readers. */
-function Chart({ title, days, series }: { title: string; days: string[]; series: [string, number[]][] }) {
+const COLORS = ['#1f6feb', '#d73a49', '#2da44e', '#bf8700', '#8250df', '#1b7c83', '#57606a'];
+/** Lines drawn per chart; the smaller spenders share one more ("others"), the table lists them all. */
+const LINES = 6;
+
+const sum = (xs: number[]) => xs.reduce((s, x) => s + x, 0);
+const usd = (x: number) => `$${x.toFixed(4)}`;
+const count = (x: number) => String(Math.round(x));
+
+/** The first LINES series (the API lists the biggest spenders first) and the rest summed as "others". */
+function lines(all: Record<string, Series>, pick: (s: Series) => number[]): [string, number[]][] {
+  const entries = Object.entries(all);
+  const out: [string, number[]][] = entries.slice(0, LINES).map(([k, s]) => [k, pick(s)]);
+  const rest = entries.slice(LINES);
+  if (rest.length)
+    out.push([`${rest.length} others`, pick(rest[0]![1]).map((_, i) => sum(rest.map(([, s]) => pick(s)[i]!)))]);
+  return out;
+}
+
+/** A line chart of one series per subject, with a text summary of it for screen readers. */
+function Chart(p: { title: string; days: string[]; series: [string, number[]][]; format: (x: number) => string }) {
+  const { title, days, series, format } = p;
   const box = useRef<HTMLDivElement>(null);
   useEffect(() => {
     if (!box.current) return;
@@ -36,7 +67,7 @@ function Chart({ title, days, series }: { title: string; days: string[]; series:
     );
     return () => plot.destroy();
   }, [days, series]);
-  const totals = series.map(([label, ys]) => `${label}: ${ys.reduce((s, y) => s + y, 0).toFixed(4)}`).join(', ');
+  const totals = series.map(([label, ys]) => `${label}: ${format(sum(ys))}`).join(', ');
   return html`<figure>
     <figcaption>${title}</figcaption>
     <div ref=${box} class="chart" role="img"
@@ -44,23 +75,55 @@ function Chart({ title, days, series }: { title: string; days: string[]; series:
   </figure>`;
 }
 
-/** Usage: cost and tokens per day by channel, per conversation; budgets and today's spend. */
+/** One breakdown (by channel, user or model): a cost chart, a token chart and a table of the totals. */
+function Breakdown(p: { id: string; noun: string; days: string[]; data: Record<string, Series>; note?: string }) {
+  const { id, noun, days, data } = p;
+  const rows = Object.entries(data);
+  const title = noun[0]!.toUpperCase() + noun.slice(1);
+  return html`<section aria-labelledby=${id} class="breakdown">
+    <h2 id=${id}>By ${noun}</h2>
+    ${p.note && html`<p>${p.note}</p>`}
+    ${
+      rows.length
+        ? html`<${Chart} title=${`Cost per day by ${noun} (USD)`} days=${days}
+            series=${lines(data, (s) => s.costUsd)} format=${usd} />
+          <${Chart} title=${`Tokens per day by ${noun}`} days=${days}
+            series=${lines(data, (s) => s.tokens)} format=${count} />
+          <table data-breakdown=${id}>
+            <caption>Totals by ${noun} over the last ${days.length} days</caption>
+            <${Head} cols=${[title, 'Cost', 'Input tokens', 'Output tokens', 'Calls']} />
+            <tbody>${rows.map(
+              ([k, s]) => html`<tr><th scope="row">${k}</th><td>${usd(sum(s.costUsd))}</td>
+                <td>${count(sum(s.inputTokens))}</td><td>${count(sum(s.outputTokens))}</td>
+                <td>${count(sum(s.calls))}</td></tr>`,
+            )}</tbody>
+          </table>`
+        : html`<p>No model calls in these days.</p>`
+    }
+  </section>`;
+}
+
+/** Usage: cost and tokens per day by channel, user and model; per conversation; budgets and today's spend. */
 export function UsagePage() {
   const { data, error } = useApi<Daily>('/usage/daily?days=14');
   if (!data) return html`<${Problem} error=${error} />`;
-  const channels = Object.entries(data.byChannel);
-  const spent = data.today.costUsd.toFixed(4);
-  return html`<p class="today">Spent today (${data.today.date}): <strong data-fact="today">$${spent}</strong></p>
-    <${Chart} title="Cost per day by channel (USD)" days=${data.days}
-      series=${channels.map(([k, v]) => [k, v.costUsd])} />
-    <${Chart} title="Tokens per day by channel" days=${data.days} series=${channels.map(([k, v]) => [k, v.tokens])} />
+  const t = data.today;
+  const spent = `, ${count(t.tokens)} tokens in ${count(t.calls)} model calls`;
+  return html`<p class="today">Spent today (${t.date}): <strong data-fact="today">${usd(t.costUsd)}</strong>${spent}</p>
+    ${
+      data.truncated &&
+      html`<p role="status">Only the first 5,000 conversations and users are counted: more spent in these days.</p>`
+    }
+    <${Breakdown} id="by-channel" noun="channel" days=${data.days} data=${data.byChannel} />
+    <${Breakdown} id="by-user" noun="user" days=${data.days} data=${data.byUser}
+      note="Scheduled jobs run for nobody: their calls count for their channel and model only." />
+    <${Breakdown} id="by-model" noun="model" days=${data.days} data=${data.byModel} />
     <section aria-labelledby="per-conv">
       <h2 id="per-conv">By conversation (last ${data.days.length} days)</h2>
       <table>
         <${Head} cols=${['Conversation', 'Cost', 'Tokens']} />
         <tbody>${data.conversations.map(
-          (c) => html`<tr><td>${c.key}</td><td>$${c.costUsd.reduce((s, x) => s + x, 0).toFixed(4)}</td>
-            <td>${c.tokens.reduce((s, x) => s + x, 0)}</td></tr>`,
+          (c) => html`<tr><td>${c.key}</td><td>${usd(sum(c.costUsd))}</td><td>${count(sum(c.tokens))}</td></tr>`,
         )}</tbody>
       </table>
     </section>

@@ -240,6 +240,16 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX boxbot_web_sessions_identity ON boxbot_web_sessions (identity);
     `,
   },
+  {
+    version: 14,
+    // A conversation's day split by model (JSON text: \`provider/model\` → totals), written in the
+    // charge's own update; null on other rows. The day index serves the dashboard's per-day reads.
+    name: 'usage per day by model',
+    sql: `
+      ALTER TABLE boxbot_usage ADD COLUMN models text;
+      CREATE INDEX boxbot_usage_day ON boxbot_usage (day, subject);
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */

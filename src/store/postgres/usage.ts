@@ -2,11 +2,20 @@
 // and UTC day, and one for the all-time totals (day `total`). A charge updates its rows in one
 // transaction under row locks, so replicas charging the same subject at once add up rather than
 // overwrite each other; each step of it is one statement for all its rows (four round trips a
-// charge, not fourteen).
+// charge, not fourteen). The conversation's day row also splits the day by model (column
+// \`models\`), set by the same update.
 import type { UsageStore, UsageSubject, UsageTotals } from '../types.ts';
-import { NO_USAGE_TOTALS, plusCharge, USAGE_DAYS_KEPT } from '../usage.ts';
+import {
+  dailyCollector,
+  NO_USAGE_TOTALS,
+  plusCharge,
+  plusModelCharge,
+  USAGE_DAILY_MAX_SUBJECTS,
+  USAGE_DAYS_KEPT,
+  usageSpan,
+} from '../usage.ts';
 import type { Db } from './db.ts';
-import { encodeKey } from './text-codec.ts';
+import { decodeKey, encodeKey } from './text-codec.ts';
 
 const TOTAL = 'total';
 
@@ -46,20 +55,25 @@ export function createPgUsage(db: Db): UsageStore {
            ON CONFLICT DO NOTHING`,
           [...keys, JSON.stringify(NO_USAGE_TOTALS)],
         );
-        const locked = await q<{ subject: string; day: string; totals: string }>(
-          `SELECT subject, day, totals FROM boxbot_usage
+        const locked = await q<{ subject: string; day: string; totals: string; models: string | null }>(
+          `SELECT subject, day, totals, models FROM boxbot_usage
            WHERE (subject, day) IN (SELECT * FROM unnest($1::text[], $2::text[]))
            ORDER BY subject, day FOR UPDATE`,
           keys,
         );
+        const byModel = (r: { subject: string; day: string; totals: string; models: string | null }) =>
+          r.subject === subjects[0] && r.day === day
+            ? JSON.stringify(plusModelCharge(r.models ? JSON.parse(r.models) : undefined, JSON.parse(r.totals), c))
+            : r.models;
         await q(
-          `UPDATE boxbot_usage u SET totals = n.totals
-           FROM unnest($1::text[], $2::text[], $3::text[]) AS n(subject, day, totals)
+          `UPDATE boxbot_usage u SET totals = n.totals, models = n.models
+           FROM unnest($1::text[], $2::text[], $3::text[], $4::text[]) AS n(subject, day, totals, models)
            WHERE u.subject = n.subject AND u.day = n.day`,
           [
             locked.map((r) => r.subject),
             locked.map((r) => r.day),
             locked.map((r) => JSON.stringify(plusCharge(JSON.parse(r.totals) as UsageTotals, c.usage, c.costUsd))),
+            locked.map(byModel),
           ],
         );
         await q('DELETE FROM boxbot_usage WHERE subject = ANY($1::text[]) AND day <> $2 AND day < $3', [
@@ -79,6 +93,35 @@ export function createPgUsage(db: Db): UsageStore {
         return r ? (JSON.parse(r.totals) as UsageTotals) : NO_USAGE_TOTALS;
       };
       return { day: of(day), total: of(TOTAL) };
+    },
+    async daily(from, to) {
+      const span = usageSpan(from, to);
+      const out = dailyCollector(span);
+      let truncated = false;
+      for (const [kind, prefix] of [
+        ['conversations', 'conversation:'],
+        ['users', 'user:'],
+      ] as const) {
+        // The first subjects (by key) charged in the span, one more than kept to tell if there are more.
+        const rows = await db.query<{ subject: string; day: string; totals: string; models: string | null }>(
+          `SELECT subject, day, totals, models FROM boxbot_usage
+           WHERE day >= $1 AND day <= $2 AND subject IN (
+             SELECT DISTINCT subject FROM boxbot_usage
+             WHERE day >= $1 AND day <= $2 AND left(subject, length($3)) = $3
+             ORDER BY subject LIMIT $4)
+           ORDER BY subject`,
+          [span[0], span.at(-1), prefix, USAGE_DAILY_MAX_SUBJECTS + 1],
+        );
+        const subjects = [...new Set(rows.map((r) => r.subject))];
+        if (subjects.length > USAGE_DAILY_MAX_SUBJECTS) truncated = true;
+        const kept = new Set(subjects.slice(0, USAGE_DAILY_MAX_SUBJECTS));
+        for (const r of rows) {
+          if (!kept.has(r.subject)) continue;
+          const key = decodeKey(r.subject).slice(prefix.length);
+          out.add(kind, key, r.day, JSON.parse(r.totals) as UsageTotals, r.models ? JSON.parse(r.models) : undefined);
+        }
+      }
+      return out.result(truncated);
     },
   };
 }
