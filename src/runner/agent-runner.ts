@@ -179,6 +179,8 @@ type InboundMessage = AgentRunRequest['message'];
 export interface ToolContext {
   conversationKey: string;
   userId: string;
+  /** Who is speaking: the signed-in identity of a web chat browser, else the platform user. */
+  userKey: string;
   policy: PolicyLimits;
 }
 
@@ -363,7 +365,12 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   /** What a run for `message` would be offered, built without running anything (for /whoami). */
   const offered = (policy: ResolvedPolicy, message: InboundMessage): [AgentPolicy, AgentDeps] => {
     const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
-    const ctx = { conversationKey: message.conversationKey, userId: message.userId, policy };
+    const ctx = {
+      conversationKey: message.conversationKey,
+      userId: message.userId,
+      userKey: userKeyOf(message),
+      policy,
+    };
     const extra = [...memoryTools(message), ...(o.mcp?.cachedToolsFor(policy.mcp) ?? [])];
     return [agentPolicy(policy, workspace), depsFor(ctx, workspace, () => undefined, extra)];
   };
@@ -450,10 +457,12 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       ];
       const runPolicy = agentPolicy(policy, workspace);
       const deps = releasing(
-        depsFor({ conversationKey: key, userId: message.userId, policy }, workspace, (f) => files.push(f), [
-          ...memoryTools(message),
-          ...mcpTools,
-        ]),
+        depsFor(
+          { conversationKey: key, userId: message.userId, userKey: userKeyOf(message), policy },
+          workspace,
+          (f) => files.push(f),
+          [...memoryTools(message), ...mcpTools],
+        ),
         slot,
       );
       let known: ((name: string) => boolean) | undefined;

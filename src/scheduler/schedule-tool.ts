@@ -35,6 +35,11 @@ export interface ScheduleToolContext {
   conversationKey: string;
   /** The platform user id of the person talking. */
   userId: string;
+  /**
+   * Who is talking as a user key, when it is not `<platform>:<userId>` (a web chat browser signed in
+   * from chat as `telegram:4242`): the job's creator, whose budget and rights it is held to.
+   */
+  userKey?: string;
   /** Admin user ids (`4242` or `telegram:4242`); admins may target any conversation. */
   admins?: string[];
   /**
@@ -95,7 +100,7 @@ function describe(job: JobRecord, here: string): string {
 
 /** The `schedule` tool for one conversation and user. */
 export function createScheduleTool(scheduler: Scheduler, ctx: ScheduleToolContext): BuiltinTool {
-  const userKey = encodeUserKey({ platform: platformOf(ctx.conversationKey), userId: ctx.userId });
+  const userKey = ctx.userKey ?? encodeUserKey({ platform: platformOf(ctx.conversationKey), userId: ctx.userId });
   const admin = (ctx.admins ?? []).some((a) => a === ctx.userId || a === userKey);
   const mine = (job: JobRecord) => admin || job.target === ctx.conversationKey;
   const limits = ctx.chatJobs ?? DEFAULT_CHAT_JOB_LIMITS;

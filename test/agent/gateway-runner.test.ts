@@ -123,3 +123,38 @@ test('web_search is neither offered nor in /whoami with no service configured; w
   assert.ok(configured.model.includes('web_search'), `${configured.model}`);
   assert.ok(configured.whoami.includes('web_search'), `${configured.whoami}`);
 });
+
+test("a signed-in web browser's tools are built for the identity it signed in as, not the browser", async (t) => {
+  const provider = scriptedModel(t, [reply('ok')], 'test');
+  const seen: string[] = [];
+  const runner = createAgentRunner({
+    store: createMemoryStore(),
+    deps: {
+      resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
+      registry: noWasm,
+      sandbox: noSandbox,
+      costOf: () => 0,
+    },
+    workspacesDir: tempDir(),
+    sandbox: { block: ['private'], limits: DEFAULT_LIMITS },
+    // The schedule tool takes its job's creator (budget, rights) from this context.
+    builtinsFor: (ctx) => {
+      seen.push(ctx.userKey);
+      return [];
+    },
+  });
+  const msg = inboundMessage('hi', {
+    platform: 'web',
+    chatId: 'b1',
+    userId: 'owner-digest',
+    signedInAs: 'telegram:4242',
+  });
+  const config = configSchema.parse({});
+  await runner.run({
+    message: msg,
+    policy: resolvePolicy(config, msg),
+    signal: new AbortController().signal,
+    onEvent: () => {},
+  });
+  assert.deepEqual(seen, ['telegram:4242']);
+});
