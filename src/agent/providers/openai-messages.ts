@@ -4,7 +4,6 @@ import type OpenAI from 'openai';
 import type { Message, ModelRequest } from '../types.ts';
 
 type ChatMessage = OpenAI.Chat.Completions.ChatCompletionMessageParam;
-type UserPart = OpenAI.Chat.Completions.ChatCompletionContentPart;
 
 /** One unified message as one or more Chat Completions messages. */
 export function toOpenAIMessages(message: Message): ChatMessage[] {
@@ -29,13 +28,29 @@ export function toOpenAIMessages(message: Message): ChatMessage[] {
       },
     ];
   }
-  const out: ChatMessage[] = [];
+  return userSideMessages(message);
+}
+
+/** The parts of a user message in the Chat Completions shape (Cohere v2 takes the same). */
+type SharedUserPart = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
+
+/** A user or tool-result turn in the Chat Completions shape that Cohere's Chat v2 shares. */
+export type UserSideMessage =
+  | { role: 'tool'; tool_call_id: string; content: string }
+  | { role: 'user'; content: string | SharedUserPart[] };
+
+/**
+ * A unified user message as Chat Completions messages: each tool result as a `tool` message (an
+ * error marked `Error:`), then its text and images as one `user` message (plain text when text only).
+ */
+export function userSideMessages(message: Message): UserSideMessage[] {
+  const out: UserSideMessage[] = [];
   for (const p of message.content) {
     if (p.type === 'tool-result') {
       out.push({ role: 'tool', tool_call_id: p.id, content: p.isError ? `Error: ${p.content}` : p.content });
     }
   }
-  const parts: UserPart[] = [];
+  const parts: SharedUserPart[] = [];
   for (const p of message.content) {
     if (p.type === 'text') parts.push({ type: 'text', text: p.text });
     else if (p.type === 'image')
