@@ -64,10 +64,17 @@ const sessionSchema = z.object({
   expiresAt: z.number(),
   userAgent: z.string().optional(),
 });
-const LOGINS: DocSpec = { path: 'web-logins.json', schema: z.object({ logins: z.array(loginSchema) }).passthrough() };
+// `boxbot web invite` and `web revoke` write these beside the running gateway: updates take the
+// files' cross-process locks, or one process's write would drop the other's.
+const LOGINS: DocSpec = {
+  path: 'web-logins.json',
+  schema: z.object({ logins: z.array(loginSchema) }).passthrough(),
+  shared: true,
+};
 const SESSIONS: DocSpec = {
   path: 'web-sessions.json',
   schema: z.object({ sessions: z.array(sessionSchema) }).passthrough(),
+  shared: true,
 };
 type LoginDoc = { logins: WebLogin[] };
 type SessionDoc = { sessions: WebSession[] };

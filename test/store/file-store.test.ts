@@ -2,6 +2,7 @@
 // killed between the fsynced temp write and the rename leaves the old file whole.
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -105,6 +106,42 @@ test('file: two stores on one data directory (the CLI beside the gateway) lose n
       [],
       'no lock left behind',
     );
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test('file: two stores on one data directory lose no web sign-in (CLI invites while browsers sign in)', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-shared-web-'));
+  try {
+    const gateway = createFileStore(dir);
+    const cli = createFileStore(dir);
+    const far = Date.now() + 3600_000;
+    const hash = (s: string) => createHash('sha256').update(s).digest('hex');
+    const login = (i: number) => ({
+      tokenHash: hash(`t${i}`),
+      identity: `web:u${i}`,
+      createdAt: Date.now(),
+      expiresAt: far,
+    });
+    const session = (i: number) => ({
+      id: `session-${i}`,
+      secretHash: hash(`h${i}`),
+      identity: `telegram:${i}`,
+      createdAt: Date.now(),
+      expiresAt: far,
+    });
+    // `boxbot web invite` adds links and `web revoke` ends sessions while the gateway signs browsers in.
+    await Promise.all([
+      ...Array.from({ length: 20 }, (_, i) => cli.webSessions.addLogin(login(i))),
+      ...Array.from({ length: 20 }, (_, i) => gateway.webSessions.addLogin(login(100 + i))),
+      ...Array.from({ length: 20 }, (_, i) => gateway.webSessions.createSession(session(i))),
+      ...Array.from({ length: 10 }, (_, i) => cli.webSessions.revokeIdentity(`web:nobody${i}`)),
+    ]);
+    assert.equal((await cli.webSessions.listSessions()).length, 20, 'every signed-in browser kept');
+    for (const i of [0, 19, 100, 119])
+      assert.ok(await gateway.webSessions.redeemLogin(hash(`t${i}`)), `invite t${i} kept`);
+    await Promise.all([gateway.close(), cli.close()]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
