@@ -55,8 +55,8 @@ export function parseServiceAccountKey(text: string, file: string): ServiceAccou
     throw new Error(`${file} (GOOGLE_APPLICATION_CREDENTIALS) is not a key`);
   if (json.type !== 'service_account') {
     throw new Error(
-      `${file} (GOOGLE_APPLICATION_CREDENTIALS) has type ${JSON.stringify(json.type ?? null)}: only "service_account" ` +
-        'key files are supported (or set VERTEX_ACCESS_TOKEN)',
+      `${file} (GOOGLE_APPLICATION_CREDENTIALS) has type ${JSON.stringify(json.type ?? null)}: ` +
+        'only "service_account" key files are supported (or set VERTEX_ACCESS_TOKEN)',
     );
   }
   for (const field of ['client_email', 'private_key'] as const) {
@@ -154,7 +154,8 @@ async function exchange(
 
 /**
  * A token source over a service-account key file: one exchange at a time, the token reused until
- * REFRESH_MARGIN_MS before its expiry. Example: `await serviceAccountTokens({ file, provider: 'vertex' }).authorization()`.
+ * REFRESH_MARGIN_MS before its expiry.
+ * Example: `await serviceAccountTokens({ file, provider: 'vertex' }).authorization()`.
  */
 export function serviceAccountTokens(options: TokenSourceOptions): GoogleTokenSource {
   const now = options.now ?? Date.now;

@@ -126,7 +126,9 @@ describe('vertex: Application Default Credentials', () => {
     const from = { tokens: tokens.exchanges.length, vertex: vertex.requests.length };
     const m = resolveModel('vertex/test-model', ctx);
     const out = await collect(m.provider.stream(request(m.model), new AbortController().signal));
-    const message = `token endpoint ${tokens.url} answered 400 (invalid_grant: Invalid JWT Signature.) for ${EMAIL}: check GOOGLE_APPLICATION_CREDENTIALS`;
+    const message =
+      `token endpoint ${tokens.url} answered 400 (invalid_grant: Invalid JWT Signature.) for ${EMAIL}: ` +
+      'check GOOGLE_APPLICATION_CREDENTIALS';
     assert.equal((out.error as Error).message, `vertex: ${message}`);
     assert.equal(tokens.exchanges.length - from.tokens, 1, 'a refused key is not retried');
     assert.equal(vertex.requests.length, from.vertex, 'nothing reached Vertex');
@@ -140,7 +142,9 @@ describe('vertex: Application Default Credentials', () => {
     await writeFile(user, JSON.stringify({ type: 'authorized_user', client_id: 'x', refresh_token: 'y' }));
     const bad = serviceAccountTokens({ file: user, provider: 'vertex' });
     await assert.rejects(bad.authorization(), {
-      message: `vertex: ${user} (GOOGLE_APPLICATION_CREDENTIALS) has type "authorized_user": only "service_account" key files are supported (or set VERTEX_ACCESS_TOKEN)`,
+      message:
+        `vertex: ${user} (GOOGLE_APPLICATION_CREDENTIALS) has type "authorized_user": ` +
+        'only "service_account" key files are supported (or set VERTEX_ACCESS_TOKEN)',
     });
     const missing = join(dir, 'nope.json');
     await assert.rejects(serviceAccountTokens({ file: missing, provider: 'vertex' }).authorization(), {
