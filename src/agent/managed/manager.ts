@@ -6,6 +6,7 @@
 // executor's failure, timeout or limit never stops the others or the manager: it is reported as
 // such. A private folder's changes come back as a patch the manager applies (once) or rejects.
 // Every change of an executor's state is an `executors` event: the chat's live checklist.
+import { executorModelProblem } from '../../config/schema.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { CostMeter } from '../loop/cost-meter.ts';
@@ -48,6 +49,8 @@ export interface ManagerContext {
   meter: CostMeter;
   /** The run's own model (an executor without `model` uses it). */
   model: ResolvedModel;
+  /** The policy's `models`: the other models executors may use (undefined: only the run's own). */
+  models?: readonly string[];
   resolveModel(spec: string): ResolvedModel;
   /** An executor's tools in `dir`, limited to `names` when given (always within the policy). */
   toolsFor(dir: string, names: string[] | undefined): ToolSet;
@@ -121,6 +124,18 @@ export function createManagerTools(ctx: ManagerContext): BuiltinTool[] {
     if (signal.aborted) {
       Object.assign(status, { state: 'stopped', detail: 'stopped before it started' });
       return `${head}\nstopped before it started`;
+    }
+    // Config load checks each manager's place; a user's or thread's narrower policy is checked here, per run.
+    const refused = executorModelProblem(
+      task.executor,
+      spec.model,
+      { model: ctx.model.id, models: ctx.models },
+      'this conversation',
+    );
+    if (refused) {
+      Object.assign(status, { state: 'failed', detail: refused });
+      publish();
+      return `${head}\nrefused: ${refused}`;
     }
     status.state = 'running';
     publish();
