@@ -74,7 +74,7 @@ async function runJob(budgetUsd: number) {
   }
 }
 
-test('a job on a managed channel runs as the manager, its executor does the work, and the answer is posted', async () => {
+test('a job on a managed channel runs as the manager, its executor does the work, the answer is posted', async () => {
   const seen = script(1000);
   try {
     const { report, posted, log } = await runJob(5);

@@ -6,6 +6,7 @@
 // executor's failure, timeout or limit never stops the others or the manager: it is reported as
 // such. A private folder's changes come back as a patch the manager applies (once) or rejects.
 // Every change of an executor's state is an `executors` event: the chat's live checklist.
+import { dirname, resolve } from 'node:path';
 import { executorModelProblem } from '../../config/schema.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
@@ -17,6 +18,7 @@ import type { ResolvedModel } from '../subagents/agent-tool.ts';
 import type { BuiltinResult, BuiltinTool } from '../tools/builtin.ts';
 import { type Isolation, prepareFolder } from './isolation.ts';
 import { applyPatch, describePatch, diffFolder, type Patch } from './patch.ts';
+import { recoverPatchJournals } from './patch-journal.ts';
 
 /** One executor as config `agents.<name>` describes it. */
 export interface ExecutorSpec {
@@ -284,6 +286,8 @@ export function createManagerTools(ctx: ManagerContext): BuiltinTool[] {
           content: 'this conversation may not write to its workspace: the patch cannot be applied',
           isError: true,
         };
+      // A patch a crash interrupted here is finished first (a workspace outside the data dir is not seen at start).
+      await recoverPatchJournals(dirname(resolve(ctx.workspace)));
       const r = await applyPatch(found, ctx.workspace);
       if (!r.applied)
         return {
