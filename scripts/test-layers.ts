@@ -52,6 +52,7 @@ export const SLOW: readonly string[] = [
   'test/scheduler/cli-job.test.ts',
   'test/scheduler/cli-webhook-job.test.ts',
   'test/config/overrides.test.ts', // the CLI refusing bad settings
+  'test/agent/managed/patch-crash.test.ts', // child processes killed mid-apply
   // job runs in worker threads
   'test/scheduler/bree-timers.test.ts',
   'test/scheduler/job-policy.test.ts', // with the bundled tools in the worker's sandbox
@@ -60,6 +61,7 @@ export const SLOW: readonly string[] = [
   'test/scheduler/job-taint.test.ts',
   'test/scheduler/jobs-api.test.ts',
   'test/scheduler/log-format.test.ts', // a child process running a job in a worker thread
+  'test/scheduler/manager-job.test.ts',
   'test/scheduler/overlap.test.ts',
   'test/scheduler/platforms.test.ts',
   'test/scheduler/restart.test.ts',

@@ -42,6 +42,7 @@ export {
   parseModelSpec,
   type RunSlot,
   resolveModel,
+  unpricedModels,
 } from './providers/index.ts';
 export {
   type AgentDeps,

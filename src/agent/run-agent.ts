@@ -282,6 +282,7 @@ function managerToolSet(policy: AgentPolicy, manager: ManagerSpec, deps: AgentDe
     mayWrite: policy.access === 'full',
     meter: run.meter,
     model: run.model,
+    ...(policy.models ? { models: policy.models } : {}),
     resolveModel: (spec) => deps.resolveModel(spec),
     toolsFor: (dir, names) =>
       createToolSet({

@@ -11,6 +11,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox, type SandboxLimits } from '../sandbox/index.ts';
+import { recoverPatchJournals } from './managed/patch-journal.ts';
 import { contextWindowOf, costOf, missingProviderHint, resolveModelWithFallback } from './providers/index.ts';
 import type { AgentDeps } from './run-agent.ts';
 import { createSkillCatalog, type SkillCatalog, skillDirs } from './skills/index.ts';
@@ -69,6 +70,10 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
   const dataDir = o.loaded.dataDir;
   const workers = o.workers ?? config.sandbox.workers;
   makePrivate(dataDir);
+  // A patch a crash cut short is finished (or, before its commit point, undone) before any run sees the workspace.
+  const recovered = await recoverPatchJournals(join(dataDir, 'workspaces'));
+  if (recovered.rolledForward.length || recovered.rolledBack.length || recovered.failed.length)
+    log.warn(recovered, 'patches a crash interrupted were finished or undone');
   const sandbox = createSandbox({
     cacheDir: join(dataDir, 'cache', 'sandbox'),
     // Tools must never reach what the host loads or trusts later (README, "boxbot's own files are never mounted").

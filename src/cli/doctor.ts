@@ -20,6 +20,7 @@ import {
   toolCacheDir,
   toolDirs,
   unlinkedBundledToolsHint,
+  unpricedModels,
 } from '../agent/index.ts';
 import { CHANNEL_TOKENS, type ChannelName, channelEnabled, channelProblems } from '../config/channels.ts';
 import { configuredKeyNames, readSecrets, readVariable, type Secrets } from '../config/env.ts';
@@ -97,6 +98,9 @@ async function checkProviders(loaded: LoadedConfig, secrets: Secrets, fetchEndpo
     what: `model ${spec}`,
     detail: `${status.type} at ${status.baseURL ?? 'its default endpoint'}`,
   });
+  // A model without a price is counted in tokens only: a USD budget cannot hold it, which needs fixing.
+  for (const u of unpricedModels(loaded.config, spec))
+    lines.push({ ok: !u.budgeted, what: `price ${u.spec}`, detail: u.detail });
   if (!fetchEndpoints) return lines;
   // Every provider with a key is checked (a fallback or a `/model` choice may need it), and the default model's
   // provider even when it takes no key (a local server).

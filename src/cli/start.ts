@@ -3,6 +3,7 @@
 // PORT and LOG_LEVEL) override the config file.
 
 import { unlinkedBundledToolsHint } from '../agent/tools/locations.ts';
+import { offerableToolNames } from '../agent/tools/web-search-grant.ts';
 import { readEnvSettings } from '../config/env.ts';
 import { describeDataDir, strayDataDir } from '../config/load.ts';
 import { type StartFlags, startSettings } from '../config/overrides.ts';
@@ -30,11 +31,12 @@ export async function start(configFile: string | undefined, flags: StartFlags = 
     `  web chat   ${web}`,
     `  channels   ${app.channels.join(', ')}`,
     `  model      ${app.model.spec ?? `none yet: ${app.model.hint} (chats answer with this hint)`}`,
+    // web_search is listed only with a search service configured: without one no run is offered it.
     `  tools      ${
-      app.runtime.registry
-        .list()
-        .map((t) => t.spec.name)
-        .join(', ') || `none${unlinked ? ` (${unlinked})` : ''}`
+      offerableToolNames(
+        app.runtime.registry.list().map((t) => t.spec.name),
+        app.runtime.deps.hostGrants,
+      ).join(', ') || `none${unlinked ? ` (${unlinked})` : ''}`
     }${refused ? ` (${refused} refused: boxbot tool list)` : ''}`,
     `  health     ${app.url}/healthz`,
     `  data       ${describeDataDir(app.loaded)}`,

@@ -25,10 +25,12 @@ export const SECRET_VARIABLES = [
   'AWS_SESSION_TOKEN',
   'AWS_BEARER_TOKEN_BEDROCK',
   'AWS_REGION',
+  // Google Vertex AI: Application Default Credentials, the path of a service-account key file.
+  'GOOGLE_APPLICATION_CREDENTIALS',
 ] as const;
 
-/** Variables read with the secrets that are not secret (never redacted): endpoints and regions. */
-const NOT_SECRET = /_BASE_URL$|^AWS_REGION$/;
+/** Variables read with the secrets that are not secret (never redacted): endpoints, regions and a key file's path. */
+const NOT_SECRET = /_BASE_URL$|^AWS_REGION$|^GOOGLE_APPLICATION_CREDENTIALS$/;
 
 /** Environment values by name; provider presets may name further key variables (e.g. GROQ_API_KEY). */
 export type Secrets = Readonly<Record<string, string | undefined>>;

@@ -393,24 +393,49 @@ export const configSchema = z
   })
   .strict()
   .superRefine((config, ctx) => {
-    // Every executor a `manager` names is one of `agents`, wherever in the channels the manager is set.
+    // Every executor a `manager` names is one of `agents`, wherever in the channels the manager is set, and its
+    // model is one the place allows (its `model` or `models`, inherited from the levels above as policies are).
     const known = Object.keys(config.agents ?? {});
-    const visit = (node: unknown, path: (string | number)[]): void => {
+    type Models = { model: string | undefined; models: string[] | undefined };
+    const visit = (node: unknown, path: (string | number)[], above: Models): void => {
       if (!node || typeof node !== 'object') return;
+      const here = node as { model?: unknown; models?: unknown };
+      const allowed: Models = {
+        model: typeof here.model === 'string' ? here.model : above.model,
+        models: Array.isArray(here.models) ? (here.models as string[]) : above.models,
+      };
       for (const [key, value] of Object.entries(node)) {
         if (key === 'manager' && value && typeof value === 'object' && 'executors' in value) {
-          for (const [i, name] of (value as { executors: string[] }).executors.entries())
-            if (!known.includes(name))
-              ctx.addIssue({
-                code: z.ZodIssueCode.custom,
-                path: [...path, key, 'executors', i],
-                message: `no executor "${name}" in agents${known.length ? ` (known: ${known.join(', ')})` : ''}`,
-              });
-        } else visit(value, [...path, key]);
+          for (const [i, name] of (value as { executors: string[] }).executors.entries()) {
+            const problem = !known.includes(name)
+              ? `no executor "${name}" in agents${known.length ? ` (known: ${known.join(', ')})` : ''}`
+              : executorModelProblem(name, config.agents?.[name]?.model, allowed, path.join('.'));
+            if (problem)
+              ctx.addIssue({ code: z.ZodIssueCode.custom, path: [...path, key, 'executors', i], message: problem });
+          }
+        } else visit(value, [...path, key], allowed);
       }
     };
-    visit(config.channels, ['channels']);
+    visit(config.channels, ['channels'], { model: config.model, models: undefined });
   });
+
+/**
+ * Why executor `name` may not run with `model` where `allowed` applies (the place's model and `models`, as for
+ * sub-agents), or undefined. An executor without a model uses the conversation's, which is always allowed.
+ */
+export function executorModelProblem(
+  name: string,
+  model: string | undefined,
+  allowed: { model: string | undefined; models: readonly string[] | undefined },
+  place: string,
+): string | undefined {
+  if (!model || model === allowed.model || allowed.models?.includes(model)) return undefined;
+  const list = [...new Set([allowed.model ?? 'the default model', ...(allowed.models ?? [])])].join(', ');
+  return (
+    `executor "${name}" uses model ${model}, which ${place} does not allow (it allows ${list}): ` +
+    `add it to ${place}'s "models"`
+  );
+}
 
 /** boxbot.config.json after validation and defaults. */
 export type Config = z.infer<typeof configSchema>;

@@ -71,15 +71,20 @@ export function jobAgentPolicy(
   req: Pick<RunRequest, 'job' | 'loaded' | 'workspace' | 'budgetUsd'>,
   sandbox: RunSettings['sandbox'],
 ): AgentPolicy {
-  return toAgentPolicy(runLimits(req), {
-    workspace: req.workspace,
-    sandbox,
-    systemPrompt: jobPrompt(req),
-    timeoutMs: req.job.timeoutMs,
-    // The scheduler's cap: the job's own budget within what the daily budgets have left.
-    ...(req.budgetUsd !== undefined ? { budgetUsd: req.budgetUsd } : {}),
-    unattended: true,
-  });
+  // A target whose policy has a manager runs its jobs managed too: the job's budget caps the executors' spending.
+  const { manager } = conversationPolicy(req.loaded.config, req.job.target);
+  return toAgentPolicy(
+    { ...runLimits(req), ...(manager ? { manager } : {}) },
+    {
+      workspace: req.workspace,
+      sandbox,
+      systemPrompt: jobPrompt(req),
+      timeoutMs: req.job.timeoutMs,
+      // The scheduler's cap: the job's own budget within what the daily budgets have left.
+      ...(req.budgetUsd !== undefined ? { budgetUsd: req.budgetUsd } : {}),
+      unattended: true,
+    },
+  );
 }
 
 /** Runs the job once; never throws (failures are outcome `error` with a one-line reason). */

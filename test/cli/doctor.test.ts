@@ -262,6 +262,24 @@ describe('boxbot doctor', () => {
     assert.match(good.stdout, /^ok +voice notes +transcribed by openai\/gpt-4o-mini-transcribe/m);
   });
 
+  it('a model without a price is noted, and is a FIX where a USD budget is set (it cannot stop it)', async () => {
+    const env = { DASHSCOPE_API_KEY: 'sk-doctor-qwen-000000', OPENAI_API_KEY: 'sk-doctor-0000000000' };
+    const plain = await doctor({ model: 'qwen/qwen-plus' }, env, undefined, ['--offline']);
+    assert.match(
+      plain.stdout,
+      /^ok +price qwen\/qwen-plus +no price is known for qwen\/qwen-plus: its tokens are counted, its cost is/m,
+    );
+    const budget = { telegram: { budget: { conversationUsdPerDay: 1 } } };
+    const budgeted = await doctor({ model: 'qwen/qwen-plus', channels: budget }, env, undefined, ['--offline']);
+    assert.equal(budgeted.code, 1);
+    assert.match(
+      budgeted.stdout,
+      /^FIX +price qwen\/qwen-plus +no price is known for qwen\/qwen-plus: .*the USD budgets in the config cannot/m,
+    );
+    const priced = await doctor({ model: 'openai/gpt-4o-mini', channels: budget }, env, undefined, ['--offline']);
+    assert.doesNotMatch(priced.stdout, /price /);
+  });
+
   it('a bad config is a usage error naming the field (exit 2)', async () => {
     const r = await doctor({ http: { port: 'eighty' } }, {});
     assert.equal(r.code, 2);

@@ -6,6 +6,8 @@
 // executor's failure, timeout or limit never stops the others or the manager: it is reported as
 // such. A private folder's changes come back as a patch the manager applies (once) or rejects.
 // Every change of an executor's state is an `executors` event: the chat's live checklist.
+import { dirname, resolve } from 'node:path';
+import { executorModelProblem } from '../../config/schema.ts';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { CostMeter } from '../loop/cost-meter.ts';
@@ -16,6 +18,7 @@ import type { ResolvedModel } from '../subagents/agent-tool.ts';
 import type { BuiltinResult, BuiltinTool } from '../tools/builtin.ts';
 import { type Isolation, prepareFolder } from './isolation.ts';
 import { applyPatch, describePatch, diffFolder, type Patch } from './patch.ts';
+import { recoverPatchJournals } from './patch-journal.ts';
 
 /** One executor as config `agents.<name>` describes it. */
 export interface ExecutorSpec {
@@ -48,6 +51,8 @@ export interface ManagerContext {
   meter: CostMeter;
   /** The run's own model (an executor without `model` uses it). */
   model: ResolvedModel;
+  /** The policy's `models`: the other models executors may use (undefined: only the run's own). */
+  models?: readonly string[];
   resolveModel(spec: string): ResolvedModel;
   /** An executor's tools in `dir`, limited to `names` when given (always within the policy). */
   toolsFor(dir: string, names: string[] | undefined): ToolSet;
@@ -121,6 +126,18 @@ export function createManagerTools(ctx: ManagerContext): BuiltinTool[] {
     if (signal.aborted) {
       Object.assign(status, { state: 'stopped', detail: 'stopped before it started' });
       return `${head}\nstopped before it started`;
+    }
+    // Config load checks each manager's place; a user's or thread's narrower policy is checked here, per run.
+    const refused = executorModelProblem(
+      task.executor,
+      spec.model,
+      { model: ctx.model.id, models: ctx.models },
+      'this conversation',
+    );
+    if (refused) {
+      Object.assign(status, { state: 'failed', detail: refused });
+      publish();
+      return `${head}\nrefused: ${refused}`;
     }
     status.state = 'running';
     publish();
@@ -269,6 +286,8 @@ export function createManagerTools(ctx: ManagerContext): BuiltinTool[] {
           content: 'this conversation may not write to its workspace: the patch cannot be applied',
           isError: true,
         };
+      // A patch a crash interrupted here is finished first (a workspace outside the data dir is not seen at start).
+      await recoverPatchJournals(dirname(resolve(ctx.workspace)));
       const r = await applyPatch(found, ctx.workspace);
       if (!r.applied)
         return {

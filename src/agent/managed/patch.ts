@@ -4,8 +4,9 @@
 // the executor started from, and reports every conflict instead of overwriting (nothing is merged
 // blindly). A patch applies once. Symbolic links are never followed or written.
 import { createHash } from 'node:crypto';
-import { lstat, mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
-import { dirname, join, relative, resolve, sep } from 'node:path';
+import { lstat, readdir, readFile } from 'node:fs/promises';
+import { join, relative, resolve, sep } from 'node:path';
+import { applyJournaled, insideWorkspace, type JournalHooks } from './patch-journal.ts';
 
 /** Bounds on what a snapshot walks and a patch carries (a folder is outside content too). */
 export interface PatchLimits {
@@ -95,17 +96,6 @@ export async function diffFolder(
   return { ...ids, changes, state: 'pending' };
 }
 
-/** The path of `rel` under `root`, refused when it leaves the root or passes through a link. */
-async function inside(root: string, rel: string): Promise<string> {
-  const full = resolve(root, rel);
-  if (full !== root && !full.startsWith(root + sep)) throw new Error(`${rel}: outside the workspace`);
-  for (let at = dirname(full); at.startsWith(root + sep); at = dirname(at)) {
-    const st = await lstat(at).catch(() => undefined);
-    if (st?.isSymbolicLink()) throw new Error(`${rel}: passes through a link`);
-  }
-  return full;
-}
-
 /** The hash of the file at `path`, undefined when there is none, 'not-a-file' for anything else. */
 async function currentHash(path: string): Promise<string | undefined> {
   const st = await lstat(path).catch(() => undefined);
@@ -118,7 +108,7 @@ async function currentHash(path: string): Promise<string | undefined> {
 async function conflictOf(workspace: string, change: FileChange): Promise<string | undefined> {
   let full: string;
   try {
-    full = await inside(workspace, change.path);
+    full = await insideWorkspace(workspace, change.path);
   } catch (e) {
     return (e as Error).message;
   }
@@ -137,25 +127,18 @@ export type ApplyResult = { applied: true; files: number } | { applied: false; c
 
 /**
  * Applies `patch` to `workspace` when no file conflicts; otherwise changes nothing and names each
- * conflict. Each file is written beside its place and renamed over it.
+ * conflict. All or nothing even across a crash: staged in a journal first (patch-journal.ts).
  */
-export async function applyPatch(patch: Patch, workspace: string): Promise<ApplyResult> {
+export async function applyPatch(patch: Patch, workspace: string, hooks?: JournalHooks): Promise<ApplyResult> {
   const root = resolve(workspace);
   const conflicts = (await Promise.all(patch.changes.map((c) => conflictOf(root, c)))).filter(
     (c): c is string => c !== undefined,
   );
   if (conflicts.length) return { applied: false, conflicts };
-  for (const change of patch.changes) {
-    const full = await inside(root, change.path);
-    if (change.kind === 'removed') {
-      await rm(full, { force: true });
-      continue;
-    }
-    await mkdir(dirname(full), { recursive: true });
-    const temp = `${full}.boxbot-patch-${process.pid}`;
-    await writeFile(temp, change.bytes ?? Buffer.alloc(0));
-    await rename(temp, full);
-  }
+  const changes = patch.changes.map((c) =>
+    c.kind === 'removed' ? { path: c.path } : { path: c.path, bytes: c.bytes ?? Buffer.alloc(0) },
+  );
+  await applyJournaled(root, changes, hooks);
   return { applied: true, files: patch.changes.length };
 }
 

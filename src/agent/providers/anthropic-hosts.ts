@@ -3,6 +3,7 @@
 // token), each through Anthropic's own SDK for that host, imported on first use. The stream is the Messages API's.
 import type { Provider } from '../types.ts';
 import { createAnthropicProvider } from './anthropic.ts';
+import { serviceAccountTokens } from './google-adc.ts';
 import { lazyProvider } from './lazy.ts';
 
 /** Bedrock credentials: static IAM keys (signed with SigV4), or a Bedrock API key sent as a bearer token. */
@@ -65,10 +66,12 @@ export interface VertexProviderOptions {
   /** `us-east5`, `europe-west1`, `global`, ... */
   region: string;
   /**
-   * An OAuth access token (`gcloud auth print-access-token`). resolve.ts always passes one; without it the SDK would
-   * use Application Default Credentials (google-auth-library).
+   * An OAuth access token (`gcloud auth print-access-token`). resolve.ts passes this or `credentialsFile`; with
+   * neither the SDK would look for Application Default Credentials itself.
    */
   accessToken?: string;
+  /** A service-account key file (GOOGLE_APPLICATION_CREDENTIALS): tokens are exchanged at its `token_uri`. */
+  credentialsFile?: string;
   /** Default: the SDK's endpoint for the region. */
   baseURL?: string;
   fetch?: typeof fetch;
@@ -83,12 +86,29 @@ export function vertexBaseURL(region: string): string {
     : `https://${region}-aiplatform.googleapis.com/v1`;
 }
 
-/** The slice of google-auth-library's AuthClient the Vertex SDK calls: a fixed bearer token, no network. */
-function tokenAuthClient(token: string, projectId: string) {
+/** The slice of google-auth-library's AuthClient the Vertex SDK calls: a bearer header per request. */
+function tokenAuthClient(authorization: () => Promise<string>, projectId: string) {
   return {
     projectId,
-    getRequestHeaders: async () => new Headers({ authorization: `Bearer ${token}` }),
+    getRequestHeaders: async () => new Headers({ authorization: await authorization() }),
   };
+}
+
+/** The Vertex SDK's auth client for `options`: the fixed token, else tokens from the key file; none without either. */
+function vertexAuthClient(options: VertexProviderOptions, name: string) {
+  if (options.accessToken) {
+    const header = `Bearer ${options.accessToken}`;
+    return tokenAuthClient(async () => header, options.projectId);
+  }
+  if (options.credentialsFile) {
+    const tokens = serviceAccountTokens({
+      file: options.credentialsFile,
+      provider: name,
+      ...(options.fetch ? { fetch: options.fetch } : {}),
+    });
+    return tokenAuthClient(() => tokens.authorization(), options.projectId);
+  }
+  return undefined;
 }
 
 /** Creates a provider for Anthropic models on Google Vertex AI (model ids such as `claude-sonnet-4-5@20250929`). */
@@ -96,12 +116,13 @@ export function createVertexProvider(options: VertexProviderOptions): Provider {
   const name = options.name ?? 'vertex';
   return lazyProvider(name, async () => {
     const { AnthropicVertex } = await import('@anthropic-ai/vertex-sdk');
+    const auth = vertexAuthClient(options, name);
     const client = new AnthropicVertex({
       projectId: options.projectId,
       region: options.region,
       // Passed always: the SDK would otherwise read ANTHROPIC_VERTEX_BASE_URL from the environment.
       baseURL: options.baseURL ?? vertexBaseURL(options.region),
-      ...(options.accessToken ? { authClient: tokenAuthClient(options.accessToken, options.projectId) as never } : {}),
+      ...(auth ? { authClient: auth as never } : {}),
       maxRetries: 0,
       logLevel: 'off',
       ...(options.fetch ? { fetch: options.fetch } : {}),

@@ -25,7 +25,7 @@ export { checkProviderKey, type KeyCheck } from './key-check.ts';
 export { createOpenAIProvider, mapOpenAIFinishReason, type OpenAIProviderOptions } from './openai.ts';
 export { toOpenAIParams } from './openai-messages.ts';
 export { baseURLEnvOf, PROVIDER_PRESETS, type ProviderPreset, type ProviderType } from './presets.ts';
-export { contextWindowOf, costOf, type ModelPrice, priceOf } from './pricing.ts';
+export { contextWindowOf, costOf, type ModelPrice, priceOf, type UnpricedModel, unpricedModels } from './pricing.ts';
 export {
   checkModel,
   DEFAULT_IDLE_TIMEOUT_MS,

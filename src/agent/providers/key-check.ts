@@ -70,6 +70,8 @@ async function tinyCall(
     return { ok: true, detail: `the key works (a one-token request to ${model} answered)` };
   } catch (err) {
     if (err instanceof ProviderError && err.kind === 'api' && (err.status === 401 || err.status === 403)) {
+      // A key file can fail in several ways (unreadable, refused at its token endpoint): say which.
+      if (status.keyEnv === 'GOOGLE_APPLICATION_CREDENTIALS') return { ok: false, detail: err.detail };
       return refused(status, err.status);
     }
     if (err instanceof ProviderError && err.kind === 'api' && err.status !== undefined && err.status < 500) {

@@ -147,3 +147,58 @@ export function costOf(modelId: string, usage: Usage): number | undefined {
 export function contextWindowOf(modelId: string): number | undefined {
   return infoOf(modelId)?.contextWindow;
 }
+
+/** One model the config names whose price is unknown, and why that matters there. */
+export interface UnpricedModel {
+  spec: string;
+  /** A USD budget is set somewhere in the config: it cannot stop this model's spending. */
+  budgeted: boolean;
+  detail: string;
+}
+
+/** Whether a config (or any part of it) sets a USD budget: a policy's `budget` or an executor's `budgetUsd`. */
+function setsBudget(node: unknown): boolean {
+  if (!node || typeof node !== 'object') return false;
+  return Object.entries(node).some(
+    ([k, v]) =>
+      (k === 'budget' && v && typeof v === 'object') || (k === 'budgetUsd' && typeof v === 'number') || setsBudget(v),
+  );
+}
+
+/** Every `model`, `fallbackModel` and `models` entry in a config subtree. */
+function namedModels(node: unknown, out: Set<string>): Set<string> {
+  if (!node || typeof node !== 'object') return out;
+  for (const [k, v] of Object.entries(node)) {
+    if ((k === 'model' || k === 'fallbackModel') && typeof v === 'string') out.add(v);
+    else if (k === 'models' && Array.isArray(v)) {
+      for (const m of v) if (typeof m === 'string') out.add(m);
+    } else namedModels(v, out);
+  }
+  return out;
+}
+
+/**
+ * The models a config names (default, fallback, channels', executors') that have no price here, for doctor: their
+ * tokens are counted but their cost is unknown, so a USD budget cannot stop them. Example:
+ * `unpricedModels(config, 'qwen/qwen-plus')` → `[{ spec: 'qwen/qwen-plus', budgeted: false, detail }]`.
+ */
+export function unpricedModels(
+  config: { channels?: unknown; agents?: unknown; fallbackModel?: string | undefined; budget?: unknown },
+  defaultSpec: string | undefined,
+): UnpricedModel[] {
+  const specs = namedModels({ channels: config.channels, agents: config.agents }, new Set());
+  if (config.fallbackModel) specs.add(config.fallbackModel);
+  if (defaultSpec) specs.add(defaultSpec);
+  const budgeted = setsBudget({ budget: config.budget, channels: config.channels, agents: config.agents });
+  return [...specs]
+    .filter((spec) => spec.includes('/') && !priceOf(spec))
+    .sort()
+    .map((spec) => ({
+      spec,
+      budgeted,
+      detail: budgeted
+        ? `no price is known for ${spec}: its tokens are counted but its cost is unknown, so the USD budgets in ` +
+          'the config cannot stop its spending (use a priced model where a budget applies)'
+        : `no price is known for ${spec}: its tokens are counted, its cost is reported as unknown`,
+    }));
+}

@@ -101,6 +101,19 @@ function hasBedrockKey(secrets: Secrets): boolean {
   return Boolean((secrets.AWS_ACCESS_KEY_ID && secrets.AWS_SECRET_ACCESS_KEY) || secrets.AWS_BEARER_TOKEN_BEDROCK);
 }
 
+/**
+ * Vertex without VERTEX_ACCESS_TOKEN (and no apiKeyEnv of its own) uses Application Default Credentials: the key file
+ * GOOGLE_APPLICATION_CREDENTIALS names.
+ */
+function vertexAdc(type: ProviderType, apiKeyEnv: string | undefined, secrets: Secrets): boolean {
+  return (
+    type === 'vertex-anthropic' &&
+    apiKeyEnv === undefined &&
+    !secrets.VERTEX_ACCESS_TOKEN &&
+    Boolean(secrets.GOOGLE_APPLICATION_CREDENTIALS)
+  );
+}
+
 /** What a provider of `type` lacks besides its key and base URL: a region, a project. */
 function hostProblem(name: string, type: ProviderType, ctx: Ctx): string | undefined {
   if (type !== 'bedrock' && type !== 'vertex-anthropic') return undefined;
@@ -122,7 +135,9 @@ function statusOf(name: string, ctx: Ctx): ProviderStatus | undefined {
     cfg?.baseURL ??
     ctx.secrets[baseURLEnvOf(name)] ??
     (preset && preset.type === type && preset.baseURL ? preset.baseURL : hostBaseURL(name, type, ctx));
-  const keyEnv = cfg?.apiKeyEnv ?? (preset?.type === type ? preset.keyEnv : undefined) ?? NATIVE_KEYS[type];
+  const keyEnv = vertexAdc(type, cfg?.apiKeyEnv, ctx.secrets)
+    ? 'GOOGLE_APPLICATION_CREDENTIALS'
+    : (cfg?.apiKeyEnv ?? (preset?.type === type ? preset.keyEnv : undefined) ?? NATIVE_KEYS[type]);
   const keyRequired = cfg?.apiKeyEnv !== undefined || type !== 'openai-compatible' || (preset?.keyRequired ?? false);
   const bedrockKeys = type === 'bedrock' && cfg?.apiKeyEnv === undefined;
   const hasKey = bedrockKeys ? hasBedrockKey(ctx.secrets) : keyEnv !== undefined && ctx.secrets[keyEnv] !== undefined;
@@ -135,9 +150,11 @@ function statusOf(name: string, ctx: Ctx): ProviderStatus | undefined {
   } else if (keyRequired && !hasKey) {
     problem = bedrockKeys
       ? 'set AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY (or AWS_BEARER_TOKEN_BEDROCK)'
-      : keyEnv
-        ? `set ${keyEnv}`
-        : `set providers.${name}.apiKeyEnv in the config`;
+      : type === 'vertex-anthropic' && cfg?.apiKeyEnv === undefined
+        ? `set ${keyEnv} (or GOOGLE_APPLICATION_CREDENTIALS, the path of a service-account key file)`
+        : keyEnv
+          ? `set ${keyEnv}`
+          : `set providers.${name}.apiKeyEnv in the config`;
   }
   return {
     name,
@@ -246,7 +263,11 @@ function createFor(status: ProviderStatus, apiKey: string | undefined, idleTimeo
         ...common,
         region: regionOf(status.name, status.type, ctx)!,
         projectId: cfg!.projectId!,
-        ...(apiKey ? { accessToken: apiKey } : {}),
+        ...(status.keyEnv === 'GOOGLE_APPLICATION_CREDENTIALS'
+          ? { credentialsFile: apiKey! }
+          : apiKey
+            ? { accessToken: apiKey }
+            : {}),
       });
     default:
       return createOpenAIProvider({

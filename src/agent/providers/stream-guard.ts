@@ -46,6 +46,8 @@ interface ApiErrorShape {
 /** Turns whatever an SDK threw into a ProviderError ("the API said no" vs "the network failed"). */
 export function fromSdkError(provider: string, err: unknown, sdk: SdkErrorClasses): ProviderError {
   if (err instanceof ProviderError) return err;
+  // Our own credential step failed inside the SDK's request (Vertex's token exchange): its error says why.
+  if (err instanceof sdk.APIConnectionError && err.cause instanceof ProviderError) return err.cause;
   if (err instanceof sdk.APIConnectionError) {
     return new ProviderError(provider, 'network', `could not reach the API: ${describeCause(err)}`, { cause: err });
   }

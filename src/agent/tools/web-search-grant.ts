@@ -9,6 +9,14 @@ import type { HostToolGrant } from './grants.ts';
  */
 export const HOST_GRANTED_TOOLS: ReadonlySet<string> = new Set(['web_search']);
 
+/** Of `names`, those a run can be offered: a host-granted tool only when the host granted it (start's banner). */
+export function offerableToolNames(
+  names: readonly string[],
+  hostGrants: Readonly<Record<string, unknown>> = {},
+): string[] {
+  return names.filter((n) => !HOST_GRANTED_TOOLS.has(n) || Object.hasOwn(hostGrants, n));
+}
+
 /** The config's `webSearch` (see config/schema.ts). */
 export interface WebSearchConfig {
   provider: 'searxng' | 'brave' | 'tavily';

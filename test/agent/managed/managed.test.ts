@@ -38,11 +38,16 @@ const AGENTS = {
   broken: { model: 'emu/broken', isolation: 'shared' },
 } as const;
 
+/** The executors' models, which the managed conversations allow (an executor may use no other). */
+const EXECUTOR_MODELS = ['emu/writer', 'emu/looper', 'emu/broken', 'emu/searcher'];
+
 function deps(): AgentDeps {
   const config = configSchema.parse({
     providers: { emu: { type: 'openai-compatible', baseURL: emu.openaiBaseURL } },
     agents: AGENTS,
-    channels: { telegram: { manager: { executors: ['writer', 'looper', 'broken'], maxConcurrent: 3 } } },
+    channels: {
+      telegram: { models: EXECUTOR_MODELS, manager: { executors: ['writer', 'looper', 'broken'], maxConcurrent: 3 } },
+    },
   });
   return {
     resolveModel: (spec) => resolveModel(spec ?? 'emu/manager', { config, secrets: {}, retry: { maxRetries: 0 } }),
@@ -61,6 +66,7 @@ function managedPolicy(workspace: string, maxConcurrent = 3): AgentPolicy {
     network: { allow: [], block: ['private'] },
     limits: { ...DEFAULT_LIMITS, timeoutMs: 20_000 },
     model: 'emu/manager',
+    models: EXECUTOR_MODELS,
     manager: { executors: ['writer', 'looper', 'broken'], maxConcurrent },
   };
 }
@@ -310,4 +316,76 @@ test('an executor is offered web_search exactly when the gateway configured a se
     [false, true],
     `${JSON.stringify(executorTools)}`,
   );
+});
+
+const refusedAtLoad = 'an executor whose model its channel does not allow is refused at config load, naming all three';
+test(refusedAtLoad, () => {
+  const parsed = configSchema.safeParse({
+    model: 'openai/gpt-5.4',
+    agents: { coder: { model: 'anthropic/claude-opus-5', isolation: 'copy' }, plain: { isolation: 'shared' } },
+    channels: {
+      slack: {
+        models: ['openai/gpt-5.4-mini'],
+        channels: {
+          C1: { manager: { executors: ['plain', 'coder'] } },
+          C2: { models: ['anthropic/claude-opus-5'], manager: { executors: ['coder'] } },
+        },
+      },
+    },
+  });
+  assert.equal(parsed.success, false);
+  assert.deepEqual(
+    parsed.error?.issues.map((i) => [i.path.join('.'), i.message]),
+    [
+      [
+        'channels.slack.channels.C1.manager.executors.1',
+        'executor "coder" uses model anthropic/claude-opus-5, which channels.slack.channels.C1 does not allow ' +
+          '(it allows openai/gpt-5.4, openai/gpt-5.4-mini): add it to channels.slack.channels.C1\'s "models"',
+      ],
+    ],
+  );
+});
+
+const refusedAtRun = 'at delegation, an executor whose model the run’s policy does not allow is refused; others run';
+test(refusedAtRun, async () => {
+  const workspace = workspaceDir();
+  const called: string[] = [];
+  let report = '';
+  emu.respond((req) => {
+    const model = modelOf(req);
+    called.push(model);
+    if (model !== 'manager') return llm.say('Wrote it.');
+    const messages = req.body.messages as { role: string }[];
+    if (messages.some((m) => m.role === 'tool')) {
+      report = lastToolResult(req);
+      return llm.say('Reported.');
+    }
+    return llm.answer([
+      llm.toolCalls(
+        llm.call('delegate', {
+          tasks: [
+            { executor: 'writer', task: 'Write', description: 'w' },
+            { executor: 'broken', task: 'Anything', description: 'b' },
+          ],
+        }),
+      ),
+    ]);
+  });
+  // A user's narrower policy: only the writer's model among the executors' ones.
+  const policy = { ...managedPolicy(workspace), models: ['emu/writer'] };
+  const r = await runAgent({ input: 'Go.', policy, deps: deps() });
+  assert.equal(r.outcome, 'final', r.error);
+  assert.deepEqual(
+    called.filter((m) => m !== 'manager'),
+    ['writer'],
+    'the refused executor made no model call',
+  );
+  assert.match(
+    report,
+    new RegExp(
+      '## broken: b\nrefused: executor "broken" uses model emu/broken, which this conversation does not allow ' +
+        '\\(it allows emu/manager, emu/writer\\)',
+    ),
+  );
+  assert.match(report, /## writer: w\ndone after 1 turn\(s\)/);
 });

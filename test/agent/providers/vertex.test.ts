@@ -10,6 +10,7 @@ providerContract({
   provider: 'vertex',
   api: 'anthropic',
   keyEnv: 'VERTEX_ACCESS_TOKEN',
+  missingKeyMessage: 'VERTEX_ACCESS_TOKEN (or GOOGLE_APPLICATION_CREDENTIALS, the path of a service-account key file)',
   maxTokensField: 'max_tokens',
   promptCaching: false,
   // The API version the installed SDK speaks goes in the body, as the host requires; the model is in the path.

@@ -1,15 +1,53 @@
 // Amazon Bedrock's InvokeModelWithResponseStream wire format for Anthropic models: each Anthropic stream event
 // is a base64 `bytes` payload inside an AWS event-stream `chunk` message (binary framing with CRCs); stream
 // failures are `exception` messages; HTTP errors carry `x-amzn-ErrorType`. Also checks SigV4 Authorization headers.
+// Written on node:crypto alone (the AWS helper packages are only the Bedrock SDK's dependencies, not ours).
 
-import { Sha256 } from '@aws-crypto/sha256-js';
-import { EventStreamCodec } from '@smithy/eventstream-codec';
-import { HttpRequest } from '@smithy/protocol-http';
-import { SignatureV4 } from '@smithy/signature-v4';
-import { fromUtf8, toUtf8 } from '@smithy/util-utf8';
+import { createHash, createHmac } from 'node:crypto';
 import type { Frame } from './frames.ts';
 
-const codec = new EventStreamCodec(toUtf8, fromUtf8);
+const CRC_TABLE = Array.from({ length: 256 }, (_, n) => {
+  let c = n;
+  for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+  return c >>> 0;
+});
+
+/** CRC-32 (IEEE), as the event-stream prelude and message checksums use. */
+function crc32(bytes: Uint8Array): number {
+  let c = 0xffffffff;
+  for (const b of bytes) c = CRC_TABLE[(c ^ b) & 0xff]! ^ (c >>> 8);
+  return (c ^ 0xffffffff) >>> 0;
+}
+
+type Header = { type: 'string'; value: string };
+
+/**
+ * One event-stream message: total length, headers length, prelude CRC, headers (name length, name, type 7 =
+ * string, value length, value), payload, message CRC.
+ */
+function encodeMessage(message: { headers: Record<string, Header>; body: Uint8Array }): Uint8Array {
+  const headers = Buffer.concat(
+    Object.entries(message.headers).map(([name, h]) => {
+      const n = Buffer.from(name, 'utf8');
+      const v = Buffer.from(h.value, 'utf8');
+      const len = Buffer.alloc(2);
+      len.writeUInt16BE(v.length);
+      return Buffer.concat([Buffer.from([n.length]), n, Buffer.from([7]), len, v]);
+    }),
+  );
+  const total = 12 + headers.length + message.body.length + 4;
+  const out = Buffer.alloc(total);
+  out.writeUInt32BE(total, 0);
+  out.writeUInt32BE(headers.length, 4);
+  out.writeUInt32BE(crc32(out.subarray(0, 8)), 8);
+  headers.copy(out, 12);
+  Buffer.from(message.body).copy(out, 12 + headers.length);
+  out.writeUInt32BE(crc32(out.subarray(0, total - 4)), total - 4);
+  return out;
+}
+
+const codec = { encode: encodeMessage };
+const fromUtf8 = (s: string) => Buffer.from(s, 'utf8');
 
 const str = (value: string) => ({ type: 'string' as const, value });
 
@@ -105,39 +143,64 @@ export interface SignedRequest {
   body: string;
 }
 
+/** encodeURIComponent plus the characters SigV4 also escapes. */
+const escapeUri = (s: string) =>
+  encodeURIComponent(s).replace(/[!'()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+
+/** The canonical path as AWS signers make it: segments normalised, then the (already encoded) path escaped again. */
+function canonicalPath(path: string): string {
+  const segments: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') segments.pop();
+    else segments.push(segment);
+  }
+  const trailing = segments.length && path.endsWith('/') ? '/' : '';
+  const normalised = `${path.startsWith('/') ? '/' : ''}${segments.join('/')}${trailing}`;
+  return escapeUri(normalised).replace(/%2F/g, '/');
+}
+
+function canonicalQuery(query: string): string {
+  const pairs: string[] = [];
+  for (const [k, v] of new URLSearchParams(query))
+    if (k.toLowerCase() !== 'x-amz-signature') pairs.push(`${escapeUri(k)}=${escapeUri(v)}`);
+  return pairs.sort().join('&');
+}
+
+const sha256Hex = (s: string) => createHash('sha256').update(s, 'utf8').digest('hex');
+const hmac = (key: string | Buffer, s: string) => createHmac('sha256', key).update(s, 'utf8').digest();
+
 /**
  * Why `req`'s SigV4 signature is not the one `secretAccessKey` makes for it, or undefined when it is: the request
- * is signed again here (same signed headers, same date, same body) and the two Authorization headers compared.
+ * is signed again here (same signed headers, same date, same body) and the two signatures compared.
  */
 export async function sigV4Mismatch(req: SignedRequest, secretAccessKey: string): Promise<string | undefined> {
   const problem = sigV4Problem(req.headers);
   if (problem) return problem;
   const auth = String(req.headers.authorization);
-  const [, accessKeyId, , region] = /Credential=([^/]+)\/(\d{8})\/([^/]+)\//.exec(auth)!;
+  const [, , date, region] = /Credential=([^/]+)\/(\d{8})\/([^/]+)\//.exec(auth)!;
   const signedNames = /SignedHeaders=([^,]+)/.exec(auth)![1]!.split(';');
-  const headers: Record<string, string> = {};
-  for (const name of signedNames) headers[name] = String(req.headers[name] ?? '');
-  const query: Record<string, string[]> = {};
-  for (const [k, v] of new URLSearchParams(req.query)) (query[k] ??= []).push(v);
-  const amzDate = String(req.headers['x-amz-date']);
-  const signingDate = new Date(amzDate.replace(/^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})Z$/, '$1-$2-$3T$4:$5:$6Z'));
-  const token = req.headers['x-amz-security-token'];
-  const signer = new SignatureV4({
-    service: 'bedrock',
-    region: region!,
-    credentials: { accessKeyId: accessKeyId!, secretAccessKey, ...(token ? { sessionToken: String(token) } : {}) },
-    sha256: Sha256,
-  });
-  const request = new HttpRequest({
-    method: req.method,
-    protocol: 'http:',
-    path: req.path,
-    query,
-    headers,
-    body: req.body,
-  });
-  const expected = (await signer.sign(request, { signingDate })).headers.authorization;
-  return expected === auth
+  const header = (name: string) =>
+    String(req.headers[name] ?? '')
+      .trim()
+      .replace(/\s+/g, ' ');
+  const payloadHash = signedNames.includes('x-amz-content-sha256')
+    ? header('x-amz-content-sha256')
+    : sha256Hex(req.body);
+  const canonical = [
+    req.method,
+    canonicalPath(req.path),
+    canonicalQuery(req.query),
+    signedNames.map((n) => `${n}:${header(n)}\n`).join(''),
+    signedNames.join(';'),
+    payloadHash,
+  ].join('\n');
+  const scope = `${date}/${region}/bedrock/aws4_request`;
+  const toSign = ['AWS4-HMAC-SHA256', header('x-amz-date'), scope, sha256Hex(canonical)].join('\n');
+  let key = hmac(`AWS4${secretAccessKey}`, date!);
+  for (const part of [region!, 'bedrock', 'aws4_request']) key = hmac(key, part);
+  const expected = createHmac('sha256', key).update(toSign, 'utf8').digest('hex');
+  return expected === /Signature=([0-9a-f]{64})$/.exec(auth)![1]
     ? undefined
     : 'the SigV4 signature does not match the request (wrong secret or altered request)';
 }
