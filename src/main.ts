@@ -488,6 +488,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       adminAuth: createAdminAuth({
         ...(secrets.BOXBOT_ADMIN_TOKEN ? { token: secrets.BOXBOT_ADMIN_TOKEN } : {}),
         admins: loaded.config.admins,
+        sessions: store.adminSessions,
         // A browser signed in from chat (/web) as one of the config's admins gets the dashboard too.
         identityOf: (req) => webIdentityOf(store.webSessions, req),
       }),

@@ -13,7 +13,7 @@ export interface BudgetUse {
   kind: 'channel' | 'user' | 'job';
   /** Where the limit is set: a config path (`channels.web.budget`), or `jobs.<name>.budgetUsd`. */
   source: string;
-  /** Whom it limits: a channel's conversation key, a user key or a job's name; absent when nobody spent under it today. */
+  /** Whom it limits: a channel's conversation key, a user key or a job's name; absent: nobody spent under it today. */
   subject?: string;
   limitUsd: number;
   /** Spent today (for a job: its largest run today). */

@@ -13,6 +13,7 @@ import { type AdminAuthOptions, createAdminAuth } from '../../src/gateway/admin-
 import { DASHBOARD_CSP } from '../../src/gateway/dashboard.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
 import { createMetrics } from '../../src/gateway/metrics.ts';
+import { createMemoryState, createMemoryStore } from '../../src/store/index.ts';
 import { tempDir } from '../helpers.ts';
 
 const TOKEN = 'correct-horse-battery-staple';
@@ -120,6 +121,33 @@ test('failed sign-ins are limited per address: even the right token gets 429 unt
   assert.match(limited.body.error ?? '', /too many failed sign-ins/);
   now += 61_000;
   assert.equal((await signIn(TOKEN)).status, 200);
+});
+
+test('sessions and the sign-in limit live in the store: a replica honours them, a restart keeps them', async (t) => {
+  // Two gateways on one store (replicas on one database), each with its own process state.
+  const state = createMemoryState();
+  const on = () => createMemoryStore({ state }).adminSessions;
+  const a = await serve(t, { sessions: on(), maxFailuresPerMinute: 3 });
+  const b = await serve(t, { sessions: on(), maxFailuresPerMinute: 3 });
+  const { cookie, body } = await a.signIn(TOKEN);
+  const me = await fetch(`${b.s.url}/admin/api/me`, { headers: { cookie } });
+  assert.equal(me.status, 200, 'signed in on one replica, known on the other');
+  assert.equal(((await me.json()) as { csrf: string }).csrf, body.csrf, 'with the same CSRF token');
+  const poke = await fetch(`${b.s.url}/admin/api/poke`, {
+    method: 'POST',
+    headers: { cookie, origin: b.origin, 'x-boxbot-csrf': body.csrf! },
+  });
+  assert.equal(poke.status, 200);
+  // A restart: a new gateway on the same store still knows the session.
+  const c = await serve(t, { sessions: on() });
+  assert.equal((await fetch(`${c.s.url}/admin/api/ping`, { headers: { cookie } })).status, 200, 'kept');
+  await fetch(`${b.s.url}/admin/logout`, { method: 'POST', headers: { cookie, origin: b.origin } });
+  assert.equal((await fetch(`${a.s.url}/admin/api/ping`, { headers: { cookie } })).status, 401, 'ended everywhere');
+  // Failed sign-ins from one address add up across replicas.
+  assert.equal((await a.signIn('guess-1')).status, 401);
+  assert.equal((await b.signIn('guess-2')).status, 401);
+  assert.equal((await a.signIn('guess-3')).status, 401);
+  assert.equal((await b.signIn(TOKEN)).status, 429, 'the limit counts the other replica’s failures');
 });
 
 test('an identity named in admins gets in through identityOf; another identity does not', async (t) => {
