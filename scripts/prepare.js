@@ -38,9 +38,11 @@ if (
 // Each step says what it does before it starts and how long it took, so an install that takes
 // minutes on a small machine never looks stuck (npm shows this script's output as it comes).
 const steps = [
+  // Emit only (--noCheck: the same JavaScript, half the CPU): `npm run typecheck` and `npm test`
+  // check the types; an install need not check them again.
   [
-    'compiling TypeScript into dist/ (tsc)',
-    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+    'compiling TypeScript into dist/ (tsc, emit only; npm run typecheck checks the types)',
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noCheck'],
   ],
   [
     'bundling the dashboard into dist/admin/ (esbuild: Preact, htm, uPlot)',
