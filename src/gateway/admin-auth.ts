@@ -12,7 +12,7 @@ import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { UserKey } from '../adapters/index.ts';
 import { constantTimeEqual } from '../core/constant-time-equal.ts';
-import { type AdminSessionStore, createMemoryStore } from '../store/index.ts';
+import { type AdminSessionStore, createMemoryStore, type KvStore } from '../store/index.ts';
 
 /** The dashboard's session cookie (scoped to /admin). */
 export const ADMIN_COOKIE = 'boxbot_admin';
@@ -43,6 +43,11 @@ export interface AdminAuthOptions {
   sessions?: AdminSessionStore;
   /** Most live sessions; past it, signing in ends the oldest (default 1000). */
   maxSessions?: number;
+  /**
+   * The key the CSRF tokens of identity sign-ins are made with, the same on every replica (see
+   * `storedCsrfKey`); default: a random key of this process.
+   */
+  csrfKey?: () => Promise<string>;
   now?: () => number;
 }
 
@@ -105,8 +110,12 @@ export function createAdminAuth(o: AdminAuthOptions): AdminAuth {
   const sessions = o.sessions ?? createMemoryStore({ now }).adminSessions;
   const hashOf = (id: string) => createHash('sha256').update(id).digest('hex');
   // CSRF tokens of identity sign-ins: stable per identity within this process, unguessable outside it.
-  const csrfKey = randomBytes(32);
-  const identityCsrf = (k: UserKey) => createHmac('sha256', csrfKey).update(`csrf:${k}`).digest('base64url');
+  const ownKey = randomBytes(32).toString('base64url');
+  const csrfKey = o.csrfKey ?? (async () => ownKey);
+  const identityCsrf = async (k: UserKey) =>
+    createHmac('sha256', await csrfKey())
+      .update(`csrf:${k}`)
+      .digest('base64url');
 
   const MINUTE = 60_000;
   const auth: AdminAuth = {
@@ -135,7 +144,7 @@ export function createAdminAuth(o: AdminAuthOptions): AdminAuth {
       if (id && s) return { via: 'session', sessionId: id, csrf: s.csrf };
       const identity = await o.identityOf?.(req).catch(() => undefined);
       if (identity && isAdminIdentity(o.admins, identity))
-        return { via: 'identity', identity, csrf: identityCsrf(identity) };
+        return { via: 'identity', identity, csrf: await identityCsrf(identity) };
       return undefined;
     },
     require() {
@@ -168,6 +177,27 @@ export function createAdminAuth(o: AdminAuthOptions): AdminAuth {
     size: () => sessions.count(),
   };
   return auth;
+}
+
+const CSRF_KEY = 'admin.csrfKey';
+
+/**
+ * The CSRF key of identity sign-ins kept in the store's kv, so every replica (and a restart) makes
+ * the same token for an identity: made at random by the first to need it. Read again at most once a
+ * minute: two replicas starting at once may each write one, and the last written wins for both.
+ */
+export function storedCsrfKey(kv: KvStore, now: () => number = Date.now): () => Promise<string> {
+  let cached: { key: string; at: number } | undefined;
+  return async () => {
+    if (cached && now() - cached.at < 60_000) return cached.key;
+    let key = await kv.get(CSRF_KEY);
+    if (typeof key !== 'string' || key.length < 32) {
+      key = randomBytes(32).toString('base64url');
+      await kv.set(CSRF_KEY, key);
+    }
+    cached = { key, at: now() };
+    return key;
+  };
 }
 
 /** Who the principal is, in words for the dashboard. */

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Router } from 'express';
 import type { UserKey } from '../../src/adapters/index.ts';
-import { type AdminAuthOptions, createAdminAuth } from '../../src/gateway/admin-auth.ts';
+import { type AdminAuthOptions, createAdminAuth, storedCsrfKey } from '../../src/gateway/admin-auth.ts';
 import { DASHBOARD_CSP } from '../../src/gateway/dashboard.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
 import { createMetrics } from '../../src/gateway/metrics.ts';
@@ -171,6 +171,34 @@ test('an identity named in admins gets in through identityOf; another identity d
     });
   assert.equal((await poke()).status, 403, 'an identity sign-in needs the CSRF token too');
   assert.equal((await poke(body.csrf)).status, 200);
+});
+
+test('an identity sign-in gets one CSRF token from every replica on a store, and after a restart', async (t) => {
+  const state = createMemoryState();
+  const replica = () => {
+    const store = createMemoryStore({ state });
+    return serve(t, {
+      admins: ['telegram:4242'],
+      identityOf: async () => 'telegram:4242',
+      sessions: store.adminSessions,
+      csrfKey: storedCsrfKey(store.kv),
+    });
+  };
+  const a = await replica();
+  const b = await replica();
+  const csrfOn = async (url: string) => ((await (await fetch(`${url}/admin/api/me`)).json()) as { csrf: string }).csrf;
+  const token = await csrfOn(a.s.url);
+  assert.equal(await csrfOn(b.s.url), token, 'the page read it from one replica; the other takes it');
+  const poke = await fetch(`${b.s.url}/admin/api/poke`, {
+    method: 'POST',
+    headers: { origin: b.origin, 'x-boxbot-csrf': token },
+  });
+  assert.equal(poke.status, 200);
+  const restarted = await replica();
+  assert.equal(await csrfOn(restarted.s.url), token, 'kept across a restart');
+  // Without the shared key each process makes its own: what replicas did before.
+  const alone = await serve(t, { admins: ['telegram:4242'], identityOf: async () => 'telegram:4242' });
+  assert.notEqual(await csrfOn(alone.s.url), token);
 });
 
 test('/admin serves a shell with no inline script under the CSP, and says how to build a missing bundle', async (t) => {
