@@ -1,8 +1,8 @@
 // `prepare` (run by `npm install`/`npm ci` in a source checkout and by `npm pack`): compiles
-// src/ into dist/, bundles the dashboard into dist/admin, builds the bundled tools into
-// tools/dist/ and compiles them for the sandbox into the cache every data dir shares
-// (tools/dist/cache). The first three need the dev dependencies
-// (TypeScript, tsx, esbuild, componentize-js). With them omitted (`npm install --omit=dev`) an
+// src/ into dist/, bundles the dashboard into dist/admin, copies jco-transpile into dist/vendor,
+// builds the bundled tools into tools/dist/ and compiles them for the sandbox into the cache every
+// data dir of this checkout shares (tools/dist/cache). All need the dev dependencies
+// (TypeScript, tsx, esbuild, componentize-js, jco-transpile). With them omitted (`npm install --omit=dev`) an
 // existing build is kept as it is, and a checkout with no build fails here with what to do,
 // rather than with "tsx: not found". Plain JavaScript because tsx may be absent. A consumer of
 // the packed tarball never runs this: the tarball ships dist/ and tools/dist/.
@@ -13,9 +13,16 @@ import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const installed = (name) => existsSync(join(root, 'node_modules', name, 'package.json'));
-const built = existsSync(join(root, 'dist', 'cli', 'main.js')) && existsSync(join(root, 'tools', 'dist', 'components'));
+const built =
+  existsSync(join(root, 'dist', 'cli', 'main.js')) &&
+  existsSync(join(root, 'dist', 'vendor', 'jco-transpile')) &&
+  existsSync(join(root, 'tools', 'dist', 'components'));
 
-if (!['typescript', 'tsx', 'esbuild', '@bytecodealliance/componentize-js'].every(installed)) {
+if (
+  !['typescript', 'tsx', 'esbuild', '@bytecodealliance/componentize-js', '@bytecodealliance/jco-transpile'].every(
+    installed,
+  )
+) {
   if (built) {
     console.log('boxbot: dev dependencies omitted; keeping the existing build in dist/ and tools/dist/');
     process.exit(0);
@@ -31,13 +38,19 @@ if (!['typescript', 'tsx', 'esbuild', '@bytecodealliance/componentize-js'].every
 // Each step says what it does before it starts and how long it took, so an install that takes
 // minutes on a small machine never looks stuck (npm shows this script's output as it comes).
 const steps = [
+  // Emit only (--noCheck: the same JavaScript, half the CPU): `npm run typecheck` and `npm test`
+  // check the types; an install need not check them again.
   [
-    'compiling TypeScript into dist/ (tsc)',
-    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json'],
+    'compiling TypeScript into dist/ (tsc, emit only; npm run typecheck checks the types)',
+    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noCheck'],
   ],
   [
     'bundling the dashboard into dist/admin/ (esbuild: Preact, htm, uPlot)',
     [join(root, 'scripts', 'build-dashboard.js')],
+  ],
+  [
+    'copying jco-transpile into dist/vendor/ (the tool compiler, without binaryen: see scripts/build-vendor.js)',
+    [join(root, 'scripts', 'build-vendor.js')],
   ],
   [
     'building the bundled WASM tools into tools/dist/ (esbuild + componentize-js; unchanged ones are kept)',

@@ -49,6 +49,7 @@ export const SLOW: readonly string[] = [
   // the CLI in a child process (several of them register the bundled tools)
   'test/cli/',
   'test/package/files.test.ts', // npm pack --dry-run in a child process
+  'test/package/production-install.test.ts', // npm pack, npm install --omit=dev, boxbot from there
   'test/scheduler/cli-job.test.ts',
   'test/scheduler/cli-webhook-job.test.ts',
   'test/config/overrides.test.ts', // the CLI refusing bad settings

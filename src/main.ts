@@ -31,7 +31,7 @@ import { databaseUrl } from './config/store-url.ts';
 import { errorMessage } from './core/errors.ts';
 import { createLogger, type Logger, registerSecrets } from './core/log.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
-import { createAdminAuth } from './gateway/admin-auth.ts';
+import { createAdminAuth, storedCsrfKey } from './gateway/admin-auth.ts';
 import { type ChannelRecorder, createChannelRecorder, recordingAdapter } from './gateway/channel-recorder.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, isLoopback, startHttpServer } from './gateway/http-server.ts';
@@ -488,6 +488,8 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       adminAuth: createAdminAuth({
         ...(secrets.BOXBOT_ADMIN_TOKEN ? { token: secrets.BOXBOT_ADMIN_TOKEN } : {}),
         admins: loaded.config.admins,
+        sessions: store.adminSessions,
+        csrfKey: storedCsrfKey(store.kv),
         // A browser signed in from chat (/web) as one of the config's admins gets the dashboard too.
         identityOf: (req) => webIdentityOf(store.webSessions, req),
       }),

@@ -1,15 +1,18 @@
 // Who may use /admin and its JSON API: a Bearer admin token (scripts), a dashboard session made by
 // signing in with that token (browsers), or a signed-in identity named in the config's `admins`
 // (through `identityOf`, which the web sign-in supplies). The session cookie holds a random id,
-// never the token; sessions live in this process only and expire after `idleMs` unused or
-// `maxAgeMs` in all. Requests that change something and ride on a cookie must come from the
-// dashboard's own origin (Origin, else Sec-Fetch-Site) and carry the session's CSRF token in
-// `x-boxbot-csrf`: another site can make a browser send the cookie, not read the token.
-import { createHmac, randomBytes } from 'node:crypto';
+// never the token; sessions live in the store (by the id's SHA-256), so replicas share them and a
+// restart keeps them, and expire after `idleMs` unused or `maxAgeMs` in all. Failed sign-ins are
+// counted per address in the store too, so a guesser spreading tries over replicas gets no more
+// of them. Requests that change something and ride on a cookie must come from the dashboard's
+// own origin (Origin, else Sec-Fetch-Site) and carry the session's CSRF token in `x-boxbot-csrf`:
+// another site can make a browser send the cookie, not read the token.
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import type { NextFunction, Request, Response } from 'express';
 import type { UserKey } from '../adapters/index.ts';
 import { constantTimeEqual } from '../core/constant-time-equal.ts';
+import { type AdminSessionStore, createMemoryStore, type KvStore } from '../store/index.ts';
 
 /** The dashboard's session cookie (scoped to /admin). */
 export const ADMIN_COOKIE = 'boxbot_admin';
@@ -36,6 +39,15 @@ export interface AdminAuthOptions {
   maxAgeMs?: number;
   /** Failed sign-ins per address per minute before further tries are refused (default 10). */
   maxFailuresPerMinute?: number;
+  /** Where sessions and failed sign-ins are kept (the store's `adminSessions`); default: this process's memory. */
+  sessions?: AdminSessionStore;
+  /** Most live sessions; past it, signing in ends the oldest (default 1000). */
+  maxSessions?: number;
+  /**
+   * The key the CSRF tokens of identity sign-ins are made with, the same on every replica (see
+   * `storedCsrfKey`); default: a random key of this process.
+   */
+  csrfKey?: () => Promise<string>;
   now?: () => number;
 }
 
@@ -45,8 +57,8 @@ export interface AdminAuth {
   signIn(
     given: string,
     address: string,
-  ): { sessionId: string; csrf: string; maxAgeSeconds: number } | 'refused' | 'limited';
-  signOut(sessionId: string): void;
+  ): Promise<{ sessionId: string; csrf: string; maxAgeSeconds: number } | 'refused' | 'limited'>;
+  signOut(sessionId: string): Promise<void>;
   /** The admin behind `req`, or undefined. */
   principal(req: Request): Promise<AdminPrincipal | undefined>;
   /**
@@ -55,13 +67,7 @@ export interface AdminAuth {
    */
   require(): (req: Request, res: Response, next: NextFunction) => void;
   /** Live sessions (for tests and the overview). */
-  size(): number;
-}
-
-interface Session {
-  csrf: string;
-  created: number;
-  lastUsed: number;
+  size(): Promise<number>;
 }
 
 /** The value of cookie `name` in a Cookie header. */
@@ -100,60 +106,45 @@ export function createAdminAuth(o: AdminAuthOptions): AdminAuth {
   const idleMs = o.idleMs ?? 30 * 60_000;
   const maxAgeMs = o.maxAgeMs ?? 8 * 3600_000;
   const maxFailures = o.maxFailuresPerMinute ?? 10;
-  const sessions = new Map<string, Session>();
-  const failures = new Map<string, { count: number; since: number }>();
+  const maxSessions = o.maxSessions ?? 1000;
+  const sessions = o.sessions ?? createMemoryStore({ now }).adminSessions;
+  const hashOf = (id: string) => createHash('sha256').update(id).digest('hex');
   // CSRF tokens of identity sign-ins: stable per identity within this process, unguessable outside it.
-  const csrfKey = randomBytes(32);
-  const identityCsrf = (k: UserKey) => createHmac('sha256', csrfKey).update(`csrf:${k}`).digest('base64url');
+  const ownKey = randomBytes(32).toString('base64url');
+  const csrfKey = o.csrfKey ?? (async () => ownKey);
+  const identityCsrf = async (k: UserKey) =>
+    createHmac('sha256', await csrfKey())
+      .update(`csrf:${k}`)
+      .digest('base64url');
 
-  const live = (id: string): Session | undefined => {
-    const s = sessions.get(id);
-    if (!s) return undefined;
-    const t = now();
-    if (t - s.lastUsed > idleMs || t - s.created > maxAgeMs) {
-      sessions.delete(id);
-      return undefined;
-    }
-    s.lastUsed = t;
-    return s;
-  };
-  const limited = (address: string): boolean => {
-    const f = failures.get(address);
-    if (!f || now() - f.since > 60_000) return false;
-    return f.count >= maxFailures;
-  };
-  const fail = (address: string) => {
-    const f = failures.get(address);
-    if (!f || now() - f.since > 60_000) failures.set(address, { count: 1, since: now() });
-    else f.count++;
-    if (failures.size > 10_000) failures.clear(); // a flood of addresses: forget, never grow without bound
-  };
-
+  const MINUTE = 60_000;
   const auth: AdminAuth = {
-    signIn(given, address) {
-      if (limited(address)) return 'limited';
+    async signIn(given, address) {
+      if ((await sessions.failures(address, MINUTE)) >= maxFailures) return 'limited';
       if (!o.token || !constantTimeEqual(given, o.token)) {
-        fail(address);
+        await sessions.addFailure(address, MINUTE);
         return 'refused';
       }
-      for (const id of [...sessions.keys()]) live(id); // sweeps the expired ones
-      if (sessions.size >= 1000) sessions.delete(sessions.keys().next().value!);
       const sessionId = randomBytes(32).toString('base64url');
       const csrf = randomBytes(24).toString('base64url');
-      sessions.set(sessionId, { csrf, created: now(), lastUsed: now() });
+      const at = now();
+      await sessions.create(
+        { idHash: hashOf(sessionId), csrf, createdAt: at, lastUsedAt: at, expiresAt: at + maxAgeMs },
+        maxSessions,
+      );
       return { sessionId, csrf, maxAgeSeconds: Math.floor(maxAgeMs / 1000) };
     },
-    signOut: (id) => void sessions.delete(id),
+    signOut: async (id) => void (await sessions.remove(hashOf(id))),
     async principal(req) {
       const header = req.headers.authorization ?? '';
       if (o.token && header.startsWith('Bearer ') && constantTimeEqual(header.slice(7), o.token))
         return { via: 'token' };
       const id = cookieValue(req.headers.cookie, ADMIN_COOKIE);
-      const s = id ? live(id) : undefined;
+      const s = id ? await sessions.use(hashOf(id), idleMs) : undefined;
       if (id && s) return { via: 'session', sessionId: id, csrf: s.csrf };
       const identity = await o.identityOf?.(req).catch(() => undefined);
       if (identity && isAdminIdentity(o.admins, identity))
-        return { via: 'identity', identity, csrf: identityCsrf(identity) };
+        return { via: 'identity', identity, csrf: await identityCsrf(identity) };
       return undefined;
     },
     require() {
@@ -183,9 +174,30 @@ export function createAdminAuth(o: AdminAuthOptions): AdminAuth {
         );
       };
     },
-    size: () => sessions.size,
+    size: () => sessions.count(),
   };
   return auth;
+}
+
+const CSRF_KEY = 'admin.csrfKey';
+
+/**
+ * The CSRF key of identity sign-ins kept in the store's kv, so every replica (and a restart) makes
+ * the same token for an identity: made at random by the first to need it. Read again at most once a
+ * minute: two replicas starting at once may each write one, and the last written wins for both.
+ */
+export function storedCsrfKey(kv: KvStore, now: () => number = Date.now): () => Promise<string> {
+  let cached: { key: string; at: number } | undefined;
+  return async () => {
+    if (cached && now() - cached.at < 60_000) return cached.key;
+    let key = await kv.get(CSRF_KEY);
+    if (typeof key !== 'string' || key.length < 32) {
+      key = randomBytes(32).toString('base64url');
+      await kv.set(CSRF_KEY, key);
+    }
+    cached = { key, at: now() };
+    return key;
+  };
 }
 
 /** Who the principal is, in words for the dashboard. */

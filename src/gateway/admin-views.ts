@@ -12,6 +12,7 @@ import { resolvePolicy } from '../runner/policy.ts';
 import type { MemoryScope, Store } from '../store/index.ts';
 import type { AdminPrincipal } from './admin-auth.ts';
 import { principalName } from './admin-auth.ts';
+import { budgetUse, jobRows } from './admin-budgets.ts';
 import type { DecisionResult } from './approvals.ts';
 import { usageSeries } from './usage-series.ts';
 
@@ -223,7 +224,19 @@ export function adminViews(o: AdminViewsOptions): Router {
     try {
       const daily = await o.store.usage.daily(span[0]!, span.at(-1)!);
       const { cut, ...series } = usageSeries(daily.days);
-      res.json({ days: span, ...series, truncated: daily.truncated, summed: cut, budgets: budgetsIn(o.config) });
+      const today = span.at(-1)!;
+      const budgets = budgetsIn(o.config);
+      const jobs = (await o.store.jobs.list()).filter((j) => j.budgetUsd !== undefined).slice(0, 200);
+      const jobLogs = await Promise.all(jobs.map(async (job) => ({ job, logs: await o.store.jobs.logs(job.id, 50) })));
+      const use = [
+        ...budgetUse(
+          o.config,
+          daily.days.find((d) => d.day === today),
+          budgets,
+        ),
+        ...jobRows(jobLogs, today),
+      ];
+      res.json({ days: span, ...series, truncated: daily.truncated, summed: cut, budgets, budgetUse: use });
     } catch (e) {
       fail(res, e, 500);
     }

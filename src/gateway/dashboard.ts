@@ -85,10 +85,15 @@ export function attachDashboard(app: Express, o: DashboardOptions): void {
     res.type(type).send(body);
   });
   const small = express.json({ limit: '4kb' });
-  app.post('/admin/login', small, (req, res) => {
+  app.post('/admin/login', small, async (req, res, next) => {
     if (!sameOrigin(req)) return void res.status(403).json({ error: 'refused: not from the dashboard origin' });
     const token = typeof req.body?.token === 'string' ? req.body.token : '';
-    const out = o.auth.signIn(token, req.socket.remoteAddress ?? '');
+    let out: Awaited<ReturnType<AdminAuth['signIn']>>;
+    try {
+      out = await o.auth.signIn(token, req.socket.remoteAddress ?? '');
+    } catch (e) {
+      return next(e); // the store failed: a clear 500 from the server's error handler, no session
+    }
     if (out === 'limited') return void res.status(429).json({ error: 'too many failed sign-ins: wait a minute' });
     if (out === 'refused') return void res.status(401).json({ error: 'wrong admin token' });
     const secureFlag = req.secure ? '; Secure' : '';
@@ -99,10 +104,14 @@ export function attachDashboard(app: Express, o: DashboardOptions): void {
     );
     res.json({ ok: true, csrf: out.csrf });
   });
-  app.post('/admin/logout', (req, res) => {
+  app.post('/admin/logout', async (req, res, next) => {
     if (!sameOrigin(req)) return void res.status(403).json({ error: 'refused: not from the dashboard origin' });
     const id = cookieValue(req.headers.cookie, ADMIN_COOKIE);
-    if (id) o.auth.signOut(id);
+    try {
+      if (id) await o.auth.signOut(id);
+    } catch (e) {
+      return next(e);
+    }
     res.set('set-cookie', `${ADMIN_COOKIE}=; Path=/admin; HttpOnly; SameSite=Strict; Max-Age=0`);
     res.json({ ok: true });
   });

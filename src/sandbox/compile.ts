@@ -17,6 +17,7 @@ import { errorMessage } from '../core/errors.ts';
 import { SandboxError } from './errors.ts';
 import { patchGlue } from './glue-patch.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
+import { loadTranspile, loadWasmTools } from './jco.ts';
 import { readPreview1CommandAdapter } from './preview1-adapter.ts';
 import {
   classifyWasm,
@@ -257,10 +258,7 @@ async function toComponent(bytes: Uint8Array, label: string): Promise<Uint8Array
   const kind = classifyWasm(bytes);
   if (kind.kind === 'component') return bytes;
   if (kind.kind === 'invalid') throw new SandboxError('invalid-tool', `${label}: ${kind.reason}`, label);
-  const [{ componentNew }, adapter] = await Promise.all([
-    import('@bytecodealliance/jco-transpile/wasm-tools'),
-    readPreview1CommandAdapter(),
-  ]);
+  const [{ componentNew }, adapter] = await Promise.all([loadWasmTools(), readPreview1CommandAdapter()]);
   const [main, linked] = preview1Pair(bytes, adapter);
   try {
     return await componentNew(main, [['wasi_snapshot_preview1', linked]]);
@@ -291,7 +289,7 @@ async function transpile(component: Uint8Array, label: string): Promise<Record<s
   // jco-transpile is the part of jco that transpiles; jco's wrapper adds only defaults for ESM
   // output and wraps result errors in ComponentError (kept here). Its `noTypescript` never
   // reached jco-transpile, whose option is `emitTypescriptDeclarations`.
-  const { transpileBytes } = await import('@bytecodealliance/jco-transpile');
+  const { transpileBytes } = await loadTranspile();
   try {
     const out = await transpileBytes(component, {
       name: 'guest',

@@ -1,6 +1,8 @@
 // The two backends: files under a data directory (the default, through lowdb) and memory
 // (tests). Both run the same store logic over a different byte layer, under the shared rules
 // (validated.ts).
+
+import { createAdminSessions } from './admin-sessions.ts';
 import { createApprovals } from './approvals.ts';
 import { createChannelLog } from './channel-log.ts';
 import { createConversations } from './conversations.ts';
@@ -62,6 +64,7 @@ function build(files: Files, opts: ResolvedStoreOptions): BackendStore {
     hookDeliveries: createHookDeliveries(docs, now),
     channelLog: createChannelLog(docs),
     webSessions: createWebSessions(docs, now),
+    adminSessions: createAdminSessions(docs, now),
     async close() {
       await closeDelivery();
       await docs.close();

@@ -1,5 +1,6 @@
 // The store's public names: the interface the gateway, scheduler and CLI use, and its backends.
 
+export type { AdminSession, AdminSessionStore } from './admin-sessions.ts';
 export { DEFAULT_ARCHIVE_RETENTION_MS, startArchiveSweep } from './archive-sweep.ts';
 export { startChannelLogSweep, sweepChannelLog } from './channel-log-sweep.ts';
 export type { ChannelLogEdit, ChannelLogEntry, ChannelLogStore } from './channel-log-types.ts';

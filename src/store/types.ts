@@ -3,6 +3,7 @@
 import type { InboundMessage, OutboundTarget, ReplyTarget } from '../adapters/index.ts';
 import type { Logger } from '../core/log.ts';
 import type { Message, Usage } from '../core/message.ts';
+import type { AdminSessionStore } from './admin-sessions.ts';
 import type { ChannelLogStore } from './channel-log-types.ts';
 import type { HookDeliveryStore } from './hook-deliveries.ts';
 import type { WebSessionStore } from './web-sessions.ts';
@@ -512,6 +513,8 @@ export interface Store {
   readonly channelLog: ChannelLogStore;
   /** The web chat's login links and signed-in browsers. */
   readonly webSessions: WebSessionStore;
+  /** The dashboard's sessions and failed sign-ins (shared by replicas, kept across restarts). */
+  readonly adminSessions: AdminSessionStore;
   /** Leases between replicas; absent for a backend that serves one process (files). */
   readonly leases?: LeaseStore;
   /** The bots' shared send pauses; absent for a backend that serves one process (files). */

@@ -5,6 +5,7 @@
 // here, so it assumes valid input and never repeats a rule; the contract suite keeps them equal.
 import { decodeUserKey, type InboundMessage } from '../adapters/index.ts';
 import { type Logger, silentLogger } from '../core/log.ts';
+import type { AdminSessionStore } from './admin-sessions.ts';
 import type { ChannelLogEntry, ChannelLogStore } from './channel-log-types.ts';
 import { StoreError } from './errors.ts';
 import type { HookDeliveryStore } from './hook-deliveries.ts';
@@ -116,6 +117,7 @@ export function validated(backend: BackendStore): Store {
     hookDeliveries: validatedHookDeliveries(backend.hookDeliveries),
     channelLog: validatedChannelLog(backend.channelLog),
     webSessions: validatedWebSessions(backend.webSessions),
+    adminSessions: validatedAdminSessions(backend.adminSessions),
     ...(backend.leases ? { leases: validatedLeases(backend.leases) } : {}),
     ...(backend.rateGates ? { rateGates: validatedRateGates(backend.rateGates) } : {}),
     close: () => backend.close(),
@@ -497,6 +499,52 @@ function validatedWebSessions(w: WebSessionStore): WebSessionStore {
     async revokeIdentity(identity) {
       checkIdentity(identity);
       return w.revokeIdentity(identity);
+    },
+  };
+}
+
+/** A sign-in's address as the socket gives it (IPv4, IPv6, an IPv4-mapped IPv6, with a zone); '' when unknown. */
+const ADDRESS = /^[0-9A-Za-z:.%_-]{0,100}$/;
+
+function checkWindow(ms: number, what: string): void {
+  if (!Number.isFinite(ms) || ms <= 0)
+    throw new StoreError('invalid', `invalid ${what}: expected a positive time in ms`);
+}
+
+function validatedAdminSessions(a: AdminSessionStore): AdminSessionStore {
+  const checkAddress = (address: string) => {
+    if (!ADDRESS.test(address)) throw new StoreError('invalid', 'invalid sign-in address: expected an IP address');
+  };
+  return {
+    async create(session, maxSessions) {
+      checkHash(session.idHash, 'dashboard session id hash');
+      if (!SESSION_ID.test(session.csrf)) throw new StoreError('invalid', 'invalid dashboard CSRF token');
+      checkTimes(session, 'dashboard session');
+      if (!Number.isFinite(session.lastUsedAt) || session.lastUsedAt < session.createdAt)
+        throw new StoreError('invalid', 'invalid dashboard session: lastUsedAt must be a time, not before createdAt');
+      if (!Number.isInteger(maxSessions) || maxSessions < 1)
+        throw new StoreError('invalid', 'invalid maxSessions: expected a whole number of at least 1');
+      const { idHash, csrf, createdAt, lastUsedAt, expiresAt } = session;
+      return a.create({ idHash, csrf, createdAt, lastUsedAt, expiresAt }, maxSessions);
+    },
+    async use(idHash, idleMs) {
+      checkWindow(idleMs, 'idle time');
+      // A malformed hash names no session: nothing found, nothing to say to a guesser.
+      return HASH.test(idHash) ? a.use(idHash, idleMs) : undefined;
+    },
+    async remove(idHash) {
+      return HASH.test(idHash) ? a.remove(idHash) : false;
+    },
+    count: () => a.count(),
+    async addFailure(address, windowMs) {
+      checkAddress(address);
+      checkWindow(windowMs, 'sign-in window');
+      return a.addFailure(address, windowMs);
+    },
+    async failures(address, windowMs) {
+      checkAddress(address);
+      checkWindow(windowMs, 'sign-in window');
+      return a.failures(address, windowMs);
     },
   };
 }

@@ -35,7 +35,15 @@ describe('the dashboard in Chromium', { skip: missing }, () => {
       execFileSync(process.execPath, [join(root, 'scripts', 'build-dashboard.js')], { stdio: 'inherit' });
     bot = await bootBoxbot(
       {
-        channels: { web: { enabled: true, access: 'full', approvals: { tools: ['write'], approvers: 'requester' } } },
+        channels: {
+          web: {
+            enabled: true,
+            access: 'full',
+            approvals: { tools: ['write'], approvers: 'requester' },
+            // Far above what the emulator's calls cost: the Usage page's bars, never a refusal.
+            budget: { conversationUsdPerDay: 5, userUsdPerDay: 3 },
+          },
+        },
       },
       { BOXBOT_ADMIN_TOKEN: TOKEN },
     );
@@ -229,6 +237,27 @@ describe('the dashboard in Chromium', { skip: missing }, () => {
       await textOf(),
       /Spent today \(\d{4}-\d{2}-\d{2}\): \$0\.\d{4}, [1-9]\d* tokens in [1-9]\d* model calls/,
     );
+    // Budgets and today's spend: the web channel's budget for the chat and the person's, each the
+    // calls' real cost against its limit, as a figure and as a meter; a job's cap per run.
+    const budgets = await page.$$eval('table[data-budgets] tbody tr', (trs) =>
+      trs.map((tr) => ({
+        cells: Array.from(tr.children, (c) => (c.textContent ?? '').trim()),
+        meter: Number(tr.querySelector('meter')?.value),
+        label: tr.querySelector('meter')?.getAttribute('aria-label') ?? '',
+      })),
+    );
+    const row = (who: string) => budgets.find((b) => b.cells[1] === who);
+    const personal = row(`Person: ${user}`)!;
+    assert.equal(personal.cells[0], 'channels.web.budget');
+    assert.equal(personal.cells[2], `${userRow![1]} of $3.0000 per day`, 'the person’s real spend against 3 USD');
+    // The emulator's calls cost a few millionths of a dollar: the meter holds the exact share (the figure rounds).
+    assert.ok(personal.meter > 0 && personal.meter < 1e-3, `meter ${personal.meter}`);
+    assert.equal(personal.label, `channels.web.budget, ${user}: ${personal.cells[2]}`);
+    const convRow = (await textOf()).match(new RegExp(`web:${esc(chat.session)}\\s+(\\$0\\.\\d{4})`))!;
+    const channel = row(`Channel: web:${chat.session}`)!;
+    assert.equal(channel.cells[2], `${convRow[1]} of $5.0000 per day`, 'the chat’s spend against 5 USD');
+    assert.ok(channel.meter > 0 && channel.meter < 1e-3, `meter ${channel.meter}`);
+    assert.equal(channel.cells[3], '0%');
     await clean('usage');
   });
 

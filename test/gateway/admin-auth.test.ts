@@ -9,10 +9,11 @@ import { join } from 'node:path';
 import { test } from 'node:test';
 import { Router } from 'express';
 import type { UserKey } from '../../src/adapters/index.ts';
-import { type AdminAuthOptions, createAdminAuth } from '../../src/gateway/admin-auth.ts';
+import { type AdminAuthOptions, createAdminAuth, storedCsrfKey } from '../../src/gateway/admin-auth.ts';
 import { DASHBOARD_CSP } from '../../src/gateway/dashboard.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
 import { createMetrics } from '../../src/gateway/metrics.ts';
+import { createMemoryState, createMemoryStore } from '../../src/store/index.ts';
 import { tempDir } from '../helpers.ts';
 
 const TOKEN = 'correct-horse-battery-staple';
@@ -122,6 +123,33 @@ test('failed sign-ins are limited per address: even the right token gets 429 unt
   assert.equal((await signIn(TOKEN)).status, 200);
 });
 
+test('sessions and the sign-in limit live in the store: a replica honours them, a restart keeps them', async (t) => {
+  // Two gateways on one store (replicas on one database), each with its own process state.
+  const state = createMemoryState();
+  const on = () => createMemoryStore({ state }).adminSessions;
+  const a = await serve(t, { sessions: on(), maxFailuresPerMinute: 3 });
+  const b = await serve(t, { sessions: on(), maxFailuresPerMinute: 3 });
+  const { cookie, body } = await a.signIn(TOKEN);
+  const me = await fetch(`${b.s.url}/admin/api/me`, { headers: { cookie } });
+  assert.equal(me.status, 200, 'signed in on one replica, known on the other');
+  assert.equal(((await me.json()) as { csrf: string }).csrf, body.csrf, 'with the same CSRF token');
+  const poke = await fetch(`${b.s.url}/admin/api/poke`, {
+    method: 'POST',
+    headers: { cookie, origin: b.origin, 'x-boxbot-csrf': body.csrf! },
+  });
+  assert.equal(poke.status, 200);
+  // A restart: a new gateway on the same store still knows the session.
+  const c = await serve(t, { sessions: on() });
+  assert.equal((await fetch(`${c.s.url}/admin/api/ping`, { headers: { cookie } })).status, 200, 'kept');
+  await fetch(`${b.s.url}/admin/logout`, { method: 'POST', headers: { cookie, origin: b.origin } });
+  assert.equal((await fetch(`${a.s.url}/admin/api/ping`, { headers: { cookie } })).status, 401, 'ended everywhere');
+  // Failed sign-ins from one address add up across replicas.
+  assert.equal((await a.signIn('guess-1')).status, 401);
+  assert.equal((await b.signIn('guess-2')).status, 401);
+  assert.equal((await a.signIn('guess-3')).status, 401);
+  assert.equal((await b.signIn(TOKEN)).status, 429, 'the limit counts the other replica’s failures');
+});
+
 test('an identity named in admins gets in through identityOf; another identity does not', async (t) => {
   const who = new Map<string, UserKey>([
     ['alice', 'telegram:4242'],
@@ -143,6 +171,34 @@ test('an identity named in admins gets in through identityOf; another identity d
     });
   assert.equal((await poke()).status, 403, 'an identity sign-in needs the CSRF token too');
   assert.equal((await poke(body.csrf)).status, 200);
+});
+
+test('an identity sign-in gets one CSRF token from every replica on a store, and after a restart', async (t) => {
+  const state = createMemoryState();
+  const replica = () => {
+    const store = createMemoryStore({ state });
+    return serve(t, {
+      admins: ['telegram:4242'],
+      identityOf: async () => 'telegram:4242',
+      sessions: store.adminSessions,
+      csrfKey: storedCsrfKey(store.kv),
+    });
+  };
+  const a = await replica();
+  const b = await replica();
+  const csrfOn = async (url: string) => ((await (await fetch(`${url}/admin/api/me`)).json()) as { csrf: string }).csrf;
+  const token = await csrfOn(a.s.url);
+  assert.equal(await csrfOn(b.s.url), token, 'the page read it from one replica; the other takes it');
+  const poke = await fetch(`${b.s.url}/admin/api/poke`, {
+    method: 'POST',
+    headers: { origin: b.origin, 'x-boxbot-csrf': token },
+  });
+  assert.equal(poke.status, 200);
+  const restarted = await replica();
+  assert.equal(await csrfOn(restarted.s.url), token, 'kept across a restart');
+  // Without the shared key each process makes its own: what replicas did before.
+  const alone = await serve(t, { admins: ['telegram:4242'], identityOf: async () => 'telegram:4242' });
+  assert.notEqual(await csrfOn(alone.s.url), token);
 });
 
 test('/admin serves a shell with no inline script under the CSP, and says how to build a missing bundle', async (t) => {

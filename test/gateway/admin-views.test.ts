@@ -199,6 +199,7 @@ test('usage: cost and tokens per day by channel, user, model and conversation, t
     conversations: ({ key: string } & Series)[];
     today: { date: string; costUsd: number; tokens: number; calls: number };
     budgets: { path: string }[];
+    budgetUse: { kind: string; source: string; subject?: string; limitUsd: number; spentUsd: number }[];
     truncated: boolean;
   };
   const { status, body } = await call<Out>('/usage/daily?days=7');
@@ -228,6 +229,11 @@ test('usage: cost and tokens per day by channel, user, model and conversation, t
   assert.deepEqual(
     body.budgets.map((b) => b.path),
     ['channels.telegram.chats.-100.budget'],
+  );
+  assert.deepEqual(
+    body.budgetUse,
+    [{ kind: 'channel', source: 'channels.telegram.chats.-100.budget', limitUsd: 2, spentUsd: 0, per: 'day' }],
+    'the budget, nobody in that chat spent today',
   );
   assert.equal((await call<Out>('/usage/daily?days=500')).body.days.length, 60, 'at most 60 days');
 });

@@ -23,6 +23,7 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
   scripts: Record<string, string>;
   files: string[];
   allowScripts?: Record<string, boolean>;
+  peerDependenciesMeta?: Record<string, { optional?: boolean }>;
 };
 const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, LockEntry>;
@@ -106,11 +107,26 @@ describe('install', () => {
 
   it('every package src/ imports is a runtime dependency, so an --omit=dev install can run it', () => {
     // tsx: src/sandbox/pool.ts loads it in workers only when boxbot runs from its .ts sources.
-    const sourceOnly = new Set(['tsx']);
+    // jco-transpile: copied into dist/vendor by scripts/build-vendor.js (without binaryen); its own
+    // imports are runtime dependencies (checked below). Optional peers: the cloud hosts' SDKs,
+    // loaded only when configured, with an error naming the package when absent.
+    const sourceOnly = new Set(['tsx', '@bytecodealliance/jco-transpile']);
+    const optionalPeer = (name: string) => pkg.peerDependenciesMeta?.[name]?.optional === true;
     const notRuntime = [...importedPackages(join(root, 'src'))]
-      .filter(([name]) => !pkg.dependencies[name] && !sourceOnly.has(name))
+      .filter(([name]) => !pkg.dependencies[name] && !sourceOnly.has(name) && !optionalPeer(name))
       .map(([name, file]) => `${name} (${file})`);
     assert.deepEqual(notRuntime, []);
+  });
+
+  it('the copy of jco-transpile in dist/vendor has its own imports as runtime dependencies, binaryen not', () => {
+    const copied = JSON.parse(
+      readFileSync(join(root, 'node_modules', '@bytecodealliance', 'jco-transpile', 'package.json'), 'utf8'),
+    ) as { version: string; dependencies: Record<string, string> };
+    assert.equal(pkg.devDependencies['@bytecodealliance/jco-transpile'], copied.version, 'the version copied');
+    assert.ok(pkg.scripts.build?.includes('scripts/build-vendor.js'), 'npm run build copies it');
+    for (const name of ['oxc-minify', '@bytecodealliance/preview2-shim'])
+      assert.ok(pkg.dependencies[name] && copied.dependencies[name], `${name}: imported by the copy, a dependency`);
+    assert.equal(pkg.dependencies.binaryen, undefined);
   });
 
   it('a production install has what its install scripts and the CLI need', () => {

@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createFileStore, type Store } from '../../src/store/index.ts';
+import { adminSessionsContract } from './admin-sessions-contract.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { inbound, pendingIds } from './delivery-fixtures.ts';
 import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
@@ -48,6 +49,7 @@ storeContract('file', harness);
 memoriesContract('file', harness);
 hookDeliveriesContract('file', harness);
 webSessionsContract('file', harness);
+adminSessionsContract('file', harness);
 
 test('file: a process killed between the temp write and the rename leaves the old content readable', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));

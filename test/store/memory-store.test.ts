@@ -1,5 +1,6 @@
 // The store contract against the memory backend (its state Map plays the data directory).
 import { createMemoryState, createMemoryStore } from '../../src/store/index.ts';
+import { adminSessionsContract } from './admin-sessions-contract.ts';
 import { channelLogContract } from './channel-log-contract.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
@@ -20,4 +21,5 @@ storeContract('memory', harness);
 memoriesContract('memory', harness);
 hookDeliveriesContract('memory', harness);
 webSessionsContract('memory', harness);
+adminSessionsContract('memory', harness);
 channelLogContract('memory', harness);

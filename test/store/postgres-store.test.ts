@@ -7,6 +7,7 @@ import { NO_USAGE_TOTALS, StoreError, UNRECORDED_MODEL } from '../../src/store/i
 import { createDb, type Db } from '../../src/store/postgres/db.ts';
 import { createPostgresStore, MIGRATIONS, openPostgresStore } from '../../src/store/postgres/index.ts';
 import { createPgUsage } from '../../src/store/postgres/usage.ts';
+import { adminSessionsContract } from './admin-sessions-contract.ts';
 import { channelLogContract } from './channel-log-contract.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { inbound, reply } from './delivery-fixtures.ts';
@@ -48,6 +49,7 @@ if (server) {
   memoriesContract('postgres', harness, { files: false });
   hookDeliveriesContract('postgres', harness);
   webSessionsContract('postgres', harness);
+  adminSessionsContract('postgres', harness);
   channelLogContract('postgres', harness);
 }
 

@@ -25,8 +25,20 @@ interface Daily {
   conversations: ({ key: string } & Series)[];
   today: { date: string; costUsd: number; tokens: number; calls: number };
   budgets: { path: string; budget: unknown }[];
+  budgetUse: BudgetUse[];
   truncated: boolean;
   summed: boolean;
+}
+
+/** One budget and what was spent under it today (the API's BudgetUse). */
+interface BudgetUse {
+  kind: 'channel' | 'user' | 'job';
+  source: string;
+  subject?: string;
+  limitUsd: number;
+  spentUsd: number;
+  per: 'day' | 'run';
+  runs?: number;
 }
 
 const COLORS = ['#1f6feb', '#d73a49', '#2da44e', '#bf8700', '#8250df', '#1b7c83', '#57606a'];
@@ -127,11 +139,37 @@ export function UsagePage() {
         )}</tbody>
       </table>
     </section>
-    <section aria-labelledby="budgets">
-      <h2 id="budgets">Budgets</h2>
-      ${!data.budgets.length && html`<p>No budget is set: spending is not capped.</p>`}
-      <ul>${data.budgets.map((b) => html`<li><code>${b.path}</code>: ${JSON.stringify(b.budget)}</li>`)}</ul>
-    </section>`;
+    <${Budgets} rows=${data.budgetUse} date=${t.date} />`;
+}
+
+const WHO = { channel: 'Channel', user: 'Person', job: 'Job, per run' } as const;
+
+/** Each budget with today's spending under it: a bar (a meter, so screen readers read it) and the figures. */
+function Budgets(p: { rows: BudgetUse[]; date: string }) {
+  return html`<section aria-labelledby="budgets">
+    <h2 id="budgets">Budgets and today's spend</h2>
+    ${
+      p.rows.length
+        ? html`<table data-budgets>
+            <caption>Each budget with what was spent under it on ${p.date} (a job: its largest run today)</caption>
+            <${Head} cols=${['Budget', 'Limits', 'Spent today', 'Used']} />
+            <tbody>${p.rows.map((b) => {
+              const share = b.limitUsd > 0 ? b.spentUsd / b.limitUsd : b.spentUsd > 0 ? 1 : 0;
+              const who = b.subject ?? (b.kind === 'job' ? '' : 'nobody spent under it today');
+              const runs = b.kind === 'job' ? ` (${b.runs ?? 0} runs today)` : '';
+              const figure = `${usd(b.spentUsd)} of ${usd(b.limitUsd)} per ${b.per}`;
+              return html`<tr data-kind=${b.kind}>
+                <th scope="row"><code>${b.source}</code></th>
+                <td>${WHO[b.kind]}: ${who}${runs}</td>
+                <td>${figure}</td>
+                <td><meter min="0" max="1" low="0.5" high="0.8" optimum="0" value=${Math.min(share, 1)}
+                  aria-label=${`${b.source}, ${who}: ${figure}`}></meter> ${Math.round(share * 100)}%</td>
+              </tr>`;
+            })}</tbody>
+          </table>`
+        : html`<p>No budget is set: spending is not capped.</p>`
+    }
+  </section>`;
 }
 
 interface ToolRow {

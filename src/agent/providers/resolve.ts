@@ -8,7 +8,13 @@ import type { Logger } from '../../core/log.ts';
 import { silentLogger } from '../../core/log.ts';
 import type { Provider } from '../types.ts';
 import { createAnthropicProvider } from './anthropic.ts';
-import { createBedrockProvider, createVertexProvider, vertexBaseURL } from './anthropic-hosts.ts';
+import {
+  createBedrockProvider,
+  createVertexProvider,
+  HOST_SDKS,
+  hostSdkProblem,
+  vertexBaseURL,
+} from './anthropic-hosts.ts';
 import { createCohereProvider } from './cohere.ts';
 import { ModelConfigError } from './errors.ts';
 import { withFallback } from './fallback.ts';
@@ -123,7 +129,7 @@ function hostProblem(name: string, type: ProviderType, ctx: Ctx): string | undef
   if (type === 'vertex-anthropic' && !ctx.config.providers?.[name]?.projectId) {
     return `providers.${name}.projectId is not set in the config (the Google Cloud project)`;
   }
-  return undefined;
+  return hostSdkProblem(HOST_SDKS[type]);
 }
 
 function statusOf(name: string, ctx: Ctx): ProviderStatus | undefined {

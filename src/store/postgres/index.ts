@@ -4,6 +4,7 @@
 // checked input.
 import type { Store, StoreOptions } from '../types.ts';
 import { type BackendStore, type ResolvedStoreOptions, validated, withDefaults } from '../validated.ts';
+import { createPgAdminSessions } from './admin-sessions.ts';
 import { createPgApprovals } from './approvals.ts';
 import { createPgChannelLog } from './channel-log.ts';
 import { createPgConversations } from './conversations.ts';
@@ -42,6 +43,7 @@ function build(db: Db, opts: ResolvedStoreOptions): BackendStore {
     approvals: createPgApprovals(db, now),
     hookDeliveries: createPgHookDeliveries(db, now),
     webSessions: createPgWebSessions(db, now),
+    adminSessions: createPgAdminSessions(db, now),
     close: () => db.close(),
   };
 }

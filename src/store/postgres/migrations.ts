@@ -250,6 +250,27 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX boxbot_usage_day ON boxbot_usage (day, subject);
     `,
   },
+  {
+    version: 16,
+    // The dashboard's sign-in (AdminSessionStore): sessions by the SHA-256 of the cookie's id, and
+    // failed sign-ins per address in their current window. Times in ms.
+    name: 'dashboard sign-in',
+    sql: `
+      CREATE TABLE boxbot_admin_sessions (
+        id_hash text PRIMARY KEY,
+        csrf text NOT NULL,
+        created_at bigint NOT NULL,
+        last_used_at bigint NOT NULL,
+        expires_at bigint NOT NULL
+      );
+      CREATE TABLE boxbot_admin_failures (
+        address text PRIMARY KEY,
+        since bigint NOT NULL,
+        count integer NOT NULL
+      );
+      CREATE INDEX boxbot_admin_failures_since ON boxbot_admin_failures (since);
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */
