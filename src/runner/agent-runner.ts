@@ -11,7 +11,7 @@ import { userKeyOf } from '../adapters/index.ts';
 import { estimateTokens } from '../agent/loop/compaction.ts';
 import { RESERVED_OUTPUT_TOKENS } from '../agent/loop/run-loop.ts';
 import { SUMMARY_MARK, summarizeHistory } from '../agent/loop/summarize.ts';
-import type { AgentResult } from '../agent/loop/types.ts';
+import type { AgentEvent, AgentResult } from '../agent/loop/types.ts';
 import type { McpHub } from '../agent/mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from '../agent/media/send-file-tool.ts';
 import {
@@ -49,7 +49,7 @@ import { createDailySpend, type DailySpend, utcDay } from './daily-spend.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
 import type { Persist } from './persist.ts';
 import { type PolicyLimits, type ResolvedPolicy, withModelChoice } from './policy.ts';
-import type { AgentRunner, AgentRunReply, AgentRunRequest, UsageView } from './ports.ts';
+import type { AgentRunner, AgentRunReply, AgentRunRequest, GatewayAgentEvent, UsageView } from './ports.ts';
 import { GatewayStoppingError } from './ports.ts';
 
 /** What the runner is wired to. */
@@ -286,6 +286,14 @@ async function memoriesFor(
   }
 }
 
+/** A tool's start or end as the gateway's status event: its input, or the start of its output, raw. */
+function statusOf(e: Extract<AgentEvent, { type: 'tool-start' | 'tool-end' }>): GatewayAgentEvent {
+  if (e.type === 'tool-start')
+    return { type: 'status', text: e.status, detail: JSON.stringify(e.input, null, 2) ?? '', callId: e.id };
+  const output = e.output !== undefined ? { output: e.output, outputChars: e.outputChars ?? e.output.length } : {};
+  return { type: 'status-clear', text: e.status, callId: e.id, ...output };
+}
+
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
@@ -484,10 +492,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
           else if (e.type === 'tool-start') {
             o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: 'started' });
-            onEvent({ type: 'status', text: e.status, detail: JSON.stringify(e.input, null, 2) ?? '' });
+            onEvent(statusOf(e));
           } else if (e.type === 'tool-end') {
             o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: e.isError ? 'error' : 'ok' });
-            onEvent({ type: 'status-clear', text: e.status });
+            onEvent(statusOf(e));
           } else if (e.type === 'executors') onEvent({ type: 'checklist', lines: checklistLines(e.items) });
         },
       });

@@ -110,7 +110,8 @@ type WebEvent =
       error?: boolean;
     }
   | { type: 'user'; id: string; text: string; files?: FileRef[] }
-  | { type: 'activity'; for?: string; kind: 'tool-start' | 'tool-end'; text: string; detail?: string }
+  /** `detail`: the input at the start, the output at the end (redacted, capped; the page shows it as text). */
+  | { type: 'activity'; for?: string; kind: 'tool-start' | 'tool-end'; text: string; detail?: string; call?: string }
   | { type: 'note'; text: string }
   | { type: 'commands'; commands: CommandSpec[] }
   | { type: 'typing' };
@@ -332,7 +333,8 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         kind: activity.kind,
         text: activity.text,
         // Shown to the session's own user, redacted and capped as the stored transcript is.
-        ...(activity.detail !== undefined ? { detail: clip(activity.detail) } : {}),
+        ...(activity.detail !== undefined ? { detail: clip(activity.detail, activity.detailChars) } : {}),
+        ...(activity.callId !== undefined ? { call: activity.callId } : {}),
         ...(target.replyToMessageId ? { for: target.replyToMessageId } : {}),
       });
     },

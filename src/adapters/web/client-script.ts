@@ -214,18 +214,29 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     scrollDown();
     return d;
   }
+  // A tool's start opens an entry with its input; its end (the same call id, else the oldest open
+  // entry) adds how it ended and the start of its output. Both arrive redacted and capped, and are
+  // untrusted (a web page's words): set as text, never as markup.
   function activity(ev) {
     var block = toolBlock(ev.for);
     if (ev.kind === 'tool-start') {
       var input = ev.detail !== undefined ? 'input: ' + ev.detail + '\n\n' : '';
-      toolEntry(block, ev.text, input + 'running…').dataset.input = input;
+      var entry = toolEntry(block, ev.text, input + 'running…');
+      entry.dataset.input = input;
+      if (ev.call) entry.dataset.call = ev.call;
       return;
     }
     var open = Array.from(block.querySelectorAll('details')).filter(function (d) { return !d.dataset.done; });
-    var d = open[0];
+    var d = open.filter(function (e) { return ev.call && e.dataset.call === ev.call; })[0] || open[0];
     if (!d) return;
     d.dataset.done = '1';
-    d.querySelector('pre').textContent = (d.dataset.input || '') + (ev.text || 'done');
+    var pre = d.querySelector('pre');
+    pre.textContent = (d.dataset.input || '') + (ev.text || 'done');
+    if (ev.detail !== undefined) {
+      pre.textContent += '\n\noutput: ' + ev.detail;
+      pre.className = 'untrusted';
+      pre.title = 'What the tool returned, shown as plain text';
+    }
   }
   function working(on) {
     clearTimeout(typingTimer);
@@ -281,7 +292,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       }
       var block = newToolBlock();
       e.tools.forEach(function (t) {
-        var body = 'input: ' + t.input + (t.result !== undefined ? '\n\nresult: ' + t.result : '');
+        var body = 'input: ' + t.input + (t.result !== undefined ? '\n\noutput: ' + t.result : '');
         toolEntry(block, t.name + (t.isError ? ' (failed)' : ''), body);
       });
     });
