@@ -17,6 +17,7 @@ import { createSequence } from './sequence.ts';
 import type { Store, StoreOptions } from './types.ts';
 import { createUsage } from './usage.ts';
 import { type BackendStore, type ResolvedStoreOptions, validated, withDefaults } from './validated.ts';
+import { createWebDisplay } from './web-display.ts';
 import { createWebSessions } from './web-sessions.ts';
 
 /**
@@ -62,6 +63,7 @@ function build(files: Files, opts: ResolvedStoreOptions): BackendStore {
     hookDeliveries: createHookDeliveries(docs, now),
     channelLog: createChannelLog(docs),
     webSessions: createWebSessions(docs, now),
+    webDisplay: createWebDisplay(docs),
     async close() {
       await closeDelivery();
       await docs.close();

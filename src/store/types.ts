@@ -5,6 +5,7 @@ import type { Logger } from '../core/log.ts';
 import type { Message, Usage } from '../core/message.ts';
 import type { ChannelLogStore } from './channel-log-types.ts';
 import type { HookDeliveryStore } from './hook-deliveries.ts';
+import type { WebDisplayStore } from './web-display.ts';
 import type { WebSessionStore } from './web-sessions.ts';
 
 /** A JSON value as it is stored. */
@@ -512,6 +513,8 @@ export interface Store {
   readonly channelLog: ChannelLogStore;
   /** The web chat's login links and signed-in browsers. */
   readonly webSessions: WebSessionStore;
+  /** What each web chat session showed (its page drawn again after a reload, on any replica). */
+  readonly webDisplay: WebDisplayStore;
   /** Leases between replicas; absent for a backend that serves one process (files). */
   readonly leases?: LeaseStore;
   /** The bots' shared send pauses; absent for a backend that serves one process (files). */

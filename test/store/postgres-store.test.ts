@@ -13,6 +13,7 @@ import { inbound, reply } from './delivery-fixtures.ts';
 import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
 import { memoriesContract } from './memories-contract.ts';
 import { type PostgresServer, startPostgres } from './postgres-server.ts';
+import { webDisplayContract } from './web-display-contract.ts';
 import { webSessionsContract } from './web-sessions-contract.ts';
 
 const started = await startPostgres();
@@ -48,6 +49,7 @@ if (server) {
   memoriesContract('postgres', harness, { files: false });
   hookDeliveriesContract('postgres', harness);
   webSessionsContract('postgres', harness);
+  webDisplayContract('postgres', harness);
   channelLogContract('postgres', harness);
 }
 

@@ -17,6 +17,7 @@ import { createPgMemories } from './memories.ts';
 import { migrate } from './migrations.ts';
 import { createPgRateGates } from './rate-gates.ts';
 import { createPgUsage } from './usage.ts';
+import { createPgWebDisplay } from './web-display.ts';
 import { createPgWebSessions } from './web-sessions.ts';
 
 export { describeUrl } from './db.ts';
@@ -42,6 +43,7 @@ function build(db: Db, opts: ResolvedStoreOptions): BackendStore {
     approvals: createPgApprovals(db, now),
     hookDeliveries: createPgHookDeliveries(db, now),
     webSessions: createPgWebSessions(db, now),
+    webDisplay: createPgWebDisplay(db, now),
     close: () => db.close(),
   };
 }

@@ -250,6 +250,19 @@ export const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX boxbot_usage_day ON boxbot_usage (day, subject);
     `,
   },
+  {
+    version: 15,
+    // What each web chat session showed (WebDisplayStore): the page's events as JSON text, one row
+    // per session id, so every replica replays the same history. Time in ms.
+    name: 'web chat display',
+    sql: `
+      CREATE TABLE boxbot_web_display (
+        session text PRIMARY KEY,
+        events text NOT NULL,
+        updated_at bigint NOT NULL
+      );
+    `,
+  },
 ];
 
 /** An arbitrary constant naming boxbot's migration lock among the database's advisory locks. */
