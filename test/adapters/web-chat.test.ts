@@ -7,6 +7,7 @@ import type { InboundMessage } from '../../src/adapters/index.ts';
 import { createWebAdapter } from '../../src/adapters/web/index.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
 import { createMetrics } from '../../src/gateway/metrics.ts';
+import { createMemoryStore } from '../../src/store/index.ts';
 import { tempDir, waitUntil } from '../helpers.ts';
 
 async function serve(t: TestContext, opts: Parameters<typeof createWebAdapter>[0] = {}) {
@@ -410,7 +411,7 @@ test('web chat files: unsent uploads expire in a day, sent ones after their rete
 });
 
 test('web chat: a message the gateway did not take is recorded with a note saying so, not as sent', async (t) => {
-  const adapter = createWebAdapter({ displayDir: tempDir('boxbot-web-display-') });
+  const adapter = createWebAdapter({ display: createMemoryStore().webDisplay });
   await adapter.start(async () => {
     throw new Error('queue full');
   });

@@ -7,13 +7,14 @@ import { createWebAdapter } from '../../src/adapters/web/index.ts';
 import { registerSecrets } from '../../src/core/redact.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
 import { createMetrics } from '../../src/gateway/metrics.ts';
-import { readEventStream, tempDir, waitUntil } from '../helpers.ts';
+import { createMemoryStore } from '../../src/store/index.ts';
+import { readEventStream, waitUntil } from '../helpers.ts';
 
 type Shown = { type: string; kind?: string; text?: string; detail?: string; call?: string; for?: string };
 
 test('tool entries carry redacted, capped input and output by call id, live and replayed alike', async (t) => {
   registerSecrets(['hunter2-web-tool-secret']);
-  const adapter = createWebAdapter({ displayDir: tempDir('boxbot-web-display-') });
+  const adapter = createWebAdapter({ display: createMemoryStore().webDisplay });
   await adapter.start(async () => {});
   const server = await startHttpServer({
     host: '127.0.0.1',

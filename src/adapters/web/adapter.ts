@@ -24,7 +24,7 @@ import type {
   InboundSink,
   OutboundTarget,
 } from '../types.ts';
-import { createDisplayLog } from './display-log.ts';
+import { createDisplayLog, type DisplaySource, migrateDisplayFiles } from './display-log.ts';
 import { createEventHub } from './events.ts';
 import { createWebFiles, type WebFileRetention } from './files.ts';
 import { httpGuard, type Viewer } from './http-guard.ts';
@@ -63,8 +63,10 @@ export interface WebAdapterOptions {
   backlog?: number;
   /** Stored conversations (the store's): restores a tab's history after a restart and lists the browser's chats. */
   conversations?: ConversationSource;
-  /** Where what each session showed is kept (a folder in the data dir): the page draws it again after a reload. */
-  displayDir?: string;
+  /** Where what each session showed is kept (the store's `webDisplay`): the page draws it again after a reload. */
+  display?: DisplaySource;
+  /** Where older versions kept it (`<dataDir>/web-display`): moved into `display` at start. */
+  legacyDisplayDir?: string;
   /** Where uploads and sent files are kept (a folder in the data dir); without it files are refused. */
   filesDir?: string;
   /** Largest upload, per file and per message together (default 20 MB). */
@@ -113,7 +115,7 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
     ...(opts.anyHost ? { anyHost: true } : {}),
   });
   const maxUpload = opts.maxUploadBytes ?? DEFAULT_MAX_UPLOAD_BYTES;
-  const display = opts.displayDir ? createDisplayLog(opts.displayDir, log) : undefined;
+  const display = opts.display ? createDisplayLog(opts.display, log) : undefined;
   const hub = createEventHub(opts.backlog ?? 200, display);
   const publish = hub.publish;
   const files = opts.filesDir ? createWebFiles(opts.filesDir, opts.fileRetention, opts.now) : undefined;
@@ -170,6 +172,14 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
         sweep();
         sweeper = setInterval(sweep, opts.sweepEveryMs ?? 3600_000).unref();
       }
+      // Records an older version kept as files go into the store once (a failure leaves them for the next start).
+      if (opts.display && opts.legacyDisplayDir)
+        await migrateDisplayFiles(opts.legacyDisplayDir, opts.display, log).catch((e: unknown) =>
+          log.warn(
+            { err: errorMessage(e) },
+            'web chat display files not moved into the store; tried again at next start',
+          ),
+        );
     },
     async stop() {
       sink = undefined;
