@@ -106,6 +106,12 @@ export interface InboundMessage {
   attachments: Attachment[];
   /** Set when this event is a button press (text is then empty). */
   action?: ButtonPress;
+  /**
+   * The id of the message whose turn this one replaces (the web chat's Edit and Regenerate): when
+   * that turn is the conversation's last, it is dropped from the history (its answer with it) and
+   * this message runs in its place; otherwise this is an ordinary message.
+   */
+  replacesTurn?: string;
   /** ISO timestamp. */
   receivedAt: string;
   /** The platform payload, for logs and debugging only (never sent to a tool or model). */

@@ -144,6 +144,17 @@ function tagTurn(messages: Message[], input: string, inboundId: string, userId: 
   return messages;
 }
 
+/**
+ * `history` without its last turn when that turn was started by `inboundId`: an edited or
+ * regenerated message (InboundMessage.replacesTurn) runs in its place, and the history saved after
+ * it holds the new turn instead (the old answer goes). Else `history` as it is.
+ */
+function withoutLastTurn(history: Message[], inboundId: string | undefined): Message[] {
+  if (inboundId === undefined) return history;
+  const last = history.findLastIndex(isInput);
+  return last >= 0 && (history[last] as TaggedMessage).inboundId === inboundId ? history.slice(0, last) : history;
+}
+
 /** The final answer of the turn started by `inboundId`, if that turn is in the history. */
 function answerInHistory(history: Message[], inboundId: string): string | undefined {
   const start = history.findIndex((m) => (m as TaggedMessage).inboundId === inboundId);
@@ -408,7 +419,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       let chosen: string | undefined;
       try {
         const conversation = await reading;
-        history = conversation?.messages ?? [];
+        history = withoutLastTurn(conversation?.messages ?? [], message.replacesTurn);
         chosen = conversation?.model;
       } catch (e) {
         if (!(e instanceof StoreCorruptError)) throw e;

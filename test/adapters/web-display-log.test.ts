@@ -29,6 +29,25 @@ test('an edit replaces its message in place, keeping its file and buttons; a rep
   ]);
 });
 
+test('a replace removes the turn it names: its user message and what answered it, nothing else', () => {
+  const events: ShownEvent[] = [
+    { type: 'user', id: 'u1', text: 'first' },
+    { type: 'message', id: '7', text: 'one', for: 'u1' },
+    { type: 'user', id: 'u2', text: 'capital of France?' },
+    { type: 'activity', kind: 'tool-start', text: 'looking…', for: 'u2' },
+    { type: 'message', id: '8', text: 'Lyon', for: 'u2' },
+    { type: 'note', text: 'a note' },
+  ];
+  foldShown(events, { type: 'replace', of: 'u2' });
+  foldShown(events, { type: 'user', id: 'u3', text: 'capital of Spain?' });
+  assert.deepEqual(events, [
+    { type: 'user', id: 'u1', text: 'first' },
+    { type: 'message', id: '7', text: 'one', for: 'u1' },
+    { type: 'note', text: 'a note' },
+    { type: 'user', id: 'u3', text: 'capital of Spain?' },
+  ]);
+});
+
 test('the oldest events go first past the cap', () => {
   const events: ShownEvent[] = [];
   for (let i = 0; i < 5; i++) foldShown(events, { type: 'note', text: `n${i}` }, 3);

@@ -280,7 +280,17 @@ export function createWebAdapter(opts: WebAdapterOptions = {}): WebAdapter {
       });
       attachReadRoutes(app, base, { guard, hub, display, conversations: opts.conversations, log });
       attachFileRoutes(app, base, { guard, files, maxUpload });
-      attachInboundRoutes(app, base, { guard, signIn, hub, files, maxUpload, buttons, sink: () => sink, log });
+      attachInboundRoutes(app, base, {
+        guard,
+        signIn,
+        hub,
+        display,
+        files,
+        maxUpload,
+        buttons,
+        sink: () => sink,
+        log,
+      });
     },
   };
   return adapter;

@@ -140,6 +140,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     renderButtons(n, ev.id, n.dataset.buttons ? JSON.parse(n.dataset.buttons) : []);
     if (n.dataset.error) showError(n);
     else { n.classList.remove('error'); n.removeAttribute('role'); }
+    refreshActions();
     scrollDown();
   }
   // A failed run's answer: marked as an error (the text names the provider and what failed), with
@@ -175,10 +176,73 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     n.className = 'm me';
     n.textContent = text;
     n.dataset.text = text;
+    n.dataset.id = id;
     (files || []).forEach(function (f) { n.appendChild(fileLink(f)); });
     nodes.set(key, n);
     lastUser = add(n);
+    refreshActions();
     return n;
+  }
+  // Edit and Regenerate, under the last turn: Edit puts your last message back in the box (Enter
+  // sends it in its place, Escape cancels); Regenerate sends it again. Either replaces that turn
+  // (your message and its answer) here and in the conversation's history; files are not sent again.
+  var editing = null;
+  function lastTurn() {
+    var mine = Array.from(log.querySelectorAll('.me'));
+    var me = mine[mine.length - 1];
+    // Only a message the server can name (ids of 8+ characters) and not a command.
+    if (!me || (me.dataset.id || '').length < 8 || /^\//.test(me.dataset.text || '')) return null;
+    return me;
+  }
+  function refreshActions() {
+    log.querySelectorAll('.turn-actions').forEach(function (el) { el.remove(); });
+    var me = lastTurn();
+    if (!me) return;
+    var row = document.createElement('div');
+    row.className = 'turn-actions';
+    row.setAttribute('role', 'toolbar');
+    row.setAttribute('aria-label', 'Your last message');
+    var edit = document.createElement('button');
+    edit.type = 'button';
+    edit.className = 'edit';
+    edit.textContent = 'Edit';
+    edit.setAttribute('aria-label', 'Edit your last message');
+    edit.onclick = function () { startEdit(me); };
+    row.appendChild(edit);
+    var answered = Array.from(log.querySelectorAll('.bot')).some(function (b) {
+      return b.dataset.for === me.dataset.id;
+    });
+    if (answered) {
+      var again = document.createElement('button');
+      again.type = 'button';
+      again.className = 'regenerate';
+      again.textContent = 'Regenerate';
+      again.setAttribute('aria-label', 'Regenerate the answer to your last message');
+      again.onclick = function () { sendText(me.dataset.text, [], me.dataset.id); };
+      row.appendChild(again);
+    }
+    log.appendChild(row);
+  }
+  function startEdit(me) {
+    editing = me.dataset.id;
+    input.value = me.dataset.text;
+    $('editing').textContent = 'Editing your last message: Enter sends it in its place, Escape cancels.';
+    input.focus();
+  }
+  function stopEdit() {
+    editing = null;
+    $('editing').textContent = '';
+  }
+  // The turn the user message 'of' started goes (its message, answers and tool entries): its replacement follows.
+  function dropTurn(of) {
+    var me = nodes.get('u' + of);
+    if (me) { me.remove(); nodes.delete('u' + of); }
+    log.querySelectorAll('.bot').forEach(function (b) {
+      if (b.dataset.for === of) { b.remove(); nodes.forEach(function (v, k) { if (v === b) nodes.delete(k); }); }
+    });
+    var block = toolBlocks.get(of);
+    if (block) { block.remove(); toolBlocks.delete(of); }
+    refreshActions();
   }
   function showNote(text) {
     var n = document.createElement('div');
@@ -252,7 +316,8 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     switch (ev.type) {
       case 'user': showUser(ev.id, ev.text, ev.files); return;
       case 'activity': activity(ev); return;
-      case 'note': showNote(ev.text); return;
+      case 'note': showNote(ev.text); refreshActions(); return;
+      case 'replace': dropTurn(ev.of); return;
       case 'message': case 'edit': showBot(ev); return;
     }
   }
@@ -274,6 +339,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     toolBlocks.clear();
     lastUser = null;
     log.textContent = '';
+    stopEdit();
   }
   function drawHistory(entries) {
     var turn = 0;
@@ -553,15 +619,18 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       }
       if (e.key === 'Escape') { shown = []; cmds.hidden = true; return; }
     }
+    if (e.key === 'Escape' && editing) { stopEdit(); input.value = ''; return; }
     if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
   });
 
-  async function sendText(text, files) {
+  async function sendText(text, files, replaces) {
     var id = rid();
     showUser(id, text, files);
     working(true);
     var ids = files.map(function (f) { return f.id; });
-    var r = await post('chat/messages', { session: session, text: text, id: id, attachments: ids });
+    var body = { session: session, text: text, id: id, attachments: ids };
+    if (replaces) body.replaces = replaces;
+    var r = await post('chat/messages', body);
     if (r && r.ok) {
       // \/web logout ended this browser's session: the page that follows says how to sign in again.
       if (r.status === 200) { location.reload(); return; }
@@ -582,7 +651,9 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     drawPending();
     input.value = '';
     drawCommands();
-    sendText(text, files);
+    var replaces = editing;
+    stopEdit();
+    sendText(text, files, replaces);
   };
   // Stop is the /stop command, so it works on every path the command does.
   stopBtn.onclick = function () { post('chat/messages', { session: session, text: '/stop', id: rid() }); };

@@ -35,6 +35,8 @@ export interface DisplayLog {
   add(session: string, seq: number, event: ShownEvent): void;
   /** What `session` has shown so far (empty for a session never seen), with what this process added. */
   read(session: string): Promise<ShownPage>;
+  /** The page id of the last user message `session` showed, with what this process added. */
+  lastUserMessage(session: string): Promise<string | undefined>;
   /** Waits until every recorded event is written. */
   flush(): Promise<void>;
 }
@@ -54,8 +56,17 @@ interface Entry {
   written: number;
 }
 
-/** Folds `event` into `events`: an edit replaces its message's content in place; a repeated user message is dropped. */
+/**
+ * Folds `event` into `events`: an edit replaces its message's content in place; a repeated user
+ * message is dropped; a `replace` removes the turn it names (the page draws the new one after).
+ */
 export function foldShown(events: ShownEvent[], event: ShownEvent, max = MAX_SHOWN_EVENTS): void {
+  if (event.type === 'replace') {
+    // Edit and Regenerate: the turn goes, its user message and everything that answered it.
+    const gone = (e: ShownEvent) => (e.type === 'user' && e.id === event.of) || e.for === event.of;
+    for (let i = events.length - 1; i >= 0; i--) if (gone(events[i]!)) events.splice(i, 1);
+    return;
+  }
   const isBot = event.type === 'message' || event.type === 'edit';
   if (isBot || event.type === 'user') {
     const at = events.findIndex((e) => e.id === event.id && e.type === (isBot ? 'message' : 'user'));
@@ -112,6 +123,11 @@ export function createDisplayLog(source: DisplaySource, log: Logger, max = MAX_S
       entry.chain = reading.catch(() => {});
       await reading;
       return page;
+    },
+    async lastUserMessage(session) {
+      const { events } = await this.read(session);
+      const last = events.findLast((e) => e.type === 'user');
+      return typeof last?.id === 'string' ? last.id : undefined;
     },
     async flush() {
       for (const [session, entry] of entries) {

@@ -24,6 +24,8 @@ export type WebEvent =
   /** `detail`: the input at the start, the output at the end (redacted, capped; the page shows it as text). */
   | { type: 'activity'; for?: string; kind: 'tool-start' | 'tool-end'; text: string; detail?: string; call?: string }
   | { type: 'note'; text: string }
+  /** The turn the user message `of` started is replaced (Edit, Regenerate): its message and answers go. */
+  | { type: 'replace'; of: string }
   | { type: 'commands'; commands: CommandSpec[] }
   | { type: 'typing' };
 

@@ -8,6 +8,7 @@ import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import type { ButtonMemory } from '../button-memory.ts';
 import type { InboundSink } from '../types.ts';
+import type { DisplayLog } from './display-log.ts';
 import type { EventHub } from './events.ts';
 import type { WebFiles } from './files.ts';
 import type { HttpGuard } from './http-guard.ts';
@@ -20,6 +21,8 @@ export interface InboundRoutes {
   guard: HttpGuard;
   signIn: SignIn | undefined;
   hub: EventHub;
+  /** What each session showed: an Edit or Regenerate must name the last user message in it. */
+  display: DisplayLog | undefined;
   files: WebFiles | undefined;
   maxUpload: number;
   /** Buttons shown under the bot's messages, by session: a press is taken only for one of them. */
@@ -56,12 +59,17 @@ export function attachInboundRoutes(app: Express, base: string, o: InboundRoutes
     const described = await describeFiles(o, msg.chatId, msg.attachments);
     if ('error' in described) return void res.status(described.status).json({ error: described.error });
     msg = { ...msg, attachments: described.ok };
+    // Edit and Regenerate replace the conversation's last turn only: the page offers them there.
+    const replaced = msg.replacesTurn?.slice(msg.replacesTurn.lastIndexOf(':') + 1);
+    if (replaced && o.display && (await o.display.lastUserMessage(msg.chatId)) !== replaced)
+      return void res.status(409).json({ error: 'only your last message can be edited or regenerated' });
     try {
       // Sent with a message: kept for the full retention from now on (before the host reads them).
       await files?.attach(
         msg.chatId,
         described.refs.map((r) => r.id),
       );
+      if (replaced) hub.publish(msg.chatId, { type: 'replace', of: replaced });
       // Echoed so other tabs and a reloaded page show the user's side too; before the sink, as
       // the page drew it, so a command answered at once (/stop) comes after it in the history.
       hub.publish(msg.chatId, {
