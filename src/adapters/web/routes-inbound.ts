@@ -69,7 +69,6 @@ export function attachInboundRoutes(app: Express, base: string, o: InboundRoutes
         msg.chatId,
         described.refs.map((r) => r.id),
       );
-      if (replaced) hub.publish(msg.chatId, { type: 'replace', of: replaced });
       // Echoed so other tabs and a reloaded page show the user's side too; before the sink, as
       // the page drew it, so a command answered at once (/stop) comes after it in the history.
       hub.publish(msg.chatId, {
@@ -79,6 +78,8 @@ export function attachInboundRoutes(app: Express, base: string, o: InboundRoutes
         ...(described.refs.length ? { files: described.refs } : {}),
       });
       await sink(msg);
+      // The turn it replaces leaves the page once the gateway took the message (refused, it stays).
+      if (replaced) hub.publish(msg.chatId, { type: 'replace', of: replaced });
       res.status(202).json({ accepted: true });
     } catch (e) {
       log.error({ err: errorMessage(e) }, 'web message not accepted');
