@@ -106,6 +106,16 @@ export function createDisplayLog(source: DisplaySource, log: Logger, max = MAX_S
       log.warn({ session, err: errorMessage(e) }, 'web chat display record not written; kept for the next write');
     }
   };
+  const read = async (session: string): Promise<ShownPage> => {
+    const entry = entryOf(session);
+    let page: ShownPage = { events: [], seq: 0 };
+    const reading = entry.chain.then(async () => {
+      page = { events: await source.read(session), seq: entry.written };
+    });
+    entry.chain = reading.catch(() => {});
+    await reading;
+    return page;
+  };
   return {
     add(session, seq, event) {
       const entry = entryOf(session);
@@ -114,18 +124,9 @@ export function createDisplayLog(source: DisplaySource, log: Logger, max = MAX_S
       entry.queued = true;
       entry.chain = entry.chain.then(() => write(session, entry));
     },
-    async read(session) {
-      const entry = entryOf(session);
-      let page: ShownPage = { events: [], seq: 0 };
-      const reading = entry.chain.then(async () => {
-        page = { events: await source.read(session), seq: entry.written };
-      });
-      entry.chain = reading.catch(() => {});
-      await reading;
-      return page;
-    },
+    read,
     async lastUserMessage(session) {
-      const { events } = await this.read(session);
+      const { events } = await read(session);
       const last = events.findLast((e) => e.type === 'user');
       return typeof last?.id === 'string' ? last.id : undefined;
     },
