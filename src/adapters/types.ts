@@ -106,6 +106,12 @@ export interface InboundMessage {
   attachments: Attachment[];
   /** Set when this event is a button press (text is then empty). */
   action?: ButtonPress;
+  /**
+   * The id of the message whose turn this one replaces (the web chat's Edit and Regenerate): when
+   * that turn is the conversation's last, it is dropped from the history (its answer with it) and
+   * this message runs in its place; otherwise this is an ordinary message.
+   */
+  replacesTurn?: string;
   /** ISO timestamp. */
   receivedAt: string;
   /** The platform payload, for logs and debugging only (never sent to a tool or model). */
@@ -209,8 +215,16 @@ export interface AgentActivity {
   kind: 'tool-start' | 'tool-end';
   /** `Reading notes.txt…`, or at the end what happened (`write: done`); may be empty at the end. */
   text: string;
-  /** At the start, the call's input as JSON, unredacted: an adapter that shows it redacts it first. */
+  /**
+   * At the start, the call's input as JSON; at the end, the start of the tool's result. Unredacted and
+   * untrusted (a tool's output may be anything a web page said): an adapter that shows it redacts it
+   * first, caps it, and shows it as text, never as markup.
+   */
   detail?: string;
+  /** At the end, the result's whole length in characters (`detail` may be cut shorter). */
+  detailChars?: number;
+  /** The tool call's id: its start and its end name the same one (calls may run side by side). */
+  callId?: string;
 }
 
 /** How a message was handed over. */

@@ -6,7 +6,7 @@ import type { ApprovalAnswer, ApprovalQuestion, ApprovalRules } from '../agent/i
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { ApprovalRecord, ApprovalStore, JsonValue } from '../store/index.ts';
-import { approvalButtonId, approversOf, DEFAULT_APPROVAL_TIMEOUT_MS, questionText } from './approval-text.ts';
+import { approvalButtonId, approversOf, DEFAULT_APPROVAL_TIMEOUT_MS, personOf, questionText } from './approval-text.ts';
 import type { ApprovalWaits } from './approval-waits.ts';
 import type { OutboundQueue } from './outbound-queue.ts';
 
@@ -53,7 +53,7 @@ export function createQuestionPoster(o: ApprovalPostOptions): PostQuestion {
     keepOnAbort: (() => boolean) | undefined,
   ): Promise<Posted> {
     const id = newId();
-    const approvers = approversOf(rules, msg.userId);
+    const approvers = approversOf(rules, personOf(msg));
     const timeoutMs = rules.timeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
     const typed = !o.hasButtons(msg.platform);
     const question = questionText(q, {
@@ -71,7 +71,7 @@ export function createQuestionPoster(o: ApprovalPostOptions): PostQuestion {
       id,
       conversationKey: msg.conversationKey,
       inboundId: msg.id,
-      requesterId: msg.userId,
+      requesterId: personOf(msg),
       approvers,
       tool: q.tool,
       input: JSON.parse(JSON.stringify(q.input ?? null)) as JsonValue,

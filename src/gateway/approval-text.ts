@@ -1,6 +1,7 @@
 // What the approval desk says and how it names things: the question's text (the exact call, what
 // it would get, why it asks, who decides), the buttons' ids, who may decide under a set of rules,
 // and the words of the outcomes shown under a question. Pure: no store, no platform.
+import { decodeUserKey, encodeUserKey, type InboundMessage, type Platform, type UserRef } from '../adapters/index.ts';
 import type { ApprovalQuestion, ApprovalRules } from '../agent/index.ts';
 
 /** How long a question waits by default. */
@@ -28,6 +29,49 @@ export const NO_APPROVERS =
 /** Who may decide under `rules` now: the listed users (possibly none), or the requester. */
 export function approversOf(rules: ApprovalRules | undefined, requesterId: string): string[] {
   return rules?.approvers && rules.approvers !== 'requester' ? [...rules.approvers] : [requesterId];
+}
+
+/**
+ * How an approval names a person (as its requester, its approvers' list under `requester`, or who
+ * decided): the platform's user id, or the identity a web browser signed in as (`telegram:4242`).
+ */
+export const personOf = (m: Pick<InboundMessage, 'userId' | 'signedInAs'>): string => m.signedInAs ?? m.userId;
+
+const USER_ID = /^\S+$/;
+
+/** The person `who` (a personOf) names, in a conversation of `platform`. */
+function refOf(who: string, platform: Platform): UserRef {
+  try {
+    return decodeUserKey(who);
+  } catch {
+    return { platform, userId: who };
+  }
+}
+
+/**
+ * The speaker fields of a person named by personOf in a conversation of `platform`, for resolving
+ * their policy again: a signed-in web browser's identity is its `signedInAs`, so the rules in force
+ * are that user's, as they were for the run that asked.
+ */
+export function speakerFieldsOf(who: string, platform: Platform): Pick<InboundMessage, 'userId' | 'signedInAs'> {
+  if (platform !== 'web' || !who.includes(':')) return { userId: who };
+  const ref = refOf(who, platform);
+  return ref.platform === 'web' && ref.userId === who
+    ? { userId: who }
+    : { userId: who, signedInAs: encodeUserKey(ref) };
+}
+
+/**
+ * Whether the person `who` (a personOf, met in a conversation of `platform`) is among `approvers`,
+ * matched as `admins` are: by user id or by `<platform>:<id>`, or as named exactly. A web browser
+ * signed in as telegram:4242 is thus whatever Telegram's user 4242 would be.
+ * @example isApprover(['4242'], 'telegram:4242', 'web') === true
+ */
+export function isApprover(approvers: readonly string[], who: string, platform: Platform): boolean {
+  const ref = refOf(who, platform);
+  // A name that is no user key (a dashboard decider's, an id with white space) matches only as written.
+  const key = USER_ID.test(ref.userId) ? encodeUserKey(ref) : undefined;
+  return approvers.some((a) => a === who || a === ref.userId || a === key);
 }
 
 export const sameSet = (a: string[], b: string[]) => a.length === b.length && a.every((x) => b.includes(x));

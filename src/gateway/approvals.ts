@@ -22,9 +22,11 @@ import {
   APPROVERS_CHANGED,
   approversOf,
   canonical,
+  isApprover,
   NO_APPROVERS,
   NOT_SHOWN,
   NOT_WAITED_ON,
+  personOf,
   RUN_FINISHED,
   sameSet,
 } from './approval-text.ts';
@@ -197,10 +199,11 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
   return {
     async ask(msg, rules, q, signal, keepOnAbort) {
       // Who may decide now: an earlier decision counts only if its maker is one of them.
-      const approvers = approversOf(rules, msg.userId);
+      const approvers = approversOf(rules, personOf(msg));
       if (!approvers.length) return { approved: false, reason: NO_APPROVERS };
       const counts = (r: ApprovalRecord) =>
-        r.decidedBy !== undefined && (approvers.includes(r.decidedBy) || r.decidedBy.startsWith(DASHBOARD_DECIDER));
+        r.decidedBy !== undefined &&
+        (isApprover(approvers, r.decidedBy, msg.platform) || r.decidedBy.startsWith(DASHBOARD_DECIDER));
       const run = runOf(msg);
       if (run.closed) return { approved: false, reason: RUN_FINISHED };
       const spent = run.spent;
@@ -288,7 +291,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
       if (r.state !== 'pending') return { ok: false, text: `That request was already ${r.state}.` };
       // The approvers under the rules in force now (the record's are those of when it was asked).
       const approvers = approversNow(r);
-      if (!approvers.includes(by.userId))
+      if (!isApprover(approvers, personOf(by), by.platform))
         return {
           ok: false,
           text: !approvers.length
@@ -297,7 +300,7 @@ export function createApprovalDesk(o: ApprovalDeskOptions): ApprovalDesk {
               ? 'Only the person who asked may decide this.'
               : `Only ${approvers.join(', ')} may decide this.`,
         };
-      const after = await o.store.decide(id, approve ? 'approved' : 'denied', iso(), by.userId);
+      const after = await o.store.decide(id, approve ? 'approved' : 'denied', iso(), personOf(by));
       if (!after || after.state !== (approve ? 'approved' : 'denied'))
         return { ok: false, text: `That request was already ${after?.state ?? 'gone'}.` };
       waits.settled(after);

@@ -15,6 +15,7 @@ import { type ResolvedPolicy, resolvePolicy, withModelChoice } from '../runner/p
 import type { AgentRunner, GatewayStore, OutboxEntry } from '../runner/ports.ts';
 import type { ApprovalStore, RateGateStore } from '../store/index.ts';
 import { createMemoryStore } from '../store/index.ts';
+import { speakerFieldsOf } from './approval-text.ts';
 import { type ApprovalDesk, createApprovalDesk } from './approvals.ts';
 import type { ConversationState } from './commands/index.ts';
 import { type ClusterOptions, type ConversationOwner, createConversationOwner } from './conversation-owner.ts';
@@ -192,7 +193,7 @@ export function createGatewayContext(opts: GatewayOptions): GatewayContext {
         platform: platformOf(r.conversationKey),
         chatId: r.target.chatId,
         ...(r.target.threadId ? { threadId: r.target.threadId } : {}),
-        userId: r.requesterId,
+        ...speakerFieldsOf(r.requesterId, platformOf(r.conversationKey)),
       }).approvals,
   });
 

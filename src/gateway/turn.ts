@@ -24,11 +24,17 @@ function showActivity(
   e: Extract<GatewayAgentEvent, { type: 'status' | 'status-clear' }>,
 ): void {
   try {
+    const call = e.callId !== undefined ? { callId: e.callId } : {};
     adapter.showActivity?.(
       target,
       e.type === 'status'
-        ? { kind: 'tool-start', text: e.text, ...(e.detail !== undefined ? { detail: e.detail } : {}) }
-        : { kind: 'tool-end', text: e.text ?? '' },
+        ? { kind: 'tool-start', text: e.text, ...call, ...(e.detail !== undefined ? { detail: e.detail } : {}) }
+        : {
+            kind: 'tool-end',
+            text: e.text ?? '',
+            ...call,
+            ...(e.output !== undefined ? { detail: e.output, detailChars: e.outputChars ?? e.output.length } : {}),
+          },
     );
   } catch {
     // best effort by contract

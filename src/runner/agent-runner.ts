@@ -11,7 +11,7 @@ import { userKeyOf } from '../adapters/index.ts';
 import { estimateTokens } from '../agent/loop/compaction.ts';
 import { RESERVED_OUTPUT_TOKENS } from '../agent/loop/run-loop.ts';
 import { SUMMARY_MARK, summarizeHistory } from '../agent/loop/summarize.ts';
-import type { AgentResult } from '../agent/loop/types.ts';
+import type { AgentEvent, AgentResult } from '../agent/loop/types.ts';
 import type { McpHub } from '../agent/mcp/hub.ts';
 import { type AttachedFile, createSendFileTool, SEND_FILE } from '../agent/media/send-file-tool.ts';
 import {
@@ -49,7 +49,7 @@ import { createDailySpend, type DailySpend, utcDay } from './daily-spend.ts';
 import { mediaInput, transcriptNote, withoutImages } from './media-input.ts';
 import type { Persist } from './persist.ts';
 import { type PolicyLimits, type ResolvedPolicy, withModelChoice } from './policy.ts';
-import type { AgentRunner, AgentRunReply, AgentRunRequest, UsageView } from './ports.ts';
+import type { AgentRunner, AgentRunReply, AgentRunRequest, GatewayAgentEvent, UsageView } from './ports.ts';
 import { GatewayStoppingError } from './ports.ts';
 
 /** What the runner is wired to. */
@@ -142,6 +142,17 @@ function tagTurn(messages: Message[], input: string, inboundId: string, userId: 
     }
   }
   return messages;
+}
+
+/**
+ * `history` without its last turn when that turn was started by `inboundId`: an edited or
+ * regenerated message (InboundMessage.replacesTurn) runs in its place, and the history saved after
+ * it holds the new turn instead (the old answer goes). Else `history` as it is.
+ */
+function withoutLastTurn(history: Message[], inboundId: string | undefined): Message[] {
+  if (inboundId === undefined) return history;
+  const last = history.findLastIndex(isInput);
+  return last >= 0 && (history[last] as TaggedMessage).inboundId === inboundId ? history.slice(0, last) : history;
 }
 
 /** The final answer of the turn started by `inboundId`, if that turn is in the history. */
@@ -286,6 +297,14 @@ async function memoriesFor(
   }
 }
 
+/** A tool's start or end as the gateway's status event: its input, or the start of its output, raw. */
+function statusOf(e: Extract<AgentEvent, { type: 'tool-start' | 'tool-end' }>): GatewayAgentEvent {
+  if (e.type === 'tool-start')
+    return { type: 'status', text: e.status, detail: JSON.stringify(e.input, null, 2) ?? '', callId: e.id };
+  const output = e.output !== undefined ? { output: e.output, outputChars: e.outputChars ?? e.output.length } : {};
+  return { type: 'status-clear', text: e.status, callId: e.id, ...output };
+}
+
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
@@ -400,7 +419,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       let chosen: string | undefined;
       try {
         const conversation = await reading;
-        history = conversation?.messages ?? [];
+        history = withoutLastTurn(conversation?.messages ?? [], message.replacesTurn);
         chosen = conversation?.model;
       } catch (e) {
         if (!(e instanceof StoreCorruptError)) throw e;
@@ -484,10 +503,10 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           if (e.type === 'text-delta') onEvent({ type: 'text-delta', text: e.text });
           else if (e.type === 'tool-start') {
             o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: 'started' });
-            onEvent({ type: 'status', text: e.status, detail: JSON.stringify(e.input, null, 2) ?? '' });
+            onEvent(statusOf(e));
           } else if (e.type === 'tool-end') {
             o.metrics?.toolCalls.inc({ tool: toolLabel(e.name), result: e.isError ? 'error' : 'ok' });
-            onEvent({ type: 'status-clear', text: e.status });
+            onEvent(statusOf(e));
           } else if (e.type === 'executors') onEvent({ type: 'checklist', lines: checklistLines(e.items) });
         },
       });

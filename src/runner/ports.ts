@@ -27,12 +27,15 @@ export class GatewayStoppingError extends BoxbotError<'stopping' | 'handed-over'
 /** What the agent reports while it works (for streaming and status lines). */
 export type GatewayAgentEvent =
   | { type: 'text-delta'; text: string }
-  /** `detail`: the tool call's input as JSON. */
-  | { type: 'status'; text: string; detail?: string }
+  /** `detail`: the tool call's input as JSON; `callId`: the call's id (its end names it too). */
+  | { type: 'status'; text: string; detail?: string; callId?: string }
   /** A managed run's executors, one line each (replaces the previous checklist). */
   | { type: 'checklist'; lines: string[] }
-  /** A tool ended; `text` says how (shown where a platform keeps a log of the work, see showActivity). */
-  | { type: 'status-clear'; text?: string };
+  /**
+   * A tool ended; `text` says how (shown where a platform keeps a log of the work, see showActivity);
+   * `output`: the start of its result, raw (untrusted, unredacted), of `outputChars` in all.
+   */
+  | { type: 'status-clear'; text?: string; callId?: string; output?: string; outputChars?: number };
 
 /** One agent run for one message. */
 export interface AgentRunRequest {

@@ -19,6 +19,7 @@ import { createSequence } from './sequence.ts';
 import type { Store, StoreOptions } from './types.ts';
 import { createUsage } from './usage.ts';
 import { type BackendStore, type ResolvedStoreOptions, validated, withDefaults } from './validated.ts';
+import { createWebDisplay } from './web-display.ts';
 import { createWebSessions } from './web-sessions.ts';
 
 /**
@@ -65,6 +66,7 @@ function build(files: Files, opts: ResolvedStoreOptions): BackendStore {
     channelLog: createChannelLog(docs),
     webSessions: createWebSessions(docs, now),
     adminSessions: createAdminSessions(docs, now),
+    webDisplay: createWebDisplay(docs),
     async close() {
       await closeDelivery();
       await docs.close();

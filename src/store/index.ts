@@ -50,4 +50,5 @@ export type {
 } from './types.ts';
 export { NO_USAGE_TOTALS, OTHER_MODELS, UNRECORDED_MODEL, USAGE_DAILY_MAX_SUBJECTS } from './usage.ts';
 export { DEFAULT_DEDUPE, DEFAULT_JOB_LOG_LIMIT } from './validated.ts';
+export { MAX_SHOWN_CHARS, MAX_SHOWN_EVENTS, type ShownEvent, type WebDisplayStore } from './web-display.ts';
 export type { WebLogin, WebSession, WebSessionStore } from './web-sessions.ts';

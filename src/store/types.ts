@@ -6,6 +6,7 @@ import type { Message, Usage } from '../core/message.ts';
 import type { AdminSessionStore } from './admin-sessions.ts';
 import type { ChannelLogStore } from './channel-log-types.ts';
 import type { HookDeliveryStore } from './hook-deliveries.ts';
+import type { WebDisplayStore } from './web-display.ts';
 import type { WebSessionStore } from './web-sessions.ts';
 
 /** A JSON value as it is stored. */
@@ -515,6 +516,8 @@ export interface Store {
   readonly webSessions: WebSessionStore;
   /** The dashboard's sessions and failed sign-ins (shared by replicas, kept across restarts). */
   readonly adminSessions: AdminSessionStore;
+  /** What each web chat session showed (its page drawn again after a reload, on any replica). */
+  readonly webDisplay: WebDisplayStore;
   /** Leases between replicas; absent for a backend that serves one process (files). */
   readonly leases?: LeaseStore;
   /** The bots' shared send pauses; absent for a backend that serves one process (files). */

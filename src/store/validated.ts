@@ -30,6 +30,7 @@ import type {
   UsageSubject,
 } from './types.ts';
 import { usageSpan } from './usage.ts';
+import { MAX_SHOWN_CHARS, MAX_SHOWN_EVENTS, type ShownEvent, type WebDisplayStore } from './web-display.ts';
 import type { WebSessionStore } from './web-sessions.ts';
 
 /** Default dedupe retention: ids are remembered for 3 days, at most 20,000 of them. */
@@ -118,6 +119,7 @@ export function validated(backend: BackendStore): Store {
     channelLog: validatedChannelLog(backend.channelLog),
     webSessions: validatedWebSessions(backend.webSessions),
     adminSessions: validatedAdminSessions(backend.adminSessions),
+    webDisplay: validatedWebDisplay(backend.webDisplay),
     ...(backend.leases ? { leases: validatedLeases(backend.leases) } : {}),
     ...(backend.rateGates ? { rateGates: validatedRateGates(backend.rateGates) } : {}),
     close: () => backend.close(),
@@ -545,6 +547,37 @@ function validatedAdminSessions(a: AdminSessionStore): AdminSessionStore {
       checkAddress(address);
       checkWindow(windowMs, 'sign-in window');
       return a.failures(address, windowMs);
+    },
+  };
+}
+
+/** `events` checked (each an object naming its type) and cut to the newest that fit the caps. */
+function keepShown(events: unknown): ShownEvent[] {
+  if (!Array.isArray(events)) throw new StoreError('invalid', 'invalid web chat display: expected a list of events');
+  events.forEach((e, i) => {
+    if (!e || typeof e !== 'object' || Array.isArray(e) || typeof (e as ShownEvent).type !== 'string')
+      throw new StoreError('invalid', `invalid web chat display: event ${i} is not an object with a type`);
+  });
+  const kept = (events as ShownEvent[]).slice(-MAX_SHOWN_EVENTS);
+  let chars = JSON.stringify(kept).length;
+  let first = 0;
+  while (chars > MAX_SHOWN_CHARS && first < kept.length) chars -= JSON.stringify(kept[first++]).length + 1;
+  return first ? kept.slice(first) : kept;
+}
+
+function validatedWebDisplay(d: WebDisplayStore): WebDisplayStore {
+  const check = (session: string) => {
+    if (typeof session !== 'string' || !SESSION_ID.test(session))
+      throw new StoreError('bad-key', 'web chat session must be 8-64 letters, digits, _ or -');
+  };
+  return {
+    async read(session) {
+      check(session);
+      return d.read(session);
+    },
+    async update(session, fn) {
+      check(session);
+      return d.update(session, (cur) => keepShown(fn(cur)));
     },
   };
 }

@@ -7,6 +7,7 @@ import type { InboundMessage } from '../../src/adapters/index.ts';
 import { createWebAdapter } from '../../src/adapters/web/index.ts';
 import { startHttpServer } from '../../src/gateway/http-server.ts';
 import { createMetrics } from '../../src/gateway/metrics.ts';
+import { createMemoryStore } from '../../src/store/index.ts';
 import { tempDir, waitUntil } from '../helpers.ts';
 
 async function serve(t: TestContext, opts: Parameters<typeof createWebAdapter>[0] = {}) {
@@ -410,7 +411,7 @@ test('web chat files: unsent uploads expire in a day, sent ones after their rete
 });
 
 test('web chat: a message the gateway did not take is recorded with a note saying so, not as sent', async (t) => {
-  const adapter = createWebAdapter({ displayDir: tempDir('boxbot-web-display-') });
+  const adapter = createWebAdapter({ display: createMemoryStore().webDisplay });
   await adapter.start(async () => {
     throw new Error('queue full');
   });
@@ -440,4 +441,47 @@ test('web chat: a message the gateway did not take is recorded with a note sayin
     h.events.map((e: { type: string; text: string }) => `${e.type}: ${e.text}`),
     ['user: hello?', 'note: Not sent: not accepted, try again'],
   );
+});
+
+test('web chat: an Edit the gateway did not take leaves the turn it would replace in place', async (t) => {
+  let refuse = false;
+  const adapter = createWebAdapter({ display: createMemoryStore().webDisplay });
+  await adapter.start(async () => {
+    if (refuse) throw new Error('queue full');
+  });
+  const server = await startHttpServer({
+    host: '127.0.0.1',
+    port: 0,
+    metrics: createMetrics(),
+    routes: [],
+    attach: [(app) => adapter.attach(app)],
+  });
+  t.after(async () => {
+    await adapter.stop();
+    await server.close();
+  });
+  const me = await browser(server.url);
+  const session = `${me.owner}-tab0123456789`;
+  const headers = { cookie: me.cookie, 'x-boxbot-token': adapter.apiToken, 'content-type': 'application/json' };
+  const post = (body: object) =>
+    fetch(`${server.url}/chat/messages`, { method: 'POST', headers, body: JSON.stringify({ session, ...body }) });
+  assert.equal((await post({ text: 'capital of France?', id: 'msg0000001' })).status, 202);
+  await adapter.send({ chatId: session, conversationKey: `web:${session}`, replyToMessageId: 'msg0000001' }, 'Lyon.');
+  refuse = true;
+  assert.equal((await post({ text: 'capital of Spain?', id: 'msg0000002', replaces: 'msg0000001' })).status, 503);
+  const h = await (await fetch(`${server.url}/chat/history?session=${session}`, { headers })).json();
+  assert.deepEqual(
+    h.events.map((e: { type: string; text: string }) => `${e.type}: ${e.text}`),
+    [
+      'user: capital of France?',
+      'message: Lyon.',
+      'user: capital of Spain?',
+      'note: Not sent: not accepted, try again',
+    ],
+  );
+  refuse = false;
+  // Only the last message can be replaced, and the refused one is the last now.
+  const stale = await post({ text: 'again', id: 'msg0000003', replaces: 'msg0000001' });
+  assert.equal(stale.status, 409);
+  assert.deepEqual(await stale.json(), { error: 'only your last message can be edited or regenerated' });
 });

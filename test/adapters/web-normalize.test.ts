@@ -79,3 +79,14 @@ test('a button press is an empty message with the action set; bad ids are named'
       'button must be a button id (1-64 bytes)',
   });
 });
+
+test('Edit and Regenerate name the message whose turn they replace, in this session only', () => {
+  const r = normalizeWebMessage({ session: 'tab_1234', text: 'again', id: 'msg-0005', replaces: 'msg-0004' }, at);
+  assert.ok(r.kind === 'message');
+  assert.equal(r.message.replacesTurn, 'web:tab_1234:msg-0004');
+  for (const replaces of ['x', 42, '../tab_9999:msg', 'msg-0005'])
+    assert.deepEqual(normalizeWebMessage({ session: 'tab_1234', text: 'a', id: 'msg-0005', replaces }, at), {
+      kind: 'malformed',
+      reason: 'replaces must be the id of an earlier message (8-64 letters, digits, _ or -)',
+    });
+});

@@ -57,7 +57,8 @@ test('a tool entry shows its input and output with secrets redacted, capped', ()
   const result = tools?.role === 'tools' ? tools.tools[0]!.result! : '';
   assert.ok(result.startsWith('token [redacted] and [redacted] x'), result.slice(0, 60));
   assert.doesNotMatch(result, /hunter2|sk-abc/);
-  assert.equal(result.length, 4001, 'capped at 4000 characters and an ellipsis');
+  assert.equal(result.split('\n…')[0]!.length, 4000, 'capped at 4000 characters');
+  assert.match(result, /\n… \[truncated: \d{4} characters in all\]$/, 'saying it was cut');
 });
 
 test("a browser's list: its own non-empty chats, newest first, titled by their first words", async () => {

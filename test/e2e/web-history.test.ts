@@ -106,6 +106,15 @@ describe('web chat history equals what was shown live, in Chromium', { skip: mis
       /tools: editing out\/report\.csv…input: [^…]*a,b[\s\S]*write done[\s\S]*send_file: \/out\/report\.csv…input: /,
       `both tool entries, labelled, with their input, in order: ${joined}`,
     );
+    assert.match(
+      joined,
+      /write done[^\n]*\n\noutput: Created out\/report\.csv/,
+      `the write entry expands to its output too: ${joined}`,
+    );
+    assert.ok(
+      await page.$$eval('.tools pre.untrusted', (els) => els.length >= 2),
+      'outputs are marked as untrusted text',
+    );
 
     await page.reload();
     await connected(page);

@@ -14,6 +14,7 @@ import { type StoreHarness, storeContract } from './contract.ts';
 import { inbound, pendingIds } from './delivery-fixtures.ts';
 import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
 import { memoriesContract } from './memories-contract.ts';
+import { webDisplayContract } from './web-display-contract.ts';
 import { webSessionsContract } from './web-sessions-contract.ts';
 
 async function walk(root: string, rel = ''): Promise<string[]> {
@@ -50,6 +51,7 @@ memoriesContract('file', harness);
 hookDeliveriesContract('file', harness);
 webSessionsContract('file', harness);
 adminSessionsContract('file', harness);
+webDisplayContract('file', harness);
 
 test('file: a process killed between the temp write and the rename leaves the old content readable', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));

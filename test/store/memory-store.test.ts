@@ -5,6 +5,7 @@ import { channelLogContract } from './channel-log-contract.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
 import { memoriesContract } from './memories-contract.ts';
+import { webDisplayContract } from './web-display-contract.ts';
 import { webSessionsContract } from './web-sessions-contract.ts';
 
 const harness = async (): Promise<StoreHarness> => {
@@ -22,4 +23,5 @@ memoriesContract('memory', harness);
 hookDeliveriesContract('memory', harness);
 webSessionsContract('memory', harness);
 adminSessionsContract('memory', harness);
+webDisplayContract('memory', harness);
 channelLogContract('memory', harness);

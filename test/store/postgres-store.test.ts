@@ -14,6 +14,7 @@ import { inbound, reply } from './delivery-fixtures.ts';
 import { hookDeliveriesContract } from './hook-deliveries-contract.ts';
 import { memoriesContract } from './memories-contract.ts';
 import { type PostgresServer, startPostgres } from './postgres-server.ts';
+import { webDisplayContract } from './web-display-contract.ts';
 import { webSessionsContract } from './web-sessions-contract.ts';
 
 const started = await startPostgres();
@@ -50,6 +51,7 @@ if (server) {
   hookDeliveriesContract('postgres', harness);
   webSessionsContract('postgres', harness);
   adminSessionsContract('postgres', harness);
+  webDisplayContract('postgres', harness);
   channelLogContract('postgres', harness);
 }
 

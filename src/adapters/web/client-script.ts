@@ -140,6 +140,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     renderButtons(n, ev.id, n.dataset.buttons ? JSON.parse(n.dataset.buttons) : []);
     if (n.dataset.error) showError(n);
     else { n.classList.remove('error'); n.removeAttribute('role'); }
+    refreshActions();
     scrollDown();
   }
   // A failed run's answer: marked as an error (the text names the provider and what failed), with
@@ -175,10 +176,73 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     n.className = 'm me';
     n.textContent = text;
     n.dataset.text = text;
+    n.dataset.id = id;
     (files || []).forEach(function (f) { n.appendChild(fileLink(f)); });
     nodes.set(key, n);
     lastUser = add(n);
+    refreshActions();
     return n;
+  }
+  // Edit and Regenerate, under the last turn: Edit puts your last message back in the box (Enter
+  // sends it in its place, Escape cancels); Regenerate sends it again. Either replaces that turn
+  // (your message and its answer) here and in the conversation's history; files are not sent again.
+  var editing = null;
+  function lastTurn() {
+    var mine = Array.from(log.querySelectorAll('.me'));
+    var me = mine[mine.length - 1];
+    // Only a message the server can name (ids of 8+ characters) and not a command.
+    if (!me || (me.dataset.id || '').length < 8 || /^\//.test(me.dataset.text || '')) return null;
+    return me;
+  }
+  function refreshActions() {
+    log.querySelectorAll('.turn-actions').forEach(function (el) { el.remove(); });
+    var me = lastTurn();
+    if (!me) return;
+    var row = document.createElement('div');
+    row.className = 'turn-actions';
+    row.setAttribute('role', 'toolbar');
+    row.setAttribute('aria-label', 'Your last message');
+    var edit = document.createElement('button');
+    edit.type = 'button';
+    edit.className = 'edit';
+    edit.textContent = 'Edit';
+    edit.setAttribute('aria-label', 'Edit your last message');
+    edit.onclick = function () { startEdit(me); };
+    row.appendChild(edit);
+    var answered = Array.from(log.querySelectorAll('.bot')).some(function (b) {
+      return b.dataset.for === me.dataset.id;
+    });
+    if (answered) {
+      var again = document.createElement('button');
+      again.type = 'button';
+      again.className = 'regenerate';
+      again.textContent = 'Regenerate';
+      again.setAttribute('aria-label', 'Regenerate the answer to your last message');
+      again.onclick = function () { sendText(me.dataset.text, [], me.dataset.id); };
+      row.appendChild(again);
+    }
+    log.appendChild(row);
+  }
+  function startEdit(me) {
+    editing = me.dataset.id;
+    input.value = me.dataset.text;
+    $('editing').textContent = 'Editing your last message: Enter sends it in its place, Escape cancels.';
+    input.focus();
+  }
+  function stopEdit() {
+    editing = null;
+    $('editing').textContent = '';
+  }
+  // The turn the user message 'of' started goes (its message, answers and tool entries): its replacement follows.
+  function dropTurn(of) {
+    var me = nodes.get('u' + of);
+    if (me) { me.remove(); nodes.delete('u' + of); }
+    log.querySelectorAll('.bot').forEach(function (b) {
+      if (b.dataset.for === of) { b.remove(); nodes.forEach(function (v, k) { if (v === b) nodes.delete(k); }); }
+    });
+    var block = toolBlocks.get(of);
+    if (block) { block.remove(); toolBlocks.delete(of); }
+    refreshActions();
   }
   function showNote(text) {
     var n = document.createElement('div');
@@ -214,18 +278,29 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     scrollDown();
     return d;
   }
+  // A tool's start opens an entry with its input; its end (the same call id, else the oldest open
+  // entry) adds how it ended and the start of its output. Both arrive redacted and capped, and are
+  // untrusted (a web page's words): set as text, never as markup.
   function activity(ev) {
     var block = toolBlock(ev.for);
     if (ev.kind === 'tool-start') {
       var input = ev.detail !== undefined ? 'input: ' + ev.detail + '\n\n' : '';
-      toolEntry(block, ev.text, input + 'running…').dataset.input = input;
+      var entry = toolEntry(block, ev.text, input + 'running…');
+      entry.dataset.input = input;
+      if (ev.call) entry.dataset.call = ev.call;
       return;
     }
     var open = Array.from(block.querySelectorAll('details')).filter(function (d) { return !d.dataset.done; });
-    var d = open[0];
+    var d = open.filter(function (e) { return ev.call && e.dataset.call === ev.call; })[0] || open[0];
     if (!d) return;
     d.dataset.done = '1';
-    d.querySelector('pre').textContent = (d.dataset.input || '') + (ev.text || 'done');
+    var pre = d.querySelector('pre');
+    pre.textContent = (d.dataset.input || '') + (ev.text || 'done');
+    if (ev.detail !== undefined) {
+      pre.textContent += '\n\noutput: ' + ev.detail;
+      pre.className = 'untrusted';
+      pre.title = 'What the tool returned, shown as plain text';
+    }
   }
   function working(on) {
     clearTimeout(typingTimer);
@@ -241,7 +316,8 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     switch (ev.type) {
       case 'user': showUser(ev.id, ev.text, ev.files); return;
       case 'activity': activity(ev); return;
-      case 'note': showNote(ev.text); return;
+      case 'note': showNote(ev.text); refreshActions(); return;
+      case 'replace': dropTurn(ev.of); return;
       case 'message': case 'edit': showBot(ev); return;
     }
   }
@@ -263,6 +339,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     toolBlocks.clear();
     lastUser = null;
     log.textContent = '';
+    stopEdit();
   }
   function drawHistory(entries) {
     var turn = 0;
@@ -281,7 +358,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       }
       var block = newToolBlock();
       e.tools.forEach(function (t) {
-        var body = 'input: ' + t.input + (t.result !== undefined ? '\n\nresult: ' + t.result : '');
+        var body = 'input: ' + t.input + (t.result !== undefined ? '\n\noutput: ' + t.result : '');
         toolEntry(block, t.name + (t.isError ? ' (failed)' : ''), body);
       });
     });
@@ -542,15 +619,18 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       }
       if (e.key === 'Escape') { shown = []; cmds.hidden = true; return; }
     }
+    if (e.key === 'Escape' && editing) { stopEdit(); input.value = ''; return; }
     if (e.key === 'Enter' && !e.shiftKey) { e.preventDefault(); form.requestSubmit(); }
   });
 
-  async function sendText(text, files) {
+  async function sendText(text, files, replaces) {
     var id = rid();
     showUser(id, text, files);
     working(true);
     var ids = files.map(function (f) { return f.id; });
-    var r = await post('chat/messages', { session: session, text: text, id: id, attachments: ids });
+    var body = { session: session, text: text, id: id, attachments: ids };
+    if (replaces) body.replaces = replaces;
+    var r = await post('chat/messages', body);
     if (r && r.ok) {
       // \/web logout ended this browser's session: the page that follows says how to sign in again.
       if (r.status === 200) { location.reload(); return; }
@@ -571,7 +651,9 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     drawPending();
     input.value = '';
     drawCommands();
-    sendText(text, files);
+    var replaces = editing;
+    stopEdit();
+    sendText(text, files, replaces);
   };
   // Stop is the /stop command, so it works on every path the command does.
   stopBtn.onclick = function () { post('chat/messages', { session: session, text: '/stop', id: rid() }); };

@@ -8,6 +8,7 @@ import type { Request, Response } from 'express';
 import { constantTimeEqual } from '../../core/constant-time-equal.ts';
 import type { UserKey } from '../identity.ts';
 import { decodeUserKey, encodeUserKey } from '../identity.ts';
+import { SESSION_RULE, WEB_ID } from './normalize.ts';
 import { identityOwner, type SessionRecord, signInHelp } from './sign-in.ts';
 
 /** The cookie holding the browser secret. */
@@ -62,6 +63,8 @@ export interface HttpGuard {
    * the web chat's user (memory, budgets and approvals are theirs).
    */
   owns(viewer: Viewer, res: Response, sessionId: string): string | undefined;
+  /** The `session` query of `req`, when well-formed and `viewer`'s own; else answered (400/403) and undefined. */
+  ownedSession(req: Request, res: Response, viewer: Viewer): string | undefined;
 }
 
 /** Creates the checks for an adapter with `apiToken` (and `accessToken` when exposed). */
@@ -87,16 +90,22 @@ export function httpGuard(o: {
       return 'failed';
     }
   };
+  const owns = (viewer: Viewer, res: Response, sessionId: string): string | undefined => {
+    const owner = ownerOf(viewer, res);
+    if (!owner) return undefined;
+    if (!sessionId.startsWith(`${owner}-`)) {
+      res.status(403).json({ error: 'web chat: this conversation belongs to another user' });
+      return undefined;
+    }
+    return owner;
+  };
   return {
     ownerOf,
-    owns(viewer, res, sessionId) {
-      const owner = ownerOf(viewer, res);
-      if (!owner) return undefined;
-      if (!sessionId.startsWith(`${owner}-`)) {
-        res.status(403).json({ error: 'web chat: this conversation belongs to another user' });
-        return undefined;
-      }
-      return owner;
+    owns,
+    ownedSession(req, res, viewer) {
+      const id = String(req.query.session ?? '');
+      if (!WEB_ID.test(id)) return void res.status(400).json({ error: SESSION_RULE });
+      return owns(viewer, res, id) ? id : undefined;
     },
     async check(req, res, c) {
       const host = req.headers.host ?? '';

@@ -21,7 +21,8 @@ export const MAX_ATTACHMENTS = 10;
 export const attachmentId = (sessionId: string, fileId: string): string => `${sessionId}:${fileId}`;
 
 /**
- * Checks `{ session, text, id, attachments? }` (attachments: ids of files uploaded to this
+ * Checks `{ session, text, id, attachments?, replaces? }` (`replaces`: the id of the message whose
+ * turn this one takes the place of, Edit and Regenerate; attachments: ids of files uploaded to this
  * session; the adapter checks they exist and fills in their name, type and size) and builds the
  * message, addressed to the bot. Its `userId` is a placeholder (`local`): the adapter puts the
  * browser owner in its place once the cookie is checked to own the session.
@@ -34,6 +35,7 @@ export function normalizeWebMessage(body: unknown, receivedAt: Date): NormalizeR
     text?: unknown;
     id?: unknown;
     attachments?: unknown;
+    replaces?: unknown;
   };
   const problems: string[] = [];
   const files = b.attachments ?? [];
@@ -47,6 +49,9 @@ export function normalizeWebMessage(body: unknown, receivedAt: Date): NormalizeR
   if (typeof b.text !== 'string' || (!b.text.trim() && !hasFiles))
     problems.push('text must be a non-empty string (or empty with attachments)');
   if (typeof b.id !== 'string' || !WEB_ID.test(b.id)) problems.push('id must be 8-64 letters, digits, _ or -');
+  const replaces = b.replaces;
+  if (replaces !== undefined && (typeof replaces !== 'string' || !WEB_ID.test(replaces) || replaces === b.id))
+    problems.push('replaces must be the id of an earlier message (8-64 letters, digits, _ or -)');
   if (problems.length) return { kind: 'malformed', reason: problems.join('; ') };
   const sessionId = b.session as string;
   const id = b.id as string;
@@ -65,6 +70,7 @@ export function normalizeWebMessage(body: unknown, receivedAt: Date): NormalizeR
       mentionsBot: true,
       attachments: [...new Set(files as string[])].map((f) => ({ id: attachmentId(sessionId, f) })),
       receivedAt: receivedAt.toISOString(),
+      ...(typeof replaces === 'string' ? { replacesTurn: `web:${sessionId}:${replaces}` } : {}),
       raw: null,
     },
   };

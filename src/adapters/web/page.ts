@@ -79,6 +79,9 @@ background:var(--code);color:var(--fg);padding:.4rem;border-radius:6px;margin:.3
 font-size:.9rem;max-width:92%}
 .file a{color:var(--link)}.me .file a{color:#fff}.file img.preview{max-width:100%;max-height:320px;border-radius:6px}
 #typing{color:var(--muted);font-size:.85rem;padding:0 1rem;min-height:1.3rem}
+.turn-actions{align-self:flex-end;display:flex;gap:.4rem}.turn-actions button{font-size:.8rem;background:var(--bot);
+border:1px solid var(--line);border-radius:6px;padding:.1rem .6rem;color:var(--link)}
+#editing{flex-basis:100%;font-size:.85rem;color:var(--muted)}#editing:empty{display:none}
 form{display:flex;gap:.5rem;padding:.6rem 1rem .8rem;border-top:1px solid var(--line);position:relative;
 align-items:flex-end;flex-wrap:wrap}
 #t{flex:1 1 10rem;min-width:0;resize:none;font:inherit;padding:.5rem;border-radius:8px;border:1px solid var(--line);
@@ -116,7 +119,7 @@ export function chatPage(boot: PageBoot): string {
 <ul id="sessions"></ul></nav>
 <main><div id="log" role="log" aria-live="polite" aria-label="Messages"></div><div id="typing"></div>
 <form id="f" aria-label="Send a message"><ul id="cmds" role="listbox" aria-label="Commands" hidden></ul>
-<div id="pending" aria-live="polite"></div>
+<div id="pending" aria-live="polite"></div><div id="editing" role="status"></div>
 <input id="file" type="file" multiple hidden>
 <button id="attach" type="button" aria-label="Attach files" title="Attach files (or drop them here)">+</button>
 <label for="t" class="sr-only">Message</label>

@@ -48,15 +48,19 @@ export interface SessionSummary {
   updatedAt: string;
 }
 
-const MAX_TOOL_TEXT = 4000;
+/** How much of a tool's input and of its output the page shows (characters, each). */
+export const MAX_TOOL_TEXT = 4000;
 /**
- * A tool's input or output as the page shows it: this process's secrets and anything shaped like
- * a key redacted (a tool may echo an environment value), then capped (redacted first: a cut must
- * not leave half a key unrecognised).
+ * A tool's input or output as the page shows it: redacted as log lines are (this process's secrets
+ * and anything shaped like a key: a tool may echo an environment value), then capped, with a note
+ * saying so (redacted first: a cut must not leave half a key unrecognised). `total`: the length of
+ * the whole text when `s` is already only its start.
+ * Example: clip('x'.repeat(5000)) → 4000 x's, then '\n… [truncated: 5000 characters in all]'
  */
-export const clip = (s: string) => {
+export const clip = (s: string, total = s.length) => {
   const shown = redactSecrets(s);
-  return shown.length > MAX_TOOL_TEXT ? `${shown.slice(0, MAX_TOOL_TEXT)}…` : shown;
+  if (shown.length <= MAX_TOOL_TEXT && total <= s.length) return shown;
+  return `${shown.slice(0, MAX_TOOL_TEXT)}\n… [truncated: ${Math.max(total, s.length)} characters in all]`;
 };
 const textOf = (parts: StoredPart[]) =>
   parts.flatMap((p) => (p.type === 'text' ? [(p as { text: string }).text] : [])).join('');

@@ -8,7 +8,7 @@ import type { ContentPart, Message, ResultSource } from '../types.ts';
 import { raceAbort } from './run-signal.ts';
 import { toolEndStatus, toolStatus } from './status-line.ts';
 import type { ToolCallOutcome, ToolSet } from './tool-set.ts';
-import type { EventSink, ToolCallRecord } from './types.ts';
+import { type EventSink, TOOL_OUTPUT_PREVIEW, type ToolCallRecord } from './types.ts';
 
 type Call = Extract<ContentPart, { type: 'tool-call' }>;
 
@@ -56,6 +56,8 @@ export async function toolStep(
       isError: r.isError,
       durationMs: ms,
       status: toolEndStatus(c.name, r.isError, ms),
+      output: r.content.slice(0, TOOL_OUTPUT_PREVIEW),
+      outputChars: r.content.length,
     });
   };
   for (const batch of batches(calls, tools)) {

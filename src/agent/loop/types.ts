@@ -64,7 +64,13 @@ export interface ExecutorStatus {
   detail?: string;
 }
 
-/** Events for a UI. Statuses are short human lines ("reading src/main.ts…"), never raw payloads. */
+/** How much of a tool's result a `tool-end` event carries (the web chat shows less: see its clip). */
+export const TOOL_OUTPUT_PREVIEW = 16_384;
+
+/**
+ * Events for a UI. Statuses are short human lines ("reading src/main.ts…"), never raw payloads; the raw
+ * input and the start of the output travel apart (`tool-start.input`, `tool-end.output`), for a UI to redact.
+ */
 export type AgentEvent =
   | { type: 'turn-start'; turn: number }
   | { type: 'text-delta'; text: string }
@@ -79,6 +85,13 @@ export type AgentEvent =
       isError: boolean;
       durationMs: number;
       agentId?: string;
+      /**
+       * The start of the result's text (at most TOOL_OUTPUT_PREVIEW characters; untrusted, unredacted), for a
+       * channel that lets its user expand a tool entry (the web chat, which redacts it and shows it as text).
+       */
+      output?: string;
+      /** The whole result's length in characters (`output` is cut when it is longer). */
+      outputChars?: number;
     }
   | { type: 'compacted'; removedChars: number; results: number }
   /** The model summarised the older turns (`replaced` messages) into one. */

@@ -18,6 +18,7 @@ import { createPgMemories } from './memories.ts';
 import { migrate } from './migrations.ts';
 import { createPgRateGates } from './rate-gates.ts';
 import { createPgUsage } from './usage.ts';
+import { createPgWebDisplay } from './web-display.ts';
 import { createPgWebSessions } from './web-sessions.ts';
 
 export { describeUrl } from './db.ts';
@@ -44,6 +45,7 @@ function build(db: Db, opts: ResolvedStoreOptions): BackendStore {
     hookDeliveries: createPgHookDeliveries(db, now),
     webSessions: createPgWebSessions(db, now),
     adminSessions: createPgAdminSessions(db, now),
+    webDisplay: createPgWebDisplay(db, now),
     close: () => db.close(),
   };
 }

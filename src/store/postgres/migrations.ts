@@ -251,6 +251,19 @@ export const MIGRATIONS: readonly Migration[] = [
     `,
   },
   {
+    version: 15,
+    // What each web chat session showed (WebDisplayStore): the page's events as JSON text, one row
+    // per session id, so every replica replays the same history. Time in ms.
+    name: 'web chat display',
+    sql: `
+      CREATE TABLE boxbot_web_display (
+        session text PRIMARY KEY,
+        events text NOT NULL,
+        updated_at bigint NOT NULL
+      );
+    `,
+  },
+  {
     version: 16,
     // The dashboard's sign-in (AdminSessionStore): sessions by the SHA-256 of the cookie's id, and
     // failed sign-ins per address in their current window. Times in ms.

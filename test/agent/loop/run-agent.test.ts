@@ -149,7 +149,15 @@ test('a run returns what `ask --format json` prints and leaves the given history
     .filter((e) => e.type === 'tool-start' || e.type === 'tool-end')
     .map((e) => ('status' in e ? e.status : ''));
   assert.deepEqual(statuses, ['reading src/main.ts…', 'read done']);
-  assert.ok(!JSON.stringify(events).includes('SECRET-FILE-CONTENTS'), 'events never carry tool output');
+  // The output travels only in its own field of the end (for a UI that redacts it), never in a status line.
+  const withoutOutput = events.map((e) => (e.type === 'tool-end' ? { ...e, output: undefined } : e));
+  assert.ok(!JSON.stringify(withoutOutput).includes('SECRET-FILE-CONTENTS'), 'no status line carries tool output');
+  const end = events.find((e) => e.type === 'tool-end');
+  assert.deepEqual(
+    end?.type === 'tool-end' ? [end.output, end.outputChars] : [],
+    ['SECRET-FILE-CONTENTS', 20],
+    "the end carries the start of the tool's output",
+  );
 });
 
 test('an unknown model is an error result naming it, not a crash', async (t) => {
