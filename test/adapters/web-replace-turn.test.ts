@@ -59,7 +59,7 @@ for (const [backend, open] of [
       (m) => `${m.role}: ${m.content.flatMap((p) => (p.type === 'text' ? [p.text] : [])).join('')}`,
     );
 
-  test(`${backend}: a message replacing the last turn runs in its place; the saved history drops the old`, async (t) => {
+  test(`${backend}: a message replacing the last turn runs in its place; saved history drops the old`, async (t) => {
     const store = open();
     const run = runnerOn(t, store, [reply('One.'), reply('Lyon.'), reply('Paris.'), reply('Paris.')]);
     await run(say('msg00001', 'hello'));
