@@ -1,12 +1,13 @@
 // Files on disk. A write goes to a unique temp file in the same folder, is synced, then
 // renamed over the target, so a crash at any point leaves the old or the new file whole. An
 // append log is synced per append (O_DSYNC, or fdatasync), and its folder when it is opened.
-// On the hot path (a document's stamp, a small document's replacement) only the step that waits
-// on the disk goes to libuv's pool: a stat, an open, a close or a rename touches only the page
-// cache and takes microseconds, while each trip to the pool and back costs a wake-up of the main
-// thread, which on a loaded machine is a scheduling delay of its own (and a turn makes dozens).
+// A document's stamp (the cache's check that nobody changed the file, made at every read of a
+// recently used document) is a stat made in place: it reads an inode from the page cache in
+// microseconds, where a trip to libuv's pool and back costs a wake-up of the main thread (a
+// scheduling delay of its own on a loaded machine). Writes stay in the pool: a rename or a
+// file's creation in place can wait on the file system's journal while other writes sync.
 import type { Stats } from 'node:fs';
-import { closeSync, constants, fstatSync, openSync, renameSync, rmSync, statSync, write } from 'node:fs';
+import { constants, statSync } from 'node:fs';
 import { copyFile, mkdir, open, readdir, readFile, rename, rm, stat, unlink } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { sleep } from '../core/sleep.ts';
@@ -53,24 +54,20 @@ export function createDiskFiles(
     }
   }
 
-  /**
-   * Writes a temp file, syncs it, then renames it over `path`; resolves with the new file's stamp. A small one is
-   * one synced write in the pool between an open and a stat, close and rename made in place (page cache only).
-   */
+  /** Writes a temp file, syncs it, then renames it over `path`; resolves with the new file's stamp. */
   async function replace(path: string, data: string | Uint8Array): Promise<string> {
     const file = abs(path);
     const dir = dirname(file);
     await ensureDir(dir);
     const tmp = join(dir, `.${file.slice(dir.length + 1)}.${process.pid}.${++tempSeq}.tmp`);
-    const bytes = typeof data === 'string' ? Buffer.from(data, 'utf8') : data;
-    if (SYNCED_OPEN !== undefined && bytes.byteLength > 0 && bytes.byteLength <= SYNCED_WRITE_MAX)
-      return replaceSmall(path, file, tmp, bytes, SYNCED_OPEN);
     try {
-      const fh = await open(tmp, 'w', 0o600);
+      const size = typeof data === 'string' ? Buffer.byteLength(data) : data.byteLength;
+      const synced = SYNCED_OPEN !== undefined && size > 0 && size <= SYNCED_WRITE_MAX;
+      const fh = await open(tmp, synced ? SYNCED_OPEN : 'w', 0o600);
       let stamp: string;
       try {
-        await fh.writeFile(bytes);
-        await fh.sync();
+        await fh.writeFile(data);
+        if (!synced) await fh.sync();
         stamp = stampOf(await fh.stat()); // a rename keeps inode, size and mtime
       } finally {
         await fh.close();
@@ -80,25 +77,6 @@ export function createDiskFiles(
       return stamp;
     } catch (e) {
       await rm(tmp, { force: true });
-      throw e;
-    }
-  }
-
-  /** `replace` for a small file opened with O_DSYNC: its one write is its sync, the only wait on the disk. */
-  async function replaceSmall(path: string, file: string, tmp: string, bytes: Uint8Array, flags: number) {
-    let fd: number | undefined;
-    try {
-      fd = openSync(tmp, flags, 0o600);
-      for (let at = 0; at < bytes.byteLength; ) at += await writeAt(fd, bytes, at);
-      const stamp = stampOf(fstatSync(fd)); // a rename keeps inode, size and mtime
-      closeSync(fd);
-      fd = undefined;
-      await opts.beforeCommit?.(path);
-      renameSync(tmp, file);
-      return stamp;
-    } catch (e) {
-      if (fd !== undefined) closeSync(fd);
-      rmSync(tmp, { force: true });
       throw e;
     }
   }
@@ -211,13 +189,6 @@ export function createDiskFiles(
 
     describe: (path) => abs(path),
   };
-}
-
-/** Writes `bytes` from `at` to the file `fd` (in libuv's pool); resolves with how many were written. */
-function writeAt(fd: number, bytes: Uint8Array, at: number): Promise<number> {
-  return new Promise((resolve, reject) =>
-    write(fd, bytes, at, bytes.byteLength - at, null, (e, n) => (e ? reject(e) : resolve(n))),
-  );
 }
 
 /** How long a locked file is waited for before the call fails. */
