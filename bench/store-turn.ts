@@ -133,8 +133,8 @@ try {
     `store-turn bench (file store; ${SINGLE_TURNS} turns one at a time, then ${PARALLEL} conversations at once)`,
   );
   console.log(
-    `  one turn's store calls p50 ${figures.turnP50Ms} ms (p99 ${figures.turnP99Ms}) = ${figures.turnVsBareAppend}x a bare ` +
-      `synced append (${figures.bareSyncedAppendP50Ms} ms)`,
+    `  one turn's store calls p50 ${figures.turnP50Ms} ms (p99 ${figures.turnP99Ms}) = ` +
+      `${figures.turnVsBareAppend}x a bare synced append (${figures.bareSyncedAppendP50Ms} ms)`,
   );
   console.log(`    by call, p50 ms: ${CALLS.map((c) => `${c} ${figures.callsP50Ms[c]}`).join(', ')}`);
   console.log(`  ${PARALLEL} conversations at once: ${figures.parallelTurnsPerSec} turns/s   target >= 1000`);
