@@ -88,7 +88,7 @@ test('charges of one user from many conversations at once share a write, and eac
   }
 });
 
-test('in a shared write, a refused change fails alone; a failed write fails every change and leaves the file', async () => {
+test('in a shared write, a refused change fails alone; a failed write fails all it held, the file kept', async () => {
   const root = await mkdtemp(join(tmpdir(), 'boxbot-doc-groups-'));
   try {
     const { files, s, hold } = heldFiles(root, 'memories/');
