@@ -200,6 +200,10 @@ export function createDocuments(
   function grouped<T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED) {
     return new Promise<T | undefined>((resolve, reject) => {
       const waiter: Waiter = { fn: fn as Waiter['fn'], resolve: resolve as Waiter['resolve'], reject };
+      if (closed) {
+        reject(new StoreError('closed', 'the store is closed'));
+        return;
+      }
       const open = groups.get(spec.path);
       if (open) {
         open.push(waiter);
