@@ -8,6 +8,7 @@ const benches: Record<string, string> = {
   tools: 'tools.ts',
   agent: 'agent.ts',
   store: 'store.ts',
+  'store-turn': 'store-turn.ts',
   gateway: 'gateway.ts',
   cli: 'cli.ts',
   'first-start': 'first-start.ts',

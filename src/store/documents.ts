@@ -1,5 +1,9 @@
 // JSON documents over Files, through lowdb: each read and update of a path runs under that
 // path's lock, validates the shape, and moves a corrupt file aside (reported, never reset).
+// Updates of one document that arrive while its write is under way share the next write (group
+// commit per file): each applies to what the one before it left, and each caller's promise settles
+// when the write holding its change is durable (or failed). A user charged from many conversations
+// at once, or a channel's document charged by its threads, pays one synced write per round.
 import { type Adapter, Low } from 'lowdb';
 import type { z } from 'zod';
 import { errorMessage } from '../core/errors.ts';
@@ -63,6 +67,10 @@ export function createDocuments(
 ): Documents {
   const lock = createKeyedLock();
   let closed = false;
+  /** An update waiting in a group, and its caller's promise. */
+  type Waiter = { fn: (c: unknown) => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
+  /** Per path, the group of updates waiting for its lock (the next write). */
+  const groups = new Map<string, Waiter[]>();
   type Cached = { text: string; stamp: string };
   const cache = new Map<string, Cached>(); // insertion order = least recently used first
   let cachedChars = 0;
@@ -139,14 +147,19 @@ export function createDocuments(
     };
   }
 
+  /** A system error on `path` as StoreError `io`; any other error as it is. */
+  function ioError(path: string, e: unknown): unknown {
+    if (e instanceof StoreError || !isSystemError(e)) return e;
+    return new StoreError('io', `store I/O failed on ${files.describe(path)}: ${errorMessage(e)}`, { cause: e });
+  }
+
   function locked<R>(path: string, fn: () => Promise<R>): Promise<R> {
     if (closed) return Promise.reject(new StoreError('closed', 'the store is closed'));
     return lock.run(path, async () => {
       try {
         return await fn();
       } catch (e) {
-        if (e instanceof StoreError || !isSystemError(e)) throw e;
-        throw new StoreError('io', `store I/O failed on ${files.describe(path)}: ${errorMessage(e)}`, { cause: e });
+        throw ioError(path, e);
       }
     });
   }
@@ -161,21 +174,110 @@ export function createDocuments(
         await db.read();
         return db.data ?? undefined;
       }),
-    update: <T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED) =>
-      locked(spec.path, async () => {
-        if (!spec.shared) return updateNow(spec, fn);
+    update: <T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED) => {
+      // A document other processes write too takes their lock per update: never grouped.
+      if (!spec.shared) return grouped(spec, fn);
+      return locked(spec.path, async () => {
         const release = await files.lock(spec.path);
         try {
           return await updateNow(spec, fn);
         } finally {
           await release();
         }
-      }),
+      });
+    },
     async close() {
       closed = true;
       await lock.idle();
     },
   };
+
+  /**
+   * `update` of a document only this process writes: joins the group of updates waiting for the
+   * path's lock, or starts one. The group takes the lock, applies its updates in arrival order to
+   * one read of the document and writes the result once.
+   */
+  function grouped<T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED) {
+    return new Promise<T | undefined>((resolve, reject) => {
+      const waiter: Waiter = { fn: fn as Waiter['fn'], resolve: resolve as Waiter['resolve'], reject };
+      if (closed) {
+        reject(new StoreError('closed', 'the store is closed'));
+        return;
+      }
+      const open = groups.get(spec.path);
+      if (open) {
+        open.push(waiter);
+        return;
+      }
+      const group = [waiter];
+      groups.set(spec.path, group);
+      locked(spec.path, () => {
+        groups.delete(spec.path); // what arrives from now on waits for the next write
+        return applyGroup(spec, group);
+      }).catch((e: unknown) => {
+        for (const w of group) w.reject(e); // the store was closed: nothing ran
+      });
+    });
+  }
+
+  /** Applies `group`'s updates to the document and writes it once; settles each caller. */
+  async function applyGroup(spec: DocSpec, group: Waiter[]): Promise<void> {
+    const db = new Low<unknown>(adapter<unknown>(spec), null);
+    let first = 0;
+    try {
+      await db.read();
+    } catch (e) {
+      // As before grouping: the call that found the file corrupt is told; the file is aside, and
+      // the later calls start from no document, as they would have read it after.
+      group[0]!.reject(ioError(spec.path, e));
+      if (!(e instanceof StoreCorruptError)) {
+        for (const w of group.slice(1)) w.reject(ioError(spec.path, e));
+        return;
+      }
+      db.data = null;
+      first = 1;
+    }
+    const before: unknown = db.data ?? undefined;
+    let current: unknown = before;
+    let changed = false;
+    const done: { w: Waiter; result: unknown }[] = [];
+    for (const w of group.slice(first)) {
+      try {
+        const next = w.fn(current);
+        if (next === UNCHANGED) {
+          done.push({ w, result: current });
+          continue;
+        }
+        if (next !== undefined) refuseInvalid(spec, next);
+        current = next;
+        changed = true;
+        done.push({ w, result: next });
+      } catch (e) {
+        w.reject(e); // refused alone: the others apply to what the one before it left
+      }
+    }
+    try {
+      if (changed && current === undefined) {
+        remember(spec.path, undefined);
+        if (before !== undefined) await files.remove(spec.path);
+      } else if (changed) {
+        db.data = current;
+        await db.write();
+      }
+    } catch (e) {
+      for (const { w } of done) w.reject(ioError(spec.path, e));
+      return;
+    }
+    for (const { w, result } of done) w.resolve(result);
+  }
+
+  /** Throws StoreError `invalid` for data a later read would call corrupt. */
+  function refuseInvalid(spec: DocSpec, next: unknown): void {
+    const parsed = spec.schema.safeParse(next);
+    const reason = parsed.success ? spec.check?.(next) : describeIssue(parsed.error);
+    if (reason !== undefined)
+      throw new StoreError('invalid', `refused to write ${files.describe(spec.path)}: ${reason}`);
+  }
 
   /** The read-modify-write of `update`, under the path's lock(s). */
   async function updateNow<T>(
@@ -192,11 +294,7 @@ export function createDocuments(
       if (before !== undefined) await files.remove(spec.path);
       return undefined;
     }
-    // Never write what a later read would call corrupt.
-    const parsed = spec.schema.safeParse(next);
-    const reason = parsed.success ? spec.check?.(next) : describeIssue(parsed.error);
-    if (reason !== undefined)
-      throw new StoreError('invalid', `refused to write ${files.describe(spec.path)}: ${reason}`);
+    refuseInvalid(spec, next); // never write what a later read would call corrupt
     db.data = next;
     await db.write();
     return next;

@@ -1,9 +1,11 @@
 // Anthropic Messages API via @anthropic-ai/sdk: streamed text, tool use assembled from
 // input_json_delta fragments, thinking blocks with signatures, usage with cache tokens. Notes a model
 // writes for the user between tool calls arrive in thinking blocks on newer models; they are shown as text too.
-import Anthropic from '@anthropic-ai/sdk';
+// The SDK is imported at the provider's first call: a gateway that never calls Anthropic never loads it.
+import type Anthropic from '@anthropic-ai/sdk';
 import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
 import { anthropicRequestExtras, toAnthropicParams } from './anthropic-messages.ts';
+import { lazyProvider } from './lazy.ts';
 import { fromSdkError, guardStream, incompleteStream } from './stream-guard.ts';
 import { tokenCount } from './token-count.ts';
 import { parseToolInput } from './tool-input.ts';
@@ -70,12 +72,17 @@ type Block =
   | { type: 'tool'; id: string; name: string; json: string; input: unknown }
   | { type: 'other' };
 
-/** Creates the Anthropic provider. */
+/** Creates the Anthropic provider; its SDK is loaded at the first call. */
 export function createAnthropicProvider(options: AnthropicProviderOptions): Provider {
   const name = options.name ?? 'anthropic';
+  return lazyProvider(name, async () => anthropicProvider(name, options, (await import('@anthropic-ai/sdk')).default));
+}
+
+/** The provider over the loaded SDK (its client, and its error classes for a host's client too). */
+function anthropicProvider(name: string, options: AnthropicProviderOptions, sdk: typeof Anthropic): Provider {
   const client =
     options.client ??
-    new Anthropic({
+    new sdk({
       apiKey: options.apiKey,
       baseURL: options.baseURL ?? 'https://api.anthropic.com',
       maxRetries: 0,
@@ -84,7 +91,7 @@ export function createAnthropicProvider(options: AnthropicProviderOptions): Prov
       logLevel: 'off',
       openTelemetry: false,
     });
-  const classify = (err: unknown) => fromSdkError(name, err, Anthropic);
+  const classify = (err: unknown) => fromSdkError(name, err, sdk);
 
   async function* run(request: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {
     const params = toAnthropicParams(request, options.promptCaching ?? true);
