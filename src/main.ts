@@ -316,7 +316,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     () => runtime.close(),
     () => store.close(),
     stopSweeps,
-    async () => recorder?.idle(),
+    async () => recorder?.close(),
     () => mcp.close(),
   ];
   const cleanup = async () => {

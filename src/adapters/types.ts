@@ -199,6 +199,11 @@ export interface SendOptions {
    * platform offers idempotency (Discord's nonce), a repeat returns the message already sent.
    */
   idempotencyKey?: string;
+  /**
+   * A streamed answer's preview, sent or edited again until its final text replaces it: the
+   * channel log writes the message once that final text comes (adapters ignore it).
+   */
+  preview?: boolean;
 }
 
 /**

@@ -154,7 +154,10 @@ export class ReplyStream {
       if (!this.messageId) {
         if (this.creating) return;
         const sending = this.sending?.();
-        const key = this.key === undefined ? {} : { idempotencyKey: `${this.key}:${this.keyGeneration}` };
+        const key = {
+          preview: true,
+          ...(this.key === undefined ? {} : { idempotencyKey: `${this.key}:${this.keyGeneration}` }),
+        };
         // Closed while the note was written: no preview after the run ended.
         const send = () => (this.closed ? undefined : this.queue.send(this.target, shown, key));
         this.creating = (sending ? sending.then(send, send) : Promise.resolve(send())).then((m) => {
@@ -175,7 +178,7 @@ export class ReplyStream {
         await this.creating;
       } else {
         const editing = this.messageId;
-        await this.queue.edit(this.target, editing, shown).catch((e: unknown) => {
+        await this.queue.edit(this.target, editing, shown, { preview: true }).catch((e: unknown) => {
           // The message is gone (deleted by the user, or left by a run before a restart and
           // since removed): the next preview is a new message. Any other refusal keeps it.
           if (e instanceof AdapterApiError && isGone(e) && this.messageId === editing) {
