@@ -298,6 +298,11 @@ export interface ChannelAdapter {
    */
   sendPrivate?(to: Pick<InboundMessage, 'chatId' | 'userId' | 'threadId'>, text: string): Promise<void>;
   /**
+   * Told that a preview the bot sent (SendOptions.preview) already shows its answer's final text,
+   * so no edit replaces it: nothing goes to the platform (the channel log's recorder writes it).
+   */
+  previewFinal?(target: OutboundTarget, messageId: string): void;
+  /**
    * Shows one step of the agent's work in the conversation `target` is the answer to (the web
    * chat keeps it as a collapsible entry). Best effort: it never delays or fails the run.
    */

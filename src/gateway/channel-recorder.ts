@@ -19,10 +19,13 @@ export interface ChannelRecorder {
   /**
    * Takes one of the bot's own posts or edits. A streamed answer's preview (`preview`) is edited
    * many times: it is held and written once, with the final text, when the reply is final (the
-   * next post or edit of that message that is no preview), or at `close()`: one write per answer,
+   * next post or edit of that message that is no preview, or `final` when the preview already
+   * shows the final text), or at `close()`: one write per answer,
    * there as soon as the answer is, so a digest run right after it reads it.
    */
   own(event: ChannelEvent & { kind: 'message' | 'edit' }, preview?: boolean): void;
+  /** A held preview already shows its final text: it is written now, as it is. */
+  final(channel: string, messageId: string): void;
   /** Whether the channel (a space key) is recorded. */
   records(channel: string): boolean;
   /** Resolves once the events taken so far are written (previews still composing stay held). */
@@ -132,6 +135,13 @@ export function createChannelRecorder(o: {
         observe(event);
       }
     },
+    final(channel, messageId) {
+      const key = `${channel}\n${messageId}`;
+      const held = composing.get(key);
+      if (!held) return;
+      composing.delete(key);
+      observe(held);
+    },
     async idle() {
       while (pending.size) await Promise.all([...pending]);
     },
@@ -228,7 +238,12 @@ export function recordingAdapter(
         return sent;
       }
     : undefined;
-  const overrides: Record<string | symbol, unknown> = { send, edit, ...(sendFile ? { sendFile } : {}) };
+  const previewFinal = (target: OutboundTarget, messageId: string): void => {
+    const channel = channelOf(target);
+    if (channel) recorder.final(channel, messageId);
+    adapter.previewFinal?.(target, messageId);
+  };
+  const overrides: Record<string | symbol, unknown> = { send, edit, previewFinal, ...(sendFile ? { sendFile } : {}) };
   return new Proxy(adapter, {
     get(target, prop, receiver) {
       if (prop in overrides) return overrides[prop];

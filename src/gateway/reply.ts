@@ -327,6 +327,7 @@ export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: st
     try {
       if (i === 0 && entry.streamMessageId && entry.previewShown === chunk) {
         id = entry.streamMessageId; // the preview already shows exactly this text
+        queue.previewFinal(entry.target, id);
       } else if (i === 0 && entry.streamMessageId) {
         try {
           id = await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)), entry.streamMessageId);

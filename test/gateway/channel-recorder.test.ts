@@ -88,3 +88,23 @@ test('a preview never made final (its answer went as a new message) is written a
   assert.deepEqual(writes, ['put 1', 'put 1']);
   assert.deepEqual((await store.list('telegram:-7', range)).map((e) => e.text).sort(), ['draft, longer', 'the answer']);
 });
+
+test('a preview that already shows the final text is written when the delivery says so', async () => {
+  const config = configSchema.parse({ channels: { telegram: { chats: { '-8': { history: { record: true } } } } } });
+  const { store, writes } = counted(createMemoryStore().channelLog);
+  const recorder = createChannelRecorder({ config, channelLog: store, log: silentLogger });
+  const adapter = recordingAdapter(new FakeAdapter('telegram'), recorder);
+  const target = { conversationKey: 'telegram:-8', chatId: '-8' };
+  const { messageId } = await adapter.send(target, 'The freeze', { preview: true });
+  await adapter.edit(target, messageId, 'The freeze ends at noon.', { preview: true });
+  await recorder.idle();
+  assert.deepEqual(writes, []);
+  // deliverEntry: the preview shows exactly the answer, so no edit replaces it (reply.ts).
+  adapter.previewFinal!(target, messageId);
+  await recorder.idle();
+  assert.deepEqual(writes, ['put 1']);
+  assert.deepEqual(
+    (await store.list('telegram:-8', range)).map((e) => e.text),
+    ['The freeze ends at noon.'],
+  );
+});
