@@ -4,32 +4,17 @@
 // app with a Telegram group (its emulator) and the LLM emulator; the death is the log write
 // failing, so nothing after the post is recorded, then a restart on the same data folder.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { signatureFor } from '../../src/scheduler/index.ts';
+import { test } from 'node:test';
 import { llm } from '../emulators/llm/index.ts';
-import { startTelegramEmulator, type TelegramEmulator } from '../emulators/telegram/index.ts';
 import { waitUntil } from '../helpers.ts';
-import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
+import { webhookGroupHooks } from './webhook-group.ts';
 
 const SECRET = 'gh-hook-secret-once-7d21';
 const GROUP = -100778;
-let tg: TelegramEmulator;
-let bb: RestartableBoxbot;
-
-before(async () => {
-  tg = await startTelegramEmulator();
-  tg.addChat({ id: GROUP, type: 'supergroup', title: 'ops' });
-  bb = await bootBoxbot(
-    { channels: { telegram: { apiRoot: tg.apiRoot } } },
-    { TELEGRAM_BOT_TOKEN: tg.token, GITHUB_WEBHOOK_SECRET: SECRET },
-  );
-});
-after(async () => {
-  await bb?.close();
-  await tg?.close();
-});
+const current = webhookGroupHooks(SECRET, GROUP);
 
 test('an answer posted before a death that kept its log entry from being written is not posted again', async () => {
+  const { tg, bb, post } = current();
   await bb.app.scheduler.add({
     name: 'pushes',
     trigger: { webhook: 'github-push', secretEnv: 'GITHUB_WEBHOOK_SECRET' },
@@ -44,15 +29,7 @@ test('an answer posted before a death that kept its log entry from being written
   };
   bb.llm.script([llm.say('push: the answer, once.')]);
   const body = JSON.stringify({ head_commit: { message: 'a push' } });
-  const accepted = await fetch(`${bb.app.url}/hooks/github-push`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'X-GitHub-Delivery': 'delivery-once-1',
-      'X-Hub-Signature-256': signatureFor(SECRET, body),
-    },
-    body,
-  });
+  const accepted = await post(body, 'delivery-once-1');
   assert.equal(accepted.status, 202);
   await waitUntil(() => tg.botMessages(String(GROUP)).length === 1, 'the answer posted', 30_000);
   await waitUntil(() => logWrites === 1, 'the log write that never happened', 20_000);
