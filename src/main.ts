@@ -317,7 +317,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     () => runtime.close(),
     () => store.close(),
     stopSweeps,
-    async () => recorder?.idle(),
+    async () => recorder?.close(),
     () => mcp.close(),
   ];
   const cleanup = async () => {
@@ -338,9 +338,9 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       spend,
       loaded,
       secrets,
-      deliver: (key, text, id) => {
+      deliver: (key, text, id, queued) => {
         if (!gatewayRef) throw new Error('the gateway is not running');
-        return gatewayRef.post(targetOf(key), text, id);
+        return gatewayRef.post(targetOf(key), text, id, queued);
       },
       isKnownTarget: (key) => {
         const configured = configuredTargetCheck(loaded.config, secrets)(key);
@@ -472,6 +472,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     const journal = createWebhookJournal({
       jobs: store.jobs,
       deliveries: store.hookDeliveries,
+      outbox: store.delivery,
       runNow: scheduler.runNow,
       ...(store.leases ? { leases: store.leases } : {}),
       holder,

@@ -205,6 +205,11 @@ export interface SendOptions {
    * platform offers idempotency (Discord's nonce), a repeat returns the message already sent.
    */
   idempotencyKey?: string;
+  /**
+   * A streamed answer's preview, sent or edited again until its final text replaces it: the
+   * channel log writes the message once that final text comes (adapters ignore it).
+   */
+  preview?: boolean;
 }
 
 /**
@@ -306,6 +311,11 @@ export interface ChannelAdapter {
    * opened a private chat with the bot, DMs closed). Never through the outbox: for one-time links.
    */
   sendPrivate?(to: Pick<InboundMessage, 'chatId' | 'userId' | 'threadId'>, text: string): Promise<void>;
+  /**
+   * Told that a preview the bot sent (SendOptions.preview) already shows its answer's final text,
+   * so no edit replaces it: nothing goes to the platform (the channel log's recorder writes it).
+   */
+  previewFinal?(target: OutboundTarget, messageId: string): void;
   /**
    * Shows one step of the agent's work in the conversation `target` is the answer to (the web
    * chat keeps it as a collapsible entry). Best effort: it never delays or fails the run.

@@ -176,53 +176,65 @@ async function modelStep(ctx: Ctx, flags: SetupFlags): Promise<string | undefine
   return spec;
 }
 
-/** One platform's tokens, each checked against the platform; false when it was skipped. */
-async function platformStep(ctx: Ctx, platform: Platform, wanted: boolean): Promise<boolean> {
-  if (!ctx.ask && !wanted) return false;
-  const ch = ctx.config.channels;
-  if (platform === 'telegram') {
-    const token = await secret(ctx, {
+/** One token a platform needs: how it is asked for, and its check against the platform. */
+interface PlatformToken extends Omit<SecretAsk, 'required' | 'test'> {
+  test: (value: string, channels: Config['channels']) => Promise<CheckResult>;
+}
+
+/** Each platform's tokens, in the order they are asked; the platform is on when all are given. */
+const PLATFORM_TOKENS: Record<Platform, PlatformToken[]> = {
+  telegram: [
+    {
       name: 'TELEGRAM_BOT_TOKEN',
       question: 'Telegram bot token, from @BotFather',
       what: 'telegram getMe',
-      required: wanted,
-      test: (t) => checkTelegram(t, ch.telegram?.apiRoot),
-    });
-    if (token) ctx.values.TELEGRAM_BOT_TOKEN = token;
-    return Boolean(token);
-  }
-  if (platform === 'discord') {
-    const token = await secret(ctx, {
+      test: (t, ch) => checkTelegram(t, ch.telegram?.apiRoot),
+    },
+  ],
+  discord: [
+    {
       name: 'DISCORD_BOT_TOKEN',
       question: 'Discord bot token, from the Developer Portal (Bot page)',
       what: 'discord /users/@me',
-      required: wanted,
-      test: (t) => checkDiscord(t, ch.discord?.restApi),
-    });
-    if (token) ctx.values.DISCORD_BOT_TOKEN = token;
-    return Boolean(token);
+      test: (t, ch) => checkDiscord(t, ch.discord?.restApi),
+    },
+  ],
+  slack: [
+    {
+      name: 'SLACK_BOT_TOKEN',
+      question: 'Slack bot token (xoxb-...)',
+      what: 'slack auth.test',
+      test: (t, ch) => checkSlack(t, ch.slack?.apiUrl),
+    },
+    {
+      name: 'SLACK_APP_TOKEN',
+      question: 'Slack app-level token for Socket Mode (xapp-...)',
+      what: 'slack apps.connections.open',
+      test: (t, ch) => checkSlackApp(t, ch.slack?.apiUrl),
+    },
+  ],
+};
+
+/** What is said when a platform's first token was given and a later one was not. */
+const LEFT_OFF: Partial<Record<Platform, string>> = {
+  slack: '  Slack left off: Socket Mode needs the app-level token (HTTP mode: docs/chat-platforms.md)',
+};
+
+/** One platform's tokens, each checked against the platform; false when it was skipped. */
+async function platformStep(ctx: Ctx, platform: Platform, wanted: boolean): Promise<boolean> {
+  if (!ctx.ask && !wanted) return false;
+  const channels = ctx.config.channels;
+  const given: Record<string, string> = {};
+  for (const [i, token] of PLATFORM_TOKENS[platform].entries()) {
+    const value = await secret(ctx, { ...token, required: wanted, test: (v) => token.test(v, channels) });
+    if (!value) {
+      const why = LEFT_OFF[platform];
+      if (i > 0 && why) ctx.say(why);
+      return false;
+    }
+    given[token.name] = value;
   }
-  const bot = await secret(ctx, {
-    name: 'SLACK_BOT_TOKEN',
-    question: 'Slack bot token (xoxb-...)',
-    what: 'slack auth.test',
-    required: wanted,
-    test: (t) => checkSlack(t, ch.slack?.apiUrl),
-  });
-  if (!bot) return false;
-  const app = await secret(ctx, {
-    name: 'SLACK_APP_TOKEN',
-    question: 'Slack app-level token for Socket Mode (xapp-...)',
-    what: 'slack apps.connections.open',
-    required: wanted,
-    test: (t) => checkSlackApp(t, ch.slack?.apiUrl),
-  });
-  if (!app) {
-    ctx.say('  Slack left off: Socket Mode needs the app-level token (HTTP mode: docs/chat-platforms.md)');
-    return false;
-  }
-  ctx.values.SLACK_BOT_TOKEN = bot;
-  ctx.values.SLACK_APP_TOKEN = app;
+  Object.assign(ctx.values, given);
   return true;
 }
 

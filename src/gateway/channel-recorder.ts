@@ -17,14 +17,21 @@ export interface ChannelRecorder {
   /** Takes one event (queued; a failed write is logged, never thrown). */
   observe: ChannelObserver;
   /**
-   * Takes one of the bot's own posts or edits: a streamed answer is edited many times, so it is
-   * written once it settles (no edit for `settleMs`), or at `idle()`: one write per answer.
+   * Takes one of the bot's own posts or edits. A streamed answer's preview (`preview`) is edited
+   * many times: it is held and written once, with the final text, when the reply is final (the
+   * next post or edit of that message that is no preview, or `final` when the preview already
+   * shows the final text), or at `close()`: one write per answer,
+   * there as soon as the answer is, so a digest run right after it reads it.
    */
-  own(event: ChannelEvent & { kind: 'message' | 'edit' }): void;
+  own(event: ChannelEvent & { kind: 'message' | 'edit' }, preview?: boolean): void;
+  /** A held preview already shows its final text: it is written now, as it is. */
+  final(channel: string, messageId: string): void;
   /** Whether the channel (a space key) is recorded. */
   records(channel: string): boolean;
-  /** Resolves once the events taken so far are written (tests, shutdown). */
+  /** Resolves once the events taken so far are written (previews still composing stay held). */
   idle(): Promise<void>;
+  /** Writes the previews still held as they are, then waits for every write (shutdown). */
+  close(): Promise<void>;
   /**
    * Fills the log of a recorded channel from the platform's own history since `from` (a digest
    * whose period starts before recording began); resolves with how many messages were read.
@@ -33,19 +40,22 @@ export interface ChannelRecorder {
   backfill(channel: string, from: string, read: ChannelHistoryReader | undefined, pace?: RequestPacer): Promise<number>;
 }
 
+/** How many previews wait for their final text at most (a bound on what a crash could lose). */
+const MAX_HELD = 1000;
+
 /** A recorder writing to `channelLog` for the channels `config` records. */
 export function createChannelRecorder(o: {
   config: Config;
   channelLog: ChannelLogStore;
   log: Logger;
-  /** How long the bot's own message stays unwritten after its last edit (default 3 s). */
-  settleMs?: number;
 }): ChannelRecorder {
   const lock = createKeyedLock();
   const pending = new Set<Promise<void>>();
-  const settleMs = o.settleMs ?? 3000;
-  /** The bot's own posts and edits not yet written, by channel and message id. */
-  const settling = new Map<string, { event: ChannelEvent; timer: NodeJS.Timeout }>();
+  /**
+   * Previews not yet written, by channel and message id. One left behind (a run that ended with
+   * its answer sent as a new message) is written when more than MAX_HELD wait, or at close().
+   */
+  const composing = new Map<string, ChannelEvent>();
   const records = (channel: string): boolean => {
     try {
       const { platform, chatId } = decodeConversationKey(channel);
@@ -101,33 +111,43 @@ export function createChannelRecorder(o: {
     void p.finally(() => pending.delete(p));
   }
 
-  function settle(key: string): void {
-    const held = settling.get(key);
-    if (!held) return;
-    clearTimeout(held.timer);
-    settling.delete(key);
-    observe(held.event);
-  }
-
   return {
     records,
     observe,
-    own(event) {
+    own(event, preview) {
       if (!records(event.channel)) return;
       const key = `${event.channel}\n${event.messageId}`;
-      const held = settling.get(key);
+      const held = composing.get(key);
       // An edit of a post not yet written is that post with the new text (still being composed).
       const next: ChannelEvent =
-        held && held.event.kind === 'message' && event.kind === 'edit'
-          ? { ...held.event, text: event.text, ...(event.files ? { files: event.files } : {}) }
+        held?.kind === 'message' && event.kind === 'edit'
+          ? { ...held, text: event.text, ...(event.files ? { files: event.files } : {}) }
           : event;
-      if (held) clearTimeout(held.timer);
-      const timer = setTimeout(() => settle(key), settleMs);
-      timer.unref();
-      settling.set(key, { event: next, timer });
+      composing.delete(key);
+      if (!preview) {
+        observe(next);
+        return;
+      }
+      composing.set(key, next);
+      if (composing.size > MAX_HELD) {
+        const [oldest, event] = composing.entries().next().value!;
+        composing.delete(oldest);
+        observe(event);
+      }
+    },
+    final(channel, messageId) {
+      const key = `${channel}\n${messageId}`;
+      const held = composing.get(key);
+      if (!held) return;
+      composing.delete(key);
+      observe(held);
     },
     async idle() {
-      for (const key of [...settling.keys()]) settle(key);
+      while (pending.size) await Promise.all([...pending]);
+    },
+    async close() {
+      for (const event of composing.values()) observe(event);
+      composing.clear();
       while (pending.size) await Promise.all([...pending]);
     },
     async backfill(channel, from, read, pace) {
@@ -176,29 +196,32 @@ export function recordingAdapter(
       return undefined;
     }
   };
-  const own = (target: OutboundTarget, messageId: string, text: string, files: string[]): void => {
+  const own = (target: OutboundTarget, messageId: string, text: string, files: string[], preview?: boolean): void => {
     const channel = channelOf(target);
     if (!channel) return;
     const at = now().toISOString();
     sentAt.set(`${channel}\n${messageId}`, at);
     if (sentAt.size > 5000) sentAt.delete(sentAt.keys().next().value!);
     const me = adapter.identity();
-    recorder.own({
-      kind: 'message',
-      channel,
-      messageId,
-      ...(target.threadId ? { threadId: target.threadId } : {}),
-      at,
-      userId: me?.id ?? 'boxbot',
-      userName: me?.name ?? 'boxbot',
-      text,
-      files,
-      bot: true,
-    });
+    recorder.own(
+      {
+        kind: 'message',
+        channel,
+        messageId,
+        ...(target.threadId ? { threadId: target.threadId } : {}),
+        at,
+        userId: me?.id ?? 'boxbot',
+        userName: me?.name ?? 'boxbot',
+        text,
+        files,
+        bot: true,
+      },
+      preview,
+    );
   };
   const send = async (target: OutboundTarget, text: string, opts?: SendOptions): Promise<SentMessage> => {
     const sent = await adapter.send(target, text, opts);
-    own(target, sent.messageId, text, []);
+    own(target, sent.messageId, text, [], opts?.preview);
     return sent;
   };
   const edit = async (target: OutboundTarget, messageId: string, text: string, opts?: SendOptions): Promise<void> => {
@@ -206,7 +229,7 @@ export function recordingAdapter(
     const channel = channelOf(target);
     if (!channel) return;
     const at = sentAt.get(`${channel}\n${messageId}`) ?? now().toISOString();
-    recorder.own({ kind: 'edit', channel, messageId, at, editedAt: now().toISOString(), text });
+    recorder.own({ kind: 'edit', channel, messageId, at, editedAt: now().toISOString(), text }, opts?.preview);
   };
   const sendFile: ChannelAdapter['sendFile'] = adapter.sendFile
     ? async (target, file, opts) => {
@@ -215,7 +238,12 @@ export function recordingAdapter(
         return sent;
       }
     : undefined;
-  const overrides: Record<string | symbol, unknown> = { send, edit, ...(sendFile ? { sendFile } : {}) };
+  const previewFinal = (target: OutboundTarget, messageId: string): void => {
+    const channel = channelOf(target);
+    if (channel) recorder.final(channel, messageId);
+    adapter.previewFinal?.(target, messageId);
+  };
+  const overrides: Record<string | symbol, unknown> = { send, edit, previewFinal, ...(sendFile ? { sendFile } : {}) };
   return new Proxy(adapter, {
     get(target, prop, receiver) {
       if (prop in overrides) return overrides[prop];

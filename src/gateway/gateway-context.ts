@@ -105,7 +105,8 @@ export interface GatewayContext {
   stateOf(key: string): ConversationState;
   deliveryOf(platform: Platform): Delivery;
   /** Writes an entry to the outbox and delivers it at once (not behind the conversation's queue). */
-  deliverNow(platform: Platform, entry: OutboxEntry, answers?: string): Promise<string[]>;
+  /** Writes `entry` to the outbox, runs `queued` (it is durable, nothing is sent yet), then delivers it. */
+  deliverNow(platform: Platform, entry: OutboxEntry, answers?: string, queued?: () => Promise<void>): Promise<string[]>;
   /** A short reply outside the agent (commands, refusals); delivered once through the outbox. */
   replyNow(msg: InboundMessage, text: string): Promise<void>;
   /** A notice outside the outbox that an answer may replace; resolves with its id (undefined: not sent). */
@@ -167,10 +168,16 @@ export function createGatewayContext(opts: GatewayOptions): GatewayContext {
     persist,
     uncertain: (kind) => metrics.uncertain.inc({ platform, kind }),
   });
-  const deliverNow = async (platform: Platform, entry: OutboxEntry, answers?: string): Promise<string[]> => {
+  const deliverNow = async (
+    platform: Platform,
+    entry: OutboxEntry,
+    answers?: string,
+    queued?: () => Promise<void>,
+  ): Promise<string[]> => {
     active.add(entry.id); // the re-drive leaves it alone meanwhile
     try {
       await persist('outbox', () => opts.store.putOutbox(entry));
+      await queued?.();
       return await deliverEntry(deliveryOf(platform), entry, answers);
     } finally {
       active.delete(entry.id);

@@ -37,8 +37,9 @@ export interface Gateway {
   handle(message: InboundMessage, intake?: IntakeOptions): Promise<void>;
   /**
    * Delivers a text to a conversation through the normal path (scheduled jobs); resolves with the platform message ids.
+   * `id` names its outbox entry; `queued` runs once that entry is durable, before anything is sent.
    */
-  post(target: OutboundTarget, text: string, id?: string): Promise<string[]>;
+  post(target: OutboundTarget, text: string, id?: string, queued?: () => Promise<void>): Promise<string[]>;
   /** Resolves when every queued run and delivery has finished. */
   idle(): Promise<void>;
   stop(): Promise<void>;
@@ -89,7 +90,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
     },
     decideApproval: (id, approve, by) => ctx.desk.decideAsAdmin(id, approve, by),
     start,
-    async post(target, text, id) {
+    async post(target, text, id, queued) {
       const platform = platformOf(target.conversationKey);
       const adapter = ctx.adapters.get(platform);
       if (!adapter) throw new Error(`no ${platform} channel is running for ${target.conversationKey}`);
@@ -99,7 +100,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
         text,
         adapter.capabilities,
       );
-      return ctx.track(ctx.deliverNow(platform, entry));
+      return ctx.track(ctx.deliverNow(platform, entry, undefined, queued));
     },
     async idle() {
       while (ctx.inflight.size) await Promise.allSettled([...ctx.inflight]);

@@ -134,6 +134,11 @@ export class OutboundQueue {
     ) as Promise<void>;
   }
 
+  /** Tells the adapter a preview already shows its final text (ChannelAdapter.previewFinal; no platform call). */
+  previewFinal(target: OutboundTarget, messageId: string): void {
+    this.adapter.previewFinal?.(target, messageId);
+  }
+
   /** A typing signal; dropped (resolved) when one is already waiting for the conversation. */
   typing(target: OutboundTarget): Promise<void> {
     if (!this.adapter.capabilities.typing) return Promise.resolve();

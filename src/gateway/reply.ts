@@ -154,7 +154,10 @@ export class ReplyStream {
       if (!this.messageId) {
         if (this.creating) return;
         const sending = this.sending?.();
-        const key = this.key === undefined ? {} : { idempotencyKey: `${this.key}:${this.keyGeneration}` };
+        const key = {
+          preview: true,
+          ...(this.key === undefined ? {} : { idempotencyKey: `${this.key}:${this.keyGeneration}` }),
+        };
         // Closed while the note was written: no preview after the run ended.
         const send = () => (this.closed ? undefined : this.queue.send(this.target, shown, key));
         this.creating = (sending ? sending.then(send, send) : Promise.resolve(send())).then((m) => {
@@ -175,7 +178,7 @@ export class ReplyStream {
         await this.creating;
       } else {
         const editing = this.messageId;
-        await this.queue.edit(this.target, editing, shown).catch((e: unknown) => {
+        await this.queue.edit(this.target, editing, shown, { preview: true }).catch((e: unknown) => {
           // The message is gone (deleted by the user, or left by a run before a restart and
           // since removed): the next preview is a new message. Any other refusal keeps it.
           if (e instanceof AdapterApiError && isGone(e) && this.messageId === editing) {
@@ -324,6 +327,7 @@ export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: st
     try {
       if (i === 0 && entry.streamMessageId && entry.previewShown === chunk) {
         id = entry.streamMessageId; // the preview already shows exactly this text
+        queue.previewFinal(entry.target, id);
       } else if (i === 0 && entry.streamMessageId) {
         try {
           id = await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)), entry.streamMessageId);

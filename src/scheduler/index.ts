@@ -32,7 +32,12 @@ export {
   validateJobInput,
 } from './validate.ts';
 export { eventBlock, withEvent } from './webhook-event.ts';
-export { createWebhookJournal, type WebhookJournal, type WebhookJournalOptions } from './webhook-journal.ts';
+export {
+  createWebhookJournal,
+  type WebhookJournal,
+  type WebhookJournalOptions,
+  webhookAnswerId,
+} from './webhook-journal.ts';
 export {
   createWebhookTrigger,
   DEFAULT_HOOK_MAX_BYTES,

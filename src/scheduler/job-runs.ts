@@ -26,6 +26,7 @@ import { transcriptOf } from './job-prompt.ts';
 import { type BudgetLimit, runBudget } from './run-budget.ts';
 import { oneLine, runText, type WorkerRunResult } from './run-text.ts';
 import type { Deliver, RunEvent, RunLogEntry, RunReport, RunTrigger, SchedulerEvent } from './types.ts';
+import { webhookAnswerId } from './webhook-journal.ts';
 import { isWorkerMessage, type ReservedMessage, type RunRequest } from './worker-protocol.ts';
 
 /** What the runs need of the scheduler. */
@@ -170,6 +171,28 @@ function digestOf(o: JobRunsOptions, job: JobRecord, startedAt: string): ReturnT
     ...(o.backfill ? { backfill: o.backfill } : {}),
   };
   return digestInputOf(source, job, new Date(startedAt));
+}
+
+/**
+ * Posts a run's text through the gateway's outbox. A webhook run's entry is named by its run id
+ * and, once durable, its event is marked run before anything is sent: from then on the outbox
+ * alone delivers the answer (resumed at the next start, as chat replies are), and a death before
+ * the run's log entry cannot run the event, and post its answer, again (webhook-journal.ts).
+ */
+function deliverRun(
+  o: Pick<JobRunsOptions, 'deliver' | 'store' | 'log'>,
+  run: ActiveRun,
+  text: string,
+): Promise<string[]> {
+  const id = run.job.id;
+  const event = run.event;
+  if (!event || !run.runId) return o.deliver!(run.job.target, text, `job:${id}:${run.startedAt}`);
+  const handOver = () =>
+    o.store.hookDeliveries.finish(event.hook, event.delivery).catch((e: unknown) => {
+      // Still journaled: the sweep finds the answer in the outbox (or the log entry) and only finishes it.
+      o.log.warn({ job: id, delivery: event.delivery, err: errorMessage(e) }, 'webhook event not marked as run');
+    });
+  return o.deliver!(run.job.target, text, webhookAnswerId(id, run.runId), handOver);
 }
 
 /** Creates the runs of a scheduler. */
@@ -396,7 +419,7 @@ export function createJobRuns(o: JobRunsOptions): JobRuns {
     let deliverError: string | undefined;
     if (o.deliver) {
       try {
-        delivered = (await o.deliver(run.job.target, text, `job:${id}:${run.startedAt}`))[0] ?? null;
+        delivered = (await deliverRun(o, run, text))[0] ?? null;
       } catch (e) {
         deliverError = oneLine(errorMessage(e), secrets);
         log.error({ job: id, target: run.job.target, err: deliverError }, 'job result not delivered');

@@ -73,8 +73,16 @@ export type SchedulerEvent =
   /** The jobs in the store were (re)loaded; `caughtUp` got a catch-up run for a missed occurrence. */
   | { type: 'synced'; jobIds: string[]; caughtUp: string[] };
 
-/** Delivers a text to a conversation (the gateway's `post`); resolves with platform message ids. */
-export type Deliver = (conversationKey: string, text: string, id: string) => Promise<string[]>;
+/**
+ * Delivers a text to a conversation (the gateway's `post`) as outbox entry `id`; resolves with
+ * platform message ids. `queued` runs once the entry is durable, before anything is sent.
+ */
+export type Deliver = (
+  conversationKey: string,
+  text: string,
+  id: string,
+  queued?: () => Promise<void>,
+) => Promise<string[]>;
 
 /** Says whether a conversation can receive posts: true, or a reason why not. */
 export type TargetCheck = (conversationKey: string) => true | string;

@@ -8,15 +8,22 @@
 // - an event running in this process is skipped, and with replicas on one database each event
 //   being run holds a lease (`hook-event:<hook>:<delivery>`) renewed while it runs, so another
 //   replica takes it over only once the holder is gone.
-// The one window left: a death after the answer was posted but before its log entry was written
-// posts the answer again when the event is run at the next start.
+// - the run's answer goes through the gateway's outbox under an entry named by the run id
+//   (webhookAnswerId), and the event is finished as soon as that entry is durable, before
+//   anything is sent: the outbox then delivers it exactly as it delivers chat replies (resumed
+//   at the next start). An event found journaled with its answer still in the outbox (a death
+//   between the two writes) is only finished too.
+// What a death after the hand-over can lose is the run's log entry, never post the answer twice.
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
-import type { HookDeliveryStore, HookEvent, JobStore, LeaseStore } from '../store/index.ts';
+import type { DeliveryStore, HookDeliveryStore, HookEvent, JobStore, LeaseStore } from '../store/index.ts';
 import { SchedulerError } from './errors.ts';
 import type { Scheduler } from './scheduler.ts';
 import type { RunLogEntry } from './types.ts';
+
+/** The outbox entry id of a webhook run's answer: the same for every run of one event. */
+export const webhookAnswerId = (jobId: string, runId: string): string => `job:${jobId}:${runId}`;
 
 /** Starts webhook events' runs and runs the ones a dead process left unfinished. */
 export interface WebhookJournal {
@@ -37,6 +44,8 @@ export interface WebhookJournalOptions {
   runNow: Scheduler['runNow'];
   /** With replicas on one database: the leases that keep an event to the replica running it. */
   leases?: LeaseStore;
+  /** The outbox, to find an answer handed over before the event was finished. */
+  outbox?: Pick<DeliveryStore, 'pendingOutbox'>;
   /** This process's name among the lease holders. */
   holder?: string;
   /** How long an event's lease lasts unrenewed (default 30 s; renewed every third of it). */
@@ -116,6 +125,12 @@ export function createWebhookJournal(o: WebhookJournalOptions): WebhookJournal {
     if (running.has(`${hook}\n${delivery}`) || !(await take(hook, delivery))) return false;
     const logs = await o.jobs.logs(event.jobId).catch(() => []);
     if (logs.some((l) => (l as RunLogEntry).runId === event.runId)) {
+      await done(hook, delivery, true);
+      return false;
+    }
+    const answer = webhookAnswerId(event.jobId, event.runId);
+    if (o.outbox && (await o.outbox.pendingOutbox()).some((e) => e.id === answer)) {
+      log.info({ hook, delivery, job: event.jobId }, 'webhook event answered before a restart: its outbox delivers it');
       await done(hook, delivery, true);
       return false;
     }

@@ -388,4 +388,24 @@ describe('telegram: a recorded group', () => {
     assert.equal(posted[0]!.replyTo, undefined, 'not a reply');
     assert.equal(posted[0]!.threadId, undefined, 'not in a topic');
   });
+
+  it('a digest run right after an answer reads that answer', async () => {
+    bb.llm.script([llm.say('The freeze ends at noon.'), llm.say('Digest: the freeze ends at noon.')]);
+    emu.userMessage({ chat: group, from: bob, text: `@${emu.bot.username} when does the freeze end?` });
+    await waitUntil(
+      () => emu.botMessages(String(group.id)).some((m) => m.text.includes('The freeze ends at noon.')),
+      'the answer',
+      20_000,
+    );
+    await bb.app.gateway.idle();
+    const job = await bb.app.scheduler.add({
+      name: 'right after',
+      cron: '0 9 * * *',
+      prompt: '/daily-digest',
+      target: `telegram:${group.id}`,
+    });
+    const report = await (await bb.app.scheduler.runNow(job.id)).done;
+    assert.equal(report.failed, false, report.text);
+    assert.ok(JSON.stringify(bb.llm.requests.at(-1)!.body).includes('(bot): The freeze ends at noon.'));
+  });
 });

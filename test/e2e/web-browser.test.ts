@@ -2,25 +2,15 @@
 // LLM emulator, the store): tool calls kept as collapsible entries, the stop button, a tab open
 // across a gateway restart, the history restored after it as it was shown, and the conversation list.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'puppeteer-core';
 import { llm } from '../emulators/llm/index.ts';
 import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
-import { browserMissing, launchChromium, screenshotDir } from './browser.ts';
+import { browserMissing, freePort, launchChromium, screenshotDir } from './browser.ts';
 
 const missing = browserMissing();
 if (missing) test(`web chat end to end in a browser: skipped: ${missing}`, { skip: missing }, () => {});
-
-/** A free port on loopback, so a restarted gateway comes back at the same address. */
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('web chat end to end in Chromium', { skip: missing }, () => {
   let bot: RestartableBoxbot;

@@ -3,24 +3,15 @@
 // a stopped answer and a model error is drawn the same, in the same order, after a reload, after a
 // gateway restart, and in a fresh browser profile signed in as the same user.
 import assert from 'node:assert/strict';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, BrowserContext, Page } from 'puppeteer-core';
 import { issueLoginLink } from '../../src/adapters/web/index.ts';
 import { llm } from '../emulators/llm/index.ts';
 import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
-import { browserMissing, launchChromium } from './browser.ts';
+import { browserMissing, connected, freePort, launchChromium, openSignIn, say, waitText } from './browser.ts';
 
 const missing = browserMissing();
 if (missing) test(`web chat history in a browser: skipped: ${missing}`, { skip: missing }, () => {});
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 describe('web chat history equals what was shown live, in Chromium', { skip: missing }, () => {
   let bot: RestartableBoxbot;
@@ -35,29 +26,13 @@ describe('web chat history equals what was shown live, in Chromium', { skip: mis
     await bot?.close();
   });
 
-  const connected = (p: Page) =>
-    p.waitForFunction(() => document.getElementById('state')?.textContent === 'connected', { timeout: 30_000 });
   /** A browser profile signed in as `who` (web:ana unless said) through a one-time link. */
   const signIn = async (ctx: BrowserContext, who: `web:${string}` = 'web:ana'): Promise<Page> => {
     const { url } = await issueLoginLink(bot.app.store.webSessions, who, bot.app.url);
-    const p = await ctx.newPage();
-    await p.evaluateOnNewDocument('globalThis.__name = (f) => f;');
-    await p.goto(url);
-    await Promise.all([p.waitForNavigation(), p.click('button[type=submit]')]);
+    const p = await openSignIn(ctx, url);
     await connected(p);
     return p;
   };
-  const say = async (p: Page, text: string) => {
-    await p.type('#t', text);
-    await p.keyboard.press('Enter');
-  };
-  const waitText = (p: Page, selector: string, text: string) =>
-    p.waitForFunction(
-      (s, t) => Array.from(document.querySelectorAll(s)).some((e) => e.textContent?.includes(t)),
-      { timeout: 30_000 },
-      selector,
-      text,
-    );
   /** Everything in the chat's log, in order: each entry's kind and text (tool entries with labels and inputs). */
   const shown = (p: Page) =>
     p.$$eval('#log > *', (els) =>

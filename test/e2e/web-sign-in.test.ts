@@ -5,26 +5,17 @@
 // restart and in a fresh browser profile signed in again; the admin API lists and ends sessions.
 import assert from 'node:assert/strict';
 import { randomBytes } from 'node:crypto';
-import { createServer } from 'node:net';
 import { after, before, describe, test } from 'node:test';
-import type { Browser, BrowserContext, Page } from 'puppeteer-core';
+import type { Browser, Page } from 'puppeteer-core';
 import { accessLines } from '../../src/gateway/commands/index.ts';
 import { llm } from '../emulators/llm/index.ts';
 import { startTelegramEmulator, type TelegramEmulator } from '../emulators/telegram/index.ts';
 import { waitUntil } from '../helpers.ts';
 import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
-import { browserMissing, launchChromium } from './browser.ts';
+import { browserMissing, connected, freePort, launchChromium, openSignIn, say, waitText } from './browser.ts';
 
 const missing = browserMissing();
 if (missing) test(`web sign-in in a browser: skipped: ${missing}`, { skip: missing }, () => {});
-
-async function freePort(): Promise<number> {
-  const s = createServer();
-  await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
-  const port = (s.address() as { port: number }).port;
-  await new Promise<void>((r) => s.close(() => r()));
-  return port;
-}
 
 const ADMIN = 'admin-token-for-the-e2e-test-0123456789';
 const ana = { id: 4242, is_bot: false, first_name: 'Ana' };
@@ -78,27 +69,7 @@ describe('web chat sign-in from Telegram, in Chromium', { skip: missing }, () =>
     return link!;
   };
   const pageText = (p: Page) => p.evaluate(() => document.body.textContent ?? '');
-  const connected = (p: Page) =>
-    p.waitForFunction(() => document.getElementById('state')?.textContent === 'connected', { timeout: 30_000 });
-  /** Opens `link` in `ctx`, presses the button, and waits for where it leads. */
-  const signIn = async (ctx: BrowserContext, link: string): Promise<Page> => {
-    const p = await ctx.newPage();
-    await p.evaluateOnNewDocument('globalThis.__name = (f) => f;');
-    await p.goto(link);
-    await Promise.all([p.waitForNavigation(), p.click('button[type=submit]')]);
-    return p;
-  };
-  const say = async (p: Page, text: string) => {
-    await p.type('#t', text);
-    await p.keyboard.press('Enter');
-  };
-  const waitText = (p: Page, selector: string, text: string) =>
-    p.waitForFunction(
-      (s, t) => Array.from(document.querySelectorAll(s)).some((e) => e.textContent?.includes(t)),
-      { timeout: 30_000 },
-      selector,
-      text,
-    );
+  const signIn = openSignIn;
   const transcript = (p: Page) =>
     p.$$eval('#log .m', (els) => els.map((e) => `${e.classList.contains('me') ? 'me' : 'bot'}: ${e.textContent}`));
 

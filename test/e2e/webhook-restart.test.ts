@@ -4,43 +4,17 @@
 // stops. After the restart the second event runs with the run id its 202 named and its answer
 // is posted once; the sender's retry of either delivery is still a 409.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { signatureFor } from '../../src/scheduler/index.ts';
+import { test } from 'node:test';
 import { llm } from '../emulators/llm/index.ts';
-import { startTelegramEmulator, type TelegramEmulator } from '../emulators/telegram/index.ts';
 import { waitUntil } from '../helpers.ts';
-import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
+import { webhookGroupHooks } from './webhook-group.ts';
 
 const SECRET = 'gh-hook-secret-restart-41c9';
 const GROUP = -100777;
-let tg: TelegramEmulator;
-let bb: RestartableBoxbot;
-
-before(async () => {
-  tg = await startTelegramEmulator();
-  tg.addChat({ id: GROUP, type: 'supergroup', title: 'ops' });
-  bb = await bootBoxbot(
-    { channels: { telegram: { apiRoot: tg.apiRoot } } },
-    { TELEGRAM_BOT_TOKEN: tg.token, GITHUB_WEBHOOK_SECRET: SECRET },
-  );
-});
-after(async () => {
-  await bb?.close();
-  await tg?.close();
-});
-
-const post = (body: string, delivery: string) =>
-  fetch(`${bb.app.url}/hooks/github-push`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      'X-GitHub-Delivery': delivery,
-      'X-Hub-Signature-256': signatureFor(SECRET, body),
-    },
-    body,
-  });
+const current = webhookGroupHooks(SECRET, GROUP);
 
 test('an event accepted before a restart, not yet run, runs once after it with the run id its 202 named', async () => {
+  const { tg, bb, post } = current();
   const job = await bb.app.scheduler.add({
     name: 'pushes',
     trigger: { webhook: 'github-push', secretEnv: 'GITHUB_WEBHOOK_SECRET' },

@@ -1,13 +1,12 @@
-// The bot's own posts in a recorded channel: a streamed answer (one post, then many edits) is
-// written to the channel log once, with its final text, when it settles or at shutdown; an edit
-// made after that is written as an edit. Other messages are written as they come.
+// The bot's own posts in a recorded channel: a streamed answer (a preview, edited many times) is
+// written to the channel log once, with its final text, when the reply is final, or at shutdown;
+// an edit made after that is written as an edit. Other messages are written as they come.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import { createChannelRecorder, recordingAdapter } from '../../src/gateway/channel-recorder.ts';
 import { type ChannelLogStore, createMemoryStore } from '../../src/store/index.ts';
-import { waitUntil } from '../helpers.ts';
 import { FakeAdapter } from './fakes.ts';
 
 const DAY = 24 * 3600_000;
@@ -30,7 +29,7 @@ test('a streamed answer costs one channel-log write, with its final text; a late
     channels: { telegram: { chats: { '-100500': { history: { record: true } } } } },
   });
   const { store, writes } = counted(createMemoryStore().channelLog);
-  const recorder = createChannelRecorder({ config, channelLog: store, log: silentLogger, settleMs: 60_000 });
+  const recorder = createChannelRecorder({ config, channelLog: store, log: silentLogger });
   const adapter = recordingAdapter(new FakeAdapter('telegram'), recorder);
   const target = { conversationKey: 'telegram:-100500', chatId: '-100500' };
   recorder.observe({
@@ -44,12 +43,16 @@ test('a streamed answer costs one channel-log write, with its final text; a late
     text: 'when is the deploy?',
     files: [],
   });
-  const { messageId } = await adapter.send(target, '…');
+  // The reply stream's preview and its edits, then the final text replacing it (reply.ts).
+  const { messageId } = await adapter.send(target, '…', { preview: true });
   let text = '';
-  for (const word of 'The deploy is at five today, after the freeze ends.'.split(' ')) {
+  for (const word of 'The deploy is at five today, after the freeze'.split(' ')) {
     text += `${text ? ' ' : ''}${word}`;
-    await adapter.edit(target, messageId, text);
+    await adapter.edit(target, messageId, text, { preview: true });
   }
+  await recorder.idle();
+  assert.deepEqual(writes, ['put 1'], 'the user’s message; the answer is still being composed');
+  await adapter.edit(target, messageId, 'The deploy is at five today, after the freeze ends.');
   await recorder.idle();
   assert.deepEqual(writes, ['put 1', 'put 1'], 'the user’s message, then the answer once');
   const log = await store.list('telegram:-100500', range);
@@ -60,24 +63,48 @@ test('a streamed answer costs one channel-log write, with its final text; a late
       ['BOT', 'The deploy is at five today, after the freeze ends.', true],
     ],
   );
-  // Edited again once written: an edit, written once it settles too.
-  await adapter.edit(target, messageId, 'The deploy is at six today.');
+  // Edited again once written: an edit.
   await adapter.edit(target, messageId, 'The deploy is at six today (moved).');
   await recorder.idle();
   assert.deepEqual(writes, ['put 1', 'put 1', 'edit']);
   assert.equal((await store.list('telegram:-100500', range))[1]!.text, 'The deploy is at six today (moved).');
 });
 
-test('an answer is written when no edit came for the settle time', async () => {
+test('a preview never made final (its answer went as a new message) is written as it is at close', async () => {
   const config = configSchema.parse({ channels: { telegram: { chats: { '-7': { history: { record: true } } } } } });
   const { store, writes } = counted(createMemoryStore().channelLog);
-  const recorder = createChannelRecorder({ config, channelLog: store, log: silentLogger, settleMs: 20 });
+  const recorder = createChannelRecorder({ config, channelLog: store, log: silentLogger });
   const adapter = recordingAdapter(new FakeAdapter('telegram'), recorder);
   const target = { conversationKey: 'telegram:-7', chatId: '-7' };
-  const { messageId } = await adapter.send(target, 'draft');
-  await adapter.edit(target, messageId, 'final');
-  await waitUntil(() => writes.length > 0, 'the answer written once settled', 10_000);
+  const { messageId } = await adapter.send(target, 'draft', { preview: true });
+  await adapter.edit(target, messageId, 'draft, longer', { preview: true });
+  await adapter.send(target, 'the answer');
+  await recorder.idle();
+  assert.deepEqual(
+    (await store.list('telegram:-7', range)).map((e) => e.text),
+    ['the answer'],
+  );
+  await recorder.close();
+  assert.deepEqual(writes, ['put 1', 'put 1']);
+  assert.deepEqual((await store.list('telegram:-7', range)).map((e) => e.text).sort(), ['draft, longer', 'the answer']);
+});
+
+test('a preview that already shows the final text is written when the delivery says so', async () => {
+  const config = configSchema.parse({ channels: { telegram: { chats: { '-8': { history: { record: true } } } } } });
+  const { store, writes } = counted(createMemoryStore().channelLog);
+  const recorder = createChannelRecorder({ config, channelLog: store, log: silentLogger });
+  const adapter = recordingAdapter(new FakeAdapter('telegram'), recorder);
+  const target = { conversationKey: 'telegram:-8', chatId: '-8' };
+  const { messageId } = await adapter.send(target, 'The freeze', { preview: true });
+  await adapter.edit(target, messageId, 'The freeze ends at noon.', { preview: true });
+  await recorder.idle();
+  assert.deepEqual(writes, []);
+  // deliverEntry: the preview shows exactly the answer, so no edit replaces it (reply.ts).
+  adapter.previewFinal!(target, messageId);
   await recorder.idle();
   assert.deepEqual(writes, ['put 1']);
-  assert.equal((await store.list('telegram:-7', range))[0]!.text, 'final');
+  assert.deepEqual(
+    (await store.list('telegram:-8', range)).map((e) => e.text),
+    ['The freeze ends at noon.'],
+  );
 });

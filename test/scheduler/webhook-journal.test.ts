@@ -14,6 +14,7 @@ import {
   type RunNowOptions,
   type RunReport,
   signatureFor,
+  webhookAnswerId,
 } from '../../src/scheduler/index.ts';
 import { createFileStore, createMemoryStore, type JobRecord, type Store } from '../../src/store/index.ts';
 import { waitUntil } from '../helpers.ts';
@@ -144,6 +145,37 @@ test('an event whose run was logged before the crash is only marked as run, not 
   assert.equal(await journal.recover(), 0);
   assert.equal(runs.started.length, 0, 'not run again');
   assert.deepEqual(await store.hookDeliveries.unfinished('github-push'), [], 'marked as run');
+});
+
+test('an event whose answer is in the outbox (a death before the event was marked run) is not run again', async () => {
+  const store = createMemoryStore();
+  await store.jobs.put(job);
+  const event = { jobId: job.id, runId: 'run-8', json: '{}', acceptedAt: Date.now() };
+  assert.equal(await store.hookDeliveries.claim('github-push', 'd-8', 3600_000, event), true);
+  // The answer's outbox entry was written (the gateway resumes it at start); the event not yet marked.
+  const target = { conversationKey: job.target, chatId: '-100500' };
+  await store.delivery.putOutbox({
+    id: webhookAnswerId(job.id, 'run-8'),
+    conversationKey: job.target,
+    target,
+    chunks: ['the answer'],
+    receipts: [null],
+    createdAt: new Date().toISOString(),
+  });
+  const runs = fakeRuns(store);
+  const journal = createWebhookJournal({
+    jobs: store.jobs,
+    deliveries: store.hookDeliveries,
+    outbox: store.delivery,
+    runNow: runs.runNow,
+  });
+  assert.equal(await journal.recover(), 0);
+  assert.equal(runs.started.length, 0, 'not run again: the outbox posts its answer');
+  assert.deepEqual(await store.hookDeliveries.unfinished('github-push'), [], 'marked as run');
+  // Another event of the same job with no answer in the outbox still runs.
+  await store.hookDeliveries.claim('github-push', 'd-9', 3600_000, { ...event, runId: 'run-9' });
+  assert.equal(await journal.recover(), 1);
+  assert.equal(runs.started.length, 1);
 });
 
 test('with replicas, an event a live replica is running is left to it; a dead one’s is taken over', async () => {

@@ -1,4 +1,5 @@
-// Reading a channel's history: `GET /channels/{id}/messages?after=`, page by page, oldest first.
+// Reading a channel's history: `GET /channels/{id}/messages?after=`, page by page, oldest first;
+// for the channel log's backfill, its threads' too (active, and archived since the period began).
 // Catching up after a session that could not be resumed reads it; digests of a channel will too.
 // A 429 is waited out as Discord asks and a failing request retried a few times: a reader runs
 // in the background, with no user waiting on each call. Given a pacer (a backfill through the
@@ -89,10 +90,72 @@ function activeThreadsOf(answer: unknown, parentId: string): string[] {
   });
 }
 
+/** One page of GET /channels/{id}/threads/archived/public: its threads, newest archived first. */
+interface ArchivedPage {
+  threads: { id: string; archivedAt: string }[];
+  hasMore: boolean;
+}
+
+/**
+ * Reads an answer of GET /channels/{id}/threads/archived/public (`{ threads: [{ id, parent_id,
+ * thread_metadata: { archive_timestamp } }], has_more }`); a malformed answer is an AdapterError.
+ */
+function archivedThreadsOf(answer: unknown, parentId: string): ArchivedPage {
+  const { threads, has_more: hasMore } = (answer ?? {}) as { threads?: unknown; has_more?: unknown };
+  if (!Array.isArray(threads) || typeof hasMore !== 'boolean')
+    throw new AdapterError('discord', 'bad-history', 'archived threads were not a list with has_more');
+  return {
+    hasMore,
+    threads: threads.flatMap((t: unknown) => {
+      const { id, parent_id: parent, thread_metadata: meta } = (t ?? {}) as Record<string, unknown>;
+      const at = (meta as { archive_timestamp?: unknown } | undefined)?.archive_timestamp;
+      if (typeof id !== 'string' || !/^\d{1,20}$/.test(id) || parent !== parentId) return [];
+      return typeof at === 'string' && !Number.isNaN(Date.parse(at)) ? [{ id, archivedAt: at }] : [];
+    }),
+  };
+}
+
+/** At most this many pages of archived threads are read (100 each) for one backfill. */
+const MAX_ARCHIVED_PAGES = 20;
+
+/**
+ * The archived public threads of `channelId` that may hold messages since `from` (ISO 8601): a
+ * thread's messages are all older than its archiving (a new one unarchives it), so the pages,
+ * newest archived first, are read back with `before` while `has_more` until one archived before
+ * `from`. Each request goes through `pace` when given, like every other read of a backfill.
+ */
+async function archivedThreadsSince(
+  rest: DiscordRestOptions,
+  channelId: string,
+  from: string,
+  opts: { signal?: AbortSignal; pace?: RequestPacer },
+): Promise<string[]> {
+  const since = Date.parse(from);
+  const ids: string[] = [];
+  let before: string | undefined;
+  for (let page = 0; page < MAX_ARCHIVED_PAGES; page++) {
+    const query = `limit=100${before ? `&before=${encodeURIComponent(before)}` : ''}`;
+    const get = () => discordRequest<unknown>(rest, 'GET', `/channels/${channelId}/threads/archived/public?${query}`);
+    opts.signal?.throwIfAborted();
+    const { threads, hasMore } = archivedThreadsOf(
+      await (opts.pace ? opts.pace(get) : withRetries(get, 4, opts.signal)),
+      channelId,
+    );
+    for (const t of threads) if (Date.parse(t.archivedAt) >= since) ids.push(t.id);
+    const last = threads.at(-1)?.archivedAt;
+    // Done, or the rest were archived before `from`, or the cursor would not move.
+    if (!hasMore || last === undefined || Date.parse(last) < since || last === before) break;
+    before = last;
+  }
+  return ids;
+}
+
 /**
  * A guild channel's history since `from` (ISO 8601), for the channel log's backfill: the channel's
- * messages, then each of its active threads' (GET /guilds/{id}/threads/active), told to `observe`.
- * Other bots' messages are kept, marked as bots (boxbot's own by `botId`); resolves with the count.
+ * messages, then each of its active threads' (GET /guilds/{id}/threads/active), then each of its
+ * archived public threads' that was archived since `from` (archivedThreadsSince), told to
+ * `observe`. Other bots' messages are kept, marked as bots (boxbot's own by `botId`); resolves
+ * with the count.
  */
 export async function readGuildHistory(
   rest: DiscordRestOptions,
@@ -121,6 +184,8 @@ export async function readGuildHistory(
   await readOne(channel.chatId);
   const get = () => discordRequest<unknown>(rest, 'GET', `/guilds/${guildId}/threads/active`);
   const active = await (opts.pace ? opts.pace(get) : withRetries(get, 4, opts.signal));
-  for (const threadId of activeThreadsOf(active, channel.chatId)) await readOne(threadId, channel.chatId);
+  const threads = new Set(activeThreadsOf(active, channel.chatId));
+  for (const threadId of await archivedThreadsSince(rest, channel.chatId, from, opts)) threads.add(threadId);
+  for (const threadId of threads) await readOne(threadId, channel.chatId);
   return read;
 }

@@ -159,6 +159,19 @@ export class DiscordEmulator {
     return thread;
   }
 
+  /**
+   * Archives a thread (as Discord does after its auto-archive duration), at `at` (default now):
+   * GET /guilds/{id}/threads/active no longer lists it; GET
+   * /channels/{parent}/threads/archived/public does. Connected clients get THREAD_UPDATE.
+   */
+  archiveThread(threadId: string, at = new Date()): EmuChannel {
+    const thread = this.world.channels.get(threadId);
+    if (!thread?.thread_metadata) throw new Error(`no thread ${threadId}`);
+    thread.thread_metadata = { ...thread.thread_metadata, archived: true, archive_timestamp: at.toISOString() };
+    this.gateway.dispatch('THREAD_UPDATE', (intents) => (intents & Intent.Guilds ? thread : undefined));
+    return thread;
+  }
+
   /** The DM channel between the bot and this user (created on first use). */
   dmChannel(userId: string, userName?: string, channelId?: string): EmuChannel {
     return this.world.dmChannel(this.world.user(userId, userName), channelId);

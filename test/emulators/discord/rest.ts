@@ -1,7 +1,8 @@
 // The emulator's REST API under /api/v10: what discord.js calls at login (GET /gateway/bot), the
 // bot identity, channels, message create/edit (JSON, or multipart with `payload_json` and
 // `files[n]` uploads; `nonce` with `enforce_nonce` returns the message a repeated nonce made),
-// channel history (`GET /channels/{id}/messages?after=`), guilds (`GET /guilds/{id}`), typing;
+// channel history (`GET /channels/{id}/messages?after=`), active and archived threads, guilds
+// (`GET /guilds/{id}`), typing;
 // `Authorization: Bot <token>` checked, errors and 429s in Discord's JSON shapes and headers.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { boundaryOf, parseMultipart, type UploadedFile } from '../multipart.ts';
@@ -163,6 +164,8 @@ function route(
   }
   r = /^\/guilds\/(\d+)\/threads\/active$/.exec(p);
   if (r && method === 'GET') return activeThreads(ctx, r[1]!);
+  r = /^\/channels\/(\d+)\/threads\/archived\/public$/.exec(p);
+  if (r && method === 'GET') return archivedThreads(ctx, r[1]!, query);
   r = /^\/channels\/(\d+)$/.exec(p);
   if (r && method === 'GET') return channel(ctx, r[1]!);
   r = /^\/channels\/(\d+)\/typing$/.exec(p);
@@ -289,6 +292,36 @@ function activeThreads(ctx: RestContext, guildId: string): unknown {
   injectedFault(ctx, 'history');
   const threads = ctx.world.guildChannels(guildId).threads.filter((t) => !t.thread_metadata?.archived);
   return { threads, members: threads.map((t) => ({ id: t.id, user_id: ctx.world.bot.id, flags: 0 })) };
+}
+
+/**
+ * GET /channels/{id}/threads/archived/public: the channel's archived public threads, newest
+ * archived first, those archived before `before` (ISO 8601) when given, `limit` of them (default
+ * 50), with `has_more` when more are left and the bot's memberships as `members`.
+ */
+function archivedThreads(ctx: RestContext, channelId: string, query: URLSearchParams): unknown {
+  const parent = channel(ctx, channelId);
+  const limitText = query.get('limit') ?? '50';
+  const limit = Number(limitText);
+  if (!/^\d+$/.test(limitText) || limit < 1 || limit > 100)
+    throw formError('limit', 'NUMBER_TYPE_MAX', 'int value should be between 1 and 100.');
+  const beforeText = query.get('before');
+  const before = beforeText === null ? Number.POSITIVE_INFINITY : Date.parse(beforeText);
+  if (Number.isNaN(before)) throw formError('before', 'DATE_TYPE_PARSE', `Could not parse ${beforeText}.`);
+  injectedFault(ctx, 'history');
+  const archived = ctx.world
+    .guildChannels(parent.guild_id ?? '')
+    .threads.filter((t) => t.parent_id === channelId && t.thread_metadata?.archived)
+    .filter((t) => Date.parse(t.thread_metadata!.archive_timestamp) < before)
+    .sort(
+      (a, b) => Date.parse(b.thread_metadata!.archive_timestamp) - Date.parse(a.thread_metadata!.archive_timestamp),
+    );
+  const threads = archived.slice(0, limit);
+  return {
+    threads,
+    members: threads.map((t) => ({ id: t.id, user_id: ctx.world.bot.id, flags: 0 })),
+    has_more: archived.length > limit,
+  };
 }
 
 function createMessage(ctx: RestContext, channelId: string, raw: unknown, uploads: UploadedFile[] = []): unknown {

@@ -1,7 +1,7 @@
 // Anthropic Messages wire format: SSE events (message_start, content_block_*, message_delta,
 // message_stop, ping, error) and the non-streaming JSON body and error bodies, as api.anthropic.com sends them.
 
-import type { Frame } from './frames.ts';
+import { controlFrames, type Frame, sseFrame } from './frames.ts';
 import { DEFAULT_USAGE, type LlmFinish, type LlmReply } from './script.ts';
 
 const STOP: Record<LlmFinish, string> = { stop: 'end_turn', 'tool-calls': 'tool_use', 'max-tokens': 'max_tokens' };
@@ -19,9 +19,7 @@ const ERROR_TYPE: Record<number, string> = {
 
 type Answer = Extract<LlmReply, { kind: 'answer' }>;
 
-function sse(event: string, data: unknown): Frame {
-  return { data: `event: ${event}\ndata: ${JSON.stringify(data)}\n\n` };
-}
+const sse = (event: string, data: unknown): Frame => sseFrame(data, event);
 
 function finishOf(reply: Answer): string {
   const hasTools = reply.events.some((e) => e.type === 'tool-calls');
@@ -128,20 +126,13 @@ export function anthropicStream(reply: Answer, model: string, id: string, showTh
           frames.push(sse('content_block_stop', { type: 'content_block_stop', index: index++ }));
         }
         break;
-      case 'error':
-        frames.push(sse('error', { type: 'error', error: { type: e.errorType, message: e.message } }));
-        frames.push({ control: 'end' });
-        return frames;
-      case 'truncate':
-        frames.push({ control: 'end' });
-        return frames;
-      case 'disconnect':
-      case 'hang':
-        frames.push({ control: e.type });
-        return frames;
-      case 'delay':
-        frames.push({ delay: e.ms });
-        break;
+      default: {
+        const step = controlFrames(e, (err) =>
+          sse('error', { type: 'error', error: { type: err.errorType, message: err.message } }),
+        );
+        frames.push(...step.frames);
+        if (step.ends) return frames;
+      }
     }
   }
   frames.push(

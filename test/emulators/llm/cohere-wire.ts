@@ -1,16 +1,14 @@
 // Cohere Chat v2 wire format (`POST /v2/chat`): SSE events message-start, content-start/-delta/-end,
 // tool-plan-delta, tool-call-start/-delta/-end and message-end (finish reason and usage), and error bodies.
 
-import type { Frame } from './frames.ts';
+import { controlFrames, type Frame, sseFrame } from './frames.ts';
 import { DEFAULT_USAGE, type LlmFinish, type LlmReply } from './script.ts';
 
 const FINISH: Record<LlmFinish, string> = { stop: 'COMPLETE', 'tool-calls': 'TOOL_CALL', 'max-tokens': 'MAX_TOKENS' };
 
 type Answer = Extract<LlmReply, { kind: 'answer' }>;
 
-const sse = (type: string, body: Record<string, unknown>): Frame => ({
-  data: `event: ${type}\ndata: ${JSON.stringify({ type, ...body })}\n\n`,
-});
+const sse = (type: string, body: Record<string, unknown>): Frame => sseFrame({ type, ...body }, type);
 
 function usageOf(reply: Answer) {
   const u = reply.usage ?? DEFAULT_USAGE;
@@ -63,20 +61,13 @@ export function cohereStream(reply: Answer, id: string): Frame[] {
           frames.push(sse('tool-call-end', { index: tool++ }));
         }
         break;
-      case 'error':
-        frames.push(sse('message-end', { id, delta: { finish_reason: 'ERROR', error: e.message } }));
-        frames.push({ control: 'end' });
-        return frames;
-      case 'truncate':
-        frames.push({ control: 'end' });
-        return frames;
-      case 'disconnect':
-      case 'hang':
-        frames.push({ control: e.type });
-        return frames;
-      case 'delay':
-        frames.push({ delay: e.ms });
-        break;
+      default: {
+        const step = controlFrames(e, (err) =>
+          sse('message-end', { id, delta: { finish_reason: 'ERROR', error: err.message } }),
+        );
+        frames.push(...step.frames);
+        if (step.ends) return frames;
+      }
     }
   }
   const hasTools = reply.events.some((e) => e.type === 'tool-calls');

@@ -2,7 +2,7 @@
 // chunks of GenerateContentResponse, whole function calls, thought parts with signatures, usageMetadata on the
 // last chunk, and google.rpc error bodies (with RetryInfo when the script says how long to wait).
 
-import type { Frame } from './frames.ts';
+import { controlFrames, type Frame, sseFrame } from './frames.ts';
 import { DEFAULT_USAGE, type LlmFinish, type LlmReply } from './script.ts';
 
 const FINISH: Record<LlmFinish, string> = { stop: 'STOP', 'tool-calls': 'STOP', 'max-tokens': 'MAX_TOKENS' };
@@ -20,7 +20,7 @@ const STATUS: Record<number, string> = {
 
 type Answer = Extract<LlmReply, { kind: 'answer' }>;
 
-const data = (obj: unknown): Frame => ({ data: `data: ${JSON.stringify(obj)}\r\n\r\n` });
+const data = (obj: unknown): Frame => sseFrame(obj, undefined, '\r\n');
 
 function usageOf(reply: Answer) {
   const u = reply.usage ?? DEFAULT_USAGE;
@@ -65,20 +65,11 @@ export function geminiStream(reply: Answer, model: string, id: string): Frame[] 
           ),
         );
         break;
-      case 'error':
-        frames.push(data(geminiError(500, e.message)));
-        frames.push({ control: 'end' });
-        return frames;
-      case 'truncate':
-        frames.push({ control: 'end' });
-        return frames;
-      case 'disconnect':
-      case 'hang':
-        frames.push({ control: e.type });
-        return frames;
-      case 'delay':
-        frames.push({ delay: e.ms });
-        break;
+      default: {
+        const step = controlFrames(e, (err) => data(geminiError(500, err.message)));
+        frames.push(...step.frames);
+        if (step.ends) return frames;
+      }
     }
   }
   const hasTools = reply.events.some((e) => e.type === 'tool-calls');

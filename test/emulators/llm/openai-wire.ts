@@ -1,7 +1,7 @@
 // OpenAI Chat Completions wire format: `data:` chunks ending in `[DONE]`, parallel tool calls
 // interleaved by index, the include_usage chunk, and the non-streaming JSON and error bodies.
 
-import type { Frame } from './frames.ts';
+import { controlFrames, type Frame, sseFrame } from './frames.ts';
 import { DEFAULT_USAGE, type LlmFinish, type LlmReply } from './script.ts';
 
 const FINISH: Record<LlmFinish, string> = { stop: 'stop', 'tool-calls': 'tool_calls', 'max-tokens': 'length' };
@@ -18,9 +18,7 @@ const ERROR: Record<number, { type: string; code: string | null }> = {
 
 type Answer = Extract<LlmReply, { kind: 'answer' }>;
 
-function data(obj: unknown): Frame {
-  return { data: `data: ${JSON.stringify(obj)}\n\n` };
-}
+const data = (obj: unknown): Frame => sseFrame(obj);
 
 function finishOf(reply: Answer): string {
   const hasTools = reply.events.some((e) => e.type === 'tool-calls');
@@ -93,20 +91,13 @@ export function openaiStream(reply: Answer, model: string, id: string, includeUs
         toolIndex += e.calls.length;
         break;
       }
-      case 'error':
-        frames.push(data({ error: { message: e.message, type: e.errorType, param: null, code: null } }));
-        frames.push({ control: 'end' });
-        return frames;
-      case 'truncate':
-        frames.push({ control: 'end' });
-        return frames;
-      case 'disconnect':
-      case 'hang':
-        frames.push({ control: e.type });
-        return frames;
-      case 'delay':
-        frames.push({ delay: e.ms });
-        break;
+      default: {
+        const step = controlFrames(e, (err) =>
+          data({ error: { message: err.message, type: err.errorType, param: null, code: null } }),
+        );
+        frames.push(...step.frames);
+        if (step.ends) return frames;
+      }
     }
   }
   frames.push(chunk({}, finishOf(reply)));
