@@ -18,6 +18,7 @@ import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compiledSrc } from '../test/compiled-src.ts';
+import { type PostgresServer, SHARED_POSTGRES_ENV, startPostgres } from '../test/store/postgres-server.ts';
 import { isIsolated, isSlow } from './test-layers.ts';
 import type { WorkerReport } from './test-reporter.ts';
 
@@ -93,6 +94,23 @@ if (files.some(isSlow)) {
 // src/ compiled for the tests' child processes and job workers, made here once rather than by the
 // first files of several processes at once.
 compiledSrc();
+
+/**
+ * One PostgreSQL server for the run, when a selected file uses one: its files make their databases
+ * on it (test/store/postgres-server.ts) rather than each running initdb and starting a server of
+ * its own (seconds of disk and CPU per file). Without it, each file starts its own as before.
+ */
+async function sharedPostgres(): Promise<PostgresServer | undefined> {
+  if (!files.some((f) => readFileSync(join(root, f), 'utf8').includes('startPostgres('))) return undefined;
+  const started = await startPostgres({ own: true });
+  if ('missing' in started) {
+    console.log(`no shared PostgreSQL server (${started.missing}): each file starts its own`);
+    return undefined;
+  }
+  process.env[SHARED_POSTGRES_ENV] = started.shareAs; // inherited by every test process started from here
+  return started;
+}
+const postgres = await sharedPostgres();
 
 interface FileResult {
   file: string;
@@ -313,6 +331,7 @@ if (unitMs !== undefined && slowFiles.length)
   console.log(`\nunit layer ${(unitMs / 1000).toFixed(1)} s wall (${unitFiles.length} files); the slow layer next`);
 const slowTime = slowFiles.length ? await runLayer(slowFiles, false, concurrency) : undefined;
 const wallMs = Date.now() - wallStart;
+await postgres?.stop();
 
 mkdirSync(join(root, '.cache'), { recursive: true });
 writeFileSync(
