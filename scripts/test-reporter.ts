@@ -9,13 +9,25 @@ import { inspect } from 'node:util';
 export interface CapturedOutput {
   current: string | undefined;
   byFile: Map<string, string>;
+  /** The worker's own CPU time (µs, process.cpuUsage) when each file started. */
+  cpuAt: Map<string, number>;
 }
 export const OUTPUT_KEY = Symbol.for('boxbot.test-output');
 
 /** One report of a worker to its parent: a file started (sent by the worker) or ended (by this). */
 export type WorkerReport =
   | { type: 'start'; file: string }
-  | { type: 'file'; file: string; ok: boolean; ms: number; tests: number; failed: number; text: string };
+  | {
+      type: 'file';
+      file: string;
+      ok: boolean;
+      ms: number;
+      /** The worker's CPU time in the file (ms), its child processes not counted. */
+      cpuMs: number | undefined;
+      tests: number;
+      failed: number;
+      text: string;
+    };
 
 interface TestEvent {
   type: string;
@@ -49,12 +61,16 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
         const captured = (globalThis as Record<symbol, CapturedOutput | undefined>)[OUTPUT_KEY];
         const output = captured?.byFile.get(file.name);
         captured?.byFile.delete(file.name);
+        const cpuAt = captured?.cpuAt.get(file.name);
+        captured?.cpuAt.delete(file.name);
+        const cpu = process.cpuUsage();
         if (output) file.lines.push('  output:', indent(output.trimEnd(), '    '));
         const line: WorkerReport = {
           type: 'file',
           file: file.name,
           ok: type === 'test:pass',
           ms: Math.round(data.details?.duration_ms ?? 0),
+          cpuMs: cpuAt === undefined ? undefined : Math.round((cpu.user + cpu.system - cpuAt) / 1000),
           tests: file.tests,
           failed: file.failed,
           text: file.lines.join('\n'),

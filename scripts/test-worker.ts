@@ -13,7 +13,7 @@ const fileLimitMs = Number(process.argv[2]);
 /** A file to run; when there are none left, the parent disconnects instead. */
 type FromParent = { file: string };
 
-const captured: CapturedOutput = { current: undefined, byFile: new Map() };
+const captured: CapturedOutput = { current: undefined, byFile: new Map(), cpuAt: new Map() };
 (globalThis as Record<symbol, unknown>)[OUTPUT_KEY] = captured;
 for (const stream of [process.stdout, process.stderr]) {
   const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
@@ -37,6 +37,8 @@ process.on('message', ({ file }: FromParent) => {
   describe(file, { timeout: fileLimitMs }, async () => {
     before(() => {
       captured.current = file;
+      const cpu = process.cpuUsage();
+      captured.cpuAt.set(file, cpu.user + cpu.system);
       send({ type: 'start', file }); // now, not through the reporter: the file may block the event loop
       send({ next: true }); // the next file is imported while this one runs
     });

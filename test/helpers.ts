@@ -82,6 +82,33 @@ function specSourcesHash(): string {
  */
 export const SHARED_CACHE = join(root, '.cache', `test-data-cache-${specSourcesHash()}`);
 
+/** Hashes every file under `dir` (names and contents) into `hash`. */
+function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) hashTree(hash, path);
+    else hash.update(path.slice(root.length)).update('\0').update(readFileSync(path));
+  }
+}
+
+let compileCache: string | undefined;
+
+/**
+ * A sandbox compile cache (`cacheDir`) the test files share, within a run and across runs, so each
+ * test guest is compiled once rather than once per file (a JavaScript guest costs seconds of CPU).
+ * Entries are keyed by the guest's content, and the folder's name by a hash of src/sandbox/ and the
+ * lock file (the compiler and jco): editing the pipeline starts a fresh one, never a stale hit.
+ * Files that test the cache itself make their own.
+ */
+export function sharedCompileCache(): string {
+  if (compileCache) return compileCache;
+  const hash = createHash('sha256');
+  hashTree(hash, join(root, 'src', 'sandbox'));
+  hash.update(readFileSync(join(root, 'package-lock.json')));
+  compileCache = join(root, '.cache', `test-compile-cache-${hash.digest('hex').slice(0, 12)}`);
+  return compileCache;
+}
+
 /** Makes `<dataDir>/cache` (boxbot's cache folder) a link to the shared test cache; returns `dataDir`. */
 export function shareCache(dataDir: string): string {
   mkdirSync(SHARED_CACHE, { recursive: true });

@@ -5,14 +5,14 @@ import { getEventListeners } from 'node:events';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, SandboxError } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, guest, tempDir, waitUntil } from '../helpers.ts';
+import { grant, guest, sharedCompileCache, waitUntil } from '../helpers.ts';
 
 const isCancelled = (e: unknown) => e instanceof SandboxError && e.code === 'cancelled';
 
 describe('sandbox: cancellation', () => {
   let sandbox: Sandbox;
   before(() => {
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 1 });
   });
   after(() => sandbox.close());
 

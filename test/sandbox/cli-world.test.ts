@@ -4,12 +4,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, guest, tempDir, text } from '../helpers.ts';
+import { grant, guest, sharedCompileCache, text } from '../helpers.ts';
 
 describe('sandbox: CLI world', () => {
   let sandbox: Sandbox;
   before(() => {
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 2 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 2 });
   });
   after(() => sandbox.close());
 

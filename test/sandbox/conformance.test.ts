@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { findPreview1Tests, runConformanceTest } from '../../scripts/conformance-suite.ts';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { guest, root, tempDir } from '../helpers.ts';
+import { guest, root, sharedCompileCache, tempDir } from '../helpers.ts';
 
 const FS_LINKS_STDOUT = [
   'mkdir 00',
@@ -55,7 +55,7 @@ describe('WASI conformance runner', () => {
   let sandbox: Sandbox;
   let checkout: string;
   before(() => {
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 1 });
     checkout = fakeSuite();
   });
   after(() => sandbox.close());

@@ -7,14 +7,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, type SandboxLimits } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, guest, tempDir, text } from '../helpers.ts';
+import { grant, guest, sharedCompileCache, tempDir, text } from '../helpers.ts';
 
 const MiB = 1024 * 1024;
 
 describe('sandbox: disk limits', () => {
   let sandbox: Sandbox;
   before(() => {
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 1 });
   });
   after(() => sandbox.close());
 

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, guest, tempDir, text } from '../helpers.ts';
+import { grant, guest, sharedCompileCache, tempDir, text } from '../helpers.ts';
 
 describe('sandbox: filesystem', () => {
   let sandbox: Sandbox;
@@ -26,7 +26,7 @@ describe('sandbox: filesystem', () => {
   let outside: string;
 
   before(() => {
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 2 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 2 });
     outside = tempDir('boxbot-outside-');
     writeFileSync(join(outside, 'secret.txt'), 'TOP-SECRET\n');
     ws = tempDir('boxbot-ws-');

@@ -12,7 +12,7 @@ import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { readPreview1CommandAdapter } from '../../src/sandbox/preview1-adapter.ts';
 import { GLUE_INIT_FUNCTION } from '../../src/sandbox/v8-flags.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, guest, tempDir, text } from '../helpers.ts';
+import { grant, guest, sharedCompileCache, tempDir, text } from '../helpers.ts';
 
 /** jco's unpatched glue for a small preview1 command (exit42: prints, then exits 42). */
 async function rawGlue(): Promise<string> {
@@ -32,7 +32,7 @@ describe('sandbox: jco glue rewrites', () => {
   let sandbox: Sandbox;
   before(async () => {
     glue = await rawGlue();
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 1 });
   });
   after(() => sandbox.close());
 

@@ -6,13 +6,13 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, SandboxError } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, guest, tempDir } from '../helpers.ts';
+import { grant, guest, sharedCompileCache, tempDir } from '../helpers.ts';
 
 describe('sandbox: inputs', () => {
   let sandbox: Sandbox;
   let dir: string;
   before(() => {
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 1 });
     dir = tempDir();
   });
   after(() => sandbox.close());

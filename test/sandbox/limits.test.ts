@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, type SandboxGrant } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, guest, tempDir } from '../helpers.ts';
+import { grant, guest, sharedCompileCache } from '../helpers.ts';
 
 function withLimits(l: Partial<SandboxGrant['limits']>): SandboxGrant {
   const g = grant();
@@ -15,7 +15,7 @@ function withLimits(l: Partial<SandboxGrant['limits']>): SandboxGrant {
 describe('sandbox: limits', () => {
   let sandbox: Sandbox;
   before(() => {
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 2 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 2 });
   });
   after(() => sandbox.close());
 
@@ -68,7 +68,7 @@ describe('sandbox: limits', () => {
     // guest's memory cap; a small heap makes the worker's own limit the one that is hit.
     const small = createSandbox({
       workerFile: compiledSandboxWorker(),
-      cacheDir: tempDir('boxbot-cache-'),
+      cacheDir: sharedCompileCache(),
       workers: 1,
       workerHeapMb: 24,
     });

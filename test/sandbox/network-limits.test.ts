@@ -7,7 +7,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, type SandboxGrant } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, guest, tempDir, text, waitUntil } from '../helpers.ts';
+import { grant, guest, sharedCompileCache, text, waitUntil } from '../helpers.ts';
 
 const MiB = 1024 * 1024;
 /**
@@ -23,7 +23,7 @@ describe('sandbox: network limits per call', () => {
   let handler: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => res.end('ok');
 
   before(async () => {
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 1 });
     server = createServer((req, res) => handler(req, res));
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -8,7 +8,7 @@ import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, guest, tempDir, text } from '../helpers.ts';
+import { grant, guest, sharedCompileCache, text } from '../helpers.ts';
 
 describe('sandbox: network', () => {
   let server: Server;
@@ -33,7 +33,7 @@ describe('sandbox: network', () => {
     port = (server.address() as AddressInfo).port;
     sandbox = createSandbox({
       workerFile: compiledSandboxWorker(),
-      cacheDir: tempDir('boxbot-cache-'),
+      cacheDir: sharedCompileCache(),
       workers: 2,
       net: { resolve },
     });
@@ -123,7 +123,7 @@ describe('sandbox: network', () => {
   it('a call that times out mid-request aborts the request on the host side', { timeout: 60_000 }, async () => {
     const patient = createSandbox({
       workerFile: compiledSandboxWorker(),
-      cacheDir: tempDir('boxbot-cache-'),
+      cacheDir: sharedCompileCache(),
       workers: 1,
       net: { timeoutMs: 600_000 },
     });

@@ -6,12 +6,12 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, guest, tempDir, text, waitUntil } from '../helpers.ts';
+import { grant, guest, sharedCompileCache, text, waitUntil } from '../helpers.ts';
 
 describe('sandbox: choosing a worker', () => {
   let sandbox: Sandbox;
   before(() => {
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 2 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 2 });
   });
   after(() => sandbox.close());
 
@@ -30,7 +30,7 @@ describe('sandbox: choosing a worker', () => {
   });
 
   it('calls queued for one worker each find an instance it made ahead, even sent back to back', async () => {
-    const one = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    const one = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 1 });
     try {
       const tool = guest('exit42');
       await one.warm(tool, DEFAULT_LIMITS.maxMemoryBytes);

@@ -65,3 +65,15 @@ test('--isolate runs each file in its own process, with the same verdicts', () =
   assert.match(block(r.stdout, 'e-pass.test.ts'), /^✔ /);
   assert.match(r.stdout, /^2 files, 3 tests, 1 failed; wall /m);
 });
+
+test('--timings ends with the files ranked by CPU time, each with its CPU and wall time and layer', () => {
+  const r = runner('--unit', '--isolate', '--timings', `${fixtures}/b-fail.test.ts`, `${fixtures}/e-pass.test.ts`);
+  assert.equal(r.status, 1, r.stdout + r.stderr);
+  const report = r.stdout.slice(r.stdout.indexOf('The 20 files with the most CPU time'));
+  assert.ok(report.length < r.stdout.length, `no --timings report in:\n${r.stdout}`);
+  const rows = report.split('\n').filter((l) => / unit test\/scripts\/fixtures\//.test(l));
+  assert.equal(rows.length, 2, report);
+  for (const row of rows) assert.match(row, /^\s*\d+\.\d s\s+\d+\.\d s {2}unit test\/scripts\/fixtures\/runner\/[be]-/);
+  // Each file's own block says its CPU time too (it ran in a process of its own).
+  assert.match(block(r.stdout, 'e-pass.test.ts'), /^✔ \S+ \(\d+\.\d s, CPU \d+\.\d s\)/);
+});
