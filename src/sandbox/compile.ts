@@ -10,7 +10,7 @@
 // files 0600. Shared caches (the bundled tools' entries, built at install: shared-cache.ts) are
 // read first, checked the same way, and never written: what they lack is built into `cacheDir`.
 import { createHash } from 'node:crypto';
-import { type BigIntStats, statSync } from 'node:fs';
+import { type BigIntStats, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorMessage } from '../core/errors.ts';
@@ -38,6 +38,32 @@ import {
 
 /** Bump when the transpile/instrument pipeline changes, so old cache entries are ignored. */
 const PIPELINE_VERSION = 13;
+
+type PackageJson = {
+  version?: string;
+  dependencies?: Record<string, string>;
+  devDependencies?: Record<string, string>;
+};
+
+/**
+ * What else made an entry, from a package.json: boxbot's own version and the jco-transpile it
+ * pins. An upgrade of either is a cache miss, so a data folder kept across upgrades never serves
+ * glue that the new code did not make.
+ */
+export function builtBy(pkg: PackageJson): string {
+  const jco = '@bytecodealliance/jco-transpile';
+  const made = `${pkg.version}/${pkg.dependencies?.[jco] ?? pkg.devDependencies?.[jco]}`;
+  return createHash('sha256').update(made).digest('hex').slice(0, 8);
+}
+
+/** This install's: package.json is two folders up from src/sandbox and dist/sandbox alike. */
+const BUILT_BY = (() => {
+  try {
+    return builtBy(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as PackageJson);
+  } catch {
+    return 'unknown';
+  }
+})();
 /** Modes of everything the cache writes: only boxbot's user may read or change it. */
 const DIR_MODE = 0o700;
 const FILE_MODE = 0o600;
@@ -133,7 +159,7 @@ export async function prepare(file: string, opts: CompileOptions): Promise<Prepa
 const cacheDirs = (opts: CompileOptions): string[] => [...(opts.sharedCacheDirs ?? []), opts.cacheDir];
 
 function cacheKey(sha256: string, opts: CompileOptions): string {
-  return `${sha256}-p${PIPELINE_VERSION}-m${Math.ceil(opts.maxMemoryBytes / 65536)}`;
+  return `${sha256}-p${PIPELINE_VERSION}-${BUILT_BY}-m${Math.ceil(opts.maxMemoryBytes / 65536)}`;
 }
 
 /** Loads the entry for `sha256`; `bytes` (needed only to build a missing entry) may come later. */
