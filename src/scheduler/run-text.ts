@@ -1,6 +1,7 @@
 // What a run posts to its target: the agent's answer, or a short notice saying why there is
 // none (failure, timeout, spent budget, shutdown), so no run fails silently.
 import { redactLine } from '../config/env.ts';
+import { usd } from '../runner/agent-runner.ts';
 import type { JobRecord } from '../store/index.ts';
 import type { BudgetLimit } from './run-budget.ts';
 
@@ -86,7 +87,7 @@ export function runText(
       if (limitedBy === 'conversation')
         return { text: `${stopped} this conversation’s daily budget is spent.`, failed: true };
       return {
-        text: `${label} stopped: its budget${job.budgetUsd !== undefined ? ` of $${job.budgetUsd}` : ''} is spent.`,
+        text: `${label} stopped: its budget${job.budgetUsd !== undefined ? ` of ${usd(job.budgetUsd)}` : ''} is spent.`,
         failed: true,
       };
     }

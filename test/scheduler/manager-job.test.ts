@@ -102,7 +102,7 @@ test('an executor’s spending counts against the job’s budget: past it, the m
     assert.equal(seen.manager.length, 1, 'the manager was not called again once the budget was spent');
     assert.equal(log.outcome, 'budget-exceeded');
     assert.ok(log.costUsd >= 0.15, `the executor's call is in the job's cost (${log.costUsd})`);
-    assert.equal(posted[0]!.text, 'Scheduled job "news" stopped: its budget of $0.1 is spent.');
+    assert.equal(posted[0]!.text, 'Scheduled job "news" stopped: its budget of $0.10 is spent.');
   } finally {
     emu.respond(undefined);
   }
