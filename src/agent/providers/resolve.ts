@@ -362,7 +362,8 @@ export function resolveModelWithFallback(
 function noProviderMessage(): string {
   const keyed = Object.entries(PROVIDER_PRESETS)
     .filter(([, p]) => p.keyRequired)
-    .map(([, p]) => p.keyEnv);
+    // Vertex also signs in with a service-account key file (Application Default Credentials).
+    .map(([, p]) => (p.keyEnv === 'VERTEX_ACCESS_TOKEN' ? `${p.keyEnv} or GOOGLE_APPLICATION_CREDENTIALS` : p.keyEnv));
   return (
     `no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY (or one ` +
     `of ${keyed.slice(2).join(', ')} and "model" in the config), or set "model" to a local server such as ` +

@@ -181,6 +181,11 @@ describe('which providers are configured', () => {
       missingProviderHint({ config: none, secrets: {} })!,
       /^no model provider is configured: set ANTHROPIC_API_KEY or OPENAI_API_KEY/,
     );
+    // Vertex's key file (ADC) is named beside its token, so a user with only a key file finds it.
+    assert.match(
+      missingProviderHint({ config: none, secrets: {} })!,
+      /VERTEX_ACCESS_TOKEN or GOOGLE_APPLICATION_CREDENTIALS/,
+    );
     const local = configSchema.parse({ model: 'ollama/llama3.1' });
     assert.equal(missingProviderHint({ config: local, secrets: {} }), undefined);
     const groq = configSchema.parse({ model: 'groq/llama-3.3-70b-versatile' });
