@@ -9,7 +9,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import type { Message } from '../../src/agent/index.ts';
 import { llm } from '../emulators/llm/index.ts';
 import { bootBoxbot, type RestartableBoxbot } from './boot.ts';
-import { browserMissing, launchChromium } from './browser.ts';
+import { browserMissing, connected as connectedOn, launchChromium, waitText as waitTextOn } from './browser.ts';
 
 const missing = browserMissing();
 if (missing) test(`web chat edit and regenerate in a browser: skipped: ${missing}`, { skip: missing }, () => {});
@@ -32,15 +32,8 @@ describe('web chat Edit and Regenerate, in Chromium', { skip: missing }, () => {
     await bot?.close();
   });
 
-  const connected = () =>
-    page.waitForFunction(() => document.getElementById('state')?.textContent === 'connected', { timeout: 30_000 });
-  const waitText = (selector: string, text: string) =>
-    page.waitForFunction(
-      (s, t) => Array.from(document.querySelectorAll(s)).some((e) => e.textContent?.includes(t)),
-      { timeout: 30_000 },
-      selector,
-      text,
-    );
+  const connected = () => connectedOn(page);
+  const waitText = (selector: string, text: string) => waitTextOn(page, selector, text);
   const texts = (selector: string) => page.$$eval(selector, (els) => els.map((e) => (e.textContent ?? '').trim()));
   /** The conversation's stored history, as role: text lines. */
   const stored = async () => {
