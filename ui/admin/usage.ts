@@ -5,6 +5,8 @@
 import { html } from 'htm/preact';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import uPlot from 'uplot';
+// The API's shape, from the server's own declaration (a type only: nothing of the server is bundled).
+import type { BudgetUse } from '../../src/gateway/admin-budgets.ts';
 import { useApi } from './api.ts';
 import { Head, Json, Problem, valueOf } from './pages.ts';
 
@@ -28,17 +30,6 @@ interface Daily {
   budgetUse: BudgetUse[];
   truncated: boolean;
   summed: boolean;
-}
-
-/** One budget and what was spent under it today (the API's BudgetUse). */
-interface BudgetUse {
-  kind: 'channel' | 'user' | 'job';
-  source: string;
-  subject?: string;
-  limitUsd: number;
-  spentUsd: number;
-  per: 'day' | 'run';
-  runs?: number;
 }
 
 const COLORS = ['#1f6feb', '#d73a49', '#2da44e', '#bf8700', '#8250df', '#1b7c83', '#57606a'];
