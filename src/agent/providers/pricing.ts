@@ -8,6 +8,8 @@ export interface ModelPrice {
   output: number;
   cacheRead: number;
   cacheWrite?: number;
+  /** USD per call on top of the tokens (Perplexity's search fee); absent: none. */
+  perRequest?: number;
 }
 
 interface ModelInfo extends ModelPrice {
@@ -65,6 +67,21 @@ const MODELS: Readonly<Record<string, ModelInfo>> = Object.freeze({
   // Moonshot's own table (platform.moonshot.ai/docs/pricing/chat, USD, as archived 2026-03-26), checked 2026-11-28.
   'kimi-k2.5': { input: 0.6, output: 3, cacheRead: 0.1, contextWindow: 262_144 },
   'MiniMax-M3': { input: 0.6, output: 2.4, cacheRead: 0.06, contextWindow: 512_000 },
+  // Rates below as recorded, with the vendor page each cites, in Pydantic's genai-prices catalog (npm
+  // @pydantic/genai-prices 0.1.8), checked 2026-11-28: the vendors' own pages were not reachable from here.
+  // Moonshot's K2.6 page (platform.kimi.ai/docs/pricing/chat-k26).
+  'kimi-k2.6': { input: 0.95, output: 4, cacheRead: 0.16, contextWindow: 262_144 },
+  // Perplexity (docs.perplexity.ai pricing): the request fee depends on the search context size, which boxbot
+  // does not set; the highest one ($14 per 1,000 requests) is charged, so a budget over-reports, never under.
+  'sonar-pro': { input: 3, output: 15, cacheRead: 3, perRequest: 0.014, contextWindow: 200_000 },
+});
+
+// Open-weight models priced per host (`provider/model` exactly): the host's own rate, as the catalog above records
+// it from Hugging Face's inference router, which bills each host's price. No cache rate is published: a cached
+// token costs the input price.
+const HOSTED: Readonly<Record<string, ModelInfo>> = Object.freeze({
+  'nebius/Qwen/Qwen3-235B-A22B-Instruct-2507': { input: 0.2, output: 0.6, cacheRead: 0.2, contextWindow: 262_144 },
+  'novita/moonshotai/kimi-k2.5': { input: 0.6, output: 3, cacheRead: 0.6, contextWindow: 262_144 },
 });
 
 const claude = /^claude-/;
@@ -86,6 +103,7 @@ const VENDOR_FAMILIES: Readonly<Record<string, RegExp>> = {
   cohere: /^command-/,
   moonshot: /^kimi-/,
   minimax: /^MiniMax-/,
+  perplexity: /^sonar/,
 };
 
 /**
@@ -108,6 +126,8 @@ export function baseModelName(name: string): string {
 }
 
 function infoOf(modelId: string): ModelInfo | undefined {
+  const hosted = HOSTED[modelId];
+  if (hosted) return hosted;
   let name = modelId;
   const slash = modelId.indexOf('/');
   if (slash >= 0) {
@@ -127,11 +147,12 @@ export function priceOf(modelId: string): ModelPrice | undefined {
       output: info.output,
       cacheRead: info.cacheRead,
       ...(info.cacheWrite !== undefined ? { cacheWrite: info.cacheWrite } : {}),
+      ...(info.perRequest !== undefined ? { perRequest: info.perRequest } : {}),
     }
   );
 }
 
-/** USD cost of one call's usage, or undefined when the model's price is unknown. */
+/** USD cost of one call's usage (its request fee included), or undefined when the model's price is unknown. */
 export function costOf(modelId: string, usage: Usage): number | undefined {
   const p = infoOf(modelId);
   if (!p) return undefined;
@@ -140,7 +161,7 @@ export function costOf(modelId: string, usage: Usage): number | undefined {
     usage.outputTokens * p.output +
     (usage.cacheReadTokens ?? 0) * p.cacheRead +
     (usage.cacheWriteTokens ?? 0) * (p.cacheWrite ?? p.input);
-  return usd / 1_000_000;
+  return usd / 1_000_000 + (p.perRequest ?? 0);
 }
 
 /** The model's context window in tokens, or undefined when unknown. */

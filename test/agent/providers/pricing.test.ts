@@ -91,7 +91,24 @@ describe('pricing of the added providers', () => {
   it("does not price one vendor's model under another's prefix", () => {
     assert.equal(costOf('gemini/gpt-4o', million), undefined);
     assert.equal(costOf('cohere/claude-sonnet-4-5', million), undefined);
-    assert.equal(costOf('perplexity/sonar-pro', million), undefined, 'per-request search fees a token row would miss');
-    assert.equal(costOf('novita/moonshotai/kimi-k2.5', million), undefined, "a host's price is not the vendor's");
+    assert.equal(costOf('perplexity/gpt-4o', million), undefined);
+    assert.equal(costOf('novita/moonshotai/kimi-k2.6', million), undefined, "a host's price is not the vendor's");
+    assert.equal(costOf('siliconflow/moonshotai/kimi-k2.5', million), undefined, 'each host is priced on its own');
+  });
+
+  it("charges Perplexity's request fee once per call, on top of its tokens", () => {
+    const none = { inputTokens: 0, outputTokens: 0 };
+    near(costOf('perplexity/sonar-pro', none), 0.014);
+    near(costOf('perplexity/sonar-pro', { inputTokens: 1_000_000, outputTokens: 1_000_000 }), 3 + 15 + 0.014);
+    assert.equal(priceOf('perplexity/sonar-pro')?.perRequest, 0.014);
+    assert.equal(priceOf('openai/gpt-4o')?.perRequest, undefined, 'no fee where none is published');
+  });
+
+  it("prices Kimi K2.6 at Moonshot's rate and open-weight models at each host's own", () => {
+    near(costOf('moonshot/kimi-k2.6', million), 0.95 + 4 + 0.16);
+    near(costOf('nebius/Qwen/Qwen3-235B-A22B-Instruct-2507', million), 0.2 + 0.6 + 0.2);
+    near(costOf('novita/moonshotai/kimi-k2.5', million), 0.6 + 3 + 0.6);
+    assert.notEqual(costOf('novita/moonshotai/kimi-k2.5', million), costOf('moonshot/kimi-k2.5', million));
+    assert.equal(contextWindowOf('nebius/Qwen/Qwen3-235B-A22B-Instruct-2507'), 262_144);
   });
 });
