@@ -5,13 +5,12 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
-import type { AgentDeps } from '../../src/agent/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createAgentRunner } from '../../src/runner/agent-runner.ts';
 import { resolvePolicy } from '../../src/runner/policy.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createFileStore, createMemoryStore, type Store } from '../../src/store/index.ts';
-import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
+import { scriptedDeps } from '../agent/loop/helpers.ts';
 import { reply, type ScriptStep, scriptedModel } from '../agent/loop/scripted.ts';
 import { inboundMessage } from '../gateway/fakes.ts';
 import { tempDir } from '../helpers.ts';
@@ -34,12 +33,7 @@ for (const [backend, open] of [
 ] as const) {
   const runnerOn = (t: TestContext, store: Store, steps: ScriptStep[]) => {
     const provider = scriptedModel(t, steps, 'test');
-    const deps: AgentDeps = {
-      resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
-      registry: noWasm,
-      sandbox: noSandbox,
-      costOf: () => 0,
-    };
+    const deps = scriptedDeps(provider);
     const runner = createAgentRunner({
       store,
       deps,

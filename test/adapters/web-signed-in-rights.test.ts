@@ -4,118 +4,44 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import type { UserKey } from '../../src/adapters/index.ts';
-import { createWebAdapter, issueLoginLink } from '../../src/adapters/web/index.ts';
-import type { AgentDeps } from '../../src/agent/index.ts';
+import { issueLoginLink } from '../../src/adapters/web/index.ts';
 import { remember, visibleMemories } from '../../src/agent/memory/index.ts';
-import { configSchema } from '../../src/config/schema.ts';
 import { isApprover } from '../../src/gateway/approval-text.ts';
-import { createGateway } from '../../src/gateway/gateway.ts';
-import { startHttpServer } from '../../src/gateway/http-server.ts';
-import { createMetrics } from '../../src/gateway/metrics.ts';
-import { createAgentRunner } from '../../src/runner/agent-runner.ts';
 import { isAdmin } from '../../src/runner/command-access.ts';
-import { memoryCommands } from '../../src/runner/memory-commands.ts';
-import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
-import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
-import { callTools, reply, type ScriptStep, scriptedModel } from '../agent/loop/scripted.ts';
-import { readEventStream, tempDir, waitUntil } from '../helpers.ts';
-
-type Shown = { type: string; id?: string; text?: string; buttons?: { id: string; label: string }[] };
+import { callTools, reply, type ScriptStep } from '../agent/loop/scripted.ts';
+import { webGateway } from '../gateway/memory-gateway.ts';
+import { waitUntil } from '../helpers.ts';
 
 /** Telegram's approvals name user 4242 (`approvers`, and `admins`); a gateway with the web chat in front. */
 async function webChat(t: TestContext, steps: ScriptStep[], approvers: string[] = ['4242']) {
-  const store = createMemoryStore();
-  const provider = scriptedModel(t, steps, 'test');
-  const deps: AgentDeps = {
-    resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
-    registry: noWasm,
-    sandbox: noSandbox,
-    costOf: () => 0,
-  };
-  const config = configSchema.parse({
+  const config = {
     admins: ['4242'],
     channels: { telegram: { access: 'full', approvals: { tools: ['memory_remember'], approvers, timeoutMs: 60_000 } } },
-  });
-  const web = createWebAdapter({ sessions: store.webSessions });
-  const gw = createGateway({
-    config,
-    adapters: [web],
-    agent: createAgentRunner({
-      store,
-      deps,
-      workspacesDir: tempDir(),
-      sandbox: { block: ['private'], limits: DEFAULT_LIMITS },
-      memory: { digestChars: 2000 },
-    }),
-    store: store.delivery,
-    approvals: store.approvals,
-    outbound: { backoffMs: 5 },
-    chatCommands: memoryCommands(store.memories),
-  });
-  const server = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    metrics: createMetrics(),
-    routes: [],
-    attach: [(app) => web.attach(app)],
-  });
-  await gw.start();
-  const streams = new AbortController();
-  t.after(async () => {
-    streams.abort();
-    await gw.stop();
-    await server.close();
-  });
+  };
+  const store = createMemoryStore();
+  const chat = await webGateway(t, { steps, config, store, approvals: true, web: { sessions: store.webSessions } });
 
   /** A browser signed in as `identity` through a one-time link, with one tab open. */
   const signedIn = async (identity: UserKey) => {
-    const { url } = await issueLoginLink(store.webSessions, identity, server.url);
-    const login = await fetch(url, { method: 'POST', redirect: 'manual', headers: { origin: server.url } });
+    const { url } = await issueLoginLink(store.webSessions, identity, chat.server.url);
+    const login = await fetch(url, { method: 'POST', redirect: 'manual', headers: { origin: chat.server.url } });
     assert.equal(login.status, 303);
-    const cookie = login.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0]!)
-      .join('; ');
-    const owner = /"OWNER":"([^"]+)"/.exec(await (await fetch(`${server.url}/`, { headers: { cookie } })).text())![1]!;
-    const session = `${owner}-tab${Math.random().toString(36).slice(2, 12)}`;
-    const shown: Shown[] = [];
-    const res = await fetch(`${server.url}/chat/events?session=${session}&token=${encodeURIComponent(web.apiToken)}`, {
-      headers: { cookie },
-      signal: streams.signal,
-    });
-    assert.equal(res.status, 200);
-    readEventStream(res.body!, (e) => void shown.push(e as Shown));
-    const headers = { 'content-type': 'application/json', 'x-boxbot-token': web.apiToken, cookie };
-    let n = 0;
+    const { owner, cookie } = await chat.ownerOf(chat.cookieOf(login));
+    const tab = await chat.tab(cookie, owner);
     return {
-      conversationKey: `web:${session}`,
-      shown,
+      ...tab,
+      say: tab.post,
       /** The text of every message shown, each at its last edit. */
       texts: () => {
         const byId = new Map<string, string>();
-        for (const e of shown) if ((e.type === 'message' || e.type === 'edit') && e.id) byId.set(e.id, e.text ?? '');
-        return [...byId.values(), ...shown.filter((e) => e.type === 'note').map((e) => e.text ?? '')];
-      },
-      async say(text: string) {
-        const r = await fetch(`${server.url}/chat/messages`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ session, text, id: `msg-${n++}-${Date.now()}` }),
-        });
-        assert.equal(r.status, 202);
-      },
-      async press(messageId: string, button: string) {
-        const r = await fetch(`${server.url}/chat/press`, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ session, messageId, button }),
-        });
-        assert.equal(r.status, 202);
+        for (const e of tab.shown)
+          if ((e.type === 'message' || e.type === 'edit') && e.id) byId.set(e.id, e.text ?? '');
+        return [...byId.values(), ...tab.shown.filter((e) => e.type === 'note').map((e) => e.text ?? '')];
       },
     };
   };
-  return { signedIn, store, gw };
+  return { signedIn, store, gw: chat.gw };
 }
 
 /** The approval question shown in a tab, and its Approve button. */

@@ -7,7 +7,6 @@ import { mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
-import type { AgentDeps } from '../../src/agent/index.ts';
 import { type AttachedFile, createSendFileTool } from '../../src/agent/media/send-file-tool.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createAgentRunner, workspaceOf } from '../../src/runner/agent-runner.ts';
@@ -16,7 +15,7 @@ import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
 import { inboundMessage } from '../gateway/fakes.ts';
 import { tempDir } from '../helpers.ts';
-import { noSandbox, noWasm } from './loop/helpers.ts';
+import { scriptedDeps } from './loop/helpers.ts';
 import { callTools, reply, type ScriptStep, scriptedModel } from './loop/scripted.ts';
 
 const PNG = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13]);
@@ -26,12 +25,7 @@ const message = (text: string, over: Partial<InboundMessage> = {}): InboundMessa
 
 function runnerWith(t: TestContext, steps: ScriptStep[], maxFileBytes?: number) {
   const provider = scriptedModel(t, steps, 'test');
-  const deps: AgentDeps = {
-    resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
-    registry: noWasm,
-    sandbox: noSandbox,
-    costOf: () => 0,
-  };
+  const deps = scriptedDeps(provider);
   const workspacesDir = tempDir();
   const runner = createAgentRunner({
     store: createMemoryStore(),

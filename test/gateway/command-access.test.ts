@@ -4,18 +4,11 @@
 // user may run there.
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import type { AgentDeps } from '../../src/agent/index.ts';
 import { remember } from '../../src/agent/memory/index.ts';
-import { configSchema } from '../../src/config/schema.ts';
-import { createGateway } from '../../src/gateway/gateway.ts';
-import { createAgentRunner } from '../../src/runner/agent-runner.ts';
-import { memoryCommands } from '../../src/runner/index.ts';
-import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore, type Store } from '../../src/store/index.ts';
-import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
-import { callTools, reply, type ScriptStep, scriptedModel } from '../agent/loop/scripted.ts';
-import { tempDir } from '../helpers.ts';
+import { callTools, reply, type ScriptStep } from '../agent/loop/scripted.ts';
 import { FakeAdapter } from './fakes.ts';
+import { memoryGateway } from './memory-gateway.ts';
 
 const GROUP = 'telegram:-500';
 const ADA = 'telegram:1';
@@ -28,13 +21,6 @@ async function group(t: TestContext, access: 'read-only' | 'full', steps: Script
   const shared = await remember(store.memories, ada, 'The group meets on Fridays', 'conversation');
   await remember(store.memories, ada, 'Ada is planning a surprise party', 'user');
   assert.ok(shared.ok);
-  const provider = scriptedModel(t, steps, 'test');
-  const deps: AgentDeps = {
-    resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
-    registry: noWasm,
-    sandbox: noSandbox,
-    costOf: () => 0,
-  };
   const adapter = new FakeAdapter('telegram', {
     edit: false,
     typing: false,
@@ -43,22 +29,12 @@ async function group(t: TestContext, access: 'read-only' | 'full', steps: Script
     editIntervalMs: 5,
     typingIntervalMs: 5000,
   });
-  const gw = createGateway({
-    config: configSchema.parse({ admins, channels: { telegram: { access, requireMention: false } } }),
+  const { gw, provider } = await memoryGateway(t, {
     adapters: [adapter],
-    agent: createAgentRunner({
-      store,
-      deps,
-      workspacesDir: tempDir(),
-      sandbox: { block: ['private'], limits: DEFAULT_LIMITS },
-      memory: { digestChars: 2000 },
-    }),
-    store: store.delivery,
-    outbound: { backoffMs: 5 },
-    chatCommands: memoryCommands(store.memories),
+    config: { admins, channels: { telegram: { access, requireMention: false } } },
+    steps,
+    store,
   });
-  await gw.start();
-  t.after(() => gw.stop());
   /** What `userId` says in the group, and the reply. */
   const say = async (text: string, userId: string): Promise<string> => {
     await adapter.say(text, {

@@ -4,7 +4,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { AdapterApiError, type InboundMessage } from '../../src/adapters/index.ts';
-import type { AgentDeps } from '../../src/agent/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
@@ -27,7 +26,7 @@ import { createMemoryFiles } from '../../src/store/memory-files.ts';
 import { createSequence } from '../../src/store/sequence.ts';
 import { createUsage } from '../../src/store/usage.ts';
 import { DEFAULT_FAILED_OUTBOX, validatedDelivery } from '../../src/store/validated.ts';
-import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
+import { scriptedDeps } from '../agent/loop/helpers.ts';
 import { reply, scriptedModel } from '../agent/loop/scripted.ts';
 import { tempDir } from '../helpers.ts';
 import { FakeAdapter, FakeAgent, inboundMessage, MemoryGatewayStore, until } from './fakes.ts';
@@ -223,12 +222,7 @@ test(diskFullWhileTitle, async (t) => {
         disk.full = true;
       })(),
   ]);
-  const deps: AgentDeps = {
-    resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
-    registry: noWasm,
-    sandbox: noSandbox,
-    costOf: () => 0,
-  };
+  const deps = scriptedDeps(provider);
   const agent = createAgentRunner({
     store: raw,
     deps,

@@ -3,107 +3,36 @@
 // mixes one browser's notes into the other's listing or prompt.
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
-import { createWebAdapter } from '../../src/adapters/web/index.ts';
-import type { AgentDeps } from '../../src/agent/index.ts';
-import { configSchema } from '../../src/config/schema.ts';
-import { createGateway } from '../../src/gateway/gateway.ts';
-import { startHttpServer } from '../../src/gateway/http-server.ts';
-import { createMetrics } from '../../src/gateway/metrics.ts';
-import { createAgentRunner } from '../../src/runner/agent-runner.ts';
-import { memoryCommands } from '../../src/runner/memory-commands.ts';
-import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
-import { createMemoryStore } from '../../src/store/index.ts';
-import { noSandbox, noWasm } from '../agent/loop/helpers.ts';
-import { callTools, reply, scriptedModel } from '../agent/loop/scripted.ts';
-import { readEventStream, tempDir, waitUntil } from '../helpers.ts';
+import { callTools, reply, type scriptedModel } from '../agent/loop/scripted.ts';
+import { tempDir, waitUntil } from '../helpers.ts';
+import { webGateway } from './memory-gateway.ts';
 
 /** The real web chat over HTTP in front of a gateway with the real runner and memory. */
 async function webChat(t: TestContext, steps: Parameters<typeof scriptedModel>[1]) {
-  const store = createMemoryStore();
-  const provider = scriptedModel(t, steps, 'test');
-  const deps: AgentDeps = {
-    resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
-    registry: noWasm,
-    sandbox: noSandbox,
-    costOf: () => 0,
-  };
-  const web = createWebAdapter({ filesDir: tempDir('boxbot-web-files-') });
-  const gw = createGateway({
-    config: configSchema.parse({}),
-    adapters: [web],
-    agent: createAgentRunner({
-      store,
-      deps,
-      workspacesDir: tempDir(),
-      sandbox: { block: ['private'], limits: DEFAULT_LIMITS },
-      memory: { digestChars: 2000 },
-    }),
-    store: store.delivery,
-    outbound: { backoffMs: 5 },
-    chatCommands: memoryCommands(store.memories),
-  });
-  const server = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    metrics: createMetrics(),
-    routes: [],
-    attach: [(app) => web.attach(app)],
-  });
-  await gw.start();
-  const streams = new AbortController();
-  t.after(async () => {
-    streams.abort();
-    await gw.stop();
-    await server.close();
-  });
+  const chat = await webGateway(t, { steps, web: { filesDir: tempDir('boxbot-web-files-') } });
   /** A browser with its own cookie jar and one tab; `say` waits for the tab's next answer. */
   const browser = async () => {
-    const page = await fetch(`${server.url}/`);
-    const owner = /"OWNER":"([^"]+)"/.exec(await page.text())![1]!;
-    const cookie = page.headers
-      .getSetCookie()
-      .map((c) => c.split(';')[0]!)
-      .join('; ');
-    const session = `${owner}-tab${Math.random().toString(36).slice(2, 12)}`;
+    const { owner, cookie } = await chat.ownerOf();
+    const tab = await chat.tab(cookie, owner);
     // Answers by message id: a streamed answer is sent, then edited to its final text.
-    const answers: { id: string; text: string }[] = [];
-    const res = await fetch(`${server.url}/chat/events?session=${session}&token=${encodeURIComponent(web.apiToken)}`, {
-      headers: { cookie },
-      signal: streams.signal,
-    });
-    assert.equal(res.status, 200);
-    let connected = false;
-    readEventStream(
-      res.body!,
-      (e) => {
-        const ev = e as { type: string; id: string; text: string };
-        if (ev.type === 'message') answers.push({ id: ev.id, text: ev.text });
-        const edited = ev.type === 'edit' ? answers.find((x) => x.id === ev.id) : undefined;
-        if (edited) edited.text = ev.text;
-      },
-      (c) => {
-        if (c.startsWith('connected')) connected = true;
-      },
-    );
-    await waitUntil(() => connected, 'the event stream', 5000);
-    let n = 0;
+    const answers = () => {
+      const byId = new Map<string, string>();
+      for (const e of tab.shown)
+        if ((e.type === 'message' || (e.type === 'edit' && byId.has(e.id!))) && e.id) byId.set(e.id, e.text ?? '');
+      return [...byId.values()];
+    };
     return {
       owner,
       async say(text: string): Promise<string> {
-        const before = answers.length;
-        const posted = await fetch(`${server.url}/chat/messages`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'x-boxbot-token': web.apiToken, cookie },
-          body: JSON.stringify({ session, text, id: `msg-${owner.slice(0, 4)}-${n++}` }),
-        });
-        assert.equal(posted.status, 202);
-        await gw.idle();
-        await waitUntil(() => answers.length > before, `an answer to ${text}`, 5000);
-        return answers.at(-1)!.text;
+        const before = answers().length;
+        await tab.post(text);
+        await chat.gw.idle();
+        await waitUntil(() => answers().length > before, `an answer to ${text}`, 5000);
+        return answers().at(-1)!;
       },
     };
   };
-  return { browser, provider, store };
+  return { browser, provider: chat.provider, store: chat.store };
 }
 
 test("web chat: each browser is its own user: B neither lists nor is prompted with A's notes", async (t) => {

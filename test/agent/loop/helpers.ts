@@ -1,9 +1,11 @@
 // Shared pieces of the loop tests: built-in test tools, policies, an empty registry, and a
 // sandbox that fails the test if anything reaches it.
 
+import type { AgentDeps } from '../../../src/agent/index.ts';
 import type { WasmToolSource } from '../../../src/agent/loop/tool-set.ts';
 import type { BuiltinTool } from '../../../src/agent/tools/builtin.ts';
 import type { AccessMode, PermissionLevel, ToolPolicy } from '../../../src/agent/tools/grants.ts';
+import type { Provider } from '../../../src/agent/types.ts';
 import { DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
 
 /** A policy for `access` with an unused workspace. */
@@ -47,3 +49,12 @@ export function builtin(
     },
   };
 }
+
+/** The runner's deps over `provider` (model `test/m`, free), no WASM tools, no sandbox; `more` overrides. */
+export const scriptedDeps = (provider: Provider, more: Partial<AgentDeps> = {}): AgentDeps => ({
+  resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
+  registry: noWasm,
+  sandbox: noSandbox,
+  costOf: () => 0,
+  ...more,
+});

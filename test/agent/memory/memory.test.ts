@@ -5,7 +5,6 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../../src/adapters/index.ts';
-import type { AgentDeps } from '../../../src/agent/index.ts';
 import { DIGEST_HEADING, memoryDigest, remember } from '../../../src/agent/memory/index.ts';
 import { configSchema } from '../../../src/config/schema.ts';
 import { createGateway } from '../../../src/gateway/gateway.ts';
@@ -16,7 +15,7 @@ import { DEFAULT_LIMITS } from '../../../src/sandbox/index.ts';
 import { createMemoryState, createMemoryStore, type MemoryRecord, type Store } from '../../../src/store/index.ts';
 import { FakeAdapter, inboundMessage } from '../../gateway/fakes.ts';
 import { tempDir } from '../../helpers.ts';
-import { noSandbox, noWasm } from '../loop/helpers.ts';
+import { scriptedDeps } from '../loop/helpers.ts';
 import { callTools, reply, type ScriptStep, scriptedModel } from '../loop/scripted.ts';
 
 const capabilities = {
@@ -36,12 +35,7 @@ function setup(
   o: { platform?: 'web' | 'telegram'; channels?: Record<string, unknown>; digestChars?: number } = {},
 ) {
   const provider = scriptedModel(t, steps, 'test');
-  const deps: AgentDeps = {
-    resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
-    registry: noWasm,
-    sandbox: noSandbox,
-    costOf: () => 0,
-  };
+  const deps = scriptedDeps(provider);
   const runner = createAgentRunner({
     store,
     deps,
