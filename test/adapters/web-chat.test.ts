@@ -2,34 +2,14 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { type TestContext, test } from 'node:test';
-import type { InboundMessage } from '../../src/adapters/index.ts';
+import { test } from 'node:test';
 import { createWebAdapter } from '../../src/adapters/web/index.ts';
-import { startHttpServer } from '../../src/gateway/http-server.ts';
-import { createMetrics } from '../../src/gateway/metrics.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
 import { tempDir, waitUntil } from '../helpers.ts';
-
-async function serve(t: TestContext, opts: Parameters<typeof createWebAdapter>[0] = {}) {
-  const adapter = createWebAdapter(opts);
-  const received: InboundMessage[] = [];
-  await adapter.start(async (m) => void received.push(m));
-  const server = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    metrics: createMetrics(),
-    routes: [],
-    attach: [(app) => adapter.attach(app)],
-  });
-  t.after(async () => {
-    await adapter.stop();
-    await server.close();
-  });
-  return { adapter, server, received };
-}
+import { serveWeb } from './web-server.ts';
 
 test('web chat: a non-ASCII page or access token is refused with 401, not a 500', async (t) => {
-  const s = await serve(t, { accessToken: 'access-token-123' });
+  const s = await serveWeb(t, { accessToken: 'access-token-123' });
   const token = s.adapter.apiToken;
   const wrongPage = `${token.slice(0, -1)}\u00e9`;
   const post = await fetch(`${s.server.url}/chat/messages?access=access-token-123`, {
@@ -63,7 +43,7 @@ async function browser(url: string, cookie?: string) {
 const webChatSessionsTitle =
   'web chat sessions belong to the browser whose cookie created them: another cookie or none is refused 403';
 test(webChatSessionsTitle, async (t) => {
-  const s = await serve(t);
+  const s = await serveWeb(t);
   const token = s.adapter.apiToken;
   const alice = await browser(s.server.url);
   assert.equal(alice.set.length, 1);
@@ -115,7 +95,7 @@ test(webChatSessionsTitle, async (t) => {
 });
 
 test('web chat: the page keeps its session per tab (sessionStorage), so a new tab starts its own', async (t) => {
-  const s = await serve(t);
+  const s = await serveWeb(t);
   const { page } = await browser(s.server.url);
   const script = await (await fetch(`${s.server.url}/chat/assets/chat.js`)).text();
   // sessionStorage is per tab and survives a reload; localStorage would make every tab share one.
@@ -124,7 +104,7 @@ test('web chat: the page keeps its session per tab (sessionStorage), so a new ta
 });
 
 test('web chat: two tabs of one browser are two conversations, each seeing only its own answers', async (t) => {
-  const s = await serve(t);
+  const s = await serveWeb(t);
   const token = s.adapter.apiToken;
   const { cookie, owner } = await browser(s.server.url);
   const [tabA, tabB] = [`${owner}-tabaaaaaaaa`, `${owner}-tabbbbbbbbb`];
@@ -175,7 +155,7 @@ test('web chat: two tabs of one browser are two conversations, each seeing only 
 
 test("web chat history, chat list, uploads and downloads answer only the session owner's cookie", async (t) => {
   const stored = new Map<string, { key: string; updatedAt: string; messages: never[] }>();
-  const s = await serve(t, {
+  const s = await serveWeb(t, {
     filesDir: tempDir('boxbot-web-files-'),
     conversations: { keys: async () => [...stored.keys()], get: async (k) => stored.get(k) },
   });
@@ -228,7 +208,7 @@ test("web chat history, chat list, uploads and downloads answer only the session
 });
 
 test('web chat previews a sent raster image inline; an SVG or any other file only downloads', async (t) => {
-  const s = await serve(t, { filesDir: tempDir('boxbot-web-files-') });
+  const s = await serveWeb(t, { filesDir: tempDir('boxbot-web-files-') });
   const alice = await browser(s.server.url);
   const session = `${alice.owner}-tab0123456789`;
   const target = { chatId: session, conversationKey: `web:${session}` };
@@ -284,7 +264,7 @@ test('web chat message ids are not reused by the next process (a resumed answer 
 });
 
 test('web chat: a session id the page would not make is refused 400 on every route that takes one', async (t) => {
-  const s = await serve(t, { filesDir: tempDir() });
+  const s = await serveWeb(t, { filesDir: tempDir() });
   const { cookie } = await browser(s.server.url);
   const headers = { cookie, 'x-boxbot-token': s.adapter.apiToken };
   const token = encodeURIComponent(s.adapter.apiToken);
@@ -302,7 +282,7 @@ test('web chat: a session id the page would not make is refused 400 on every rou
 });
 
 test('web chat: a press is taken only for a button shown under a message of the pressing session', async (t) => {
-  const s = await serve(t);
+  const s = await serveWeb(t);
   const { cookie, owner } = await browser(s.server.url);
   const [mine, other] = [`${owner}-tabaaaaaaaa`, `${owner}-tabbbbbbbbb`];
   const target = { conversationKey: `web:${mine}`, chatId: mine };
@@ -325,7 +305,7 @@ test('web chat: a press is taken only for a button shown under a message of the 
 });
 
 test('web chat: a button id over 64 bytes is refused at the send (its press would be), naming it', async (t) => {
-  const s = await serve(t);
+  const s = await serveWeb(t);
   const target = { conversationKey: 'web:session-1234', chatId: 'session-1234' };
   const id = 'x'.repeat(65);
   await assert.rejects(s.adapter.send(target, 'pick', { buttons: [{ id, label: 'X' }] }), (e: unknown) => {
@@ -335,7 +315,7 @@ test('web chat: a button id over 64 bytes is refused at the send (its press woul
 });
 
 test("web chat uploads: one browser's uploads share a quota; a second browser has its own", async (t) => {
-  const s = await serve(t, { filesDir: tempDir('boxbot-web-quota-'), fileRetention: { ownerQuotaBytes: 2500 } });
+  const s = await serveWeb(t, { filesDir: tempDir('boxbot-web-quota-'), fileRetention: { ownerQuotaBytes: 2500 } });
   const token = s.adapter.apiToken;
   const upload = (b: { cookie: string; owner: string }, tab: string, size: number) =>
     fetch(`${s.server.url}/chat/upload?session=${b.owner}-${tab}&name=a.bin`, {
@@ -361,7 +341,7 @@ test('web chat files: unsent uploads expire in a day, sent ones after their rete
   const dir = tempDir('boxbot-web-expiry-');
   let clock = Date.parse('2026-03-01T00:00:00Z');
   const now = () => clock;
-  const first = await serve(t, { filesDir: dir, now });
+  const first = await serveWeb(t, { filesDir: dir, now });
   const token = first.adapter.apiToken;
   const alice = await browser(first.server.url);
   const session = `${alice.owner}-tab0123456789`;
@@ -390,7 +370,7 @@ test('web chat files: unsent uploads expire in a day, sent ones after their rete
 
   // A day and a bit later a new process starts: the upload no message carried is gone, the rest stay.
   clock += 25 * 3600_000;
-  const second = await serve(t, { filesDir: dir, now, fileRetention: { keepMs: 3 * 24 * 3600_000 } });
+  const second = await serveWeb(t, { filesDir: dir, now, fileRetention: { keepMs: 3 * 24 * 3600_000 } });
   const files = () =>
     readdirSync(join(dir, session))
       .filter((n) => n.endsWith('.json'))
@@ -406,25 +386,13 @@ test('web chat files: unsent uploads expire in a day, sent ones after their rete
 
   // Past the retention everything goes, and the empty session folder with it.
   clock += 3 * 24 * 3600_000;
-  await serve(t, { filesDir: dir, now, fileRetention: { keepMs: 3 * 24 * 3600_000 } });
+  await serveWeb(t, { filesDir: dir, now, fileRetention: { keepMs: 3 * 24 * 3600_000 } });
   await waitUntil(() => !existsSync(join(dir, session)), 'the whole session folder swept', 5000);
 });
 
 test('web chat: a message the gateway did not take is recorded with a note saying so, not as sent', async (t) => {
-  const adapter = createWebAdapter({ display: createMemoryStore().webDisplay });
-  await adapter.start(async () => {
+  const { adapter, server } = await serveWeb(t, { display: createMemoryStore().webDisplay }, async () => {
     throw new Error('queue full');
-  });
-  const server = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    metrics: createMetrics(),
-    routes: [],
-    attach: [(app) => adapter.attach(app)],
-  });
-  t.after(async () => {
-    await adapter.stop();
-    await server.close();
   });
   const me = await browser(server.url);
   const session = `${me.owner}-tab0123456789`;
@@ -445,20 +413,8 @@ test('web chat: a message the gateway did not take is recorded with a note sayin
 
 test('web chat: an Edit the gateway did not take leaves the turn it would replace in place', async (t) => {
   let refuse = false;
-  const adapter = createWebAdapter({ display: createMemoryStore().webDisplay });
-  await adapter.start(async () => {
+  const { adapter, server } = await serveWeb(t, { display: createMemoryStore().webDisplay }, async () => {
     if (refuse) throw new Error('queue full');
-  });
-  const server = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    metrics: createMetrics(),
-    routes: [],
-    attach: [(app) => adapter.attach(app)],
-  });
-  t.after(async () => {
-    await adapter.stop();
-    await server.close();
   });
   const me = await browser(server.url);
   const session = `${me.owner}-tab0123456789`;

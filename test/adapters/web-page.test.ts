@@ -9,11 +9,11 @@ import { after, before, describe, test } from 'node:test';
 import type { Browser, ElementHandle, Page, Viewport } from 'puppeteer-core';
 import type { InboundMessage } from '../../src/adapters/index.ts';
 import { createWebAdapter, type WebAdapter } from '../../src/adapters/web/index.ts';
-import { type HttpServer, startHttpServer } from '../../src/gateway/http-server.ts';
-import { createMetrics } from '../../src/gateway/metrics.ts';
+import type { HttpServer } from '../../src/gateway/http-server.ts';
 import { browserMissing, launchChromium, screenshotDir } from '../e2e/browser.ts';
 import { tempDir, waitUntil } from '../helpers.ts';
 import { PNG_1X1 } from './contract.ts';
+import { serveAdapter } from './web-server.ts';
 
 const missing = browserMissing();
 if (missing) test(`web chat in a browser: skipped: ${missing}`, { skip: missing }, () => {});
@@ -29,13 +29,7 @@ describe('web chat page in Chromium', { skip: missing }, () => {
   before(async () => {
     adapter = createWebAdapter({ filesDir: tempDir('boxbot-web-files-'), maxUploadBytes: MAX_UPLOAD });
     await adapter.start(async (m) => void received.push(m));
-    server = await startHttpServer({
-      host: '127.0.0.1',
-      port: 0,
-      metrics: createMetrics(),
-      routes: [],
-      attach: [(app) => adapter.attach(app)],
-    });
+    server = await serveAdapter(adapter);
     browser = await launchChromium();
   });
   after(async () => {

@@ -5,35 +5,15 @@
 import assert from 'node:assert/strict';
 import { type TestContext, test } from 'node:test';
 import type { Request } from 'express';
-import type { InboundMessage } from '../../src/adapters/index.ts';
-import { createWebAdapter, identityOwner, issueLoginLink, webIdentityOf } from '../../src/adapters/web/index.ts';
-import { startHttpServer } from '../../src/gateway/http-server.ts';
-import { createMetrics } from '../../src/gateway/metrics.ts';
+import { identityOwner, issueLoginLink, webIdentityOf } from '../../src/adapters/web/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
+import { serveWeb } from './web-server.ts';
 
 async function serve(t: TestContext, secureCookies = false) {
   const store = createMemoryStore();
-  const adapter = createWebAdapter({
-    accessToken: 'operator-access-token',
-    anyHost: true,
-    sessions: store.webSessions,
-    secureCookies,
-  });
-  const received: InboundMessage[] = [];
-  await adapter.start(async (m) => void received.push(m));
-  const server = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    metrics: createMetrics(),
-    routes: [],
-    attach: [(app) => adapter.attach(app)],
-  });
-  t.after(async () => {
-    await adapter.stop();
-    await server.close();
-    await store.close();
-  });
-  return { adapter, server, store, received };
+  t.after(() => store.close());
+  const opts = { accessToken: 'operator-access-token', anyHost: true, sessions: store.webSessions, secureCookies };
+  return { ...(await serveWeb(t, opts)), store };
 }
 
 const sessionCookie = (res: Response) =>

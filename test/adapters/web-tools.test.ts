@@ -3,32 +3,18 @@
 // in the live stream as in the replayed history.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createWebAdapter } from '../../src/adapters/web/index.ts';
 import { registerSecrets } from '../../src/core/redact.ts';
-import { startHttpServer } from '../../src/gateway/http-server.ts';
-import { createMetrics } from '../../src/gateway/metrics.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
 import { readEventStream, waitUntil } from '../helpers.ts';
+import { serveWeb } from './web-server.ts';
 
 type Shown = { type: string; kind?: string; text?: string; detail?: string; call?: string; for?: string };
 
 test('tool entries carry redacted, capped input and output by call id, live and replayed alike', async (t) => {
   registerSecrets(['hunter2-web-tool-secret']);
-  const adapter = createWebAdapter({ display: createMemoryStore().webDisplay });
-  await adapter.start(async () => {});
-  const server = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    metrics: createMetrics(),
-    routes: [],
-    attach: [(app) => adapter.attach(app)],
-  });
+  const { adapter, server } = await serveWeb(t, { display: createMemoryStore().webDisplay }, async () => {});
   const stream = new AbortController();
-  t.after(async () => {
-    stream.abort();
-    await adapter.stop();
-    await server.close();
-  });
+  t.after(() => stream.abort());
   // A browser's first visit: the cookie that owns its sessions (`<owner>-<tab>`).
   const res = await fetch(`${server.url}/`);
   const me = /"OWNER":"([^"]+)"/.exec(await res.text())![1]!;

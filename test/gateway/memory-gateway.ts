@@ -7,12 +7,11 @@ import type { ChannelAdapter } from '../../src/adapters/index.ts';
 import { createWebAdapter, type WebAdapter } from '../../src/adapters/web/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.ts';
-import { type HttpServer, startHttpServer } from '../../src/gateway/http-server.ts';
-import { createMetrics } from '../../src/gateway/metrics.ts';
 import { createAgentRunner } from '../../src/runner/agent-runner.ts';
 import { memoryCommands } from '../../src/runner/memory-commands.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore, type Store } from '../../src/store/index.ts';
+import { serveAdapter } from '../adapters/web-server.ts';
 import { scriptedDeps } from '../agent/loop/helpers.ts';
 import { type ScriptedModel, type ScriptStep, scriptedModel } from '../agent/loop/scripted.ts';
 import { readEventStream, tempDir, waitUntil } from '../helpers.ts';
@@ -80,13 +79,7 @@ export async function webGateway(
 ) {
   const web: WebAdapter = createWebAdapter(o.web ?? {});
   const g = await memoryGateway(t, { ...o, adapters: [web] });
-  const server: HttpServer = await startHttpServer({
-    host: '127.0.0.1',
-    port: 0,
-    metrics: createMetrics(),
-    routes: [],
-    attach: [(app) => web.attach(app)],
-  });
+  const server = await serveAdapter(web);
   const streams = new AbortController();
   t.after(async () => {
     streams.abort();
