@@ -343,17 +343,24 @@ export class Descriptor {
     });
   }
 
+  /**
+   * Both this directory and `other` (a directory of the same instance) are writable and in the same mount, or
+   * the WASI error code says which is not (a link or rename across mounts is `cross-device`).
+   */
+  private writableInSameMount(other: Descriptor): void {
+    this.dirFd();
+    if (!(other instanceof Descriptor) || other.ctx !== this.ctx) throw 'bad-descriptor' satisfies ErrorCode;
+    other.dirFd();
+    this.mutable();
+    other.mutable();
+    if (other.mount !== this.mount) throw 'cross-device' satisfies ErrorCode;
+  }
+
   linkAt(oldPathFlags: PathFlags, oldPath: string, newDescriptor: Descriptor, newPath: string): void {
     guard(() => {
-      this.dirFd();
-      if (!(newDescriptor instanceof Descriptor) || newDescriptor.ctx !== this.ctx)
-        throw 'bad-descriptor' satisfies ErrorCode;
-      newDescriptor.dirFd();
-      this.mutable();
-      newDescriptor.mutable();
       // A hard link is another name for an inode the guest can already reach in this mount; two
       // mounts may be one host filesystem, so a link across them would carry a file between grants.
-      if (newDescriptor.mount !== this.mount) throw 'cross-device' satisfies ErrorCode;
+      this.writableInSameMount(newDescriptor);
       this.atObject(oldPathFlags, oldPath, (fromDir, from) =>
         // Trailing slashes need no special case: `file/` fails entering `file` (not-directory),
         // a missing `new/` fails entering it (no-entry), and an existing `dir/` ends at '.'.
@@ -490,15 +497,9 @@ export class Descriptor {
 
   renameAt(oldPath: string, newDescriptor: Descriptor, newPath: string): void {
     guard(() => {
-      this.dirFd();
-      if (!(newDescriptor instanceof Descriptor) || newDescriptor.ctx !== this.ctx)
-        throw 'bad-descriptor' satisfies ErrorCode;
-      newDescriptor.dirFd();
-      this.mutable();
-      newDescriptor.mutable();
       // Each mount's quota counts what is made in it: a tree renamed in from another mount would
       // arrive uncounted (bytes and names). Refused as across filesystems, so `mv` copies instead.
-      if (newDescriptor.mount !== this.mount) throw 'cross-device' satisfies ErrorCode;
+      this.writableInSameMount(newDescriptor);
       // `a/` names directory `a`: strip the slash (a walk would enter `a` and name `.`, which
       // rename refuses as busy) and check that the source is a directory instead.
       if (hasTrailingSlash(oldPath) || hasTrailingSlash(newPath)) {
