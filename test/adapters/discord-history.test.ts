@@ -1,6 +1,7 @@
 // The channel log's backfill of a Discord channel (readGuildHistory) against the emulator: the
 // channel, its active threads and its archived public threads, paged with `before` while
-// `has_more`, up to the first archived before the period began; every request through the pacer.
+// `has_more`, up to the first archived before the period began; every request through the pacer;
+// a thread Discord refuses is left out and said, not the end of the backfill.
 import assert from 'node:assert/strict';
 import { after, before, test } from 'node:test';
 import type { ChannelEvent } from '../../src/adapters/channel-event.ts';
@@ -70,4 +71,49 @@ test('archived threads are read back page by page, down to the first archived be
     'no thread archived before the period is read',
   );
   assert.equal(paced, requests.length, 'every request went through the pacer');
+});
+
+test('a thread Discord refuses (403) is left out and said; the rest of the history is read', async () => {
+  const { guild, channel } = emu.addGuild('team', 'private-threads');
+  const carol = { userId: '2000000000000000003', userName: 'carol' };
+  const from = new Date(Date.now() - 3600_000);
+  emu.userMessage({ channelId: channel.id, content: 'in the channel', ...carol });
+  const open = emu.addThread(channel.id, 'open to the bot');
+  emu.userMessage({ channelId: open.id, content: 'in a thread the bot may read', ...carol });
+  const closed = emu.addThread(channel.id, 'private');
+  emu.userMessage({ channelId: closed.id, content: 'in a thread the bot may not read', ...carol });
+  const archived = emu.addThread(channel.id, 'archived');
+  emu.userMessage({ channelId: archived.id, content: 'in an archived thread', ...carol });
+  emu.archiveThread(archived.id);
+  emu.hideFromBot(closed.id);
+
+  const rest = { restApi: emu.restApi, token: emu.token, timeoutMs: 10_000 };
+  const read = async () => {
+    const seen: ChannelEvent[] = [];
+    const skipped: string[] = [];
+    const count = await readGuildHistory(
+      rest,
+      emu.bot.id,
+      { chatId: channel.id, scope: guild.id },
+      from.toISOString(),
+      (e) => seen.push(e),
+      { skipped: (what, reason) => skipped.push(`${what}: ${reason}`) },
+    );
+    return { count, skipped, texts: seen.flatMap((e) => (e.kind === 'message' ? [e.text] : [])).sort() };
+  };
+  const first = await read();
+  assert.deepEqual(first.texts, ['in a thread the bot may read', 'in an archived thread', 'in the channel']);
+  assert.equal(first.count, 3);
+  assert.equal(first.skipped.length, 1);
+  assert.match(first.skipped[0]!, new RegExp(`^thread ${closed.id}: .*403: .*Missing Access`));
+
+  // Each refused thread is left out on its own, an archived one too.
+  emu.hideFromBot(archived.id);
+  const second = await read();
+  assert.deepEqual(second.texts, ['in a thread the bot may read', 'in the channel']);
+  assert.equal(second.skipped.length, 2);
+
+  // The channel itself refused fails the read: there is nothing to backfill from.
+  emu.hideFromBot(channel.id);
+  await assert.rejects(read(), /403: .*Missing Access/);
 });

@@ -62,6 +62,8 @@ export function createBackfill(rt: DiscordRuntime, intake: DiscordIntake): Disco
       readGuildHistory(rest, rt.self?.id ?? (rt.client ? botIdOf(rt, rt.client) : undefined), channel, from, observe, {
         ...(signal ? { signal } : {}),
         ...(pace ? { pace } : {}),
+        skipped: (what, reason) =>
+          log.warn({ channelId: channel.chatId, what, reason }, 'channel log backfill left out what Discord refused'),
       }),
   };
 }

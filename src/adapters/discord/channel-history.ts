@@ -6,7 +6,7 @@
 // gateway's outbound queue), each request goes through it instead, and the queue retries.
 import { sleep } from '../../core/sleep.ts';
 import { type ChannelObserver, type RequestPacer, snowflakeAt } from '../channel-event.ts';
-import { AdapterError } from '../errors.ts';
+import { AdapterApiError, AdapterError } from '../errors.ts';
 import { type DiscordRestOptions, discordRequest } from './api.ts';
 import { parseMessageCreate } from './normalize.ts';
 import { discordMessageEvent } from './observe.ts';
@@ -155,7 +155,9 @@ async function archivedThreadsSince(
  * messages, then each of its active threads' (GET /guilds/{id}/threads/active), then each of its
  * archived public threads' that was archived since `from` (archivedThreadsSince), told to
  * `observe`. Other bots' messages are kept, marked as bots (boxbot's own by `botId`); resolves
- * with the count.
+ * with the count. A thread the bot may not read (403, or 404: deleted meanwhile) and a thread list
+ * it may not see are told to `skipped` and left out; the rest is read. The channel's own refusal
+ * fails the read.
  */
 export async function readGuildHistory(
   rest: DiscordRestOptions,
@@ -163,7 +165,7 @@ export async function readGuildHistory(
   channel: { chatId: string; scope?: string },
   from: string,
   observe: ChannelObserver,
-  opts: { signal?: AbortSignal; pace?: RequestPacer } = {},
+  opts: { signal?: AbortSignal; pace?: RequestPacer; skipped?: (what: string, reason: string) => void } = {},
 ): Promise<number> {
   const guildId = channel.scope;
   if (!guildId || guildId === 'dm') return 0;
@@ -181,11 +183,27 @@ export async function readGuildHistory(
       }
     }
   };
+  /** `f`'s result, or `none` when Discord refuses it (403) or no longer has it (404), told to `skipped`. */
+  const unlessRefused = async <T>(what: string, none: T, f: () => Promise<T>): Promise<T> => {
+    try {
+      return await f();
+    } catch (e) {
+      if (!(e instanceof AdapterApiError) || (e.status !== 403 && e.status !== 404)) throw e;
+      opts.skipped?.(what, e.message);
+      return none;
+    }
+  };
   await readOne(channel.chatId);
   const get = () => discordRequest<unknown>(rest, 'GET', `/guilds/${guildId}/threads/active`);
-  const active = await (opts.pace ? opts.pace(get) : withRetries(get, 4, opts.signal));
-  const threads = new Set(activeThreadsOf(active, channel.chatId));
-  for (const threadId of await archivedThreadsSince(rest, channel.chatId, from, opts)) threads.add(threadId);
-  for (const threadId of threads) await readOne(threadId, channel.chatId);
+  const active = await unlessRefused('active threads', undefined, () =>
+    opts.pace ? opts.pace(get) : withRetries(get, 4, opts.signal),
+  );
+  const threads = new Set(active === undefined ? [] : activeThreadsOf(active, channel.chatId));
+  const archived = await unlessRefused('archived threads', [], () =>
+    archivedThreadsSince(rest, channel.chatId, from, opts),
+  );
+  for (const threadId of archived) threads.add(threadId);
+  for (const threadId of threads)
+    await unlessRefused(`thread ${threadId}`, undefined, () => readOne(threadId, channel.chatId));
   return read;
 }

@@ -164,6 +164,11 @@ export class DiscordEmulator {
    * GET /guilds/{id}/threads/active no longer lists it; GET
    * /channels/{parent}/threads/archived/public does. Connected clients get THREAD_UPDATE.
    */
+  /** The bot loses the View Channel permission on `channelId` (a thread too): Discord answers 403 Missing Access. */
+  hideFromBot(channelId: string): void {
+    this.world.hidden.add(channelId);
+  }
+
   archiveThread(threadId: string, at = new Date()): EmuChannel {
     const thread = this.world.channels.get(threadId);
     if (!thread?.thread_metadata) throw new Error(`no thread ${threadId}`);

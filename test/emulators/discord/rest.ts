@@ -156,6 +156,9 @@ function route(
     if (typeof recipient !== 'string') throw formError('recipient_id', 'BASE_TYPE_REQUIRED', 'This field is required');
     return ctx.world.dmChannel(ctx.world.user(recipient));
   }
+  const inChannel = /^\/channels\/(\d+)/.exec(p);
+  if (inChannel && ctx.world.hidden.has(inChannel[1]!))
+    throw new HttpError(403, { message: 'Missing Access', code: 50001 });
   let r = /^\/guilds\/(\d+)$/.exec(p);
   if (r && method === 'GET') {
     const g = ctx.guild(r[1]!);

@@ -108,6 +108,8 @@ export class DiscordWorld {
   readonly nonces = new Map<string, { messageId: string; at: number }>();
   /** Message creates answered with the message an earlier one with the same nonce made. */
   nonceRepeats = 0;
+  /** Channels the bot may not view: every REST call on them answers 403 Missing Access. */
+  readonly hidden = new Set<string>();
 
   constructor(readonly bot: EmuUser) {
     this.users.set(bot.id, bot);
