@@ -197,6 +197,52 @@ describe('web chat page in Chromium', { skip: missing }, () => {
     await close();
   });
 
+  test('Regenerate and Edit send the last message again with its files, in place of its turn', async () => {
+    const { page, target, close } = await open();
+    const picked = join(tempDir('boxbot-upload-'), 'report.txt');
+    writeFileSync(picked, 'quarterly figures');
+    const input = (await page.$('#file')) as ElementHandle<HTMLInputElement>;
+    await input!.uploadFile(picked);
+    await page.waitForFunction(() => document.getElementById('pending')?.textContent?.includes('report.txt'));
+    const sent = async (what: string, act: () => Promise<void>) => {
+      const before = received.length;
+      await act();
+      await waitUntil(() => received.length > before, what, 10_000);
+      return received.at(-1)!;
+    };
+    const first = await sent('the message', async () => {
+      await page.type('#t', 'sum this up');
+      await page.keyboard.press('Enter');
+    });
+    const names = (m: InboundMessage) => m.attachments.map((a) => a.name);
+    assert.deepEqual(names(first), ['report.txt']);
+    await adapter.send({ ...target, replyToMessageId: first.messageId! }, 'A short summary.');
+    await page.waitForSelector('.turn-actions button.regenerate');
+
+    const again = await sent('the regenerated message', () => page.click('.turn-actions button.regenerate'));
+    assert.equal(again.text, 'sum this up');
+    assert.deepEqual(names(again), ['report.txt'], 'the file goes with it');
+    assert.equal(again.replacesTurn, `${target.conversationKey}:${first.messageId}`);
+    const bytes = await adapter.fetchAttachment!(again.attachments[0]!, { maxBytes: 1000 });
+    assert.equal(Buffer.from(bytes.bytes).toString(), 'quarterly figures');
+
+    await adapter.send({ ...target, replyToMessageId: again.messageId! }, 'Another summary.');
+    await page.waitForSelector('.turn-actions button.edit');
+    await page.click('.turn-actions button.edit');
+    assert.match(await page.$eval('#editing', (e) => e.textContent ?? ''), /with its file/);
+    await page.$eval('#t', (e) => {
+      (e as HTMLTextAreaElement).value = '';
+    });
+    const edited = await sent('the edited message', async () => {
+      await page.type('#t', 'sum this up in one line');
+      await page.keyboard.press('Enter');
+    });
+    assert.equal(edited.text, 'sum this up in one line');
+    assert.deepEqual(names(edited), ['report.txt']);
+    assert.equal(edited.replacesTurn, `${target.conversationKey}:${again.messageId}`);
+    await close();
+  });
+
   test('a file over the limit is refused in one line naming the limit, by the page and by the server', async () => {
     const { page, session, close } = await open();
     await page.evaluate((size) => {

@@ -165,7 +165,7 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     b.className = 'retry';
     b.textContent = 'Retry';
     b.setAttribute('aria-label', 'Retry: send your message again');
-    b.onclick = function () { sendText(asked.dataset.text, []); };
+    b.onclick = function () { sendText(asked.dataset.text, asked.sentFiles || []); };
     row.appendChild(b);
     n.appendChild(row);
   }
@@ -177,6 +177,8 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     n.textContent = text;
     n.dataset.text = text;
     n.dataset.id = id;
+    // Its files go with it again when it is edited, regenerated or retried.
+    n.sentFiles = files || [];
     (files || []).forEach(function (f) { n.appendChild(fileLink(f)); });
     nodes.set(key, n);
     lastUser = add(n);
@@ -185,8 +187,9 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
   }
   // Edit and Regenerate, under the last turn: Edit puts your last message back in the box (Enter
   // sends it in its place, Escape cancels); Regenerate sends it again. Either replaces that turn
-  // (your message and its answer) here and in the conversation's history; files are not sent again.
+  // (your message and its answer) here and in the conversation's history; its files go with it.
   var editing = null;
+  var editFiles = [];
   function lastTurn() {
     var mine = Array.from(log.querySelectorAll('.me'));
     var me = mine[mine.length - 1];
@@ -218,19 +221,22 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
       again.className = 'regenerate';
       again.textContent = 'Regenerate';
       again.setAttribute('aria-label', 'Regenerate the answer to your last message');
-      again.onclick = function () { sendText(me.dataset.text, [], me.dataset.id); };
+      again.onclick = function () { sendText(me.dataset.text, me.sentFiles || [], me.dataset.id); };
       row.appendChild(again);
     }
     log.appendChild(row);
   }
   function startEdit(me) {
     editing = me.dataset.id;
+    editFiles = me.sentFiles || [];
     input.value = me.dataset.text;
-    $('editing').textContent = 'Editing your last message: Enter sends it in its place, Escape cancels.';
+    var with_ = editFiles.length ? ' (with its ' + (editFiles.length === 1 ? 'file' : editFiles.length + ' files') + ')' : '';
+    $('editing').textContent = 'Editing your last message' + with_ + ': Enter sends it in its place, Escape cancels.';
     input.focus();
   }
   function stopEdit() {
     editing = null;
+    editFiles = [];
     $('editing').textContent = '';
   }
   // The turn the user message 'of' started goes (its message, answers and tool entries): its replacement follows.
@@ -645,8 +651,8 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
   form.onsubmit = function (e) {
     e.preventDefault();
     var text = input.value.trim();
-    if (!text && !pending.length) return;
-    var files = pending;
+    var files = editing ? editFiles.concat(pending) : pending;
+    if (!text && !files.length) return;
     pending = [];
     drawPending();
     input.value = '';
