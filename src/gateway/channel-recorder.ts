@@ -102,6 +102,8 @@ export function createChannelRecorder(o: {
 
   function observe(event: ChannelEvent): void {
     if (!records(event.channel)) return;
+    // A preview deleted while held is gone: written later (final, close) it would come back.
+    if (event.kind === 'delete') composing.delete(`${event.channel}\n${event.messageId}`);
     const p = lock
       .run(event.channel, () => apply(event))
       .catch((e: unknown) =>

@@ -108,3 +108,20 @@ test('a preview that already shows the final text is written when the delivery s
     ['The freeze ends at noon.'],
   );
 });
+
+test('a preview deleted before its answer was final stays out of the log, at close too', async () => {
+  const config = configSchema.parse({ channels: { telegram: { chats: { '-9': { history: { record: true } } } } } });
+  const { store } = counted(createMemoryStore().channelLog);
+  const recorder = createChannelRecorder({ config, channelLog: store, log: silentLogger });
+  const adapter = recordingAdapter(new FakeAdapter('telegram'), recorder);
+  const target = { conversationKey: 'telegram:-9', chatId: '-9' };
+  const { messageId } = await adapter.send(target, 'a draft someone deleted', { preview: true });
+  recorder.observe({ kind: 'delete', channel: 'telegram:-9', messageId, at: new Date().toISOString() });
+  await adapter.send(target, 'the answer');
+  adapter.previewFinal!(target, messageId);
+  await recorder.close();
+  assert.deepEqual(
+    (await store.list('telegram:-9', range)).map((e) => e.text),
+    ['the answer'],
+  );
+});
