@@ -230,7 +230,8 @@ export const CLIENT_SCRIPT = String.raw`'use strict';
     editing = me.dataset.id;
     editFiles = me.sentFiles || [];
     input.value = me.dataset.text;
-    var with_ = editFiles.length ? ' (with its ' + (editFiles.length === 1 ? 'file' : editFiles.length + ' files') + ')' : '';
+    var n = editFiles.length;
+    var with_ = n ? ' (with its ' + (n === 1 ? 'file' : n + ' files') + ')' : '';
     $('editing').textContent = 'Editing your last message' + with_ + ': Enter sends it in its place, Escape cancels.';
     input.focus();
   }
