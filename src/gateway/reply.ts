@@ -332,9 +332,11 @@ export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: st
         try {
           id = await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)), entry.streamMessageId);
         } catch (e) {
-          // The preview is gone or cannot be edited: send the answer as a new message instead.
+          // The preview is gone or cannot be edited: send the answer as a new message instead. What
+          // the preview shows now is what stays (the channel log writes it as it is, not at shutdown).
           if (!(e instanceof AdapterApiError)) throw e;
           log.warn({ err: e.message }, 'could not replace the preview; sending the answer as a new message');
+          queue.previewFinal(entry.target, entry.streamMessageId);
         }
       }
       id ??= await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)));

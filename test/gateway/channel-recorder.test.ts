@@ -3,11 +3,14 @@
 // an edit made after that is written as an edit. Other messages are written as they come.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { AdapterApiError } from '../../src/adapters/errors.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { silentLogger } from '../../src/core/log.ts';
 import { createChannelRecorder, recordingAdapter } from '../../src/gateway/channel-recorder.ts';
+import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
+import { deliverEntry, outboxEntryOf } from '../../src/gateway/reply.ts';
 import { type ChannelLogStore, createMemoryStore } from '../../src/store/index.ts';
-import { FakeAdapter } from './fakes.ts';
+import { FakeAdapter, fakeCapabilities } from './fakes.ts';
 
 const DAY = 24 * 3600_000;
 const range = { from: new Date(Date.now() - DAY).toISOString(), to: new Date(Date.now() + DAY).toISOString() };
@@ -124,4 +127,27 @@ test('a preview deleted before its answer was final stays out of the log, at clo
     (await store.list('telegram:-9', range)).map((e) => e.text),
     ['the answer'],
   );
+});
+
+test('a preview the answer could not replace (sent as new) is written as it stands, before close', async () => {
+  const config = configSchema.parse({ channels: { telegram: { chats: { '-10': { history: { record: true } } } } } });
+  const memory = createMemoryStore();
+  const recorder = createChannelRecorder({ config, channelLog: memory.channelLog, log: silentLogger });
+  const fake = new FakeAdapter('telegram', fakeCapabilities({ maxTextLength: 4000 }));
+  const adapter = recordingAdapter(fake, recorder);
+  const target = { conversationKey: 'telegram:-10', chatId: '-10' };
+  const { messageId } = await adapter.send(target, 'The deploy is at', { preview: true });
+  // The platform no longer lets the preview be edited (Telegram: 48 hours, or an admin restricted it).
+  fake.edit = async () => {
+    throw new AdapterApiError('telegram', 400, "Bad Request: message can't be edited");
+  };
+  const entry = outboxEntryOf('telegram:-10:77', target, 'The deploy is at five.', fake.capabilities, messageId, '…');
+  await memory.delivery.putOutbox(entry);
+  const queue = new OutboundQueue(adapter, { backoffMs: 5 });
+  await deliverEntry({ queue, store: memory.delivery, log: silentLogger, persist: (_what, write) => write() }, entry);
+  await recorder.idle();
+  assert.deepEqual((await memory.channelLog.list('telegram:-10', range)).map((e) => e.text).sort(), [
+    'The deploy is at',
+    'The deploy is at five.',
+  ]);
 });
