@@ -12,7 +12,7 @@ const enc = new TextEncoder();
 
 /** Why a request failed, by wasi:http error code. */
 const REASONS = {
-  'HTTP-request-denied': 'this host is not allowed for web_fetch in this conversation (not among the allowed hosts)',
+  'HTTP-request-denied': 'this host is not allowed in this conversation (not among the allowed hosts)',
   'destination-IP-prohibited': 'the host resolves to a blocked network (e.g. a private or local address)',
   'DNS-error': 'the host name could not be resolved',
   'destination-not-found': 'the host was not found',
@@ -47,21 +47,35 @@ export function get(url, headers, maxBytes) {
   return request('GET', url, headers, undefined, maxBytes);
 }
 
+/** wasi:http's method variant by upper-case name; any other name is sent as `other`. */
+const METHODS = {
+  GET: 'get',
+  HEAD: 'head',
+  POST: 'post',
+  PUT: 'put',
+  DELETE: 'delete',
+  CONNECT: 'connect',
+  OPTIONS: 'options',
+  TRACE: 'trace',
+  PATCH: 'patch',
+};
+
 /**
- * Sends one request; `body` (POST) is written whole before the response is awaited. Same result as `get`.
- * @param {'GET' | 'POST'} method @param {URL} url @param {Record<string, string>} headers
+ * Sends one request; `body` is written whole before the response is awaited. Same result as `get`.
+ * @param {string} method @param {URL} url @param {Record<string, string>} headers
  * @param {Uint8Array | undefined} body @param {number} maxBytes
  */
 export function request(method, url, headers, body, maxBytes) {
   const all = body ? { ...headers, 'content-length': String(body.length) } : headers;
   const fields = Fields.fromList(Object.entries(all).map(([k, v]) => [k.toLowerCase(), enc.encode(v)]));
   const req = new OutgoingRequest(fields);
-  if (method === 'POST') req.setMethod({ tag: 'post' });
+  const tag = METHODS[method.toUpperCase()];
+  if (tag !== 'get') req.setMethod(tag ? { tag } : { tag: 'other', val: method });
   req.setScheme(url.protocol === 'https:' ? { tag: 'HTTPS' } : { tag: 'HTTP' });
   req.setAuthority(url.host);
   req.setPathWithQuery(`${url.pathname}${url.search}`);
   // The body is written before the request is handed over: the host sends what was written by then.
-  if (body) writeBody(req.body(), body, url.href);
+  if (body) writeBody(req.body(), body, url.href, method);
   let future;
   try {
     future = handle(req, undefined);
@@ -116,12 +130,12 @@ export function request(method, url, headers, body, maxBytes) {
 }
 
 /** Writes `bytes` to an outgoing body in chunks of at most 4096 bytes (what WASI guarantees), then finishes it. */
-function writeBody(outgoing, bytes, url) {
+function writeBody(outgoing, bytes, url, method) {
   const stream = outgoing.write();
   try {
     for (let at = 0; at < bytes.length; at += 4096) stream.blockingWriteAndFlush(bytes.subarray(at, at + 4096));
   } catch (e) {
-    throw failure(url, `body write failed (${codeOf(e)})`, 'POST');
+    throw failure(url, `body write failed (${codeOf(e)})`, method);
   } finally {
     stream[Symbol.dispose]?.();
   }
