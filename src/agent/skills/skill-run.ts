@@ -21,14 +21,15 @@ import type { Skill } from './skill.ts';
 
 /** Why a Python script does not run (README, docs/skills.md). */
 export const PYTHON_REFUSED =
-  'Python scripts are refused: the sandbox has no WASI build of Python (none is published on npm or in ' +
-  'Debian), and skill scripts never run on the host. Do the step another way (js_exec, bash) or without it.';
+  'Python scripts are refused: boxbot has no Python runtime the sandbox can run (no WASI command build of ' +
+  "CPython is in Debian; npm's python-wasm and @cowasm/cpython need their own host-side kernel and linker), " +
+  'and skill scripts never run on the host. Do the step another way (a JavaScript or shell script) or without it.';
 
 /** Scripts the sandbox has no runtime for, each with why (what `boxbot skill add` says). */
 export function unrunnableScripts(paths: string[]): string[] {
   return paths
     .filter((p) => p.startsWith('scripts/') && p.endsWith('.py'))
-    .map((p) => `${p}: refused when run (no WASI build of Python is available to the sandbox)`);
+    .map((p) => `${p}: refused when run (boxbot has no Python runtime the sandbox can run)`);
 }
 
 /**
