@@ -54,7 +54,18 @@ try {
 console.log(seen.join('\\n'));
 `;
 
-/** A skill folder with the two scripts and a reference, loaded as a bundled skill. */
+/** Posts JSON, then follows a redirect that leads to a host the policy does not allow. */
+const POST_JS = `
+const r = await fetch(args[0] + '/echo', { method: 'POST', body: JSON.stringify({ n: 1 }) });
+console.log('posted: ' + (await r.text()));
+try {
+  await fetch(args[0] + '/away');
+} catch (e) {
+  console.log('redirect: ' + e.message);
+}
+`;
+
+/** A skill folder with the scripts and a reference, loaded as a bundled skill. */
 async function skills(): Promise<Skill[]> {
   const dir = tempDir('boxbot-skill-js-');
   const folder = join(dir, 'rates');
@@ -64,6 +75,7 @@ async function skills(): Promise<Skill[]> {
   writeFileSync(join(folder, 'references', 'unit.txt'), 'EUR\n');
   writeFileSync(join(folder, 'scripts', 'report.js'), REPORT_JS);
   writeFileSync(join(folder, 'scripts', 'probe.js'), PROBE_JS);
+  writeFileSync(join(folder, 'scripts', 'post.js'), POST_JS);
   const loaded = await loadSkills([{ path: dir, source: 'bundled' }]);
   assert.deepEqual(loaded.problems, []);
   return loaded.skills;
@@ -78,8 +90,17 @@ describe('JavaScript skill scripts: files and network as the policy grants', () 
     for (const name of ['bash', 'web_fetch']) tools.set(name, await h.tool(name));
     server = createServer((req, res) => {
       hits.push(`${req.method} ${req.url} ${req.headers['x-skill'] ?? ''}`.trim());
-      res.writeHead(200, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ rate: 2 }));
+      if (req.url === '/away') {
+        res.writeHead(302, { location: `http://localhost:${(server.address() as AddressInfo).port}/rate` });
+        res.end();
+        return;
+      }
+      const body: Buffer[] = [];
+      req.on('data', (c: Buffer) => body.push(c));
+      req.on('end', () => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify(req.method === 'POST' ? { echo: Buffer.concat(body).toString() } : { rate: 2 }));
+      });
     });
     await new Promise<void>((r) => server.listen(0, '127.0.0.1', r));
     base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -117,6 +138,16 @@ describe('JavaScript skill scripts: files and network as the policy grants', () 
     assert.match(r.content, /fetch refused: GET http:\/\/localhost:\d+\/secret failed: this host is not allowed/);
     assert.match(r.content, /\(HTTP-request-denied\)/);
     assert.deepEqual(hits, []);
+  });
+
+  it('posts a body, and a redirect to a host the policy does not allow is refused at that hop', async () => {
+    const ws = workspace();
+    hits.length = 0;
+    const r = await run(local(ws), 'scripts/post.js', [base]);
+    assert.equal(r.isError, false, r.content);
+    assert.match(r.content, /posted: \{"echo":"\{\\"n\\":1\}"\}/);
+    assert.match(r.content, /redirect: GET http:\/\/localhost:\d+\/rate failed: this host is not allowed/);
+    assert.deepEqual(hits, ['POST /echo', 'GET /away']);
   });
 
   it('with no network in the policy, fetch fails with the reason', async () => {
