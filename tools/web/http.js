@@ -67,8 +67,7 @@ const METHODS = {
  */
 export function request(method, url, headers, body, maxBytes) {
   const all = body ? { ...headers, 'content-length': String(body.length) } : headers;
-  const fields = Fields.fromList(Object.entries(all).map(([k, v]) => [k.toLowerCase(), enc.encode(v)]));
-  const req = new OutgoingRequest(fields);
+  const req = new OutgoingRequest(fieldsOf(all, url.href, method));
   const tag = METHODS[method.toUpperCase()];
   if (tag !== 'get') req.setMethod(tag ? { tag } : { tag: 'other', val: method });
   req.setScheme(url.protocol === 'https:' ? { tag: 'HTTPS' } : { tag: 'HTTP' });
@@ -127,6 +126,25 @@ export function request(method, url, headers, body, maxBytes) {
     stream[Symbol.dispose]?.();
   }
   return { status, headers: out, body: concat(parts, total), truncated };
+}
+
+/** The request's headers as wasi:http fields; a header the host refuses (host, connection, a bad name) is named. */
+function fieldsOf(headers, url, method) {
+  const pairs = Object.entries(headers).map(([k, v]) => [k.toLowerCase(), enc.encode(v)]);
+  try {
+    return Fields.fromList(pairs);
+  } catch (e) {
+    const bad = pairs.find((p) => {
+      try {
+        Fields.fromList([p]);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    const which = bad ? `the header ${JSON.stringify(bad[0])} is` : 'the headers are';
+    throw new ToolError(`${method} ${url} failed: ${which} not allowed (${codeOf(e)})`, { url, code: codeOf(e) });
+  }
 }
 
 /** Writes `bytes` to an outgoing body in chunks of at most 4096 bytes (what WASI guarantees), then finishes it. */

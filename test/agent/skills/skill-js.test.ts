@@ -63,6 +63,11 @@ try {
 } catch (e) {
   console.log('redirect: ' + e.message);
 }
+try {
+  await fetch(args[0] + '/echo', { headers: { Host: 'api.example.com' } });
+} catch (e) {
+  console.log('host header: ' + e.message);
+}
 `;
 
 /** A skill folder with the scripts and a reference, loaded as a bundled skill. */
@@ -140,13 +145,17 @@ describe('JavaScript skill scripts: files and network as the policy grants', () 
     assert.deepEqual(hits, []);
   });
 
-  it('posts a body, and a redirect to a host the policy does not allow is refused at that hop', async () => {
+  it('posts a body; a redirect to a host not allowed is refused at that hop, a Host header is refused', async () => {
     const ws = workspace();
     hits.length = 0;
     const r = await run(local(ws), 'scripts/post.js', [base]);
     assert.equal(r.isError, false, r.content);
     assert.match(r.content, /posted: \{"echo":"\{\\"n\\":1\}"\}/);
     assert.match(r.content, /redirect: GET http:\/\/localhost:\d+\/rate failed: this host is not allowed/);
+    assert.match(
+      r.content,
+      /host header: GET http:\/\/127\.0\.0\.1:\d+\/echo failed: the header "host" is not allowed/,
+    );
     assert.deepEqual(hits, ['POST /echo', 'GET /away']);
   });
 
