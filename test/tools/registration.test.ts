@@ -1,8 +1,11 @@
 // Every bundled tool registers from its own help: the right name, level, network declaration,
 // keywords and input schema, and no component imports more than its tools declare.
 import assert from 'node:assert/strict';
+import { readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, describe, it } from 'node:test';
 import { importsExceedDeclaration, type JsonSchema } from '../../src/agent/tools/index.ts';
+import { root } from '../helpers.ts';
 import { TOOL_NAMES, toolHarness } from './helpers.ts';
 
 const h = toolHarness();
@@ -96,6 +99,11 @@ describe('bundled tools: registration from their own help', () => {
     const fetch = (await h.tool('web_fetch')).spec.inputSchema.properties!;
     assert.deepEqual(fetch.format?.enum, ['markdown', 'text', 'html']);
     assert.equal((await h.tool('read')).spec.inputSchema.properties!.offset?.default, 1);
+  });
+
+  it('skill_js, which the web component also answers to, has no tool file: the model is never offered it', () => {
+    const files = readdirSync(join(root, 'tools', 'dist')).filter((f) => f.endsWith('.wasm'));
+    assert.deepEqual(files.map((f) => f.slice(0, -'.wasm'.length)).sort(), [...TOOL_NAMES].sort());
   });
 
   it('tools sharing a component still answer with their own help', async () => {

@@ -102,6 +102,16 @@ function jsonable(v) {
 
 /** @param {{ code: string }} v */
 export function handler(v) {
+  return evaluate(v.code);
+}
+
+/**
+ * Runs `code` with console output captured and `globals` defined for it (a skill script's file helpers and
+ * fetch). The engine's own fetch is removed unless `globals` brings one: a component without a network import
+ * has none that works, and an absent fetch fails more clearly than one that fails oddly.
+ * @param {string} code @param {Record<string, unknown>} [globals]
+ */
+export function evaluate(code, globals = {}) {
   /** @type {string[]} */
   const logs = [];
   let logChars = 0;
@@ -122,8 +132,9 @@ export function handler(v) {
     trace: capture('trace'),
   };
   Object.defineProperty(globalThis, 'console', { value: fake, configurable: true, writable: true });
-  // The engine defines fetch, but this component has no network import: better absent than failing oddly.
   delete (/** @type {any} */ (globalThis).fetch);
+  for (const [name, value] of Object.entries(globals))
+    Object.defineProperty(globalThis, name, { value, configurable: true, writable: true, enumerable: false });
 
   const finish = (value, failed) => {
     let text = logs.join('\n');
@@ -150,13 +161,13 @@ export function handler(v) {
 
   let value;
   try {
-    value = (0, eval)(v.code);
+    value = (0, eval)(code);
   } catch (e) {
-    if (!(e instanceof SyntaxError) || !/await|return/.test(v.code)) return finish(e, true);
+    if (!(e instanceof SyntaxError) || !/await|return/.test(code)) return finish(e, true);
     // `await` or `return` at the top level: run the code as an async function body.
     try {
       const AsyncFunction = Object.getPrototypeOf(async () => {}).constructor;
-      value = new AsyncFunction(v.code)();
+      value = new AsyncFunction(code)();
     } catch (e2) {
       return finish(e2, true);
     }

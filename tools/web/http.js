@@ -12,7 +12,7 @@ const enc = new TextEncoder();
 
 /** Why a request failed, by wasi:http error code. */
 const REASONS = {
-  'HTTP-request-denied': 'this host is not allowed for web_fetch in this conversation (not among the allowed hosts)',
+  'HTTP-request-denied': 'this host is not allowed in this conversation (not among the allowed hosts)',
   'destination-IP-prohibited': 'the host resolves to a blocked network (e.g. a private or local address)',
   'DNS-error': 'the host name could not be resolved',
   'destination-not-found': 'the host was not found',
@@ -47,21 +47,34 @@ export function get(url, headers, maxBytes) {
   return request('GET', url, headers, undefined, maxBytes);
 }
 
+/** wasi:http's method variant by upper-case name; any other name is sent as `other`. */
+const METHODS = {
+  GET: 'get',
+  HEAD: 'head',
+  POST: 'post',
+  PUT: 'put',
+  DELETE: 'delete',
+  CONNECT: 'connect',
+  OPTIONS: 'options',
+  TRACE: 'trace',
+  PATCH: 'patch',
+};
+
 /**
- * Sends one request; `body` (POST) is written whole before the response is awaited. Same result as `get`.
- * @param {'GET' | 'POST'} method @param {URL} url @param {Record<string, string>} headers
+ * Sends one request; `body` is written whole before the response is awaited. Same result as `get`.
+ * @param {string} method @param {URL} url @param {Record<string, string>} headers
  * @param {Uint8Array | undefined} body @param {number} maxBytes
  */
 export function request(method, url, headers, body, maxBytes) {
   const all = body ? { ...headers, 'content-length': String(body.length) } : headers;
-  const fields = Fields.fromList(Object.entries(all).map(([k, v]) => [k.toLowerCase(), enc.encode(v)]));
-  const req = new OutgoingRequest(fields);
-  if (method === 'POST') req.setMethod({ tag: 'post' });
+  const req = new OutgoingRequest(fieldsOf(all, url.href, method));
+  const tag = METHODS[method.toUpperCase()];
+  if (tag !== 'get') req.setMethod(tag ? { tag } : { tag: 'other', val: method });
   req.setScheme(url.protocol === 'https:' ? { tag: 'HTTPS' } : { tag: 'HTTP' });
   req.setAuthority(url.host);
   req.setPathWithQuery(`${url.pathname}${url.search}`);
   // The body is written before the request is handed over: the host sends what was written by then.
-  if (body) writeBody(req.body(), body, url.href);
+  if (body) writeBody(req.body(), body, url.href, method);
   let future;
   try {
     future = handle(req, undefined);
@@ -115,13 +128,32 @@ export function request(method, url, headers, body, maxBytes) {
   return { status, headers: out, body: concat(parts, total), truncated };
 }
 
+/** The request's headers as wasi:http fields; a header the host refuses (host, connection, a bad name) is named. */
+function fieldsOf(headers, url, method) {
+  const pairs = Object.entries(headers).map(([k, v]) => [k.toLowerCase(), enc.encode(v)]);
+  try {
+    return Fields.fromList(pairs);
+  } catch (e) {
+    const bad = pairs.find((p) => {
+      try {
+        Fields.fromList([p]);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    const which = bad ? `the header ${JSON.stringify(bad[0])} is` : 'the headers are';
+    throw new ToolError(`${method} ${url} failed: ${which} not allowed (${codeOf(e)})`, { url, code: codeOf(e) });
+  }
+}
+
 /** Writes `bytes` to an outgoing body in chunks of at most 4096 bytes (what WASI guarantees), then finishes it. */
-function writeBody(outgoing, bytes, url) {
+function writeBody(outgoing, bytes, url, method) {
   const stream = outgoing.write();
   try {
     for (let at = 0; at < bytes.length; at += 4096) stream.blockingWriteAndFlush(bytes.subarray(at, at + 4096));
   } catch (e) {
-    throw failure(url, `body write failed (${codeOf(e)})`, 'POST');
+    throw failure(url, `body write failed (${codeOf(e)})`, method);
   } finally {
     stream[Symbol.dispose]?.();
   }

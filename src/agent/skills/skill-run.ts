@@ -1,9 +1,10 @@
 // The built-in `skill_run` tool: runs one of a skill's scripts inside the sandbox, never on the
-// host. JavaScript goes to the bundled js_exec runtime, shell scripts to the bundled bash; the
-// skill's files are checked against the approved hash, copied to a fresh folder and mounted
-// read-only at /skill, the conversation's workspace at / as its policy grants, the policy's
-// network (whatever the skill claims), and no host variable at all. Python has no WASI runtime
-// here, so Python scripts are refused with the reason.
+// host. JavaScript goes to the bundled skill_js runtime (js_exec's engine with file helpers and
+// fetch over wasi:http, in the `web` component), shell scripts to the bundled bash; the skill's
+// files are checked against the approved hash, copied to a fresh folder and mounted read-only at
+// /skill, the conversation's workspace at / as its policy grants, the policy's network (whatever
+// the skill claims; the sandbox host checks every request), and no host variable at all. Python
+// has no WASI runtime here (docs/skills.md says what was checked), so Python scripts are refused.
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -12,6 +13,7 @@ import type { Sandbox } from '../../sandbox/index.ts';
 import type { BuiltinTool } from '../tools/builtin.ts';
 import type { ToolPolicy } from '../tools/grants.ts';
 import { invokeTool, type ToolCallGrant } from '../tools/invoke.ts';
+import { type ToolResult, toolResultOf } from '../tools/output.ts';
 import type { RegisteredTool } from '../tools/registry.ts';
 import { readSkillFolder, type SkillFile } from './folder.ts';
 import type { SkillCatalog } from './load.ts';
@@ -19,22 +21,60 @@ import type { Skill } from './skill.ts';
 
 /** Why a Python script does not run (README, docs/skills.md). */
 export const PYTHON_REFUSED =
-  'Python scripts are refused: the sandbox has no WASI build of Python (none is published on npm or in ' +
-  'Debian), and skill scripts never run on the host. Do the step another way (js_exec, bash) or without it.';
+  'Python scripts are refused: boxbot has no Python runtime the sandbox can run (no WASI command build of ' +
+  "CPython is in Debian; npm's python-wasm and @cowasm/cpython need their own host-side kernel and linker), " +
+  'and skill scripts never run on the host. Do the step another way (a JavaScript or shell script) or without it.';
 
 /** Scripts the sandbox has no runtime for, each with why (what `boxbot skill add` says). */
 export function unrunnableScripts(paths: string[]): string[] {
   return paths
     .filter((p) => p.startsWith('scripts/') && p.endsWith('.py'))
-    .map((p) => `${p}: refused when run (no WASI build of Python is available to the sandbox)`);
+    .map((p) => `${p}: refused when run (boxbot has no Python runtime the sandbox can run)`);
 }
 
+/**
+ * The bundled runtime of each kind of script: the registered tool whose component carries it, and the
+ * program name the component answers to. skill_js is never registered itself (the model is not offered
+ * it), so it runs from web_fetch's component, the one bundled component that imports wasi:http.
+ */
+const RUNTIMES = {
+  js: { carrier: 'web_fetch', program: 'skill_js' },
+  bash: { carrier: 'bash', program: 'bash' },
+} as const;
+
 /** Which bundled runtime runs a script, by its extension. */
-function runtimeOf(script: string): 'js_exec' | 'bash' | { refused: string } {
-  if (/\.(m?js|cjs)$/.test(script)) return 'js_exec';
+function runtimeOf(script: string): keyof typeof RUNTIMES | { refused: string } {
+  if (/\.(m?js|cjs)$/.test(script)) return 'js';
   if (/\.(sh|bash)$/.test(script)) return 'bash';
   if (/\.py$/.test(script)) return { refused: PYTHON_REFUSED };
   return { refused: `${script} is not a script skill_run can run (JavaScript .js/.mjs or shell .sh/.bash)` };
+}
+
+/** Runs a JavaScript file with skill_js; the guest reads it from the read-only /skill mount. */
+async function runJs(
+  sandbox: Sandbox,
+  blob: string,
+  path: string,
+  args: string[],
+  grant: ToolCallGrant,
+  signal?: AbortSignal,
+): Promise<ToolResult> {
+  try {
+    const r = await sandbox.run(
+      blob,
+      {
+        args: ['--script', path, '--', ...args],
+        env: {},
+        mounts: grant.mounts,
+        network: grant.network,
+        limits: grant.limits,
+      },
+      { name: RUNTIMES.js.program, ...(signal ? { signal } : {}) },
+    );
+    return toolResultOf(r);
+  } catch (e) {
+    return { content: `${path} could not run: ${errorMessage(e)}`, isError: true, metadata: {} };
+  }
 }
 
 /** One shell word, quoted. */
@@ -73,8 +113,9 @@ export function createSkillRunTool(o: SkillRunOptions): BuiltinTool {
     name: 'skill_run',
     description:
       "Run one of a skill's scripts (listed when the skill is loaded) inside the sandbox. The skill's folder is " +
-      "read-only at /skill and the conversation's workspace is at /. JavaScript runs in js_exec (arguments in the " +
-      'global `args`), shell scripts in the sandboxed bash (arguments as $1, $2, ...).',
+      "read-only at /skill and the conversation's workspace is at /. JavaScript runs like js_exec with the " +
+      'arguments in the global `args`, plus readFile, writeFile, listDir, exists and fetch (only hosts the ' +
+      'conversation allows); shell scripts run in the sandboxed bash (arguments as $1, $2, ...).',
     inputSchema: {
       type: 'object',
       properties: {
@@ -113,9 +154,10 @@ export function createSkillRunTool(o: SkillRunOptions): BuiltinTool {
         };
       const runtime = runtimeOf(script);
       if (typeof runtime !== 'string') return { content: runtime.refused, isError: true };
-      const tool = o.registry.get(runtime);
+      const { carrier, program } = RUNTIMES[runtime];
+      const tool = o.registry.get(carrier);
       if (tool?.source !== 'bundled')
-        return { content: `the bundled ${runtime} runtime is not available, so ${script} cannot run`, isError: true };
+        return { content: `the bundled ${program} runtime is not available, so ${script} cannot run`, isError: true };
       const files = approvedFiles(skill);
       if (typeof files === 'string') return { content: files, isError: true };
       const args = Array.isArray(input.args) ? input.args.map(String) : [];
@@ -135,12 +177,17 @@ export function createSkillRunTool(o: SkillRunOptions): BuiltinTool {
           network: { allow: [...o.policy.network.allow], block: [...o.policy.network.block] },
           limits: o.policy.limits,
         };
-        const code = new TextDecoder().decode(files.find((f) => f.path === script)!.bytes);
-        const call =
+        const r =
           runtime === 'bash'
-            ? { command: `bash ${shellWord(`/skill/${script}`)} ${args.map(shellWord).join(' ')}`.trim() }
-            : { code: `const args = ${JSON.stringify(args)};\nconst skillDir = '/skill';\n${code}` };
-        const r = await invokeTool(o.sandbox, tool!, call, grant, undefined, ctx.signal);
+            ? await invokeTool(
+                o.sandbox,
+                tool,
+                { command: `bash ${shellWord(`/skill/${script}`)} ${args.map(shellWord).join(' ')}`.trim() },
+                grant,
+                undefined,
+                ctx.signal,
+              )
+            : await runJs(o.sandbox, tool.blob, `/skill/${script}`, args, grant, ctx.signal);
         const taint = skillTaint(skill);
         return {
           content: r.content,

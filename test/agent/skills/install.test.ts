@@ -39,9 +39,7 @@ describe('skill add', () => {
     const r = await installSkill(tarball, dir);
     assert.equal(r.name, 'csv-report');
     assert.match(r.record.sha256, /^[0-9a-f]{64}$/);
-    assert.deepEqual(r.notes, [
-      'scripts/plot.py: refused when run (no WASI build of Python is available to the sandbox)',
-    ]);
+    assert.deepEqual(r.notes, ['scripts/plot.py: refused when run (boxbot has no Python runtime the sandbox can run)']);
     assert.deepEqual(readSkillRecords(dir)['csv-report']?.source, tarball);
     const { skills, problems } = await load(dir);
     assert.deepEqual(problems, []);

@@ -33,7 +33,10 @@ test('skill add, list and approve', async () => {
   const hash = /sha256 ([0-9a-f]{64})/.exec(added.out)?.[1];
   assert.ok(hash, added.out);
   assert.match(added.out, /^installed skill csv-report from .*csv-report\n/);
-  assert.match(added.out, /note: scripts\/plot\.py: refused when run \(no WASI build of Python/);
+  assert.match(
+    added.out,
+    /note: scripts\/plot\.py: refused when run \(boxbot has no Python runtime the sandbox can run\)/,
+  );
 
   const listed = await captured(() => skillList({}, dataDir));
   assert.match(

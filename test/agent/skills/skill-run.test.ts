@@ -34,7 +34,7 @@ const tools = new Map<string, RegisteredTool>();
 const registry = { list: () => [...tools.values()], get: (n: string) => tools.get(n) };
 
 before(async () => {
-  for (const name of ['bash', 'js_exec']) tools.set(name, await h.tool(name));
+  for (const name of ['bash', 'js_exec', 'web_fetch']) tools.set(name, await h.tool(name));
 });
 after(() => h.close());
 
@@ -63,13 +63,8 @@ async function installed(source: string): Promise<{ skills: Skill[]; dir: string
   return { skills, dir };
 }
 
-const run = (skills: Skill[], ws: string, input: Record<string, unknown>) =>
-  createSkillRunTool({
-    catalog: staticSkillCatalog(skills),
-    registry,
-    sandbox: h.sandbox,
-    policy: policyFor(ws),
-  }).run(input, {});
+const run = (skills: Skill[], ws: string, input: Record<string, unknown>, policy = policyFor(ws)) =>
+  createSkillRunTool({ catalog: staticSkillCatalog(skills), registry, sandbox: h.sandbox, policy }).run(input, {});
 
 describe('skills in the sandbox', () => {
   it('a skill installed from a tarball is loaded, read and run through the agent loop', async (t) => {
@@ -124,7 +119,7 @@ describe('skills in the sandbox', () => {
     assert.equal(readFileSync(join(ws, 'report.md'), 'utf8'), 'rows: 3, total: 242\n');
   });
 
-  it('a JavaScript script runs in js_exec with its arguments', async () => {
+  it('a JavaScript script runs in the sandbox with its arguments', async () => {
     const { skills } = await installed(join(FOLDERS, 'csv-report'));
     const r = await run(skills, workspace(), {
       name: 'csv-report',
