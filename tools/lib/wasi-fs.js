@@ -13,7 +13,7 @@ const REASONS = {
   'no-entry': 'no such file or directory',
   'not-directory': 'a component of the path is not a directory',
   'is-directory': 'is a directory',
-  'read-only': 'the workspace is read-only for this tool',
+  'read-only': 'read-only (this folder is mounted read-only for this tool)',
   'not-permitted': 'not permitted (outside the workspace, or a symlink leading out of it)',
   access: 'access denied',
   loop: 'too many levels of symbolic links',

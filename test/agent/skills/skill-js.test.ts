@@ -178,7 +178,7 @@ describe('JavaScript skill scripts: files and network as the policy grants', () 
       assert.match(r.content, /\/proc\/self\/environ: open \/proc\/self\/environ: no such file or directory/);
       assert.match(r.content, /\/skill\/\.\.\/\.\.\/etc\/passwd: .*leaves the workspace/);
       assert.match(r.content, /process: undefined, env: null/);
-      assert.match(r.content, /skill write: write \/skill\/SKILL\.md: the workspace is read-only/);
+      assert.match(r.content, /skill write: write \/skill\/SKILL\.md: read-only \(this folder is mounted read-only/);
       assert.doesNotMatch(r.content, /canary|root:/);
     } finally {
       delete process.env.BOXBOT_TEST_CANARY_API_KEY;
