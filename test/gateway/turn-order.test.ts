@@ -30,7 +30,9 @@ function deferred(): { promise: Promise<void>; resolve: () => void } {
   return { promise, resolve };
 }
 
-test('a run starts while its message is saved; the model, the platform and the acknowledgement wait for the save', async () => {
+const earlyTitle =
+  'a run starts while its message is saved; the model, the platform and the acknowledgement wait for the save';
+test(earlyTitle, async () => {
   const store = new MemoryGatewayStore();
   const save = deferred();
   const accept = store.accept.bind(store);
@@ -132,7 +134,9 @@ test("an answer's end is written after the reply; the conversation's next answer
   await gw.stop();
 });
 
-test('killed after an answer went out, before its end was written: the restart delivers it again, then the next, once each', async () => {
+const killedTitle =
+  'killed after an answer went out, before its end was written: the restart sends it again, then the next, once each';
+test(killedTitle, async () => {
   const store = new MemoryGatewayStore();
   const platform = new FakeAdapter(); // the platform outlives the gateway process
   const { held } = heldEnds(store);
