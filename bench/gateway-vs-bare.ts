@@ -4,10 +4,8 @@
 // workspace records, the outbox). Both talk real HTTP to the same emulators (each its own Telegram
 // emulator instance, one LLM emulator answering at once), which run in the emulator thread.
 // Figures: burst throughput (every message queued at once) and paced latency (one message at a
-// time, from the platform receiving it to the reply sent), boxbot over the bare bot.
+// time, from the platform receiving it to the platform taking the reply), boxbot over the bare bot.
 import { join } from 'node:path';
-import type { InboundMessage } from '../src/adapters/index.ts';
-import type { GatewayStore } from '../src/runner/ports.ts';
 import { quantile, r2 } from './stats.ts';
 
 /** One of the emulator thread's Telegram emulators. */
@@ -180,29 +178,13 @@ async function boxbot(o: BareComparisonOptions): Promise<BotFigures> {
     logger: silentLogger,
     backoff: { initialMs: 50, maxMs: 500 },
   });
+  // A message is answered when the platform took its reply, as for the bare bot (whose `ctx.reply` resolved).
   const answered = answers();
-  const texts = new Map<string, string>();
-  const done = (id: string | undefined) => {
-    const text = id === undefined ? undefined : texts.get(id);
-    if (text === undefined) return;
-    texts.delete(id!);
-    answered.done(text, o.now());
-  };
-  const delivery = store.delivery;
-  const watched: GatewayStore = {
-    ...delivery,
-    accept(m: InboundMessage) {
-      texts.set(m.id, m.text);
-      return delivery.accept(m);
-    },
-    async finishOutbox(id, answeredId) {
-      await delivery.finishOutbox(id, answeredId);
-      done(answeredId);
-    },
-    async finish(id) {
-      await delivery.finish(id);
-      done(id);
-    },
+  const send = adapter.send.bind(adapter);
+  adapter.send = async (target, text, options) => {
+    const sent = await send(target, text, options);
+    if (text.startsWith(answerOf(''))) answered.done(text.slice(answerOf('').length), o.now());
+    return sent;
   };
   const agent = createAgentRunner({
     store,
@@ -220,7 +202,7 @@ async function boxbot(o: BareComparisonOptions): Promise<BotFigures> {
     config,
     adapters: [adapter],
     agent,
-    store: watched,
+    store: store.delivery,
     log: silentLogger,
     concurrency: config.gateway.concurrency,
   });

@@ -9,11 +9,13 @@
 // grammY + OpenAI SDK bot over real HTTP (bench/gateway-vs-bare.ts). The agent runner is wired
 // as main.ts wires it for a default config (memory's digest on).
 import { spawnSync } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { setFlagsFromString } from 'node:v8';
+import { getHeapSpaceStatistics, setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import type { ChannelAdapter } from '../src/adapters/index.ts';
@@ -33,6 +35,42 @@ const LATENCY_CHAT = 2_000_000;
 
 /** Absolute time in ms, comparable across threads. */
 const now = (): number => performance.timeOrigin + performance.now();
+
+/**
+ * CPU time (ms, user + system) of this process's main thread alone, where the platform tells it
+ * (Linux: /proc); the emulator's worker thread and libuv's pool are not counted. Else undefined.
+ */
+function mainThreadCpuMs(): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    // utime and stime, fields 14 and 15 of stat(5), in clock ticks (100 per second on Linux).
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    return undefined;
+  }
+}
+
+/** With BENCH_GATEWAY_PROFILE=<file>: a CPU profile of the main thread over the throughput run. */
+async function profiled<T>(run: () => Promise<T>): Promise<T> {
+  const file = process.env.BENCH_GATEWAY_PROFILE;
+  if (!file) return run();
+  const session = new Session();
+  session.connect();
+  const post = (method: string, params?: object) =>
+    new Promise<unknown>((resolve, reject) =>
+      session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
+    );
+  await post('Profiler.enable');
+  await post('Profiler.setSamplingInterval', { interval: 200 });
+  await post('Profiler.start');
+  try {
+    return await run();
+  } finally {
+    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    await writeFile(file, JSON.stringify(profile));
+    session.disconnect();
+  }
+}
 
 /** The emulator thread's Telegram emulators: boxbot's own series, then the bare-bot comparison's two. */
 type BotName = 'main' | 'bare' | 'boxbot';
@@ -146,11 +184,19 @@ async function gatewayThread(): Promise<void> {
 
   setFlagsFromString('--expose-gc');
   const gc = runInNewContext('gc') as () => void;
+  // With BENCH_GATEWAY_HEAP=<dir>: heap snapshots around the throughput run, to diff what idle conversations keep.
+  const snapshot = (name: string): void => {
+    const dir = process.env.BENCH_GATEWAY_HEAP;
+    if (dir) writeHeapSnapshot(join(dir, `gateway-${name}.heapsnapshot`));
+  };
   const heap = (): number => {
     gc();
     gc();
     return process.memoryUsage().heapUsed;
   };
+  // V8's code space: machine code compiled as the run warms up, which does not grow with conversations.
+  const codeSpace = (): number =>
+    getHeapSpaceStatistics().find((x) => x.space_name === 'code_space')?.space_used_size ?? 0;
 
   // Node 20 does not apply the parent's --import hooks to a worker's entry: register tsx inside it first.
   const tsxApi = import.meta.resolve('tsx/esm/api');
@@ -185,7 +231,8 @@ async function gatewayThread(): Promise<void> {
   const sinkAt = new Float64Array(TOTAL + LATENCY_SAMPLES);
   const doneAt = new Float64Array(TOTAL + LATENCY_SAMPLES);
   const modelMs = new Float64Array(TOTAL + LATENCY_SAMPLES);
-  const finished = new Uint8Array(TOTAL + LATENCY_SAMPLES);
+  const finished = new Uint8Array(TOTAL + LATENCY_SAMPLES); // marked answered by the gateway
+  const sent = new Uint8Array(TOTAL + LATENCY_SAMPLES); // its answer taken by the platform
   const slot = new Map<string, number>(); // message id → slot, cleared before the heap is read
   let doneCount = 0;
   let onDone: (() => void) | undefined;
@@ -307,6 +354,8 @@ async function gatewayThread(): Promise<void> {
     logger: silentLogger,
     backoff: { initialMs: 50, maxMs: 500 },
   });
+  const timedSend = timed('platformMs', (...a: Parameters<ChannelAdapter['send']>) => adapter.send(...a), 'reply');
+  const timedEdit = timed('platformMs', (...a: Parameters<ChannelAdapter['edit']>) => adapter.edit(...a), 'reply');
   // The sink is timed where the gateway receives a normalized message.
   const timedAdapter: ChannelAdapter = {
     platform: adapter.platform,
@@ -321,20 +370,36 @@ async function gatewayThread(): Promise<void> {
         await sink(m);
       }),
     stop: () => adapter.stop(),
-    send: timed('platformMs', (t, text, o) => adapter.send(t, text, o), 'reply'),
-    edit: timed('platformMs', (t, id, text, o) => adapter.edit(t, id, text, o), 'reply'),
+    async send(t, text, o) {
+      const sent = await timedSend(t, text, o);
+      delivered(text);
+      return sent;
+    },
+    async edit(t, id, text, o) {
+      await timedEdit(t, id, text, o);
+      if (!o?.preview) delivered(text);
+    },
     typing: (t) => adapter.typing(t),
     routes: () => adapter.routes(),
     identity: () => adapter.identity(),
   };
-  // A message is done when the gateway marks it answered: after its final reply was delivered.
+  // A message is done when the platform took its answer (what its user notices); the gateway's
+  // marking it answered (the outbox entry's end, which may follow) is counted to find answers
+  // given twice or never.
+  function delivered(text: string): void {
+    const i = text.startsWith('reply: ') ? indexOf(text.slice('reply: '.length)) : -1;
+    if (i < 0 || sent[i] === 1) return;
+    sent[i] = 1;
+    doneAt[i] = performance.now();
+    doneCount++;
+    onDone?.();
+  }
   const gatewayStore = store.delivery;
   const answered = (id: string | undefined): void => {
     const i = id === undefined ? undefined : slot.get(id);
     if (i === undefined) return;
     slot.delete(id!);
-    doneAt[i] = performance.now();
-    if (finished[i]!++ === 0) doneCount++;
+    finished[i]!++;
     onDone?.();
   };
   const finish = timed('storeMs', gatewayStore.finish, 'outbox');
@@ -406,8 +471,10 @@ async function gatewayThread(): Promise<void> {
       const c = n % LATENCY_CHATS;
       const i = TOTAL + n;
       const pushedAt = await ask<number>({ op: 'inject', items: [[LATENCY_CHAT + c, `L${c} n${n}`]] });
-      await until(() => finished[i] === 1);
+      await until(() => sent[i] === 1);
       e2e.push(performance.timeOrigin + doneAt[i]! - pushedAt);
+      // Its store work after the answer went out (the outbox entry's end) is its own too, not the next message's.
+      await until(() => finished[i] === 1);
       spent.on = false;
       const t = performance.now();
       await adapter.send(
@@ -430,18 +497,29 @@ async function gatewayThread(): Promise<void> {
     // 2. Throughput: every message of every conversation queued at the platform at once
     //    (message k of all conversations, then k+1, ...), answered in order per conversation.
     const h0 = heap();
+    const code0 = codeSpace();
+    snapshot('before');
     const rss0 = process.memoryUsage().rss;
     const items: [number, string][] = [];
     for (let k = 0; k < PER_CONVERSATION; k++)
       for (let c = 0; c < CONVERSATIONS; c++) items.push([THROUGHPUT_CHAT + c, `c${c} m${k}`]);
     const doneBefore = doneCount;
-    const startedAt = await ask<number>({ op: 'inject', items });
-    items.length = 0;
-    await until(() => doneCount - doneBefore >= TOTAL);
+    const cpu0 = mainThreadCpuMs();
+    const processCpu0 = process.cpuUsage();
+    const startedAt = await profiled(async () => {
+      const t = await ask<number>({ op: 'inject', items });
+      items.length = 0;
+      await until(() => doneCount - doneBefore >= TOTAL);
+      await gateway.idle();
+      return t;
+    });
+    const cpu1 = mainThreadCpuMs();
+    const processCpu = process.cpuUsage(processCpu0);
     const seconds = (performance.timeOrigin + Math.max(...doneAt.subarray(0, TOTAL)) - startedAt) / 1000;
-    await gateway.idle();
     slot.clear();
     const h1 = heap();
+    const code1 = codeSpace();
+    snapshot('after');
     const rss1 = process.memoryUsage().rss;
     const loaded: number[] = [];
     for (let i = 0; i < TOTAL; i++) loaded.push(doneAt[i]! - sinkAt[i]! - modelMs[i]!);
@@ -505,6 +583,10 @@ async function gatewayThread(): Promise<void> {
       messages: TOTAL,
       throughputMsgPerSec: r2(TOTAL / seconds),
       throughputSec: r2(seconds),
+      // CPU per message over the throughput run (until the gateway is idle): the main thread's
+      // (the gateway's own work), and the whole process's (the emulator thread and libuv's pool too).
+      cpuMsPerMsg: cpu0 === undefined || cpu1 === undefined ? NaN : r2((cpu1 - cpu0) / TOTAL),
+      processCpuMsPerMsg: r2((processCpu.user + processCpu.system) / 1000 / TOTAL),
       overheadP50Ms: ms(overhead, 0.5),
       overheadP99Ms: ms(overhead, 0.99),
       overheadMeanMs: r2(overhead.reduce((a, b) => a + b, 0) / overhead.length),
@@ -519,6 +601,7 @@ async function gatewayThread(): Promise<void> {
       underLoadP50Ms: ms(loaded, 0.5),
       underLoadP99Ms: ms(loaded, 0.99),
       memoryPerConversationKb: r2((h1 - h0) / CONVERSATIONS / 1024),
+      memoryPerConversationWithoutCodeKb: r2((h1 - h0 - (code1 - code0)) / CONVERSATIONS / 1024),
       stagesMeanMs: stages,
       vsBareBot: bare,
       rssDeltaMb: r2((rss1 - rss0) / 1024 / 1024),
@@ -554,7 +637,8 @@ async function gatewayThread(): Promise<void> {
     );
     console.log(
       `  throughput ${figures.throughputMsgPerSec} messages/s (${TOTAL} messages in ${figures.throughputSec} s, all ` +
-        `queued at once)`,
+        `queued at once); CPU per message ${figures.cpuMsPerMsg} ms on the gateway's thread ` +
+        `(${figures.processCpuMsPerMsg} ms the whole process, emulator included)`,
     );
     console.log(
       `  overhead per message (received → answer delivered, minus model time ${figures.modelP50Us} µs), light load: ` +
@@ -585,7 +669,8 @@ async function gatewayThread(): Promise<void> {
     );
     console.log(
       `  memory per idle conversation ${figures.memoryPerConversationKb} KiB heap (rss +${figures.rssDeltaMb} MiB ` +
-        `over the run)   target <= 6 KiB`,
+        `over the run; ${figures.memoryPerConversationWithoutCodeKb} KiB without the code compiled meanwhile)   ` +
+        `target <= 6 KiB`,
     );
     console.log(
       `  vs a bare grammY + OpenAI SDK bot (real HTTP to the Telegram and LLM emulators; boxbot with its openai ` +

@@ -85,8 +85,15 @@ export const EMPTY_PLACEHOLDER = '(empty answer)';
 export function splitRendered(
   text: string,
   limit: number,
-  measure: (chunk: string) => number = (c) => c.length,
+  measureOnce: (chunk: string) => number = (c) => c.length,
 ): string[] {
+  // Measuring renders the chunk (Telegram's count is of its HTML): each chunk is measured once.
+  const measured = new Map<string, number>();
+  const measure = (chunk: string): number => {
+    let n = measured.get(chunk);
+    if (n === undefined) measured.set(chunk, (n = measureOnce(chunk)));
+    return n;
+  };
   let budget = limit;
   let chunks = splitMessage(text, budget);
   for (let round = 0; round < 8 && budget > 32; round++) {

@@ -11,11 +11,25 @@ import type { ResolvedPolicy } from '../runner/policy.ts';
 import type { ConversationState } from './commands/index.ts';
 import type { GatewayContext } from './gateway-context.ts';
 
+/**
+ * A message's save, for a message queued while it is written: resolves once it is durable, with
+ * the storage-failure notice its answer replaces (if one was sent meanwhile); undefined (or a
+ * rejection) when it was a duplicate or could not be saved, and then the run delivers nothing.
+ */
+export type Acceptance = Promise<{ previewMessageId?: string } | undefined>;
+
+/** A turn whose answer went out, with the write of the answer's end under way (never rejecting). */
+export interface Settling {
+  settling: Promise<void>;
+}
+
 /** A message waiting for its turn. */
 export interface QueuedRun {
   msg: InboundMessage;
   policy: ResolvedPolicy;
   previewMessageId?: string;
+  /** The message's save, when it was queued before the save was durable (the run's platform calls wait for it). */
+  accepted?: Acceptance;
 }
 
 /** What the queue reads and calls: the gateway's context, or fakes in tests. */
@@ -23,8 +37,13 @@ export type ConversationQueueDeps = Pick<
   GatewayContext,
   'active' | 'conversations' | 'stateOf' | 'metrics' | 'track' | 'log'
 > & {
-  /** Runs one message's turn; `begin` ends its count in the queue depth when its run starts. */
-  runTurn(run: QueuedRun, state: ConversationState, begin: () => void): Promise<void>;
+  /**
+   * Runs one message's turn; `begin` ends its count in the queue depth when its run starts. May
+   * resolve, once its answer went out, with the write of the answer's end still under way: the
+   * conversation stays (its next answer waits for it, it is not idle) and the message stays
+   * active until that write settles.
+   */
+  runTurn(run: QueuedRun, state: ConversationState, begin: () => void): Promise<Settling | undefined | void>;
   /** Whether this process still answers the conversation (replicas: it owns it); checked as a turn starts. */
   mayRun(key: string): boolean;
   /** The conversation's queue emptied and its state was dropped (replicas hand it over). */
@@ -39,8 +58,11 @@ export interface ConversationQueue {
    * It counts in the platform's queue depth until it calls `begin` (or ends).
    */
   chain(key: string, id: string, job: (begin: () => void) => Promise<void>, what: string): void;
-  /** Queues a run of `msg`; the turn it gets runs the conversation's first queued message in the platform's order. */
-  enqueue(msg: InboundMessage, policy: ResolvedPolicy, previewMessageId?: string): void;
+  /**
+   * Queues a run of `msg`; the turn it gets runs the conversation's first queued message in the
+   * platform's order. `accepted`: the message's save, when it is queued before it is durable.
+   */
+  enqueue(msg: InboundMessage, policy: ResolvedPolicy, previewMessageId?: string, accepted?: Acceptance): void;
 }
 
 /** Removes and returns the entry of `queued` first in the platform's order (queue order where there is none). */
@@ -84,20 +106,44 @@ export function createConversationQueue(d: ConversationQueueDeps): ConversationQ
       begin();
       d.active.delete(id);
       state.queued--;
-      if (state.queued === 0 && !state.running && d.conversations.get(key) === state) {
-        d.conversations.delete(key);
-        d.onIdle(key);
-      }
+      dropIfIdle(key, state);
     });
   }
 
-  function enqueue(msg: InboundMessage, policy: ResolvedPolicy, previewMessageId?: string): void {
+  /** Forgets the conversation's state once nothing is queued, running or being settled in it. */
+  function dropIfIdle(key: string, state: ConversationState): void {
+    if (state.queued === 0 && !state.running && !state.settling && d.conversations.get(key) === state) {
+      d.conversations.delete(key);
+      d.onIdle(key);
+    }
+  }
+
+  /**
+   * Keeps message `id` active and its conversation's state until `settling` (its answer's end)
+   * is written: the re-drive or a replica's sweep must not find the answer unfinished meanwhile
+   * and send it again, and the conversation's next answer waits for it (state.settling).
+   */
+  function settle(key: string, state: ConversationState, id: string, settling: Promise<void>): void {
+    state.settling = settling;
+    void settling.finally(() => {
+      d.active.delete(id);
+      if (state.settling === settling) state.settling = undefined;
+      dropIfIdle(key, state);
+    });
+  }
+
+  function enqueue(
+    msg: InboundMessage,
+    policy: ResolvedPolicy,
+    previewMessageId?: string,
+    accepted?: Acceptance,
+  ): void {
     if (d.active.has(msg.id)) return;
     d.active.add(msg.id); // queued or running under this id, whichever turn runs it
     const key = msg.conversationKey;
     const queued = queuedRuns.get(key) ?? [];
     queuedRuns.set(key, queued);
-    queued.push({ msg, policy, ...(previewMessageId ? { previewMessageId } : {}) });
+    queued.push({ msg, policy, ...(previewMessageId ? { previewMessageId } : {}), ...(accepted ? { accepted } : {}) });
     chain(
       key,
       `run:${msg.id}:${++turns}`, // a turn of the conversation, not this message's own
@@ -105,14 +151,17 @@ export function createConversationQueue(d: ConversationQueueDeps): ConversationQ
         const next = queued.length > 0 ? firstInOrder(queued) : undefined; // one turn per message queued
         if (queued.length === 0 && queuedRuns.get(key) === queued) queuedRuns.delete(key);
         if (!next) return;
+        const state = d.stateOf(key);
+        let settling: Promise<void> | undefined;
         try {
           // With replicas, only while this replica still owns the conversation: a lease lost
           // meanwhile passed its queue to another replica, which answers it. Until the run starts,
           // the message counts in the queue depth (chain ends that count if it returns here).
           if (!d.mayRun(key)) return;
-          await d.runTurn(next, d.stateOf(key), begin);
+          settling = (await d.runTurn(next, state, begin))?.settling;
         } finally {
-          d.active.delete(next.msg.id);
+          if (settling) settle(key, state, next.msg.id, settling);
+          else d.active.delete(next.msg.id);
         }
       },
       'could not deliver an answer',

@@ -10,7 +10,7 @@ import { errorMessage } from '../core/errors.ts';
 import { type CommandCaller, commandAllowed, isAdmin, refusedCommandText } from '../runner/command-access.ts';
 import type { Admission, ResolvedPolicy } from '../runner/policy.ts';
 import type { CommandRegistry, GatewayCommandContext, ParsedCommand } from './commands/index.ts';
-import type { ConversationQueue } from './conversation-queue.ts';
+import type { Acceptance, ConversationQueue } from './conversation-queue.ts';
 import type { GatewayContext } from './gateway-context.ts';
 
 const STRANGER_REPLY = (msg: InboundMessage) =>
@@ -31,7 +31,8 @@ export interface DispatchDeps {
 export interface Dispatch {
   /**
    * Dispatches an accepted message; replies outside the conversation's queue wait for `after`
-   * (the adapters being up).
+   * (the adapters being up). `accepted`: the message's save, for an admitted message that runs the
+   * agent dispatched while it is written, in a single process (its run waits for it: turn.ts).
    */
   dispatch(
     msg: InboundMessage,
@@ -39,6 +40,7 @@ export interface Dispatch {
     admission: Admission,
     previewMessageId?: string,
     after?: Promise<void>,
+    accepted?: Acceptance,
   ): void;
   /** Answers an accepted message here (replicas: this one owns its conversation). */
   answer(
@@ -75,7 +77,15 @@ export function createDispatch(ctx: GatewayContext, d: DispatchDeps): Dispatch {
     admission: Admission,
     previewMessageId?: string,
     after: Promise<void> = Promise.resolve(),
+    accepted?: Acceptance,
   ): void {
+    if (accepted) {
+      // Only an admitted message that runs the agent (intake checks it is no command) in a single
+      // process waits for its save in its run; anything else is dispatched once saved.
+      if (owner || !admission.admitted)
+        throw new Error('only a run in a single process is dispatched before its message is saved');
+      return d.queue.enqueue(msg, policy, undefined, accepted);
+    }
     if (!admission.admitted) {
       if (!admission.reply) return dropRefused(msg, after);
       withdrawQuestions(msg, after);

@@ -63,7 +63,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   // The parts call each other only through these late-bound arrows, made before the parts exist.
   const queue = createConversationQueue({
     ...ctx,
-    runTurn: (next, state, begin) => runTurn(next.msg, next.policy, state, begin, next.previewMessageId),
+    runTurn: (next, state, begin) => runTurn(next.msg, next.policy, state, begin, next.previewMessageId, next.accepted),
     mayRun: (key) => !owner || owner.owns(key),
     onIdle: (key) => {
       if (owner?.owns(key)) void ctx.track(replicas.handOver(key)).catch(() => undefined);

@@ -10,6 +10,7 @@ import { BoxbotError, errorMessage } from '../core/errors.ts';
 import { type Admission, admit, type ResolvedPolicy, resolvePolicy } from '../runner/policy.ts';
 import { parseApprovalButton } from './approvals.ts';
 import type { CommandRegistry, GatewayCommandContext } from './commands/index.ts';
+import type { Acceptance } from './conversation-queue.ts';
 import type { Dispatch } from './dispatch.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import { createOutageNotices } from './outage-notices.ts';
@@ -119,14 +120,25 @@ export function createIntake(
     const tellUnsaved = () => {
       if (admission.admitted) notices.tell(key, () => sendNotice(msg.platform, targetOf(msg), UNSAVED_MESSAGE));
     };
+    const saving = intake.redelivers
+      ? refuseBehindUnsaved(msg, tellUnsaved).then(() => acceptOnce(msg, tellUnsaved))
+      : persist('inbound', () => opts.store.accept(msg), tellUnsaved);
+    // A message that runs the agent is queued at once, its run reading while the save is written
+    // (the run waits for it before anything reaches the model or the platform: turn.ts); the
+    // platform's acknowledgement still waits for the save (this call resolves after it, and after
+    // a storage-failure notice the answer is to replace is journaled as its preview).
+    const early = admission.admitted && !ctx.owner && msg.attachments.length === 0 && runsAgent(msg);
+    let accepted: Acceptance | undefined;
+    if (early) {
+      accepted = saving.then(async (fresh) =>
+        fresh ? { previewMessageId: await noticeAsPreview(msg, intake) } : undefined,
+      );
+      accepted.catch(() => undefined);
+      d.dispatch(msg, policy, admission, undefined, undefined, accepted);
+    }
     let fresh: boolean;
     try {
-      if (intake.redelivers) {
-        await refuseBehindUnsaved(msg, tellUnsaved);
-        fresh = await acceptOnce(msg, tellUnsaved);
-      } else {
-        fresh = await persist('inbound', () => opts.store.accept(msg), tellUnsaved);
-      }
+      fresh = accepted ? (await accepted) !== undefined : await saving;
     } catch (e) {
       // Stopping, a refusal that cannot pass, or a redelivered message refused while the store
       // fails: not saved, so not acknowledged, and the platform (or the poller) delivers it again.
@@ -142,6 +154,7 @@ export function createIntake(
       log.debug({ id: msg.id }, 'duplicate delivery dropped');
       return;
     }
+    if (early) return;
     const notice = admission.admitted && runsAgent(msg) ? await noticeAsPreview(msg, intake) : undefined;
     d.dispatch(msg, policy, admission, notice);
   }

@@ -9,12 +9,12 @@ type Labels = Record<string, string>;
 const SECONDS_BUCKETS = [0.005, 0.01, 0.05, 0.1, 0.5, 1, 2.5, 5, 10, 30, 60];
 
 /** Labels in name order, so a series reads the same whichever order the caller wrote them in. */
-const sorted = (labels: Labels): Labels =>
-  Object.fromEntries(
-    Object.keys(labels)
-      .sort()
-      .map((k) => [k, labels[k]!]),
-  );
+const sorted = (labels: Labels): Labels => {
+  const keys = Object.keys(labels);
+  // Most series have one label or none (counted for every message): nothing to order.
+  if (keys.length < 2) return labels;
+  return Object.fromEntries(keys.sort().map((k) => [k, labels[k]!]));
+};
 
 /**
  * A monotonically increasing count, exported through prom-client. It also keeps its values in

@@ -51,6 +51,9 @@ export class ReplyStream {
   private flushTimer: NodeJS.Timeout | undefined;
   private typingTimer: NodeJS.Timeout | undefined;
   private closed = false;
+  // Held: nothing reaches the platform yet (the message's save, or the conversation's previous
+  // answer's end, is not durable yet); `open` lets it.
+  private held: boolean;
 
   /**
    * `preview.existing` is the preview an interrupted run of the same message left (edited, not
@@ -61,7 +64,8 @@ export class ReplyStream {
    * before its id is journaled is known after the restart (one try: a store that cannot take the
    * note does not hold the preview back; that crash window is then only not known); `preview.key`
    * is the same for every run of the same message, so where sends are idempotent a run after a
-   * crash that left a preview without its journaled id gets that preview back, not a second one.
+   * crash that left a preview without its journaled id gets that preview back, not a second one;
+   * `preview.held` holds previews and typing until `open()`.
    */
   constructor(
     private readonly queue: OutboundQueue,
@@ -74,8 +78,10 @@ export class ReplyStream {
       mayCreate?: () => boolean;
       sending?: () => Promise<void>;
       key?: string;
+      held?: boolean;
     } = {},
   ) {
+    this.held = preview.held ?? false;
     this.messageId = preview.existing;
     this.created = preview.created;
     this.mayCreate = preview.mayCreate ?? (() => true);
@@ -93,11 +99,22 @@ export class ReplyStream {
     if (!this.caps.typing) return;
     const tick = () => {
       if (this.closed) return;
-      void this.queue.typing(this.target);
+      if (!this.held) void this.queue.typing(this.target);
       // Unref'd: a typing signal never keeps a stopping process alive.
       this.typingTimer = setTimeout(tick, Math.max(1000, this.caps.typingIntervalMs - 500)).unref();
     };
     this.typingTimer = setTimeout(tick, delayMs).unref();
+  }
+
+  /**
+   * Lets a held stream's previews and typing reach the platform; `existing` is a message this
+   * run's answer replaces that was made while it was held (a storage-failure notice).
+   */
+  open(existing?: string): void {
+    if (!this.held) return;
+    this.held = false;
+    this.messageId ??= existing;
+    if (this.text || this.status || this.checklist) this.schedule();
   }
 
   /** Feeds one agent event. */
@@ -144,7 +161,7 @@ export class ReplyStream {
   }
 
   private async flush(): Promise<void> {
-    if (this.closed) return;
+    if (this.closed || this.held) return; // `open` schedules it again
     const shown = this.preview();
     if (!shown || shown === this.lastShown) return;
     if (this.messageId ? !this.journaled : !this.mayCreate()) return; // a later event tries again
@@ -318,6 +335,22 @@ async function putChunk(
  * its message answered, tells the user once, and rejects: it is never retried at every start.
  */
 export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: string): Promise<string[]> {
+  const ids = await sendEntry(d, entry, answers);
+  await finishEntry(d, entry, answers);
+  return ids;
+}
+
+/**
+ * Writes an entry's end (and its message answered) once the platform took all of it. Until that
+ * write is durable the last message sent has no receipt (its end implies it): a crash meanwhile
+ * sends it again at the restart, as a crash before the end always did.
+ */
+export function finishEntry(d: Delivery, entry: OutboxEntry, answers?: string): Promise<void> {
+  return d.persist('finish outbox', () => d.store.finishOutbox(entry.id, answers));
+}
+
+/** deliverEntry without the entry's end: resolves with the platform's ids once the platform took the whole answer. */
+export async function sendEntry(d: Delivery, entry: OutboxEntry, answers?: string): Promise<string[]> {
   const { queue, log } = d;
   const files = entry.files ?? [];
   for (let i = 0; i < entry.chunks.length; i++) {
@@ -356,7 +389,6 @@ export async function deliverEntry(d: Delivery, entry: OutboxEntry, answers?: st
     fileReceipts[j] = id;
     if (j < files.length - 1) await d.persist('file receipt', () => d.store.fileReceipt(entry.id, j, id));
   }
-  await d.persist('finish outbox', () => d.store.finishOutbox(entry.id, answers));
   return [...(entry.receipts as string[]), ...(fileReceipts as string[])];
 }
 

@@ -10,8 +10,9 @@ import type { Persist } from '../runner/persist.ts';
 import type { ResolvedPolicy } from '../runner/policy.ts';
 import { type GatewayAgentEvent, GatewayStoppingError, type RunOutcome } from '../runner/ports.ts';
 import type { ConversationState } from './commands/index.ts';
+import type { Acceptance, Settling } from './conversation-queue.ts';
 import type { GatewayContext } from './gateway-context.ts';
-import { deliverEntry, outboxEntryOf, ReplyStream } from './reply.ts';
+import { finishEntry, outboxEntryOf, ReplyStream, sendEntry } from './reply.ts';
 
 // Said once per message, when a store write its answer needs fails (the history, the outbox):
 // the answer is late, not lost, and "shortly" would be a promise the server cannot keep.
@@ -41,14 +42,28 @@ function showActivity(
   }
 }
 
-/** A turn's runner: `runTurn(msg, policy, state, begin, previewMessageId)`. */
+/**
+ * A turn's runner: `runTurn(msg, policy, state, begin, previewMessageId, accepted)`; resolves once
+ * the answer went out, with the write of its end (`settling`, never rejecting) still under way.
+ */
 export type RunTurn = (
   msg: InboundMessage,
   policy: ResolvedPolicy,
   state: ConversationState,
   begin: () => void,
   previewMessageId?: string,
-) => Promise<void>;
+  accepted?: Acceptance,
+) => Promise<Settling | undefined>;
+
+/**
+ * What a turn's platform calls wait for: the message's save, when it was queued before the save
+ * was durable, and the end of the conversation's previous answer, while it is being written (so
+ * that, across a crash, answers still leave in order). Undefined when there is nothing to wait for.
+ */
+function gateOf(accepted: Acceptance | undefined, prior: Promise<void> | undefined): Acceptance | undefined {
+  if (!accepted && !prior) return undefined;
+  return Promise.all([accepted ?? {}, prior]).then(([a]) => a);
+}
 
 /** The turn of the gateway `ctx`. */
 export function createTurn(ctx: GatewayContext): RunTurn {
@@ -75,11 +90,16 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     state: ConversationState,
     begin: () => void,
     previewMessageId?: string,
-  ): Promise<void> {
+    accepted?: Acceptance,
+  ): Promise<Settling | undefined> {
     const adapter = adapters.get(msg.platform)!;
     const queue = ctx.queueOf(msg.platform);
     const target = ctx.targetOf(msg);
     const controller = new AbortController();
+    // The run may start while the message's save is in flight (its reads overlap the write), but
+    // nothing reaches the platform, and the model is not called, before that save is durable.
+    const gate = gateOf(accepted, state.settling);
+    gate?.catch(() => undefined);
     // The preview's id is journaled as soon as it exists, so a crash leaves no preview that a
     // run again would not find and edit; a full disk is waited out in the background (dropping
     // the id would leave the preview stray at the next restart, a message the user sees twice).
@@ -97,11 +117,21 @@ export function createTurn(ctx: GatewayContext): RunTurn {
       mayCreate,
       sending,
       key: `preview:${msg.id}`,
+      held: gate !== undefined,
     });
+    gate?.then(
+      (a) => a && stream.open(a.previewMessageId),
+      () => undefined,
+    );
     // The user is told once that the answer is late, whichever of its writes waits on the store.
     let lateNotice: Promise<string | undefined> | undefined;
     const tellLate = () => {
-      lateNotice ??= ctx.sendNotice(msg.platform, target, LATE_ANSWER);
+      lateNotice ??= gate
+        ? gate.then(
+            (a) => (a ? ctx.sendNotice(msg.platform, target, LATE_ANSWER) : undefined),
+            () => undefined,
+          )
+        : ctx.sendNotice(msg.platform, target, LATE_ANSWER);
     };
     const runPersist: Persist = (what, write) => persist(what, write, tellLate);
     const started = Date.now();
@@ -129,6 +159,14 @@ export function createTurn(ctx: GatewayContext): RunTurn {
           },
           persist: runPersist,
           slot,
+          ...(accepted
+            ? {
+                ready: accepted.then(
+                  (a) => a !== undefined,
+                  () => false,
+                ),
+              }
+            : {}),
           // Waiting on a person is not work: the slot is free until the answer (or the timeout) comes.
           ...(rules
             ? {
@@ -151,6 +189,13 @@ export function createTurn(ctx: GatewayContext): RunTurn {
         closing = stream.close(); // no preview after the run ended
       }
     });
+    // A duplicate of a message saved before, or one that could not be saved: nothing is delivered.
+    const acceptedAs = gate ? await gate.catch(() => undefined) : {};
+    if (!acceptedAs) {
+      await closing;
+      log.debug({ id: msg.id }, 'run of a message not saved as new dropped');
+      return undefined;
+    }
     // A question left pending by the run before a restart that this run did not ask again (the
     // call no longer needs approval, or was not made) would keep live buttons that run nothing.
     void track(desk.finished(msg.id, !(controller.signal.reason instanceof GatewayStoppingError)));
@@ -163,11 +208,12 @@ export function createTurn(ctx: GatewayContext): RunTurn {
         ? 'the replica that now owns the conversation runs it'
         : 'it runs again at the next start';
       log.info({ conversation: msg.conversationKey }, `run interrupted; ${next}`);
-      return;
+      return undefined;
     }
     metrics.agentRuns.inc({ outcome });
     metrics.runSeconds.observe((Date.now() - started) / 1000);
-    const previewId = await closing;
+    // A notice sent while the message's save was failing is replaced by the answer (as its preview).
+    const previewId = (await closing) ?? acceptedAs.previewMessageId;
     let entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
     // Until the answer is in the outbox it exists only here: keep trying to write it (the
     // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
@@ -179,9 +225,18 @@ export function createTurn(ctx: GatewayContext): RunTurn {
         entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, notice, LATE_ANSWER, files);
       await opts.store.putOutbox(entry);
     });
-    await deliverEntry(ctx.deliveryOf(msg.platform), entry, msg.id);
+    const delivery = ctx.deliveryOf(msg.platform);
+    await sendEntry(delivery, entry, msg.id);
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length + (entry.files?.length ?? 0));
     metrics.replySeconds.observe({ platform: msg.platform }, (Date.now() - Date.parse(msg.receivedAt)) / 1000);
+    // The answer is out; its end is written without holding the reply up. The conversation's next
+    // answer waits for it and so does the gateway's stop; a crash before it is durable finds the
+    // entry unfinished at the restart, as a crash just before this line always did.
+    // (Wrapped: an async function returning the promise itself would wait for it.)
+    const settling = track(finishEntry(delivery, entry, msg.id)).catch((e: unknown) =>
+      log.error({ conversation: msg.conversationKey, err: errorMessage(e) }, "the answer's end was not written"),
+    );
+    return { settling };
   }
 
   return runTurn;

@@ -305,6 +305,15 @@ function statusOf(e: Extract<AgentEvent, { type: 'tool-start' | 'tool-end' }>): 
   return { type: 'status-clear', text: e.status, callId: e.id, ...output };
 }
 
+/** Whether the run's model takes image parts (a model that cannot be resolved fails the run anyway). */
+function visionOf(o: AgentRunnerOptions, spec: string | undefined): boolean {
+  try {
+    return supportsVision(o.deps.resolveModel(spec).id, o.visionModels);
+  } catch {
+    return false;
+  }
+}
+
 /** Builds the gateway's AgentRunner. */
 export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   const log = o.log ?? silentLogger;
@@ -372,15 +381,6 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
     return `${who} has spent ${usd(spent)} today${inFlight}, its daily budget is ${usd(limit.usd)}`;
   };
 
-  /** Whether the run's model takes image parts (a model that cannot be resolved fails the run anyway). */
-  const visionOf = (spec: string | undefined): boolean => {
-    try {
-      return supportsVision(o.deps.resolveModel(spec).id, o.visionModels);
-    } catch {
-      return false;
-    }
-  };
-
   /** What a run for `message` would be offered, built without running anything (for /whoami). */
   const offered = (policy: ResolvedPolicy, message: InboundMessage): [AgentPolicy, AgentDeps] => {
     const workspace = workspaceOf(o.workspacesDir, message.conversationKey);
@@ -395,7 +395,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
   };
 
   return {
-    async run({ message, policy: given, signal, onEvent, persist = once, approve, media, slot }) {
+    async run({ message, policy: given, signal, onEvent, persist = once, approve, media, slot, ready }) {
       if (o.unavailableHint) return { text: o.unavailableHint, outcome: 'unavailable' };
       // Files the user was told about (refused, not transcribed) lead the answer, one line each.
       const notices = media?.notices.length ? `${media.notices.join('\n')}\n\n` : '';
@@ -447,7 +447,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       }
       // In groups the model needs to know who is speaking.
       const built = mediaInput(message.text, media, {
-        vision: visionOf(policy.model),
+        vision: visionOf(o, policy.model),
         ...(message.isDirect ? {} : { speaker: message.userName }),
       });
       // Never an empty user turn: a message whose files left nothing to read (a refused file, a
@@ -457,6 +457,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         const why = notices.trim() || 'I could not read anything in that message; please send it as text.';
         return { text: why, outcome: 'nothing-to-read' };
       }
+      // Nothing is spent or saved for a message until its save is durable, nor ever for a duplicate.
+      if (ready && !(await ready)) return { text: '', outcome: 'interrupted' };
       const input = built.text;
       const budget = budgetOf(message, policy);
       // Today's spending of the budgeted subjects (a store round trip only when a budget applies).

@@ -57,6 +57,12 @@ export interface AgentRunRequest {
    * takes one again before its tools run. Absent: the run keeps whatever it holds.
    */
   slot?: RunSlot;
+  /**
+   * The message's save, when the run starts while it is written: true once it is durable and the
+   * message new. The run reads meanwhile but calls no model and saves nothing before it resolves;
+   * false (a duplicate, or not saved): it ends there, having changed nothing.
+   */
+  ready?: Promise<boolean>;
 }
 
 /** What `/usage` shows: spending of the conversation and of the user, today (UTC) and in total. */

@@ -236,6 +236,8 @@ export class FakeAgent implements AgentRunner {
       `echo: ${r.message.text}`,
   ) {}
   async run(req: AgentRunRequest): Promise<AgentRunReply> {
+    // As the real runner: nothing is asked of the model before the message's save is durable, nor for a duplicate.
+    if (req.ready && !(await req.ready)) return { text: '', outcome: 'interrupted' };
     this.seen.push(req);
     try {
       const a = await this.answer(req);

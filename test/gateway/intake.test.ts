@@ -27,9 +27,17 @@ function harness(channel: Record<string, unknown> = { access: 'full' }) {
     store,
     outbound: { backoffMs: 5 },
   });
+  // What dispatch would answer: a message dispatched while its save is in flight counts once that
+  // save says it is new (a duplicate's run, or that of a message not saved, delivers nothing).
   const dispatched: InboundMessage[] = [];
   const handle = createIntake(ctx, {
-    dispatch: (msg) => void dispatched.push(msg),
+    dispatch: (msg, _policy, _admission, _preview, _after, accepted) =>
+      void (accepted
+        ? accepted.then(
+            (a) => a && dispatched.push(msg),
+            () => undefined,
+          )
+        : dispatched.push(msg)),
     commands: createCommandRegistry<GatewayCommandContext>(GATEWAY_COMMANDS),
   });
   return { ctx, store, handle, dispatched };

@@ -11,6 +11,8 @@ export interface ConversationState {
   tail: Promise<void>;
   running?: AbortController;
   queued: number;
+  /** The write of its last answer's end, while under way (never rejects): its next answer goes out after it. */
+  settling?: Promise<void>;
 }
 
 /** A command's context at the gateway. */
