@@ -43,3 +43,16 @@ describe('what a tool or skill command loads', () => {
     });
   }
 });
+
+describe('what ask loads', () => {
+  it('boxbot ask with no MCP server configured loads no MCP SDK', () => {
+    // No key: a configuration error (exit 2), found after the runtime and its MCP tools are made.
+    const r = packagesOf(['ask', 'hello']);
+    assert.equal(r.code, 2, r.stderr);
+    assert.ok(r.packages.includes('zod'), 'the trace saw the packages');
+    assert.deepEqual(
+      r.packages.filter((p) => p.startsWith('@modelcontextprotocol/')),
+      [],
+    );
+  });
+});
