@@ -46,15 +46,21 @@ describe('what a tool or skill command loads', () => {
   }
 });
 
-describe('what ask loads', () => {
-  it('boxbot ask with no MCP server configured loads no MCP SDK', () => {
-    // No key: a configuration error (exit 2), found after the runtime and its MCP tools are made.
-    const r = packagesOf(['ask', 'hello']);
-    assert.equal(r.code, 2, r.stderr);
-    assert.ok(r.packages.includes('zod'), 'the trace saw the packages');
-    assert.deepEqual(
-      r.packages.filter((p) => p.startsWith('@modelcontextprotocol/')),
-      [],
-    );
-  });
+describe('what ask and doctor load with no MCP server configured', () => {
+  // No key: ask fails with a configuration error (exit 2) after making the runtime and its MCP
+  // tools; doctor reports the missing key (exit 1) after its MCP lines.
+  for (const [args, code] of [
+    [['ask', 'hello'], 2],
+    [['doctor', '--offline'], 1],
+  ] as const) {
+    it(`boxbot ${args[0]} loads no MCP SDK`, () => {
+      const r = packagesOf([...args]);
+      assert.equal(r.code, code, r.stderr);
+      assert.ok(r.packages.includes('zod'), 'the trace saw the packages');
+      assert.deepEqual(
+        r.packages.filter((p) => p.startsWith('@modelcontextprotocol/')),
+        [],
+      );
+    });
+  }
 });
