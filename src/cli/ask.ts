@@ -14,10 +14,8 @@ import {
   offeredToolNames,
   runAgent,
 } from '../agent/index.ts';
-import { createMcpHub } from '../agent/mcp/index.ts';
 import { configuredKeyNames, readSecrets, type Secrets, secretValues } from '../config/env.ts';
 import { ConfigError, type LoadedConfig, loadConfig } from '../config/load.ts';
-import { mcpConnection } from '../config/mcp.ts';
 import { UsageError } from '../core/errors.ts';
 import { redactSecrets, registerSecrets, silentLogger } from '../core/log.ts';
 import { accessLines, commandHelp, parseCommand } from '../gateway/commands/index.ts';
@@ -59,6 +57,12 @@ function policyOf(flags: AskFlags, rt: AgentRuntime): AgentPolicy {
 async function withMcpTools(rt: AgentRuntime, loaded: LoadedConfig, secrets: Secrets): Promise<AgentRuntime> {
   const servers = loaded.config.mcp?.servers;
   if (!servers || !Object.keys(servers).length) return rt;
+  // Loaded only when servers are configured: the MCP SDK (and its JSON Schema validator) is a
+  // fifth of an ask's start-up otherwise spent for nothing.
+  const [{ createMcpHub }, { mcpConnection }] = await Promise.all([
+    import('../agent/mcp/index.ts'),
+    import('../config/mcp.ts'),
+  ]);
   const hub = createMcpHub({ connectionOf: (name, server) => mcpConnection(name, server, secrets) });
   const tools = await hub.toolsFor(servers);
   return {

@@ -1,6 +1,5 @@
 // `boxbot doctor`'s MCP lines: every configured server (top level and policy overrides) with its
 // tools, or why it cannot be used; with --offline only the config is read and no server contacted.
-import { createMcpHub } from '../agent/mcp/index.ts';
 import type { Secrets } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { mcpConnection, mcpEntries } from '../config/mcp.ts';
@@ -16,6 +15,8 @@ export interface McpLine {
 export async function checkMcp(loaded: LoadedConfig, secrets: Secrets, offline: boolean): Promise<McpLine[]> {
   const entries = mcpEntries(loaded.config);
   if (!entries.length) return [];
+  // Loaded only when servers are configured: the MCP SDK is a large part of a doctor run's start.
+  const { createMcpHub } = await import('../agent/mcp/index.ts');
   const hub = createMcpHub({ connectionOf: (name, server) => mcpConnection(name, server, secrets), retryAfterMs: 0 });
   try {
     const lines: McpLine[] = [];

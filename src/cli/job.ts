@@ -9,16 +9,14 @@ import { readSecrets } from '../config/env.ts';
 import { loadConfig } from '../config/load.ts';
 import { databaseUrl } from '../config/store-url.ts';
 import { UsageError } from '../core/errors.ts';
-import {
-  configuredTargetCheck,
-  createScheduler,
-  hookUrl,
-  type JobInput,
-  type JobRecord,
-  JobValidationError,
-  nextRunText,
-  type Scheduler,
-} from '../scheduler/index.ts';
+// The scheduler's own files, not its index: that one also loads the HTTP API (express) and the
+// schedule tool (the agent), which no job command needs (half of a `boxbot job list`'s start).
+import { nextRunText } from '../scheduler/cron.ts';
+import { JobValidationError } from '../scheduler/errors.ts';
+import type { JobInput, JobRecord, Scheduler } from '../scheduler/index.ts';
+import { createScheduler } from '../scheduler/scheduler.ts';
+import { configuredTargetCheck } from '../scheduler/targets.ts';
+import { hookUrl } from '../scheduler/webhook-trigger.ts';
 import { openStore, type Store } from '../store/index.ts';
 
 /** Flags of `job add`: the JobInput fields given as they are, plus the ones that need parsing. */

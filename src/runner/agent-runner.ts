@@ -51,6 +51,7 @@ import type { Persist } from './persist.ts';
 import { type PolicyLimits, type ResolvedPolicy, withModelChoice } from './policy.ts';
 import type { AgentRunner, AgentRunReply, AgentRunRequest, GatewayAgentEvent, UsageView } from './ports.ts';
 import { GatewayStoppingError } from './ports.ts';
+import { usd } from './usd.ts';
 
 /** What the runner is wired to. */
 export interface AgentRunnerOptions {
@@ -200,11 +201,6 @@ export const DEFAULT_MAX_FILE_BYTES = 20 * 1024 * 1024;
 
 /** A store write tried once (when the caller gives no retry). */
 const once: Persist = (_what, write) => write();
-
-/** Dollars for people: cents, or more digits below one cent. */
-export function usd(n: number): string {
-  return n >= 0.01 || n === 0 ? `$${n.toFixed(2)}` : `$${n.toPrecision(2)}`;
-}
 
 /** The runner's workspace for a conversation (created on first use). */
 export function workspaceOf(workspacesDir: string, conversationKey: string): string {

@@ -3,7 +3,8 @@
 // message reaches the agent at all (allowFrom, requireMention).
 import { decodeConversationKey, spaceKeyOf } from '../adapters/conversation-key.ts';
 import { decodeUserKey, type InboundMessage, speakerOf } from '../adapters/index.ts';
-import { type AccessMode, type ApprovalRules, intersectHosts } from '../agent/index.ts';
+import type { AccessMode, ApprovalRules } from '../agent/index.ts';
+import { intersectHosts } from '../agent/tools/grants.ts';
 import type { McpServerConfig } from '../config/mcp.ts';
 import type { Config } from '../config/schema.ts';
 

@@ -2,7 +2,8 @@
 // available to a job in two ways: `{{history}}` anywhere in the prompt is replaced by a
 // transcript, and a prompt `/<skill> [text]` runs that skill with its `history` argument filled
 // from the transcript and `text` as its other argument (`/daily-digest the last day`).
-import { expandSkill, type Message, type Skill, type SkillArg } from '../agent/index.ts';
+import type { Message, Skill, SkillArg } from '../agent/index.ts';
+import { expandSkill } from '../agent/skills/expand.ts';
 
 /** Messages and characters of history a transcript keeps (the newest). */
 export const TRANSCRIPT_LIMITS = { messages: 200, chars: 40_000 } as const;

@@ -6,7 +6,8 @@
 import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
 import { decodeUserKey, platformOf } from '../adapters/index.ts';
-import { holdsOtherThan, type Reservation, type WorkspaceRecords, workspaceTaint } from '../agent/index.ts';
+import type { Reservation } from '../agent/loop/cost-meter.ts';
+import { holdsOtherThan, type WorkspaceRecords, workspaceTaint } from '../agent/workspace-record.ts';
 import type { Secrets } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../core/errors.ts';

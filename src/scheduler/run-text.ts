@@ -1,7 +1,7 @@
 // What a run posts to its target: the agent's answer, or a short notice saying why there is
 // none (failure, timeout, spent budget, shutdown), so no run fails silently.
 import { redactLine } from '../config/env.ts';
-import { usd } from '../runner/agent-runner.ts';
+import { usd } from '../runner/usd.ts';
 import type { JobRecord } from '../store/index.ts';
 import type { BudgetLimit } from './run-budget.ts';
 

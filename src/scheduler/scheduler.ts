@@ -9,7 +9,7 @@
 //   await s.start(); await s.add({ name: 'digest', cron: '0 9 * * 1-5', prompt: '/daily-digest', target: 'slack:T1:C2'
 //   });
 import { join } from 'node:path';
-import { createWorkspaceRecords } from '../agent/index.ts';
+import { createWorkspaceRecords } from '../agent/workspace-record.ts';
 import { type Secrets, secretValues } from '../config/env.ts';
 import type { LoadedConfig } from '../config/load.ts';
 import { errorMessage } from '../core/errors.ts';

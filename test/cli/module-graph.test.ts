@@ -1,7 +1,8 @@
 // Commands that only look at tools and skills load neither a model provider's SDK nor a chat
 // platform's: `tool list`, `skill list` and `tool validate` import the tool and skill modules,
-// not the agent's whole public surface. Checked on the command's module graph (every package it
-// resolves, ES modules and CommonJS alike).
+// not the agent's whole public surface; `job list` loads the scheduler's own files, not its HTTP
+// API (express) or the agent. Checked on the command's module graph (every package it resolves,
+// ES modules and CommonJS alike).
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -31,6 +32,7 @@ describe('what a tool or skill command loads', () => {
     ['tool', 'list'],
     ['skill', 'list'],
     ['tool', 'validate', guest('reg-v1')],
+    ['job', 'list'],
   ]) {
     it(`boxbot ${args.slice(0, 2).join(' ')} loads no model or chat SDK`, () => {
       const r = packagesOf(args);
@@ -38,6 +40,25 @@ describe('what a tool or skill command loads', () => {
       assert.ok(r.packages.length > 0, 'the trace saw the packages');
       assert.deepEqual(
         r.packages.filter((p) => SDKS.includes(p)),
+        [],
+      );
+    });
+  }
+});
+
+describe('what ask and doctor load with no MCP server configured', () => {
+  // No key: ask fails with a configuration error (exit 2) after making the runtime and its MCP
+  // tools; doctor reports the missing key (exit 1) after its MCP lines.
+  for (const [args, code] of [
+    [['ask', 'hello'], 2],
+    [['doctor', '--offline'], 1],
+  ] as const) {
+    it(`boxbot ${args[0]} loads no MCP SDK`, () => {
+      const r = packagesOf([...args]);
+      assert.equal(r.code, code, r.stderr);
+      assert.ok(r.packages.includes('zod'), 'the trace saw the packages');
+      assert.deepEqual(
+        r.packages.filter((p) => p.startsWith('@modelcontextprotocol/')),
         [],
       );
     });
