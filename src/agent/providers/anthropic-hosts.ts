@@ -1,47 +1,22 @@
 // Anthropic models on the cloud hosts teams are often required to use: Amazon Bedrock (SigV4-signed
 // InvokeModelWithResponseStream, or a Bedrock API key) and Google Vertex AI (`:streamRawPredict` with an OAuth
 // token), each through Anthropic's own SDK for that host, imported on first use. The stream is the Messages API's.
-// Those SDKs are optional peer dependencies (the AWS SDK alone is 61 MB): a production install has them only when
-// the user adds them, and a missing one is named with the command that adds it (here, in `doctor` and at start).
-import { createRequire } from 'node:module';
+// Those SDKs are optional peer dependencies (optional-sdk.ts): a production install has them only when the user adds
+// them, and a missing one is named with the command that adds it.
 import type { Provider } from '../types.ts';
 import { createAnthropicProvider } from './anthropic.ts';
 import { serviceAccountTokens } from './google-adc.ts';
 import { lazyProvider } from './lazy.ts';
+import { importOptionalSdk, OPTIONAL_SDKS, optionalSdkProblem } from './optional-sdk.ts';
 
 /** The SDK package each cloud host needs and the versions boxbot is built against (package.json's peerDependencies). */
 export const HOST_SDKS = {
-  bedrock: { pkg: '@anthropic-ai/bedrock-sdk', range: '^1.1.3' },
-  'vertex-anthropic': { pkg: '@anthropic-ai/vertex-sdk', range: '^1.1.3' },
+  bedrock: OPTIONAL_SDKS.bedrock,
+  'vertex-anthropic': OPTIONAL_SDKS['vertex-anthropic'],
 } as const;
 
-type HostSdk = (typeof HOST_SDKS)[keyof typeof HOST_SDKS];
-
-const sdkMissingText = (sdk: { pkg: string; range: string }) =>
-  `the package ${sdk.pkg} is not installed (an optional dependency): run \`npm install ${sdk.pkg}@${sdk.range}\` ` +
-  "in boxbot's folder";
-
 /** What is wrong when `sdk` cannot be loaded from here (not installed), else undefined. */
-export function hostSdkProblem(sdk: { pkg: string; range: string }): string | undefined {
-  try {
-    createRequire(import.meta.url).resolve(sdk.pkg);
-    return undefined;
-  } catch {
-    return sdkMissingText(sdk);
-  }
-}
-
-/** Imports a cloud host's SDK; a missing one is an error naming the package and the command that installs it. */
-async function importHostSdk<T>(sdk: HostSdk): Promise<T> {
-  try {
-    return (await import(sdk.pkg)) as T;
-  } catch (e) {
-    const code = (e as { code?: string }).code;
-    if (code === 'ERR_MODULE_NOT_FOUND' && String((e as Error).message).includes(`'${sdk.pkg}'`))
-      throw new Error(sdkMissingText(sdk), { cause: e });
-    throw e;
-  }
-}
+export const hostSdkProblem = optionalSdkProblem;
 
 /** Bedrock credentials: static IAM keys (signed with SigV4), or a Bedrock API key sent as a bearer token. */
 export type BedrockCredentials =
@@ -64,7 +39,7 @@ export interface BedrockProviderOptions {
 export function createBedrockProvider(options: BedrockProviderOptions): Provider {
   const name = options.name ?? 'bedrock';
   return lazyProvider(name, async () => {
-    const { AnthropicBedrock } = await importHostSdk<typeof import('@anthropic-ai/bedrock-sdk')>(HOST_SDKS.bedrock);
+    const { AnthropicBedrock } = await importOptionalSdk<typeof import('@anthropic-ai/bedrock-sdk')>(HOST_SDKS.bedrock);
     const c = options.credentials;
     const common = {
       awsRegion: options.region,
@@ -152,7 +127,7 @@ function vertexAuthClient(options: VertexProviderOptions, name: string) {
 export function createVertexProvider(options: VertexProviderOptions): Provider {
   const name = options.name ?? 'vertex';
   return lazyProvider(name, async () => {
-    const { AnthropicVertex } = await importHostSdk<typeof import('@anthropic-ai/vertex-sdk')>(
+    const { AnthropicVertex } = await importOptionalSdk<typeof import('@anthropic-ai/vertex-sdk')>(
       HOST_SDKS['vertex-anthropic'],
     );
     const auth = vertexAuthClient(options, name);

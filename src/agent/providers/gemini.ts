@@ -1,9 +1,11 @@
-// Google Gemini through @google/genai (imported on first use): streamed text, whole function calls, thought
-// summaries with their signatures, usage from usageMetadata, and Google's error bodies (RetryInfo) classified.
+// Google Gemini through @google/genai (an optional peer dependency, imported on first use: optional-sdk.ts): streamed
+// text, whole function calls, thought summaries with their signatures, usage from usageMetadata, and Google's error
+// bodies (RetryInfo) classified.
 import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
 import { ProviderError, retryAfterMsOf } from './errors.ts';
 import { toGeminiParams } from './gemini-messages.ts';
 import { lazyProvider } from './lazy.ts';
+import { importOptionalSdk, OPTIONAL_SDKS } from './optional-sdk.ts';
 import { fromSdkError, guardStream, incompleteStream, streamText } from './stream-guard.ts';
 import { tokenCount } from './token-count.ts';
 
@@ -76,7 +78,7 @@ function retryDelayMs(details: { '@type'?: string; retryDelay?: string }[] | und
 export function createGeminiProvider(options: GeminiProviderOptions): Provider {
   const name = options.name ?? 'gemini';
   return lazyProvider(name, async () => {
-    const genai = await import('@google/genai');
+    const genai = await importOptionalSdk<typeof import('@google/genai')>(OPTIONAL_SDKS.gemini);
     const baseFetch = options.fetch ?? fetch;
     return {
       name,

@@ -8,18 +8,13 @@ import type { Logger } from '../../core/log.ts';
 import { silentLogger } from '../../core/log.ts';
 import type { Provider } from '../types.ts';
 import { createAnthropicProvider } from './anthropic.ts';
-import {
-  createBedrockProvider,
-  createVertexProvider,
-  HOST_SDKS,
-  hostSdkProblem,
-  vertexBaseURL,
-} from './anthropic-hosts.ts';
+import { createBedrockProvider, createVertexProvider, vertexBaseURL } from './anthropic-hosts.ts';
 import { createCohereProvider } from './cohere.ts';
 import { ModelConfigError } from './errors.ts';
 import { withFallback } from './fallback.ts';
 import { createGeminiProvider } from './gemini.ts';
 import { createOpenAIProvider } from './openai.ts';
+import { OPTIONAL_SDKS, optionalSdkProblem } from './optional-sdk.ts';
 import { baseURLEnvOf, PROVIDER_PRESETS, type ProviderType } from './presets.ts';
 import { type RetryOptions, withRetry } from './retry.ts';
 
@@ -120,7 +115,7 @@ function vertexAdc(type: ProviderType, apiKeyEnv: string | undefined, secrets: S
   );
 }
 
-/** What a provider of `type` lacks besides its key and base URL: a region, a project. */
+/** What a cloud host's provider lacks besides its key and base URL: a region, a project, its optional SDK. */
 function hostProblem(name: string, type: ProviderType, ctx: Ctx): string | undefined {
   if (type !== 'bedrock' && type !== 'vertex-anthropic') return undefined;
   if (!regionOf(name, type, ctx)) {
@@ -129,7 +124,7 @@ function hostProblem(name: string, type: ProviderType, ctx: Ctx): string | undef
   if (type === 'vertex-anthropic' && !ctx.config.providers?.[name]?.projectId) {
     return `providers.${name}.projectId is not set in the config (the Google Cloud project)`;
   }
-  return hostSdkProblem(HOST_SDKS[type]);
+  return optionalSdkProblem(OPTIONAL_SDKS[type]);
 }
 
 function statusOf(name: string, ctx: Ctx): ProviderStatus | undefined {
@@ -161,6 +156,9 @@ function statusOf(name: string, ctx: Ctx): ProviderStatus | undefined {
         : keyEnv
           ? `set ${keyEnv}`
           : `set providers.${name}.apiKeyEnv in the config`;
+  } else if (type === 'gemini') {
+    // Named once the key is there: until then setting the key is the first thing to do.
+    problem = optionalSdkProblem(OPTIONAL_SDKS.gemini);
   }
   return {
     name,
