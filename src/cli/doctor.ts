@@ -28,7 +28,7 @@ import { historyPolicy } from '../config/history.ts';
 import { describeDataDir, type LoadedConfig, loadConfig, strayDataDir } from '../config/load.ts';
 import { databaseUrl } from '../config/store-url.ts';
 import { errorMessage, fetchFailureCode, UsageError } from '../core/errors.ts';
-import { isLoopback } from '../gateway/http-server.ts';
+import { isLoopback } from '../core/loopback.ts';
 import { createSandbox } from '../sandbox/index.ts';
 import { type JobRecord, openStore } from '../store/index.ts';
 import { checkMcp } from './doctor-mcp.ts';

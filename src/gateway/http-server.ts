@@ -11,6 +11,7 @@ import { constantTimeEqual } from '../core/constant-time-equal.ts';
 import { BoxbotError, errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
+import { isLoopback } from '../core/loopback.ts';
 import { type AdminAuth, createAdminAuth } from './admin-auth.ts';
 import { attachDashboard } from './dashboard.ts';
 import type { Metrics } from './metrics.ts';
@@ -56,11 +57,6 @@ export interface HttpServer {
   url: string;
   port: number;
   close(): Promise<void>;
-}
-
-/** True for addresses only this machine can reach. */
-export function isLoopback(host: string): boolean {
-  return host === 'localhost' || host === '::1' || /^127\.\d+\.\d+\.\d+$/.test(host);
 }
 
 /** Express middleware: a Bearer admin token, compared in constant time. */

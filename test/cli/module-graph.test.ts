@@ -46,19 +46,20 @@ describe('what a tool or skill command loads', () => {
   }
 });
 
-describe('what ask and doctor load with no MCP server configured', () => {
+describe('what ask and doctor load with no MCP server configured and no skill to install', () => {
   // No key: ask fails with a configuration error (exit 2) after making the runtime and its MCP
   // tools; doctor reports the missing key (exit 1) after its MCP lines.
   for (const [args, code] of [
     [['ask', 'hello'], 2],
     [['doctor', '--offline'], 1],
   ] as const) {
-    it(`boxbot ${args[0]} loads no MCP SDK`, () => {
+    it(`boxbot ${args[0]} loads no MCP SDK, no skill installer (tar, git) and, for doctor, no express`, () => {
       const r = packagesOf([...args]);
       assert.equal(r.code, code, r.stderr);
       assert.ok(r.packages.includes('zod'), 'the trace saw the packages');
+      const unneeded = ['tar', 'isomorphic-git', ...(args[0] === 'doctor' ? ['express'] : [])];
       assert.deepEqual(
-        r.packages.filter((p) => p.startsWith('@modelcontextprotocol/')),
+        r.packages.filter((p) => p.startsWith('@modelcontextprotocol/') || unneeded.includes(p)),
         [],
       );
     });

@@ -6,9 +6,7 @@
 import { mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
-import git from 'isomorphic-git';
-import http from 'isomorphic-git/http/node';
-import { Parser, type ReadEntry } from 'tar';
+import type { ReadEntry } from 'tar';
 import { readSkillRecords, type SkillRecord, writeSkillRecord } from './approvals.ts';
 import { hashSkill, readSkillFolder, SKILL_LIMITS, type SkillFile, SkillFolderError } from './folder.ts';
 import { parseSkill, SkillError } from './skill.ts';
@@ -47,6 +45,8 @@ function entryPath(raw: string): string {
 
 /** The files of a tarball, read under the skill limits; links and special entries refuse the whole tarball. */
 export async function readTarball(bytes: Uint8Array): Promise<SkillFile[]> {
+  // Imported here, not at the top: every process that loads the agent would load tar otherwise.
+  const { Parser } = await import('tar');
   const files: SkillFile[] = [];
   let total = 0;
   await new Promise<void>((done, fail) => {
@@ -103,6 +103,10 @@ async function readGit(url: string): Promise<SkillFile[]> {
   const dir = mkdtempSync(join(tmpdir(), 'boxbot-skill-git-'));
   try {
     const [repo, ref] = url.replace(/^git\+/, '').split('#') as [string, string | undefined];
+    const [{ default: git }, { default: http }] = await Promise.all([
+      import('isomorphic-git'),
+      import('isomorphic-git/http/node'),
+    ]);
     await git.clone({
       fs: await import('node:fs'),
       http,
