@@ -20,7 +20,7 @@ let emu: LlmEmulator;
 
 /**
  * What the production install takes on disk (allocated blocks in MiB, as `du -sh` counts them). The
- * issue's goal is 150 MB; this is the ceiling as measured (305 MB on 28 November 2026: the bundled
+ * issue's goal is 150 MB; this is the ceiling as measured (300 MiB on 28 November 2026: the bundled
  * tools' components and compile cache are 143 MB of it), so that what was cut stays cut.
  */
 const SIZE_CEILING_MB = 310;
