@@ -6,9 +6,10 @@
 // existing build is kept as it is, and a checkout with no build fails here with what to do,
 // rather than with "tsx: not found". Plain JavaScript because tsx may be absent. A consumer of
 // the packed tarball never runs this: the tarball ships dist/ and tools/dist/.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -37,41 +38,82 @@ if (
 
 // Each step says what it does before it starts and how long it took, so an install that takes
 // minutes on a small machine never looks stuck (npm shows this script's output as it comes).
+// Two lanes run side by side, since neither reads what the other writes: the JavaScript (tsc into
+// dist/, then the dashboard and the jco-transpile copy beside it) and the tools (componentize-js
+// into tools/dist/, then their compile cache, both from src/ through tsx). Each is mostly one
+// single-threaded process, so on two cores the install takes the longer lane, not the sum.
 const steps = [
   // Emit only (--noCheck: the same JavaScript, half the CPU): `npm run typecheck` and `npm test`
   // check the types; an install need not check them again.
-  [
-    'compiling TypeScript into dist/ (tsc, emit only; npm run typecheck checks the types)',
-    [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noCheck'],
-  ],
-  [
-    'bundling the dashboard into dist/admin/ (esbuild: Preact, htm, uPlot)',
-    [join(root, 'scripts', 'build-dashboard.js')],
-  ],
-  [
-    'copying jco-transpile into dist/vendor/ (the tool compiler, without binaryen: see scripts/build-vendor.js)',
-    [join(root, 'scripts', 'build-vendor.js')],
-  ],
-  [
-    'building the bundled WASM tools into tools/dist/ (esbuild + componentize-js; unchanged ones are kept)',
-    ['--import', 'tsx', join(root, 'scripts', 'build-tools.ts')],
-  ],
-  [
-    'compiling the bundled tools for the sandbox into tools/dist/cache (so a first start compiles nothing)',
-    ['--import', 'tsx', join(root, 'scripts', 'build-tool-cache.ts')],
-  ],
+  {
+    lane: 'js',
+    what: 'compiling TypeScript into dist/ (tsc, emit only; npm run typecheck checks the types)',
+    args: [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noCheck'],
+  },
+  {
+    lane: 'tools',
+    what: 'building the bundled WASM tools into tools/dist/ (esbuild + componentize-js; unchanged ones are kept)',
+    args: ['--import', 'tsx', join(root, 'scripts', 'build-tools.ts')],
+  },
+  {
+    lane: 'js',
+    what: 'bundling the dashboard into dist/admin/ (esbuild: Preact, htm, uPlot)',
+    args: [join(root, 'scripts', 'build-dashboard.js')],
+  },
+  {
+    lane: 'js',
+    what: 'copying jco-transpile into dist/vendor/ (the tool compiler, without binaryen: see scripts/build-vendor.js)',
+    args: [join(root, 'scripts', 'build-vendor.js')],
+  },
+  {
+    lane: 'tools',
+    what: 'compiling the bundled tools for the sandbox into tools/dist/cache (so a first start compiles nothing)',
+    args: ['--import', 'tsx', join(root, 'scripts', 'build-tool-cache.ts')],
+  },
 ];
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const began = Date.now();
-steps.forEach(([what, args], i) => {
+const children = new Set();
+
+/** Runs step `i`, its output's lines prefixed with its number (the two lanes' lines interleave). */
+function run(i) {
+  const { what, args } = steps[i];
   const label = `boxbot install: step ${i + 1} of ${steps.length}`;
   console.log(`${label}: ${what}`);
   const start = Date.now();
-  const r = spawnSync(process.execPath, args, { cwd: root, stdio: 'inherit' });
-  if (r.status !== 0) {
-    console.error(`${label} failed (exit ${r.status ?? r.signal}) after ${seconds(Date.now() - start)}`);
-    process.exit(r.status ?? 1);
-  }
-  console.log(`${label} done in ${seconds(Date.now() - start)}`);
-});
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    children.add(child);
+    for (const [from, to] of [
+      [child.stdout, process.stdout],
+      [child.stderr, process.stderr],
+    ]) {
+      createInterface({ input: from }).on('line', (line) => to.write(`  [step ${i + 1}] ${line}\n`));
+    }
+    child.on('error', reject);
+    child.on('close', (code, signal) => {
+      children.delete(child);
+      if (code === 0) {
+        console.log(`${label} done in ${seconds(Date.now() - start)}`);
+        resolve();
+      } else {
+        const e = new Error(`${label} failed (exit ${code ?? signal}) after ${seconds(Date.now() - start)}`);
+        reject(Object.assign(e, { exitCode: code ?? 1 }));
+      }
+    });
+  });
+}
+
+/** Runs a lane's steps in order. */
+async function lane(name) {
+  for (const [i, step] of steps.entries()) if (step.lane === name) await run(i);
+}
+
+try {
+  await Promise.all([lane('js'), lane('tools')]);
+} catch (e) {
+  for (const child of children) child.kill();
+  console.error(e.message);
+  process.exit(e.exitCode ?? 1);
+}
 console.log(`boxbot install: built in ${seconds(Date.now() - began)}; next: npm link, then boxbot setup`);

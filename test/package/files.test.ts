@@ -1,6 +1,7 @@
 // What the packed tarball holds (`npm pack`, as a production install gets it): the built code,
 // the bundled tools and what installing them needs, the docs; never tests, benches, build
-// caches (tools/dist/cache is rebuilt at install), dev scripts, a `.env` or another tarball.
+// caches (tools/dist/cache is rebuilt at install), sources and source maps, dev scripts, a `.env` or
+// another tarball.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -19,7 +20,7 @@ function packedFiles(): string[] {
   return (JSON.parse(r.stdout) as { files: { path: string }[] }[])[0]!.files.map((f) => f.path);
 }
 
-const ROOTS = ['bin/', 'dist/', 'src/', 'tools/', 'skills/', 'deploy/', 'docs/'];
+const ROOTS = ['bin/', 'dist/', 'tools/', 'skills/', 'deploy/', 'docs/'];
 const FILES = [
   'package.json',
   'README.md',
@@ -38,6 +39,13 @@ describe('the packed tarball', () => {
     for (const f of [...FILES, 'bin/boxbot.js', 'docs/configuration.md', 'tools/core/tool.json'])
       assert.ok(files.includes(f), `${f} is packed`);
     if (existsSync(join(root, 'dist', 'cli', 'main.js'))) assert.ok(files.includes('dist/cli/main.js'));
+  });
+
+  it('leaves out the TypeScript sources and source maps: nothing runs them', () => {
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('src/') || f.endsWith('.map')),
+      [],
+    );
   });
 
   it('leaves out build caches, secrets, tests and tarballs', () => {

@@ -1,12 +1,13 @@
 // The packed tarball installed as a user installs it (`npm install --omit=dev`, offline from npm's
 // cache, into an empty folder), then run from there against the LLM emulator: what was cut from the
-// install (binaryen, jco-transpile as a package, the AWS SDK) is absent, a bundled tool compiles
-// with the copy of jco-transpile in dist/vendor and runs, `boxbot start` answers /healthz, and
-// `boxbot doctor` names the package a Bedrock model needs. Needs a built checkout (`npm ci` or
-// `npm run build` and the bundled tools).
+// install (binaryen, jco-transpile as a package, the AWS SDK, Gemini's SDK) is absent, the install
+// stays under its size ceiling, a bundled tool compiles with the copy of jco-transpile in
+// dist/vendor and runs, `boxbot start` answers /healthz, and `boxbot doctor` and a model call name
+// the package a Bedrock or Gemini model needs. Needs a built checkout (`npm ci` or `npm run build`
+// and the bundled tools).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
@@ -16,6 +17,20 @@ const base = tempDir('boxbot-prod-install-');
 const prefix = join(base, 'install');
 const bin = join(prefix, 'node_modules', 'boxbot', 'bin', 'boxbot.cjs');
 let emu: LlmEmulator;
+
+/**
+ * What the production install takes on disk (allocated blocks in MiB, as `du -sh` counts them). The
+ * issue's goal is 150 MB; this is the ceiling as measured (300 MiB on 28 November 2026: the bundled
+ * tools' components and compile cache are 143 MB of it), so that what was cut stays cut.
+ */
+const SIZE_CEILING_MB = 310;
+
+function diskBytes(path: string): number {
+  const st = lstatSync(path);
+  let total = st.blocks * 512;
+  if (st.isDirectory()) for (const name of readdirSync(path)) total += diskBytes(join(path, name));
+  return total;
+}
 
 function npm(args: string[], cwd: string): string {
   const r = spawnSync('npm', args, {
@@ -65,9 +80,22 @@ describe('the packed tarball installed with --omit=dev', () => {
 
   it('leaves out binaryen, the jco-transpile package and the cloud hosts’ SDKs', () => {
     const modules = join(prefix, 'node_modules');
-    for (const name of ['binaryen', '@bytecodealliance/jco-transpile', '@anthropic-ai/bedrock-sdk', '@aws-sdk'])
+    for (const name of [
+      'binaryen',
+      '@bytecodealliance/jco-transpile',
+      '@anthropic-ai/bedrock-sdk',
+      '@aws-sdk',
+      '@google/genai',
+      'google-auth-library',
+    ])
       assert.equal(existsSync(join(modules, name)), false, `${name} is not installed`);
     assert.ok(existsSync(join(modules, 'boxbot', 'dist', 'vendor', 'jco-transpile', 'dist', 'index.js')));
+  });
+
+  it(`takes at most ${SIZE_CEILING_MB} MB on disk, the bundled tools' compile cache included`, () => {
+    assert.ok(existsSync(join(prefix, 'node_modules', 'boxbot', 'tools', 'dist', 'cache', 'specs')), 'cache built');
+    const mb = diskBytes(join(prefix, 'node_modules')) / 2 ** 20;
+    assert.ok(mb <= SIZE_CEILING_MB, `the install takes ${mb.toFixed(0)} MB (ceiling ${SIZE_CEILING_MB} MB)`);
   });
 
   it('boxbot ask runs a bundled tool compiled there, in an empty folder', async () => {
@@ -126,5 +154,21 @@ describe('the packed tarball installed with --omit=dev', () => {
       d.out,
       /@anthropic-ai\/bedrock-sdk is not installed.*npm install @anthropic-ai\/bedrock-sdk@\^1\.1\.3/,
     );
+  });
+
+  it('a Gemini model names the SDK to add, in doctor and when asked', async () => {
+    const empty = join(base, 'gemini');
+    mkdirSync(empty);
+    const config = join(base, 'gemini.json');
+    writeFileSync(config, JSON.stringify({ dataDir: join(base, 'data-gemini'), model: 'gemini/gemini-2.5-flash' }));
+    const env = { GEMINI_API_KEY: 'gemini-prod-install-key' };
+    const wanted = /@google\/genai is not installed.*npm install @google\/genai@\^2\.32\.0/;
+    const d = await boxbot(['doctor', '--offline', '--config', config], empty, env);
+    assert.equal(d.code, 1, 'doctor fails on a model it cannot call');
+    assert.match(d.out, wanted);
+    const a = await boxbot(['ask', 'hello', '--config', config, '--workdir', empty], empty, env);
+    assert.equal(a.code, 2, `a model that cannot be called is a config error: ${a.out}`);
+    assert.match(a.err, wanted);
+    assert.doesNotMatch(a.err, /gemini-prod-install-key/, 'the key is not printed');
   });
 });
