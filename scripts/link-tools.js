@@ -42,7 +42,8 @@ const cacheBuilder = fileURLToPath(new URL('../dist/agent/tools/bundled-cache.js
 if (existsSync(cacheBuilder) && !existsSync(join(distDir, 'cache', 'specs'))) {
   try {
     const { buildBundledToolCache } = await import(cacheBuilder);
-    await buildBundledToolCache();
+    const { failed } = await buildBundledToolCache();
+    if (failed.length) console.warn(`boxbot: bundled tools not prepared: ${failed.join(', ')}; see the lines above`);
   } catch (e) {
     console.warn(
       `boxbot: could not prepare the bundled tools (${e.message}); each data dir compiles them at first start`,

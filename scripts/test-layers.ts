@@ -37,6 +37,7 @@ export const SLOW: readonly string[] = [
   'test/agent/managed/managed.test.ts', // executors run the bundled read and write tools
   'test/agent/skills/skill-js.test.ts', // a skill's JavaScript in the sandbox, with files and fetch
   'test/agent/skills/skill-run.test.ts', // skill scripts in the sandbox; a git http-backend child per clone
+  'test/agent/tools/bundled-cache.test.ts',
   'test/agent/tools/invoke.test.ts',
   'test/agent/tools/registry.test.ts',
   'test/agent/tools/registry-names.test.ts',

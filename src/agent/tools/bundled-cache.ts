@@ -8,6 +8,7 @@
 import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import { errorMessage } from '../../core/errors.ts';
 import { createSandbox, DEFAULT_LIMITS, SHARED_CACHE_ROOT, SHARED_COMPILE_CACHE } from '../../sandbox/index.ts';
 import { BUNDLED_TOOLS_DIR, SHARED_SPEC_CACHE } from './locations.ts';
 import { registerFile } from './registry.ts';
@@ -17,15 +18,34 @@ import type { ToolSpec } from './spec.ts';
 /** The memory limits entries are built for: the registry's (256 MiB) and the default call limit. */
 const MEMORY_LIMITS = [...new Set([256 * 1024 * 1024, DEFAULT_LIMITS.maxMemoryBytes])];
 
-/** Builds (or checks and completes) the shared cache; `write` shows the progress (stdout by default). */
+/** Where the cache is built from and to (the package's own folders unless a test says otherwise). */
+export interface BundledCacheDirs {
+  tools: string;
+  compile: string;
+  specs: string;
+  root: string;
+}
+
+const PACKAGE_DIRS: BundledCacheDirs = {
+  tools: BUNDLED_TOOLS_DIR,
+  compile: SHARED_COMPILE_CACHE,
+  specs: SHARED_SPEC_CACHE,
+  root: SHARED_CACHE_ROOT,
+};
+
+/**
+ * Builds (or checks and completes) the shared cache; `write` shows the progress (stdout by default).
+ * A tool that cannot be prepared (a stale or broken file) is left out with its reason, the others
+ * are prepared; resolves with the names left out (a checkout's build fails on them).
+ */
 export async function buildBundledToolCache(
   write: (text: string) => void = (t) => process.stdout.write(t),
-): Promise<void> {
-  const files = (await readdir(BUNDLED_TOOLS_DIR).catch(() => [] as string[]))
-    .filter((f) => f.endsWith('.wasm'))
-    .sort();
+  dirs: BundledCacheDirs = PACKAGE_DIRS,
+): Promise<{ failed: string[] }> {
+  const files = (await readdir(dirs.tools).catch(() => [] as string[])).filter((f) => f.endsWith('.wasm')).sort();
   const scratch = await mkdtemp(join(tmpdir(), 'boxbot-tool-cache-'));
-  const sandbox = createSandbox({ cacheDir: SHARED_COMPILE_CACHE, sharedCacheDirs: [], workers: 1 });
+  const sandbox = createSandbox({ cacheDir: dirs.compile, sharedCacheDirs: [], workers: 1 });
+  const failed: string[] = [];
   const keys = new Set<string>();
   const specs: ToolSpec[] = [];
   const started = Date.now();
@@ -34,29 +54,37 @@ export async function buildBundledToolCache(
       const name = basename(f, '.wasm');
       const t = Date.now();
       write(`boxbot: preparing bundled tool ${name} (${i + 1}/${files.length})…`);
-      const { spec, blob } = await registerFile(sandbox, join(BUNDLED_TOOLS_DIR, f), scratch, name, {
-        sharedSpecDirs: [SHARED_SPEC_CACHE],
-      });
-      for (const limit of MEMORY_LIMITS) keys.add((await sandbox.prepare(blob, limit)).key);
-      specs.push(spec);
-      write(` ${Date.now() - t} ms\n`);
+      try {
+        const { spec, blob } = await registerFile(sandbox, join(dirs.tools, f), scratch, name, {
+          sharedSpecDirs: [dirs.specs],
+        });
+        for (const limit of MEMORY_LIMITS) keys.add((await sandbox.prepare(blob, limit)).key);
+        specs.push(spec);
+        write(` ${Date.now() - t} ms\n`);
+      } catch (e) {
+        failed.push(name);
+        write(` left out: ${errorMessage(e)}\n`);
+      }
     }
   } finally {
     await sandbox.close();
     await rm(scratch, { recursive: true, force: true });
   }
   // Specs are rewritten whole (they are small); compile entries not built for this set go.
-  await rm(SHARED_SPEC_CACHE, { recursive: true, force: true });
-  for (const spec of specs) await writeCachedSpec(SHARED_SPEC_CACHE, spec);
-  for (const entry of await readdir(SHARED_COMPILE_CACHE).catch(() => [] as string[])) {
-    if (!keys.has(entry)) await rm(join(SHARED_COMPILE_CACHE, entry), { recursive: true, force: true });
+  await rm(dirs.specs, { recursive: true, force: true });
+  for (const spec of specs) await writeCachedSpec(dirs.specs, spec);
+  for (const entry of await readdir(dirs.compile).catch(() => [] as string[])) {
+    if (!keys.has(entry)) await rm(join(dirs.compile, entry), { recursive: true, force: true });
   }
-  await makeReadable(SHARED_CACHE_ROOT);
+  await makeReadable(dirs.root);
+  const missing = failed.length ? `; left out, compiled by each data dir if they work then: ${failed.join(', ')}` : '';
+  const took = `${keys.size} compiled, ${Date.now() - started} ms`;
   write(
     files.length
-      ? `boxbot: bundled tools prepared for every data dir (${keys.size} compiled, ${Date.now() - started} ms)\n`
+      ? `boxbot: bundled tools prepared for every data dir (${took})${missing}\n`
       : 'boxbot: no bundled tools to prepare\n',
   );
+  return { failed };
 }
 
 /**
