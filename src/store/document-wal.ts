@@ -27,7 +27,7 @@ export interface DocumentWal {
   commit(changes: Record<string, string | null>): Promise<void>;
   /** Writes the files of what is journaled and durable, then drops their records from the journal. */
   checkpoint(): Promise<void>;
-  /** Checkpoints what is left (unless read-only) and closes the journal. */
+  /** Checkpoints what is left (if this process journaled anything) and closes the journal. */
   close(): Promise<void>;
 }
 
@@ -56,6 +56,9 @@ export function createDocumentWal(
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
   let closed = false;
+  // Only a process that journals changes writes files or rewrites the journal: one that only reads
+  // (the CLI beside a running gateway) must not put back texts the gateway has since replaced.
+  let wrote = false;
   const covers = (path: string): boolean => opts.prefixes.some((p) => path.startsWith(p));
 
   const journal = createJournal<WalRecord>(docs, {
@@ -135,6 +138,7 @@ export function createDocumentWal(
     },
     async commit(changes) {
       await loaded;
+      wrote = true;
       if (opts.beforeAppend) await Promise.all(Object.keys(changes).map((p) => opts.beforeAppend!(p)));
       const mine = ++seq;
       const before = Object.keys(changes).map((p) => [p, pending.get(p)] as const);
@@ -159,7 +163,7 @@ export function createDocumentWal(
       timer = undefined;
       try {
         await loaded;
-        if (!opts.readOnly) await checkpoint();
+        if (wrote && !opts.readOnly) await checkpoint();
       } catch (e) {
         // Nothing is lost: the journal keeps what was not written and the next open replays it.
         opts.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'store: document checkpoint failed');

@@ -113,6 +113,27 @@ test('file: a process killed right after a history update and a charge resolved 
   }
 });
 
+test('file: a store that only read the journaled documents (the CLI) leaves the gateway\'s journal alone', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-'));
+  const m = (text: string) => [{ role: 'user' as const, content: [{ type: 'text' as const, text }] }];
+  try {
+    const gateway = createFileStore(dir);
+    await gateway.conversations.setMessages('web:a', m('one'));
+    const cli = createFileStore(dir);
+    assert.equal((await cli.conversations.get('web:a'))?.messages.length, 1, 'the CLI reads through the journal');
+    await gateway.conversations.setMessages('web:a', m('two'));
+    await cli.close();
+    // The gateway has not written its files yet (its checkpoint waits); a store opened now, as after
+    // a crash of the gateway, must find its last update in the journal.
+    const after = createFileStore(dir);
+    assert.deepEqual((await after.conversations.get('web:a'))?.messages, m('two'));
+    await after.close();
+    await gateway.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('file: two stores on one data directory (the CLI beside the gateway) lose no job update', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-shared-'));
   try {
