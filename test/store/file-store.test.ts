@@ -113,7 +113,7 @@ test('file: a process killed right after a history update and a charge resolved 
   }
 });
 
-test('file: a store that only read the journaled documents (the CLI) leaves the gateway\'s journal alone', async () => {
+test('file: a store that only read the journaled documents (the CLI) leaves the gateway’s journal alone', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-'));
   const m = (text: string) => [{ role: 'user' as const, content: [{ type: 'text' as const, text }] }];
   try {
