@@ -74,7 +74,8 @@ export function createDocumentWal(
       }
     },
     snapshot: () => [...pending].map(([p, e]) => `${JSON.stringify({ d: { [p]: e.text } })}\n`).join(''),
-    live: () => pending.size,
+    // Never rewritten on an append's path (a turn would wait for it): the checkpoint compacts it.
+    live: () => Number.POSITIVE_INFINITY,
     ...(opts.readOnly ? { readOnly: true } : {}),
   });
   const loaded = journal.load().then(({ unterminated }) => {
