@@ -51,7 +51,7 @@ export interface Journal<R> {
   commit(record: R, undo: () => void): Promise<void>;
   /** The next write replaces the file whole (after a repair, or to drop what is no longer live). */
   rewriteSoon(): void;
-  /** Rewrites the file now if it is due (`rewriteSoon`), oversized, or `force`. */
+  /** Rewrites the file now if it is due (`rewriteSoon`), oversized, or `force`; appends wait for it. */
   compact(force?: boolean): Promise<void>;
   /** Waits for appends in flight and closes the file; later commits are refused. */
   close(): Promise<void>;
@@ -181,7 +181,14 @@ export function createJournal<R>(docs: Pick<Documents, 'files' | 'corrupt'>, opt
       rewriteDue = true;
     },
     async compact(force = false) {
-      if (force || rewriteDue || oversized()) await rewrite();
+      // Taken in turn with the appends: a commit arriving meanwhile waits for the rewrite, then appends.
+      while (flushing) await flushing;
+      if (!(force || rewriteDue || oversized())) return;
+      flushing = rewrite().finally(() => {
+        flushing = undefined;
+        if (waiters.length) kick();
+      });
+      await flushing;
     },
     async close() {
       while (flushing) await flushing;

@@ -35,9 +35,21 @@ export const DOCUMENT_CACHE: DocumentCache = {
   maxChars: 32 * 1024 * 1024,
 };
 
+/**
+ * The documents only the gateway writes on a turn's path (histories, usage) are journaled: an
+ * update is one group-committed append, their files written in the background (document-wal.ts).
+ */
+export const DOCUMENT_JOURNAL = { path: 'documents.journal', prefixes: ['conversations/', 'usage/'] };
+
 function build(files: Files, opts: ResolvedStoreOptions): BackendStore {
   const { logger, now } = opts;
-  const docs = createDocuments(files, { logger, onCorrupt: opts.onCorrupt, cache: DOCUMENT_CACHE });
+  const docs = createDocuments(files, {
+    logger,
+    onCorrupt: opts.onCorrupt,
+    cache: DOCUMENT_CACHE,
+    journal: { ...DOCUMENT_JOURNAL, ...(opts.beforeCommit ? { beforeAppend: opts.beforeCommit } : {}) },
+    ...(opts.readOnly ? { readOnly: true } : {}),
+  });
   const conversations = createConversations(docs, now);
   const { close: closeDelivery, ...delivery } = createDeliveryLog(docs, {
     now,

@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { errorMessage } from '../core/errors.ts';
 import { createKeyedLock } from '../core/keyed-lock.ts';
 import type { Logger } from '../core/log.ts';
+import { createDocumentWal } from './document-wal.ts';
 import { StoreCorruptError, StoreError } from './errors.ts';
 import type { Files } from './files.ts';
 import type { CorruptReport } from './types.ts';
@@ -58,11 +59,15 @@ export interface Documents {
  * of a read and a shape check; a file changed behind the store's back is read and checked again.
  */
 export function createDocuments(
-  files: Files,
+  raw: Files,
   opts: {
     logger: Logger;
     onCorrupt?: (r: CorruptReport) => void;
     cache?: DocumentCache;
+    /** The documents (by path prefix, never `shared` ones) written through a journal (document-wal.ts). */
+    journal?: { path: string; prefixes: string[]; beforeAppend?: (path: string) => void | Promise<void> };
+    /** Another process owns the journal: it is read, never written or checkpointed. */
+    readOnly?: boolean;
   },
 ): Documents {
   const lock = createKeyedLock();
@@ -101,6 +106,42 @@ export function createDocuments(
     return entry.text;
   }
 
+  const wal = opts.journal
+    ? createDocumentWal(
+        { files: raw, corrupt: (path, reason, o) => corrupt(path, reason, o) },
+        {
+          ...opts.journal,
+          logger: opts.logger,
+          ...(opts.readOnly ? { readOnly: true } : {}),
+          // A file the checkpoint wrote is the newest text: cached with its stamp, as after a write.
+          written: (path, text, stamp) => remember(path, text === null || !stamp ? undefined : { text, stamp }),
+        },
+      )
+    : undefined;
+  const journaled = (path: string): boolean => !!wal?.covers(path);
+  // What the store's modules (and the delivery log) read through: a journaled document's newest text
+  // and presence come from the journal until its file is written.
+  const files: Files = !wal
+    ? raw
+    : {
+        ...raw,
+        async read(path) {
+          if (!wal.covers(path)) return raw.read(path);
+          await wal.ready();
+          const text = wal.get(path);
+          return text === undefined ? raw.read(path) : (text ?? undefined);
+        },
+        async list(dir) {
+          if (!wal.covers(`${dir}/`)) return raw.list(dir);
+          await wal.ready();
+          const names = new Set(await raw.list(dir));
+          for (const [name, text] of wal.under(dir))
+            if (text === null) names.delete(name);
+            else names.add(name);
+          return [...names];
+        },
+      };
+
   async function corrupt(path: string, reason: string, o?: { keepLive?: boolean }): Promise<StoreCorruptError> {
     remember(path, undefined);
     const file = files.describe(path);
@@ -117,6 +158,12 @@ export function createDocuments(
   function adapter<T>(spec: DocSpec): Adapter<T | null> {
     return {
       async read() {
+        if (journaled(spec.path)) {
+          await wal!.ready();
+          const text = wal!.get(spec.path);
+          if (text === null) return null;
+          if (text !== undefined) return JSON.parse(text) as T;
+        }
         const cached = await recall(spec.path);
         if (cached !== undefined) return JSON.parse(cached) as T;
         const keep = cacheable(spec.path);
@@ -141,6 +188,10 @@ export function createDocuments(
       async write(data) {
         const text = JSON.stringify(data);
         remember(spec.path, undefined); // a failed write leaves the disk as the truth
+        if (journaled(spec.path)) {
+          await wal!.commit({ [spec.path]: text }); // the file is written by the next checkpoint
+          return;
+        }
         const stamp = await files.write(spec.path, text);
         remember(spec.path, { text, stamp });
       },
@@ -189,6 +240,7 @@ export function createDocuments(
     async close() {
       closed = true;
       await lock.idle();
+      await wal?.close(); // a clean stop leaves every document in its file and the journal empty
     },
   };
 
@@ -259,7 +311,8 @@ export function createDocuments(
     try {
       if (changed && current === undefined) {
         remember(spec.path, undefined);
-        if (before !== undefined) await files.remove(spec.path);
+        if (before !== undefined && journaled(spec.path)) await wal!.commit({ [spec.path]: null });
+        else if (before !== undefined) await files.remove(spec.path);
       } else if (changed) {
         db.data = current;
         await db.write();

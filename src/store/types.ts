@@ -555,6 +555,9 @@ export interface StoreOptions {
   readOnly?: boolean;
   /** The clock (tests). */
   now?: () => number;
-  /** Fault injection (tests): runs after a new version is durably written, before it replaces the old. */
+  /**
+   * Fault injection (tests): runs after a new version is durably written, before it replaces the old
+   * (for a journaled document, conversations and usage: before the append that journals it).
+   */
   beforeCommit?: (path: string) => void | Promise<void>;
 }

@@ -91,6 +91,8 @@ test('web chat: a corrupt history file is set aside and reported, and the conver
   // The preview shows the text before the run saves its history: wait until the run is done.
   await e2e.app.gateway.idle();
   const file = join(e2e.dir, 'data', conversationFile(`web:${chat.session}`));
+  // The history is journaled first; its file is written in the background (a checkpoint).
+  await until(() => existsSync(file) && readFileSync(file, 'utf8').includes('First answer.'), 'the history file');
   writeFileSync(file, '{"key": "web:', 'utf8');
   e2e.llm.script([llm.say('Second answer.')]);
   await chat.say('are you there?');

@@ -1,5 +1,6 @@
 // Run by file-store.test.ts: writes version 1, then dies by SIGKILL inside the writes of
-// version 2, after the temp files were fsynced and before they were renamed.
+// version 2: kv's after its temp file was fsynced and before it was renamed, the conversation's
+// (journaled) before its append.
 import { createFileStore } from '../../src/store/index.ts';
 
 const dir = process.argv[2];

@@ -1,0 +1,190 @@
+// The write-ahead journal of the documents only this process writes (conversations, usage): an
+// update is one group-committed append holding the documents' new texts, durable when its call
+// resolves; the document files are written later, in the background (a checkpoint), and the
+// journal's records they cover dropped. A crash between the append and the file write loses
+// nothing: the journal is replayed at open (a torn last line dropped, as in append-log.ts).
+// Until a checkpoint, the newest text of a journaled document is here, not in its file: readers go
+// through `get` (documents.ts does, and its `files` view lists and reads through it).
+import type { Logger } from '../core/log.ts';
+import { createJournal } from './append-log.ts';
+import type { Documents } from './documents.ts';
+import type { Files } from './files.ts';
+
+/** One record: each document's new text, or null for a document deleted. */
+type WalRecord = { d: Record<string, string | null> };
+
+/** The journaled documents' newest texts, and the background writes of their files. */
+export interface DocumentWal {
+  /** Journaled paths start with one of these. */
+  covers(path: string): boolean;
+  /** The journal read back (once); every other call waits for it. */
+  ready(): Promise<void>;
+  /** The newest text of `path`: a string, null when deleted, undefined when not journaled (its file is newest). */
+  get(path: string): string | null | undefined;
+  /** Paths journaled directly in folder `dir`, each with its newest text (null: deleted). */
+  under(dir: string): [name: string, text: string | null][];
+  /** Journals the new texts of several documents as one record; resolves once it is durable. */
+  commit(changes: Record<string, string | null>): Promise<void>;
+  /** Writes the files of what is journaled and durable, then drops their records from the journal. */
+  checkpoint(): Promise<void>;
+  /** Checkpoints what is left (if this process journaled anything) and closes the journal. */
+  close(): Promise<void>;
+}
+
+/** How soon after a change its file is written (changes in between share the write). */
+export const CHECKPOINT_DELAY_MS = 500;
+/** Files a checkpoint writes side by side. */
+const CHECKPOINT_PARALLEL = 16;
+
+/** The journal at `path` of the documents under `prefixes`; `remember` is told each file written. */
+export function createDocumentWal(
+  docs: Pick<Documents, 'corrupt'> & { files: Files },
+  opts: {
+    path: string;
+    prefixes: string[];
+    logger: Logger;
+    readOnly?: boolean;
+    written?: (path: string, text: string | null, stamp: string | undefined) => void;
+    /** Fault injection (tests): runs for each document of a change before its append. */
+    beforeAppend?: (path: string) => void | Promise<void>;
+  },
+): DocumentWal {
+  const { files } = docs;
+  type Entry = { text: string | null; seq: number; durable: boolean };
+  const pending = new Map<string, Entry>();
+  let seq = 0;
+  let timer: NodeJS.Timeout | undefined;
+  let running: Promise<void> | undefined;
+  let closed = false;
+  // Only a process that journals changes writes files or rewrites the journal: one that only reads
+  // (the CLI beside a running gateway) must not put back texts the gateway has since replaced.
+  let wrote = false;
+  const covers = (path: string): boolean => opts.prefixes.some((p) => path.startsWith(p));
+
+  const journal = createJournal<WalRecord>(docs, {
+    path: opts.path,
+    what: 'document journal',
+    logger: opts.logger,
+    parse,
+    apply: (r) => {
+      for (const [path, text] of Object.entries(r.d)) {
+        // Only a journaled document's path is taken from the file (never one outside the prefixes).
+        if (!covers(path) || path.split('/').includes('..')) continue;
+        pending.set(path, { text, seq: ++seq, durable: true });
+      }
+    },
+    snapshot: () => [...pending].map(([p, e]) => `${JSON.stringify({ d: { [p]: e.text } })}\n`).join(''),
+    // Never rewritten on an append's path (a turn would wait for it): the checkpoint compacts it.
+    live: () => Number.POSITIVE_INFINITY,
+    ...(opts.readOnly ? { readOnly: true } : {}),
+  });
+  const loaded = journal.load().then(({ unterminated }) => {
+    if (unterminated && !opts.readOnly) journal.rewriteSoon();
+  });
+  loaded.catch(() => undefined); // reported to each caller that waits for it
+
+  function schedule(): void {
+    if (timer || closed || opts.readOnly) return;
+    timer = setTimeout(() => {
+      timer = undefined;
+      void checkpoint().catch((e: unknown) => {
+        opts.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'store: document checkpoint failed');
+        schedule(); // the journal still holds everything: tried again later
+      });
+    }, CHECKPOINT_DELAY_MS);
+    timer.unref();
+  }
+
+  async function checkpointNow(): Promise<void> {
+    const due = [...pending].filter(([, e]) => e.durable);
+    if (!due.length) return;
+    for (let i = 0; i < due.length; i += CHECKPOINT_PARALLEL)
+      await Promise.all(
+        due.slice(i, i + CHECKPOINT_PARALLEL).map(async ([path, e]) => {
+          const stamp = e.text === null ? (await files.remove(path), undefined) : await files.write(path, e.text);
+          // Dropped only if no newer change came meanwhile (that one waits for the next checkpoint).
+          if (pending.get(path)?.seq !== e.seq) return;
+          pending.delete(path);
+          opts.written?.(path, e.text, stamp);
+        }),
+      );
+    await journal.compact(true);
+  }
+
+  function checkpoint(): Promise<void> {
+    const next = (running ?? Promise.resolve()).then(checkpointNow);
+    // One at a time; the next waits for this one whatever its outcome (told to its own caller).
+    const settled: Promise<void> = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    running = settled;
+    void settled.then(() => {
+      if (running === settled) running = undefined;
+    });
+    return next;
+  }
+
+  return {
+    covers,
+    ready: () => loaded,
+    get: (path) => pending.get(path)?.text,
+    under(dir) {
+      const out: [string, string | null][] = [];
+      const prefix = `${dir}/`;
+      for (const [path, e] of pending)
+        if (path.startsWith(prefix) && !path.slice(prefix.length).includes('/'))
+          out.push([path.slice(prefix.length), e.text]);
+      return out;
+    },
+    async commit(changes) {
+      await loaded;
+      wrote = true;
+      if (opts.beforeAppend) await Promise.all(Object.keys(changes).map((p) => opts.beforeAppend!(p)));
+      const mine = ++seq;
+      const before = Object.keys(changes).map((p) => [p, pending.get(p)] as const);
+      for (const [path, text] of Object.entries(changes)) pending.set(path, { text, seq: mine, durable: false });
+      await journal.commit({ d: changes }, () => {
+        for (const [path, prev] of before) {
+          if (pending.get(path)?.seq !== mine) continue;
+          if (prev) pending.set(path, prev);
+          else pending.delete(path);
+        }
+      });
+      for (const path of Object.keys(changes)) {
+        const e = pending.get(path);
+        if (e?.seq === mine) e.durable = true;
+      }
+      schedule();
+    },
+    checkpoint,
+    async close() {
+      closed = true;
+      clearTimeout(timer);
+      timer = undefined;
+      try {
+        await loaded;
+        if (wrote && !opts.readOnly) await checkpoint();
+      } catch (e) {
+        // Nothing is lost: the journal keeps what was not written and the next open replays it.
+        opts.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'store: document checkpoint failed');
+      } finally {
+        await journal.close();
+      }
+    },
+  };
+}
+
+/** A line of the journal, or undefined when it holds no record. */
+function parse(line: string): WalRecord | undefined {
+  try {
+    const r = JSON.parse(line) as unknown;
+    if (!r || typeof r !== 'object' || !('d' in r)) return undefined;
+    const d = (r as WalRecord).d;
+    if (!d || typeof d !== 'object' || Array.isArray(d)) return undefined;
+    for (const v of Object.values(d)) if (v !== null && typeof v !== 'string') return undefined;
+    return { d };
+  } catch {
+    return undefined;
+  }
+}
