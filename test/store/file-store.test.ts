@@ -86,7 +86,11 @@ test('file: a process killed right after a history update and a charge resolved 
     const r = spawnSync(process.execPath, ['--import', 'tsx', child, dir], { encoding: 'utf8' });
     assert.equal(r.signal, 'SIGKILL', `child should die after its updates: ${r.stderr}`);
     const names = await walk(dir);
-    assert.ok(!names.some((n) => n.includes('conversations')), `killed before the files were written: ${names}`);
+    assert.equal(
+      names.filter((n) => n.includes('conversations')).length,
+      0,
+      `killed before the files were written: ${names}`,
+    );
     // A crash in the middle of a later append: its half line is dropped at open, the rest kept.
     await appendFile(join(dir, 'documents.journal'), '{"d":{"conversations/');
     const store = createFileStore(dir);
@@ -101,13 +105,20 @@ test('file: a process killed right after a history update and a charge resolved 
     assert.deepEqual([conv.day.costUsd, conv.total.calls, user.day.costUsd], [0.25, 1, 0.25]);
     const daily = await store.usage.daily('2026-01-02', '2026-01-02');
     assert.equal(daily.days[0]!.users['telegram:u1']?.outputTokens, 4);
-    await store.close();
-    // Closed cleanly: every document is in its file, and a store opened after sees them the same.
-    assert.ok((await walk(dir)).some((n) => n.startsWith('conversations/')));
+    await store.close(); // it only read: the journal is left as it was, for the process that writes
     const again = createFileStore(dir);
     assert.equal((await again.usage.get({ userKey: 'telegram:u1' }, '2026-01-02')).total.calls, 1);
     assert.equal((await again.conversations.get('telegram:1'))?.messages.length, 1);
+    await again.conversations.setModel('telegram:2', 'p/m');
     await again.close();
+    // A store that wrote checkpoints at close: every document is in its file.
+    const files = await walk(dir);
+    for (const d of ['conversations/', 'usage/conversations/', 'usage/users/'])
+      assert.equal(files.filter((n) => n.startsWith(d)).length, d === 'conversations/' ? 2 : 1, `${d} in ${files}`);
+    const last = createFileStore(dir);
+    assert.equal((await last.usage.get({ userKey: 'telegram:u1' }, '2026-01-02')).total.calls, 1);
+    assert.deepEqual(await last.conversations.keys(), ['telegram:1', 'telegram:2']);
+    await last.close();
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
