@@ -43,7 +43,7 @@ export type ConversationQueueDeps = Pick<
    * conversation stays (its next answer waits for it, it is not idle) and the message stays
    * active until that write settles.
    */
-  runTurn(run: QueuedRun, state: ConversationState, begin: () => void): Promise<Settling | undefined | void>;
+  runTurn(run: QueuedRun, state: ConversationState, begin: () => void): Promise<Settling | undefined>;
   /** Whether this process still answers the conversation (replicas: it owns it); checked as a turn starts. */
   mayRun(key: string): boolean;
   /** The conversation's queue emptied and its state was dropped (replicas hand it over). */

@@ -44,7 +44,7 @@ function harness(o: { mayRun?: (key: string) => boolean } = {}) {
     runTurn: (run: QueuedRun, _state, begin) => {
       begin();
       started.push(run.msg.text);
-      return new Promise<void>((r) => release.set(run.msg.text, r));
+      return new Promise<undefined>((r) => release.set(run.msg.text, () => r(undefined)));
     },
   });
   const settle = async () => {
