@@ -2,6 +2,7 @@
 // runs and test files (compiling the bundled tools once takes a while), config + secrets pointing the model at the
 // LLM emulator, a recording `deliver`, and waiting for scheduler events.
 import { join } from 'node:path';
+import { after, before } from 'node:test';
 import type { LoadedConfig } from '../../src/config/load.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import {
@@ -12,8 +13,20 @@ import {
 } from '../../src/scheduler/index.ts';
 import { createFileStore, type Store } from '../../src/store/index.ts';
 import { compiledSrc } from '../compiled-src.ts';
-import type { LlmEmulator } from '../emulators/llm/index.ts';
+import { type LlmEmulator, startLlmEmulator } from '../emulators/llm/index.ts';
 import { shareCache, tempDir, waitUntil } from '../helpers.ts';
+
+/** Starts the LLM emulator before the calling file's tests and closes it after them; `take` receives it. */
+export function llmEmulatorForFile(take: (emu: LlmEmulator) => void): void {
+  let started: LlmEmulator | undefined;
+  before(async () => {
+    started = await startLlmEmulator();
+    take(started);
+  });
+  after(async () => {
+    await started?.close();
+  });
+}
 
 /** A fresh data directory; `cache/` is shared by every test run. */
 export function dataDir(): string {

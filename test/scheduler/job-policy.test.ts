@@ -1,20 +1,17 @@
 // A job never does more than the conversation that scheduled it, nor more than its target
 // conversation allows now: through the `schedule` tool, a real worker thread and the LLM emulator.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { allowedModels, resolvePolicy } from '../../src/runner/policy.ts';
 import { createScheduleTool } from '../../src/scheduler/index.ts';
 import { runLimits } from '../../src/scheduler/run-job.ts';
 import { createFileStore, type JobRecord } from '../../src/store/index.ts';
-import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
-import { dataDir, loadedConfig, setup } from './helpers.ts';
+import { type LlmEmulator, llm } from '../emulators/llm/index.ts';
+import { dataDir, llmEmulatorForFile, loadedConfig, setup } from './helpers.ts';
 
 let emu: LlmEmulator;
-before(async () => {
-  emu = await startLlmEmulator();
-});
-after(async () => {
-  await emu.close();
+llmEmulatorForFile((e) => {
+  emu = e;
 });
 
 const CHAT = '-100123';

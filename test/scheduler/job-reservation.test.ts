@@ -2,21 +2,18 @@
 // do: a chat call in flight and a job's call cannot together pass the creator's daily budget (a
 // run whose first call is refused made none: its notice says skipped, naming the budget).
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { silentLogger } from '../../src/core/log.ts';
 import { createDailySpend } from '../../src/runner/daily-spend.ts';
 import { createFileStore } from '../../src/store/index.ts';
 import { compiledTestWorker } from '../compiled-src.ts';
-import { type LlmEmulator, startLlmEmulator } from '../emulators/llm/index.ts';
-import { dataDir, loadedConfig, setup } from './helpers.ts';
+import type { LlmEmulator } from '../emulators/llm/index.ts';
+import { dataDir, llmEmulatorForFile, loadedConfig, setup } from './helpers.ts';
 
 let emu: LlmEmulator;
-before(async () => {
-  emu = await startLlmEmulator();
-});
-after(async () => {
-  await emu.close();
+llmEmulatorForFile((e) => {
+  emu = e;
 });
 
 const TARGET = 'telegram:-100123';

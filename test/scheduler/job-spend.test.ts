@@ -3,22 +3,19 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { silentLogger } from '../../src/core/log.ts';
 import { createDailySpend } from '../../src/runner/daily-spend.ts';
 import { createScheduleTool } from '../../src/scheduler/index.ts';
 import { createFileStore, type Store, type UsageCharge } from '../../src/store/index.ts';
 import { compiledTestWorker } from '../compiled-src.ts';
-import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
-import { dataDir, loadedConfig, setup, until } from './helpers.ts';
+import { type LlmEmulator, llm } from '../emulators/llm/index.ts';
+import { dataDir, llmEmulatorForFile, loadedConfig, setup, until } from './helpers.ts';
 
 let emu: LlmEmulator;
-before(async () => {
-  emu = await startLlmEmulator();
-});
-after(async () => {
-  await emu.close();
+llmEmulatorForFile((e) => {
+  emu = e;
 });
 
 const TARGET = 'telegram:-100123';

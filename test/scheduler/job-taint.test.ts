@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { type AgentDeps, runAgent } from '../../src/agent/index.ts';
 import { createWorkspaceRecords } from '../../src/agent/workspace-record.ts';
 import { configSchema } from '../../src/config/schema.ts';
@@ -13,15 +13,12 @@ import { createScheduler, createScheduleTool, type Scheduler } from '../../src/s
 import { createFileStore, createMemoryStore, encodeName } from '../../src/store/index.ts';
 import { builtin, noSandbox, noWasm, policy } from '../agent/loop/helpers.ts';
 import { callTools, reply, scriptedModel } from '../agent/loop/scripted.ts';
-import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
-import { dataDir, loadedConfig, setup } from './helpers.ts';
+import { type LlmEmulator, llm } from '../emulators/llm/index.ts';
+import { dataDir, llmEmulatorForFile, loadedConfig, setup } from './helpers.ts';
 
 let emu: LlmEmulator;
-before(async () => {
-  emu = await startLlmEmulator();
-});
-after(async () => {
-  await emu.close();
+llmEmulatorForFile((e) => {
+  emu = e;
 });
 
 const TARGET = 'telegram:-100123';

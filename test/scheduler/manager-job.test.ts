@@ -2,16 +2,13 @@
 // manager (offered delegation only) hands the work to its executors through the real job worker, and the job's
 // budget is the parent of theirs, so an executor's spending counts against it and can stop the manager.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
-import { type LlmEmulator, llm, type RecordedRequest, startLlmEmulator } from '../emulators/llm/index.ts';
-import { dataDir, lastUserText, loadedConfig, setup } from './helpers.ts';
+import { test } from 'node:test';
+import { type LlmEmulator, llm, type RecordedRequest } from '../emulators/llm/index.ts';
+import { dataDir, lastUserText, llmEmulatorForFile, loadedConfig, setup } from './helpers.ts';
 
 let emu: LlmEmulator;
-before(async () => {
-  emu = await startLlmEmulator();
-});
-after(async () => {
-  await emu.close();
+llmEmulatorForFile((e) => {
+  emu = e;
 });
 
 const TARGET = 'telegram:-100123';

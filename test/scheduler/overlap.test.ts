@@ -2,18 +2,15 @@
 // emulator does not answer until the test lets it): `skip` drops those ticks, `queue` runs them
 // one after another once the run ends (up to maxQueued; further ticks are dropped). Runs never overlap.
 import assert from 'node:assert/strict';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import type { SchedulerEvent } from '../../src/scheduler/index.ts';
-import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
-import { setup } from './helpers.ts';
+import { type LlmEmulator, llm } from '../emulators/llm/index.ts';
+import { llmEmulatorForFile, setup } from './helpers.ts';
 import { ManualClock } from './manual-clock.ts';
 
 let emu: LlmEmulator;
-before(async () => {
-  emu = await startLlmEmulator();
-});
-after(async () => {
-  await emu.close();
+llmEmulatorForFile((e) => {
+  emu = e;
 });
 
 /** The most runs in flight at once, from the event sequence. */

@@ -3,25 +3,22 @@
 // emulator over HTTP, and the main thread delivers through a real gateway with the real adapter
 // talking to the platform's emulator. The run log names the platform message id the emulator assigned.
 import assert from 'node:assert/strict';
-import { after, before, describe, test } from 'node:test';
+import { describe, test } from 'node:test';
 import { targetOf } from '../../src/adapters/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway, type Gateway } from '../../src/gateway/gateway.ts';
 import type { AdapterHarness } from '../adapters/contract.ts';
 import { discordHarness } from '../adapters/discord-harness.ts';
-import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
+import { type LlmEmulator, llm } from '../emulators/llm/index.ts';
 import { slackHarness } from '../emulators/slack/harness.ts';
 import { telegramHarness } from '../emulators/telegram/harness.ts';
 import { FakeAgent } from '../gateway/fakes.ts';
-import { lastUserText, setup } from './helpers.ts';
+import { lastUserText, llmEmulatorForFile, setup } from './helpers.ts';
 import { ManualClock } from './manual-clock.ts';
 
 let emu: LlmEmulator;
-before(async () => {
-  emu = await startLlmEmulator();
-});
-after(async () => {
-  await emu.close();
+llmEmulatorForFile((e) => {
+  emu = e;
 });
 
 const platforms: [string, () => Promise<AdapterHarness>][] = [

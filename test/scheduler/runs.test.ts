@@ -5,20 +5,17 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import type { Message } from '../../src/agent/index.ts';
 import { createFileStore, encodeName } from '../../src/store/index.ts';
 import { compiledTestWorker } from '../compiled-src.ts';
-import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
-import { dataDir, lastUserText, loadedConfig, setup } from './helpers.ts';
+import { type LlmEmulator, llm } from '../emulators/llm/index.ts';
+import { dataDir, lastUserText, llmEmulatorForFile, loadedConfig, setup } from './helpers.ts';
 
 let emu: LlmEmulator;
-before(async () => {
-  emu = await startLlmEmulator();
-});
-after(async () => {
-  await emu.close();
+llmEmulatorForFile((e) => {
+  emu = e;
 });
 
 const TARGET = 'telegram:-100123';
