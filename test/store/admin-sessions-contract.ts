@@ -5,24 +5,15 @@
 // the same way, concurrent failures each counted once.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { test } from 'node:test';
 import { StoreError } from '../../src/store/index.ts';
 import type { StoreHarness } from './contract.ts';
+import { harnessCases } from './harness-test.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Runs the dashboard sign-in contract against `makeHarness`'s backend. */
 export function adminSessionsContract(backend: string, makeHarness: () => Promise<StoreHarness>): void {
-  const it = (name: string, fn: (h: StoreHarness) => Promise<void>): void => {
-    test(`${backend}: admin sessions: ${name}`, async () => {
-      const h = await makeHarness();
-      try {
-        await fn(h);
-      } finally {
-        await h.cleanup();
-      }
-    });
-  };
+  const it = harnessCases(backend, 'admin sessions', makeHarness);
   const t0 = Date.UTC(2026, 0, 1);
   const idle = 30 * 60_000;
   const session = (id: string, at: number, maxAge = 8 * 3600_000) => ({

@@ -2,9 +2,9 @@
 // postgres-store.test.ts). One entry per message id, edits and deletions applied, periods listed
 // oldest first, and retention deletes what is older than the cutoff, in that channel only.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import { type ChannelLogEntry, sweepChannelLog } from '../../src/store/index.ts';
 import type { StoreHarness } from './contract.ts';
+import { harnessCases } from './harness-test.ts';
 
 const C = 'slack:T1:C1';
 const at = (h: number, m = 0): string => new Date(Date.UTC(2026, 10, 20, h, m)).toISOString();
@@ -20,16 +20,7 @@ const msg = (id: string, h: number, m = 0, extra: Partial<ChannelLogEntry> = {})
 
 /** Runs the channel log contract against `makeHarness`'s backend. */
 export function channelLogContract(backend: string, makeHarness: () => Promise<StoreHarness>): void {
-  const it = (name: string, fn: (h: StoreHarness) => Promise<void>): void => {
-    test(`${backend}: channel log: ${name}`, async () => {
-      const h = await makeHarness();
-      try {
-        await fn(h);
-      } finally {
-        await h.cleanup();
-      }
-    });
-  };
+  const it = harnessCases(backend, 'channel log', makeHarness);
 
   it('keeps one entry per message id, oldest first, within the period asked', async (h) => {
     const s = await h.open();

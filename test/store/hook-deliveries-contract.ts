@@ -3,21 +3,12 @@
 // window, across a restart; an expired or released one can be claimed again. An event journaled
 // with its claim outlives a restart until its run is finished, and keeps its claim past the window.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import type { StoreHarness } from './contract.ts';
+import { harnessCases } from './harness-test.ts';
 
 /** Runs the hook-delivery contract against `makeHarness`'s backend. */
 export function hookDeliveriesContract(backend: string, makeHarness: () => Promise<StoreHarness>): void {
-  const it = (name: string, fn: (h: StoreHarness) => Promise<void>): void => {
-    test(`${backend}: hook deliveries: ${name}`, async () => {
-      const h = await makeHarness();
-      try {
-        await fn(h);
-      } finally {
-        await h.cleanup();
-      }
-    });
-  };
+  const it = harnessCases(backend, 'hook deliveries', makeHarness);
 
   it('a delivery id is claimed once per hook, also after a restart', async (h) => {
     const s = h.open();

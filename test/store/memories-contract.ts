@@ -3,9 +3,9 @@
 // Scopes are separate lists, notes survive a restart, a corrupt scope file is moved aside and
 // reported, and a write touches one scope's file only.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import { type MemoryRecord, type MemoryScope, StoreCorruptError, StoreError } from '../../src/store/index.ts';
 import type { StoreHarness } from './contract.ts';
+import { harnessCases } from './harness-test.ts';
 
 const ada: MemoryScope = { kind: 'user', userKey: 'telegram:1' };
 const bob: MemoryScope = { kind: 'user', userKey: 'telegram:2' };
@@ -26,16 +26,7 @@ export function memoriesContract(
   makeHarness: () => Promise<StoreHarness>,
   { files = true }: { files?: boolean } = {},
 ): void {
-  const it = (name: string, fn: (h: StoreHarness) => Promise<void>): void => {
-    test(`${backend}: memories: ${name}`, async () => {
-      const h = await makeHarness();
-      try {
-        await fn(h);
-      } finally {
-        await h.cleanup();
-      }
-    });
-  };
+  const it = harnessCases(backend, 'memories', makeHarness);
 
   it('each scope is its own list, in the order added, and survives a restart', async (h) => {
     const s = h.open();

@@ -3,22 +3,13 @@
 // after a restart too; concurrent changes to one session all land; a bad session id or a bad
 // event is refused and writes nothing; the record keeps the newest events within its cap.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
 import { MAX_SHOWN_EVENTS, type ShownEvent, StoreError } from '../../src/store/index.ts';
 import type { StoreHarness } from './contract.ts';
+import { harnessCases } from './harness-test.ts';
 
 /** Runs the web display contract against `makeHarness`'s backend. */
 export function webDisplayContract(backend: string, makeHarness: () => Promise<StoreHarness>): void {
-  const it = (name: string, fn: (h: StoreHarness) => Promise<void>): void => {
-    test(`${backend}: web display: ${name}`, async () => {
-      const h = await makeHarness();
-      try {
-        await fn(h);
-      } finally {
-        await h.cleanup();
-      }
-    });
-  };
+  const it = harnessCases(backend, 'web display', makeHarness);
   const S = 'f00dcafe-tab0123456789';
   const push =
     (...added: ShownEvent[]) =>

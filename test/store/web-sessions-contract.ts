@@ -4,24 +4,15 @@
 // first, revoked one by one or per identity, and survive a restart.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { test } from 'node:test';
 import { StoreError } from '../../src/store/index.ts';
 import type { StoreHarness } from './contract.ts';
+import { harnessCases } from './harness-test.ts';
 
 const sha = (s: string) => createHash('sha256').update(s).digest('hex');
 
 /** Runs the web sign-in contract against `makeHarness`'s backend. */
 export function webSessionsContract(backend: string, makeHarness: () => Promise<StoreHarness>): void {
-  const it = (name: string, fn: (h: StoreHarness) => Promise<void>): void => {
-    test(`${backend}: web sessions: ${name}`, async () => {
-      const h = await makeHarness();
-      try {
-        await fn(h);
-      } finally {
-        await h.cleanup();
-      }
-    });
-  };
+  const it = harnessCases(backend, 'web sessions', makeHarness);
   const t0 = Date.UTC(2026, 0, 1);
 
   it('a login is redeemed once, by one of concurrent callers, and never after it expires', async (h) => {
