@@ -1,4 +1,5 @@
-// Lists the lines longer than 120 characters in tracked .ts/.js files and exits 1 if there are any.
+// Lists the lines longer than 120 characters in .ts/.js files (tracked, and new ones git does not
+// ignore) and exits 1 if there are any.
 // The formatter cannot break long string, template or regex literals, so `npm run lint` runs this
 // after `biome check`. Lengths are in characters (code points), as the formatter counts them, not
 // bytes. test/fixtures (byte-exact inputs) and tools/dist (build output) are not checked.
@@ -9,7 +10,11 @@ import { readFileSync } from 'node:fs';
 const MAX = 120;
 const SKIP = ['test/fixtures/', 'tools/dist/'];
 
-const files = execFileSync('git', ['ls-files', '-z', '--', '*.ts', '*.js'], { encoding: 'utf8' })
+const files = execFileSync(
+  'git',
+  ['ls-files', '-z', '--cached', '--others', '--exclude-standard', '--', '*.ts', '*.js'],
+  { encoding: 'utf8' },
+)
   .split('\0')
   .filter((f) => f && !SKIP.some((dir) => f.startsWith(dir)));
 const long = [];
