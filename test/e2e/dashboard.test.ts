@@ -65,6 +65,8 @@ describe('the dashboard in Chromium', { skip: missing }, () => {
     await bot?.close();
   });
 
+  // innerText, not textContent: the text as a user sees it (hidden parts left out, blocks on their own lines);
+  // biome.json turns off its textContent rule for test/e2e for this reason.
   const textOf = () => page.$eval('body', (b) => (b as HTMLElement).innerText);
   const waitText = (text: string) =>
     page.waitForFunction((t) => document.body.innerText.includes(t), { timeout: 30_000 }, text);
