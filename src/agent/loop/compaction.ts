@@ -42,23 +42,8 @@ function partChars(p: ContentPart): number {
 export function estimateTokens(system: string, messages: Message[], tools: ToolDefinition[]): number {
   let chars = system.length;
   for (const m of messages) for (const p of m.content) chars += partChars(p);
-  for (const t of tools) chars += t.name.length + t.description.length + schemaChars(t.inputSchema);
+  for (const t of tools) chars += t.name.length + t.description.length + JSON.stringify(t.inputSchema).length;
   return Math.ceil(chars / 4);
-}
-
-// Every model call estimates its prompt (twice: the compaction check, the cost hold) with the same
-// tool schemas: built once per tool and never changed in place (no code writes into one), so their
-// length is kept per schema object instead of serialising each of them again per call.
-const schemaLengths = new WeakMap<object, number>();
-
-/** The length of `schema` as JSON. */
-function schemaChars(schema: Record<string, unknown>): number {
-  let n = schemaLengths.get(schema);
-  if (n === undefined) {
-    n = JSON.stringify(schema).length;
-    schemaLengths.set(schema, n);
-  }
-  return n;
 }
 
 /** Characters of tool results not yet compacted. */
@@ -103,10 +88,12 @@ export function needsCompaction(
   messages: Message[],
   tools: ToolDefinition[],
   opts: CompactionOptions,
+  /** estimateTokens(system, messages, tools) when the caller has it already. */
+  estimate?: number,
 ): boolean {
   const budget = opts.toolResultCharBudget ?? DEFAULT_TOOL_RESULT_CHAR_BUDGET;
   if (toolResultChars(messages) > budget) return true;
-  return estimateTokens(system, messages, tools) > (opts.threshold ?? 0.8) * opts.contextWindow;
+  return (estimate ?? estimateTokens(system, messages, tools)) > (opts.threshold ?? 0.8) * opts.contextWindow;
 }
 
 /** Replaces tool results older than the last `keepTurns` tool rounds by summaries; returns new messages. */
