@@ -1,6 +1,8 @@
 // The system prompt of a run, assembled in a fixed order: the base prompt, the workspace's
 // AGENTS.md (if present), the skills (name + one line), the remembered notes' digest, and the
 // conversation's configured prompt.
+import { lstatSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
 import { readWorkspaceFile } from '../sandbox/index.ts';
@@ -53,6 +55,10 @@ export interface PromptParts {
  * refused file is logged and left out; the model never sees its content.
  */
 export async function readAgentsMd(workspace: string, log: Logger = silentLogger): Promise<string | undefined> {
+  // Most workspaces have none, and every message asks: one lstat answers "nothing there" where
+  // the guarded walk below would resolve and pin the root first (a dozen calls). Only a plain
+  // ENOENT is taken as absence; anything else there (a file, a link, an error) gets the walk.
+  if (lstatSync(join(workspace, 'AGENTS.md'), { throwIfNoEntry: false }) === undefined) return undefined;
   const r = readWorkspaceFile(workspace, 'AGENTS.md', { maxBytes: MAX_AGENTS_MD_BYTES });
   if (!r.ok) {
     if (!r.missing) log.warn({ workspace, reason: r.reason }, 'AGENTS.md ignored');

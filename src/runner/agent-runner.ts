@@ -5,6 +5,7 @@
 // It implements the runner's port (runner/ports.ts) that the gateway drives; main.ts hands it to
 // the gateway.
 
+import { statSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { userKeyOf } from '../adapters/index.ts';
@@ -182,6 +183,15 @@ function filesInHistory(history: Message[], inboundId: string): Record<string, u
     }
   }
   return calls.filter((c) => attached.has(c.id)).map((c) => c.input);
+}
+
+/** Whether `path` is a folder (or a link to one) now; false for anything else, an error included. */
+function isDirectory(path: string): boolean {
+  try {
+    return statSync(path, { throwIfNoEntry: false })?.isDirectory() === true;
+  } catch {
+    return false;
+  }
 }
 
 /** The message a run answers. */
@@ -406,7 +416,9 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       const reading = persist('history', () => o.store.conversations.get(key));
       reading.catch(() => undefined);
       const digesting = digestFor(message);
-      await persist('workspace', () => mkdir(workspace, { recursive: true }));
+      // Every message after a conversation's first finds its workspace there: one stat says so,
+      // where mkdir -p would take a trip through libuv's pool (shared with the store's writes).
+      if (!isDirectory(workspace)) await persist('workspace', () => mkdir(workspace, { recursive: true }));
       // Who sent the files just saved there, kept before any run reads them (and again on a resume).
       const paths = media?.files.map((f) => f.path) ?? [];
       await persist('workspace record', () => recordUploads(records, message, workspace, paths));

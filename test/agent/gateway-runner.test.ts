@@ -2,12 +2,14 @@
 // again of the same message (after a crash) does to the answer and the saved history; what
 // /whoami lists against what the model is offered.
 import assert from 'node:assert/strict';
+import { existsSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { type TestContext, test } from 'node:test';
 import type { InboundMessage } from '../../src/adapters/index.ts';
 import type { AgentDeps } from '../../src/agent/index.ts';
 import type { RegisteredTool } from '../../src/agent/tools/index.ts';
 import { configSchema } from '../../src/config/schema.ts';
-import { createAgentRunner } from '../../src/runner/agent-runner.ts';
+import { createAgentRunner, workspaceOf } from '../../src/runner/agent-runner.ts';
 import { resolvePolicy } from '../../src/runner/policy.ts';
 import { DEFAULT_LIMITS } from '../../src/sandbox/index.ts';
 import { createMemoryStore } from '../../src/store/index.ts';
@@ -54,6 +56,39 @@ test(runAgainMessageTitle, async (t) => {
   // A new message is a new turn as usual.
   assert.equal((await run(message('telegram:7:2', 'and Italy?'))).text, 'Rome.');
   assert.equal((await store.conversations.get('telegram:7'))!.messages.length, 4);
+  await store.close();
+});
+
+const remadeTitle =
+  "a conversation's workspace removed between two messages is made again; an AGENTS.md put there is read";
+test(remadeTitle, async (t) => {
+  const provider = scriptedModel(t, [reply('One.'), reply('Two.'), reply('Three.')], 'test');
+  const deps: AgentDeps = {
+    resolveModel: () => ({ provider, model: 'm', id: 'test/m' }),
+    registry: noWasm,
+    sandbox: noSandbox,
+    costOf: () => 0,
+  };
+  const store = createMemoryStore();
+  const workspacesDir = tempDir();
+  const runner = createAgentRunner({ store, deps, workspacesDir, sandbox: { block: [], limits: DEFAULT_LIMITS } });
+  const run = (m: InboundMessage) =>
+    runner.run({
+      message: m,
+      policy: resolvePolicy(configSchema.parse({}), m),
+      signal: new AbortController().signal,
+      onEvent: () => undefined,
+    });
+  const workspace = workspaceOf(workspacesDir, 'telegram:7');
+  assert.equal((await run(message('telegram:7:1', 'one'))).text, 'One.');
+  assert.ok(existsSync(workspace), 'the first message made the workspace');
+  rmSync(workspace, { recursive: true });
+  assert.equal((await run(message('telegram:7:2', 'two'))).text, 'Two.');
+  assert.ok(existsSync(workspace), 'the next message made it again');
+  assert.doesNotMatch(provider.requests[1]!.system, /AGENTS\.md/);
+  writeFileSync(join(workspace, 'AGENTS.md'), 'Answer in French.');
+  assert.equal((await run(message('telegram:7:3', 'three'))).text, 'Three.');
+  assert.match(provider.requests[2]!.system, /# Workspace instructions \(AGENTS\.md\)\n\nAnswer in French\./);
   await store.close();
 });
 

@@ -88,10 +88,12 @@ export function needsCompaction(
   messages: Message[],
   tools: ToolDefinition[],
   opts: CompactionOptions,
+  /** estimateTokens(system, messages, tools) when the caller has it already. */
+  estimate?: number,
 ): boolean {
   const budget = opts.toolResultCharBudget ?? DEFAULT_TOOL_RESULT_CHAR_BUDGET;
   if (toolResultChars(messages) > budget) return true;
-  return estimateTokens(system, messages, tools) > (opts.threshold ?? 0.8) * opts.contextWindow;
+  return (estimate ?? estimateTokens(system, messages, tools)) > (opts.threshold ?? 0.8) * opts.contextWindow;
 }
 
 /** Replaces tool results older than the last `keepTurns` tool rounds by summaries; returns new messages. */

@@ -108,12 +108,15 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
       // Also catches spending by sub-agents during the last tool step.
       if (o.meter.exceeded()) return finish('budget-exceeded');
       const tools = o.tools.definitions();
-      if (needsCompaction(o.system, messages, tools, compaction)) {
+      // The prompt's estimate decides compaction and sizes the cost hold: made once per call (and
+      // again only when compaction changed the messages), as it walks the history and every schema.
+      let prompt = estimateTokens(o.system, messages, tools);
+      if (needsCompaction(o.system, messages, tools, compaction, prompt)) {
         const c = compact(messages);
         messages = c.messages;
         if (c.results) emit({ type: 'compacted', removedChars: c.removedChars, results: c.results });
         // Still near the window with tool results shortened: the model summarises the older turns.
-        const prompt = estimateTokens(o.system, messages, tools);
+        prompt = estimateTokens(o.system, messages, tools);
         if (prompt > SUMMARY_THRESHOLD * compaction.contextWindow) {
           const hold = await o.meter.reserve(modelId, { inputTokens: prompt, outputTokens: RESERVED_OUTPUT_TOKENS });
           if (!hold) return finish('budget-exceeded');
@@ -133,6 +136,7 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
             if (s) {
               o.meter.add(s.usageModel ?? modelId, s.usage);
               messages = s.messages;
+              prompt = estimateTokens(o.system, messages, tools);
               emit({ type: 'summarized', replaced: s.replaced });
             }
           } finally {
@@ -143,7 +147,7 @@ export async function runLoop(o: LoopOptions): Promise<AgentResult> {
       // The call's cost is held before it is made (the prompt as estimated, the most it may answer):
       // runs in flight at once see each other's calls, not only those already charged.
       const hold = await o.meter.reserve(modelId, {
-        inputTokens: estimateTokens(o.system, messages, tools),
+        inputTokens: prompt,
         outputTokens: o.maxOutputTokens ?? RESERVED_OUTPUT_TOKENS,
       });
       if (!hold) return finish('budget-exceeded');

@@ -78,6 +78,16 @@ test('estimateTokens counts characters / 4 and compact() leaves a short history 
   assert.deepEqual(compact(m), { messages: m, removedChars: 0, results: 0 });
 });
 
+test("estimateTokens counts each tool's name, description and schema as JSON, every time it is asked", () => {
+  const small = { name: 'ab', description: 'cd', inputSchema: { type: 'object' } };
+  const big = { name: 'ab', description: 'cd', inputSchema: { type: 'object', properties: { p: { type: 'string' } } } };
+  const chars = (t: typeof small) => t.name.length + t.description.length + JSON.stringify(t.inputSchema).length;
+  assert.equal(estimateTokens('', [], [small]), Math.ceil(chars(small) / 4));
+  assert.equal(estimateTokens('', [], [small]), Math.ceil(chars(small) / 4), 'asked again');
+  assert.equal(estimateTokens('', [], [big]), Math.ceil(chars(big) / 4), 'another schema counts its own length');
+  assert.equal(estimateTokens('', [], [small, big]), Math.ceil((chars(small) + chars(big)) / 4));
+});
+
 test('still near the window after shortening tool results, the model summarises the older turns', async (t) => {
   const long = (n: number): Message[] => [
     { role: 'user', content: [{ type: 'text', text: `question ${n} ${'x'.repeat(2000)}` }] },

@@ -2,7 +2,7 @@
 // events a UI gets, and the result `boxbot ask --format json` prints.
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { symlinkSync, writeFileSync } from 'node:fs';
+import { rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { type TestContext, test } from 'node:test';
@@ -58,6 +58,23 @@ test('the system prompt is the base, AGENTS.md, the skills and the conversation 
     provider.requests[0]!.tools.map((x) => x.name),
     ['skill', 'agent', 'agent_result'],
   );
+});
+
+test('an AGENTS.md written, changed or removed between two runs is what the next run is told', async (t) => {
+  const workspace = tempDir();
+  const { provider, d } = deps(t, [reply('1'), reply('2'), reply('3'), reply('4')], { basePrompt: 'BASE' });
+  const pol: AgentPolicy = { ...policy('full'), workspace };
+  const told = async () => {
+    await runAgent({ input: 'hi', policy: pol, deps: d });
+    return provider.requests.at(-1)!.system;
+  };
+  assert.equal(await told(), 'BASE');
+  writeFileSync(join(workspace, 'AGENTS.md'), 'Use tabs.\n');
+  assert.equal(await told(), 'BASE\n\n# Workspace instructions (AGENTS.md)\n\nUse tabs.');
+  writeFileSync(join(workspace, 'AGENTS.md'), 'Use spaces.\n');
+  assert.equal(await told(), 'BASE\n\n# Workspace instructions (AGENTS.md)\n\nUse spaces.');
+  rmSync(join(workspace, 'AGENTS.md'));
+  assert.equal(await told(), 'BASE');
 });
 
 test('an AGENTS.md that is a symlink out, a FIFO, a device or too big is left out, and the run goes on', async (t) => {
