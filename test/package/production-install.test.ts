@@ -5,8 +5,9 @@
 // bundled dependency), the install stays under 150 MiB, a bundled tool compiles with the copy of
 // jco-transpile in dist/vendor and runs in the sandbox's worker thread, `boxbot start` in an empty
 // HOME compiles the tools once, answers /healthz and a web chat message through a sandboxed tool,
-// a job runs in its Bree worker thread, and `boxbot doctor` and a model call name the package a
-// Bedrock or Gemini model needs. Needs a built checkout (`npm ci` or `npm run build` and the tools).
+// reads an uploaded PDF in the parser's child process, a job runs in its Bree worker thread, and
+// `boxbot doctor` and a model call name the package a Bedrock or Gemini model needs. Needs a built
+// checkout (`npm ci` or `npm run build` and the tools).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,6 +17,7 @@ import { workspaceOf } from '../../src/runner/agent-runner.ts';
 import { WebChatClient } from '../e2e/harness.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { root, tempDir, waitUntil } from '../helpers.ts';
+import { pdfWith } from '../media-files.ts';
 
 const base = tempDir('boxbot-prod-install-');
 const prefix = join(base, 'install');
@@ -160,10 +162,17 @@ describe('the packed tarball installed with --omit=dev', () => {
       ]);
       assert.equal(await chat.say('save "buy milk" to notes/todo.txt'), 202);
       await waitUntil(() => chat.messages().includes('Saved notes/todo.txt.'), 'the answer after the tool', 120_000);
-      chat.close();
       const ws = workspaceOf(join(data, 'workspaces'), `web:${chat.session}`);
       assert.equal(readFileSync(join(ws, 'notes', 'todo.txt'), 'utf8'), 'buy milk');
       assert.equal(emu.requests.at(-1)!.body.messages.at(-1).role, 'tool');
+      // An uploaded PDF's text is read by the parser's child process (its own bundle entry).
+      const pdf = await chat.upload('report.pdf', 'application/pdf', pdfWith('Quarterly revenue grew 12 percent'));
+      assert.equal(pdf.status, 201);
+      emu.script([llm.say('Revenue grew.')]);
+      assert.equal(await chat.sayWithFiles('what does it say?', [(pdf.body as { id: string }).id]), 202);
+      await waitUntil(() => chat.messages().includes('Revenue grew.'), 'the answer about the PDF', 120_000);
+      assert.match(JSON.stringify(emu.requests.at(-1)!.body.messages.at(-1)), /Quarterly revenue grew 12 percent/);
+      chat.close();
       emu.assertDone();
     } finally {
       child.kill('SIGTERM');
