@@ -7,7 +7,9 @@
 // (oxc-minify, preview2-shim: both imported by the jco-transpile copy in dist/vendor; markdown-it:
 // its browser build is served to the web chat). The optional SDKs (Bedrock, Vertex, Gemini) are
 // imported by a variable name, so they are never bundled: each is loaded from node_modules when a
-// user has installed it. Plain JavaScript: `prepare` runs it (esbuild is a dev dependency).
+// user has installed it. Two dependencies start a worker from a file beside their own code, which a
+// bundle does not have: pino's transports and discord.js's worker sharding; boxbot uses neither.
+// Plain JavaScript: `prepare` runs it (esbuild is a dev dependency).
 import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

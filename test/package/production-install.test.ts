@@ -5,7 +5,8 @@
 // bundled dependency), the install stays under 150 MiB, a bundled tool compiles with the copy of
 // jco-transpile in dist/vendor and runs in the sandbox's worker thread, `boxbot start` in an empty
 // HOME compiles the tools once, answers /healthz and a web chat message through a sandboxed tool,
-// reads an uploaded PDF in the parser's child process, a job runs in its Bree worker thread, and
+// reads an uploaded PDF in the parser's child process, answers a Telegram message from the Bot API
+// emulator (grammY in the bundle), a job runs in its Bree worker thread, and
 // `boxbot doctor` and a model call name the package a Bedrock or Gemini model needs. Needs a built
 // checkout (`npm ci` or `npm run build` and the tools).
 import assert from 'node:assert/strict';
@@ -16,6 +17,7 @@ import { after, before, describe, it } from 'node:test';
 import { workspaceOf } from '../../src/runner/agent-runner.ts';
 import { WebChatClient } from '../e2e/harness.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
+import { startTelegramEmulator } from '../emulators/telegram/index.ts';
 import { root, tempDir, waitUntil } from '../helpers.ts';
 import { pdfWith } from '../media-files.ts';
 
@@ -140,10 +142,18 @@ describe('the packed tarball installed with --omit=dev', () => {
     mkdirSync(empty);
     const config = join(base, 'start.json');
     const data = join(base, 'data-start');
-    writeFileSync(config, JSON.stringify({ dataDir: data, http: { host: '127.0.0.1', port: 0 } }));
+    const telegram = await startTelegramEmulator();
+    const channels = { telegram: { apiRoot: telegram.apiRoot, allowFrom: ['4242'] } };
+    writeFileSync(config, JSON.stringify({ dataDir: data, http: { host: '127.0.0.1', port: 0 }, channels }));
     const child = spawn(process.execPath, [bin, 'start', '--config', config], {
       cwd: empty,
-      env: { PATH: process.env.PATH ?? '', HOME: empty, OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: emu.openaiBaseURL },
+      env: {
+        PATH: process.env.PATH ?? '',
+        HOME: empty,
+        OPENAI_API_KEY: 'sk-x',
+        OPENAI_BASE_URL: emu.openaiBaseURL,
+        TELEGRAM_BOT_TOKEN: telegram.token,
+      },
     });
     let out = '';
     child.stdout.on('data', (d) => (out += d));
@@ -173,9 +183,21 @@ describe('the packed tarball installed with --omit=dev', () => {
       await waitUntil(() => chat.messages().includes('Revenue grew.'), 'the answer about the PDF', 120_000);
       assert.match(JSON.stringify(emu.requests.at(-1)!.body.messages.at(-1)), /Quarterly revenue grew 12 percent/);
       chat.close();
+      // A Telegram message, long-polled from the Bot API emulator through the bundled grammY.
+      emu.script([llm.say('Hi on Telegram.')]);
+      const user = { id: 4242, is_bot: false, first_name: 'Ada', username: 'ada' };
+      telegram.pushUpdate(
+        telegram.userMessage({ chat: { id: 4242, type: 'private', first_name: 'Ada' }, from: user, text: 'hi' }),
+      );
+      await waitUntil(
+        () => telegram.botMessages('4242').some((m) => m.text === 'Hi on Telegram.'),
+        'the answer on Telegram',
+        120_000,
+      );
       emu.assertDone();
     } finally {
       child.kill('SIGTERM');
+      await telegram.close();
     }
   });
 
