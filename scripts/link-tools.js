@@ -3,9 +3,9 @@
 // scripts/build-tools.ts, which a tarball install does not run) must be linked again. Run as
 // `postinstall`; plain JavaScript because tsx is a devDependency. Reads the same tool.json
 // manifests as build-tools.ts and only links components that are there; never fails an install.
-// Then, when the bundled tools' shared compile cache is missing (the tarball leaves it out: it
-// is larger than the tools), builds it with the compiled code in dist/, so a fresh data dir
-// starts without compiling; without it each data dir compiles on its first start instead.
+// The bundled tools' compile cache is not built here: it is larger than the tools (78 MB), so an
+// install from the tarball leaves it out and each data dir compiles the tools at its first start
+// (into <dataDir>/cache, saying so once). A checkout builds a shared one (scripts/prepare.js).
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,17 +36,4 @@ try {
   if (linked) console.log(`boxbot: linked ${linked} bundled tool names`);
 } catch (e) {
   console.warn(`boxbot: could not link the bundled tools (${e.message}); boxbot tool list will show fewer tools`);
-}
-
-const cacheBuilder = fileURLToPath(new URL('../dist/agent/tools/bundled-cache.js', import.meta.url));
-if (existsSync(cacheBuilder) && !existsSync(join(distDir, 'cache', 'specs'))) {
-  try {
-    const { buildBundledToolCache } = await import(cacheBuilder);
-    const { failed } = await buildBundledToolCache();
-    if (failed.length) console.warn(`boxbot: bundled tools not prepared: ${failed.join(', ')}; see the lines above`);
-  } catch (e) {
-    console.warn(
-      `boxbot: could not prepare the bundled tools (${e.message}); each data dir compiles them at first start`,
-    );
-  }
 }

@@ -51,6 +51,11 @@ const steps = [
     args: [join(root, 'node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json', '--noCheck'],
   },
   {
+    lane: 'js',
+    what: 'bundling the runtime into dist/bundle/ (esbuild: what bin/boxbot.js runs; see scripts/bundle.js)',
+    args: [join(root, 'scripts', 'bundle.js')],
+  },
+  {
     lane: 'tools',
     what: 'building the bundled WASM tools into tools/dist/ (esbuild + componentize-js; unchanged ones are kept)',
     args: ['--import', 'tsx', join(root, 'scripts', 'build-tools.ts')],

@@ -49,7 +49,7 @@ export function tempDir(prefix = 'boxbot-test-'): string {
 
 /**
  * The module a `boxbot` command runs (`main(argv)`): src/cli/main.ts compiled to JavaScript
- * (test/compiled-src.ts), as bin/boxbot.js runs the built dist/cli/main.js, so CLI tests need no
+ * (test/compiled-src.ts), as bin/boxbot.js runs the built bundle (dist/bundle), so CLI tests need no
  * build and a child process does not load every module through tsx.
  */
 export function cliMain(): string {

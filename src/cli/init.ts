@@ -2,12 +2,12 @@
 // never overwrites an existing file.
 import { writeFileSync } from 'node:fs';
 import { dirname, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { UsageError } from '../core/errors.ts';
+import { packagePath } from '../core/package-paths.ts';
 import { starterConfig } from './starter-config.ts';
 
 /** The schema shipped with the package (one level above src/ and dist/). */
-const SCHEMA = fileURLToPath(new URL('../../boxbot.schema.json', import.meta.url));
+const SCHEMA = packagePath('boxbot.schema.json');
 
 /** The shipped schema's path as a config file at `path` names it in "$schema" (relative, with slashes). */
 export function schemaPathFor(path: string): string {

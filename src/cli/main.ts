@@ -7,6 +7,7 @@ import { Command, CommanderError, Option } from 'commander';
 import { readEnvSettings, readSecrets, secretValues } from '../config/env.ts';
 import type { StartFlags } from '../config/overrides.ts';
 import { errorMessage, UsageError } from '../core/errors.ts';
+import { packagePath } from '../core/package-paths.ts';
 import { redactSecrets, registerSecrets } from '../core/redact.ts';
 import type { AskFlags } from './ask.ts';
 import type { JobAddFlags, JobEditFlags } from './job.ts';
@@ -18,10 +19,9 @@ import type { ToolValidateFlags } from './tool-validate.ts';
 // Each command's module is imported inside its action, never here: `--help` and `--version`
 // must not load discord.js, the SDKs, the sandbox or the scheduler (seconds on a small machine).
 
-/** The package's version, from package.json (one level above src/ and dist/). */
+/** The package's version, from its package.json. */
 function packageVersion(): string {
-  return (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string })
-    .version;
+  return (JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as { version: string }).version;
 }
 
 /** The config loader, imported on first use (it pulls in the schema). */

@@ -5,10 +5,11 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import express, { type Express, type NextFunction, type Request, type Response } from 'express';
+import { packagePath } from '../core/package-paths.ts';
 import { ADMIN_COOKIE, type AdminAuth, cookieValue, principalName, sameOrigin } from './admin-auth.ts';
 
 /** Where the built bundle is, from src/gateway (tsx) or dist/gateway (compiled): <root>/dist/admin either way. */
-export const DEFAULT_DASHBOARD_DIR = join(import.meta.dirname, '..', '..', 'dist', 'admin');
+export const DEFAULT_DASHBOARD_DIR = packagePath('dist', 'admin');
 
 /** The dashboard's Content-Security-Policy. */
 export const DASHBOARD_CSP = [

@@ -8,9 +8,8 @@
 // wall time still hold. At most `maxParallel` children run at once; others wait their turn.
 import { spawn } from 'node:child_process';
 import { readFile } from 'node:fs/promises';
-import { extname } from 'node:path';
 import type { Readable } from 'node:stream';
-import { fileURLToPath } from 'node:url';
+import { entryFile } from '../core/package-paths.ts';
 import type { ParserName } from './parser-child.ts';
 
 export type { ParserName };
@@ -41,10 +40,8 @@ export type ParseFailure = 'memory' | 'cpu' | 'time' | 'output' | 'crash' | 'can
 /** A parse's outcome: the parser's value, or why there is none (`why` is one line for a user). */
 export type ParseOutcome = { ok: true; value: unknown } | { ok: false; failure: ParseFailure; why: string };
 
-/** The child's entry next to this module, in the same form (.js or .ts) this module runs as. */
-export const PARSER_CHILD_FILE = fileURLToPath(
-  new URL(`./parser-child${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
-);
+/** The child's entry file (src/, dist/ or the bundle: core/package-paths.ts). */
+export const PARSER_CHILD_FILE = entryFile('parsers/parser-child');
 
 /** How often resident memory and CPU time are read. */
 const WATCH_MS = 50;

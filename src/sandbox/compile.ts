@@ -14,6 +14,7 @@ import { type BigIntStats, readFileSync, statSync } from 'node:fs';
 import { chmod, mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { errorMessage } from '../core/errors.ts';
+import { packagePath } from '../core/package-paths.ts';
 import { SandboxError } from './errors.ts';
 import { patchGlue } from './glue-patch.ts';
 import { fileIdentity, lookupHash, recordHash } from './hash-index.ts';
@@ -56,10 +57,10 @@ export function builtBy(pkg: PackageJson): string {
   return createHash('sha256').update(made).digest('hex').slice(0, 8);
 }
 
-/** This install's: package.json is two folders up from src/sandbox and dist/sandbox alike. */
+/** This install's package.json. */
 const BUILT_BY = (() => {
   try {
-    return builtBy(JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as PackageJson);
+    return builtBy(JSON.parse(readFileSync(packagePath('package.json'), 'utf8')) as PackageJson);
   } catch {
     return 'unknown';
   }

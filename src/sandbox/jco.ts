@@ -2,6 +2,9 @@
 // copy `npm run build` puts in dist/vendor/jco-transpile (scripts/build-vendor.js), which an
 // install from the packed tarball runs on. The copy leaves out binaryen (93 MB), which jco-transpile
 // runs only for options boxbot never passes.
+import { pathToFileURL } from 'node:url';
+import { packagePath } from '../core/package-paths.ts';
+
 type Transpile = typeof import('@bytecodealliance/jco-transpile');
 type WasmTools = typeof import('@bytecodealliance/jco-transpile/wasm-tools');
 
@@ -14,8 +17,7 @@ async function load<T>(specifier: string, file: string): Promise<T> {
     return (await import(specifier)) as T;
   } catch (e) {
     if (!notInstalled(e)) throw e;
-    // dist/sandbox/jco.js → dist/vendor/jco-transpile/dist/<file>
-    return (await import(new URL(`../vendor/jco-transpile/dist/${file}`, import.meta.url).href)) as T;
+    return (await import(pathToFileURL(packagePath('dist', 'vendor', 'jco-transpile', 'dist', file)).href)) as T;
   }
 }
 

@@ -4,6 +4,7 @@
 import { totalmem } from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { MessageChannel, Worker } from 'node:worker_threads';
+import { entryFile } from '../core/package-paths.ts';
 import type { PreparedComponent } from './compile.ts';
 import { SandboxError } from './errors.ts';
 import { NetCall, serveNetBridge } from './net/bridge.ts';
@@ -12,8 +13,7 @@ import { DEFAULT_LIMITS, type SandboxResult } from './types.ts';
 import { applySandboxV8Flags } from './v8-flags.ts';
 import type { CallMessage, WorkerReply } from './worker.ts';
 
-const fromSource = import.meta.url.endsWith('.ts');
-const workerUrl = new URL(fromSource ? './worker.ts' : './worker.js', import.meta.url);
+const workerUrl = pathToFileURL(entryFile('sandbox/worker'));
 
 /** How a worker thread is started: the module it runs, or code evaluated to load it. */
 interface WorkerStart {

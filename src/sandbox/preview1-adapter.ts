@@ -6,15 +6,13 @@
 // tools are not built yet falls back to jco's own copy.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../core/package-paths.ts';
 
 /** The file name jco ships, kept the same here. */
 export const PREVIEW1_COMMAND_ADAPTER = 'wasi_snapshot_preview1.command.wasm';
 
-/** The copy made by build:tools (src/sandbox and dist/sandbox are both two levels below the root). */
-export const SHIPPED_ADAPTER_PATH = fileURLToPath(
-  new URL(`../../tools/dist/adapters/${PREVIEW1_COMMAND_ADAPTER}`, import.meta.url),
-);
+/** The copy made by build:tools. */
+export const SHIPPED_ADAPTER_PATH = packagePath('tools', 'dist', 'adapters', PREVIEW1_COMMAND_ADAPTER);
 
 /** The adapter's bytes; the error says how to get it when neither copy is there. */
 export async function readPreview1CommandAdapter(shipped = SHIPPED_ADAPTER_PATH): Promise<Uint8Array> {

@@ -8,7 +8,7 @@
 // own tools compile to, so reading it (a read-only mount of a clone) is allowed.
 import { realpathSync } from 'node:fs';
 import { basename, dirname, join, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { PACKAGE_ROOT } from '../core/package-paths.ts';
 
 /** What the host keeps out of every mount (all absolute host paths). */
 export interface ProtectedPaths {
@@ -63,9 +63,6 @@ export function mountConflict(host: string, readOnly: boolean, p: ProtectedPaths
   }
   return undefined;
 }
-
-/** The folder of boxbot's package (this file is src/sandbox/ or dist/sandbox/ in it). */
-const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/\/$/, '');
 
 /**
  * What of boxbot's package the host runs or trusts (code, bundled tools and skills, its

@@ -4,7 +4,7 @@
 // numbers before either sees the expression (the job keeps what the user wrote). Uses the same
 // `later` instance Bree uses, so "when is the next run" here and in Bree's timers agree (catch-up
 // after a restart depends on that).
-import { createRequire } from 'node:module';
+import laterModule from '@breejs/later';
 
 /** The subset of @breejs/later this module uses. */
 interface Later {
@@ -16,8 +16,9 @@ interface Later {
   };
 }
 
-// Bree's own copy of later, resolved from Bree's location (it is Bree's dependency, not ours).
-const later = createRequire(createRequire(import.meta.url).resolve('bree'))('@breejs/later') as Later;
+// Bree's own copy of later: the one copy installed (package.json pins the version Bree's lock has),
+// which a bundle shares with the Bree inlined beside it.
+const later = laterModule as Later;
 // Bree evaluates schedules in local time (it makes this same call when it loads).
 later.date.localTime();
 

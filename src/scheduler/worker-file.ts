@@ -1,14 +1,9 @@
-// Where a job's worker code lives and how its thread is started: the compiled `worker.js` next
-// to this module in production (dist/), or `worker.ts` through tsx's loader when boxbot runs
-// from its TypeScript sources (tests, `tsx src/...`).
-import { extname } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { pathToFileURL } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
+import { entryFile } from '../core/package-paths.ts';
 
-/** The worker entry next to this module, in the same form (.js or .ts) this module runs as. */
-export const WORKER_FILE = fileURLToPath(
-  new URL(`./worker${extname(fileURLToPath(import.meta.url))}`, import.meta.url),
-);
+/** The worker's entry file (src/, dist/ or the bundle: core/package-paths.ts). */
+export const WORKER_FILE = entryFile('scheduler/worker');
 
 /** Starts a worker thread on `file`; a `.ts` file gets tsx's loader registered first. */
 export function createJobWorker(file: string, options: WorkerOptions = {}): Worker {

@@ -1,7 +1,8 @@
-// What the packed tarball holds (`npm pack`, as a production install gets it): the built code,
-// the bundled tools and what installing them needs, the docs; never tests, benches, build
-// caches (tools/dist/cache is rebuilt at install), sources and source maps, dev scripts, a `.env` or
-// another tarball.
+// What the packed tarball holds (`npm pack`, as a production install gets it): the bundled runtime
+// (dist/bundle, every thread's and process's entry in it), the dashboard, the jco-transpile copy,
+// the bundled tools and what installing them needs, the docs; never the unbundled dist/ JavaScript,
+// tests, benches, build caches (tools/dist/cache: each data dir compiles the tools at its first
+// start), sources and source maps, dev scripts, a `.env` or another tarball.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -38,7 +39,14 @@ describe('the packed tarball', () => {
     assert.deepEqual(stray, [], 'files outside the package roots');
     for (const f of [...FILES, 'bin/boxbot.js', 'docs/configuration.md', 'tools/core/tool.json'])
       assert.ok(files.includes(f), `${f} is packed`);
-    if (existsSync(join(root, 'dist', 'cli', 'main.js'))) assert.ok(files.includes('dist/cli/main.js'));
+  });
+
+  it('holds the bundled runtime, each thread and process entry in it, and not the unbundled dist/', () => {
+    if (!existsSync(join(root, 'dist', 'bundle', 'cli-main.js'))) assert.fail('dist/bundle is missing: npm run build');
+    for (const entry of ['cli-main', 'sandbox-worker', 'scheduler-worker', 'parsers-parser-child'])
+      assert.ok(files.includes(`dist/bundle/${entry}.js`), `dist/bundle/${entry}.js is packed`);
+    const unbundled = files.filter((f) => f.startsWith('dist/') && !/^dist\/(bundle|admin|vendor)\//.test(f));
+    assert.deepEqual(unbundled, [], 'only dist/bundle, dist/admin and dist/vendor are packed');
   });
 
   it('leaves out the TypeScript sources and source maps: nothing runs them', () => {

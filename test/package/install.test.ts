@@ -4,6 +4,7 @@
 // imports and the scripts its install runs.
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { isBuiltin } from 'node:module';
 import { join, relative } from 'node:path';
 import { describe, it } from 'node:test';
 import { root } from '../helpers.ts';
@@ -28,6 +29,15 @@ const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
 const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as {
   packages: Record<string, LockEntry>;
 };
+
+const optionalPeer = (name: string) => pkg.peerDependenciesMeta?.[name]?.optional === true;
+
+/** What scripts/bundle.js inlined into dist/bundle and left to run time. */
+function bundleContents(): { inlined: string[]; externals: string[] } {
+  const file = join(root, 'dist', 'bundle-contents.json');
+  assert.ok(existsSync(file), 'dist/bundle-contents.json is missing: npm run build');
+  return JSON.parse(readFileSync(file, 'utf8')) as { inlined: string[]; externals: string[] };
+}
 
 /** Where npm resolves `name` from the package at `from`: its own node_modules, then each parent's. */
 function resolveIn(from: string, name: string): string | undefined {
@@ -105,17 +115,33 @@ describe('install', () => {
     assert.deepEqual(undecided, [], 'decide with npm install-scripts approve|deny <pkg>');
   });
 
-  it('every package src/ imports is a runtime dependency, so an --omit=dev install can run it', () => {
+  it('every package src/ imports is inlined into dist/bundle or a runtime dependency, so --omit=dev runs it', () => {
     // tsx: src/sandbox/pool.ts loads it in workers only when boxbot runs from its .ts sources.
     // jco-transpile: copied into dist/vendor by scripts/build-vendor.js (without binaryen); its own
     // imports are runtime dependencies (checked below). Optional peers: the cloud hosts' SDKs,
     // loaded only when configured, with an error naming the package when absent.
+    const { inlined } = bundleContents();
     const sourceOnly = new Set(['tsx', '@bytecodealliance/jco-transpile']);
-    const optionalPeer = (name: string) => pkg.peerDependenciesMeta?.[name]?.optional === true;
     const notRuntime = [...importedPackages(join(root, 'src'))]
-      .filter(([name]) => !pkg.dependencies[name] && !sourceOnly.has(name) && !optionalPeer(name))
+      .filter(([name]) => !pkg.dependencies[name] && !inlined.includes(name) && !sourceOnly.has(name))
+      .filter(([name]) => !optionalPeer(name))
       .map(([name, file]) => `${name} (${file})`);
     assert.deepEqual(notRuntime, []);
+    // What the bundle inlines is a devDependency or its dependency: installing it again is waste.
+    const shipped = Object.keys(pkg.dependencies).filter((name) => inlined.includes(name));
+    assert.deepEqual(shipped, [], 'inlined into the bundle, yet a dependency');
+  });
+
+  it('the bundle leaves to run time only Node built-ins, the dependencies, the optional SDKs and add-ons', () => {
+    // Each optional add-on is required inside a try by the package that wants it, which goes on
+    // without it: ws (bufferutil, utf-8-validate), discord.js (zlib-sync), pg (pg-native),
+    // node-fetch (encoding), debug (supports-color).
+    const addOns = new Set(['bufferutil', 'utf-8-validate', 'zlib-sync', 'pg-native', 'encoding', 'supports-color']);
+    const unexpected = bundleContents()
+      .externals.filter((path) => !path.startsWith('node:') && !isBuiltin(path)) // node:sqlite: Node 22+
+      .map((path) => /^(@[^/]+\/)?[^/]+/.exec(path)![0])
+      .filter((name) => !pkg.dependencies[name] && !optionalPeer(name) && !addOns.has(name) && name !== 'tsx');
+    assert.deepEqual(unexpected, []);
   });
 
   it('the copy of jco-transpile in dist/vendor has its own imports as runtime dependencies, binaryen not', () => {
@@ -139,6 +165,7 @@ describe('install', () => {
         `${m[1]} is in the package's files`,
       );
     }
-    for (const f of ['bin', 'dist', 'tools', 'skills']) assert.ok(pkg.files.includes(f), f);
+    for (const f of ['bin', 'dist/bundle', 'dist/admin', 'dist/vendor', 'tools', 'skills'])
+      assert.ok(pkg.files.includes(f), f);
   });
 });

@@ -6,17 +6,17 @@
 // regular files only, size checked first.
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import { silentLogger } from '../../core/log.ts';
+import { packagePath } from '../../core/package-paths.ts';
 import { readWorkspaceFile } from '../../sandbox/index.ts';
 import { readSkillRecords, type SkillRecord, skillRecordPath } from './approvals.ts';
 import { readSkillFolder, resourcesOf, SkillFolderError } from './folder.ts';
 import { parseSkill, type Skill, SkillError, type SkillSource } from './skill.ts';
 
 /** The skills shipped with boxbot (the package's `skills/` folder). */
-export const BUNDLED_SKILLS_DIR = fileURLToPath(new URL('../../../skills', import.meta.url));
+export const BUNDLED_SKILLS_DIR = packagePath('skills');
 
 /** A SKILL.md that was skipped, and why. */
 export interface SkillProblem {

@@ -2,9 +2,10 @@
 // compiled for the sandbox (cache/sandbox, entries as src/sandbox/compile.ts writes them, each
 // artefact's hash in its meta.json) and its spec from its help (cache/specs). Every data dir then
 // reads these instead of compiling on its first start; at run time nothing writes here. Run by
-// scripts/build-tool-cache.ts in a checkout, and from dist/ by scripts/link-tools.js after a
-// tarball install (the tarball ships no cache). Entries and specs of tools no longer bundled are
-// removed; an unchanged tool is checked, not rebuilt. Prints progress: a full build takes seconds.
+// scripts/build-tool-cache.ts in a checkout; an install from the tarball has none (each data dir
+// compiles the bundled tools at its first start: scripts/link-tools.js). Entries and specs of tools
+// no longer bundled are removed; an unchanged tool is checked, not rebuilt. Prints progress: a full
+// build takes seconds.
 import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';

@@ -3,12 +3,12 @@
 // bundled tools' specs built at install (tools/dist/cache/specs, read-only, shared by every data dir).
 import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { packagePath } from '../../core/package-paths.ts';
 import { SHARED_CACHE_ROOT } from '../../sandbox/index.ts';
 import type { ToolSource } from './registry.ts';
 
 /** The package's built tools (`tools/dist`), from src/ and dist/ alike. */
-export const BUNDLED_TOOLS_DIR = fileURLToPath(new URL('../../../tools/dist', import.meta.url));
+export const BUNDLED_TOOLS_DIR = packagePath('tools', 'dist');
 
 /**
  * What to do when the bundled components are there but not their names: the tarball leaves the

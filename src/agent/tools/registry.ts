@@ -127,6 +127,14 @@ async function linkTargetDir(file: string): Promise<string | undefined> {
   }
 }
 
+/**
+ * Said once when a bundled tool must be compiled: an install from the packed tarball ships no
+ * compile cache (scripts/link-tools.js), so each data dir compiles the bundled tools at its first
+ * start (measured under load in docs/install.md).
+ */
+export const BUNDLED_COMPILE_NOTICE =
+  'compiling the bundled tools for the sandbox (once per data dir and boxbot version, about 10 s)';
+
 /** Creates a registry; call `start()`. */
 export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
   const log = opts.log ?? silentLogger;
@@ -138,6 +146,7 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
   const listeners = new Set<(e: RegistryEvent) => void>();
   const timers = new Map<string, NodeJS.Timeout>();
   const chains = createKeyedLock(); // one sync at a time per tool file
+  let announcedBundled = false;
   const watchers: FSWatcher[] = [];
   let closed = false;
   let started = false;
@@ -177,7 +186,13 @@ export function createToolRegistry(opts: ToolRegistryOptions): ToolRegistry {
     try {
       const reg = await registerFile(opts.sandbox, file, opts.cacheDir, name, {
         // The first registration of a new tool compiles it: seconds, so the terminal says why it waits.
-        onPrepare: () => log.info({ tool: name, file }, 'preparing a new tool (compiled once per version)…'),
+        onPrepare: () => {
+          if (sourceOf(file) === 'bundled' && !announcedBundled) {
+            announcedBundled = true;
+            log.info(BUNDLED_COMPILE_NOTICE);
+          }
+          log.info({ tool: name, file }, 'preparing a new tool (compiled once per version)…');
+        },
       });
       if (closed) return;
       refused.delete(file);

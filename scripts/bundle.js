@@ -1,0 +1,78 @@
+// Bundles the compiled runtime (dist/) with its pure-JavaScript dependencies into dist/bundle, the
+// code bin/boxbot.js runs in a checkout and in the packed tarball alike. Each file that starts a
+// thread or a process is its own entry, named as src/core/package-paths.ts expects
+// (`sandbox/worker` → dist/bundle/sandbox-worker.js); code they share is split into chunks there,
+// and the CLI's commands stay lazily loaded. Left out, and so kept as real dependencies of the
+// package (package.json `dependencies`): what reads its own folder at run time or is native
+// (oxc-minify, preview2-shim: both imported by the jco-transpile copy in dist/vendor; markdown-it:
+// its browser build is served to the web chat). The optional SDKs (Bedrock, Vertex, Gemini) are
+// imported by a variable name, so they are never bundled: each is loaded from node_modules when a
+// user has installed it. Two dependencies start a worker from a file beside their own code, which a
+// bundle does not have: pino's transports and discord.js's worker sharding; boxbot uses neither.
+// Plain JavaScript: `prepare` runs it (esbuild is a dev dependency).
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const out = join(root, 'dist', 'bundle');
+/** The entries, by their module path under dist/ (see entryFile in src/core/package-paths.ts). */
+const ENTRIES = ['cli/main', 'sandbox/worker', 'scheduler/worker', 'parsers/parser-child'];
+/** Optional native add-ons some dependencies try to load (each has a pure-JavaScript fallback). */
+const OPTIONAL_NATIVE = ['bufferutil', 'utf-8-validate', 'zlib-sync', 'pg-native', '@discordjs/voice'];
+
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const started = Date.now();
+rmSync(out, { recursive: true, force: true });
+const result = await build({
+  absWorkingDir: root,
+  entryPoints: Object.fromEntries(ENTRIES.map((e) => [e.replaceAll('/', '-'), join(root, 'dist', `${e}.js`)])),
+  outdir: out,
+  bundle: true,
+  splitting: true,
+  format: 'esm',
+  platform: 'node',
+  target: 'node20',
+  keepNames: true,
+  minifySyntax: true,
+  minifyWhitespace: true,
+  legalComments: 'eof',
+  metafile: true,
+  logLevel: 'warning',
+  external: [
+    ...Object.keys(pkg.dependencies ?? {}),
+    ...Object.keys(pkg.peerDependencies ?? {}),
+    ...OPTIONAL_NATIVE,
+    'tsx',
+  ],
+  // CommonJS dependencies inlined into ES modules still call require() for Node's built-ins and
+  // read __dirname/__filename: give each output file its own.
+  banner: {
+    js: [
+      "import { createRequire as __boxbotRequire } from 'node:module';",
+      "import { fileURLToPath as __boxbotPath } from 'node:url';",
+      "import { dirname as __boxbotDir } from 'node:path';",
+      'const require = __boxbotRequire(import.meta.url);',
+      'const __filename = __boxbotPath(import.meta.url);',
+      'const __dirname = __boxbotDir(__filename);',
+    ].join(' '),
+  },
+});
+// What the bundle holds and leaves out, for test/package/install.test.ts (dist/ outside the bundle
+// is not packed): the packages inlined, and every import left to be resolved at run time.
+const packageOf = (path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];
+const inlined = new Set(Object.keys(result.metafile.inputs).map(packageOf).filter(Boolean));
+const externals = new Set();
+for (const o of Object.values(result.metafile.outputs))
+  for (const i of o.imports) if (i.external) externals.add(i.path);
+writeFileSync(
+  join(root, 'dist', 'bundle-contents.json'),
+  `${JSON.stringify({ inlined: [...inlined].sort(), externals: [...externals].sort() }, null, 2)}\n`,
+);
+const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
+const files = Object.keys(result.metafile.outputs).length;
+console.log(
+  `boxbot: runtime bundled into dist/bundle (${files} files, ${(bytes / 2 ** 20).toFixed(1)} MiB) ` +
+    `in ${((Date.now() - started) / 1000).toFixed(1)} s`,
+);
