@@ -5,10 +5,10 @@
 // bundled dependency), the install stays under 150 MiB, a bundled tool compiles with the copy of
 // jco-transpile in dist/vendor and runs in the sandbox's worker thread, `boxbot start` in an empty
 // HOME compiles the tools once, answers /healthz and a web chat message through a sandboxed tool,
-// reads an uploaded PDF in the parser's child process, answers a Telegram message from the Bot API
-// emulator (grammY in the bundle), a job runs in its Bree worker thread, and
-// `boxbot doctor` and a model call name the package a Bedrock or Gemini model needs. Needs a built
-// checkout (`npm ci` or `npm run build` and the tools).
+// reads an uploaded PDF in the parser's child process, answers a Telegram message, a Discord and a
+// Slack direct message from their emulators (grammY, discord.js, Bolt as bundled), stops on SIGTERM, a
+// job runs in its Bree worker thread, and `boxbot doctor` and a model call name the package a
+// Bedrock or Gemini model needs. Needs a built checkout (`npm ci` or `npm run build` and the tools).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -16,7 +16,9 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { workspaceOf } from '../../src/runner/agent-runner.ts';
 import { WebChatClient } from '../e2e/harness.ts';
+import { startDiscordEmulator } from '../emulators/discord/index.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
+import { startSlackEmulator } from '../emulators/slack/index.ts';
 import { startTelegramEmulator } from '../emulators/telegram/index.ts';
 import { root, tempDir, waitUntil } from '../helpers.ts';
 import { pdfWith } from '../media-files.ts';
@@ -143,7 +145,15 @@ describe('the packed tarball installed with --omit=dev', () => {
     const config = join(base, 'start.json');
     const data = join(base, 'data-start');
     const telegram = await startTelegramEmulator();
-    const channels = { telegram: { apiRoot: telegram.apiRoot, allowFrom: ['4242'] } };
+    const discord = await startDiscordEmulator();
+    const discordUser = '4100000000000000042';
+    const slack = await startSlackEmulator({ delivery: 'socket' });
+    slack.workspace.addUser('U0PACK0001', 'ada');
+    const channels = {
+      telegram: { apiRoot: telegram.apiRoot, allowFrom: ['4242'] },
+      discord: { restApi: discord.restApi, allowFrom: [discordUser] },
+      slack: { apiUrl: slack.apiUrl, mode: 'socket', allowFrom: ['U0PACK0001'] },
+    };
     writeFileSync(config, JSON.stringify({ dataDir: data, http: { host: '127.0.0.1', port: 0 }, channels }));
     const child = spawn(process.execPath, [bin, 'start', '--config', config], {
       cwd: empty,
@@ -153,6 +163,9 @@ describe('the packed tarball installed with --omit=dev', () => {
         OPENAI_API_KEY: 'sk-x',
         OPENAI_BASE_URL: emu.openaiBaseURL,
         TELEGRAM_BOT_TOKEN: telegram.token,
+        DISCORD_BOT_TOKEN: discord.token,
+        SLACK_BOT_TOKEN: slack.botToken,
+        SLACK_APP_TOKEN: slack.appToken,
       },
     });
     let out = '';
@@ -194,10 +207,35 @@ describe('the packed tarball installed with --omit=dev', () => {
         'the answer on Telegram',
         120_000,
       );
+      // A Discord direct message over the emulator's gateway WebSocket, through the bundled discord.js.
+      await waitUntil(() => discord.gateway.liveSessions() > 0, 'discord.js connected to the gateway', 120_000);
+      emu.script([llm.say('Hi on Discord.')]);
+      const dm = discord.dmChannel(discordUser, 'ada');
+      discord.userMessage({ channelId: dm.id, userId: discordUser, userName: 'ada', content: 'hi' });
+      await waitUntil(
+        () => discord.botMessages().some((m) => m.channel_id === dm.id && m.content === 'Hi on Discord.'),
+        'the answer on Discord',
+        120_000,
+      );
+      // A Slack direct message over the emulator's Socket Mode link, through the bundled Bolt.
+      await waitUntil(() => slack.link.connections > 0, 'Bolt connected over Socket Mode', 120_000);
+      emu.script([llm.say('Hi on Slack.')]);
+      await slack.userSays({ channel: 'D0PACK0001', user: 'U0PACK0001', text: 'hi' });
+      await waitUntil(
+        () => slack.botMessages().some((m) => m.channel === 'D0PACK0001' && m.text === 'Hi on Slack.'),
+        'the answer on Slack',
+        120_000,
+      );
       emu.assertDone();
     } finally {
+      // boxbot stops first, with the platforms still there to say goodbye to, as a real shutdown.
       child.kill('SIGTERM');
+      await waitUntil(() => child.exitCode !== null, 'boxbot start stops on SIGTERM', 60_000).finally(() => {
+        if (child.exitCode === null) child.kill('SIGKILL');
+      });
       await telegram.close();
+      await discord.close();
+      await slack.close();
     }
   });
 
