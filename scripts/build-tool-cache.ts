@@ -1,5 +1,6 @@
-// Builds the bundled tools' shared compile and spec cache (tools/dist/cache) in a checkout: run
-// by the install step (scripts/prepare.js) after scripts/build-tools.ts, and by `npm run build:tools`.
+// Builds the bundled tools' shared compile and spec cache (tools/dist/cache) in a checkout: run by
+// `npm run build:tools` after scripts/build-tools.ts. The install (scripts/prepare.js) leaves it out:
+// each data dir then compiles the bundled tools at its first start.
 import { buildBundledToolCache } from '../src/agent/tools/bundled-cache.ts';
 
 const { failed } = await buildBundledToolCache();

@@ -4,8 +4,9 @@
 // `postinstall`; plain JavaScript because tsx is a devDependency. Reads the same tool.json
 // manifests as build-tools.ts and only links components that are there; never fails an install.
 // The bundled tools' compile cache is not built here: it is larger than the tools (78 MB), so an
-// install from the tarball leaves it out and each data dir compiles the tools at its first start
-// (into <dataDir>/cache, saying so once). A checkout builds a shared one (scripts/prepare.js).
+// install (from the tarball or in a checkout) leaves it out and each data dir compiles the tools at
+// its first start (into <dataDir>/cache, saying so once). `npm run build:tools` builds a shared one
+// in a checkout.
 import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, symlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';

@@ -1,7 +1,9 @@
 // `prepare` (run by `npm install`/`npm ci` in a source checkout and by `npm pack`): compiles
-// src/ into dist/, bundles the dashboard into dist/admin, copies jco-transpile into dist/vendor,
-// builds the bundled tools into tools/dist/ and compiles them for the sandbox into the cache every
-// data dir of this checkout shares (tools/dist/cache). All need the dev dependencies
+// src/ into dist/, bundles the dashboard into dist/admin, copies jco-transpile into dist/vendor and
+// builds the bundled tools into tools/dist/. It does not compile the tools for the sandbox: each
+// data dir does that at its first start (about 10 s, saying so once), as an install from the
+// tarball does; `npm run build:tools` builds a cache every data dir of a checkout shares
+// (tools/dist/cache), for a checkout that starts many data dirs. All need the dev dependencies
 // (TypeScript, tsx, esbuild, componentize-js, jco-transpile). With them omitted (`npm install --omit=dev`) an
 // existing build is kept as it is, and a checkout with no build fails here with what to do,
 // rather than with "tsx: not found". Plain JavaScript because tsx may be absent. A consumer of
@@ -40,8 +42,8 @@ if (
 // minutes on a small machine never looks stuck (npm shows this script's output as it comes).
 // Two lanes run side by side, since neither reads what the other writes: the JavaScript (tsc into
 // dist/, then the dashboard and the jco-transpile copy beside it) and the tools (componentize-js
-// into tools/dist/, then their compile cache, both from src/ through tsx). Each is mostly one
-// single-threaded process, so on two cores the install takes the longer lane, not the sum.
+// into tools/dist/, through tsx). Each is mostly one single-threaded process, so on two cores the
+// install takes the longer lane, not the sum.
 const steps = [
   // Emit only (--noCheck: the same JavaScript, half the CPU): `npm run typecheck` and `npm test`
   // check the types; an install need not check them again.
@@ -69,11 +71,6 @@ const steps = [
     lane: 'js',
     what: 'copying jco-transpile into dist/vendor/ (the tool compiler, without binaryen: see scripts/build-vendor.js)',
     args: [join(root, 'scripts', 'build-vendor.js')],
-  },
-  {
-    lane: 'tools',
-    what: 'compiling the bundled tools for the sandbox into tools/dist/cache (so a first start compiles nothing)',
-    args: ['--import', 'tsx', join(root, 'scripts', 'build-tool-cache.ts')],
   },
 ];
 const seconds = (ms) => `${(ms / 1000).toFixed(1)} s`;

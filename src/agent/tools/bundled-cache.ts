@@ -1,9 +1,10 @@
-// Builds the bundled tools' shared cache (tools/dist/cache) at install: each bundled tool
+// Builds the bundled tools' shared cache (tools/dist/cache) on request: each bundled tool
 // compiled for the sandbox (cache/sandbox, entries as src/sandbox/compile.ts writes them, each
 // artefact's hash in its meta.json) and its spec from its help (cache/specs). Every data dir then
 // reads these instead of compiling on its first start; at run time nothing writes here. Run by
-// scripts/build-tool-cache.ts in a checkout; an install from the tarball has none (each data dir
-// compiles the bundled tools at its first start: scripts/link-tools.js). Entries and specs of tools
+// scripts/build-tool-cache.ts (`npm run build:tools`) in a checkout; an install, from the tarball or
+// a checkout's `npm ci`, has none (each data dir compiles the bundled tools at its first start:
+// scripts/link-tools.js, scripts/prepare.js). Entries and specs of tools
 // no longer bundled are removed; an unchanged tool is checked, not rebuilt. Prints progress: a full
 // build takes seconds.
 import { chmod, mkdtemp, readdir, rm, stat } from 'node:fs/promises';

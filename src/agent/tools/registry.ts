@@ -128,9 +128,9 @@ async function linkTargetDir(file: string): Promise<string | undefined> {
 }
 
 /**
- * Said once when a bundled tool must be compiled: an install from the packed tarball ships no
- * compile cache (scripts/link-tools.js), so each data dir compiles the bundled tools at its first
- * start (measured under load in docs/install.md).
+ * Said once when a bundled tool must be compiled: an install (from the packed tarball or a
+ * checkout's `npm ci`) builds no compile cache (scripts/link-tools.js, scripts/prepare.js), so each
+ * data dir compiles the bundled tools at its first start (measured under load in docs/install.md).
  */
 export const BUNDLED_COMPILE_NOTICE =
   'compiling the bundled tools for the sandbox (once per data dir and boxbot version, about 10 s)';
