@@ -1,6 +1,6 @@
 // Runs the suite: every test/**/*.test.ts file (or the files/folders given as arguments), slowest
 // first (by the last run's timings, so a long file does not start last and leave a core idle),
-// then prints each file's duration and each layer's wall time.
+// then prints each file's duration (wall and CPU) and each layer's wall time.
 // The unit layer (no WASM compile, worker thread or boot: scripts/test-layers.ts) runs in a pool of
 // long-lived processes (scripts/test-worker.ts), one more than the cores used (--workers=N), each
 // taking the next file when it starts one, so tsx starts a few times rather than once per file;
@@ -349,8 +349,12 @@ writeFileSync(
 );
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
-console.log(`\nPer-file durations (${layer === 'all' ? 'both layers' : `${layer} layer`}), slowest first:`);
-for (const r of [...results].sort((a, b) => b.ms - a.ms)) console.log(`${secs(r.ms)}  ${r.ok ? ' ' : '✖'} ${r.file}`);
+console.log(`\nPer-file durations (${layer === 'all' ? 'both layers' : `${layer} layer`}), slowest first (wall, CPU):`);
+// CPU beside wall for every file (a pooled file's is its worker's only, not its children's; ? where unknown).
+for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
+  const cpu = r.cpuMs === undefined ? '     ?  ' : secs(r.cpuMs);
+  console.log(`${secs(r.ms)} ${cpu}  ${r.ok ? ' ' : '✖'} ${r.file}`);
+}
 if (showTimings) {
   // Ranked by CPU time: on a machine other work loads, wall time says more about the load than the file.
   const ranked = [...results].sort((a, b) => (b.cpuMs ?? -1) - (a.cpuMs ?? -1) || b.ms - a.ms).slice(0, 20);

@@ -12,7 +12,7 @@ export const SLOW: readonly string[] = [
   'test/sandbox/cli-world.test.ts',
   'test/sandbox/conformance.test.ts',
   'test/sandbox/filesystem.test.ts',
-  'test/sandbox/filesystem-race.test.ts', // 100,000 reads while a child process swaps the path
+  'test/sandbox/filesystem-race.test.ts', // 25,000 guest reads while a child process swaps the path
   'test/sandbox/fresh-instance.test.ts',
   'test/sandbox/hash-index.test.ts',
   'test/sandbox/inputs.test.ts',

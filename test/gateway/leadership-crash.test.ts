@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { after, test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { compiledChild } from '../compiled-src.ts';
 import { waitUntil } from '../helpers.ts';
 import { type PostgresServer, startPostgres } from '../store/postgres-server.ts';
 
@@ -21,12 +22,11 @@ interface Replica {
   alive: boolean;
 }
 
+/** The replica's module, compiled with src/ (test/compiled-src.ts): each start skips registering tsx. */
+const LEADER_CHILD = compiledChild(fileURLToPath(new URL('leader-child.ts', import.meta.url)));
+
 function replica(url: string): Replica {
-  const child = spawn(
-    process.execPath,
-    ['--import', 'tsx', fileURLToPath(new URL('leader-child.ts', import.meta.url)), url],
-    { stdio: ['ignore', 'pipe', 'inherit'] },
-  );
+  const child = spawn(process.execPath, [LEADER_CHILD, url], { stdio: ['ignore', 'pipe', 'inherit'] });
   const r: Replica = { child, lines: [], alive: true };
   let buf = '';
   child.stdout!.on('data', (d: Buffer) => {

@@ -6,7 +6,7 @@ import { startBoxbot } from '../../src/main.ts';
 
 const configFile = process.argv[2];
 if (!configFile || !process.send) {
-  console.error('usage: run by the soak harness (node --import tsx test/soak/child.ts CONFIG, with an IPC channel)');
+  console.error('usage: run by the soak harness (test/soak/run.ts) with CONFIG and an IPC channel');
   process.exit(2);
 }
 const app = await startBoxbot({ configFile, workers: 1 });

@@ -26,6 +26,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { unescapeSlackText } from '../../src/adapters/slack/format.ts';
 import { workspaceOf } from '../../src/runner/index.ts';
+import { compiledChild } from '../compiled-src.ts';
 import { keepToolCache, warmToolCache } from '../e2e/boot.ts';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import { llm, startLlmEmulator } from '../emulators/llm/index.ts';
@@ -255,9 +256,11 @@ export async function runSoak(o: SoakOptions): Promise<SoakReport> {
     }
     return false;
   };
+  // The gateway's module compiled, with src/ (test/compiled-src.ts): each start skips tsx.
+  const child = compiledChild(join(root, 'test', 'soak', 'child.ts'));
   const launch = (i: number): Gateway => {
     const fd = openSync(logFile, 'a');
-    const proc = spawn(process.execPath, ['--import', 'tsx', join(root, 'test', 'soak', 'child.ts'), configFile], {
+    const proc = spawn(process.execPath, [child, configFile], {
       cwd: root,
       env,
       stdio: ['ignore', fd, fd, 'ipc'],

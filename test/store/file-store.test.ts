@@ -9,6 +9,7 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { createFileStore, type Store } from '../../src/store/index.ts';
+import { compiledChild } from '../compiled-src.ts';
 import { adminSessionsContract } from './admin-sessions-contract.ts';
 import { type StoreHarness, storeContract } from './contract.ts';
 import { inbound, pendingIds } from './delivery-fixtures.ts';
@@ -56,8 +57,9 @@ webDisplayContract('file', harness);
 test('file: a process killed between the temp write and the rename leaves the old content readable', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));
   try {
-    const child = fileURLToPath(new URL('crash-child.ts', import.meta.url));
-    const r = spawnSync(process.execPath, ['--import', 'tsx', child, dir], { encoding: 'utf8' });
+    // Compiled with src/ (test/compiled-src.ts): the child skips registering tsx.
+    const child = compiledChild(fileURLToPath(new URL('crash-child.ts', import.meta.url)));
+    const r = spawnSync(process.execPath, [child, dir], { encoding: 'utf8' });
     assert.equal(r.signal, 'SIGKILL', `child should die mid-write: ${r.stderr}`);
 
     const names = await walk(dir);
@@ -82,8 +84,9 @@ test('file: a process killed between the temp write and the rename leaves the ol
 test('file: a process killed right after a history update and a charge resolved loses neither', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));
   try {
-    const child = fileURLToPath(new URL('journal-crash-child.ts', import.meta.url));
-    const r = spawnSync(process.execPath, ['--import', 'tsx', child, dir], { encoding: 'utf8' });
+    // Compiled with src/ (test/compiled-src.ts): the child skips registering tsx.
+    const child = compiledChild(fileURLToPath(new URL('journal-crash-child.ts', import.meta.url)));
+    const r = spawnSync(process.execPath, [child, dir], { encoding: 'utf8' });
     assert.equal(r.signal, 'SIGKILL', `child should die after its updates: ${r.stderr}`);
     const names = await walk(dir);
     assert.equal(

@@ -8,9 +8,11 @@ import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { journalRoot, recoverPatchJournals } from '../../../src/agent/managed/patch-journal.ts';
+import { compiledChild } from '../../compiled-src.ts';
 import { tempDir, waitUntil } from '../../helpers.ts';
 
-const CHILD = fileURLToPath(new URL('./patch-crash-child.ts', import.meta.url));
+// Compiled with src/ (test/compiled-src.ts): each of its runs skips registering tsx.
+const CHILD = compiledChild(fileURLToPath(new URL('./patch-crash-child.ts', import.meta.url)));
 
 /** A workspace (a.md, c.md) and a copy where an executor changed a.md, added b/new.md and removed c.md. */
 function fixture(): { workspace: string; copy: string } {
@@ -43,7 +45,7 @@ const BEFORE = { 'a.md': 'old a\n', 'c.md': 'c\n' };
 const AFTER = { 'a.md': 'new a\n', 'b/new.md': 'new b\n' };
 
 function crash(workspace: string, copy: string, when: string): void {
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CHILD, workspace, copy, when], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CHILD, workspace, copy, when], { encoding: 'utf8' });
   assert.equal(r.signal, 'SIGKILL', `the child was killed at ${when}: ${r.stderr}`);
 }
 
@@ -72,7 +74,7 @@ test('killed while staging (before the commit point), the workspace is untouched
 
 test('a journal whose writer is still running is left alone', async (t) => {
   const { workspace, copy } = fixture();
-  const child = spawn(process.execPath, ['--import', 'tsx', CHILD, workspace, copy, 'wait'], { stdio: 'pipe' });
+  const child = spawn(process.execPath, [CHILD, workspace, copy, 'wait'], { stdio: 'pipe' });
   t.after(() => child.kill('SIGKILL'));
   let out = '';
   child.stdout.on('data', (d: Buffer) => {
@@ -90,7 +92,7 @@ test('a journal whose writer is still running is left alone', async (t) => {
 
 test('without a crash the patch applies whole and leaves no journal', () => {
   const { workspace, copy } = fixture();
-  const r = spawnSync(process.execPath, ['--import', 'tsx', CHILD, workspace, copy, 'never'], { encoding: 'utf8' });
+  const r = spawnSync(process.execPath, [CHILD, workspace, copy, 'never'], { encoding: 'utf8' });
   assert.equal(r.stdout, 'applied\n', r.stderr);
   assert.deepEqual(files(workspace), AFTER);
   assert.deepEqual(readdirSync(journalRoot(workspace)), []);
