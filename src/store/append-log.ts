@@ -99,7 +99,12 @@ export function createJournal<R>(docs: Pick<Documents, 'files' | 'corrupt'>, opt
         for (const w of batch) w.resolve();
       } catch (e) {
         rewriteDue = true; // whatever reached the file, the next commit replaces it whole
-        for (const w of batch.reverse()) w.reject(e); // undone newest first
+        // What was put in line behind the failed records fails with them: a record is never durable
+        // while one committed before it is not (a turn's history never outlives its usage charge).
+        const behind = waiters;
+        buffer = [];
+        waiters = [];
+        for (const w of [...batch, ...behind].reverse()) w.reject(e); // undone newest first
       }
     }
   }
