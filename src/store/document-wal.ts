@@ -23,8 +23,11 @@ export interface DocumentWal {
   get(path: string): string | null | undefined;
   /** Paths journaled directly in folder `dir`, each with its newest text (null: deleted). */
   under(dir: string): [name: string, text: string | null][];
-  /** Journals the new texts of several documents as one record; resolves once it is durable. */
-  commit(changes: Record<string, string | null>): Promise<void>;
+  /**
+   * Journals the new texts of several documents as one record; resolves once it is durable.
+   * `queued` runs once the record is in line: a record committed after that is never durable before it.
+   */
+  commit(changes: Record<string, string | null>, queued?: () => void): Promise<void>;
   /** Writes the files of what is journaled and durable, then drops their records from the journal. */
   checkpoint(): Promise<void>;
   /** Checkpoints what is left (if this process journaled anything) and closes the journal. */
@@ -137,20 +140,23 @@ export function createDocumentWal(
           out.push([path.slice(prefix.length), e.text]);
       return out;
     },
-    async commit(changes) {
+    async commit(changes, queued) {
       await loaded;
       wrote = true;
       if (opts.beforeAppend) await Promise.all(Object.keys(changes).map((p) => opts.beforeAppend!(p)));
       const mine = ++seq;
       const before = Object.keys(changes).map((p) => [p, pending.get(p)] as const);
       for (const [path, text] of Object.entries(changes)) pending.set(path, { text, seq: mine, durable: false });
-      await journal.commit({ d: changes }, () => {
+      // The journal takes records in call order and syncs them in that order (append-log.ts).
+      const appended = journal.commit({ d: changes }, () => {
         for (const [path, prev] of before) {
           if (pending.get(path)?.seq !== mine) continue;
           if (prev) pending.set(path, prev);
           else pending.delete(path);
         }
       });
+      queued?.();
+      await appended;
       for (const path of Object.keys(changes)) {
         const e = pending.get(path);
         if (e?.seq === mine) e.durable = true;
