@@ -39,6 +39,16 @@ export interface UpdateOptions {
   queued?: () => void;
 }
 
+/** Where the journaled documents' changes go first (document-wal.ts), and its test hooks. */
+export interface DocumentJournal {
+  path: string;
+  prefixes: string[];
+  /** Fault injection (tests): runs for each document of a change before its append. */
+  beforeAppend?: (path: string) => void | Promise<void>;
+  /** Most characters held unwritten to files (JOURNAL_MAX_CHARS unless set). */
+  maxChars?: number;
+}
+
 /** An update waiting in a group (Documents.update), and its caller's promise. */
 type Waiter = {
   fn: (c: unknown) => unknown;
@@ -87,7 +97,7 @@ export function createDocuments(
     onCorrupt?: (r: CorruptReport) => void;
     cache?: DocumentCache;
     /** The documents (by path prefix, never `shared` ones) written through a journal (document-wal.ts). */
-    journal?: { path: string; prefixes: string[]; beforeAppend?: (path: string) => void | Promise<void> };
+    journal?: DocumentJournal;
     /** Another process owns the journal: it is read, never written or checkpointed. */
     readOnly?: boolean;
   },
