@@ -100,6 +100,7 @@ export function createDocumentWal(
     snapshot: () => [...pending].map(([p, e]) => `${JSON.stringify({ d: { [p]: e.text } })}\n`).join(''),
     // Never rewritten on an append's path (a turn would wait for it): the checkpoint compacts it.
     live: () => Number.POSITIVE_INFINITY,
+    gather: true, // a turn's charges and history, put in line one after another, share a sync
     ...(opts.readOnly ? { readOnly: true } : {}),
   });
   const loaded = journal.load().then(({ unterminated }) => {
