@@ -1,7 +1,8 @@
 // Store-turn benchmark: the file store's calls of one chat turn, as the gateway makes them, with
 // no gateway, platform or model around them (the gateway bench's stage figures move with the
 // machine's load; these move less): the memory digest's two reads, the history read and write,
-// the usage charge (conversation and user), and the delivery log's accept, outbox entry and end.
+// the usage charge (conversation and user) with the history written behind it (the two overlap, as
+// in the agent runner), and the delivery log's accept, outbox entry and end.
 // Measured one turn at a time (per call, p50) and with 64 conversations at once (turns per
 // second), against a bare synced append (O_DSYNC) timed interleaved with the single turns.
 import { constants } from 'node:fs';
@@ -61,11 +62,20 @@ async function turn(store: Store, c: number, i: number, histories: Map<number, M
   ];
   histories.set(c, next);
   const charge = { usage: { inputTokens: 10, outputTokens: 3 }, costUsd: 0.0001, model: 'openai/gpt-5.4' };
-  await timed('usage', () => store.usage.add({ conversationKey: key, userKey, at, ...charge }));
-  await timed('history', async () => {
+  // As the agent runner saves a turn: the history is written once the charge is in the store's line
+  // (UsageStore.add's `queued`), so the journal syncs both in one batch; the two calls overlap.
+  const history = async () => {
     await store.conversations.get(key);
     await store.conversations.setMessages(key, next);
-  });
+  };
+  let saved: Promise<void> | undefined;
+  await timed('usage', () =>
+    store.usage.add(
+      { conversationKey: key, userKey, at, ...charge },
+      { queued: () => (saved = timed('history', history)) },
+    ),
+  );
+  await (saved ?? timed('history', history));
   await timed('outbox', async () => {
     await store.delivery.putOutbox({
       id: `out:${id}`,

@@ -520,16 +520,17 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
           } else if (e.type === 'executors') onEvent({ type: 'checklist', lines: checklistLines(e.items) });
         },
       });
-      // Spending is durable before the answer is (a restart never forgets what was spent).
-      await spend.flush();
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
-      if (signal.reason instanceof GatewayStoppingError) return { text: '', outcome: 'interrupted' };
+      if (signal.reason instanceof GatewayStoppingError) {
+        await spend.flush(); // what was spent stays counted
+        return { text: '', outcome: 'interrupted' };
+      }
       if (result.outcome !== 'error') {
         const turn = withoutImages(
           tagTurn(keepAuthors(result.messages, history, message.userId), input, message.id, message.userId),
         );
-        await persist('history', () => o.store.conversations.setMessages(key, turn));
-      }
+        await saveBehindCharges(spend, persist, () => o.store.conversations.setMessages(key, turn));
+      } else await spend.flush();
       const text = note + notices + transcriptNote(media) + result.text.trim();
       if (result.outcome === 'error') log.error({ conversation: key, err: result.error }, 'agent run failed');
       // Counted after the run's charges are written: the figure the store holds, not one taken
@@ -615,4 +616,23 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       return { day, conversation, user, channelUsdToday, ...(policy.budget ? { budget: policy.budget } : {}) };
     },
   };
+}
+
+/**
+ * Saves a turn's history once its charges are in the store's line, and resolves once both are
+ * durable. Spending is durable no later than the answer is: a saved turn is answered again from the
+ * history after a crash, with no model call, so its charges must not be lost with it. Behind the
+ * charges (UsageStore.add's `queued`), the file store's journal syncs both at once, in that order.
+ * A try after a failure waits for the charges to be written (a failed append fails what is in line
+ * behind it). Left open: a failure found before the history reaches the line lets the history's
+ * first try land before the charge's retry; a crash in that backoff loses the charge's record.
+ */
+async function saveBehindCharges(spend: DailySpend, persist: Persist, save: () => Promise<unknown>): Promise<void> {
+  await spend.inLine();
+  let tries = 0;
+  const saved = persist('history', async () => {
+    if (tries++) await spend.flush();
+    await save();
+  });
+  await Promise.all([spend.flush(), saved]);
 }

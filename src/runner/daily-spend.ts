@@ -40,6 +40,11 @@ export interface DailySpend {
   reserved(subject: UsageSubject): number;
   /** Resolves once every queued write has finished; with `subjects`, every queued write of those subjects. */
   flush(subjects?: UsageSubject[]): Promise<void>;
+  /**
+   * Resolves once every charge made so far is in the store's line (UsageStore.add's `queued`) or
+   * finished: a store write started after it is never durable before those charges.
+   */
+  inLine(): Promise<void>;
   /** How many subject-days it holds figures for (today's, and a past day's only while its writes finish). */
   held(): number;
 }
@@ -77,6 +82,8 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
   // subjects only (one subject's are written in order), so charges of other conversations and
   // users are written side by side instead of one after another behind every charge of the process.
   const tails = new Map<string, Promise<void>>();
+  // The charges not yet in the store's line nor finished (see inLine).
+  const lining = new Set<Promise<void>>();
   let current = utcDay(now());
   /** Today's day, after dropping the figures of past days if the day has changed since the last call. */
   const today = (): string => {
@@ -147,6 +154,12 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
       if (c.userKey) keys.push(keyOf({ userKey: c.userKey }, day));
       if (c.spaceKey) keys.push(keyOf({ spaceKey: c.spaceKey }, day));
       for (const k of keys) bump(k, usd, 1);
+      let lined = () => {};
+      const inLine = new Promise<void>((r) => {
+        lined = r;
+      });
+      lining.add(inLine);
+      void inLine.then(() => lining.delete(inLine));
       // Each try waits for the reads of these subjects in flight, and reads wait for it: the store
       // is never read while a write to the same subject may or may not have landed yet.
       const attempt = async (): Promise<() => void> => {
@@ -162,7 +175,7 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
           done();
         };
         try {
-          await usage.add(c);
+          await usage.add(c, { queued: lined });
         } catch (e) {
           end();
           throw e;
@@ -192,6 +205,7 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
             }
           },
         );
+      void write.finally(lined); // in line or not, a finished write is as good
       for (const k of keys) tails.set(k, write);
       void write.then(() => {
         for (const k of keys) if (tails.get(k) === write) tails.delete(k);
@@ -220,6 +234,9 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
       const subject = (k: string) => k.slice(dayOf(k).length + 1);
       const wanted = subjects && new Set(subjects.map((s) => subject(keyOf(s, current))));
       await Promise.all([...tails].filter(([k]) => !wanted || wanted.has(subject(k))).map(([, w]) => w));
+    },
+    async inLine() {
+      await Promise.all([...lining]);
     },
     held: () => new Set([...stored.keys(), ...unwritten.keys(), ...written.keys(), ...holds.keys()]).size,
   };

@@ -8,6 +8,7 @@
 import type { Logger } from '../core/log.ts';
 import { createJournal } from './append-log.ts';
 import type { Documents } from './documents.ts';
+import { StoreError } from './errors.ts';
 import type { Files } from './files.ts';
 
 /** One record: each document's new text, or null for a document deleted. */
@@ -23,8 +24,11 @@ export interface DocumentWal {
   get(path: string): string | null | undefined;
   /** Paths journaled directly in folder `dir`, each with its newest text (null: deleted). */
   under(dir: string): [name: string, text: string | null][];
-  /** Journals the new texts of several documents as one record; resolves once it is durable. */
-  commit(changes: Record<string, string | null>): Promise<void>;
+  /**
+   * Journals the new texts of several documents as one record; resolves once it is durable.
+   * `queued` runs once the record is in line: a record committed after that is never durable before it.
+   */
+  commit(changes: Record<string, string | null>, queued?: () => void): Promise<void>;
   /** Writes the files of what is journaled and durable, then drops their records from the journal. */
   checkpoint(): Promise<void>;
   /** Checkpoints what is left (if this process journaled anything) and closes the journal. */
@@ -35,6 +39,12 @@ export interface DocumentWal {
 export const CHECKPOINT_DELAY_MS = 500;
 /** Files a checkpoint writes side by side. */
 const CHECKPOINT_PARALLEL = 16;
+/**
+ * Most characters of document texts the journal holds unwritten to their files: past it (checkpoints
+ * failing, such as a folder made read-only), changes are refused as retryable I/O errors until a
+ * checkpoint succeeds, so memory and the journal stop growing and the writers wait (back-pressure).
+ */
+export const JOURNAL_MAX_CHARS = 64 * 1024 * 1024;
 
 /** The journal at `path` of the documents under `prefixes`; `remember` is told each file written. */
 export function createDocumentWal(
@@ -47,11 +57,25 @@ export function createDocumentWal(
     written?: (path: string, text: string | null, stamp: string | undefined) => void;
     /** Fault injection (tests): runs for each document of a change before its append. */
     beforeAppend?: (path: string) => void | Promise<void>;
+    /** JOURNAL_MAX_CHARS unless set (tests). */
+    maxChars?: number;
   },
 ): DocumentWal {
   const { files } = docs;
   type Entry = { text: string | null; seq: number; durable: boolean };
   const pending = new Map<string, Entry>();
+  let held = 0; // characters of the texts in `pending`
+  const size = (e: Entry | undefined): number => e?.text?.length ?? 0;
+  const put = (path: string, e: Entry): void => {
+    held += size(e) - size(pending.get(path));
+    pending.set(path, e);
+  };
+  const drop = (path: string): void => {
+    held -= size(pending.get(path));
+    pending.delete(path);
+  };
+  const maxChars = opts.maxChars ?? JOURNAL_MAX_CHARS;
+  let lastFailure: string | undefined; // why the last checkpoint failed, until one succeeds
   let seq = 0;
   let timer: NodeJS.Timeout | undefined;
   let running: Promise<void> | undefined;
@@ -70,12 +94,13 @@ export function createDocumentWal(
       for (const [path, text] of Object.entries(r.d)) {
         // Only a journaled document's path is taken from the file (never one outside the prefixes).
         if (!covers(path) || path.split('/').includes('..')) continue;
-        pending.set(path, { text, seq: ++seq, durable: true });
+        put(path, { text, seq: ++seq, durable: true });
       }
     },
     snapshot: () => [...pending].map(([p, e]) => `${JSON.stringify({ d: { [p]: e.text } })}\n`).join(''),
     // Never rewritten on an append's path (a turn would wait for it): the checkpoint compacts it.
     live: () => Number.POSITIVE_INFINITY,
+    gather: true, // a turn's charges and history, put in line one after another, share a sync
     ...(opts.readOnly ? { readOnly: true } : {}),
   });
   const loaded = journal.load().then(({ unterminated }) => {
@@ -96,6 +121,19 @@ export function createDocumentWal(
   }
 
   async function checkpointNow(): Promise<void> {
+    try {
+      await writeFiles();
+    } catch (e) {
+      lastFailure = e instanceof Error ? e.message : String(e);
+      // The journal is kept to what is live (each document's newest text once): without this,
+      // every change while checkpoints fail would stay in the file.
+      await journal.compact(true).catch(() => undefined);
+      throw e;
+    }
+    lastFailure = undefined;
+  }
+
+  async function writeFiles(): Promise<void> {
     const due = [...pending].filter(([, e]) => e.durable);
     if (!due.length) return;
     for (let i = 0; i < due.length; i += CHECKPOINT_PARALLEL)
@@ -104,7 +142,7 @@ export function createDocumentWal(
           const stamp = e.text === null ? (await files.remove(path), undefined) : await files.write(path, e.text);
           // Dropped only if no newer change came meanwhile (that one waits for the next checkpoint).
           if (pending.get(path)?.seq !== e.seq) return;
-          pending.delete(path);
+          drop(path);
           opts.written?.(path, e.text, stamp);
         }),
       );
@@ -137,20 +175,27 @@ export function createDocumentWal(
           out.push([path.slice(prefix.length), e.text]);
       return out;
     },
-    async commit(changes) {
+    async commit(changes, queued) {
       await loaded;
+      if (held > maxChars) {
+        const why = `the document journal holds ${held} characters not yet written to their files (cap ${maxChars})`;
+        throw new StoreError('io', `${why}; last checkpoint failure: ${lastFailure ?? 'none yet'}; change refused`);
+      }
       wrote = true;
       if (opts.beforeAppend) await Promise.all(Object.keys(changes).map((p) => opts.beforeAppend!(p)));
       const mine = ++seq;
       const before = Object.keys(changes).map((p) => [p, pending.get(p)] as const);
-      for (const [path, text] of Object.entries(changes)) pending.set(path, { text, seq: mine, durable: false });
-      await journal.commit({ d: changes }, () => {
+      for (const [path, text] of Object.entries(changes)) put(path, { text, seq: mine, durable: false });
+      // The journal takes records in call order and syncs them in that order (append-log.ts).
+      const appended = journal.commit({ d: changes }, () => {
         for (const [path, prev] of before) {
           if (pending.get(path)?.seq !== mine) continue;
-          if (prev) pending.set(path, prev);
-          else pending.delete(path);
+          if (prev) put(path, prev);
+          else drop(path);
         }
       });
+      queued?.();
+      await appended;
       for (const path of Object.keys(changes)) {
         const e = pending.get(path);
         if (e?.seq === mine) e.durable = true;

@@ -34,13 +34,45 @@ export interface DocumentCache {
   maxChars: number;
 }
 
+/** How an update tells its caller that it is in line (Documents.update). */
+export interface UpdateOptions {
+  queued?: () => void;
+}
+
+/** Where the journaled documents' changes go first (document-wal.ts), and its test hooks. */
+export interface DocumentJournal {
+  path: string;
+  prefixes: string[];
+  /** Fault injection (tests): runs for each document of a change before its append. */
+  beforeAppend?: (path: string) => void | Promise<void>;
+  /** Most characters held unwritten to files (JOURNAL_MAX_CHARS unless set). */
+  maxChars?: number;
+}
+
+/** An update waiting in a group (Documents.update), and its caller's promise. */
+type Waiter = {
+  fn: (c: unknown) => unknown;
+  resolve: (v: unknown) => void;
+  reject: (e: unknown) => void;
+  queued?: (() => void) | undefined;
+};
+
 /** Validated, serialized access to JSON documents. */
 export interface Documents {
   readonly files: Files;
   /** The document, or undefined if absent. Throws StoreCorruptError (after moving it aside). */
   read<T>(spec: DocSpec): Promise<T | undefined>;
-  /** Read-modify-write under the path's lock; `fn` returning undefined deletes the document. */
-  update<T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED): Promise<T | undefined>;
+  /**
+   * Read-modify-write under the path's lock; `fn` returning undefined deletes the document.
+   * `o.queued` runs once a journaled change is in the journal's line: a change committed after that
+   * is never durable before it. It may not run at all (a document not journaled, nothing changed):
+   * the update's settling then stands for it.
+   */
+  update<T>(
+    spec: DocSpec,
+    fn: (current: T | undefined) => T | undefined | typeof UNCHANGED,
+    o?: UpdateOptions,
+  ): Promise<T | undefined>;
   /** Runs `fn` under the lock of `path` (for non-JSON files such as logs). */
   locked<R>(path: string, fn: () => Promise<R>): Promise<R>;
   /**
@@ -65,15 +97,13 @@ export function createDocuments(
     onCorrupt?: (r: CorruptReport) => void;
     cache?: DocumentCache;
     /** The documents (by path prefix, never `shared` ones) written through a journal (document-wal.ts). */
-    journal?: { path: string; prefixes: string[]; beforeAppend?: (path: string) => void | Promise<void> };
+    journal?: DocumentJournal;
     /** Another process owns the journal: it is read, never written or checkpointed. */
     readOnly?: boolean;
   },
 ): Documents {
   const lock = createKeyedLock();
   let closed = false;
-  /** An update waiting in a group, and its caller's promise. */
-  type Waiter = { fn: (c: unknown) => unknown; resolve: (v: unknown) => void; reject: (e: unknown) => void };
   /** Per path, the group of updates waiting for its lock (the next write). */
   const groups = new Map<string, Waiter[]>();
   type Cached = { text: string; stamp: string };
@@ -155,7 +185,7 @@ export function createDocuments(
   }
 
   // lowdb's adapter contract, with validation on read and atomic writes underneath.
-  function adapter<T>(spec: DocSpec): Adapter<T | null> {
+  function adapter<T>(spec: DocSpec, queued?: () => void): Adapter<T | null> {
     return {
       async read() {
         if (journaled(spec.path)) {
@@ -189,7 +219,7 @@ export function createDocuments(
         const text = JSON.stringify(data);
         remember(spec.path, undefined); // a failed write leaves the disk as the truth
         if (journaled(spec.path)) {
-          await wal!.commit({ [spec.path]: text }); // the file is written by the next checkpoint
+          await wal!.commit({ [spec.path]: text }, queued); // the file is written by the next checkpoint
           return;
         }
         const stamp = await files.write(spec.path, text);
@@ -225,9 +255,9 @@ export function createDocuments(
         await db.read();
         return db.data ?? undefined;
       }),
-    update: <T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED) => {
+    update: <T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED, o?: UpdateOptions) => {
       // A document other processes write too takes their lock per update: never grouped.
-      if (!spec.shared) return grouped(spec, fn);
+      if (!spec.shared) return grouped(spec, fn, o?.queued);
       return locked(spec.path, async () => {
         const release = await files.lock(spec.path);
         try {
@@ -249,9 +279,13 @@ export function createDocuments(
    * path's lock, or starts one. The group takes the lock, applies its updates in arrival order to
    * one read of the document and writes the result once.
    */
-  function grouped<T>(spec: DocSpec, fn: (current: T | undefined) => T | undefined | typeof UNCHANGED) {
+  function grouped<T>(
+    spec: DocSpec,
+    fn: (current: T | undefined) => T | undefined | typeof UNCHANGED,
+    queued: (() => void) | undefined,
+  ) {
     return new Promise<T | undefined>((resolve, reject) => {
-      const waiter: Waiter = { fn: fn as Waiter['fn'], resolve: resolve as Waiter['resolve'], reject };
+      const waiter: Waiter = { fn: fn as Waiter['fn'], resolve: resolve as Waiter['resolve'], reject, queued };
       if (closed) {
         reject(new StoreError('closed', 'the store is closed'));
         return;
@@ -274,7 +308,10 @@ export function createDocuments(
 
   /** Applies `group`'s updates to the document and writes it once; settles each caller. */
   async function applyGroup(spec: DocSpec, group: Waiter[]): Promise<void> {
-    const db = new Low<unknown>(adapter<unknown>(spec), null);
+    const inLine = () => {
+      for (const w of group) w.queued?.();
+    };
+    const db = new Low<unknown>(adapter<unknown>(spec, inLine), null);
     let first = 0;
     try {
       await db.read();
@@ -311,7 +348,7 @@ export function createDocuments(
     try {
       if (changed && current === undefined) {
         remember(spec.path, undefined);
-        if (before !== undefined && journaled(spec.path)) await wal!.commit({ [spec.path]: null });
+        if (before !== undefined && journaled(spec.path)) await wal!.commit({ [spec.path]: null }, inLine);
         else if (before !== undefined) await files.remove(spec.path);
       } else if (changed) {
         db.data = current;

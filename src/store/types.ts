@@ -410,8 +410,12 @@ export interface UsageStore {
    * A failed add may be retried, but only with the same charge object (not a copy): the file
    * store remembers by that object which totals the failed try already wrote, so they are not
    * counted twice.
+   * `o.queued`, if it runs, runs once every total of the charge is in line to be written: a store
+   * write started after it is never durable before the charge (the file store's journal keeps
+   * order). It may not run (PostgreSQL: each write is its own transaction): then only the add's
+   * settling says so.
    */
-  add(charge: UsageCharge): Promise<void>;
+  add(charge: UsageCharge, o?: { queued?: () => void }): Promise<void>;
   /** The subject's totals on `day` (`YYYY-MM-DD`, UTC) and overall; zeros if nothing was charged. */
   get(subject: UsageSubject, day: string): Promise<UsageReport>;
   /**

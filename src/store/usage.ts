@@ -136,23 +136,27 @@ export function dailyCollector(span: string[]): {
 
 /** Usage kept as documents. */
 export function createUsage(docs: Documents): UsageStore {
-  async function charge(s: UsageSubject, c: UsageCharge): Promise<void> {
+  async function charge(s: UsageSubject, c: UsageCharge, queued: () => void): Promise<void> {
     const day = c.at.slice(0, 10);
     const write = () =>
-      docs.update<Doc>(spec(s), (cur) => {
-        const days = { ...cur?.days, [day]: plusCharge(cur?.days[day] ?? NO_USAGE_TOTALS, c.usage, c.costUsd) };
-        const kept = Object.keys(days).sort().slice(-USAGE_DAYS_KEPT);
-        const doc: Doc = {
-          subject: subjectName(s).id,
-          total: plusCharge(cur?.total ?? NO_USAGE_TOTALS, c.usage, c.costUsd),
-          days: Object.fromEntries(kept.map((d) => [d, days[d]!])),
-        };
-        if ('conversationKey' in s) {
-          const models = { ...cur?.models, [day]: plusModelCharge(cur?.models?.[day], cur?.days[day], c) };
-          doc.models = Object.fromEntries(kept.filter((d) => models[d]).map((d) => [d, models[d]!]));
-        }
-        return doc;
-      });
+      docs.update<Doc>(
+        spec(s),
+        (cur) => {
+          const days = { ...cur?.days, [day]: plusCharge(cur?.days[day] ?? NO_USAGE_TOTALS, c.usage, c.costUsd) };
+          const kept = Object.keys(days).sort().slice(-USAGE_DAYS_KEPT);
+          const doc: Doc = {
+            subject: subjectName(s).id,
+            total: plusCharge(cur?.total ?? NO_USAGE_TOTALS, c.usage, c.costUsd),
+            days: Object.fromEntries(kept.map((d) => [d, days[d]!])),
+          };
+          if ('conversationKey' in s) {
+            const models = { ...cur?.models, [day]: plusModelCharge(cur?.models?.[day], cur?.days[day], c) };
+            doc.models = Object.fromEntries(kept.filter((d) => models[d]).map((d) => [d, models[d]!]));
+          }
+          return doc;
+        },
+        { queued },
+      );
     try {
       await write();
     } catch (e) {
@@ -165,7 +169,7 @@ export function createUsage(docs: Documents): UsageStore {
   // same charge, and a document written on the first try must not count it twice.
   const charged = new WeakMap<UsageCharge, Set<string>>();
   return {
-    async add(c) {
+    async add(c, o) {
       const done = charged.get(c) ?? new Set<string>();
       charged.set(c, done);
       const subjects: UsageSubject[] = [
@@ -176,11 +180,16 @@ export function createUsage(docs: Documents): UsageStore {
       // The documents, written side by side: a charge waits for one durable write, not two in a
       // row (a crash can leave either one written, as it could leave the first before).
       // Both settle before a failure is thrown, so a retry never races the other write.
+      // In line once each document still to write is (told once: a document's update may not tell).
+      let waiting = subjects.filter((s) => !done.has(spec(s).path)).length;
+      const inLine = () => {
+        if (--waiting === 0) o?.queued?.();
+      };
       const results = await Promise.allSettled(
         subjects.map(async (s) => {
           const path = spec(s).path;
           if (done.has(path)) return;
-          await charge(s, c);
+          await charge(s, c, inLine);
           done.add(path);
         }),
       );

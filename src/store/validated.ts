@@ -314,12 +314,12 @@ function checkSubject(s: UsageSubject): void {
 
 function validatedUsage(usage: UsageStore): UsageStore {
   return {
-    async add(c) {
+    async add(c, o) {
       checkSubject({ conversationKey: c.conversationKey });
       if (c.userKey) checkSubject({ userKey: c.userKey });
       if (c.spaceKey) checkSubject({ spaceKey: c.spaceKey });
       // The same object goes on: a retried add is told apart by it (UsageStore.add).
-      return usage.add(c);
+      return usage.add(c, o);
     },
     async get(subject, day) {
       checkSubject(subject);

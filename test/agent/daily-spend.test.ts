@@ -155,3 +155,44 @@ test(sideBySideTitle, async () => {
   await everything;
   assert.equal((await memory.usage.get({ userKey: 'web:u1' }, day)).day.costUsd, 1);
 });
+
+test('inLine: each charge in the store’s line, not durable; a store that never says so: once written', async () => {
+  const held: { c: UsageCharge; tell?: () => void; done: () => void }[] = [];
+  const hold = (c: UsageCharge, o?: { queued?: () => void }) =>
+    new Promise<void>((done) => held.push({ c, ...(o?.queued ? { tell: o.queued } : {}), done }));
+  const store: UsageStore = { ...createMemoryStore().usage, add: hold };
+  const spend = createDailySpend(store, { log: silentLogger });
+  const at = new Date().toISOString();
+  spend.charge({ conversationKey: 'web:a', model: 'test/m', usage, costUsd: 0.1, at }, write);
+  spend.charge({ conversationKey: 'web:b', model: 'test/m', usage, costUsd: 0.1, at }, write);
+  let lined = false;
+  void spend.inLine().then(() => {
+    lined = true;
+  });
+  while (held.length < 2) await new Promise((r) => setImmediate(r));
+  held[0]!.tell!();
+  await new Promise((r) => setImmediate(r));
+  assert.equal(lined, false, 'one charge is not in line yet');
+  held[1]!.tell!();
+  await spend.inLine();
+  let flushed = false;
+  void spend.flush().then(() => {
+    flushed = true;
+  });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(flushed, false, 'in line, not yet written');
+  // A store that never tells (PostgreSQL): in line once written.
+  const quiet: UsageStore = { ...store, add: (c) => hold(c) };
+  const other = createDailySpend(quiet, { log: silentLogger });
+  other.charge({ conversationKey: 'web:c', model: 'test/m', usage, costUsd: 0.1, at }, write);
+  let otherLined = false;
+  void other.inLine().then(() => {
+    otherLined = true;
+  });
+  while (held.length < 3) await new Promise((r) => setImmediate(r));
+  await new Promise((r) => setImmediate(r));
+  assert.equal(otherLined, false);
+  for (const h of held) h.done();
+  await Promise.all([spend.flush(), other.inLine()]);
+  assert.equal(otherLined, true);
+});

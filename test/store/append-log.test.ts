@@ -27,8 +27,15 @@ interface Opened {
   warnings: string[];
 }
 
-/** A journal over `state`; `disk.fail` makes the next append fail after writing half its text. */
-function open(state: Map<string, string>, disk: { fail?: boolean } = {}, readOnly = false): Opened {
+/**
+ * A journal over `state`; `disk.fail` makes the next append fail after writing half its text (and
+ * after `disk.hold`, if set, settles).
+ */
+function open(
+  state: Map<string, string>,
+  disk: { fail?: boolean; hold?: Promise<void> } = {},
+  readOnly = false,
+): Opened {
   const base = createMemoryFiles(state, { now: Date.now });
   const appends: string[] = [];
   const files: Files = {
@@ -41,6 +48,7 @@ function open(state: Map<string, string>, disk: { fail?: boolean } = {}, readOnl
           if (disk.fail) {
             disk.fail = false;
             await log.append(text.slice(0, Math.ceil(text.length / 2)));
+            await disk.hold;
             throw Object.assign(new Error('ENOSPC: no space left on device'), { code: 'ENOSPC' });
           }
           await log.append(text);
@@ -117,6 +125,29 @@ test('a failed append is undone and refused as a retryable io error; the next ch
   assert.ok(!state.get(PATH)?.endsWith('\n'), 'half a line reached the file');
   await change(o, 3);
   assert.equal(state.get(PATH), '{"n":1}\n{"n":3}\n', 'rewritten from what is live: no torn line left');
+  await o.journal.close();
+});
+
+test('a change put in line while a failing append is written fails with it: never durable before it', async () => {
+  const state = new Map<string, string>();
+  let release = () => {};
+  const disk = { fail: false, hold: new Promise<void>((r) => (release = r)) };
+  const o = open(state, disk);
+  await o.journal.load();
+  await change(o, 1);
+  disk.fail = true;
+  const failing = change(o, 2);
+  while (o.appends.length < 2) await new Promise((r) => setImmediate(r));
+  const behind = change(o, 3); // in line while the append of 2 is under way
+  release();
+  const outcomes = await Promise.allSettled([failing, behind]);
+  assert.deepEqual(
+    outcomes.map((r) => r.status),
+    ['rejected', 'rejected'],
+  );
+  assert.deepEqual(o.live, [1], 'both undone');
+  await change(o, 4);
+  assert.equal(state.get(PATH), '{"n":1}\n{"n":4}\n', 'neither 2 nor 3 reached the rewritten file');
   await o.journal.close();
 });
 

@@ -81,6 +81,23 @@ test('file: a process killed between the temp write and the rename leaves the ol
   }
 });
 
+test('file: a history written behind a charge in line (a turn saved) is never durable without it', async () => {
+  const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));
+  try {
+    const child = fileURLToPath(new URL('journal-crash-child.ts', import.meta.url));
+    const r = spawnSync(process.execPath, ['--import', 'tsx', child, dir, 'in-line'], { encoding: 'utf8' });
+    assert.equal(r.signal, 'SIGKILL', `child should die once the history resolved: ${r.stderr}`);
+    const store = createFileStore(dir);
+    assert.equal((await store.conversations.get('telegram:1'))?.messages.length, 1);
+    const conv = await store.usage.get({ conversationKey: 'telegram:1' }, '2026-01-02');
+    const user = await store.usage.get({ userKey: 'telegram:u1' }, '2026-01-02');
+    assert.deepEqual([conv.day.costUsd, user.total.calls], [0.25, 1], 'the charge the saved turn depended on');
+    await store.close();
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 test('file: a process killed right after a history update and a charge resolved loses neither', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));
   try {
