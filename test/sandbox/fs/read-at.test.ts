@@ -1,6 +1,6 @@
 // The host's positional read: a guest may ask for far more than a file holds; what comes back is
-// the bytes read and nothing else (the read buffer is not zeroed first, so nothing beyond them
-// may be reachable, not even through the returned array's underlying buffer).
+// the bytes read and nothing else, not even through the returned array's underlying buffer (a
+// read buffer left unzeroed for speed must never leak what the memory held before).
 import assert from 'node:assert/strict';
 import { closeSync, openSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
