@@ -277,6 +277,18 @@ async function gatewayThread(): Promise<void> {
   // Where the light-load time goes: the gateway's and agent runner's store operations, the
   // poller's offset writes (after the sink accepted, overlapping the run), awaited platform calls.
   const spent = { on: false, storeMs: 0, offsetMs: 0, platformMs: 0 };
+  // Store calls can overlap (a turn's usage charges and its history wait on one shared sync), so
+  // the store's figure is the time its calls cover together, not the sum of their durations.
+  const storeSpans: [number, number][] = [];
+  const union = (list: [number, number][]): number => {
+    let total = 0;
+    let end = Number.NEGATIVE_INFINITY;
+    for (const [a, b] of [...list].sort((x, y) => x[0] - y[0])) {
+      if (b > end) total += b - Math.max(a, end);
+      end = Math.max(end, b);
+    }
+    return total;
+  };
   // The same time by stage of a message's path (light load: one message in flight at a time, so
   // a stage's calls never overlap another message's). `intake` is the sink to the journal write;
   // `policy` the rest of the time from the journal write to the model call (the queue, the run
@@ -332,6 +344,7 @@ async function gatewayThread(): Promise<void> {
         if (spent.on) {
           const end = performance.now();
           spent[kind] += end - t;
+          if (kind === 'storeMs') storeSpans.push([t, end]);
           if (stage) stageMs[stage] += end - t;
           if (accepted !== undefined && (stage === 'history' || stage === 'memory' || stage === 'usage'))
             spans.push([t, end]);
@@ -606,7 +619,7 @@ async function gatewayThread(): Promise<void> {
       overheadP50Ms: ms(overhead, 0.5),
       overheadP99Ms: ms(overhead, 0.99),
       overheadMeanMs: r2(overhead.reduce((a, b) => a + b, 0) / overhead.length),
-      storeMsPerMsg: r2(spent.storeMs / overhead.length),
+      storeMsPerMsg: r2(union(storeSpans) / overhead.length),
       offsetWriteMsPerMsg: r2(spent.offsetMs / overhead.length),
       platformMsPerMsg: r2(spent.platformMs / overhead.length),
       endToEndP50Ms: ms(e2e.slice(warmup), 0.5),
@@ -636,7 +649,7 @@ async function gatewayThread(): Promise<void> {
       targets: {
         overheadP50Le5ms: quantile(overhead, 0.5) <= 5,
         overheadLe2xSend: quantile(overhead, 0.5) <= 2 * quantile(baseline.slice(warmup), 0.5),
-        storeLe1msPerMsg: spent.storeMs / overhead.length <= 1,
+        storeLe1msPerMsg: union(storeSpans) / overhead.length <= 1,
         throughputGe1000: TOTAL / seconds >= 1000,
         idleConversationLe6KiB: (h1 - h0) / CONVERSATIONS / 1024 <= 6,
         burstGeHalfBareBot: bare.burstRatio >= 0.5,
