@@ -521,16 +521,17 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         },
       });
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
+      // The run's own charges are waited for (budget: this run's rule), never another conversation's.
       if (signal.reason instanceof GatewayStoppingError) {
-        await spend.flush(); // what was spent stays counted
+        await budget.flush(); // what was spent stays counted
         return { text: '', outcome: 'interrupted' };
       }
       if (result.outcome !== 'error') {
         const turn = withoutImages(
           tagTurn(keepAuthors(result.messages, history, message.userId), input, message.id, message.userId),
         );
-        await saveBehindCharges(spend, persist, () => o.store.conversations.setMessages(key, turn));
-      } else await spend.flush();
+        await saveBehindCharges(budget, persist, () => o.store.conversations.setMessages(key, turn));
+      } else await budget.flush();
       const text = note + notices + transcriptNote(media) + result.text.trim();
       if (result.outcome === 'error') log.error({ conversation: key, err: result.error }, 'agent run failed');
       // Counted after the run's charges are written: the figure the store holds, not one taken
@@ -627,12 +628,12 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
  * behind it). Left open: a failure found before the history reaches the line lets the history's
  * first try land before the charge's retry; a crash in that backoff loses the charge's record.
  */
-async function saveBehindCharges(spend: DailySpend, persist: Persist, save: () => Promise<unknown>): Promise<void> {
-  await spend.inLine();
+async function saveBehindCharges(charges: BudgetRule, persist: Persist, save: () => Promise<unknown>): Promise<void> {
+  await charges.inLine();
   let tries = 0;
   const saved = persist('history', async () => {
-    if (tries++) await spend.flush();
+    if (tries++) await charges.flush();
     await save();
   });
-  await Promise.all([spend.flush(), saved]);
+  await Promise.all([charges.flush(), saved]);
 }

@@ -7,7 +7,7 @@
 import type { MeterHooks, Reservation } from '../agent/loop/cost-meter.ts';
 import type { Usage } from '../agent/types.ts';
 import type { UsageSubject } from '../store/index.ts';
-import type { DailyLimit, DailySpend } from './daily-spend.ts';
+import type { ChargeWrite, DailyLimit, DailySpend } from './daily-spend.ts';
 import type { Persist } from './persist.ts';
 import { type Budget, budgetChannelOf } from './policy.ts';
 
@@ -41,6 +41,10 @@ export interface BudgetRule {
   left(kind: DailyLimit['kind']): number | undefined;
   /** Counts one model call now and queues its durable write through `persist`. */
   charge(model: string, usage: Usage, costUsd: number | undefined, persist: Persist): void;
+  /** Resolves once every charge made through this rule so far is in the store's line (see ChargeWrite). */
+  inLine(): Promise<void>;
+  /** Resolves once every charge made through this rule so far is finished (see ChargeWrite). */
+  flush(): Promise<void>;
 }
 
 /** The space of a conversation in a thread: its channel (absent for a conversation that is no thread). */
@@ -91,6 +95,7 @@ export function createBudgetRule(
 ): BudgetRule {
   const limits = dailyLimits(payer, budget);
   const charged = chargedSubjects(payer);
+  const writes: ChargeWrite[] = [];
   const sum = (subjects: UsageSubject[], of: (s: UsageSubject) => number) =>
     subjects.reduce((total, s) => total + of(s), 0);
   return {
@@ -114,7 +119,7 @@ export function createBudgetRule(
       return limit ? Math.max(0, limit.usd - sum(limit.subjects, (s) => spend.today(s))) : undefined;
     },
     charge(model, usage, costUsd, persist) {
-      spend.charge(
+      const w = spend.charge(
         {
           conversationKey: payer.conversationKey,
           ...spaceOf(payer.conversationKey),
@@ -126,7 +131,11 @@ export function createBudgetRule(
         },
         persist,
       );
+      writes.push(w);
     },
+    // A run's own charges only: its turn never waits on another conversation's.
+    inLine: async () => void (await Promise.all(writes.map((w) => w.inLine))),
+    flush: async () => void (await Promise.all(writes.map((w) => w.written))),
   };
 }
 

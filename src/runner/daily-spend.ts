@@ -26,7 +26,7 @@ export interface DailySpend {
   /** Reads today's spending of these subjects from the store again (other processes' included). */
   prepare(subjects: UsageSubject[]): Promise<void>;
   /** Counts one charge now and queues its durable write. */
-  charge(c: UsageCharge, persist: Persist): void;
+  charge(c: UsageCharge, persist: Persist): ChargeWrite;
   /**
    * Reserves `usd` against each of `subjects` for one model call, unless a limit is already taken
    * up (spent today plus reserved by calls in flight reaches it): then nothing is reserved and the
@@ -59,6 +59,15 @@ const keyOf = (s: UsageSubject, day: string) =>
       ? `${day}|u|${s.userKey}`
       : `${day}|s|${s.spaceKey}`;
 const dayOf = (k: string) => k.slice(0, 10);
+
+/**
+ * One charge's way to the store: `inLine` once it is in the store's line (UsageStore.add's `queued`)
+ * or finished, `written` once finished (recorded, or given up and logged). Neither rejects.
+ */
+export interface ChargeWrite {
+  inLine: Promise<void>;
+  written: Promise<void>;
+}
 
 /** Creates the ledger over `usage`. */
 export function createDailySpend(usage: UsageStore, o: { now?: () => number; log: Logger }): DailySpend {
@@ -210,6 +219,7 @@ export function createDailySpend(usage: UsageStore, o: { now?: () => number; log
       void write.then(() => {
         for (const k of keys) if (tails.get(k) === write) tails.delete(k);
       });
+      return { inLine, written: write };
     },
     reserve(subjects, usd, limits) {
       const day = today();

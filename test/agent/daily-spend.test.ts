@@ -4,6 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { silentLogger } from '../../src/core/log.ts';
+import { createBudgetRule } from '../../src/runner/budget-rule.ts';
 import { createDailySpend } from '../../src/runner/daily-spend.ts';
 import type { Persist } from '../../src/runner/persist.ts';
 import { createMemoryStore, type UsageCharge, type UsageStore } from '../../src/store/index.ts';
@@ -195,4 +196,34 @@ test('inLine: each charge in the store’s line, not durable; a store that never
   for (const h of held) h.done();
   await Promise.all([spend.flush(), other.inLine()]);
   assert.equal(otherLined, true);
+});
+
+test('a run’s rule waits for its own charges (in line, written), not for another conversation’s', async () => {
+  const held = new Map<string, { tell?: () => void; done: () => void }>();
+  const store: UsageStore = {
+    ...createMemoryStore().usage,
+    add: (c, o) =>
+      new Promise<void>((done) => held.set(c.conversationKey, { ...(o?.queued ? { tell: o.queued } : {}), done })),
+  };
+  const spend = createDailySpend(store, { log: silentLogger });
+  const rule = (conversationKey: string) => createBudgetRule(spend, { conversationKey }, undefined, Date.now);
+  const slow = rule('web:slow');
+  const mine = rule('web:mine');
+  slow.charge('test/m', usage, 0.1, write);
+  mine.charge('test/m', usage, 0.1, write);
+  while (held.size < 2) await new Promise((r) => setImmediate(r));
+  // web:slow's charge is neither in line nor written; web:mine's is both.
+  held.get('web:mine')!.tell!();
+  held.get('web:mine')!.done();
+  await mine.inLine();
+  await mine.flush();
+  let all = false;
+  void Promise.all([spend.inLine(), slow.inLine()]).then(() => {
+    all = true;
+  });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(all, false, 'the ledger as a whole, and the other run, still wait');
+  held.get('web:slow')!.done();
+  await Promise.all([spend.inLine(), spend.flush(), slow.flush()]);
+  assert.equal(all, true);
 });
