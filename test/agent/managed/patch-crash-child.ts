@@ -10,6 +10,9 @@ await applyPatch(patch, workspace, {
   beforeCommit: async () => {
     if (when === 'commit') die();
     if (when === 'wait') {
+      // A timer keeps the process alive: a bare unsettled promise would let Node exit (code 13) at once, and the
+      // test would race the exit.
+      setInterval(() => {}, 60_000);
       process.stdout.write('staged\n');
       await new Promise(() => {});
     }
