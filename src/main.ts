@@ -31,12 +31,13 @@ import { databaseUrl } from './config/store-url.ts';
 import { errorMessage } from './core/errors.ts';
 import { createLogger, type Logger, registerSecrets } from './core/log.ts';
 import { isLoopback } from './core/loopback.ts';
+import { createStopSteps, type StopPart, type StopSteps, stopInStages } from './core/stop-steps.ts';
 import { createAdminApi } from './gateway/admin-api.ts';
 import { createAdminAuth, storedCsrfKey } from './gateway/admin-auth.ts';
 import { type ChannelRecorder, createChannelRecorder, recordingAdapter } from './gateway/channel-recorder.ts';
 import { createGateway, type Gateway } from './gateway/gateway.ts';
 import { type HttpServer, startHttpServer } from './gateway/http-server.ts';
-import { createLeadership } from './gateway/leadership.ts';
+import { createLeadership, type Leadership } from './gateway/leadership.ts';
 import { createMetrics, sumGauge } from './gateway/metrics.ts';
 import { checkSharedWorkspaces } from './gateway/shared-workspaces.ts';
 import { webCommand } from './gateway/web-command.ts';
@@ -83,8 +84,20 @@ export interface Boxbot {
   model: { spec?: string; hint?: string };
   /** The config it runs on, and where its data lives (`loaded.dataDir`). */
   loaded: LoadedConfig;
-  stop(): Promise<void>;
+  /**
+   * Stops every part, side by side where order does not matter, the store last; `steps` names the parts under way
+   * (for a caller's deadline: `stopWithin`). Runs left unfinished run again at the next start.
+   */
+  stop(steps?: StopSteps): Promise<void>;
 }
+
+// Stop stages: jobs end while the gateway still posts their answers; then intake and runs; then what runs used;
+// then the spending not yet written; the store last.
+const JOBS = 0;
+const INTAKE = 1;
+const SERVICES = 2;
+const LEDGER = 3;
+const STORE = 4;
 
 /** Which channels the config and secrets turn on; a ConfigError names every missing key or variable. */
 export function channelAdapters(
@@ -283,6 +296,58 @@ function configForStart(o: StartOptions): { loaded: LoadedConfig; secrets: Secre
   return { loaded, secrets };
 }
 
+/**
+ * Replicas: only the leader schedules (each leadership term gets a fresh scheduler; the replica's own one serves the
+ * admin API and the schedule tool everywhere) and holds the single connections. `part` steps down at stop, naming
+ * the term's scheduler and the adapters as its own parts.
+ */
+function leaderPart(o: {
+  leases: NonNullable<Store['leases']>;
+  holder: string;
+  singles: ChannelAdapter[];
+  handle: Gateway['handle'];
+  schedulerOptions: SchedulerOptions;
+  log: Logger;
+}): { leadership: Leadership; part: StopPart } {
+  const { log } = o;
+  let term: Scheduler | undefined;
+  let stepping: StopSteps | undefined; // the shutdown's steps, once stepping down is part of it
+  const leadership = createLeadership({
+    leases: o.leases,
+    holder: o.holder,
+    async onLead() {
+      for (const a of o.singles) {
+        await a.start(o.handle);
+        log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started (this replica leads)');
+      }
+      term = createScheduler(o.schedulerOptions);
+      await term.start();
+    },
+    async onFollow() {
+      const steps = stepping ?? createStopSteps();
+      await steps.run('scheduler (leader)', async () => term?.stop());
+      term = undefined;
+      await Promise.all(
+        o.singles.map((a) =>
+          steps
+            .run(`${a.platform} adapter`, () => a.stop())
+            .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'stop failed')),
+        ),
+      );
+    },
+    log: log.child({ scope: 'leader' }),
+  });
+  const part: StopPart = {
+    stage: JOBS,
+    name: 'leadership',
+    stop: (inner) => {
+      stepping = inner;
+      return leadership.stop();
+    },
+  };
+  return { leadership, part };
+}
+
 /** Starts the gateway on the config's defaults; resolves once every channel is up. */
 export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   const { loaded, secrets } = configForStart(o);
@@ -314,17 +379,18 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
   // Tool lists are fetched in the background, so /whoami lists MCP tools before the first run.
   for (const [name, server] of mcpEntries(loaded.config)) void mcp.toolsFor({ [name]: server });
   const { recorder, stopSweeps } = startStoreUpkeep(loaded, store, log);
-  const cleanups: (() => Promise<unknown>)[] = [
-    () => runtime.close(),
-    () => store.close(),
-    stopSweeps,
-    async () => recorder?.close(),
-    () => mcp.close(),
+  const cleanups: StopPart[] = [
+    { stage: SERVICES, name: 'sandbox', stop: () => runtime.close() },
+    { stage: STORE, name: 'store', stop: () => store.close() },
+    { stage: SERVICES, name: 'store sweeps', stop: stopSweeps },
+    { stage: SERVICES, name: 'channel recorder', stop: async () => recorder?.close() },
+    { stage: SERVICES, name: 'mcp', stop: () => mcp.close() },
   ];
-  const cleanup = async () => {
-    for (const c of cleanups.reverse())
-      await c().catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'shutdown step failed'));
-  };
+  let stopped: Promise<void> | undefined;
+  const cleanup = (steps: StopSteps = createStopSteps()): Promise<void> =>
+    (stopped ??= stopInStages(cleanups, steps, (part, e) =>
+      log.warn({ part, err: errorMessage(e) }, 'shutdown step failed'),
+    ));
   try {
     const { adapters, web } = channelAdapters(loaded, secrets, store, log, recorder);
     const running = new Set(adapters.map((a) => a.platform as string));
@@ -333,7 +399,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     // One daily-spend ledger for chats and jobs: each counts the other's charges not yet written.
     // Drained last, once the gateway and the scheduler have stopped (their writes give up then).
     const spend = createDailySpend(store.usage, { log });
-    cleanups.push(() => spend.flush());
+    cleanups.push({ stage: LEDGER, name: 'spend ledger', stop: () => spend.flush() });
     const schedulerOptions: SchedulerOptions = {
       store,
       spend,
@@ -479,7 +545,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       holder,
       log: log.child({ scope: 'hooks' }),
     });
-    cleanups.push(async () => journal.stop());
+    cleanups.push({ stage: INTAKE, name: 'webhook journal', stop: async () => journal.stop() });
     http = await startHttpServer({
       host: loaded.config.http.host,
       port: loaded.config.http.port,
@@ -514,48 +580,35 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       health: () => ({ channels: adapters.map((a) => a.platform), tools: runtime.registry.list().length }),
       log: log.child({ scope: 'http' }),
     });
-    cleanups.push(() => http.close());
+    cleanups.push({ stage: INTAKE, name: 'http server', stop: () => http.close() });
     gatewayRef = gateway;
     await gateway.start();
     gatewayUp = true;
-    cleanups.push(async () => {
-      gatewayUp = false;
-      await gateway.stop();
+    cleanups.push({
+      stage: INTAKE,
+      name: 'gateway',
+      stop: async (inner) => {
+        gatewayUp = false;
+        await gateway.stop(inner);
+      },
     });
     journal.startSweep();
     if (store.leases) {
-      // Only the leader schedules (each leadership term gets a fresh scheduler; `scheduler` above
-      // serves the admin API and the schedule tool everywhere) and holds the single connections.
-      let term: Scheduler | undefined;
-      const leadership = createLeadership({
+      const { leadership, part } = leaderPart({
         leases: store.leases,
         holder,
-        async onLead() {
-          for (const a of adapters.filter(single)) {
-            await a.start(gateway.handle);
-            log.info({ channel: a.platform, bot: a.identity()?.name }, 'channel started (this replica leads)');
-          }
-          term = createScheduler(schedulerOptions);
-          await term.start();
-        },
-        async onFollow() {
-          await term?.stop();
-          term = undefined;
-          for (const a of adapters.filter(single))
-            await a
-              .stop()
-              .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'stop failed'));
-        },
-        log: log.child({ scope: 'leader' }),
+        singles: adapters.filter(single),
+        handle: gateway.handle,
+        schedulerOptions,
+        log,
       });
-      // `scheduler` runs what this replica is asked to run (the admin API, webhook jobs): stopped last.
-      cleanups.push(() => scheduler.stop());
-      // Pushed first: a start that fails half-way (one single connection up) still steps down, stopping it.
-      cleanups.push(() => leadership.stop());
+      // `scheduler` runs what this replica is asked to run (the admin API, webhook jobs).
+      // Pushed before starting: a start that fails half-way (one single connection up) still steps down, stopping it.
+      cleanups.push({ stage: JOBS, name: 'scheduler', stop: () => scheduler.stop() }, part);
       await leadership.start();
     } else {
       await scheduler.start();
-      cleanups.push(() => scheduler.stop());
+      cleanups.push({ stage: JOBS, name: 'scheduler', stop: () => scheduler.stop() });
     }
     const spec = runtime.unavailableHint ? undefined : (loaded.config.model ?? runtime.deps.resolveModel(undefined).id);
     return {

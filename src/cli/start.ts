@@ -1,6 +1,7 @@
 // `boxbot start`: runs the gateway until Ctrl+C / SIGTERM, printing where to chat and what is
-// on. A second signal while stopping exits at once. `--port`, `--host` and `--log-level` (or
-// PORT and LOG_LEVEL) override the config file.
+// on. Stopping is bounded by `shutdown.timeoutMs`: a part still stopping then is named in one log
+// line and the process exits with code 1; a second signal while stopping exits at once (130).
+// `--port`, `--host` and `--log-level` (or PORT and LOG_LEVEL) override the config file.
 
 import { unlinkedBundledToolsHint } from '../agent/tools/locations.ts';
 import { offerableToolNames } from '../agent/tools/web-search-grant.ts';
@@ -8,6 +9,7 @@ import { readEnvSettings } from '../config/env.ts';
 import { describeDataDir, strayDataDir } from '../config/load.ts';
 import { type StartFlags, startSettings } from '../config/overrides.ts';
 import { createLogger } from '../core/log.ts';
+import { stopTimeoutLine, stopWithin } from '../core/stop-steps.ts';
 import { startBoxbot } from '../main.ts';
 
 /** Starts the gateway; resolves with the exit code once it has stopped. */
@@ -55,7 +57,14 @@ export async function start(configFile: string | undefined, flags: StartFlags = 
       if (stopping) process.exit(130);
       stopping = true;
       process.stdout.write('stopping…\n');
-      void app.stop().then(resolve);
+      const timeoutMs = app.loaded.config.shutdown.timeoutMs;
+      void stopWithin((steps) => app.stop(steps), timeoutMs).then((outcome) => {
+        if (outcome.stopped) return resolve();
+        // Whatever still runs would hold the process: it ends here. Accepted messages are in the store's
+        // journal already and are answered at the next start.
+        log.error({ scope: 'shutdown', parts: outcome.pending }, stopTimeoutLine(outcome.pending, timeoutMs));
+        process.exit(1);
+      });
     };
     process.on('SIGINT', stop);
     process.on('SIGTERM', stop);

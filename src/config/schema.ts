@@ -300,6 +300,18 @@ export const configSchema = z
       })
       .strict()
       .default({}),
+    /** Stopping on SIGTERM/SIGINT (`boxbot start`). */
+    shutdown: z
+      .object({
+        /**
+         * How long the parts (adapters, scheduler, MCP, sandbox, store) may take to stop, in ms; a part still
+         * stopping then is named in the log and the process exits with code 1. Unfinished runs run again at the
+         * next start.
+         */
+        timeoutMs: z.number().int().positive().max(600_000).default(10_000),
+      })
+      .strict()
+      .default({}),
     /** Files in chats (photos, voice notes, documents; send_file): limits, transcription, vision. */
     media: z
       .object({

@@ -14,6 +14,7 @@
 // Example: const gw = createGateway({ config, adapters, agent, store }); await gw.start();
 import type { ChannelAdapter, InboundMessage, IntakeOptions, OutboundTarget, RequestPacer } from '../adapters/index.ts';
 import { isPlatform, platformOf } from '../adapters/index.ts';
+import type { StopSteps } from '../core/stop-steps.ts';
 import type { DecisionResult } from './approvals.ts';
 import { createCommandRegistry, GATEWAY_COMMANDS, type GatewayCommandContext } from './commands/index.ts';
 import { createConversationQueue } from './conversation-queue.ts';
@@ -42,7 +43,8 @@ export interface Gateway {
   post(target: OutboundTarget, text: string, id?: string, queued?: () => Promise<void>): Promise<string[]>;
   /** Resolves when every queued run and delivery has finished. */
   idle(): Promise<void>;
-  stop(): Promise<void>;
+  /** Interrupts the runs (they run again at the next start) and stops the adapters; `steps` names its parts. */
+  stop(steps?: StopSteps): Promise<void>;
   readonly metrics: Metrics;
   adapter(platform: string): ChannelAdapter | undefined;
   /**

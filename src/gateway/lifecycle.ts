@@ -2,9 +2,11 @@
 // the adapters with their command menus, resumes the approval questions, then re-drives the
 // outbox every `redriveMs`; a replica starts holding leases, starts the adapters and the
 // questions alike, then sweeps for unanswered work now and every `sweepMs`. Stop: runs are
-// interrupted (they run again at the next start), adapters stopped, in-flight work given 5 s.
+// interrupted (they run again at the next start), adapters stopped side by side, in-flight work
+// given 5 s; each is a named step, so a caller's deadline can say which one hung.
 import type { ChannelAdapter, InboundMessage, IntakeOptions } from '../adapters/index.ts';
 import { errorMessage } from '../core/errors.ts';
+import { createStopSteps, type StopSteps } from '../core/stop-steps.ts';
 import { GatewayStoppingError } from '../runner/ports.ts';
 import type { CommandRegistry, GatewayCommandContext } from './commands/index.ts';
 import type { GatewayContext } from './gateway-context.ts';
@@ -23,7 +25,7 @@ export interface LifecycleDeps {
 export function createLifecycle(
   ctx: GatewayContext,
   d: LifecycleDeps,
-): { start(): Promise<void>; stop(): Promise<void> } {
+): { start(): Promise<void>; stop(steps?: StopSteps): Promise<void> } {
   const { opts, log, owner } = ctx;
   let timer: NodeJS.Timeout | undefined;
 
@@ -76,18 +78,26 @@ export function createLifecycle(
     every(owner.sweepMs, d.replicas.sweep, 'sweep failed');
   }
 
-  async function stop(): Promise<void> {
+  async function stop(steps: StopSteps = createStopSteps()): Promise<void> {
     ctx.stopped.abort();
     clearTimeout(timer);
     ctx.desk.stop();
     for (const s of ctx.conversations.values()) s.running?.abort(new GatewayStoppingError());
     // An adapter left to the caller (deferStart) is stopped by it too (the leader, as it steps down).
-    for (const a of opts.adapters.filter((x) => !opts.deferStart?.(x)))
-      await a
-        .stop()
-        .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'adapter stop failed'));
-    await Promise.race([Promise.allSettled([...ctx.inflight]), new Promise((r) => setTimeout(r, 5000).unref())]);
-    await owner?.stop();
+    // Side by side: one platform's slow close does not hold the others' connections open.
+    await Promise.all(
+      opts.adapters
+        .filter((x) => !opts.deferStart?.(x))
+        .map((a) =>
+          steps
+            .run(`${a.platform} adapter`, () => a.stop())
+            .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'adapter stop failed')),
+        ),
+    );
+    await steps.run('in-flight work', () =>
+      Promise.race([Promise.allSettled([...ctx.inflight]), new Promise((r) => setTimeout(r, 5000).unref())]),
+    );
+    if (owner) await steps.run('conversation leases', () => owner.stop());
     for (const q of ctx.queues.values()) q.close();
   }
 

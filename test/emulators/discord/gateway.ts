@@ -167,6 +167,19 @@ export class EmulatedGateway {
     return n;
   }
 
+  /**
+   * Stops reading every open connection: a close frame the client sends is never answered, so its
+   * close waits (a gateway that hangs at shutdown). `resumeReading` reads on again.
+   */
+  stopReading(): void {
+    for (const c of this.live) c.socket.pause();
+  }
+
+  /** Reads the connections `stopReading` paused again (what the client sent meanwhile is then handled). */
+  resumeReading(): void {
+    for (const c of this.live) c.socket.resume();
+  }
+
   /** Closes everything (the HTTP server closes separately). */
   close(): void {
     for (const c of this.live) c.socket.terminate();

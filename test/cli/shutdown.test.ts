@@ -1,0 +1,115 @@
+// `boxbot start` stops within `shutdown.timeoutMs` when a part hangs: here the Discord gateway
+// stops reading, so discord.js waits for a close that never comes. The process names the part in
+// one log line and exits 1; the message it had accepted is answered, once, at the next start.
+import assert from 'node:assert/strict';
+import { type ChildProcess, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { after, before, test } from 'node:test';
+import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
+import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
+import { boxbotArgv, shareCache, tempDir, waitUntil } from '../helpers.ts';
+
+const USER = '4100000000000000042';
+
+interface Started {
+  child: ChildProcess;
+  output(): string;
+  exited: Promise<number | null>;
+}
+
+let discord: DiscordEmulator;
+let model: LlmEmulator;
+let dir: string;
+
+before(async () => {
+  discord = await startDiscordEmulator();
+  model = await startLlmEmulator();
+  dir = tempDir('boxbot-shutdown-');
+  shareCache(join(dir, 'data'));
+  const config = {
+    dataDir: './data',
+    model: 'openai/gpt-4o-mini',
+    shutdown: { timeoutMs: 3000 },
+    channels: { discord: { restApi: discord.restApi, allowFrom: [USER] } },
+  };
+  writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify(config));
+});
+
+after(async () => {
+  await model?.close();
+  await discord?.close();
+});
+
+/** `boxbot start` in `dir`, up once its banner is printed. */
+async function start(): Promise<Started> {
+  const env = {
+    PATH: process.env.PATH ?? '',
+    XDG_DATA_HOME: join(dir, 'xdg'),
+    DISCORD_BOT_TOKEN: discord.token,
+    OPENAI_API_KEY: 'sk-test-shutdown-000000',
+    OPENAI_BASE_URL: model.openaiBaseURL,
+  };
+  const child = spawn(process.execPath, boxbotArgv(['start', '--port', '0', '--host', '127.0.0.1']), {
+    cwd: dir,
+    env,
+    stdio: 'pipe',
+  });
+  let out = '';
+  child.stdout?.on('data', (d: Buffer) => {
+    out += d.toString('utf8');
+  });
+  child.stderr?.on('data', (d: Buffer) => {
+    out += d.toString('utf8');
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  await waitUntil(() => out.includes('Press Ctrl+C') || child.exitCode !== null, 'the start banner', 120_000);
+  assert.equal(child.exitCode, null, `boxbot start ended early:\n${out}`);
+  await waitUntil(() => discord.gateway.liveSessions() > 0, 'the discord session', 60_000);
+  return { child, output: () => out, exited };
+}
+
+test('a hung adapter stop ends the process at the deadline, naming it; the message is answered once', async () => {
+  const channel = discord.dmChannel(USER, 'ada');
+  const first = await start();
+  try {
+    model.script([llm.stall()]); // the run is in flight when the signal comes
+    discord.userMessage({ channelId: channel.id, userId: USER, userName: 'ada', content: 'what is on today?' });
+    await waitUntil(() => model.requests.length === 1, 'the run to reach the model', 60_000);
+    discord.gateway.stopReading();
+    first.child.kill('SIGTERM');
+    // The ceiling only stops a hang: without a deadline discord.js waits 30 s for the close, then exits 0.
+    const code = await Promise.race([first.exited, new Promise<'hung'>((r) => setTimeout(r, 60_000, 'hung'))]);
+    assert.equal(code, 1, `exit code; output:\n${first.output()}`);
+    const lines = first.output().split('\n');
+    const named = lines.filter((l) => l.includes('did not stop within'));
+    assert.equal(named.length, 1, first.output());
+    assert.match(named[0]!, /shutdown: discord adapter did not stop within 3 s; exiting/);
+  } finally {
+    first.child.kill('SIGKILL');
+    await first.exited;
+    discord.gateway.resumeReading();
+  }
+  assert.deepEqual(
+    discord.botMessages().filter((m) => m.channel_id === channel.id),
+    [],
+    'nothing was answered before the stop',
+  );
+
+  model.script([llm.say('Standup at ten, then the release.')]);
+  const second = await start();
+  try {
+    const answers = () =>
+      discord.botMessages().filter((m) => m.channel_id === channel.id && m.content.includes('Standup at ten'));
+    await waitUntil(() => answers().length > 0, 'the answer after the restart', 60_000);
+    const again = model.requests.at(-1)?.body;
+    assert.match(JSON.stringify(again), /what is on today\?/, 'the run that was cut short runs again');
+    second.child.kill('SIGTERM');
+    assert.equal(await second.exited, 0, second.output());
+    assert.equal(answers().length, 1, 'answered once');
+    model.assertDone();
+  } finally {
+    second.child.kill('SIGKILL');
+    await second.exited;
+  }
+});
