@@ -8,7 +8,9 @@ import { until } from './contract.ts';
 
 describe('slack Socket Mode', () => {
   const sink = recordingSlackAdapter('socket', {
-    emulator: { ackTimeoutMs: 300, maxRetries: 3, echoBotMessages: true },
+    // Slack redelivers an envelope not acknowledged in time: long enough that a loaded machine acknowledges the
+    // echoes before that (a redelivered echo is one more envelope), short enough for the redelivery tests.
+    emulator: { ackTimeoutMs: 2000, maxRetries: 3, echoBotMessages: true },
   });
   const { got } = sink;
 

@@ -8,7 +8,7 @@ import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import { telegramHarness } from '../emulators/telegram/harness.ts';
 import { waitUntil } from '../helpers.ts';
-import { FakeAgent, MemoryGatewayStore, sleep, until } from './fakes.ts';
+import { FakeAgent, MemoryGatewayStore, until } from './fakes.ts';
 
 async function setup() {
   const h = await telegramHarness();
@@ -186,11 +186,13 @@ test('429s with retry_after beyond any retry budget: the answer waits them out a
 test('a streamed preview of an answer that renders long is trimmed to fit: Telegram refuses no edit', async (t) => {
   const lines = (from: number, to: number) =>
     Array.from({ length: to - from }, (_, i) => `item ${from + i}\n---\n`).join('');
+  const answered = (method: string) => h.emulator.calls.filter((c) => c.method === method && c.status === 200).length;
   const agent = new FakeAgent(async (r) => {
     r.onEvent({ type: 'text-delta', text: lines(0, 100) });
-    await sleep(1100); // Telegram previews are edited at most once a second
+    await until(() => answered('sendMessage') === 1, 'the preview');
     r.onEvent({ type: 'text-delta', text: lines(100, 450) });
-    await sleep(1100);
+    // Telegram previews are edited at most once a second: the long one goes out before the answer ends.
+    await until(() => answered('editMessageText') === 1, 'the preview edited to the long text');
     return lines(0, 450);
   });
   const h = await telegramHarness();

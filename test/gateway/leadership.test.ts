@@ -13,7 +13,9 @@ function contender(leases: LeaseStore, holder: string, log: string[]): Leadershi
   return createLeadership({
     leases,
     holder,
-    ttlMs: 300,
+    // The handover is by release at stop, never by expiry: a lease this short expired whenever the event loop
+    // stalled (a loaded machine, the next test file imported), and a second holder then took it early.
+    ttlMs: 10_000,
     everyMs: 50,
     onLead: async (fence) => void log.push(`${holder} leads ${fence}`),
     onFollow: async () => void log.push(`${holder} follows`),

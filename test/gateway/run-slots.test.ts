@@ -89,14 +89,16 @@ test('a stream that stays silent: retried, then the fallback, then the user is t
   const { gw, adapter } = boot({
     model: new Model(),
     state: createMemoryState(),
-    resolveModel: emulatedModels(emu, { modelIdleTimeoutMs: 300, fallbackModel: 'openai/fallback-model' }),
+    // Long enough for each retry to reach the emulator (same process) on a loaded machine, where a shorter one was
+    // cut before it did (test/agent/providers/resolve.test.ts) and the scripted stalls were left unused.
+    resolveModel: emulatedModels(emu, { modelIdleTimeoutMs: 1500, fallbackModel: 'openai/fallback-model' }),
   });
   await gw.start();
   try {
     await adapter.say('hello');
     await until(() => adapter.texts().some((t) => t.startsWith('Sorry')), 'the answer');
     assert.deepEqual(adapter.texts(), [
-      'Sorry, I could not answer: openai: the model stream stalled (no data for 300 ms)',
+      'Sorry, I could not answer: openai: the model stream stalled (no data for 1500 ms)',
     ]);
     assert.deepEqual(
       emu.requests.map((r) => r.body.model),

@@ -62,7 +62,8 @@ test("a 429 seen by one replica holds the other replica's sends until the retry"
   const qa = new OutboundQueue(a, { ...(storeA.rateGates ? { gate: storeA.rateGates } : {}) });
   const qb = new OutboundQueue(b, { ...(storeB.rateGates ? { gate: storeB.rateGates } : {}) });
   try {
-    a.limitNext = 1500;
+    // Long enough that the pause is still running when the test looks for it on a loaded machine.
+    a.limitNext = 5000;
     const first = qa.send(target('1'), 'one');
     await waitUntil(() => calls.length === 1, "replica A's first try", 5000);
     // The pause is in the database once A has it: B's reply to another chat comes after A's retry.

@@ -66,9 +66,11 @@ test('a job whose model does not exist posts a notice naming it', async () => {
 
 test('a run past its timeout posts a timeout notice', async () => {
   emu.script([llm.answer([llm.hang()])]);
-  const { posted, logs } = await runOnce({ prompt: 'take forever', timeoutMs: 1500 });
+  // Long enough for the worker to reach the model (which then hangs) on a loaded machine: the timeout counts from
+  // the worker's start, and at 1.5 s it could pass first, leaving the scripted reply unused.
+  const { posted, logs } = await runOnce({ prompt: 'take forever', timeoutMs: 6000 });
   assert.equal(logs[0]!.outcome, 'timeout');
-  assert.equal(posted[0]!.text, 'Scheduled job "nightly" timed out after 1.5s.');
+  assert.equal(posted[0]!.text, 'Scheduled job "nightly" timed out after 6s.');
   emu.assertDone();
 });
 

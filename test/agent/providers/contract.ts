@@ -544,9 +544,11 @@ export function providerContract(target: ProviderTarget): void {
   describe(`provider contract: ${target.provider}, idle timeout`, { concurrency: true }, () => {
     // The idle timeout is shorter where every stream stalls for good (no timing decides the outcome, only whether
     // the watchdog exists; it still leaves the retry time to reach the emulator on a busy machine), and long enough
-    // where a healthy reply must beat it on a busy machine.
+    // where a healthy reply must beat it on a busy machine. A blocked event loop counts as silence (the timer fires
+    // before the data that came meanwhile is read): the unit layer imports the next test file while this one runs,
+    // and at load 14 that outlasted 2.5 s, so a healthy reply gets 5 s.
     const quick = { modelIdleTimeoutMs: 1500 };
-    const roomy = { modelIdleTimeoutMs: 2000 };
+    const roomy = { modelIdleTimeoutMs: 5000 };
 
     scenario(
       'a stream that sends nothing is ended as stalled, retried once, then the error names the provider',
@@ -607,11 +609,15 @@ export function providerContract(target: ProviderTarget): void {
     scenario(
       'a slow but steady stream is not cut: tool-call fragments count as data though they yield no part',
       async ({ emu, ctx }) => {
-        // 48 fragments 60 ms apart: over the 2.5 s idle timeout in total, far under it between two.
+        // One fragment per character, 50 ms apart: over the idle timeout in total (a slow machine only makes it
+        // longer), a hundredth of it between two.
         const input = { path: 'notes/a-rather-long-file-name-for-many-fragments.txt', text: 'x'.repeat(60) };
+        const fragments = JSON.stringify(input).length;
+        const gapMs = 50;
+        assert.ok(fragments * gapMs > roomy.modelIdleTimeoutMs, 'the scripted fragments outlast the idle timeout');
         emu.script([
-          llm.answer([llm.toolCalls(llm.call('write_file', input, { id: 'call_slow', fragments: 48 }))], {
-            chunkDelayMs: 60,
+          llm.answer([llm.toolCalls(llm.call('write_file', input, { id: 'call_slow', fragments }))], {
+            chunkDelayMs: gapMs,
           }),
         ]);
         const m = resolveModel(spec(), ctx);
@@ -623,7 +629,7 @@ export function providerContract(target: ProviderTarget): void {
         );
         assert.equal(emu.requests.length, 1);
       },
-      { modelIdleTimeoutMs: 2500 },
+      roomy,
     );
   });
 }
