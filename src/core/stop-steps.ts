@@ -57,6 +57,8 @@ export async function stopWithin(stop: (steps: StopSteps) => Promise<void>, time
   const steps = createStopSteps();
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<'late'>((resolve) => {
+    // Not unref'd: a part parked on a promise nothing settles, once every handle has closed, would otherwise let
+    // Node end the process with code 13 (an unsettled top-level await) before anything names it.
     timer = setTimeout(() => resolve('late'), timeoutMs);
   });
   const done = stop(steps).then(

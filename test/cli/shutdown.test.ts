@@ -2,13 +2,13 @@
 // stops reading, so discord.js waits for a close that never comes. The process names the part in
 // one log line and exits 1; the message it had accepted is answered, once, at the next start.
 import assert from 'node:assert/strict';
-import { type ChildProcess, spawn } from 'node:child_process';
+import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
-import { boxbotArgv, shareCache, tempDir, waitUntil } from '../helpers.ts';
+import { boxbotArgv, root, shareCache, tempDir, waitUntil } from '../helpers.ts';
 
 const USER = '4100000000000000042';
 
@@ -112,4 +112,21 @@ test('a hung adapter stop ends the process at the deadline, naming it; the messa
     second.child.kill('SIGKILL');
     await second.exited;
   }
+});
+
+test('a part parked on a promise nothing settles is still named at the deadline, not a silent exit 13', () => {
+  // Nothing else keeps this process alive: without the deadline's own timer Node would end it at once with
+  // code 13 (an unsettled top-level await), as `boxbot start` would when every handle had closed but a part's stop.
+  const script = `
+    import { stopTimeoutLine, stopWithin } from './src/core/stop-steps.ts';
+    const outcome = await stopWithin((steps) => steps.run('mcp', () => new Promise(() => {})), 300);
+    process.stdout.write(stopTimeoutLine(outcome.pending, 300));
+    process.exitCode = 1;`;
+  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
+  assert.equal(r.stdout, 'shutdown: mcp did not stop within 0.3 s; exiting', r.stderr);
+  assert.equal(r.status, 1, r.stderr);
 });

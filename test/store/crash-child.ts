@@ -12,6 +12,13 @@ const store = createFileStore(dir, {
     if (!armed) return;
     // The first write waits here, fsynced but not renamed, until the second arrives.
     if (++commits === 2) process.kill(process.pid, 'SIGKILL');
+    // Parked on a promise nothing settles: only the other write's pending I/O keeps the process alive, and a
+    // store that made it wait for this one would let Node exit at once (code 13, nothing said). The timer keeps
+    // it alive and ends such a wait naming it.
+    setTimeout(() => {
+      process.stderr.write('crash-child: the second write never reached its commit point\n');
+      process.exit(3);
+    }, 60_000);
     await new Promise(() => undefined);
   },
 });
