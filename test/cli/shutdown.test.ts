@@ -3,7 +3,7 @@
 // one log line and exits 1; the message it had accepted is answered, once, at the next start.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
@@ -111,6 +111,26 @@ test('a hung adapter stop ends the process at the deadline, naming it; the messa
   } finally {
     second.child.kill('SIGKILL');
     await second.exited;
+  }
+});
+
+test('a second SIGTERM while a part hangs ends the process at once (130)', async () => {
+  // A deadline far off: only the second signal can end this stop soon.
+  const config = JSON.parse(readFileSync(join(dir, 'boxbot.config.json'), 'utf8'));
+  writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ ...config, shutdown: { timeoutMs: 300_000 } }));
+  const run = await start();
+  try {
+    discord.gateway.stopReading();
+    run.child.kill('SIGTERM');
+    await waitUntil(() => run.output().includes('stopping'), 'the stop to begin', 60_000);
+    run.child.kill('SIGTERM');
+    const code = await Promise.race([run.exited, new Promise<'hung'>((r) => setTimeout(r, 60_000, 'hung'))]);
+    assert.equal(code, 130, run.output());
+    assert.doesNotMatch(run.output(), /did not stop within/);
+  } finally {
+    run.child.kill('SIGKILL');
+    await run.exited;
+    discord.gateway.resumeReading();
   }
 });
 
