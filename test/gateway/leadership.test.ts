@@ -46,7 +46,9 @@ test('a leader that cannot renew steps down before another can take the lease', 
   const a = createLeadership({
     leases,
     holder: 'a',
-    ttlMs: 2000,
+    // The default lease: it steps down half-way (3 s), leaving 3 s that a stalled event loop (a loaded machine,
+    // the next test file imported) cannot eat; with 2 s, 1 s was left.
+    ttlMs: 6000,
     everyMs: 50,
     onLead: async () => {},
     onFollow: async () => {
@@ -57,10 +59,10 @@ test('a leader that cannot renew steps down before another can take the lease', 
   await a.start();
   assert.equal(a.leading(), true);
   leases.down = true;
-  await waitUntil(() => !a.leading(), 'the leader steps down', 5000);
+  await waitUntil(() => !a.leading(), 'the leader steps down', 30_000);
   assert.equal(leaseRanWhenSteppingDown, true, 'it stepped down while its lease still ran');
   leases.down = false;
-  await waitUntil(() => a.leading(), 'it leads again once the database is back', 5000);
+  await waitUntil(() => a.leading(), 'it leads again once the database is back', 30_000);
   await a.stop();
 });
 
