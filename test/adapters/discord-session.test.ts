@@ -269,3 +269,30 @@ test('without saved state a restart identifies anew (nothing is written anywhere
     await h.close();
   }
 });
+
+test('a gateway that never answers the close: stop ends the socket, and the next start resumes', async () => {
+  const h = await discordHarness();
+  const state = memoryState();
+  try {
+    // A short wait for the answer, so the test does not wait out a long one; the default is 5 s.
+    const adapter = createDiscordAdapter({ token: h.emu.token, restApi: h.emu.restApi, state, closeTimeoutMs: 200 });
+    await adapter.start(async () => {});
+    h.emu.gateway.stopReading();
+    let stopped = false;
+    const stopping = adapter.stop().then(() => {
+      stopped = true;
+    });
+    // Without the cut, the WebSocket library gives up on the close after 30 s: the ceiling only ends a hang.
+    await until(() => stopped, 'the stop', 15_000);
+    await stopping;
+    h.emu.gateway.resumeReading();
+    h.emu.userMessage({ channelId: h.dm.id, content: 'while down' });
+    const second = await run(h, state);
+    await until(() => second.got.length === 1, 'the replayed message');
+    assert.equal(second.got[0]?.text, 'while down');
+    assert.equal(h.emu.gateway.identifies.length, 1, 'resumed, not identified again');
+    await second.adapter.stop();
+  } finally {
+    await h.close();
+  }
+});

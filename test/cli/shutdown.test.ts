@@ -1,6 +1,7 @@
 // `boxbot start` stops within `shutdown.timeoutMs` when a part hangs: here the Discord gateway
-// stops reading, so discord.js waits for a close that never comes. The process names the part in
-// one log line and exits 1; the message it had accepted is answered, once, at the next start.
+// stops reading, so the adapter waits for a close that never comes (5 s, then it ends the socket;
+// the deadline here is 3 s). The process names the part in one log line and exits 1; the message
+// it had accepted is answered, once, at the next start.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -78,7 +79,7 @@ test('a hung adapter stop ends the process at the deadline, naming it; the messa
     await waitUntil(() => model.requests.length === 1, 'the run to reach the model', 60_000);
     discord.gateway.stopReading();
     first.child.kill('SIGTERM');
-    // The ceiling only stops a hang: without a deadline discord.js waits 30 s for the close, then exits 0.
+    // The ceiling only stops a hang: without a deadline the stop would end when the adapter gives up, then exit 0.
     const code = await Promise.race([first.exited, new Promise<'hung'>((r) => setTimeout(r, 60_000, 'hung'))]);
     assert.equal(code, 1, `exit code; output:\n${first.output()}`);
     const lines = first.output().split('\n');
@@ -115,7 +116,8 @@ test('a hung adapter stop ends the process at the deadline, naming it; the messa
 });
 
 test('a second SIGTERM while a part hangs ends the process at once (130)', async () => {
-  // A deadline far off: only the second signal can end this stop soon.
+  // The deadline far off: the stop would end when the Discord adapter gives up on the close (5 s after it began,
+  // a wide margin over seeing `stopping` and signalling again), so the second signal is what ends it, at once.
   const config = JSON.parse(readFileSync(join(dir, 'boxbot.config.json'), 'utf8'));
   writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ ...config, shutdown: { timeoutMs: 300_000 } }));
   const run = await start();

@@ -135,12 +135,19 @@ export function createConnection(
     rt.sink = undefined;
     rt.running.abort();
     if (!c) return;
-    if (options.state) {
-      // Saved before the connection closes (closing ends discord.js's copy), and left resumable.
-      await keeper.close();
-      await closeResumable(c);
+    // The sockets are ended if the gateway does not answer the close in time (ending one answers the wait for it);
+    // a session left that way stays resumable.
+    const cut = setTimeout(socketsToDrop(c), options.closeTimeoutMs ?? 5000);
+    try {
+      if (options.state) {
+        // Saved before the connection closes (closing ends discord.js's copy), and left resumable.
+        await keeper.close();
+        await closeResumable(c);
+      }
+      await c.destroy();
+    } finally {
+      clearTimeout(cut);
     }
-    await c.destroy();
   }
 
   return { start, stop };

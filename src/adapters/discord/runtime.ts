@@ -26,6 +26,11 @@ export interface DiscordAdapterOptions {
   /** How long start() waits for READY and the guilds (default 30 s). */
   readyTimeoutMs?: number;
   /**
+   * How long stop() waits for the gateway to answer its close (default 5 s); then the socket is ended, so a
+   * gateway that never answers does not hold the stop for the WebSocket library's 30 s.
+   */
+  closeTimeoutMs?: number;
+  /**
    * Where the gateway session and each channel's last seen message are kept (the store's kv).
    * Without it a restart starts a new session and what was posted meanwhile is not read.
    */
