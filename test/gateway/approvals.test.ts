@@ -350,7 +350,9 @@ test('a decision is reused only in its own conversation, even under the same mes
 
 test('replicas: a question left by a replica that died expires on the one that runs the message again', async () => {
   const store = createMemoryStore();
-  const rules: ApprovalRules = { levels: ['Write'], timeoutMs: 300 };
+  // The question must outlive the steps before the second replica asks (at 1 ms it expired before it was seen,
+  // and the test hung); the test then waits this long for the expiry.
+  const rules: ApprovalRules = { levels: ['Write'], timeoutMs: 3000 };
   // This replica started before the other asked: its resume did not see the question.
   const here = desk(Date.now, store, undefined, 10);
   await here.d.resume();
