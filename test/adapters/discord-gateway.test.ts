@@ -86,13 +86,14 @@ const heartbeatsAckedConnectionTitle =
   'heartbeats are ACKed and the connection stays; unACKed heartbeats make discord.js resume on a new socket';
 test(heartbeatsAckedConnectionTitle, async () => {
   // Short enough for a quick test, long enough that a busy machine does not delay an ACK past
-  // the next heartbeat (which discord.js would take for a zombie connection).
-  const { h, got } = await started({ emulator: { heartbeatIntervalMs: 300 } });
+  // the next heartbeat (which discord.js would take for a zombie connection): an event loop stalled
+  // past it runs the heartbeat timer before it reads the ACK that came meanwhile (300 ms was short).
+  const { h, got } = await started({ emulator: { heartbeatIntervalMs: 1000 } });
   try {
-    await until(() => h.emu.gateway.heartbeatAcks >= 3, 'three heartbeat ACKs', 10_000);
+    await until(() => h.emu.gateway.heartbeatAcks >= 3, 'three heartbeat ACKs', 30_000);
     assert.equal(h.emu.gateway.connects.length, 1, 'ACKed heartbeats keep the first connection');
     h.emu.gateway.ackHeartbeats = false;
-    await until(() => h.emu.gateway.resumes === 1, 'a resume after missing ACKs', 10_000);
+    await until(() => h.emu.gateway.resumes === 1, 'a resume after missing ACKs', 30_000);
     h.emu.gateway.ackHeartbeats = true;
     assert.equal(h.emu.gateway.connects.at(-1)?.path, '/gateway-resume');
     assert.equal(h.emu.gateway.identifies.length, 1, 'resumed, not re-identified');
