@@ -163,6 +163,9 @@ export async function recordUploads(
   workspace: string,
   paths: string[],
 ): Promise<void> {
+  // A direct message without files has nothing to record: with a record, no upload to add; without
+  // one, no other sender's files to mark (it is begun at the first file). The run reads it anyway.
+  if (message.isDirect && !paths.length) return;
   const key = message.conversationKey;
   if (!(await records.get(key))) {
     const unknownContent = !message.isDirect && (await holdsOtherThan(workspace, paths));

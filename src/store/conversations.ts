@@ -6,6 +6,7 @@ import { archiveIdBefore, archiveRecord } from './archive-record.ts';
 import { type DocSpec, type Documents, UNCHANGED } from './documents.ts';
 import { StoreCorruptError } from './errors.ts';
 import { decodeName, encodeName, SHARDS, shardOf } from './names.ts';
+import { isConversationShape } from './quick-shapes.ts';
 import { archivedConversationSchema, conversationSchema } from './schemas.ts';
 import type { ArchivedConversation, Conversation, ConversationStore } from './types.ts';
 
@@ -22,6 +23,7 @@ function spec(key: string): DocSpec {
   return {
     path: `${DIR}/${shardOf(key)}/${encodeName(key)}.json`,
     schema: conversationSchema,
+    quick: isConversationShape,
     check: (data) =>
       (data as Conversation).key === key
         ? undefined

@@ -35,8 +35,13 @@ export interface DocumentWal {
   close(): Promise<void>;
 }
 
-/** How soon after a change its file is written (changes in between share the write). */
-export const CHECKPOINT_DELAY_MS = 500;
+/**
+ * How soon after a change its file is written (changes in between share the write). Each file is a
+ * synced write of its own on the disk the turns' appends sync to: every document a conversation
+ * changes again within this time is written once, not once per change. The journal holds what is
+ * not yet written (replayed at open), so a longer delay costs a longer journal, not durability.
+ */
+export const CHECKPOINT_DELAY_MS = 5000;
 /** Files a checkpoint writes side by side. */
 const CHECKPOINT_PARALLEL = 16;
 /**

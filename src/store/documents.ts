@@ -18,6 +18,11 @@ import type { CorruptReport } from './types.ts';
 export interface DocSpec {
   path: string;
   schema: z.ZodTypeAny;
+  /**
+   * A quick test that accepts only data `schema` accepts (quick-shapes.ts), for the documents
+   * written on every turn; what it does not accept is checked by `schema`, which names the problem.
+   */
+  quick?: (data: unknown) => boolean;
   /** Extra check on valid-shaped data; returns a reason if it is wrong. */
   check?: (data: unknown) => string | undefined;
   /** Written by other processes too (the CLI beside the gateway): updates take the file's lock. */
@@ -208,8 +213,7 @@ export function createDocuments(
         } catch (e) {
           throw await corrupt(spec.path, `invalid JSON: ${errorMessage(e)}`);
         }
-        const parsed = spec.schema.safeParse(data);
-        const reason = parsed.success ? spec.check?.(data) : describeIssue(parsed.error);
+        const reason = shapeIssue(spec, data);
         if (reason !== undefined) throw await corrupt(spec.path, `wrong shape: ${reason}`);
         // Stamped before the read: a change in between makes the next read miss, never go stale.
         if (stamp !== undefined) remember(spec.path, { text, stamp });
@@ -363,8 +367,7 @@ export function createDocuments(
 
   /** Throws StoreError `invalid` for data a later read would call corrupt. */
   function refuseInvalid(spec: DocSpec, next: unknown): void {
-    const parsed = spec.schema.safeParse(next);
-    const reason = parsed.success ? spec.check?.(next) : describeIssue(parsed.error);
+    const reason = shapeIssue(spec, next);
     if (reason !== undefined)
       throw new StoreError('invalid', `refused to write ${files.describe(spec.path)}: ${reason}`);
   }
@@ -404,6 +407,15 @@ export async function readFolder<T>(docs: Documents, dir: string, schema: DocSpe
     }
   }
   return out;
+}
+
+/** What is wrong with `data` as the document of `spec` (its shape, then its extra check), or undefined. */
+function shapeIssue(spec: DocSpec, data: unknown): string | undefined {
+  if (!spec.quick?.(data)) {
+    const parsed = spec.schema.safeParse(data);
+    if (!parsed.success) return describeIssue(parsed.error);
+  }
+  return spec.check?.(data);
 }
 
 function describeIssue(error: z.ZodError): string {

@@ -17,14 +17,21 @@ export function checkKey(key: unknown, what = 'key'): asserts key is string {
   if (LONE_SURROGATE.test(key)) throw new StoreError('bad-key', `${what} is not well-formed Unicode`);
 }
 
+/** Each byte's form in a name: itself for `[a-z0-9_-]`, else `%XX` (built once: names are made per store call). */
+const BYTE_FORM: readonly string[] = Array.from({ length: 256 }, (_, b) => {
+  const ch = String.fromCharCode(b);
+  return b < 0x80 && RAW.test(ch) ? ch : `%${b.toString(16).toUpperCase().padStart(2, '0')}`;
+});
+
 /** Encodes `key` into a file-name stem: `[a-z0-9_-]` kept, every other UTF-8 byte as `%XX`. */
 export function encodeName(key: string): string {
   checkKey(key);
   let out = '';
-  for (const byte of Buffer.from(key, 'utf8')) {
-    const ch = String.fromCharCode(byte);
-    out += byte < 0x80 && RAW.test(ch) ? ch : `%${byte.toString(16).toUpperCase().padStart(2, '0')}`;
-  }
+  // An ASCII character is its own UTF-8 byte: only a key with others needs its bytes.
+  let ascii = true;
+  for (let i = 0; i < key.length && ascii; i++) ascii = key.charCodeAt(i) < 0x80;
+  if (ascii) for (let i = 0; i < key.length; i++) out += BYTE_FORM[key.charCodeAt(i)];
+  else for (const byte of Buffer.from(key, 'utf8')) out += BYTE_FORM[byte];
   if (WINDOWS_RESERVED.test(out)) out = `%${out.charCodeAt(0).toString(16).toUpperCase()}${out.slice(1)}`;
   if (out.length > MAX_NAME) return `~${createHash('sha256').update(key).digest('hex')}`;
   return out;

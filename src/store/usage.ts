@@ -8,6 +8,7 @@ import type { Usage } from '../core/message.ts';
 import type { DocSpec, Documents } from './documents.ts';
 import { StoreCorruptError, StoreError } from './errors.ts';
 import { encodeName, SHARDS, shardOf } from './names.ts';
+import { isUsageShape } from './quick-shapes.ts';
 import { usageSchema } from './schemas.ts';
 import type { UsageCharge, UsageDaily, UsageDay, UsageStore, UsageSubject, UsageTotals } from './types.ts';
 
@@ -48,6 +49,7 @@ function spec(s: UsageSubject): DocSpec {
   return {
     path: `usage/${dir}/${shardOf(id)}/${encodeName(id)}.json`,
     schema: usageSchema,
+    quick: isUsageShape,
     check: (data) =>
       (data as Doc).subject === id ? undefined : `holds usage of ${JSON.stringify((data as Doc).subject)}`,
   };

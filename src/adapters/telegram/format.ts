@@ -21,6 +21,18 @@ const LANG = /^[A-Za-z0-9_+#.-]{1,32}$/;
  * links, headings, quotes, bullets, and tables (Telegram has none) as aligned columns in `<pre>`.
  */
 export function markdownToTelegramHtml(markdown: string): string {
+  // An answer is rendered to measure it (the chunking) and again to send it: the last one is kept.
+  if (markdown === lastRendered.markdown) return lastRendered.html;
+  const html = renderHtml(markdown);
+  if (markdown.length <= REMEMBER_MAX) lastRendered = { markdown, html };
+  return html;
+}
+
+/** Longest Markdown whose rendering is kept for the next call (the memo holds one answer, not a book). */
+const REMEMBER_MAX = 16 * 1024;
+let lastRendered = { markdown: '', html: '' };
+
+function renderHtml(markdown: string): string {
   const lines = markdown.replace(/\r\n?/g, '\n').split('\n');
   const out: string[] = [];
   for (let i = 0; i < lines.length; i++) {
