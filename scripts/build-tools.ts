@@ -4,14 +4,17 @@
 // tool name it lists in tool.json ({"tools": [...], "features": [...]}) gets a link
 // tools/dist/<name>.wasm to it, so tools sharing a runtime share one compiled component while
 // each keeps its own name (the guest sees it as argv[0]), help, level and grant.
-// Unchanged bundles are not rebuilt. It also copies jco's WASI preview1 adapter to
-// tools/dist/adapters/. A tarball install recreates the links with scripts/link-tools.js.
+// Unchanged bundles are not rebuilt, and a bundle another checkout on this machine built is
+// copied from the per-user build cache (scripts/build-cache.ts; BOXBOT_BUILD_CACHE=off for none).
+// It also copies jco's WASI preview1 adapter to tools/dist/adapters/. A tarball install
+// recreates the links with scripts/link-tools.js.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { copyFile, mkdir, readlink, rm, symlink, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 import { PREVIEW1_COMMAND_ADAPTER, SHIPPED_ADAPTER_PATH } from '../src/sandbox/preview1-adapter.ts';
+import { buildCacheDir } from './build-cache.ts';
 import { buildGuest, packageDir } from './componentize.ts';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -72,6 +75,7 @@ async function link(name: string, component: string): Promise<void> {
 
 const names: string[] = [];
 let built = 0;
+let reused = 0;
 await mkdir(join(distDir, 'components'), { recursive: true });
 await mkdir(bundleDir, { recursive: true });
 for (const component of components) {
@@ -85,6 +89,11 @@ for (const component of components) {
   if (r.built) {
     built++;
     console.log(`built tool component ${component} (${Date.now() - started} ms)`);
+  } else if (r.reused) {
+    reused++;
+    console.log(
+      `tool component ${component}: reused from the build cache ${buildCacheDir()} (${Date.now() - started} ms)`,
+    );
   }
   for (const name of manifest.tools ?? [component]) {
     await link(name, component);
@@ -96,5 +105,7 @@ for (const component of components) {
 await mkdir(dirname(SHIPPED_ADAPTER_PATH), { recursive: true });
 await copyFile(join(packageDir('@bytecodealliance/jco'), 'lib', PREVIEW1_COMMAND_ADAPTER), SHIPPED_ADAPTER_PATH);
 console.log(
-  names.length ? `bundled tools: ${names.sort().join(', ')} (${built} components rebuilt)` : 'bundled tools: none yet',
+  names.length
+    ? `bundled tools: ${names.sort().join(', ')} (${built} components built, ${reused} reused from the build cache)`
+    : 'bundled tools: none yet',
 );

@@ -1,13 +1,16 @@
 // Builds WASI components from source, offline: JavaScript through componentize-js (a
 // `wasi:cli/run` command world) and WAT through wabt (a preview1 command module). Used by
 // `npm install` for the bundled tools and by the tests for their adversarial guests; results
-// are cached by content hash so an unchanged source is never rebuilt.
+// are cached by content hash so an unchanged source is never rebuilt, in the checkout (a stamp
+// beside each output) and across checkouts (the per-user cache of scripts/build-cache.ts).
 import { createHash } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { cp, mkdir, mkdtemp, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { existsSync, readFileSync } from 'node:fs';
+import { cp, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { basename, dirname, extname, join } from 'node:path';
+import { basename, extname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { buildCacheDir, cachedBuild } from './build-cache.ts';
 
 const require = createRequire(import.meta.url);
 
@@ -101,16 +104,18 @@ async function buildWat(sourcePath: string, source: string): Promise<Uint8Array>
 
 /**
  * Builds `sourcePath` (.js or .wat) into `outPath` unless the cached build is current.
- * `source` overrides the file's text (a bundle written there by the caller).
+ * `source` overrides the file's text (a bundle written there by the caller); `cacheDir` is the
+ * per-user build cache (none when undefined).
  */
-export async function buildGuest(sourcePath: string, outPath: string, source?: string): Promise<{ built: boolean }> {
+export async function buildGuest(
+  sourcePath: string,
+  outPath: string,
+  source?: string,
+  cacheDir: string | undefined = buildCacheDir(),
+): Promise<{ built: boolean; reused?: boolean }> {
   source ??= await readFile(sourcePath, 'utf8');
   const kind = extname(sourcePath);
-  const toolchain =
-    kind === '.js'
-      ? JSON.parse(await readFile(join(packageDir('@bytecodealliance/componentize-js'), 'package.json'), 'utf8'))
-          .version
-      : 'wabt';
+  const toolchain = kind === '.js' ? packageVersion('@bytecodealliance/componentize-js') : 'wabt';
   const hash = createHash('sha256').update(toolchain).update('\0').update(source).digest('hex');
   const stamp = `${outPath}.sha256`;
   try {
@@ -118,11 +123,27 @@ export async function buildGuest(sourcePath: string, outPath: string, source?: s
   } catch {
     // no previous build
   }
-  const bytes = kind === '.js' ? await buildJs(sourcePath, source) : await buildWat(sourcePath, source);
-  await mkdir(dirname(outPath), { recursive: true });
-  const tmp = `${outPath}.${process.pid}.tmp`;
-  await writeFile(tmp, bytes);
-  await rename(tmp, outPath);
+  // The per-user cache's key adds what else shapes the bytes: this script (the build's options)
+  // and, for JavaScript, jco's WIT files (their version).
+  const key = createHash('sha256')
+    .update(hash)
+    .update('\0')
+    .update(await readFile(fileURLToPath(import.meta.url)))
+    .update('\0')
+    .update(kind === '.js' ? packageVersion('@bytecodealliance/jco') : packageVersion('wabt'))
+    .digest('hex');
+  const how = await cachedBuild({
+    dir: cacheDir,
+    name: basename(outPath, '.wasm'),
+    key,
+    outPath,
+    build: () => (kind === '.js' ? buildJs(sourcePath, source) : buildWat(sourcePath, source)),
+  });
   await writeFile(stamp, hash);
-  return { built: true };
+  return how === 'reused' ? { built: false, reused: true } : { built: true };
+}
+
+/** The installed version of package `name`. */
+function packageVersion(name: string): string {
+  return (JSON.parse(readFileSync(join(packageDir(name), 'package.json'), 'utf8')) as { version: string }).version;
 }
