@@ -544,11 +544,11 @@ export function providerContract(target: ProviderTarget): void {
   describe(`provider contract: ${target.provider}, idle timeout`, { concurrency: true }, () => {
     // The idle timeout is shorter where every stream stalls for good (no timing decides the outcome, only whether
     // the watchdog exists; it still leaves the retry time to reach the emulator on a busy machine), and long enough
-    // where a healthy reply must beat it on a busy machine. A blocked event loop counts as silence (the timer fires
-    // before the data that came meanwhile is read): the unit layer imports the next test file while this one runs,
-    // and at load 14 that outlasted 2.5 s, so a healthy reply gets 5 s.
+    // where a healthy reply must beat it on a busy machine. A blocked event loop (the unit layer imports the next test
+    // file while this one runs) does not count as silence: the watchdog reads what arrived meanwhile before it
+    // decides (test/agent/providers/idle-timer.test.ts).
     const quick = { modelIdleTimeoutMs: 1500 };
-    const roomy = { modelIdleTimeoutMs: 5000 };
+    const roomy = { modelIdleTimeoutMs: 2500 };
 
     scenario(
       'a stream that sends nothing is ended as stalled, retried once, then the error names the provider',
@@ -609,11 +609,11 @@ export function providerContract(target: ProviderTarget): void {
     scenario(
       'a slow but steady stream is not cut: tool-call fragments count as data though they yield no part',
       async ({ emu, ctx }) => {
-        // One fragment per character, 50 ms apart: over the idle timeout in total (a slow machine only makes it
-        // longer), a hundredth of it between two.
+        // One fragment per character, 30 ms apart: over the idle timeout in total (a slow machine only makes it
+        // longer), an 80th of it between two.
         const input = { path: 'notes/a-rather-long-file-name-for-many-fragments.txt', text: 'x'.repeat(60) };
         const fragments = JSON.stringify(input).length;
-        const gapMs = 50;
+        const gapMs = 30;
         assert.ok(fragments * gapMs > roomy.modelIdleTimeoutMs, 'the scripted fragments outlast the idle timeout');
         emu.script([
           llm.answer([llm.toolCalls(llm.call('write_file', input, { id: 'call_slow', fragments }))], {
