@@ -64,6 +64,8 @@ export function createDocumentWal(
     beforeAppend?: (path: string) => void | Promise<void>;
     /** JOURNAL_MAX_CHARS unless set (tests). */
     maxChars?: number;
+    /** CHECKPOINT_DELAY_MS unless set (tests). */
+    checkpointDelayMs?: number;
   },
 ): DocumentWal {
   const { files } = docs;
@@ -121,7 +123,7 @@ export function createDocumentWal(
         opts.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'store: document checkpoint failed');
         schedule(); // the journal still holds everything: tried again later
       });
-    }, CHECKPOINT_DELAY_MS);
+    }, opts.checkpointDelayMs ?? CHECKPOINT_DELAY_MS);
     timer.unref();
   }
 

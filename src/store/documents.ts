@@ -52,6 +52,8 @@ export interface DocumentJournal {
   beforeAppend?: (path: string) => void | Promise<void>;
   /** Most characters held unwritten to files (JOURNAL_MAX_CHARS unless set). */
   maxChars?: number;
+  /** How soon after a change its file is written (CHECKPOINT_DELAY_MS unless set). */
+  checkpointDelayMs?: number;
 }
 
 /** An update waiting in a group (Documents.update), and its caller's promise. */

@@ -30,7 +30,8 @@ test('checkpoints failing: the journal keeps each document once, and past its ca
   };
   const docs = createDocuments(files, {
     logger: silentLogger,
-    journal: { path: JOURNAL, prefixes: ['conversations/'], maxChars: 2000 },
+    // A short delay: the test waits for checkpoints, not for the default's batching.
+    journal: { path: JOURNAL, prefixes: ['conversations/'], maxChars: 2000, checkpointDelayMs: 200 },
   });
   const lines = () => (state.get(JOURNAL) ?? '').split('\n').filter(Boolean).length;
   for (let i = 0; i < 20; i++) await docs.update(spec('a'), () => ({ t: `version ${i}` }));
