@@ -4,11 +4,11 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { join } from 'node:path';
-import { createDiscordAdapter } from './adapters/discord/index.ts';
+import type { createDiscordAdapter } from './adapters/discord/index.ts';
 import type { AdapterState, ChannelAdapter } from './adapters/index.ts';
 import { decodeConversationKey, platformOf, targetOf } from './adapters/index.ts';
-import { createSlackAdapter } from './adapters/slack/index.ts';
-import { createTelegramAdapter } from './adapters/telegram/index.ts';
+import type { createSlackAdapter } from './adapters/slack/index.ts';
+import type { createTelegramAdapter } from './adapters/telegram/index.ts';
 import { createWebAdapter, type WebAdapter, type WebFileRetention, webIdentityOf } from './adapters/web/index.ts';
 import { type AgentRuntime, createAgentRuntime } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
@@ -99,16 +99,56 @@ const SERVICES = 2;
 const LEDGER = 3;
 const STORE = 4;
 
-/** Which channels the config and secrets turn on; a ConfigError names every missing key or variable. */
+/** The chat platforms' adapter factories, each loaded only when its channel is on. */
+export interface PlatformFactories {
+  telegram?: typeof createTelegramAdapter;
+  discord?: typeof createDiscordAdapter;
+  slack?: typeof createSlackAdapter;
+}
+
+/**
+ * Loads the adapter factories of the channels the config and secrets turn on, and only those: each
+ * platform's SDK (discord.js, Bolt, grammY) takes a noticeable part of a start to load, and most
+ * gateways run one or two channels.
+ */
+export async function platformFactories(loaded: LoadedConfig, secrets: Secrets): Promise<PlatformFactories> {
+  const on = (p: 'telegram' | 'discord' | 'slack') => channelEnabled(loaded.config, secrets, p);
+  const [telegram, discord, slack] = await Promise.all([
+    on('telegram') ? import('./adapters/telegram/index.ts') : undefined,
+    on('discord') ? import('./adapters/discord/index.ts') : undefined,
+    on('slack') ? import('./adapters/slack/index.ts') : undefined,
+  ]);
+  return {
+    ...(telegram ? { telegram: telegram.createTelegramAdapter } : {}),
+    ...(discord ? { discord: discord.createDiscordAdapter } : {}),
+    ...(slack ? { slack: slack.createSlackAdapter } : {}),
+  };
+}
+
+/** The factory of a channel that is on: platformFactories loaded it. */
+function factory<K extends keyof PlatformFactories>(f: PlatformFactories, k: K): NonNullable<PlatformFactories[K]> {
+  const made = f[k];
+  if (!made) throw new Error(`the ${k} adapter was not loaded (platformFactories first)`);
+  return made;
+}
+
+/**
+ * Which channels the config and secrets turn on; a ConfigError names every missing key or variable.
+ * `factories` holds the platforms' adapter factories (platformFactories) for the channels that are on.
+ */
 export function channelAdapters(
   loaded: LoadedConfig,
   secrets: Secrets,
   store: Store,
   log: Logger,
   recorder?: ChannelRecorder,
+  factories: PlatformFactories = {},
 ): { adapters: ChannelAdapter[]; web?: WebAdapter } {
   const problems = channelProblems(loaded.config, secrets);
   if (problems.length) throw new ConfigError(problems.map((p) => p.message).join('; '));
+  const makeTelegram = (o: Parameters<typeof createTelegramAdapter>[0]) => factory(factories, 'telegram')(o);
+  const makeDiscord = (o: Parameters<typeof createDiscordAdapter>[0]) => factory(factories, 'discord')(o);
+  const makeSlack = (o: Parameters<typeof createSlackAdapter>[0]) => factory(factories, 'slack')(o);
   const ch = loaded.config.channels;
   const adapters: ChannelAdapter[] = [];
   // Recorded channels (history.record): what the adapters see there, and the bot's own posts.
@@ -124,7 +164,7 @@ export function channelAdapters(
     const webhook = tg?.mode === 'webhook';
     adapters.push(
       recording(
-        createTelegramAdapter({
+        makeTelegram({
           token: secrets.TELEGRAM_BOT_TOKEN!,
           state,
           logger: log,
@@ -141,7 +181,7 @@ export function channelAdapters(
   if (channelEnabled(loaded.config, secrets, 'discord')) {
     adapters.push(
       recording(
-        createDiscordAdapter({
+        makeDiscord({
           token: secrets.DISCORD_BOT_TOKEN!,
           state,
           logger: log,
@@ -155,7 +195,7 @@ export function channelAdapters(
   if (channelEnabled(loaded.config, secrets, 'slack')) {
     adapters.push(
       recording(
-        createSlackAdapter({
+        makeSlack({
           mode: sl?.mode ?? 'socket',
           botToken: secrets.SLACK_BOT_TOKEN!,
           logger: log,
@@ -392,7 +432,14 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
       log.warn({ part, err: errorMessage(e) }, 'shutdown step failed'),
     ));
   try {
-    const { adapters, web } = channelAdapters(loaded, secrets, store, log, recorder);
+    const { adapters, web } = channelAdapters(
+      loaded,
+      secrets,
+      store,
+      log,
+      recorder,
+      await platformFactories(loaded, secrets),
+    );
     const running = new Set(adapters.map((a) => a.platform as string));
     // The gateway is created below; deliveries only happen after start, when it exists.
     let gatewayRef: Gateway | undefined;

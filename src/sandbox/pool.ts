@@ -129,6 +129,11 @@ class Slot {
     this.worker.on('exit', (code) => this.die(`worker exited with code ${code}`));
   }
 
+  /** True when the worker holds the tool, or was told to start importing it (preload). */
+  knows(key: string): boolean {
+    return this.loaded.has(key) || this.preloaded.has(key);
+  }
+
   /** Lets the worker import a tool's glue while its core modules are still compiling. */
   preload(key: string, glueUrl: string): void {
     if (this.preloaded.has(key) || this.loaded.has(key)) return;
@@ -301,6 +306,10 @@ export class WorkerPool {
     if (ready) return ready;
     const warm = idle.filter((s) => s.loaded.has(key)).sort((a, b) => a.lastDone - b.lastDone)[0];
     if (warm) return warm;
+    // An idle worker already importing the tool (the one a first call prestarted) is further along
+    // than a new one: starting another would leave it unused, a worker's start-up spent for nothing.
+    const preloading = idle.find((s) => s.knows(key));
+    if (preloading) return preloading;
     if (this.slots.length < this.size) {
       const s = this.spawn();
       this.slots.push(s);

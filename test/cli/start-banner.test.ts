@@ -5,11 +5,14 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { boxbotArgv, tempDir, waitUntil } from '../helpers.ts';
+import { boxbotArgv, shareCache, tempDir, waitUntil } from '../helpers.ts';
 
 /** Starts boxbot with `config` in a fresh folder and returns its banner's tools line, then stops it. */
 async function toolsLine(config: Record<string, unknown>): Promise<string> {
   const dir = tempDir('boxbot-banner-');
+  // The tools' snapshots and specs come from the shared test cache: a fresh data dir would copy every bundled tool
+  // into itself first, which is not what this test looks at.
+  shareCache(join(dir, 'data'));
   writeFileSync(join(dir, 'boxbot.config.json'), JSON.stringify({ dataDir: './data', ...config }));
   const env = { ...process.env, BOXBOT_CONFIG: '', BOXBOT_ADMIN_TOKEN: '', XDG_DATA_HOME: join(dir, 'xdg') };
   const child = spawn(process.execPath, boxbotArgv(['start', '--port', '0', '--host', '127.0.0.1']), {

@@ -27,6 +27,12 @@ const base = tempDir('boxbot-prod-install-');
 const prefix = join(base, 'install');
 const bin = join(prefix, 'node_modules', 'boxbot', 'bin', 'boxbot.cjs');
 let emu: LlmEmulator;
+/**
+ * The data dir of `boxbot ask`, where the bundled tools get compiled. The job and doctor checks
+ * reuse it rather than each compiling the tools again (about 10 s of CPU per fresh data dir) for
+ * what they do not check; `boxbot start` keeps a fresh one, as it checks the first compile.
+ */
+const askData = join(base, 'data');
 
 /**
  * What the production install takes on disk (allocated blocks in MiB, as `du -sh` counts them): the
@@ -127,7 +133,7 @@ describe('the packed tarball installed with --omit=dev', () => {
     mkdirSync(work);
     writeFileSync(join(work, 'notes.txt'), 'the meeting is at noon\n');
     const config = join(base, 'boxbot.config.json');
-    writeFileSync(config, JSON.stringify({ dataDir: join(base, 'data'), model: 'openai/gpt-4o-mini' }));
+    writeFileSync(config, JSON.stringify({ dataDir: askData, model: 'openai/gpt-4o-mini' }));
     emu.script([
       llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]),
       llm.say('The meeting is at noon.'),
@@ -241,7 +247,7 @@ describe('the packed tarball installed with --omit=dev', () => {
 
   it('a job added from the install runs in its worker thread; job list shows it', async () => {
     const config = join(base, 'job.json');
-    writeFileSync(config, JSON.stringify({ dataDir: join(base, 'data-job') }));
+    writeFileSync(config, JSON.stringify({ dataDir: askData }));
     const empty = join(base, 'job');
     mkdirSync(empty);
     const add = await boxbot(
@@ -282,7 +288,7 @@ describe('the packed tarball installed with --omit=dev', () => {
     writeFileSync(
       bedrock,
       JSON.stringify({
-        dataDir: join(base, 'data-bedrock'),
+        dataDir: askData,
         model: 'bedrock/us.anthropic.claude-sonnet-4-5-v1:0',
         providers: { bedrock: { type: 'bedrock', region: 'us-east-1' } },
       }),
@@ -302,7 +308,7 @@ describe('the packed tarball installed with --omit=dev', () => {
     const empty = join(base, 'gemini');
     mkdirSync(empty);
     const config = join(base, 'gemini.json');
-    writeFileSync(config, JSON.stringify({ dataDir: join(base, 'data-gemini'), model: 'gemini/gemini-2.5-flash' }));
+    writeFileSync(config, JSON.stringify({ dataDir: askData, model: 'gemini/gemini-2.5-flash' }));
     const env = { GEMINI_API_KEY: 'gemini-prod-install-key' };
     const wanted = /@google\/genai is not installed.*npm install @google\/genai@\^2\.32\.0/;
     const d = await boxbot(['doctor', '--offline', '--config', config], empty, env);

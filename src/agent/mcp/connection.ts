@@ -2,15 +2,40 @@
 // older HTTP+SSE transport as fallback, or a local stdio process), reused across runs and opened
 // again after it drops, and the server's tool list cached until it is stale or the server says
 // it changed. Every request has the server's timeout; nothing here throws past a caller's catch.
-import { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
-import { type CallToolResult, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { McpConnectionSpec } from '../../config/mcp.ts';
 import { BoxbotError, errorMessage } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
+
+let sdkModules: ReturnType<typeof importSdk> | undefined;
+
+/** Imports the parts of the MCP SDK a connection uses. */
+function importSdk() {
+  return Promise.all([
+    import('@modelcontextprotocol/sdk/client/index.js'),
+    import('@modelcontextprotocol/sdk/client/sse.js'),
+    import('@modelcontextprotocol/sdk/client/stdio.js'),
+    import('@modelcontextprotocol/sdk/client/streamableHttp.js'),
+    import('@modelcontextprotocol/sdk/types.js'),
+  ]).then(([client, sse, stdio, http, types]) => ({
+    Client: client.Client,
+    SSEClientTransport: sse.SSEClientTransport,
+    StdioClientTransport: stdio.StdioClientTransport,
+    StreamableHTTPClientTransport: http.StreamableHTTPClientTransport,
+    ToolListChangedNotificationSchema: types.ToolListChangedNotificationSchema,
+  }));
+}
+
+/**
+ * The MCP SDK, loaded at the first connection rather than with the gateway: with no MCP server
+ * configured (the usual case), a start never pays for loading it.
+ */
+function sdk(): ReturnType<typeof importSdk> {
+  sdkModules ??= importSdk();
+  return sdkModules;
+}
 
 /** A server that cannot be reached or did not answer in time (retryable: it may come back). */
 export class McpError extends BoxbotError<'mcp-unavailable'> {
@@ -71,7 +96,11 @@ export function createMcpConnection(spec: McpConnectionSpec, o: McpConnectionOpt
   let failedAt: { at: number; error: string } | undefined;
   let closed = false;
 
-  const transports = (): (() => Transport)[] => {
+  const transports = ({
+    SSEClientTransport,
+    StdioClientTransport,
+    StreamableHTTPClientTransport,
+  }: Awaited<ReturnType<typeof sdk>>): (() => Transport)[] => {
     if (spec.command) {
       return [
         () =>
@@ -92,8 +121,10 @@ export function createMcpConnection(spec: McpConnectionSpec, o: McpConnectionOpt
   };
 
   async function open(): Promise<Client> {
+    const loaded = await sdk();
+    const { Client, ToolListChangedNotificationSchema } = loaded;
     let last: unknown;
-    for (const make of transports()) {
+    for (const make of transports(loaded)) {
       const c = new Client(o.clientInfo ?? { name: 'boxbot', version: '0' });
       try {
         await c.connect(make(), { timeout: spec.timeoutMs });
