@@ -1,5 +1,6 @@
-// Bundles the compiled runtime (dist/) with its pure-JavaScript dependencies into dist/bundle, the
-// code bin/boxbot.js runs in a checkout and in the packed tarball alike. Each file that starts a
+// Bundles the runtime (src/, through esbuild's own TypeScript transform: no tsc emit needed first)
+// with its pure-JavaScript dependencies into dist/bundle, the code bin/boxbot.js runs in a checkout
+// and in the packed tarball alike. Each file that starts a
 // thread or a process is its own entry, named as src/core/package-paths.ts expects
 // (`sandbox/worker` → dist/bundle/sandbox-worker.js); code they share is split into chunks there,
 // and the CLI's commands stay lazily loaded. Left out, and so kept as real dependencies of the
@@ -17,7 +18,7 @@ import { build } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'dist', 'bundle');
-/** The entries, by their module path under dist/ (see entryFile in src/core/package-paths.ts). */
+/** The entries, by their module path under src/ (see entryFile in src/core/package-paths.ts). */
 const ENTRIES = ['cli/main', 'sandbox/worker', 'scheduler/worker', 'parsers/parser-child'];
 /** Optional native add-ons some dependencies try to load (each has a pure-JavaScript fallback). */
 const OPTIONAL_NATIVE = ['bufferutil', 'utf-8-validate', 'zlib-sync', 'pg-native', '@discordjs/voice'];
@@ -27,7 +28,7 @@ const started = Date.now();
 rmSync(out, { recursive: true, force: true });
 const result = await build({
   absWorkingDir: root,
-  entryPoints: Object.fromEntries(ENTRIES.map((e) => [e.replaceAll('/', '-'), join(root, 'dist', `${e}.js`)])),
+  entryPoints: Object.fromEntries(ENTRIES.map((e) => [e.replaceAll('/', '-'), join(root, 'src', `${e}.ts`)])),
   outdir: out,
   bundle: true,
   splitting: true,
