@@ -55,7 +55,9 @@ const steps = [
   },
   {
     lane: 'tools',
-    what: 'building the bundled WASM tools into tools/dist/ (esbuild + componentize-js; unchanged ones are kept)',
+    what:
+      'building the bundled WASM tools into tools/dist/ ' +
+      '(esbuild + componentize-js; unchanged ones kept, or copied from the per-user build cache)',
     args: ['--import', 'tsx', join(root, 'scripts', 'build-tools.ts')],
   },
   {
