@@ -123,14 +123,16 @@ export async function buildGuest(
   } catch {
     // no previous build
   }
-  // The per-user cache's key adds what else shapes the bytes: this script (the build's options)
-  // and, for JavaScript, jco's WIT files (their version).
+  // The per-user cache's key adds what else shapes the bytes: this script (the build's options),
+  // the toolchain's own dependencies as installed (jco's WIT files, wizer, weval, the parser) and
+  // Node's major version (the toolchain's WebAssembly runs in its V8).
   const key = createHash('sha256')
     .update(hash)
     .update('\0')
     .update(await readFile(fileURLToPath(import.meta.url)))
     .update('\0')
-    .update(kind === '.js' ? packageVersion('@bytecodealliance/jco') : packageVersion('wabt'))
+    .update(kind === '.js' ? toolchainVersions('@bytecodealliance/componentize-js') : toolchainVersions('wabt'))
+    .update(`\0node ${process.versions.node.split('.')[0]}`)
     .digest('hex');
   const how = await cachedBuild({
     dir: cacheDir,
@@ -146,4 +148,25 @@ export async function buildGuest(
 /** The installed version of package `name`. */
 function packageVersion(name: string): string {
   return (JSON.parse(readFileSync(join(packageDir(name), 'package.json'), 'utf8')) as { version: string }).version;
+}
+
+/** `name@version` of package `name` and of each of its direct dependencies, as installed beside it. */
+function toolchainVersions(name: string): string {
+  const dir = packageDir(name);
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) as {
+    version: string;
+    dependencies?: Record<string, string>;
+  };
+  const from = createRequire(join(dir, 'package.json'));
+  const deps = Object.keys(pkg.dependencies ?? {})
+    .sort()
+    .map((dep) => {
+      for (const base of from.resolve.paths(dep) ?? []) {
+        const file = join(base, dep, 'package.json');
+        if (existsSync(file))
+          return `${dep}@${(JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version}`;
+      }
+      return `${dep}@missing`;
+    });
+  return [`${name}@${pkg.version}`, ...deps].join(' ');
 }
