@@ -59,11 +59,20 @@ async function readEntry(entry: string, name: string, key: string): Promise<Uint
   return bytes;
 }
 
-/** Keeps the newest KEEP_PER_NAME entries of `name` (by last use); a failure to prune is not an error. */
+/** A temporary folder this old is a crashed install's (a build takes seconds to minutes). */
+const STALE_TMP_MS = 60 * 60_000;
+
+/**
+ * Keeps the newest KEEP_PER_NAME entries of `name` (by last use) and removes crashed installs'
+ * temporary folders; a failure to prune is not an error.
+ */
 async function prune(dir: string, name: string): Promise<void> {
-  const mine = (await readdir(dir).catch(() => [] as string[])).filter(
-    (f) => f.startsWith(`${name}-`) && /^[0-9a-f]{64}$/.test(f.slice(name.length + 1)),
-  );
+  const all = await readdir(dir).catch(() => [] as string[]);
+  for (const f of all.filter((f) => f.startsWith('.tmp-'))) {
+    const at = (await stat(join(dir, f)).catch(() => undefined))?.mtimeMs;
+    if (at !== undefined && Date.now() - at > STALE_TMP_MS) await rm(join(dir, f), { recursive: true, force: true });
+  }
+  const mine = all.filter((f) => f.startsWith(`${name}-`) && /^[0-9a-f]{64}$/.test(f.slice(name.length + 1)));
   if (mine.length <= KEEP_PER_NAME) return;
   const aged = await Promise.all(
     mine.map(async (f) => ({ f, at: (await stat(join(dir, f)).catch(() => undefined))?.mtimeMs ?? 0 })),

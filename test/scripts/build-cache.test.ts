@@ -3,7 +3,7 @@
 // concurrent installs never leave a half entry, and each name keeps its newest entries only.
 import assert from 'node:assert/strict';
 import { createHash } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { buildCacheDir, cachedBuild, KEEP_PER_NAME } from '../../scripts/build-cache.ts';
@@ -90,7 +90,7 @@ test('concurrent installs of the same inputs leave one whole entry and no tempor
   assert.equal(await cachedBuild({ dir, name: 'core', key: key('same'), outPath: outs[0]!, build: b.build }), 'reused');
 });
 
-test(`each name keeps its ${KEEP_PER_NAME} most recently used entries`, async () => {
+test(`each name keeps its ${KEEP_PER_NAME} most recently used entries; crashed installs' folders go`, async () => {
   const dir = tempDir('boxbot-build-cache-');
   const out = join(tempDir('boxbot-clone-'), 'grep.wasm');
   const stamp = (name: string, at: number) => utimesSync(join(dir, name), at, at);
@@ -103,7 +103,13 @@ test(`each name keeps its ${KEEP_PER_NAME} most recently used entries`, async ()
       stamp(`grep-${key('a')}`, 1_000_000 + i * 1000 + 500);
     }
   }
+  // A crashed install's temporary folder, two hours old, goes too; a running one's (new) stays.
+  mkdirSync(join(dir, '.tmp-1-crashed'));
+  utimesSync(join(dir, '.tmp-1-crashed'), Date.now() / 1000 - 7200, Date.now() / 1000 - 7200);
+  mkdirSync(join(dir, '.tmp-2-running'));
   await cachedBuild({ dir, name: 'other', key: key('o'), outPath: out, ...builder('o') });
+  assert.ok(existsSync(join(dir, '.tmp-2-running')), 'a running install keeps its temporary folder');
+  rmSync(join(dir, '.tmp-2-running'), { recursive: true });
   const left = readdirSync(dir).sort();
   assert.deepEqual(left, [...['a', 'd', 'e'].map((v) => `grep-${key(v)}`).sort(), `other-${key('o')}`].sort());
 });
