@@ -2,7 +2,7 @@
 // first (by the last run's timings, so a long file does not start last and leave a core idle),
 // then prints each file's duration (wall and CPU) and each layer's wall time.
 // The unit layer (no WASM compile, worker thread or boot: scripts/test-layers.ts) runs in a pool of
-// long-lived processes (scripts/test-worker.ts), one more than the cores used (--workers=N), each
+// long-lived processes (scripts/test-worker.ts), two more than the cores used (--workers=N), each
 // taking the next file when it starts one, so tsx starts a few times rather than once per file;
 // the files listed as ISOLATED there, and the whole slow layer, run each in a process of their own.
 // `npm test` runs the unit layer, then the slow one; `--unit` or `--slow` runs one layer;
@@ -65,13 +65,15 @@ const concurrency = Math.max(
 );
 const workersArg = args.find((a) => a.startsWith('--workers='));
 /**
- * Processes at a time in the unit layer (pool workers and isolated files): one more than the cores
- * (up to 2), or than --concurrency. Unit tests spend much of their time waiting on sockets and
- * timers, not on a core (on 2 busy cores, 147 files took 64 s with 2 and 52 s with 3).
+ * Processes at a time in the unit layer (pool workers and isolated files): two more than the cores
+ * (up to 2), or one more than --concurrency. Unit tests spend much of their time waiting on sockets
+ * and timers, not on a core (on 2 busy cores, 147 files took 64 s with 2 and 52 s with 3; on 2 quiet
+ * cores, 208 files took 65.8 s with 3, 58.3 s with 4 and 48.9 s with 5, using 58.6, 64.7 and 67.0 s
+ * of CPU: 4 leaves a core's headroom for a busy machine).
  */
 const unitSlots = Math.max(
   1,
-  Number(workersArg?.split('=')[1]) || (concurrencyArg ? concurrency : Math.min(2, availableParallelism())) + 1,
+  Number(workersArg?.split('=')[1]) || (concurrencyArg ? concurrency + 1 : Math.min(2, availableParallelism()) + 2),
 );
 const targets = args.filter((a) => !a.startsWith('--'));
 const found: string[] = [];
