@@ -54,14 +54,29 @@ webSessionsContract('file', harness);
 adminSessionsContract('file', harness);
 webDisplayContract('file', harness);
 
-test('file: a process killed between the temp write and the rename leaves the old content readable', async () => {
+/**
+ * Runs a crash child (compiled with src/ by test/compiled-src.ts: it skips registering tsx) on a new
+ * data dir, checks it was killed, and passes the dir to `check`; the dir is removed after.
+ */
+async function afterCrash(
+  childFile: string,
+  args: string[],
+  when: string,
+  check: (dir: string) => Promise<void>,
+): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));
   try {
-    // Compiled with src/ (test/compiled-src.ts): the child skips registering tsx.
-    const child = compiledChild(fileURLToPath(new URL('crash-child.ts', import.meta.url)));
-    const r = spawnSync(process.execPath, [child, dir], { encoding: 'utf8' });
-    assert.equal(r.signal, 'SIGKILL', `child should die mid-write: ${r.stderr}`);
+    const child = compiledChild(fileURLToPath(new URL(childFile, import.meta.url)));
+    const r = spawnSync(process.execPath, [child, dir, ...args], { encoding: 'utf8' });
+    assert.equal(r.signal, 'SIGKILL', `child should die ${when}: ${r.stderr}`);
+    await check(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
 
+test('file: a process killed between the temp write and the rename leaves the old content readable', () =>
+  afterCrash('crash-child.ts', [], 'mid-write', async (dir) => {
     const names = await walk(dir);
     const temps = names.filter((n) => n.endsWith('.tmp'));
     // kv's new version was written but never renamed; the conversation's update (journaled) was
@@ -76,35 +91,20 @@ test('file: a process killed between the temp write and the rename leaves the ol
     assert.equal(await store.kv.get('telegram.offset'), 1);
     assert.deepEqual(await store.conversations.keys(), ['telegram:1'], 'temp files are not conversations');
     await store.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('file: a history written behind a charge in line (a turn saved) is never durable without it', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));
-  try {
-    const child = fileURLToPath(new URL('journal-crash-child.ts', import.meta.url));
-    const r = spawnSync(process.execPath, ['--import', 'tsx', child, dir, 'in-line'], { encoding: 'utf8' });
-    assert.equal(r.signal, 'SIGKILL', `child should die once the history resolved: ${r.stderr}`);
+test('file: a history written behind a charge in line (a turn saved) is never durable without it', () =>
+  afterCrash('journal-crash-child.ts', ['in-line'], 'once the history resolved', async (dir) => {
     const store = createFileStore(dir);
     assert.equal((await store.conversations.get('telegram:1'))?.messages.length, 1);
     const conv = await store.usage.get({ conversationKey: 'telegram:1' }, '2026-01-02');
     const user = await store.usage.get({ userKey: 'telegram:u1' }, '2026-01-02');
     assert.deepEqual([conv.day.costUsd, user.total.calls], [0.25, 1], 'the charge the saved turn depended on');
     await store.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
-test('file: a process killed right after a history update and a charge resolved loses neither', async () => {
-  const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-crash-'));
-  try {
-    // Compiled with src/ (test/compiled-src.ts): the child skips registering tsx.
-    const child = compiledChild(fileURLToPath(new URL('journal-crash-child.ts', import.meta.url)));
-    const r = spawnSync(process.execPath, [child, dir], { encoding: 'utf8' });
-    assert.equal(r.signal, 'SIGKILL', `child should die after its updates: ${r.stderr}`);
+test('file: a process killed right after a history update and a charge resolved loses neither', () =>
+  afterCrash('journal-crash-child.ts', [], 'after its updates', async (dir) => {
     const names = await walk(dir);
     assert.equal(
       names.filter((n) => n.includes('conversations')).length,
@@ -139,10 +139,7 @@ test('file: a process killed right after a history update and a charge resolved 
     assert.equal((await last.usage.get({ userKey: 'telegram:u1' }, '2026-01-02')).total.calls, 1);
     assert.deepEqual(await last.conversations.keys(), ['telegram:1', 'telegram:2']);
     await last.close();
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+  }));
 
 test('file: a store that only read the journaled documents (the CLI) leaves the gateway’s journal alone', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-'));
