@@ -3,7 +3,7 @@
 // boxbot's own code, or that lies inside the data dir outside its workspaces, is refused naming
 // the path.
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, realpathSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { createSandbox, type Sandbox, SandboxError } from '../../src/sandbox/index.ts';
@@ -83,7 +83,8 @@ describe('sandbox: mounts never reach the data dir, the cache or the config', ()
 
   it("refuses a writable mount holding or inside boxbot's own code; read-only is allowed", async () => {
     await refused(root, false, 'which no tool may write');
-    await refused(join(root, 'node_modules', 'tsx'), false, join(root, 'node_modules'));
+    // Named as resolved: a checkout whose node_modules is a link (a git worktree) is refused by the real folder.
+    await refused(join(root, 'node_modules', 'tsx'), false, realpathSync(join(root, 'node_modules')));
     const r = await sandbox.run(
       guest('exit42'),
       grant({ mounts: [{ host: join(root, 'test'), guest: '/', readOnly: false }] }),
