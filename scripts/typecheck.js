@@ -23,7 +23,7 @@ function native() {
 }
 
 const bin = native();
-if (!bin) console.log('typecheck: TypeScript 7 has no binary for this platform here; checking with TypeScript 5.9');
+if (!bin) console.log('typecheck: TypeScript 7 is missing or has no binary for this platform; checking with 5.9');
 const tsc = bin ?? require.resolve('typescript/bin/tsc');
 const r = spawnSync(process.execPath, [tsc, ...args], { cwd: root, stdio: 'inherit' });
 process.exit(r.status ?? 1);
