@@ -70,6 +70,8 @@ export interface StartOptions {
   fetch?: typeof fetch;
   /** Sandbox worker threads. */
   workers?: number;
+  /** Test hook: the sandbox worker's module (the tests' compiled copy of src/, not its TypeScript through tsx). */
+  sandboxWorkerFile?: string;
 }
 
 /** A running boxbot. */
@@ -411,6 +413,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
     log,
     ...(o.fetch ? { fetch: o.fetch } : {}),
     ...(o.workers ? { workers: o.workers } : {}),
+    ...(o.sandboxWorkerFile ? { workerFile: o.sandboxWorkerFile } : {}),
   });
   const mcp = createMcpHub({
     connectionOf: (name, server) => mcpConnection(name, server, secrets),

@@ -44,6 +44,8 @@ export interface AgentRuntimeOptions {
   workers?: number;
   /** Test hook: a fetch for the provider SDKs. */
   fetch?: typeof fetch;
+  /** Test hook: the sandbox worker's module (default: the one beside this code). */
+  workerFile?: string;
 }
 
 const MiB = 1024 * 1024;
@@ -84,6 +86,7 @@ export async function createAgentRuntime(o: AgentRuntimeOptions): Promise<AgentR
     },
     log: log.child({ scope: 'sandbox' }),
     ...(workers ? { workers } : {}),
+    ...(o.workerFile ? { workerFile: o.workerFile } : {}),
     ...(config.sandbox.workerHeapMb ? { workerHeapMb: config.sandbox.workerHeapMb } : {}),
   });
   const registry = createToolRegistry({

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/core/log.ts';
 import { type Boxbot, startBoxbot } from '../../src/main.ts';
+import { compiledSandboxWorker } from '../compiled-src.ts';
 import { type LlmEmulator, startLlmEmulator } from '../emulators/llm/index.ts';
 import { tempDir } from '../helpers.ts';
 
@@ -101,6 +102,7 @@ export async function bootBoxbot(
       env: { OPENAI_API_KEY: 'sk-test-e2e-0000000000', OPENAI_BASE_URL: llm.openaiBaseURL, ...env },
       log,
       workers: 1,
+      sandboxWorkerFile: compiledSandboxWorker(),
     });
   let running: Boxbot | undefined;
   try {

@@ -12,6 +12,7 @@ import { type AgentDeps, type AgentPolicy, runAgent } from '../../../src/agent/r
 import { type RegisteredTool, registerFile } from '../../../src/agent/tools/index.ts';
 import { configSchema } from '../../../src/config/schema.ts';
 import { createSandbox, DEFAULT_LIMITS, type Sandbox } from '../../../src/sandbox/index.ts';
+import { compiledSandboxWorker } from '../../compiled-src.ts';
 import { type LlmEmulator, llm, type RecordedRequest, startLlmEmulator } from '../../emulators/llm/index.ts';
 import { root, tempDir } from '../../helpers.ts';
 
@@ -20,7 +21,11 @@ let emu: LlmEmulator;
 const wasm = new Map<string, RegisteredTool>();
 
 before(async () => {
-  sandbox = createSandbox({ cacheDir: join(root, '.cache', 'sandbox-test'), workers: 2 });
+  sandbox = createSandbox({
+    cacheDir: join(root, '.cache', 'sandbox-test'),
+    workers: 2,
+    workerFile: compiledSandboxWorker(),
+  });
   for (const name of ['read', 'write']) {
     const reg = await registerFile(sandbox, join(root, 'tools', 'dist', `${name}.wasm`), tempDir('boxbot-tools-'));
     wasm.set(name, { spec: reg.spec, blob: reg.blob, source: 'bundled' });
