@@ -16,8 +16,10 @@ COPY src ./src
 COPY bin ./bin
 COPY tools ./tools
 COPY skills ./skills
-# npm ci installs from the lock file and runs prepare (tsc into dist/, the bundled tools into
-# tools/dist/); prune then removes the dev dependencies (compilers, jco, componentize-js).
+COPY ui ./ui
+# npm ci installs from the lock file and runs prepare (esbuild bundles src/ into dist/bundle and
+# ui/admin into dist/admin, the bundled tools into tools/dist/); prune then removes the dev
+# dependencies (compilers, jco, componentize-js).
 RUN npm ci --no-audit --no-fund && npm prune --omit=dev --no-audit --no-fund
 
 FROM node:24-bookworm-slim
