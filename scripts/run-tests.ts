@@ -1,10 +1,15 @@
 // Runs the suite: every test/**/*.test.ts file (or the files/folders given as arguments), slowest
 // first (by the last run's timings, so a long file does not start last and leave a core idle),
-// then prints each file's duration (wall and CPU) and each layer's wall time.
-// The unit layer (no WASM compile, worker thread or boot: scripts/test-layers.ts) runs in a pool of
-// long-lived processes (scripts/test-worker.ts), two more than the cores used (--workers=N), each
-// taking the next file when it starts one, so tsx starts a few times rather than once per file;
-// the files listed as ISOLATED there, and the whole slow layer, run each in a process of their own.
+// then prints each file's duration (wall and CPU) and each layer's wall and CPU time.
+// Both layers (the unit layer: no WASM compile, worker thread or boot; the slow layer: the rest,
+// scripts/test-layers.ts) run in pools of long-lived processes (scripts/test-worker.ts), each
+// taking the next file when it starts one, so tsx starts a few times rather than once per file:
+// two more than the cores used in the unit layer (--workers=N), one more (up to 3) in the slow one
+// (--concurrency=N). The files listed as ISOLATED there run each in a process of their own. In a
+// pool, a file's failure is still its own (its suite's verdict), a file past its limit is
+// cancelled (or its worker killed when it blocks the event loop, failing that file alone), and a
+// file's CPU time is its worker's while in it: the worker's threads and the child processes it
+// reaped then (scripts/test-reporter.ts, workerCpuMicros).
 // `npm test` runs the unit layer, then the slow one; `--unit` or `--slow` runs one layer;
 // `--isolate` runs every file alone (as before the pool, to tell whether a failure comes from
 // sharing a process); `--timings` ends with the 20 files that took the most CPU time (what a
@@ -128,7 +133,8 @@ interface FileResult {
   ms: number;
   /**
    * CPU time (ms): of the file's process and the processes it waited for, when it ran alone; of
-   * the pool worker's own process only, when it ran in one; undefined where not measurable.
+   * its pool worker while in the file, with the children reaped then, when it ran in one;
+   * undefined where not measurable.
    */
   cpuMs?: number | undefined;
   ok: boolean;
@@ -313,11 +319,11 @@ interface LayerTime {
   cpuMs: number | undefined;
 }
 
-/** Runs `list` `slots` at a time; in the unit layer, isolated files each alone, the others in pool workers. */
-async function runLayer(list: string[], pooled: boolean, slots: number): Promise<LayerTime> {
+/** Runs `list` `slots` at a time: isolated files each alone, the others in pool workers (all alone with --isolate). */
+async function runLayer(list: string[], slots: number): Promise<LayerTime> {
   const started = Date.now();
   const cpuBefore = childCpuMs();
-  const alone = slowestFirst(list.filter((f) => !pooled || isolateAll || isIsolated(f)));
+  const alone = slowestFirst(list.filter((f) => isolateAll || isIsolated(f)));
   const shared = slowestFirst(list.filter((f) => !alone.includes(f)));
   await Promise.all(
     Array.from({ length: Math.min(slots, list.length) }, async () => {
@@ -335,12 +341,12 @@ reapedCpuMs(); // the guests' build and anything else before the first file
 const wallStart = Date.now();
 const unitFiles = files.filter((f) => !isSlow(f));
 const slowFiles = files.filter(isSlow);
-const unitTime = unitFiles.length ? await runLayer(unitFiles, true, unitSlots) : undefined;
+const unitTime = unitFiles.length ? await runLayer(unitFiles, unitSlots) : undefined;
 const unitMs = unitTime?.wallMs;
 // Said at once too when the slow layer follows, for whoever watches the run rather than its end.
 if (unitMs !== undefined && slowFiles.length)
   console.log(`\nunit layer ${(unitMs / 1000).toFixed(1)} s wall (${unitFiles.length} files); the slow layer next`);
-const slowTime = slowFiles.length ? await runLayer(slowFiles, false, concurrency) : undefined;
+const slowTime = slowFiles.length ? await runLayer(slowFiles, concurrency) : undefined;
 const wallMs = Date.now() - wallStart;
 await postgres?.stop();
 
@@ -352,7 +358,7 @@ writeFileSync(
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
 console.log(`\nPer-file durations (${layer === 'all' ? 'both layers' : `${layer} layer`}), slowest first (wall, CPU):`);
-// CPU beside wall for every file (a pooled file's is its worker's only, not its children's; ? where unknown).
+// CPU beside wall for every file (a pooled file's is its worker's while in it, with the children reaped then).
 for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
   const cpu = r.cpuMs === undefined ? '     ?  ' : secs(r.cpuMs);
   console.log(`${secs(r.ms)} ${cpu}  ${r.ok ? ' ' : '✖'} ${r.file}`);
@@ -360,7 +366,7 @@ for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
 if (showTimings) {
   // Ranked by CPU time: on a machine other work loads, wall time says more about the load than the file.
   const ranked = [...results].sort((a, b) => (b.cpuMs ?? -1) - (a.cpuMs ?? -1) || b.ms - a.ms).slice(0, 20);
-  console.log('\nThe 20 files with the most CPU time (pooled files: their worker only, not its children):');
+  console.log('\nThe 20 files with the most CPU time (pooled files: their worker while in them, with its children):');
   console.log('   CPU      wall   file');
   for (const r of ranked) {
     const cpu = r.cpuMs === undefined ? '     ?  ' : secs(r.cpuMs);

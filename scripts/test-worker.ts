@@ -3,9 +3,9 @@
 // while that one runs, and so pays tsx's start once instead of once per file. The file's suite
 // makes its top-level before/after hooks its own (not the whole process's) and bounds the file's
 // time. What the tests print is kept per file, for scripts/test-reporter.ts to put under the file.
-import { before, describe } from 'node:test';
+import { after, before, describe } from 'node:test';
 import { pathToFileURL } from 'node:url';
-import { type CapturedOutput, OUTPUT_KEY, type WorkerReport } from './test-reporter.ts';
+import { type CapturedOutput, OUTPUT_KEY, type WorkerReport, workerCpuMicros } from './test-reporter.ts';
 
 /** A file's suite running longer than this (ms, the first argument) fails, and the next file starts. */
 const fileLimitMs = Number(process.argv[2]);
@@ -13,7 +13,7 @@ const fileLimitMs = Number(process.argv[2]);
 /** A file to run; when there are none left, the parent disconnects instead. */
 type FromParent = { file: string };
 
-const captured: CapturedOutput = { current: undefined, byFile: new Map(), cpuAt: new Map() };
+const captured: CapturedOutput = { current: undefined, byFile: new Map(), cpuAt: new Map(), cpuEnd: new Map() };
 (globalThis as Record<symbol, unknown>)[OUTPUT_KEY] = captured;
 for (const stream of [process.stdout, process.stderr]) {
   const write = stream.write.bind(stream) as (chunk: unknown, ...rest: unknown[]) => boolean;
@@ -37,12 +37,15 @@ process.on('message', ({ file }: FromParent) => {
   describe(file, { timeout: fileLimitMs }, async () => {
     before(() => {
       captured.current = file;
-      const cpu = process.cpuUsage();
-      captured.cpuAt.set(file, cpu.user + cpu.system);
+      captured.cpuAt.set(file, workerCpuMicros());
       send({ type: 'start', file }); // now, not through the reporter: the file may block the event loop
       send({ next: true }); // the next file is imported while this one runs
     });
     await import(pathToFileURL(file).href);
+    // Registered after the file's own top-level hooks, so it runs after them.
+    after(() => {
+      captured.cpuEnd.set(file, workerCpuMicros());
+    });
   });
 });
 
