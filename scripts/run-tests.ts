@@ -9,7 +9,9 @@
 // pool, a file's failure is still its own (its suite's verdict), a file past its limit is
 // cancelled (or its worker killed when it blocks the event loop, failing that file alone), and a
 // file's CPU time is its worker's while in it: the worker's threads and the child processes it
-// reaped then (scripts/test-reporter.ts, workerCpuMicros).
+// reaped then (scripts/test-reporter.ts, workerCpuMicros). A slow-layer worker gets its next file
+// when one ends, so that figure is the file's alone (with its import); a unit-layer worker imports
+// the next file while one runs, and that import counts for the running file.
 // `npm test` runs the unit layer, then the slow one; `--unit` or `--slow` runs one layer;
 // `--isolate` runs every file alone (as before the pool, to tell whether a failure comes from
 // sharing a process); `--timings` ends with the 20 files that took the most CPU time (what a
@@ -206,10 +208,12 @@ function settled(child: ChildProcess, ms: number): Promise<void> {
 /**
  * Runs files from `queue` in one pool worker until the queue is empty. The file a worker is in when
  * it dies fails, with what the worker printed; the files it was given but had not started go back
- * to the queue for another worker (or fail with it, when it died before starting any file).
+ * to the queue for another worker (or fail with it, when it died before starting any file). With
+ * `prefetch` the worker asks for the next file while one runs; without, it gets it when one ends.
  */
-function runWorker(queue: string[]): Promise<void> {
-  const worker: ChildProcess = fork(join(root, 'scripts', 'test-worker.ts'), [String(fileLimitMs)], {
+function runWorker(queue: string[], prefetch: boolean): Promise<void> {
+  const mode = prefetch ? 'prefetch' : 'serial';
+  const worker: ChildProcess = fork(join(root, 'scripts', 'test-worker.ts'), [String(fileLimitMs), mode], {
     cwd: root,
     execArgv: ['--import', 'tsx', '--test-reporter', './scripts/test-reporter.ts'],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -224,15 +228,17 @@ function runWorker(queue: string[]): Promise<void> {
   let exitTimer: NodeJS.Timeout | undefined;
   worker.stdout?.on('data', (d: Buffer) => (raw += d.toString('utf8')));
   worker.stderr?.on('data', (d: Buffer) => (raw += d.toString('utf8')));
+  /** Sends the worker the next file, or notes that there is none. */
+  const giveNext = (): void => {
+    const file = queue.shift();
+    if (file) {
+      given.push(file);
+      worker.send({ file });
+    } else drained = true;
+  };
   worker.on('message', (message: WorkerReport | { next: true }) => {
     if ('next' in message) {
-      const file = queue.shift();
-      if (file) {
-        given.push(file);
-        worker.send({ file });
-        return;
-      }
-      drained = true;
+      giveNext();
     } else if (message.type === 'start') {
       current = { file: message.file, since: Date.now() };
       started++;
@@ -242,6 +248,7 @@ function runWorker(queue: string[]): Promise<void> {
       if (!message.ok) failedHere++;
       const { file, ok, ms, cpuMs, tests, failed } = message;
       finish({ file, ok, ms, cpuMs, tests, failed }, message.text);
+      if (!prefetch && worker.connected) giveNext(); // this file has ended: the next one starts
     }
     if (drained && given.length === 0 && worker.connected) {
       // Every result is in: let the worker end, or end it when a file left a handle open.
@@ -319,8 +326,11 @@ interface LayerTime {
   cpuMs: number | undefined;
 }
 
-/** Runs `list` `slots` at a time: isolated files each alone, the others in pool workers (all alone with --isolate). */
-async function runLayer(list: string[], slots: number): Promise<LayerTime> {
+/**
+ * Runs `list` `slots` at a time: isolated files each alone, the others in pool workers (all alone
+ * with --isolate), which fetch the next file while one runs when `prefetch` (scripts/test-worker.ts).
+ */
+async function runLayer(list: string[], slots: number, prefetch: boolean): Promise<LayerTime> {
   const started = Date.now();
   const cpuBefore = childCpuMs();
   const alone = slowestFirst(list.filter((f) => isolateAll || isIsolated(f)));
@@ -329,7 +339,7 @@ async function runLayer(list: string[], slots: number): Promise<LayerTime> {
     Array.from({ length: Math.min(slots, list.length) }, async () => {
       for (let file = alone.shift(); file; file = alone.shift()) await runFile(file);
       // A worker that died leaves its unstarted files in the queue: start another for them.
-      while (shared.length) await runWorker(shared);
+      while (shared.length) await runWorker(shared, prefetch);
     }),
   );
   const cpuAfter = childCpuMs();
@@ -341,12 +351,12 @@ reapedCpuMs(); // the guests' build and anything else before the first file
 const wallStart = Date.now();
 const unitFiles = files.filter((f) => !isSlow(f));
 const slowFiles = files.filter(isSlow);
-const unitTime = unitFiles.length ? await runLayer(unitFiles, unitSlots) : undefined;
+const unitTime = unitFiles.length ? await runLayer(unitFiles, unitSlots, true) : undefined;
 const unitMs = unitTime?.wallMs;
 // Said at once too when the slow layer follows, for whoever watches the run rather than its end.
 if (unitMs !== undefined && slowFiles.length)
   console.log(`\nunit layer ${(unitMs / 1000).toFixed(1)} s wall (${unitFiles.length} files); the slow layer next`);
-const slowTime = slowFiles.length ? await runLayer(slowFiles, concurrency) : undefined;
+const slowTime = slowFiles.length ? await runLayer(slowFiles, concurrency, false) : undefined;
 const wallMs = Date.now() - wallStart;
 await postgres?.stop();
 

@@ -90,6 +90,7 @@ export const SLOW: readonly string[] = [
   // the test runner itself, on fixture files, in child processes
   'test/scripts/run-tests.test.ts',
   'test/scripts/fixtures/runner-slow/', // the runner's fixtures for the slow layer's pool
+  'test/scripts/fixtures/runner-slow-fail/',
 ];
 
 /**

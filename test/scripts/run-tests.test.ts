@@ -2,7 +2,8 @@
 // worker reports each file and each test, with what it printed; a file that ends its process, one
 // that never settles and one that blocks its event loop each fail alone and the files after them
 // still run; the exit code is 1 and the closing lines stay in the form CI reads. The slow layer's
-// files share a pool worker too, and a pooled file's CPU time counts the children it waited for.
+// files share a pool worker too, fail alone the same ways, and a pooled file's CPU time counts the
+// children it waited for.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -11,6 +12,7 @@ import { root } from '../helpers.ts';
 
 const fixtures = 'test/scripts/fixtures/runner';
 const slowFixtures = 'test/scripts/fixtures/runner-slow';
+const slowFailing = 'test/scripts/fixtures/runner-slow-fail';
 // Without the variable node:test sets in the files it runs, or the runner's children would think
 // they run inside this file's test and skip their own.
 const { NODE_TEST_CONTEXT: _, ...env } = process.env;
@@ -91,4 +93,15 @@ test("the slow layer's files share a pool worker, and a file's CPU time counts t
   const cpu = Number(/^✔ \S+ \(\d+\.\d s, CPU (\d+\.\d) s\)/.exec(child)?.[1]);
   assert.ok(cpu >= 0.6, `the file's CPU time counts its child's:\n${child}`);
   assert.match(r.stdout, /^slow layer \d+\.\d s wall \(2 files, 1 at a time\); whole run /m);
+});
+
+test('in the slow layer too, a crashed, hung or blocked file fails alone and the others run', () => {
+  const r = runner('--slow', '--concurrency=1', '--file-limit=3000', slowFailing);
+  const out = r.stdout;
+  assert.equal(r.status, 1, out + r.stderr);
+  assert.match(block(out, 'a-exit.test.ts', slowFailing), /^✖ [\s\S]*exited with code 3/);
+  assert.match(block(out, 'c-hang.test.ts', slowFailing), /^✖ [\s\S]*timed out after 3000ms/);
+  assert.match(block(out, 'd-blocked.test.ts', slowFailing), /^✖ [\s\S]*still running after 3 s: killed/);
+  assert.match(block(out, 'e-pass.test.ts', slowFailing), /^✔ [\s\S]*✔ e passes/);
+  assert.match(out, /^4 files, 2 tests, 3 failed; wall /m);
 });
