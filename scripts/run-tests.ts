@@ -1,10 +1,17 @@
 // Runs the suite: every test/**/*.test.ts file (or the files/folders given as arguments), slowest
 // first (by the last run's timings, so a long file does not start last and leave a core idle),
-// then prints each file's duration (wall and CPU) and each layer's wall time.
-// The unit layer (no WASM compile, worker thread or boot: scripts/test-layers.ts) runs in a pool of
-// long-lived processes (scripts/test-worker.ts), two more than the cores used (--workers=N), each
-// taking the next file when it starts one, so tsx starts a few times rather than once per file;
-// the files listed as ISOLATED there, and the whole slow layer, run each in a process of their own.
+// then prints each file's duration (wall and CPU) and each layer's wall and CPU time.
+// Both layers (the unit layer: no WASM compile, worker thread or boot; the slow layer: the rest,
+// scripts/test-layers.ts) run in pools of long-lived processes (scripts/test-worker.ts), each
+// taking the next file when it starts one, so tsx starts a few times rather than once per file:
+// two more than the cores used in the unit layer (--workers=N), one more (up to 3) in the slow one
+// (--concurrency=N). The files listed as ISOLATED there run each in a process of their own. In a
+// pool, a file's failure is still its own (its suite's verdict), a file past its limit is
+// cancelled (or its worker killed when it blocks the event loop, failing that file alone), and a
+// file's CPU time is its worker's while in it: the worker's threads and the child processes it
+// reaped then (scripts/test-reporter.ts, workerCpuMicros). A slow-layer worker gets its next file
+// when one ends, so that figure is the file's alone (with its import); a unit-layer worker imports
+// the next file while one runs, and that import counts for the running file.
 // `npm test` runs the unit layer, then the slow one; `--unit` or `--slow` runs one layer;
 // `--isolate` runs every file alone (as before the pool, to tell whether a failure comes from
 // sharing a process); `--timings` ends with the 20 files that took the most CPU time (what a
@@ -128,7 +135,8 @@ interface FileResult {
   ms: number;
   /**
    * CPU time (ms): of the file's process and the processes it waited for, when it ran alone; of
-   * the pool worker's own process only, when it ran in one; undefined where not measurable.
+   * its pool worker while in the file, with the children reaped then, when it ran in one;
+   * undefined where not measurable.
    */
   cpuMs?: number | undefined;
   ok: boolean;
@@ -200,10 +208,12 @@ function settled(child: ChildProcess, ms: number): Promise<void> {
 /**
  * Runs files from `queue` in one pool worker until the queue is empty. The file a worker is in when
  * it dies fails, with what the worker printed; the files it was given but had not started go back
- * to the queue for another worker (or fail with it, when it died before starting any file).
+ * to the queue for another worker (or fail with it, when it died before starting any file). With
+ * `prefetch` the worker asks for the next file while one runs; without, it gets it when one ends.
  */
-function runWorker(queue: string[]): Promise<void> {
-  const worker: ChildProcess = fork(join(root, 'scripts', 'test-worker.ts'), [String(fileLimitMs)], {
+function runWorker(queue: string[], prefetch: boolean): Promise<void> {
+  const mode = prefetch ? 'prefetch' : 'serial';
+  const worker: ChildProcess = fork(join(root, 'scripts', 'test-worker.ts'), [String(fileLimitMs), mode], {
     cwd: root,
     execArgv: ['--import', 'tsx', '--test-reporter', './scripts/test-reporter.ts'],
     stdio: ['ignore', 'pipe', 'pipe', 'ipc'],
@@ -218,15 +228,17 @@ function runWorker(queue: string[]): Promise<void> {
   let exitTimer: NodeJS.Timeout | undefined;
   worker.stdout?.on('data', (d: Buffer) => (raw += d.toString('utf8')));
   worker.stderr?.on('data', (d: Buffer) => (raw += d.toString('utf8')));
+  /** Sends the worker the next file, or notes that there is none. */
+  const giveNext = (): void => {
+    const file = queue.shift();
+    if (file) {
+      given.push(file);
+      worker.send({ file });
+    } else drained = true;
+  };
   worker.on('message', (message: WorkerReport | { next: true }) => {
     if ('next' in message) {
-      const file = queue.shift();
-      if (file) {
-        given.push(file);
-        worker.send({ file });
-        return;
-      }
-      drained = true;
+      giveNext();
     } else if (message.type === 'start') {
       current = { file: message.file, since: Date.now() };
       started++;
@@ -236,6 +248,7 @@ function runWorker(queue: string[]): Promise<void> {
       if (!message.ok) failedHere++;
       const { file, ok, ms, cpuMs, tests, failed } = message;
       finish({ file, ok, ms, cpuMs, tests, failed }, message.text);
+      if (!prefetch && worker.connected) giveNext(); // this file has ended: the next one starts
     }
     if (drained && given.length === 0 && worker.connected) {
       // Every result is in: let the worker end, or end it when a file left a handle open.
@@ -313,17 +326,20 @@ interface LayerTime {
   cpuMs: number | undefined;
 }
 
-/** Runs `list` `slots` at a time; in the unit layer, isolated files each alone, the others in pool workers. */
-async function runLayer(list: string[], pooled: boolean, slots: number): Promise<LayerTime> {
+/**
+ * Runs `list` `slots` at a time: isolated files each alone, the others in pool workers (all alone
+ * with --isolate), which fetch the next file while one runs when `prefetch` (scripts/test-worker.ts).
+ */
+async function runLayer(list: string[], slots: number, prefetch: boolean): Promise<LayerTime> {
   const started = Date.now();
   const cpuBefore = childCpuMs();
-  const alone = slowestFirst(list.filter((f) => !pooled || isolateAll || isIsolated(f)));
+  const alone = slowestFirst(list.filter((f) => isolateAll || isIsolated(f)));
   const shared = slowestFirst(list.filter((f) => !alone.includes(f)));
   await Promise.all(
     Array.from({ length: Math.min(slots, list.length) }, async () => {
       for (let file = alone.shift(); file; file = alone.shift()) await runFile(file);
       // A worker that died leaves its unstarted files in the queue: start another for them.
-      while (shared.length) await runWorker(shared);
+      while (shared.length) await runWorker(shared, prefetch);
     }),
   );
   const cpuAfter = childCpuMs();
@@ -335,12 +351,12 @@ reapedCpuMs(); // the guests' build and anything else before the first file
 const wallStart = Date.now();
 const unitFiles = files.filter((f) => !isSlow(f));
 const slowFiles = files.filter(isSlow);
-const unitTime = unitFiles.length ? await runLayer(unitFiles, true, unitSlots) : undefined;
+const unitTime = unitFiles.length ? await runLayer(unitFiles, unitSlots, true) : undefined;
 const unitMs = unitTime?.wallMs;
 // Said at once too when the slow layer follows, for whoever watches the run rather than its end.
 if (unitMs !== undefined && slowFiles.length)
   console.log(`\nunit layer ${(unitMs / 1000).toFixed(1)} s wall (${unitFiles.length} files); the slow layer next`);
-const slowTime = slowFiles.length ? await runLayer(slowFiles, false, concurrency) : undefined;
+const slowTime = slowFiles.length ? await runLayer(slowFiles, concurrency, false) : undefined;
 const wallMs = Date.now() - wallStart;
 await postgres?.stop();
 
@@ -352,7 +368,7 @@ writeFileSync(
 
 const secs = (ms: number) => `${(ms / 1000).toFixed(1).padStart(6)} s`;
 console.log(`\nPer-file durations (${layer === 'all' ? 'both layers' : `${layer} layer`}), slowest first (wall, CPU):`);
-// CPU beside wall for every file (a pooled file's is its worker's only, not its children's; ? where unknown).
+// CPU beside wall for every file (a pooled file's is its worker's while in it, with the children reaped then).
 for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
   const cpu = r.cpuMs === undefined ? '     ?  ' : secs(r.cpuMs);
   console.log(`${secs(r.ms)} ${cpu}  ${r.ok ? ' ' : '✖'} ${r.file}`);
@@ -360,7 +376,7 @@ for (const r of [...results].sort((a, b) => b.ms - a.ms)) {
 if (showTimings) {
   // Ranked by CPU time: on a machine other work loads, wall time says more about the load than the file.
   const ranked = [...results].sort((a, b) => (b.cpuMs ?? -1) - (a.cpuMs ?? -1) || b.ms - a.ms).slice(0, 20);
-  console.log('\nThe 20 files with the most CPU time (pooled files: their worker only, not its children):');
+  console.log('\nThe 20 files with the most CPU time (pooled files: their worker while in them, with its children):');
   console.log('   CPU      wall   file');
   for (const r of ranked) {
     const cpu = r.cpuMs === undefined ? '     ?  ' : secs(r.cpuMs);

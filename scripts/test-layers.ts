@@ -2,8 +2,8 @@
 // threads or child processes running boxbot, or boot the whole app. Every other test file is
 // in the unit layer (`npm run test:unit`), which must stay fast; `npm test` runs both layers.
 // A new file is a unit test unless it is listed here (prefixes end in `/` for a whole folder).
-// Unit test files share a few long-lived processes (scripts/test-worker.ts); one that changes what
-// the process shares with other files must be listed in ISOLATED, and then runs alone.
+// The files of each layer share a few long-lived processes (scripts/test-worker.ts); one that changes
+// what the process shares with other files must be listed in ISOLATED, and then runs alone.
 
 /** Files or folders (relative to the repository root) whose tests need WASM, a worker or a boot. */
 export const SLOW: readonly string[] = [
@@ -89,16 +89,21 @@ export const SLOW: readonly string[] = [
   'test/agent/providers/lazy-load.test.ts',
   // the test runner itself, on fixture files, in child processes
   'test/scripts/run-tests.test.ts',
+  'test/scripts/fixtures/runner-slow/', // the runner's fixtures for the slow layer's pool
+  'test/scripts/fixtures/runner-slow-fail/',
 ];
 
 /**
- * Unit test files that need a process of their own rather than a place in the unit layer's shared
- * pool workers (scripts/test-worker.ts), each with the reason: they change process-wide state
- * (process.env, the working directory, globals, process handlers) that other files would see.
+ * Test files (of either layer) that need a process of their own rather than a place in their
+ * layer's shared pool workers (scripts/test-worker.ts), each with the reason: they change
+ * process-wide state (process.env, the working directory, globals, process handlers) that other
+ * files would see, need a fresh module graph, or leave behind what the next file would trip on.
  */
 export const ISOLATED: readonly string[] = [
   'test/agent/loop/run-agent.test.ts', // sets an environment variable to prove tools cannot read it
   'test/agent/skills/skill-cli.test.ts', // captures process.stdout/stderr to read what the CLI printed
+  // checks the compile entries written to disk: compiled in memory by an earlier file, none would be
+  'test/agent/tools/bundled-cache.test.ts',
 ];
 
 const listed = (list: readonly string[], file: string): boolean =>

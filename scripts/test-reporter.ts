@@ -3,16 +3,42 @@
 // (scripts/run-tests.ts) a `file` report over IPC: whether it passed, its duration, its test counts
 // and its results rendered like Node's spec reporter, with what its tests printed, so the parent
 // prints each file's block whole. It writes nothing to its own destination.
+import { readFileSync } from 'node:fs';
 import { inspect } from 'node:util';
 
 /** What the worker captured of stdout and stderr, per file, under `globalThis[OUTPUT_KEY]`. */
 export interface CapturedOutput {
   current: string | undefined;
   byFile: Map<string, string>;
-  /** The worker's own CPU time (µs, process.cpuUsage) when each file started. */
+  /** The worker's CPU time (µs, workerCpuMicros) when each file started. */
   cpuAt: Map<string, number>;
+  /**
+   * The same when each file's tests and hooks ended: read then, since this reporter reads its
+   * events later, while the next file already runs (its CPU would count twice).
+   */
+  cpuEnd: Map<string, number>;
 }
 export const OUTPUT_KEY = Symbol.for('boxbot.test-output');
+
+/**
+ * CPU time (user + system, µs) of this process (all its threads, worker threads included) and of
+ * the child processes it has reaped, from Linux's /proc in ticks of 10 ms; elsewhere the process's
+ * own (process.cpuUsage). Read when a file starts and when it ends, the difference is the file's:
+ * the children it started and waited for count, the next file's import (made while this one runs)
+ * counts too, and a child reaped only after its file ended counts for the file running then.
+ */
+export function workerCpuMicros(): number {
+  try {
+    // After the name, the state is field 3: utime, stime, cutime and cstime (14 to 17) are at 11 to 14.
+    const fields = readFileSync('/proc/self/stat', 'utf8').split(') ')[1]?.split(' ') ?? [];
+    const ticks = [11, 12, 13, 14].reduce((n, i) => n + Number(fields[i]), 0);
+    if (Number.isFinite(ticks)) return ticks * 10_000;
+  } catch {
+    // not Linux
+  }
+  const cpu = process.cpuUsage();
+  return cpu.user + cpu.system;
+}
 
 /** One report of a worker to its parent: a file started (sent by the worker) or ended (by this). */
 export type WorkerReport =
@@ -22,7 +48,7 @@ export type WorkerReport =
       file: string;
       ok: boolean;
       ms: number;
-      /** The worker's CPU time in the file (ms), its child processes not counted. */
+      /** The worker's CPU time in the file (ms), with its reaped children's (workerCpuMicros). */
       cpuMs: number | undefined;
       tests: number;
       failed: number;
@@ -63,14 +89,15 @@ export default async function* report(source: AsyncIterable<TestEvent>): AsyncGe
         captured?.byFile.delete(file.name);
         const cpuAt = captured?.cpuAt.get(file.name);
         captured?.cpuAt.delete(file.name);
-        const cpu = process.cpuUsage();
+        const cpuNow = captured?.cpuEnd.get(file.name) ?? workerCpuMicros();
+        captured?.cpuEnd.delete(file.name);
         if (output) file.lines.push('  output:', indent(output.trimEnd(), '    '));
         const line: WorkerReport = {
           type: 'file',
           file: file.name,
           ok: type === 'test:pass',
           ms: Math.round(data.details?.duration_ms ?? 0),
-          cpuMs: cpuAt === undefined ? undefined : Math.round((cpu.user + cpu.system - cpuAt) / 1000),
+          cpuMs: cpuAt === undefined ? undefined : Math.round((cpuNow - cpuAt) / 1000),
           tests: file.tests,
           failed: file.failed,
           text: file.lines.join('\n'),

@@ -15,10 +15,14 @@ describe('sandbox: CLI world', () => {
 
   it('sees exactly the granted arguments and environment, nothing from the host', async () => {
     process.env.BOXBOT_TEST_SECRET = 'sk-live-should-never-leak';
-    const r = await sandbox.run(guest('environ'), grant({ args: ['one', 'two words'], env: { GREETING: 'hi' } }));
-    assert.equal(r.exitCode, 0, text(r.stderr));
-    assert.deepEqual(text(r.stdout).split('\n').filter(Boolean), ['environ', 'one', 'two words', 'GREETING=hi']);
-    assert.doesNotMatch(text(r.stdout), /sk-live|PATH=|HOME=/);
+    try {
+      const r = await sandbox.run(guest('environ'), grant({ args: ['one', 'two words'], env: { GREETING: 'hi' } }));
+      assert.equal(r.exitCode, 0, text(r.stderr));
+      assert.deepEqual(text(r.stdout).split('\n').filter(Boolean), ['environ', 'one', 'two words', 'GREETING=hi']);
+      assert.doesNotMatch(text(r.stdout), /sk-live|PATH=|HOME=/);
+    } finally {
+      delete process.env.BOXBOT_TEST_SECRET; // the process runs other test files after this one
+    }
   });
 
   it('with an empty grant the guest sees only its own name', async () => {

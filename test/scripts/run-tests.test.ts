@@ -1,7 +1,9 @@
 // The test runner `npm test` uses (scripts/run-tests.ts), on fixture files: the unit layer's pool
 // worker reports each file and each test, with what it printed; a file that ends its process, one
 // that never settles and one that blocks its event loop each fail alone and the files after them
-// still run; the exit code is 1 and the closing lines stay in the form CI reads.
+// still run; the exit code is 1 and the closing lines stay in the form CI reads. The slow layer's
+// files share a pool worker too, fail alone the same ways, and a pooled file's CPU time counts the
+// children it waited for.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -9,6 +11,8 @@ import { test } from 'node:test';
 import { root } from '../helpers.ts';
 
 const fixtures = 'test/scripts/fixtures/runner';
+const slowFixtures = 'test/scripts/fixtures/runner-slow';
+const slowFailing = 'test/scripts/fixtures/runner-slow-fail';
 // Without the variable node:test sets in the files it runs, or the runner's children would think
 // they run inside this file's test and skip their own.
 const { NODE_TEST_CONTEXT: _, ...env } = process.env;
@@ -21,8 +25,8 @@ const runner = (...args: string[]) =>
   });
 
 /** The block a file's result prints, up to the next file's. */
-const block = (out: string, file: string): string => {
-  const at = out.search(new RegExp(`^[✔✖] ${fixtures}/${file} `, 'm'));
+const block = (out: string, file: string, dir = fixtures): string => {
+  const at = out.search(new RegExp(`^[✔✖] ${dir}/${file} `, 'm'));
   assert.ok(at >= 0, `no block for ${file} in:\n${out}`);
   const next = out.slice(at + 1).search(/^[✔✖] |^Per-file durations/m);
   return out.slice(at, next < 0 ? undefined : at + 1 + next);
@@ -76,4 +80,28 @@ test('--timings ends with the files ranked by CPU time, each with its CPU and wa
   for (const row of rows) assert.match(row, /^\s*\d+\.\d s\s+\d+\.\d s {2}unit test\/scripts\/fixtures\/runner\/[be]-/);
   // Each file's own block says its CPU time too (it ran in a process of its own).
   assert.match(block(r.stdout, 'e-pass.test.ts'), /^✔ \S+ \(\d+\.\d s, CPU \d+\.\d s\)/);
+});
+
+test("the slow layer's files share a pool worker, and a file's CPU time counts the children it waited for", () => {
+  const r = runner('--slow', '--concurrency=1', slowFixtures);
+  assert.equal(r.status, 0, r.stdout + r.stderr);
+  const child = block(r.stdout, 'a-child-cpu.test.ts', slowFixtures);
+  const pass = block(r.stdout, 'b-pass.test.ts', slowFixtures);
+  const pid = (text: string) => /test process (\d+)/.exec(text)?.[1];
+  assert.ok(pid(child) && pid(child) === pid(pass), `one process ran both files:\n${child}\n${pass}`);
+  // The child used 0.6 s of CPU (its own count) before the file ended.
+  const cpu = Number(/^✔ \S+ \(\d+\.\d s, CPU (\d+\.\d) s\)/.exec(child)?.[1]);
+  assert.ok(cpu >= 0.6, `the file's CPU time counts its child's:\n${child}`);
+  assert.match(r.stdout, /^slow layer \d+\.\d s wall \(2 files, 1 at a time\); whole run /m);
+});
+
+test('in the slow layer too, a crashed, hung or blocked file fails alone and the others run', () => {
+  const r = runner('--slow', '--concurrency=1', '--file-limit=3000', slowFailing);
+  const out = r.stdout;
+  assert.equal(r.status, 1, out + r.stderr);
+  assert.match(block(out, 'a-exit.test.ts', slowFailing), /^✖ [\s\S]*exited with code 3/);
+  assert.match(block(out, 'c-hang.test.ts', slowFailing), /^✖ [\s\S]*timed out after 3000ms/);
+  assert.match(block(out, 'd-blocked.test.ts', slowFailing), /^✖ [\s\S]*still running after 3 s: killed/);
+  assert.match(block(out, 'e-pass.test.ts', slowFailing), /^✔ [\s\S]*✔ e passes/);
+  assert.match(out, /^4 files, 2 tests, 3 failed; wall /m);
 });
