@@ -9,7 +9,7 @@ import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { boxbotArgv, guest, root, shareCache, tempDir, waitUntil } from '../helpers.ts';
+import { boxbotModulesArgv, guest, root, shareCache, tempDir, waitUntil } from '../helpers.ts';
 
 const SDKS = ['openai', '@anthropic-ai/sdk', 'discord.js', 'grammy', '@slack/web-api', '@slack/socket-mode', 'express'];
 
@@ -21,7 +21,7 @@ writeFileSync(config, JSON.stringify({ dataDir }));
 function packagesOf(args: string[]): { code: number | null; packages: string[]; stderr: string } {
   const r = spawnSync(
     process.execPath,
-    ['--import', join(root, 'test', 'cli', 'module-trace.mjs'), ...boxbotArgv([...args, '--config', config])],
+    ['--import', join(root, 'test', 'cli', 'module-trace.mjs'), ...boxbotModulesArgv([...args, '--config', config])],
     { cwd: root, encoding: 'utf8' },
   );
   const packages = [...r.stderr.matchAll(/^PKG (.+)$/gm)].map((m) => m[1]!);
@@ -76,7 +76,7 @@ describe('what boxbot start loads with only the web channel on', () => {
       [
         '--import',
         join(root, 'test', 'cli', 'module-trace.mjs'),
-        ...boxbotArgv(['start', '--config', config, '--port', '0', '--host', '127.0.0.1']),
+        ...boxbotModulesArgv(['start', '--config', config, '--port', '0', '--host', '127.0.0.1']),
       ],
       { cwd: dataDir, env },
     );
