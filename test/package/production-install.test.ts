@@ -28,11 +28,11 @@ const prefix = join(base, 'install');
 const bin = join(prefix, 'node_modules', 'boxbot', 'bin', 'boxbot.cjs');
 let emu: LlmEmulator;
 /**
- * The data dir of `boxbot ask`, where the bundled tools get compiled. The job and doctor checks
- * reuse it rather than each compiling the tools again (about 10 s of CPU per fresh data dir) for
- * what they do not check; `boxbot start` keeps a fresh one, as it checks the first compile.
+ * The data dir of `boxbot start`, where its first start compiles the bundled tools. The ask, job and
+ * doctor checks that follow reuse it rather than each compiling the tools again (about 10 s of CPU
+ * per fresh data dir) for what they do not check.
  */
-const askData = join(base, 'data');
+const dataDir = join(base, 'data');
 
 /**
  * What the production install takes on disk (allocated blocks in MiB, as `du -sh` counts them): the
@@ -128,28 +128,10 @@ describe('the packed tarball installed with --omit=dev', () => {
     assert.ok(mb <= SIZE_CEILING_MB, `the install takes ${mb.toFixed(0)} MB (ceiling ${SIZE_CEILING_MB} MB)`);
   });
 
-  it('boxbot ask runs a bundled tool compiled there, in an empty folder', async () => {
-    const work = join(base, 'work');
-    mkdirSync(work);
-    writeFileSync(join(work, 'notes.txt'), 'the meeting is at noon\n');
-    const config = join(base, 'boxbot.config.json');
-    writeFileSync(config, JSON.stringify({ dataDir: askData, model: 'openai/gpt-4o-mini' }));
-    emu.script([
-      llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]),
-      llm.say('The meeting is at noon.'),
-    ]);
-    const r = await boxbot(['ask', 'When is the meeting?', '--config', config, '--workdir', work], work);
-    assert.equal(r.code, 0, r.err);
-    assert.equal(r.out, 'The meeting is at noon.\n');
-    assert.match(emu.requests.at(-1)!.body.messages.at(-1).content, /the meeting is at noon/);
-    emu.assertDone();
-  });
-
   it('boxbot start: tools compiled once, /healthz, a web chat answer through a sandboxed tool', async () => {
     const empty = join(base, 'empty');
     mkdirSync(empty);
     const config = join(base, 'start.json');
-    const data = join(base, 'data-start');
     const telegram = await startTelegramEmulator();
     const discord = await startDiscordEmulator();
     const discordUser = '4100000000000000042';
@@ -160,7 +142,7 @@ describe('the packed tarball installed with --omit=dev', () => {
       discord: { restApi: discord.restApi, allowFrom: [discordUser] },
       slack: { apiUrl: slack.apiUrl, mode: 'socket', allowFrom: ['U0PACK0001'] },
     };
-    writeFileSync(config, JSON.stringify({ dataDir: data, http: { host: '127.0.0.1', port: 0 }, channels }));
+    writeFileSync(config, JSON.stringify({ dataDir, http: { host: '127.0.0.1', port: 0 }, channels }));
     const child = spawn(process.execPath, [bin, 'start', '--config', config], {
       cwd: empty,
       env: {
@@ -191,7 +173,7 @@ describe('the packed tarball installed with --omit=dev', () => {
       ]);
       assert.equal(await chat.say('save "buy milk" to notes/todo.txt'), 202);
       await waitUntil(() => chat.messages().includes('Saved notes/todo.txt.'), 'the answer after the tool', 120_000);
-      const ws = workspaceOf(join(data, 'workspaces'), `web:${chat.session}`);
+      const ws = workspaceOf(join(dataDir, 'workspaces'), `web:${chat.session}`);
       assert.equal(readFileSync(join(ws, 'notes', 'todo.txt'), 'utf8'), 'buy milk');
       assert.equal(emu.requests.at(-1)!.body.messages.at(-1).role, 'tool');
       // An uploaded PDF's text is read by the parser's child process (its own bundle entry).
@@ -245,9 +227,26 @@ describe('the packed tarball installed with --omit=dev', () => {
     }
   });
 
+  it('boxbot ask runs a bundled tool compiled there, in an empty folder', async () => {
+    const work = join(base, 'work');
+    mkdirSync(work);
+    writeFileSync(join(work, 'notes.txt'), 'the meeting is at noon\n');
+    const config = join(base, 'boxbot.config.json');
+    writeFileSync(config, JSON.stringify({ dataDir, model: 'openai/gpt-4o-mini' }));
+    emu.script([
+      llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]),
+      llm.say('The meeting is at noon.'),
+    ]);
+    const r = await boxbot(['ask', 'When is the meeting?', '--config', config, '--workdir', work], work);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, 'The meeting is at noon.\n');
+    assert.match(emu.requests.at(-1)!.body.messages.at(-1).content, /the meeting is at noon/);
+    emu.assertDone();
+  });
+
   it('a job added from the install runs in its worker thread; job list shows it', async () => {
     const config = join(base, 'job.json');
-    writeFileSync(config, JSON.stringify({ dataDir: askData }));
+    writeFileSync(config, JSON.stringify({ dataDir }));
     const empty = join(base, 'job');
     mkdirSync(empty);
     const add = await boxbot(
@@ -288,7 +287,7 @@ describe('the packed tarball installed with --omit=dev', () => {
     writeFileSync(
       bedrock,
       JSON.stringify({
-        dataDir: askData,
+        dataDir,
         model: 'bedrock/us.anthropic.claude-sonnet-4-5-v1:0',
         providers: { bedrock: { type: 'bedrock', region: 'us-east-1' } },
       }),
@@ -308,7 +307,7 @@ describe('the packed tarball installed with --omit=dev', () => {
     const empty = join(base, 'gemini');
     mkdirSync(empty);
     const config = join(base, 'gemini.json');
-    writeFileSync(config, JSON.stringify({ dataDir: askData, model: 'gemini/gemini-2.5-flash' }));
+    writeFileSync(config, JSON.stringify({ dataDir, model: 'gemini/gemini-2.5-flash' }));
     const env = { GEMINI_API_KEY: 'gemini-prod-install-key' };
     const wanted = /@google\/genai is not installed.*npm install @google\/genai@\^2\.32\.0/;
     const d = await boxbot(['doctor', '--offline', '--config', config], empty, env);
