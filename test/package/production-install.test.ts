@@ -1,4 +1,10 @@
-// The packed tarball installed as a user installs it (`npm install --omit=dev`, offline from npm's
+// What the packed tarball holds (`npm pack`, as a production install gets it): the bundled runtime
+// (dist/bundle, every thread's and process's entry in it), the dashboard, the jco-transpile copy,
+// the bundled tools and what installing them needs, the docs; never the unbundled dist/ JavaScript,
+// tests, benches, build caches (tools/dist/cache: each data dir compiles the tools at its first
+// start), sources and source maps, dev scripts, a `.env` or another tarball. Read from the report of
+// the one `npm pack` this file makes (a dry run costs as much: npm compresses the tarball for it too).
+// That tarball installed as a user installs it (`npm install --omit=dev`, offline from npm's
 // cache, into an empty folder), then run from there against the LLM emulator. This is what proves
 // the bundle (dist/bundle, scripts/bundle.js) as shipped: only what cannot be bundled is installed
 // beside it (what was cut: binaryen, jco-transpile as a package, the AWS and Gemini SDKs, and every
@@ -79,16 +85,72 @@ function boxbot(args: string[], cwd: string, env: Record<string, string> = {}) {
   });
 }
 
+/** The paths `npm pack` put in the tarball, from its own report (no scripts run). */
+let files: string[] = [];
+/** The tarball's file name, in `base`. */
+let tarball = '';
+
+before(() => {
+  for (const built of ['dist/bundle/cli-main.js', 'dist/vendor/jco-transpile/dist/index.js', 'tools/dist/components'])
+    assert.ok(existsSync(join(root, built)), `${built} is missing: build first (npm ci, or npm run build)`);
+  const [packed] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', base], root)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  tarball = packed!.filename;
+  files = packed!.files.map((f) => f.path);
+});
+
+const ROOTS = ['bin/', 'dist/', 'tools/', 'skills/', 'deploy/', 'docs/'];
+const FILES = [
+  'package.json',
+  'README.md',
+  'LICENSE',
+  'boxbot.schema.json',
+  'scripts/prepare.js',
+  'scripts/link-tools.js',
+];
+
+describe('the packed tarball', () => {
+  it('holds only the code, the tools, what installing needs and the docs', () => {
+    const stray = files.filter((f) => !FILES.includes(f) && !ROOTS.some((r) => f.startsWith(r)));
+    assert.deepEqual(stray, [], 'files outside the package roots');
+    for (const f of [...FILES, 'bin/boxbot.js', 'docs/configuration.md', 'tools/core/tool.json'])
+      assert.ok(files.includes(f), `${f} is packed`);
+  });
+
+  it('holds the bundled runtime, each thread and process entry in it, and not the unbundled dist/', () => {
+    if (!existsSync(join(root, 'dist', 'bundle', 'cli-main.js'))) assert.fail('dist/bundle is missing: npm run build');
+    for (const entry of ['cli-main', 'sandbox-worker', 'scheduler-worker', 'parsers-parser-child'])
+      assert.ok(files.includes(`dist/bundle/${entry}.js`), `dist/bundle/${entry}.js is packed`);
+    const unbundled = files.filter((f) => f.startsWith('dist/') && !/^dist\/(bundle|admin|vendor)\//.test(f));
+    assert.deepEqual(unbundled, [], 'only dist/bundle, dist/admin and dist/vendor are packed');
+  });
+
+  it('leaves out the TypeScript sources and source maps: nothing runs them', () => {
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('src/') || f.endsWith('.map')),
+      [],
+    );
+  });
+
+  it('leaves out build caches, secrets, tests and tarballs', () => {
+    const banned = files.filter(
+      (f) =>
+        f.startsWith('tools/dist/cache/') ||
+        /(^|\/)\.env(\..*)?$/.test(f) ||
+        /(^|\/)(test|bench|node_modules|\.cache|\.test-build[^/]*)\//.test(f) ||
+        f.endsWith('.tgz'),
+    );
+    assert.deepEqual(banned, []);
+  });
+});
+
 describe('the packed tarball installed with --omit=dev', () => {
   before(async () => {
-    for (const built of ['dist/bundle/cli-main.js', 'dist/vendor/jco-transpile/dist/index.js', 'tools/dist/components'])
-      assert.ok(existsSync(join(root, built)), `${built} is missing: build first (npm ci, or npm run build)`);
-    const [packed] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', base], root)) as {
-      filename: string;
-    }[];
     mkdirSync(prefix);
     writeFileSync(join(prefix, 'package.json'), '{"name":"prod-install-check","private":true}');
-    npm(['install', '--omit=dev', '--prefer-offline', join(base, packed!.filename)], prefix);
+    npm(['install', '--omit=dev', '--prefer-offline', join(base, tarball)], prefix);
     emu = await startLlmEmulator();
   });
   after(async () => {
