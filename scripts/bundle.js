@@ -15,51 +15,14 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { bundleOptions } from './bundle-options.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'dist', 'bundle');
-/** The entries, by their module path under src/ (see entryFile in src/core/package-paths.ts). */
-const ENTRIES = ['cli/main', 'sandbox/worker', 'scheduler/worker', 'parsers/parser-child'];
-/** Optional native add-ons some dependencies try to load (each has a pure-JavaScript fallback). */
-const OPTIONAL_NATIVE = ['bufferutil', 'utf-8-validate', 'zlib-sync', 'pg-native', '@discordjs/voice'];
-
 const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
 const started = Date.now();
 rmSync(out, { recursive: true, force: true });
-const result = await build({
-  absWorkingDir: root,
-  entryPoints: Object.fromEntries(ENTRIES.map((e) => [e.replaceAll('/', '-'), join(root, 'src', `${e}.ts`)])),
-  outdir: out,
-  bundle: true,
-  splitting: true,
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  keepNames: true,
-  minifySyntax: true,
-  minifyWhitespace: true,
-  legalComments: 'eof',
-  metafile: true,
-  logLevel: 'warning',
-  external: [
-    ...Object.keys(pkg.dependencies ?? {}),
-    ...Object.keys(pkg.peerDependencies ?? {}),
-    ...OPTIONAL_NATIVE,
-    'tsx',
-  ],
-  // CommonJS dependencies inlined into ES modules still call require() for Node's built-ins and
-  // read __dirname/__filename: give each output file its own.
-  banner: {
-    js: [
-      "import { createRequire as __boxbotRequire } from 'node:module';",
-      "import { fileURLToPath as __boxbotPath } from 'node:url';",
-      "import { dirname as __boxbotDir } from 'node:path';",
-      'const require = __boxbotRequire(import.meta.url);',
-      'const __filename = __boxbotPath(import.meta.url);',
-      'const __dirname = __boxbotDir(__filename);',
-    ].join(' '),
-  },
-});
+const result = await build(bundleOptions(root, out, pkg));
 // What the bundle holds and leaves out, for test/package/install.test.ts (dist/ outside the bundle
 // is not packed): the packages inlined, and every import left to be resolved at run time.
 const packageOf = (path) => /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(path)?.[1];

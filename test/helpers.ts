@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_LIMITS, type SandboxGrant } from '../src/sandbox/index.ts';
-import { compiledSrc } from './compiled-src.ts';
+import { compiledBundle, compiledSrc } from './compiled-src.ts';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -48,20 +48,34 @@ export function tempDir(prefix = 'boxbot-test-'): string {
 }
 
 /**
- * The module a `boxbot` command runs (`main(argv)`): src/cli/main.ts compiled to JavaScript
- * (test/compiled-src.ts), as bin/boxbot.js runs the built bundle (dist/bundle), so CLI tests need no
- * build and a child process does not load every module through tsx.
+ * The module a `boxbot` command runs (`main(argv)`) unbundled: src/cli/main.ts compiled to JavaScript
+ * (test/compiled-src.ts), each source file and package its own module, for the tests that look at
+ * which packages a command loads (a bundle has them inlined).
  */
 export function cliMain(): string {
   return join(compiledSrc(), 'cli', 'main.js');
 }
 
-/** Node arguments that run the `boxbot` command (cliMain) with `args`. */
+const argvFor = (main: string, args: string[]): string[] => [
+  '-e',
+  `import(${JSON.stringify(pathToFileURL(main).href)}).then(async (m) => ` +
+    `{ process.exitCode = await m.main(process.argv.slice(1)); })`,
+  '--',
+  ...args,
+];
+
+/**
+ * Node arguments that run the `boxbot` command with `args` as bin/boxbot.js runs it: from the bundle
+ * (test/compiled-src.ts compiledBundle: the current sources bundled as the package ships them), so
+ * CLI tests need no build and a child process loads a few files rather than every module of src/.
+ */
 export function boxbotArgv(args: string[]): string[] {
-  const entry =
-    `import(${JSON.stringify(pathToFileURL(cliMain()).href)}).then(async (m) => ` +
-    `{ process.exitCode = await m.main(process.argv.slice(1)); })`;
-  return ['-e', entry, '--', ...args];
+  return argvFor(join(compiledBundle(), 'cli-main.js'), args);
+}
+
+/** Node arguments that run the `boxbot` command with `args` from the unbundled modules (cliMain). */
+export function boxbotModulesArgv(args: string[]): string[] {
+  return argvFor(cliMain(), args);
 }
 
 /** A short hash of the sources that build tool specs and compiled tools (a change there starts a fresh cache). */

@@ -1,14 +1,15 @@
 // Commands that only look at tools and skills load neither a model provider's SDK nor a chat
 // platform's: `tool list`, `skill list` and `tool validate` import the tool and skill modules,
 // not the agent's whole public surface; `job list` loads the scheduler's own files, not its HTTP
-// API (express) or the agent. Checked on the command's module graph (every package it resolves,
-// ES modules and CommonJS alike).
+// API (express) or the agent; `boxbot start` with only the web channel on loads no chat platform's
+// SDK. Checked on the command's module graph (every package it resolves, ES modules and CommonJS
+// alike).
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { boxbotArgv, guest, root, shareCache, tempDir } from '../helpers.ts';
+import { boxbotModulesArgv, guest, root, shareCache, tempDir, waitUntil } from '../helpers.ts';
 
 const SDKS = ['openai', '@anthropic-ai/sdk', 'discord.js', 'grammy', '@slack/web-api', '@slack/socket-mode', 'express'];
 
@@ -20,7 +21,7 @@ writeFileSync(config, JSON.stringify({ dataDir }));
 function packagesOf(args: string[]): { code: number | null; packages: string[]; stderr: string } {
   const r = spawnSync(
     process.execPath,
-    ['--import', join(root, 'test', 'cli', 'module-trace.mjs'), ...boxbotArgv([...args, '--config', config])],
+    ['--import', join(root, 'test', 'cli', 'module-trace.mjs'), ...boxbotModulesArgv([...args, '--config', config])],
     { cwd: root, encoding: 'utf8' },
   );
   const packages = [...r.stderr.matchAll(/^PKG (.+)$/gm)].map((m) => m[1]!);
@@ -64,4 +65,42 @@ describe('what ask and doctor load with no MCP server configured and no skill to
       );
     });
   }
+});
+
+describe('what boxbot start loads with only the web channel on', () => {
+  it('answers /healthz without loading discord.js, Bolt or grammY', async () => {
+    // No platform token in the environment: only the web channel is on.
+    const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: dataDir };
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        join(root, 'test', 'cli', 'module-trace.mjs'),
+        ...boxbotModulesArgv(['start', '--config', config, '--port', '0', '--host', '127.0.0.1']),
+      ],
+      { cwd: dataDir, env },
+    );
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (d: Buffer) => (out += d.toString('utf8')));
+    child.stderr.on('data', (d: Buffer) => (err += d.toString('utf8')));
+    const exited = new Promise((resolve) => child.once('exit', resolve));
+    try {
+      await waitUntil(() => /health\s+http:\S+/.test(out) || child.exitCode !== null, 'the health URL', 120_000);
+      const url = /health\s+(http:\S+)/.exec(out)?.[1];
+      assert.ok(url, `boxbot start printed its health URL:\n${out}\n${err}`);
+      const health = (await (await fetch(url)).json()) as { ok: boolean };
+      assert.equal(health.ok, true);
+    } finally {
+      child.kill('SIGTERM');
+      await exited;
+    }
+    const packages = [...err.matchAll(/^PKG (.+)$/gm)].map((m) => m[1]!);
+    assert.ok(packages.includes('zod'), `the trace saw the packages: ${packages.join(', ')}`);
+    const platformSdks = ['discord.js', '@discordjs/', 'grammy', '@grammyjs/', '@slack/'];
+    assert.deepEqual(
+      packages.filter((p) => platformSdks.some((s) => (s.endsWith('/') ? p.startsWith(s) : p === s))),
+      [],
+    );
+  });
 });

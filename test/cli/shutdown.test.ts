@@ -7,6 +7,8 @@ import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
+import { pathToFileURL } from 'node:url';
+import { compiledSrc } from '../compiled-src.ts';
 import { type DiscordEmulator, startDiscordEmulator } from '../emulators/discord/index.ts';
 import { type LlmEmulator, llm, startLlmEmulator } from '../emulators/llm/index.ts';
 import { boxbotArgv, root, shareCache, tempDir, waitUntil } from '../helpers.ts';
@@ -139,12 +141,14 @@ test('a second SIGTERM while a part hangs ends the process at once (130)', async
 test('a part parked on a promise nothing settles is still named at the deadline, not a silent exit 13', () => {
   // Nothing else keeps this process alive: without the deadline's own timer Node would end it at once with
   // code 13 (an unsettled top-level await), as `boxbot start` would when every handle had closed but a part's stop.
+  // The compiled module, so the child does not register tsx for one import.
+  const stopSteps = pathToFileURL(join(compiledSrc(), 'core', 'stop-steps.js')).href;
   const script = `
-    import { stopTimeoutLine, stopWithin } from './src/core/stop-steps.ts';
+    import { stopTimeoutLine, stopWithin } from ${JSON.stringify(stopSteps)};
     const outcome = await stopWithin((steps) => steps.run('mcp', () => new Promise(() => {})), 300);
     process.stdout.write(stopTimeoutLine(outcome.pending, 300));
     process.exitCode = 1;`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], {
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], {
     cwd: root,
     encoding: 'utf8',
     timeout: 60_000,

@@ -1,4 +1,10 @@
-// The packed tarball installed as a user installs it (`npm install --omit=dev`, offline from npm's
+// What the packed tarball holds (`npm pack`, as a production install gets it): the bundled runtime
+// (dist/bundle, every thread's and process's entry in it), the dashboard, the jco-transpile copy,
+// the bundled tools and what installing them needs, the docs; never the unbundled dist/ JavaScript,
+// tests, benches, build caches (tools/dist/cache: each data dir compiles the tools at its first
+// start), sources and source maps, dev scripts, a `.env` or another tarball. Read from the report of
+// the one `npm pack` this file makes (a dry run costs as much: npm compresses the tarball for it too).
+// That tarball installed as a user installs it (`npm install --omit=dev`, offline from npm's
 // cache, into an empty folder), then run from there against the LLM emulator. This is what proves
 // the bundle (dist/bundle, scripts/bundle.js) as shipped: only what cannot be bundled is installed
 // beside it (what was cut: binaryen, jco-transpile as a package, the AWS and Gemini SDKs, and every
@@ -28,11 +34,11 @@ const prefix = join(base, 'install');
 const bin = join(prefix, 'node_modules', 'boxbot', 'bin', 'boxbot.cjs');
 let emu: LlmEmulator;
 /**
- * The data dir of `boxbot ask`, where the bundled tools get compiled. The job and doctor checks
- * reuse it rather than each compiling the tools again (about 10 s of CPU per fresh data dir) for
- * what they do not check; `boxbot start` keeps a fresh one, as it checks the first compile.
+ * The data dir of `boxbot start`, where its first start compiles the bundled tools. The ask, job and
+ * doctor checks that follow reuse it rather than each compiling the tools again (about 10 s of CPU
+ * per fresh data dir) for what they do not check.
  */
-const askData = join(base, 'data');
+const dataDir = join(base, 'data');
 
 /**
  * What the production install takes on disk (allocated blocks in MiB, as `du -sh` counts them): the
@@ -79,16 +85,72 @@ function boxbot(args: string[], cwd: string, env: Record<string, string> = {}) {
   });
 }
 
+/** The paths `npm pack` put in the tarball, from its own report (no scripts run). */
+let files: string[] = [];
+/** The tarball's file name, in `base`. */
+let tarball = '';
+
+before(() => {
+  for (const built of ['dist/bundle/cli-main.js', 'dist/vendor/jco-transpile/dist/index.js', 'tools/dist/components'])
+    assert.ok(existsSync(join(root, built)), `${built} is missing: build first (npm ci, or npm run build)`);
+  const [packed] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', base], root)) as {
+    filename: string;
+    files: { path: string }[];
+  }[];
+  tarball = packed!.filename;
+  files = packed!.files.map((f) => f.path);
+});
+
+const ROOTS = ['bin/', 'dist/', 'tools/', 'skills/', 'deploy/', 'docs/'];
+const FILES = [
+  'package.json',
+  'README.md',
+  'LICENSE',
+  'boxbot.schema.json',
+  'scripts/prepare.js',
+  'scripts/link-tools.js',
+];
+
+describe('the packed tarball', () => {
+  it('holds only the code, the tools, what installing needs and the docs', () => {
+    const stray = files.filter((f) => !FILES.includes(f) && !ROOTS.some((r) => f.startsWith(r)));
+    assert.deepEqual(stray, [], 'files outside the package roots');
+    for (const f of [...FILES, 'bin/boxbot.js', 'docs/configuration.md', 'tools/core/tool.json'])
+      assert.ok(files.includes(f), `${f} is packed`);
+  });
+
+  it('holds the bundled runtime, each thread and process entry in it, and not the unbundled dist/', () => {
+    if (!existsSync(join(root, 'dist', 'bundle', 'cli-main.js'))) assert.fail('dist/bundle is missing: npm run build');
+    for (const entry of ['cli-main', 'sandbox-worker', 'scheduler-worker', 'parsers-parser-child'])
+      assert.ok(files.includes(`dist/bundle/${entry}.js`), `dist/bundle/${entry}.js is packed`);
+    const unbundled = files.filter((f) => f.startsWith('dist/') && !/^dist\/(bundle|admin|vendor)\//.test(f));
+    assert.deepEqual(unbundled, [], 'only dist/bundle, dist/admin and dist/vendor are packed');
+  });
+
+  it('leaves out the TypeScript sources and source maps: nothing runs them', () => {
+    assert.deepEqual(
+      files.filter((f) => f.startsWith('src/') || f.endsWith('.map')),
+      [],
+    );
+  });
+
+  it('leaves out build caches, secrets, tests and tarballs', () => {
+    const banned = files.filter(
+      (f) =>
+        f.startsWith('tools/dist/cache/') ||
+        /(^|\/)\.env(\..*)?$/.test(f) ||
+        /(^|\/)(test|bench|node_modules|\.cache|\.test-build[^/]*)\//.test(f) ||
+        f.endsWith('.tgz'),
+    );
+    assert.deepEqual(banned, []);
+  });
+});
+
 describe('the packed tarball installed with --omit=dev', () => {
   before(async () => {
-    for (const built of ['dist/bundle/cli-main.js', 'dist/vendor/jco-transpile/dist/index.js', 'tools/dist/components'])
-      assert.ok(existsSync(join(root, built)), `${built} is missing: build first (npm ci, or npm run build)`);
-    const [packed] = JSON.parse(npm(['pack', '--json', '--ignore-scripts', '--pack-destination', base], root)) as {
-      filename: string;
-    }[];
     mkdirSync(prefix);
     writeFileSync(join(prefix, 'package.json'), '{"name":"prod-install-check","private":true}');
-    npm(['install', '--omit=dev', '--prefer-offline', join(base, packed!.filename)], prefix);
+    npm(['install', '--omit=dev', '--prefer-offline', join(base, tarball)], prefix);
     emu = await startLlmEmulator();
   });
   after(async () => {
@@ -128,28 +190,10 @@ describe('the packed tarball installed with --omit=dev', () => {
     assert.ok(mb <= SIZE_CEILING_MB, `the install takes ${mb.toFixed(0)} MB (ceiling ${SIZE_CEILING_MB} MB)`);
   });
 
-  it('boxbot ask runs a bundled tool compiled there, in an empty folder', async () => {
-    const work = join(base, 'work');
-    mkdirSync(work);
-    writeFileSync(join(work, 'notes.txt'), 'the meeting is at noon\n');
-    const config = join(base, 'boxbot.config.json');
-    writeFileSync(config, JSON.stringify({ dataDir: askData, model: 'openai/gpt-4o-mini' }));
-    emu.script([
-      llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]),
-      llm.say('The meeting is at noon.'),
-    ]);
-    const r = await boxbot(['ask', 'When is the meeting?', '--config', config, '--workdir', work], work);
-    assert.equal(r.code, 0, r.err);
-    assert.equal(r.out, 'The meeting is at noon.\n');
-    assert.match(emu.requests.at(-1)!.body.messages.at(-1).content, /the meeting is at noon/);
-    emu.assertDone();
-  });
-
   it('boxbot start: tools compiled once, /healthz, a web chat answer through a sandboxed tool', async () => {
     const empty = join(base, 'empty');
     mkdirSync(empty);
     const config = join(base, 'start.json');
-    const data = join(base, 'data-start');
     const telegram = await startTelegramEmulator();
     const discord = await startDiscordEmulator();
     const discordUser = '4100000000000000042';
@@ -160,7 +204,7 @@ describe('the packed tarball installed with --omit=dev', () => {
       discord: { restApi: discord.restApi, allowFrom: [discordUser] },
       slack: { apiUrl: slack.apiUrl, mode: 'socket', allowFrom: ['U0PACK0001'] },
     };
-    writeFileSync(config, JSON.stringify({ dataDir: data, http: { host: '127.0.0.1', port: 0 }, channels }));
+    writeFileSync(config, JSON.stringify({ dataDir, http: { host: '127.0.0.1', port: 0 }, channels }));
     const child = spawn(process.execPath, [bin, 'start', '--config', config], {
       cwd: empty,
       env: {
@@ -191,7 +235,7 @@ describe('the packed tarball installed with --omit=dev', () => {
       ]);
       assert.equal(await chat.say('save "buy milk" to notes/todo.txt'), 202);
       await waitUntil(() => chat.messages().includes('Saved notes/todo.txt.'), 'the answer after the tool', 120_000);
-      const ws = workspaceOf(join(data, 'workspaces'), `web:${chat.session}`);
+      const ws = workspaceOf(join(dataDir, 'workspaces'), `web:${chat.session}`);
       assert.equal(readFileSync(join(ws, 'notes', 'todo.txt'), 'utf8'), 'buy milk');
       assert.equal(emu.requests.at(-1)!.body.messages.at(-1).role, 'tool');
       // An uploaded PDF's text is read by the parser's child process (its own bundle entry).
@@ -245,9 +289,26 @@ describe('the packed tarball installed with --omit=dev', () => {
     }
   });
 
+  it('boxbot ask runs a bundled tool compiled there, in an empty folder', async () => {
+    const work = join(base, 'work');
+    mkdirSync(work);
+    writeFileSync(join(work, 'notes.txt'), 'the meeting is at noon\n');
+    const config = join(base, 'boxbot.config.json');
+    writeFileSync(config, JSON.stringify({ dataDir, model: 'openai/gpt-4o-mini' }));
+    emu.script([
+      llm.answer([llm.toolCalls(llm.call('read', { file_path: 'notes.txt' }))]),
+      llm.say('The meeting is at noon.'),
+    ]);
+    const r = await boxbot(['ask', 'When is the meeting?', '--config', config, '--workdir', work], work);
+    assert.equal(r.code, 0, r.err);
+    assert.equal(r.out, 'The meeting is at noon.\n');
+    assert.match(emu.requests.at(-1)!.body.messages.at(-1).content, /the meeting is at noon/);
+    emu.assertDone();
+  });
+
   it('a job added from the install runs in its worker thread; job list shows it', async () => {
     const config = join(base, 'job.json');
-    writeFileSync(config, JSON.stringify({ dataDir: askData }));
+    writeFileSync(config, JSON.stringify({ dataDir }));
     const empty = join(base, 'job');
     mkdirSync(empty);
     const add = await boxbot(
@@ -288,7 +349,7 @@ describe('the packed tarball installed with --omit=dev', () => {
     writeFileSync(
       bedrock,
       JSON.stringify({
-        dataDir: askData,
+        dataDir,
         model: 'bedrock/us.anthropic.claude-sonnet-4-5-v1:0',
         providers: { bedrock: { type: 'bedrock', region: 'us-east-1' } },
       }),
@@ -308,7 +369,7 @@ describe('the packed tarball installed with --omit=dev', () => {
     const empty = join(base, 'gemini');
     mkdirSync(empty);
     const config = join(base, 'gemini.json');
-    writeFileSync(config, JSON.stringify({ dataDir: askData, model: 'gemini/gemini-2.5-flash' }));
+    writeFileSync(config, JSON.stringify({ dataDir, model: 'gemini/gemini-2.5-flash' }));
     const env = { GEMINI_API_KEY: 'gemini-prod-install-key' };
     const wanted = /@google\/genai is not installed.*npm install @google\/genai@\^2\.32\.0/;
     const d = await boxbot(['doctor', '--offline', '--config', config], empty, env);
