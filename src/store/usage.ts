@@ -168,12 +168,12 @@ export function createUsage(docs: Documents): UsageStore {
     }
   }
   // The subjects each charge was already added to: the gateway retries a failed add with the
-  // same charge, and a document written on the first try must not count it twice.
+  // same charge, and a document written on the first try must not count it twice. Kept only for
+  // a charge whose add failed (nothing retries one that succeeded).
   const charged = new WeakMap<UsageCharge, Set<string>>();
   return {
     async add(c, o) {
       const done = charged.get(c) ?? new Set<string>();
-      charged.set(c, done);
       const subjects: UsageSubject[] = [
         { conversationKey: c.conversationKey },
         ...(c.userKey ? [{ userKey: c.userKey }] : []),
@@ -197,7 +197,12 @@ export function createUsage(docs: Documents): UsageStore {
           done.add(where.path);
         }),
       );
-      for (const r of results) if (r.status === 'rejected') throw r.reason;
+      for (const r of results)
+        if (r.status === 'rejected') {
+          charged.set(c, done);
+          throw r.reason;
+        }
+      charged.delete(c);
     },
     async get(s, day) {
       let doc: Doc | undefined;
