@@ -61,13 +61,17 @@ export function encodeUserKey(ref: UserRef): UserKey {
 /** Decodes a user key; throws IdentityError `bad-user-key` naming what is wrong. */
 export function decodeUserKey(key: string): UserRef {
   const at = key.indexOf(':');
-  const bad = (why: string) => new IdentityError('bad-user-key', `bad user key ${JSON.stringify(key)}: ${why}`);
-  if (at < 0) throw bad('expected <platform>:<userId>, such as telegram:4242');
+  if (at < 0) throw badUserKey(key, 'expected <platform>:<userId>, such as telegram:4242');
   const platform = key.slice(0, at);
   const userId = key.slice(at + 1);
-  if (!isPlatform(platform)) throw bad(`unknown platform (expected ${PLATFORMS.join(', ')})`);
-  if (!USER_ID.test(userId)) throw bad('the user id must be non-empty, without white space');
+  if (!isPlatform(platform)) throw badUserKey(key, `unknown platform (expected ${PLATFORMS.join(', ')})`);
+  if (!USER_ID.test(userId)) throw badUserKey(key, 'the user id must be non-empty, without white space');
   return { platform, userId };
+}
+
+/** decodeUserKey's refusal (a function of its own: a closure made per call costs every call, several per message). */
+function badUserKey(key: string, why: string): IdentityError {
+  return new IdentityError('bad-user-key', `bad user key ${JSON.stringify(key)}: ${why}`);
 }
 
 /**

@@ -138,11 +138,11 @@ export function dailyCollector(span: string[]): {
 
 /** Usage kept as documents. */
 export function createUsage(docs: Documents): UsageStore {
-  async function charge(s: UsageSubject, c: UsageCharge, queued: () => void): Promise<void> {
+  async function charge(s: UsageSubject, where: DocSpec, c: UsageCharge, queued: () => void): Promise<void> {
     const day = c.at.slice(0, 10);
     const write = () =>
       docs.update<Doc>(
-        spec(s),
+        where,
         (cur) => {
           const days = { ...cur?.days, [day]: plusCharge(cur?.days[day] ?? NO_USAGE_TOTALS, c.usage, c.costUsd) };
           const kept = Object.keys(days).sort().slice(-USAGE_DAYS_KEPT);
@@ -168,12 +168,12 @@ export function createUsage(docs: Documents): UsageStore {
     }
   }
   // The subjects each charge was already added to: the gateway retries a failed add with the
-  // same charge, and a document written on the first try must not count it twice.
+  // same charge, and a document written on the first try must not count it twice. Kept only for
+  // a charge whose add failed (nothing retries one that succeeded).
   const charged = new WeakMap<UsageCharge, Set<string>>();
   return {
     async add(c, o) {
       const done = charged.get(c) ?? new Set<string>();
-      charged.set(c, done);
       const subjects: UsageSubject[] = [
         { conversationKey: c.conversationKey },
         ...(c.userKey ? [{ userKey: c.userKey }] : []),
@@ -183,19 +183,26 @@ export function createUsage(docs: Documents): UsageStore {
       // row (a crash can leave either one written, as it could leave the first before).
       // Both settle before a failure is thrown, so a retry never races the other write.
       // In line once each document still to write is (told once: a document's update may not tell).
-      let waiting = subjects.filter((s) => !done.has(spec(s).path)).length;
+      // Each subject's document named once (a name costs a hash and an encoding).
+      const specs = subjects.map(spec);
+      let waiting = specs.filter((d) => !done.has(d.path)).length;
       const inLine = () => {
         if (--waiting === 0) o?.queued?.();
       };
       const results = await Promise.allSettled(
-        subjects.map(async (s) => {
-          const path = spec(s).path;
-          if (done.has(path)) return;
-          await charge(s, c, inLine);
-          done.add(path);
+        subjects.map(async (s, i) => {
+          const where = specs[i]!;
+          if (done.has(where.path)) return;
+          await charge(s, where, c, inLine);
+          done.add(where.path);
         }),
       );
-      for (const r of results) if (r.status === 'rejected') throw r.reason;
+      for (const r of results)
+        if (r.status === 'rejected') {
+          charged.set(c, done);
+          throw r.reason;
+        }
+      charged.delete(c);
     },
     async get(s, day) {
       let doc: Doc | undefined;

@@ -189,6 +189,21 @@ describe('OutboundQueue', () => {
     });
   }
 
+  test('a failed reply goes back first in its conversation: its retry precedes what was queued behind it', async () => {
+    const a = new HeldAdapter();
+    a.hold = true;
+    a.fail = (_call, n) => (n === 1 ? new AdapterNetworkError('telegram', 'ECONNRESET') : undefined);
+    const q = new OutboundQueue(a, { concurrency: 1, backoffMs: 1, maxBackoffMs: 1 });
+    const sent = [q.send(target('1'), 'a'), q.send(target('2'), 'b'), q.send(target('1'), 'c')];
+    await waitUntil(() => a.held === 1, 'the first try of a', 5000);
+    a.release(); // a fails; b (another conversation) goes while a waits out its backoff; c waits behind a
+    await waitUntil(() => a.held === 1 && a.calls.length === 2, 'b in flight', 5000);
+    a.hold = false;
+    a.release();
+    await Promise.all(sent);
+    assert.deepEqual(a.calls, ['send 1 a', 'send 2 b', 'send 1 a', 'send 1 c']);
+  });
+
   test('a failing typing signal is never retried and never rejects', async () => {
     const a = new HeldAdapter();
     a.fail = () => new AdapterApiError('telegram', 503, 'Service Unavailable');

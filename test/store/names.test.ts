@@ -2,7 +2,7 @@
 // must give the names the earlier one gave (else a restarted store would not find its files).
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { decodeName, encodeName } from '../../src/store/names.ts';
+import { decodeName, encodeName, shardOf } from '../../src/store/names.ts';
 
 test('keys keep the file names they had: ASCII, upper case, reserved names, UTF-8, long keys', () => {
   const names: [string, string][] = [
@@ -18,4 +18,13 @@ test('keys keep the file names they had: ASCII, upper case, reserved names, UTF-
     assert.equal(encodeName(key), name, key);
     if (!name.startsWith('~')) assert.equal(decodeName(name), key);
   }
+});
+
+test('keys keep their shard folders: the first byte of their SHA-256, in hex', () => {
+  const shards: [string, string][] = [
+    ['telegram:-100123:45', '02'],
+    ['é日🙂', 'ff'],
+    ['web:a', 'ab'],
+  ];
+  for (const [key, shard] of shards) assert.equal(shardOf(key), shard, key);
 });

@@ -38,11 +38,26 @@ function partChars(p: ContentPart): number {
   }
 }
 
+/**
+ * Characters of each input schema seen, by the schema object: a run's tools are estimated at every
+ * model call, and the tools made per run share their schema objects across runs.
+ */
+const schemaChars = new WeakMap<object, number>();
+
+function charsOfSchema(schema: Record<string, unknown>): number {
+  let n = schemaChars.get(schema);
+  if (n === undefined) {
+    n = JSON.stringify(schema).length;
+    schemaChars.set(schema, n);
+  }
+  return n;
+}
+
 /** Approximate tokens of a request: characters / 4. */
 export function estimateTokens(system: string, messages: Message[], tools: ToolDefinition[]): number {
   let chars = system.length;
   for (const m of messages) for (const p of m.content) chars += partChars(p);
-  for (const t of tools) chars += t.name.length + t.description.length + JSON.stringify(t.inputSchema).length;
+  for (const t of tools) chars += t.name.length + t.description.length + charsOfSchema(t.inputSchema);
   return Math.ceil(chars / 4);
 }
 

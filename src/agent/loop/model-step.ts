@@ -1,7 +1,7 @@
 // One model call: streams the provider's parts into an assistant message (text merged, thinking
 // kept verbatim, tool calls in order), forwards text deltas as events, and stops waiting the
 // moment the run's signal fires even if the provider ignores it.
-import type { ContentPart, FinishReason, Message, ModelRequest, Provider, Usage } from '../types.ts';
+import type { ContentPart, FinishReason, Message, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
 import { raceAbort } from './run-signal.ts';
 import type { EventSink } from './types.ts';
 
@@ -52,9 +52,21 @@ export async function modelStep(
   partial.turn = turn;
   let finished = false;
   const it = provider.stream(request, signal)[Symbol.asyncIterator]();
+  // One abort listener for the whole stream, not one per part (a long answer has hundreds):
+  // `wake` rejects the wait for the part in hand as soon as the signal fires.
+  let wake: ((e: unknown) => void) | undefined;
+  const onAbort = () => wake?.(signal.reason);
+  signal.addEventListener('abort', onAbort, { once: true });
   try {
     for (;;) {
-      const r = await raceAbort(it.next(), signal);
+      const next = it.next();
+      const r = signal.aborted
+        ? await raceAbort(next, signal)
+        : await new Promise<IteratorResult<StreamPart>>((resolve, reject) => {
+            wake = reject;
+            next.then(resolve, reject);
+          });
+      wake = undefined;
       if (r.done) break;
       const part = r.value;
       switch (part.type) {
@@ -103,6 +115,7 @@ export async function modelStep(
       }
     }
   } finally {
+    signal.removeEventListener('abort', onAbort);
     if (!finished || signal.aborted) void Promise.resolve(it.return?.()).catch(() => {});
   }
   if (!finished && turn.toolCalls.length) turn.finish = 'tool-calls';

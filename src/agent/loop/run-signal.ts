@@ -17,27 +17,44 @@ export interface RunSignal {
   dispose(): void;
 }
 
+/**
+ * A run's signal: a class, not closures, so a run makes one listener and one timer callback rather
+ * than five functions (each also named at run time where the bundle keeps names).
+ */
+class RunSignalOf implements RunSignal {
+  private readonly ctl = new AbortController();
+  private why: 'cancelled' | 'timeout' | undefined;
+  private readonly timer: NodeJS.Timeout | undefined;
+  private readonly onParent = () => this.abort('cancelled');
+  constructor(
+    private readonly parent: AbortSignal | undefined,
+    timeoutMs: number | undefined,
+  ) {
+    if (parent?.aborted) this.abort('cancelled');
+    else parent?.addEventListener('abort', this.onParent, { once: true });
+    this.timer =
+      timeoutMs !== undefined && timeoutMs > 0 ? setTimeout(() => this.abort('timeout'), timeoutMs) : undefined;
+  }
+  get signal(): AbortSignal {
+    return this.ctl.signal;
+  }
+  reason(): 'cancelled' | 'timeout' | undefined {
+    return this.why;
+  }
+  dispose(): void {
+    clearTimeout(this.timer);
+    this.parent?.removeEventListener('abort', this.onParent);
+  }
+  private abort(w: 'cancelled' | 'timeout'): void {
+    if (this.why) return;
+    this.why = w;
+    this.ctl.abort(new RunAbortedError(w));
+  }
+}
+
 /** Combines the caller's signal with a total timeout. */
 export function createRunSignal(parent: AbortSignal | undefined, timeoutMs: number | undefined): RunSignal {
-  const ctl = new AbortController();
-  let why: 'cancelled' | 'timeout' | undefined;
-  const abort = (w: 'cancelled' | 'timeout') => {
-    if (why) return;
-    why = w;
-    ctl.abort(new RunAbortedError(w));
-  };
-  const onParent = () => abort('cancelled');
-  if (parent?.aborted) onParent();
-  else parent?.addEventListener('abort', onParent, { once: true });
-  const timer = timeoutMs !== undefined && timeoutMs > 0 ? setTimeout(() => abort('timeout'), timeoutMs) : undefined;
-  return {
-    signal: ctl.signal,
-    reason: () => why,
-    dispose() {
-      clearTimeout(timer);
-      parent?.removeEventListener('abort', onParent);
-    },
-  };
+  return new RunSignalOf(parent, timeoutMs);
 }
 
 /** Resolves like `p`, or rejects with the signal's reason as soon as it fires. */

@@ -34,6 +34,17 @@ export interface SendFileToolOptions {
   attach: (file: AttachedFile) => void;
 }
 
+/** send_file's input: one object for every run (the prompt's estimate measures a schema once). */
+const SEND_FILE_SCHEMA = {
+  type: 'object',
+  properties: {
+    path: { type: 'string', description: 'Path of the file in the workspace, e.g. /report.csv or chart.png' },
+    caption: { type: 'string', description: 'A short caption shown with the file' },
+  },
+  required: ['path'],
+  additionalProperties: false,
+};
+
 /** Creates the `send_file` tool of one run. */
 export function createSendFileTool(o: SendFileToolOptions): BuiltinTool {
   let attached = 0;
@@ -47,15 +58,7 @@ export function createSendFileTool(o: SendFileToolOptions): BuiltinTool {
       'Send a file from the workspace to the user in this chat, attached after your answer (images are shown as ' +
       `images). Create the file first with another tool. At most ${MAX_FILES_PER_ANSWER} files per answer, ` +
       `${limit} each.`,
-    inputSchema: {
-      type: 'object',
-      properties: {
-        path: { type: 'string', description: 'Path of the file in the workspace, e.g. /report.csv or chart.png' },
-        caption: { type: 'string', description: 'A short caption shown with the file' },
-      },
-      required: ['path'],
-      additionalProperties: false,
-    },
+    inputSchema: SEND_FILE_SCHEMA,
     permissionLevel: 'ReadOnly',
     async run(input) {
       const path = String(input.path ?? '');

@@ -26,6 +26,33 @@ export function untrustedNotes(notes: MemoryRecord[], view: MemoryView): string 
   return why.length ? [...new Set(why)].join('; ') : undefined;
 }
 
+/** The tools' inputs: one object each for every run (the prompt's estimate measures a schema once). */
+const RECALL_SCHEMA = {
+  type: 'object',
+  properties: {
+    query: { type: 'string', description: 'Keywords to look for' },
+    limit: { type: 'integer', description: `Most notes to return (default 10, at most ${MAX_RECALL})` },
+  },
+  additionalProperties: false,
+};
+
+const REMEMBER_SCHEMA = {
+  type: 'object',
+  properties: {
+    text: { type: 'string', description: `The note (at most ${MAX_MEMORY_CHARS} characters)` },
+    scope: { type: 'string', enum: ['user', 'conversation'], description: 'Who sees it (default user)' },
+  },
+  required: ['text'],
+  additionalProperties: false,
+};
+
+const FORGET_SCHEMA = {
+  type: 'object',
+  properties: { id: { type: 'string', description: 'The note id, e.g. m-1a2b3c4d' } },
+  required: ['id'],
+  additionalProperties: false,
+};
+
 /** memory_recall, memory_remember and memory_forget for `view`. */
 export function createMemoryTools(store: MemoryStore, view: MemoryView): BuiltinTool[] {
   const recall: BuiltinTool = {
@@ -33,14 +60,7 @@ export function createMemoryTools(store: MemoryStore, view: MemoryView): Builtin
     description:
       'Search the notes saved in earlier conversations (by this user, or in this conversation) by keywords. ' +
       'An empty query lists the newest. Each line starts with the note id.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        query: { type: 'string', description: 'Keywords to look for' },
-        limit: { type: 'integer', description: `Most notes to return (default 10, at most ${MAX_RECALL})` },
-      },
-      additionalProperties: false,
-    },
+    inputSchema: RECALL_SCHEMA,
     permissionLevel: 'ReadOnly',
     async run(input) {
       try {
@@ -66,15 +86,7 @@ export function createMemoryTools(store: MemoryStore, view: MemoryView): Builtin
       'Save a short note for later conversations: a fact, preference or decision worth keeping. Scope "user" ' +
       '(default): only this user sees it, in any conversation with them; "conversation": everyone here sees it. ' +
       'Never save passwords, keys or other secrets.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        text: { type: 'string', description: `The note (at most ${MAX_MEMORY_CHARS} characters)` },
-        scope: { type: 'string', enum: ['user', 'conversation'], description: 'Who sees it (default user)' },
-      },
-      required: ['text'],
-      additionalProperties: false,
-    },
+    inputSchema: REMEMBER_SCHEMA,
     permissionLevel: 'Write',
     async run(input, ctx) {
       try {
@@ -93,12 +105,7 @@ export function createMemoryTools(store: MemoryStore, view: MemoryView): Builtin
   const forgetTool: BuiltinTool = {
     name: 'memory_forget',
     description: 'Delete one saved note by its id (as memory_recall lists it).',
-    inputSchema: {
-      type: 'object',
-      properties: { id: { type: 'string', description: 'The note id, e.g. m-1a2b3c4d' } },
-      required: ['id'],
-      additionalProperties: false,
-    },
+    inputSchema: FORGET_SCHEMA,
     permissionLevel: 'Write',
     async run(input) {
       try {

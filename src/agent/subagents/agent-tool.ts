@@ -77,6 +77,42 @@ export function reportOf(r: AgentResult): BuiltinResult {
   };
 }
 
+/** The tools' inputs: one object each for every run (the prompt's estimate measures a schema once). */
+const AGENT_SCHEMA = {
+  type: 'object',
+  properties: {
+    description: { type: 'string', description: 'A few words on the task (shown to the user)' },
+    prompt: { type: 'string', description: 'The full task for the sub-agent' },
+    tools: {
+      type: 'array',
+      items: { type: 'string' },
+      description: 'Tool names it may use (default: all of yours except agent)',
+    },
+    maxTurns: { type: 'integer', description: 'Model calls it may make', default: SUBAGENT_DEFAULT_MAX_TURNS },
+    model: {
+      type: 'string',
+      description: 'provider/model to use (default: yours; others only if this conversation allows them)',
+    },
+    background: { type: 'boolean', description: 'Run in the background and return an id at once', default: false },
+  },
+  required: ['description', 'prompt'],
+  additionalProperties: false,
+};
+
+const AGENT_RESULT_SCHEMA = {
+  type: 'object',
+  properties: {
+    id: { type: 'string', description: 'The id agent returned' },
+    wait_ms: {
+      type: 'integer',
+      description: `How long to wait if it is still running (at most ${MAX_RESULT_WAIT_MS})`,
+      default: 30_000,
+    },
+  },
+  required: ['id'],
+  additionalProperties: false,
+};
+
 /** Creates `agent` and `agent_result` for a loop at `ctx.depth`. */
 export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
   const agent: BuiltinTool = {
@@ -85,26 +121,7 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
       'Start a sub-agent with its own context for a self-contained task (research, a search across many files, a ' +
       'review). Give it a complete prompt: it sees nothing of this conversation. Foreground (default) returns its ' +
       'final answer; background returns an id to pass to agent_result later, so you can work meanwhile.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        description: { type: 'string', description: 'A few words on the task (shown to the user)' },
-        prompt: { type: 'string', description: 'The full task for the sub-agent' },
-        tools: {
-          type: 'array',
-          items: { type: 'string' },
-          description: 'Tool names it may use (default: all of yours except agent)',
-        },
-        maxTurns: { type: 'integer', description: 'Model calls it may make', default: SUBAGENT_DEFAULT_MAX_TURNS },
-        model: {
-          type: 'string',
-          description: 'provider/model to use (default: yours; others only if this conversation allows them)',
-        },
-        background: { type: 'boolean', description: 'Run in the background and return an id at once', default: false },
-      },
-      required: ['description', 'prompt'],
-      additionalProperties: false,
-    },
+    inputSchema: AGENT_SCHEMA,
     permissionLevel: 'None',
     async run(input, { signal }) {
       if (!signal) return { content: 'agent: no run signal', isError: true };
@@ -191,19 +208,7 @@ export function createAgentTools(ctx: SubagentContext): BuiltinTool[] {
   const agentResult: BuiltinTool = {
     name: 'agent_result',
     description: 'Fetch the answer of a background sub-agent started with agent, waiting for it up to wait_ms.',
-    inputSchema: {
-      type: 'object',
-      properties: {
-        id: { type: 'string', description: 'The id agent returned' },
-        wait_ms: {
-          type: 'integer',
-          description: `How long to wait if it is still running (at most ${MAX_RESULT_WAIT_MS})`,
-          default: 30_000,
-        },
-      },
-      required: ['id'],
-      additionalProperties: false,
-    },
+    inputSchema: AGENT_RESULT_SCHEMA,
     permissionLevel: 'None',
     async run(input, { signal }) {
       const id = String(input.id);
