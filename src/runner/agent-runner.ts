@@ -451,7 +451,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         // Its files never reached the outbox either: they are read from the workspace again.
         const tool = createSendFileTool({ workspace, maxBytes: maxFileBytes, attach: (f) => files.push(f) });
         const missing = await attachAgain(tool, policy, filesInHistory(history, message.id), signal);
-        return { text: earlier + missing, outcome: 'replayed', ...(files.length ? { files } : {}) };
+        const again = files.length ? { files } : missing ? {} : { replayable: true as const };
+        return { text: earlier + missing, outcome: 'replayed', ...again };
       }
       // In groups the model needs to know who is speaking.
       const built = mediaInput(message.text, media, {
@@ -526,11 +527,13 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         await budget.flush(); // what was spent stays counted
         return { text: '', outcome: 'interrupted' };
       }
+      let saved: string | undefined; // the answer as the saved history holds it
       if (result.outcome !== 'error') {
         const turn = withoutImages(
           tagTurn(keepAuthors(result.messages, history, message.userId), input, message.id, message.userId),
         );
         await saveBehindCharges(budget, persist, () => o.store.conversations.setMessages(key, turn));
+        saved = answerInHistory(turn, message.id);
       } else await budget.flush();
       const text = note + notices + transcriptNote(media) + result.text.trim();
       if (result.outcome === 'error') log.error({ conversation: key, err: result.error }, 'agent run failed');
@@ -544,8 +547,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         }),
         outcome: result.outcome,
       };
-      // Whatever the outcome, what the run attached goes with its words.
-      return files.length ? { ...reply, files } : reply;
+      // Whatever the outcome, what the run attached goes with its words; a saved answer sent as saved is replayable.
+      return files.length ? { ...reply, files } : saved === reply.text ? { ...reply, replayable: true } : reply;
     },
     async reset(key) {
       await o.store.conversations.reset(key);

@@ -48,14 +48,37 @@ test(runAgainMessageTitle, async (t) => {
   const policy = resolvePolicy(configSchema.parse({}), first);
   const run = (m: InboundMessage) =>
     runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined });
-  assert.equal((await run(first)).text, 'Paris.');
+  const answered = await run(first);
+  assert.equal(answered.text, 'Paris.');
+  // The gateway may send it before its outbox entry is durable: a run again sends the same text.
+  assert.equal(answered.replayable, true, 'the answer is in the saved history as sent');
   // The process died after saving the history, before the answer reached the outbox: run again.
-  assert.equal((await run(first)).text, 'Paris.');
+  const again = await run(first);
+  assert.equal(again.text, 'Paris.');
+  assert.equal(again.outcome, 'replayed');
+  assert.equal(again.replayable, true);
   const history = (await store.conversations.get('telegram:7'))!.messages;
   assert.equal(history.length, 2, 'one question, one answer');
   // A new message is a new turn as usual.
   assert.equal((await run(message('telegram:7:2', 'and Italy?'))).text, 'Rome.');
   assert.equal((await store.conversations.get('telegram:7'))!.messages.length, 4);
+  await store.close();
+});
+
+const notReplayableTitle =
+  'an answer the history does not hold as sent (a failed run) is not replayable: its entry is written first';
+test(notReplayableTitle, async (t) => {
+  const failing = () =>
+    (async function* () {
+      yield* [];
+      throw new Error('the provider failed');
+    })();
+  const { runner, store } = runnerWith(t, [failing]);
+  const m = message('telegram:7:1', 'hi');
+  const policy = resolvePolicy(configSchema.parse({}), m);
+  const r = await runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined });
+  assert.equal(r.outcome, 'error');
+  assert.equal(r.replayable, undefined);
   await store.close();
 });
 
