@@ -466,8 +466,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         const why = notices.trim() || 'I could not read anything in that message; please send it as text.';
         return { text: why, outcome: 'nothing-to-read' };
       }
-      // Nothing is spent or saved for a message until its save is durable, nor ever for a duplicate.
-      if (ready && !(await ready)) return { text: '', outcome: 'interrupted' };
+      // Nothing is spent or saved for a message until its save is durable (`ready`), nor ever for a duplicate.
       const input = built.text;
       const budget = budgetOf(message, policy);
       // Today's spending of the budgeted subjects (a store round trip only when a budget applies).
@@ -507,6 +506,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         ...(approve ? { approve } : {}),
         ...(untrusted.length ? { untrusted } : {}),
         workspace: await workspaceTrust(records, message, log),
+        ...(ready ? { ready } : {}),
         meterHooks: budgetHooks(budget, persist, () => {
           refused ??= overBudget(message, budget);
         }),
@@ -523,7 +523,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       });
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       // The run's own charges are waited for (budget: this run's rule), never another conversation's.
-      if (signal.reason instanceof GatewayStoppingError) {
+      if (signal.reason instanceof GatewayStoppingError || (ready && !(await ready))) {
         await budget.flush(); // what was spent stays counted
         return { text: '', outcome: 'interrupted' };
       }

@@ -65,6 +65,29 @@ test(runAgainMessageTitle, async (t) => {
   await store.close();
 });
 
+const readyTitle =
+  "the model waits for the message's save (the run's setup does not); a duplicate ends with nothing spent or saved";
+test(readyTitle, async (t) => {
+  const { runner, store, provider } = runnerWith(t, [reply('Paris.')]);
+  const first = message('telegram:7:1', 'capital of France?');
+  const policy = resolvePolicy(configSchema.parse({}), first);
+  let save!: (fresh: boolean) => void;
+  const run = (m: InboundMessage, ready: Promise<boolean>) =>
+    runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined, ready });
+  const answering = run(first, new Promise<boolean>((r) => (save = r)));
+  // The memory store answers in promise steps: a few rounds of the event loop let the setup finish.
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(provider.requests.length, 0, 'the model is not called before the save is durable');
+  save(true);
+  assert.equal((await answering).text, 'Paris.');
+  // A message its save found seen before: no model call (the script has no second step), nothing saved.
+  const duplicate = await run(message('telegram:7:2', 'and Italy?'), Promise.resolve(false));
+  assert.equal(duplicate.outcome, 'interrupted');
+  assert.equal(provider.requests.length, 1);
+  assert.equal((await store.conversations.get('telegram:7'))!.messages.length, 2);
+  await store.close();
+});
+
 const notReplayableTitle =
   'an answer the history does not hold as sent (a failed run) is not replayable: its entry is written first';
 test(notReplayableTitle, async (t) => {
