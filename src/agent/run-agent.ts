@@ -111,6 +111,11 @@ export interface RunAgentOptions {
   meterHooks?: MeterHooks;
   /** Who put the workspace's files there, as far as taint goes (default: all of it the requester's). */
   workspace?: WorkspaceTrust;
+  /**
+   * The model is not called before this resolves; false ends the run before it (outcome `cancelled`, nothing
+   * spent). The prompt and the tools are made meanwhile (the gateway: while the message's save is written).
+   */
+  ready?: Promise<boolean>;
 }
 
 const errorResult = (messages: Message[], error: string): AgentResult => ({
@@ -176,6 +181,7 @@ export async function runAgent(o: RunAgentOptions): Promise<AgentResult> {
   if (agentsMd && o.workspace?.untrusted) gate.tookIn(o.workspace.untrusted);
   // The run starts tainted while its context holds untrusted content, whichever run took it in.
   for (const u of [...(o.untrusted ?? []), ...untrustedIn(o.history ?? [], tools.mayBringOutside)]) gate.tookIn(u);
+  if (o.ready && !(await o.ready)) return { ...errorResult(messages, 'not started'), outcome: 'cancelled' };
   const contextWindow = deps.contextWindowOf?.(model.id);
   const result = await runLoop({
     provider: model.provider,

@@ -138,6 +138,7 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     let text!: string;
     let outcome!: RunOutcome;
     let files: OutboundFile[] | undefined;
+    let replayable: true | undefined;
     let closing!: Promise<string | undefined>;
     await runs.run(async (slot) => {
       begin();
@@ -149,7 +150,7 @@ export function createTurn(ctx: GatewayContext): RunTurn {
         // message again from the journal and this step with it (saving the same names again).
         const media = await mediaOf(msg, controller.signal);
         const rules = policy.approvals;
-        ({ text, outcome, files } = await opts.agent.run({
+        ({ text, outcome, files, replayable } = await opts.agent.run({
           message: msg,
           policy,
           signal: controller.signal,
@@ -215,18 +216,34 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     // A notice sent while the message's save was failing is replaced by the answer (as its preview).
     const previewId = (await closing) ?? acceptedAs.previewMessageId;
     let entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
-    // Until the answer is in the outbox it exists only here: keep trying to write it (the
-    // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
-    await runPersist('outbox', async () => {
-      // An answer without a preview of its own replaces the "delayed" notice instead of leaving
-      // it in the chat (the entry then names it, so a restart replaces it too).
-      const notice = previewId === undefined && lateNotice ? await lateNotice : undefined;
-      if (notice !== undefined && entry.streamMessageId === undefined)
-        entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, notice, LATE_ANSWER, files);
-      await opts.store.putOutbox(entry);
-    });
     const delivery = ctx.deliveryOf(msg.platform);
-    await sendEntry(delivery, entry, msg.id);
+    if (replayable && lateNotice === undefined && entry.chunks.length === 1 && !entry.files) {
+      // The answer is already durable in the history, as this text: a restart that finds no entry
+      // runs the message again and sends the same text from there (no model call, no new charge).
+      // So the entry's line is written while the platform takes the answer, not before: one sync
+      // fewer in front of the reply. Whatever the delivery writes itself (its end, a refusal) goes
+      // behind the entry's line. A failing store delays no answer here, so nobody is told it is late.
+      const putting = persist('outbox', () => opts.store.putOutbox(entry));
+      putting.catch(() => undefined); // told below, once the send is done
+      const behind: typeof delivery = {
+        ...delivery,
+        persist: (what, write, onFailure) => putting.then(() => delivery.persist(what, write, onFailure)),
+      };
+      await sendEntry(behind, entry, msg.id);
+      await putting;
+    } else {
+      // Until the answer is in the outbox it exists only here: keep trying to write it (the
+      // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
+      await runPersist('outbox', async () => {
+        // An answer without a preview of its own replaces the "delayed" notice instead of leaving
+        // it in the chat (the entry then names it, so a restart replaces it too).
+        const notice = previewId === undefined && lateNotice ? await lateNotice : undefined;
+        if (notice !== undefined && entry.streamMessageId === undefined)
+          entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, notice, LATE_ANSWER, files);
+        await opts.store.putOutbox(entry);
+      });
+      await sendEntry(delivery, entry, msg.id);
+    }
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length + (entry.files?.length ?? 0));
     metrics.replySeconds.observe({ platform: msg.platform }, (Date.now() - Date.parse(msg.receivedAt)) / 1000);
     // The answer is out; its end is written without holding the reply up. The conversation's next

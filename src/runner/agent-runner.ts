@@ -451,7 +451,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         // Its files never reached the outbox either: they are read from the workspace again.
         const tool = createSendFileTool({ workspace, maxBytes: maxFileBytes, attach: (f) => files.push(f) });
         const missing = await attachAgain(tool, policy, filesInHistory(history, message.id), signal);
-        return { text: earlier + missing, outcome: 'replayed', ...(files.length ? { files } : {}) };
+        const again = files.length ? { files } : missing ? {} : { replayable: true as const };
+        return { text: earlier + missing, outcome: 'replayed', ...again };
       }
       // In groups the model needs to know who is speaking.
       const built = mediaInput(message.text, media, {
@@ -465,8 +466,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         const why = notices.trim() || 'I could not read anything in that message; please send it as text.';
         return { text: why, outcome: 'nothing-to-read' };
       }
-      // Nothing is spent or saved for a message until its save is durable, nor ever for a duplicate.
-      if (ready && !(await ready)) return { text: '', outcome: 'interrupted' };
+      // Nothing is spent or saved for a message until its save is durable (`ready`), nor ever for a duplicate.
       const input = built.text;
       const budget = budgetOf(message, policy);
       // Today's spending of the budgeted subjects (a store round trip only when a budget applies).
@@ -506,6 +506,7 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         ...(approve ? { approve } : {}),
         ...(untrusted.length ? { untrusted } : {}),
         workspace: await workspaceTrust(records, message, log),
+        ...(ready ? { ready } : {}),
         meterHooks: budgetHooks(budget, persist, () => {
           refused ??= overBudget(message, budget);
         }),
@@ -522,15 +523,17 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
       });
       // A run interrupted by shutdown is not saved: it runs again from the same history at the next start.
       // The run's own charges are waited for (budget: this run's rule), never another conversation's.
-      if (signal.reason instanceof GatewayStoppingError) {
+      if (signal.reason instanceof GatewayStoppingError || (ready && !(await ready))) {
         await budget.flush(); // what was spent stays counted
         return { text: '', outcome: 'interrupted' };
       }
+      let saved: string | undefined; // the answer as the saved history holds it
       if (result.outcome !== 'error') {
         const turn = withoutImages(
           tagTurn(keepAuthors(result.messages, history, message.userId), input, message.id, message.userId),
         );
         await saveBehindCharges(budget, persist, () => o.store.conversations.setMessages(key, turn));
+        saved = answerInHistory(turn, message.id);
       } else await budget.flush();
       const text = note + notices + transcriptNote(media) + result.text.trim();
       if (result.outcome === 'error') log.error({ conversation: key, err: result.error }, 'agent run failed');
@@ -544,8 +547,8 @@ export function createAgentRunner(o: AgentRunnerOptions): AgentRunner {
         }),
         outcome: result.outcome,
       };
-      // Whatever the outcome, what the run attached goes with its words.
-      return files.length ? { ...reply, files } : reply;
+      // Whatever the outcome, what the run attached goes with its words; a saved answer sent as saved is replayable.
+      return files.length ? { ...reply, files } : saved === reply.text ? { ...reply, replayable: true } : reply;
     },
     async reset(key) {
       await o.store.conversations.reset(key);

@@ -89,6 +89,11 @@ export interface AgentRunReply {
   outcome: RunOutcome;
   /** Files the run attached to its answer (the `send_file` tool), sent after the text in this order. */
   files?: OutboundFile[];
+  /**
+   * The answer is durable in the conversation's history, `text` exactly as it stands there, and no files: a run again
+   * of the message (after a crash) sends this same text from the history, with no model call and no second charge.
+   */
+  replayable?: true;
 }
 
 /** The agent as the gateway sees it. History lives behind it. */

@@ -48,14 +48,60 @@ test(runAgainMessageTitle, async (t) => {
   const policy = resolvePolicy(configSchema.parse({}), first);
   const run = (m: InboundMessage) =>
     runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined });
-  assert.equal((await run(first)).text, 'Paris.');
+  const answered = await run(first);
+  assert.equal(answered.text, 'Paris.');
+  // The gateway may send it before its outbox entry is durable: a run again sends the same text.
+  assert.equal(answered.replayable, true, 'the answer is in the saved history as sent');
   // The process died after saving the history, before the answer reached the outbox: run again.
-  assert.equal((await run(first)).text, 'Paris.');
+  const again = await run(first);
+  assert.equal(again.text, 'Paris.');
+  assert.equal(again.outcome, 'replayed');
+  assert.equal(again.replayable, true);
   const history = (await store.conversations.get('telegram:7'))!.messages;
   assert.equal(history.length, 2, 'one question, one answer');
   // A new message is a new turn as usual.
   assert.equal((await run(message('telegram:7:2', 'and Italy?'))).text, 'Rome.');
   assert.equal((await store.conversations.get('telegram:7'))!.messages.length, 4);
+  await store.close();
+});
+
+const readyTitle =
+  "the model waits for the message's save (the run's setup does not); a duplicate ends with nothing spent or saved";
+test(readyTitle, async (t) => {
+  const { runner, store, provider } = runnerWith(t, [reply('Paris.')]);
+  const first = message('telegram:7:1', 'capital of France?');
+  const policy = resolvePolicy(configSchema.parse({}), first);
+  let save!: (fresh: boolean) => void;
+  const run = (m: InboundMessage, ready: Promise<boolean>) =>
+    runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined, ready });
+  const answering = run(first, new Promise<boolean>((r) => (save = r)));
+  // The memory store answers in promise steps: a few rounds of the event loop let the setup finish.
+  for (let i = 0; i < 20; i++) await new Promise((r) => setImmediate(r));
+  assert.equal(provider.requests.length, 0, 'the model is not called before the save is durable');
+  save(true);
+  assert.equal((await answering).text, 'Paris.');
+  // A message its save found seen before: no model call (the script has no second step), nothing saved.
+  const duplicate = await run(message('telegram:7:2', 'and Italy?'), Promise.resolve(false));
+  assert.equal(duplicate.outcome, 'interrupted');
+  assert.equal(provider.requests.length, 1);
+  assert.equal((await store.conversations.get('telegram:7'))!.messages.length, 2);
+  await store.close();
+});
+
+const notReplayableTitle =
+  'an answer the history does not hold as sent (a failed run) is not replayable: its entry is written first';
+test(notReplayableTitle, async (t) => {
+  const failing = () =>
+    (async function* () {
+      yield* [];
+      throw new Error('the provider failed');
+    })();
+  const { runner, store } = runnerWith(t, [failing]);
+  const m = message('telegram:7:1', 'hi');
+  const policy = resolvePolicy(configSchema.parse({}), m);
+  const r = await runner.run({ message: m, policy, signal: new AbortController().signal, onEvent: () => undefined });
+  assert.equal(r.outcome, 'error');
+  assert.equal(r.replayable, undefined);
   await store.close();
 });
 

@@ -35,6 +35,7 @@ function open(
   state: Map<string, string>,
   disk: { fail?: boolean; hold?: Promise<void> } = {},
   readOnly = false,
+  gather = false,
 ): Opened {
   const base = createMemoryFiles(state, { now: Date.now });
   const appends: string[] = [];
@@ -85,6 +86,7 @@ function open(
     snapshot: () => live.map((n) => `${JSON.stringify({ n })}\n`).join(''),
     live: () => live.length,
     ...(readOnly ? { readOnly: true } : {}),
+    ...(gather ? { gather: true } : {}),
   });
   return { journal, applied, live, appends, reports, warnings };
 }
@@ -94,6 +96,28 @@ function change(o: Opened, n: number): Promise<void> {
   o.live.push(n);
   return o.journal.commit({ n }, () => o.live.splice(o.live.indexOf(n), 1));
 }
+
+const gatherTitle =
+  'a gathering journal writes what a chain of promise steps put in line as one append, without waiting for the ' +
+  "rest of the event loop's round";
+test(gatherTitle, async () => {
+  const o = open(new Map<string, string>(), {}, false, true);
+  await o.journal.load();
+  const order: string[] = [];
+  setImmediate(() => order.push('the event loop went round'));
+  const first = change(o, 1);
+  // A usage charge, then the history written behind it some promise steps later (as a turn's save does).
+  for (let i = 0; i < 12; i++) await null;
+  const second = change(o, 2);
+  order.push(`${o.appends.length} appends`);
+  // Promise steps only (the event loop cannot go round meanwhile): the write starts within them.
+  for (let i = 0; i < 1000 && o.appends.length === 0; i++) await null;
+  order.push(o.appends.length ? 'appended' : 'not appended yet');
+  await Promise.all([first, second]);
+  assert.deepEqual(o.appends, ['{"n":1}\n{"n":2}\n'], 'one sync for both');
+  assert.deepEqual(order.slice(0, 2), ['0 appends', 'appended'], 'the write went before the event loop went round');
+  await o.journal.close();
+});
 
 test('changes made while a write is in flight share the next append (group commit), in call order', async () => {
   const state = new Map<string, string>();
