@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // `npm run typecheck`: type-checks src/, test/, bench/, scripts/ and ui/ (tsconfig.check.json) with
 // TypeScript 7, the native compiler (about 5 s on 2 cores where TypeScript 5.9's tsc takes about 25 s).
-// TypeScript 5.9 stays installed for what uses its JavaScript API (scripts/check-function-length.js)
-// and for `npm run build`'s emit. Where TypeScript 7 has no binary for the platform, 5.9's tsc checks
-// instead, and the line printed says so. Arguments are passed on: `npm run typecheck -- --listFiles`.
+// TypeScript 5.9 stays installed for what uses its JavaScript API (scripts/check-function-length.js).
+// Both provide a `tsc` command and npm links one of them as node_modules/.bin/tsc: `npm run build`'s
+// emit works with either (the same files), so nothing here relies on which. Where TypeScript 7 has
+// no binary for the platform, 5.9's tsc checks instead, and the line printed says so. Arguments are
+// passed on: `npm run typecheck -- --listFiles`.
 import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
