@@ -2,8 +2,8 @@
 // platform's: `tool list`, `skill list` and `tool validate` import the tool and skill modules,
 // not the agent's whole public surface; `job list` loads the scheduler's own files, not its HTTP
 // API (express) or the agent; `boxbot start` with only the web channel on loads no chat platform's
-// SDK. Checked on the command's module graph (every package it resolves, ES modules and CommonJS
-// alike).
+// SDK, nor a model's before it calls one. Checked on the command's module graph (every package it
+// resolves, ES modules and CommonJS alike).
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
@@ -68,7 +68,7 @@ describe('what ask and doctor load with no MCP server configured and no skill to
 });
 
 describe('what boxbot start loads with only the web channel on', () => {
-  it('answers /healthz without loading discord.js, Bolt or grammY', async () => {
+  it('answers /healthz without loading discord.js, Bolt, grammY or, before a model call, the OpenAI SDK', async () => {
     // No platform token in the environment: only the web channel is on.
     const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: dataDir };
     const child = spawn(
@@ -102,5 +102,6 @@ describe('what boxbot start loads with only the web channel on', () => {
       packages.filter((p) => platformSdks.some((s) => (s.endsWith('/') ? p.startsWith(s) : p === s))),
       [],
     );
+    assert.equal(packages.includes('openai'), false, 'the OpenAI SDK is loaded on the first call of an OpenAI model');
   });
 });

@@ -1,7 +1,10 @@
 // OpenAI Chat Completions via the `openai` SDK (v6), also used for every OpenAI-compatible server:
-// streamed text, parallel tool calls assembled by index, usage from the include_usage chunk.
-import OpenAI, { AzureOpenAI } from 'openai';
+// streamed text, parallel tool calls assembled by index, usage from the include_usage chunk. The SDK is
+// loaded on the provider's first call (lazyProvider): a command or gateway that calls no OpenAI model
+// (doctor, tool and job commands, a start on another provider) does not pay for loading it.
+import type OpenAI from 'openai';
 import type { FinishReason, ModelRequest, Provider, StreamPart, Usage } from '../types.ts';
+import { lazyProvider } from './lazy.ts';
 import { type MaxTokensParam, toOpenAIParams } from './openai-messages.ts';
 import { fromSdkError, guardStream, incompleteStream, streamText } from './stream-guard.ts';
 import { tokenCount } from './token-count.ts';
@@ -26,8 +29,10 @@ export interface OpenAIProviderOptions {
   azure?: { apiVersion: string };
 }
 
+type OpenAISdk = typeof import('openai');
+
 /** The client for `options`: OpenAI's, or its Azure client (deployment paths, `api-version`, `api-key`). */
-function clientOf(options: OpenAIProviderOptions): OpenAI {
+function clientOf(sdk: OpenAISdk, options: OpenAIProviderOptions): OpenAI {
   const common = {
     maxRetries: 0,
     ...(options.fetch ? { fetch: options.fetch } : {}),
@@ -36,7 +41,7 @@ function clientOf(options: OpenAIProviderOptions): OpenAI {
   };
   if (options.azure) {
     // Every option is passed, so the SDK reads none of AZURE_OPENAI_ENDPOINT, OPENAI_API_VERSION, ... itself.
-    return new AzureOpenAI({
+    return new sdk.AzureOpenAI({
       endpoint: options.baseURL,
       apiKey: options.apiKey ?? '',
       apiVersion: options.azure.apiVersion,
@@ -46,7 +51,7 @@ function clientOf(options: OpenAIProviderOptions): OpenAI {
       ...common,
     });
   }
-  return new OpenAI({
+  return new sdk.default({
     apiKey: options.apiKey ?? 'no-key',
     baseURL: options.baseURL ?? 'https://api.openai.com/v1',
     organization: null,
@@ -91,11 +96,15 @@ interface PendingCall {
   args: string;
 }
 
-/** Creates an OpenAI or OpenAI-compatible provider. */
+/** Creates an OpenAI or OpenAI-compatible provider; its SDK is loaded on the first call. */
 export function createOpenAIProvider(options: OpenAIProviderOptions): Provider {
   const name = options.name ?? 'openai';
-  const client = clientOf(options);
-  const classify = (err: unknown) => fromSdkError(name, err, OpenAI);
+  return lazyProvider(name, async () => openAIProvider(name, options, await import('openai')));
+}
+
+function openAIProvider(name: string, options: OpenAIProviderOptions, sdk: OpenAISdk): Provider {
+  const client = clientOf(sdk, options);
+  const classify = (err: unknown) => fromSdkError(name, err, sdk.default);
 
   async function* run(request: ModelRequest, signal: AbortSignal, alive: () => void): AsyncGenerator<StreamPart> {
     const stream = await client.chat.completions.create(toOpenAIParams(request, options.maxTokensParam), { signal });
