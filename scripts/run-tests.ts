@@ -234,6 +234,8 @@ function runWorker(queue: string[], prefetch: boolean): Promise<void> {
     if (file) {
       given.push(file);
       worker.send({ file });
+      // Nothing else runs there now: the file's limit counts from here, its import included.
+      if (!prefetch) current = { file, since: Date.now() };
     } else drained = true;
   };
   worker.on('message', (message: WorkerReport | { next: true }) => {

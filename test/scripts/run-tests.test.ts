@@ -95,13 +95,14 @@ test("the slow layer's files share a pool worker, and a file's CPU time counts t
   assert.match(r.stdout, /^slow layer \d+\.\d s wall \(2 files, 1 at a time\); whole run /m);
 });
 
-test('in the slow layer too, a crashed, hung or blocked file fails alone and the others run', () => {
+test('in the slow layer too, a crashed, hung or blocked file (in a test or its import) fails alone', () => {
   const r = runner('--slow', '--concurrency=1', '--file-limit=3000', slowFailing);
   const out = r.stdout;
   assert.equal(r.status, 1, out + r.stderr);
   assert.match(block(out, 'a-exit.test.ts', slowFailing), /^✖ [\s\S]*exited with code 3/);
   assert.match(block(out, 'c-hang.test.ts', slowFailing), /^✖ [\s\S]*timed out after 3000ms/);
   assert.match(block(out, 'd-blocked.test.ts', slowFailing), /^✖ [\s\S]*still running after 3 s: killed/);
+  assert.match(block(out, 'b-import-blocked.test.ts', slowFailing), /^✖ [\s\S]*still running after 3 s: killed/);
   assert.match(block(out, 'e-pass.test.ts', slowFailing), /^✔ [\s\S]*✔ e passes/);
-  assert.match(out, /^4 files, 2 tests, 3 failed; wall /m);
+  assert.match(out, /^5 files, 2 tests, 4 failed; wall /m);
 });
