@@ -50,7 +50,6 @@ export const SLOW: readonly string[] = [
   'test/fuzz/isolate.test.ts',
   // the CLI in a child process (several of them register the bundled tools)
   'test/cli/',
-  'test/package/files.test.ts', // npm pack --dry-run in a child process
   'test/package/production-install.test.ts', // npm pack, npm install --omit=dev, boxbot from there
   'test/scheduler/cli-job.test.ts',
   'test/scheduler/cli-webhook-job.test.ts',
