@@ -20,7 +20,8 @@
 // (test/compiled-src.ts) when it changed.
 // Example: node --import tsx scripts/run-tests.ts --unit test/gateway
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { createHash, type Hash } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -101,12 +102,79 @@ try {
 const slowestFirst = (list: string[]): string[] =>
   [...list].sort((a, b) => (timings[b] ?? Infinity) - (timings[a] ?? Infinity));
 
+/** Hashes the files under `dir` (names and contents), but not the folders named in `skip`. */
+function hashTree(hash: Hash, dir: string, skip: string[] = []): void {
+  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (!skip.includes(path)) hashTree(hash, path, skip);
+    } else hash.update(relative(root, path)).update('\0').update(readFileSync(path));
+  }
+}
+
+/**
+ * The bundled tools' shared cache (tools/dist/cache, what `npm run build:tools` makes), built once
+ * for the checkout before the slow layer: the CLI and package tests start boxbot on fresh data dirs,
+ * and each would otherwise compile every bundled tool at its first start (seconds of CPU apiece).
+ * Its entries are keyed by each tool's content and PIPELINE_VERSION, not by the compiler's code, so
+ * it is made again whole when the sources that compile tools or build their specs (src/sandbox,
+ * src/agent/tools), the bundled tools themselves or the lock file change: a test never runs on what
+ * an older pipeline compiled. The tarball leaves it out (package.json "files"), so the production
+ * install test still compiles at its first start. Another run building it meanwhile: this one goes
+ * on without (its data dirs compile, as an install's do).
+ */
+function bundledToolCache(): void {
+  const cache = join(root, 'tools', 'dist', 'cache');
+  const hash = createHash('sha256');
+  for (const dir of [join(root, 'src', 'sandbox'), join(root, 'src', 'agent', 'tools')]) hashTree(hash, dir);
+  hashTree(hash, join(root, 'tools', 'dist'), [cache]);
+  hash.update(readFileSync(join(root, 'package-lock.json')));
+  const key = hash.digest('hex');
+  const stamp = join(root, '.cache', 'bundled-tool-cache.key');
+  const current = (): boolean => {
+    try {
+      return statSync(cache).isDirectory() && readFileSync(stamp, 'utf8') === key;
+    } catch {
+      return false;
+    }
+  };
+  if (current()) return;
+  const lock = join(root, '.cache', 'bundled-tool-cache.lock');
+  mkdirSync(join(root, '.cache'), { recursive: true });
+  try {
+    // A lock left by a run killed while building (older than any build) is taken over.
+    if (Date.now() - statSync(lock).mtimeMs > 10 * 60_000) rmSync(lock, { recursive: true, force: true });
+  } catch {
+    // no lock
+  }
+  try {
+    mkdirSync(lock);
+  } catch {
+    console.log('bundled tools cache: another run is building it; data dirs compile their own meanwhile');
+    return;
+  }
+  try {
+    rmSync(stamp, { force: true });
+    rmSync(cache, { recursive: true, force: true });
+    console.log('bundled tools cache: building tools/dist/cache (as npm run build:tools does), once per change');
+    const r = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-tool-cache.ts'], {
+      cwd: root,
+      stdio: 'inherit',
+    });
+    if (r.status === 0) writeFileSync(stamp, key);
+    else console.log('bundled tools cache: the build failed (above); data dirs compile their own');
+  } finally {
+    rmSync(lock, { recursive: true, force: true });
+  }
+}
+
 if (files.some(isSlow)) {
   const guests = spawnSync(process.execPath, ['--import', 'tsx', 'scripts/build-guests.ts'], {
     cwd: root,
     stdio: 'inherit',
   });
   if (guests.status !== 0) process.exit(guests.status ?? 1);
+  bundledToolCache();
 }
 
 // src/ compiled for the tests' child processes and job workers, made here once rather than by the
