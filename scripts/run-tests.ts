@@ -20,12 +20,13 @@
 // (test/compiled-src.ts) when it changed.
 // Example: node --import tsx scripts/run-tests.ts --unit test/gateway
 import { type ChildProcess, fork, spawn, spawnSync } from 'node:child_process';
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { compiledSrc } from '../test/compiled-src.ts';
+import { hashTree } from '../test/hash-tree.ts';
 import { type PostgresServer, SHARED_POSTGRES_ENV, startPostgres } from '../test/store/postgres-server.ts';
 import { isIsolated, isSlow } from './test-layers.ts';
 import type { WorkerReport } from './test-reporter.ts';
@@ -102,16 +103,6 @@ try {
 const slowestFirst = (list: string[]): string[] =>
   [...list].sort((a, b) => (timings[b] ?? Infinity) - (timings[a] ?? Infinity));
 
-/** Hashes the files under `dir` (names and contents), but not the folders named in `skip`. */
-function hashTree(hash: Hash, dir: string, skip: string[] = []): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((a, b) => a.name.localeCompare(b.name))) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) {
-      if (!skip.includes(path)) hashTree(hash, path, skip);
-    } else hash.update(relative(root, path)).update('\0').update(readFileSync(path));
-  }
-}
-
 /**
  * The bundled tools' shared cache (tools/dist/cache, what `npm run build:tools` makes), built once
  * for the checkout before the slow layer: the CLI and package tests start boxbot on fresh data dirs,
@@ -126,8 +117,8 @@ function hashTree(hash: Hash, dir: string, skip: string[] = []): void {
 function bundledToolCache(): void {
   const cache = join(root, 'tools', 'dist', 'cache');
   const hash = createHash('sha256');
-  for (const dir of [join(root, 'src', 'sandbox'), join(root, 'src', 'agent', 'tools')]) hashTree(hash, dir);
-  hashTree(hash, join(root, 'tools', 'dist'), [cache]);
+  for (const dir of [join(root, 'src', 'sandbox'), join(root, 'src', 'agent', 'tools')]) hashTree(hash, dir, root);
+  hashTree(hash, join(root, 'tools', 'dist'), root, [cache]);
   hash.update(readFileSync(join(root, 'package-lock.json')));
   const key = hash.digest('hex');
   const stamp = join(root, '.cache', 'bundled-tool-cache.key');

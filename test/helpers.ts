@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { DEFAULT_LIMITS, type SandboxGrant } from '../src/sandbox/index.ts';
 import { compiledBundle, compiledSrc } from './compiled-src.ts';
+import { hashTree } from './hash-tree.ts';
 
 export const root = fileURLToPath(new URL('..', import.meta.url));
 
@@ -96,15 +97,6 @@ function specSourcesHash(): string {
  */
 export const SHARED_CACHE = join(root, '.cache', `test-data-cache-${specSourcesHash()}`);
 
-/** Hashes every file under `dir` (names and contents) into `hash`. */
-function hashTree(hash: ReturnType<typeof createHash>, dir: string): void {
-  for (const entry of readdirSync(dir, { withFileTypes: true }).sort((x, y) => x.name.localeCompare(y.name))) {
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) hashTree(hash, path);
-    else hash.update(path.slice(root.length)).update('\0').update(readFileSync(path));
-  }
-}
-
 let compileCache: string | undefined;
 
 /**
@@ -117,7 +109,7 @@ let compileCache: string | undefined;
 export function sharedCompileCache(): string {
   if (compileCache) return compileCache;
   const hash = createHash('sha256');
-  hashTree(hash, join(root, 'src', 'sandbox'));
+  hashTree(hash, join(root, 'src', 'sandbox'), root);
   hash.update(readFileSync(join(root, 'package-lock.json')));
   compileCache = join(root, '.cache', `test-compile-cache-${hash.digest('hex').slice(0, 12)}`);
   return compileCache;
