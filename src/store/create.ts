@@ -4,10 +4,11 @@
 
 import { createAdminSessions } from './admin-sessions.ts';
 import { createApprovals } from './approvals.ts';
+import { type BulkWriter, createBulkWriter } from './bulk-writer.ts';
 import { createChannelLog } from './channel-log.ts';
 import { createConversations } from './conversations.ts';
 import { createDeliveryLog } from './delivery-log.ts';
-import { createDiskFiles } from './disk-files.ts';
+import { createDiskFiles, SYNCED_WRITE_MAX } from './disk-files.ts';
 import { createDocuments, type DocumentCache } from './documents.ts';
 import type { Files } from './files.ts';
 import { createHookDeliveries } from './hook-deliveries.ts';
@@ -41,13 +42,17 @@ export const DOCUMENT_CACHE: DocumentCache = {
  */
 export const DOCUMENT_JOURNAL = { path: 'documents.journal', prefixes: ['conversations/', 'usage/'] };
 
-function build(files: Files, opts: ResolvedStoreOptions): BackendStore {
+function build(files: Files, opts: ResolvedStoreOptions, bulk?: BulkWriter): BackendStore {
   const { logger, now } = opts;
   const docs = createDocuments(files, {
     logger,
     onCorrupt: opts.onCorrupt,
     cache: DOCUMENT_CACHE,
-    journal: { ...DOCUMENT_JOURNAL, ...(opts.beforeCommit ? { beforeAppend: opts.beforeCommit } : {}) },
+    journal: {
+      ...DOCUMENT_JOURNAL,
+      ...(opts.beforeCommit ? { beforeAppend: opts.beforeCommit } : {}),
+      ...(bulk ? { bulk } : {}),
+    },
     ...(opts.readOnly ? { readOnly: true } : {}),
   });
   const conversations = createConversations(docs, now);
@@ -93,7 +98,11 @@ function build(files: Files, opts: ResolvedStoreOptions): BackendStore {
  */
 export function createFileStore(dataDir: string, opts: StoreOptions = {}): Store {
   const o = withDefaults(opts);
-  return validated(build(createDiskFiles(dataDir, { now: o.now, beforeCommit: o.beforeCommit }), o));
+  const files = createDiskFiles(dataDir, { now: o.now, beforeCommit: o.beforeCommit });
+  // A busy checkpoint's file writes go to a thread of their own; not with a fault-injection hook
+  // (it runs between each write and its rename, here) nor for a store that only reads.
+  const bulk = o.beforeCommit || o.readOnly ? undefined : createBulkWriter(dataDir, { syncedMax: SYNCED_WRITE_MAX });
+  return validated(build(files, o, bulk));
 }
 
 /** A fresh, empty state for `createMemoryStore`; pass the same one again to "restart". */

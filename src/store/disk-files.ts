@@ -20,7 +20,7 @@ let tempSeq = 0;
 // returns once the data, and what reading it back needs, is on disk (an fdatasync's guarantee,
 // which the write-then-rename needs) in one trip to libuv's pool instead of a write and an
 // fsync. A large one (an upload) is written in chunks, each would be synced: it is synced once.
-const SYNCED_WRITE_MAX = 64 * 1024;
+export const SYNCED_WRITE_MAX = 64 * 1024;
 const SYNCED_OPEN =
   constants.O_DSYNC === undefined
     ? undefined

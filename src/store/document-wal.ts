@@ -7,6 +7,7 @@
 // through `get` (documents.ts does, and its `files` view lists and reads through it).
 import type { Logger } from '../core/log.ts';
 import { createJournal } from './append-log.ts';
+import type { BulkWriter } from './bulk-writer.ts';
 import type { Documents } from './documents.ts';
 import { StoreError } from './errors.ts';
 import type { Files } from './files.ts';
@@ -42,8 +43,14 @@ export interface DocumentWal {
  * not yet written (replayed at open), so a longer delay costs a longer journal, not durability.
  */
 export const CHECKPOINT_DELAY_MS = 5000;
-/** Files a checkpoint writes side by side. */
+/** Files a checkpoint writes side by side (on the main thread). */
 const CHECKPOINT_PARALLEL = 16;
+/**
+ * From how many files a checkpoint hands its writes to the bulk writer's thread (bulk-writer.ts):
+ * a busy gateway's checkpoint (thousands of documents) costs its thread one message instead of
+ * five pool trips per file; a quiet one's few files are not worth a thread.
+ */
+export const BULK_MIN_FILES = 64;
 /**
  * Most characters of document texts the journal holds unwritten to their files: past it (checkpoints
  * failing, such as a folder made read-only), changes are refused as retryable I/O errors until a
@@ -66,6 +73,10 @@ export function createDocumentWal(
     maxChars?: number;
     /** CHECKPOINT_DELAY_MS unless set (tests). */
     checkpointDelayMs?: number;
+    /** Writes large checkpoints off this thread (the disk store's); closed with the journal. */
+    bulk?: BulkWriter;
+    /** BULK_MIN_FILES unless set (tests). */
+    bulkMinFiles?: number;
   },
 ): DocumentWal {
   const { files } = docs;
@@ -143,16 +154,32 @@ export function createDocumentWal(
   async function writeFiles(): Promise<void> {
     const due = [...pending].filter(([, e]) => e.durable);
     if (!due.length) return;
-    for (let i = 0; i < due.length; i += CHECKPOINT_PARALLEL)
-      await Promise.all(
-        due.slice(i, i + CHECKPOINT_PARALLEL).map(async ([path, e]) => {
-          const stamp = e.text === null ? (await files.remove(path), undefined) : await files.write(path, e.text);
-          // Dropped only if no newer change came meanwhile (that one waits for the next checkpoint).
-          if (pending.get(path)?.seq !== e.seq) return;
-          drop(path);
-          opts.written?.(path, e.text, stamp);
-        }),
-      );
+    /** The file of `path` now holds `e`: its record can go (unless a newer change came meanwhile). */
+    const wrote = (path: string, e: Entry, stamp: string | undefined): void => {
+      // Dropped only if no newer change came meanwhile (that one waits for the next checkpoint).
+      if (pending.get(path)?.seq !== e.seq) return;
+      drop(path);
+      opts.written?.(path, e.text, stamp);
+    };
+    if (opts.bulk && due.length >= (opts.bulkMinFiles ?? BULK_MIN_FILES)) {
+      const results = await opts.bulk.write(due.map(([path, e]) => ({ path, text: e.text })));
+      let failed: string | undefined;
+      for (const [i, [path, e]] of due.entries()) {
+        const r = results[i]!;
+        if (r.ok) wrote(path, e, r.stamp);
+        else failed ??= `${files.describe(path)}: ${r.error}`;
+      }
+      // What was written leaves the journal (checkpointNow compacts it); what failed stays for the next checkpoint.
+      if (failed !== undefined) throw new StoreError('io', `checkpoint write failed on ${failed}`);
+    } else {
+      for (let i = 0; i < due.length; i += CHECKPOINT_PARALLEL)
+        await Promise.all(
+          due.slice(i, i + CHECKPOINT_PARALLEL).map(async ([path, e]) => {
+            const stamp = e.text === null ? (await files.remove(path), undefined) : await files.write(path, e.text);
+            wrote(path, e, stamp);
+          }),
+        );
+    }
     await journal.compact(true);
   }
 
@@ -221,6 +248,7 @@ export function createDocumentWal(
         // Nothing is lost: the journal keeps what was not written and the next open replays it.
         opts.logger.error({ err: e instanceof Error ? e.message : String(e) }, 'store: document checkpoint failed');
       } finally {
+        await opts.bulk?.close();
         await journal.close();
       }
     },

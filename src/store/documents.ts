@@ -9,6 +9,7 @@ import type { z } from 'zod';
 import { errorMessage } from '../core/errors.ts';
 import { createKeyedLock } from '../core/keyed-lock.ts';
 import type { Logger } from '../core/log.ts';
+import type { BulkWriter } from './bulk-writer.ts';
 import { createDocumentWal } from './document-wal.ts';
 import { StoreCorruptError, StoreError } from './errors.ts';
 import type { Files } from './files.ts';
@@ -54,6 +55,10 @@ export interface DocumentJournal {
   maxChars?: number;
   /** How soon after a change its file is written (CHECKPOINT_DELAY_MS unless set). */
   checkpointDelayMs?: number;
+  /** Writes large checkpoints off the main thread (bulk-writer.ts); the journal closes it. */
+  bulk?: BulkWriter;
+  /** From how many files a checkpoint uses `bulk` (BULK_MIN_FILES unless set). */
+  bulkMinFiles?: number;
 }
 
 /** An update waiting in a group (Documents.update), and its caller's promise. */
