@@ -13,7 +13,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Session } from 'node:inspector';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { getHeapSpaceStatistics, setFlagsFromString, writeHeapSnapshot } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -39,6 +39,9 @@ async function journalWritten(path: string): Promise<void> {
 }
 
 // BENCH_GATEWAY_CONVERSATIONS: fewer conversations for a quick look (the figures quoted use 1,000).
+/** A file of bench/ (this module may run from the bench's bundle: bench/run.ts says where bench/ is). */
+const benchFile = (name: string): string =>
+  join(process.env.BOXBOT_BENCH_DIR ?? dirname(fileURLToPath(import.meta.url)), name);
 const CONVERSATIONS = Number(process.env.BENCH_GATEWAY_CONVERSATIONS ?? 1000);
 const PER_CONVERSATION = 10;
 const LATENCY_SAMPLES = 400;
@@ -575,9 +578,7 @@ async function gatewayThread(): Promise<void> {
     const quick = process.env.BENCH_GATEWAY_QUICK === '1';
     const storeRun = quick
       ? undefined
-      : spawnSync(process.execPath, [...process.execArgv, fileURLToPath(new URL('store.ts', import.meta.url))], {
-          encoding: 'utf8',
-        });
+      : spawnSync(process.execPath, ['--import', 'tsx', benchFile('store.ts')], { encoding: 'utf8' });
     if (storeRun && storeRun.status !== 0) throw new Error(`bench/store.ts failed: ${storeRun.stderr}`);
     const storeFigures = (
       storeRun

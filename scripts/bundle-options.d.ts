@@ -9,3 +9,7 @@ export declare function bundleOptions(
   outdir: string,
   pkg: { dependencies?: Record<string, string>; peerDependencies?: Record<string, string> },
 ): BuildOptions & { metafile: true };
+/** The plugin that compiles each dependency's file with `keepNames` (boxbot's sources go without). */
+export declare const dependencyNamesKept: import('esbuild').Plugin;
+/** boxbot's error classes (read from `root`/src) that the bundle code `text` renamed. */
+export declare function renamedErrorClasses(root: string, text: string): string[];

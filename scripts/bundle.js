@@ -15,7 +15,7 @@ import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
-import { bundleOptions } from './bundle-options.js';
+import { bundleOptions, renamedErrorClasses } from './bundle-options.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const out = join(root, 'dist', 'bundle');
@@ -34,6 +34,18 @@ writeFileSync(
   join(root, 'dist', 'bundle-contents.json'),
   `${JSON.stringify({ inlined: [...inlined].sort(), externals: [...externals].sort() }, null, 2)}\n`,
 );
+const code = Object.keys(result.metafile.outputs)
+  .filter((f) => f.endsWith('.js'))
+  .map((f) => readFileSync(join(root, f), 'utf8'))
+  .join('\n');
+const renamed = renamedErrorClasses(root, code);
+if (renamed.length) {
+  console.error(
+    `boxbot: the bundle renamed error classes ${renamed.join(', ')} (a name used twice): ` +
+      'their errors would report the new name; rename one of them in src/',
+  );
+  process.exit(1);
+}
 const bytes = Object.values(result.metafile.outputs).reduce((n, o) => n + o.bytes, 0);
 const files = Object.keys(result.metafile.outputs).length;
 console.log(
