@@ -349,8 +349,57 @@ export function finishEntry(d: Delivery, entry: OutboxEntry, answers?: string): 
   return d.persist('finish outbox', () => d.store.finishOutbox(entry.id, answers));
 }
 
-/** deliverEntry without the entry's end: resolves with the platform's ids once the platform took the whole answer. */
-export async function sendEntry(d: Delivery, entry: OutboxEntry, answers?: string): Promise<string[]> {
+/**
+ * Whether an answer's entry is in the outbox. An answer sent without one (`stored: false`, see
+ * sendUnstored) writes it only when it must: with its failure, on a refusal for good.
+ */
+interface Stored {
+  stored: boolean;
+}
+
+/**
+ * Sends an answer that has no outbox entry, and resolves once the platform took it; its end is
+ * then `finishAnswered`, one record. Only for an answer of one chunk and no files that is durable
+ * in the conversation's history exactly as `entry` holds it (turn.ts): a process gone before that
+ * record finds its message unanswered and no entry, runs it again and sends the same text from the
+ * history (no model call, no second charge), as it would have resent an entry without its end.
+ * The entry is written where something needs it: a refusal for good writes it with its failure (an
+ * operator lists it, the message is answered); a send that failed otherwise writes it for the
+ * re-drive (`redrive` in resume.ts) unless the gateway is `stopping` (the message then runs again
+ * at the next start, or on the replica that owns its conversation next).
+ */
+export async function sendUnstored(
+  d: Delivery,
+  entry: OutboxEntry,
+  answers: string,
+  stopping: () => boolean,
+): Promise<string[]> {
+  if (entry.chunks.length !== 1 || entry.files?.length)
+    throw new Error('only a one-chunk answer goes without an entry');
+  const where: Stored = { stored: false };
+  try {
+    return await sendEntry(d, entry, answers, where);
+  } catch (e) {
+    if (!where.stored && !stopping()) await d.persist('outbox', () => d.store.putOutbox(entry));
+    throw e;
+  }
+}
+
+/** The end of an answer sent by sendUnstored: its message is answered (one record, no entry to finish). */
+export function finishAnswered(d: Delivery, answers: string): Promise<void> {
+  return d.persist('answered', () => d.store.finish(answers));
+}
+
+/**
+ * deliverEntry without the entry's end: resolves with the platform's ids once the platform took the whole answer.
+ * `where` says whether the entry is in the outbox (it is unless the caller says otherwise).
+ */
+export async function sendEntry(
+  d: Delivery,
+  entry: OutboxEntry,
+  answers?: string,
+  where: Stored = { stored: true },
+): Promise<string[]> {
   const { queue, log } = d;
   const files = entry.files ?? [];
   for (let i = 0; i < entry.chunks.length; i++) {
@@ -375,7 +424,7 @@ export async function sendEntry(d: Delivery, entry: OutboxEntry, answers?: strin
       id ??= await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)));
     } catch (e) {
       if (!isPermanent(e)) throw e;
-      await fail(d, entry, answers, e as AdapterApiError);
+      await fail(d, entry, answers, e as AdapterApiError, where);
       throw e;
     }
     entry.receipts[i] = id;
@@ -468,12 +517,24 @@ async function uploadOf(d: Delivery, entry: OutboxEntry, j: number): Promise<Fil
   return undefined;
 }
 
-/** Gives up on an entry the platform refuses for good: recorded, answered, and the user told once. */
-async function fail(d: Delivery, entry: OutboxEntry, answers: string | undefined, e: AdapterApiError): Promise<void> {
+/**
+ * Gives up on an entry the platform refuses for good: recorded, answered, and the user told once.
+ * An entry not in the outbox yet (`where`) is written first, so that an operator sees the failure.
+ */
+async function fail(
+  d: Delivery,
+  entry: OutboxEntry,
+  answers: string | undefined,
+  e: AdapterApiError,
+  where: Stored = { stored: true },
+): Promise<void> {
   d.log.error(
     { entry: entry.id, conversation: entry.conversationKey, err: e.message },
     'the platform refused the answer; it is marked failed and not retried',
   );
+  // A crash between the two writes leaves the entry pending: the restart sends it, is refused again and fails it.
+  if (!where.stored) await d.persist('outbox', () => d.store.putOutbox(entry));
+  where.stored = true;
   await d.persist('fail outbox', () => d.store.failOutbox(entry.id, e.message, answers));
   const notice = `Sorry, I could not deliver my answer: the platform refused it (${e.description.slice(0, 200)}).`;
   const warn = (err: unknown) => d.log.warn({ err: errorMessage(err) }, 'failure notice not delivered');

@@ -1,5 +1,6 @@
 // One turn: an agent run for one accepted message, streamed as a preview where the platform can
-// edit, then its answer written to the outbox and delivered. The run holds a run slot while it
+// edit, then its answer written to the outbox and delivered (an answer the history already holds
+// as sent goes without an entry: sendUnstored). The run holds a run slot while it
 // works, not while it waits on the model or an approver (semaphore.ts); delivery holds none.
 // A run stopped by a shutdown or a hand-over delivers nothing: the message stays accepted and
 // runs again at the next start, or on the replica that now owns its conversation.
@@ -12,7 +13,7 @@ import { type GatewayAgentEvent, GatewayStoppingError, type RunOutcome } from '.
 import type { ConversationState } from './commands/index.ts';
 import type { Acceptance, Settling } from './conversation-queue.ts';
 import type { GatewayContext } from './gateway-context.ts';
-import { finishEntry, outboxEntryOf, ReplyStream, sendEntry } from './reply.ts';
+import { finishAnswered, finishEntry, outboxEntryOf, ReplyStream, sendEntry, sendUnstored } from './reply.ts';
 
 // Said once per message, when a store write its answer needs fails (the history, the outbox):
 // the answer is late, not lost, and "shortly" would be a promise the server cannot keep.
@@ -104,9 +105,15 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     // run again would not find and edit; a full disk is waited out in the background (dropping
     // the id would leave the preview stray at the next restart, a message the user sees twice).
     // While the store is failing no new preview is started: its id could not be recorded.
+    const madePreviews = new Set<string>();
+    const journaledPreviews = new Set<string>();
     const created = (id: string): Promise<void> => {
+      madePreviews.add(id);
       const journaling = track(persist('preview', () => opts.store.notePreview(msg.id, id)));
-      journaling.catch((e: unknown) => log.warn({ err: errorMessage(e) }, 'preview id not journaled'));
+      journaling.then(
+        () => journaledPreviews.add(id),
+        (e: unknown) => log.warn({ err: errorMessage(e) }, 'preview id not journaled'),
+      );
       return journaling.then(() => undefined);
     };
     const mayCreate = () => ctx.storeHealth.failing === 0;
@@ -217,20 +224,16 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     const previewId = (await closing) ?? acceptedAs.previewMessageId;
     let entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
     const delivery = ctx.deliveryOf(msg.platform);
-    if (replayable && lateNotice === undefined && entry.chunks.length === 1 && !entry.files) {
-      // The answer is already durable in the history, as this text: a restart that finds no entry
-      // runs the message again and sends the same text from there (no model call, no new charge).
-      // So the entry's line is written while the platform takes the answer, not before: one sync
-      // fewer in front of the reply. Whatever the delivery writes itself (its end, a refusal) goes
-      // behind the entry's line. A failing store delays no answer here, so nobody is told it is late.
-      const putting = persist('outbox', () => opts.store.putOutbox(entry));
-      putting.catch(() => undefined); // told below, once the send is done
-      const behind: typeof delivery = {
-        ...delivery,
-        persist: (what, write, onFailure) => putting.then(() => delivery.persist(what, write, onFailure)),
-      };
-      await sendEntry(behind, entry, msg.id);
-      await putting;
+    let settle: () => Promise<void>;
+    // A preview this run made is edited into the answer only once its id is durable here: else a
+    // restart could not find it, and would post the answer beside it.
+    const previewKnown = previewId === undefined || !madePreviews.has(previewId) || journaledPreviews.has(previewId);
+    if (replayable && lateNotice === undefined && entry.chunks.length === 1 && !entry.files && previewKnown) {
+      // The answer is already durable in the history, as this text: a restart that finds the
+      // message unanswered runs it again and sends the same text from there (no model call, no new
+      // charge). So it goes out with no outbox entry, and its end is one record: the message answered.
+      await sendUnstored(delivery, entry, msg.id, ctx.stopping);
+      settle = () => finishAnswered(delivery, msg.id);
     } else {
       // Until the answer is in the outbox it exists only here: keep trying to write it (the
       // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
@@ -243,14 +246,15 @@ export function createTurn(ctx: GatewayContext): RunTurn {
         await opts.store.putOutbox(entry);
       });
       await sendEntry(delivery, entry, msg.id);
+      settle = () => finishEntry(delivery, entry, msg.id);
     }
     metrics.messagesOut.inc({ platform: msg.platform }, entry.chunks.length + (entry.files?.length ?? 0));
     metrics.replySeconds.observe({ platform: msg.platform }, (Date.now() - Date.parse(msg.receivedAt)) / 1000);
     // The answer is out; its end is written without holding the reply up. The conversation's next
     // answer waits for it and so does the gateway's stop; a crash before it is durable finds the
-    // entry unfinished at the restart, as a crash just before this line always did.
-    // (Wrapped: an async function returning the promise itself would wait for it.)
-    const settling = track(finishEntry(delivery, entry, msg.id)).catch((e: unknown) =>
+    // entry unfinished (or, with none, the message unanswered) at the restart, as a crash just
+    // before this line always did. (Wrapped: an async function returning the promise itself would wait for it.)
+    const settling = track(settle()).catch((e: unknown) =>
       log.error({ conversation: msg.conversationKey, err: errorMessage(e) }, "the answer's end was not written"),
     );
     return { settling };
