@@ -84,6 +84,15 @@ const unitSlots = Math.max(
   1,
   Number(workersArg?.split('=')[1]) || (concurrencyArg ? concurrency + 1 : Math.min(2, availableParallelism()) + 2),
 );
+const besideArg = args.find((a) => a.startsWith('--beside='));
+/**
+ * Slow-layer slots started beside the unit layer when both run (--beside=N, 0 for none; 1 unless
+ * told): the unit layer leaves most of a core idle (4 workers kept ~1.1 of 2 cores busy), and the
+ * slow layer's longest files (last run's wall time) are mostly waiting on PostgreSQL, replicas or
+ * children. That slot goes on as one of the slow layer's once the unit layer has ended, when the
+ * others start; the unit layer's wall time is still its own files', start to end.
+ */
+const besideSlots = Math.max(0, Math.min(concurrency, besideArg ? Number(besideArg.split('=')[1]) || 0 : 1));
 const targets = args.filter((a) => !a.startsWith('--'));
 const found: string[] = [];
 for (const t of targets.length ? targets : ['test']) collect(join(root, t), found);
@@ -391,18 +400,25 @@ interface LayerTime {
  * Runs `list` `slots` at a time: isolated files each alone, the others in pool workers (all alone
  * with --isolate), which fetch the next file while one runs when `prefetch` (scripts/test-worker.ts).
  */
-async function runLayer(list: string[], slots: number, prefetch: boolean): Promise<LayerTime> {
+async function runLayer(
+  list: string[],
+  slots: number,
+  prefetch: boolean,
+  /** `early` of the slots start now, the others when `rest` resolves (all now without it). */
+  later?: { early: number; rest: Promise<unknown> },
+): Promise<LayerTime> {
   const started = Date.now();
   const cpuBefore = childCpuMs();
   const alone = slowestFirst(list.filter((f) => isolateAll || isIsolated(f)));
   const shared = slowestFirst(list.filter((f) => !alone.includes(f)));
-  await Promise.all(
-    Array.from({ length: Math.min(slots, list.length) }, async () => {
-      for (let file = alone.shift(); file; file = alone.shift()) await runFile(file);
-      // A worker that died leaves its unstarted files in the queue: start another for them.
-      while (shared.length) await runWorker(shared, prefetch);
-    }),
-  );
+  const slot = async (): Promise<void> => {
+    for (let file = alone.shift(); file; file = alone.shift()) await runFile(file);
+    // A worker that died leaves its unstarted files in the queue: start another for them.
+    while (shared.length) await runWorker(shared, prefetch);
+  };
+  const n = Math.min(slots, list.length);
+  const early = Math.min(n, later?.early ?? n);
+  await Promise.all(Array.from({ length: n }, (_, i) => (i < early ? slot() : later?.rest.then(slot))));
   const cpuAfter = childCpuMs();
   const cpuMs = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
   return { wallMs: Date.now() - started, cpuMs };
@@ -412,12 +428,23 @@ reapedCpuMs(); // the guests' build and anything else before the first file
 const wallStart = Date.now();
 const unitFiles = files.filter((f) => !isSlow(f));
 const slowFiles = files.filter(isSlow);
-const unitTime = unitFiles.length ? await runLayer(unitFiles, unitSlots, true) : undefined;
+const unitRun = unitFiles.length ? runLayer(unitFiles, unitSlots, true) : undefined;
+/** Slow-layer slots running beside the unit layer (none when one layer runs alone). */
+const beside = unitRun && slowFiles.length ? besideSlots : 0;
+const slowRun = slowFiles.length
+  ? runLayer(slowFiles, concurrency, false, unitRun && { early: beside, rest: unitRun })
+  : undefined;
+const unitTime = await unitRun;
 const unitMs = unitTime?.wallMs;
+/** Slow files that ended while the unit layer ran: the count said beside its wall time. */
+const slowBeside = beside ? results.filter((r) => isSlow(r.file)).length : 0;
+const besideNote = beside ? `; ${slowBeside} slow files ended beside it, ${beside} at a time` : '';
 // Said at once too when the slow layer follows, for whoever watches the run rather than its end.
 if (unitMs !== undefined && slowFiles.length)
-  console.log(`\nunit layer ${(unitMs / 1000).toFixed(1)} s wall (${unitFiles.length} files); the slow layer next`);
-const slowTime = slowFiles.length ? await runLayer(slowFiles, concurrency, false) : undefined;
+  console.log(
+    `\nunit layer ${(unitMs / 1000).toFixed(1)} s wall (${unitFiles.length} files${besideNote}); the slow layer next`,
+  );
+const slowTime = await slowRun;
 const wallMs = Date.now() - wallStart;
 await postgres?.stop();
 
@@ -453,10 +480,19 @@ const layerWall = (name: string, time: LayerTime | undefined, n: number, slots: 
 const layerCpu = (name: string, time: LayerTime | undefined): string[] =>
   time?.cpuMs === undefined ? [] : [`${name} layer ${secs(time.cpuMs).trim()}`];
 // The layers' wall times are printed, never checked: a busy machine must not fail the suite.
-const unitWall = layerWall('unit', unitTime, unitFiles.length, unitSlots);
+const unitWall = layerWall('unit', unitTime, unitFiles.length, unitSlots).replace(
+  /at a time\); $/,
+  `at a time${besideNote}); `,
+);
 const slowWall = layerWall('slow', slowTime, slowFiles.length, concurrency);
 console.log(`\n${unitWall}${slowWall}whole run ${secs(Date.now() - wallStart).trim()}`);
-const cpuLines = [...layerCpu('unit', unitTime), ...layerCpu('slow', slowTime)];
+// Side by side, the two layers' processes are reaped in one stretch (the slow layer's began with the
+// unit layer's), so only their sum is theirs.
+const cpuLines = beside
+  ? slowTime?.cpuMs === undefined
+    ? []
+    : [`both layers, side by side ${secs(slowTime.cpuMs).trim()}`]
+  : [...layerCpu('unit', unitTime), ...layerCpu('slow', slowTime)];
 // Wall time grows with the machine's load; CPU time much less: the figure to compare runs by.
 if (cpuLines.length) console.log(`CPU time of the test processes: ${cpuLines.join(', ')}`);
 console.log(

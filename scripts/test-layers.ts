@@ -90,6 +90,7 @@ export const SLOW: readonly string[] = [
   'test/scripts/run-tests.test.ts',
   'test/scripts/fixtures/runner-slow/', // the runner's fixtures for the slow layer's pool
   'test/scripts/fixtures/runner-slow-fail/',
+  'test/scripts/fixtures/runner-beside/slow-waits.test.ts', // runs beside its unit-layer twin
 ];
 
 /**

@@ -3,7 +3,7 @@
 // filesystem.test.ts): its reads get the whole file limit on a busy machine, and run beside the
 // other filesystem tests rather than after them.
 // 25,000 reads (there were 100,000): this file proves the race through a real guest and the
-// component glue; the host's own race test (test/sandbox/fs/race.test.ts) makes 250,000 attempts on
+// component glue; the host's own race test (test/sandbox/fs/race.test.ts) makes 50,000 attempts on
 // the same host code. The attacker spins a core for as long as the reads last (most of the file's
 // CPU time); each run still meets both outcomes thousands of times, which the asserts require.
 import assert from 'node:assert/strict';

@@ -3,9 +3,11 @@
 // that never settles and one that blocks its event loop each fail alone and the files after them
 // still run; the exit code is 1 and the closing lines stay in the form CI reads. The slow layer's
 // files share a pool worker too, fail alone the same ways, and a pooled file's CPU time counts the
-// children it waited for.
+// children it waited for. When both layers run, a slow-layer slot runs beside the unit layer.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { root } from '../helpers.ts';
@@ -16,7 +18,8 @@ const slowFailing = 'test/scripts/fixtures/runner-slow-fail';
 // Without the variable node:test sets in the files it runs, or the runner's children would think
 // they run inside this file's test and skip their own.
 const { NODE_TEST_CONTEXT: _, ...env } = process.env;
-const runner = (...args: string[]) =>
+const runner = (...args: string[]) => runnerIn(env, ...args);
+const runnerIn = (env: NodeJS.ProcessEnv, ...args: string[]) =>
   spawnSync(process.execPath, ['--import', 'tsx', join(root, 'scripts', 'run-tests.ts'), ...args], {
     cwd: root,
     env,
@@ -105,4 +108,31 @@ test('in the slow layer too, a crashed, hung or blocked file (in a test or its i
   assert.match(block(out, 'b-import-blocked.test.ts', slowFailing), /^✖ [\s\S]*still running after 3 s: killed/);
   assert.match(block(out, 'e-pass.test.ts', slowFailing), /^✔ [\s\S]*✔ e passes/);
   assert.match(out, /^5 files, 2 tests, 4 failed; wall /m);
+});
+
+test('with both layers, a slow-layer slot runs beside the unit layer (--beside=0: after it, as before)', (t) => {
+  // Each fixture passes only while the other runs: it marks its start and waits for the other's mark.
+  const beside = 'test/scripts/fixtures/runner-beside';
+  const files = [`${beside}/unit-waits.test.ts`, `${beside}/slow-waits.test.ts`];
+  const marks = () => {
+    const dir = mkdtempSync(join(tmpdir(), 'boxbot-beside-'));
+    t.after(() => rmSync(dir, { recursive: true, force: true }));
+    return { ...env, BOXBOT_RUNNER_BESIDE_DIR: dir };
+  };
+  const limits = ['--workers=1', '--concurrency=1', '--file-limit=3000'];
+  const side = runnerIn(marks(), ...limits, ...files);
+  assert.equal(side.status, 0, side.stdout + side.stderr);
+  assert.match(block(side.stdout, 'unit-waits.test.ts', beside), /^✔ /);
+  assert.match(block(side.stdout, 'slow-waits.test.ts', beside), /^✔ /);
+  // The unit layer's wall time is still printed at the end, saying that slow files ran beside it.
+  assert.match(
+    side.stdout,
+    /^unit layer \d+\.\d s wall \(1 files, 1 at a time; \d+ slow files ended beside it, 1 at a time\); slow layer /m,
+  );
+  assert.match(side.stdout, /^CPU time of the test processes: both layers, side by side \d+\.\d s$/m);
+
+  const after = runnerIn(marks(), ...limits, '--beside=0', ...files);
+  assert.equal(after.status, 1, after.stdout + after.stderr);
+  assert.match(block(after.stdout, 'unit-waits.test.ts', beside), /^✖ [\s\S]*timed out after 3000ms/);
+  assert.match(after.stdout, /^unit layer \d+\.\d s wall \(1 files, 1 at a time\); slow layer /m);
 });
