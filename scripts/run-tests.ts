@@ -438,7 +438,9 @@ const unitTime = await unitRun;
 const unitMs = unitTime?.wallMs;
 /** Slow files that ended while the unit layer ran: the count said beside its wall time. */
 const slowBeside = beside ? results.filter((r) => isSlow(r.file)).length : 0;
-const besideNote = beside ? `; ${slowBeside} slow files ended beside it, ${beside} at a time` : '';
+const besideNote = beside
+  ? `; ${slowBeside} slow file${slowBeside === 1 ? '' : 's'} ended beside it, ${beside} at a time`
+  : '';
 // Said at once too when the slow layer follows, for whoever watches the run rather than its end.
 if (unitMs !== undefined && slowFiles.length)
   console.log(
