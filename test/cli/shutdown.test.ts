@@ -126,7 +126,16 @@ test('a second SIGTERM while a part hangs ends the process at once (130)', async
   try {
     discord.gateway.stopReading();
     run.child.kill('SIGTERM');
-    await waitUntil(() => run.output().includes('stopping'), 'the stop to begin', 60_000);
+    // A child that ended meanwhile (it can print no `stopping`) fails here at once, with what it printed.
+    const begun = () =>
+      run.output().includes('stopping') || run.child.exitCode !== null || run.child.signalCode !== null;
+    await waitUntil(begun, 'the stop to begin', 60_000).catch((e: Error) => {
+      throw new Error(`${e.message}; the child is still running; it printed:\n${run.output()}`);
+    });
+    assert.ok(
+      run.output().includes('stopping'),
+      `ended (code ${run.child.exitCode}, signal ${run.child.signalCode}) before its stop began:\n${run.output()}`,
+    );
     run.child.kill('SIGTERM');
     const code = await Promise.race([run.exited, new Promise<'hung'>((r) => setTimeout(r, 60_000, 'hung'))]);
     assert.equal(code, 130, run.output());
