@@ -72,6 +72,16 @@ async function start(): Promise<Started> {
   return { child, output: () => out, exited };
 }
 
+/** Whether process `pid` catches SIGTERM (its SigCgt mask in /proc; Linux), for a failure's message. */
+function sigtermCaught(pid: number | undefined): string {
+  try {
+    const mask = /^SigCgt:\s*([0-9a-f]+)/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+    return mask ? String((BigInt(`0x${mask}`) >> 14n) & 1n ? 'yes' : 'no') : 'unknown';
+  } catch {
+    return 'unknown';
+  }
+}
+
 test('a hung adapter stop ends the process at the deadline, naming it; the message is answered once', async () => {
   const channel = discord.dmChannel(USER, 'ada');
   const first = await start();
@@ -125,8 +135,19 @@ test('a second SIGTERM while a part hangs ends the process at once (130)', async
   const run = await start();
   try {
     discord.gateway.stopReading();
+    const caught = sigtermCaught(run.child.pid);
     run.child.kill('SIGTERM');
-    await waitUntil(() => run.output().includes('stopping'), 'the stop to begin', 60_000);
+    // A child that ended meanwhile (it can print no `stopping`) fails here at once, with what it printed.
+    const begun = () =>
+      run.output().includes('stopping') || run.child.exitCode !== null || run.child.signalCode !== null;
+    await waitUntil(begun, 'the stop to begin', 60_000).catch((e: Error) => {
+      throw new Error(`${e.message}; the child is still running; it printed:\n${run.output()}`);
+    });
+    assert.ok(
+      run.output().includes('stopping'),
+      `ended (code ${run.child.exitCode}, signal ${run.child.signalCode}; SIGTERM caught before the kill: ${caught}) ` +
+        `before its stop began:\n${run.output()}`,
+    );
     run.child.kill('SIGTERM');
     const code = await Promise.race([run.exited, new Promise<'hung'>((r) => setTimeout(r, 60_000, 'hung'))]);
     assert.equal(code, 130, run.output());
