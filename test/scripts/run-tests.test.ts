@@ -3,7 +3,7 @@
 // that never settles and one that blocks its event loop each fail alone and the files after them
 // still run; the exit code is 1 and the closing lines stay in the form CI reads. The slow layer's
 // files share a pool worker too, fail alone the same ways, and a pooled file's CPU time counts the
-// children it waited for. When both layers run, a slow-layer slot runs beside the unit layer.
+// children it waited for. With --beside=1, a slow-layer slot runs beside the unit layer.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -110,7 +110,7 @@ test('in the slow layer too, a crashed, hung or blocked file (in a test or its i
   assert.match(out, /^5 files, 2 tests, 4 failed; wall /m);
 });
 
-test('with both layers, a slow-layer slot runs beside the unit layer (--beside=0: after it, as before)', (t) => {
+test('with --beside=1, a slow-layer slot runs beside the unit layer (by default: after it)', (t) => {
   // Each fixture passes only while the other runs: it marks its start and waits for the other's mark.
   const beside = 'test/scripts/fixtures/runner-beside';
   const files = [`${beside}/unit-waits.test.ts`, `${beside}/slow-waits.test.ts`];
@@ -120,7 +120,7 @@ test('with both layers, a slow-layer slot runs beside the unit layer (--beside=0
     return { ...env, BOXBOT_RUNNER_BESIDE_DIR: dir };
   };
   const limits = ['--workers=1', '--concurrency=1', '--file-limit=3000'];
-  const side = runnerIn(marks(), ...limits, ...files);
+  const side = runnerIn(marks(), ...limits, '--beside=1', ...files);
   assert.equal(side.status, 0, side.stdout + side.stderr);
   assert.match(block(side.stdout, 'unit-waits.test.ts', beside), /^✔ /);
   assert.match(block(side.stdout, 'slow-waits.test.ts', beside), /^✔ /);
@@ -131,7 +131,7 @@ test('with both layers, a slow-layer slot runs beside the unit layer (--beside=0
   );
   assert.match(side.stdout, /^CPU time of the test processes: both layers, side by side \d+\.\d s$/m);
 
-  const after = runnerIn(marks(), ...limits, '--beside=0', ...files);
+  const after = runnerIn(marks(), ...limits, ...files);
   assert.equal(after.status, 1, after.stdout + after.stderr);
   assert.match(block(after.stdout, 'unit-waits.test.ts', beside), /^✖ [\s\S]*timed out after 3000ms/);
   assert.match(after.stdout, /^unit layer \d+\.\d s wall \(1 files, 1 at a time\); slow layer /m);
