@@ -4,7 +4,7 @@
 // symlink to the outside file) under open, set-times-at and stat-at. Nothing may reach outside.
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn } from 'node:child_process';
-import { mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import { callOn, temp } from './harness.ts';
@@ -17,11 +17,18 @@ import { callOn, temp } from './harness.ts';
 const ATTEMPTS = 20_000;
 const SECRET = 'TOP-SECRET from outside';
 
-/** Flips `ws/NAME` between the real entry and a symlink to TARGET until `stop` appears. */
+/** Swaps a race must see before it ends: the attempts go on until the swapper has made them. */
+const MIN_SWAPS = 1001;
+
+/**
+ * Flips `ws/NAME` between the real entry and a symlink to TARGET until `stop` appears; writes
+ * `swapped` once it has made MIN_SWAPS swaps.
+ */
 const SWAPPER = `
+const MIN_SWAPS = ${MIN_SWAPS};
 const fs = require('node:fs');
 const { WS, NAME, TARGET } = process.env;
-const sub = WS + '/' + NAME, real = sub + '.real', stop = WS + '/../stop';
+const sub = WS + '/' + NAME, real = sub + '.real', stop = WS + '/../stop', many = WS + '/../swapped';
 let swaps = 0;
 process.stdout.write('ready\\n');
 for (;;) {
@@ -31,7 +38,8 @@ for (;;) {
   try { fs.renameSync(real, sub); } catch {}
   // Also leave the symlink in place while the real directory is away, half of the time.
   try { fs.renameSync(sub, real); fs.symlinkSync(TARGET, sub); fs.unlinkSync(sub); fs.renameSync(real, sub); } catch {}
-  if (++swaps % 256 === 0 && fs.existsSync(stop)) break;
+  if (++swaps === MIN_SWAPS) fs.writeFileSync(many, '');
+  if (swaps % 256 === 0 && fs.existsSync(stop)) break;
 }
 process.stdout.write(JSON.stringify({ swaps }) + '\\n');
 `;
@@ -40,6 +48,8 @@ interface Setup {
   ws: string;
   outside: string;
   swapper: ChildProcess;
+  /** The swapper has made MIN_SWAPS swaps (how long that takes depends on the machine, not the test). */
+  swapped(): boolean;
   stop(): Promise<number>;
 }
 
@@ -71,7 +81,7 @@ async function setup(name: string, target: (outside: string) => string): Promise
     await new Promise((resolve) => swapper.once('exit', resolve));
     return (JSON.parse(out.slice('ready\n'.length)) as { swaps: number }).swaps;
   };
-  return { ws, outside, swapper, stop };
+  return { ws, outside, swapper, swapped: () => existsSync(join(base, 'swapped')), stop };
 }
 
 function tally(counts: Record<string, number>, key: string): void {
@@ -85,13 +95,13 @@ describe('filesystem host: directory/symlink swap race', { timeout: 480_000 }, (
     ['relative', () => '../outside'],
   ] as const) {
     it(`${ATTEMPTS} open+read of sub/secret.txt never read the outside file (${kind} symlink)`, async () => {
-      const { ws, stop } = await setup('sub', target);
+      const { ws, stop, swapped } = await setup('sub', target);
       const counts: Record<string, number> = {};
       let leaked = 0;
       const call = callOn(ws);
       const root = call.dir();
       try {
-        for (let i = 0; i < ATTEMPTS; i++) {
+        for (let i = 0; i < ATTEMPTS || !(i % 256 === 0 && swapped()); i++) {
           try {
             const f = root.openAt({ symlinkFollow: true }, 'sub/secret.txt', {}, { read: true });
             try {
@@ -117,12 +127,12 @@ describe('filesystem host: directory/symlink swap race', { timeout: 480_000 }, (
         .filter(([k]) => k.startsWith('refused:'))
         .reduce((n, [, v]) => n + v, 0);
       assert.ok(refused > 0, 'some attempts met the symlink (the race was exercised)');
-      assert.ok(swaps > 1000, `the swapper kept swapping (${swaps})`);
+      assert.ok(swaps >= MIN_SWAPS, `the swapper kept swapping (${swaps})`);
     });
   }
 
   it(`${ATTEMPTS / 2} open, set-times-at and stat-at of a final component never reach the outside file`, async () => {
-    const { ws, outside, stop } = await setup('secret.txt', (o) => join(o, 'secret.txt'));
+    const { ws, outside, stop, swapped } = await setup('secret.txt', (o) => join(o, 'secret.txt'));
     const counts: Record<string, number> = {};
     let leaked = 0;
     const call = callOn(ws);
@@ -138,7 +148,7 @@ describe('filesystem host: directory/symlink swap race', { timeout: 480_000 }, (
       }
     };
     try {
-      for (let i = 0; i < ATTEMPTS / 2; i++) {
+      for (let i = 0; i < ATTEMPTS / 2 || !(i % 256 === 0 && swapped()); i++) {
         attempt('open', () => {
           const f = root.openAt({ symlinkFollow: true }, 'secret.txt', {}, { read: true });
           try {
