@@ -105,13 +105,13 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     // run again would not find and edit; a full disk is waited out in the background (dropping
     // the id would leave the preview stray at the next restart, a message the user sees twice).
     // While the store is failing no new preview is started: its id could not be recorded.
-    const madePreviews = new Set<string>();
-    const journaledPreviews = new Set<string>();
+    // The previews this run made, each with whether its id is journaled yet (made when one is).
+    let made: Map<string, boolean> | undefined;
     const created = (id: string): Promise<void> => {
-      madePreviews.add(id);
+      (made ??= new Map()).set(id, false);
       const journaling = track(persist('preview', () => opts.store.notePreview(msg.id, id)));
       journaling.then(
-        () => journaledPreviews.add(id),
+        () => made!.set(id, true),
         (e: unknown) => log.warn({ err: errorMessage(e) }, 'preview id not journaled'),
       );
       return journaling.then(() => undefined);
@@ -227,7 +227,7 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     let settle: () => Promise<void>;
     // A preview this run made is edited into the answer only once its id is durable here: else a
     // restart could not find it, and would post the answer beside it.
-    const previewKnown = previewId === undefined || !madePreviews.has(previewId) || journaledPreviews.has(previewId);
+    const previewKnown = previewId === undefined || made?.get(previewId) !== false;
     if (replayable && lateNotice === undefined && entry.chunks.length === 1 && !entry.files && previewKnown) {
       // The answer is already durable in the history, as this text: a restart that finds the
       // message unanswered runs it again and sends the same text from there (no model call, no new
