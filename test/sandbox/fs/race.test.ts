@@ -100,8 +100,9 @@ describe('filesystem host: directory/symlink swap race', { timeout: 480_000 }, (
       let leaked = 0;
       const call = callOn(ws);
       const root = call.dir();
+      let tried = 0;
       try {
-        for (let i = 0; i < ATTEMPTS || !(i % 256 === 0 && swapped()); i++) {
+        for (; tried < ATTEMPTS || !(tried % 256 === 0 && swapped()); tried++) {
           try {
             const f = root.openAt({ symlinkFollow: true }, 'sub/secret.txt', {}, { read: true });
             try {
@@ -120,7 +121,7 @@ describe('filesystem host: directory/symlink swap race', { timeout: 480_000 }, (
         call.end();
       }
       const swaps = await stop();
-      console.log(`swap race (${kind}): ${ATTEMPTS} attempts, ${swaps} swaps: ${JSON.stringify(counts)}`);
+      console.log(`swap race (${kind}): ${tried} attempts, ${swaps} swaps: ${JSON.stringify(counts)}`);
       assert.equal(leaked, 0, 'a read reached the outside file');
       assert.ok((counts['read:inside'] ?? 0) > 0, 'some reads succeeded (the real directory was there)');
       const refused = Object.entries(counts)
@@ -147,8 +148,9 @@ describe('filesystem host: directory/symlink swap race', { timeout: 480_000 }, (
         tally(counts, `${what}:${e}`);
       }
     };
+    let rounds = 0;
     try {
-      for (let i = 0; i < ATTEMPTS / 2 || !(i % 256 === 0 && swapped()); i++) {
+      for (; rounds < ATTEMPTS / 2 || !(rounds % 256 === 0 && swapped()); rounds++) {
         attempt('open', () => {
           const f = root.openAt({ symlinkFollow: true }, 'secret.txt', {}, { read: true });
           try {
@@ -166,7 +168,7 @@ describe('filesystem host: directory/symlink swap race', { timeout: 480_000 }, (
       call.end();
     }
     const swaps = await stop();
-    console.log(`final-component race: ${ATTEMPTS / 2} rounds, ${swaps} swaps: ${JSON.stringify(counts)}`);
+    console.log(`final-component race: ${rounds} rounds, ${swaps} swaps: ${JSON.stringify(counts)}`);
     assert.equal(statSync(join(outside, 'secret.txt')).mtimeMs, 1_000_000, 'set-times-at changed the outside file');
     assert.equal(readFileSync(join(outside, 'secret.txt'), 'utf8'), SECRET);
     assert.equal(leaked, 0, 'open or stat-at reached the outside file');
