@@ -82,6 +82,7 @@ export const SLOW: readonly string[] = [
   'test/store/postgres-crash.test.ts',
   'test/scheduler/replicas.test.ts',
   'test/gateway/leadership-crash.test.ts',
+  'test/gateway/answer-without-entry.test.ts', // boots gateways twice per case, on the file store and PostgreSQL
   // the whole app booted against the platform emulators
   'test/e2e/',
   // provider SDKs loaded or not, in a fresh child process
