@@ -82,6 +82,8 @@ export function createLifecycle(
     ctx.stopped.abort();
     clearTimeout(timer);
     ctx.desk.stop();
+    // Deliveries failing now are not retried: their entries wait for the next start, not for the deadline below.
+    for (const q of ctx.queues.values()) q.stopRetrying();
     for (const s of ctx.conversations.values()) s.running?.abort(new GatewayStoppingError());
     // An adapter left to the caller (deferStart) is stopped by it too (the leader, as it steps down).
     // Side by side: one platform's slow close does not hold the others' connections open.

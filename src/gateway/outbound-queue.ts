@@ -10,7 +10,8 @@
 // With a rate gate (replicas on one database), the 429 pause is the bot's, not this process's:
 // every call first asks the gate whether another replica was told to wait, and a 429 seen here
 // is written to it.
-// Only a refusal (4xx) or an unknown error reaches the caller, and `close()`.
+// Only a refusal (4xx) or an unknown error reaches the caller, and `close()`; once the gateway is
+// stopping (`stopRetrying()`), a failure reaches it too, and so does a wait for a retry.
 import type {
   AdapterCapabilities,
   ChannelAdapter,
@@ -64,6 +65,11 @@ export interface OutboundQueueOptions {
   gateKey?: string;
 }
 
+/** What a call left waiting for a retry gets once the gateway is stopping (not a refusal: its entry stays). */
+function stoppingError(): Error {
+  return new Error('not retried: the gateway is stopping');
+}
+
 /** Serializes and retries an adapter's outbound calls. */
 export class OutboundQueue {
   private readonly items: Item[] = [];
@@ -77,6 +83,8 @@ export class OutboundQueue {
   private readonly maxBackoffMs: number;
   private readonly backoffMs: number;
   private closed = false;
+  /** False once stopRetrying() was called. */
+  private retrying = true;
   private readonly log: Logger;
 
   constructor(
@@ -281,6 +289,10 @@ export class OutboundQueue {
   private async attempt(item: Item): Promise<void> {
     try {
       const wait = await this.gateWait();
+      if (wait > 0 && !this.closed && !this.retrying) {
+        for (const w of item.waiters) w.reject(stoppingError());
+        return;
+      }
       if (wait > 0 && !this.closed) {
         // Another replica was told to wait: this one waits as long, without counting a failure.
         this.pausedUntil = Math.max(this.pausedUntil, Date.now() + wait);
@@ -295,6 +307,7 @@ export class OutboundQueue {
         e.retryable &&
         item.kind !== 'typing' &&
         !this.closed &&
+        this.retrying &&
         !(item.kind === 'read' && e.retryAfterMs === undefined && item.failures + 1 >= READ_ATTEMPTS);
       if (retryable) {
         const err = e as AdapterError;
@@ -334,6 +347,25 @@ export class OutboundQueue {
       this.inFlight--;
       if (!this.closed) this.pump();
     }
+  }
+
+  /**
+   * For a stopping gateway: what may go now still goes, but a failure is no longer retried (the
+   * caller gets it) and what waits for a retry (its backoff, or the bot's 429 pause) is handed back
+   * now. Stopping then never waits out a platform that is down: the answers' entries stay in the
+   * outbox, and the next start (or the replica that takes the conversation) delivers them.
+   */
+  stopRetrying(): void {
+    this.retrying = false;
+    const now = Date.now();
+    const paused = this.pausedUntil > now;
+    for (let i = this.items.length - 1; i >= 0; i--) {
+      const item = this.items[i]!;
+      if (!paused && (item.notBefore === undefined || item.notBefore <= now)) continue;
+      this.items.splice(i, 1);
+      for (const w of item.waiters) w.reject(stoppingError());
+    }
+    if (!this.closed) this.pump();
   }
 
   /** Stops retry timers (pending items are rejected). */

@@ -1,7 +1,7 @@
 // OutboundQueue on its own, against an adapter whose calls the test holds open and releases:
 // order within a conversation, parallel conversations, replies before edits before typing,
 // coalesced edits, deduplicated typing, retries of retryable failures only, a 429 pausing the
-// whole bot, and close() rejecting what still waits.
+// whole bot, what a stopping gateway's queue no longer retries, and close() rejecting what still waits.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AdapterCapabilities, ChannelAdapter, OutboundTarget } from '../../src/adapters/index.ts';
@@ -283,6 +283,38 @@ describe('OutboundQueue', () => {
     const q = new OutboundQueue(a, { gate });
     assert.deepEqual(await q.send(target('1'), 'one'), { messageId: 'm-one' });
     assert.deepEqual(a.calls, ['send 1 one']);
+  });
+
+  // Without stopRetrying the calls would wait out a minute's backoff: the timeout makes that a failure.
+  const stopTitle =
+    'stopRetrying(): what waits on a backoff or a 429 pause is handed back, a new failure is not retried';
+  test(stopTitle, { timeout: 30_000 }, async () => {
+    // A reply backing off (a 60 s backoff: only stopRetrying can end its wait in this test).
+    const a = new HeldAdapter();
+    a.fail = (call) => (call.startsWith('send 1') ? new AdapterNetworkError('telegram', 'ECONNRESET') : undefined);
+    const q = new OutboundQueue(a, { backoffMs: 60_000, maxBackoffMs: 60_000 });
+    const backingOff = q.send(target('1'), 'one');
+    await waitUntil(() => a.calls.length === 1, 'the first try', 5000);
+    q.stopRetrying();
+    await assert.rejects(backingOff, /not retried: the gateway is stopping/);
+    // What can go still goes; what fails now reaches its caller after one try.
+    assert.deepEqual(await q.send(target('2'), 'two'), { messageId: 'm-two' });
+    await assert.rejects(q.send(target('1'), 'again'), /ECONNRESET/);
+    assert.deepEqual(a.calls, ['send 1 one', 'send 2 two', 'send 1 again']);
+    q.close();
+
+    // The whole bot paused by a 429 (retry after 60 s): every reply waiting is handed back.
+    const b = new HeldAdapter();
+    b.fail = (_call, n) => (n === 1 ? new AdapterApiError('telegram', 429, 'Too Many Requests', 60_000) : undefined);
+    let limited = 0;
+    const p = new OutboundQueue(b, { onRateLimited: () => limited++ });
+    const paused = [p.send(target('1'), 'one')];
+    await waitUntil(() => limited === 1, 'the 429', 5000);
+    paused.push(p.send(target('2'), 'two'));
+    p.stopRetrying();
+    for (const sent of paused) await assert.rejects(sent, /not retried: the gateway is stopping/);
+    assert.deepEqual(b.calls, ['send 1 one']);
+    p.close();
   });
 
   test('close() rejects what still waits', async () => {
