@@ -1,11 +1,13 @@
 // Replicas: a conversation whose lease this replica lost while a run was under way, and which it
 // takes back while that run is still being stopped, is answered in the order its messages came:
-// the stopped message first, then the later ones (none is answered before an earlier one).
+// the stopped message first, then the later ones (none is answered before an earlier one). A
+// replica that cannot renew its lease stops answering before another replica may take over.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
-import { FakeAdapter, FakeAgent, MemoryGatewayStore, memoryLeases, until } from './fakes.ts';
+import type { LeaseStore } from '../../src/store/types.ts';
+import { FakeAdapter, FakeAgent, fakeCapabilities, MemoryGatewayStore, memoryLeases, until } from './fakes.ts';
 
 const KEY = 'telegram:100';
 
@@ -80,3 +82,66 @@ for (const queuedBefore of [false, true])
     );
     assert.equal(r.store.journal.size, 0, 'nothing left unanswered');
   });
+
+test('replicas: a replica whose lease renewals fail stops its run and queue before another answers', async (t) => {
+  const store = new MemoryGatewayStore();
+  const leases = memoryLeases();
+  // The first replica's calls to the lease table time out (its connection stalled); the other's go through.
+  let cut = false;
+  const stalled = () => Promise.reject(new Error('connection timed out'));
+  const firstLeases: LeaseStore = {
+    acquire: (...a) => (cut ? stalled() : leases.acquire(...a)),
+    release: (...a) => (cut ? stalled() : leases.release(...a)),
+  };
+  const capabilities = fakeCapabilities({ maxTextLength: 4000 });
+  const adapters = [new FakeAdapter('telegram', capabilities), new FakeAdapter('telegram', capabilities)];
+  let letGo!: () => void;
+  const held = new Promise<void>((r) => (letGo = r));
+  let stopped = false;
+  const first = new FakeAgent(async (req) => {
+    if (req.message.text !== 'one') return `echo: ${req.message.text}`;
+    // Runs until stopped, or until let go (then its answer goes out).
+    await Promise.race([held, new Promise<void>((r) => req.signal.addEventListener('abort', () => r()))]);
+    stopped = req.signal.aborted;
+    if (stopped) throw req.signal.reason;
+    return 'echo: one';
+  });
+  const config = configSchema.parse({ channels: {} });
+  const gws = [
+    createGateway({
+      config,
+      adapters: [adapters[0]!],
+      agent: first,
+      store,
+      cluster: { leases: firstLeases, holder: 'replica-1', ttlMs: 200, sweepMs: 60_000 },
+    }),
+    createGateway({
+      config,
+      adapters: [adapters[1]!],
+      agent: new FakeAgent(),
+      store,
+      cluster: { leases, holder: 'replica-2', ttlMs: 200, sweepMs: 10 },
+    }),
+  ];
+  t.after(async () => {
+    letGo();
+    for (const gw of gws) await gw.stop();
+  });
+  await gws[0]!.start();
+  await adapters[0]!.say('one');
+  await until(() => first.seen.length === 1, 'the run of "one" on the first replica');
+  await adapters[0]!.say('two'); // queued there behind it
+  await until(() => store.journal.size === 2, '"two" accepted');
+  await gws[1]!.start(); // the second replica sweeps; the conversation is the first one's
+  cut = true;
+  await until(() => adapters[1]!.posted.length >= 2, 'the second replica answering once the lease ran out');
+  letGo(); // the first replica's run, if still going, ends now with its answer
+  for (const gw of gws) await gw.idle();
+  assert.deepEqual(
+    adapters.flatMap((a) => a.posted.map((p) => p.text)),
+    ['echo: one', 'echo: two'],
+    'each answered once, in order, by the replica that holds the lease',
+  );
+  assert.ok(stopped, 'the run on the replica that could not renew was stopped');
+  assert.equal(store.journal.size, 0, 'nothing left unanswered');
+});
