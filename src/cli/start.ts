@@ -1,6 +1,7 @@
 // `boxbot start`: runs the gateway until Ctrl+C / SIGTERM, printing where to chat and what is
 // on. Stopping is bounded by `shutdown.timeoutMs`: a part still stopping then is named in one log
 // line and the process exits with code 1; a second signal while stopping exits at once (130).
+// The signals are caught before the gateway starts (until-signalled.ts).
 // `--port`, `--host` and `--log-level` (or PORT and LOG_LEVEL) override the config file.
 
 import { unlinkedBundledToolsHint } from '../agent/tools/locations.ts';
@@ -9,8 +10,8 @@ import { readEnvSettings } from '../config/env.ts';
 import { describeDataDir, strayDataDir } from '../config/load.ts';
 import { type StartFlags, startSettings } from '../config/overrides.ts';
 import { createLogger } from '../core/log.ts';
-import { stopTimeoutLine, stopWithin } from '../core/stop-steps.ts';
-import { startBoxbot } from '../main.ts';
+import { type Boxbot, startBoxbot } from '../main.ts';
+import { untilSignalled } from './until-signalled.ts';
 
 /** Starts the gateway; resolves with the exit code once it has stopped. */
 export async function start(configFile: string | undefined, flags: StartFlags = {}): Promise<number> {
@@ -23,12 +24,22 @@ export async function start(configFile: string | undefined, flags: StartFlags = 
       'unhandled rejection (kept running)',
     );
   });
-  const app = await startBoxbot({ log, http: settings.http, ...(configFile ? { configFile } : {}) });
+  return untilSignalled({
+    begin: () => startBoxbot({ log, http: settings.http, ...(configFile ? { configFile } : {}) }),
+    up: (app) => process.stdout.write(`${banner(app).join('\n')}\n`),
+    timeoutMs: (app) => app.loaded.config.shutdown.timeoutMs,
+    log,
+    say: (line) => process.stdout.write(`${line}\n`),
+  });
+}
+
+/** What `boxbot start` prints once the gateway is up: where to chat and what is on. */
+function banner(app: Boxbot): string[] {
   const web = app.channels.includes('web') ? `${app.url}/` : 'off';
   const refused = app.runtime.registry.problems().length;
   const stray = strayDataDir(app.loaded);
   const unlinked = unlinkedBundledToolsHint();
-  const lines = [
+  return [
     'boxbot is running',
     `  web chat   ${web}`,
     `  channels   ${app.channels.join(', ')}`,
@@ -50,24 +61,4 @@ export async function start(configFile: string | undefined, flags: StartFlags = 
       : []),
     'Press Ctrl+C to stop.',
   ];
-  process.stdout.write(`${lines.join('\n')}\n`);
-  await new Promise<void>((resolve) => {
-    let stopping = false;
-    const stop = () => {
-      if (stopping) process.exit(130);
-      stopping = true;
-      process.stdout.write('stopping…\n');
-      const timeoutMs = app.loaded.config.shutdown.timeoutMs;
-      void stopWithin((steps) => app.stop(steps), timeoutMs).then((outcome) => {
-        if (outcome.stopped) return resolve();
-        // Whatever still runs would hold the process: it ends here. Accepted messages are in the store's
-        // journal already and are answered at the next start.
-        log.error({ scope: 'shutdown', parts: outcome.pending }, stopTimeoutLine(outcome.pending, timeoutMs));
-        process.exit(1);
-      });
-    };
-    process.on('SIGINT', stop);
-    process.on('SIGTERM', stop);
-  });
-  return 0;
 }

@@ -2,7 +2,8 @@
 // conversation's lease (`conv:<key>`). Any replica may accept a message (webhooks arrive
 // anywhere; the journal deduplicates); the owner runs the conversation's pending messages in the
 // order accepted, renews its leases while it works, and gives a conversation up once its queue
-// is empty. A replica that dies stops renewing: its conversations pass to whoever sweeps next.
+// is empty. A replica that dies stops renewing: its conversations pass to whoever sweeps next. A
+// replica that cannot renew (its database calls stall) stops owning when its lease may run out.
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { LeaseStore } from '../store/index.ts';
@@ -20,12 +21,13 @@ export interface ClusterOptions {
 
 /** The conversations this replica owns. */
 export interface ConversationOwner {
+  /** Whether its lease holds for sure now (renewed within the ttl). */
   owns(key: string): boolean;
   /** Takes the conversation's lease: true if this replica owns it now, false if another does. */
   claim(key: string): Promise<boolean>;
   /** Gives the conversation up (its queue is empty). */
   release(key: string): Promise<void>;
-  /** Renews every owned lease each ttl/3; a lease found lost is dropped (`onLost`). */
+  /** Renews every owned lease each ttl/3; a lease found lost, or run out unrenewed, is dropped (`onLost`). */
   start(onLost: (key: string) => void): void;
   /** Stops renewing and gives every conversation up, so other replicas take them at once. */
   stop(): Promise<void>;
@@ -37,16 +39,43 @@ const leaseName = (key: string): string => `conv:${key}`;
 /** Conversation ownership over `o.leases`. */
 export function createConversationOwner(o: ClusterOptions, log: Logger): ConversationOwner {
   const ttlMs = o.ttlMs ?? 10_000;
-  const owned = new Set<string>();
+  // Per owned conversation, until when its lease holds for sure: ttl after the acquire that took or
+  // renewed it was sent (the database counts from when it ran, later). A replica whose renewals
+  // fail (its database calls stalled, not failed for others) owns nothing past that: another
+  // replica may take the conversation from then on, and two would answer it.
+  const owned = new Map<string, number>();
   let timer: NodeJS.Timeout | undefined;
+  let expiry: NodeJS.Timeout | undefined;
+  let lost: (key: string) => void = () => undefined;
+  const owns = (key: string): boolean => (owned.get(key) ?? 0) > Date.now();
+  const drop = (key: string, why: string): void => {
+    if (!owned.delete(key)) return;
+    log.warn({ conversation: key }, why);
+    lost(key);
+  };
+  const expire = (): void => {
+    for (const [key, until] of owned) if (until <= Date.now()) drop(key, 'conversation lease ran out unrenewed');
+  };
+  /** Expires the first lease to run out when it does (a renewal moving it on makes that a no-op). */
+  const arm = (): void => {
+    clearTimeout(expiry);
+    const first = Math.min(...owned.values());
+    if (!Number.isFinite(first)) return;
+    expiry = setTimeout(expire, Math.max(0, first - Date.now()));
+    expiry.unref();
+  };
   return {
     sweepMs: o.sweepMs ?? 2000,
-    owns: (key) => owned.has(key),
+    owns,
     async claim(key) {
-      if (owned.has(key)) return true;
+      if (owns(key)) return true;
+      const sent = Date.now();
       const fence = await o.leases.acquire(leaseName(key), o.holder, ttlMs);
-      if (fence === undefined) return false;
-      owned.add(key);
+      if (fence === undefined) {
+        drop(key, 'conversation lease lost to another replica'); // ran out here, then taken
+        return false;
+      }
+      owned.set(key, sent + ttlMs);
       return true;
     },
     async release(key) {
@@ -54,22 +83,28 @@ export function createConversationOwner(o: ClusterOptions, log: Logger): Convers
       await o.leases.release(leaseName(key), o.holder);
     },
     start(onLost) {
+      lost = onLost;
       timer = setInterval(() => {
-        for (const key of owned)
+        expire();
+        for (const key of owned.keys()) {
+          const sent = Date.now();
           void o.leases.acquire(leaseName(key), o.holder, ttlMs).then(
             (fence) => {
-              if (fence !== undefined || !owned.delete(key)) return;
-              log.warn({ conversation: key }, 'conversation lease lost to another replica');
-              onLost(key);
+              if (fence === undefined) return drop(key, 'conversation lease lost to another replica');
+              const until = owned.get(key); // a later renewal may have landed first
+              if (until !== undefined) owned.set(key, Math.max(until, sent + ttlMs));
             },
             (e: unknown) => log.warn({ conversation: key, err: errorMessage(e) }, 'conversation lease not renewed'),
           );
+        }
+        arm();
       }, ttlMs / 3);
       timer.unref();
     },
     async stop() {
       clearInterval(timer);
-      const keys = [...owned];
+      clearTimeout(expiry);
+      const keys = [...owned.keys()];
       owned.clear();
       await Promise.allSettled(keys.map((k) => o.leases.release(leaseName(k), o.holder)));
     },

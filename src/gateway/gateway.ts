@@ -66,7 +66,7 @@ export function createGateway(opts: GatewayOptions): Gateway {
   const queue = createConversationQueue({
     ...ctx,
     runTurn: (next, state, begin) => runTurn(next.msg, next.policy, state, begin, next.previewMessageId, next.accepted),
-    mayRun: (key) => !owner || owner.owns(key),
+    mayRun: (key) => replicas.answers(key),
     onIdle: (key) => {
       if (owner?.owns(key)) void ctx.track(replicas.handOver(key)).catch(() => undefined);
     },

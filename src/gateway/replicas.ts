@@ -3,10 +3,13 @@
 // or can take it; `handOver` gives it up once its queue is empty (and looks once more); `sweep`
 // takes what no replica works on (its owner died). A conversation taken over by another replica
 // has its run here stopped as at a shutdown: the new owner runs the unanswered message again.
+// Taken back while that work is still ending here, the conversation waits for it to end: what it
+// leaves unanswered is read again then, before any later message (nothing answered out of order).
 import { platformOf } from '../adapters/index.ts';
 import { createKeyedLock } from '../core/keyed-lock.ts';
 import { admit, resolvePolicy } from '../runner/policy.ts';
 import { GatewayStoppingError } from '../runner/ports.ts';
+import type { ConversationState } from './commands/index.ts';
 import type { Dispatch } from './dispatch.ts';
 import type { GatewayContext } from './gateway-context.ts';
 import type { Resume } from './resume.ts';
@@ -21,6 +24,8 @@ export interface Replicas {
   sweep(): Promise<void>;
   /** Starts holding leases; a conversation lost to another replica has its run here stopped. */
   watch(): void;
+  /** Whether a queued turn of the conversation may start: this replica owns it, and has since the turn was queued. */
+  answers(key: string): boolean;
 }
 
 /** The replica side of the gateway `ctx`. */
@@ -30,10 +35,22 @@ export function createReplicas(
 ): Replicas {
   const { opts, owner, active, conversations } = ctx;
   const pumps = createKeyedLock();
+  // The conversations' states (their queues here) from before a lost lease: none of their turns
+  // starts, even once the lease is taken back, and nothing joins them. Their messages stay
+  // unanswered; the state is dropped when its work has ended (a stopped run, turns that return).
+  const lost = new WeakSet<ConversationState>();
+  const lostHere = (key: string): boolean => {
+    const state = conversations.get(key);
+    return state !== undefined && lost.has(state);
+  };
 
   function pump(key: string): Promise<void> {
     return pumps.run(key, async () => {
       if (ctx.stopping() || !owner || !(await owner.claim(key))) return;
+      // Taken back while its work from before the loss is still ending: a message of it would be
+      // skipped below as active and a later one answered first. Nothing is taken now; once that
+      // work has ended, the queue's idle hands the conversation over and that reads it again.
+      if (lostHere(key)) return;
       // What was being worked on as the read began may be finished by the time it returns, the
       // copy read still listing it: left alone too (if it failed, the next sweep takes it).
       const busy = new Set(active);
@@ -72,11 +89,16 @@ export function createReplicas(
   function watch(): void {
     owner?.start((key) => {
       ctx.log.warn({ conversation: key }, 'another replica now answers this conversation');
+      const state = conversations.get(key);
+      if (!state) return;
+      lost.add(state);
       // Its run here is stopped as at a shutdown (nothing delivered, its questions kept open): the
       // new owner runs the still unanswered message again, and two answers would be sent.
-      conversations.get(key)?.running?.abort(new GatewayStoppingError(true));
+      state.running?.abort(new GatewayStoppingError(true));
     });
   }
 
-  return { pump, handOver, sweep, watch };
+  const answers = (key: string): boolean => !owner || (owner.owns(key) && !lostHere(key));
+
+  return { pump, handOver, sweep, watch, answers };
 }

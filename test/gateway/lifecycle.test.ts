@@ -51,6 +51,7 @@ function harness(over: Partial<GatewayOptions> = {}) {
       handOver: async () => assert.fail('not called by start'),
       sweep: async () => void events.push('sweep'),
       watch: () => void events.push('watch'),
+      answers: () => assert.fail('not called by start'),
     },
   });
   return { events, main, deferred, life, menu: commands.menu() };

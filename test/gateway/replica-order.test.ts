@@ -1,0 +1,147 @@
+// Replicas: a conversation whose lease this replica lost while a run was under way, and which it
+// takes back while that run is still being stopped, is answered in the order its messages came:
+// the stopped message first, then the later ones (none is answered before an earlier one). A
+// replica that cannot renew its lease stops answering before another replica may take over.
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { configSchema } from '../../src/config/schema.ts';
+import { createGateway } from '../../src/gateway/gateway.ts';
+import type { LeaseStore } from '../../src/store/types.ts';
+import { FakeAdapter, FakeAgent, fakeCapabilities, MemoryGatewayStore, memoryLeases, until } from './fakes.ts';
+
+const KEY = 'telegram:100';
+
+/** One replica whose first run of 'one' blocks, and once stopped ends only at `letFirstEnd`. */
+function replica() {
+  const store = new MemoryGatewayStore();
+  const leases = memoryLeases();
+  const adapter = new FakeAdapter();
+  let letFirstEnd!: () => void;
+  const firstEnds = new Promise<void>((r) => (letFirstEnd = r));
+  let stopped = false;
+  let blocked = false;
+  const agent = new FakeAgent(async (req) => {
+    if (req.message.text !== 'one' || blocked) return `echo: ${req.message.text}`;
+    blocked = true;
+    await new Promise<void>((r) => req.signal.addEventListener('abort', () => r()));
+    stopped = true;
+    await firstEnds;
+    throw req.signal.reason;
+  });
+  const gw = createGateway({
+    config: configSchema.parse({ channels: {} }),
+    adapters: [adapter],
+    agent,
+    store,
+    cluster: { leases, holder: 'replica-1', ttlMs: 60, sweepMs: 60_000 },
+  });
+  return { gw, store, leases, adapter, agent, letFirstEnd, stopped: () => stopped };
+}
+
+/** The lease runs out while the database is away; another replica takes it, then gives it up unanswered (stopped). */
+async function loseAndFree(r: ReturnType<typeof replica>): Promise<void> {
+  r.leases.down = true;
+  await until(() => r.leases.leaders().length === 0, 'the lease running out');
+  r.leases.down = false;
+  assert.notEqual(await r.leases.acquire(`conv:${KEY}`, 'replica-2', 60_000), undefined);
+  await until(r.stopped, 'the run of "one" stopped when the lease was found lost');
+  await r.leases.release(`conv:${KEY}`, 'replica-2');
+}
+
+for (const queuedBefore of [false, true])
+  test(`replicas: a conversation taken back while its lost run is stopping is answered in order${
+    queuedBefore ? ' (a message queued before the loss)' : ''
+  }`, async (t) => {
+    const r = replica();
+    t.after(() => r.gw.stop());
+    await r.gw.start();
+    await r.adapter.say('one');
+    await until(() => r.agent.seen.length === 1, 'the run of "one"');
+    const said = ['one'];
+    if (queuedBefore) {
+      await r.adapter.say('two');
+      said.push('two');
+      await until(() => r.store.journal.size === 2, '"two" accepted');
+    }
+    await loseAndFree(r);
+    // A new message: this replica takes the conversation back while "one" is still being stopped.
+    assert.deepEqual(r.leases.leaders(), [], 'no replica holds the conversation');
+    const last = queuedBefore ? 'three' : 'two';
+    await r.adapter.say(last);
+    said.push(last);
+    // Seen between two polls: the store and leases here answer within the tick, so what the
+    // replica does once it holds the lease (read the unanswered work, queue it) is done by then.
+    await until(() => r.leases.leaders().includes('replica-1'), 'the conversation taken back');
+    r.letFirstEnd();
+    await until(() => r.adapter.posted.length >= said.length, 'every message answered');
+    await r.gw.idle();
+    assert.deepEqual(
+      r.adapter.posted.map((p) => p.text),
+      said.map((s) => `echo: ${s}`),
+      'answered once each, in the order they came',
+    );
+    assert.equal(r.store.journal.size, 0, 'nothing left unanswered');
+  });
+
+test('replicas: a replica whose lease renewals fail stops its run and queue before another answers', async (t) => {
+  const store = new MemoryGatewayStore();
+  const leases = memoryLeases();
+  // The first replica's calls to the lease table time out (its connection stalled); the other's go through.
+  let cut = false;
+  const stalled = () => Promise.reject(new Error('connection timed out'));
+  const firstLeases: LeaseStore = {
+    acquire: (...a) => (cut ? stalled() : leases.acquire(...a)),
+    release: (...a) => (cut ? stalled() : leases.release(...a)),
+  };
+  const capabilities = fakeCapabilities({ maxTextLength: 4000 });
+  const adapters = [new FakeAdapter('telegram', capabilities), new FakeAdapter('telegram', capabilities)];
+  let letGo!: () => void;
+  const held = new Promise<void>((r) => (letGo = r));
+  let stopped = false;
+  const first = new FakeAgent(async (req) => {
+    if (req.message.text !== 'one') return `echo: ${req.message.text}`;
+    // Runs until stopped, or until let go (then its answer goes out).
+    await Promise.race([held, new Promise<void>((r) => req.signal.addEventListener('abort', () => r()))]);
+    stopped = req.signal.aborted;
+    if (stopped) throw req.signal.reason;
+    return 'echo: one';
+  });
+  const config = configSchema.parse({ channels: {} });
+  const gws = [
+    createGateway({
+      config,
+      adapters: [adapters[0]!],
+      agent: first,
+      store,
+      cluster: { leases: firstLeases, holder: 'replica-1', ttlMs: 200, sweepMs: 60_000 },
+    }),
+    createGateway({
+      config,
+      adapters: [adapters[1]!],
+      agent: new FakeAgent(),
+      store,
+      cluster: { leases, holder: 'replica-2', ttlMs: 200, sweepMs: 10 },
+    }),
+  ];
+  t.after(async () => {
+    letGo();
+    for (const gw of gws) await gw.stop();
+  });
+  await gws[0]!.start();
+  await adapters[0]!.say('one');
+  await until(() => first.seen.length === 1, 'the run of "one" on the first replica');
+  await adapters[0]!.say('two'); // queued there behind it
+  await until(() => store.journal.size === 2, '"two" accepted');
+  await gws[1]!.start(); // the second replica sweeps; the conversation is the first one's
+  cut = true;
+  await until(() => adapters[1]!.posted.length >= 2, 'the second replica answering once the lease ran out');
+  letGo(); // the first replica's run, if still going, ends now with its answer
+  for (const gw of gws) await gw.idle();
+  assert.deepEqual(
+    adapters.flatMap((a) => a.posted.map((p) => p.text)),
+    ['echo: one', 'echo: two'],
+    'each answered once, in order, by the replica that holds the lease',
+  );
+  assert.ok(stopped, 'the run on the replica that could not renew was stopped');
+  assert.equal(store.journal.size, 0, 'nothing left unanswered');
+});
