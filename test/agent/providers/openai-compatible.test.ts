@@ -8,35 +8,39 @@ import { configSchema } from '../../../src/config/schema.ts';
 import { llm, startLlmEmulator } from '../../emulators/llm/index.ts';
 import { collect, providerContract, request } from './contract.ts';
 
-providerContract({
-  provider: 'groq',
-  api: 'openai',
-  keyEnv: 'GROQ_API_KEY',
-  maxTokensField: 'max_tokens',
-  configure: (emu) => ({ secrets: { GROQ_API_KEY: 'test-key-groq', GROQ_BASE_URL: emu.openaiBaseURL } }),
-});
+// The three contracts share nothing (each scenario has its own emulator), and their idle-timeout suites
+// mostly wait: side by side, the file takes about one contract's time instead of three.
+describe('the contract through three OpenAI-compatible routes', { concurrency: true }, () => {
+  providerContract({
+    provider: 'groq',
+    api: 'openai',
+    keyEnv: 'GROQ_API_KEY',
+    maxTokensField: 'max_tokens',
+    configure: (emu) => ({ secrets: { GROQ_API_KEY: 'test-key-groq', GROQ_BASE_URL: emu.openaiBaseURL } }),
+  });
 
-providerContract({
-  provider: 'ollama',
-  api: 'openai',
-  maxTokensField: 'max_tokens',
-  configure: (emu) => ({
-    config: { providers: { ollama: { type: 'openai-compatible', baseURL: emu.openaiBaseURL } } },
-    secrets: {},
-  }),
-});
+  providerContract({
+    provider: 'ollama',
+    api: 'openai',
+    maxTokensField: 'max_tokens',
+    configure: (emu) => ({
+      config: { providers: { ollama: { type: 'openai-compatible', baseURL: emu.openaiBaseURL } } },
+      secrets: {},
+    }),
+  });
 
-providerContract({
-  provider: 'corp',
-  api: 'openai',
-  keyEnv: 'CORP_LLM_API_KEY',
-  maxTokensField: 'max_tokens',
-  configure: (emu) => ({
-    config: {
-      providers: { corp: { type: 'openai-compatible', baseURL: emu.openaiBaseURL, apiKeyEnv: 'CORP_LLM_API_KEY' } },
-    },
-    secrets: { CORP_LLM_API_KEY: 'test-key-corp' },
-  }),
+  providerContract({
+    provider: 'corp',
+    api: 'openai',
+    keyEnv: 'CORP_LLM_API_KEY',
+    maxTokensField: 'max_tokens',
+    configure: (emu) => ({
+      config: {
+        providers: { corp: { type: 'openai-compatible', baseURL: emu.openaiBaseURL, apiKeyEnv: 'CORP_LLM_API_KEY' } },
+      },
+      secrets: { CORP_LLM_API_KEY: 'test-key-corp' },
+    }),
+  });
 });
 
 describe('every OpenAI-compatible preset', () => {
