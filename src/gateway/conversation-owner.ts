@@ -59,7 +59,8 @@ export function createConversationOwner(o: ClusterOptions, log: Logger): Convers
   /** Expires the first lease to run out when it does (a renewal moving it on makes that a no-op). */
   const arm = (): void => {
     clearTimeout(expiry);
-    const first = Math.min(...owned.values());
+    let first = Infinity; // a loop, not Math.min(...): a replica may own more leases than a call takes arguments
+    for (const until of owned.values()) if (until < first) first = until;
     if (!Number.isFinite(first)) return;
     expiry = setTimeout(expire, Math.max(0, first - Date.now()));
     expiry.unref();
