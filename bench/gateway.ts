@@ -66,7 +66,10 @@ function mainThreadCpuMs(): number | undefined {
   }
 }
 
-/** With BENCH_GATEWAY_PROFILE=<file>: a CPU profile of the main thread over the throughput run. */
+/**
+ * With BENCH_GATEWAY_PROFILE=<file>: a CPU profile of the main thread over the throughput run, or with a
+ * `.heapprofile` name its allocations (sampled, what was collected counted too: what GC pays for).
+ */
 async function profiled<T>(run: () => Promise<T>): Promise<T> {
   const file = process.env.BENCH_GATEWAY_PROFILE;
   if (!file) return run();
@@ -76,13 +79,23 @@ async function profiled<T>(run: () => Promise<T>): Promise<T> {
     new Promise<unknown>((resolve, reject) =>
       session.post(method, params, (err, res) => (err ? reject(err) : resolve(res))),
     );
-  await post('Profiler.enable');
-  await post('Profiler.setSamplingInterval', { interval: 200 });
-  await post('Profiler.start');
+  // A file name ending in .heapprofile samples allocations (collected objects counted) instead of CPU.
+  const heap = file.endsWith('.heapprofile');
+  if (heap)
+    await post('HeapProfiler.startSampling', {
+      samplingInterval: 4096,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+  else {
+    await post('Profiler.enable');
+    await post('Profiler.setSamplingInterval', { interval: 200 });
+    await post('Profiler.start');
+  }
   try {
     return await run();
   } finally {
-    const { profile } = (await post('Profiler.stop')) as { profile: unknown };
+    const { profile } = (await post(heap ? 'HeapProfiler.stopSampling' : 'Profiler.stop')) as { profile: unknown };
     await writeFile(file, JSON.stringify(profile));
     session.disconnect();
   }
