@@ -26,6 +26,8 @@ export interface JournalOptions<R> {
   parse(line: string): R | undefined;
   /** Applies a record read back at load. */
   apply(record: R): void;
+  /** A record's line, without its newline (default: `JSON.stringify`); `parse` reads it back. */
+  line?(record: R): string;
   /** The lines that rebuild what is live now (a compacted file). */
   snapshot(): string;
   /** How many records are live (the file is rewritten once it holds over twice that). */
@@ -162,7 +164,7 @@ export function createJournal<R>(docs: Pick<Documents, 'files' | 'corrupt'>, opt
         },
       });
     });
-    buffer.push(`${JSON.stringify(record)}\n`);
+    buffer.push(`${opts.line ? opts.line(record) : JSON.stringify(record)}\n`);
     kick();
     return done;
   }

@@ -61,3 +61,39 @@ test('checkpoints failing: the journal keeps each document once, and past its ca
   await docs.close();
   assert.equal(JSON.parse(state.get('conversations/a.json')!).t, 'version 19');
 });
+
+test('a journal line holds each document as it is; lines of earlier versions (texts as strings) replay', async () => {
+  const state = new Map<string, string>();
+  const files = createMemoryFiles(state, { now: Date.now });
+  const open = () =>
+    createDocuments(files, {
+      logger: silentLogger,
+      // Never checkpointed while the test looks: the journal is all there is.
+      journal: { path: JOURNAL, prefixes: ['conversations/'], checkpointDelayMs: 60_000 },
+    });
+  const docs = open();
+  const said = 'she said "hi" \\ then\nleft \u2028';
+  await docs.update(spec('a'), () => ({ t: said }));
+  await docs.update(spec('gone'), () => ({ t: 'soon deleted' }));
+  await docs.update(spec('gone'), () => undefined);
+  const lines = state.get(JOURNAL)!.split('\n').filter(Boolean);
+  assert.deepEqual(JSON.parse(lines[0]!), { d: { 'conversations/a.json': { t: said } } }, 'the document, not a string');
+  assert.deepEqual(JSON.parse(lines[2]!), { d: { 'conversations/gone.json': null } });
+
+  await docs.close();
+
+  // As a crash would leave it: the files never written, the journal holding a line of an earlier
+  // version (each text a JSON string) and this version's lines.
+  state.delete('conversations/a.json');
+  const older = { d: { 'conversations/b.json': JSON.stringify({ t: 'from before' }) } };
+  state.set(JOURNAL, `${JSON.stringify(older)}\n${lines.join('\n')}\n`);
+  const again = open();
+  assert.equal((await again.read<{ t: string }>(spec('b')))?.t, 'from before');
+  assert.equal((await again.read<{ t: string }>(spec('a')))?.t, said);
+  assert.equal(await again.read(spec('gone')), undefined);
+  await again.update(spec('c'), () => ({ t: 'new' })); // a process that journals writes the files at close
+  await again.close();
+  assert.equal(JSON.parse(state.get('conversations/b.json')!).t, 'from before');
+  assert.equal(JSON.parse(state.get('conversations/a.json')!).t, said);
+  assert.equal(state.get(JOURNAL) ?? '', '');
+});
