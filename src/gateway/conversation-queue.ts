@@ -8,6 +8,7 @@ import type { InboundMessage } from '../adapters/index.ts';
 import { compareOrder, platformOf } from '../adapters/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { ResolvedPolicy } from '../runner/policy.ts';
+import { GatewayStoppingError } from '../runner/ports.ts';
 import type { ConversationState } from './commands/index.ts';
 import type { GatewayContext } from './gateway-context.ts';
 
@@ -96,6 +97,11 @@ export function createConversationQueue(d: ConversationQueueDeps): ConversationQ
     d.metrics.queueDepth.inc(depth);
     const run = state.tail.then(() =>
       job(begin).catch((e: unknown) => {
+        if (e instanceof GatewayStoppingError && e.handedOver) {
+          // Its conversation passed to another replica while the answer waited to go: that one answers it.
+          d.log.info({ conversation: key }, 'answer not sent here: another replica now answers this conversation');
+          return;
+        }
         d.metrics.errors.inc({ scope: 'delivery' });
         // A refusal was marked failed and the user told (deliverEntry); anything else stays in
         // the outbox and the re-drive tries it again.

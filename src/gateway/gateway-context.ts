@@ -103,7 +103,11 @@ export interface GatewayContext {
   targetOf(msg: InboundMessage): OutboundTarget;
   /** The conversation's run state, made if it has none. */
   stateOf(key: string): ConversationState;
-  deliveryOf(platform: Platform): Delivery;
+  /**
+   * How answers go out on `platform`. `owned`: answers of a conversation's own turn or its re-drive,
+   * which with replicas go only while this replica owns the conversation (each platform call asks).
+   */
+  deliveryOf(platform: Platform, owned?: boolean): Delivery;
   /** Writes an entry to the outbox and delivers it at once (not behind the conversation's queue). */
   /** Writes `entry` to the outbox, runs `queued` (it is durable, nothing is sent yet), then delivers it. */
   deliverNow(platform: Platform, entry: OutboxEntry, answers?: string, queued?: () => Promise<void>): Promise<string[]>;
@@ -161,12 +165,14 @@ export function createGatewayContext(opts: GatewayOptions): GatewayContext {
     return p;
   };
   const targetOf = (msg: InboundMessage): OutboundTarget => replyTargetOf(msg);
-  const deliveryOf = (platform: Platform): Delivery => ({
+  const owns = owner && ((key: string) => owner.owns(key));
+  const deliveryOf = (platform: Platform, owned = false): Delivery => ({
     queue: queueOf(platform),
     store: opts.store,
     log,
     persist,
     uncertain: (kind) => metrics.uncertain.inc({ platform, kind }),
+    ...(owned && owns ? { owns } : {}),
   });
   const deliverNow = async (
     platform: Platform,

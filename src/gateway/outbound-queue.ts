@@ -12,6 +12,10 @@
 // is written to it.
 // Only a refusal (4xx) or an unknown error reaches the caller, and `close()`; once the gateway is
 // stopping (`stopRetrying()`), a failure reaches it too, and so does a wait for a retry.
+// A send or edit may carry a fence (`mayGo`, replicas: this replica still owns the conversation),
+// asked just before each try, retries included: one whose conversation passed to another replica
+// while it waited (a 429 pause, a backoff, the conversation's earlier answer) is handed back with
+// GatewayStoppingError(handedOver) instead of made, for the new owner answers it.
 import type {
   AdapterCapabilities,
   ChannelAdapter,
@@ -24,6 +28,7 @@ import type {
 import { AdapterError } from '../adapters/index.ts';
 import type { Logger } from '../core/log.ts';
 import { silentLogger } from '../core/log.ts';
+import { GatewayStoppingError } from '../runner/ports.ts';
 import type { RateGateStore } from '../store/index.ts';
 
 type Kind = 'send' | 'edit' | 'typing' | 'read';
@@ -37,6 +42,8 @@ interface Item {
   /** For edits: the message being edited (coalescing). */
   editOf?: string;
   run: () => Promise<unknown>;
+  /** Asked before each try: false hands the call back (its conversation is another replica's now). */
+  mayGo?: Fence | undefined;
   waiters: { resolve: (v: unknown) => void; reject: (e: unknown) => void }[];
   /** Failures so far other than 429s (the backoff's exponent). */
   failures: number;
@@ -44,6 +51,9 @@ interface Item {
   notBefore?: number;
   seq: number;
 }
+
+/** Whether a call for conversation `key` may still go (replicas: this one owns it). */
+export type Fence = (key: string) => boolean;
 
 /** Options of an outbound queue. */
 export interface OutboundQueueOptions {
@@ -98,9 +108,13 @@ export class OutboundQueue {
   }
 
   /** Sends a message; resolves with its platform id once it was delivered. */
-  send(target: OutboundTarget, text: string, opts?: SendOptions): Promise<SentMessage> {
-    return this.push('send', target.conversationKey, () =>
-      this.adapter.send(target, text, opts),
+  send(target: OutboundTarget, text: string, opts?: SendOptions, mayGo?: Fence): Promise<SentMessage> {
+    return this.push(
+      'send',
+      target.conversationKey,
+      () => this.adapter.send(target, text, opts),
+      undefined,
+      mayGo,
     ) as Promise<SentMessage>;
   }
 
@@ -114,12 +128,11 @@ export class OutboundQueue {
    * hands the adapter the same options: the same idempotency key, and the same `upload`, so one
    * that journaled a handle resumes that upload.
    */
-  sendFile(target: OutboundTarget, file: OutboundFile, opts?: FileSendOptions): Promise<SentMessage> {
+  sendFile(target: OutboundTarget, file: OutboundFile, opts?: FileSendOptions, mayGo?: Fence): Promise<SentMessage> {
     const send = this.adapter.sendFile;
     if (!send) return Promise.reject(new Error(`the ${this.adapter.platform} adapter cannot send files`));
-    return this.push('send', target.conversationKey, () =>
-      send.call(this.adapter, target, file, opts),
-    ) as Promise<SentMessage>;
+    const run = () => send.call(this.adapter, target, file, opts);
+    return this.push('send', target.conversationKey, run, undefined, mayGo) as Promise<SentMessage>;
   }
 
   /** The platform's name (labels of what is counted per platform). */
@@ -133,12 +146,13 @@ export class OutboundQueue {
   }
 
   /** Edits a message; an edit still waiting for the same message is replaced by this one. */
-  edit(target: OutboundTarget, messageId: string, text: string, opts?: SendOptions): Promise<void> {
+  edit(target: OutboundTarget, messageId: string, text: string, opts?: SendOptions, mayGo?: Fence): Promise<void> {
     return this.push(
       'edit',
       target.conversationKey,
       () => this.adapter.edit(target, messageId, text, opts),
       messageId,
+      mayGo,
     ) as Promise<void>;
   }
 
@@ -170,13 +184,14 @@ export class OutboundQueue {
     return this.items.length + this.inFlight;
   }
 
-  private push(kind: Kind, key: string, run: () => Promise<unknown>, editOf?: string): Promise<unknown> {
+  private push(kind: Kind, key: string, run: () => Promise<unknown>, editOf?: string, mayGo?: Fence): Promise<unknown> {
     return new Promise((resolve, reject) => {
       if (this.closed) return reject(new Error('outbound queue closed'));
       if (editOf) {
         const queued = this.items.find((i) => i.kind === 'edit' && i.editOf === editOf);
         if (queued) {
           queued.run = run;
+          queued.mayGo = mayGo;
           queued.waiters.push({ resolve, reject });
           return;
         }
@@ -189,6 +204,7 @@ export class OutboundQueue {
         failures: 0,
         seq: this.seq++,
         ...(editOf ? { editOf } : {}),
+        ...(mayGo ? { mayGo } : {}),
       });
       this.pump();
     });
@@ -297,6 +313,10 @@ export class OutboundQueue {
         // Another replica was told to wait: this one waits as long, without counting a failure.
         this.pausedUntil = Math.max(this.pausedUntil, Date.now() + wait);
         this.putBack(item);
+        return;
+      }
+      if (item.mayGo && !item.mayGo(item.key)) {
+        for (const w of item.waiters) w.reject(new GatewayStoppingError(true));
         return;
       }
       const v = await item.run();

@@ -10,9 +10,9 @@ import { AdapterApiError } from '../adapters/index.ts';
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Persist } from '../runner/persist.ts';
-import type { GatewayAgentEvent, GatewayStore, OutboxEntry } from '../runner/ports.ts';
+import { type GatewayAgentEvent, GatewayStoppingError, type GatewayStore, type OutboxEntry } from '../runner/ports.ts';
 import { EMPTY_PLACEHOLDER, splitMessage, splitRendered } from './chunk.ts';
-import type { OutboundQueue } from './outbound-queue.ts';
+import type { Fence, OutboundQueue } from './outbound-queue.ts';
 
 /** The platform says the message to edit no longer exists or can no longer be edited. */
 const isGone = (e: AdapterApiError): boolean =>
@@ -267,7 +267,16 @@ export interface Delivery {
   persist: Persist;
   /** Counts a send made again that the platform may show twice (a crash after it took the first). */
   uncertain?: (kind: 'file' | 'preview') => void;
+  /**
+   * Replicas: whether this replica still owns the answer's conversation, asked before each platform
+   * call of it (retries included). Once another replica owns it, that one answers it (from the
+   * history, or the entry); a call made here too would show the answer twice.
+   */
+  owns?: Fence | undefined;
 }
+
+/** The gateway's stop, or the conversation passed to another replica: not a failure of the send. */
+const handedBack = (e: unknown): boolean => e instanceof GatewayStoppingError;
 
 /**
  * The handle journaled before a file goes to a platform with no upload handle and no idempotency
@@ -305,22 +314,24 @@ async function putChunk(
   chunk: string,
   key: string,
   editOf?: string,
+  mayGo?: Fence,
 ): Promise<string> {
   try {
     if (editOf) {
-      await queue.edit(target, editOf, chunk);
+      await queue.edit(target, editOf, chunk, undefined, mayGo);
       return editOf;
     }
-    return (await queue.send(target, chunk, { idempotencyKey: key })).messageId;
+    return (await queue.send(target, chunk, { idempotencyKey: key }, mayGo)).messageId;
   } catch (e) {
     if (isTooLong(e) && chunk.length > 64) {
       const [head, ...rest] = splitMessage(chunk, Math.ceil(chunk.length / 2) + 16);
-      let id = await putChunk(queue, target, head!, `${key}.0`, editOf);
-      for (const [n, piece] of rest.entries()) id = await putChunk(queue, target, piece, `${key}.${n + 1}`);
+      let id = await putChunk(queue, target, head!, `${key}.0`, editOf, mayGo);
+      for (const [n, piece] of rest.entries())
+        id = await putChunk(queue, target, piece, `${key}.${n + 1}`, undefined, mayGo);
       return id;
     }
     if (isEmpty(e) && chunk !== EMPTY_PLACEHOLDER)
-      return putChunk(queue, target, EMPTY_PLACEHOLDER, `${key}.e`, editOf);
+      return putChunk(queue, target, EMPTY_PLACEHOLDER, `${key}.e`, editOf, mayGo);
     throw e;
   }
 }
@@ -380,7 +391,7 @@ export async function sendUnstored(
   try {
     return await sendEntry(d, entry, answers, where);
   } catch (e) {
-    if (!where.stored && !stopping()) await d.persist('outbox', () => d.store.putOutbox(entry));
+    if (!where.stored && !stopping() && !handedBack(e)) await d.persist('outbox', () => d.store.putOutbox(entry));
     throw e;
   }
 }
@@ -412,7 +423,7 @@ export async function sendEntry(
         queue.previewFinal(entry.target, id);
       } else if (i === 0 && entry.streamMessageId) {
         try {
-          id = await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)), entry.streamMessageId);
+          id = await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)), entry.streamMessageId, d.owns);
         } catch (e) {
           // The preview is gone or cannot be edited: send the answer as a new message instead. What
           // the preview shows now is what stays (the channel log writes it as it is, not at shutdown).
@@ -421,7 +432,7 @@ export async function sendEntry(
           queue.previewFinal(entry.target, entry.streamMessageId);
         }
       }
-      id ??= await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)));
+      id ??= await putChunk(queue, entry.target, chunk, sendKey(entry.id, String(i)), undefined, d.owns);
     } catch (e) {
       if (!isPermanent(e)) throw e;
       await fail(d, entry, answers, e as AdapterApiError, where);
@@ -460,7 +471,7 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
       try {
         const upload = await uploadOf(d, entry, j);
         const opts = { idempotencyKey: sendKey(entry.id, `f${j}`), ...(upload ? { upload } : {}) };
-        return (await queue.sendFile(entry.target, file, opts)).messageId;
+        return (await queue.sendFile(entry.target, file, opts, d.owns)).messageId;
       } catch (e) {
         if (!isPermanent(e)) throw e;
         log.warn({ entry: entry.id, file: meta.name, err: (e as Error).message }, 'the platform refused a file');
@@ -470,8 +481,8 @@ async function putFile(d: Delivery, entry: OutboxEntry, j: number, answers?: str
   }
   const notice = `(I could not attach the file ${meta.name}: ${why}.)`;
   try {
-    return (await queue.send(entry.target, notice, { format: 'plain', idempotencyKey: sendKey(entry.id, `f${j}n`) }))
-      .messageId;
+    const opts = { format: 'plain', idempotencyKey: sendKey(entry.id, `f${j}n`) } as const;
+    return (await queue.send(entry.target, notice, opts, d.owns)).messageId;
   } catch (e) {
     if (!isPermanent(e)) throw e;
     await fail(d, entry, answers, e as AdapterApiError);

@@ -42,7 +42,7 @@ export function createResume(
         // Read again now that it is this entry's turn: the copy in hand may have been finished
         // (or gained receipts) by another path since it was read.
         const current = (await opts.store.pendingOutbox(entry.conversationKey)).find((e) => e.id === entry.id);
-        if (current) await deliverEntry(ctx.deliveryOf(platform), current, answers);
+        if (current) await deliverEntry(ctx.deliveryOf(platform, true), current, answers);
       },
       'resumed answer not delivered',
     );

@@ -223,7 +223,7 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     // A notice sent while the message's save was failing is replaced by the answer (as its preview).
     const previewId = (await closing) ?? acceptedAs.previewMessageId;
     let entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
-    const delivery = ctx.deliveryOf(msg.platform);
+    const delivery = ctx.deliveryOf(msg.platform, true);
     let settle: () => Promise<void>;
     // A preview this run made is edited into the answer only once its id is durable here: else a
     // restart could not find it, and would post the answer beside it.

@@ -1,12 +1,14 @@
 // OutboundQueue on its own, against an adapter whose calls the test holds open and releases:
 // order within a conversation, parallel conversations, replies before edits before typing,
 // coalesced edits, deduplicated typing, retries of retryable failures only, a 429 pausing the
-// whole bot, what a stopping gateway's queue no longer retries, and close() rejecting what still waits.
+// whole bot, what a stopping gateway's queue no longer retries, fenced calls (replicas) handed back
+// once their conversation is another replica's, and close() rejecting what still waits.
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import type { AdapterCapabilities, ChannelAdapter, OutboundTarget } from '../../src/adapters/index.ts';
 import { AdapterApiError, AdapterNetworkError } from '../../src/adapters/index.ts';
 import { OutboundQueue } from '../../src/gateway/outbound-queue.ts';
+import { GatewayStoppingError } from '../../src/runner/ports.ts';
 import { waitUntil } from '../helpers.ts';
 
 const target = (chat: string): OutboundTarget => ({ conversationKey: `telegram:${chat}`, chatId: chat });
@@ -315,6 +317,22 @@ describe('OutboundQueue', () => {
     for (const sent of paused) await assert.rejects(sent, /not retried: the gateway is stopping/);
     assert.deepEqual(b.calls, ['send 1 one']);
     p.close();
+  });
+
+  test('a fenced call is asked before each try: once its conversation is not ours, it goes back unsent', async () => {
+    const a = new HeldAdapter();
+    a.fail = (_call, n) => (n === 1 ? new AdapterNetworkError('telegram', 'socket hang up') : undefined);
+    const q = new OutboundQueue(a, { backoffMs: 50 });
+    const ours = new Set(['telegram:1', 'telegram:2']);
+    const owns = (key: string) => ours.has(key);
+    const lost = q.send(target('1'), 'one', undefined, owns);
+    await waitUntil(() => a.calls.length === 1, 'the first try', 5000);
+    ours.delete('telegram:1'); // another replica owns conversation 1 now, while this send backs off
+    await assert.rejects(lost, (e: unknown) => e instanceof GatewayStoppingError && e.handedOver);
+    await q.send(target('2'), 'two', undefined, owns);
+    await q.send(target('1'), 'unfenced'); // not an answer of a turn (a job's post): not fenced
+    await assert.rejects(q.edit(target('1'), 'm-one', 'one!', undefined, owns), GatewayStoppingError);
+    assert.deepEqual(a.calls, ['send 1 one', 'send 2 two', 'send 1 unfenced'], 'no second try of the lost one');
   });
 
   test('close() rejects what still waits', async () => {

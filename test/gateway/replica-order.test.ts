@@ -145,3 +145,54 @@ test('replicas: a replica whose lease renewals fail stops its run and queue befo
   assert.ok(stopped, 'the run on the replica that could not renew was stopped');
   assert.equal(store.journal.size, 0, 'nothing left unanswered');
 });
+
+test('replicas: an answer waiting out a 429 is not sent once its conversation passed to another replica', async (t) => {
+  const store = new MemoryGatewayStore();
+  const leases = memoryLeases();
+  let cut = false; // from then on the first replica's lease calls time out
+  const stalled = () => Promise.reject(new Error('connection timed out'));
+  const firstLeases: LeaseStore = {
+    acquire: (...a) => (cut ? stalled() : leases.acquire(...a)),
+    release: (...a) => (cut ? stalled() : leases.release(...a)),
+  };
+  const capabilities = fakeCapabilities({ maxTextLength: 4000 });
+  const adapters = [new FakeAdapter('telegram', capabilities), new FakeAdapter('telegram', capabilities)];
+  // The platform tells the first replica to wait, longer than its lease can outlive the stalled calls.
+  adapters[0]!.rateLimits = 1;
+  adapters[0]!.rateLimitMs = 1500;
+  const config = configSchema.parse({ channels: {} });
+  const gws = [
+    createGateway({
+      config,
+      adapters: [adapters[0]!],
+      agent: new FakeAgent(),
+      store,
+      cluster: { leases: firstLeases, holder: 'replica-1', ttlMs: 200, sweepMs: 60_000 },
+    }),
+    createGateway({
+      config,
+      adapters: [adapters[1]!],
+      agent: new FakeAgent(),
+      store,
+      cluster: { leases, holder: 'replica-2', ttlMs: 200, sweepMs: 10 },
+    }),
+  ];
+  t.after(async () => {
+    for (const gw of gws) await gw.stop();
+  });
+  await gws[0]!.start();
+  await adapters[0]!.say('one');
+  await until(() => adapters[0]!.calls.length === 1, 'the answer tried once, told to wait');
+  await gws[1]!.start();
+  cut = true;
+  await until(() => adapters[1]!.posted.length >= 1, 'the second replica answering once the lease ran out');
+  await gws[0]!.idle(); // the first replica's wait ends and its answer is handed back, or sent
+  await gws[1]!.idle();
+  assert.deepEqual(
+    adapters.flatMap((a) => a.posted.map((p) => p.text)),
+    ['echo: one'],
+    'answered once, by the replica that holds the lease',
+  );
+  assert.equal(adapters[0]!.calls.length, 1, 'no second try on the replica that lost the conversation');
+  assert.equal(store.journal.size, 0, 'nothing left unanswered');
+});
