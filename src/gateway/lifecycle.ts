@@ -96,9 +96,11 @@ export function createLifecycle(
             .catch((e: unknown) => log.warn({ channel: a.platform, err: errorMessage(e) }, 'adapter stop failed')),
         ),
     );
-    await steps.run('in-flight work', () =>
-      Promise.race([Promise.allSettled([...ctx.inflight]), new Promise((r) => setTimeout(r, 5000).unref())]),
-    );
+    await steps.run('in-flight work', async () => {
+      let deadline: NodeJS.Timeout | undefined;
+      await Promise.race([Promise.allSettled([...ctx.inflight]), new Promise((r) => (deadline = setTimeout(r, 5000)))]);
+      clearTimeout(deadline);
+    });
     if (owner) await steps.run('conversation leases', () => owner.stop());
     for (const q of ctx.queues.values()) q.close();
   }
