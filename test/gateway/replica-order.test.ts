@@ -183,8 +183,9 @@ test('replicas: an answer waiting out a 429 is not sent once its conversation pa
   await gws[0]!.start();
   await adapters[0]!.say('one');
   await until(() => adapters[0]!.calls.length === 1, 'the answer tried once, told to wait');
-  await gws[1]!.start();
+  // Cut at once, so the lease surely runs out before the wait does, however long the second start takes.
   cut = true;
+  await gws[1]!.start();
   await until(() => adapters[1]!.posted.length >= 1, 'the second replica answering once the lease ran out');
   await gws[0]!.idle(); // the first replica's wait ends and its answer is handed back, or sent
   await gws[1]!.idle();
