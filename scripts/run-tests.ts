@@ -293,6 +293,7 @@ function runWorker(queue: string[], prefetch: boolean): Promise<void> {
   let raw = ''; // what the worker printed outside any file (its own errors)
   let started = 0;
   let failedHere = 0;
+  let reportedMs = 0; // CPU time the worker's ended files were given (it reports each file's own)
   let killed = false; // by this runner: its files were done, or one was far past its limit
   let drained = false; // the queue was empty when the worker asked for more
   let exitTimer: NodeJS.Timeout | undefined;
@@ -319,6 +320,7 @@ function runWorker(queue: string[], prefetch: boolean): Promise<void> {
       if (current?.file === message.file) current = undefined;
       if (!message.ok) failedHere++;
       const { file, ok, ms, cpuMs, tests, failed } = message;
+      reportedMs += cpuMs ?? 0;
       finish({ file, ok, ms, cpuMs, tests, failed }, message.text);
       if (!prefetch && worker.connected) giveNext(); // this file has ended: the next one starts
     }
@@ -341,7 +343,9 @@ function runWorker(queue: string[], prefetch: boolean): Promise<void> {
   return new Promise((resolve) => {
     // Not 'close': a process the worker started (tsx's esbuild service) may hold its pipes open.
     worker.on('exit', async (code, signal) => {
-      reapedCpuMs(); // the worker's CPU time is counted per file already
+      // The worker's CPU time is counted per file already, but for a file it died in (or was killed
+      // in, its event loop blocked): that file gets what the worker used beyond its ended files.
+      const reaped = reapedCpuMs();
       await settled(worker, 2000);
       clearInterval(watchdog);
       clearTimeout(exitTimer);
@@ -349,7 +353,8 @@ function runWorker(queue: string[], prefetch: boolean): Promise<void> {
       const inFile = current?.file;
       if (inFile) {
         const ms = Date.now() - (current?.since ?? 0);
-        finish({ file: inFile, ms, ok: false, tests: 0, failed: 1 }, `${raw.trim()}\n${died} in this file`);
+        const cpuMs = reaped === undefined ? undefined : Math.max(0, reaped - reportedMs);
+        finish({ file: inFile, ms, cpuMs, ok: false, tests: 0, failed: 1 }, `${raw.trim()}\n${died} in this file`);
       }
       for (const file of given.filter((f) => f !== inFile)) {
         if (started > 0) queue.unshift(file);

@@ -50,6 +50,8 @@ test('pool workers report per file and per test, and a crashed, hung or blocked 
   assert.match(block(out, 'a-exit.test.ts'), /^✖ [\s\S]*exited with code 3/);
   assert.match(block(out, 'c-hang.test.ts'), /^✖ [\s\S]*timed out after 3000ms/);
   assert.match(block(out, 'd-blocked.test.ts'), /^✖ [\s\S]*still running after 3 s: killed/);
+  // The file its worker was killed in still gets a CPU time: what the worker used beyond its other files.
+  assert.match(block(out, 'd-blocked.test.ts'), /^✖ \S+ \(\d+\.\d s, CPU \d+\.\d s\)/);
   assert.match(block(out, 'e-pass.test.ts'), /^✔ [\s\S]*✔ e passes/);
 
   assert.match(out, /^unit layer \d+\.\d s wall \(5 files, 1 at a time\); whole run \d+\.\d s$/m);
