@@ -135,6 +135,9 @@ test('replicas: a replica whose lease renewals fail stops its run and queue befo
   await gws[1]!.start(); // the second replica sweeps; the conversation is the first one's
   cut = true;
   await until(() => adapters[1]!.posted.length >= 2, 'the second replica answering once the lease ran out');
+  // Its expiry timer may fire after the other replica took over (one event loop runs both here):
+  // waited for, not raced with the release below.
+  await until(() => stopped, 'the run on the replica that could not renew stopped');
   letGo(); // the first replica's run, if still going, ends now with its answer
   for (const gw of gws) await gw.idle();
   assert.deepEqual(
