@@ -6,7 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { buildGuest } from '../../scripts/componentize.ts';
 import { createSandbox, type Sandbox } from '../../src/sandbox/index.ts';
 import { compiledSandboxWorker } from '../compiled-src.ts';
-import { grant, root, tempDir, text } from '../helpers.ts';
+import { grant, root, sharedCompileCache, text } from '../helpers.ts';
 
 const built = join(root, '.cache', 'sandbox-guests');
 const source = (name: string) => join(root, 'test', 'sandbox', 'guests', name);
@@ -23,7 +23,7 @@ describe('sandbox: a fresh instance per call', () => {
   before(async () => {
     for (const f of ['marker.wat', 'grower.wat', 'marker.js']) guests[f] = await build(f);
     // One worker: every call lands where the previous one ran and reused its memory.
-    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: tempDir('boxbot-cache-'), workers: 1 });
+    sandbox = createSandbox({ workerFile: compiledSandboxWorker(), cacheDir: sharedCompileCache(), workers: 1 });
   });
   after(() => sandbox.close());
 
