@@ -83,10 +83,13 @@ for (const queuedBefore of [false, true])
     assert.equal(r.store.journal.size, 0, 'nothing left unanswered');
   });
 
-test('replicas: a replica whose lease renewals fail stops its run and queue before another answers', async (t) => {
+/**
+ * Two replicas on one store, the second sweeping every 10 ms; `cut()` makes the first one's calls to
+ * the lease table time out from then on (its connection stalled), while the other's go through.
+ */
+function twoReplicas(first: FakeAgent) {
   const store = new MemoryGatewayStore();
   const leases = memoryLeases();
-  // The first replica's calls to the lease table time out (its connection stalled); the other's go through.
   let cut = false;
   const stalled = () => Promise.reject(new Error('connection timed out'));
   const firstLeases: LeaseStore = {
@@ -95,17 +98,6 @@ test('replicas: a replica whose lease renewals fail stops its run and queue befo
   };
   const capabilities = fakeCapabilities({ maxTextLength: 4000 });
   const adapters = [new FakeAdapter('telegram', capabilities), new FakeAdapter('telegram', capabilities)];
-  let letGo!: () => void;
-  const held = new Promise<void>((r) => (letGo = r));
-  let stopped = false;
-  const first = new FakeAgent(async (req) => {
-    if (req.message.text !== 'one') return `echo: ${req.message.text}`;
-    // Runs until stopped, or until let go (then its answer goes out).
-    await Promise.race([held, new Promise<void>((r) => req.signal.addEventListener('abort', () => r()))]);
-    stopped = req.signal.aborted;
-    if (stopped) throw req.signal.reason;
-    return 'echo: one';
-  });
   const config = configSchema.parse({ channels: {} });
   const gws = [
     createGateway({
@@ -123,6 +115,22 @@ test('replicas: a replica whose lease renewals fail stops its run and queue befo
       cluster: { leases, holder: 'replica-2', ttlMs: 200, sweepMs: 10 },
     }),
   ];
+  return { store, adapters, gws, cut: () => (cut = true) };
+}
+
+test('replicas: a replica whose lease renewals fail stops its run and queue before another answers', async (t) => {
+  let letGo!: () => void;
+  const held = new Promise<void>((r) => (letGo = r));
+  let stopped = false;
+  const first = new FakeAgent(async (req) => {
+    if (req.message.text !== 'one') return `echo: ${req.message.text}`;
+    // Runs until stopped, or until let go (then its answer goes out).
+    await Promise.race([held, new Promise<void>((r) => req.signal.addEventListener('abort', () => r()))]);
+    stopped = req.signal.aborted;
+    if (stopped) throw req.signal.reason;
+    return 'echo: one';
+  });
+  const { store, adapters, gws, cut } = twoReplicas(first);
   t.after(async () => {
     letGo();
     for (const gw of gws) await gw.stop();
@@ -133,7 +141,7 @@ test('replicas: a replica whose lease renewals fail stops its run and queue befo
   await adapters[0]!.say('two'); // queued there behind it
   await until(() => store.journal.size === 2, '"two" accepted');
   await gws[1]!.start(); // the second replica sweeps; the conversation is the first one's
-  cut = true;
+  cut();
   await until(() => adapters[1]!.posted.length >= 2, 'the second replica answering once the lease ran out');
   // Its expiry timer may fire after the other replica took over (one event loop runs both here):
   // waited for, not raced with the release below.
@@ -150,36 +158,10 @@ test('replicas: a replica whose lease renewals fail stops its run and queue befo
 });
 
 test('replicas: an answer waiting out a 429 is not sent once its conversation passed to another replica', async (t) => {
-  const store = new MemoryGatewayStore();
-  const leases = memoryLeases();
-  let cut = false; // from then on the first replica's lease calls time out
-  const stalled = () => Promise.reject(new Error('connection timed out'));
-  const firstLeases: LeaseStore = {
-    acquire: (...a) => (cut ? stalled() : leases.acquire(...a)),
-    release: (...a) => (cut ? stalled() : leases.release(...a)),
-  };
-  const capabilities = fakeCapabilities({ maxTextLength: 4000 });
-  const adapters = [new FakeAdapter('telegram', capabilities), new FakeAdapter('telegram', capabilities)];
+  const { store, adapters, gws, cut } = twoReplicas(new FakeAgent());
   // The platform tells the first replica to wait, longer than its lease can outlive the stalled calls.
   adapters[0]!.rateLimits = 1;
   adapters[0]!.rateLimitMs = 1500;
-  const config = configSchema.parse({ channels: {} });
-  const gws = [
-    createGateway({
-      config,
-      adapters: [adapters[0]!],
-      agent: new FakeAgent(),
-      store,
-      cluster: { leases: firstLeases, holder: 'replica-1', ttlMs: 200, sweepMs: 60_000 },
-    }),
-    createGateway({
-      config,
-      adapters: [adapters[1]!],
-      agent: new FakeAgent(),
-      store,
-      cluster: { leases, holder: 'replica-2', ttlMs: 200, sweepMs: 10 },
-    }),
-  ];
   t.after(async () => {
     for (const gw of gws) await gw.stop();
   });
@@ -187,7 +169,7 @@ test('replicas: an answer waiting out a 429 is not sent once its conversation pa
   await adapters[0]!.say('one');
   await until(() => adapters[0]!.calls.length === 1, 'the answer tried once, told to wait');
   // Cut at once, so the lease surely runs out before the wait does, however long the second start takes.
-  cut = true;
+  cut();
   await gws[1]!.start();
   await until(() => adapters[1]!.posted.length >= 1, 'the second replica answering once the lease ran out');
   await gws[0]!.idle(); // the first replica's wait ends and its answer is handed back, or sent
