@@ -24,6 +24,8 @@ function storeAdvice(e: StoreError): string {
       return 'nothing to do';
     case 'closed':
       return 'the store was closed';
+    case 'fenced':
+      return 'another replica owns the conversation now';
     default: {
       const unknown: never = e.code;
       return unknown;

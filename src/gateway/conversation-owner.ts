@@ -6,7 +6,7 @@
 // replica that cannot renew (its database calls stall) stops owning when its lease may run out.
 import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
-import type { LeaseStore } from '../store/index.ts';
+import type { LeaseFence, LeaseStore } from '../store/index.ts';
 
 /** How replicas share conversations (GatewayOptions.cluster). */
 export interface ClusterOptions {
@@ -25,6 +25,8 @@ export interface ConversationOwner {
   owns(key: string): boolean;
   /** Takes the conversation's lease: true if this replica owns it now, false if another does. */
   claim(key: string): Promise<boolean>;
+  /** The fence of a write that stands only while this replica owns the conversation (DeliveryStore.putOutbox). */
+  fenceOf(key: string): LeaseFence;
   /** Gives the conversation up (its queue is empty). */
   release(key: string): Promise<void>;
   /** Renews every owned lease each ttl/3; a lease found lost, or run out unrenewed, is dropped (`onLost`). */
@@ -68,6 +70,7 @@ export function createConversationOwner(o: ClusterOptions, log: Logger): Convers
   return {
     sweepMs: o.sweepMs ?? 2000,
     owns,
+    fenceOf: (key) => ({ lease: leaseName(key), holder: o.holder }),
     async claim(key) {
       if (owns(key)) return true;
       const sent = Date.now();

@@ -165,14 +165,18 @@ export function createGatewayContext(opts: GatewayOptions): GatewayContext {
     return p;
   };
   const targetOf = (msg: InboundMessage): OutboundTarget => replyTargetOf(msg);
-  const owns = owner && ((key: string) => owner.owns(key));
+  // Replicas: what an owned conversation's answer asks before each platform call and writes under.
+  const fencing = owner && {
+    owns: (key: string) => owner.owns(key),
+    fenceOf: (key: string) => owner.fenceOf(key),
+  };
   const deliveryOf = (platform: Platform, owned = false): Delivery => ({
     queue: queueOf(platform),
     store: opts.store,
     log,
     persist,
     uncertain: (kind) => metrics.uncertain.inc({ platform, kind }),
-    ...(owned && owns ? { owns } : {}),
+    ...(owned && fencing ? fencing : {}),
   });
   const deliverNow = async (
     platform: Platform,

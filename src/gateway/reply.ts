@@ -11,6 +11,7 @@ import { errorMessage } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Persist } from '../runner/persist.ts';
 import { type GatewayAgentEvent, GatewayStoppingError, type GatewayStore, type OutboxEntry } from '../runner/ports.ts';
+import { type LeaseFence, StoreError } from '../store/index.ts';
 import { EMPTY_PLACEHOLDER, splitMessage, splitRendered } from './chunk.ts';
 import type { Fence, OutboundQueue } from './outbound-queue.ts';
 
@@ -273,10 +274,33 @@ export interface Delivery {
    * history, or the entry); a call made here too would show the answer twice.
    */
   owns?: Fence | undefined;
+  /**
+   * Replicas: the fence of the conversation's lease, which an answer's entry is written under (in the
+   * write itself, so the replica taking the conversation over finds the entry, or none is written).
+   */
+  fenceOf?: ((key: string) => LeaseFence) | undefined;
 }
 
 /** The gateway's stop, or the conversation passed to another replica: not a failure of the send. */
 const handedBack = (e: unknown): boolean => e instanceof GatewayStoppingError;
+
+/**
+ * An entry's write (`write` calls putOutbox with the delivery's fence) refused because the conversation
+ * passed to another replica, thrown as the hand-over it is: that replica answers the message, and no
+ * entry is left here to be sent a second time by a later re-drive.
+ */
+export async function fenced<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    if (e instanceof StoreError && e.code === 'fenced') throw new GatewayStoppingError(true);
+    throw e;
+  }
+}
+
+/** Writes an answer's entry before it is sent, under the delivery's fence (see `fenced`). */
+const putEntry = (d: Delivery, entry: OutboxEntry): Promise<void> =>
+  fenced(() => d.persist('outbox', () => d.store.putOutbox(entry, d.fenceOf?.(entry.conversationKey))));
 
 /**
  * The handle journaled before a file goes to a platform with no upload handle and no idempotency
@@ -391,7 +415,7 @@ export async function sendUnstored(
   try {
     return await sendEntry(d, entry, answers, where);
   } catch (e) {
-    if (!where.stored && !stopping() && !handedBack(e)) await d.persist('outbox', () => d.store.putOutbox(entry));
+    if (!where.stored && !stopping() && !handedBack(e)) await putEntry(d, entry);
     throw e;
   }
 }
@@ -544,7 +568,7 @@ async function fail(
     'the platform refused the answer; it is marked failed and not retried',
   );
   // A crash between the two writes leaves the entry pending: the restart sends it, is refused again and fails it.
-  if (!where.stored) await d.persist('outbox', () => d.store.putOutbox(entry));
+  if (!where.stored) await putEntry(d, entry);
   where.stored = true;
   await d.persist('fail outbox', () => d.store.failOutbox(entry.id, e.message, answers));
   const notice = `Sorry, I could not deliver my answer: the platform refused it (${e.description.slice(0, 200)}).`;

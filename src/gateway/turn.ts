@@ -13,7 +13,7 @@ import { type GatewayAgentEvent, GatewayStoppingError, type RunOutcome } from '.
 import type { ConversationState } from './commands/index.ts';
 import type { Acceptance, Settling } from './conversation-queue.ts';
 import type { GatewayContext } from './gateway-context.ts';
-import { finishAnswered, finishEntry, outboxEntryOf, ReplyStream, sendEntry, sendUnstored } from './reply.ts';
+import { fenced, finishAnswered, finishEntry, outboxEntryOf, ReplyStream, sendEntry, sendUnstored } from './reply.ts';
 
 // Said once per message, when a store write its answer needs fails (the history, the outbox):
 // the answer is late, not lost, and "shortly" would be a promise the server cannot keep.
@@ -237,14 +237,18 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     } else {
       // Until the answer is in the outbox it exists only here: keep trying to write it (the
       // conversation waits meanwhile, so nothing overtakes it) and tell the user why it is late.
-      await runPersist('outbox', async () => {
-        // An answer without a preview of its own replaces the "delayed" notice instead of leaving
-        // it in the chat (the entry then names it, so a restart replaces it too).
-        const notice = previewId === undefined && lateNotice ? await lateNotice : undefined;
-        if (notice !== undefined && entry.streamMessageId === undefined)
-          entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, notice, LATE_ANSWER, files);
-        await opts.store.putOutbox(entry);
-      });
+      // Written while this replica owns the conversation, checked in the write (`fenced`).
+      const fence = delivery.fenceOf?.(msg.conversationKey);
+      await fenced(() =>
+        runPersist('outbox', async () => {
+          // An answer without a preview of its own replaces the "delayed" notice instead of leaving
+          // it in the chat (the entry then names it, so a restart replaces it too).
+          const notice = previewId === undefined && lateNotice ? await lateNotice : undefined;
+          if (notice !== undefined && entry.streamMessageId === undefined)
+            entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, notice, LATE_ANSWER, files);
+          await opts.store.putOutbox(entry, fence);
+        }),
+      );
       await sendEntry(delivery, entry, msg.id);
       settle = () => finishEntry(delivery, entry, msg.id);
     }

@@ -1,9 +1,9 @@
-// Errors the store raises: a bad key or record, a missing record, a closed store, and a corrupt file
-// (moved aside, naming both paths). I/O failures are retryable.
+// Errors the store raises: a bad key or record, a missing record, a closed store, a write whose lease
+// fence no longer holds, and a corrupt file (moved aside, naming both paths). I/O failures are retryable.
 import { BoxbotError } from '../core/errors.ts';
 
 /** Why a store call failed. */
-export type StoreErrorCode = 'bad-key' | 'invalid' | 'not-found' | 'closed' | 'corrupt' | 'io';
+export type StoreErrorCode = 'bad-key' | 'invalid' | 'not-found' | 'closed' | 'corrupt' | 'fenced' | 'io';
 
 /** A store call that could not be done. */
 export class StoreError extends BoxbotError<StoreErrorCode> {

@@ -30,6 +30,7 @@ export type {
   JsonObject,
   JsonValue,
   KvStore,
+  LeaseFence,
   LeaseStore,
   MemoryRecord,
   MemoryScope,

@@ -162,8 +162,13 @@ export interface DeliveryStore {
   endMediaWork(messageId: string, index: number): Promise<void>;
   /** Journals that a pending message's preview is about to be sent (before its id exists); ignored once answered. */
   notePreviewSending(messageId: string): Promise<void>;
-  /** Writes a reply before its first chunk is sent; if `id` exists, the stored one (and its receipts) is kept. */
-  putOutbox(entry: OutboxEntry): Promise<void>;
+  /**
+   * Writes a reply before its first chunk is sent; if `id` exists, the stored one (and its receipts) is kept.
+   * With `fence` (replicas), written only while `fence.holder` holds lease `fence.lease` unexpired, checked in the
+   * write's own transaction: a replica taking the lease over waits for the write, then finds the entry. Else it
+   * throws StoreError `fenced`. A backend without leases (files: one process) writes it regardless.
+   */
+  putOutbox(entry: OutboxEntry, fence?: LeaseFence): Promise<void>;
   /**
    * Records that chunk `index` was sent as platform message `platformMessageId` (StoreError `not-found` if no such
    * chunk).
@@ -301,6 +306,12 @@ export interface JobStore {
    * every process on the store. Backends that serve one process only (files) leave it out.
    */
   claimTick?(jobId: string, slot: string): Promise<boolean>;
+}
+
+/** A write that stands only while `holder` holds lease `lease` (DeliveryStore.putOutbox). */
+export interface LeaseFence {
+  lease: string;
+  holder: string;
 }
 
 /**

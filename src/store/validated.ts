@@ -206,13 +206,13 @@ export function validatedDelivery(d: BackendDelivery): DeliveryStore {
       checkKey(messageId, MESSAGE);
       return d.notePreviewSending(messageId);
     },
-    async putOutbox(entry) {
+    async putOutbox(entry, fence) {
       checkKey(entry.id, OUTBOX);
       checkKey(entry.conversationKey, CONVERSATION);
       for (const [i, f] of (entry.files ?? []).entries())
         if (!(f.bytes instanceof Uint8Array))
           throw new StoreError('invalid', `outbox entry ${JSON.stringify(entry.id)}: file ${i} has no bytes`);
-      return d.putOutbox(entry);
+      return d.putOutbox(entry, fence);
     },
     async receipt(entryId, index, platformMessageId) {
       checkKey(entryId, OUTBOX);

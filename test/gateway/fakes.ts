@@ -14,7 +14,8 @@ import type {
 } from '../../src/adapters/index.ts';
 import { AdapterApiError } from '../../src/adapters/index.ts';
 import type { AgentRunner, AgentRunReply, AgentRunRequest, GatewayStore, OutboxEntry } from '../../src/runner/ports.ts';
-import type { FailedReply, LeaseStore } from '../../src/store/types.ts';
+import { StoreError } from '../../src/store/errors.ts';
+import type { FailedReply, LeaseFence, LeaseStore } from '../../src/store/types.ts';
 import { waitUntil } from '../helpers.ts';
 
 /** A message as the fake platform holds it. */
@@ -299,7 +300,11 @@ export class MemoryGatewayStore implements GatewayStore {
   async endMediaWork(id: string, index: number) {
     this.mediaWork.delete(`${id}:${index}`);
   }
-  async putOutbox(e: OutboxEntry) {
+  /** The leases a fenced putOutbox is checked against, as PostgreSQL checks its lease rows (replicas). */
+  leases?: { holds(name: string, holder: string): boolean };
+  async putOutbox(e: OutboxEntry, fence?: LeaseFence) {
+    if (fence && this.leases && !this.leases.holds(fence.lease, fence.holder))
+      throw new StoreError('fenced', `${fence.holder} no longer holds ${fence.lease}`);
     this.outbox.set(e.id, structuredClone(e));
   }
   async receipt(id: string, i: number, mid: string) {
@@ -375,6 +380,10 @@ export function memoryLeases() {
   const store = {
     down: false,
     leaders: (): string[] => [...rows.values()].filter((r) => r.expires > Date.now()).map((r) => r.holder),
+    holds(name: string, holder: string): boolean {
+      const row = rows.get(name);
+      return row?.holder === holder && row.expires > Date.now();
+    },
     async acquire(name: string, holder: string, ttlMs: number) {
       if (store.down) throw new Error('connection refused');
       const row = rows.get(name);

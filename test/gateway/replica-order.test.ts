@@ -15,6 +15,7 @@ const KEY = 'telegram:100';
 function replica() {
   const store = new MemoryGatewayStore();
   const leases = memoryLeases();
+  store.leases = leases;
   const adapter = new FakeAdapter();
   let letFirstEnd!: () => void;
   const firstEnds = new Promise<void>((r) => (letFirstEnd = r));
@@ -90,11 +91,28 @@ for (const queuedBefore of [false, true])
 function twoReplicas(first: FakeAgent) {
   const store = new MemoryGatewayStore();
   const leases = memoryLeases();
+  store.leases = leases;
   let cut = false;
   const stalled = () => Promise.reject(new Error('connection timed out'));
   const firstLeases: LeaseStore = {
     acquire: (...a) => (cut ? stalled() : leases.acquire(...a)),
     release: (...a) => (cut ? stalled() : leases.release(...a)),
+  };
+  // The first replica's outbox writes, held while its database calls stall (then they land).
+  let held: Promise<void> | undefined;
+  const firstStore = new Proxy(store, {
+    get: (s, k) =>
+      k === 'putOutbox'
+        ? async (...a: Parameters<typeof store.putOutbox>) => {
+            await held;
+            return s.putOutbox(...a);
+          }
+        : Reflect.get(s, k, s),
+  });
+  const holdPuts = (): (() => void) => {
+    let release!: () => void;
+    held = new Promise<void>((r) => (release = r));
+    return release;
   };
   const capabilities = fakeCapabilities({ maxTextLength: 4000 });
   const adapters = [new FakeAdapter('telegram', capabilities), new FakeAdapter('telegram', capabilities)];
@@ -104,7 +122,7 @@ function twoReplicas(first: FakeAgent) {
       config,
       adapters: [adapters[0]!],
       agent: first,
-      store,
+      store: firstStore,
       cluster: { leases: firstLeases, holder: 'replica-1', ttlMs: 200, sweepMs: 60_000 },
     }),
     createGateway({
@@ -115,7 +133,7 @@ function twoReplicas(first: FakeAgent) {
       cluster: { leases, holder: 'replica-2', ttlMs: 200, sweepMs: 10 },
     }),
   ];
-  return { store, adapters, gws, cut: () => (cut = true) };
+  return { store, adapters, gws, cut: () => (cut = true), holdPuts };
 }
 
 test('replicas: a replica whose lease renewals fail stops its run and queue before another answers', async (t) => {
@@ -180,5 +198,39 @@ test('replicas: an answer waiting out a 429 is not sent once its conversation pa
     'answered once, by the replica that holds the lease',
   );
   assert.equal(adapters[0]!.calls.length, 1, 'no second try on the replica that lost the conversation');
+  assert.equal(store.journal.size, 0, 'nothing left unanswered');
+});
+
+test('replicas: an answer written after its conversation passed to another replica is never sent', async (t) => {
+  let letGo!: () => void;
+  const ran = new Promise<void>((r) => (letGo = r));
+  const first = new FakeAgent(async () => {
+    await ran;
+    return 'the first replica’s answer';
+  });
+  const { store, adapters, gws, cut, holdPuts } = twoReplicas(first);
+  let landPuts = (): void => undefined;
+  t.after(async () => {
+    letGo();
+    landPuts();
+    for (const gw of gws) await gw.stop();
+  });
+  await gws[0]!.start();
+  await adapters[0]!.say('one');
+  await until(() => first.seen.length === 1, 'the run of "one" on the first replica');
+  // Its run ends while its database calls stall: the answer's entry is on its way to the database,
+  // and its lease calls time out, so the conversation passes to the second replica, which answers.
+  landPuts = holdPuts();
+  letGo();
+  cut();
+  await gws[1]!.start();
+  const texts = () => adapters.flatMap((a) => a.posted.map((p) => p.text));
+  await until(() => texts().includes('echo: one'), 'the second replica answering once the lease ran out');
+  // The stalled write lands now: written after the conversation passed on, or refused by the lease.
+  landPuts();
+  await gws[0]!.idle();
+  await gws[1]!.idle();
+  assert.deepEqual(texts(), ['echo: one'], 'answered once, by the replica that holds the lease');
+  assert.equal(store.outbox.size, 0, 'no entry left for a sweep to send a second time');
   assert.equal(store.journal.size, 0, 'nothing left unanswered');
 });

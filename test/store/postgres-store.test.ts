@@ -403,3 +403,27 @@ test('postgres: replies failed before failures had their own column are aged as 
   await db.close();
   await store.close();
 });
+
+test('postgres: an outbox entry written under a lease fence is written only while that lease is held', {
+  skip,
+}, async () => {
+  const url = await (server as PostgresServer).database();
+  const [one, two] = await Promise.all([openPostgresStore(url), openPostgresStore(url)]);
+  const lease = 'conv:web:a';
+  const fenced = (p: Promise<unknown>) =>
+    assert.rejects(p, (e: unknown) => e instanceof StoreError && e.code === 'fenced' && e.retryable === false);
+  assert.notEqual(await one.leases!.acquire(lease, 'replica-1', 60_000), undefined);
+  await one.delivery.putOutbox(reply('m1', 'web:a', ['one']), { lease, holder: 'replica-1' });
+  // Another replica's answer to the conversation, written under a lease it does not hold.
+  await fenced(two.delivery.putOutbox(reply('m2', 'web:a', ['two']), { lease, holder: 'replica-2' }));
+  // The first replica's lease gone (run out, or given up): its late answer is not written either.
+  await one.leases!.release(lease, 'replica-1');
+  await fenced(one.delivery.putOutbox(reply('m3', 'web:a', ['three']), { lease, holder: 'replica-1' }));
+  // Unfenced writes (notices, a single process) are written as before.
+  await two.delivery.putOutbox(reply('m4', 'web:a', ['four']));
+  assert.deepEqual(
+    (await two.delivery.pendingOutbox('web:a')).map((e) => e.id),
+    ['m1', 'm4'],
+  );
+  await Promise.all([one.close(), two.close()]);
+});

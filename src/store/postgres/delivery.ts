@@ -16,6 +16,10 @@ import { decodeKey, encodeKey } from './text-codec.ts';
  */
 const PREVIEW_SENDING = '\\sending';
 
+/** The lease named $1 is held by $2 unexpired, its row locked against a takeover until the transaction ends. */
+const HELD_LEASE = `SELECT 1 FROM boxbot_leases WHERE name = $1 AND holder = $2 AND expires_at > clock_timestamp()
+  FOR SHARE`;
+
 /** What is stored of an outbox entry besides its receipts (the preview shown and file bytes are not in it). */
 type StoredEntry = Omit<OutboxEntry, 'receipts' | 'fileReceipts' | 'fileHandles' | 'previewShown'>;
 
@@ -146,7 +150,7 @@ export function createPgDelivery(db: Db, now: () => number, dedupe: Retention, f
         String(index),
       ]);
     },
-    async putOutbox(entry) {
+    async putOutbox(entry, fence) {
       const { receipts: _r, fileReceipts: _f, fileHandles: _h, previewShown: _p, files, ...rest } = entry;
       const stored: StoredEntry = {
         ...rest,
@@ -156,6 +160,13 @@ export function createPgDelivery(db: Db, now: () => number, dedupe: Retention, f
       const id = encodeKey(entry.id);
       await orderRun('seq', (d) =>
         d.tx(async (q) => {
+          // The lease row is locked until this commits: a replica taking the conversation over
+          // waits for the entry, then finds it (its read of the outbox comes after its take).
+          if (fence && !(await q(HELD_LEASE, [fence.lease, fence.holder])).length)
+            throw new StoreError(
+              'fenced',
+              `outbox entry ${JSON.stringify(entry.id)} not written: ${fence.holder} no longer holds ${fence.lease}`,
+            );
           const put = await q(
             `INSERT INTO boxbot_outbox (id, conversation_key, entry, receipts, file_receipts)
              VALUES ($1, $2, $3, $4, $5) ON CONFLICT (id) DO NOTHING RETURNING id`,
