@@ -13,6 +13,7 @@ import { createWebAdapter, type WebAdapter, type WebFileRetention, webIdentityOf
 import { type AgentRuntime, createAgentRuntime } from './agent/index.ts';
 import { createMcpHub } from './agent/mcp/index.ts';
 import { createTranscriber } from './agent/providers/index.ts';
+import { offerableToolNames } from './agent/tools/web-search-grant.ts';
 import { channelEnabled, channelProblems } from './config/channels.ts';
 import {
   configuredKeyNames,
@@ -627,7 +628,14 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
           log: log.child({ scope: 'hooks' }),
         }),
       },
-      health: () => ({ channels: adapters.map((a) => a.platform), tools: runtime.registry.list().length }),
+      // The tools a run can be offered, as start's banner lists them (web_search only with a search service).
+      health: () => ({
+        channels: adapters.map((a) => a.platform),
+        tools: offerableToolNames(
+          runtime.registry.list().map((t) => t.spec.name),
+          runtime.deps.hostGrants,
+        ).length,
+      }),
       log: log.child({ scope: 'http' }),
     });
     cleanups.push({ stage: INTAKE, name: 'http server', stop: () => http.close() });

@@ -73,9 +73,17 @@ test('web chat: no page token, no message; a foreign Host is refused', async () 
 });
 
 test('health, metrics and the admin guard', async () => {
-  const health = (await (await fetch(`${e2e.app.url}/healthz`)).json()) as { ok: boolean; channels: string[] };
+  const health = (await (await fetch(`${e2e.app.url}/healthz`)).json()) as {
+    ok: boolean;
+    channels: string[];
+    tools: number;
+  };
   assert.equal(health.ok, true);
   assert.deepEqual(health.channels, ['web']);
+  // The tools a chat can be offered, as start's banner lists them: web_search needs a search service.
+  const registered = e2e.app.runtime.registry.list().map((t) => t.spec.name);
+  assert.ok(registered.includes('web_search'), 'the bundled web_search tool is registered');
+  assert.equal(health.tools, registered.length - 1, 'web_search is not counted without a search service');
   const metrics = await (await fetch(`${e2e.app.url}/metrics`)).text();
   assert.match(metrics, /boxbot_messages_in_total\{platform="web"\} \d+/);
   assert.match(metrics, /boxbot_tool_calls_total\{result="ok",tool="write"\} 1/);
