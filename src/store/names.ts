@@ -59,9 +59,19 @@ const sha256Hex: (text: string) => string =
     ? (text) => crypto.hash('sha256', text, 'hex')
     : (text) => crypto.createHash('sha256').update(text).digest('hex');
 
+/** Shards of the keys seen lately: one turn finds the same few (its conversation, user, day) about ten times. */
+const shards = new Map<string, string>();
+const SHARDS_KEPT = 4096;
+
 /** The shard folder (`00`..`ff`) a key's file lives in. */
 export function shardOf(key: string): string {
-  return sha256Hex(key).slice(0, 2);
+  let shard = shards.get(key);
+  if (shard === undefined) {
+    if (shards.size >= SHARDS_KEPT) shards.clear();
+    shard = sha256Hex(key).slice(0, 2);
+    shards.set(key, shard);
+  }
+  return shard;
 }
 
 /** Every shard folder name, in order. */

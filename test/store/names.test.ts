@@ -1,6 +1,7 @@
 // File names of keys: the store's folders on disk are named by this encoding, so a faster encoder
 // must give the names the earlier one gave (else a restarted store would not find its files).
 import assert from 'node:assert/strict';
+import { createHash } from 'node:crypto';
 import { test } from 'node:test';
 import { decodeName, encodeName, shardOf } from '../../src/store/names.ts';
 
@@ -27,4 +28,11 @@ test('keys keep their shard folders: the first byte of their SHA-256, in hex', (
     ['web:a', 'ab'],
   ];
   for (const [key, shard] of shards) assert.equal(shardOf(key), shard, key);
+  // Asked again, and after more keys than are remembered: the same folders.
+  for (let i = 0; i < 10_000; i++) shardOf(`telegram:${i}`);
+  for (const [key, shard] of shards) assert.equal(shardOf(key), shard, key);
+  for (let i = 0; i < 10_000; i += 997) {
+    const key = `telegram:${i}`;
+    assert.equal(shardOf(key), createHash('sha256').update(key).digest('hex').slice(0, 2), key);
+  }
 });
