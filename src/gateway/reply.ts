@@ -55,6 +55,7 @@ export class ReplyStream {
   // Held: nothing reaches the platform yet (the message's save, or the conversation's previous
   // answer's end, is not durable yet); `open` lets it.
   private held: boolean;
+  private readonly mayGo: Fence | undefined;
 
   /**
    * `preview.existing` is the preview an interrupted run of the same message left (edited, not
@@ -66,7 +67,8 @@ export class ReplyStream {
    * note does not hold the preview back; that crash window is then only not known); `preview.key`
    * is the same for every run of the same message, so where sends are idempotent a run after a
    * crash that left a preview without its journaled id gets that preview back, not a second one;
-   * `preview.held` holds previews and typing until `open()`.
+   * `preview.held` holds previews and typing until `open()`; `preview.mayGo` (replicas) is asked before
+   * each preview call, so none is sent or edited here once another replica owns the conversation.
    */
   constructor(
     private readonly queue: OutboundQueue,
@@ -80,6 +82,7 @@ export class ReplyStream {
       sending?: () => Promise<void>;
       key?: string;
       held?: boolean;
+      mayGo?: Fence;
     } = {},
   ) {
     this.held = preview.held ?? false;
@@ -88,6 +91,7 @@ export class ReplyStream {
     this.mayCreate = preview.mayCreate ?? (() => true);
     this.sending = preview.sending;
     this.key = preview.key;
+    this.mayGo = preview.mayGo;
   }
 
   /**
@@ -177,7 +181,7 @@ export class ReplyStream {
           ...(this.key === undefined ? {} : { idempotencyKey: `${this.key}:${this.keyGeneration}` }),
         };
         // Closed while the note was written: no preview after the run ended.
-        const send = () => (this.closed ? undefined : this.queue.send(this.target, shown, key));
+        const send = () => (this.closed ? undefined : this.queue.send(this.target, shown, key, this.mayGo));
         this.creating = (sending ? sending.then(send, send) : Promise.resolve(send())).then((m) => {
           if (!m) return;
           this.messageId = m.messageId;
@@ -196,7 +200,7 @@ export class ReplyStream {
         await this.creating;
       } else {
         const editing = this.messageId;
-        await this.queue.edit(this.target, editing, shown, { preview: true }).catch((e: unknown) => {
+        await this.queue.edit(this.target, editing, shown, { preview: true }, this.mayGo).catch((e: unknown) => {
           // The message is gone (deleted by the user, or left by a run before a restart and
           // since removed): the next preview is a new message. Any other refusal keeps it.
           if (e instanceof AdapterApiError && isGone(e) && this.messageId === editing) {
@@ -208,8 +212,9 @@ export class ReplyStream {
         this.confirmed = shown;
       }
     } catch (e) {
-      // A failed preview is not fatal: the final answer is delivered through the outbox.
-      this.log.warn({ err: errorMessage(e) }, 'stream preview failed');
+      // A failed preview is not fatal: the final answer is delivered through the outbox. One handed
+      // back (the gateway stopping, the conversation passed to another replica) did not fail.
+      if (!handedBack(e)) this.log.warn({ err: errorMessage(e) }, 'stream preview failed');
     }
   }
 

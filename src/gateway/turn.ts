@@ -96,6 +96,8 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     const adapter = adapters.get(msg.platform)!;
     const queue = ctx.queueOf(msg.platform);
     const target = ctx.targetOf(msg);
+    // The answer, and its previews, go only while this replica owns the conversation (replicas).
+    const delivery = ctx.deliveryOf(msg.platform, true);
     const controller = new AbortController();
     // The run may start while the message's save is in flight (its reads overlap the write), but
     // nothing reaches the platform, and the model is not called, before that save is durable.
@@ -125,6 +127,7 @@ export function createTurn(ctx: GatewayContext): RunTurn {
       sending,
       key: `preview:${msg.id}`,
       held: gate !== undefined,
+      ...(delivery.owns ? { mayGo: delivery.owns } : {}),
     });
     gate?.then(
       (a) => a && stream.open(a.previewMessageId),
@@ -223,7 +226,6 @@ export function createTurn(ctx: GatewayContext): RunTurn {
     // A notice sent while the message's save was failing is replaced by the answer (as its preview).
     const previewId = (await closing) ?? acceptedAs.previewMessageId;
     let entry = outboxEntryOf(msg.id, target, text, adapter.capabilities, previewId, stream.shown, files);
-    const delivery = ctx.deliveryOf(msg.platform, true);
     let settle: () => Promise<void>;
     // A preview this run made is edited into the answer only once its id is durable here: else a
     // restart could not find it, and would post the answer beside it.

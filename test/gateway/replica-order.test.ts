@@ -234,3 +234,36 @@ test('replicas: an answer written after its conversation passed to another repli
   assert.equal(store.outbox.size, 0, 'no entry left for a sweep to send a second time');
   assert.equal(store.journal.size, 0, 'nothing left unanswered');
 });
+
+test('replicas: a preview waiting out a 429 is not sent once its conversation passed to another replica', async (t) => {
+  let letGo!: () => void;
+  const held = new Promise<void>((r) => (letGo = r));
+  const first = new FakeAgent(async (req) => {
+    req.onEvent({ type: 'text-delta', text: 'a partial answer' });
+    await Promise.race([held, new Promise<void>((r) => req.signal.addEventListener('abort', () => r()))]);
+    if (req.signal.aborted) throw req.signal.reason;
+    return 'the first replica’s answer';
+  });
+  const { adapters, gws, cut } = twoReplicas(first);
+  // The platform tells the first replica's preview to wait, longer than its lease outlives the stalled calls.
+  adapters[0]!.rateLimits = 1;
+  adapters[0]!.rateLimitMs = 1500;
+  t.after(async () => {
+    letGo();
+    for (const gw of gws) await gw.stop();
+  });
+  await gws[0]!.start();
+  await adapters[0]!.say('one');
+  await until(() => adapters[0]!.calls.length === 1, 'the preview tried once, told to wait');
+  cut();
+  await gws[1]!.start();
+  await until(() => adapters[1]!.posted.length >= 1, 'the second replica answering once the lease ran out');
+  await gws[0]!.idle(); // the preview's wait ends: handed back, or sent
+  await gws[1]!.idle();
+  assert.deepEqual(
+    adapters.flatMap((a) => a.posted.map((p) => p.text)),
+    ['echo: one'],
+    'no preview from the replica that lost the conversation',
+  );
+  assert.equal(adapters[0]!.calls.length, 1, 'no second try on the replica that lost the conversation');
+});
