@@ -3,7 +3,7 @@
 // the stopped message first, then the later ones (none is answered before an earlier one). A
 // replica that cannot renew its lease stops answering before another replica may take over.
 import assert from 'node:assert/strict';
-import { test } from 'node:test';
+import { type TestContext, test } from 'node:test';
 import { configSchema } from '../../src/config/schema.ts';
 import { createGateway } from '../../src/gateway/gateway.ts';
 import type { LeaseStore } from '../../src/store/types.ts';
@@ -175,23 +175,35 @@ test('replicas: a replica whose lease renewals fail stops its run and queue befo
   assert.equal(store.journal.size, 0, 'nothing left unanswered');
 });
 
-test('replicas: an answer waiting out a 429 is not sent once its conversation passed to another replica', async (t) => {
-  const { store, adapters, gws, cut } = twoReplicas(new FakeAgent());
+/**
+ * The first replica's first platform call for 'one' is told to wait 1.5 s (a 429) while its lease
+ * calls stall, so the conversation passes to the second replica, which answers; resolves once both
+ * replicas are idle (the wait over: the call handed back, or made). `release` ends the first run.
+ */
+async function waitingOutA429(t: TestContext, first: FakeAgent, what: string, release?: () => void) {
+  const replicas = twoReplicas(first);
+  const { adapters, gws, cut } = replicas;
   // The platform tells the first replica to wait, longer than its lease can outlive the stalled calls.
   adapters[0]!.rateLimits = 1;
   adapters[0]!.rateLimitMs = 1500;
   t.after(async () => {
+    release?.();
     for (const gw of gws) await gw.stop();
   });
   await gws[0]!.start();
   await adapters[0]!.say('one');
-  await until(() => adapters[0]!.calls.length === 1, 'the answer tried once, told to wait');
+  await until(() => adapters[0]!.calls.length === 1, `${what} tried once, told to wait`);
   // Cut at once, so the lease surely runs out before the wait does, however long the second start takes.
   cut();
   await gws[1]!.start();
   await until(() => adapters[1]!.posted.length >= 1, 'the second replica answering once the lease ran out');
-  await gws[0]!.idle(); // the first replica's wait ends and its answer is handed back, or sent
+  await gws[0]!.idle(); // the first replica's wait ends: its call is handed back, or made
   await gws[1]!.idle();
+  return replicas;
+}
+
+test('replicas: an answer waiting out a 429 is not sent once its conversation passed to another replica', async (t) => {
+  const { store, adapters } = await waitingOutA429(t, new FakeAgent(), 'the answer');
   assert.deepEqual(
     adapters.flatMap((a) => a.posted.map((p) => p.text)),
     ['echo: one'],
@@ -244,22 +256,7 @@ test('replicas: a preview waiting out a 429 is not sent once its conversation pa
     if (req.signal.aborted) throw req.signal.reason;
     return 'the first replica’s answer';
   });
-  const { adapters, gws, cut } = twoReplicas(first);
-  // The platform tells the first replica's preview to wait, longer than its lease outlives the stalled calls.
-  adapters[0]!.rateLimits = 1;
-  adapters[0]!.rateLimitMs = 1500;
-  t.after(async () => {
-    letGo();
-    for (const gw of gws) await gw.stop();
-  });
-  await gws[0]!.start();
-  await adapters[0]!.say('one');
-  await until(() => adapters[0]!.calls.length === 1, 'the preview tried once, told to wait');
-  cut();
-  await gws[1]!.start();
-  await until(() => adapters[1]!.posted.length >= 1, 'the second replica answering once the lease ran out');
-  await gws[0]!.idle(); // the preview's wait ends: handed back, or sent
-  await gws[1]!.idle();
+  const { adapters } = await waitingOutA429(t, first, 'the preview', letGo);
   assert.deepEqual(
     adapters.flatMap((a) => a.posted.map((p) => p.text)),
     ['echo: one'],
