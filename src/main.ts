@@ -72,6 +72,8 @@ export interface StartOptions {
   workers?: number;
   /** Test hook: the sandbox worker's module (the tests' compiled copy of src/, not its TypeScript through tsx). */
   sandboxWorkerFile?: string;
+  /** Test hook: the document parser child's entry file (the same compiled copy, for the same reason). */
+  parserFile?: string;
 }
 
 /** A running boxbot. */
@@ -527,6 +529,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         ...mediaOptions(loaded, secrets, join(loaded.dataDir, 'workspaces'), log, o.fetch),
         ...(runtime.limits.maxDiskBytes ? { maxWorkspaceBytes: runtime.limits.maxDiskBytes } : {}),
         ...(runtime.limits.maxEntries ? { maxWorkspaceEntries: runtime.limits.maxEntries } : {}),
+        ...(o.parserFile ? { parserFile: o.parserFile } : {}),
       },
       chatCommands: [
         ...memoryCommands(store.memories, loaded.config.memory.enabled),
