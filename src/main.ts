@@ -74,6 +74,8 @@ export interface StartOptions {
   sandboxWorkerFile?: string;
   /** Test hook: the document parser child's entry file (the same compiled copy, for the same reason). */
   parserFile?: string;
+  /** Test hook: the job worker thread's module (the same compiled copy: each job run skips tsx's start). */
+  jobWorkerFile?: string;
 }
 
 /** A running boxbot. */
@@ -468,6 +470,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
           : configured;
       },
       log: log.child({ scope: 'scheduler' }),
+      ...(o.jobWorkerFile ? { workerFile: o.jobWorkerFile } : {}),
       ...(recorder
         ? {
             // A digest reaching before recording began reads the platform's own history for the gap.

@@ -200,6 +200,13 @@ export const compiledSandboxWorker = (): string => join(compiledSrc(), 'sandbox'
 export const compiledParserChild = (): string => join(compiledSrc(), 'parsers', 'parser-child.js');
 
 /**
+ * The job worker compiled to JavaScript (the scheduler's `workerFile`): each run's thread then loads
+ * plain modules, as in production, rather than registering tsx and loading the agent, providers and
+ * sandbox through it again.
+ */
+export const compiledJobWorker = (): string => join(compiledSrc(), 'scheduler', 'worker.js');
+
+/**
  * A test's own worker-thread or child-process module (`file`, TypeScript importing Node's modules
  * or packages, no relative files) compiled to JavaScript under .cache/test-workers, named by its
  * content: a thread or process started on it skips registering tsx, which costs about as much CPU
