@@ -73,6 +73,10 @@ export interface StartOptions {
   workers?: number;
   /** Test hook: the sandbox worker's module (the tests' compiled copy of src/, not its TypeScript through tsx). */
   sandboxWorkerFile?: string;
+  /** Test hook: the document parser child's entry file (the same compiled copy, for the same reason). */
+  parserFile?: string;
+  /** Test hook: the job worker thread's module (the same compiled copy: each job run skips tsx's start). */
+  jobWorkerFile?: string;
 }
 
 /** A running boxbot. */
@@ -467,6 +471,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
           : configured;
       },
       log: log.child({ scope: 'scheduler' }),
+      ...(o.jobWorkerFile ? { workerFile: o.jobWorkerFile } : {}),
       ...(recorder
         ? {
             // A digest reaching before recording began reads the platform's own history for the gap.
@@ -528,6 +533,7 @@ export async function startBoxbot(o: StartOptions = {}): Promise<Boxbot> {
         ...mediaOptions(loaded, secrets, join(loaded.dataDir, 'workspaces'), log, o.fetch),
         ...(runtime.limits.maxDiskBytes ? { maxWorkspaceBytes: runtime.limits.maxDiskBytes } : {}),
         ...(runtime.limits.maxEntries ? { maxWorkspaceEntries: runtime.limits.maxEntries } : {}),
+        ...(o.parserFile ? { parserFile: o.parserFile } : {}),
       },
       chatCommands: [
         ...memoryCommands(store.memories, loaded.config.memory.enabled),

@@ -1,7 +1,14 @@
 // Small real files for media tests, built in code: a PNG, a JPEG header, an Ogg voice note, an
 // ELF binary, a one-page PDF with a line of text (valid xref, readable by pdf.js), and PDFs made
-// to hurt a parser: an inflate bomb, an operator bomb, ten thousand pages.
-import { createDeflate } from 'node:zlib';
+// to hurt a parser: an inflate bomb, an operator bomb, ten thousand pages. The bombs' compressed
+// streams are kept under .cache/test-media (compressing 300 MB took 1.4 s of CPU per test file).
+import { createHash } from 'node:crypto';
+import { mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { createDeflate, constants as zlib } from 'node:zlib';
+
+/** Where deflateRepeated keeps what it made, by its arguments and zlib's version. */
+const MEDIA_CACHE = fileURLToPath(new URL('../.cache/test-media/', import.meta.url));
 
 /** A 1×1 PNG. */
 export const PNG = Uint8Array.from(
@@ -83,9 +90,31 @@ export function pdfOf(content: string | { deflated: Uint8Array }, pages = 1): Ui
   return concat(parts);
 }
 
-/** `head`, then `body` repeated `times`, then `tail`, Flate-compressed without ever holding the whole. */
+/**
+ * `head`, then `body` repeated `times`, then `tail`, Flate-compressed without ever holding the whole;
+ * made once per set of arguments (and zlib version), then read from MEDIA_CACHE.
+ */
 export async function deflateRepeated(head: string, body: string, times: number, tail: string): Promise<Uint8Array> {
-  const z = createDeflate({ level: 9 });
+  const key = createHash('sha256')
+    .update(JSON.stringify([head, body, times, tail, zlib.Z_BEST_COMPRESSION, process.versions.zlib]))
+    .digest('hex')
+    .slice(0, 16);
+  const file = `${MEDIA_CACHE}${key}.deflate`;
+  try {
+    return new Uint8Array(readFileSync(file));
+  } catch {
+    // not made yet
+  }
+  const made = await deflateNow(head, body, times, tail);
+  mkdirSync(MEDIA_CACHE, { recursive: true });
+  const tmp = `${file}.tmp-${process.pid}`;
+  writeFileSync(tmp, made);
+  renameSync(tmp, file); // whole, even when another test process writes the same file at once
+  return made;
+}
+
+async function deflateNow(head: string, body: string, times: number, tail: string): Promise<Uint8Array> {
+  const z = createDeflate({ level: zlib.Z_BEST_COMPRESSION });
   const out: Buffer[] = [];
   z.on('data', (b: Buffer) => out.push(b));
   const ended = new Promise((resolve) => z.on('end', resolve));

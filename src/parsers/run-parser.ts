@@ -52,7 +52,8 @@ let running = 0;
 const waiting: (() => void)[] = [];
 
 /**
- * Parses `bytes` with `parser` in a fresh child process under `limits`.
+ * Parses `bytes` with `parser` in a fresh child process under `limits`. `parserFile` (tests: the
+ * compiled copy of src/) replaces the child's entry file, so a child started from src/ skips tsx.
  * Example: const r = await runParser('pdf-text', bytes, 20_000, DEFAULT_PARSE_LIMITS);
  */
 export async function runParser(
@@ -60,13 +61,13 @@ export async function runParser(
   bytes: Uint8Array,
   maxChars: number,
   limits: ParseLimits,
-  o: { signal?: AbortSignal; maxParallel?: number } = {},
+  o: { signal?: AbortSignal; maxParallel?: number; parserFile?: string } = {},
 ): Promise<ParseOutcome> {
   const maxParallel = o.maxParallel ?? 2;
   while (running >= maxParallel) await new Promise<void>((resolve) => waiting.push(resolve));
   running++;
   try {
-    return await parseOnce(parser, bytes, maxChars, limits, o.signal);
+    return await parseOnce(parser, bytes, maxChars, limits, o.parserFile ?? PARSER_CHILD_FILE, o.signal);
   } finally {
     running--;
     waiting.shift()?.();
@@ -78,17 +79,18 @@ function parseOnce(
   bytes: Uint8Array,
   maxChars: number,
   limits: ParseLimits,
+  parserFile: string,
   signal?: AbortSignal,
 ): Promise<ParseOutcome> {
   if (signal?.aborted) return Promise.resolve({ ok: false, failure: 'cancelled', why: 'reading it was cancelled' });
-  const loader = PARSER_CHILD_FILE.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
+  const loader = parserFile.endsWith('.ts') ? ['--import', import.meta.resolve('tsx')] : [];
   const child = spawn(
     process.execPath,
     [
       `--max-old-space-size=${limits.memoryMb}`,
       '--disallow-code-generation-from-strings',
       ...loader,
-      PARSER_CHILD_FILE,
+      parserFile,
       parser,
       String(maxChars),
     ],

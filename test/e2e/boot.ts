@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { createLogger } from '../../src/core/log.ts';
 import { type Boxbot, startBoxbot } from '../../src/main.ts';
-import { compiledSandboxWorker } from '../compiled-src.ts';
+import { compiledJobWorker, compiledParserChild, compiledSandboxWorker } from '../compiled-src.ts';
 import { type LlmEmulator, startLlmEmulator } from '../emulators/llm/index.ts';
 import { tempDir } from '../helpers.ts';
 
@@ -103,6 +103,8 @@ export async function bootBoxbot(
       log,
       workers: 1,
       sandboxWorkerFile: compiledSandboxWorker(),
+      parserFile: compiledParserChild(),
+      jobWorkerFile: compiledJobWorker(),
     });
   let running: Boxbot | undefined;
   try {

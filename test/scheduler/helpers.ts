@@ -1,7 +1,6 @@
 // Shared wiring for scheduler tests: a data directory whose compiled-tool cache is shared across
 // runs and test files (compiling the bundled tools once takes a while), config + secrets pointing the model at the
 // LLM emulator, a recording `deliver`, and waiting for scheduler events.
-import { join } from 'node:path';
 import { after, before } from 'node:test';
 import type { LoadedConfig } from '../../src/config/load.ts';
 import { configSchema } from '../../src/config/schema.ts';
@@ -12,7 +11,7 @@ import {
   type SchedulerOptions,
 } from '../../src/scheduler/index.ts';
 import { createFileStore, type Store } from '../../src/store/index.ts';
-import { compiledSrc } from '../compiled-src.ts';
+import { compiledJobWorker } from '../compiled-src.ts';
 import { type LlmEmulator, startLlmEmulator } from '../emulators/llm/index.ts';
 import { shareCache, tempDir, waitUntil } from '../helpers.ts';
 
@@ -109,12 +108,6 @@ export interface Posted {
   text: string;
   id: string;
 }
-
-/**
- * The job worker compiled to JavaScript (test/compiled-src.ts): each run's thread then loads plain
- * modules, as in production, rather than the agent, providers and sandbox through tsx again.
- */
-export const compiledJobWorker = (): string => join(compiledSrc(), 'scheduler', 'worker.js');
 
 /** A scheduler on a file store in a fresh data directory, delivering into `posted` unless told otherwise. */
 export function setup(emu: LlmEmulator, over: Partial<SchedulerOptions> & { dir?: string; store?: Store } = {}) {

@@ -270,13 +270,11 @@ test('file: a lock left by a process that died is broken', async () => {
 
 test('file: a process killed while appending to the delivery log loses no message it had accepted', async () => {
   const dir = await mkdtemp(join(tmpdir(), 'boxbot-store-kill-'));
+  // Compiled with src/ (test/compiled-src.ts): each round's child skips registering tsx.
+  const crashChild = compiledChild(fileURLToPath(new URL('delivery-crash-child.ts', import.meta.url)));
   try {
     for (let round = 0; round < 3; round++) {
-      const child = spawn(
-        process.execPath,
-        ['--import', 'tsx', fileURLToPath(new URL('delivery-crash-child.ts', import.meta.url)), dir],
-        { stdio: ['ignore', 'pipe', 'inherit'] },
-      );
+      const child = spawn(process.execPath, [crashChild, dir], { stdio: ['ignore', 'pipe', 'inherit'] });
       let out = '';
       child.stdout.on('data', (d: Buffer) => (out += d.toString()));
       // Killed once it has accepted a few hundred messages: somewhere inside a write or a sync.

@@ -19,6 +19,8 @@ export interface ExtractOptions {
   maxChars: number;
   limits: ParseLimits;
   maxParallel?: number;
+  /** Test hook: the parser child's entry file (runParser's `parserFile`). */
+  parserFile?: string;
   signal?: AbortSignal;
 }
 
@@ -36,6 +38,7 @@ export async function extractText(
   const r = await runParser('pdf-text', bytes, o.maxChars, o.limits, {
     ...(o.signal ? { signal: o.signal } : {}),
     ...(o.maxParallel ? { maxParallel: o.maxParallel } : {}),
+    ...(o.parserFile ? { parserFile: o.parserFile } : {}),
   });
   if (!r.ok) return { error: r.failure === 'error' ? `it is not a readable PDF (${r.why})` : r.why };
   const v = r.value as Partial<ExtractedText>;

@@ -41,6 +41,8 @@ export interface MediaOptions {
   parseLimits?: ParseLimits;
   /** Parser processes at once (default 2). */
   maxParallelParses?: number;
+  /** Tests only: the parser child's entry file (the compiled copy of src/, not its TypeScript through tsx). */
+  parserFile?: string;
   /** Tests only: runs inside the journaled work on a file, just before it is read (a crash test aborts here). */
   onReading?: (attachment: Attachment) => void;
   log?: Logger;
@@ -128,6 +130,7 @@ export async function prepareMedia(
       maxChars: o.maxTextChars ?? 20_000,
       limits: o.parseLimits ?? DEFAULT_PARSE_LIMITS,
       ...(o.maxParallelParses ? { maxParallel: o.maxParallelParses } : {}),
+      ...(o.parserFile ? { parserFile: o.parserFile } : {}),
       ...(signal ? { signal } : {}),
     });
     if (text && 'error' in text) {
