@@ -59,9 +59,13 @@ const sha256Hex: (text: string) => string =
     ? (text) => crypto.hash('sha256', text, 'hex')
     : (text) => crypto.createHash('sha256').update(text).digest('hex');
 
-/** Shards of the keys seen lately: one turn finds the same few (its conversation, user, day) about ten times. */
+/**
+ * Shards of the keys seen lately: one turn finds the same few (its conversation, user, day) about ten
+ * times within milliseconds. Room for the turns in flight only: a bigger table would hold about 0.2 KiB
+ * per idle conversation (measured with 4,096), which is what the idle-memory target counts.
+ */
 const shards = new Map<string, string>();
-const SHARDS_KEPT = 4096;
+const SHARDS_KEPT = 512;
 
 /** The shard folder (`00`..`ff`) a key's file lives in. */
 export function shardOf(key: string): string {
