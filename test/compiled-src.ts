@@ -14,6 +14,7 @@ import { buildSync, transformSync } from 'esbuild';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const SRC = join(root, 'src');
+const TEST = join(root, 'test');
 const PREFIX = '.test-build-';
 /** Compiled copies of other sources older than this are removed when a new one is made. */
 const KEEP_OLD_MS = 60 * 60_000;
@@ -231,35 +232,50 @@ export function compiledTestWorker(file: string): string {
 /** A relative import (static, dynamic or re-export) in esbuild's output: its prefix, quote and path. */
 const RELATIVE_IMPORT = /((?:from|import)\s*\(?\s*)(["'])(\.{1,2}\/[^"']*?)\2/g;
 
+/** compiledChild's outputs made by this process, by source file. */
+const compiledChildren = new Map<string, string>();
+
 /**
  * A test's child-process module (`file`, TypeScript) compiled to JavaScript under .cache/test-workers,
  * its imports of src/ pointed at the compiled src/ (compiledSrc()): a process started on it loads
  * plain modules instead of registering tsx and loading every module of src/ through it (importing
  * src/main.ts took 3.2-4.0 s of CPU through tsx and 1.6-1.9 s compiled, on a busy machine). It may
- * import src/, Node's modules and packages; importing another test file is an error saying so.
+ * import src/, Node's modules, packages and other test files, each compiled the same way (a test
+ * file that finds files from its own location, as test/helpers.ts does, would look in the cache).
+ * The output is named by a hash of what it runs: its code with every import pointed, so a change in
+ * an imported test file, or in src/, gives a new name.
  */
-export function compiledChild(file: string): string {
+export function compiledChild(file: string, importing: readonly string[] = []): string {
+  const done = compiledChildren.get(file);
+  if (done) return done;
+  if (importing.includes(file)) throw new Error(`compiledChild: ${[...importing, file].join(' imports ')}: a cycle`);
   const compiled = compiledSrc();
-  const source = readFileSync(file, 'utf8');
-  const hash = createHash('sha256').update(source).update(compiled).digest('hex').slice(0, 12);
+  const { code } = transformSync(readFileSync(file, 'utf8'), {
+    loader: 'ts',
+    format: 'esm',
+    target: 'node20',
+    sourcefile: file,
+  });
+  const pointed = code.replace(RELATIVE_IMPORT, (_all, head: string, quote: string, path: string) => {
+    const at = join(dirname(file), path);
+    const target = relative(SRC, at);
+    const inTest = !relative(TEST, at).startsWith('..');
+    if (!at.endsWith('.ts') || (target.startsWith('..') && !inTest)) {
+      throw new Error(`compiledChild(${file}): imports ${path}, outside src/ and test/; run it under tsx instead`);
+    }
+    const to = inTest ? compiledChild(at, [...importing, file]) : join(compiled, target.replace(/\.ts$/, '.js'));
+    return `${head}${quote}${pathToFileURL(to).href}${quote}`;
+  });
+  const hash = createHash('sha256').update(pointed).digest('hex').slice(0, 12);
   const out = join(root, '.cache', 'test-workers', `${basename(file, '.ts')}-${hash}.mjs`);
   try {
     statSync(out);
-    return out;
   } catch {
-    // not compiled yet
+    mkdirSync(dirname(out), { recursive: true });
+    const tmp = `${out}.tmp-${process.pid}`;
+    writeFileSync(tmp, pointed);
+    renameSync(tmp, out); // whole, even when another test process writes the same file at once
   }
-  const { code } = transformSync(source, { loader: 'ts', format: 'esm', target: 'node20', sourcefile: file });
-  const pointed = code.replace(RELATIVE_IMPORT, (_all, head: string, quote: string, path: string) => {
-    const target = relative(SRC, join(dirname(file), path));
-    if (target.startsWith('..') || !target.endsWith('.ts')) {
-      throw new Error(`compiledChild(${file}): imports ${path}, outside src/; run it under tsx instead`);
-    }
-    return `${head}${quote}${pathToFileURL(join(compiled, target.replace(/\.ts$/, '.js'))).href}${quote}`;
-  });
-  mkdirSync(dirname(out), { recursive: true });
-  const tmp = `${out}.tmp-${process.pid}`;
-  writeFileSync(tmp, pointed);
-  renameSync(tmp, out); // whole, even when another test process writes the same file at once
+  compiledChildren.set(file, out);
   return out;
 }
