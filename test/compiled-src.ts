@@ -240,8 +240,8 @@ const compiledChildren = new Map<string, string>();
  * its imports of src/ pointed at the compiled src/ (compiledSrc()): a process started on it loads
  * plain modules instead of registering tsx and loading every module of src/ through it (importing
  * src/main.ts took 3.2-4.0 s of CPU through tsx and 1.6-1.9 s compiled, on a busy machine). It may
- * import src/, Node's modules, packages and other test files, each compiled the same way (a test
- * file that finds files from its own location, as test/helpers.ts does, would look in the cache).
+ * import src/, Node's modules, packages and other test files, each compiled the same way (but not one
+ * using import.meta, as test/helpers.ts does to find files from its own location: refused, saying so).
  * The output is named by a hash of what it runs: its code with every import pointed, so a change in
  * an imported test file, or in src/, gives a new name.
  */
@@ -250,7 +250,11 @@ export function compiledChild(file: string, importing: readonly string[] = []): 
   if (done) return done;
   if (importing.includes(file)) throw new Error(`compiledChild: ${[...importing, file].join(' imports ')}: a cycle`);
   const compiled = compiledSrc();
-  const { code } = transformSync(readFileSync(file, 'utf8'), {
+  const source = readFileSync(file, 'utf8');
+  // Compiled into the cache, a file that finds others from its own location would look there.
+  if (importing.length && source.includes('import.meta'))
+    throw new Error(`compiledChild: ${importing.at(-1)} imports ${file}, which uses import.meta; run it under tsx`);
+  const { code } = transformSync(source, {
     loader: 'ts',
     format: 'esm',
     target: 'node20',
